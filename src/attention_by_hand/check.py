@@ -1,0 +1,150 @@
+"""Compare a results.log with the canonical capture, line by line.
+
+Line 3 names the versions of torch, NumPy, Matplotlib and Python that made a log; it is
+reported, never judged, because a learner on other versions must still be able to match
+every other line. Every other line must be equal to the byte.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from attention_by_hand.errors import UserError
+
+__all__ = ["Difference", "Comparison", "compare", "read_log", "canonical_log", "ENVIRONMENT_LINE"]
+
+ENVIRONMENT_LINE = 3  # 1-based: the versions line, the only line allowed to differ
+
+# The canonical log is about 5 KB; anything past this is not a results.log.
+MAX_LOG_BYTES = 1024 * 1024
+
+_SECTION = re.compile(r"\[(S\d)\]")
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One line that differs. `expected` or `got` is None where that side has no such line."""
+
+    line: int
+    section: str
+    expected: str | None
+    got: str | None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    differences: list[Difference]
+    expected_environment: str
+    got_environment: str
+
+    @property
+    def equal(self) -> bool:
+        return not self.differences
+
+
+def canonical_log() -> str:
+    """The canonical capture shipped with the package (the workshop's published run)."""
+    from importlib.resources import files  # imported here: `run` never needs it
+
+    return files("attention_by_hand").joinpath("canonical/results.log").read_text(encoding="utf-8")
+
+
+def read_log(path: str | Path) -> str:
+    """Read a log for comparison; a missing, empty, binary or huge file raises UserError."""
+    path = Path(path)
+    try:
+        if path.is_dir():
+            raise UserError(f"{path}: is a folder, not a log file")
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such file (run `attention-by-hand run` first to write it)") from None
+    except OSError as err:
+        raise UserError(f"{path}: cannot read ({err.strerror})") from None
+    if size == 0:
+        raise UserError(f"{path}: the file is empty")
+    if size > MAX_LOG_BYTES:
+        raise UserError(f"{path}: {size:,} bytes is too large for a results.log (limit {MAX_LOG_BYTES:,})")
+    data = path.read_bytes()
+    if b"\0" in data:
+        raise UserError(f"{path}: a binary file, not a text log")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise UserError(f"{path}: not UTF-8 text (bad byte at offset {err.start})") from None
+
+
+def _sections(lines: list[str]) -> list[str]:
+    """The section each line belongs to: 'header' until the first [S1], then [S1]..[S6]."""
+    current, out = "header", []
+    for text in lines:
+        match = _SECTION.match(text)
+        if match:
+            current = f"[{match.group(1)}]"
+        out.append(current)
+    return out
+
+
+def _lines(text: str) -> list[str]:
+    """The lines of a text, without the empty string split() leaves after a final newline."""
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _eol(text: str) -> str:
+    return "\n" if text.endswith("\n") else ""
+
+
+def compare(got_text: str, expected_text: str) -> Comparison:
+    """Line-by-line comparison; line 3 is set aside as the environment."""
+    expected, got = _lines(expected_text), _lines(got_text)
+    # Each line is filed under the section the canonical log has it in; lines past its end
+    # (a longer log) under the section the learner's log has them in.
+    sections = _sections(expected) + _sections(got)[len(expected) :]
+    differences = []
+    for i in range(max(len(expected), len(got))):
+        number = i + 1
+        if number == ENVIRONMENT_LINE:
+            continue
+        e = expected[i] if i < len(expected) else None
+        g = got[i] if i < len(got) else None
+        if e != g:
+            differences.append(Difference(number, sections[i], e, g))
+    # The same lines, but one file ends in a newline and the other does not.
+    if not differences and expected_text.endswith("\n") != got_text.endswith("\n") and expected:
+        last = len(expected) - 1
+        differences.append(
+            Difference(last + 1, sections[last], expected[last] + _eol(expected_text), got[last] + _eol(got_text))
+        )
+
+    def env(lines):
+        return lines[ENVIRONMENT_LINE - 1] if len(lines) >= ENVIRONMENT_LINE else ""
+
+    return Comparison(differences, env(expected), env(got))
+
+
+def report(comparison: Comparison, got_name: str, expected_name: str) -> list[str]:
+    """Human-readable lines for the command line."""
+    out = []
+    if comparison.expected_environment != comparison.got_environment:
+        out.append(f"info: line {ENVIRONMENT_LINE} (environment) differs, which is allowed:")
+        out.append(f"  expected: {comparison.expected_environment}")
+        out.append(f"  got:      {comparison.got_environment}")
+    if comparison.equal:
+        out.append(f"OK: {got_name} matches {expected_name} (every line but line {ENVIRONMENT_LINE}, byte for byte)")
+        return out
+    n = len(comparison.differences)
+    out.append(f"DIFFERENT: {n} line{'s' if n != 1 else ''} of {got_name} differ from {expected_name}:")
+    for d in comparison.differences:
+        out.append(f"  line {d.line} {d.section}")
+        out.append(f"    expected: {_show(d.expected)}")
+        out.append(f"    got:      {_show(d.got)}")
+    return out
+
+
+def _show(text: str | None) -> str:
+    # repr() makes trailing spaces and tabs visible, which is where hand-typed logs go wrong.
+    return "(no such line)" if text is None else repr(text)

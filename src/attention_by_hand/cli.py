@@ -1,0 +1,114 @@
+"""`attention-by-hand`: the one command, with a subcommand for each job.
+
+    attention-by-hand run [--world FILE.toml] [--out DIR] [--figure-format svg]
+    attention-by-hand check [PATH] [--expected FILE]
+
+Exit codes: 0 done (or logs equal), 1 logs differ, 2 bad input (one line on stderr saying
+which input and what is wrong). Anything else that escapes is a bug and keeps its traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from attention_by_hand import __version__
+from attention_by_hand.errors import UserError
+
+__all__ = ["main"]
+
+PROG = "attention-by-hand"
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    from attention_by_hand.experiment import run
+    from attention_by_hand.world import RIVER_BANK, load_world
+
+    # Validate everything before touching the disk: a bad world leaves --out as it was.
+    world = load_world(args.world) if args.world else RIVER_BANK
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise UserError(f"{out}: --out must be a folder, and this is a file")
+    result = run(world, out, formats=tuple(args.figure_format or ()))
+    if not args.quiet:
+        print(result.log_text, end="")
+        print(f"wrote {result.log_path}, {result.index_path.name} and {len(result.figure_paths)} figure files")
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from attention_by_hand.check import canonical_log, compare, read_log, report
+
+    got = read_log(args.path)
+    if args.expected:
+        expected, expected_name = read_log(args.expected), str(args.expected)
+    else:
+        expected, expected_name = canonical_log(), "the canonical capture"
+    comparison = compare(got, expected)
+    for line in report(comparison, str(args.path), expected_name):
+        print(line)
+    return 0 if comparison.equal else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="LLM Self-Attention by Hand: run the workshop's experiment and check a log against it.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser(
+        "run",
+        help="run sections S1-S6; write captures/results.log, its index and diagrams/",
+        description="Run the experiment (S1-S6) on the canonical toy world or on --world, and write "
+        "OUT/captures/results.log, OUT/captures/results.index.json and the seven figures in OUT/diagrams/.",
+    )
+    p.add_argument("--world", metavar="FILE.toml", help="a toy world file (format: see README); default: the canonical world")
+    p.add_argument("--out", metavar="DIR", default=".", help="folder to write captures/ and diagrams/ under (default: .)")
+    p.add_argument(
+        "--figure-format",
+        action="append",
+        choices=("png", "svg", "pdf"),
+        help="also write the figures in this format (repeatable); PNG is always written",
+    )
+    p.add_argument("-q", "--quiet", action="store_true", help="print nothing but errors")
+    p.set_defaults(func=_cmd_run)
+
+    p = sub.add_parser(
+        "check",
+        help="compare a results.log with the canonical capture",
+        description="Compare a log with the canonical capture line by line. Line 3 (the versions that "
+        "made the log) is reported, not judged. Exit 0 when equal, 1 when lines differ, 2 on bad input.",
+    )
+    p.add_argument("path", nargs="?", default="captures/results.log", metavar="PATH", help="the log to check (default: captures/results.log)")
+    p.add_argument("--expected", metavar="FILE", help="compare with this log instead of the canonical capture")
+    p.set_defaults(func=_cmd_check)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.func(args)
+    except UserError as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        # The reader went away (`attention-by-hand check | head`): stop quietly, as cat would.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except KeyboardInterrupt:
+        # Every file is written atomically, so an interrupted run leaves the old outputs whole.
+        print(f"{PROG}: interrupted; files already on disk are unchanged or complete", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,420 @@
+"""The experiment: sections S1-S6 in teaching order, writing results.log, its index and the figures.
+
+    S1 the toy world                     S4 a hand-wired query/key head
+    S2 dot product and softmax           S5 why divide by sqrt(d_k), measured
+    S3 attention with raw embeddings     S6 the general head vs PyTorch; causal mask; limits
+
+Every number comes from `mechanism.py` applied to one `World`; every line goes through a
+`Capture`, which also names the spans and values the workshop pages quote. The only
+randomness is one generator seeded with 0, drawn in a fixed order by S5 and then S6
+(`measurements.py`), so the log is the same bytes on every run.
+
+Speed: S5's sampling and S6's PyTorch import take about 1.2 s together, and drawing the seven
+figures about as long. So a helper process computes the measurements while this one writes
+S1-S4 and draws; S5 and S6 read the helper's results when they get there.
+"""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from attention_by_hand import mechanism as M
+from attention_by_hand.capture import Capture
+from attention_by_hand.figures import FigureJob, render
+from attention_by_hand.measurements import S5_DIMS, S5_ROW, S5_TRIALS, SEED, Measurements
+from attention_by_hand.world import RIVER_BANK, World
+
+__all__ = ["RunResult", "run"]
+
+RULE = "=" * 72
+ENVIRONMENT_LINE = 3  # the versions line; `check` reports it instead of comparing it
+LOG_PATH = "captures/results.log"  # both relative to the output folder
+FIGURE_DIR = "diagrams"
+
+# GPT-2 small, for the scale check at the end of S6 (Radford et al. 2019, the 124M model).
+GPT2 = {"d_model": 768, "d_k": 64, "heads": 12, "layers": 12}
+
+
+@dataclass
+class RunResult:
+    """What a run wrote: the log, its index and the figure files."""
+
+    log_path: Path
+    index_path: Path
+    figure_paths: list[Path] = field(default_factory=list)
+    log_text: str = ""
+
+
+class _Run:
+    """The state one run threads through its sections: the world, the log, the figures."""
+
+    def __init__(self, world: World, capture: Capture, draw, measured: Measurements):
+        self.world = world
+        self.log = capture
+        self.draw = draw  # draw(FigureJob) -> None: writes the figure's files
+        self.measured = measured
+
+    def figure(self, job: FigureJob) -> None:
+        """Draw a figure and log where it landed."""
+        self.draw(job)
+        self.figure_line(job)
+
+    def figure_line(self, job: FigureJob) -> None:
+        with self.log.span(f"figure.{job.stem}"):
+            self.log.line(f"  [plot saved: {FIGURE_DIR}/{job.filename}]")
+
+    def matrix(self, name: str, title: str, M_: np.ndarray, labels) -> None:
+        """Log a small square matrix with word labels; file every cell as a value."""
+        with self.log.span(name):
+            self.log.line(f"  {title}")
+            self.log.line("    " + " " * 7 + "".join(f"{w:>8}" for w in labels))
+            for i, (label, row) in enumerate(zip(labels, M_)):
+                cells = "".join(f"{self.log.value(f'{name}.{i}.{j}', v, '{:.3f}'):>8}" for j, v in enumerate(row))
+                self.log.line(f"    {label:<7}" + cells)
+
+
+def _quoted(sentence) -> str:
+    return '"' + " ".join(sentence) + '"'
+
+
+def _bracket(texts) -> str:
+    return "[" + ", ".join(texts) + "]"
+
+
+def _vec(values, fmt="{:.3f}") -> str:
+    return _bracket(fmt.format(v) for v in values)
+
+
+def _share_phrase(weight: float) -> str:
+    """'half' when the printed weight is 0.500, else the printed number: the log must stay true."""
+    return "half" if f"{weight:.3f}" == "0.500" else f"{weight:.3f} of"
+
+
+def header(r: _Run) -> None:
+    w = r.world
+    with r.log.span("header"):
+        r.log.line(RULE)
+        r.log.line("LLM Self-Attention by Hand -- experiment log")
+        with r.log.span("header.environment"):
+            r.log.line("(versions: filled in when the run ends)")
+        r.log.line(f"toy world: {len(w.words)}-word vocabulary, {len(w.axes)} hand-named embedding axes")
+        r.log.line(RULE)
+    r.log.line()
+
+
+def s1_toy_world(r: _Run) -> None:
+    """The embedding table everything else builds on."""
+    w, log = r.world, r.log
+    places = w.decimals
+    with log.span("s1"):
+        log.line("[S1] the toy world")
+        with log.span("s1.axes"):
+            log.line("  embedding axes (hand-named): " + ", ".join(w.axes))
+        with log.span("s1.table"):
+            log.line("  word    " + "".join(f"{a:>8}" for a in w.axes))
+            for word in w.words:
+                cells = [log.value(f"s1.embedding.{word}.{a}", v, f"{{:.{places}f}}") for a, v in zip(w.axes, w.embeddings[word])]
+                log.line(f"  {word:<8}" + "".join(f"{c:>8}" for c in cells))
+        with log.span("s1.sentences"):
+            log.line(f"  test sentences: {_quoted(w.sentences[0])} / {_quoted(w.sentences[1])}")
+        with log.span("s1.note"):
+            log.line(f"  note: '{w.ambiguous}' has exactly ONE row here, whichever sentence it is in")
+    log.line()
+
+
+def s2_dot_and_softmax(r: _Run) -> None:
+    """The two ingredients on their own, on the ambiguous word's own numbers."""
+    w, log = r.world, r.log
+    amb = w.ambiguous
+    a = w.vector(amb)
+    # The ambiguous word against its two context words first, then the rest of the vocabulary,
+    # then itself: the order in which the workshop reads them.
+    partners = list(dict.fromkeys([w.context(0), w.context(1), *w.words, amb]))
+    partners.remove(amb)
+    partners.append(amb)
+    width = max(len(p) for p in w.words)
+    places = w.decimals
+
+    with log.span("s2"):
+        log.line("[S2] dot product and softmax, on their own")
+        with log.span("s2.dots"):
+            first = partners[0]
+            b = w.vector(first)
+            for axis, x, y in zip(w.axes, a, b):
+                log.value(f"s2.term.{axis}", x * y, f"{{:.{2 * places}f}}")
+            terms = " + ".join(f"{x:.{places}f}*{y:.{places}f}" for x, y in zip(a, b))
+            log.line(f"  {amb} . {first} = {terms} = {log.value(f's2.dot.{first}', M.dot(a, b), '{:.3f}')}")
+            for other in partners[1:]:
+                score = log.value(f"s2.dot.{other}", M.dot(a, w.vector(other)), "{:.3f}")
+                log.line(f"  {amb} . {other:<{width}} = {score}")
+
+        # The row of scores the ambiguous word gives the words of the first sentence.
+        sentence = w.sentences[0]
+        scores = np.array([M.dot(a, w.vector(word)) for word in sentence])  # (n_words,)
+        weights = M.softmax(scores)  # (n_words,)
+        sharp = M.softmax(scores * 5.0)  # same order, gaps five times wider
+        for i, (s, p) in enumerate(zip(scores, weights)):
+            log.value(f"s2.exp.{i}", np.exp(s), "{:.3f}")  # e^score, for checking by hand
+            log.value(f"s2.percent.{i}", 100 * p, "{:.1f}%")
+        log.value("s2.scores_sum", scores.sum(), "{:.2f}")
+        log.value("s2.exp_sum", np.exp(scores).sum(), "{:.3f}")
+        with log.span("s2.softmax"):
+            left = "softmax(" + _bracket(log.value(f"s2.scores.{i}", s, "{:.3f}") for i, s in enumerate(scores)) + ")"
+            right = _bracket(log.value(f"s2.weights.{i}", p, "{:.3f}") for i, p in enumerate(weights))
+            total = log.value("s2.weights_sum", weights.sum(), "{:.6f}")
+            log.line(f"  {left} = {right}  (sum = {total})")
+            sharp_text = _bracket(log.value(f"s2.sharp.{i}", p, "{:.3f}") for i, p in enumerate(sharp))
+            log.line(f"  {'softmax(same scores x 5)':<{len(left)}} = {sharp_text}  (one clear winner)")
+
+        with log.span("s2.figures"):
+            r.figure(FigureJob("dot_product_arrows", "dot_product_arrows"))
+            r.figure(
+                FigureJob("softmax_in_action", "softmax_in_action", dict(scores=scores, weights=weights, sharp=sharp, words=list(sentence)))
+            )
+    log.line()
+
+
+def s3_raw_attention(r: _Run) -> np.ndarray:
+    """Attention with no learned parts, on both sentences; returns sentence 1's weights for S4."""
+    w, log = r.world, r.log
+    amb = w.ambiguous
+    X = [w.embed(s) for s in w.sentences]  # 2 x (n_words, d_model)
+    results = [M.raw_attention(x) for x in X]  # 2 x (output, weights)
+
+    with log.span("s3"):
+        log.line("[S3] attention with raw embeddings (no learned parts)")
+        with log.span("s3.input_check"):
+            # The fact the workshop turns on: the ambiguous word's input row is one and the same.
+            same = bool(np.array_equal(X[0][-1], X[1][-1]))
+            log.line(f"  input check: '{amb}' row identical in both sentences -> {same}")
+
+        scores = X[0] @ X[0].T  # (n_words, n_words)
+        r.matrix("s3.scores", f"score matrix S = X @ X.T for {_quoted(w.sentences[0])}:", scores, w.sentences[0])
+        with log.span("s3.symmetric"):
+            log.line(f"  symmetric? {bool(np.allclose(scores, scores.T))} (S[i,j] always equals S[j,i] here)")
+        r.matrix(
+            "s3.weights.0", f"attention weights (each row softmaxed) for {_quoted(w.sentences[0])}:", results[0][1], w.sentences[0]
+        )
+        r.matrix("s3.weights.1", f"attention weights for {_quoted(w.sentences[1])}:", results[1][1], w.sentences[1])
+
+        with log.span("s3.outputs"):
+            log.line(f"  {amb}'s output vector ({', '.join(w.axes)}):")
+            for k, (sentence, (out, _)) in enumerate(zip(w.sentences, results)):
+                cells = "  ".join(f"{a}={log.value(f's3.output.{k}.{a}', v, '{:.3f}')}" for a, v in zip(w.axes, out[-1]))
+                log.line(f"    in {_quoted(sentence)}: {cells}")
+        with log.span("s3.compare"):
+            for k, (out, _) in enumerate(results):
+                log.line(f"  {w.axes[0]} vs {w.axes[1]}, {w.context(k)} sentence: {out[-1][0]:.3f} vs {out[-1][1]:.3f}")
+
+        with log.span("s3.figures"):
+            r.figure(
+                FigureJob(
+                    "raw_attention_heatmaps",
+                    "raw_attention_heatmaps",
+                    dict(
+                        weights=[res[1] for res in results],
+                        words=[list(s) for s in w.sentences],
+                        titles=[_quoted(s) for s in w.sentences],
+                    ),
+                )
+            )
+            a = w.vector(amb)
+            points = [(w.context(k), *w.vector(w.context(k))[:2], c) for k, c in ((0, "#1976d2"), (1, "#2e7d32"))]
+            points.append((f"{amb} (embedding)", a[0], a[1], "#616161"))
+            moves = [(f"{amb} after {_quoted(s)}", (a[0], a[1]), (out[-1][0], out[-1][1])) for s, (out, _) in zip(w.sentences, results)]
+            r.figure(
+                FigureJob(
+                    f"{amb}_{w.axes[0]}_{w.axes[1]}_plane",
+                    "embedding_plane",
+                    dict(points=points, moves=moves, axis_names=list(w.axes[:2])),
+                )
+            )
+    log.line()
+    return results[0][1]
+
+
+def s4_wired_head(r: _Run, raw_weights: np.ndarray) -> None:
+    """The hand-wired query/key head on sentence 1, against raw attention."""
+    w, log = r.world, r.log
+    amb, sentence = w.ambiguous, w.sentences[0]
+    X = w.embed(sentence)  # (n_words, d_model)
+    Q = X @ w.wired_W_Q  # (n_words, d_k)
+    K = X @ w.wired_W_K  # (n_words, d_k)
+    out, weights, scores = M.wired_attention(X, w.wired_W_Q, w.wired_W_K)
+    d_k = len(w.channels)
+    ctx = len(sentence) - 2  # position of the context word; the ambiguous word is last
+
+    with log.span("s4"):
+        log.line("[S4] a hand-wired query/key head")
+        with log.span("s4.qk"):
+            log.line(f"  queries and keys for {_quoted(sentence)} ({d_k} channel{'s' if d_k != 1 else ''}: {', '.join(w.channels)}):")
+            for word, q, k in zip(sentence, Q, K):
+                log.line(f"    {word:<7} q = {_vec(q, '{:5.2f}')}   k = {_vec(k, '{:5.2f}')}")
+        r.matrix("s4.scores", "score matrix Q @ K.T:", scores, sentence)
+        with log.span("s4.symmetric"):
+            there = log.value("s4.score.ambiguous_to_context", scores[-1][ctx], "{:.3f}")
+            back = log.value("s4.score.context_to_ambiguous", scores[ctx][-1], "{:.3f}")
+            log.line(
+                f"  symmetric? {bool(np.allclose(scores, scores.T))}  "
+                f"({amb}->{sentence[ctx]} = {there}, {sentence[ctx]}->{amb} = {back})"
+            )
+        log.value("s4.sqrt_d_k", np.sqrt(d_k), "{:.3f}")
+        r.matrix("s4.weights", f"weights after dividing by sqrt({d_k}) and softmaxing each row:", weights, sentence)
+        with log.span("s4.rows"):
+            log.line(f"  {amb}'s row,  raw vs wired: {_vec(raw_weights[-1])} -> {_vec(weights[-1])}")
+            log.line(f"  '{sentence[0]}'s row,  raw vs wired: {_vec(raw_weights[0])} -> {_vec(weights[0])}")
+        with log.span("s4.reading"):
+            # Built from the weights, so another world gets a sentence that is true of its numbers.
+            looked_at = int(np.argmax(weights[0]))
+            target = "its noun" if looked_at == len(sentence) - 1 else f"'{sentence[looked_at]}'"
+            log.line(
+                f"  {amb} now takes {_share_phrase(weights[-1][ctx])} its update from '{sentence[ctx]}'; "
+                f"'{sentence[0]}' now looks at {target}"
+            )
+        with log.span("s4.output"):
+            cells = "  ".join(f"{a}={log.value(f's4.output.{a}', v, '{:.3f}')}" for a, v in zip(w.axes, out[-1]))
+            log.line(f"  {amb}'s output vector: {cells}")
+        with log.span("s4.figures"):
+            r.figure(FigureJob("qk_vs_raw_heatmaps", "qk_vs_raw_heatmaps", dict(raw=raw_weights, wired=weights, words=list(sentence))))
+    log.line()
+
+
+def s5_scaling(r: _Run) -> None:
+    """Measure why scores are divided by sqrt(d_k); independent of the world."""
+    log = r.log
+    unscaled, scaled = [], []
+    with log.span("s5"):
+        log.line("[S5] why scores are divided by sqrt(d_k)")
+        with log.span("s5.setup"):
+            log.line(f"  random q, k entries drawn from N(0,1); {S5_ROW} keys per row; {S5_TRIALS} rows per size")
+        with log.span("s5.table"):
+            for d, (std, top_raw, top_scaled) in zip(S5_DIMS, r.measured.next()):
+                unscaled.append(top_raw)
+                scaled.append(top_scaled)
+                log.line(
+                    f"  d = {d:3d}: dot-product std = {log.value(f's5.std.{d}', std, '{:.2f}'):>6}  "
+                    f"(sqrt(d) = {np.sqrt(d):5.2f}) | avg top weight: "
+                    f"unscaled = {log.value(f's5.unscaled.{d}', top_raw, '{:.3f}')}, "
+                    f"scaled = {log.value(f's5.scaled.{d}', top_scaled, '{:.3f}')}"
+                )
+        with log.span("s5.conclusion"):
+            log.line("  unscaled top weight heads for 1.0 (winner-take-all); scaled stays flat")
+        with log.span("s5.figures"):
+            r.figure(
+                FigureJob(
+                    "scaling_max_weight",
+                    "scaling_max_weight",
+                    dict(dims=list(S5_DIMS), unscaled=unscaled, scaled=scaled, row=S5_ROW),
+                )
+            )
+    log.line()
+
+
+def s6_general_head(r: _Run) -> None:
+    """The general head against PyTorch, the causal mask, order-blindness, GPT-2's scale."""
+    w, log = r.world, r.log
+    sentence = w.sentences[0]
+    X = w.embed(sentence)  # (n_words, d_model)
+    d_model = len(w.axes)
+
+    # The legible wired head of S4 with the mask: values = raw embeddings (W_V = identity).
+    _, masked = M.attention(X, w.wired_W_Q, w.wired_W_K, np.eye(d_model), causal=True)
+    # Drawn now, before S6 waits on the helper's PyTorch answers; logged in its place below.
+    mask_figure = FigureJob("causal_mask", "causal_mask", dict(weights=masked, words=list(sentence)))
+    r.draw(mask_figure)
+
+    W_q, W_k, W_v = (r.measured.next() for _ in range(3))  # (d_model, 3) each, random
+    with log.span("s6"):
+        log.line("[S6] the general head, checked against PyTorch")
+        with log.span("s6.torch"):
+            for causal, intro in (
+                (False, "ours vs torch.nn.functional.scaled_dot_product_attention:"),
+                (True, "same comparison with the causal mask on both sides:"),
+            ):
+                ours, _ = M.attention(X, W_q, W_k, W_v, causal=causal)  # (n_words, 3)
+                theirs = r.measured.next()  # (n_words, 3), from torch
+                gap = log.value(f"s6.difference.{'causal' if causal else 'full'}", np.abs(ours - theirs).max(), "{:.2e}")
+                log.line(f"  {intro}")
+                log.line(f"    max |difference| = {gap}")
+
+        r.matrix("s6.mask", "wired head with a causal mask (upper right forced to 0):", masked, sentence)
+        with log.span("s6.row_sums"):
+            log.line(f"  every row still sums to 1: {', '.join(f'{s:.6f}' for s in masked.sum(axis=1))}")
+
+        with log.span("s6.order"):
+            # Attention alone cannot see order: reversing the words only reverses the output rows.
+            reverse = sentence[::-1]
+            forward_out, _ = M.raw_attention(X)
+            reverse_out, _ = M.raw_attention(w.embed(reverse))
+            same = bool(np.allclose(forward_out[-1], reverse_out[0]))
+            log.line(f"  order-blindness: {w.ambiguous}'s output in {_quoted(sentence)} equals its")
+            log.line(f"  output in {_quoted(reverse)} -> {same} (real LLMs add position information)")
+
+        with log.span("s6.gpt2"):
+            g = GPT2
+            per_head = 3 * g["d_model"] * g["d_k"]  # W_q, W_k, W_v of one head
+            per_layer = g["heads"] * per_head + g["d_model"] * g["d_model"]  # + output projection
+            log.line(
+                f"  one GPT-2 sized head: d_model = {g['d_model']}, d_k = {g['d_k']} -> "
+                f"W_q + W_k + W_v = {log.value('s6.gpt2.per_head', per_head, '{:,}')} numbers"
+            )
+            log.line(
+                f"  {g['heads']} heads x {g['layers']} layers (+ output projections) -> "
+                f"{log.value('s6.gpt2.total', g['layers'] * per_layer, '{:,}')} attention parameters of GPT-2's ~124M"
+            )
+        with log.span("s6.figures"):
+            r.figure_line(mask_figure)
+    log.line()
+
+
+def environment(torch_version: str) -> str:
+    """Line 3 of the log: the versions that made it. Matplotlib is imported by then (figures)."""
+    import matplotlib
+
+    return (
+        f"torch {torch_version} | numpy {np.__version__} | matplotlib {matplotlib.__version__} | "
+        f"python {platform.python_version()} | seed {SEED}"
+    )
+
+
+def run(
+    world: World = RIVER_BANK,
+    out: str | Path = ".",
+    formats: tuple[str, ...] = ("png",),
+    background: bool = True,
+) -> RunResult:
+    """Run S1-S6 on `world`; write <out>/captures/results.log (+ index) and <out>/diagrams/.
+
+    formats: figure formats; "png" is always written, since the log names the PNG files.
+    background: compute S5/S6's measurements in a helper process (same bytes, faster).
+    """
+    out = Path(out)
+    figure_dir = out / FIGURE_DIR
+    formats = tuple(dict.fromkeys(("png", *formats)))
+    capture = Capture()
+    written: list[Path] = []
+
+    def draw(job: FigureJob) -> None:
+        written.extend(render(job, figure_dir, formats))
+
+    # Started first, so the helper's slow half overlaps everything below.
+    with Measurements(world.embed(world.sentences[0]), background=background) as measured:
+        r = _Run(world, capture, draw, measured)
+        header(r)
+        s1_toy_world(r)
+        s2_dot_and_softmax(r)
+        raw_weights = s3_raw_attention(r)
+        s4_wired_head(r, raw_weights)
+        s5_scaling(r)
+        s6_general_head(r)
+        # The torch version is known once the helper has imported torch: line 3 is filled last.
+        capture.replace(ENVIRONMENT_LINE, environment(str(measured.next())))
+
+    # The log goes last: a log on disk means its figures are on disk too.
+    log_path = out / LOG_PATH
+    index_path = capture.write(log_path)
+    return RunResult(log_path=log_path, index_path=index_path, figure_paths=written, log_text=capture.log_text())
