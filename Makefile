@@ -1,10 +1,12 @@
-# Two commands do everything on a fresh machine with Python 3.10+:
+# Two commands do everything on a fresh machine with Python 3.10+ and make:
 #   make run    create .venv, install the pinned versions, run the experiment
 #   make test   the same set-up, then the whole test suite
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# Python 3.10 cannot install every pin of the 3.11 lock; it gets its own (see its header).
+LOCK   := $(shell $(PYTHON) -c 'import sys; print("requirements.lock" if sys.version_info >= (3, 11) else "requirements-py310.lock")')
 
 .PHONY: run test bench clean
 
@@ -18,9 +20,9 @@ bench: $(STAMP)
 	$(PY) benchmarks/run_breakdown.py
 
 # Re-installs when the pins or the package metadata change.
-$(STAMP): requirements.lock pyproject.toml
+$(STAMP): $(LOCK) pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(PY) -m pip install --quiet --disable-pip-version-check -r $(LOCK)
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from attention_by_hand.errors import UserError
+from attention_by_hand.textfile import read_text_file
 
 __all__ = ["Difference", "Comparison", "compare", "read_log", "canonical_log", "ENVIRONMENT_LINE"]
 
@@ -53,26 +53,7 @@ def canonical_log() -> str:
 
 def read_log(path: str | Path) -> str:
     """Read a log for comparison; a missing, empty, binary or huge file raises UserError."""
-    path = Path(path)
-    try:
-        if path.is_dir():
-            raise UserError(f"{path}: is a folder, not a log file")
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such file (run `attention-by-hand run` first to write it)") from None
-    except OSError as err:
-        raise UserError(f"{path}: cannot read ({err.strerror})") from None
-    if size == 0:
-        raise UserError(f"{path}: the file is empty")
-    if size > MAX_LOG_BYTES:
-        raise UserError(f"{path}: {size:,} bytes is too large for a results.log (limit {MAX_LOG_BYTES:,})")
-    data = path.read_bytes()
-    if b"\0" in data:
-        raise UserError(f"{path}: a binary file, not a text log")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise UserError(f"{path}: not UTF-8 text (bad byte at offset {err.start})") from None
+    return read_text_file(path, "log", MAX_LOG_BYTES, hint=" (run `attention-by-hand run` first to write it)")
 
 
 def _sections(lines: list[str]) -> list[str]:

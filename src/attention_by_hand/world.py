@@ -26,6 +26,7 @@ else:  # pragma: no cover - exercised only on Python 3.10
     import tomli as tomllib
 
 from attention_by_hand.errors import UserError
+from attention_by_hand.textfile import read_text_file
 
 __all__ = ["World", "RIVER_BANK", "load_world", "parse_world"]
 
@@ -136,23 +137,7 @@ RIVER_BANK = World(
 
 def load_world(path: str | Path) -> World:
     """Read and validate a world file; raise UserError naming the file and key on any fault."""
-    path = Path(path)
-    try:
-        size = path.stat().st_size
-    except FileNotFoundError:
-        raise UserError(f"{path}: no such world file") from None
-    except OSError as err:
-        raise UserError(f"{path}: cannot read the world file ({err.strerror})") from None
-    if path.is_dir():
-        raise UserError(f"{path}: is a folder, not a world file")
-    if size > _MAX_FILE_BYTES:
-        raise UserError(f"{path}: {size:,} bytes is too large for a world file (limit {_MAX_FILE_BYTES:,})")
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise UserError(f"{path}: not a text file (not valid UTF-8)") from None
-    return parse_world(text, source=str(path))
+    return parse_world(read_text_file(path, "world file", _MAX_FILE_BYTES), source=str(path))
 
 
 def parse_world(text: str, source: str = "<world>") -> World:
@@ -257,7 +242,11 @@ def _row(value, length, key, fail, what):
         # bool is an int in Python; `true` in a world file is a typo, not the number 1.
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             raise fail(key, f"{v!r} is not a number")
-        if not math.isfinite(v):
+        try:
+            number = float(v)
+        except OverflowError:  # TOML integers have no size limit; floats do
+            raise fail(key, f"{v} is too large for a number") from None
+        if not math.isfinite(number):
             raise fail(key, f"{v} is not a finite number")
-        numbers.append(float(v))
+        numbers.append(number)
     return tuple(numbers)

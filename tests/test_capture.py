@@ -1,0 +1,69 @@
+"""The log recorder: lines, named spans, named values, and the index it writes."""
+
+import json
+
+import numpy as np
+import pytest
+
+from attention_by_hand.capture import INDEX_FORMAT, Capture
+
+
+def test_span_records_first_and_last_line_numbered_from_one():
+    c = Capture()
+    c.line("zero")
+    with c.span("pair"):
+        c.line("one")
+        c.line("two")
+    assert c.spans["pair"] == (2, 3)
+
+
+def test_value_returns_the_text_it_files():
+    c = Capture()
+    text = c.value("s2.dot", 0.54, "{:.3f}")
+    assert text == "0.540"
+    assert c.values["s2.dot"] == {"text": "0.540", "value": 0.54}
+
+
+def test_numpy_values_become_plain_json_numbers():
+    c = Capture()
+    c.value("f", np.float64(0.25))
+    c.value("i", np.int64(3))
+    assert json.dumps(c.index("x.log")["values"]) == '{"f": {"text": "0.25", "value": 0.25}, "i": {"text": "3", "value": 3}}'
+
+
+def test_a_name_cannot_be_filed_twice():
+    c = Capture()
+    c.value("v", 1)
+    with pytest.raises(ValueError):
+        c.value("v", 2)
+
+
+def test_a_span_that_writes_nothing_is_refused():
+    c = Capture()
+    with pytest.raises(ValueError):
+        with c.span("empty"):
+            pass
+
+
+def test_a_line_with_a_newline_is_refused():
+    with pytest.raises(ValueError):
+        Capture().line("two\nlines")
+
+
+def test_replace_rewrites_one_line():
+    c = Capture()
+    c.line("a")
+    c.line("placeholder")
+    c.replace(2, "b")
+    assert c.log_text() == "a\nb\n"
+
+
+def test_write_puts_the_index_beside_the_log(tmp_path):
+    c = Capture()
+    with c.span("only"):
+        c.line("hello")
+    index_path = c.write(tmp_path / "results.log")
+    assert index_path == tmp_path / "results.index.json"
+    assert (tmp_path / "results.log").read_text() == "hello\n"
+    index = json.loads(index_path.read_text())
+    assert index == {"format": INDEX_FORMAT, "log": "results.log", "line_count": 1, "spans": {"only": [1, 1]}, "values": {}}

@@ -1,0 +1,282 @@
+"""The run: golden log, determinism, the index, and a second world checked by hand.
+
+The canonical run is made once per session (about 1.5 s) and shared by the tests below.
+"""
+
+import json
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attention_by_hand.check import canonical_log, compare
+from attention_by_hand.experiment import ENVIRONMENT_LINE, run
+from attention_by_hand.measurements import S5_DIMS, S5_ROW, S5_TRIALS, SEED, sample_scaling
+from attention_by_hand.mechanism import softmax
+from attention_by_hand.world import RIVER_BANK, parse_world
+
+ROOT = Path(__file__).resolve().parents[1]
+REFERENCE = ROOT.parent / "shared" / "reference" / "results.log"
+
+FIGURES = {
+    "dot_product_arrows.png",
+    "softmax_in_action.png",
+    "raw_attention_heatmaps.png",
+    "bank_water_money_plane.png",
+    "qk_vs_raw_heatmaps.png",
+    "scaling_max_weight.png",
+    "causal_mask.png",
+}
+
+TENNIS = """
+axes = ["sport", "animal", "thing"]
+channels = ["kind"]
+sentences = [["a", "tennis", "bat"], ["a", "cave", "bat"]]
+[embeddings]
+a = [0.0, 0.0, 1.0]
+tennis = [1.0, 0.0, 0.25]
+cave = [0.0, 0.8, 0.3]
+bat = [0.5, 0.5, 0.5]
+[wired]
+W_Q = [[0.0], [0.0], [1.5]]
+W_K = [[1.0], [1.0], [0.0]]
+"""
+
+
+def without_environment(text: str) -> list[str]:
+    lines = text.split("\n")
+    del lines[ENVIRONMENT_LINE - 1]
+    return lines
+
+
+@pytest.fixture(scope="session")
+def canonical(tmp_path_factory):
+    out = tmp_path_factory.mktemp("canonical")
+    return run(RIVER_BANK, out)
+
+
+@pytest.fixture(scope="session")
+def canonical_again(tmp_path_factory):
+    out = tmp_path_factory.mktemp("canonical-again")
+    return run(RIVER_BANK, out, background=False)
+
+
+@pytest.fixture(scope="session")
+def tennis(tmp_path_factory):
+    out = tmp_path_factory.mktemp("tennis")
+    result = run(parse_world(TENNIS), out)
+    index = json.loads(result.index_path.read_text())
+    return result, index
+
+
+def value(index: dict, name: str) -> float:
+    return index["values"][name]["value"]
+
+
+# --- the golden log --------------------------------------------------------------------------
+
+
+def test_fresh_run_matches_the_committed_capture(canonical):
+    committed = (ROOT / "captures" / "results.log").read_text()
+    assert without_environment(canonical.log_path.read_text()) == without_environment(committed)
+
+
+def test_fresh_run_matches_the_shared_reference_except_line_3(canonical):
+    if not REFERENCE.exists():
+        pytest.skip(f"{REFERENCE} is not beside this checkout")
+    assert without_environment(canonical.log_path.read_text()) == without_environment(REFERENCE.read_text())
+
+
+def test_fresh_run_passes_check_against_the_canonical_capture(canonical):
+    assert compare(canonical.log_path.read_text(), canonical_log()).equal
+
+
+def test_line_3_names_the_versions_actually_used(canonical):
+    import matplotlib
+    import torch
+
+    line = canonical.log_path.read_text().split("\n")[ENVIRONMENT_LINE - 1]
+    assert line == (
+        f"torch {torch.__version__} | numpy {np.__version__} | matplotlib {matplotlib.__version__} | "
+        f"python {'.'.join(map(str, __import__('sys').version_info[:3]))} | seed {SEED}"
+    )
+
+
+def test_run_writes_the_seven_figures_the_log_names(canonical):
+    named = set(re.findall(r"\[plot saved: diagrams/(\S+)\]", canonical.log_path.read_text()))
+    on_disk = {p.name for p in (canonical.log_path.parent.parent / "diagrams").iterdir()}
+    assert named == FIGURES == on_disk
+
+
+def test_figures_are_png_files(canonical):
+    for path in canonical.figure_paths:
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
+
+
+# --- determinism -----------------------------------------------------------------------------
+
+
+def outputs(result) -> dict[str, bytes]:
+    out = result.log_path.parent.parent
+    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+
+
+def test_two_runs_write_the_same_bytes(canonical, canonical_again):
+    # The second run computes the measurements in-process: the helper must not change a byte.
+    first, second = outputs(canonical), outputs(canonical_again)
+    assert first.keys() == second.keys()
+    for name in first:
+        assert first[name] == second[name], name
+
+
+def test_png_files_carry_no_timestamp_or_software_stamp(canonical):
+    for path in canonical.figure_paths:
+        data = path.read_bytes()
+        assert b"tIME" not in data and b"Software" not in data, path
+
+
+def test_vector_formats_are_deterministic(tmp_path):
+    from attention_by_hand.figures import FigureJob, render
+
+    job = FigureJob("causal_mask", "causal_mask", dict(weights=np.eye(3), words=["a", "b", "c"]))
+    first = {p.suffix: p.read_bytes() for p in render(job, tmp_path / "1", ("svg", "pdf"))}
+    second = {p.suffix: p.read_bytes() for p in render(job, tmp_path / "2", ("svg", "pdf"))}
+    assert first.keys() == {".svg", ".pdf"}
+    assert first == second
+
+
+# --- the index -------------------------------------------------------------------------------
+
+
+def test_index_names_the_softmax_lines(canonical):
+    index = json.loads(canonical.index_path.read_text())
+    assert index["spans"]["s2.softmax"] == [22, 23]
+
+
+def test_every_span_covers_lines_that_exist(canonical):
+    index = json.loads(canonical.index_path.read_text())
+    n = len(canonical.log_path.read_text().split("\n")) - 1
+    assert index["line_count"] == n
+    for name, (first, last) in index["spans"].items():
+        assert 1 <= first <= last <= n, name
+
+
+def test_section_spans_start_at_their_section_heading(canonical):
+    index = json.loads(canonical.index_path.read_text())
+    lines = canonical.log_path.read_text().split("\n")
+    for k in range(1, 7):
+        first, _ = index["spans"][f"s{k}"]
+        assert lines[first - 1].startswith(f"[S{k}]")
+
+
+def test_every_value_text_appears_in_the_log(canonical):
+    index = json.loads(canonical.index_path.read_text())
+    log = canonical.log_path.read_text()
+    printed = [name for name in index["values"] if not name.startswith(("s2.exp", "s2.percent", "s2.term", "s2.scores_sum", "s4.sqrt"))]
+    for name in printed:
+        assert index["values"][name]["text"] in log, name
+
+
+def test_derived_values_are_the_numbers_a_learner_checks_by_hand(canonical):
+    index = json.loads(canonical.index_path.read_text())
+    assert index["values"]["s2.exp.1"]["text"] == f"{math.exp(0.54):.3f}"  # e^0.54
+    assert index["values"]["s2.exp.2"]["text"] == f"{math.exp(0.99):.3f}"  # e^0.99
+    assert index["values"]["s2.exp_sum"]["text"] == f"{1 + math.exp(0.54) + math.exp(0.99):.3f}"
+    assert index["values"]["s2.percent.0"]["text"] == "18.5%"
+
+
+def test_figure_spans_point_at_their_plot_lines(canonical):
+    index = json.loads(canonical.index_path.read_text())
+    lines = canonical.log_path.read_text().split("\n")
+    for name in FIGURES:
+        first, last = index["spans"][f"figure.{name.removesuffix('.png')}"]
+        assert first == last
+        assert lines[first - 1] == f"  [plot saved: diagrams/{name}]"
+
+
+# --- S5: the vectorised sampling is the seed's loop -------------------------------------------
+
+
+def test_sampling_in_one_call_equals_the_trial_by_trial_loop():
+    rng_fast, rng_loop = np.random.default_rng(SEED), np.random.default_rng(SEED)
+    for d in S5_DIMS[:3]:
+        fast = sample_scaling(rng_fast, d, S5_ROW, 200)
+        dots, top_raw, top_scaled = [], [], []
+        for _ in range(200):
+            q = rng_loop.standard_normal(d)
+            keys = rng_loop.standard_normal((S5_ROW, d))
+            scores = keys @ q
+            dots.extend(scores.tolist())
+            top_raw.append(softmax(scores).max())
+            top_scaled.append(softmax(scores / np.sqrt(d)).max())
+        assert np.allclose(fast, [np.std(dots), np.mean(top_raw), np.mean(top_scaled)], rtol=0, atol=1e-12)
+    # And both left the generator in the same place, so S6 draws the same matrices.
+    assert rng_fast.standard_normal() == rng_loop.standard_normal()
+
+
+def test_s5_trials_and_dims_are_the_specified_ones():
+    assert (S5_ROW, S5_TRIALS, S5_DIMS) == (8, 2000, (4, 16, 64, 256))
+
+
+# --- a second world, checked against numbers computed here by hand ----------------------------
+
+
+def softmax_by_hand(row):
+    exps = [math.exp(x) for x in row]
+    return [e / sum(exps) for e in exps]
+
+
+def test_second_world_dot_products(tennis):
+    _, index = tennis
+    bat, tennis_, cave, a = (0.5, 0.5, 0.5), (1.0, 0.0, 0.25), (0.0, 0.8, 0.3), (0.0, 0.0, 1.0)
+    for name, other in (("tennis", tennis_), ("cave", cave), ("a", a), ("bat", bat)):
+        assert value(index, f"s2.dot.{name}") == pytest.approx(sum(x * y for x, y in zip(bat, other)), abs=1e-12)
+
+
+def test_second_world_raw_attention_weights(tennis):
+    _, index = tennis
+    rows = {"a": (0.0, 0.0, 1.0), "tennis": (1.0, 0.0, 0.25), "bat": (0.5, 0.5, 0.5)}
+    words = ["a", "tennis", "bat"]
+    for i, wi in enumerate(words):
+        scores = [sum(x * y for x, y in zip(rows[wi], rows[wj])) for wj in words]
+        for j, expected in enumerate(softmax_by_hand(scores)):
+            assert value(index, f"s3.weights.0.{i}.{j}") == pytest.approx(expected, abs=1e-12)
+
+
+def test_second_world_wired_weights_use_its_own_matrices_and_sqrt_dk(tennis):
+    _, index = tennis
+    # q = x . W_Q and k = x . W_K with one channel; d_k = 1, so the scale is sqrt(1).
+    q = {"a": 1.5, "tennis": 0.375, "bat": 0.75}
+    k = {"a": 0.0, "tennis": 1.0, "bat": 1.0}
+    words = ["a", "tennis", "bat"]
+    for i, wi in enumerate(words):
+        for j, expected in enumerate(softmax_by_hand([q[wi] * k[wj] / math.sqrt(1) for wj in words])):
+            assert value(index, f"s4.weights.{i}.{j}") == pytest.approx(expected, abs=1e-12)
+
+
+def test_second_world_log_uses_its_own_words_axes_and_channels(tennis):
+    result, _ = tennis
+    log = result.log_path.read_text()
+    assert "embedding axes (hand-named): sport, animal, thing" in log
+    assert 'test sentences: "a tennis bat" / "a cave bat"' in log
+    assert "(1 channel: kind)" in log
+    assert "  bat . tennis = 0.50*1.00 + 0.50*0.00 + 0.50*0.25 = 0.625" in log
+    assert "river" not in log and "water" not in log
+
+
+def test_second_world_keeps_the_world_independent_lines(tennis, canonical):
+    ours = tennis[0].log_path.read_text().split("\n")
+    theirs = canonical.log_path.read_text().split("\n")
+    s5 = [line for line in theirs if line.startswith("  d = ")]
+    gpt2 = [line for line in theirs if "GPT-2" in line]
+    assert len(s5) == 4 and len(gpt2) == 2
+    for line in s5 + gpt2:
+        assert line in ours
+
+
+def test_second_world_names_its_plane_figure_after_its_words(tennis):
+    result, _ = tennis
+    assert (result.log_path.parent.parent / "diagrams" / "bat_sport_animal_plane.png").exists()
+    assert "[plot saved: diagrams/bat_sport_animal_plane.png]" in result.log_path.read_text()
