@@ -280,3 +280,30 @@ def test_second_world_names_its_plane_figure_after_its_words(tennis):
     result, _ = tennis
     assert (result.log_path.parent.parent / "diagrams" / "bat_sport_animal_plane.png").exists()
     assert "[plot saved: diagrams/bat_sport_animal_plane.png]" in result.log_path.read_text()
+
+
+# --- the two entry points ---------------------------------------------------------------------
+
+
+def test_documented_script_writes_log_and_figures_beside_its_folder(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    script = tmp_path / "experiments" / "experiment.py"
+    script.parent.mkdir()
+    shutil.copy(ROOT / "experiments" / "experiment.py", script)
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    log = (tmp_path / "captures" / "results.log").read_text()
+    assert compare(log, canonical_log()).equal
+    assert {p.name for p in (tmp_path / "diagrams").iterdir()} == FIGURES
+
+
+def test_figure_format_svg_adds_vector_figures_beside_the_pngs(tmp_path):
+    from attention_by_hand.cli import main
+
+    assert main(["run", "-q", "--out", str(tmp_path), "--figure-format", "svg"]) == 0
+    names = {p.name for p in (tmp_path / "diagrams").iterdir()}
+    assert names == FIGURES | {n.replace(".png", ".svg") for n in FIGURES}
+    assert all((tmp_path / "diagrams" / n.replace(".png", ".svg")).read_bytes().startswith(b"<?xml") for n in FIGURES)
