@@ -1,6 +1,6 @@
 # Two commands do everything on a fresh machine with Python 3.10+ and make:
-#   make run    create .venv, install the pinned versions, run the experiment
-#   make test   the same set-up, then the whole test suite
+#   make run    create .venv, install the pinned versions, run the experiment, build the site
+#   make test   the same set-up, then the whole test suite (browser tests need Debian's chromium)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -8,16 +8,20 @@ STAMP  := $(VENV)/.installed
 # Python 3.10 cannot install every pin of the 3.11 lock; it gets its own (see its header).
 LOCK   := $(shell $(PYTHON) -c 'import sys; print("requirements.lock" if sys.version_info >= (3, 11) else "requirements-py310.lock")')
 
-.PHONY: run test bench clean
+.PHONY: run test bench serve clean
 
 run: $(STAMP)
 	$(PY) -m attention_by_hand run
+	$(PY) -m attention_by_hand build
 
 test: $(STAMP)
 	$(PY) -m pytest
 
 bench: $(STAMP)
 	$(PY) benchmarks/run_breakdown.py
+
+serve: $(STAMP)
+	$(PY) -m attention_by_hand serve
 
 # Re-installs when the pins or the package metadata change.
 $(STAMP): $(LOCK) pyproject.toml
@@ -27,4 +31,4 @@ $(STAMP): $(LOCK) pyproject.toml
 	touch $(STAMP)
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .hypothesis site build

@@ -20,10 +20,13 @@ from typing import Iterator
 
 from attention_by_hand.atomic import write_atomic
 
-__all__ = ["Capture", "INDEX_FORMAT"]
+__all__ = ["Capture", "INDEX_FORMAT", "ENVIRONMENT_LINE"]
 
 # Bumped when the index's shape changes, so a reader can refuse an index it does not know.
 INDEX_FORMAT = 1
+
+# Line 3 of every log names the versions that made it: `check` reports it instead of comparing.
+ENVIRONMENT_LINE = 3
 
 
 @dataclass

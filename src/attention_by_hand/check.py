@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from attention_by_hand.capture import ENVIRONMENT_LINE
 from attention_by_hand.textfile import read_text_file
 
 __all__ = ["Difference", "Comparison", "compare", "read_log", "canonical_log", "ENVIRONMENT_LINE"]
 
-ENVIRONMENT_LINE = 3  # 1-based: the versions line, the only line allowed to differ
 
 # The canonical log is about 5 KB; anything past this is not a results.log.
 MAX_LOG_BYTES = 1024 * 1024

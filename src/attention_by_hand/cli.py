@@ -2,6 +2,7 @@
 
     attention-by-hand run [--world FILE.toml] [--out DIR] [--figure-format svg]
     attention-by-hand check [PATH] [--expected FILE]
+    attention-by-hand build | serve [--port N]
 
 Exit codes: 0 done (or logs equal), 1 logs differ, 2 bad input (one line on stderr saying
 which input and what is wrong). Anything else that escapes is a bug and keeps its traceback.
@@ -56,6 +57,39 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 0 if comparison.equal else 1
 
 
+def _build(args: argparse.Namespace) -> Path:
+    """Run the experiment if stale, then build the site; return the site folder."""
+    from attention_by_hand import website
+
+    source = website.find_sources(args.source)
+    root = Path(".")
+    if website.capture_is_stale(root):
+        from attention_by_hand.experiment import run
+
+        print("the run's outputs are stale or missing: running the experiment first")
+        run(out=root)
+    out = Path(args.out)
+    code, printed = website.build_site(source, out, root / "captures")
+    if code != 0:
+        print(printed.rstrip(), file=sys.stderr)
+        raise SystemExit(code)
+    print(f"built {out}/ from {source}/ (open {out / 'index.html'})")
+    return out
+
+
+def _cmd_build(args: argparse.Namespace) -> int:
+    _build(args)
+    return 0
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from attention_by_hand import website
+
+    site = _build(args)
+    website.serve(site, args.port, ready=lambda line: print(line, flush=True))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -90,6 +124,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("path", nargs="?", default="captures/results.log", metavar="PATH", help="the log to check (default: captures/results.log)")
     p.add_argument("--expected", metavar="FILE", help="compare with this log instead of the canonical capture")
     p.set_defaults(func=_cmd_check)
+
+    for name, func, text in (
+        ("build", _cmd_build, "run the experiment if its outputs are stale, then build the site into site/"),
+        ("serve", _cmd_serve, "build, then serve the site on 127.0.0.1 and print its address"),
+    ):
+        p = sub.add_parser(name, help=text, description=text[0].upper() + text[1:] + ". Sphinx warnings are errors.")
+        p.add_argument("--source", metavar="DIR", help="the site's sources (default: ./workshop)")
+        p.add_argument("--out", metavar="DIR", default="site", help="where the HTML goes (default: site)")
+        if name == "serve":
+            p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0 = any free port)")
+        p.set_defaults(func=func)
     return parser
 
 

@@ -16,6 +16,7 @@ S1-S4 and draws; S5 and S6 read the helper's results when they get there.
 
 from __future__ import annotations
 
+import hashlib
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,8 @@ from pathlib import Path
 import numpy as np
 
 from attention_by_hand import mechanism as M
-from attention_by_hand.capture import Capture
+from attention_by_hand.atomic import write_atomic
+from attention_by_hand.capture import ENVIRONMENT_LINE, Capture
 from attention_by_hand.figures import FigureJob, render
 from attention_by_hand.measurements import S5_DIMS, S5_ROW, S5_TRIALS, SEED, Measurements
 from attention_by_hand.world import RIVER_BANK, World
@@ -31,9 +33,12 @@ from attention_by_hand.world import RIVER_BANK, World
 __all__ = ["RunResult", "run"]
 
 RULE = "=" * 72
-ENVIRONMENT_LINE = 3  # the versions line; `check` reports it instead of comparing it
-LOG_PATH = "captures/results.log"  # both relative to the output folder
+LOG_PATH = "captures/results.log"  # all three relative to the output folder
 FIGURE_DIR = "diagrams"
+STAMP_PATH = "captures/.run-inputs"  # what the outputs were made from; `build` reads it
+
+# The package modules whose code decides the outputs (a test checks the list is complete).
+RUN_MODULES = ("atomic", "capture", "errors", "experiment", "figures", "measurements", "mechanism", "textfile", "world")
 
 # GPT-2 small, for the scale check at the end of S6 (Radford et al. 2019, the 124M model).
 GPT2 = {"d_model": 768, "d_k": 64, "heads": 12, "layers": 12}
@@ -371,14 +376,22 @@ def s6_general_head(r: _Run) -> None:
     log.line()
 
 
-def environment(torch_version: str) -> str:
-    """Line 3 of the log: the versions that made it. Matplotlib is imported by then (figures)."""
-    import matplotlib
-
+def environment(torch_version: str, matplotlib_version: str) -> str:
+    """Line 3 of the log: the versions that made it."""
     return (
-        f"torch {torch_version} | numpy {np.__version__} | matplotlib {matplotlib.__version__} | "
+        f"torch {torch_version} | numpy {np.__version__} | matplotlib {matplotlib_version} | "
         f"python {platform.python_version()} | seed {SEED}"
     )
+
+
+def fingerprint(world: World, environment_line: str) -> str:
+    """A hash of everything the outputs depend on: the code, the world and the versions."""
+    digest = hashlib.sha256(environment_line.encode())
+    digest.update(repr(world).encode())
+    here = Path(__file__).parent
+    for name in RUN_MODULES:
+        digest.update((here / f"{name}.py").read_bytes())
+    return digest.hexdigest()
 
 
 def run(
@@ -412,9 +425,13 @@ def run(
         s5_scaling(r)
         s6_general_head(r)
         # The torch version is known once the helper has imported torch: line 3 is filled last.
-        capture.replace(ENVIRONMENT_LINE, environment(str(measured.next())))
+        import matplotlib  # already imported by the figures
 
-    # The log goes last: a log on disk means its figures are on disk too.
+        versions = environment(str(measured.next()), matplotlib.__version__)
+        capture.replace(ENVIRONMENT_LINE, versions)
+
+    # The log goes last: a log on disk means its figures are on disk too; the stamp after it.
     log_path = out / LOG_PATH
     index_path = capture.write(log_path)
+    write_atomic(out / STAMP_PATH, (fingerprint(world, versions) + "\n").encode())
     return RunResult(log_path=log_path, index_path=index_path, figure_paths=written, log_text=capture.log_text())

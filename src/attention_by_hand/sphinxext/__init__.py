@@ -1,0 +1,13 @@
+"""The workshop site's own Sphinx extension: quoting the run, and math without a CDN.
+
+    runlog.py   directives and roles that quote results.log and its index by name
+    mathml.py   LaTeX math rendered to MathML when the site is built (no script, no fetch)
+"""
+
+from attention_by_hand.sphinxext import mathml, runlog
+
+
+def setup(app):
+    runlog.setup(app)
+    mathml.setup(app)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,96 @@
+"""Building and serving the workshop site.
+
+    build   run the experiment if its outputs are stale, then Sphinx (warnings are errors)
+    serve   build, then serve the site on 127.0.0.1 until Ctrl-C
+
+Stale means: no stamp beside the log, or a stamp that does not match what the run would
+make now (the run's code, the canonical world, the versions of torch, NumPy, Matplotlib and
+Python). The site's sources are the folder `workshop/`; Sphinx reads the run's outputs through
+the extension in `sphinxext/`, never the other way round.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import io
+from pathlib import Path
+
+from attention_by_hand.errors import UserError
+
+__all__ = ["find_sources", "capture_is_stale", "build_site", "serve"]
+
+
+def find_sources(source: str | Path | None = None) -> Path:
+    """The site's source folder: the one given, else ./workshop, else the one beside the package."""
+    candidates = [Path(source)] if source else [Path("workshop"), Path(__file__).resolve().parents[2] / "workshop"]
+    for folder in candidates:
+        if (folder / "conf.py").is_file():
+            return folder
+    raise UserError(f"{candidates[0]}: no site sources here (expected a folder with conf.py)")
+
+
+def current_fingerprint() -> str:
+    """What `run` would stamp now, for the canonical world, computed without importing torch."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from attention_by_hand.experiment import environment, fingerprint
+    from attention_by_hand.world import RIVER_BANK
+
+    def v(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "missing"
+
+    return fingerprint(RIVER_BANK, environment(v("torch"), v("matplotlib")))
+
+
+def capture_is_stale(root: Path) -> bool:
+    from attention_by_hand.experiment import LOG_PATH, STAMP_PATH
+
+    stamp = root / STAMP_PATH
+    if not (root / LOG_PATH).is_file() or not stamp.is_file():
+        return True
+    return stamp.read_text().strip() != current_fingerprint()
+
+
+def build_site(source: Path, out: Path, captures: Path, quiet: bool = True) -> tuple[int, str]:
+    """Sphinx, in this process: (exit code, what it printed). Warnings fail the build.
+
+    Doctrees are kept in build/doctrees so the next build re-reads only what changed.
+    """
+    from sphinx.cmd.build import build_main
+
+    doctrees = out.parent / "build" / "doctrees" if out.name == "site" else out / ".doctrees"
+    args = [
+        "-b", "html", "-W", "--keep-going", "-j", "1",
+        "-d", str(doctrees),
+        "-D", f"abh_captures={captures.resolve()}",
+        str(source), str(out),
+    ]  # fmt: skip
+    if quiet:
+        args.insert(0, "-q")
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        code = build_main(args)
+    return code, printed.getvalue()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+
+def serve(site: Path, port: int, ready=print) -> None:
+    """Serve `site` on 127.0.0.1:port (0 = any free port) until interrupted."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    try:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    except OSError as err:
+        raise UserError(f"port {port}: cannot serve there ({err.strerror}); try --port 0 for any free port") from None
+    with server:
+        ready(f"serving {site} at http://127.0.0.1:{server.server_address[1]}/  (Ctrl-C stops)")
+        server.serve_forever()
+

@@ -1,0 +1,125 @@
+"""Browser tests: the built site, served from 127.0.0.1, in Debian's Chromium via Playwright.
+
+No `playwright install`: the browser is the system's `chromium`. Where there is none the tests
+skip with the reason, except when ABH_REQUIRE_BROWSER=1 (set by .ci/run), where a missing
+browser is a failure: CI must run these, not skip them.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Flags the workshop machines need: without the background-networking ones Chromium tries to
+# reach Google's hosts at start, which a closed network refuses (noise, and slow).
+CHROMIUM_ARGS = [
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-default-apps",
+    "--disable-gpu",
+]
+
+
+def chromium_path() -> str:
+    path = shutil.which("chromium")
+    if path is None:
+        reason = "no `chromium` on PATH (install Debian's chromium package)"
+        if os.environ.get("ABH_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"browser tests are required here but cannot run: {reason}")
+        pytest.skip(reason)
+    return path
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory) -> Path:
+    """The workshop site, built once per session from workshop/ and the committed captures."""
+    from attention_by_hand.website import build_site
+
+    out = tmp_path_factory.mktemp("site") / "site"
+    code, printed = build_site(ROOT / "workshop", out, ROOT / "captures")
+    assert code == 0, printed
+    return out
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002
+        pass
+
+
+@pytest.fixture(scope="session")
+def server(site) -> str:
+    """The site on 127.0.0.1, any free port; yields its base URL."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    path = chromium_path()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@dataclass
+class Watched:
+    """A page plus everything that went wrong on it: console errors, failed or foreign requests."""
+
+    page: object
+    console_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    foreign_requests: list[str] = field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        return self.console_errors + self.failed_requests + self.foreign_requests
+
+
+def _local(url: str) -> bool:
+    parsed = urlparse(url)
+    return parsed.scheme in ("file", "data", "blob", "about") or parsed.hostname == "127.0.0.1"
+
+
+@pytest.fixture
+def watched(browser, request):
+    """A fresh page (desktop size unless the test says otherwise) that records every problem.
+
+    Any request to a host other than 127.0.0.1 is recorded and aborted, so a test can assert
+    that a page works offline and fetches nothing from outside.
+    """
+    viewport = getattr(request, "param", None) or {"width": 1200, "height": 900}
+    context = browser.new_context(viewport=viewport)
+    page = context.new_page()
+    w = Watched(page)
+    page.on("console", lambda m: w.console_errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: w.console_errors.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: w.failed_requests.append(f"failed: {r.url} ({r.failure})"))
+
+    def guard(route):
+        if _local(route.request.url):
+            route.continue_()
+        else:
+            w.foreign_requests.append(f"foreign: {route.request.url}")
+            route.abort()
+
+    page.route("**/*", guard)
+    yield w
+    context.close()

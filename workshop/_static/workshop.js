@@ -1,0 +1,49 @@
+// The workshop's small page behaviours; nothing here is needed to read a page.
+(function () {
+  "use strict";
+
+  // On the log page, log.html#L22-L23 highlights lines 22 to 23 and scrolls to the first.
+  // A plain anchor (#L22) scrolls without this script; a range needs it.
+  function highlightLogLines() {
+    var lines = document.querySelectorAll("pre.results-log .log-line");
+    if (!lines.length) return;
+    lines.forEach(function (line) { line.classList.remove("highlighted"); });
+    var match = /^#L(\d+)(?:-L(\d+))?$/.exec(window.location.hash);
+    if (!match) return;
+    var first = parseInt(match[1], 10);
+    var last = match[2] ? parseInt(match[2], 10) : first;
+    for (var n = first; n <= last; n++) {
+      var line = document.getElementById("L" + n);
+      if (line) line.classList.add("highlighted");
+    }
+    var target = document.getElementById("L" + first);
+    if (target) target.scrollIntoView({ block: "center" });
+  }
+
+  // A code box that scrolls sideways must be reachable from the keyboard, or a keyboard user
+  // cannot read its hidden part (WCAG 2.1.1); only boxes that actually overflow get a stop.
+  function makeScrollableBoxesFocusable() {
+    document.querySelectorAll("div.highlight pre, pre.results-log, .math-display").forEach(function (box) {
+      var overflows = box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight;
+      if (overflows && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+      }
+    });
+  }
+
+  function start() {
+    highlightLogLines();
+    makeScrollableBoxesFocusable();
+  }
+
+  window.addEventListener("hashchange", highlightLogLines);
+  window.addEventListener("resize", makeScrollableBoxesFocusable);
+  // Again once fonts and images are in: they change the layout, hence the scroll position and
+  // which boxes overflow.
+  window.addEventListener("load", start);
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();
