@@ -31,6 +31,14 @@ def test_numpy_values_become_plain_json_numbers():
     assert json.dumps(c.index("x.log")["values"]) == '{"f": {"text": "0.25", "value": 0.25}, "i": {"text": "3", "value": 3}}'
 
 
+def test_derived_values_are_marked_in_the_index():
+    c = Capture()
+    c.value("printed", 1.0)
+    c.value("worked_out", 2.0, derived=True)
+    assert "derived" not in c.values["printed"]
+    assert c.values["worked_out"]["derived"] is True
+
+
 def test_a_name_cannot_be_filed_twice():
     c = Capture()
     c.value("v", 1)

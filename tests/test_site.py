@@ -19,7 +19,8 @@ from attention_by_hand.website import build_site, capture_is_stale
 ROOT = Path(__file__).resolve().parents[1]
 WORKSHOP = ROOT / "workshop"
 CAPTURES = ROOT / "captures"
-ROLE = re.compile(r"\{value\}`[^`]*`")
+# What a page may use to say a number: the {value} role, or a {name} placeholder in an :alt: text.
+ROLE = re.compile(r"\{value\}`[^`]*`|\{[a-z][\w.\-]*\}")
 
 
 def mini_site(tmp_path: Path, page: str) -> Path:
@@ -163,3 +164,35 @@ def test_build_command_runs_a_missing_experiment_then_builds(tmp_path, monkeypat
     assert "running the experiment first" in said
     assert (tmp_path / "captures" / "results.log").is_file()
     assert (tmp_path / "site" / "log.html").is_file()
+
+
+def test_server_serves_the_site_on_loopback_only(tmp_path):
+    import threading
+    import urllib.request
+
+    from attention_by_hand.website import make_server
+
+    (tmp_path / "index.html").write_text("<p>hello</p>")
+    server = make_server(tmp_path, 0)
+    host, port = server.server_address
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=5) as response:
+            assert response.read() == b"<p>hello</p>"
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert host == "127.0.0.1"
+
+
+def test_serving_on_a_port_in_use_is_a_one_line_error(tmp_path):
+    from attention_by_hand.errors import UserError
+    from attention_by_hand.website import make_server
+
+    first = make_server(tmp_path, 0)
+    try:
+        with pytest.raises(UserError, match=r"cannot serve there"):
+            make_server(tmp_path, first.server_address[1])
+    finally:
+        first.server_close()

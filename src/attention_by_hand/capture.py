@@ -61,14 +61,18 @@ class Capture:
             raise ValueError(f"span {name!r} wrote no line")
         self.spans[name] = (first, last)
 
-    def value(self, name: str, number: float | int, fmt: str = "{}") -> str:
-        """Format `number`, file the text and the number under `name`, return the text."""
+    def value(self, name: str, number: float | int, fmt: str = "{}", derived: bool = False) -> str:
+        """Format `number`, file the text and the number under `name`, return the text.
+
+        derived: a number the log does not print but a page may say, worked out from ones it
+        does (e to a printed score, a weight as a percentage); marked so in the index.
+        """
         if name in self.values:
             raise ValueError(f"value {name!r} recorded twice")
         text = fmt.format(number)
         # NumPy scalars become plain Python numbers so the index is ordinary JSON.
         plain = bool(number) if isinstance(number, bool) else number.item() if hasattr(number, "item") else number
-        self.values[name] = {"text": text, "value": plain}
+        self.values[name] = {"text": text, "value": plain, **({"derived": True} if derived else {})}
         return text
 
     def log_text(self) -> str:

@@ -41,7 +41,7 @@ STAMP_PATH = "captures/.run-inputs"  # what the outputs were made from; `build` 
 RUN_MODULES = ("atomic", "capture", "errors", "experiment", "figures", "measurements", "mechanism", "textfile", "world")
 
 # GPT-2 small, for the scale check at the end of S6 (Radford et al. 2019, the 124M model).
-GPT2 = {"d_model": 768, "d_k": 64, "heads": 12, "layers": 12}
+GPT2 = {"d_model": 768, "d_k": 64, "heads": 12, "layers": 12, "params": 124_000_000}
 
 
 @dataclass
@@ -150,7 +150,7 @@ def s2_dot_and_softmax(r: _Run) -> None:
             first = partners[0]
             b = w.vector(first)
             for axis, x, y in zip(w.axes, a, b):
-                log.value(f"s2.term.{axis}", x * y, f"{{:.{2 * places}f}}")
+                log.value(f"s2.term.{axis}", x * y, f"{{:.{2 * places}f}}", derived=True)
             terms = " + ".join(f"{x:.{places}f}*{y:.{places}f}" for x, y in zip(a, b))
             log.line(f"  {amb} . {first} = {terms} = {log.value(f's2.dot.{first}', M.dot(a, b), '{:.3f}')}")
             for other in partners[1:]:
@@ -163,10 +163,10 @@ def s2_dot_and_softmax(r: _Run) -> None:
         weights = M.softmax(scores)  # (n_words,)
         sharp = M.softmax(scores * 5.0)  # same order, gaps five times wider
         for i, (s, p) in enumerate(zip(scores, weights)):
-            log.value(f"s2.exp.{i}", np.exp(s), "{:.3f}")  # e^score, for checking by hand
-            log.value(f"s2.percent.{i}", 100 * p, "{:.1f}%")
-        log.value("s2.scores_sum", scores.sum(), "{:.2f}")
-        log.value("s2.exp_sum", np.exp(scores).sum(), "{:.3f}")
+            log.value(f"s2.exp.{i}", np.exp(s), "{:.3f}", derived=True)  # e^score, for checking by hand
+            log.value(f"s2.percent.{i}", 100 * p, "{:.1f}%", derived=True)
+        log.value("s2.scores_sum", scores.sum(), "{:.2f}", derived=True)
+        log.value("s2.exp_sum", np.exp(scores).sum(), "{:.3f}", derived=True)
         with log.span("s2.softmax"):
             left = "softmax(" + _bracket(log.value(f"s2.scores.{i}", s, "{:.3f}") for i, s in enumerate(scores)) + ")"
             right = _bracket(log.value(f"s2.weights.{i}", p, "{:.3f}") for i, p in enumerate(weights))
@@ -257,8 +257,11 @@ def s4_wired_head(r: _Run, raw_weights: np.ndarray) -> None:
         log.line("[S4] a hand-wired query/key head")
         with log.span("s4.qk"):
             log.line(f"  queries and keys for {_quoted(sentence)} ({d_k} channel{'s' if d_k != 1 else ''}: {', '.join(w.channels)}):")
-            for word, q, k in zip(sentence, Q, K):
-                log.line(f"    {word:<7} q = {_vec(q, '{:5.2f}')}   k = {_vec(k, '{:5.2f}')}")
+            for i, (word, q, k) in enumerate(zip(sentence, Q, K)):
+                # Filed by position, not by word: a sentence may hold the same word twice.
+                qs = [log.value(f"s4.q.{i}.{c}", v, "{:.2f}") for c, v in zip(w.channels, q)]
+                ks = [log.value(f"s4.k.{i}.{c}", v, "{:.2f}") for c, v in zip(w.channels, k)]
+                log.line(f"    {word:<7} q = {_vec(qs, '{:>5}')}   k = {_vec(ks, '{:>5}')}")
         r.matrix("s4.scores", "score matrix Q @ K.T:", scores, sentence)
         with log.span("s4.symmetric"):
             there = log.value("s4.score.ambiguous_to_context", scores[-1][ctx], "{:.3f}")
@@ -267,7 +270,7 @@ def s4_wired_head(r: _Run, raw_weights: np.ndarray) -> None:
                 f"  symmetric? {bool(np.allclose(scores, scores.T))}  "
                 f"({amb}->{sentence[ctx]} = {there}, {sentence[ctx]}->{amb} = {back})"
             )
-        log.value("s4.sqrt_d_k", np.sqrt(d_k), "{:.3f}")
+        log.value("s4.sqrt_d_k", np.sqrt(d_k), "{:.3f}", derived=True)
         r.matrix("s4.weights", f"weights after dividing by sqrt({d_k}) and softmaxing each row:", weights, sentence)
         with log.span("s4.rows"):
             log.line(f"  {amb}'s row,  raw vs wired: {_vec(raw_weights[-1])} -> {_vec(weights[-1])}")
@@ -295,7 +298,9 @@ def s5_scaling(r: _Run) -> None:
     with log.span("s5"):
         log.line("[S5] why scores are divided by sqrt(d_k)")
         with log.span("s5.setup"):
-            log.line(f"  random q, k entries drawn from N(0,1); {S5_ROW} keys per row; {S5_TRIALS} rows per size")
+            row, trials = log.value("s5.row", S5_ROW), log.value("s5.trials", S5_TRIALS)
+            log.value("s5.even", 1 / S5_ROW, "{:.3f}", derived=True)  # every weight of a perfectly even row
+            log.line(f"  random q, k entries drawn from N(0,1); {row} keys per row; {trials} rows per size")
         with log.span("s5.table"):
             for d, (std, top_raw, top_scaled) in zip(S5_DIMS, r.measured.next()):
                 unscaled.append(top_raw)
@@ -360,16 +365,19 @@ def s6_general_head(r: _Run) -> None:
             log.line(f"  output in {_quoted(reverse)} -> {same} (real LLMs add position information)")
 
         with log.span("s6.gpt2"):
-            g = GPT2
-            per_head = 3 * g["d_model"] * g["d_k"]  # W_q, W_k, W_v of one head
-            per_layer = g["heads"] * per_head + g["d_model"] * g["d_model"]  # + output projection
+            g = {name: log.value(f"s6.gpt2.{name}", size) for name, size in GPT2.items() if name != "params"}
+            per_head = 3 * GPT2["d_model"] * GPT2["d_k"]  # W_q, W_k, W_v of one head
+            per_layer = GPT2["heads"] * per_head + GPT2["d_model"] ** 2  # + the output projection
+            total = GPT2["layers"] * per_layer
+            log.value("s6.gpt2.share", total / GPT2["params"], "{:.0%}", derived=True)  # of the whole model
             log.line(
                 f"  one GPT-2 sized head: d_model = {g['d_model']}, d_k = {g['d_k']} -> "
                 f"W_q + W_k + W_v = {log.value('s6.gpt2.per_head', per_head, '{:,}')} numbers"
             )
             log.line(
                 f"  {g['heads']} heads x {g['layers']} layers (+ output projections) -> "
-                f"{log.value('s6.gpt2.total', g['layers'] * per_layer, '{:,}')} attention parameters of GPT-2's ~124M"
+                f"{log.value('s6.gpt2.total', total, '{:,}')} attention parameters of GPT-2's "
+                f"~{log.value('s6.gpt2.params', GPT2['params'] / 1e6, '{:.0f}M')}"
             )
         with log.span("s6.figures"):
             r.figure_line(mask_figure)

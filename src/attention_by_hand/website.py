@@ -19,7 +19,7 @@ from pathlib import Path
 
 from attention_by_hand.errors import UserError
 
-__all__ = ["find_sources", "capture_is_stale", "build_site", "serve"]
+__all__ = ["find_sources", "capture_is_stale", "build_site", "make_server", "serve"]
 
 
 def find_sources(source: str | Path | None = None) -> Path:
@@ -83,14 +83,17 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def serve(site: Path, port: int, ready=print) -> None:
-    """Serve `site` on 127.0.0.1:port (0 = any free port) until interrupted."""
+def make_server(site: Path, port: int) -> http.server.ThreadingHTTPServer:
+    """An HTTP server for `site` on 127.0.0.1 only (0 = any free port); not yet serving."""
     handler = functools.partial(_QuietHandler, directory=str(site))
     try:
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+        return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
     except OSError as err:
         raise UserError(f"port {port}: cannot serve there ({err.strerror}); try --port 0 for any free port") from None
-    with server:
+
+
+def serve(site: Path, port: int, ready=print) -> None:
+    """Serve `site` on 127.0.0.1:port until interrupted; `ready` gets the line with the URL."""
+    with make_server(site, port) as server:
         ready(f"serving {site} at http://127.0.0.1:{server.server_address[1]}/  (Ctrl-C stops)")
         server.serve_forever()
-
