@@ -17,8 +17,13 @@ run: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
+# Measures, writes benchmarks/results/*.md, and copies the tables into README.md.
 bench: $(STAMP)
-	$(PY) benchmarks/run_breakdown.py
+	$(PY) benchmarks/run_breakdown.py --write
+	$(PY) benchmarks/site_build.py --write
+	$(PY) benchmarks/lab06.py --write
+	$(PY) benchmarks/playground.py --write
+	$(PY) benchmarks/update_readme.py
 
 serve: $(STAMP)
 	$(PY) -m attention_by_hand serve

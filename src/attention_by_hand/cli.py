@@ -3,6 +3,7 @@
     attention-by-hand run [--world FILE.toml] [--out DIR] [--figure-format svg]
     attention-by-hand check [PATH] [--expected FILE]
     attention-by-hand build | serve [--port N]
+    attention-by-hand lab list | run N | check N [FILE] | notebook N
 
 Exit codes: 0 done (or logs equal), 1 logs differ, 2 bad input (one line on stderr saying
 which input and what is wrong). Anything else that escapes is a bug and keeps its traceback.
@@ -93,7 +94,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
-        description="LLM Self-Attention by Hand: run the workshop's experiment and check a log against it.",
+        description="LLM Self-Attention by Hand: run the workshop's experiment, check a log against it, "
+        "build its site, and do its labs.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -135,6 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
         if name == "serve":
             p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0 = any free port)")
         p.set_defaults(func=func)
+
+    from attention_by_hand.labs import register as register_labs
+
+    register_labs(sub)
     return parser
 
 

@@ -1,13 +1,17 @@
 """The workshop site's own Sphinx extension: quoting the run, and math without a CDN.
 
-    runlog.py   directives and roles that quote results.log and its index by name
-    mathml.py   LaTeX math rendered to MathML when the site is built (no script, no fetch)
+    runlog.py      directives and roles that quote results.log and its index by name
+    mathml.py      LaTeX math rendered to MathML when the site is built (no script, no fetch)
+    playground.py  the playground page, with the canonical world embedded at build time
+    labtable.py    the labs page's table, from the lab registry
 """
 
-from attention_by_hand.sphinxext import mathml, runlog
+from attention_by_hand.sphinxext import labtable, mathml, playground, runlog
 
 
 def setup(app):
     runlog.setup(app)
     mathml.setup(app)
+    playground.setup(app)
+    labtable.setup(app)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -64,8 +64,9 @@ def test_each_cross_check_link_highlights_exactly_its_lines(watched, server, pag
     )
     assert quotes, f"{page} quotes no log lines"
     for quote in quotes:
-        first, last = map(int, re.fullmatch(r"log\.html#L(\d+)(?:-L(\d+))?", quote["href"]).groups(default=None) or (0, 0))
-        last = last or first
+        match = re.fullmatch(r"log\.html#L(\d+)(?:-L(\d+))?", quote["href"])
+        first = int(match.group(1))
+        last = int(match.group(2) or first)
         p.goto(f"{server}/{quote['href']}")
         p.wait_for_function("document.querySelector('.log-line.highlighted') !== null")
         highlighted = p.evaluate("Array.from(document.querySelectorAll('.log-line.highlighted')).map(l => l.id)")

@@ -1,0 +1,250 @@
+"""The playground page: its HTML skeleton, and the data it needs, embedded when the site builds.
+
+    ```{playground}
+    ```
+
+emits the page's controls and empty containers, one `<script type="application/json">` with
+everything the page must not type by hand, and the classic `<script defer>` tags of the
+JavaScript in `_static/playground/` (classic scripts, not modules: Chromium refuses module
+imports and fetch() on file://, and the page must work from a folder as well as a server).
+
+The embedded data:
+
+    world      the canonical world, read from `world.RIVER_BANK`
+    blues      Matplotlib's "Blues" colour map, its 256 colours as hex, sampled here
+    white_from the first of those colours on which white text passes WCAG's 4.5:1 contrast
+    run        the run's own numbers for the settings the log prints (from results.index.json),
+               so the page can show, and check, that it agrees with the run digit for digit
+
+The arithmetic is not here: it is in `_static/playground/math.js`, which mirrors `mechanism.py`.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from pathlib import Path
+
+from docutils import nodes
+from sphinx.util.docutils import SphinxDirective
+
+from attention_by_hand.sphinxext.runlog import log_href, run_index
+from attention_by_hand.world import RIVER_BANK, World
+
+__all__ = ["setup", "page_data", "SCRIPTS"]
+
+# Load order matters: each file adds to window.AttentionPlayground what the later ones use.
+SCRIPTS = (
+    "format.js", "math.js", "world.js", "toml.js", "state.js",  # numbers, math, rules, files, links
+    "dom.js", "heatmap.js", "plane.js", "view.js",  # drawing, text only
+    "crosscheck.js", "main.js",  # the run's numbers; the wiring, which starts the page
+)  # fmt: skip
+
+# The settings the run's log prints, and the names under which its index files them.
+# (mode, scale, causal mask, test sentence) -> span of weights, prefix of score values, output
+RUN_CASES = (
+    {"mode": "raw", "scale": False, "causal": False, "sentence": 0,
+     "weights": "s3.weights.0", "scores": "s3.scores", "output": "s3.output.0"},
+    {"mode": "raw", "scale": False, "causal": False, "sentence": 1,
+     "weights": "s3.weights.1", "scores": None, "output": "s3.output.1"},
+    {"mode": "wired", "scale": True, "causal": False, "sentence": 0,
+     "weights": "s4.weights", "scores": "s4.scores", "output": "s4.output"},
+    {"mode": "wired", "scale": True, "causal": True, "sentence": 0,
+     "weights": "s6.mask", "scores": None, "output": None},
+)  # fmt: skip
+
+# WCAG 2 AA: normal-size text needs a contrast of at least 4.5:1 with its background.
+_MIN_CONTRAST = 4.5
+
+
+def world_data(world: World) -> dict:
+    """The world as the page holds it: lists only, so JSON keeps the vocabulary's order."""
+    return {
+        "axes": list(world.axes),
+        "channels": list(world.channels),
+        "sentences": [list(s) for s in world.sentences],
+        "embeddings": [[word, list(row)] for word, row in world.embeddings.items()],
+        "W_Q": [list(row) for row in world.W_Q],
+        "W_K": [list(row) for row in world.W_K],
+    }
+
+
+def _luminance(hex_colour: str) -> float:
+    """WCAG relative luminance of an sRGB colour '#rrggbb'."""
+
+    def linear(c: float) -> float:
+        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(int(hex_colour[i : i + 2], 16) / 255) for i in (1, 3, 5))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def blues() -> tuple[list[str], int]:
+    """The 256 colours of Matplotlib's "Blues", and the index from which cell text turns white.
+
+    The figures turn their text white above 0.55, which suits print; on a screen that white on
+    mid-blue is below 3:1. The page switches where white first reaches 4.5:1, and checks that
+    black still reaches it on every lighter colour, so every cell is legible.
+    """
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    cmap = colormaps["Blues"]
+    colours = [to_hex(cmap(i)) for i in range(cmap.N)]
+    contrast = [(1.05 / (_luminance(c) + 0.05), (_luminance(c) + 0.05) / 0.05) for c in colours]  # (white, black)
+    white_from = next(i for i, (white, _) in enumerate(contrast) if white >= _MIN_CONTRAST)
+    if any(black < _MIN_CONTRAST for _, black in contrast[:white_from]):
+        raise RuntimeError("no text colour rule on 'Blues' passes 4.5:1 contrast everywhere")
+    return colours, white_from
+
+
+def run_cases(index, docname: str) -> list[dict]:
+    """The run's printed numbers for each setting the log covers, with a link to its lines.
+
+    Empty when the captures are not the canonical world's (`build --captures` of another
+    world's run): the page must not claim to agree with a run of a different world.
+    """
+    world = RIVER_BANK
+    try:
+        ran = {
+            (word, axis): index.values[f"s1.embedding.{word}.{axis}"]["value"]
+            for word in world.words
+            for axis in world.axes
+        }
+    except KeyError:
+        return []
+    if ran != {(word, axis): v for word, row in world.embeddings.items() for axis, v in zip(world.axes, row)}:
+        return []
+    cases = []
+    for case in RUN_CASES:
+        sentence = world.sentences[case["sentence"]]
+        n = len(sentence)
+        first, last = index.spans[case["weights"]]
+        values = index.values
+
+        def text(name: str) -> str:
+            return values[name]["text"]
+
+        entry = {key: case[key] for key in ("mode", "scale", "causal", "sentence")}
+        entry["href"] = log_href(docname, first, last)
+        entry["lines"] = [first, last]
+        entry["weights"] = [[text(f"{case['weights']}.{i}.{j}") for j in range(n)] for i in range(n)]
+        if case["scores"]:
+            entry["scores"] = [[text(f"{case['scores']}.{i}.{j}") for j in range(n)] for i in range(n)]
+        if case["output"]:
+            # The log prints the ambiguous word's output: the last row.
+            entry["output"] = {"row": n - 1, "values": [text(f"{case['output']}.{a}") for a in world.axes]}
+        cases.append(entry)
+    return cases
+
+
+def page_data(index, docname: str) -> dict:
+    colours, white_from = blues()
+    return {"world": world_data(RIVER_BANK), "blues": colours, "white_from": white_from, "run": run_cases(index, docname)}
+
+
+def _json_for_html(data: dict) -> str:
+    """JSON that cannot end its <script> element early: every '<' is written as \\u003c."""
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("<", "\\u003c")
+
+
+# The page's fixed parts. Tables, the plane and the editors are drawn by view.js into the
+# empty containers; every text a learner typed reaches the page through textContent only.
+SKELETON = """\
+<div class="playground" id="playground" data-ready="false">
+<noscript><p class="pg-notice">The playground needs JavaScript. Everything else on this site works without it.</p></noscript>
+<div class="pg-notice" id="pg-notice" role="status" aria-live="polite" hidden></div>
+
+<section class="pg-panel" aria-labelledby="pg-h-head">
+<h2 id="pg-h-head">Sentence and head</h2>
+<div class="pg-sentence">
+<p class="pg-label" id="pg-tests-label">The world's two test sentences:</p>
+<div class="pg-tests" id="pg-tests" role="group" aria-labelledby="pg-tests-label"></div>
+<form id="pg-sentence-form" class="pg-inline-form" novalidate>
+<label for="pg-sentence">Or type a sentence (2 to 8 words of the vocabulary, spaces between)</label>
+<span class="pg-row"><input type="text" id="pg-sentence" autocomplete="off" spellcheck="false" aria-describedby="pg-sentence-error">
+<button type="submit">Show</button></span>
+<span class="pg-error" id="pg-sentence-error" aria-live="polite"></span>
+</form>
+</div>
+<fieldset class="pg-mode">
+<legend>Which attention</legend>
+<label><input type="radio" name="pg-mode" value="raw" id="pg-mode-raw"> raw attention: scores X&#8201;X<sup>T</sup>, no learned parts</label>
+<label><input type="radio" name="pg-mode" value="wired" id="pg-mode-wired"> the wired head: scores (X&#8201;W<sub>Q</sub>)(X&#8201;W<sub>K</sub>)<sup>T</sup></label>
+</fieldset>
+<fieldset class="pg-switches">
+<legend>Switches</legend>
+<label><input type="checkbox" id="pg-scale"> divide the scores by &#8730;d<sub>k</sub> <span id="pg-scale-note"></span></label>
+<label><input type="checkbox" id="pg-causal"> causal mask: a word sees only itself and the words before it</label>
+<p class="pg-hint">Choosing raw or wired sets the scale as the run has it (raw: off, wired: on); then switch it freely.</p>
+</fieldset>
+</section>
+
+<section class="pg-panel" aria-labelledby="pg-h-results">
+<h2 id="pg-h-results">What attention does with it</h2>
+<p class="pg-crosscheck" id="pg-crosscheck"></p>
+<div class="pg-results">
+<div class="pg-block" id="pg-scores" data-playground="scores"></div>
+<div class="pg-block" id="pg-weights" data-playground="weights"></div>
+<div class="pg-block" id="pg-outputs" data-playground="outputs"></div>
+<div class="pg-block" id="pg-plane" data-playground="plane"></div>
+</div>
+</section>
+
+<section class="pg-panel" aria-labelledby="pg-h-world">
+<h2 id="pg-h-world">The world</h2>
+<p class="pg-error" id="pg-world-error" aria-live="polite"></p>
+<div class="pg-block" id="pg-embeddings"></div>
+<form id="pg-add-form" class="pg-inline-form" novalidate>
+<label for="pg-add-word">Add a word (1 to 16 letters, digits, _ or -; its row starts at zero)</label>
+<span class="pg-row"><input type="text" id="pg-add-word" autocomplete="off" spellcheck="false" aria-describedby="pg-add-error">
+<button type="submit">Add word</button></span>
+<span class="pg-error" id="pg-add-error" aria-live="polite"></span>
+</form>
+<div class="pg-matrices">
+<div class="pg-block" id="pg-wq"></div>
+<div class="pg-block" id="pg-wk"></div>
+</div>
+<p class="pg-actions"><button type="button" id="pg-reset">Reset to the canonical world</button></p>
+</section>
+
+<section class="pg-panel" aria-labelledby="pg-h-file">
+<h2 id="pg-h-file">The world as a file</h2>
+<p>This is your world as the TOML file that <code>attention-by-hand run --world</code> reads.</p>
+<p class="pg-actions"><button type="button" id="pg-export">Download world file</button></p>
+<details class="pg-file-view"><summary>Show the world file</summary><pre id="pg-world-file" tabindex="0"></pre></details>
+<label for="pg-toml">World file (edit or paste one here, then load it)</label>
+<textarea id="pg-toml" rows="12" spellcheck="false" autocomplete="off"></textarea>
+<p class="pg-actions"><button type="button" id="pg-load-text">Load this text</button>
+<label class="pg-file">Or load a file: <input type="file" id="pg-load-file" accept=".toml,text/plain"></label></p>
+<p class="pg-error" id="pg-load-error" aria-live="polite"></p>
+</section>
+</div>
+"""
+
+
+class Playground(SphinxDirective):
+    """The playground: skeleton, embedded data, and the scripts that bring it to life."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        index = run_index(self.env)
+        # The page must be rebuilt when the canonical world changes, as it does for a new run.
+        world_py = Path(__file__).resolve().parents[1] / "world.py"
+        self.env.note_dependency(str(world_py))
+        data = _json_for_html(page_data(index, self.env.docname))
+        static = posixpath.relpath("_static/playground", posixpath.dirname(self.env.docname) or ".")
+        scripts = "".join(f'<script defer src="{static}/{name}"></script>\n' for name in SCRIPTS)
+        body = (
+            f'<link rel="stylesheet" href="{static}/playground.css">\n'
+            + SKELETON
+            + f'<script type="application/json" id="playground-data">{data}</script>\n'
+            + scripts
+        )
+        return [nodes.raw("", body, format="html")]
+
+
+def setup(app):
+    app.add_directive("playground", Playground)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,274 @@
+"""`attention-by-hand lab check`: every reference passes, every typical mistake is named, and a
+file that cannot run is stopped and reported (exit 2), never crashing the checker.
+
+The fixtures in tests/fixtures/labs/ are learner files: an exercise filled in with one
+characteristic mistake, or one that misbehaves. Each states in its header what the checker must
+say (`# expect-exit:`, `# expect-hint:`). Each learner file runs in a child process, as on the
+command line; the runs are made once per module, three at a time, because each child spends
+about a second importing torch.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn as nn
+
+from attention_by_hand.labcheck import OUTPUT_LIMIT, CheckRun, check_file, report_lines
+from attention_by_hand.labharness import Foreign, NumpyArray, Oversized, decode, encode
+from attention_by_hand.labjudge import checks_for
+from attention_by_hand.labs import LABS
+from labhelpers import LABS_DIR, ROOT, load_lab
+
+FIXTURES_DIR = ROOT / "tests" / "fixtures" / "labs"
+FIXTURES = sorted(FIXTURES_DIR.glob("*.py"))
+TIMEOUT = 20.0  # the default of `lab check`
+SHORT_TIMEOUT = 6.0  # for the file that loops forever: the test waits this long
+
+
+def expectation(path: Path) -> tuple[int, int, str]:
+    """(lab number, expected exit code, expected hint) from a fixture's header."""
+    head = path.read_text(encoding="utf-8")[:600]
+    lab = int(re.search(r"a learner's lab (\d+)", head).group(1))
+    code = int(re.search(r"# expect-exit: (\d)", head).group(1))
+    hint = re.search(r"# expect-hint: (.+)", head).group(1).strip()
+    return lab, code, hint
+
+
+MISTAKES = [p for p in FIXTURES if expectation(p)[1] == 1]
+CANNOT_RUN = [p for p in FIXTURES if expectation(p)[1] == 2]
+
+
+def reference(number: int) -> Path:
+    return LABS_DIR / LABS[number - 1].filename
+
+
+def exercise(number: int) -> Path:
+    return LABS_DIR / "exercises" / LABS[number - 1].filename
+
+
+@pytest.fixture(scope="module")
+def runs() -> dict[Path, tuple[CheckRun, float]]:
+    """Every reference, exercise and fixture checked once: path -> (run, seconds it took)."""
+    jobs = [(reference(lab.number), lab.number) for lab in LABS]
+    jobs += [(exercise(lab.number), lab.number) for lab in LABS]
+    jobs += [(path, expectation(path)[0]) for path in FIXTURES]
+
+    def check(job):
+        path, number = job
+        timeout = SHORT_TIMEOUT if path.name == "loops-forever.py" else TIMEOUT
+        started = time.monotonic()
+        run = check_file(path, reference(number), number, timeout=timeout)
+        return path, (run, time.monotonic() - started)
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        return dict(pool.map(check, jobs))
+
+
+# --- the references and the exercises -------------------------------------------------------
+
+
+@pytest.mark.parametrize("number", [lab.number for lab in LABS])
+def test_every_reference_lab_passes_every_check(runs, number):
+    run, _ = runs[reference(number)]
+    assert run.failure is None
+    assert [r.hint for r in run.results if not r.passed] == []
+    assert len(run.results) == len(checks_for(number)) and run.exit_code == 0
+
+
+@pytest.mark.parametrize("number", [lab.number for lab in LABS])
+def test_an_untouched_exercise_fails_every_check_with_not_written_yet(runs, number):
+    run, _ = runs[exercise(number)]
+    assert run.failure is None  # the same function names as the reference: nothing is missing
+    assert run.exit_code == 1 and run.passed == 0
+    assert all("not written yet: " in r.hint for r in run.results)
+
+
+def test_a_written_function_that_calls_an_unwritten_one_names_the_unwritten_one(tmp_path):
+    text = exercise(4).read_text(encoding="utf-8")
+    body = re.search(r"(def self_attention\(.*?\"\"\"\n)(    raise NotImplementedError\(\n.*?\n    \)\n)", text, re.S)
+    mine = tmp_path / "mine.py"
+    mine.write_text(
+        text.replace(
+            body.group(2), "    weights = attention_weights(x, query, key)\n    return weights @ value(x), weights\n"
+        )
+    )
+    run = check_file(mine, reference(4), 4)
+    hints = {r.label.split(":")[0]: r.hint for r in run.results}
+    assert hints["self_attention"].startswith("attention_weights() is not written yet: compute scores")
+
+
+# --- typical mistakes: each fails, with its hint --------------------------------------------
+
+
+def test_there_are_at_least_eight_typical_mistakes():
+    assert len(MISTAKES) >= 8
+
+
+@pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)
+def test_each_typical_mistake_fails_with_its_hint(runs, path):
+    run, _ = runs[path]
+    _, _, hint = expectation(path)
+    assert run.failure is None and run.exit_code == 1
+    failed = [r.hint for r in run.results if not r.passed]
+    assert any(hint in h for h in failed), f"no failure says {hint!r}: {failed}"
+
+
+@pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)
+def test_a_typical_mistake_still_passes_the_checks_it_does_not_touch(runs, path):
+    run, _ = runs[path]
+    assert run.passed + run.failed == len(checks_for(expectation(path)[0]))
+
+
+# --- files that cannot be run: exit 2, and why ----------------------------------------------
+
+
+@pytest.mark.parametrize("path", CANNOT_RUN, ids=lambda p: p.stem)
+def test_a_file_that_cannot_run_exits_2_and_says_why(runs, path):
+    run, _ = runs[path]
+    _, _, reason = expectation(path)
+    assert run.exit_code == 2
+    assert reason in run.failure
+    assert "\n" not in run.failure
+
+
+def test_an_endless_loop_is_stopped_at_the_time_limit_and_named(runs):
+    run, seconds = runs[FIXTURES_DIR / "loops-forever.py"]
+    assert "in attention_weights()" in run.failure
+    assert SHORT_TIMEOUT <= seconds < SHORT_TIMEOUT + 5
+
+
+def test_the_checks_that_ran_before_an_endless_loop_are_still_reported(runs):
+    run, _ = runs[FIXTURES_DIR / "loops-forever.py"]
+    assert [r.label.split(":")[0] for r in run.results] == ["causal_mask"] and run.results[0].passed
+
+
+def test_unbounded_allocation_is_stopped_by_the_memory_limit_not_the_clock(runs):
+    run, seconds = runs[FIXTURES_DIR / "allocates-forever.py"]
+    assert run.failure.startswith("memory limit") and seconds < TIMEOUT / 2
+
+
+def test_printing_megabytes_is_stopped_soon_after_the_output_limit(runs):
+    run, seconds = runs[FIXTURES_DIR / "prints-megabytes.py"]
+    assert f"printed more than {OUTPUT_LIMIT // 2**20} MB in attention_weights()" in run.failure
+    assert seconds < TIMEOUT / 2  # stopped at 1 MB, not after printing all 100 MB
+
+
+def test_a_file_that_raises_inside_a_function_is_a_failed_check_not_a_crash(runs):
+    run, _ = runs[FIXTURES_DIR / "lab04-raises-in-function.py"]
+    raised = [r.hint for r in run.results if r.hint and r.hint.startswith("raised RuntimeError")]
+    assert raised and all("(line " in h for h in raised)
+
+
+def test_missing_file_and_missing_lab_are_user_errors(lab_cli, tmp_path):
+    code, _, err = lab_cli("lab", "check", "4", str(tmp_path / "nope.py"))
+    assert code == 2 and err.startswith("attention-by-hand: error: ") and "nope.py: no such file" in err
+    code, _, err = lab_cli("lab", "check", "9", str(tmp_path / "nope.py"))
+    assert code == 2 and "no lab '9'" in err and len(err.splitlines()) == 1
+
+
+# --- the report -----------------------------------------------------------------------------
+
+
+def test_the_report_is_one_line_per_check_then_the_count(runs):
+    run, _ = runs[FIXTURES_DIR / "lab04-no-scale.py"]
+    lines = report_lines(run)
+    assert len(lines) == len(run.results) + 1
+    assert all(line.startswith(("  ok    ", "  FAIL  ")) for line in lines[:-1])
+    assert lines[-1] == f"{run.passed} passed, {run.failed} failed"
+
+
+def test_check_command_prints_the_report_and_exits_0_for_the_reference(lab_cli):
+    code, out, err = lab_cli("lab", "check", "2", str(reference(2)))
+    lines = out.splitlines()
+    assert code == 0 and err == ""
+    assert lines[0].startswith("Checking ") and lines[-1] == f"{len(checks_for(2))} passed, 0 failed"
+
+
+def test_check_command_reports_a_file_it_cannot_run_in_one_line_with_exit_2(lab_cli):
+    path = FIXTURES_DIR / "syntax-error.py"
+    line = path.read_text(encoding="utf-8").split("\n").index("def causal_mask(T: int) -> torch.Tensor") + 1
+    code, out, err = lab_cli("lab", "check", "4", str(path))
+    assert code == 2 and out.startswith("Checking ")
+    assert err.splitlines() == [
+        f"attention-by-hand: error: {path}: cannot be checked: syntax error, line {line}: expected ':'"
+    ]
+
+
+# --- the judges never crash, whatever a learner returns -------------------------------------
+
+ODD_OUTPUTS = [
+    None,
+    3.5,
+    "text",
+    (torch.zeros(2), torch.zeros(2), torch.zeros(2)),
+    Foreign("generator"),
+    Oversized((1000, 1000)),
+    NumpyArray(torch.zeros(3, 3)),
+    torch.full((4, 4), float("nan")),
+    torch.zeros(0),
+    torch.ones(2, 3, 4, 5),
+]
+
+
+@pytest.mark.parametrize("number", [lab.number for lab in LABS])
+def test_judges_turn_any_odd_output_into_a_hint(number):
+    ref = load_lab(reference(number))
+    for check in checks_for(number):
+        args = check.cases[0]
+        with torch.no_grad():
+            expected = getattr(ref, check.function)(*args)
+            for odd in ODD_OUTPUTS:
+                hint = check.judge(odd, expected, args)
+                assert isinstance(hint, str) and hint, (check.function, odd)
+
+
+@pytest.mark.parametrize("number", [lab.number for lab in LABS])
+def test_judges_pass_the_reference_output_itself(number):
+    ref = load_lab(reference(number))
+    for check in checks_for(number, seed=7):
+        for args in check.cases:
+            with torch.no_grad():
+                expected = getattr(ref, check.function)(*args)
+                assert check.judge(expected, expected, args) is None, check.label
+
+
+def test_random_inputs_follow_the_seed_and_fixed_inputs_do_not():
+    first, second, again = checks_for(4, seed=1), checks_for(4, seed=2), checks_for(4, seed=1)
+    assert torch.equal(first[1].cases[0][0], second[1].cases[0][0])  # the fixed input
+    assert not torch.equal(first[2].cases[0][0], second[2].cases[0][0])  # a random one
+    assert torch.equal(first[2].cases[0][0], again[2].cases[0][0])
+
+
+# --- the wire format between the checker and its child --------------------------------------
+
+
+def test_tensors_cross_the_wire_exactly_with_nan_and_infinity():
+    t = torch.tensor([[0.1, float("nan")], [float("inf"), -float("inf")]], dtype=torch.float32)
+    back = decode(encode(t))
+    assert back.dtype == torch.float32 and torch.equal(back.isnan(), t.isnan())
+    assert torch.equal(back.nan_to_num(0.0), t.nan_to_num(0.0))
+
+
+def test_modules_cross_the_wire_with_their_weights():
+    torch.manual_seed(0)
+    mlp = nn.Sequential(nn.Linear(4, 8), nn.GELU(), nn.Linear(8, 4))
+    norm, table = nn.LayerNorm(4), nn.Embedding(5, 4)
+    x = torch.randn(3, 4)
+    with torch.no_grad():
+        assert torch.equal(decode(encode(mlp))(x), mlp(x))
+        assert torch.equal(decode(encode(norm))(x), norm(x))
+        assert torch.equal(decode(encode(table))(torch.tensor([0, 4])), table(torch.tensor([0, 4])))
+
+
+def test_outputs_the_checker_does_not_read_arrive_as_what_they_are():
+    assert isinstance(decode(encode(np.zeros((2, 2)))), NumpyArray)
+    assert decode(encode(torch.zeros(400, 400))).shape == (400, 400)  # too large: shape only
+    assert isinstance(decode(encode(object())), Foreign)
+    assert decode(encode((1, [2.5, None]))) == (1, [2.5, None])

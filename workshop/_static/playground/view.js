@@ -1,0 +1,168 @@
+// view.js: the state and its numbers, drawn into the page's skeleton (see playground.py).
+// It reads nothing back from the page and decides nothing: main.js owns the state and calls
+// these functions after every change. All text goes in through dom.js, as text.
+(function (AP) {
+  "use strict";
+
+  var dom = AP.dom;
+  var fixed3 = AP.format.fixed3;
+  var W = AP.world;
+  var MINUS_INFINITY = "\u2212\u221e";
+  var COLOURS = ["#1976d2", "#2e7d32"]; // the run's figure: first and second context word
+  var GREY = "#616161";
+
+  function byId(id) {
+    return document.getElementById(id);
+  }
+
+  /** Set a node's text only when it changes: an unchanged write still costs the browser a layout. */
+  function setText(node, text) {
+    if (node.textContent !== text) node.textContent = text;
+  }
+
+  function quoted(sentence) {
+    return "\u201c" + sentence.join(" ") + "\u201d";
+  }
+
+  function same(a, b) {
+    return a.length === b.length && a.every(function (x, i) { return x === b[i]; });
+  }
+
+  /** The sentence buttons, the mode, the two switches, the typed sentence. */
+  function controls(state, d_k) {
+    var tests = byId("pg-tests");
+    var labels = state.world.sentences.map(function (s) { return s.join(" "); });
+    if (Array.from(tests.children).map(function (b) { return b.textContent; }).join("|") !== labels.join("|")) {
+      // Rebuilt only when a word is renamed: a button that keeps focus must not be replaced.
+      dom.replace(tests, labels.map(function (text, k) {
+        return dom.el("button", { type: "button", class: "pg-test", "data-test-sentence": k, text: text });
+      }));
+    }
+    Array.from(tests.children).forEach(function (button, k) {
+      button.setAttribute("aria-pressed", String(same(state.world.sentences[k], state.sentence)));
+    });
+    byId("pg-mode-raw").checked = state.mode === "raw";
+    byId("pg-mode-wired").checked = state.mode === "wired";
+    byId("pg-scale").checked = state.scale;
+    byId("pg-causal").checked = state.causal;
+    setText(byId("pg-scale-note"), "(d_k = " + d_k + ", so \u00f7 " + fixed3(Math.sqrt(d_k)) + ")");
+    var typed = byId("pg-sentence");
+    var sentence = state.sentence.join(" ");
+    if (typed.dataset.shown !== sentence) {
+      // A new sentence on screen: the box shows it. Otherwise what the learner typed stays.
+      typed.dataset.shown = sentence;
+      typed.value = sentence;
+      typed.removeAttribute("aria-invalid");
+      setText(byId("pg-sentence-error"), "");
+    }
+  }
+
+  /**
+   * The numbers: score matrix, weight heatmap, every word's output, and the plane.
+   * computed = {current: math.attend(...) on the sentence, tests: [attend(...) on each test sentence]}
+   */
+  function results(state, computed, palette) {
+    var s = state.sentence;
+    var c = computed.current;
+    var what = state.mode === "raw" ? "X \u00b7 X\u1d40" : "Q \u00b7 K\u1d40";
+    var steps = [state.scale ? "divided by \u221a" + c.d_k + " = " + fixed3(Math.sqrt(c.d_k)) : "not scaled",
+      state.causal ? "later words masked to " + MINUS_INFINITY : "no mask"];
+    dom.tableInto(byId("pg-scores"), "Scores " + what + " for " + quoted(s) + " (then " + steps.join(", ") + ")", "", s, s, function (i, j) {
+      var masked = state.causal && j > i;
+      return { text: masked ? MINUS_INFINITY : fixed3(c.scores[i][j]), "data-row": i, "data-col": j, "data-masked": masked ? "true" : null };
+    });
+
+    var caption = "Attention weights for " + quoted(s) + ": row = word doing the looking; each ROW sums to 1";
+    AP.heatmap.heatmap(byId("pg-weights"), c.weights, s, caption, palette);
+
+    var axes = state.world.axes;
+    dom.tableInto(byId("pg-outputs"), "Each word's output (weights \u00d7 embeddings), on the named axes", "", axes, s, function (i, j) {
+      return { text: fixed3(c.output[i][j]), "data-row": i, "data-axis": axes[j] };
+    });
+
+    var world = state.world;
+    var amb = W.ambiguous(world);
+    var embedding = W.embed(world, [amb])[0];
+    var points = world.sentences.map(function (sentence, k) {
+      var context = sentence[sentence.length - 2];
+      var v = W.embed(world, [context])[0];
+      return { label: context, x: v[0], y: v[1], colour: COLOURS[k] };
+    });
+    points.push({ label: amb + " (embedding)", x: embedding[0], y: embedding[1], colour: GREY });
+    var moves = world.sentences.map(function (sentence, k) {
+      var out = computed.tests[k].output[sentence.length - 1];
+      return { label: amb + " after " + quoted(sentence), sentence: k, from: [embedding[0], embedding[1]], to: [out[0], out[1]] };
+    });
+    AP.plane.plane(byId("pg-plane"), axes.slice(0, 2), points, moves);
+  }
+
+  /** One number input of a world table; data-* say which cell it edits. */
+  function numberInput(table, i, j, value, label) {
+    return dom.el("input", {
+      type: "number", step: "0.1", inputmode: "decimal", class: "pg-number",
+      value: AP.format.plain(value), "aria-label": label, "data-table": table, "data-row": i, "data-col": j,
+    });
+  }
+
+  /** The editable tables: embeddings (with each word's name), W_Q and W_K. */
+  function editors(state) {
+    var w = state.world;
+    var head = dom.el("tr", {}, [dom.el("th", { scope: "col", text: "word" })].concat(
+      w.axes.map(function (a) { return dom.el("th", { scope: "col", text: a }); })
+    ));
+    var rows = w.words.map(function (word, i) {
+      return dom.el("tr", {}, [dom.el("th", { scope: "row" }, [dom.el("input", {
+        type: "text", class: "pg-name", value: word, "aria-label": "name of word " + (i + 1), "data-word": i,
+        autocomplete: "off", spellcheck: "false", maxlength: 32,
+      })])].concat(w.axes.map(function (a, j) {
+        return dom.el("td", {}, [numberInput("embeddings", i, j, w.embeddings[i][j], word + ", " + a)]);
+      })));
+    });
+    dom.replace(byId("pg-embeddings"), [dom.el("table", { class: "pg-table pg-editor" }, [
+      dom.el("caption", { text: "Embeddings: one row per word, one number per axis (rename a word in its first cell)" }),
+      dom.el("thead", {}, [head]), dom.el("tbody", {}, rows),
+    ])]);
+    [["W_Q", "pg-wq", "what each axis asks for"], ["W_K", "pg-wk", "what each axis advertises"]].forEach(function (m) {
+      var name = m[0];
+      dom.replace(byId(m[1]), [dom.table(name + ": " + m[2] + " (rows: axes, columns: channels)", "", w.channels, w.axes, function (i, j) {
+        return dom.el("td", {}, [numberInput(name, i, j, w[name][i][j], name + ", " + w.axes[i] + ", " + w.channels[j])]);
+      }, "pg-editor")]);
+    });
+  }
+
+  /** After a rename: the labels of the embedding inputs follow the new names. */
+  function relabel(state) {
+    document.querySelectorAll('input[data-table="embeddings"]').forEach(function (input) {
+      input.setAttribute("aria-label", state.world.words[+input.dataset.row] + ", " + state.world.axes[+input.dataset.col]);
+    });
+    document.querySelectorAll("input.pg-name").forEach(function (input) {
+      input.value = state.world.words[+input.dataset.word];
+    });
+  }
+
+  /** Does the page show the run's numbers? match = {href, lines, equal} or a reason. */
+  function crossCheck(check) {
+    var node = byId("pg-crosscheck");
+    var key = JSON.stringify(check);
+    if (node.dataset.check === key) return;
+    node.dataset.check = key;
+    node.dataset.match = check.kind;
+    if (check.kind === "run") {
+      dom.replace(node, [
+        (check.equal ? "\u2713 Digit for digit the run's numbers: " : "\u2717 These differ from the run's: "),
+        dom.el("a", { href: check.href, text: "results.log lines " + check.lines[0] + "-" + check.lines[1] }),
+      ]);
+    } else {
+      node.textContent = check.text;
+    }
+  }
+
+  /** A message in one of the page's message areas ("" clears it). */
+  function message(id, text) {
+    var node = byId(id);
+    setText(node, text);
+    if (node.id === "pg-notice") node.hidden = !text;
+  }
+
+  AP.view = { controls: controls, results: results, editors: editors, relabel: relabel, crossCheck: crossCheck, message: message };
+})((window.AttentionPlayground = window.AttentionPlayground || {}));
