@@ -1,4 +1,5 @@
-"""Helpers for the lab tests: labs imported by path, and the `lab` command driven in-process.
+"""Helpers for the lab tests: labs imported by path, learner files built from the fixtures'
+patches, and the `lab` command driven in-process.
 
 A module of its own, not conftest.py: tests/browser/ has a conftest too, and `import conftest`
 would find whichever of the two pytest loaded last.
@@ -7,13 +8,16 @@ would find whichever of the two pytest loaded last.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
 LABS_DIR = ROOT / "labs"
+FIXTURES_DIR = ROOT / "tests" / "fixtures" / "labs"
 
 
 def load_lab(path: Path) -> ModuleType:
@@ -22,6 +26,59 @@ def load_lab(path: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def patch_lab(reference: str, patch: str) -> str:
+    """The reference lab's source with `patch` applied; everything the patch does not touch stays
+    byte for byte.
+
+    Each top-level function of the patch takes the place of the reference's function of that name
+    (whole lines, from its first decorator to its last line); a name the reference does not define
+    is a mistake in the patch, a ValueError. Every other statement of the patch, its docstring
+    aside, is appended after the reference: code that misbehaves at import.
+    """
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef)
+    old = {node.name: node for node in ast.parse(reference).body if isinstance(node, functions)}
+    lines, patch_lines = reference.splitlines(keepends=True), patch.splitlines(keepends=True)
+    tree = ast.parse(patch)
+    new, appended = {}, []
+    for node in tree.body[1:] if ast.get_docstring(tree) is not None else tree.body:
+        text = "".join(patch_lines[_first_line(node) - 1 : node.end_lineno])
+        if not isinstance(node, functions):
+            appended.append(text)
+        elif node.name not in old:
+            raise ValueError(f"the patch replaces {node.name}(), which the reference does not define")
+        elif node.name in new:
+            raise ValueError(f"the patch defines {node.name}() twice")
+        else:
+            new[node.name] = text
+    # From the bottom up, so that the line numbers of the functions still to replace hold.
+    for name in sorted(new, key=lambda name: old[name].lineno, reverse=True):
+        lines[_first_line(old[name]) - 1 : old[name].end_lineno] = [new[name]]
+    source = "".join(lines)
+    if appended:
+        source += ("" if source.endswith("\n") else "\n") + "\n\n" + "".join(appended)
+    return source
+
+
+def _first_line(node: ast.stmt) -> int:
+    return min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+
+
+def learner_file(fixture_name: str, tmp_path: Path) -> Path:
+    """The learner's file a fixture stands for, written into tmp_path.
+
+    A fixture whose first line is `# patches: labs/LAB.py` holds only what the learner changed:
+    the file is that lab with the patch applied (`patch_lab`). Any other fixture is the whole
+    file as it is (one that does not even parse).
+    """
+    text = (FIXTURES_DIR / fixture_name).read_text(encoding="utf-8")
+    header = re.match(r"# patches: (\S+)\n", text)
+    if header:
+        text = patch_lab((ROOT / header.group(1)).read_text(encoding="utf-8"), text)
+    path = tmp_path / fixture_name
+    path.write_text(text, encoding="utf-8")
+    return path
 
 
 def lab_main(*argv: str) -> int:

@@ -1,15 +1,19 @@
 """`attention-by-hand lab check`: every reference passes, every typical mistake is named, and a
 file that cannot run is stopped and reported (exit 2), never crashing the checker.
 
-The fixtures in tests/fixtures/labs/ are learner files: an exercise filled in with one
-characteristic mistake, or one that misbehaves. Each states in its header what the checker must
-say (`# expect-exit:`, `# expect-hint:`). Each learner file runs in a child process, as on the
-command line; the runs are made once per module, three at a time, because each child spends
-about a second importing torch.
+The fixtures in tests/fixtures/labs/ stand for learner files: a lab written with one
+characteristic mistake, or one that misbehaves. A fixture holds only what differs from the
+reference lab named on its first line (`# patches: labs/LAB.py`): the function(s) the learner got
+wrong, or top-level code appended to the lab; `learner_file` builds the whole file from it. Only
+a file that cannot be a patch, one with a syntax error, is a whole file. Each docstring says what
+the checker must say (`expect-exit:`, `expect-hint:`). Each learner file runs in a child process,
+as on the command line; the runs are made once per module, three at a time, because each child
+spends about a second importing torch.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -24,20 +28,19 @@ from attention_by_hand.labcheck import OUTPUT_LIMIT, CheckRun, check_file, repor
 from attention_by_hand.labharness import Foreign, NumpyArray, Oversized, decode, encode
 from attention_by_hand.labjudge import checks_for
 from attention_by_hand.labs import LABS
-from labhelpers import LABS_DIR, ROOT, load_lab
+from labhelpers import FIXTURES_DIR, LABS_DIR, learner_file, load_lab, patch_lab
 
-FIXTURES_DIR = ROOT / "tests" / "fixtures" / "labs"
 FIXTURES = sorted(FIXTURES_DIR.glob("*.py"))
 TIMEOUT = 20.0  # the default of `lab check`
 SHORT_TIMEOUT = 6.0  # for the file that loops forever: the test waits this long
 
 
 def expectation(path: Path) -> tuple[int, int, str]:
-    """(lab number, expected exit code, expected hint) from a fixture's header."""
-    head = path.read_text(encoding="utf-8")[:600]
-    lab = int(re.search(r"a learner's lab (\d+)", head).group(1))
-    code = int(re.search(r"# expect-exit: (\d)", head).group(1))
-    hint = re.search(r"# expect-hint: (.+)", head).group(1).strip()
+    """(lab number, expected exit code, expected hint) from a fixture's docstring."""
+    text = path.read_text(encoding="utf-8")
+    lab = int(re.search(r"A learner's lab (\d+)", text).group(1))
+    code = int(re.search(r"^expect-exit: (\d)$", text, re.M).group(1))
+    hint = re.search(r"^expect-hint: (.+)$", text, re.M).group(1).strip()
     return lab, code, hint
 
 
@@ -54,18 +57,22 @@ def exercise(number: int) -> Path:
 
 
 @pytest.fixture(scope="module")
-def runs() -> dict[Path, tuple[CheckRun, float]]:
-    """Every reference, exercise and fixture checked once: path -> (run, seconds it took)."""
-    jobs = [(reference(lab.number), lab.number) for lab in LABS]
-    jobs += [(exercise(lab.number), lab.number) for lab in LABS]
-    jobs += [(path, expectation(path)[0]) for path in FIXTURES]
+def runs(tmp_path_factory) -> dict[Path, tuple[CheckRun, float]]:
+    """Every reference, exercise and fixture checked once: path -> (run, seconds it took).
+
+    A fixture's run is keyed by the fixture's path; what runs is the learner file built from it.
+    """
+    learners = tmp_path_factory.mktemp("learners")
+    jobs = [(reference(lab.number), reference(lab.number), lab.number) for lab in LABS]
+    jobs += [(exercise(lab.number), exercise(lab.number), lab.number) for lab in LABS]
+    jobs += [(path, learner_file(path.name, learners), expectation(path)[0]) for path in FIXTURES]
 
     def check(job):
-        path, number = job
+        key, path, number = job
         timeout = SHORT_TIMEOUT if path.name == "loops-forever.py" else TIMEOUT
         started = time.monotonic()
         run = check_file(path, reference(number), number, timeout=timeout)
-        return path, (run, time.monotonic() - started)
+        return key, (run, time.monotonic() - started)
 
     with ThreadPoolExecutor(max_workers=3) as pool:
         return dict(pool.map(check, jobs))
@@ -102,6 +109,35 @@ def test_a_written_function_that_calls_an_unwritten_one_names_the_unwritten_one(
     run = check_file(mine, reference(4), 4)
     hints = {r.label.split(":")[0]: r.hint for r in run.results}
     assert hints["self_attention"].startswith("attention_weights() is not written yet: compute scores")
+
+
+# --- the fixtures: patches applied to the reference labs --------------------------------------
+
+
+def _split_at(text: str, name: str) -> tuple[str, str, str]:
+    """(the lines before the top-level function `name`, the function, the lines after it)."""
+    node = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and n.name == name)
+    lines, start, end = text.splitlines(keepends=True), node.lineno - 1, node.end_lineno
+    return "".join(lines[:start]), "".join(lines[start:end]), "".join(lines[end:])
+
+
+def test_a_patch_replaces_its_function_and_keeps_every_other_byte_of_the_lab(tmp_path):
+    built = learner_file("lab04-no-scale.py", tmp_path).read_text(encoding="utf-8")
+    before, function, after = _split_at(built, "attention_weights")
+    lab_before, lab_function, lab_after = _split_at(reference(4).read_text(encoding="utf-8"), "attention_weights")
+    assert (before, after) == (lab_before, lab_after) and function != lab_function
+    patch = (FIXTURES_DIR / "lab04-no-scale.py").read_text(encoding="utf-8")
+    assert function == _split_at(patch, "attention_weights")[1]
+
+
+def test_a_patchs_other_statements_are_appended_and_its_docstring_dropped():
+    lab = "import sys\n\n\ndef f():\n    return 1\n"
+    assert patch_lab(lab, '"""Doc."""\n\nsys.exit(f())\n') == lab + "\n\nsys.exit(f())\n"
+
+
+def test_a_patch_of_a_function_the_lab_does_not_define_is_an_error():
+    with pytest.raises(ValueError, match=r"self_attn\(\), which the reference does not define"):
+        patch_lab(reference(4).read_text(encoding="utf-8"), "def self_attn(x):\n    return x\n")
 
 
 # --- typical mistakes: each fails, with its hint --------------------------------------------
@@ -191,8 +227,8 @@ def test_check_command_prints_the_report_and_exits_0_for_the_reference(lab_cli):
     assert lines[0].startswith("Checking ") and lines[-1] == f"{len(checks_for(2))} passed, 0 failed"
 
 
-def test_check_command_reports_a_file_it_cannot_run_in_one_line_with_exit_2(lab_cli):
-    path = FIXTURES_DIR / "syntax-error.py"
+def test_check_command_reports_a_file_it_cannot_run_in_one_line_with_exit_2(lab_cli, tmp_path):
+    path = learner_file("syntax-error.py", tmp_path)
     line = path.read_text(encoding="utf-8").split("\n").index("def causal_mask(T: int) -> torch.Tensor") + 1
     code, out, err = lab_cli("lab", "check", "4", str(path))
     assert code == 2 and out.startswith("Checking ")

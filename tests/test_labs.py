@@ -25,7 +25,7 @@ from attention_by_hand import labs as labs_module
 from attention_by_hand.labjudge import _TOY_TABLE, _TOY_VOCABULARY, checks_for
 from attention_by_hand.labs import LABS, notebook_text
 from attention_by_hand.world import RIVER_BANK
-from labhelpers import LABS_DIR, ROOT, lab_main, load_lab
+from labhelpers import LABS_DIR, ROOT, lab_main, learner_file, load_lab
 
 NUMBERS = [lab.number for lab in LABS]
 TOL64 = 1e-12
@@ -98,9 +98,9 @@ def test_lab06_draws_the_copying_head_into_the_folder_it_prints(script_runs):
     assert [p.name for p in out_dir.iterdir()] == ["lab-06-copy-head.png"]  # no temporary file left
 
 
-def test_a_lab_whose_invariant_breaks_says_which_and_exits_1():
+def test_a_lab_whose_invariant_breaks_says_which_and_exits_1(tmp_path):
     # A learner's lab 04 with the mask on the wrong side, run as a script.
-    mistaken = ROOT / "tests" / "fixtures" / "labs" / "lab04-mask-wrong-side.py"
+    mistaken = learner_file("lab04-mask-wrong-side.py", tmp_path)
     done = subprocess.run([sys.executable, str(mistaken)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     last = done.stdout.splitlines()[-1]
     assert done.returncode == 1 and last.startswith("SELF-CHECK: FAIL: ") and "no weight on a future token" in last

@@ -12,7 +12,7 @@ weight, rows that do not sum to 1) and last to the largest difference, with its 
 
 Outputs are compared in float64 with rtol = 1e-4, atol = 1e-5: learners' float32 code adds the
 same products in other orders (differences near 1e-7), while the mistakes below move some values
-by 1e-2 or more on these inputs (tests/fixtures/labs holds one learner file per mistake).
+by 1e-2 or more on these inputs (tests/fixtures/labs holds one small patch of a reference lab per mistake).
 
 Left out: running the learner's file, which happens in a child process (labcheck.py).
 """
