@@ -197,3 +197,12 @@ def test_module_check_of_a_missing_file_exits_2_with_one_line_and_no_traceback(t
     assert done.returncode == 2
     assert done.stdout == ""
     assert_one_line_error(done.stderr, str(missing))
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "http"])
+def test_serve_with_an_impossible_port_exits_2_before_building(tmp_path, capsys, port):
+    with pytest.raises(SystemExit) as stopped:
+        main(["serve", "--port", port, "--out", str(tmp_path / "site")])
+    assert stopped.value.code == 2
+    assert "is not a port number" in capsys.readouterr().err
+    assert not (tmp_path / "site").exists()

@@ -308,3 +308,25 @@ def test_figure_format_svg_adds_vector_figures_beside_the_pngs(tmp_path):
     names = {p.name for p in (tmp_path / "diagrams").iterdir()}
     assert names == FIGURES | {n.replace(".png", ".svg") for n in FIGURES}
     assert all((tmp_path / "diagrams" / n.replace(".png", ".svg")).read_bytes().startswith(b"<?xml") for n in FIGURES)
+
+
+def test_a_world_with_large_scores_writes_valid_json_without_nan(tmp_path):
+    import warnings
+
+    big = TENNIS.replace("tennis = [1.0, 0.0, 0.25]", "tennis = [2000.0, 0.0, 0.25]")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning may escape either
+        result = run(parse_world(big), tmp_path, background=False)
+    index = json.loads(result.index_path.read_text(), parse_constant=lambda c: pytest.fail(f"index holds {c}"))
+    assert "s2.exp.1" not in index["values"]  # e^score overflowed: not filed, rather than Infinity
+    assert "nan" not in result.log_path.read_text().lower()
+
+
+def test_s4_shows_an_asymmetric_pair_when_the_context_pair_happens_to_be_symmetric(tmp_path):
+    # "bat" and "tennis" get the same row, so they score each other alike, but "a" does not.
+    twin = TENNIS.replace("tennis = [1.0, 0.0, 0.25]", "tennis = [0.5, 0.5, 0.5]")
+    result = run(parse_world(twin), tmp_path, background=False)
+    line = next(line for line in result.log_path.read_text().splitlines() if line.startswith("  symmetric?") and "->" in line)
+    m = re.fullmatch(r"  symmetric\? False  \((\S+)->(\S+) = (\S+), (\S+)->(\S+) = (\S+)\)", line)
+    assert m, line
+    assert (m[1], m[2]) == (m[5], m[4]) and m[3] != m[6]

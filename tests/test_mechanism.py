@@ -114,6 +114,28 @@ def test_causal_output_of_a_word_does_not_change_when_later_words_change(seed, n
     assert np.allclose(before[:-1], after[:-1], rtol=0, atol=1e-12)
 
 
+@settings(max_examples=50)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 7), st.integers(1, 6))
+def test_raw_attention_matches_torch_on_random_shapes(seed, n_words, d_model):
+    X = random_head(seed, n_words, d_model, 1, 1)[0]
+    out, weights = raw_attention(X)
+    # Raw attention is unscaled: torch's kernel divides by sqrt(d), so scale q up to cancel it.
+    theirs = F.scaled_dot_product_attention(t(X * math.sqrt(d_model)), t(X), t(X)).numpy()
+    assert out.shape == (n_words, d_model) and weights.shape == (n_words, n_words)
+    assert np.allclose(out, theirs, rtol=0, atol=1e-12)
+
+
+@settings(max_examples=50)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 7), st.integers(1, 6), st.integers(1, 5))
+def test_wired_attention_matches_torch_on_random_shapes(seed, n_words, d_model, d_k):
+    X, W_Q, W_K, _ = random_head(seed, n_words, d_model, d_k, 1)
+    out, weights, scores = wired_attention(X, W_Q, W_K)
+    theirs = F.scaled_dot_product_attention(t(X @ W_Q), t(X @ W_K), t(X)).numpy()
+    assert out.shape == (n_words, d_model)
+    assert np.allclose(out, theirs, rtol=0, atol=1e-12)
+    assert np.allclose(weights.sum(axis=-1), 1.0, atol=1e-12)
+
+
 def test_raw_attention_is_the_general_head_with_identity_weights_and_no_scale():
     X = random_head(1, 4, 5, 5, 5)[0]
     out, weights = raw_attention(X)

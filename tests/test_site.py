@@ -141,6 +141,19 @@ def test_a_fresh_run_is_not_stale_and_an_edited_stamp_is(tmp_path):
     assert capture_is_stale(tmp_path)
 
 
+def test_a_hand_edited_log_is_stale(tmp_path):
+    experiment.run(out=tmp_path)
+    log = tmp_path / "captures" / "results.log"
+    log.write_text(log.read_text().replace("= 0.540", "= 0.999"))
+    assert capture_is_stale(tmp_path)
+
+
+def test_a_missing_figure_is_stale(tmp_path):
+    experiment.run(out=tmp_path)
+    (tmp_path / "diagrams" / "causal_mask.png").unlink()
+    assert capture_is_stale(tmp_path)
+
+
 def test_the_stamp_changes_with_the_world():
     from attention_by_hand.world import RIVER_BANK, parse_world
 

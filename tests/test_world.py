@@ -329,3 +329,16 @@ def test_refusal_stays_on_one_line_when_the_bad_name_holds_a_newline(tmp_path, t
     # TOML allows "\n" in quoted keys and strings; the one-line message must not break.
     path, message = refusal(tmp_path, text)  # refusal() asserts there is no newline
     assert message.startswith(f"{path}: ")
+
+
+def test_a_number_beyond_the_magnitude_bound_is_refused(tmp_path):
+    # 1e308 is finite, but its products are not: the run would print NaN.
+    bound = world_module.MAX_MAGNITUDE
+    path, message = refusal(tmp_path, edited("bank = [0.3, 0.3, 0.9, 0.0]", f"bank = [0.3, {bound * 10}, 0.9, 0.0]"))
+    assert message == f"{path}: embeddings.bank: {bound * 10} is too large (keep every number within ±{bound:,})"
+
+
+def test_a_number_at_the_magnitude_bound_is_accepted():
+    bound = world_module.MAX_MAGNITUDE
+    world = parse_world(edited("bank = [0.3, 0.3, 0.9, 0.0]", f"bank = [0.3, {-bound}, 0.9, 0.0]"))
+    assert world.embeddings["bank"][1] == -bound

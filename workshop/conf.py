@@ -17,6 +17,8 @@ exclude_patterns = ["_static/**", "README.md"]
 html_theme = "furo"
 html_title = project
 html_static_path = ["_static"]
+# A favicon of our own: without one every browser asks for /favicon.ico and logs a 404.
+html_favicon = "_static/favicon.svg"
 html_css_files = ["workshop.css"]
 html_js_files = ["workshop.js"]
 html_math_renderer = "mathml"

@@ -92,7 +92,8 @@ class Capture:
     def write(self, log_path: Path) -> Path:
         """Write the log and its index (`<stem>.index.json`) atomically; return the index path."""
         index_path = log_path.with_name(log_path.stem + ".index.json")
-        index = json.dumps(self.index(log_path.name), indent=1, ensure_ascii=False) + "\n"
+        # allow_nan=False: NaN and Infinity are not JSON; a strict reader would refuse the file.
+        index = json.dumps(self.index(log_path.name), indent=1, ensure_ascii=False, allow_nan=False) + "\n"
         write_atomic(log_path, self.log_text().encode("utf-8"))
         write_atomic(index_path, index.encode("utf-8"))
         return index_path

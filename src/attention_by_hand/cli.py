@@ -91,6 +91,17 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _port(text: str) -> int:
+    """A TCP port number, checked before anything is built (argparse reports the error, exit 2)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (0 to 65535; 0 = any free port)")
+    return port
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -135,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--source", metavar="DIR", help="the site's sources (default: ./workshop)")
         p.add_argument("--out", metavar="DIR", default="site", help="where the HTML goes (default: site)")
         if name == "serve":
-            p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0 = any free port)")
+            p.add_argument("--port", type=_port, default=8000, help="port on 127.0.0.1 (default 8000; 0 = any free port)")
         p.set_defaults(func=func)
 
     from attention_by_hand.labs import register as register_labs

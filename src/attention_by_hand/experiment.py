@@ -17,6 +17,7 @@ S1-S4 and draws; S5 and S6 read the helper's results when they get there.
 from __future__ import annotations
 
 import hashlib
+import json
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -162,11 +163,15 @@ def s2_dot_and_softmax(r: _Run) -> None:
         scores = np.array([M.dot(a, w.vector(word)) for word in sentence])  # (n_words,)
         weights = M.softmax(scores)  # (n_words,)
         sharp = M.softmax(scores * 5.0)  # same order, gaps five times wider
-        for i, (s, p) in enumerate(zip(scores, weights)):
-            log.value(f"s2.exp.{i}", np.exp(s), "{:.3f}", derived=True)  # e^score, for checking by hand
+        with np.errstate(over="ignore"):  # a custom world's large score: e^score is then no help
+            exps = np.exp(scores)  # (n_words,)
+        for i, (e, p) in enumerate(zip(exps, weights)):
+            if np.isfinite(e):
+                log.value(f"s2.exp.{i}", e, "{:.3f}", derived=True)  # e^score, for checking by hand
             log.value(f"s2.percent.{i}", 100 * p, "{:.1f}%", derived=True)
         log.value("s2.scores_sum", scores.sum(), "{:.2f}", derived=True)
-        log.value("s2.exp_sum", np.exp(scores).sum(), "{:.3f}", derived=True)
+        if np.all(np.isfinite(exps)):
+            log.value("s2.exp_sum", exps.sum(), "{:.3f}", derived=True)
         with log.span("s2.softmax"):
             left = "softmax(" + _bracket(log.value(f"s2.scores.{i}", s, "{:.3f}") for i, s in enumerate(scores)) + ")"
             right = _bracket(log.value(f"s2.weights.{i}", p, "{:.3f}") for i, p in enumerate(weights))
@@ -264,12 +269,17 @@ def s4_wired_head(r: _Run, raw_weights: np.ndarray) -> None:
                 log.line(f"    {word:<7} q = {_vec(qs, '{:>5}')}   k = {_vec(ks, '{:>5}')}")
         r.matrix("s4.scores", "score matrix Q @ K.T:", scores, sentence)
         with log.span("s4.symmetric"):
+            symmetric = bool(np.allclose(scores, scores.T))
+            # The example pair: the ambiguous word and its context word, unless those two happen to
+            # score each other alike in an asymmetric matrix; then the pair that shows it best.
+            i, j = len(sentence) - 1, ctx
+            if not symmetric and np.isclose(scores[i][j], scores[j][i]):
+                i, j = np.unravel_index(np.argmax(np.abs(scores - scores.T)), scores.shape)
             there = log.value("s4.score.ambiguous_to_context", scores[-1][ctx], "{:.3f}")
             back = log.value("s4.score.context_to_ambiguous", scores[ctx][-1], "{:.3f}")
-            log.line(
-                f"  symmetric? {bool(np.allclose(scores, scores.T))}  "
-                f"({amb}->{sentence[ctx]} = {there}, {sentence[ctx]}->{amb} = {back})"
-            )
+            if (i, j) != (len(sentence) - 1, ctx):
+                there, back = f"{scores[i][j]:.3f}", f"{scores[j][i]:.3f}"
+            log.line(f"  symmetric? {symmetric}  ({sentence[i]}->{sentence[j]} = {there}, {sentence[j]}->{sentence[i]} = {back})")
         log.value("s4.sqrt_d_k", np.sqrt(d_k), "{:.3f}", derived=True)
         r.matrix("s4.weights", f"weights after dividing by sqrt({d_k}) and softmaxing each row:", weights, sentence)
         with log.span("s4.rows"):
@@ -402,6 +412,17 @@ def fingerprint(world: World, environment_line: str) -> str:
     return digest.hexdigest()
 
 
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def write_stamp(out: Path, inputs: str, outputs: list[Path]) -> None:
+    """What the outputs were made from, and their hashes: `build` re-runs when either is off,
+    so neither a code change nor a hand-edited log can reach the site."""
+    stamp = {"inputs": inputs, "outputs": {p.relative_to(out).as_posix(): file_digest(p) for p in outputs}}
+    write_atomic(out / STAMP_PATH, (json.dumps(stamp, indent=1, sort_keys=True) + "\n").encode())
+
+
 def run(
     world: World = RIVER_BANK,
     out: str | Path = ".",
@@ -441,5 +462,5 @@ def run(
     # The log goes last: a log on disk means its figures are on disk too; the stamp after it.
     log_path = out / LOG_PATH
     index_path = capture.write(log_path)
-    write_atomic(out / STAMP_PATH, (fingerprint(world, versions) + "\n").encode())
+    write_stamp(out, fingerprint(world, versions), [log_path, index_path, *written])
     return RunResult(log_path=log_path, index_path=index_path, figure_paths=written, log_text=capture.log_text())

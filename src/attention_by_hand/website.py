@@ -3,9 +3,9 @@
     build   run the experiment if its outputs are stale, then Sphinx (warnings are errors)
     serve   build, then serve the site on 127.0.0.1 until Ctrl-C
 
-Stale means: no stamp beside the log, or a stamp that does not match what the run would
-make now (the run's code, the canonical world, the versions of torch, NumPy, Matplotlib and
-Python). The site's sources are the folder `workshop/`; Sphinx reads the run's outputs through
+Stale means: no stamp beside the log, a stamp that does not match what the run would make now
+(the run's code, the canonical world, the versions of torch, NumPy, Matplotlib and Python), or
+an output (log, index, figure) whose bytes are no longer the ones the run wrote. The site's sources are the folder `workshop/`; Sphinx reads the run's outputs through
 the extension in `sphinxext/`, never the other way round.
 """
 
@@ -48,12 +48,19 @@ def current_fingerprint() -> str:
 
 
 def capture_is_stale(root: Path) -> bool:
-    from attention_by_hand.experiment import LOG_PATH, STAMP_PATH
+    """True unless the stamp matches what the run would make now AND every output is unchanged."""
+    import json
 
-    stamp = root / STAMP_PATH
-    if not (root / LOG_PATH).is_file() or not stamp.is_file():
-        return True
-    return stamp.read_text().strip() != current_fingerprint()
+    from attention_by_hand.experiment import STAMP_PATH, file_digest
+
+    try:
+        stamp = json.loads((root / STAMP_PATH).read_text())
+        outputs = stamp["outputs"]
+        if stamp["inputs"] != current_fingerprint() or "captures/results.log" not in outputs:
+            return True
+        return any(file_digest(root / name) != digest for name, digest in outputs.items())
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return True  # no stamp, an old or damaged one, a missing output: run again
 
 
 def build_site(source: Path, out: Path, captures: Path, quiet: bool = True) -> tuple[int, str]:

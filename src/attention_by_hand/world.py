@@ -28,7 +28,7 @@ else:  # pragma: no cover - exercised only on Python 3.10
 from attention_by_hand.errors import UserError
 from attention_by_hand.textfile import read_text_file
 
-__all__ = ["World", "RIVER_BANK", "load_world", "parse_world"]
+__all__ = ["World", "RIVER_BANK", "load_world", "parse_world", "MAX_MAGNITUDE"]
 
 # A name is printed in log tables, figure labels and file names (the plane figure is named after
 # the ambiguous word and the first two axes), so it is one short token of letters, digits, _ or -.
@@ -36,6 +36,10 @@ _NAME = re.compile(r"[\w-]{1,16}")
 
 # A world file is for hand-sized worlds; anything bigger is almost surely the wrong file.
 _MAX_FILE_BYTES = 256 * 1024
+
+# Every product the run forms (scores are sums of products of products) stays finite in float64
+# when the numbers stay within this bound; a world of 1e308s would print NaN instead.
+MAX_MAGNITUDE = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -248,5 +252,7 @@ def _row(value, length, key, fail, what):
             raise fail(key, f"{v} is too large for a number") from None
         if not math.isfinite(number):
             raise fail(key, f"{v} is not a finite number")
+        if abs(number) > MAX_MAGNITUDE:
+            raise fail(key, f"{v} is too large (keep every number within ±{MAX_MAGNITUDE:,})")
         numbers.append(number)
     return tuple(numbers)

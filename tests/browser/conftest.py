@@ -112,6 +112,8 @@ def watched(browser, request):
     page.on("console", lambda m: w.console_errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: w.console_errors.append(f"page error: {e}"))
     page.on("requestfailed", lambda r: w.failed_requests.append(f"failed: {r.url} ({r.failure})"))
+    # A 404 is an answer, not a failed request, but for a site it is just as broken.
+    page.on("response", lambda r: w.failed_requests.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
 
     def guard(route):
         if _local(route.request.url):

@@ -26,6 +26,13 @@ def test_page_loads_without_console_error_failed_or_foreign_request(watched, ser
 
 
 @pytest.mark.parametrize("page", PAGES)
+def test_page_names_a_favicon_that_the_site_serves(watched, server, page):
+    p = visit(watched, server, page)
+    href = p.evaluate("document.querySelector('link[rel~=icon]').href")
+    assert p.request.get(href).status == 200
+
+
+@pytest.mark.parametrize("page", PAGES)
 def test_every_image_decodes_and_says_what_it_shows(watched, server, page):
     p = visit(watched, server, page)
     images = p.evaluate(
@@ -108,8 +115,9 @@ def test_no_serious_or_critical_accessibility_violation(watched, server, page):
     assert bad == []
 
 
-def test_printed_module_hides_navigation_and_wraps_code(watched, server):
-    p = visit(watched, server, "module-0")
+@pytest.mark.parametrize("page", MODULES)
+def test_printed_module_hides_navigation_and_wraps_code(watched, server, page):
+    p = visit(watched, server, page)
     p.emulate_media(media="print")
     hidden = p.evaluate(
         "['.sidebar-drawer', '.toc-drawer', '.mobile-header'].map(s => document.querySelector(s))"
@@ -117,6 +125,6 @@ def test_printed_module_hides_navigation_and_wraps_code(watched, server):
     )
     assert hidden
     overflowing = p.evaluate(
-        "Array.from(document.querySelectorAll('.log-quote pre')).filter(e => e.scrollWidth > e.clientWidth + 1).length"
+        "Array.from(document.querySelectorAll('pre')).filter(e => e.scrollWidth > e.clientWidth + 1).length"
     )
     assert overflowing == 0

@@ -522,6 +522,7 @@ BAD_WORLDS = [
     ("bank = [0.3, 0.3, 0.9]", None),
     ("bank = [0.3, true, 0.9, 0.0]", None),
     ("bank = [0.3, inf, 0.9, 0.0]", None),
+    ("bank = [0.3, 2000000, 0.9, 0.0]", None),
     ('bank = [0.3, "x", 0.9, 0.0]', None),
     ('"b@nk" = [0.3, 0.3, 0.9, 0.0]', None),
     ('sentences = [["the", "river", "bank"], ["the", "sea", "bank"]]', "sentences"),

@@ -11,6 +11,7 @@ imports and fetch() on file://, and the page must work from a folder as well as 
 The embedded data:
 
     world      the canonical world, read from `world.RIVER_BANK`
+    max_magnitude  `world.MAX_MAGNITUDE`, the largest number a world may hold
     blues      Matplotlib's "Blues" colour map, its 256 colours as hex, sampled here
     white_from the first of those colours on which white text passes WCAG's 4.5:1 contrast
     run        the run's own numbers for the settings the log prints (from results.index.json),
@@ -29,7 +30,7 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
 from attention_by_hand.sphinxext.runlog import log_href, run_index
-from attention_by_hand.world import RIVER_BANK, World
+from attention_by_hand.world import MAX_MAGNITUDE, RIVER_BANK, World
 
 __all__ = ["setup", "page_data", "SCRIPTS"]
 
@@ -140,7 +141,13 @@ def run_cases(index, docname: str) -> list[dict]:
 
 def page_data(index, docname: str) -> dict:
     colours, white_from = blues()
-    return {"world": world_data(RIVER_BANK), "blues": colours, "white_from": white_from, "run": run_cases(index, docname)}
+    return {
+        "world": world_data(RIVER_BANK),
+        "max_magnitude": MAX_MAGNITUDE,
+        "blues": colours,
+        "white_from": white_from,
+        "run": run_cases(index, docname),
+    }
 
 
 def _json_for_html(data: dict) -> str:

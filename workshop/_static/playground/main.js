@@ -10,6 +10,7 @@
   var root = document.getElementById("playground");
   var data = JSON.parse(document.getElementById("playground-data").textContent);
   var palette = { blues: data.blues, whiteFrom: data.white_from };
+  W.maxMagnitude = data.max_magnitude;
   var canonical = W.checkWorld(new Map([
     ["axes", data.world.axes], ["channels", data.world.channels], ["sentences", data.world.sentences],
     ["embeddings", new Map(data.world.embeddings)], ["wired", new Map([["W_Q", data.world.W_Q], ["W_K", data.world.W_K]])],
@@ -126,6 +127,10 @@
     var value = Number(text);
     if (input.validity.badInput || text === "" || !Number.isFinite(value)) {
       mark(input, key, label + ": not a number");
+      return;
+    }
+    if (Math.abs(value) > W.maxMagnitude) {
+      mark(input, key, label + ": " + W.tooLarge(value));
       return;
     }
     var world = W.copy(state.world);

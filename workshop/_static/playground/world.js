@@ -26,6 +26,11 @@
     return String(value);
   }
 
+  /** world.py's message for a number beyond MAX_MAGNITUDE (the bound comes with the page data). */
+  function tooLarge(v) {
+    return v + " is too large (keep every number within \u00b1" + AP.world.maxMagnitude.toLocaleString("en-US") + ")";
+  }
+
   function isList(value) {
     return Array.isArray(value);
   }
@@ -120,6 +125,7 @@
     return value.map(function (v) {
       if (typeof v !== "number") throw fail(key, quoted(v) + " is not a number");
       if (!Number.isFinite(v)) throw fail(key, quoted(v) + " is not a finite number");
+      if (Math.abs(v) > AP.world.maxMagnitude) throw fail(key, tooLarge(v));
       return v;
     });
   }
@@ -196,6 +202,7 @@
   AP.world = {
     NAME: NAME, LIMITS: LIMITS, WorldError: WorldError, checkWorld: checkWorld, toData: toData,
     copy: copy, same: same, nameProblem: nameProblem, sentenceProblem: sentenceProblem, rename: rename, addWord: addWord,
-    ambiguous: ambiguous, embed: embed,
+    ambiguous: ambiguous, embed: embed, tooLarge: tooLarge,
+    maxMagnitude: Infinity, // world.MAX_MAGNITUDE; main.js sets it from the page data first thing
   };
 })((window.AttentionPlayground = window.AttentionPlayground || {}));
