@@ -81,18 +81,23 @@ def learner_file(fixture_name: str, tmp_path: Path) -> Path:
     return path
 
 
-def lab_main(*argv: str) -> int:
-    """`attention-by-hand lab ...` in-process, with cli.main's handling of a UserError.
-
-    Built the way cli.main builds it (register() on a subparsers object): a UserError becomes
-    one `attention-by-hand: error:` line on stderr and exit code 2.
-    """
-    from attention_by_hand.errors import UserError
+def lab_parser() -> argparse.ArgumentParser:
+    """The command-line parser, built the way cli.main builds it (register() on a subparsers object)."""
     from attention_by_hand.labs import register
 
     parser = argparse.ArgumentParser(prog="attention-by-hand")
     register(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(list(argv))
+    return parser
+
+
+def lab_main(*argv: str) -> int:
+    """`attention-by-hand lab ...` in-process, with cli.main's handling of a UserError.
+
+    A UserError becomes one `attention-by-hand: error:` line on stderr and exit code 2.
+    """
+    from attention_by_hand.errors import UserError
+
+    args = lab_parser().parse_args(list(argv))
     try:
         return args.func(args)
     except UserError as err:

@@ -4,9 +4,10 @@ The learner's file runs in a child process (`labharness`), never in this one: it
 forever, allocate without bound, print megabytes, raise at import or call `sys.exit`. The child
 gets a wall-clock limit (`timeout`), an address-space budget (`memory_mb`, set by the child
 itself once torch is imported, see `labharness._limit_memory`) and an output cap (`OUTPUT_LIMIT`,
-read by a thread here and enforced by killing the child's process group). Whatever happens, the
-result is a `CheckRun`: the checks that ran, each passed or failed with a hint, and, when the
-file could not be checked to the end, one line saying why.
+read by a thread here and enforced by killing the child's process group). Once the run is over,
+however it ended, the group is killed: nothing the file started outlives the check. Whatever
+happens, the result is a `CheckRun`: the checks that ran, each passed or failed with a hint,
+and, when the file could not be checked to the end, one line saying why.
 
 The child starts importing torch at once; meanwhile this process imports torch too, builds the
 inputs and sends them, so the two imports overlap (about a second saved on every check).
@@ -17,6 +18,7 @@ Left out: what each lab checks and the hints (labjudge.py); command-line parsing
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import json
 import os
 import signal
@@ -125,7 +127,8 @@ def _send(pipe, data: bytes) -> None:
 
 def _kill_group(process: subprocess.Popen) -> None:
     # The child leads its own session, so its group id is its pid: this ends the child and any
-    # process it started, and nothing else.
+    # process it started, and nothing else. Also called once the child is reaped, to end what it
+    # left running: the kernel keeps the group's id from new processes while any member lives.
     try:
         os.killpg(process.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -221,8 +224,10 @@ def check_file(
                 process.wait(timeout=max(0.0, timeout - (time.monotonic() - started)))
             except subprocess.TimeoutExpired:
                 timed_out = True
-                _kill_group(process)
-                process.wait()
+            # Always, not only on a time-out: a child that ended normally may leave processes it
+            # started (a `subprocess.Popen(["sleep", "1000"])`) running after the check is over.
+            _kill_group(process)
+            process.wait()
             # With the group killed, nobody holds the pipe: end of file comes at once.
             reader.join(timeout=5)
             return _make_run(
@@ -238,9 +243,9 @@ def check_file(
                 memory_mb=memory_mb,
             )
         finally:
-            if process.poll() is None:
-                _kill_group(process)
-                process.wait()
+            # Also when building the inputs or loading the reference raised: no child outlives us.
+            _kill_group(process)
+            process.wait()
             process.stdout.close()
 
 
@@ -278,12 +283,29 @@ def _verdict(check, args, event: dict, reference: ModuleType) -> str | None:
         return f"raised {event['type']}: {event['message']}{where}" + hint_for_exception(
             event["type"], event["message"]
         )
+    if event.get("changed"):
+        return _changed_inputs(getattr(reference, check.function), event["changed"])
     try:
         with torch.no_grad():
             expected = getattr(reference, check.function)(*args)
             return check.judge(decode(event["value"]), expected, args)
     except Exception as error:  # noqa: BLE001 - the checker never crashes on a learner's output
         return f"the checker could not judge this output ({type(error).__name__}: {error}); please report it"
+
+
+def _changed_inputs(function, positions: list[int]) -> str:
+    """The hint for a call that modified its arguments in place, named as the reference names them.
+
+    Reported before the output is judged: a function that zeroes x and then computes from it
+    gives a wrong output whose cause is the change, and the right output does not excuse it.
+    """
+    names = list(inspect.signature(function).parameters)
+    changed = [names[i] if i < len(names) else f"argument {i + 1}" for i in positions]
+    inputs, it = ("inputs", "them") if len(changed) > 1 else ("input", "it")
+    return (
+        f"your function changed its {inputs} {' and '.join(changed)} in place; its caller still needs {it}: "
+        "compute new tensors (y = x * 2), not x.mul_(2), x *= 2 or x[...] = ..."
+    )
 
 
 def _make_run(

@@ -12,14 +12,16 @@ function on its arguments; and appends one JSON line per event to RESULTS_FILE:
 
     {"event": "fatal", "reason": "syntax" | "import" | "exit" | "memory" | "missing", ...}
     {"event": "start", "id": 3}                      a call begins (so a time-out can name it)
-    {"event": "result", "id": 3, "value": <encoded>}
+    {"event": "result", "id": 3, "value": <encoded>, "changed": [0]}   changed: the arguments
+                                                     the call modified in place, by position
     {"event": "raised", "id": 3, "type": "IndexError", "message": "...", "line": 41, "function": "dot"}
     {"event": "done"}
 
 The learner's own prints go to stdout/stderr, which the parent reads with a cap; the results
 file is written only by this module. Limits on time and output are the parent's job.
 
-Left out: judging. This module reports what the learner's functions returned, nothing more.
+Left out: judging. This module reports what the learner's functions returned and which
+arguments they changed, nothing more.
 """
 
 from __future__ import annotations
@@ -230,6 +232,26 @@ def _limit_memory(budget_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
+def _same(before, after) -> bool:
+    """Whether an argument is as it was before the call: tensors, modules' weights, lists, values."""
+    import torch
+    import torch.nn as nn
+
+    if isinstance(before, torch.Tensor):
+        if not isinstance(after, torch.Tensor) or before.shape != after.shape or before.dtype != after.dtype:
+            return False
+        equal = before == after
+        if before.is_floating_point():
+            equal |= before.isnan() & after.isnan()  # NaN != NaN, yet an input's NaN left alone is unchanged
+        return bool(equal.all())
+    if isinstance(before, nn.Module):
+        old, new = before.state_dict(), after.state_dict()
+        return old.keys() == new.keys() and all(_same(old[k], new[k]) for k in old)
+    if isinstance(before, (tuple, list)):
+        return len(before) == len(after) and all(_same(b, a) for b, a in zip(before, after))
+    return before == after
+
+
 def _is_out_of_memory(error: BaseException) -> bool:
     # torch reports a failed allocation as RuntimeError "... can't allocate memory ...".
     return isinstance(error, MemoryError) or (isinstance(error, RuntimeError) and "allocate" in str(error))
@@ -281,6 +303,9 @@ def main(argv: list[str]) -> int:
     for call in request["calls"]:
         results.write(event="start", id=call["id"])
         args = [decode(a) for a in call["args"]]
+        # A function that changes its input in place (x.mul_(0), x *= 2) can return the right
+        # answer and still break its caller, who needs x afterwards: compare with a copy.
+        originals = [decode(a) for a in call["args"]]
         try:
             torch.manual_seed(0)  # a function that draws random numbers draws the same ones each run
             with torch.no_grad():
@@ -307,7 +332,8 @@ def main(argv: list[str]) -> int:
                 function=function,  # may be a helper the checked function called
             )
             continue
-        results.write(event="result", id=call["id"], value=encoded)
+        changed = [i for i, (before, after) in enumerate(zip(originals, args)) if not _same(before, after)]
+        results.write(event="result", id=call["id"], value=encoded, changed=changed)
     results.write(event="done")
     return 0
 

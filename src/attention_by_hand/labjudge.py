@@ -40,6 +40,9 @@ Judge = Callable[[object, object, tuple], "str | None"]
 # the costly ones are only computed when the cheaper ones did not match).
 Variant = tuple[str, "torch.Tensor | Callable[[], torch.Tensor]"]
 
+# Lab 02's softmax and the attention weights of labs 04 and 05 make the same mistake the same way.
+_NO_MAX_SHIFT = "NaN for large scores: no max-shift; subtract each row's maximum before exp"
+
 
 @dataclass(frozen=True)
 class Check:
@@ -254,7 +257,15 @@ def _weights_properties(w: torch.Tensor) -> str | None:
 
 
 def _judge_weights(got, expected, q, k, d_model: int, names: str) -> str | None:
-    return _judge_tensor(got, expected, names, _attention_variants(q, k, d_model), _weights_properties)
+    def properties(got):
+        # NaN or inf where the reference has none, on scores float32's exp cannot take (past 88):
+        # exp without the max-shift. torch.softmax shifts by itself; a softmax by hand must too.
+        scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if scores.abs().max() > 80 and not torch.isfinite(got).all():
+            return f"{_NO_MAX_SHIFT} (or use torch.softmax, which does)"
+        return _weights_properties(got)
+
+    return _judge_tensor(got, expected, names, _attention_variants(q, k, d_model), properties)
 
 
 # --- inputs ---------------------------------------------------------------------------------
@@ -375,9 +386,7 @@ def _judge_one_hot_lookup(got, expected, args):
 def _softmax_variants(scores: torch.Tensor):
     s = scores.double()
     row_max = s.max(dim=-1, keepdim=True).values
-    yield "NaN for large scores: no max-shift; subtract each row's maximum before exp", lambda: s.exp() / s.exp().sum(
-        dim=-1, keepdim=True
-    )
+    yield _NO_MAX_SHIFT, lambda: s.exp() / s.exp().sum(dim=-1, keepdim=True)
     if s.dim() >= 2:
         yield "softmax over the wrong axis: columns sum to 1, rows must (work along dim=-1)", lambda: torch.softmax(
             s, dim=0
@@ -598,6 +607,12 @@ def _head_cases(g: torch.Generator, sizes) -> tuple[tuple, ...]:
 def _lab4(seed: int) -> list[Check]:
     fixed, g = _fixed(), torch.Generator().manual_seed(seed)
     fixed_head = _head_cases(fixed, [(4, 8, 4)])
+    # x * 10 makes the scores 100 times larger (q and k both grow tenfold): from -333 to 276 here,
+    # where float32's exp overflows (past 88) or gives 0 for a whole row, so a softmax by hand
+    # without the max-shift gives NaN. The rows are then nearly one-hot, far from any tie, so
+    # float32 rounding in the scores moves no weight past the tolerance.
+    x, query, key, _ = _head_cases(fixed, [(5, 8, 4)])[0]
+    large_scores = ((x * 10, query, key),)
     random_heads = _head_cases(g, [(6, 12, 3), (9, 6, 2), (1, 4, 4)])
     return [
         Check("causal_mask", "T = 1, 4 and 7", ((1,), (4,), (7,)), _judge_causal_mask),
@@ -611,6 +626,12 @@ def _lab4(seed: int) -> list[Check]:
             "attention_weights",
             "3 random inputs (T = 6, 9, 1)",
             tuple(c[:3] for c in random_heads),
+            _judge_attention_weights,
+        ),
+        Check(
+            "attention_weights",
+            "large scores, in the hundreds (a fixed x times 10, T=5)",
+            large_scores,
             _judge_attention_weights,
         ),
         Check("self_attention", "a fixed input (T=4, d_model=8, head_size=4)", fixed_head, _judge_self_attention),

@@ -200,6 +200,59 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return code if code in (0, 1) else 1  # a crash or a signal is a failed lab, not bad input
 
 
+_MAX_TIMEOUT = 24 * 3600  # seconds: a day, far beyond any lab; a bound keeps the deadline arithmetic sane
+_MAX_MEMORY_MB = 1024 * 1024  # a terabyte: the address-space limit in bytes stays well inside 64 bits
+_MAX_SEED = 2**64 - 1  # torch.Generator.manual_seed takes no larger seed
+
+
+def _seconds(text: str) -> float:
+    """--timeout: seconds above 0, finite. An ArgumentTypeError is one line and exit 2, as argparse does."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value <= _MAX_TIMEOUT:  # NaN fails every comparison, inf the upper bound
+        raise argparse.ArgumentTypeError(f"{text!r}: must be more than 0 and at most {_MAX_TIMEOUT} seconds")
+    return value
+
+
+def _megabytes(text: str) -> int:
+    """--memory: a whole number of megabytes, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of MB") from None
+    if not 1 <= value <= _MAX_MEMORY_MB:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be from 1 to {_MAX_MEMORY_MB} MB")
+    return value
+
+
+def _seed(text: str) -> int:
+    """--seed: a whole number torch takes as a seed."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if not 0 <= value <= _MAX_SEED:
+        raise argparse.ArgumentTypeError(f"{text!r}: must be from 0 to 2**64 - 1")
+    return value
+
+
+class _LabParser(argparse.ArgumentParser):
+    """The parser of the lab subcommands: an optional FILE may also come after the options.
+
+    argparse fills `N [FILE]` from the first run of positionals only: in `check 4 --timeout 30
+    mine.py` it leaves FILE empty at "4", and "mine.py" comes back unrecognized. This takes the
+    first such leftover as FILE, so that options and FILE go in any order and --help is unchanged.
+    """
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if getattr(namespace, "file", False) is None and extras and not extras[0].startswith("-"):
+            namespace.file = extras.pop(0)
+        return namespace, extras
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from attention_by_hand.labcheck import check_file, report_lines
 
@@ -209,8 +262,6 @@ def _cmd_check(args: argparse.Namespace) -> int:
         raise UserError(f"{learner}: no such file (copy labs/exercises/{lab.filename} and fill it in)")
     if not learner.is_file():
         raise UserError(f"{learner}: not a file")
-    if args.timeout <= 0 or args.memory <= 0:
-        raise UserError("--timeout and --memory must be positive")
     reference = lab_path(lab)
     print(f"Checking {learner} against lab {lab.number} ({lab.title}):", flush=True)
     run = check_file(learner, reference, lab.number, timeout=args.timeout, memory_mb=args.memory, seed=args.seed)
@@ -271,7 +322,7 @@ def register(subparsers) -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     lab.set_defaults(func=_cmd_help, lab_parser=lab)
-    sub = lab.add_subparsers(dest="lab_command", metavar="SUBCOMMAND")
+    sub = lab.add_subparsers(dest="lab_command", metavar="SUBCOMMAND", parser_class=_LabParser)
 
     p = sub.add_parser("list", help="list the labs", description="List the six labs, their files and what each builds.")
     p.set_defaults(func=_cmd_list)
@@ -298,13 +349,17 @@ def register(subparsers) -> argparse.ArgumentParser:
     p.add_argument("number", metavar="N", help="the lab's number, 1-6")
     p.add_argument("file", nargs="?", metavar="FILE", help="your lab file (default: labs/exercises/lab-0N-*.py)")
     p.add_argument(
-        "--timeout", type=float, default=20.0, metavar="S", help="seconds for the whole run of FILE (default: 20)"
+        "--timeout", type=_seconds, default=20.0, metavar="S", help="seconds for the whole run of FILE (default: 20)"
     )
     p.add_argument(
-        "--memory", type=int, default=1024, metavar="MB", help="memory FILE may use beyond torch itself (default: 1024)"
+        "--memory",
+        type=_megabytes,
+        default=1024,
+        metavar="MB",
+        help="memory FILE may use beyond torch itself (default: 1024)",
     )
     p.add_argument(
-        "--seed", type=int, default=0, help="seed of the random inputs (default: 0); the fixed ones never change"
+        "--seed", type=_seed, default=0, help="seed of the random inputs (default: 0); the fixed ones never change"
     )
     p.set_defaults(func=_cmd_check)
 
