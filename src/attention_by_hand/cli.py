@@ -87,7 +87,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     from attention_by_hand import website
 
     site = _build(args)
-    website.serve(site, args.port, ready=lambda line: print(line, flush=True))
+    try:
+        website.serve(site, args.port, ready=lambda line: print(line, flush=True))
+    except KeyboardInterrupt:  # Ctrl-C is how a learner stops serving: not an error
+        print("stopped serving")
     return 0
 
 
