@@ -206,3 +206,24 @@ def test_serve_with_an_impossible_port_exits_2_before_building(tmp_path, capsys,
     assert stopped.value.code == 2
     assert "is not a port number" in capsys.readouterr().err
     assert not (tmp_path / "site").exists()
+
+
+def test_ctrl_c_stops_serve_quietly_with_exit_0(tmp_path):
+    import signal
+
+    workshop = Path(__file__).resolve().parents[1] / "workshop"
+    # Run from an empty folder: serve builds there (running the experiment first), not in the repo.
+    done = subprocess.Popen(
+        [sys.executable, "-m", "attention_by_hand", "serve", "--port", "0", "--source", str(workshop)],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    for line in done.stdout:  # wait until it says where it serves
+        if line.startswith("serving "):
+            break
+    done.send_signal(signal.SIGINT)
+    out, err = done.communicate(timeout=30)
+    assert done.returncode == 0
+    assert "stopped serving" in out and "Traceback" not in err
