@@ -109,7 +109,6 @@ def main() -> int:
     text = report(walls, trainings, numbers)
     print(text, end="")
     if args.write:
-        sys.path.insert(0, str(ROOT / "src"))
         from attention_by_hand.atomic import write_atomic
 
         write_atomic(RESULT, text.encode("utf-8"))

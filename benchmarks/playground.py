@@ -136,9 +136,10 @@ def main() -> int:
     table = "\n".join(lines)
     print(table)
     if args.write:
-        RESULT.parent.mkdir(parents=True, exist_ok=True)
+        from attention_by_hand.atomic import write_atomic
+
         heading = "# Playground: time per update\n\n`python benchmarks/playground.py --write`\n\n"
-        RESULT.write_text(heading + table + "\n", encoding="utf-8")
+        write_atomic(RESULT, (heading + table + "\n").encode())
         print(f"wrote {RESULT.relative_to(ROOT)}")
     return 0
 

@@ -35,7 +35,9 @@ def main() -> int:
             continue
         readme = pattern.sub(lambda m: m.group(1) + table_of(result) + m.group(2), readme)
         print(f"README.md <- {result.relative_to(ROOT)}")
-    README.write_text(readme, encoding="utf-8")
+    from attention_by_hand.atomic import write_atomic
+
+    write_atomic(README, readme.encode("utf-8"))
     return 0
 
 
