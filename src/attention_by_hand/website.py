@@ -66,11 +66,12 @@ def capture_is_stale(root: Path) -> bool:
 def build_site(source: Path, out: Path, captures: Path, quiet: bool = True) -> tuple[int, str]:
     """Sphinx, in this process: (exit code, what it printed). Warnings fail the build.
 
-    Doctrees are kept in build/doctrees so the next build re-reads only what changed.
+    Doctrees (Sphinx's cache, so the next build re-reads only what changed) go beside the
+    output, in build/doctrees/<out's name>: never inside the folder that is published.
     """
     from sphinx.cmd.build import build_main
 
-    doctrees = out.parent / "build" / "doctrees" if out.name == "site" else out / ".doctrees"
+    doctrees = out.parent / "build" / "doctrees" / out.name
     args = [
         "-b", "html", "-W", "--keep-going", "-j", "1",
         "-d", str(doctrees),
