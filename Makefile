@@ -23,6 +23,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/site_build.py --write
 	$(PY) benchmarks/lab06.py --write
 	$(PY) benchmarks/playground.py --write
+	$(PY) benchmarks/test_suite.py --write
 	$(PY) benchmarks/update_readme.py
 
 serve: $(STAMP)

@@ -1,5 +1,5 @@
 """Helpers for the lab tests: labs imported by path, learner files built from the fixtures'
-patches, and the `lab` command driven in-process.
+patches, fixtures judged in this process, and the `lab` command driven in-process.
 
 A module of its own, not conftest.py: tests/browser/ has a conftest too, and `import conftest`
 would find whichever of the two pytest loaded last.
@@ -16,7 +16,7 @@ from pathlib import Path
 from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[1]
-LABS_DIR = ROOT / "labs"
+LABS_DIR = ROOT / "src" / "attention_by_hand" / "lab" / "reference"
 FIXTURES_DIR = ROOT / "tests" / "fixtures" / "labs"
 
 
@@ -68,38 +68,48 @@ def _first_line(node: ast.stmt) -> int:
 def learner_file(fixture_name: str, tmp_path: Path) -> Path:
     """The learner's file a fixture stands for, written into tmp_path.
 
-    A fixture whose first line is `# patches: labs/LAB.py` holds only what the learner changed:
+    A fixture whose first line is `# patches: LAB.py` holds only what the learner changed:
     the file is that lab with the patch applied (`patch_lab`). Any other fixture is the whole
     file as it is (one that does not even parse).
     """
     text = (FIXTURES_DIR / fixture_name).read_text(encoding="utf-8")
     header = re.match(r"# patches: (\S+)\n", text)
     if header:
-        text = patch_lab((ROOT / header.group(1)).read_text(encoding="utf-8"), text)
+        text = patch_lab((LABS_DIR / header.group(1)).read_text(encoding="utf-8"), text)
     path = tmp_path / fixture_name
     path.write_text(text, encoding="utf-8")
     return path
 
 
-def lab_parser() -> argparse.ArgumentParser:
-    """The command-line parser, built the way cli.main builds it (register() on a subparsers object)."""
-    from attention_by_hand.labs import register
+def solve(text: str, reference: str, functions) -> str:
+    """A learner's file with each function in `functions` pasted whole from the reference."""
+    ref_lines, lines = reference.split("\n"), text.split("\n")
+    ref_nodes = {n.name: n for n in ast.parse(reference).body if isinstance(n, ast.FunctionDef)}
+    nodes = {n.name: n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)}
+    for name in sorted(functions, key=lambda n: nodes[n].lineno, reverse=True):
+        ref = ref_nodes[name]
+        lines[_first_line(nodes[name]) - 1 : nodes[name].end_lineno] = ref_lines[_first_line(ref) - 1 : ref.end_lineno]
+    return "\n".join(lines)
 
-    parser = argparse.ArgumentParser(prog="attention-by-hand")
-    register(parser.add_subparsers(dest="command"))
-    return parser
+
+def expectation(path: Path) -> tuple[int, int, str]:
+    """(lab number, expected exit code, expected hint) from a fixture's docstring."""
+    text = path.read_text(encoding="utf-8")
+    lab = int(re.search(r"A learner's lab (\d+)", text).group(1))
+    code = int(re.search(r"^expect-exit: (\d)$", text, re.M).group(1))
+    hint = re.search(r"^expect-hint: (.+)$", text, re.M).group(1).strip()
+    return lab, code, hint
+
+
+def lab_parser() -> argparse.ArgumentParser:
+    """The command-line parser, as `attention-by-hand` builds it."""
+    from attention_by_hand.cli import build_parser
+
+    return build_parser()
 
 
 def lab_main(*argv: str) -> int:
-    """`attention-by-hand lab ...` in-process, with cli.main's handling of a UserError.
+    """`attention-by-hand lab ...` in-process, as cli.main runs it (a UserError: one line, exit 2)."""
+    from attention_by_hand.cli import main
 
-    A UserError becomes one `attention-by-hand: error:` line on stderr and exit code 2.
-    """
-    from attention_by_hand.errors import UserError
-
-    args = lab_parser().parse_args(list(argv))
-    try:
-        return args.func(args)
-    except UserError as err:
-        print(f"attention-by-hand: error: {err}", file=sys.stderr)
-        return 2
+    return main(list(argv))

@@ -147,6 +147,25 @@ def test_read_log_refuses_a_missing_file(tmp_path):
     assert "no such file" in refused_log(tmp_path / "results.log")
 
 
+def test_a_missing_log_one_typo_from_a_real_one_names_the_real_one(tmp_path):
+    (tmp_path / "captures").mkdir()
+    (tmp_path / "captures" / "results.log").write_text(CANONICAL, encoding="utf-8")
+    typo, meant = tmp_path / "captures" / "result.log", tmp_path / "captures" / "results.log"
+    assert refused_log(typo) == f"{typo}: no such file (did you mean {meant}?)"
+
+
+def test_a_typo_in_the_folder_of_a_missing_log_is_found_too(tmp_path):
+    (tmp_path / "captures").mkdir()
+    (tmp_path / "captures" / "results.log").write_text(CANONICAL, encoding="utf-8")
+    assert f"(did you mean {tmp_path / 'captures' / 'results.log'}?)" in refused_log(tmp_path / "capture" / "results.log")
+
+
+def test_a_missing_log_with_no_near_name_suggests_running_first(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine\n", encoding="utf-8")
+    message = refused_log(tmp_path / "results.log")
+    assert "did you mean" not in message and "run `attention-by-hand run` first" in message
+
+
 def test_read_log_refuses_an_empty_file(tmp_path):
     path = tmp_path / "results.log"
     path.write_bytes(b"")

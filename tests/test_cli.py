@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from attention_by_hand import __version__
-from attention_by_hand.check import canonical_log
+from attention_by_hand.check import canonical_log, compare
 from attention_by_hand.cli import main
 
 CANONICAL = canonical_log()
@@ -197,6 +197,23 @@ def test_module_check_of_a_missing_file_exits_2_with_one_line_and_no_traceback(t
     assert done.returncode == 2
     assert done.stdout == ""
     assert_one_line_error(done.stderr, str(missing))
+
+
+def test_run_into_a_full_stdout_exits_2_with_one_line_and_its_files_complete(tmp_path):
+    if not Path("/dev/full").exists():
+        pytest.skip("no /dev/full on this system")
+    out = tmp_path / "out"
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "attention_by_hand", "run", "--out", str(out)],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 2
+    assert_one_line_error(done.stderr, "cannot write to standard output")
+    assert compare((out / "captures" / "results.log").read_text(encoding="utf-8"), CANONICAL).equal
 
 
 @pytest.mark.parametrize("port", ["99999", "-1", "http"])

@@ -197,6 +197,45 @@ def test_figure_spans_point_at_their_plot_lines(canonical):
         assert lines[first - 1] == f"  [plot saved: diagrams/{name}]"
 
 
+def test_the_index_is_the_committed_bytes(canonical):
+    # The index holds no versions, so it must match on any machine.
+    assert canonical.index_path.read_bytes() == (ROOT / "captures" / "results.index.json").read_bytes()
+
+
+def test_the_figures_are_the_committed_bytes_under_the_committed_versions(canonical):
+    committed = (ROOT / "captures" / "results.log").read_text().split("\n")[ENVIRONMENT_LINE - 1]
+    ours = canonical.log_path.read_text().split("\n")[ENVIRONMENT_LINE - 1]
+    if ours != committed:
+        pytest.skip(f"PNG bytes depend on the versions; these are {ours!r}, the committed ones {committed!r}")
+    for path in canonical.figure_paths:
+        assert path.read_bytes() == (ROOT / "diagrams" / path.name).read_bytes(), path.name
+
+
+# --- the measurements, by name ----------------------------------------------------------------
+
+
+def test_measurements_answer_by_name_in_any_order_as_computed_in_process():
+    from attention_by_hand.measurements import Measurements, measure
+
+    X = RIVER_BANK.embed(RIVER_BANK.sentences[0])  # (n_words, d_model)
+    expected = dict(measure(X))
+    with Measurements(X, background=True) as measured:
+        # Ask for the last result first: the helper's earlier ones are kept, not lost.
+        names = list(reversed(expected))
+        got = {name: measured[name] for name in names}
+    assert list(expected) == ["s5.table", "s6.W_q", "s6.W_k", "s6.W_v", "s6.torch.full", "s6.torch.causal", "torch.version"]
+    for name in expected:
+        assert got[name].tobytes() == expected[name].tobytes(), name
+
+
+def test_asking_for_a_measurement_that_does_not_exist_is_a_key_error():
+    from attention_by_hand.measurements import Measurements
+
+    with Measurements(RIVER_BANK.embed(RIVER_BANK.sentences[0]), background=False) as measured:
+        with pytest.raises(KeyError, match="s7.table"):
+            measured["s7.table"]
+
+
 # --- S5: the vectorised sampling is the seed's loop -------------------------------------------
 
 
@@ -299,6 +338,52 @@ def test_documented_script_writes_log_and_figures_beside_its_folder(tmp_path):
     log = (tmp_path / "captures" / "results.log").read_text()
     assert compare(log, canonical_log()).equal
     assert {p.name for p in (tmp_path / "diagrams").iterdir()} == FIGURES
+
+
+def python_without_the_run_packages() -> list[str]:
+    """A command for a Python that lacks numpy (the system's, isolated), or a skip."""
+    import shutil
+    import subprocess
+
+    system = shutil.which("python3", path="/usr/bin:/bin")
+    if system is None or subprocess.run([system, "-I", "-c", "import numpy"], capture_output=True).returncode == 0:
+        pytest.skip("no Python without numpy on this machine")
+    return [system, "-I"]
+
+
+def test_documented_script_without_the_packages_says_what_is_missing_in_one_line(tmp_path):
+    import shutil
+    import subprocess
+
+    script = tmp_path / "experiments" / "experiment.py"
+    script.parent.mkdir()
+    shutil.copy(ROOT / "experiments" / "experiment.py", script)
+    python = python_without_the_run_packages()
+    done = subprocess.run([*python, "experiments/experiment.py"], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("experiments/experiment.py: numpy")
+    assert "`make run`" in done.stderr and "`.venv/bin/python experiments/experiment.py`" in done.stderr
+    assert not (tmp_path / "captures").exists()
+
+
+def test_documented_script_checks_for_what_pyproject_declares():
+    import importlib.util
+    import sys
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    spec = importlib.util.spec_from_file_location("documented_script", ROOT / "experiments" / "experiment.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)  # not __main__: defines NEEDED, runs nothing
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    applies = [dep for dep in declared if "python_version < '3.11'" not in dep or sys.version_info < (3, 11)]
+    names = {re.match(r"[A-Za-z0-9_.-]+", dep).group() for dep in applies}
+    assert set(script.NEEDED) == names
 
 
 def test_figure_format_svg_adds_vector_figures_beside_the_pngs(tmp_path):

@@ -1,4 +1,5 @@
-"""What the site build hands the playground page: the canonical world, the colours, the run's numbers.
+"""What the site build hands the playground page: the canonical world, its rules and limits,
+the colours, the run's numbers.
 
 The page types none of these; `sphinxext/playground.py` embeds them when the site is built.
 These tests check that data without a browser (tests/browser/test_playground.py drives the page).
@@ -10,11 +11,25 @@ import json
 import re
 from pathlib import Path
 
-from attention_by_hand.sphinxext.playground import RUN_CASES, _json_for_html, blues, page_data, world_data
+import pytest
+
+from attention_by_hand.errors import UserError
+from attention_by_hand.sphinxext.playground import (
+    PAGE_LIMITS,
+    RUN_CASES,
+    SKELETON,
+    _json_for_html,
+    blues,
+    name_rule,
+    page_data,
+    world_data,
+)
 from attention_by_hand.sphinxext.runlog import RunIndex
-from attention_by_hand.world import RIVER_BANK, World
+from attention_by_hand.world import NAME_RULE, RIVER_BANK, World, parse_world
 
 ROOT = Path(__file__).resolve().parents[1]
+WORKSHOP = ROOT / "workshop"
+PLAYGROUND_JS = WORKSHOP / "_static" / "playground"
 
 
 def canonical_index() -> RunIndex:
@@ -89,3 +104,84 @@ def test_embedded_json_cannot_close_its_script_element():
     text = _json_for_html({"word": "</script><script>alert(1)</script>"})
     assert "</" not in text and "<" not in text
     assert json.loads(text) == {"word": "</script><script>alert(1)</script>"}
+
+
+# --- the facts the scripts must not retype ------------------------------------------------
+
+
+def test_the_name_rule_is_the_words_world_py_refuses_a_name_with():
+    world = (ROOT / "worlds" / "river-bank.toml").read_text(encoding="utf-8").replace('"filler"', '"two words"')
+    with pytest.raises(UserError) as refused:
+        parse_world(world)
+    assert f"({name_rule()['rule']})" in str(refused.value)
+
+
+def test_the_name_patterns_length_bounds_are_world_pys():
+    low, high = (int(n) for n in re.search(r"\{(\d+),(\d+)\}\$$", name_rule()["pattern"]).groups())
+    assert NAME_RULE.fullmatch("x" * high) and not NAME_RULE.fullmatch("x" * (high + 1))
+    assert NAME_RULE.fullmatch("x" * low) and not NAME_RULE.fullmatch("x" * (low - 1))
+
+
+def test_the_plane_colours_are_the_ones_the_run_gives_its_plane_figure():
+    import attention_by_hand.experiment as E
+    from attention_by_hand.capture import Capture
+
+    jobs = []
+    E.s3_raw_attention(E._Run(RIVER_BANK, Capture(), jobs.append, measured=None))
+    plane = next(job for job in jobs if job.drawing == "embedding_plane")
+    colours = page_data(canonical_index(), "playground")["colours"]
+    assert [colour for *_, colour in plane.data["points"]] == [*colours["context"], colours["embedding"]]
+
+
+def test_the_skeleton_states_the_pages_sentence_limit():
+    html = SKELETON.format(limits=PAGE_LIMITS, name=name_rule())
+    assert f"2 to {PAGE_LIMITS['sentence']} words of the vocabulary" in html
+    assert f"Add a word ({name_rule()['rule']};" in html
+
+
+def test_the_scripts_retype_no_colour_name_rule_or_file_limit():
+    for script in sorted(PLAYGROUND_JS.glob("*.js")):
+        code = script.read_text(encoding="utf-8")
+        assert not re.search(r"#[0-9a-fA-F]{6}\b", code), script.name  # colours come in colours / blues
+        assert "1-16" not in code and "{1,16}" not in code, script.name  # the name rule comes in name
+        assert "256 * 1024" not in code, script.name  # the file limit comes in max_file_bytes
+
+
+def mini_site(tmp_path: Path, page: str) -> Path:
+    """The real conf.py and static files with one page, `page.md`."""
+    import shutil
+
+    source = tmp_path / "src"
+    source.mkdir()
+    shutil.copy(WORKSHOP / "conf.py", source / "conf.py")
+    shutil.copytree(WORKSHOP / "_static", source / "_static")
+    (source / "index.md").write_text("# Index\n\n```{toctree}\npage\n```\n", encoding="utf-8")
+    (source / "page.md").write_text(page, encoding="utf-8")
+    return source
+
+
+def test_a_page_quotes_the_playgrounds_limits_by_name(tmp_path):
+    from attention_by_hand.website import build_site
+
+    source = mini_site(tmp_path, "# Page\n\nAt most {playground-fact}`words` words.\n")
+    code, printed = build_site(source, tmp_path / "out", ROOT / "captures")
+    assert code == 0, printed
+    assert f"At most {PAGE_LIMITS['words']} words." in (tmp_path / "out" / "page.html").read_text(encoding="utf-8")
+
+
+def test_an_unknown_playground_fact_fails_the_build_with_page_and_line(tmp_path):
+    from attention_by_hand.website import build_site
+
+    source = mini_site(tmp_path, "# Page\n\nAt most {playground-fact}`verbs` verbs.\n")
+    code, printed = build_site(source, tmp_path / "out", ROOT / "captures")
+    assert code != 0
+    assert re.search(r"page\.md:3: WARNING: playground fact 'verbs' does not exist", printed), printed
+
+
+def test_the_bound_on_numbers_the_pages_quote_is_the_one_world_py_refuses_with():
+    from attention_by_hand.sphinxext.playground import page_facts
+
+    world = (ROOT / "worlds" / "river-bank.toml").read_text(encoding="utf-8").replace("bank = [0.3", "bank = [1e9")
+    with pytest.raises(UserError) as refused:
+        parse_world(world)
+    assert f"±{page_facts()['max-magnitude']})" in str(refused.value)

@@ -1,20 +1,25 @@
-"""The site build: pages quote the run by reference only, and a stale reference fails the build."""
+"""The site build: pages quote the run by reference only, and a stale reference fails the build.
+
+Tests that only read a build's warnings or pages share one build per module (`faulty_site`,
+`canonical_site`); a test that changes what is built (another log, the build command) makes its own.
+"""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
 import shutil
-import subprocess
-import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 import attention_by_hand.experiment as experiment
 from attention_by_hand.cli import main
-from attention_by_hand.website import build_site, capture_is_stale
+from attention_by_hand.sphinxext.mathml import equations
+from attention_by_hand.website import build_site
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKSHOP = ROOT / "workshop"
@@ -23,20 +28,59 @@ CAPTURES = ROOT / "captures"
 ROLE = re.compile(r"\{value\}`[^`]*`|\{[a-z][\w.\-]*\}")
 
 
-def mini_site(tmp_path: Path, page: str) -> Path:
-    """A site with the real conf.py and static files and one page, `page.md`."""
-    source = tmp_path / "src"
+# Pages that each hold one fault, for a site that builds them all at once (`faulty_site`), from
+# a copy of the captures whose figure NOT_DRAWN is missing.
+NOT_DRAWN = "softmax_in_action"
+FAULTY_PAGES = {
+    "missing_span": "# Page\n\nText.\n\n```{log-lines} s2.no_such_span\n```\n",
+    "missing_value": "# Page\n\nThe dot is {value}`s2.dot.nowhere`.\n",
+    "missing_function": "# Page\n\n```{literalinclude} MECHANISM\n:pyobject: no_such_function\n```\n",
+    "figure_without_alt": "# Page\n\n```{run-figure} causal_mask\nA caption.\n```\n",
+    "figure_not_drawn": f"# Page\n\n```{{run-figure}} {NOT_DRAWN}\n:alt: A figure whose file is gone.\n```\n",
+    "value": "# Page\n\nThe dot is {value}`s2.dot.river`.\n",  # no fault: the control
+}
+
+
+def mini_site(folder: Path, pages: dict[str, str]) -> Path:
+    """A site with the real conf.py and static files, a log page and `pages` (name -> text)."""
+    source = folder / "src"
     source.mkdir()
     shutil.copy(WORKSHOP / "conf.py", source / "conf.py")
     shutil.copytree(WORKSHOP / "_static", source / "_static")
-    (source / "index.md").write_text("# Index\n\n```{toctree}\npage\nlog\n```\n")
+    (source / "index.md").write_text("# Index\n\n```{toctree}\n" + "".join(f"{name}\n" for name in pages) + "log\n```\n")
     (source / "log.md").write_text("# Log\n\n```{results-log}\n```\n")
-    (source / "page.md").write_text(page)
+    for name, text in pages.items():
+        (source / f"{name}.md").write_text(text)
     return source
 
 
 def build(source: Path, out: Path, captures: Path = CAPTURES) -> tuple[int, str]:
     return build_site(source, out, captures)
+
+
+@dataclass
+class Built:
+    out: Path
+    code: int
+    printed: str
+
+
+@pytest.fixture(scope="module")
+def faulty_site(tmp_path_factory) -> Built:
+    """One build of every page of FAULTY_PAGES (Sphinx keeps going past each warning)."""
+    folder = tmp_path_factory.mktemp("faulty")
+    shutil.copytree(CAPTURES, folder / "run" / "captures")
+    shutil.copytree(ROOT / "diagrams", folder / "run" / "diagrams", ignore=shutil.ignore_patterns(f"{NOT_DRAWN}.*"))
+    mechanism = os.path.relpath(ROOT / "src" / "attention_by_hand" / "mechanism.py", folder / "src")
+    source = mini_site(folder, {name: text.replace("MECHANISM", mechanism) for name, text in FAULTY_PAGES.items()})
+    return Built(folder / "out", *build(source, folder / "out", folder / "run" / "captures"))
+
+
+@pytest.fixture(scope="module")
+def canonical_site(tmp_path_factory) -> Built:
+    """The workshop from workshop/ and the committed captures, built once for the tests that read it."""
+    out = tmp_path_factory.mktemp("canonical") / "site"
+    return Built(out, *build(WORKSHOP, out))
 
 
 # --- nothing typed by hand -------------------------------------------------------------------
@@ -52,42 +96,68 @@ def test_page_types_no_decimal_number_outside_a_value_reference(page):
 # --- a missing reference fails the build, naming the page and line ----------------------------
 
 
-def test_missing_span_fails_the_build_with_page_and_line(tmp_path):
-    source = mini_site(tmp_path, "# Page\n\nText.\n\n```{log-lines} s2.no_such_span\n```\n")
-    code, printed = build(source, tmp_path / "out")
-    assert code != 0
-    assert re.search(r"page\.md:5: WARNING: span 's2\.no_such_span' is not in the run's index", printed)
+def test_a_warning_fails_the_build(faulty_site):
+    assert faulty_site.code != 0
 
 
-def test_missing_value_fails_the_build_with_page_and_line(tmp_path):
-    source = mini_site(tmp_path, "# Page\n\nThe dot is {value}`s2.dot.nowhere`.\n")
-    code, printed = build(source, tmp_path / "out")
-    assert code != 0
-    assert re.search(r"page\.md:3: WARNING: value 's2\.dot\.nowhere' is not in the run's index", printed)
+def test_missing_span_is_named_with_page_and_line(faulty_site):
+    assert re.search(r"missing_span\.md:5: WARNING: span 's2\.no_such_span' is not in the run's index", faulty_site.printed)
 
 
-def test_missing_function_fails_the_build_with_page_and_line(tmp_path):
-    mechanism = os.path.relpath(ROOT / "src" / "attention_by_hand" / "mechanism.py", tmp_path / "src")
-    source = mini_site(tmp_path, f"# Page\n\n```{{literalinclude}} {mechanism}\n:pyobject: no_such_function\n```\n")
-    code, printed = build(source, tmp_path / "out")
-    assert code != 0
-    assert re.search(r"page\.md:3: WARNING: .*no_such_function", printed)
+def test_missing_value_is_named_with_page_and_line(faulty_site):
+    assert re.search(r"missing_value\.md:3: WARNING: value 's2\.dot\.nowhere' is not in the run's index", faulty_site.printed)
 
 
-def test_figure_without_alt_text_fails_the_build(tmp_path):
-    source = mini_site(tmp_path, "# Page\n\n```{run-figure} causal_mask\nA caption.\n```\n")
-    code, printed = build(source, tmp_path / "out")
-    assert code != 0
-    assert "causal_mask" in printed and "alt" in printed
+def test_missing_function_is_named_with_page_and_line(faulty_site):
+    assert re.search(r"missing_function\.md:3: WARNING: .*no_such_function", faulty_site.printed)
 
 
-def test_value_role_prints_the_text_the_log_printed(tmp_path):
-    source = mini_site(tmp_path, "# Page\n\nThe dot is {value}`s2.dot.river`.\n")
-    code, printed = build(source, tmp_path / "out")
-    assert code == 0, printed
+def test_figure_without_alt_text_is_named(faulty_site):
+    assert re.search(r"figure_without_alt\.md:3: WARNING: figure 'causal_mask' needs an :alt: text", faulty_site.printed)
+
+
+def test_figure_whose_file_is_missing_is_named(faulty_site):
+    assert re.search(rf"figure_not_drawn\.md:3: WARNING: figure '{NOT_DRAWN}': .*{NOT_DRAWN}\.png is missing", faulty_site.printed)
+
+
+def test_value_role_prints_the_text_the_log_printed(faulty_site):
+    assert "/value.md" not in faulty_site.printed  # the control page has no warning of its own
     index = json.loads((CAPTURES / "results.index.json").read_text())
-    html = (tmp_path / "out" / "page.html").read_text()
-    assert f'<span class="run-value">{index["values"]["s2.dot.river"]["text"]}</span>' in html
+    page = (faulty_site.out / "value.html").read_text()
+    assert f'<span class="run-value">{index["values"]["s2.dot.river"]["text"]}</span>' in page
+
+
+# --- the log page ----------------------------------------------------------------------------
+
+
+def test_the_canonical_site_builds_without_a_warning(canonical_site):
+    assert canonical_site.code == 0, canonical_site.printed
+
+
+def test_the_log_page_text_is_the_log_file_text(canonical_site):
+    page = (canonical_site.out / "log.html").read_text(encoding="utf-8")
+    block = re.search(r'<pre class="results-log"[^>]*>(.*?)</pre>', page, re.S).group(1)
+    # Tags out, entities decoded: what a reader's copy holds. The block ends with one more newline
+    # than the file, which Chromium neither draws nor copies (tests/browser/test_log_page.py).
+    assert html.unescape(re.sub(r"<[^>]+>", "", block)) == (CAPTURES / "results.log").read_text(encoding="utf-8") + "\n"
+
+
+def test_the_log_page_links_a_copy_of_the_log_file_inside_the_site(canonical_site):
+    page = (canonical_site.out / "log.html").read_text(encoding="utf-8")
+    href = re.search(r'<a class="reference download internal" download="" href="([^"]+)"', page).group(1)
+    assert (canonical_site.out / href).read_bytes() == (CAPTURES / "results.log").read_bytes()
+
+
+# --- display math ------------------------------------------------------------------------------
+
+
+def test_a_display_formula_is_cut_into_its_equations_at_each_qquad():
+    assert equations(r"S = X X^\top, \qquad A = \operatorname{softmax}(S)") == [r"S = X X^\top,", r"A = \operatorname{softmax}(S)"]
+
+
+def test_a_qquad_inside_braces_or_left_right_does_not_cut():
+    latex = r"f\left(a \qquad b\right) = \text{x {\qquad} y}"
+    assert equations(latex) == [latex]
 
 
 # --- one more log line renumbers every cross-check, with no page touched ----------------------
@@ -102,7 +172,7 @@ def cross_checks(site: Path) -> dict[str, list[tuple[int, int]]]:
     return found
 
 
-def test_one_more_log_line_in_s2_renumbers_every_cross_check(tmp_path, monkeypatch):
+def test_one_more_log_line_in_s2_renumbers_every_cross_check(canonical_site, tmp_path, monkeypatch):
     original_s2 = experiment.s2_dot_and_softmax
 
     def s2_with_one_more_line(r):
@@ -114,10 +184,8 @@ def test_one_more_log_line_in_s2_renumbers_every_cross_check(tmp_path, monkeypat
     experiment.run(out=tmp_path / "changed", background=False)
     code, printed = build(WORKSHOP, tmp_path / "site-changed", tmp_path / "changed" / "captures")
     assert code == 0, printed
-    code, printed = build(WORKSHOP, tmp_path / "site-canonical", CAPTURES)
-    assert code == 0, printed
 
-    before, after = cross_checks(tmp_path / "site-canonical"), cross_checks(tmp_path / "site-changed")
+    before, after = cross_checks(canonical_site.out), cross_checks(tmp_path / "site-changed")
     assert before.keys() == after.keys() and sum(map(len, before.values())) > 10
     s2_starts = json.loads((CAPTURES / "results.index.json").read_text())["spans"]["s2"][0]
     for page in before:
@@ -125,56 +193,14 @@ def test_one_more_log_line_in_s2_renumbers_every_cross_check(tmp_path, monkeypat
         assert after[page] == expected, page
 
 
-# --- build: staleness and the command ---------------------------------------------------------
-
-
-def test_outputs_without_a_stamp_are_stale(tmp_path):
-    (tmp_path / "captures").mkdir()
-    shutil.copy(CAPTURES / "results.log", tmp_path / "captures" / "results.log")
-    assert capture_is_stale(tmp_path)
-
-
-def test_a_fresh_run_is_not_stale_and_an_edited_stamp_is(tmp_path):
-    experiment.run(out=tmp_path)
-    assert not capture_is_stale(tmp_path)
-    (tmp_path / experiment.STAMP_PATH).write_text("something else\n")
-    assert capture_is_stale(tmp_path)
-
-
-def test_a_hand_edited_log_is_stale(tmp_path):
-    experiment.run(out=tmp_path)
-    log = tmp_path / "captures" / "results.log"
-    log.write_text(log.read_text().replace("= 0.540", "= 0.999"))
-    assert capture_is_stale(tmp_path)
-
-
-def test_a_missing_figure_is_stale(tmp_path):
-    experiment.run(out=tmp_path)
-    (tmp_path / "diagrams" / "causal_mask.png").unlink()
-    assert capture_is_stale(tmp_path)
-
-
-def test_the_stamp_changes_with_the_world():
-    from attention_by_hand.world import RIVER_BANK, parse_world
-
-    other = parse_world((ROOT / "worlds" / "river-bank.toml").read_text().replace("bank = [0.3", "bank = [0.4"))
-    assert experiment.fingerprint(RIVER_BANK, "env") != experiment.fingerprint(other, "env")
-
-
-def test_run_modules_list_every_module_the_run_imports():
-    code = (
-        "import sys, attention_by_hand.experiment, attention_by_hand.measurements\n"
-        "print(sorted(m.split('.')[1] for m in sys.modules if m.startswith('attention_by_hand.')))"
-    )
-    imported = set(eval(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout))
-    assert imported <= set(experiment.RUN_MODULES)
+# --- the build command (staleness itself: tests/test_stamp.py) --------------------------------
 
 
 def test_build_command_runs_a_missing_experiment_then_builds(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert main(["build", "--source", str(WORKSHOP), "--out", "site"]) == 0
     said = capsys.readouterr().out
-    assert "running the experiment first" in said
+    assert "outputs are stale, running it first" in said
     assert (tmp_path / "captures" / "results.log").is_file()
     assert (tmp_path / "site" / "log.html").is_file()
 

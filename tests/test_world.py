@@ -152,7 +152,7 @@ def test_world_file_with_a_nul_byte_is_refused_as_binary(tmp_path):
 def test_world_file_over_the_size_limit_is_refused(tmp_path):
     path = tmp_path / "huge.toml"
     # A valid world padded with a comment: only the size is wrong.
-    text = world_text() + "#" * world_module._MAX_FILE_BYTES
+    text = world_text() + "#" * world_module.MAX_FILE_BYTES
     path.write_text(text, encoding="utf-8")
     with pytest.raises(UserError, match="too large for a world file") as info:
         load_world(path)

@@ -1,4 +1,4 @@
-"""Compare a results.log with the canonical capture, line by line.
+"""Compare a log (results.log, positions.log, scale.log) with its canonical capture, line by line.
 
 Line 3 names the versions of torch, NumPy, Matplotlib and Python that made a log; it is
 reported, never judged, because a learner on other versions must still be able to match
@@ -7,6 +7,7 @@ every other line. Every other line must be equal to the byte.
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +21,7 @@ __all__ = ["Difference", "Comparison", "compare", "read_log", "canonical_log", "
 # The canonical log is about 5 KB; anything past this is not a results.log.
 MAX_LOG_BYTES = 1024 * 1024
 
-_SECTION = re.compile(r"\[(S\d)\]")
+_SECTION = re.compile(r"\[([A-Z]\d)\]")  # [S1] in results.log, [P1] in positions.log, ...
 
 
 @dataclass(frozen=True)
@@ -52,12 +53,42 @@ def canonical_log() -> str:
 
 
 def read_log(path: str | Path) -> str:
-    """Read a log for comparison; a missing, empty, binary or huge file raises UserError."""
-    return read_text_file(path, "log", MAX_LOG_BYTES, hint=" (run `attention-by-hand run` first to write it)")
+    """Read a log for comparison; a missing, empty, binary or huge file raises UserError.
+
+    A missing file whose path is one typo away from a file that exists (captures/result.log)
+    names that file in the message; any other missing file suggests running first.
+    """
+    path = Path(path)
+    nearest = None if path.exists() else _did_you_mean(path)
+    hint = f" (did you mean {nearest}?)" if nearest else " (run `attention-by-hand run` first to write it)"
+    return read_text_file(path, "log", MAX_LOG_BYTES, hint=hint)
+
+
+def _did_you_mean(path: Path) -> Path | None:
+    """The existing file `path` was probably meant to name, or None.
+
+    Each part of the path that does not exist is replaced by the closest name beside it
+    (difflib's ratio >= 0.8: one or two letters off in a short name), so a typo in a folder's
+    name is found as well as one in the file's.
+    """
+    fixed = Path(path.anchor) if path.anchor else Path()
+    for part in path.parts[1 if path.anchor else 0 :]:
+        candidate = fixed / part
+        if not candidate.exists():
+            try:
+                names = [entry.name for entry in fixed.iterdir()]
+            except OSError:
+                return None
+            close = difflib.get_close_matches(part, names, n=1, cutoff=0.8)
+            if not close:
+                return None
+            candidate = fixed / close[0]
+        fixed = candidate
+    return fixed if fixed.is_file() else None
 
 
 def _sections(lines: list[str]) -> list[str]:
-    """The section each line belongs to: 'header' until the first [S1], then [S1]..[S6]."""
+    """The section each line belongs to: 'header' until the first section, then [S1], [P1], ..."""
     current, out = "header", []
     for text in lines:
         match = _SECTION.match(text)

@@ -25,33 +25,46 @@ PROG = "attention-by-hand"
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from attention_by_hand.experiment import run
+    from attention_by_hand.parts import PARTS, get_part
     from attention_by_hand.world import RIVER_BANK, load_world
 
+    parts = PARTS if args.part == "all" else (get_part(args.part),)
+    if args.world and not all(part.takes_world for part in parts):
+        others = ", ".join(part.name for part in parts if not part.takes_world)
+        raise UserError(f"{args.world}: --world goes with the canonical part only; the {others} part runs on the toy world")
     # Validate everything before touching the disk: a bad world leaves --out as it was.
     world = load_world(args.world) if args.world else RIVER_BANK
     out = Path(args.out)
     # The nearest part of the path that exists must be a folder, or nothing can be written.
-    for part in (out, *out.parents):
-        if part.exists():
-            if not part.is_dir():
-                raise UserError(f"{out}: --out must be a folder, and {part} is a file")
+    for step in (out, *out.parents):
+        if step.exists():
+            if not step.is_dir():
+                raise UserError(f"{out}: --out must be a folder, and {step} is a file")
             break
-    result = run(world, out, formats=tuple(args.figure_format or ()))
-    if not args.quiet:
-        print(result.log_text, end="")
-        print(f"wrote {result.log_path}, {result.index_path.name} and {len(result.figure_paths)} figure files")
+    formats = tuple(args.figure_format or ())
+    for part in parts:
+        if part.takes_world:
+            result = part.load().run(world, out, formats=formats)
+        else:
+            result = part.load().run(out, formats=formats)
+        if not args.quiet:
+            if len(parts) == 1:
+                print(result.log_text, end="")
+            print(f"wrote {result.log_path}, {result.index_path.name} and {len(result.figure_paths)} figure files")
     return 0
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
-    from attention_by_hand.check import canonical_log, compare, read_log, report
+    from attention_by_hand.check import compare, read_log, report
+    from attention_by_hand.parts import PARTS, get_part, part_of_log
 
     got = read_log(args.path)
     if args.expected:
         expected, expected_name = read_log(args.expected), str(args.expected)
     else:
-        expected, expected_name = canonical_log(), "the canonical capture"
+        # The canonical copy of the part the log belongs to, by its name (positions.log), unless named.
+        part = get_part(args.part) if args.part else part_of_log(args.path) or PARTS[0]
+        expected, expected_name = part.canonical_log(), f"the canonical capture of the {part.name} part ({part.log_name})"
     comparison = compare(got, expected)
     for line in report(comparison, str(args.path), expected_name):
         print(line)
@@ -62,13 +75,16 @@ def _build(args: argparse.Namespace) -> Path:
     """Run the experiment if stale, then build the site; return the site folder."""
     from attention_by_hand import website
 
+    from attention_by_hand.parts import PARTS
+
     source = website.find_sources(args.source)
     root = Path(".")
-    if website.capture_is_stale(root):
-        from attention_by_hand.experiment import run
-
-        print("the run's outputs are stale or missing: running the experiment first")
-        run(out=root)
+    for part in PARTS:
+        stale = website.why_stale(root, part)
+        if stale:
+            # Named, so a learner who edited the log by hand sees why it was put back.
+            print(f"the {part.name} part's outputs are stale, running it first: {'; '.join(stale)}")
+            part.load().run(out=root)
     out = Path(args.out)
     code, printed = website.build_site(source, out, root / "captures")
     if code != 0:
@@ -105,7 +121,138 @@ def _port(text: str) -> int:
     return port
 
 
+# --- the `lab` subcommands -------------------------------------------------------------------
+
+_MAX_TIMEOUT = 24 * 3600  # seconds: a day, far beyond any lab; a bound keeps the deadline arithmetic sane
+_MAX_MEMORY_MB = 1024 * 1024  # a terabyte: the address-space limit in bytes stays well inside 64 bits
+_MAX_SEED = 2**64 - 1  # torch.Generator.manual_seed takes no larger seed
+
+
+def _bounded(kind, low, high, what: str, bounds: str):
+    """An argparse type: `kind(text)` within [low, high], else one line naming the value (exit 2)."""
+
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not low <= value <= high:  # NaN fails every comparison, inf the upper bound
+            raise argparse.ArgumentTypeError(f"{text!r}: must be {bounds}")
+        return value
+
+    return parse
+
+
+_seconds = _bounded(float, 1e-9, _MAX_TIMEOUT, "a number of seconds", f"more than 0 and at most {_MAX_TIMEOUT} seconds")
+_megabytes = _bounded(int, 1, _MAX_MEMORY_MB, "a whole number of MB", f"from 1 to {_MAX_MEMORY_MB} MB")
+_seed = _bounded(int, 0, _MAX_SEED, "a whole number", "from 0 to 2**64 - 1")
+
+
+class _LabParser(argparse.ArgumentParser):
+    """The parser of the lab subcommands: an optional FILE may also come after the options.
+
+    argparse fills `N [FILE]` from the first run of positionals only: in `check 4 --timeout 30
+    mine.py` it leaves FILE empty at "4", and "mine.py" comes back unrecognized. This takes the
+    first such leftover as FILE, so that options and FILE go in any order and --help is unchanged.
+    """
+
+    def parse_known_args(self, args=None, namespace=None):
+        namespace, extras = super().parse_known_args(args, namespace)
+        if getattr(namespace, "file", False) is None and extras and not extras[0].startswith("-"):
+            namespace.file = extras.pop(0)
+        return namespace, extras
+
+
+_LAB_WORKFLOW = """\
+from a first run to a passing check:
+  attention-by-hand lab list             the labs, and the functions each leaves to you
+  attention-by-hand lab run 4            watch the reference lab 4 run and check itself
+  attention-by-hand lab start 4          write your version here: lab-04-attention.py
+  attention-by-hand lab run 4 lab-04-attention.py
+                                         run yours, step by step
+  attention-by-hand lab check 4          compare your functions with the reference, with hints
+  attention-by-hand lab start 4 --notebook
+                                         the same as a notebook: lab-04-attention.ipynb
+
+exit codes of check: 0 all passed, 1 some failed, 2 the file could not be run at all
+(syntax error, import error, missing function, time limit, memory limit, too much output).
+"""
+
+
+def _add_lab_parser(sub) -> None:
+    from attention_by_hand.lab import commands
+
+    lab = sub.add_parser(
+        "lab",
+        help="the labs: list, start your version, run, check it with hints, make a notebook",
+        description="Six labs that build attention in PyTorch step by step, each a script that checks\n"
+        "itself; your version of each, and a checker that names your mistakes.",
+        epilog=_LAB_WORKFLOW,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    lab.set_defaults(func=lambda args: (lab.print_help(), 2)[1])
+    labs = lab.add_subparsers(dest="lab_command", metavar="SUBCOMMAND", parser_class=_LabParser)
+    number = {"metavar": "N", "help": "the lab's number, 1-6"}
+
+    p = labs.add_parser("list", help="list the labs", description="List the labs, what each builds and the functions you write.")
+    p.set_defaults(func=lambda args: commands.list_labs())
+
+    p = labs.add_parser(
+        "start",
+        help="write your version of a lab, with its functions left to write",
+        description="Write your version of lab N: the reference lab with the functions you write replaced by "
+        "`raise NotImplementedError(<what to compute>)`. Refuses to overwrite a file unless --force.",
+    )
+    p.add_argument("number", **number)
+    p.add_argument("file", nargs="?", metavar="FILE", help="where to write it (default: ./lab-0N-<name>.py)")
+    p.add_argument("--notebook", action="store_true", help="write a Jupyter notebook (default ./lab-0N-<name>.ipynb)")
+    p.add_argument("--force", action="store_true", help="replace an existing file")
+    p.set_defaults(func=lambda a: commands.start(a.number, a.file, a.notebook, a.force))
+
+    p = labs.add_parser(
+        "run",
+        help="run a lab, or your version of it, as a script",
+        description="Run the reference lab N, or your FILE, with this Python. It prints numbered STEP lines and a "
+        "self-check, and exits 1 when an invariant fails. Arguments after N (and FILE) go to the script "
+        "(lab 6: --quick for a short schedule, --out DIR for its figure).",
+    )
+    p.add_argument("number", **number)
+    p.add_argument("file", nargs="?", metavar="FILE", help="your lab file (default: the reference lab)")
+    p.add_argument("script_args", nargs=argparse.REMAINDER, metavar="...", help="passed to the lab script")
+    p.set_defaults(func=lambda a: commands.run(a.number, a.file, a.script_args))
+
+    p = labs.add_parser(
+        "check",
+        help="check your version of a lab's functions, with hints",
+        description="Run FILE (a .py or a notebook) in a separate process with a time and a memory limit, call "
+        "its functions on fixed and random inputs, and compare them with the reference lab. One line per check; "
+        "a failed check names the mistake it shows, or what it observed. Exit 0 all passed, 1 some failed, "
+        "2 FILE cannot be run.",
+    )
+    p.add_argument("number", **number)
+    p.add_argument("file", nargs="?", metavar="FILE", help="your lab file (default: ./lab-0N-<name>.py, else .ipynb)")
+    p.add_argument("--timeout", type=_seconds, default=20.0, metavar="S", help="seconds for the whole run of FILE (default: 20)")
+    p.add_argument("--memory", type=_megabytes, default=1024, metavar="MB", help="memory FILE may use beyond torch itself (default: 1024)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs (default: 0); the fixed ones never change")
+    p.set_defaults(func=lambda a: commands.check(a.number, a.file, a.timeout, a.memory, a.seed))
+
+    p = labs.add_parser(
+        "notebook",
+        help="write a lab as a Jupyter notebook",
+        description="Write lab N as a Jupyter notebook, made from the same script (its # %% cells): the solved "
+        "lab, or with --exercise your version (as `lab start N --notebook`). Refuses to overwrite unless --force.",
+    )
+    p.add_argument("number", **number)
+    p.add_argument("--exercise", action="store_true", help="your version, with the functions left to write")
+    p.add_argument("--out", metavar="PATH", help="a .ipynb file or a folder (default: ./lab-0N-<name>-solved.ipynb, "
+                   "or ./lab-0N-<name>.ipynb with --exercise)")
+    p.add_argument("--force", action="store_true", help="replace an existing notebook")
+    p.set_defaults(func=lambda a: commands.notebook(a.number, a.exercise, a.out, a.force))
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from attention_by_hand.parts import PARTS
+
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="LLM Self-Attention by Hand: run the workshop's experiment, check a log against it, "
@@ -116,10 +263,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "run",
-        help="run sections S1-S6; write captures/results.log, its index and diagrams/",
-        description="Run the experiment (S1-S6) on the canonical toy world or on --world, and write "
-        "OUT/captures/results.log, OUT/captures/results.index.json and the seven figures in OUT/diagrams/.",
+        help="run a part of the experiment (default: S1-S6); write its log, index and figures",
+        description="Run a part of the experiment and write OUT/captures/<log>.log, its index "
+        "OUT/captures/<log>.index.json and its figures in OUT/diagrams/. The parts: "
+        + "; ".join(f"{p.name} ({p.log_name}) {p.sections}" for p in PARTS)
+        + "; all: every part. Only the canonical part takes --world.",
     )
+    p.add_argument("part", nargs="?", default=PARTS[0].name, choices=[*(p.name for p in PARTS), "all"], metavar="PART",
+                   help=f"which part: {', '.join(p.name for p in PARTS)} or all (default: {PARTS[0].name})")
     p.add_argument("--world", metavar="FILE.toml", help="a toy world file (format: see README); default: the canonical world")
     p.add_argument("--out", metavar="DIR", default=".", help="folder to write captures/ and diagrams/ under (default: .)")
     p.add_argument(
@@ -133,12 +284,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "check",
-        help="compare a results.log with the canonical capture",
-        description="Compare a log with the canonical capture line by line. Line 3 (the versions that "
-        "made the log) is reported, not judged. Exit 0 when equal, 1 when lines differ, 2 on bad input.",
+        help="compare a log (results.log, positions.log, scale.log) with its canonical capture",
+        description="Compare a log with the canonical capture of its part, line by line. Line 3 (the versions "
+        "that made the log) is reported, not judged. Exit 0 when equal, 1 when lines differ, 2 on bad input.",
     )
     p.add_argument("path", nargs="?", default="captures/results.log", metavar="PATH", help="the log to check (default: captures/results.log)")
     p.add_argument("--expected", metavar="FILE", help="compare with this log instead of the canonical capture")
+    p.add_argument("--part", choices=[p.name for p in PARTS], help="the part whose canonical capture to compare with "
+                   "(default: the part whose log has PATH's file name, else canonical)")
     p.set_defaults(func=_cmd_check)
 
     for name, func, text in (
@@ -152,9 +305,7 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--port", type=_port, default=8000, help="port on 127.0.0.1 (default 8000; 0 = any free port)")
         p.set_defaults(func=func)
 
-    from attention_by_hand.labs import register as register_labs
-
-    register_labs(sub)
+    _add_lab_parser(sub)
     return parser
 
 
@@ -164,19 +315,67 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    stdout, sys.stdout = sys.stdout, _GuardedOutput(sys.stdout)
     try:
-        return args.func(args)
+        code = args.func(args)
+        sys.stdout.flush()  # here, so that output that cannot be written is reported below
+        return code
     except UserError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         # The reader went away (`attention-by-hand check | head`): stop quietly, as cat would.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _silence(stdout)
         return 1
+    except _OutputLost as err:
+        # `run > /dev/full`: the files are complete (each is written before anything is printed
+        # about it); only the report is lost, and the one line on stderr says so.
+        _silence(stdout)
+        print(f"{PROG}: error: cannot write to standard output ({err})", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         # Every file is written atomically, so an interrupted run leaves the old outputs whole.
         print(f"{PROG}: interrupted; files already on disk are unchanged or complete", file=sys.stderr)
         return 130
+    finally:
+        sys.stdout = stdout
+
+
+class _OutputLost(Exception):
+    """Standard output refused what a command printed (a full disk, /dev/full)."""
+
+
+class _GuardedOutput:
+    """sys.stdout while a command runs: a failed write raises _OutputLost instead of OSError.
+
+    An OSError alone cannot say whether it came from printing or from writing one of the
+    run's files; only the first is the learner's redirection and deserves a one-line message.
+    """
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._guard(self._stream.write, text)
+
+    def flush(self) -> None:
+        self._guard(self._stream.flush)
+
+    def _guard(self, action, *args):
+        try:
+            return action(*args)
+        except BrokenPipeError:
+            raise  # a reader that went away is handled on its own, quietly
+        except OSError as err:
+            raise _OutputLost(err.strerror or str(err)) from None
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)  # fileno, isatty, buffer, encoding: the real stream's
+
+
+def _silence(stdout) -> None:
+    """Point stdout's file at /dev/null, so the text still buffered cannot fail again at exit."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), stdout.fileno())
 
 
 def entry() -> None:
@@ -188,10 +387,13 @@ def entry() -> None:
     """
     code = main()
     try:
-        sys.stdout.flush()
+        sys.stdout.flush()  # main() flushed already, unless it printed its help and returned
         sys.stderr.flush()
     except BrokenPipeError:
         pass
+    except OSError as err:
+        print(f"{PROG}: error: cannot write to standard output ({err.strerror or err})", file=sys.stderr)
+        code = 2
     os._exit(code)
 
 

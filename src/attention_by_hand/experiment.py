@@ -11,13 +11,12 @@ randomness is one generator seeded with 0, drawn in a fixed order by S5 and then
 
 Speed: S5's sampling and S6's PyTorch import take about 1.2 s together, and drawing the seven
 figures about as long. So a helper process computes the measurements while this one writes
-S1-S4 and draws; S5 and S6 read the helper's results when they get there.
+S1-S4 and draws; S5 and S6 ask for the helper's results by name when they get there.
+The stamp that lets `build` tell current outputs from stale ones is `stamp.py`'s.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import platform
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,21 +24,17 @@ from pathlib import Path
 import numpy as np
 
 from attention_by_hand import mechanism as M
-from attention_by_hand.atomic import write_atomic
+from attention_by_hand import stamp
 from attention_by_hand.capture import ENVIRONMENT_LINE, Capture
-from attention_by_hand.figures import FigureJob, render
+from attention_by_hand.figures import _BLUE, _GREEN, _GREY, FigureJob, render
 from attention_by_hand.measurements import S5_DIMS, S5_ROW, S5_TRIALS, SEED, Measurements
 from attention_by_hand.world import RIVER_BANK, World
 
 __all__ = ["RunResult", "run"]
 
 RULE = "=" * 72
-LOG_PATH = "captures/results.log"  # all three relative to the output folder
+LOG_PATH = "captures/results.log"  # both relative to the output folder
 FIGURE_DIR = "diagrams"
-STAMP_PATH = "captures/.run-inputs"  # what the outputs were made from; `build` reads it
-
-# The package modules whose code decides the outputs (a test checks the list is complete).
-RUN_MODULES = ("atomic", "capture", "errors", "experiment", "figures", "measurements", "mechanism", "textfile", "world")
 
 # GPT-2 small, for the scale check at the end of S6 (Radford et al. 2019, the 124M model).
 GPT2 = {"d_model": 768, "d_k": 64, "heads": 12, "layers": 12, "params": 124_000_000}
@@ -233,8 +228,9 @@ def s3_raw_attention(r: _Run) -> np.ndarray:
                 )
             )
             a = w.vector(amb)
-            points = [(w.context(k), *w.vector(w.context(k))[:2], c) for k, c in ((0, "#1976d2"), (1, "#2e7d32"))]
-            points.append((f"{amb} (embedding)", a[0], a[1], "#616161"))
+            # The playground's plane uses the same colours (sphinxext/playground.py, plane_colours).
+            points = [(w.context(k), *w.vector(w.context(k))[:2], c) for k, c in ((0, _BLUE), (1, _GREEN))]
+            points.append((f"{amb} (embedding)", a[0], a[1], _GREY))
             moves = [(f"{amb} after {_quoted(s)}", (a[0], a[1]), (out[-1][0], out[-1][1])) for s, (out, _) in zip(w.sentences, results)]
             r.figure(
                 FigureJob(
@@ -312,7 +308,7 @@ def s5_scaling(r: _Run) -> None:
             log.value("s5.even", 1 / S5_ROW, "{:.3f}", derived=True)  # every weight of a perfectly even row
             log.line(f"  random q, k entries drawn from N(0,1); {row} keys per row; {trials} rows per size")
         with log.span("s5.table"):
-            for d, (std, top_raw, top_scaled) in zip(S5_DIMS, r.measured.next()):
+            for d, (std, top_raw, top_scaled) in zip(S5_DIMS, r.measured["s5.table"]):
                 unscaled.append(top_raw)
                 scaled.append(top_scaled)
                 log.line(
@@ -347,7 +343,7 @@ def s6_general_head(r: _Run) -> None:
     mask_figure = FigureJob("causal_mask", "causal_mask", dict(weights=masked, words=list(sentence)))
     r.draw(mask_figure)
 
-    W_q, W_k, W_v = (r.measured.next() for _ in range(3))  # (d_model, 3) each, random
+    W_q, W_k, W_v = (r.measured[f"s6.{name}"] for name in ("W_q", "W_k", "W_v"))  # (d_model, 3) each, random
     with log.span("s6"):
         log.line("[S6] the general head, checked against PyTorch")
         with log.span("s6.torch"):
@@ -355,9 +351,10 @@ def s6_general_head(r: _Run) -> None:
                 (False, "ours vs torch.nn.functional.scaled_dot_product_attention:"),
                 (True, "same comparison with the causal mask on both sides:"),
             ):
+                case = "causal" if causal else "full"
                 ours, _ = M.attention(X, W_q, W_k, W_v, causal=causal)  # (n_words, 3)
-                theirs = r.measured.next()  # (n_words, 3), from torch
-                gap = log.value(f"s6.difference.{'causal' if causal else 'full'}", np.abs(ours - theirs).max(), "{:.2e}")
+                theirs = r.measured[f"s6.torch.{case}"]  # (n_words, 3), from torch
+                gap = log.value(f"s6.difference.{case}", np.abs(ours - theirs).max(), "{:.2e}")
                 log.line(f"  {intro}")
                 log.line(f"    max |difference| = {gap}")
 
@@ -394,33 +391,25 @@ def s6_general_head(r: _Run) -> None:
     log.line()
 
 
+def environment_now() -> str:
+    """Line 3 as a run would write it now, from the installed versions (torch is not imported)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def v(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "missing"
+
+    return environment(v("torch"), v("matplotlib"))
+
+
 def environment(torch_version: str, matplotlib_version: str) -> str:
     """Line 3 of the log: the versions that made it."""
     return (
         f"torch {torch_version} | numpy {np.__version__} | matplotlib {matplotlib_version} | "
         f"python {platform.python_version()} | seed {SEED}"
     )
-
-
-def fingerprint(world: World, environment_line: str) -> str:
-    """A hash of everything the outputs depend on: the code, the world and the versions."""
-    digest = hashlib.sha256(environment_line.encode())
-    digest.update(repr(world).encode())
-    here = Path(__file__).parent
-    for name in RUN_MODULES:
-        digest.update((here / f"{name}.py").read_bytes())
-    return digest.hexdigest()
-
-
-def file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def write_stamp(out: Path, inputs: str, outputs: list[Path]) -> None:
-    """What the outputs were made from, and their hashes: `build` re-runs when either is off,
-    so neither a code change nor a hand-edited log can reach the site."""
-    stamp = {"inputs": inputs, "outputs": {p.relative_to(out).as_posix(): file_digest(p) for p in outputs}}
-    write_atomic(out / STAMP_PATH, (json.dumps(stamp, indent=1, sort_keys=True) + "\n").encode())
 
 
 def run(
@@ -456,11 +445,12 @@ def run(
         # The torch version is known once the helper has imported torch: line 3 is filled last.
         import matplotlib  # already imported by the figures
 
-        versions = environment(str(measured.next()), matplotlib.__version__)
+        versions = environment(str(measured["torch.version"]), matplotlib.__version__)
         capture.replace(ENVIRONMENT_LINE, versions)
 
-    # The log goes last: a log on disk means its figures are on disk too; the stamp after it.
+    # The log goes last: a log on disk means its figures are on disk too; the stamp after it,
+    # so that `build` can tell these outputs from hand-edited or older ones (stamp.py).
     log_path = out / LOG_PATH
     index_path = capture.write(log_path)
-    write_stamp(out, fingerprint(world, versions), [log_path, index_path, *written])
+    stamp.write(out, stamp.made_from(world, versions), [log_path, index_path, *written])
     return RunResult(log_path=log_path, index_path=index_path, figure_paths=written, log_text=capture.log_text())

@@ -1,9 +1,10 @@
 """The workshop's figures: each a function from the run's numbers to a Matplotlib figure.
 
-The run does not draw. It hands each figure over as a `FigureJob` (a file name, the name of
-a drawing function below, and the numbers to draw), and `render` turns a job into files. A job
-is plain data, so the run can render its figures in a second process while it imports
-PyTorch for S6 (see `experiment.py`); the bytes are the same wherever a job is rendered.
+The run's sections do not draw. Each hands its figure over as a `FigureJob` (a file name, the
+name of a drawing function below, and the numbers to draw), and `render` turns a job into
+files, in the run's own process, while the helper process of `measurements.py` samples S5 and
+imports PyTorch for S6. A job is plain data, so a figure can also be rendered and tested on
+its own; the bytes are the same wherever a job is rendered.
 
 Same numbers in, same bytes out: the PNG carries no software or date stamp, SVG ids come
 from a fixed salt, and PDF dates are left out.
@@ -18,9 +19,7 @@ import numpy as np
 
 from attention_by_hand.atomic import write_atomic
 
-__all__ = ["FigureJob", "render", "heatmap", "FORMATS"]
-
-FORMATS = ("png", "svg", "pdf")
+__all__ = ["FigureJob", "render", "heatmap"]
 
 # Figures are viewed on phones too: a larger base font keeps the labels legible when a
 # 10-inch-wide figure is scaled down to a 390-pixel screen.

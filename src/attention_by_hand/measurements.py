@@ -1,18 +1,22 @@
 """The random and the PyTorch half of the run: S5's sampling and S6's reference answers.
 
-Everything the run draws at random, and everything it asks PyTorch, happens here, in one
-fixed order from one generator seeded with 0:
+Everything the run draws at random, and everything it asks PyTorch, happens here, drawn in
+one fixed order from one generator seeded with 0. Each result has a name:
 
-    S5  4 x 2000 rows of random queries and keys  -> the table of spreads and top weights
-    S6  random W_q, W_k, W_v (d_model -> 3)       -> the matrices themselves
-        torch's scaled_dot_product_attention      -> its outputs, plain and causal
+    s5.table        (len(S5_DIMS), 3)  4 x 2000 rows of random queries and keys -> per size:
+                                       spread of q.k, mean top weight unscaled and scaled
+    s6.W_q, s6.W_k, s6.W_v  (d_model, 3)  the random general head's matrices
+    s6.torch.full   (n_words, 3)       torch's scaled_dot_product_attention on X
+    s6.torch.causal (n_words, 3)       the same with its causal mask
+    torch.version   ()                 the torch that answered, for line 3 of the log
 
-`measure(X)` yields those results in that order. It is the slow part of the run (5.9
-million normal draws, and an import of torch that takes about a second), and it needs
-nothing from S1-S4, so `Measurements` runs it in a helper process started first thing,
-while the main process writes S1-S4 and draws the figures. The helper streams each result
-back as soon as it has it, as a length-framed .npy array on its stdout. Same float64 bytes
-as running it in-process (background=False), which the tests check.
+`measure(X)` yields (name, result) pairs. It is the slow part of the run (5.9 million normal
+draws, and an import of torch that takes about a second), and it needs nothing from S1-S4, so
+`Measurements` runs it in a helper process started first thing, while the main process writes
+S1-S4 and draws the figures. The helper streams each result back as soon as it has it, framed
+with its name, and the run asks for results by name (`measured["s5.table"]`), so the sections
+need not read them in the order they were drawn. Same float64 bytes as running it in-process
+(background=False), which the tests check.
 """
 
 from __future__ import annotations
@@ -70,18 +74,22 @@ def torch_attention(Q: np.ndarray, K: np.ndarray, V: np.ndarray, causal: bool = 
     return out.numpy()
 
 
-def measure(X: np.ndarray) -> Iterator[np.ndarray]:
-    """Yield, in order: S5's table (len(S5_DIMS), 3), W_q, W_k, W_v (d_model, 3) each,
-    torch's output for X (n_words, 3) without and then with the causal mask."""
+def measure(X: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
+    """Yield (name, result) for every result in the module docstring. X: (n_words, d_model).
+
+    The order is the generator's: S5 draws first, then S6's matrices, so every run draws the
+    same numbers. The torch answers come last because they wait for `import torch`.
+    """
     rng = np.random.default_rng(SEED)
-    yield np.array([sample_scaling(rng, d, S5_ROW, S5_TRIALS) for d in S5_DIMS])
+    yield "s5.table", np.array([sample_scaling(rng, d, S5_ROW, S5_TRIALS) for d in S5_DIMS])  # (len(S5_DIMS), 3)
     # Random stand-ins for trained weights: enough to check that two implementations agree.
-    W = [rng.standard_normal((X.shape[1], S6_HEAD_SIZE)) for _ in range(3)]
-    yield from W
-    Q, K, V = (X @ w for w in W)  # (n_words, 3) each
-    yield torch_attention(Q, K, V, causal=False)
-    yield torch_attention(Q, K, V, causal=True)
-    yield np.array(_torch_version())
+    W = {name: rng.standard_normal((X.shape[1], S6_HEAD_SIZE)) for name in ("W_q", "W_k", "W_v")}  # (d_model, 3) each
+    for name, matrix in W.items():
+        yield f"s6.{name}", matrix
+    Q, K, V = (X @ w for w in W.values())  # (n_words, 3) each
+    yield "s6.torch.full", torch_attention(Q, K, V, causal=False)  # (n_words, 3)
+    yield "s6.torch.causal", torch_attention(Q, K, V, causal=True)  # (n_words, 3)
+    yield "torch.version", np.array(_torch_version())
 
 
 def _torch_version() -> str:
@@ -91,11 +99,16 @@ def _torch_version() -> str:
 
 
 class Measurements:
-    """The stream of `measure(X)`, computed in a helper process (background) or lazily here."""
+    """The results of `measure(X)` by name, computed in a helper process (background) or here.
+
+    `measured[name]` waits until that result has arrived (keeping any that come before it),
+    so a section asks for what it needs in whatever order it needs it.
+    """
 
     def __init__(self, X: np.ndarray, background: bool = True):
         self._proc = None
         self._local = None
+        self._arrived: dict[str, np.ndarray] = {}
         if not background:
             self._local = measure(X)
             return
@@ -105,17 +118,27 @@ class Measurements:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
-        _send(self._proc.stdin, X)
+        _send(self._proc.stdin, "X", X)
         self._proc.stdin.close()
 
-    def next(self) -> np.ndarray:
-        """The next result of `measure`, waiting for the helper if it is not there yet."""
+    def __getitem__(self, name: str) -> np.ndarray:
+        """The result called `name`, waiting for the helper if it is not there yet."""
+        while name not in self._arrived:
+            arrived = self._next()
+            if arrived is None:
+                raise KeyError(f"measure() has no result called {name!r}")
+            self._arrived[arrived[0]] = arrived[1]
+        return self._arrived[name]
+
+    def _next(self) -> tuple[str, np.ndarray] | None:
+        """The next (name, result), or None once every result has come."""
         if self._local is not None:
-            return next(self._local)
+            return next(self._local, None)
         try:
             return _receive(self._proc.stdout)
         except EOFError:
-            self._proc.wait()
+            if self._proc.wait() == 0:
+                return None  # the helper sent everything and finished
             problem = self._proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
             from attention_by_hand.errors import UserError
 
@@ -137,31 +160,35 @@ class Measurements:
         self.close()
 
 
-def _send(stream, array: np.ndarray) -> None:
-    # np.save needs a seekable file for some arrays and np.load always seeks, and a pipe cannot:
-    # so each array travels as 8 bytes of length and then its .npy bytes.
+# One frame on the pipe: the name's length and the array's length, then the name (UTF-8) and
+# the array's .npy bytes. np.save needs a seekable file for some arrays and np.load always
+# seeks, and a pipe cannot: hence the lengths, and the .npy bytes read into memory first.
+_FRAME = struct.Struct("<HQ")
+
+
+def _send(stream, name: str, array: np.ndarray) -> None:
     buffer = io.BytesIO()
     np.save(buffer, array, allow_pickle=False)
-    data = buffer.getvalue()
-    stream.write(struct.pack("<Q", len(data)) + data)
+    label, data = name.encode(), buffer.getvalue()
+    stream.write(_FRAME.pack(len(label), len(data)) + label + data)
     stream.flush()
 
 
-def _receive(stream) -> np.ndarray:
-    header = stream.read(8)
-    if len(header) != 8:
+def _receive(stream) -> tuple[str, np.ndarray]:
+    header = stream.read(_FRAME.size)
+    if len(header) != _FRAME.size:
         raise EOFError("the helper closed its pipe")
-    (size,) = struct.unpack("<Q", header)
-    data = stream.read(size)
-    if len(data) != size:
-        raise EOFError("the helper closed its pipe mid-array")
-    return np.load(io.BytesIO(data), allow_pickle=False)
+    label_size, size = _FRAME.unpack(header)
+    label, data = stream.read(label_size), stream.read(size)
+    if len(label) != label_size or len(data) != size:
+        raise EOFError("the helper closed its pipe mid-frame")
+    return label.decode(), np.load(io.BytesIO(data), allow_pickle=False)
 
 
 def _serve() -> None:
-    X = _receive(sys.stdin.buffer)
-    for result in measure(X):
-        _send(sys.stdout.buffer, result)
+    _, X = _receive(sys.stdin.buffer)
+    for name, result in measure(X):
+        _send(sys.stdout.buffer, name, result)
     # All sent and flushed; skipping interpreter teardown saves torch's ~0.2 s unload.
     os._exit(0)
 

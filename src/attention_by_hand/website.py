@@ -5,8 +5,10 @@
 
 Stale means: no stamp beside the log, a stamp that does not match what the run would make now
 (the run's code, the canonical world, the versions of torch, NumPy, Matplotlib and Python), or
-an output (log, index, figure) whose bytes are no longer the ones the run wrote. The site's sources are the folder `workshop/`; Sphinx reads the run's outputs through
-the extension in `sphinxext/`, never the other way round.
+an output (log, index, figure) whose bytes are no longer the ones the run wrote; `stamp.py`
+keeps and compares the stamp, `why_stale` here names what the site's run would be made from.
+The site's sources are the folder `workshop/`; Sphinx reads the run's outputs through the
+extension in `sphinxext/`, never the other way round.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ import io
 from pathlib import Path
 
 from attention_by_hand.errors import UserError
+from attention_by_hand.parts import PARTS, Part
 
-__all__ = ["find_sources", "capture_is_stale", "build_site", "make_server", "serve"]
+__all__ = ["find_sources", "inputs_now", "why_stale", "build_site", "make_server", "serve"]
 
 
 def find_sources(source: str | Path | None = None) -> Path:
@@ -31,36 +34,25 @@ def find_sources(source: str | Path | None = None) -> Path:
     raise UserError(f"{candidates[0]}: no site sources here (expected a folder with conf.py)")
 
 
-def current_fingerprint() -> str:
-    """What `run` would stamp now, for the canonical world, computed without importing torch."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    from attention_by_hand.experiment import environment, fingerprint
+def inputs_now(part: Part = PARTS[0]) -> dict:
+    """What the part's run would stamp now (canonical world, installed versions), without torch."""
+    from attention_by_hand import stamp
     from attention_by_hand.world import RIVER_BANK
 
-    def v(name: str) -> str:
-        try:
-            return version(name)
-        except PackageNotFoundError:
-            return "missing"
-
-    return fingerprint(RIVER_BANK, environment(v("torch"), v("matplotlib")))
+    return stamp.made_from(RIVER_BANK if part.takes_world else None, part.environment(), part.code)
 
 
-def capture_is_stale(root: Path) -> bool:
-    """True unless the stamp matches what the run would make now AND every output is unchanged."""
-    import json
+def canonical_inputs() -> dict:
+    """What the canonical run would stamp now."""
+    return inputs_now(PARTS[0])
 
-    from attention_by_hand.experiment import STAMP_PATH, file_digest
 
-    try:
-        stamp = json.loads((root / STAMP_PATH).read_text())
-        outputs = stamp["outputs"]
-        if stamp["inputs"] != current_fingerprint() or "captures/results.log" not in outputs:
-            return True
-        return any(file_digest(root / name) != digest for name, digest in outputs.items())
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return True  # no stamp, an old or damaged one, a missing output: run again
+def why_stale(root: Path, part: Part = PARTS[0]) -> list[str]:
+    """Why a part's outputs under `root` must be made again (one phrase each, for the learner to
+    read); empty when they are current."""
+    from attention_by_hand import stamp
+
+    return stamp.why_stale(root, inputs_now(part), part)
 
 
 def build_site(source: Path, out: Path, captures: Path, quiet: bool = True) -> tuple[int, str]:

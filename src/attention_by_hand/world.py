@@ -28,14 +28,14 @@ else:  # pragma: no cover - exercised only on Python 3.10
 from attention_by_hand.errors import UserError
 from attention_by_hand.textfile import read_text_file
 
-__all__ = ["World", "RIVER_BANK", "load_world", "parse_world", "MAX_MAGNITUDE"]
+__all__ = ["World", "RIVER_BANK", "load_world", "parse_world", "MAX_MAGNITUDE", "NAME_RULE", "MAX_FILE_BYTES"]
 
 # A name is printed in log tables, figure labels and file names (the plane figure is named after
 # the ambiguous word and the first two axes), so it is one short token of letters, digits, _ or -.
-_NAME = re.compile(r"[\w-]{1,16}")
+NAME_RULE = re.compile(r"[\w-]{1,16}")
 
 # A world file is for hand-sized worlds; anything bigger is almost surely the wrong file.
-_MAX_FILE_BYTES = 256 * 1024
+MAX_FILE_BYTES = 256 * 1024
 
 # Every product the run forms (scores are sums of products of products) stays finite in float64
 # when the numbers stay within this bound; a world of 1e308s would print NaN instead.
@@ -141,7 +141,7 @@ RIVER_BANK = World(
 
 def load_world(path: str | Path) -> World:
     """Read and validate a world file; raise UserError naming the file and key on any fault."""
-    return parse_world(read_text_file(path, "world file", _MAX_FILE_BYTES), source=str(path))
+    return parse_world(read_text_file(path, "world file", MAX_FILE_BYTES), source=str(path))
 
 
 def parse_world(text: str, source: str = "<world>") -> World:
@@ -171,7 +171,7 @@ def parse_world(text: str, source: str = "<world>") -> World:
     embeddings: dict[str, tuple[float, ...]] = {}
     for word, row in table.items():
         key = f"embeddings.{word}"
-        if not _NAME.fullmatch(word):
+        if not NAME_RULE.fullmatch(word):
             raise fail(key, "a word must be 1-16 letters, digits, _ or -")
         embeddings[word] = _row(row, len(axes), key, fail, what="one per axis")
 
@@ -227,7 +227,7 @@ def _names(value, key, fail, minimum):
     if not isinstance(value, list) or len(value) < minimum:
         raise fail(key, f"must be a list of at least {minimum} names")
     for name in value:
-        if not isinstance(name, str) or not _NAME.fullmatch(name):
+        if not isinstance(name, str) or not NAME_RULE.fullmatch(name):
             raise fail(key, f"{name!r} is not a name (1-16 letters, digits, _ or -)")
     seen = set()
     for name in value:

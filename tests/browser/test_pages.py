@@ -7,10 +7,13 @@ from pathlib import Path
 
 import pytest
 
+from attention_by_hand.sphinxext.runlog import MIN_FIGURE_SCALE
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted(p.stem for p in (ROOT / "workshop").glob("*.md"))
 MODULES = [p for p in PAGES if p.startswith("module-")]
 PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
 
 
 def visit(watched, server: str, page: str):
@@ -65,9 +68,13 @@ def test_math_renders_as_mathml_in_the_bundled_font(watched, server):
 def test_each_cross_check_link_highlights_exactly_its_lines(watched, server, page):
     p = visit(watched, server, page)
     quotes = p.evaluate(
-        """Array.from(document.querySelectorAll('.log-quote')).map(q => ({
-            href: q.querySelector('p.cross-check a').getAttribute('href'),
-            text: q.querySelector('pre').innerText}))"""
+        """Array.from(document.querySelectorAll('.log-quote')).map(q => {
+            const pre = q.querySelector('pre').cloneNode(true);
+            const numbers = Array.from(pre.querySelectorAll('.linenos')).map(n => parseInt(n.textContent, 10));
+            pre.querySelectorAll('.linenos').forEach(n => n.remove());
+            return {href: q.querySelector('p.cross-check a').getAttribute('href'), numbers: numbers,
+                    lines: pre.textContent.replace(/\\n$/, '').split('\\n')};
+        })"""
     )
     assert quotes, f"{page} quotes no log lines"
     for quote in quotes:
@@ -84,21 +91,91 @@ def test_each_cross_check_link_highlights_exactly_its_lines(watched, server, pag
             " return r.top >= 0 && r.bottom <= window.innerHeight; })()",
             timeout=5000,
         )
-        # The excerpt on the module page is those very lines, under the same line numbers.
+        # The excerpt on the module page is those very lines, under the same line numbers. A log
+        # line's text is the file's line and its newline; its number is drawn by CSS.
         log_lines = p.evaluate(
-            f"Array.from(document.querySelectorAll('.log-line')).slice({first - 1}, {last}).map(l => l.innerText)"
+            f"Array.from(document.querySelectorAll('.log-line')).slice({first - 1}, {last}).map(l => l.textContent)"
         )
-        excerpt = quote["text"].strip("\n").split("\n")
-        assert [int(re.match(r"\s*(\d+)", line).group(1)) for line in excerpt] == list(range(first, last + 1))
-        assert [re.sub(r"^\s*\d+", "", line) for line in excerpt] == [re.sub(r"^\s*\d+ ", "", line) for line in log_lines]
+        assert quote["numbers"] == list(range(first, last + 1))
+        assert [line + "\n" for line in quote["lines"]] == log_lines
         p.go_back()
 
 
-@pytest.mark.parametrize("watched", [PHONE], indirect=True)
+@pytest.mark.parametrize("watched", [PHONE, DESKTOP], indirect=True, ids=["390px", "1280px"])
 @pytest.mark.parametrize("page", PAGES)
-def test_no_page_scrolls_sideways_at_390_px(watched, server, page):
+def test_no_page_scrolls_sideways(watched, server, page):
     p = visit(watched, server, page)
-    assert p.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert p.evaluate("document.documentElement.scrollWidth") <= p.viewport_size["width"]
+
+
+# Each table cell, formula, code block and figure of the page, whose content does not fit in its
+# box (or whose box does not fit in the page) without a box that scrolls to show it: a clipping
+# ancestor cuts it, or it sticks out left of a scrolling box (where no scroll reaches), or out of
+# the window. A box that scrolls itself shows all of its content.
+CLIPPED = """(() => {
+    const scrolls = e => ['auto', 'scroll'].includes(getComputedStyle(e).overflowX);
+    const name = e => e.tagName.toLowerCase() + ' "' + e.textContent.trim().slice(0, 40) + '"';
+    const found = [];
+    for (const e of document.querySelectorAll('article td, article th, article math, article pre, article figure img')) {
+        if (!e.getClientRects().length) continue;  // not shown at this width
+        const box = e.getBoundingClientRect();
+        // What it needs: its box, or all of its content if that is wider and it does not scroll.
+        const left = box.left, right = scrolls(e) ? box.right : box.left + Math.max(box.width, e.scrollWidth);
+        for (let a = e.parentElement; a; a = a.parentElement) {
+            const r = a.getBoundingClientRect();
+            if (a === document.documentElement) {
+                if (left < -1 || right > window.innerWidth + 1) found.push(name(e) + ' runs out of the window');
+                break;
+            }
+            if (scrolls(a)) {
+                if (left < r.left - a.scrollLeft - 1) found.push(name(e) + ' starts left of where its box scrolls');
+                break;
+            }
+            if (['hidden', 'clip'].includes(getComputedStyle(a).overflowX) && (left < r.left - 1 || right > r.right + 1)) {
+                found.push(name(e) + ' is cut by ' + a.tagName.toLowerCase() + '.' + a.className);
+                break;
+            }
+        }
+    }
+    return found;
+})()"""
+
+
+@pytest.mark.parametrize("watched", [PHONE, DESKTOP], indirect=True, ids=["390px", "1280px"])
+@pytest.mark.parametrize("page", PAGES)
+def test_no_table_cell_formula_code_line_or_figure_is_clipped(watched, server, page):
+    p = visit(watched, server, page)
+    assert p.evaluate(CLIPPED) == []
+
+
+@pytest.mark.parametrize("watched", [PHONE, DESKTOP], indirect=True, ids=["390px", "1280px"])
+@pytest.mark.parametrize("page", PAGES)
+def test_every_text_box_that_scrolls_sideways_shows_a_shadow_at_its_edge(watched, server, page):
+    # Phones show no scrollbar until touched: a box with hidden content must say so by itself,
+    # with the scrolling shadows of workshop.css (covers that scroll with the content).
+    p = visit(watched, server, page)
+    silent = p.evaluate(
+        """Array.from(document.querySelectorAll('article pre, article .table-wrapper, article .math-display'))
+            .filter(e => e.scrollWidth > e.clientWidth + 1)
+            .filter(e => { const s = getComputedStyle(e);
+                           return !(s.backgroundAttachment.includes('local') && s.backgroundImage.includes('gradient')); })
+            .map(e => e.tagName.toLowerCase() + '.' + e.className)"""
+    )
+    assert silent == []
+
+
+@pytest.mark.parametrize("watched", [PHONE], indirect=True)
+@pytest.mark.parametrize("page", MODULES)
+def test_figures_stay_legible_on_a_phone(watched, server, page):
+    # Below MIN_FIGURE_SCALE of its drawn size a figure's numbers get too small to read: it keeps
+    # that width and scrolls in its frame instead.
+    p = visit(watched, server, page)
+    scales = p.evaluate(
+        """Array.from(document.querySelectorAll('figure.run-figure img'))
+            .map(i => [i.src.split('/').pop(), i.getBoundingClientRect().width / i.naturalWidth])"""
+    )
+    assert scales
+    assert [name for name, scale in scales if scale < MIN_FIGURE_SCALE - 0.005] == []
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -120,7 +197,7 @@ def test_printed_module_hides_navigation_and_wraps_code(watched, server, page):
     p = visit(watched, server, page)
     p.emulate_media(media="print")
     hidden = p.evaluate(
-        "['.sidebar-drawer', '.toc-drawer', '.mobile-header'].map(s => document.querySelector(s))"
+        "['.sidebar-drawer', '.toc-drawer', '.mobile-header', '.skip-to-content'].map(s => document.querySelector(s))"
         ".filter(e => e).every(e => getComputedStyle(e).display === 'none')"
     )
     assert hidden

@@ -608,10 +608,21 @@ NAMES = ["bank", "a-b_c", "x" * 16, "x" * 17, "", "two words", "a.b", "café", "
 
 
 def test_the_page_accepts_exactly_the_names_world_py_accepts(page):
-    from attention_by_hand.world import _NAME
+    from attention_by_hand.world import NAME_RULE
 
     accepted = page.evaluate("ns => ns.map(n => window.AttentionPlayground.world.NAME.test(n))", NAMES)
-    assert accepted == [bool(_NAME.fullmatch(n)) for n in NAMES]
+    assert accepted == [bool(NAME_RULE.fullmatch(n)) for n in NAMES]
+
+
+def test_the_pages_limits_and_plane_colours_are_the_ones_python_gives_it(page):
+    from attention_by_hand.sphinxext.playground import PAGE_LIMITS, plane_colours
+
+    assert page.evaluate("window.AttentionPlayground.world.LIMITS") == PAGE_LIMITS
+    fills = page.eval_on_selector_all("[data-playground='plane'] circle", "cs => cs.map(c => c.getAttribute('fill'))")
+    colours = plane_colours()
+    assert fills == [*colours["context"], colours["embedding"]]
+    strokes = page.eval_on_selector_all("[data-playground='plane'] line[marker-end]", "ls => ls.map(l => l.getAttribute('stroke'))")
+    assert strokes == [colours["output"]] * 2
 
 
 def test_heatmap_colours_are_matplotlibs_blues_with_legible_text(page):

@@ -2,28 +2,32 @@
 (function () {
   "use strict";
 
-  // On the log page, log.html#L22-L23 highlights lines 22 to 23 and scrolls to the first.
-  // A plain anchor (#L22) scrolls without this script; a range needs it.
+  // On the log page, log.html#L22-L23 highlights lines 22 to 23 of results.log and scrolls to
+  // the first; log.html#positions-L5-L7 does the same in positions.log. A plain anchor (#L22)
+  // scrolls without this script; a range needs it.
   function highlightLogLines() {
     var lines = document.querySelectorAll("pre.results-log .log-line");
     if (!lines.length) return;
     lines.forEach(function (line) { line.classList.remove("highlighted"); });
-    var match = /^#L(\d+)(?:-L(\d+))?$/.exec(window.location.hash);
+    var match = /^#(?:([a-z]+)-)?L(\d+)(?:-L(\d+))?$/.exec(window.location.hash);
     if (!match) return;
-    var first = parseInt(match[1], 10);
-    var last = match[2] ? parseInt(match[2], 10) : first;
+    var prefix = match[1] ? match[1] + "-L" : "L";
+    var first = parseInt(match[2], 10);
+    var last = match[3] ? parseInt(match[3], 10) : first;
     for (var n = first; n <= last; n++) {
-      var line = document.getElementById("L" + n);
+      var line = document.getElementById(prefix + n);
       if (line) line.classList.add("highlighted");
     }
-    var target = document.getElementById("L" + first);
+    var target = document.getElementById(prefix + first);
     if (target) target.scrollIntoView({ block: "center" });
   }
 
-  // A code box that scrolls sideways must be reachable from the keyboard, or a keyboard user
-  // cannot read its hidden part (WCAG 2.1.1); only boxes that actually overflow get a stop.
+  // A box that scrolls sideways (code, the log, a formula, a table, a figure) must be reachable
+  // from the keyboard, or a keyboard user cannot read its hidden part (WCAG 2.1.1); only boxes
+  // that actually overflow get a stop.
   function makeScrollableBoxesFocusable() {
-    document.querySelectorAll("div.highlight pre, pre.results-log, .math-display").forEach(function (box) {
+    var boxes = "div.highlight pre, pre.results-log, .math-display, .table-wrapper, .figure-frame";
+    document.querySelectorAll(boxes).forEach(function (box) {
       var overflows = box.scrollWidth > box.clientWidth || box.scrollHeight > box.clientHeight;
       if (overflows && !box.hasAttribute("tabindex")) {
         box.setAttribute("tabindex", "0");

@@ -12,10 +12,10 @@ __all__ = ["setup"]
 
 
 class LabTable(SphinxDirective):
-    """One row per lab of `attention_by_hand.labs.LABS`: number, title, summary, functions."""
+    """One row per lab of `attention_by_hand.lab.registry.LABS`: number, title, summary, functions."""
 
     def run(self):
-        from attention_by_hand import labs
+        from attention_by_hand.lab import registry as labs
 
         self.env.note_dependency(labs.__file__)
         rows = ["| lab | what you build | the functions you write |", "| --- | --- | --- |"]

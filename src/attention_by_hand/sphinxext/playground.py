@@ -7,15 +7,21 @@ emits the page's controls and empty containers, one `<script type="application/j
 everything the page must not type by hand, and the classic `<script defer>` tags of the
 JavaScript in `_static/playground/` (classic scripts, not modules: Chromium refuses module
 imports and fetch() on file://, and the page must work from a folder as well as a server).
+`data.js`, the first of them, reads the data; the others take their facts from it.
 
 The embedded data:
 
-    world      the canonical world, read from `world.RIVER_BANK`
+    world          the canonical world, read from `world.RIVER_BANK`
+    name           world.py's rule for a name (word, axis, channel): a JavaScript pattern
+                   translated from `world.NAME_RULE`, and the words its messages use for it
     max_magnitude  `world.MAX_MAGNITUDE`, the largest number a world may hold
-    blues      Matplotlib's "Blues" colour map, its 256 colours as hex, sampled here
-    white_from the first of those colours on which white text passes WCAG's 4.5:1 contrast
-    run        the run's own numbers for the settings the log prints (from results.index.json),
-               so the page can show, and check, that it agrees with the run digit for digit
+    max_file_bytes the largest world file world.py reads
+    limits         `PAGE_LIMITS`: the page's own limits on words, axes, channels, sentence
+    blues          Matplotlib's "Blues" colour map, its 256 colours as hex, sampled here
+    white_from     the first of those colours on which white text passes WCAG's 4.5:1 contrast
+    colours        the plane figure's colours (figures.py), for the page's plane
+    run            the run's own numbers for the settings the log prints (results.index.json),
+                   so the page can show, and check, that it agrees with the run digit for digit
 
 The arithmetic is not here: it is in `_static/playground/math.js`, which mirrors `mechanism.py`.
 """
@@ -24,18 +30,23 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from pathlib import Path
 
 from docutils import nodes
-from sphinx.util.docutils import SphinxDirective
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective, SphinxRole
 
 from attention_by_hand.sphinxext.runlog import log_href, run_index
-from attention_by_hand.world import MAX_MAGNITUDE, RIVER_BANK, World
+from attention_by_hand.world import MAX_FILE_BYTES, MAX_MAGNITUDE, NAME_RULE, RIVER_BANK, World
 
-__all__ = ["setup", "page_data", "SCRIPTS"]
+__all__ = ["setup", "page_data", "page_facts", "SCRIPTS", "PAGE_LIMITS"]
+
+logger = logging.getLogger(__name__)
 
 # Load order matters: each file adds to window.AttentionPlayground what the later ones use.
 SCRIPTS = (
+    "data.js",  # the embedded data below, read once
     "format.js", "math.js", "world.js", "toml.js", "state.js",  # numbers, math, rules, files, links
     "dom.js", "heatmap.js", "plane.js", "view.js",  # drawing, text only
     "crosscheck.js", "main.js",  # the run's numbers; the wiring, which starts the page
@@ -57,6 +68,10 @@ RUN_CASES = (
 # WCAG 2 AA: normal-size text needs a contrast of at least 4.5:1 with its background.
 _MIN_CONTRAST = 4.5
 
+# The playground's own limits, so that its tables stay readable on a phone (390 px wide). The
+# run has no such limits; a bigger world is refused by the page with a message, never cut.
+PAGE_LIMITS = {"words": 12, "axes": 8, "channels": 8, "sentence": 8}
+
 
 def world_data(world: World) -> dict:
     """The world as the page holds it: lists only, so JSON keeps the vocabulary's order."""
@@ -68,6 +83,26 @@ def world_data(world: World) -> dict:
         "W_Q": [list(row) for row in world.W_Q],
         "W_K": [list(row) for row in world.W_K],
     }
+
+
+def name_rule() -> dict:
+    """world.py's rule for names, as the page needs it: a JavaScript pattern and the words
+    its messages use ("1-16 letters, digits, _ or -")."""
+    bounds = re.fullmatch(r"\[\\w-\]\{(\d+),(\d+)\}", NAME_RULE.pattern)
+    if bounds is None:  # the rule changed shape: translating it by guess could let the two drift
+        raise RuntimeError(f"world.NAME_RULE is now {NAME_RULE.pattern!r}: teach playground.name_rule to translate it")
+    low, high = bounds.groups()
+    # Python's \w on text is a Unicode letter or number, or _ (a browser test checks the two
+    # patterns agree on letters, digits and symbols of several scripts).
+    return {"pattern": f"^[\\p{{L}}\\p{{N}}_-]{{{low},{high}}}$", "rule": f"{low}-{high} letters, digits, _ or -"}
+
+
+def plane_colours() -> dict:
+    """The plane figure's colours: each test sentence's context word, the ambiguous word's
+    embedding (as experiment.py's S3 hands them to figures.py), and its outputs' arrows."""
+    from attention_by_hand.figures import _BLUE, _GREEN, _GREY, _MAGENTA
+
+    return {"context": [_BLUE, _GREEN], "embedding": _GREY, "output": _MAGENTA}
 
 
 def _luminance(hex_colour: str) -> float:
@@ -102,8 +137,9 @@ def blues() -> tuple[list[str], int]:
 def run_cases(index, docname: str) -> list[dict]:
     """The run's printed numbers for each setting the log covers, with a link to its lines.
 
-    Empty when the captures are not the canonical world's (`build --captures` of another
-    world's run): the page must not claim to agree with a run of a different world.
+    Empty when the captures are not the canonical world's (a site built by hand with
+    `-D abh_captures=` set to another world's run): the page must not claim to agree with a
+    run of a different world.
     """
     world = RIVER_BANK
     try:
@@ -143,9 +179,13 @@ def page_data(index, docname: str) -> dict:
     colours, white_from = blues()
     return {
         "world": world_data(RIVER_BANK),
+        "name": name_rule(),
         "max_magnitude": MAX_MAGNITUDE,
+        "max_file_bytes": MAX_FILE_BYTES,
+        "limits": PAGE_LIMITS,
         "blues": colours,
         "white_from": white_from,
+        "colours": plane_colours(),
         "run": run_cases(index, docname),
     }
 
@@ -168,7 +208,7 @@ SKELETON = """\
 <p class="pg-label" id="pg-tests-label">The world's two test sentences:</p>
 <div class="pg-tests" id="pg-tests" role="group" aria-labelledby="pg-tests-label"></div>
 <form id="pg-sentence-form" class="pg-inline-form" novalidate>
-<label for="pg-sentence">Or type a sentence (2 to 8 words of the vocabulary, spaces between)</label>
+<label for="pg-sentence">Or type a sentence (2 to {limits[sentence]} words of the vocabulary, spaces between)</label>
 <span class="pg-row"><input type="text" id="pg-sentence" autocomplete="off" spellcheck="false" aria-describedby="pg-sentence-error">
 <button type="submit">Show</button></span>
 <span class="pg-error" id="pg-sentence-error" aria-live="polite"></span>
@@ -203,7 +243,7 @@ SKELETON = """\
 <p class="pg-error" id="pg-world-error" aria-live="polite"></p>
 <div class="pg-block" id="pg-embeddings"></div>
 <form id="pg-add-form" class="pg-inline-form" novalidate>
-<label for="pg-add-word">Add a word (1 to 16 letters, digits, _ or -; its row starts at zero)</label>
+<label for="pg-add-word">Add a word ({name[rule]}; its row starts at zero)</label>
 <span class="pg-row"><input type="text" id="pg-add-word" autocomplete="off" spellcheck="false" aria-describedby="pg-add-error">
 <button type="submit">Add word</button></span>
 <span class="pg-error" id="pg-add-error" aria-live="polite"></span>
@@ -238,20 +278,44 @@ class Playground(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         index = run_index(self.env)
         # The page must be rebuilt when the canonical world changes, as it does for a new run.
-        world_py = Path(__file__).resolve().parents[1] / "world.py"
-        self.env.note_dependency(str(world_py))
+        package = Path(__file__).resolve().parents[1]
+        for source in ("world.py", "figures.py"):  # the world and its rules; the plane's colours
+            self.env.note_dependency(str(package / source))
         data = _json_for_html(page_data(index, self.env.docname))
         static = posixpath.relpath("_static/playground", posixpath.dirname(self.env.docname) or ".")
         scripts = "".join(f'<script defer src="{static}/{name}"></script>\n' for name in SCRIPTS)
         body = (
             f'<link rel="stylesheet" href="{static}/playground.css">\n'
-            + SKELETON
+            + SKELETON.format(limits=PAGE_LIMITS, name=name_rule())
             + f'<script type="application/json" id="playground-data">{data}</script>\n'
             + scripts
         )
         return [nodes.raw("", body, format="html")]
 
 
+def page_facts() -> dict[str, str]:
+    """What the pages' prose may quote by name, so none retypes a limit or a rule: the
+    playground's limits, and world.py's name rule and bound on numbers, which it shares."""
+    return {
+        **{name: str(limit) for name, limit in PAGE_LIMITS.items()},
+        "name-rule": name_rule()["rule"],
+        "max-magnitude": f"{MAX_MAGNITUDE:,}",  # as world.py's message prints it
+    }
+
+
+class PlaygroundFact(SphinxRole):
+    """{playground-fact}`words`: one of `page_facts()`, as text; an unknown name fails the build."""
+
+    def run(self):
+        facts = page_facts()
+        name = self.text.strip()
+        if name not in facts:
+            logger.warning(f"playground fact {name!r} does not exist (known: {', '.join(facts)})", location=self.get_location())
+            return [nodes.problematic(self.rawtext, self.rawtext)], []
+        return [nodes.Text(facts[name])], []
+
+
 def setup(app):
     app.add_directive("playground", Playground)
+    app.add_role("playground-fact", PlaygroundFact())
     return {"parallel_read_safe": True, "parallel_write_safe": True}

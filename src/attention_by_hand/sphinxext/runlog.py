@@ -11,24 +11,29 @@
     caption text
     ```
 
-    ```{results-log}                   the whole log, each line numbered and an anchor (#L22)
-    ```
+    ```{run-log} positions             the whole log, each line numbered and an anchor (#L22 for
+    ```                                results.log, #positions-L22 for the others), and a link that
+                                       downloads the file itself ({results-log} = {run-log} results)
 
-Spans and values come from the run's index (results.index.json), never from the page. A name
-that is not in the index is a warning with the page and line, and the site builds with
-warnings as errors, so a stale page cannot be published.
+Every part of the run writes its own log (parts.py): a name may start with the log's name and a
+colon, `positions:p3.scores`, `scale:l2.trace`; without one it is results.log's. Spans and values
+come from the run's index (<log>.index.json), never from the page. A name that is not in the
+index is a warning with the page and line, and the site builds with warnings as errors, so a
+stale page cannot be published.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import os
 import posixpath
 import re
 from pathlib import Path
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx import addnodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
@@ -38,47 +43,67 @@ logger = logging.getLogger(__name__)
 
 LOG_PAGE = "log"  # the docname of the page that shows the whole log
 _PLACEHOLDER = re.compile(r"\{([\w.\-]+)\}")
+_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")  # a line with its newline; not str.splitlines, which also cuts at \r, \f, ...
+
+
+DEFAULT_LOG = "results"
 
 
 class RunIndex:
-    """The run's log lines and index, read once per build."""
+    """One log's lines and index, read once per build."""
 
-    def __init__(self, captures: Path):
-        self.log_path = captures / "results.log"
-        self.index_path = captures / "results.index.json"
-        self.lines = self.log_path.read_text(encoding="utf-8").split("\n")[:-1]
+    def __init__(self, captures: Path, log: str = DEFAULT_LOG):
+        self.log = log
+        self.log_path = captures / f"{log}.log"
+        self.index_path = captures / f"{log}.index.json"
+        self.text = self.log_path.read_text(encoding="utf-8")
+        self.lines = self.text.split("\n")[:-1]
         index = json.loads(self.index_path.read_text(encoding="utf-8"))
         self.spans: dict[str, list[int]] = index["spans"]
         self.values: dict[str, dict] = index["values"]
 
 
-def run_index(env) -> RunIndex:
-    """The index for this build, read once; the page being read now depends on it.
+def split_name(name: str) -> tuple[str, str]:
+    """"positions:p3.scores" -> ("positions", "p3.scores"); a name without a log is results.log's."""
+    log, _, key = name.rpartition(":")
+    return (log or DEFAULT_LOG), key
+
+
+def run_index(env, log: str = DEFAULT_LOG) -> RunIndex:
+    """The index of `log` for this build, read once; the page being read now depends on it.
 
     The dependency is what makes an incremental build re-read every quoting page after a new
     run: Sphinx compares the files' times with the last build's.
     """
     captures = Path(env.srcdir, env.config.abh_captures).resolve()
-    cached = getattr(env, "_abh_index", None)
-    if cached is None or cached.log_path.parent != captures:
-        env._abh_index = RunIndex(captures)
-    env.note_dependency(str(env._abh_index.index_path))
-    env.note_dependency(str(env._abh_index.log_path))
-    return env._abh_index
+    cache = getattr(env, "_abh_indexes", None)
+    if cache is None or cache.get("captures") != captures:
+        cache = env._abh_indexes = {"captures": captures}
+    if log not in cache:
+        cache[log] = RunIndex(captures, log)
+    index = cache[log]
+    env.note_dependency(str(index.index_path))
+    env.note_dependency(str(index.log_path))
+    return index
 
 
-def log_href(docname: str, first: int, last: int) -> str:
-    """Relative link from `docname` to lines first..last on the log page."""
+def anchor(log: str, line: int) -> str:
+    """The id of a log line on the log page: L22 in results.log (as ever), positions-L22 in another."""
+    return f"L{line}" if log == DEFAULT_LOG else f"{log}-L{line}"
+
+
+def log_href(docname: str, first: int, last: int, log: str = DEFAULT_LOG) -> str:
+    """Relative link from `docname` to lines first..last of `log` on the log page."""
     page = posixpath.relpath(LOG_PAGE, posixpath.dirname(docname) or ".") + ".html"
-    return f"{page}#L{first}" if first == last else f"{page}#L{first}-L{last}"
+    return f"{page}#{anchor(log, first)}" if first == last else f"{page}#{anchor(log, first)}-L{last}"
 
 
-def lines_label(first: int, last: int) -> str:
-    return f"results.log line {first}" if first == last else f"results.log lines {first}-{last}"
+def lines_label(first: int, last: int, log: str = DEFAULT_LOG) -> str:
+    return f"{log}.log line {first}" if first == last else f"{log}.log lines {first}-{last}"
 
 
-def _missing(kind: str, name: str, location) -> None:
-    logger.warning(f"{kind} {name!r} is not in the run's index (results.index.json)", location=location)
+def _missing(kind: str, name: str, location, log: str = DEFAULT_LOG) -> None:
+    logger.warning(f"{kind} {name!r} is not in the run's index ({log}.index.json)", location=location)
 
 
 class LogLines(SphinxDirective):
@@ -88,10 +113,10 @@ class LogLines(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        name = self.arguments[0]
-        index = run_index(self.env)
+        log, name = split_name(self.arguments[0])
+        index = run_index(self.env, log)
         if name not in index.spans:
-            _missing("span", name, self.get_location())
+            _missing("span", name, self.get_location(), log)
             return []
         first, last = index.spans[name]
         text = "\n".join(index.lines[first - 1 : last])
@@ -99,7 +124,8 @@ class LogLines(SphinxDirective):
         block["linenos"] = True
         block["highlight_args"] = {"linenostart": first}
         self.set_source_info(block)
-        link = nodes.reference("", f"cross-check: {lines_label(first, last)}", refuri=log_href(self.env.docname, first, last))
+        href = log_href(self.env.docname, first, last, log)
+        link = nodes.reference("", f"cross-check: {lines_label(first, last, log)}", refuri=href)
         note = nodes.paragraph("", "", link, classes=["cross-check"])
         return [nodes.container("", block, note, classes=["log-quote"])]
 
@@ -108,10 +134,10 @@ class ValueRole(SphinxRole):
     """A named value of the run, in the text the log printed."""
 
     def run(self):
-        index = run_index(self.env)
-        name = self.text.strip()
+        log, name = split_name(self.text.strip())
+        index = run_index(self.env, log)
         if name not in index.values:
-            _missing("value", name, self.get_location())
+            _missing("value", name, self.get_location(), log)
             return [nodes.problematic(self.rawtext, self.rawtext)], []
         return [nodes.inline(self.rawtext, index.values[name]["text"], classes=["run-value"])], []
 
@@ -120,14 +146,38 @@ class CrossCheckRole(SphinxRole):
     """An inline link to a named span on the log page."""
 
     def run(self):
-        index = run_index(self.env)
-        name = self.text.strip()
+        log, name = split_name(self.text.strip())
+        index = run_index(self.env, log)
         if name not in index.spans:
-            _missing("span", name, self.get_location())
+            _missing("span", name, self.get_location(), log)
             return [nodes.problematic(self.rawtext, self.rawtext)], []
         first, last = index.spans[name]
-        ref = nodes.reference(self.rawtext, lines_label(first, last), refuri=log_href(self.env.docname, first, last))
-        return [ref], []
+        href = log_href(self.env.docname, first, last, log)
+        return [nodes.reference(self.rawtext, lines_label(first, last, log), refuri=href)], []
+
+
+# A run figure is never drawn below this fraction of its own size: figures.py sets its text at
+# 11-12 pt at 110 dpi, 17-18 px in the PNG, so at 0.6 a heatmap's numbers stay near 11 px. On a
+# phone the figure keeps that width and scrolls sideways in its frame instead of shrinking.
+MIN_FIGURE_SCALE = 0.6
+
+
+class figure_frame(nodes.General, nodes.Element):
+    """The box a run figure's image sits in, carrying the image's smallest legible width."""
+
+
+def visit_figure_frame(self, node: figure_frame) -> None:
+    self.body.append(self.starttag(node, "div", CLASS="figure-frame", style=f"--min-width: {node['min_width']}px"))
+
+
+def depart_figure_frame(self, node: figure_frame) -> None:
+    self.body.append("</div>\n")
+
+
+def png_width(path: Path) -> int:
+    """The width in a PNG's header (IHDR: bytes 16-19, big-endian), without decoding the image."""
+    with path.open("rb") as f:
+        return int.from_bytes(f.read(24)[16:20], "big")
 
 
 class RunFigure(SphinxDirective):
@@ -138,15 +188,18 @@ class RunFigure(SphinxDirective):
     option_spec = {"alt": directives.unchanged_required}
 
     def run(self) -> list[nodes.Node]:
-        stem = self.arguments[0]
-        index = run_index(self.env)
+        log, stem = split_name(self.arguments[0])
+        index = run_index(self.env, log)
         span = index.spans.get(f"figure.{stem}")
         if span is None:
-            _missing("figure", stem, self.get_location())
+            _missing("figure", stem, self.get_location(), log)
             return []
         line = index.lines[span[0] - 1]
         match = re.search(r"\[plot saved: (\S+)\]", line)
         image_path = index.log_path.parent.parent / match.group(1)
+        if not image_path.is_file():
+            logger.warning(f"figure {stem!r}: {image_path} is missing (run the experiment)", location=self.get_location())
+            return []
 
         alt = self.options.get("alt")
         if not alt:
@@ -154,48 +207,83 @@ class RunFigure(SphinxDirective):
             return []
 
         def fill(m: re.Match) -> str:
-            value = index.values.get(m.group(1))
+            value_log, key = split_name(m.group(1))
+            value = run_index(self.env, value_log).values.get(key) if value_log != log else index.values.get(key)
             if value is None:
-                _missing("value", m.group(1), self.get_location())
+                _missing("value", key, self.get_location(), value_log)
                 return m.group(0)
             return value["text"]
 
         # Sphinx wants image paths relative to the source folder (or absolute from it).
         rel = posixpath.relpath(image_path.as_posix(), Path(self.env.srcdir).as_posix())
         figure = nodes.figure("", classes=["run-figure"])
-        figure += nodes.image(uri=rel, alt=_PLACEHOLDER.sub(fill, alt), candidates={"*": rel})
+        frame = figure_frame("", min_width=round(png_width(image_path) * MIN_FIGURE_SCALE))
+        frame += nodes.image(uri=rel, alt=_PLACEHOLDER.sub(fill, alt), candidates={"*": rel})
+        figure += frame
         caption = nodes.caption()
         if self.content:
             parsed = self.parse_content_to_nodes()
             for node in parsed:
                 caption.extend(node.children if isinstance(node, nodes.paragraph) else [node])
             caption += nodes.Text(" ")
-        caption += nodes.reference("", f"(cross-check: {lines_label(*span)})", refuri=log_href(self.env.docname, *span))
+        href = log_href(self.env.docname, *span, log)
+        caption += nodes.reference("", f"(cross-check: {lines_label(*span, log)})", refuri=href)
         figure += caption
         self.env.note_dependency(str(image_path))
         return [figure]
 
 
-class ResultsLog(SphinxDirective):
-    """Every line of results.log, numbered, each line an anchor #L<n> the cross-checks link to."""
+class RunLog(SphinxDirective):
+    """Every line of one log (results.log unless named), each an anchor the cross-checks link
+    to, and a link to download the file itself.
+
+    The page's text is the file's text, so a learner can copy the log from the page: each line
+    is a block that ends with its own newline, and its number is drawn by CSS from data-line
+    (generated content is neither selected nor copied). Chromium neither draws nor copies the
+    newline that ends the last block, so when the file ends with one, one more closes the log:
+    copying all of it then ends exactly as the file does (tests/browser/test_log_page.py checks
+    what Chromium copies).
+    """
+
+    optional_arguments = 1
 
     def run(self) -> list[nodes.Node]:
-        index = run_index(self.env)
-        width = len(str(len(index.lines)))
-        rows = [
-            f'<span class="log-line" id="L{n}"><a class="log-lineno" href="#L{n}" aria-label="line {n}">'
-            f"{n:>{width}}</a> {html.escape(text)}</span>"
-            for n, text in enumerate(index.lines, start=1)
-        ]
-        body = '<pre class="results-log" tabindex="0">' + "\n".join(rows) + "</pre>"
-        return [nodes.raw("", body, format="html")]
+        log = self.arguments[0] if self.arguments else DEFAULT_LOG
+        try:
+            index = run_index(self.env, log)
+        except OSError:
+            logger.warning(f"no log {log!r}: captures/{log}.log is missing (run that part)", location=self.get_location())
+            return []
+        rows = "".join(
+            f'<span class="log-line" id="{anchor(log, n)}"><a class="log-lineno" href="#{anchor(log, n)}" '
+            f'data-line="{n}" aria-label="line {n}"></a>{html.escape(line, quote=False)}</span>'
+            for n, line in enumerate(_LINE.findall(index.text), start=1)
+        )
+        closing = "\n" if index.text.endswith("\n") else ""
+        label = f' aria-label="{log}.log"'
+        log_block = nodes.raw(
+            "", f'<pre class="results-log" data-log="{log}" tabindex="0"{label}>{rows}{closing}</pre>\n', format="html"
+        )
+        return [self.download_link(index), log_block]
+
+    def download_link(self, index: RunIndex) -> nodes.paragraph:
+        """The line "Download <log>.log": Sphinx copies the very file into the site (_downloads/)."""
+        doc_dir = Path(self.env.doc2path(self.env.docname)).parent
+        target = Path(os.path.relpath(index.log_path, doc_dir)).as_posix()
+        name = index.log_path.name
+        link = addnodes.download_reference("", "", nodes.literal("", name), reftarget=target, refexplicit=True)
+        return nodes.paragraph(
+            "", "", nodes.Text("Download "), link, nodes.Text(": the file itself, byte for byte."), classes=["log-download"]
+        )
 
 
 def setup(app):
     app.add_config_value("abh_captures", "../captures", "env", types=frozenset({str}))
     app.add_directive("log-lines", LogLines)
+    app.add_node(figure_frame, html=(visit_figure_frame, depart_figure_frame))
     app.add_directive("run-figure", RunFigure)
-    app.add_directive("results-log", ResultsLog)
+    app.add_directive("run-log", RunLog)
+    app.add_directive("results-log", RunLog)  # the first name of {run-log} results
     app.add_role("value", ValueRole())
     app.add_role("cross-check", CrossCheckRole())
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -8,9 +8,8 @@
   var W = AP.world;
   var view = AP.view;
   var root = document.getElementById("playground");
-  var data = JSON.parse(document.getElementById("playground-data").textContent);
+  var data = AP.data;
   var palette = { blues: data.blues, whiteFrom: data.white_from };
-  W.maxMagnitude = data.max_magnitude;
   var canonical = W.checkWorld(new Map([
     ["axes", data.world.axes], ["channels", data.world.channels], ["sentences", data.world.sentences],
     ["embeddings", new Map(data.world.embeddings)], ["wired", new Map([["W_Q", data.world.W_Q], ["W_K", data.world.W_K]])],

@@ -8,7 +8,7 @@
   var dom = AP.dom;
   var fixed3 = AP.format.fixed3;
   var SIZE = { width: 360, height: 300, left: 44, right: 16, top: 14, bottom: 40 };
-  var MAGENTA = "#c2185b";
+  var MAGENTA = AP.data.colours.output; // the run's figure draws the outputs and their arrows in it
 
   /** Tick positions from lo to hi, about five of them, at a round step (0.2, 0.25, 0.5, 1, ...). */
   function ticks(lo, hi) {

@@ -10,7 +10,7 @@
   "use strict";
 
   var WorldError = AP.world.WorldError;
-  var MAX_BYTES = 256 * 1024; // world.py's _MAX_FILE_BYTES
+  var MAX_BYTES = AP.data.max_file_bytes; // world.py's limit on a world file
   var BARE_KEY = /^[A-Za-z0-9_-]+$/;
 
   // ---- writing -------------------------------------------------------------------------

@@ -8,8 +8,7 @@
   var fixed3 = AP.format.fixed3;
   var W = AP.world;
   var MINUS_INFINITY = "\u2212\u221e";
-  var COLOURS = ["#1976d2", "#2e7d32"]; // the run's figure: first and second context word
-  var GREY = "#616161";
+  var COLOURS = AP.data.colours; // the run's plane figure's: {context: [first, second], embedding, output}
 
   function byId(id) {
     return document.getElementById(id);
@@ -86,9 +85,9 @@
     var points = world.sentences.map(function (sentence, k) {
       var context = sentence[sentence.length - 2];
       var v = W.embed(world, [context])[0];
-      return { label: context, x: v[0], y: v[1], colour: COLOURS[k] };
+      return { label: context, x: v[0], y: v[1], colour: COLOURS.context[k] };
     });
-    points.push({ label: amb + " (embedding)", x: embedding[0], y: embedding[1], colour: GREY });
+    points.push({ label: amb + " (embedding)", x: embedding[0], y: embedding[1], colour: COLOURS.embedding });
     var moves = world.sentences.map(function (sentence, k) {
       var out = computed.tests[k].output[sentence.length - 1];
       return { label: amb + " after " + quoted(sentence), sentence: k, from: [embedding[0], embedding[1]], to: [out[0], out[1]] };

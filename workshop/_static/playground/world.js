@@ -8,12 +8,16 @@
 (function (AP) {
   "use strict";
 
-  // world.py's _NAME, [\w-]{1,16}: Python's \w on text is a Unicode letter or digit, or _.
-  var NAME = /^[\p{L}\p{N}_-]{1,16}$/u;
+  // world.py's _NAME, translated for the browser, and the words its messages use for it.
+  var NAME = new RegExp(AP.data.name.pattern, "u");
+  var NAME_RULE = AP.data.name.rule;
 
-  // The playground's own limits, for a page that stays readable on a phone. The run has no
-  // such limits; a bigger world is refused here with a message, never cut.
-  var LIMITS = { words: 12, axes: 8, channels: 8, sentence: 8 };
+  // The playground's own limits, for a page that stays readable on a phone (PAGE_LIMITS in
+  // playground.py). The run has no such limits; a bigger world is refused here, never cut.
+  var LIMITS = AP.data.limits;
+
+  // world.MAX_MAGNITUDE: every number of a world stays within it, or the run's products overflow.
+  var MAX_MAGNITUDE = AP.data.max_magnitude;
 
   /** A fault a learner can cause and fix; its message names the input, like world.py's. */
   class WorldError extends Error {}
@@ -26,9 +30,9 @@
     return String(value);
   }
 
-  /** world.py's message for a number beyond MAX_MAGNITUDE (the bound comes with the page data). */
+  /** world.py's message for a number beyond MAX_MAGNITUDE. */
   function tooLarge(v) {
-    return v + " is too large (keep every number within \u00b1" + AP.world.maxMagnitude.toLocaleString("en-US") + ")";
+    return v + " is too large (keep every number within \u00b1" + MAX_MAGNITUDE.toLocaleString("en-US") + ")";
   }
 
   function isList(value) {
@@ -60,7 +64,7 @@
     var embeddings = [];
     table.forEach(function (row, word) {
       var key = "embeddings." + word;
-      if (!NAME.test(word)) throw fail(key, "a word must be 1-16 letters, digits, _ or -");
+      if (!NAME.test(word)) throw fail(key, "a word must be " + NAME_RULE);
       words.push(word);
       embeddings.push(numbers(row, axes.length, key, fail, "one per axis"));
     });
@@ -108,7 +112,7 @@
   function names(value, key, fail, minimum, maximum) {
     if (!isList(value) || value.length < minimum) throw fail(key, "must be a list of at least " + minimum + " names");
     value.forEach(function (name) {
-      if (typeof name !== "string" || !NAME.test(name)) throw fail(key, quoted(name) + " is not a name (1-16 letters, digits, _ or -)");
+      if (typeof name !== "string" || !NAME.test(name)) throw fail(key, quoted(name) + " is not a name (" + NAME_RULE + ")");
     });
     value.forEach(function (name, i) {
       if (value.indexOf(name) !== i) throw fail(key, "'" + name + "' appears twice");
@@ -125,7 +129,7 @@
     return value.map(function (v) {
       if (typeof v !== "number") throw fail(key, quoted(v) + " is not a number");
       if (!Number.isFinite(v)) throw fail(key, quoted(v) + " is not a finite number");
-      if (Math.abs(v) > AP.world.maxMagnitude) throw fail(key, tooLarge(v));
+      if (Math.abs(v) > MAX_MAGNITUDE) throw fail(key, tooLarge(v));
       return v;
     });
   }
@@ -152,7 +156,7 @@
 
   /** Why `name` cannot be a new word (or the new name of word `except`), or null if it can. */
   function nameProblem(world, name, except) {
-    if (!NAME.test(name)) return "'" + name + "' is not a word: use 1-16 letters, digits, _ or -";
+    if (!NAME.test(name)) return "'" + name + "' is not a word: use " + NAME_RULE;
     var at = world.words.indexOf(name);
     if (at >= 0 && at !== except) return "'" + name + "' is already a word";
     return null;
@@ -177,7 +181,7 @@
     return next;
   }
 
-  /** Why `words` cannot be the sentence on screen (2-8 words of the vocabulary), or null. */
+  /** Why `words` cannot be the sentence on screen (2 to LIMITS.sentence words of the vocabulary), or null. */
   function sentenceProblem(world, words) {
     if (words.length < 2) return "a sentence needs at least 2 words (got " + words.length + ")";
     if (words.length > LIMITS.sentence) return "the playground shows at most " + LIMITS.sentence + " words (got " + words.length + ")";
@@ -202,7 +206,6 @@
   AP.world = {
     NAME: NAME, LIMITS: LIMITS, WorldError: WorldError, checkWorld: checkWorld, toData: toData,
     copy: copy, same: same, nameProblem: nameProblem, sentenceProblem: sentenceProblem, rename: rename, addWord: addWord,
-    ambiguous: ambiguous, embed: embed, tooLarge: tooLarge,
-    maxMagnitude: Infinity, // world.MAX_MAGNITUDE; main.js sets it from the page data first thing
+    ambiguous: ambiguous, embed: embed, tooLarge: tooLarge, maxMagnitude: MAX_MAGNITUDE,
   };
 })((window.AttentionPlayground = window.AttentionPlayground || {}));

@@ -1,0 +1,117 @@
+"""Calling a learner's functions, one call at a time, and saying what happened as events.
+
+The same loop serves the child process (child.py, which writes each event to its results file
+as it happens) and the tests (which judge a fixture in their own process, where the child is
+not what is under test). An event is a JSON-able dict:
+
+    {"event": "start", "id": 3}                      a call begins (so a time-out can name it)
+    {"event": "result", "id": 3, "value": <encoded>, "changed": [0]}   changed: the arguments
+                                                     the call modified in place, by position
+    {"event": "raised", "id": 3, "type": "IndexError", "message": "...", "line": 41, "function": "dot"}
+    {"event": "fatal", "reason": "exit" | "memory" | "missing", ...}   nothing more is called
+    {"event": "done"}
+
+Left out: importing the learner's file and the limits on it (child.py); judging (report.py).
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+from attention_by_hand.lab.wire import MAX_TEXT, decode, encode
+
+__all__ = ["call_all", "missing_functions", "learner_frame", "describe", "is_out_of_memory", "same"]
+
+Emit = Callable[..., None]  # emit(event="result", id=3, ...)
+
+
+def learner_frame(tb, learner: Path) -> tuple[int | None, str | None]:
+    """(line, function) of the learner's file nearest to where an exception was raised."""
+    line = function = None
+    for frame in traceback.extract_tb(tb):
+        if Path(frame.filename).resolve() == learner:
+            line, function = frame.lineno, frame.name
+    return line, function
+
+
+def describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}"[:MAX_TEXT]
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    # torch reports a failed allocation as RuntimeError "... can't allocate memory ...".
+    return isinstance(error, MemoryError) or (isinstance(error, RuntimeError) and "allocate" in str(error))
+
+
+def same(before, after) -> bool:
+    """Whether an argument is as it was before the call: tensors, modules' weights, lists, values."""
+    import torch
+    import torch.nn as nn
+
+    if isinstance(before, torch.Tensor):
+        if not isinstance(after, torch.Tensor) or before.shape != after.shape or before.dtype != after.dtype:
+            return False
+        equal = before == after
+        if before.is_floating_point():
+            equal |= before.isnan() & after.isnan()  # NaN != NaN, yet an input's NaN left alone is unchanged
+        return bool(equal.all())
+    if isinstance(before, nn.Module):
+        old, new = before.state_dict(), after.state_dict()
+        return old.keys() == new.keys() and all(same(old[k], new[k]) for k in old)
+    if isinstance(before, (tuple, list)):
+        return len(before) == len(after) and all(same(b, a) for b, a in zip(before, after))
+    return before == after
+
+
+def missing_functions(module: ModuleType, names: list[str]) -> list[str]:
+    """The names the checker calls that the learner's module does not define as functions."""
+    return [name for name in names if not callable(getattr(module, name, None))]
+
+
+def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, on_out_of_memory=None) -> bool:
+    """Make every call of the request on `module`, emitting one event per step.
+
+    Returns False when a call ended the run (sys.exit, out of memory), True when every call was
+    made. `on_out_of_memory()` frees the caller's reserve first, so the report has room.
+    """
+    import torch
+
+    for call in calls:
+        emit(event="start", id=call["id"])
+        args = [decode(a) for a in call["args"]]
+        # A function that changes its input in place (x.mul_(0), x *= 2) can return the right
+        # answer and still break its caller, who needs x afterwards: compare with a copy.
+        originals = [decode(a) for a in call["args"]]
+        try:
+            torch.manual_seed(0)  # a function that draws random numbers draws the same ones each run
+            with torch.no_grad():
+                value = getattr(module, call["function"])(*args)
+            encoded = encode(value)
+        except BaseException as error:  # noqa: BLE001 - reported per call, the next call still runs
+            if is_out_of_memory(error):
+                if on_out_of_memory:
+                    on_out_of_memory()  # first of all: room to write the report
+                line, _ = learner_frame(error.__traceback__, learner)
+                del error, args, originals
+                emit(event="fatal", reason="memory", id=call["id"], line=line)
+                return False
+            line, function = learner_frame(error.__traceback__, learner)
+            if isinstance(error, SystemExit):
+                emit(event="fatal", reason="exit", id=call["id"], line=line, message=describe(error))
+                return False
+            emit(
+                event="raised",
+                id=call["id"],
+                type=type(error).__name__,
+                message=str(error)[:MAX_TEXT],
+                line=line,
+                function=function,  # may be a helper the checked function called
+            )
+            continue
+        changed = [i for i, (before, after) in enumerate(zip(originals, args)) if not same(before, after)]
+        emit(event="result", id=call["id"], value=encoded, changed=changed)
+    emit(event="done")
+    return True

@@ -1,0 +1,112 @@
+"""Lab 04's checks: the causal mask, the weights of one head, and the head's output."""
+
+from __future__ import annotations
+
+import torch
+
+from attention_by_hand.lab.checks.attention import MASK_HINTS, explain_size_error, hidden, judge_weights
+from attention_by_hand.lab.inputs import fixed, linear, randn, seeded
+from attention_by_hand.lab.judging import Check, close, equals, judge_pair, judge_tensor
+
+
+def _judge_causal_mask(got, expected, args):
+    (T,) = args
+    if isinstance(got, torch.Tensor) and got.shape == expected.shape and got.dtype != torch.bool:
+        if close(got, torch.tril(torch.ones(T, T))) and T > 1:
+            return "this marks what is VISIBLE (torch.tril of ones); return a bool tensor, True where j > i is HIDDEN"
+        return f"return a bool tensor (True = hidden), got {str(got.dtype).removeprefix('torch.')}"
+    variants = [
+        ("True must mark what is HIDDEN (j > i); yours marks what is visible", lambda: ~expected),
+        (MASK_HINTS["past"], lambda: hidden("past", T)),
+        (MASK_HINTS["diagonal"], lambda: hidden("diagonal", T)),
+        (MASK_HINTS["none"], lambda: hidden("none", T)),
+    ]
+    return judge_tensor(got, expected, "(T, T)", variants)
+
+
+def _judge_attention_weights(got, expected, args):
+    x, query, key = args[:3]
+    return judge_weights(got, expected, query(x), key(x), x.shape[-1], "(T, T)")
+
+
+def _explain_error(type_name, message, args):
+    x = args[0]
+    return explain_size_error(message, x.shape[-2], x.shape[-1])
+
+
+def _judge_self_attention(got, expected, args):
+    x, query, key, value = args
+    out_expected, weights_expected = expected
+
+    def swapped(first, second) -> bool:
+        """(weights, out) returned for (out, weights): a half equals the OTHER half's expected value."""
+        return equals(first, weights_expected) or equals(second, out_expected)
+
+    problem = judge_pair(got, "(out, weights)", swapped)
+    if problem:
+        return problem
+    out, weights = got
+    miss = _judge_attention_weights(weights, weights_expected, (x, query, key))
+    if miss:
+        return miss.under("weights: ")
+    v = value(x)  # (T, head_size)
+    variants = [
+        ("blend the values v = value(x), not x", lambda: weights_expected @ x),
+        (
+            "each output row must mix the values with its OWN row of weights: weights @ v, not weights.T @ v",
+            lambda: weights_expected.T @ v,
+        ),
+        ("the values are not blended: out = weights @ v, not v itself", lambda: v),
+    ]
+    miss = judge_tensor(out, out_expected, "(T, head_size)", variants)
+    return miss.under("out: ") if miss else None
+
+
+def _head_cases(g: torch.Generator, sizes) -> tuple[tuple, ...]:
+    """(x, query, key, value) per (T, d_model, head_size), from `g`."""
+    return tuple((randn(g, T, d), linear(g, d, hs), linear(g, d, hs), linear(g, d, hs)) for T, d, hs in sizes)
+
+
+def checks(seed: int) -> list[Check]:
+    f, g = fixed(), seeded(seed)
+    fixed_head = _head_cases(f, [(4, 8, 4)])
+    # x * 10 makes the scores 100 times larger (q and k both grow tenfold): from -333 to 276 here,
+    # where float32's exp overflows (past 88) or gives 0 for a whole row, so a softmax by hand
+    # without the max-shift gives NaN. The rows are then nearly one-hot, far from any tie, so
+    # float32 rounding in the scores moves no weight past the tolerance.
+    x, query, key, _ = _head_cases(f, [(5, 8, 4)])[0]
+    large_scores = ((x * 10, query, key),)
+    random_heads = _head_cases(g, [(6, 12, 3), (9, 6, 2), (1, 4, 4)])
+    weights_of = _judge_attention_weights
+    return [
+        Check("causal_mask", "T = 1, 4 and 7", ((1,), (4,), (7,)), _judge_causal_mask),
+        Check(
+            "attention_weights",
+            "a fixed input (T=4, d_model=8, head_size=4)",
+            tuple(c[:3] for c in fixed_head),
+            weights_of,
+            _explain_error,
+        ),
+        Check(
+            "attention_weights",
+            "3 random inputs (T = 6, 9, 1)",
+            tuple(c[:3] for c in random_heads),
+            weights_of,
+            _explain_error,
+        ),
+        Check(
+            "attention_weights",
+            "large scores, in the hundreds (a fixed x times 10, T=5)",
+            large_scores,
+            weights_of,
+            _explain_error,
+        ),
+        Check(
+            "self_attention",
+            "a fixed input (T=4, d_model=8, head_size=4)",
+            fixed_head,
+            _judge_self_attention,
+            _explain_error,
+        ),
+        Check("self_attention", "3 random inputs (T = 6, 9, 1)", random_heads, _judge_self_attention, _explain_error),
+    ]

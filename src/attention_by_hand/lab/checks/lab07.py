@@ -1,0 +1,419 @@
+"""Lab 07's checks: the sinusoidal table, adding positions, RoPE and its attention, ALiBi and its
+attention.
+
+Position code goes wrong in two ways that are easy to confuse: a convention that is not this
+lab's (RoPE's interleaved pairing, the table's sin-then-cos layout) and a formula that is wrong
+(the base, 2i / d). The inputs tell them apart: d >= 6 (at d = 2 the two RoPE pairings are the
+same pair), positions that are not 0, 1, 2, ... in rope (so that ignoring them shows), an even T
+in rope_attention (rotating its (T, T) scores needs one), and slopes of 0.5 and 0.25 in ALiBi
+(a slope of 1 would hide a missing one). Every mistake is recomputed here in float64 from the
+inputs, never from the reference's functions, so a mistake cannot agree with itself.
+
+Left out: the models and the training (the lab's own self-check covers them).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from attention_by_hand.lab.checks.attention import MASK_HINTS
+from attention_by_hand.lab.inputs import fixed, randn, seeded
+from attention_by_hand.lab.judging import Check, judge_tensor, mismatched_sizes
+
+BASE = 10000.0  # the Transformer's, and the default of sinusoidal_table and rope
+
+# One mistake, one hint: where a function and the attention built on it show the same mistake,
+# both name it in these words.
+ROPE_HINTS = {
+    "interleaved": "channel 2i is paired with 2i + 1 (the interleaved convention of the RoFormer paper, GPT-J and "
+    "Meta's original Llama code); this lab pairs the halves: channel i with i + d/2 (GPT-NeoX, Llama in Hugging "
+    "Face): a = x[..., :d/2], b = x[..., d/2:]",
+    "base": "the rotation's base is 1000: theta_i = base ** (-2i / d) with the `base` argument (10000 by default)",
+    "exponent": "theta_i = base ** (-i / d): the exponent is 2i / d (pair i of d/2), so the slowest pair turns "
+    "at base ** (-(d - 2) / d)",
+    "direction": "rotated the wrong way (by -angle): a cos - b sin in the first half, a sin + b cos in the second",
+    "swapped": "sin and cos are swapped: the first half is a * cos(angle) - b * sin(angle)",
+    "none": "nothing is rotated: rope must turn each channel pair by position * theta_i, and rope_attention "
+    "must apply it to q and k before the scores",
+}
+ALIBI_HINTS = {
+    "sign": "the penalty has the wrong sign: a key farther back must score LOWER, bias[i, j] = -slope * (i - j) "
+    "for query i (row) and key j <= i (column)",
+    "no slope": "the distance is not multiplied by the slope: bias[i, j] = -slope * (i - j)",
+    "divided": "the distance is divided by the slope: multiply, bias[i, j] = -slope * (i - j)",
+    "none": "no penalty reaches the keys j <= i: the scores of query i need -slope * (i - j) added for every "
+    "key j <= i (a penalty above the diagonal, on j > i, is hidden by the mask)",
+}
+
+
+# --- the checker's own position code, float64 --------------------------------------------------
+
+
+def _future(T: int) -> torch.Tensor:
+    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # (T, T), True = j > i
+
+
+def _interleave(even: torch.Tensor, odd: torch.Tensor) -> torch.Tensor:
+    """(..., h) and (..., h) -> (..., 2h): even[..., i] in column 2i, odd[..., i] in column 2i + 1."""
+    return torch.stack([even, odd], dim=-1).flatten(-2)
+
+
+def _table(n: int, d: int, base: float = BASE, exponent: float = 2.0, start: int = 0) -> tuple:
+    """(sin, cos) of p / base^(exponent * i / d) for p = start .. start + n - 1, i < d/2: (n, d/2) each."""
+    p = torch.arange(start, start + n, dtype=torch.float64)[:, None]  # (n, 1)
+    i = torch.arange(d // 2, dtype=torch.float64)  # (d/2,)
+    angles = p / base ** (exponent * i / d)  # (n, d/2)
+    return torch.sin(angles), torch.cos(angles)
+
+
+def _per_column_table(n: int, d: int, base: float) -> torch.Tensor:
+    """Column j at its own frequency base^(-j / d): sin in the even columns, cos in the odd. (n, d)"""
+    p = torch.arange(n, dtype=torch.float64)[:, None]  # (n, 1)
+    angles = p / base ** (torch.arange(d, dtype=torch.float64) / d)  # (n, d)
+    return torch.where(torch.arange(d) % 2 == 0, torch.sin(angles), torch.cos(angles))
+
+
+def _rope(x, positions, base=BASE, pairing="halves", exponent=2.0, direction=1.0, swapped=False):
+    """RoPE with each choice a mistake can make.   x: (..., T, d), positions: (T,)  ->  (..., T, d)"""
+    x = x.double()
+    d = x.shape[-1]
+    theta = base ** (-exponent * torch.arange(d // 2, dtype=torch.float64) / d)  # (d/2,)
+    angles = direction * positions.double()[:, None] * theta  # (T, d/2)
+    cos, sin = torch.cos(angles), torch.sin(angles)
+    if swapped:
+        cos, sin = sin, cos
+    if pairing == "halves":
+        a, b = x[..., : d // 2], x[..., d // 2 :]
+        return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+    a, b = x[..., 0::2], x[..., 1::2]
+    return _interleave(a * cos - b * sin, a * sin + b * cos)
+
+
+_ROPE_MISTAKES = {
+    "interleaved": {"pairing": "interleaved"},
+    "base": {"base": 1000.0},
+    "exponent": {"exponent": 1.0},
+    "direction": {"direction": -1.0},
+    "swapped": {"swapped": True},
+}
+
+
+def _attend(q, k, v, bias=None, scale=True, mask=True, after_softmax=None, bias_scaled=False):
+    """softmax(mask(q k^T / sqrt(hs) + bias)) @ v, with each place a mistake can move a part to.
+
+    after_softmax: a (T, T) added to the weights instead; bias_scaled: the bias divided by sqrt(hs) too.
+    """
+    q, k, v = q.double(), k.double(), v.double()
+    T, head_size = q.shape[-2], q.shape[-1]
+    scores = q @ k.transpose(-2, -1)  # (..., T, T)
+    if bias is not None and bias_scaled:
+        scores = scores + bias
+    if scale:
+        scores = scores / math.sqrt(head_size)
+    if bias is not None and not bias_scaled:
+        scores = scores + bias
+    if mask:
+        scores = scores.masked_fill(_future(T), float("-inf"))
+    weights = torch.softmax(scores, dim=-1)  # (..., T, T)
+    if after_softmax is not None:
+        weights = weights + after_softmax
+    return weights @ v  # (..., T, head_size)
+
+
+def _distance(T: int) -> torch.Tensor:
+    """i - j: how far key j is behind query i (negative above the diagonal).   (T, T) float64"""
+    i = torch.arange(T, dtype=torch.float64)
+    return i[:, None] - i[None, :]
+
+
+# --- sinusoidal_table ----------------------------------------------------------------------------
+
+
+def _judge_sinusoidal_table(got, expected, args):
+    n, d = args[:2]
+    base = args[2] if len(args) > 2 else BASE
+
+    def table(**kw) -> torch.Tensor:
+        return _interleave(*_table(n, d, **{"base": base, **kw}))
+
+    sin, cos = _table(n, d, base)
+    variants = [
+        (
+            "the base is 1000: angle = p / base ** (2i / d_model) with the `base` argument (the Transformer's "
+            "10000 by default)",
+            lambda: table(base=1000.0) if base != 1000.0 else None,
+        ),
+        (
+            f"the `base` argument is ignored: this call passed base = {base:g}, and the table used 10000",
+            lambda: table(base=BASE) if base != BASE else None,
+        ),
+        (
+            "the exponent is i / d_model: column pair i (columns 2i and 2i + 1) turns at p / base ** (2i / d_model)",
+            lambda: table(exponent=1.0),
+        ),
+        (
+            "each column got its own frequency, base ** (j / d_model) for column j; the two columns of a pair "
+            "share one: p / base ** (2i / d_model) in both columns 2i and 2i + 1",
+            lambda: _per_column_table(n, d, base),
+        ),
+        (
+            "the angle is p * base ** (2i / d_model): divide p by it (the fast pair first, the slow ones last)",
+            lambda: table(exponent=-2.0),
+        ),
+        ("sin and cos are swapped: sin goes in the even columns 2i, cos in the odd ones", lambda: _interleave(cos, sin)),
+        (
+            "sin fills the first half of the columns and cos the second (a layout later code uses); the "
+            "Transformer's table interleaves them: sin in column 2i, cos in column 2i + 1",
+            lambda: torch.cat([sin, cos], dim=-1),
+        ),
+        ("the positions start at 1: row 0 is position 0 (sin 0 = 0, cos 0 = 1)", lambda: table(start=1)),
+    ]
+
+    def observe(got):
+        outside = got.double().abs() > 1 + 1e-6
+        if outside.any():
+            p, c = (int(v) for v in outside.nonzero()[0])
+            return f"table[{p}, {c}] = {got[p, c]:.4g}, outside [-1, 1], where every sine and cosine lies"
+        return None
+
+    return judge_tensor(got, expected, "(n_positions, d_model)", variants, observe)
+
+
+# --- add_positions -------------------------------------------------------------------------------
+
+
+def _judge_add_positions(got, expected, args):
+    x, table = (a.double() for a in args)
+    T = x.shape[-2]
+    variants = [
+        (
+            "the positions are multiplied into x: add them, x + table[:T] (a product scales each number "
+            "instead of moving the vector, and a 0 in the table would erase the token)",
+            lambda: x * table[:T],
+        ),
+        ("the positions are missing: return x + table[:T]", lambda: x),
+        ("used the LAST T rows: token t gets row t, the first T rows table[:T]", lambda: x + table[-T:]),
+        (
+            "concatenated: add the rows, so the width stays d_model",
+            lambda: torch.cat([x, table[:T].expand(*x.shape[:-1], -1)], dim=-1),
+        ),
+    ]
+    return judge_tensor(got, expected, "the shape of x", variants)
+
+
+def _explain_add_positions_error(type_name, message, args):
+    x, table = args
+    sizes = mismatched_sizes(message)
+    T, d, rows = x.shape[-2], x.shape[-1], table.shape[0]
+    if not sizes or T not in sizes:
+        return None
+    other = (set(sizes) - {T}) or {T}
+    if rows in other and rows != d:
+        return f"the whole table ({rows} rows) met T = {T} tokens: take the first T rows, table[:T]"
+    if d in other:
+        return f"{d} rows met T = {T} tokens: T is x.shape[-2] (x is (..., T, d_model); x.shape[-1] is d_model)"
+    return None
+
+
+# --- rope ------------------------------------------------------------------------------------------
+
+
+def _judge_rope(got, expected, args):
+    x, positions = args
+    T = x.shape[-2]
+    variants = [(ROPE_HINTS[name], lambda kw=kw: _rope(x, positions, **kw)) for name, kw in _ROPE_MISTAKES.items()]
+    variants += [
+        (
+            "each row was rotated by its row number 0 .. T-1: rotate by the positions given, positions[t] for row t",
+            lambda: _rope(x, torch.arange(T)),
+        ),
+        (ROPE_HINTS["none"], lambda: x.double()),
+    ]
+
+    def observe(got):
+        # A rotation keeps every row's length, whatever the pairing or the angle.
+        lengths, kept = got.double().norm(dim=-1), x.double().norm(dim=-1)  # (..., T) each
+        changed = (lengths - kept).abs() > 1e-4 * (1 + kept)
+        if changed.any():
+            where = tuple(int(v) for v in changed.nonzero()[0])
+            row = ", ".join(map(str, where))
+            return (
+                f"out[{row}] has length {lengths[where]:.4g} where x[{row}] has {kept[where]:.4g}: "
+                "a rotation keeps each row's length"
+            )
+        return None
+
+    return judge_tensor(got, expected, "the shape of x", variants, observe)
+
+
+# --- rope_attention --------------------------------------------------------------------------------
+
+
+def _judge_rope_attention(got, expected, args):
+    q, k, v = args
+    T, head_size = q.shape[-2], q.shape[-1]
+    p = torch.arange(T)
+    rq, rk = _rope(q, p), _rope(k, p)
+    variants = [
+        (
+            "the values are rotated too: rotate only q and k; position decides who looks at whom, "
+            "the values pass on what a token is",
+            lambda: _attend(rq, rk, _rope(v, p)),
+        ),
+        (
+            "rotated the scores: the rotation acts on q and k BEFORE their dot product, "
+            "rope(q) @ rope(k)^T; rotating after it (the (T, T) scores) mixes scores of different keys",
+            lambda: _attend_rotated_scores(q, k, v),
+        ),
+        (
+            "the output was rotated: rotate q and k before the scores, not what the head returns",
+            lambda: _rope(_attend(q, k, v), p),
+        ),
+        (
+            "k was rotated by -position: rotate q and k the same way, each by its own position, so that "
+            "their dot product sees the difference m - n (yours sees m + n)",
+            lambda: _attend(rq, _rope(k, p, direction=-1.0), v),
+        ),
+        ("only q is rotated: rotate k too, rope(k, positions)", lambda: _attend(rq, k, v)),
+        ("only k is rotated: rotate q too, rope(q, positions)", lambda: _attend(q, rk, v)),
+        (ROPE_HINTS["none"], lambda: _attend(q, k, v)),
+        (f"the scores are not scaled: divide by sqrt(head_size) = sqrt({head_size})", lambda: _attend(rq, rk, v, scale=False)),
+        (MASK_HINTS["none"], lambda: _attend(rq, rk, v, mask=False)),
+    ]
+    # rope's own mistakes show in the attention built on it, named in the same words.
+    variants += [
+        (ROPE_HINTS[name], lambda kw=kw: _attend(_rope(q, p, **kw), _rope(k, p, **kw), v))
+        for name, kw in _ROPE_MISTAKES.items()
+    ]
+    return judge_tensor(got, expected, "(..., T, head_size)", variants)
+
+
+def _attend_rotated_scores(q, k, v):
+    """softmax(mask(rope(q k^T / sqrt(hs)))) @ v: each row of scores rotated as a vector of T numbers."""
+    T = q.shape[-2]
+    q, k, v = q.double(), k.double(), v.double()
+    scores = _rope(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), torch.arange(T))  # (..., T, T)
+    return torch.softmax(scores.masked_fill(_future(T), float("-inf")), dim=-1) @ v
+
+
+# --- alibi_bias ------------------------------------------------------------------------------------
+
+
+def _below(t: torch.Tensor) -> torch.Tensor:
+    """The cells the bias means, j <= i; the rest set to 0, since the mask hides them anyway."""
+    return t.double().masked_fill(_future(t.shape[-1]), 0.0)
+
+
+def _alibi_variants(T: int, slope: float) -> list:
+    """(hint, (T, T) bias) of alibi_bias's mistakes, on and below the diagonal; 0 above it."""
+    distance = _distance(T).clamp(min=0)  # (T, T)
+    return [
+        (ALIBI_HINTS["sign"], slope * distance),
+        (ALIBI_HINTS["no slope"], -distance),
+        (ALIBI_HINTS["divided"], -distance / slope),
+    ]
+
+
+def _judge_alibi_bias(got, expected, args):
+    T, slope = args
+    distance = _distance(T).clamp(min=0)
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != (T, T):
+        return judge_tensor(got, expected, "(T, T)")
+    variants = [*_alibi_variants(T, slope)]
+    variants += [
+        (
+            "the diagonal is not 0: a token is 0 steps from itself, bias[i, i] = 0",
+            -slope * (distance + 1).masked_fill(_future(T), 0.0),
+        ),
+        (ALIBI_HINTS["none"], torch.zeros(T, T, dtype=torch.float64)),
+    ]
+    return judge_tensor(_below(got), _below(expected), "(T, T)", variants)
+
+
+# --- alibi_attention -------------------------------------------------------------------------------
+
+
+def _judge_alibi_attention(got, expected, args):
+    q, k, v, slope = args
+    T, head_size = q.shape[-2], q.shape[-1]
+    distance = _distance(T)
+    right = -slope * distance.clamp(min=0)  # (T, T), 0 above the diagonal
+    # What a learner's penalty may hold above the diagonal, where the mask (if applied) hides it:
+    # 0, the same line continued (a bonus for the future), or the distance either way.
+    above = [right, -slope * distance, -slope * distance.abs()]
+    after = "the penalty was added after the softmax, to the weights: add it to the scores, before the mask and the softmax"
+    variants = [(hint, lambda b=b: _attend(q, k, v, bias=b)) for hint, b in _alibi_variants(T, slope)]
+    variants += [(after, lambda b=b: _attend(q, k, v, after_softmax=b)) for b in above]
+    variants += [
+        (
+            "the causal mask is missing: ALiBi's penalty lowers the past but hides nothing; still set the "
+            "future (j > i) to -inf before the softmax",
+            lambda b=b: _attend(q, k, v, bias=b, mask=False),
+        )
+        for b in above
+    ]
+    variants += [
+        (
+            "the penalty was divided by sqrt(head_size) with the scores: add it AFTER scaling, "
+            "q @ k^T / sqrt(head_size) + bias",
+            lambda: _attend(q, k, v, bias=right, bias_scaled=True),
+        ),
+        (ALIBI_HINTS["none"], lambda: _attend(q, k, v)),
+        (
+            f"the scores are not scaled: divide q @ k^T by sqrt(head_size) = sqrt({head_size}), then add the penalty",
+            lambda: _attend(q, k, v, bias=right, scale=False),
+        ),
+    ]
+    return judge_tensor(got, expected, "(..., T, head_size)", variants)
+
+
+# --- the checks ----------------------------------------------------------------------------------------
+
+
+def checks(seed: int) -> list[Check]:
+    f, g = fixed(), seeded(seed)
+
+    def qkv(gen, *shape):
+        return tuple(randn(gen, *shape) for _ in range(3))
+
+    random_positions = torch.randint(0, 30, (5,), generator=g)
+    return [
+        Check("sinusoidal_table", "12 positions, d_model 8 (the default base)", ((12, 8),), _judge_sinusoidal_table),
+        Check("sinusoidal_table", "7 positions, d_model 10, base 100", ((7, 10, 100.0),), _judge_sinusoidal_table),
+        Check(
+            "add_positions",
+            "a fixed x of 5 tokens, d_model 8, and a table of 12 rows",
+            ((randn(f, 5, 8), randn(f, 12, 8)),),
+            _judge_add_positions,
+            _explain_add_positions_error,
+        ),
+        Check(
+            "add_positions",
+            "a random batch (2, 4, 6) and a table of 9 rows",
+            ((randn(g, 2, 4, 6), randn(g, 9, 6)),),
+            _judge_add_positions,
+            _explain_add_positions_error,
+        ),
+        Check(
+            "rope",
+            "a fixed x (6, 8) at positions 3, 0, 7, 1, 12, 5",
+            ((randn(f, 6, 8), torch.tensor([3, 0, 7, 1, 12, 5])),),
+            _judge_rope,
+        ),
+        Check(
+            "rope",
+            "a random batch (2, 5, 6) at 5 random positions below 30",
+            ((randn(g, 2, 5, 6), random_positions),),
+            _judge_rope,
+        ),
+        Check("rope_attention", "fixed q, k, v (6, 8)", (qkv(f, 6, 8),), _judge_rope_attention),
+        Check("rope_attention", "a random batch (2, 4, 6)", (qkv(g, 2, 4, 6),), _judge_rope_attention),
+        Check("alibi_bias", "T = 6, slope 0.5; T = 1", ((6, 0.5), (1, 0.5)), _judge_alibi_bias),
+        Check("alibi_bias", "T = 9, slope 0.25", ((9, 0.25),), _judge_alibi_bias),
+        Check("alibi_attention", "fixed q, k, v (5, 8), slope 0.5", ((*qkv(f, 5, 8), 0.5),), _judge_alibi_attention),
+        Check(
+            "alibi_attention", "a random batch (2, 6, 4), slope 0.25", ((*qkv(g, 2, 6, 4), 0.25),), _judge_alibi_attention
+        ),
+    ]

@@ -1,0 +1,235 @@
+"""How a learner's output is compared with the reference, and how a wrong one is explained.
+
+A bare "wrong" teaches nothing, so a judge recomputes the answer with each usual mistake
+(softmax over the wrong axis, the mask on the wrong side, ...) and lists every mistake whose
+output equals the learner's: a `Miss`. One check calls a function on several inputs, and a
+mistake explains the check only if it explains every input that failed (verdict.py): on a
+single token, hiding the diagonal and inverting the mask give the same (1, 1) answer, and only
+the other inputs tell them apart. When no known mistake explains the output, the Miss says what
+was observed (which cell, which value, what was expected) and guesses no cause.
+
+Outputs are compared in float64 with rtol = 1e-4, atol = 1e-5: learners' float32 code adds the
+same products in other orders (differences near 1e-7), while the mistakes the checks know move
+some values by 1e-2 or more on their inputs.
+
+Left out: the checks of each lab (checks/), running the learner's file (runner.py, child.py).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+import torch
+
+from attention_by_hand.lab.wire import Foreign, NumpyArray, Oversized
+
+__all__ = [
+    "RTOL",
+    "ATOL",
+    "Check",
+    "Miss",
+    "close",
+    "equals",
+    "judge_tensor",
+    "judge_number",
+    "judge_pair",
+    "hint_for_exception",
+    "matmul_sizes",
+    "mismatched_sizes",
+    "difference",
+    "brief",
+    "shape_text",
+]
+
+RTOL, ATOL = 1e-4, 1e-5
+
+# A known mistake: its hint, and the output it produces (or a function computing it).
+Variant = tuple[str, "torch.Tensor | Callable[[], torch.Tensor | None] | None"]
+
+
+@dataclass(frozen=True)
+class Miss:
+    """A wrong output: what was observed, and the known mistakes whose output equals it.
+
+    lead: said before an explanation (e.g. the wrong shape); prefix: which part of a pair
+    (e.g. "weights: "). Both are part of the observation too.
+    """
+
+    observed: str
+    explanations: tuple[str, ...] = ()
+    lead: str = ""
+    prefix: str = ""
+
+    def text(self, explanation: str | None = None) -> str:
+        """The hint: `explanation` (default: the first known one), or else what was observed."""
+        explanation = explanation if explanation is not None else next(iter(self.explanations), None)
+        if explanation is None:
+            return self.prefix + self.observed
+        return self.prefix + (f"{self.lead}: {explanation}" if self.lead else explanation)
+
+    def under(self, prefix: str) -> Miss:
+        return replace(self, prefix=prefix + self.prefix)
+
+
+# judge(got, expected, args) -> None when got is right, a Miss (or a plain hint) when it is not.
+Judge = Callable[[object, object, tuple], "Miss | str | None"]
+# explain_error(type_name, message, args) -> a hint for an exception on these inputs, or None.
+ExplainError = Callable[[str, str, tuple], "str | None"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One line of the report: `function` called on every case; it passes when each case does."""
+
+    function: str
+    label: str
+    cases: tuple[tuple, ...]
+    judge: Judge
+    explain_error: ExplainError | None = None
+
+
+# --- comparing and describing outputs -------------------------------------------------------
+
+
+def shape_text(shape) -> str:
+    return "(" + ", ".join(str(n) for n in shape) + (",)" if len(shape) == 1 else ")")
+
+
+def close(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Same shape and equal within the tolerance; NaN equals NaN (a mistake may produce NaN)."""
+    if tuple(a.shape) != tuple(b.shape):
+        return False
+    return bool(torch.allclose(a.double(), b.double(), rtol=RTOL, atol=ATOL, equal_nan=True))
+
+
+def equals(got, expected: torch.Tensor) -> bool:
+    """Whether a learner's output (of any type) is a tensor equal to `expected`."""
+    return isinstance(got, torch.Tensor) and close(got, expected)
+
+
+def _index(flat: int, shape) -> str:
+    """A flat position as [i, j] in `shape`."""
+    index = []
+    for size in reversed(shape):
+        index.append(flat % size)
+        flat //= size
+    return "[" + ", ".join(str(i) for i in reversed(index)) + "]" if index else ""
+
+
+def difference(got: torch.Tensor, expected: torch.Tensor) -> str:
+    """The largest difference and where it is: what was observed, when no mistake matched."""
+    g, e = got.double().flatten(), expected.double().flatten()
+    distance = (g - e).abs()
+    # A NaN or an infinity where the reference has a number is the worst difference there is.
+    distance[torch.isnan(distance)] = math.inf
+    distance[(g == e)] = 0.0  # equal infinities (a -inf both sides) differ by nothing, not NaN
+    worst = int(distance.argmax())
+    where = _index(worst, expected.shape)
+    where = f" at {where}" if where else ""
+    return f"largest difference{where}: expected {e[worst]:.4g}, got {g[worst]:.4g}"
+
+
+def brief(value) -> str:
+    """What a non-tensor output was, in a few words."""
+    if value is None:
+        return "None (is a `return` missing?)"
+    if isinstance(value, NumpyArray):
+        return "a NumPy array (return a torch tensor: stay in torch, or torch.from_numpy)"
+    if isinstance(value, Foreign):
+        return f"a {value.name}"
+    if isinstance(value, (tuple, list)):
+        return f"a {type(value).__name__} of {len(value)} items"
+    if isinstance(value, bool):
+        return f"the bool {value}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the text {value[:40]!r}"
+    return f"a {type(value).__name__}"
+
+
+def _matching(got, variants: Iterable[Variant]) -> tuple[str, ...]:
+    """The hints of every known mistake whose output equals `got`, in the order given."""
+    if not isinstance(got, torch.Tensor):
+        return ()
+    hints = []
+    for hint, output in variants:
+        try:
+            output = output() if callable(output) else output
+        except (RuntimeError, IndexError, ValueError):
+            continue  # this mistake cannot even be made on these inputs: it does not match
+        if output is not None and close(got, output) and hint not in hints:
+            hints.append(hint)
+    return tuple(hints)
+
+
+def judge_tensor(got, expected: torch.Tensor, names: str, variants: Iterable[Variant] = (), observe=None):
+    """None when `got` equals `expected`; otherwise a Miss with every mistake that explains it.
+
+    names: the expected shape in named dimensions, e.g. "(T, T)", for the shape message.
+    observe(got) -> what is wrong with `got`, in facts (which cell, which value), or None; used
+    when no known mistake matches, before the plain largest difference.
+    """
+    if not isinstance(got, (torch.Tensor, Oversized)):
+        return Miss(f"returned {brief(got)}, expected a tensor of shape {names}")
+    if tuple(got.shape) != tuple(expected.shape):
+        named = f"{names} = {shape_text(expected.shape)}" if names != shape_text(expected.shape) else names
+        message = f"wrong output shape: expected {named}, got {shape_text(got.shape)}"
+        return Miss(message, _matching(got, variants), lead=message)
+    if close(got, expected):
+        return None
+    return Miss((observe(got) if observe else None) or difference(got, expected), _matching(got, variants))
+
+
+def judge_number(got, expected: torch.Tensor, variants: Iterable[Variant] = ()):
+    """A 0-d result: a 0-d tensor or a plain Python number are both fine."""
+    if isinstance(got, (int, float)) and not isinstance(got, bool):
+        got = torch.tensor(float(got), dtype=torch.float64)
+    return judge_tensor(got, expected, "()", variants)
+
+
+def judge_pair(got, names: str, swapped: Callable[[object, object], bool] | None = None) -> Miss | None:
+    """None when got is a pair; else what it is instead. swapped(a, b): whether (a, b) is the pair reversed."""
+    if not (isinstance(got, (tuple, list)) and len(got) == 2):
+        return Miss(f"returned {brief(got)}, expected a pair {names}")
+    if swapped and swapped(*got):
+        return Miss(f"the two results look swapped: return them in the order {names}")
+    return None
+
+
+_SIZES = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+_MATMUL = re.compile(r"shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
+
+
+def mismatched_sizes(message: str) -> tuple[int, int] | None:
+    """The two sizes of torch's broadcasting error "the size of tensor a (4) must match ... b (8)"."""
+    found = _SIZES.search(message)
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def matmul_sizes(message: str) -> tuple[int, int, int, int] | None:
+    """(n, k, k2, m) of torch's error "mat1 and mat2 shapes cannot be multiplied (nxk and k2xm)"."""
+    found = _MATMUL.search(message)
+    return tuple(int(v) for v in found.groups()) if found else None
+
+
+def hint_for_exception(type_name: str, message: str) -> str:
+    """What torch's error says, in the learner's terms; no cause is guessed."""
+    found = matmul_sizes(message)
+    if found:
+        n, k, k2, m = found
+        return (
+            f" (a matrix product ({n}, {k}) @ ({k2}, {m}): the inner sizes {k} and {k2} must be equal; "
+            "print the shapes of both sides)"
+        )
+    sizes = mismatched_sizes(message)
+    if sizes:
+        return f" (two tensors of sizes {sizes[0]} and {sizes[1]} on one axis were combined; print their shapes)"
+    if "scalar type" in message or "same dtype" in message or "dtype" in message:
+        return " (integer and float tensors mixed: convert with .float() or .to(other.dtype))"
+    if type_name == "IndexError" or "out of range" in message:
+        return " (an index out of range: print the shape of what you index)"
+    return ""

@@ -1,0 +1,172 @@
+"""`lab check`'s parent side: run a learner's file in a child process, within limits.
+
+The learner's file runs in a child (child.py), never in this process. The child gets a
+wall-clock limit (`timeout`), an address-space budget (`memory_mb`, set by the child itself once
+torch is imported) and an output cap (`OUTPUT_LIMIT`, read by a thread here and enforced by
+killing the child's process group). Once the run is over, however it ended, the group is killed:
+nothing the file started outlives the check.
+
+The child starts importing torch at once; meanwhile this process imports torch too, builds the
+inputs and sends them, so the two imports overlap (about a second saved on every check).
+
+Left out: what is called and how it is judged (verdict.py, checks/); the command line (cli.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from attention_by_hand.lab.registry import Lab, reference_path
+from attention_by_hand.lab.verdict import CheckRun, Ending, judge, load_reference, plan
+
+__all__ = ["OUTPUT_LIMIT", "check_file"]
+
+OUTPUT_LIMIT = 1024 * 1024  # bytes a learner's file may print before it is stopped
+_RESULTS_LIMIT = 32 * 1024 * 1024  # bytes of the results file read back (the wire format caps outputs)
+
+
+class _OutputCap(threading.Thread):
+    """Reads the child's output as it comes; past `limit` bytes, kills the child and keeps reading.
+
+    Reading as it comes (never communicate(), which buffers everything) is what keeps a file
+    that prints gigabytes from filling this process's memory.
+    """
+
+    def __init__(self, pipe, limit: int, kill: Callable[[], None]):
+        super().__init__(daemon=True)
+        self.pipe, self.limit, self.kill = pipe, limit, kill
+        self.total, self.overflowed, self.tail = 0, False, b""
+
+    def run(self) -> None:
+        fd = self.pipe.fileno()
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self.total += len(chunk)
+            self.tail = (self.tail + chunk)[-2048:]
+            if self.total > self.limit and not self.overflowed:
+                self.overflowed = True
+                self.kill()
+
+    def last_line(self) -> str:
+        lines = self.tail.decode("utf-8", "replace").strip().splitlines()
+        return lines[-1][:200] if lines else ""
+
+
+def _send(pipe, data: bytes) -> None:
+    """Write the request to the child's stdin from a thread: a stuck child cannot block us."""
+
+    def write():
+        try:
+            pipe.write(data)
+            pipe.close()
+        except (BrokenPipeError, OSError, ValueError):
+            pass  # the child died or was killed; its results file says why
+
+    threading.Thread(target=write, daemon=True).start()
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    # The child leads its own session, so its group id is its pid: this ends the child and any
+    # process it started, and nothing else. Also called once the child is reaped, to end what it
+    # left running: the kernel keeps the group's id from new processes while any member lives.
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _child_env() -> dict[str, str]:
+    """The child must import this package even if it was found through a relative PYTHONPATH."""
+    env = dict(os.environ)
+    package_parent = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def _read_events(path: Path) -> list[dict]:
+    """The child's JSON lines; a last line cut short by a kill is dropped."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(_RESULTS_LIMIT)
+    except OSError:
+        return []
+    events = []
+    for line in data.splitlines():
+        try:
+            events.append(json.loads(line))
+        except ValueError:
+            break
+    return events
+
+
+@dataclass(frozen=True)
+class Limits:
+    timeout: float = 20.0  # seconds for the whole run of the file
+    memory_mb: int = 1024  # beyond what torch itself maps
+
+
+def check_file(learner: Path, lab: Lab, *, limits: Limits = Limits(), seed: int = 0, line_name=None) -> CheckRun:
+    """Run `learner` in a child with limits, call its functions, judge them against the reference.
+
+    line_name(n) -> how to call line n of `learner` in a message (a notebook names its cell).
+    """
+    with tempfile.TemporaryDirectory(prefix="lab-check-") as tmp:
+        results_path = Path(tmp) / "results.jsonl"
+        started = time.monotonic()
+        process = subprocess.Popen(
+            [sys.executable, "-B", "-m", "attention_by_hand.lab.child"]
+            + [str(learner.resolve()), str(results_path), str(limits.memory_mb)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            cwd=tmp,  # whatever the learner's file writes lands in the temporary folder
+            env=_child_env(),
+            start_new_session=True,
+        )
+        reader = _OutputCap(process.stdout, OUTPUT_LIMIT, lambda: _kill_group(process))
+        reader.start()
+        try:
+            the_plan = plan(lab.number, seed)
+            _send(process.stdin, the_plan.request)
+            reference = load_reference(reference_path(lab))
+            timed_out = False
+            try:
+                process.wait(timeout=max(0.0, limits.timeout - (time.monotonic() - started)))
+            except subprocess.TimeoutExpired:
+                timed_out = True
+            # Always, not only on a time-out: a child that ended normally may leave processes it
+            # started (a `subprocess.Popen(["sleep", "1000"])`) running after the check is over.
+            _kill_group(process)
+            process.wait()
+            # With the group killed, nobody holds the pipe: end of file comes at once.
+            reader.join(timeout=5)
+            ending = Ending(
+                timed_out=timed_out,
+                overflowed=reader.overflowed,
+                returncode=process.returncode,
+                last_output=reader.last_line(),
+                timeout=limits.timeout,
+                memory_mb=limits.memory_mb,
+                output_limit=OUTPUT_LIMIT,
+            )
+            return judge(_read_events(results_path), the_plan, reference, ending, line_name=line_name)
+        finally:
+            # Also when building the inputs or loading the reference raised: no child outlives us.
+            _kill_group(process)
+            process.wait()
+            process.stdout.close()

@@ -1,0 +1,276 @@
+"""From what a learner's functions did to the report: one line per check, and why a run stopped.
+
+The calls to make come from the lab's checks (`plan`); what happened to each comes back as
+events (calls.py); `judge` turns them into a `CheckRun`. A check calls its function on several
+inputs and fails when one fails. Its hint is the known mistake that explains EVERY input that
+failed, so that no input's coincidence (on a single token, hiding the diagonal looks like an
+inverted mask) can name a mistake the other inputs rule out; when none explains them all, the
+hint says what the first failing input showed. `judge_module` does the same in this process,
+for a module already imported (the tests' fixtures, where the child is not what is tested).
+
+Left out: running the file (runner.py, child.py); the comparisons and the labs' checks
+(judging.py, checks/).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import json
+import re
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+from attention_by_hand.lab.calls import call_all, missing_functions
+from attention_by_hand.lab.checks import checks_for
+from attention_by_hand.lab.judging import Check, Miss, hint_for_exception
+from attention_by_hand.lab.registry import Lab, reference_path
+from attention_by_hand.lab.wire import decode, encode
+
+__all__ = ["CheckResult", "CheckRun", "Ending", "Plan", "plan", "judge", "judge_module", "load_reference", "report_lines"]
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """One reported check: its label, and None when it passed or the hint when it failed."""
+
+    label: str
+    hint: str | None
+    mistake: str | None = None  # the known mistake the hint names, if it names one (`_kind` of it)
+
+    @property
+    def passed(self) -> bool:
+        return self.hint is None
+
+
+@dataclass
+class CheckRun:
+    """Everything one `lab check` found. `failure` is set when the file could not be checked."""
+
+    results: list[CheckResult] = field(default_factory=list)
+    failure: str | None = None
+
+    @property
+    def passed(self) -> int:
+        return sum(r.passed for r in self.results)
+
+    @property
+    def failed(self) -> int:
+        return len(self.results) - self.passed
+
+    @property
+    def exit_code(self) -> int:
+        """0 all passed, 1 some failed, 2 the file could not be checked."""
+        if self.failure:
+            return 2
+        return 0 if self.failed == 0 else 1
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The checks of a lab, every (check, args) call in order, and the request the child reads."""
+
+    checks: list[Check]
+    calls: list[tuple[Check, tuple]]
+    request: bytes
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How the child process ended, and the limits it ran under."""
+
+    timed_out: bool
+    overflowed: bool
+    returncode: int | None
+    last_output: str
+    timeout: float
+    memory_mb: int
+    output_limit: int
+
+
+def load_reference(path: Path) -> ModuleType:
+    """Import a reference lab by path; its steps stay behind `if __name__ == "__main__":`."""
+    spec = importlib.util.spec_from_file_location(f"reference_{path.stem.replace('-', '_')}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def plan(number: int, seed: int) -> Plan:
+    checks = checks_for(number, seed)
+    calls = [(check, args) for check in checks for args in check.cases]
+    request = {
+        "functions": sorted({check.function for check in checks}),
+        "calls": [
+            {"id": i, "function": check.function, "args": [encode(a) for a in args]}
+            for i, (check, args) in enumerate(calls)
+        ],
+    }
+    return Plan(checks, calls, json.dumps(request).encode("utf-8"))
+
+
+def _at(line, line_name=None) -> str:
+    if not line:
+        return ""
+    return f", {line_name(line)}" if line_name else f", line {line}"
+
+
+def _case(check: Check, args: tuple, event: dict, reference: ModuleType, line_name) -> Miss | str | None:
+    """None when this call passed, else a Miss or a hint. A judge that fails is reported, not raised."""
+    import torch
+
+    if event["event"] == "raised":
+        if event["type"] == "NotImplementedError":
+            # The function checked may be written and call one that is not: name the one to write.
+            other = event.get("function")
+            who = f"{other}() is " if other and other != check.function else ""
+            return f"{who}not written yet: {event['message']}"
+        where = f" ({_at(event.get('line'), line_name)[2:]})" if event.get("line") else ""
+        known = check.explain_error(event["type"], event["message"], args) if check.explain_error else None
+        said = f": {known}" if known else hint_for_exception(event["type"], event["message"])
+        return f"raised {event['type']}: {event['message']}{where}{said}"
+    if event.get("changed"):
+        return _changed_inputs(getattr(reference, check.function), event["changed"])
+    try:
+        with torch.no_grad():
+            expected = getattr(reference, check.function)(*args)
+            return check.judge(decode(event["value"]), expected, args)
+    except Exception as error:  # noqa: BLE001 - the checker never crashes on a learner's output
+        return f"the checker could not judge this output ({type(error).__name__}: {error}); please report it"
+
+
+def combine(verdicts: list) -> tuple[str | None, str | None]:
+    """(hint, mistake) for a check from its inputs' verdicts: a mistake that explains every failure.
+
+    mistake is the known mistake the hint names (numbers left out), None when the hint only says
+    what was observed; the hint is None when every input passed.
+    """
+    failing = [v for v in verdicts if v is not None]
+    if not failing:
+        return None, None
+    first = failing[0]
+    if not isinstance(first, Miss):
+        return first, None
+    misses = [v for v in failing if isinstance(v, Miss)]
+    # The same mistake on two inputs reads the same but for its numbers ("sqrt(3)", "sqrt(2)").
+    kinds = [{_kind(e) for e in m.explanations} for m in misses]
+    common = [e for e in first.explanations if all(_kind(e) in k for k in kinds)]
+    if common:
+        return first.text(common[0]), _kind(common[0])
+    return first.prefix + first.observed, None
+
+
+def _kind(explanation: str) -> str:
+    return re.sub(r"\d+(\.\d+)?", "#", explanation)
+
+
+def _changed_inputs(function, positions: list[int]) -> str:
+    """The hint for a call that modified its arguments in place, named as the reference names them.
+
+    Reported before the output is judged: a function that zeroes x and then computes from it
+    gives a wrong output whose cause is the change, and the right output does not excuse it.
+    """
+    names = list(inspect.signature(function).parameters)
+    changed = [names[i] if i < len(names) else f"argument {i + 1}" for i in positions]
+    inputs, it = ("inputs", "them") if len(changed) > 1 else ("input", "it")
+    return (
+        f"your function changed its {inputs} {' and '.join(changed)} in place; its caller still needs {it}: "
+        "compute new tensors (y = x * 2), not x.mul_(2), x *= 2 or x[...] = ..."
+    )
+
+
+def _fatal_message(event: dict, where: str, memory_mb: int, line_name) -> str:
+    reason, at = event.get("reason"), _at(event.get("line"), line_name)
+    if reason == "syntax":
+        return f"syntax error{at}: {event.get('message')}"
+    if reason == "import":
+        return f"error while importing the file{at}: {event.get('message')}"
+    if reason == "exit":
+        keep = 'keep the steps under if __name__ == "__main__":'
+        return f"the file called sys.exit() {where}{at}; {keep}"
+    if reason == "memory":
+        return (
+            f"memory limit: used more than {memory_mb} MB beyond torch {where}{at} "
+            "(a list or tensor that grows without end?)"
+        )
+    if reason == "missing":
+        names = ", ".join(event.get("names", []))
+        return f"missing function(s): {names}; the checker calls them by name, keep the names of the exercise"
+    return f"the checker's helper stopped: {reason}"
+
+
+def judge(
+    events: list[dict],
+    the_plan: Plan,
+    reference: ModuleType,
+    ending: Ending | None = None,
+    line_name: Callable[[int], str] | None = None,
+) -> CheckRun:
+    """The events of a run, and the way its process ended (None: in this process) -> the report."""
+    calls = the_plan.calls
+    by_id = {e["id"]: e for e in events if e.get("event") in ("result", "raised")}
+    started = [e["id"] for e in events if e.get("event") == "start"]
+    running = started[-1] if started and started[-1] not in by_id else None
+    if running is not None:
+        check, _ = calls[running]
+        where = f"in {check.function}() on {check.label}"
+    else:
+        where = "while importing the file" if not started else "after the last call"
+
+    run = CheckRun()
+    # Report every check whose calls all came back, in order, up to the first that did not.
+    for check in the_plan.checks:
+        ids = [i for i, (c, _) in enumerate(calls) if c is check]
+        if not all(i in by_id for i in ids):
+            break
+        verdicts = [_case(check, calls[i][1], by_id[i], reference, line_name) for i in ids]
+        run.results.append(CheckResult(f"{check.function}: {check.label}", *combine(verdicts)))
+
+    fatal = next((e for e in events if e.get("event") == "fatal"), None)
+    done = any(e.get("event") == "done" for e in events)
+    memory_mb = ending.memory_mb if ending else 0
+    if ending and ending.overflowed:
+        mb = ending.output_limit // (1024 * 1024)
+        run.failure = f"printed more than {mb} MB {where} (a print inside a loop?); stopped"
+    elif ending and ending.timed_out:
+        run.failure = f"time limit: still running after {ending.timeout:g} s {where} (a loop that never ends?)"
+    elif fatal:
+        run.failure = _fatal_message(fatal, where, memory_mb, line_name)
+    elif not done and ending:
+        if ending.returncode is not None and ending.returncode < 0:
+            try:
+                name = signal.Signals(-ending.returncode).name
+            except ValueError:
+                name = str(-ending.returncode)
+            run.failure = f"stopped by signal {name} {where}" + (" (out of memory?)" if name == "SIGKILL" else "")
+        else:
+            tail = f": {ending.last_output}" if ending.last_output else ""
+            run.failure = f"stopped early (exit code {ending.returncode}) {where}{tail}"
+    return run
+
+
+def judge_module(module: ModuleType, lab: Lab, seed: int = 0, reference: ModuleType | None = None) -> CheckRun:
+    """Check an imported module in this process: the same calls and verdicts as `lab check`,
+    without the child process, its limits or its protection (for files that are trusted)."""
+    the_plan = plan(lab.number, seed)
+    events: list[dict] = []
+    request = json.loads(the_plan.request)
+    missing = missing_functions(module, request["functions"])
+    if missing:
+        events.append({"event": "fatal", "reason": "missing", "names": missing})
+    else:
+        call_all(module, request["calls"], Path(module.__file__).resolve(), lambda **e: events.append(e))
+    return judge(events, the_plan, reference or load_reference(reference_path(lab)))
+
+
+def report_lines(run: CheckRun) -> list[str]:
+    """The report as printed: one line per check, then the count (or nothing, if it could not run)."""
+    lines = []
+    for result in run.results:
+        lines.append(f"  ok    {result.label}" if result.passed else f"  FAIL  {result.label}: {result.hint}")
+    if not run.failure:
+        lines.append(f"{run.passed} passed, {run.failed} failed")
+    return lines

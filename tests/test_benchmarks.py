@@ -1,0 +1,193 @@
+"""The benchmark scripts: lab 06's figure and results, the test-suite timer, and the README copier.
+
+The measurements themselves are not run here (they take a minute or more); each script's
+parsing, report, figure and argument checks are, on fixed inputs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def load(name: str):
+    """A benchmarks/<name>.py script as a module (benchmarks/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+lab06 = load("lab06")
+test_suite = load("test_suite")
+update_readme = load("update_readme")
+
+CURVE = [(1, 2.4349, 0.095), (50, 0.2140, 1.0), (100, 0.0131, 1.0)]
+LAB06_STDOUT = """\
+STEP 1: task: 6 random digits, then the same again; 1000 held-out sequences from another seed
+STEP 3: training 100 steps (full schedule)
+    step    1: loss 2.4349, held-out accuracy 0.095
+    step   50: loss 0.2140, held-out accuracy 1.000
+    step  100: loss 0.0131, held-out accuracy 1.000
+STEP 4: trained 100 steps in 1.9 s; final loss 0.0131
+STEP 5: held-out accuracy on the repeated half: 1.000 (needs >= 0.95)
+"""
+
+
+# --- lab 06 ----------------------------------------------------------------------------------
+
+
+def test_lab06_reads_the_curve_and_its_numbers_from_the_lab_output():
+    numbers = lab06.parse(LAB06_STDOUT)
+    assert numbers["curve"] == CURVE
+    read = (numbers["steps"], numbers["final_loss"], numbers["accuracy"], numbers["held_out"])
+    assert read == (100, 0.0131, 1.0, 1000)
+
+
+def test_lab06_figure_is_the_same_png_bytes_for_the_same_curve():
+    first, second = lab06.draw_curve(CURVE), lab06.draw_curve(list(CURVE))
+    assert first[:8] == b"\x89PNG\r\n\x1a\n"
+    assert first == second
+
+
+def test_lab06_figure_changes_with_the_curve():
+    other = [(step, loss * 2, acc) for step, loss, acc in CURVE]
+    assert lab06.draw_curve(other) != lab06.draw_curve(CURVE)
+
+
+def test_lab06_figure_carries_no_software_stamp():
+    assert b"Software" not in lab06.draw_curve(CURVE)
+
+
+def test_lab06_alt_text_says_the_curves_own_numbers():
+    alt = lab06.alt_text(CURVE)
+    assert "2.4349 at step 1" in alt and "0.0131 at step 100" in alt and "0.95 at step 50" in alt
+
+
+def test_lab06_report_shows_the_figure_and_no_per_step_rows():
+    text = lab06.report([4.2, 4.3], [1.8, 1.9], lab06.parse(LAB06_STDOUT))
+    assert f"]({lab06.FIGURE.name})" in text
+    assert not re.search(r"^\| 50 \|", text, re.M)
+
+
+def test_lab06_learner_part_of_the_report_has_no_benchmark_terms():
+    text = lab06.report([4.2, 4.3], [1.8, 1.9], lab06.parse(LAB06_STDOUT))
+    learner, details = text.split(lab06.DETAILS_MARKER)
+    assert "budget" not in learner and "min-max" not in learner
+    assert "| budget |" in details
+
+
+def test_lab06_committed_results_name_the_committed_figure():
+    text = lab06.RESULT.read_text(encoding="utf-8")
+    assert f"]({lab06.FIGURE.name})" in text and lab06.FIGURE.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_lab06_repeat_of_zero_is_a_one_line_error(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        lab06.main(["--repeat", "0"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().count("\n") == 0
+
+
+# --- the test suite --------------------------------------------------------------------------
+
+
+def test_suite_summary_is_read_from_pytests_last_line():
+    output = "....s.\n=== short test summary info ===\nSKIPPED [1] x\n"
+    output += "412 passed, 3 skipped, 1 warning in 183.21s (0:03:03)\n"
+    assert test_suite.summary_of(output) == "412 passed, 3 skipped, 1 warning"
+
+
+def test_suite_summary_of_a_decorated_line_drops_the_equals_signs():
+    assert test_suite.summary_of("===== 2 failed, 5 passed in 1.02s =====\n") == "2 failed, 5 passed"
+
+
+MACHINE = {"cores": 2, "cpu": "Some CPU", "python": "3.11.7", "torch": "2.13.0+cpu"}
+
+
+def test_suite_report_says_the_target_was_met_within_it():
+    text = test_suite.report([test_suite.TARGET_SECONDS - 1], "5 passed", MACHINE)
+    assert re.search(r"^\| target \| at most 200 s on 2 cores: met \|$", text, re.M)
+
+
+def test_suite_report_judges_the_slowest_run():
+    text = test_suite.report([100.0, test_suite.TARGET_SECONDS + 1, 100.0], "5 passed", MACHINE)
+    assert "NOT met" in text
+
+
+def test_suite_report_of_a_selection_is_not_judged():
+    text = test_suite.report([1.0], "5 passed", MACHINE, ["tests/test_atomic.py"])
+    assert "not judged" in text and "`tests/test_atomic.py`" in text
+
+
+def test_suite_report_names_the_machine():
+    text = test_suite.report([1.0], "5 passed", MACHINE)
+    assert "| machine | 2 cores, Some CPU |" in text and "| versions | Python 3.11.7, torch 2.13.0+cpu |" in text
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--runs", "0"], ["--runs", "two"], ["--pytest-args", '"unclosed'], ["--write", "--pytest-args", "tests/x.py"]],
+)
+def test_suite_bad_arguments_are_a_one_line_error(argv, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        test_suite.main(argv)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("test_suite.py: ") and err.count("\n") == 1
+
+
+def test_suite_times_a_selection_and_prints_its_summary(capsys):
+    assert test_suite.main(["--pytest-args", "tests/test_atomic.py"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^\| pytest's summary \| \d+ passed \|$", out, re.M)
+
+
+# --- copying results into the README ---------------------------------------------------------
+
+
+@pytest.fixture
+def results(tmp_path):
+    folder = tmp_path / "benchmarks" / "results"
+    folder.mkdir(parents=True)
+    lab06_text = "<!-- generated -->\nA table.\n\n![alt](lab06-loss.png)\n<!-- benchmark details -->\nMore.\n"
+    (folder / "lab06.md").write_text(lab06_text)
+    (folder / "test_suite.md").write_text("<!-- generated -->\nSuite table.\n")
+    return tmp_path
+
+
+def test_readme_gets_image_links_relative_to_itself(results):
+    text = update_readme.table_of(results / "benchmarks" / "results" / "lab06.md", results / "README.md")
+    assert "![alt](benchmarks/results/lab06-loss.png)" in text
+
+
+def test_readme_gets_no_comment_lines_of_a_result(results):
+    text = update_readme.table_of(results / "benchmarks" / "results" / "lab06.md", results / "README.md")
+    assert "<!--" not in text and "More." in text
+
+
+def test_readme_changes_only_inside_the_results_block(results):
+    before = "Intro.\n<!-- benchmark:lab06 -->\nold\n<!-- /benchmark:lab06 -->\nOutro.\n"
+    after = update_readme.update(before, [results / "benchmarks" / "results" / "lab06.md"], results / "README.md")
+    assert after.startswith("Intro.\n<!-- benchmark:lab06 -->\nA table.")
+    assert after.endswith("\n<!-- /benchmark:lab06 -->\nOutro.\n")
+
+
+def test_readme_takes_the_test_suite_result_into_the_tests_block(results):
+    before = "<!-- benchmark:tests -->\nold\n<!-- /benchmark:tests -->\n"
+    after = update_readme.update(before, [results / "benchmarks" / "results" / "test_suite.md"], results / "README.md")
+    assert after == "<!-- benchmark:tests -->\nSuite table.\n<!-- /benchmark:tests -->\n"
+
+
+def test_readme_has_a_block_for_every_result_and_for_the_test_suite():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    stems = {result.stem for result in (ROOT / "benchmarks" / "results").glob("*.md")} | {"test_suite"}
+    blocks = {update_readme.BLOCK_NAMES.get(stem, stem) for stem in stems}
+    missing = [name for name in blocks if f"<!-- benchmark:{name} -->" not in readme]
+    assert missing == []

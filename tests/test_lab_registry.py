@@ -1,0 +1,48 @@
+"""The lab registry: every lab's reference ships with the package and defines, with a
+docstring, every function the registry leaves to the learner; and the checks call exactly those."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from attention_by_hand.errors import UserError
+from attention_by_hand.lab.checks import checks_for
+from attention_by_hand.lab.registry import LABS, get_lab, reference_path
+
+NUMBERS = [lab.number for lab in LABS]
+
+
+@pytest.mark.parametrize("number", NUMBERS)
+def test_every_registered_function_is_defined_with_a_docstring_in_its_reference(number):
+    lab = LABS[number - 1]
+    tree = ast.parse(reference_path(lab).read_text(encoding="utf-8"))
+    documented = {n.name for n in tree.body if isinstance(n, ast.FunctionDef) and ast.get_docstring(n)}
+    assert set(lab.functions) <= documented
+
+
+@pytest.mark.parametrize("number", NUMBERS)
+def test_every_hint_says_what_to_compute_in_a_sentence(number):
+    assert all(len(hint) > 30 for hint in LABS[number - 1].functions.values())
+
+
+@pytest.mark.parametrize("number", NUMBERS)
+def test_the_checker_calls_exactly_the_functions_the_learner_writes(number):
+    assert {c.function for c in checks_for(number)} == set(LABS[number - 1].functions)
+
+
+def test_labs_are_numbered_one_to_n_and_named_after_their_file():
+    assert [lab.number for lab in LABS] == list(range(1, len(LABS) + 1))
+    assert LABS[3].filename == "lab-04-attention.py" and LABS[3].stem == "lab-04-attention"
+
+
+@pytest.mark.parametrize("text", ["4", "04"])
+def test_a_lab_is_found_by_its_number_with_or_without_the_zero(text):
+    assert get_lab(text) is LABS[3]
+
+
+@pytest.mark.parametrize("text", ["0", "99", "four"])
+def test_a_number_that_is_no_lab_is_a_one_line_error_listing_the_range(text):
+    with pytest.raises(UserError, match=rf"^no lab '{text}': the labs are numbered 1 to {len(LABS)} "):
+        get_lab(text)

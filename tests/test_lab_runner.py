@@ -1,0 +1,127 @@
+"""`lab check` in a child process: a file that misbehaves is stopped and reported (exit 2),
+never crashing the checker, and nothing a file does in its own process can make a check pass.
+
+The fixtures here are the ones not named lab*: files that loop, allocate, print, exit, start
+processes or cheat (patch torch's comparisons, print a fake summary and leave). Each child
+spends about a second importing torch, so the runs are made once per module, three at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from attention_by_hand.lab.checks import checks_for
+from attention_by_hand.lab.registry import LABS
+from attention_by_hand.lab.runner import OUTPUT_LIMIT, Limits, check_file
+from labhelpers import FIXTURES_DIR, LABS_DIR, expectation, learner_file
+
+MISBEHAVING = sorted(p for p in FIXTURES_DIR.glob("*.py") if not p.name.startswith("lab"))
+# Two files of typical mistakes too: the child and the in-process judge must agree on them.
+THROUGH_THE_CHILD = MISBEHAVING + [FIXTURES_DIR / "lab04-mask-wrong-side.py", FIXTURES_DIR / "lab02-softmax-wrong-axis.py"]
+CANNOT_RUN = [p for p in MISBEHAVING if expectation(p)[1] == 2]
+TIMEOUT = 20.0  # the default of `lab check`
+SHORT_TIMEOUT = 6.0  # for the file that loops forever: the test waits this long
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Every misbehaving fixture (and the reference lab 02) checked once: path -> (run, seconds)."""
+    learners = tmp_path_factory.mktemp("learners")
+    jobs = [(LABS_DIR / LABS[1].filename, LABS_DIR / LABS[1].filename, 2)]
+    jobs += [(path, learner_file(path.name, learners), expectation(path)[0]) for path in THROUGH_THE_CHILD]
+
+    def check(job):
+        key, path, number = job
+        timeout = SHORT_TIMEOUT if path.name == "loops-forever.py" else TIMEOUT
+        started = time.monotonic()
+        run = check_file(path, LABS[number - 1], limits=Limits(timeout=timeout))
+        return key, (run, time.monotonic() - started)
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        return dict(pool.map(check, jobs))
+
+
+def test_a_reference_lab_passes_every_check_through_the_child(runs):
+    run, _ = runs[LABS_DIR / LABS[1].filename]
+    assert run.failure is None and run.exit_code == 0 and len(run.results) == len(checks_for(2))
+
+
+@pytest.mark.parametrize("name", ["lab04-mask-wrong-side.py", "lab02-softmax-wrong-axis.py"])
+def test_a_typical_mistake_gets_its_hint_through_the_child(runs, name):
+    run, _ = runs[FIXTURES_DIR / name]
+    hint = expectation(FIXTURES_DIR / name)[2]
+    assert run.exit_code == 1 and any(hint in r.hint for r in run.results if not r.passed)
+
+
+@pytest.mark.parametrize("path", CANNOT_RUN, ids=lambda p: p.stem)
+def test_a_file_that_cannot_run_exits_2_and_says_why_in_one_line(runs, path):
+    run, _ = runs[path]
+    assert run.exit_code == 2 and expectation(path)[2] in run.failure and "\n" not in run.failure
+
+
+def test_patching_torchs_comparisons_in_the_learners_process_changes_no_verdict(runs):
+    run, _ = runs[FIXTURES_DIR / "patches-allclose.py"]
+    assert run.exit_code == 1 and any("the mask is on the wrong side" in r.hint for r in run.results if r.hint)
+
+
+def test_printing_all_passed_and_a_fake_summary_is_not_a_verdict(runs):
+    run, _ = runs[FIXTURES_DIR / "prints-all-passed.py"]
+    assert run.exit_code == 1 and run.failed >= 1
+
+
+def test_leaving_early_with_exit_code_0_and_a_fake_summary_never_passes(runs):
+    run, _ = runs[FIXTURES_DIR / "fake-summary.py"]
+    assert run.exit_code == 2 and run.results == [] and "stopped early (exit code 0)" in run.failure
+
+
+def test_an_endless_loop_is_stopped_at_the_time_limit_and_named(runs):
+    run, seconds = runs[FIXTURES_DIR / "loops-forever.py"]
+    assert "in attention_weights()" in run.failure
+    assert SHORT_TIMEOUT <= seconds < SHORT_TIMEOUT + 5
+
+
+def test_the_checks_that_ran_before_an_endless_loop_are_still_reported(runs):
+    run, _ = runs[FIXTURES_DIR / "loops-forever.py"]
+    assert [r.label.split(":")[0] for r in run.results] == ["causal_mask"] and run.results[0].passed
+
+
+def test_unbounded_allocation_is_stopped_by_the_memory_limit_not_the_clock(runs):
+    run, seconds = runs[FIXTURES_DIR / "allocates-forever.py"]
+    assert run.failure.startswith("memory limit") and seconds < TIMEOUT / 2
+
+
+def test_printing_megabytes_is_stopped_soon_after_the_output_limit(runs):
+    run, seconds = runs[FIXTURES_DIR / "prints-megabytes.py"]
+    assert f"printed more than {OUTPUT_LIMIT // 2**20} MB in attention_weights()" in run.failure
+    assert seconds < TIMEOUT / 2  # stopped at 1 MB, not after printing all 100 MB
+
+
+def _ended(pid: int, within: float = 5.0) -> bool:
+    """True once `pid` is gone (a zombie counts as gone: only its parent's reaping is left)."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        try:
+            if Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                return True
+        except (OSError, IndexError):
+            pass  # gone between the two looks, or no /proc: ask again
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+
+
+def test_processes_the_file_started_do_not_outlive_the_check(runs, tmp_path_factory):
+    run, _ = runs[FIXTURES_DIR / "starts-a-process.py"]
+    assert run.exit_code == 0
+    pid_files = list(Path(tmp_path_factory.getbasetemp()).rglob("starts-a-process.py.pids"))
+    pids = [int(line) for f in pid_files for line in f.read_text().split()]
+    assert pids and [pid for pid in pids if not _ended(pid)] == []

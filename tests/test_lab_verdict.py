@@ -1,0 +1,92 @@
+"""From the calls' events to the report: one verdict per check across its inputs, the report's
+lines, and judges that never crash whatever a learner returns."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from attention_by_hand.lab.checks import checks_for
+from attention_by_hand.lab.judging import Miss
+from attention_by_hand.lab.registry import LABS, reference_path
+from attention_by_hand.lab.verdict import CheckResult, CheckRun, combine, load_reference, report_lines
+from attention_by_hand.lab.wire import Foreign, NumpyArray, Oversized
+
+NUMBERS = [lab.number for lab in LABS]
+
+
+def test_a_check_whose_inputs_all_pass_has_no_hint():
+    assert combine([None, None]) == (None, None)
+
+
+def test_a_mistake_that_explains_every_failing_input_is_named():
+    one = Miss("row 0 is off", ("the diagonal is hidden too", "yours marks what is visible"))
+    other = Miss("row 2 is off", ("the diagonal is hidden too",))
+    assert combine([one, None, other]) == ("the diagonal is hidden too", "the diagonal is hidden too")
+
+
+def test_a_mistake_that_explains_only_some_failing_inputs_is_not_named():
+    one = Miss("row 0 is off", ("yours marks what is visible",))
+    other = Miss("row 2 gives 0.3 to token 3", ())
+    assert combine([one, other]) == ("row 0 is off", None)
+
+
+def test_the_same_mistake_with_other_numbers_on_another_input_is_the_same_mistake():
+    one = Miss("a", ("not scaled: divide by sqrt(3)",))
+    other = Miss("b", ("not scaled: divide by sqrt(2)",))
+    assert combine([one, other])[0] == "not scaled: divide by sqrt(3)"
+
+
+def test_a_plain_hint_such_as_an_exception_is_reported_as_it_is():
+    assert combine([None, "raised IndexError: out of range"]) == ("raised IndexError: out of range", None)
+
+
+def test_a_shape_and_a_part_of_a_pair_lead_the_explanation():
+    miss = Miss("wrong output shape: (4, 8)", ("blend the values",), lead="wrong output shape: (4, 8)").under("out: ")
+    assert combine([miss])[0] == "out: wrong output shape: (4, 8): blend the values"
+
+
+def test_the_report_is_one_line_per_check_then_the_count():
+    run = CheckRun([CheckResult("f: a", None), CheckResult("g: b", "wrong")])
+    assert report_lines(run) == ["  ok    f: a", "  FAIL  g: b: wrong", "1 passed, 1 failed"]
+
+
+def test_a_run_that_could_not_finish_has_no_count_and_exit_code_2():
+    run = CheckRun([CheckResult("f: a", None)], failure="time limit")
+    assert report_lines(run) == ["  ok    f: a"] and run.exit_code == 2
+
+
+ODD_OUTPUTS = [
+    None,
+    3.5,
+    "text",
+    (torch.zeros(2), torch.zeros(2), torch.zeros(2)),
+    Foreign("generator"),
+    Oversized((1000, 1000)),
+    NumpyArray(torch.zeros(3, 3)),
+    torch.full((4, 4), float("nan")),
+    torch.zeros(0),
+    torch.ones(2, 3, 4, 5),
+]
+
+
+@pytest.mark.parametrize("number", NUMBERS)
+def test_judges_turn_any_odd_output_into_a_hint(number):
+    reference = load_reference(reference_path(LABS[number - 1]))
+    for check in checks_for(number):
+        args = check.cases[0]
+        with torch.no_grad():
+            expected = getattr(reference, check.function)(*args)
+            for odd in ODD_OUTPUTS:
+                hint, _ = combine([check.judge(odd, expected, args)])
+                assert isinstance(hint, str) and hint, (check.function, odd)
+
+
+@pytest.mark.parametrize("number", NUMBERS)
+def test_judges_pass_the_reference_output_itself(number):
+    reference = load_reference(reference_path(LABS[number - 1]))
+    for check in checks_for(number, seed=7):
+        for args in check.cases:
+            with torch.no_grad():
+                expected = getattr(reference, check.function)(*args)
+                assert check.judge(expected, expected, args) is None, check.label
