@@ -22,6 +22,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/run_breakdown.py --write
 	$(PY) benchmarks/site_build.py --write
 	$(PY) benchmarks/lab06.py --write
+	$(PY) benchmarks/positions_length.py --write
 	$(PY) benchmarks/playground.py --write
 	$(PY) benchmarks/test_suite.py --write
 	$(PY) benchmarks/update_readme.py

@@ -39,9 +39,6 @@ BUDGET_SECONDS = 60.0
 TARGET_ACCURACY = 0.95  # the lab's own self-check threshold
 # Ends the learner's part of the results: the labs page includes what is above this line.
 DETAILS_MARKER = "<!-- benchmark details -->"
-# The workshop figures' look (attention_by_hand.figures): base font, resolution, colours.
-_FONT_SIZE, _DPI = 13, 110
-_BLUE, _ORANGE, _GREY = "#1976d2", "#ef6c00", "#616161"
 
 
 def lab06_script() -> Path:
@@ -99,40 +96,38 @@ def first_step_reaching(curve: list[tuple[int, float, float]], accuracy: float =
 def draw_curve(curve: list[tuple[int, float, float]]) -> bytes:
     """The loss (log scale) and the held-out accuracy against the training step, as PNG bytes.
 
-    `curve` is the lab's logged (step, loss, held-out accuracy) triples. Saved as
-    attention_by_hand.figures saves the run's figures: a Matplotlib Figure without pyplot and
-    no Software stamp in the PNG, so the same curve gives the same bytes.
+    `curve` is the lab's logged (step, loss, held-out accuracy) triples. Saved as the run's
+    figures are (attention_by_hand.figures.figure_bytes), so the same curve gives the same bytes.
     """
-    import io
+    from attention_by_hand.figures import figure_bytes
 
-    import matplotlib
-    from matplotlib.figure import Figure
+    return figure_bytes((10, 3.8), _draw_curve, curve=curve)
 
+
+def _draw_curve(fig, curve: list[tuple[int, float, float]]) -> None:
+    from attention_by_hand.figures import BLUE, GREY, ORANGE
+
+    fig.set_layout_engine("constrained")
     steps = [step for step, _, _ in curve]
-    with matplotlib.rc_context({"font.size": _FONT_SIZE}):
-        fig = Figure(figsize=(10, 3.8), layout="constrained")
-        loss_ax, accuracy_ax = fig.subplots(1, 2)
-        loss_ax.plot(steps, [loss for _, loss, _ in curve], marker="o", color=_BLUE)
-        # Log scale: the loss falls by orders of magnitude, and a linear axis hides all but the first drop.
-        loss_ax.set_yscale("log")
-        loss_ax.set(title="training loss (log scale)", xlabel="training step", ylabel="cross-entropy")
-        accuracy_ax.plot(steps, [acc for _, _, acc in curve], marker="o", color=_ORANGE)
-        accuracy_ax.axhline(TARGET_ACCURACY, color=_GREY, linestyle="--", linewidth=1)
-        accuracy_ax.annotate(
-            f"self-check: >= {TARGET_ACCURACY}",
-            (steps[-1], TARGET_ACCURACY),
-            xytext=(0, -6),
-            textcoords="offset points",
-            ha="right",
-            va="top",
-            color=_GREY,
-        )
-        accuracy_ax.set(title="held-out accuracy", xlabel="training step", ylabel="fraction right", ylim=(0, 1.05))
-        for ax in (loss_ax, accuracy_ax):
-            ax.grid(True, color="#e0e0e0", linewidth=0.8)
-        buffer = io.BytesIO()
-        fig.savefig(buffer, format="png", dpi=_DPI, metadata={"Software": None})
-    return buffer.getvalue()
+    loss_ax, accuracy_ax = fig.subplots(1, 2)
+    loss_ax.plot(steps, [loss for _, loss, _ in curve], marker="o", color=BLUE)
+    # Log scale: the loss falls by orders of magnitude, and a linear axis hides all but the first drop.
+    loss_ax.set_yscale("log")
+    loss_ax.set(title="training loss (log scale)", xlabel="training step", ylabel="cross-entropy")
+    accuracy_ax.plot(steps, [acc for _, _, acc in curve], marker="o", color=ORANGE)
+    accuracy_ax.axhline(TARGET_ACCURACY, color=GREY, linestyle="--", linewidth=1)
+    accuracy_ax.annotate(
+        f"self-check: >= {TARGET_ACCURACY}",
+        (steps[-1], TARGET_ACCURACY),
+        xytext=(0, -6),
+        textcoords="offset points",
+        ha="right",
+        va="top",
+        color=GREY,
+    )
+    accuracy_ax.set(title="held-out accuracy", xlabel="training step", ylabel="fraction right", ylim=(0, 1.05))
+    for ax in (loss_ax, accuracy_ax):
+        ax.grid(True, color="#e0e0e0", linewidth=0.8)
 
 
 def alt_text(curve: list[tuple[int, float, float]]) -> str:

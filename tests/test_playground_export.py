@@ -1,5 +1,5 @@
 """What the site build hands the playground page: the canonical world, its rules and limits,
-the colours, the run's numbers.
+the colours, the run's numbers, the positions' base and pairing and the positions part's numbers.
 
 The page types none of these; `sphinxext/playground.py` embeds them when the site is built.
 These tests check that data without a browser (tests/browser/test_playground.py drives the page).
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ import pytest
 from attention_by_hand.errors import UserError
 from attention_by_hand.sphinxext.playground import (
     PAGE_LIMITS,
+    POSITION_CASES,
     RUN_CASES,
     SKELETON,
     _json_for_html,
@@ -34,6 +36,15 @@ PLAYGROUND_JS = WORKSHOP / "_static" / "playground"
 
 def canonical_index() -> RunIndex:
     return RunIndex(ROOT / "captures")
+
+
+def positions_index() -> RunIndex:
+    return RunIndex(ROOT / "captures", "positions")
+
+
+def printed_numbers(index: RunIndex, first: int, last: int) -> list[str]:
+    """Every number with three decimals on lines first..last of the log, in order."""
+    return re.findall(r"-?\d+\.\d{3}\b", "\n".join(index.lines[first - 1 : last]))
 
 
 def test_the_embedded_world_is_the_packages_canonical_world():
@@ -90,6 +101,64 @@ def test_the_runs_numbers_are_the_logs_texts_for_each_logged_setting():
         assert [t for t in printed if re.fullmatch(r"-?\d+\.\d{3}", t)] == [t for row in case["weights"] for t in row]
 
 
+def test_the_positions_numbers_are_printed_on_the_lines_the_page_links():
+    index = positions_index()
+    cases = page_data(canonical_index(), "playground", index)["run_positions"]
+    assert [(c["positions"], c["mode"], c["scale"], c["causal"]) for c in cases] == [
+        (c["positions"], c["mode"], c["scale"], c["causal"]) for c in POSITION_CASES
+    ]
+    for case in cases:
+        first, last = case["lines"]
+        assert case["href"] == f"log.html#positions-L{first}-L{last}"
+        # Every number of the case is printed on its lines, as often as the case holds it.
+        wanted = Counter(t for table in case["rows"].values() for row in table.values() for t in row)
+        assert wanted - Counter(printed_numbers(index, first, last)) == Counter(), case["words"]
+
+
+def test_the_positions_cases_are_p1s_sentence_both_ways_and_p3s():
+    cases = page_data(canonical_index(), "playground", positions_index())["run_positions"]
+    first = list(RIVER_BANK.sentences[0])
+    assert [c["words"] for c in cases] == [first, first[::-1], first]
+    # The log prints the ambiguous word's output (P1) and weights (P3) only: its row, wherever it stands.
+    assert list(cases[0]["rows"]["output"]) == [str(len(first) - 1)]
+    assert list(cases[1]["rows"]["output"]) == [str(first[::-1].index(RIVER_BANK.ambiguous))]
+    assert list(cases[2]["rows"]["weights"]) == [str(len(first) - 1)]
+
+
+def test_the_positions_base_and_pairing_reproduce_positions_logs_p1_and_p3():
+    import numpy as np
+
+    from attention_by_hand import positional
+
+    facts = page_data(canonical_index(), "playground", positions_index())["positions"]
+    values = positions_index().values
+    sentence = RIVER_BANK.sentences[0]
+    n, d_model = len(sentence), len(RIVER_BANK.axes)
+    PE = positional.sinusoidal_positions(n, d_model, facts["base"])  # (n_words, d_model)
+    assert [[f"{v:.3f}" for v in row] for row in PE] == [[values[f"p1.pe.{i}.{j}"]["text"] for j in range(d_model)] for i in range(n)]
+    K = RIVER_BANK.embed(sentence) @ RIVER_BANK.wired_W_K  # (n_words, d_k)
+    turned = positional.rope(K, np.arange(n), facts["base"], facts["pairing"])  # (n_words, d_k)
+    logged = [[values[f"p3.k.{i}.{c}"]["text"] for c in RIVER_BANK.channels] for i in range(n)]
+    assert [[f"{v:.3f}".replace("-0.000", "0.000") for v in row] for row in turned] == logged
+
+
+def test_the_positions_facts_are_positions_pys_base_and_rope_s_pairings():
+    import inspect
+
+    from attention_by_hand import positional, positions
+
+    facts = page_data(canonical_index(), "playground", positions_index())["positions"]
+    assert facts == {
+        "base": positions.BASE,
+        "pairing": inspect.signature(positional.rope).parameters["pairing"].default,
+        "pairings": list(positional.PAIRINGS),
+    }
+
+
+def test_without_a_positions_log_there_are_no_positions_numbers_to_claim():
+    assert page_data(canonical_index(), "playground", None)["run_positions"] == []
+
+
 def test_captures_of_another_world_give_no_run_numbers_to_claim(tmp_path):
     captures = tmp_path / "captures"
     captures.mkdir()
@@ -98,6 +167,8 @@ def test_captures_of_another_world_give_no_run_numbers_to_claim(tmp_path):
     (captures / "results.index.json").write_text(json.dumps(index), encoding="utf-8")
     (captures / "results.log").write_text((ROOT / "captures" / "results.log").read_text(encoding="utf-8"), encoding="utf-8")
     assert page_data(RunIndex(captures), "playground")["run"] == []
+    # Nor positions numbers: the positions part is the canonical world's, not this one's.
+    assert page_data(RunIndex(captures), "playground", positions_index())["run_positions"] == []
 
 
 def test_embedded_json_cannot_close_its_script_element():
@@ -145,6 +216,21 @@ def test_the_scripts_retype_no_colour_name_rule_or_file_limit():
         assert not re.search(r"#[0-9a-fA-F]{6}\b", code), script.name  # colours come in colours / blues
         assert "1-16" not in code and "{1,16}" not in code, script.name  # the name rule comes in name
         assert "256 * 1024" not in code, script.name  # the file limit comes in max_file_bytes
+
+
+def test_the_scripts_retype_no_positions_base_or_pairing():
+    from attention_by_hand import positions
+
+    base = positions.BASE
+    spellings = {f"{base:.0f}", f"{base:g}", f"{base:.0e}", f"{base:,.0f}", "1e4", "1E4"}
+    for script in sorted(PLAYGROUND_JS.glob("*.js")):
+        code = script.read_text(encoding="utf-8")
+        assert not any(spelling in code for spelling in spellings), script.name  # the base comes in positions.base
+        # The pairing in use comes in positions.pairing, the list of pairings in positions.pairings:
+        # no script names one but positional.js's mirror of rope, which tells "halves" from the other.
+        for pairing in ("halves", "interleaved"):
+            quoted = len(re.findall(rf"[\"']{pairing}[\"']", code))
+            assert quoted == (1 if (script.name, pairing) == ("positional.js", "halves") else 0), (script.name, pairing)
 
 
 def mini_site(tmp_path: Path, page: str) -> Path:

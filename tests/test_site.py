@@ -24,8 +24,9 @@ from attention_by_hand.website import build_site
 ROOT = Path(__file__).resolve().parents[1]
 WORKSHOP = ROOT / "workshop"
 CAPTURES = ROOT / "captures"
-# What a page may use to say a number: the {value} role, or a {name} placeholder in an :alt: text.
-ROLE = re.compile(r"\{value\}`[^`]*`|\{[a-z][\w.\-]*\}")
+# What a page may use to say a number: the {value} role, or a {name} placeholder in an :alt: text
+# or a question's :answer: (a name may start with its log's: {positions:p3.scores.2.1}).
+ROLE = re.compile(r"\{value\}`[^`]*`|\{[a-z][\w.:\-]*\}")
 
 
 # Pages that each hold one fault, for a site that builds them all at once (`faulty_site`), from
@@ -38,6 +39,16 @@ FAULTY_PAGES = {
     "figure_without_alt": "# Page\n\n```{run-figure} causal_mask\nA caption.\n```\n",
     "figure_not_drawn": f"# Page\n\n```{{run-figure}} {NOT_DRAWN}\n:alt: A figure whose file is gone.\n```\n",
     "value": "# Page\n\nThe dot is {value}`s2.dot.river`.\n",  # no fault: the control
+    "question_without_answer": "# Page\n\n```{question}\nWhat is bank . river?\n```\n",
+    "question_unknown_value": "# Page\n\n```{question}\n:answer: {s2.dot.nowhere}\nWhat is bank . river?\n```\n",
+    "question_typed_answer": "# Page\n\n```{question}\n:answer: 0.540\nWhat is bank . river?\n```\n",
+    "question_typed_label": "# Page\n\n```{question}\n:answer: {s2.dot.river}, or 1 in 2\nWhat is bank . river?\n```\n",
+    # No fault, the controls: a question with two values, one with a derived value, and the list.
+    "question": (
+        "# Questions\n\n```{question}\n:answer: river {s2.dot.river}, money {s2.dot.money}\nWhat are bank . river and bank . money?\n```\n\n"
+        "```{question}\n:answer: {s2.exp_sum}\nWhat do the three exponentials add up to?\n```\n"
+    ),
+    "question_list": "# Every question\n\n```{question-list}\n```\n",
 }
 
 
@@ -125,6 +136,62 @@ def test_value_role_prints_the_text_the_log_printed(faulty_site):
     index = json.loads((CAPTURES / "results.index.json").read_text())
     page = (faulty_site.out / "value.html").read_text()
     assert f'<span class="run-value">{index["values"]["s2.dot.river"]["text"]}</span>' in page
+
+
+# --- check-yourself questions -------------------------------------------------------------
+
+
+def test_question_without_an_answer_is_named_with_page_and_line(faulty_site):
+    assert re.search(r"question_without_answer\.md:3: WARNING: question without an :answer:", faulty_site.printed)
+
+
+def test_question_whose_answer_is_not_in_the_index_is_named_with_page_and_line(faulty_site):
+    assert re.search(r"question_unknown_value\.md:3: WARNING: .*value 's2\.dot\.nowhere' is not in the run's index", faulty_site.printed)
+
+
+def test_question_whose_answer_is_typed_is_named_with_page_and_line(faulty_site):
+    assert re.search(r"question_typed_answer\.md:3: WARNING: question's answer '0\.540' is not a value of the run", faulty_site.printed)
+
+
+def test_question_whose_answer_types_a_number_beside_a_value_is_named(faulty_site):
+    assert re.search(r"question_typed_label\.md:3: WARNING: question's answer .* types a number by hand", faulty_site.printed)
+
+
+def answers(page: str) -> list[str]:
+    """The answers of a built page, in order, each as the HTML of its <details> or shown <div>."""
+    return re.findall(r'<(details|div) class="answer[^"]*">(.*?)</\1>', page, re.S)
+
+
+def test_question_answer_is_hidden_in_details_with_the_values_the_log_printed(faulty_site):
+    assert "/question.md" not in faulty_site.printed
+    values = json.loads((CAPTURES / "results.index.json").read_text())["values"]
+    page = (faulty_site.out / "question.html").read_text()
+    tag, first = answers(page)[0]
+    river, money = values["s2.dot.river"]["text"], values["s2.dot.money"]["text"]
+    assert tag == "details" and "<summary>Answer</summary>" in first
+    assert f'river <span class="run-value">{river}</span>, money <span class="run-value">{money}</span>' in first
+
+
+def test_question_answer_links_the_log_lines_that_print_it(faulty_site):
+    spans = json.loads((CAPTURES / "results.index.json").read_text())["spans"]
+    first, last = spans["s2.dots"]
+    tag, answer = answers((faulty_site.out / "question.html").read_text())[0]
+    assert f'href="log.html#L{first}-L{last}">cross-check: results.log lines {first}-{last}</a>' in answer
+
+
+def test_a_derived_answer_links_the_lines_it_is_worked_out_from(faulty_site):
+    first, last = json.loads((CAPTURES / "results.index.json").read_text())["spans"]["s2"]
+    tag, answer = answers((faulty_site.out / "question.html").read_text())[1]
+    assert f"worked out from: results.log lines {first}-{last}</a>" in answer
+
+
+def test_question_list_shows_every_question_with_its_answer_open(faulty_site):
+    value = json.loads((CAPTURES / "results.index.json").read_text())["values"]["s2.exp_sum"]["text"]
+    page = (faulty_site.out / "question_list.html").read_text()
+    shown = answers(page)
+    assert [tag for tag, _ in shown] == ["div", "div"]
+    assert "What do the three exponentials add up to?" in page
+    assert f'<span class="run-value">{value}</span>' in shown[1][1]
 
 
 # --- the log page ----------------------------------------------------------------------------

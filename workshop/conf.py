@@ -8,7 +8,7 @@ extensions = ["myst_parser", "attention_by_hand.sphinxext"]
 myst_enable_extensions = ["dollarmath", "colon_fence", "attrs_inline"]
 myst_heading_anchors = 3
 
-# Where the run's outputs are, relative to this folder; `build --captures` overrides it.
+# Where the run's outputs are, relative to this folder (`attention-by-hand build` sets it with -D abh_captures=<folder>).
 abh_captures = "../captures"
 
 # Only the pages; the fonts folder's README is a licence note, not a page.

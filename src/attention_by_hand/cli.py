@@ -64,7 +64,8 @@ def _cmd_check(args: argparse.Namespace) -> int:
     else:
         # The canonical copy of the part the log belongs to, by its name (positions.log), unless named.
         part = get_part(args.part) if args.part else part_of_log(args.path) or PARTS[0]
-        expected, expected_name = part.canonical_log(), f"the canonical capture of the {part.name} part ({part.log_name})"
+        expected = part.canonical_log()
+        expected_name = "the canonical capture" if part is PARTS[0] else f"the canonical {part.log_name}"
     comparison = compare(got, expected)
     for line in report(comparison, str(args.path), expected_name):
         print(line)
@@ -181,18 +182,19 @@ exit codes of check: 0 all passed, 1 some failed, 2 the file could not be run at
 
 def _add_lab_parser(sub) -> None:
     from attention_by_hand.lab import commands
+    from attention_by_hand.lab.registry import LABS
 
     lab = sub.add_parser(
         "lab",
         help="the labs: list, start your version, run, check it with hints, make a notebook",
-        description="Six labs that build attention in PyTorch step by step, each a script that checks\n"
+        description=f"{len(LABS)} labs that build attention in PyTorch step by step, each a script that checks\n"
         "itself; your version of each, and a checker that names your mistakes.",
         epilog=_LAB_WORKFLOW,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     lab.set_defaults(func=lambda args: (lab.print_help(), 2)[1])
     labs = lab.add_subparsers(dest="lab_command", metavar="SUBCOMMAND", parser_class=_LabParser)
-    number = {"metavar": "N", "help": "the lab's number, 1-6"}
+    number = {"metavar": "N", "help": f"the lab's number, 1-{len(LABS)}"}
 
     p = labs.add_parser("list", help="list the labs", description="List the labs, what each builds and the functions you write.")
     p.set_defaults(func=lambda args: commands.list_labs())

@@ -26,7 +26,7 @@ import numpy as np
 from attention_by_hand import mechanism as M
 from attention_by_hand import stamp
 from attention_by_hand.capture import ENVIRONMENT_LINE, Capture
-from attention_by_hand.figures import _BLUE, _GREEN, _GREY, FigureJob, render
+from attention_by_hand.figures import BLUE, GREEN, GREY, FigureJob, render
 from attention_by_hand.measurements import S5_DIMS, S5_ROW, S5_TRIALS, SEED, Measurements
 from attention_by_hand.world import RIVER_BANK, World
 
@@ -229,8 +229,8 @@ def s3_raw_attention(r: _Run) -> np.ndarray:
             )
             a = w.vector(amb)
             # The playground's plane uses the same colours (sphinxext/playground.py, plane_colours).
-            points = [(w.context(k), *w.vector(w.context(k))[:2], c) for k, c in ((0, _BLUE), (1, _GREEN))]
-            points.append((f"{amb} (embedding)", a[0], a[1], _GREY))
+            points = [(w.context(k), *w.vector(w.context(k))[:2], c) for k, c in ((0, BLUE), (1, GREEN))]
+            points.append((f"{amb} (embedding)", a[0], a[1], GREY))
             moves = [(f"{amb} after {_quoted(s)}", (a[0], a[1]), (out[-1][0], out[-1][1])) for s, (out, _) in zip(w.sentences, results)]
             r.figure(
                 FigureJob(

@@ -19,7 +19,7 @@ import numpy as np
 
 from attention_by_hand.atomic import write_atomic
 
-__all__ = ["FigureJob", "render", "heatmap"]
+__all__ = ["FigureJob", "render", "figure_bytes", "heatmap", "BLUE", "ORANGE", "MAGENTA", "GREEN", "GREY"]
 
 # Figures are viewed on phones too: a larger base font keeps the labels legible when a
 # 10-inch-wide figure is scaled down to a 390-pixel screen.
@@ -38,7 +38,9 @@ _METADATA = {
     "pdf": {"CreationDate": None, "ModDate": None, "Creator": None, "Producer": None},
 }
 
-_BLUE, _ORANGE, _MAGENTA, _GREEN, _GREY = "#1976d2", "#ef6c00", "#c2185b", "#2e7d32", "#616161"
+# The workshop's colours, shared by every figure module, the benchmarks' figures and the playground.
+BLUE, ORANGE, MAGENTA, GREEN, GREY = "#1976d2", "#ef6c00", "#c2185b", "#2e7d32", "#616161"
+_BLUE, _ORANGE, _MAGENTA, _GREEN, _GREY = BLUE, ORANGE, MAGENTA, GREEN, GREY
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,16 @@ class FigureJob:
         return f"{self.stem}.png"
 
 
-def render(job: FigureJob, folder: str | Path, formats: tuple[str, ...] = ("png",)) -> list[Path]:
-    """Draw one job and write it to `folder` in each format, atomically. Returns the paths."""
+def figure_bytes(size: tuple[float, float], draw, fmt: str = "png", **data) -> bytes:
+    """Draw `draw(fig, **data)` on a figure of `size` inches and return the file's bytes.
+
+    The one place a figure is saved: the workshop's style, dpi and stamp-free metadata, so the
+    same numbers give the same bytes (figure modules and benchmarks alike call this).
+    """
+    return _draw(size, draw, data, (fmt,))[0]
+
+
+def _draw(size, draw, data: dict, formats: tuple[str, ...]) -> list[bytes]:
     import io
 
     # Figure, not pyplot: no window manager, no global figure list, and a faster import
@@ -64,17 +74,28 @@ def render(job: FigureJob, folder: str | Path, formats: tuple[str, ...] = ("png"
     import matplotlib
     from matplotlib.figure import Figure
 
-    written = []
+    out = []
     with matplotlib.rc_context(_STYLE):
-        size, draw = DRAWINGS[job.drawing]
         fig = Figure(figsize=size)
-        draw(fig, **job.data)
+        draw(fig, **data)
         for fmt in formats:
             buffer = io.BytesIO()
             fig.savefig(buffer, format=fmt, dpi=_DPI, metadata=_METADATA[fmt])
-            path = Path(folder) / f"{job.stem}.{fmt}"
-            write_atomic(path, buffer.getvalue())
-            written.append(path)
+            out.append(buffer.getvalue())
+    return out
+
+
+def render(job: FigureJob, folder: str | Path, formats: tuple[str, ...] = ("png",), drawings: dict | None = None) -> list[Path]:
+    """Draw one job and write it to `folder` in each format, atomically. Returns the paths.
+
+    drawings: the table of drawing functions the job names (default: this module's).
+    """
+    size, draw = (drawings or DRAWINGS)[job.drawing]
+    written = []
+    for fmt, data in zip(formats, _draw(size, draw, job.data, formats)):
+        path = Path(folder) / f"{job.stem}.{fmt}"
+        write_atomic(path, data)
+        written.append(path)
     return written
 
 

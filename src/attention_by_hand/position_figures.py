@@ -2,9 +2,7 @@
 
 Drawn like figures.py's (same style, sizes in inches, no metadata, so the same numbers give the
 same bytes) from plain data a `FigureJob` carries; the positions run hands the jobs over, and
-`render` here writes them. It mirrors `figures.render` line for line, over this module's
-drawings: figures.py looks its drawings up in its own table, and these are not the canonical
-run's figures.
+`render` here writes them through `figures.render`, with this module's table of drawings.
 
 Left out: computing anything. The run computes the vectors and the table; these functions
 only draw them (the one sum here is the angle between two arrows, for its label).
@@ -12,35 +10,20 @@ only draw them (the one sum here is the angle between two arrows, for its label)
 
 from __future__ import annotations
 
-import io
 import math
 from pathlib import Path
 
 import numpy as np
 
-from attention_by_hand.atomic import write_atomic
-from attention_by_hand.figures import _BLUE, _DPI, _GREY, _METADATA, _ORANGE, _STYLE, FigureJob
+from attention_by_hand import figures
+from attention_by_hand.figures import BLUE, GREY, ORANGE, FigureJob
 
 __all__ = ["render", "DRAWINGS"]
 
 
 def render(job: FigureJob, folder: str | Path, formats: tuple[str, ...] = ("png",)) -> list[Path]:
     """Draw one job with this module's drawings; write it to `folder` in each format, atomically."""
-    import matplotlib
-    from matplotlib.figure import Figure  # not pyplot: see figures.render
-
-    written = []
-    with matplotlib.rc_context(_STYLE):
-        size, draw = DRAWINGS[job.drawing]
-        fig = Figure(figsize=size)
-        draw(fig, **job.data)
-        for fmt in formats:
-            buffer = io.BytesIO()
-            fig.savefig(buffer, format=fmt, dpi=_DPI, metadata=_METADATA[fmt])
-            path = Path(folder) / f"{job.stem}.{fmt}"
-            write_atomic(path, buffer.getvalue())
-            written.append(path)
-    return written
+    return figures.render(job, folder, formats, DRAWINGS)
 
 
 def _sinusoidal_positions(fig, table, base):
@@ -72,8 +55,8 @@ def _rope_rotation(fig, panels, query_word, key_word, channels):
         q, k = np.asarray(panel["q"]), np.asarray(panel["k"])
         if panel is not unturned:  # where the arrows started, for comparison
             for vec in (unturned["q"], unturned["k"]):
-                ax.annotate("", xy=vec, xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=_GREY, lw=1, ls=":"))
-        for vec, colour, label in ((q, _BLUE, f"q ({query_word})"), (k, _ORANGE, f"k ({key_word})")):
+                ax.annotate("", xy=vec, xytext=(0, 0), arrowprops=dict(arrowstyle="->", color=GREY, lw=1, ls=":"))
+        for vec, colour, label in ((q, BLUE, f"q ({query_word})"), (k, ORANGE, f"k ({key_word})")):
             ax.annotate("", xy=vec, xytext=(0, 0), arrowprops=dict(arrowstyle="-|>", color=colour, lw=2.2))
             # The label just past the tip, on the side the arrow points to, so it never sits on an arrow.
             u = vec / np.hypot(*vec)

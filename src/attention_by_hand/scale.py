@@ -24,11 +24,13 @@ from pathlib import Path
 import numpy as np
 
 from attention_by_hand import mechanism as M
+from attention_by_hand import stamp
 from attention_by_hand import tiling as T
 from attention_by_hand.capture import ENVIRONMENT_LINE, Capture
 # Line 3 is the canonical log's (torch, numpy, matplotlib, python, seed): the same versions answer here.
 from attention_by_hand.experiment import FIGURE_DIR, GPT2, RULE, RunResult, environment, environment_now
 from attention_by_hand.figures import FigureJob
+from attention_by_hand.parts import get_part
 from attention_by_hand.measurements import SEED  # the run's one seed, here for L3's random head
 from attention_by_hand.scale_figures import render
 from attention_by_hand.world import RIVER_BANK
@@ -42,6 +44,7 @@ DTYPES = (("fp32", 4), ("fp16", 2))  # name, bytes per number
 TILE = 128  # a typical FlashAttention tile side (it must fit in a GPU's on-chip memory)
 TOY_BLOCKS = (1, 2)  # L3's blocks on the three-word sentence
 RANDOM_WORDS, RANDOM_D_K, RANDOM_BLOCK = 4_096, 64, 512  # L3's random head: an 8 x 8 grid of tiles
+REFERENCE_ROWS = 1_024  # rows of the plain head L3's references compute at a time (32 MiB of scores)
 DECODE_WORDS = 1_024  # L4: GPT-2's full context
 CACHE_WORDS, CACHE_DTYPE = 8_192, ("fp16", 2)  # L5
 # L5's models: key, name, layers, query heads, d_k, key/value heads as built, groups for the
@@ -101,7 +104,7 @@ class _Part:
         self.draw = draw  # draw(FigureJob) -> None: writes the figure's files
 
     def number(self, name: str, x: float, places: int = 3) -> str:
-        """Print x robustly (positions._fixed refuses a rounding boundary) and file the printed number."""
+        """Print x robustly (`_fixed` refuses a rounding boundary) and file the printed number."""
         text = _fixed(x, places)
         return self.log.value(name, float(text), f"{{:.{places}f}}")
 
@@ -152,7 +155,8 @@ def l1_memory_wall(p: _Part) -> None:
                         p.size(f"l1.{where}.{n}.{dtype}", T.score_matrix_bytes(n, size, *count))
                         for where, count in (("head", (1, 1)), ("layer", (heads, 1)), ("model", (heads, layers)))
                     ]
-                    log.line(f"  {log.value(f'l1.words.{n}.{dtype}', n, '{:,}'):>9}  {dtype:<5}  " + "  ".join(f"{c:>11}" for c in cells))
+                    words = log.value(f"l1.words.{n}", n, "{:,}") if dtype == DTYPES[0][0] else f"{n:,}"
+                    log.line(f"  {words:>9}  {dtype:<5}  " + "  ".join(f"{c:>11}" for c in cells))
         with log.span("l1.tiled"):
             tile = log.value("l1.tile", TILE)
             log.line(f"  a tiled head holds one {tile} x {tile} tile of scores and a running max and sum per row:")
@@ -277,17 +281,17 @@ def _references(Q: np.ndarray, K: np.ndarray, V: np.ndarray, causal: bool) -> di
     Q, K, V: (n_words, d_k) -> "numpy.output", "torch.output": (n_words, d_k); "*.lse": (n_words,)
 
     Each row is softmaxed over ALL its keys at once, as mechanism.attention does (no running
-    rescale). The rows go a block at a time only to keep the reference small: a block of 512
-    rows needs 16 MiB per copy where all 4,096 rows would need 128 MiB, and a softmax never mixes
-    rows, so the numbers are the full head's.
+    rescale). The rows go REFERENCE_ROWS at a time only to keep the reference small: 32 MiB of
+    scores per copy where all 4,096 rows would need 128 MiB (and the whole run about twice the
+    memory); a softmax never mixes rows, so the numbers are the full head's.
     """
     import torch
     import torch.nn.functional as F
 
     n, d_k = Q.shape
     parts: dict[str, list] = {"numpy.output": [], "numpy.lse": [], "torch.output": [], "torch.lse": []}
-    for r0 in range(0, n, RANDOM_BLOCK):
-        r1 = min(r0 + RANDOM_BLOCK, n)
+    for r0 in range(0, n, REFERENCE_ROWS):
+        r1 = min(r0 + REFERENCE_ROWS, n)
         scores = Q[r0:r1] @ K.T / np.sqrt(d_k)  # (rows, n_words): every key of these rows
         later = np.arange(n)[None, :] > np.arange(r0, r1)[:, None]  # (rows, n_words): the causal mask's rows
         if causal:
@@ -448,8 +452,12 @@ def run(out: str | Path = ".", formats: tuple[str, ...] = ("png",)) -> RunResult
     import matplotlib  # already imported by the figures
     import torch  # already imported by L3
 
-    capture.replace(ENVIRONMENT_LINE, environment(torch.__version__, matplotlib.__version__))
-    # The log goes last: a log on disk means its figures are on disk too.
+    versions = environment(torch.__version__, matplotlib.__version__)
+    capture.replace(ENVIRONMENT_LINE, versions)
+    # The log goes last: a log on disk means its figures are on disk too; the stamp after it,
+    # so that `build` can tell these outputs from hand-edited or older ones (stamp.py).
     log_path = out / LOG_PATH
     index_path = capture.write(log_path)
+    part = get_part("scale")
+    stamp.write(out, stamp.made_from(None, versions, part.code), [log_path, index_path, *written], part)
     return RunResult(log_path=log_path, index_path=index_path, figure_paths=written, log_text=capture.log_text())

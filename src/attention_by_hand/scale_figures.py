@@ -11,13 +11,12 @@ functions only draw them.
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import numpy as np
 
-from attention_by_hand.atomic import write_atomic
-from attention_by_hand.figures import _BLUE, _DPI, _GREEN, _MAGENTA, _METADATA, _ORANGE, _STYLE, FigureJob
+from attention_by_hand import figures
+from attention_by_hand.figures import BLUE, GREEN, MAGENTA, ORANGE, FigureJob
 
 __all__ = ["render", "DRAWINGS"]
 
@@ -27,21 +26,7 @@ _UNITS = ((2**10, "1 KiB"), (2**20, "1 MiB"), (2**30, "1 GiB"), (2**40, "1 TiB")
 
 def render(job: FigureJob, folder: str | Path, formats: tuple[str, ...] = ("png",)) -> list[Path]:
     """Draw one job with this module's drawings; write it to `folder` in each format, atomically."""
-    import matplotlib
-    from matplotlib.figure import Figure  # not pyplot: see figures.render
-
-    written = []
-    with matplotlib.rc_context(_STYLE):
-        size, draw = DRAWINGS[job.drawing]
-        fig = Figure(figsize=size)
-        draw(fig, **job.data)
-        for fmt in formats:
-            buffer = io.BytesIO()
-            fig.savefig(buffer, format=fmt, dpi=_DPI, metadata=_METADATA[fmt])
-            path = Path(folder) / f"{job.stem}.{fmt}"
-            write_atomic(path, buffer.getvalue())
-            written.append(path)
-    return written
+    return figures.render(job, folder, formats, DRAWINGS)
 
 
 def _words(n: int) -> str:
@@ -54,10 +39,10 @@ def _memory_wall(fig, lengths, marked, series, tiled, tile):
     ax = fig.subplots()
     styles = {"fp32": "-", "fp16": "--"}
     for label, values in series.items():
-        colour = _MAGENTA if label.startswith("one model") else _BLUE
+        colour = MAGENTA if label.startswith("one model") else BLUE
         ax.plot(lengths, values, styles[label.split(", ")[-1]], color=colour, lw=2, label=f"score matrix, {label}")
     for dtype, values in tiled.items():
-        ax.plot(lengths, values, styles[dtype], color=_GREEN, lw=2, label=f"tiled head, {tile} x {tile} tile, {dtype}")
+        ax.plot(lengths, values, styles[dtype], color=GREEN, lw=2, label=f"tiled head, {tile} x {tile} tile, {dtype}")
     # The lengths the log tabulates, marked on every line.
     at = [lengths.index(n) for n in marked]
     for line in ax.get_lines():
@@ -76,7 +61,7 @@ def _memory_wall(fig, lengths, marked, series, tiled, tile):
     fig.tight_layout()
 
 
-_KIND_COLOURS = {"full": _BLUE, "diagonal": _ORANGE, "skipped": "#eeeeee"}
+_KIND_COLOURS = {"full": BLUE, "diagonal": ORANGE, "skipped": "#eeeeee"}
 
 
 def _tiled_blocks(fig, keys, m, l, rescale, word, grid, n_words, block):  # noqa: E741
@@ -84,11 +69,11 @@ def _tiled_blocks(fig, keys, m, l, rescale, word, grid, n_words, block):  # noqa
     left, right = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.2, 1]})
 
     steps = np.arange(1, len(keys) + 1)
-    left.plot(steps, m, "o-", color=_ORANGE, lw=2, label="m, running max")
-    left.plot(steps, l, "s-", color=_BLUE, lw=2, label="l, running sum")
+    left.plot(steps, m, "o-", color=ORANGE, lw=2, label="m, running max")
+    left.plot(steps, l, "s-", color=BLUE, lw=2, label="l, running sum")
     for x, mv, lv in zip(steps, m, l):
-        left.annotate(f"{mv:.3f}", (x, mv), textcoords="offset points", xytext=(0, -18), ha="center", fontsize=11, color=_ORANGE)
-        left.annotate(f"{lv:.3f}", (x, lv), textcoords="offset points", xytext=(0, 9), ha="center", fontsize=11, color=_BLUE)
+        left.annotate(f"{mv:.3f}", (x, mv), textcoords="offset points", xytext=(0, -18), ha="center", fontsize=11, color=ORANGE)
+        left.annotate(f"{lv:.3f}", (x, lv), textcoords="offset points", xytext=(0, 9), ha="center", fontsize=11, color=BLUE)
     # Under each tile: the rescale it applied to the sum so far (none at the first tile).
     labels = [f"key '{k}'\n" + ("start" if i == 0 else f"rescale {r:.3f}") for i, (k, r) in enumerate(zip(keys, rescale))]
     left.set_xticks(steps, labels)

@@ -1,8 +1,9 @@
 """The playground in a real browser: the run's numbers, the package's numbers, and no way to break it.
 
 Every number is read from the page's own cells (data-row / data-col / data-axis) and compared
-with the run's index or with `mechanism.py` computing the same world, as text with three
-decimals: what the learner sees is what is checked.
+with the run's index (results.index.json, positions.index.json) or with `mechanism.py` and
+`positional.py` computing the same world, as text with three decimals: what the learner sees
+is what is checked.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import numpy as np
 import pytest
 
 from attention_by_hand import mechanism as M
+from attention_by_hand import positional as PS
+from attention_by_hand.positions import BASE
 from attention_by_hand.errors import UserError
 from attention_by_hand.world import RIVER_BANK, World, load_world, parse_world
 
@@ -30,6 +33,7 @@ else:  # pragma: no cover - Python 3.10
 ROOT = Path(__file__).resolve().parents[2]
 PHONE = {"width": 390, "height": 844}
 INDEX = json.loads((ROOT / "captures" / "results.index.json").read_text(encoding="utf-8"))
+POSITIONS_INDEX = json.loads((ROOT / "captures" / "positions.index.json").read_text(encoding="utf-8"))
 
 
 # ---- driving the page ---------------------------------------------------------------------
@@ -57,6 +61,15 @@ def choose(page, mode: str, scale: bool, causal: bool, sentence: int | list[str]
     else:
         page.get_by_label("Or type a sentence").fill(" ".join(sentence))
         page.get_by_role("button", name="Show", exact=True).click()
+
+
+# The positions switch's options, by the start of their labels.
+POSITION_LABELS = {"none": "none: attention is blind", "sinusoidal": "sinusoidal: add a position", "rope": "RoPE: turn each"}
+
+
+def place(page, positions: str) -> None:
+    """Set the positions switch the way a learner does."""
+    page.get_by_label(POSITION_LABELS[positions]).check()
 
 
 def cells(page, block: str, column: str = "col") -> dict[tuple[int, int | str], str]:
@@ -140,6 +153,52 @@ def assert_page_shows(page, world: World, sentence, mode: str, scale: bool, caus
     assert plane_outputs(page) == plane
 
 
+def positioned(world: World, sentence, mode: str, scale: bool, causal: bool, positions: str) -> dict:
+    """Every table the page shows with the positions switch on, from positional.py and mechanism.py.
+
+    sinusoidal: X + P goes into the head (positions.py's P1); rope: the queries and keys are
+    turned by position, with rope's own pairing (P3); the values are X + P or X, never turned.
+    """
+    X = world.embed(sentence)  # (n_words, d_model)
+    n, d_model = X.shape
+    pe = PS.sinusoidal_positions(n, d_model, BASE) if positions == "sinusoidal" else None  # (n_words, d_model)
+    X = X + pe if pe is not None else X
+    W_q, W_k = (np.eye(d_model), np.eye(d_model)) if mode == "raw" else (world.wired_W_Q, world.wired_W_K)
+    Q, K = X @ W_q, X @ W_k  # (n_words, d_k) each
+    if positions == "rope":
+        Q, K = PS.rope(Q, np.arange(n), BASE), PS.rope(K, np.arange(n), BASE)
+    scores = Q @ K.T  # (n_words, n_words)
+    logits = scores / np.sqrt(K.shape[1]) if scale else scores
+    weights = M.softmax(np.where(M.causal_mask(n), -np.inf, logits) if causal else logits)  # (n_words, n_words)
+    return {"pe": pe, "x_plus_p": X if pe is not None else None, "queries": Q, "keys": K,
+            "scores": scores, "weights": weights, "output": weights @ X}  # fmt: skip
+
+
+def grid(matrix) -> dict[tuple[int, int], str]:
+    return {(i, j): shown(v) for (i, j), v in np.ndenumerate(matrix)}
+
+
+def assert_positions_shown(page, world: World, sentence, mode: str, scale: bool, causal: bool, positions: str) -> None:
+    """Every number on the page with positions on equals positional.py's and mechanism.py's:
+    P and X + P, or the turned queries and keys; scores, weights, outputs and the plane's outputs."""
+    t = positioned(world, sentence, mode, scale, causal, positions)
+    n = len(sentence)
+    sinusoidal, rope = positions == "sinusoidal", positions == "rope"
+    assert cells(page, "pe") == (grid(t["pe"]) if sinusoidal else {})
+    assert cells(page, "x_plus_p") == (grid(t["x_plus_p"]) if sinusoidal else {})
+    assert cells(page, "queries") == (grid(t["queries"]) if rope else {})
+    # Raw attention's queries and keys are the same turned embeddings: one table shows them.
+    assert cells(page, "keys") == (grid(t["keys"]) if rope and mode == "wired" else {})
+    assert cells(page, "scores") == grid(t["scores"]) | ({(i, j): "\u2212\u221e" for i in range(n) for j in range(i + 1, n)} if causal else {})
+    assert cells(page, "weights") == grid(t["weights"])
+    assert cells(page, "outputs", "axis") == {(i, a): shown(t["output"][i, k]) for i in range(n) for k, a in enumerate(world.axes)}
+    plane = {}
+    for k, test in enumerate(world.sentences):
+        out = positioned(world, test, mode, scale, causal, positions)["output"][-1]
+        plane |= {(k, world.axes[0]): shown(out[0]), (k, world.axes[1]): shown(out[1])}
+    assert plane_outputs(page) == plane
+
+
 # ---- with the canonical world, the page shows the run's numbers ----------------------------
 
 # The settings the log prints, and the names its index files them under.
@@ -186,6 +245,205 @@ def test_page_says_it_shows_the_runs_numbers_and_links_their_lines(page, mode, s
 def test_canonical_numbers_equal_mechanism_in_every_setting(page, k, mode, scale, causal):
     choose(page, mode, scale, causal, k)
     assert_page_shows(page, RIVER_BANK, RIVER_BANK.sentences[k], mode, scale, causal)
+
+
+# ---- positions: with the canonical world, positions.log's numbers ----------------------------
+
+
+def positions_value(name: str) -> str:
+    text = POSITIONS_INDEX["values"][name]["text"]
+    return "0.000" if text == "-0.000" else text
+
+
+def ambiguous_output(page, row: int) -> dict[str, str]:
+    return {a: t for (i, a), t in cells(page, "outputs", "axis").items() if i == row}
+
+
+FIRST = list(RIVER_BANK.sentences[0])
+# positions.log's settings: P1 in both orders (the first test sentence, then reversed), and P3.
+POSITIONS_LOGGED = [
+    pytest.param("sinusoidal", "raw", False, FIRST, ("p1.pe", "p1.outputs"), id="P1-as-written"),
+    pytest.param("sinusoidal", "raw", False, FIRST[::-1], ("p1.pe", "p1.outputs"), id="P1-reversed"),
+    pytest.param("rope", "wired", True, FIRST, ("p3.qk", "p3.reading"), id="P3-rope"),
+]
+
+
+@pytest.mark.parametrize(("sentence", "output"), [(FIRST, "p1.output.0"), (FIRST[::-1], "p1.output.1")], ids=["as-written", "reversed"])
+def test_sinusoidal_positions_show_the_positions_logs_numbers_in_both_orders(page, sentence, output):
+    choose(page, "raw", False, False, sentence)
+    place(page, "sinusoidal")
+    n, d_model = len(sentence), len(RIVER_BANK.axes)
+    assert cells(page, "pe") == {(i, j): positions_value(f"p1.pe.{i}.{j}") for i in range(n) for j in range(d_model)}
+    caption = page.locator("[data-playground='pe'] caption").inner_text()
+    assert f"base {positions_value('p1.base')}, d_model = {positions_value('p1.d_model')}" in caption
+    # The log prints bank's output, wherever bank stands, and X + P for the sentence as written.
+    logged = {a: positions_value(f"{output}.{a}") for a in RIVER_BANK.axes}
+    assert ambiguous_output(page, sentence.index(RIVER_BANK.ambiguous)) == logged
+    if sentence == FIRST:
+        assert cells(page, "x_plus_p") == {(i, j): positions_value(f"p1.x_plus_p.{i}.{j}") for i in range(n) for j in range(d_model)}
+        assert {a: t for (k, a), t in plane_outputs(page).items() if k == 0} == {a: logged[a] for a in RIVER_BANK.axes[:2]}
+    # Every other number on the page (scores, weights, the other rows) is positional.py's and mechanism.py's.
+    assert_positions_shown(page, RIVER_BANK, sentence, "raw", False, False, "sinusoidal")
+
+
+def test_rope_on_the_wired_head_shows_the_positions_logs_turned_queries_keys_scores_and_weights(page):
+    choose(page, "wired", True, False, 0)
+    place(page, "rope")
+    n, channels = len(FIRST), RIVER_BANK.channels
+    assert cells(page, "queries") == {(i, j): positions_value(f"p3.q.{i}.{c}") for i in range(n) for j, c in enumerate(channels)}
+    assert cells(page, "keys") == {(i, j): positions_value(f"p3.k.{i}.{c}") for i in range(n) for j, c in enumerate(channels)}
+    assert cells(page, "scores") == {(i, j): positions_value(f"p3.scores.{i}.{j}") for i in range(n) for j in range(n)}
+    # The log prints bank's weights: the last row.
+    assert {j: t for (i, j), t in cells(page, "weights").items() if i == n - 1} == {j: positions_value(f"p3.weights.{j}") for j in range(n)}
+    assert f"\u03b8 = [{positions_value('p3.theta')}] rad per position" in page.locator("[data-playground='queries'] caption").inner_text()
+    assert_positions_shown(page, RIVER_BANK, FIRST, "wired", True, False, "rope")
+
+
+@pytest.mark.parametrize(("positions", "mode", "scale", "sentence", "span"), POSITIONS_LOGGED)
+def test_page_says_it_shows_the_positions_logs_numbers_and_links_their_lines(page, positions, mode, scale, sentence, span):
+    choose(page, mode, scale, False, sentence)
+    place(page, positions)
+    check = page.locator("#pg-crosscheck")
+    first, last = POSITIONS_INDEX["spans"][span[0]][0], POSITIONS_INDEX["spans"][span[1]][1]
+    assert check.get_attribute("data-match") == "run"
+    assert check.inner_text() == f"\u2713 Digit for digit the run's numbers: positions.log lines {first}-{last}"
+    assert check.locator("a").get_attribute("href") == f"log.html#positions-L{first}-L{last}"
+
+
+@pytest.mark.parametrize(
+    ("positions", "mode", "changes"),
+    [("none", "raw", False), ("none", "wired", False), ("sinusoidal", "raw", True),
+     ("sinusoidal", "wired", True), ("rope", "raw", True), ("rope", "wired", True)],
+)  # fmt: skip
+def test_reordering_the_sentence_changes_the_ambiguous_words_output_only_with_positions(page, positions, mode, changes):
+    choose(page, mode, mode == "wired", False, FIRST)
+    place(page, positions)
+    before = ambiguous_output(page, len(FIRST) - 1)
+    choose(page, mode, mode == "wired", False, FIRST[::-1])
+    after = ambiguous_output(page, 0)
+    assert (after != before) == changes
+
+
+@pytest.mark.parametrize("positions", ["sinusoidal", "rope"])
+@pytest.mark.parametrize("mode", ["raw", "wired"])
+def test_with_positions_the_canonical_world_shows_positional_pys_numbers_with_the_mask(page, mode, positions):
+    choose(page, mode, True, True, 1)
+    place(page, positions)
+    assert_positions_shown(page, RIVER_BANK, RIVER_BANK.sentences[1], mode, True, True, positions)
+
+
+def test_switching_positions_off_brings_back_the_runs_numbers_and_hides_the_position_tables(page):
+    choose(page, "wired", True, False, 0)
+    place(page, "rope")
+    place(page, "none")
+    assert page.locator("#pg-positioned").is_hidden()
+    assert cells(page, "queries") == {} and cells(page, "keys") == {}
+    assert cells(page, "weights") == {(i, j): run_value(f"s4.weights.{i}.{j}") for i in range(3) for j in range(3)}
+    assert page.locator("#pg-crosscheck").get_attribute("data-match") == "run"
+
+
+def test_rope_in_raw_attention_names_the_pairs_of_axes_it_turns(page):
+    choose(page, "raw", False, False, 0)
+    place(page, "rope")
+    pairs = ", ".join(f"{RIVER_BANK.axes[a]}+{RIVER_BANK.axes[b]}" for a, b in ((0, 2), (1, 3)))  # rope's halves: i with i + d/2
+    assert f"RoPE pairs the axes {pairs} (positional.rope's \u201chalves\u201d pairing)" in page.locator("#pg-positions-hint").inner_text()
+    assert f"(pairs {pairs})" in page.locator("[data-playground='queries'] caption").inner_text()
+
+
+# ---- positions: the page's functions are positional.py's --------------------------------------
+
+POSITION_SIZES = [(3, 4, BASE), (8, 8, BASE), (5, 2, 100.0), (7, 6, 10.0)]  # (n_positions, d, base)
+
+
+def test_the_pages_sinusoidal_positions_are_positional_pys(page):
+    for n, d, base in POSITION_SIZES:
+        js = page.evaluate("a => window.AttentionPlayground.positional.sinusoidalPositions(a[0], a[1], a[2])", [n, d, base])
+        np.testing.assert_allclose(js, PS.sinusoidal_positions(n, d, base), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("pairing", PS.PAIRINGS)
+def test_the_pages_rope_is_positional_pys_on_random_queries(page, pairing):
+    rng = np.random.default_rng(4)
+    for n, d, base in POSITION_SIZES:
+        x = rng.normal(size=(n, d))  # (n_words, d)
+        positions = rng.integers(0, 40, size=n)  # (n_words,): not in order, not from 0
+        js = page.evaluate(
+            "a => window.AttentionPlayground.positional.rope(a[0], a[1], a[2], a[3])", [x.tolist(), positions.tolist(), base, pairing]
+        )
+        np.testing.assert_allclose(js, PS.rope(x, positions, base, pairing), rtol=0, atol=1e-12)
+        frequencies = page.evaluate("a => window.AttentionPlayground.positional.ropeFrequencies(a[0], a[1])", [d, base])
+        np.testing.assert_allclose(frequencies, PS.rope_frequencies(d, base), rtol=1e-15, atol=0)
+
+
+def test_the_pages_positions_refuse_an_odd_width_with_positional_pys_words(page):
+    with pytest.raises(ValueError) as refused:
+        PS.sinusoidal_positions(3, 5)
+    message = page.evaluate(
+        "() => { try { window.AttentionPlayground.positional.sinusoidalPositions(3, 5, 1); } catch (e) { return e.message; } }"
+    )
+    assert message == str(refused.value)
+
+
+def random_world_file(rng) -> str:
+    """A world file of random size and numbers, with an even number of axes and of channels."""
+    n_axes, n_channels, n_words = int(rng.choice([2, 4, 6])), int(rng.choice([2, 4])), int(rng.integers(3, 7))
+    words = [f"w{i}" for i in range(n_words)]
+    length = int(rng.integers(2, 8))
+    ending = words[-1]
+    sentences = [[*rng.choice(words[:-1], size=length - 1).tolist(), ending] for _ in range(2)]
+
+    def numbers(*shape):
+        # Full doubles, not round decimals: a sum of products of 2-decimal numbers can land exactly
+        # on a 3-decimal tie, where NumPy's and the page's orders of adding may round apart.
+        return rng.uniform(-1.5, 1.5, size=shape).tolist()
+
+    lines = [f"axes = {json.dumps([f'a{i}' for i in range(n_axes)])}", f"channels = {json.dumps([f'c{i}' for i in range(n_channels)])}",
+             f"sentences = {json.dumps(sentences)}", "[embeddings]", *(f"{w} = {json.dumps(numbers(n_axes))}" for w in words),
+             "[wired]", f"W_Q = {json.dumps(numbers(n_axes, n_channels))}", f"W_K = {json.dumps(numbers(n_axes, n_channels))}"]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_with_positions_a_random_world_shows_positional_pys_numbers(page, seed):
+    rng = np.random.default_rng(seed)
+    text = random_world_file(rng)
+    page.get_by_label("World file (edit or paste").fill(text)
+    page.get_by_role("button", name="Load this text").click()
+    world = parse_world(text)
+    for positions in ("sinusoidal", "rope"):
+        for mode in ("raw", "wired"):
+            scale, causal = bool(rng.integers(2)), bool(rng.integers(2))
+            sentence = rng.choice(world.words, size=int(rng.integers(2, 9))).tolist()
+            choose(page, mode, scale, causal, sentence)
+            place(page, positions)
+            assert_positions_shown(page, world, sentence, mode, scale, causal, positions)
+
+
+@pytest.mark.parametrize(
+    ("axes", "channels", "mode", "message"),
+    [
+        (3, 2, "raw", "Off: sinusoidal positions fill pairs of axes: it needs an even number of them, and this world has 3."),
+        (4, 1, "wired", "Off: RoPE turns pairs of channels: it needs an even number of them, and this world has 1."),
+    ],
+    ids=["three-axes", "one-channel"],
+)
+def test_positions_a_world_cannot_pair_are_switched_off_and_the_page_says_why(watched, page, axes, channels, mode, message):
+    choose(page, mode, False, False, 0)
+    place(page, "sinusoidal" if axes % 2 else "rope")
+    text = (
+        f"axes = {json.dumps([f'a{i}' for i in range(axes)])}\nchannels = {json.dumps([f'c{i}' for i in range(channels)])}\n"
+        'sentences = [["a", "reef", "bank"], ["a", "loan", "bank"]]\n[embeddings]\n'
+        + "".join(f"{w} = {json.dumps([0.5] * axes)}\n" for w in ("a", "reef", "loan", "bank"))
+        + f"[wired]\nW_Q = {json.dumps([[1.0] * channels] * axes)}\nW_K = {json.dumps([[0.5] * channels] * axes)}\n"
+    )
+    page.get_by_label("World file (edit or paste").fill(text)
+    page.get_by_role("button", name="Load this text").click()
+    assert page.get_by_label(POSITION_LABELS["none"]).is_checked()
+    assert page.get_by_label(POSITION_LABELS["sinusoidal" if axes % 2 else "rope"]).is_disabled()
+    assert message in page.locator("#pg-positions-hint").inner_text()
+    world = parse_world(text)
+    assert_page_shows(page, world, world.sentences[0], mode, False, False)
+    assert watched.problems() == []
 
 
 # ---- after a learner's edits, the page computes what the package computes -------------------
@@ -424,8 +682,9 @@ def test_a_link_carries_the_world_the_sentence_and_the_switches(watched, server,
         ),
         (fragment_of(canonical_payload(sentence=["the", "sea"])), "link: sentence: 'sea' is not in the vocabulary"),
         (fragment_of(canonical_payload(mode="<b>bold</b>")), "link: mode: must be raw or wired"),
+        (fragment_of(canonical_payload(positions="alibi")), "link: positions: must be one of none, sinusoidal, rope"),
     ],
-    ids=["not-base64", "not-json", "other-version", "short-row", "unknown-word", "bad-mode"],
+    ids=["not-base64", "not-json", "other-version", "short-row", "unknown-word", "bad-mode", "bad-positions"],
 )
 def test_a_broken_link_shows_the_canonical_world_and_says_why(watched, server, fragment, message):
     page = open_playground(watched, f"{server}/playground.html{fragment}")
@@ -436,6 +695,28 @@ def test_a_broken_link_shows_the_canonical_world_and_says_why(watched, server, f
     assert cells(page, "weights") == {(i, j): run_value(f"s3.weights.0.{i}.{j}") for i in range(3) for j in range(3)}
     assert "NaN" not in page_text(page)
     assert watched.problems() == []
+
+
+@pytest.mark.parametrize("positions", ["sinusoidal", "rope"])
+def test_a_link_carries_the_positions_switch(watched, page, positions):
+    choose(page, "wired", True, True, FIRST[::-1])
+    place(page, positions)
+    page.wait_for_function("location.hash.startsWith('#world=')")
+    page.wait_for_timeout(300)  # the address is written once edits settle
+    other = watched.page.context.new_page()
+    other.goto(page.evaluate("location.href"))
+    other.wait_for_function("document.getElementById('playground').dataset.ready === 'true'")
+    assert other.get_by_label(POSITION_LABELS[positions]).is_checked()
+    assert_positions_shown(other, RIVER_BANK, FIRST[::-1], "wired", True, True, positions)
+    assert other.locator("#pg-notice").is_hidden()
+    assert watched.problems() == []
+
+
+def test_a_link_written_before_the_positions_switch_opens_with_positions_off(watched, server):
+    page = open_playground(watched, f"{server}/playground.html{fragment_of(canonical_payload())}")
+    assert page.locator("#pg-notice").is_hidden()
+    assert page.get_by_label(POSITION_LABELS["none"]).is_checked()
+    assert_page_shows(page, RIVER_BANK, ["the", "money", "bank"], "wired", True, False)
 
 
 def test_a_headings_anchor_is_not_mistaken_for_a_broken_link(watched, server):
@@ -661,6 +942,33 @@ def test_a_whole_session_makes_no_request_off_127_0_0_1_and_no_console_error(wat
 def test_at_390_px_the_page_never_scrolls_sideways_even_with_eight_words(watched, page):
     add_word(page, "riverbank-long")
     choose(page, "wired", True, True, ["the", "riverbank-long", "money", "bank", "river", "the", "money", "bank"])
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_a_session_with_every_positions_setting_makes_no_console_error(watched, page):
+    make_edits(page)
+    for positions in ("sinusoidal", "rope", "none"):
+        for mode in ("raw", "wired"):
+            choose(page, mode, mode == "wired", True, ["the", "stream", "bank", "money"])
+            place(page, positions)
+            edit(page, "stream, water", "0.8")
+    page.get_by_role("button", name="Reset to the canonical world").click()
+    page.wait_for_timeout(300)
+    assert "NaN" not in page_text(page)
+    assert watched.problems() == []
+
+
+@pytest.mark.parametrize("watched", [PHONE], indirect=True)
+@pytest.mark.parametrize(("positions", "mode"), [("sinusoidal", "raw"), ("rope", "wired"), ("rope", "raw")])
+def test_at_390_px_the_position_tables_fit_and_eight_words_never_scroll_the_page(watched, page, positions, mode):
+    choose(page, mode, True, False, 0)
+    place(page, positions)
+    overflowing = page.evaluate(
+        "Array.from(document.querySelectorAll('#playground .pg-block'))"
+        ".filter(b => b.scrollWidth > b.clientWidth + 1).map(b => b.id)"
+    )
+    assert overflowing == []
+    choose(page, mode, True, False, ["the", "river", "money", "bank", "river", "the", "money", "bank"])
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
 
 

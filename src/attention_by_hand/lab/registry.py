@@ -128,8 +128,8 @@ LABS = (
         "positions",
         "sinusoidal, learned, RoPE and ALiBi positions; five models trained short, tested long",
         {
-            "sinusoidal_table": "for position p (a column of torch.arange) and column pair i: angle = "
-            "p / base ** (2i / d_model); put sin(angle) in column 2i and cos(angle) in column 2i + 1",
+            "sinusoidal_table": "with p = torch.arange(n_positions) as a column and i the column pair: angle = "
+            "p / base ** (2i / d_model); put sin(angle) in the even columns 2i, cos(angle) in the odd ones 2i + 1",
             "add_positions": "add the table's first T rows to x: x + table[:T], with T = x.shape[-2] "
             "(the number of tokens)",
             "rope": "with half = d // 2, theta = base ** (-2i / d) for i < half and angles = positions[:, None] "
@@ -154,9 +154,9 @@ LABS = (
             "append_to_cache": "concatenate the cached keys and then k_new along the time axis, dim=2 of "
             "(B, heads, T, head_size); the same for the values; return (keys, values)",
             "decode_step": "split qkv(x_new) into q, k, v of (B, n_heads, 1, head_size); append k and v to the "
-            "cache first; scores = q @ keys^T / sqrt(head_size) with row `position` of the causal mask (key j "
-            "hidden when j > position); softmax, times the values, heads merged to (B, 1, d_model), then "
-            "proj; return (out, cache)",
+            "cache first; scores = q @ keys^T / sqrt(head_size), masked by row `position` of the causal mask "
+            "(key j > position hidden); softmax, times the values, heads merged to (B, 1, d_model), proj; "
+            "return (out, cache)",
         },
     ),
     Lab(
@@ -168,11 +168,10 @@ LABS = (
             "online_softmax": "go along the last axis keeping m (the largest score so far, from -inf) and l "
             "(the sum so far of exp(s - m), from 0): m_new = max(m, s), l = l * exp(m - m_new) + "
             "exp(s - m_new); then return exp(scores - m) / l",
-            "tiled_attention": "per block of queries: m = -inf, l = 0, acc = 0; per block of keys (causal: "
-            "up to the diagonal block, where key j > query i is -inf): s = q_block @ k_block^T / "
-            "sqrt(head_size), m_new = max(m, row max of s), p = exp(s - m_new), r = exp(m - m_new), l = r * l "
-            "+ row sums of p, acc = r * acc + p @ v_block; after the last block out = acc / l, "
-            "lse = m + log(l); concatenate the query blocks",
+            "tiled_attention": "per query block m = -inf, l = 0, acc = 0; per key block (causal: up to the "
+            "diagonal one, masked j > i): s = q_b @ k_b^T / sqrt(head_size), m_new = max(m, row max of s), "
+            "p = exp(s - m_new), r = exp(m - m_new), l = r * l + row sum of p, acc = r * acc + p @ v_b; "
+            "then out = acc / l, lse = m + log(l)",
         },
     ),
 )

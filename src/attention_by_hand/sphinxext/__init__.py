@@ -4,9 +4,12 @@
     mathml.py      LaTeX math rendered to MathML when the site is built (no script, no fetch)
     playground.py  the playground page, with the canonical world embedded at build time
     labtable.py    the labs page's table, from the lab registry
+    questions.py   check-yourself questions answered by the run's values, and their list
+    instructor.py  the instructor's page: lesson plans from the pages' and labs' sizes, and
+                   what the lab checker tries and recognises, lab by lab
 """
 
-from attention_by_hand.sphinxext import labtable, mathml, playground, runlog
+from attention_by_hand.sphinxext import instructor, labtable, mathml, playground, questions, runlog
 
 
 def setup(app):
@@ -14,4 +17,6 @@ def setup(app):
     mathml.setup(app)
     playground.setup(app)
     labtable.setup(app)
+    questions.setup(app)
+    instructor.setup(app)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -22,12 +22,18 @@ The embedded data:
     colours        the plane figure's colours (figures.py), for the page's plane
     run            the run's own numbers for the settings the log prints (results.index.json),
                    so the page can show, and check, that it agrees with the run digit for digit
+    positions      what positional.js needs from Python: the run's base (positions.BASE), the
+                   pairing its RoPE uses (positional.rope's default) and the pairings rope knows
+    run_positions  the positions part's numbers for the settings positions.log prints (P1 with
+                   the first test sentence in both orders, P3), checked the same way
 
-The arithmetic is not here: it is in `_static/playground/math.js`, which mirrors `mechanism.py`.
+The arithmetic is not here: it is in `_static/playground/math.js`, which mirrors `mechanism.py`,
+and `positional.js`, which mirrors `positional.py`.
 """
 
 from __future__ import annotations
 
+import inspect
 import json
 import posixpath
 import re
@@ -40,14 +46,14 @@ from sphinx.util.docutils import SphinxDirective, SphinxRole
 from attention_by_hand.sphinxext.runlog import log_href, run_index
 from attention_by_hand.world import MAX_FILE_BYTES, MAX_MAGNITUDE, NAME_RULE, RIVER_BANK, World
 
-__all__ = ["setup", "page_data", "page_facts", "SCRIPTS", "PAGE_LIMITS"]
+__all__ = ["setup", "page_data", "page_facts", "SCRIPTS", "PAGE_LIMITS", "POSITION_CASES"]
 
 logger = logging.getLogger(__name__)
 
 # Load order matters: each file adds to window.AttentionPlayground what the later ones use.
 SCRIPTS = (
     "data.js",  # the embedded data below, read once
-    "format.js", "math.js", "world.js", "toml.js", "state.js",  # numbers, math, rules, files, links
+    "format.js", "math.js", "positional.js", "world.js", "toml.js", "state.js",  # numbers, math, rules, files, links
     "dom.js", "heatmap.js", "plane.js", "view.js",  # drawing, text only
     "crosscheck.js", "main.js",  # the run's numbers; the wiring, which starts the page
 )  # fmt: skip
@@ -63,6 +69,25 @@ RUN_CASES = (
      "weights": "s4.weights", "scores": "s4.scores", "output": "s4.output"},
     {"mode": "wired", "scale": True, "causal": True, "sentence": 0,
      "weights": "s6.mask", "scores": None, "output": None},
+)  # fmt: skip
+
+# The settings positions.log prints, and how its index files them. rows: the page's table -> (prefix of
+# the values, which rows the log prints: every word's or the ambiguous word's only, the columns' keys:
+# the axes' or channels' names, or their numbers 0, 1, ... over the axes or the sentence's words).
+# P1: raw attention, unscaled, on X + P, for the first test sentence as written and reversed;
+# P3: the wired head, scaled, with RoPE on its queries and keys (positions.py).
+POSITION_CASES = (
+    {"positions": "sinusoidal", "mode": "raw", "scale": False, "causal": False, "reversed": False,
+     "span": ("p1.pe", "p1.outputs"),
+     "rows": {"pe": ("p1.pe", "all", "axis numbers"), "x_plus_p": ("p1.x_plus_p", "all", "axis numbers"),
+              "output": ("p1.output.0", "ambiguous", "axes")}},
+    {"positions": "sinusoidal", "mode": "raw", "scale": False, "causal": False, "reversed": True,
+     "span": ("p1.pe", "p1.outputs"),
+     "rows": {"pe": ("p1.pe", "all", "axis numbers"), "output": ("p1.output.1", "ambiguous", "axes")}},
+    {"positions": "rope", "mode": "wired", "scale": True, "causal": False, "reversed": False,
+     "span": ("p3.qk", "p3.reading"),
+     "rows": {"queries": ("p3.q", "all", "channels"), "keys": ("p3.k", "all", "channels"),
+              "scores": ("p3.scores", "all", "word numbers"), "weights": ("p3.weights", "ambiguous", "word numbers")}},
 )  # fmt: skip
 
 # WCAG 2 AA: normal-size text needs a contrast of at least 4.5:1 with its background.
@@ -100,9 +125,9 @@ def name_rule() -> dict:
 def plane_colours() -> dict:
     """The plane figure's colours: each test sentence's context word, the ambiguous word's
     embedding (as experiment.py's S3 hands them to figures.py), and its outputs' arrows."""
-    from attention_by_hand.figures import _BLUE, _GREEN, _GREY, _MAGENTA
+    from attention_by_hand.figures import BLUE, GREEN, GREY, MAGENTA
 
-    return {"context": [_BLUE, _GREEN], "embedding": _GREY, "output": _MAGENTA}
+    return {"context": [BLUE, GREEN], "embedding": GREY, "output": MAGENTA}
 
 
 def _luminance(hex_colour: str) -> float:
@@ -163,6 +188,7 @@ def run_cases(index, docname: str) -> list[dict]:
             return values[name]["text"]
 
         entry = {key: case[key] for key in ("mode", "scale", "causal", "sentence")}
+        entry["log"] = "results"
         entry["href"] = log_href(docname, first, last)
         entry["lines"] = [first, last]
         entry["weights"] = [[text(f"{case['weights']}.{i}.{j}") for j in range(n)] for i in range(n)]
@@ -175,8 +201,48 @@ def run_cases(index, docname: str) -> list[dict]:
     return cases
 
 
-def page_data(index, docname: str) -> dict:
+def position_facts() -> dict:
+    """What positional.js takes from Python rather than retyping: the base the positions part
+    runs with, the pairing its RoPE uses (rope's default, which P3 keeps) and the pairings rope knows."""
+    from attention_by_hand import positional, positions
+
+    pairing = inspect.signature(positional.rope).parameters["pairing"].default
+    return {"base": positions.BASE, "pairing": pairing, "pairings": list(positional.PAIRINGS)}
+
+
+def position_cases(index, docname: str) -> list[dict]:
+    """The positions part's printed numbers for each setting positions.log covers, with a link.
+
+    Each case names the sentence by its words (P1 also runs the first test sentence reversed) and
+    holds, per table of the page, {row: [texts]} for the rows the log prints. Empty without a
+    positions index (a site built from another world's run has none).
+    """
+    if index is None:
+        return []
+    world = RIVER_BANK
+    cases = []
+    for case in POSITION_CASES:
+        words = list(world.sentences[0])[:: -1 if case["reversed"] else 1]
+        n = len(words)
+        keys = {"axes": world.axes, "channels": world.channels, "axis numbers": range(len(world.axes)), "word numbers": range(n)}
+        first, last = index.spans[case["span"][0]][0], index.spans[case["span"][1]][1]
+        entry = {key: case[key] for key in ("positions", "mode", "scale", "causal")}
+        entry |= {"words": words, "log": "positions", "href": log_href(docname, first, last, "positions"), "lines": [first, last]}
+        entry["rows"] = {}
+        for table, (prefix, which, columns) in case["rows"].items():
+            names = keys[columns]
+            if which == "all":
+                entry["rows"][table] = {str(i): [index.values[f"{prefix}.{i}.{k}"]["text"] for k in names] for i in range(n)}
+            else:  # the log prints the ambiguous word's row only, wherever the word stands
+                row = words.index(world.ambiguous)
+                entry["rows"][table] = {str(row): [index.values[f"{prefix}.{k}"]["text"] for k in names]}
+        cases.append(entry)
+    return cases
+
+
+def page_data(index, docname: str, positions_index=None) -> dict:
     colours, white_from = blues()
+    cases = run_cases(index, docname)
     return {
         "world": world_data(RIVER_BANK),
         "name": name_rule(),
@@ -186,7 +252,10 @@ def page_data(index, docname: str) -> dict:
         "blues": colours,
         "white_from": white_from,
         "colours": plane_colours(),
-        "run": run_cases(index, docname),
+        "run": cases,
+        "positions": position_facts(),
+        # Only beside a canonical results run: the positions part is the canonical world's.
+        "run_positions": position_cases(positions_index, docname) if cases else [],
     }
 
 
@@ -225,11 +294,25 @@ SKELETON = """\
 <label><input type="checkbox" id="pg-causal"> causal mask: a word sees only itself and the words before it</label>
 <p class="pg-hint">Choosing raw or wired sets the scale as the run has it (raw: off, wired: on); then switch it freely.</p>
 </fieldset>
+<fieldset class="pg-positions">
+<legend>Word order: positions</legend>
+<label><input type="radio" name="pg-positions" value="none" id="pg-positions-none"> none: attention is blind to word order</label>
+<label><input type="radio" name="pg-positions" value="sinusoidal" id="pg-positions-sinusoidal"> sinusoidal: add a position vector P to each word's embedding</label>
+<label><input type="radio" name="pg-positions" value="rope" id="pg-positions-rope"> RoPE: turn each query and key by its position</label>
+<p class="pg-hint">Positions count from 0 at the sentence's first word: type the same words in another order and compare.
+<span id="pg-positions-hint" aria-live="polite"></span></p>
+</fieldset>
 </section>
 
 <section class="pg-panel" aria-labelledby="pg-h-results">
 <h2 id="pg-h-results">What attention does with it</h2>
 <p class="pg-crosscheck" id="pg-crosscheck"></p>
+<div class="pg-results" id="pg-positioned" hidden>
+<div class="pg-block" id="pg-pe" data-playground="pe" hidden></div>
+<div class="pg-block" id="pg-x-plus-p" data-playground="x_plus_p" hidden></div>
+<div class="pg-block" id="pg-rope-q" data-playground="queries" hidden></div>
+<div class="pg-block" id="pg-rope-k" data-playground="keys" hidden></div>
+</div>
 <div class="pg-results">
 <div class="pg-block" id="pg-scores" data-playground="scores"></div>
 <div class="pg-block" id="pg-weights" data-playground="weights"></div>
@@ -279,9 +362,13 @@ class Playground(SphinxDirective):
         index = run_index(self.env)
         # The page must be rebuilt when the canonical world changes, as it does for a new run.
         package = Path(__file__).resolve().parents[1]
-        for source in ("world.py", "figures.py"):  # the world and its rules; the plane's colours
+        for source in ("world.py", "figures.py", "positional.py", "positions.py"):  # + the positions' base, pairing
             self.env.note_dependency(str(package / source))
-        data = _json_for_html(page_data(index, self.env.docname))
+        try:
+            positions_index = run_index(self.env, "positions")
+        except FileNotFoundError:  # captures of another world's run: no positions part beside them
+            positions_index = None
+        data = _json_for_html(page_data(index, self.env.docname, positions_index))
         static = posixpath.relpath("_static/playground", posixpath.dirname(self.env.docname) or ".")
         scripts = "".join(f'<script defer src="{static}/{name}"></script>\n' for name in SCRIPTS)
         body = (

@@ -10,6 +10,7 @@
   var root = document.getElementById("playground");
   var data = AP.data;
   var palette = { blues: data.blues, whiteFrom: data.white_from };
+  var POSITIONS = data.positions; // {base, pairing, pairings}: positions.py's base, the pairing its RoPE uses
   var canonical = W.checkWorld(new Map([
     ["axes", data.world.axes], ["channels", data.world.channels], ["sentences", data.world.sentences],
     ["embeddings", new Map(data.world.embeddings)], ["wired", new Map([["W_Q", data.world.W_Q], ["W_K", data.world.W_K]])],
@@ -20,16 +21,53 @@
   var timings = []; // ms per update: recompute + redraw + layout, for benchmarks/playground.py
   AP.timings = timings;
 
+  /**
+   * Why `positions` cannot apply to this world and head, or null. Both schemes turn or fill
+   * channels in pairs (positional.py refuses an odd width): sinusoidal positions are added to the
+   * embeddings (d_model = the number of axes); RoPE turns the queries and keys, which are the
+   * embeddings in raw attention and the wired head's channels otherwise.
+   */
+  function positionsProblem(world, mode, positions) {
+    var what = positions === "sinusoidal" || mode === "raw" ? "axes" : "channels";
+    var d = world[what].length;
+    if (positions === "none" || d % 2 === 0) return null;
+    return (positions === "sinusoidal" ? "sinusoidal positions fill" : "RoPE turns") + " pairs of " + what +
+      ": it needs an even number of them, and this world has " + d;
+  }
+
+  /**
+   * One sentence through the head, with the positions switch: sinusoidal adds P's rows to the
+   * embeddings (positions.py's P1: X + P, then attention); RoPE turns each query and key by its
+   * position (P3). Positions are 0 .. n_words - 1, the sentence's own order.
+   */
+  function attendWithPositions(s, heads, sentence) {
+    var X = W.embed(s.world, sentence); // (n_words, d_model)
+    var n = X.length;
+    var order = X.map(function (_, i) { return i; }); // (n_words,): each word's position
+    var pe = null;
+    var input = X;
+    if (s.positions === "sinusoidal") {
+      pe = AP.positional.sinusoidalPositions(n, X[0].length, POSITIONS.base); // (n_words, d_model)
+      input = X.map(function (row, i) { return row.map(function (x, j) { return x + pe[i][j]; }); }); // X + P
+    }
+    var rotate = s.positions !== "rope" ? null : function (M) { // (n_words, d_k) -> (n_words, d_k)
+      return AP.positional.rope(M, order, POSITIONS.base, POSITIONS.pairing);
+    };
+    var r = AP.math.attend(input, heads[0], heads[1], { scale: s.scale, causal: s.causal, rotate: rotate });
+    r.pe = pe;
+    r.x_plus_p = pe && input;
+    return r;
+  }
+
   /** Every number the page shows for `s`, or null if any is not finite (a score overflowed). */
   function compute(s) {
     var w = s.world;
     var heads = s.mode === "raw" ? [null, null] : [w.W_Q, w.W_K];
-    var options = { scale: s.scale, causal: s.causal };
-    var run = function (sentence) { return AP.math.attend(W.embed(w, sentence), heads[0], heads[1], options); };
+    var run = function (sentence) { return attendWithPositions(s, heads, sentence); };
     var computed = { current: run(s.sentence), tests: w.sentences.map(run) };
     var all = [computed.current].concat(computed.tests);
     var finite = all.every(function (r) {
-      return [r.scores, r.weights, r.output].every(function (m) {
+      return [r.x_plus_p || [], r.queries, r.keys, r.scores, r.weights, r.output].every(function (m) {
         return m.every(function (row) { return row.every(Number.isFinite); });
       });
     });
@@ -70,12 +108,17 @@
   /** Make `next` the state if its numbers are all finite; redraw the results. */
   function commit(next) {
     var t0 = performance.now();
+    // A world or head whose width the chosen positions cannot pair: positions go off, and the
+    // switch says why (its option is disabled for as long as the width stays odd).
+    if (positionsProblem(next.world, next.mode, next.positions)) next = changed(next, { positions: "none" });
     var computed = compute(next);
     if (computed === null) return false;
     state = next;
-    view.controls(state, computed.current.d_k);
+    var problems = {};
+    AP.state.POSITIONS.forEach(function (p) { problems[p] = positionsProblem(state.world, state.mode, p); });
+    view.controls(state, computed.current.d_k, problems);
     view.results(state, computed, palette);
-    view.crossCheck(AP.crosscheck.check(state, computed, canonical, data.run));
+    view.crossCheck(AP.crosscheck.check(state, computed, canonical, data.run, data.run_positions));
     var file = document.getElementById("pg-world-file");
     var text = AP.toml.write(state.world);
     if (file.textContent !== text) file.textContent = text;
@@ -109,10 +152,17 @@
     showInvalid();
   }
 
-  function withChanges(changes) {
-    var next = { world: state.world, sentence: state.sentence, mode: state.mode, scale: state.scale, causal: state.causal };
+  /** A copy of state `s` with `changes`. */
+  function changed(s, changes) {
+    var next = {
+      world: s.world, sentence: s.sentence, mode: s.mode, scale: s.scale, causal: s.causal, positions: s.positions,
+    };
     Object.keys(changes).forEach(function (k) { next[k] = changes[k]; });
     return next;
+  }
+
+  function withChanges(changes) {
+    return changed(state, changes);
   }
 
   /** A number cell: a finite number goes into the world; anything else only marks the cell. */
@@ -236,6 +286,9 @@
     });
     on("pg-scale", "change", function (e) { commit(withChanges({ scale: e.target.checked })); });
     on("pg-causal", "change", function (e) { commit(withChanges({ causal: e.target.checked })); });
+    AP.state.POSITIONS.forEach(function (p) {
+      on("pg-positions-" + p, "change", function () { commit(withChanges({ positions: p })); });
+    });
     on("pg-add-form", "submit", onAddWord);
     on("pg-reset", "click", function () {
       adopt(withChanges({ world: W.copy(canonical), sentence: canonical.sentences[0].slice() }), "reset");

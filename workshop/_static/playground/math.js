@@ -60,17 +60,25 @@
    * stands for the identity: the scores are X @ X.T, as in mechanism.raw_attention, and the keys
    * are the embeddings themselves, so d_k = d_model. options.scale and options.causal switch
    * the two steps on and off; the run uses raw attention unscaled and the wired head scaled.
+   * options.rotate, when given, turns the queries and the keys before they meet (RoPE: see
+   * main.js and positional.js); the values are never turned, as in positions.py's P3.
    *
    *   weights = softmax(mask(scores / sqrt(d_k)))      output = weights @ X
    *
-   * X: (n_words, d_model), W_Q and W_K: (d_model, d_k) or null
-   * -> scores (unscaled, unmasked, as the log prints them): (n_words, n_words),
+   * X: (n_words, d_model), W_Q and W_K: (d_model, d_k) or null, options.rotate: null or
+   * (n_words, d_k) -> (n_words, d_k)
+   * -> queries, keys (turned, if rotate): (n_words, d_k) each,
+   *    scores (unscaled, unmasked, as the log prints them): (n_words, n_words),
    *    weights: (n_words, n_words), output: (n_words, d_model), d_k
    */
   function attend(X, W_Q, W_K, options) {
     var raw = W_Q === null;
     var Q = raw ? X : matmul(X, W_Q); // (n_words, d_k): what each word asks for
     var K = raw ? X : matmul(X, W_K); // (n_words, d_k): what each word advertises
+    if (options.rotate) {
+      Q = options.rotate(Q); // (n_words, d_k): each query turned by its word's position
+      K = options.rotate(K); // (n_words, d_k): each key too, so a score sees their distance
+    }
     var scores = matmul(Q, transpose(K)); // (n_words, n_words); scores[i][j] = Q[i] . K[j]
     var d_k = K[0].length;
     var root = Math.sqrt(d_k);
@@ -82,7 +90,7 @@
       });
     });
     var weights = logits.map(softmax); // each ROW sums to 1
-    return { scores: scores, weights: weights, output: matmul(weights, X), d_k: d_k };
+    return { queries: Q, keys: K, scores: scores, weights: weights, output: matmul(weights, X), d_k: d_k };
   }
 
   AP.math = { dot: dot, transpose: transpose, matmul: matmul, softmax: softmax, causalMask: causalMask, attend: attend };

@@ -1,7 +1,8 @@
 // state.js: everything on screen as one small object, and that object in the address's
 // fragment (#world=...), so that a link shares a world. The fragment never reaches a server.
 //
-//   state = { world (see world.js), sentence: [words], mode: "raw" | "wired", scale, causal }
+//   state = { world (see world.js), sentence: [words], mode: "raw" | "wired", scale, causal,
+//             positions: "none" | "sinusoidal" | "rope" }
 //
 // The fragment is the state as JSON, UTF-8, then base64url: opaque, but short and safe to
 // paste anywhere. Reading one checks the world with world.js's rules, as a world file is.
@@ -11,10 +12,15 @@
   var W = AP.world;
   var PREFIX = "#world=";
   var VERSION = 1;
+  // How word order gets in (positions.py's P1 and P3). A link written before the switch existed
+  // has no positions and means "none": it still opens as it did.
+  var POSITIONS = ["none", "sinusoidal", "rope"];
 
   /** The page's first state: the canonical world, its first test sentence, raw attention. */
   function initial(world) {
-    return { world: W.copy(world), sentence: world.sentences[0].slice(), mode: "raw", scale: false, causal: false };
+    return {
+      world: W.copy(world), sentence: world.sentences[0].slice(), mode: "raw", scale: false, causal: false, positions: "none",
+    };
   }
 
   function toBase64url(text) {
@@ -38,7 +44,7 @@
       v: VERSION, axes: w.axes, channels: w.channels, sentences: w.sentences,
       embeddings: w.words.map(function (word, i) { return [word, w.embeddings[i]]; }),
       W_Q: w.W_Q, W_K: w.W_K,
-      sentence: state.sentence, mode: state.mode, scale: state.scale, causal: state.causal,
+      sentence: state.sentence, mode: state.mode, scale: state.scale, causal: state.causal, positions: state.positions,
     };
     return PREFIX + toBase64url(JSON.stringify(data));
   }
@@ -76,8 +82,10 @@
     if (typeof data.scale !== "boolean" || typeof data.causal !== "boolean") {
       throw new W.WorldError("link: scale and causal must each be true or false");
     }
-    return { world: world, sentence: sentence.slice(), mode: data.mode, scale: data.scale, causal: data.causal };
+    var positions = data.positions === undefined ? "none" : data.positions;
+    if (POSITIONS.indexOf(positions) < 0) throw new W.WorldError("link: positions: must be one of " + POSITIONS.join(", "));
+    return { world: world, sentence: sentence.slice(), mode: data.mode, scale: data.scale, causal: data.causal, positions: positions };
   }
 
-  AP.state = { initial: initial, encode: encode, decode: decode, PREFIX: PREFIX };
+  AP.state = { initial: initial, encode: encode, decode: decode, PREFIX: PREFIX, POSITIONS: POSITIONS };
 })((window.AttentionPlayground = window.AttentionPlayground || {}));

@@ -9,6 +9,7 @@
   var W = AP.world;
   var MINUS_INFINITY = "\u2212\u221e";
   var COLOURS = AP.data.colours; // the run's plane figure's: {context: [first, second], embedding, output}
+  var POSITIONS = AP.data.positions; // {base, pairing, pairings}, from positions.py and positional.py
 
   function byId(id) {
     return document.getElementById(id);
@@ -27,8 +28,31 @@
     return a.length === b.length && a.every(function (x, i) { return x === b[i]; });
   }
 
-  /** The sentence buttons, the mode, the two switches, the typed sentence. */
-  function controls(state, d_k) {
+  /** "water+place, money+filler": the pairs RoPE turns together, named. names: (d,), d even. */
+  function pairsText(names) {
+    var pairs = AP.positional.pairedChannels(names.length, POSITIONS.pairing);
+    return pairs.first.map(function (a, i) { return names[a] + "+" + names[pairs.second[i]]; }).join(", ");
+  }
+
+  /** What RoPE turns in this head, and which channels it pairs; or why an option is off. */
+  function positionsHint(state, problems) {
+    var raw = state.mode === "raw";
+    var names = raw ? state.world.axes : state.world.channels;
+    var parts = [];
+    if (!problems.rope) {
+      parts.push("RoPE pairs " + (raw ? "the axes " : "the channels ") + pairsText(names) + " (positional.rope's \u201c" +
+        POSITIONS.pairing + "\u201d pairing)" + (raw
+        ? ": raw attention has no W_Q or W_K, so RoPE turns the embeddings where they serve as queries and keys; the values stay as they are."
+        : "; the values are not turned."));
+    }
+    ["sinusoidal", "rope"].forEach(function (p) {
+      if (problems[p]) parts.push("Off: " + problems[p] + ".");
+    });
+    return parts.join(" ");
+  }
+
+  /** The sentence buttons, the mode, the switches, the positions, the typed sentence. */
+  function controls(state, d_k, problems) {
     var tests = byId("pg-tests");
     var labels = state.world.sentences.map(function (s) { return s.join(" "); });
     if (Array.from(tests.children).map(function (b) { return b.textContent; }).join("|") !== labels.join("|")) {
@@ -44,6 +68,12 @@
     byId("pg-mode-wired").checked = state.mode === "wired";
     byId("pg-scale").checked = state.scale;
     byId("pg-causal").checked = state.causal;
+    AP.state.POSITIONS.forEach(function (p) {
+      var radio = byId("pg-positions-" + p);
+      radio.checked = state.positions === p;
+      radio.disabled = Boolean(problems[p]);
+    });
+    setText(byId("pg-positions-hint"), positionsHint(state, problems));
     setText(byId("pg-scale-note"), "(d_k = " + d_k + ", so \u00f7 " + fixed3(Math.sqrt(d_k)) + ")");
     var typed = byId("pg-sentence");
     var sentence = state.sentence.join(" ");
@@ -60,10 +90,66 @@
    * The numbers: score matrix, weight heatmap, every word's output, and the plane.
    * computed = {current: math.attend(...) on the sentence, tests: [attend(...) on each test sentence]}
    */
+  /** A block shown only for some positions: hidden and emptied otherwise, so no stale number stays in it. */
+  function shown(id, on) {
+    var node = byId(id);
+    if (node.hidden === on) node.hidden = !on;
+    if (!on && node.firstChild) {
+      dom.replace(node, []);
+      delete node.dataset.shape;
+    }
+    return on;
+  }
+
+  /** theta per pair as the log prints it: "[1.000, 0.010]". */
+  function thetas(d) {
+    return "[" + AP.positional.ropeFrequencies(d, POSITIONS.base).map(fixed3).join(", ") + "]";
+  }
+
+  /**
+   * What the positions did before the scores: P and X + P (sinusoidal), or the turned queries
+   * and keys (RoPE; in raw attention one table, the turned embeddings serving as both).
+   */
+  function positionTables(state, c) {
+    var s = state.sentence;
+    var axes = state.world.axes;
+    var raw = state.mode === "raw";
+    var numbered = function (M) { return function (i, j) { return { text: fixed3(M[i][j]), "data-row": i, "data-col": j }; }; };
+    var sinusoidal = state.positions === "sinusoidal";
+    var rope = state.positions === "rope";
+    var all = byId("pg-positioned"); // the blocks' box: hidden, never emptied, when positions are off
+    if (all.hidden !== !(sinusoidal || rope)) all.hidden = !(sinusoidal || rope);
+    if (shown("pg-pe", sinusoidal)) {
+      var positions = c.pe.map(function (_, i) { return "pos " + i; });
+      dom.tableInto(byId("pg-pe"), "Position vectors P: sin and cos of pos / base^(2i/d_model), base " + POSITIONS.base +
+        ", d_model = " + axes.length + " (added onto the named axes)", "", axes, positions, numbered(c.pe));
+    }
+    if (shown("pg-x-plus-p", sinusoidal)) {
+      dom.tableInto(byId("pg-x-plus-p"), "X + P for " + quoted(s) + ": each word plus its position's row, what attention now sees",
+        "", axes, s, numbered(c.x_plus_p));
+    }
+    var labels = s.map(function (word, i) { return word + " " + i; }); // the word and its position
+    if (shown("pg-rope-q", rope)) {
+      var channels = raw ? axes : state.world.channels;
+      var turn = "turned by position \u00d7 \u03b8, \u03b8 = " + thetas(channels.length) + " rad per position (pairs " +
+        pairsText(channels) + ")";
+      var caption = raw ? "rope(X): each embedding " + turn + ", serving as query and as key" : "rope(Q): each word's query " + turn;
+      dom.tableInto(byId("pg-rope-q"), caption, "word, position", channels, labels, numbered(c.queries));
+    }
+    if (shown("pg-rope-k", rope && !raw)) {
+      dom.tableInto(byId("pg-rope-k"), "rope(K): each word's key, turned the same way", "word, position",
+        state.world.channels, labels, numbered(c.keys));
+    }
+  }
+
   function results(state, computed, palette) {
     var s = state.sentence;
     var c = computed.current;
-    var what = state.mode === "raw" ? "X \u00b7 X\u1d40" : "Q \u00b7 K\u1d40";
+    positionTables(state, c);
+    var what = {
+      raw: { none: "X \u00b7 X\u1d40", sinusoidal: "(X + P) \u00b7 (X + P)\u1d40", rope: "rope(X) \u00b7 rope(X)\u1d40" },
+      wired: { none: "Q \u00b7 K\u1d40", sinusoidal: "Q \u00b7 K\u1d40 from X + P", rope: "rope(Q) \u00b7 rope(K)\u1d40" },
+    }[state.mode][state.positions];
     var steps = [state.scale ? "divided by \u221a" + c.d_k + " = " + fixed3(Math.sqrt(c.d_k)) : "not scaled",
       state.causal ? "later words masked to " + MINUS_INFINITY : "no mask"];
     dom.tableInto(byId("pg-scores"), "Scores " + what + " for " + quoted(s) + " (then " + steps.join(", ") + ")", "", s, s, function (i, j) {
@@ -75,7 +161,8 @@
     AP.heatmap.heatmap(byId("pg-weights"), c.weights, s, caption, palette);
 
     var axes = state.world.axes;
-    dom.tableInto(byId("pg-outputs"), "Each word's output (weights \u00d7 embeddings), on the named axes", "", axes, s, function (i, j) {
+    var values = state.positions === "sinusoidal" ? "weights \u00d7 (X + P)" : "weights \u00d7 embeddings";
+    dom.tableInto(byId("pg-outputs"), "Each word's output (" + values + "), on the named axes", "", axes, s, function (i, j) {
       return { text: fixed3(c.output[i][j]), "data-row": i, "data-axis": axes[j] };
     });
 
@@ -149,7 +236,7 @@
     if (check.kind === "run") {
       dom.replace(node, [
         (check.equal ? "\u2713 Digit for digit the run's numbers: " : "\u2717 These differ from the run's: "),
-        dom.el("a", { href: check.href, text: "results.log lines " + check.lines[0] + "-" + check.lines[1] }),
+        dom.el("a", { href: check.href, text: check.log + ".log lines " + check.lines[0] + "-" + check.lines[1] }),
       ]);
     } else {
       node.textContent = check.text;

@@ -162,7 +162,10 @@ def _judge_sinusoidal_table(got, expected, args):
             "the angle is p * base ** (2i / d_model): divide p by it (the fast pair first, the slow ones last)",
             lambda: table(exponent=-2.0),
         ),
-        ("sin and cos are swapped: sin goes in the even columns 2i, cos in the odd ones", lambda: _interleave(cos, sin)),
+        (
+            "sin and cos are swapped: sin goes in the even columns 2i, cos in the odd ones",
+            lambda: _interleave(cos, sin),
+        ),
         (
             "sin fills the first half of the columns and cos the second (a layout later code uses); the "
             "Transformer's table interleaves them: sin in column 2i, cos in column 2i + 1",
@@ -279,7 +282,10 @@ def _judge_rope_attention(got, expected, args):
         ("only q is rotated: rotate k too, rope(k, positions)", lambda: _attend(rq, k, v)),
         ("only k is rotated: rotate q too, rope(q, positions)", lambda: _attend(q, rk, v)),
         (ROPE_HINTS["none"], lambda: _attend(q, k, v)),
-        (f"the scores are not scaled: divide by sqrt(head_size) = sqrt({head_size})", lambda: _attend(rq, rk, v, scale=False)),
+        (
+            f"the scores are not scaled: divide by sqrt(head_size) = sqrt({head_size})",
+            lambda: _attend(rq, rk, v, scale=False),
+        ),
         (MASK_HINTS["none"], lambda: _attend(rq, rk, v, mask=False)),
     ]
     # rope's own mistakes show in the attention built on it, named in the same words.
@@ -343,7 +349,10 @@ def _judge_alibi_attention(got, expected, args):
     # What a learner's penalty may hold above the diagonal, where the mask (if applied) hides it:
     # 0, the same line continued (a bonus for the future), or the distance either way.
     above = [right, -slope * distance, -slope * distance.abs()]
-    after = "the penalty was added after the softmax, to the weights: add it to the scores, before the mask and the softmax"
+    after = (
+        "the penalty was added after the softmax, to the weights: add it to the scores, before the mask "
+        "and the softmax"
+    )
     variants = [(hint, lambda b=b: _attend(q, k, v, bias=b)) for hint, b in _alibi_variants(T, slope)]
     variants += [(after, lambda b=b: _attend(q, k, v, after_softmax=b)) for b in above]
     variants += [
@@ -414,6 +423,9 @@ def checks(seed: int) -> list[Check]:
         Check("alibi_bias", "T = 9, slope 0.25", ((9, 0.25),), _judge_alibi_bias),
         Check("alibi_attention", "fixed q, k, v (5, 8), slope 0.5", ((*qkv(f, 5, 8), 0.5),), _judge_alibi_attention),
         Check(
-            "alibi_attention", "a random batch (2, 6, 4), slope 0.25", ((*qkv(g, 2, 6, 4), 0.25),), _judge_alibi_attention
+            "alibi_attention",
+            "a random batch (2, 6, 4), slope 0.25",
+            ((*qkv(g, 2, 6, 4), 0.25),),
+            _judge_alibi_attention,
         ),
     ]

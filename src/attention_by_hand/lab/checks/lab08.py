@@ -39,7 +39,8 @@ NOT_KEPT = (
 )
 NEW_FIRST = (
     "the new key and value went in front of the cached ones: the cache keeps the words in order, "
-    "oldest first; torch.cat([keys, k_new], dim=2)"
+    "place t for word t (attention cannot tell while it sees every word; a mask by place can); "
+    "torch.cat([keys, k_new], dim=2)"
 )
 NOT_ADDED = (
     "the new word's key and value are missing from the cache returned: return the cache with them "

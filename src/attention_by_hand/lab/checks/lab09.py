@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
 
 from attention_by_hand.lab.inputs import fixed, randn, seeded
 from attention_by_hand.lab.judging import Check, equals, judge_pair, judge_tensor
@@ -91,7 +92,7 @@ LAST_BLOCK_DROPPED = (
 LSE_WITHOUT_M = "lse is m + log(l): l was summed after subtracting m, so add m back"
 LSE_NO_LOG = "lse is m + log(l), the log of the sum: take the log of l"
 
-# mistake -> (hint, what it changes); "acc", "sum", "max" ... are read by _tiled.
+# The mistakes `_tiled` can make, each with its hint.
 TILE_MISTAKES = {
     "acc": ACC_NOT_RESCALED,
     "sum": SUM_NOT_RESCALED,
@@ -140,7 +141,9 @@ _ONLINE_MISTAKES = {"sum": SUM_NOT_RESCALED, "max": MAX_NOT_CARRIED, "frozen": M
 def _judge_online_softmax(got, expected, args):
     (scores,) = args
     truth = torch.softmax(scores.double(), dim=-1)  # the whole row at once, in float64
-    variants = [(hint, lambda m=m: _online(scores, m)) for m, hint in _ONLINE_MISTAKES.items()]
+    variants = [
+        (hint, lambda mistake=mistake: _online(scores, mistake)) for mistake, hint in _ONLINE_MISTAKES.items()
+    ]
     unnormalised = torch.exp(scores - scores.amax(dim=-1, keepdim=True))  # (..., n)
     variants.append(("the weights are not divided by the sum: weights = exp(scores - m) / l", unnormalised))
     return judge_tensor(got, truth, "the shape of scores", variants)
@@ -204,52 +207,42 @@ def _tiled(q, k, v, block: int, causal: bool, mistake: str | None = None):
     return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
-def whole(q, k, v, causal: bool):
-    """The right (out, lse), in float64 from the whole matrix: SDPA and torch.logsumexp."""
-    q, k, v = q.double(), k.double(), v.double()
-    out = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=causal)  # (..., T_q, d_v)
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., T_q, T_k)
+def _scores(q, k, causal: bool) -> torch.Tensor:
+    """The whole matrix of scores in float64, the future at -inf when causal.   -> (..., T_q, T_k)"""
+    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
     if causal:
         T = scores.shape[-1]
         scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(diagonal=1), float("-inf"))
-    return out, torch.logsumexp(scores, dim=-1)
+    return scores
 
 
 def _judge_tiled_attention(got, expected, args):
     q, k, v, block, causal = args
-    out_right, lse_right = whole(q, k, v, causal)
+    # The right answer from the whole matrix, in float64: SDPA and torch.logsumexp.
+    out_right = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=causal)
+    lse_right = torch.logsumexp(_scores(q, k, causal), dim=-1)  # (..., T_q)
     problem = judge_pair(got, "(out, lse)", lambda a, b: equals(a, lse_right) or equals(b, out_right))
     if problem:
         return problem
     out, lse = got
-    tiled = {}
+    tiled = {}  # mistake -> (out, lse): out and lse of one mistake come from one run
 
     def run(mistake):
         if mistake not in tiled:
             tiled[mistake] = _tiled(q, k, v, block, causal, mistake)
         return tiled[mistake]
 
-    variants = [(hint, lambda m=m: run(m)[0]) for m, hint in TILE_MISTAKES.items()]
+    variants = [(hint, lambda mistake=mistake: run(mistake)[0]) for mistake, hint in TILE_MISTAKES.items()]
     miss = judge_tensor(out, out_right, "(..., T_q, d_v)", variants)
     if miss:
         return miss.under("out: ")
-    m_l = {}
-
-    def running(which):
-        """The right running maximum m and sum l of each row, from the whole scores."""
-        if not m_l:
-            scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
-            if causal:
-                T = scores.shape[-1]
-                scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(diagonal=1), float("-inf"))
-            m_l["m"] = scores.amax(dim=-1)
-            m_l["l"] = torch.exp(scores - m_l["m"][..., None]).sum(dim=-1)
-        return m_l[which]
-
+    scores = _scores(q, k, causal)  # (..., T_q, T_k)
+    m = scores.amax(dim=-1)  # (..., T_q): each row's maximum, what the loop ends with
+    l = torch.exp(scores - m[..., None]).sum(dim=-1)  # (..., T_q): and its sum
     lse_variants = [
-        *((hint, lambda m=m: run(m)[1]) for m, hint in TILE_MISTAKES.items()),
-        (LSE_WITHOUT_M, lambda: torch.log(running("l"))),
-        (LSE_NO_LOG, lambda: running("m") + running("l")),
+        *((hint, lambda mistake=mistake: run(mistake)[1]) for mistake, hint in TILE_MISTAKES.items()),
+        (LSE_WITHOUT_M, torch.log(l)),
+        (LSE_NO_LOG, m + l),
     ]
     miss = judge_tensor(lse, lse_right, "(..., T_q)", lse_variants)
     return miss.under("lse: ") if miss else None
@@ -279,7 +272,8 @@ def _falling(g: torch.Generator, lead: tuple, T_q: int, T_k: int, block: int, d:
     direction = torch.zeros(d)
     direction[0] = 1.0
     q = randn(g, *lead, T_q, d) * 0.3 + direction * 4.0  # (..., T_q, d)
-    level = 60.0 * (2 - torch.arange(T_k) // block)  # (T_k,): 120, 120, ..., 60 (x 4 / sqrt(4) = 2) per block
+    # 120, 60, 0, ... by block of keys; the scores are about 4 * level / sqrt(4) = 240, 120, 0, ...
+    level = 60.0 * (2 - torch.arange(T_k) // block)  # (T_k,)
     k = randn(g, *lead, T_k, d) * 0.3 + level[:, None] * direction  # (..., T_k, d)
     return q, k, randn(g, *lead, T_k, d)
 

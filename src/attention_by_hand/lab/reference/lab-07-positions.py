@@ -2,9 +2,9 @@
 # %% [markdown]
 # # Lab 07: where each word sits
 #
-# Attention is a weighted sum, and a sum does not care about order: shuffle the tokens before
-# the head and each token's output is the same, only shuffled. Everything a model knows about
-# *where* a token sits has to be put in on purpose. Four ways, from the oldest to the newest:
+# Attention is a weighted sum, and a sum does not care about order: without the causal mask,
+# shuffling the tokens only shuffles the outputs. Everything a model knows about *where* a token
+# sits has to be put in on purpose. Four ways:
 #
 #     learned      a trained table, one row per position, added to the token's vector (lab 06)
 #     sinusoidal   a fixed table of sines and cosines, added the same way (the Transformer, 2017)
@@ -12,7 +12,7 @@
 #                  so q . k depends only on how far apart the two tokens are (Su et al., 2021)
 #     ALiBi        no table: a penalty on the scores that grows with the distance (Press et al., 2022)
 #
-# Then the lab asks the question each was invented for: trained on sequences of one length, what
+# Then the lab asks the question ALiBi was invented for: trained on sequences of one length, what
 # does each do with longer ones? It trains lab 06's model on lab 06's copy task five times (no
 # positions, and each of the four), with the same seed and the same batches, and measures the
 # accuracy on sequences 1.5 and 2 times longer than any it saw.
@@ -273,11 +273,13 @@ class PositionsModel(nn.Module):
         return self.head(self.ln_f(self.block(x)))  # (B, T, vocab_size)
 
 
-def copy_sequences(config: Config, n: int, length: int, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
-    """n sequences of `half` random digits written length / half times -> (inputs, targets), (n, length - 1) each.
+def copy_sequences(
+    config: Config, n: int, length: int, generator: torch.Generator
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """n sequences of `half` random digits, written length / half times -> (inputs, targets).
 
-    At length 2 * half this is lab 06's task exactly. From position half on, each digit is the one
-    half places back.
+    inputs, targets: (n, length - 1) each; targets[:, t] is the digit after inputs[:, t]. At length
+    2 * half this is lab 06's task exactly. From position half on, each digit is the one half places back.
     """
     first = torch.randint(0, config.vocab_size, (n, config.half), generator=generator)  # (n, half)
     sequence = first.repeat(1, length // config.half)  # (n, length)
@@ -556,9 +558,9 @@ if __name__ == "__main__":
 #
 # The accuracy counts every digit that can be predicted: all of them after the first six. A
 # learned table has no row past the positions it was trained on, so that model cannot be run on a
-# longer sequence at all. What do the others do with positions they never saw? And why can a
-# one-block model with ALiBi, whose penalty only says "nearer is better", not find the digit
-# exactly six places back?
+# longer sequence at all. What do the others do with positions they never saw? And what can a
+# one-block model do with ALiBi, whose penalty only says "nearer is better", when the digit it
+# needs sits exactly six places back?
 
 # %%
 if __name__ == "__main__":

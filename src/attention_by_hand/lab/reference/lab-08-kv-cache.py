@@ -16,8 +16,12 @@
 #     keys, values = cache + (k, v)              along the time axis: (B, heads, position + 1, head_size)
 #     out = softmax(q @ keys^T / sqrt(head_size)) @ values
 #
-# Two things about the new word must be right: its **position** (it is word number `position`,
-# not word 0, though it comes alone), and its row of the causal **mask** (row `position`).
+# Two things about the new word must be right, though it comes alone. Its **position**: it is
+# word number `position`, not word 0 (lab 06's `torch.arange(T)` says 0 when T = 1). And its
+# row of the causal **mask**: row `position`, which over the `position + 1` keys in the cache
+# hides nothing. Lab 06's slice `hidden[:T_q, :T_k]` with one query is row 0 instead, and the
+# new word would see the first word only.
+#
 # The lab compares every step with the model run without a cache on the whole sequence, and
 # counts the multiply-adds the cache saves, and the memory it costs.
 #
@@ -143,7 +147,7 @@ class Config:
     batch_size: int = 64
     learning_rate: float = 3e-3  # AdamW, as lab 06
     # Two blocks copy every held-out digit by step 50 (seeds 1, 2 and 8, measured); 100 steps
-    # take a second or two. The cache is checked against the uncached model, trained or not.
+    # take a few seconds on one core. The cache is checked against the uncached model, trained or not.
     steps: int = 100
     seed: int = 8
 
@@ -349,8 +353,8 @@ if __name__ == "__main__":
 # %% [markdown]
 # ## Step 2: the cache grows along the time axis
 #
-# An empty cache has a time axis of length 0. Each word adds one position to it, and nothing
-# else changes shape.
+# An empty cache has a time axis of length 0. Each word adds one position to it, at the end, and
+# nothing else changes shape: place t on the time axis holds word t.
 
 # %%
 if __name__ == "__main__":
@@ -394,7 +398,7 @@ if __name__ == "__main__":
 # ONE word, at its position, through `forward_cached`; the yardstick runs `forward` on the whole
 # sequence so far and takes its last row. Float32 adds the same products in another order on
 # the two paths, so they agree to about 1e-6, not exactly; the lab asks for 1e-4 on the logits
-# (the mistakes the checker knows move them by 1e-1 or more).
+# (a wrong position, mask or cache moves them by far more).
 
 # %%
 if __name__ == "__main__":
@@ -403,6 +407,11 @@ if __name__ == "__main__":
     written = inputs[:, :1]  # (1, 1): the first digit; the model reads the rest of the prompt, then writes
     caches = [empty_cache(1, config) for _ in range(config.n_blocks)]
     differences = []
+    step(
+        4,
+        f"generate: the prompt is fed one word at a time, then the model writes {config.half} words; "
+        "each step against the uncached model:",
+    )
     for position in range(config.context):
         caches_before = caches  # kept for step 5, which counts one step's work
         logits, caches = model.forward_cached(written[:, -1:], caches, position)  # (1, 1, vocab_size)
@@ -419,17 +428,23 @@ if __name__ == "__main__":
         ],
         ["position", "next word from", "next word", "max |cached - uncached| of the logits"],
     )
+
+# %% [markdown]
+# ## Step 5: what it wrote
+
+# %%
+if __name__ == "__main__":
     prompt = " ".join(str(t) for t in sequence[: config.half].tolist())
     generated = " ".join(str(t) for t in written[0, config.half :].tolist())
     step(
-        4,
+        5,
         f"prompt {prompt} -> generated {generated} "
         f"({'the copy' if torch.equal(written[0], sequence) else 'not the copy'}); largest difference "
         f"from the uncached model over {config.context} steps: {max(differences):.1e} (tolerance {TOLERANCE:g})",
     )
 
 # %% [markdown]
-# ## Step 5: what the cache saves
+# ## Step 6: what the cache saves
 #
 # Without a cache, step t runs all t + 1 words through every layer; with it, one word, whose
 # query still meets all t + 1 keys. The formula (`multiply_adds`) is checked against torch's own
@@ -450,7 +465,7 @@ if __name__ == "__main__":
         multiply_adds(1, t + 1, config) for t in range(LONG)
     )
     step(
-        5,
+        6,
         f"multiply-adds to generate {n} words: uncached {uncached_total:,}, cached {cached_total:,} "
         f"({uncached_total / cached_total:.1f} times fewer); last step counted by torch: uncached "
         f"{counted[0]:,}, cached {counted[1]:,} (formula: {formula[0]:,}, {formula[1]:,}); at {LONG:,} "
@@ -458,7 +473,7 @@ if __name__ == "__main__":
     )
 
 # %% [markdown]
-# ## Step 6: what the cache costs
+# ## Step 7: what the cache costs
 #
 # The saving is paid in memory: every block keeps a key and a value of d_model numbers for
 # every word so far, for as long as the text is being written. It grows with the length, one
@@ -467,12 +482,13 @@ if __name__ == "__main__":
 # %%
 if __name__ == "__main__":
     cache_bytes = sum(t.numel() * t.element_size() for cache in caches for t in cache)
-    per_word = 2 * config.n_blocks * config.d_model * caches[0][0].element_size()
+    number_bytes = caches[0][0].element_size()  # 4: float32
+    per_word = 2 * config.n_blocks * config.d_model * number_bytes
     step(
-        6,
+        7,
         f"caches after {n} words: {config.n_blocks} blocks x (keys, values) of {tuple(caches[0][0].shape)}: "
         f"{cache_bytes:,} bytes, {per_word:,} per word (2 x {config.n_blocks} blocks x d_model {config.d_model} "
-        "x 4 bytes)",
+        f"x {number_bytes} bytes)",
     )
 
 # %% [markdown]

@@ -16,13 +16,16 @@
 #
 # `exp(m_old - m_new)` re-measures everything gathered so far against the new maximum, so the
 # sum and the accumulator stay exact, and no exp ever sees a positive number (no overflow).
+# The log-sum-exp is one number per row: what the backward pass keeps in place of the (T, T)
+# weights, to rebuild any of them as exp(score - lse).
+#
 # The lab builds it in two steps: the online softmax on one row, then tiled attention, with the
 # causal mask done by blocks. It checks itself against `F.scaled_dot_product_attention` and
 # `torch.logsumexp`.
 #
 # Left out: the backward pass (it recomputes the tiles from q, k, v and the log-sum-exp), the
-# GPU's fast memory that makes this pay (here it runs in Python loops, slower than plain
-# attention), dropout, and lengths of queries and keys that differ under the causal mask.
+# GPU's fast on-chip memory that the tiles are sized for (here they are Python loops on the
+# CPU), dropout, and lengths of queries and keys that differ under the causal mask.
 
 # %% [markdown] tags=["how-to-run"]
 # This is the reference lab, solved. Run it: `attention-by-hand lab run 9`.
@@ -87,8 +90,8 @@ def tiled_attention(
         of each row's scores, as torch.logsumexp
     For each block of queries: m = -inf, l = 0, acc = 0; for each block of keys and values:
         s = q_block @ k_block^T / sqrt(head_size)          (block, block)
-        m_new = max(m, max of each row of s);  p = exp(s - m_new);  scale = exp(m - m_new)
-        l = scale * l + sum of each row of p;  acc = scale * acc + p @ v_block;  m = m_new
+        m_new = max(m, max of each row of s);  p = exp(s - m_new);  rescale = exp(m - m_new)
+        l = rescale * l + sum of each row of p;  acc = rescale * acc + p @ v_block;  m = m_new
     then, once: out = acc / l, lse = m + log(l). The last block may be shorter than `block`.
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
@@ -201,7 +204,9 @@ if __name__ == "__main__":
     sys.excepthook = report_unfinished
     torch.manual_seed(9)
     torch.set_grad_enabled(False)  # nothing is trained in this lab
+    torch.set_num_threads(1)  # small tiles: a second thread costs more than it brings (lab 06)
     row = torch.tensor([1.0, 3.0, 2.0, 6.0, 4.0, 5.0])  # the maximum grows twice: at 3.0, then at 6.0
+    step(1, f"one row of {len(row)} scores, read left to right; after each, the m and l the one pass must hold:")
     table, m_old = [], float("-inf")
     for j in range(len(row)):
         m = row[: j + 1].max().item()
@@ -210,16 +215,22 @@ if __name__ == "__main__":
         table.append([j, f"{row[j].item():g}", f"{m:g}", f"{l:.4f}", grew])
         m_old = m
     show(table, ["j", "score", "m", "l", "old sum rescaled"])
+
+# %% [markdown]
+# ## Step 2: your online softmax of that row
+
+# %%
+if __name__ == "__main__":
     weights = online_softmax(row)  # (n,)
     row_difference = largest_difference(weights, torch.softmax(row, dim=-1))
     step(
-        1,
+        2,
         "online_softmax of that row: " + " ".join(f"{w:.4f}" for w in weights.tolist())
         + f"; vs torch.softmax: max |difference| = {row_difference:.1e}",
     )
 
 # %% [markdown]
-# ## Step 2: online softmax on many rows, and on huge scores
+# ## Step 3: online softmax on many rows, and on huge scores
 #
 # The running maximum is also the max-shift of lab 02: no exp sees a positive number, so scores
 # in the hundreds, where float32's exp overflows past 88, are no trouble.
@@ -230,13 +241,13 @@ if __name__ == "__main__":
     scores = torch.randn(3, 4, 10) * spreads  # (3, 4, 10)
     softmax_difference = largest_difference(online_softmax(scores), torch.softmax(scores, dim=-1))
     step(
-        2,
+        3,
         f"online_softmax on {tuple(scores.shape)} scores up to |{scores.abs().max().item():.0f}|: "
         f"vs torch.softmax, max |difference| = {softmax_difference:.1e}",
     )
 
 # %% [markdown]
-# ## Step 3: tiled attention, every query against every key
+# ## Step 4: tiled attention, every query against every key
 #
 # 7 queries and 13 keys, blocks of 4: neither length is a multiple of the block, so the last
 # block of each is shorter (3 queries, 1 key). Two heads, as (B, heads, T, head_size).
@@ -249,13 +260,13 @@ if __name__ == "__main__":
     expected_out, expected_lse = whole_attention(q, k, v, causal=False)
     full = (largest_difference(out, expected_out), largest_difference(lse, expected_lse))
     step(
-        3,
+        4,
         f"tiled_attention, 7 queries x 13 keys, block {BLOCK}: out {tuple(out.shape)}, lse {tuple(lse.shape)}; "
         f"vs F.scaled_dot_product_attention: {full[0]:.1e}, vs torch.logsumexp: {full[1]:.1e}",
     )
 
 # %% [markdown]
-# ## Step 4: causal, by blocks
+# ## Step 5: causal, by blocks
 #
 # With the causal mask, a tile whose keys all come after its queries holds nothing but -inf:
 # it is skipped, not computed. Only the tiles on the diagonal hold both past and future, and
@@ -269,23 +280,24 @@ if __name__ == "__main__":
     expected_out, expected_lse = whole_attention(q, k, v, causal=True)
     causal = (largest_difference(out, expected_out), largest_difference(lse, expected_lse))
     grid = tiles(T, BLOCK, causal=True)
-    for b, line in enumerate(grid):
-        print(f"    queries {b * BLOCK:2d}-{min(b * BLOCK + BLOCK, T) - 1:2d}  " + " ".join(line))
     computed = sum(line.count("#") + line.count("/") for line in grid)
     step(
-        4,
+        5,
         f"causal, T = {T}, block {BLOCK}: {computed} of {len(grid) ** 2} tiles computed; "
         f"vs F.scaled_dot_product_attention(is_causal=True): {causal[0]:.1e}, vs torch.logsumexp: {causal[1]:.1e}",
     )
+    for b, line in enumerate(grid):
+        first, last = b * BLOCK, min(b * BLOCK + BLOCK, T) - 1
+        print(f"    queries {f'{first}-{last}' if last > first else first:>5}  " + " ".join(line))
 
 # %% [markdown]
-# ## Step 5: what it holds in memory
+# ## Step 6: what it holds in memory
 #
 # A longer sequence, of a real model's head size. The whole-matrix way holds T x T scores per
 # head; the tiled way one (block, block) tile at a time, plus m, l and acc for its block of
-# queries. Here that saving is all there is: in Python the loop is slower than one big matrix
-# product. On a GPU the tile fits in the fast on-chip memory, and that is where the speed of
-# FlashAttention comes from.
+# queries. The two timings are this CPU's, measured as the lab runs, not a promise: the speed of
+# FlashAttention comes on a GPU, where a tile fits in the fast on-chip memory and the T x T
+# matrix does not.
 
 # %%
 if __name__ == "__main__":
@@ -294,13 +306,16 @@ if __name__ == "__main__":
     started = time.perf_counter()
     out, lse = tiled_attention(q, k, v, LONG_BLOCK, causal=True)
     seconds = time.perf_counter() - started
+    started = time.perf_counter()
     expected_out, expected_lse = whole_attention(q, k, v, causal=True)
+    whole_seconds = time.perf_counter() - started
     long = (largest_difference(out, expected_out), largest_difference(lse, expected_lse))
     step(
-        5,
+        6,
         f"T = {T_LONG}, head_size {HEAD_SIZE}, block {LONG_BLOCK}, causal: scores held at once {LONG_BLOCK ** 2:,} "
         f"(a tile) instead of {T_LONG ** 2:,} ({T_LONG ** 2 // LONG_BLOCK ** 2} times fewer); "
-        f"{seconds:.2f} s in Python loops; vs SDPA {long[0]:.1e}, vs logsumexp {long[1]:.1e}",
+        f"{seconds:.2f} s in Python loops ({whole_seconds:.2f} s for SDPA and logsumexp on the whole matrix); "
+        f"vs SDPA {long[0]:.1e}, vs logsumexp {long[1]:.1e}",
     )
 
 # %% [markdown]

@@ -1,0 +1,106 @@
+"""Attention over long texts in plain PyTorch: the whole score matrix, or one tile of it at a time.
+
+    naive_attention:  softmax(Q K^T / sqrt(d_k), future masked) V, holding all T x T scores per head
+    tiled_attention:  the same output from (block x block) tiles of scores and an online softmax,
+                      so the memory grows with T, not with T^2 (the idea of FlashAttention,
+                      Dao et al. 2022, written as ordinary PyTorch operations)
+
+Shapes: B texts in the batch, H heads, T words, d_k query/key channels and d_v value channels
+per head; q, k: (B, H, T, d_k), v: (B, H, T, d_v).
+
+The online softmax. A row's softmax needs its maximum m and its sum l = sum_j exp(s_j - m),
+but the tiles arrive one after another. So each row keeps a running maximum m, a running sum l
+and a running weighted sum acc = sum_j exp(s_j - m) v_j of the values. When a tile raises the
+maximum to m', everything gathered so far was counted on the old scale and is multiplied by
+exp(m - m'); at the end, out = acc / l, and log sum_j exp(s_j) = m + log l (the lse).
+
+Left out: the backward pass (training needs it; FlashAttention recomputes the tiles there),
+dropout, masks other than the causal one, and fusion: each step below is a separate PyTorch
+operation, so each tile makes several passes over memory that a compiled kernel such as
+`F.scaled_dot_product_attention` makes once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+__all__ = ["naive_attention", "tiled_attention", "DEFAULT_BLOCK"]
+
+# Words per tile side. 256 keeps one head's tile (256 x 256 fp32, 256 KiB) within a core's L2
+# cache, and a tile for all 12 heads of GPT-2 small at 3 MiB; benchmarks/attention_scale.py
+# measures the whole function at this size.
+DEFAULT_BLOCK = 256
+
+
+def naive_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = True) -> torch.Tensor:
+    """Attention as a learner first writes it: the whole score matrix at once.
+
+    q, k: (B, H, T, d_k), v: (B, H, T, d_v) -> out: (B, H, T, d_v)
+    Memory: scores, the masked scores and the weights are each (B, H, T, T).
+    """
+    T, d_k = q.shape[-2], q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_k)  # (B, H, T, T): s_ij = q_i . k_j / sqrt(d_k)
+    if causal:
+        future = torch.ones(T, T, dtype=torch.bool, device=q.device).triu(1)  # (T, T): key j after query i
+        scores = scores.masked_fill(future, -math.inf)  # exp(-inf) = 0: no weight on a later word
+    weights = torch.softmax(scores, dim=-1)  # (B, H, T, T), each row sums to 1
+    return weights @ v  # (B, H, T, d_v)
+
+
+@torch.no_grad()  # inference only: the in-place updates below would break autograd's graph
+def tiled_attention(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, block: int = DEFAULT_BLOCK, causal: bool = True
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """softmax(Q K^T / sqrt(d_k)) V computed tile by tile, never holding more than one tile of scores.
+
+    q, k: (B, H, T, d_k), v: (B, H, T, d_v), block: words per tile side
+    -> out: (B, H, T, d_v), lse: (B, H, T) with lse_i = log sum_j exp(s_ij), s_ij = q_i . k_j / sqrt(d_k)
+
+    With causal=True, query i sees keys j <= i: the tiles wholly above the diagonal are
+    skipped (about half the work), and only the tiles on the diagonal are masked.
+    """
+    if isinstance(block, bool) or not isinstance(block, int) or block < 1:
+        raise ValueError(f"block must be a whole number of words >= 1, not {block!r}")
+    if q.shape != k.shape or q.shape[:-1] != v.shape[:-1] or q.dim() != 4:
+        raise ValueError(f"q, k must be (B, H, T, d_k) and v (B, H, T, d_v); got {tuple(q.shape)}, "
+                         f"{tuple(k.shape)}, {tuple(v.shape)}")  # fmt: skip
+    B, H, T, d_k = q.shape
+    d_v = v.shape[-1]
+    BH = B * H
+    # Every head of every text is an independent attention problem: fold the heads into the
+    # batch, so each step below is ONE batched operation for all of them.
+    q = (q * (1.0 / math.sqrt(d_k))).reshape(BH, T, d_k)  # scaled once here instead of in every tile
+    k = k.reshape(BH, T, d_k)
+    v = v.reshape(BH, T, d_v)
+    out = q.new_empty(BH, T, d_v)  # also the accumulators: each query tile's rows are built in place
+    lse = q.new_empty(BH, T)
+    # The only tile-sized memory: one buffer, written by every tile's matmul in turn, so no tile
+    # allocates (a fresh multi-MiB allocation costs page faults every time).
+    tile = q.new_empty(BH, min(block, T), min(block, T))
+    future = torch.ones(block, block, dtype=torch.bool, device=q.device).triu(1)  # diagonal tile: j > i
+
+    for q0 in range(0, T, block):
+        q1 = min(q0 + block, T)
+        q_tile = q[:, q0:q1]  # (BH, bq, d_k)
+        m = q.new_full((BH, q1 - q0, 1), -math.inf)  # running maximum of each row's scores
+        l = q.new_zeros(BH, q1 - q0, 1)  # running sum_j exp(s_j - m)
+        acc = out[:, q0:q1]  # (BH, bq, d_v): running sum_j exp(s_j - m) v_j
+        acc.zero_()
+        last = q1 if causal else T  # causal: the keys after this query tile are all in the future
+        for k0 in range(0, last, block):
+            k1 = min(k0 + block, last)
+            s = tile[:, : q1 - q0, : k1 - k0]  # (BH, bq, bk)
+            torch.bmm(q_tile, k[:, k0:k1].transpose(1, 2), out=s)  # s_ij = q_i . k_j / sqrt(d_k)
+            if causal and k0 == q0:  # the diagonal tile: hide the keys after each query
+                s.masked_fill_(future[: q1 - q0, : k1 - k0], -math.inf)
+            m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))  # m' = max(m, max_j s_ij)
+            rescale = torch.exp(m - m_new)  # exp(m - m'): the old sums on the new scale (0 at the first tile)
+            p = s.sub_(m_new).exp_()  # p_ij = exp(s_ij - m'), in place in the tile buffer
+            l.mul_(rescale).add_(p.sum(dim=-1, keepdim=True))  # l' = l exp(m - m') + sum_j p_ij
+            acc.mul_(rescale).baddbmm_(p, v[:, k0:k1])  # acc' = acc exp(m - m') + p V_tile
+            m = m_new
+        acc.div_(l)  # out_i = acc_i / l_i: the weights now sum to 1
+        lse[:, q0:q1] = (m + l.log()).squeeze(-1)  # log sum_j exp(s_ij) = m + log l
+    return out.reshape(B, H, T, d_v), lse.reshape(B, H, T)
