@@ -1,5 +1,5 @@
 # Two commands do everything on a fresh machine with Python 3.10+ and make:
-#   make run    create .venv, install the pinned versions, run the experiment, build the site
+#   make run    create .venv, install the pinned versions, run every part of the experiment, build the site
 #   make test   the same set-up, then the whole test suite (browser tests need Debian's chromium)
 PYTHON ?= python3
 VENV   := .venv
@@ -11,7 +11,7 @@ LOCK   := $(shell $(PYTHON) -c 'import sys; print("requirements.lock" if sys.ver
 .PHONY: run test bench serve clean
 
 run: $(STAMP)
-	$(PY) -m attention_by_hand run
+	$(PY) -m attention_by_hand run all
 	$(PY) -m attention_by_hand build
 
 test: $(STAMP)

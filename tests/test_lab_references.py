@@ -266,3 +266,71 @@ def test_lab06_copy_batches_repeat_their_first_half(ref):
     sequences = torch.cat([inputs, targets[:, -1:]], dim=1)  # (5, 2 half)
     assert torch.equal(sequences[:, : config.half], sequences[:, config.half :])
     assert torch.equal(inputs[:, 1:], targets[:, :-1])
+
+
+# --- labs 07-09 against PyTorch and an independent formula -------------------------------------
+
+
+def test_lab07_sinusoidal_table_equals_a_loop_of_sin_and_cos(ref):
+    table = ref[7].sinusoidal_table(9, 6, base=100.0)
+    for p in range(9):
+        for i in range(3):
+            angle = p / 100.0 ** (2 * i / 6)
+            assert abs(table[p, 2 * i].item() - math.sin(angle)) < 1e-6  # float32, as the lab builds it
+            assert abs(table[p, 2 * i + 1].item() - math.cos(angle)) < 1e-6
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lab07_rope_equals_complex_multiplication_on_the_halves(ref, seed):
+    g = torch.Generator().manual_seed(seed)
+    x, positions = torch.randn(5, 8, generator=g), torch.tensor([0, 3, 1, 7, 2])
+    theta = 10000.0 ** (-torch.arange(4, dtype=torch.float64) * 2 / 8)
+    z = torch.complex(x[:, :4].double(), x[:, 4:].double()) * torch.exp(1j * positions[:, None].double() * theta)
+    expected = torch.cat([z.real, z.imag], dim=-1)
+    assert torch.allclose(ref[7].rope(x, positions).double(), expected, atol=1e-5, rtol=0)  # float32 angles
+
+
+def test_lab07_rope_scores_depend_only_on_the_distance(ref):
+    g = torch.Generator().manual_seed(0)
+    q, k = torch.randn(1, 8, generator=g), torch.randn(1, 8, generator=g)
+    scores = [
+        (ref[7].rope(q, torch.tensor([m + s])) @ ref[7].rope(k, torch.tensor([n + s])).T).item()
+        for m, n, s in ((5, 2, 0), (5, 2, 9), (5, 2, 40))
+    ]
+    assert max(scores) - min(scores) < 1e-4  # float32 angles of up to 45 radians
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("T, block", [(7, 4), (13, 4), (10, 3), (16, 16)])
+def test_lab09_tiled_attention_equals_sdpa_and_logsumexp(ref, causal, T, block):
+    g = torch.Generator().manual_seed(T * block)
+    q, k, v = (torch.randn(2, T, 8, generator=g, dtype=torch.float64) for _ in range(3))
+    out, lse = ref[9].tiled_attention(q, k, v, block, causal)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(8)
+    if causal:
+        scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    assert torch.allclose(out, F.scaled_dot_product_attention(q, k, v, is_causal=causal), atol=1e-12, rtol=0)
+    assert torch.allclose(lse, torch.logsumexp(scores, dim=-1), atol=1e-12, rtol=0)
+
+
+def test_lab09_online_softmax_equals_torch_softmax_on_growing_scores(ref):
+    scores = torch.tensor([[1.0, 3.0, 2.0, 6.0, 6.0, -2.0], [300.0, -100.0, 250.0, 310.0, 0.0, 305.0]], dtype=torch.float64)
+    assert torch.allclose(ref[9].online_softmax(scores), torch.softmax(scores, dim=-1), atol=1e-12, rtol=0)
+
+
+def test_lab08_decoding_with_the_cache_equals_the_uncached_model(ref):
+    lab = ref[8]
+    config = lab.Config()
+    torch.manual_seed(0)
+    model = lab.TinyTransformer(config).eval()
+    T = min(9, config.context)
+    tokens = torch.randint(0, config.vocab_size, (2, T), generator=torch.Generator().manual_seed(1))
+    with torch.no_grad():
+        whole = model(tokens)  # (2, T, vocab): every position at once, no cache
+        caches = [lab.empty_cache(2, config) for _ in range(config.n_blocks)]
+        steps = []
+        for position in range(T):
+            logits, caches = model.forward_cached(tokens[:, position : position + 1], caches, position)
+            steps.append(logits)
+    assert torch.allclose(torch.cat(steps, dim=1), whole, atol=1e-5, rtol=0)  # float32, summed in other orders
+    assert caches[0][0].shape == (2, config.n_heads, T, config.head_size)

@@ -18,6 +18,8 @@ import pytest
 
 import attention_by_hand.experiment as experiment
 from attention_by_hand.cli import main
+from attention_by_hand.lab.registry import get_lab
+from attention_by_hand.sphinxext import instructor
 from attention_by_hand.sphinxext.mathml import equations
 from attention_by_hand.website import build_site
 
@@ -49,6 +51,8 @@ FAULTY_PAGES = {
         "```{question}\n:answer: {s2.exp_sum}\nWhat do the three exponentials add up to?\n```\n"
     ),
     "question_list": "# Every question\n\n```{question-list}\n```\n",
+    "plan_unknown_step": "# Page\n\n```{lesson-plan}\n:minutes: 60\nlab 4\nmodule-9\n```\n",
+    "plan": "# Plan\n\n```{lesson-plan}\n:minutes: 60\nlab 4\nlab 7\n```\n",  # no fault: lab 7 does not fit
 }
 
 
@@ -194,6 +198,32 @@ def test_question_list_shows_every_question_with_its_answer_open(faulty_site):
     assert f'<span class="run-value">{value}</span>' in shown[1][1]
 
 
+# --- the instructor's lesson plans ------------------------------------------------------------
+
+
+def test_a_lesson_plan_step_that_is_no_page_lab_or_break_is_named(faulty_site):
+    assert re.search(r"plan_unknown_step\.md:3: WARNING: lesson-plan: 'module-9' is neither a page", faulty_site.printed)
+
+
+def test_a_lesson_plan_times_a_lab_by_the_functions_it_asks_for(faulty_site):
+    lab = get_lab("4")
+    minutes = instructor.LAB_START_MINUTES + instructor.FUNCTION_MINUTES * len(lab.functions)
+    page = html.unescape(re.sub(r"<[^>]+>", "", (faulty_site.out / "plan.html").read_text()))
+    assert re.search(rf"0:00\s+Lab 04, {lab.title} .*{len(lab.functions)} functions to write\)\s+{minutes}\s", page)
+
+
+def test_a_lesson_plan_leaves_what_does_not_fit_for_after_the_session(faulty_site):
+    lab = get_lab("7")
+    minutes = instructor.LAB_START_MINUTES + instructor.FUNCTION_MINUTES * len(lab.functions)
+    page = html.unescape(re.sub(r"<[^>]+>", "", (faulty_site.out / "plan.html").read_text()))
+    assert f"Left for after the session ({minutes} minutes more): Lab 07, {lab.title}" in page
+
+
+def test_a_pages_reading_words_leave_out_code_log_excerpts_and_formulas():
+    page = "# Two words\n\nOne {value}`s2.dot.river` three.\n\n```{log-lines} s2.dots\n```\n\n$$a \\cdot b$$\n\n```python\nx = 1\n```\n"
+    assert instructor.prose_words(page) == 5
+
+
 # --- the log page ----------------------------------------------------------------------------
 
 
@@ -249,6 +279,11 @@ def test_one_more_log_line_in_s2_renumbers_every_cross_check(canonical_site, tmp
 
     monkeypatch.setattr(experiment, "s2_dot_and_softmax", s2_with_one_more_line)
     experiment.run(out=tmp_path / "changed", background=False)
+    # The other parts' logs, indexes and figures, as committed: only results.log gains a line.
+    for name in ("positions", "scale"):
+        for suffix in (".log", ".index.json"):
+            shutil.copy(CAPTURES / f"{name}{suffix}", tmp_path / "changed" / "captures")
+    shutil.copytree(ROOT / "diagrams", tmp_path / "changed" / "diagrams", dirs_exist_ok=True)
     code, printed = build(WORKSHOP, tmp_path / "site-changed", tmp_path / "changed" / "captures")
     assert code == 0, printed
 

@@ -2,7 +2,7 @@
 
     attention-by-hand run [--world FILE.toml] [--out DIR] [--figure-format svg]
     attention-by-hand check [PATH] [--expected FILE]
-    attention-by-hand build | serve [--port N]
+    attention-by-hand build [--handout [PDF]] | serve [--port N]
     attention-by-hand lab list | run N | check N [FILE] | notebook N
 
 Exit codes: 0 done (or logs equal), 1 logs differ, 2 bad input (one line on stderr saying
@@ -96,7 +96,16 @@ def _build(args: argparse.Namespace) -> Path:
 
 
 def _cmd_build(args: argparse.Namespace) -> int:
-    _build(args)
+    if args.handout is None:
+        _build(args)
+        return 0
+    from attention_by_hand import handout
+
+    # Checked before the build: a missing browser or a bad path costs no build.
+    path = handout.handout_path(args.handout or None, Path(args.out))
+    chromium = handout.find_chromium()
+    made = handout.print_handout(_build(args), path, chromium)
+    print(f"wrote {made.path}: {made.pages} pages ({len(made.parts)} parts, {made.questions} questions answered at the end) in {made.seconds:.1f} s")
     return 0
 
 
@@ -305,6 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--out", metavar="DIR", default="site", help="where the HTML goes (default: site)")
         if name == "serve":
             p.add_argument("--port", type=_port, default=8000, help="port on 127.0.0.1 (default 8000; 0 = any free port)")
+        else:
+            p.add_argument("--handout", nargs="?", const="", metavar="PATH", help="also print the handout, one PDF of the "
+                           "modules, the log, the labs and the answers, with Chromium (default PATH: OUT/handout.pdf)")
         p.set_defaults(func=func)
 
     _add_lab_parser(sub)

@@ -52,7 +52,8 @@ def test_every_figure_of_the_run_appears_on_some_page(watched, server):
     for page in MODULES:
         p = visit(watched, server, page)
         shown |= set(p.evaluate("Array.from(document.querySelectorAll('figure.run-figure img')).map(i => i.src.split('/').pop())"))
-    named = set(re.findall(r"diagrams/(\S+\.png)", (ROOT / "captures" / "results.log").read_text()))
+    logs = ("results.log", "positions.log", "scale.log")  # every part's figures, each drawn for a module
+    named = {name for log in logs for name in re.findall(r"diagrams/(\S+\.png)", (ROOT / "captures" / log).read_text())}
     assert named <= shown
 
 
@@ -78,23 +79,25 @@ def test_each_cross_check_link_highlights_exactly_its_lines(watched, server, pag
     )
     assert quotes, f"{page} quotes no log lines"
     for quote in quotes:
-        match = re.fullmatch(r"log\.html#L(\d+)(?:-L(\d+))?", quote["href"])
-        first = int(match.group(1))
-        last = int(match.group(2) or first)
+        match = re.fullmatch(r"log\.html#(?:([a-z]+)-)?L(\d+)(?:-L(\d+))?", quote["href"])
+        log, prefix = (match.group(1), f"{match.group(1)}-") if match.group(1) else ("results", "")
+        first = int(match.group(2))
+        last = int(match.group(3) or first)
         p.goto(f"{server}/{quote['href']}")
         p.wait_for_function("document.querySelector('.log-line.highlighted') !== null")
         highlighted = p.evaluate("Array.from(document.querySelectorAll('.log-line.highlighted')).map(l => l.id)")
-        assert highlighted == [f"L{n}" for n in range(first, last + 1)]
+        assert highlighted == [f"{prefix}L{n}" for n in range(first, last + 1)]
         # The theme scrolls smoothly, so give the scroll its time (up to 5 s) to arrive.
         p.wait_for_function(
-            f"(() => {{ const r = document.getElementById('L{first}').getBoundingClientRect();"
+            f"(() => {{ const r = document.getElementById('{prefix}L{first}').getBoundingClientRect();"
             " return r.top >= 0 && r.bottom <= window.innerHeight; })()",
             timeout=5000,
         )
         # The excerpt on the module page is those very lines, under the same line numbers. A log
         # line's text is the file's line and its newline; its number is drawn by CSS.
         log_lines = p.evaluate(
-            f"Array.from(document.querySelectorAll('.log-line')).slice({first - 1}, {last}).map(l => l.textContent)"
+            f"Array.from(document.querySelectorAll('pre[data-log=\"{log}\"] .log-line'))"
+            f".slice({first - 1}, {last}).map(l => l.textContent)"
         )
         assert quote["numbers"] == list(range(first, last + 1))
         assert [line + "\n" for line in quote["lines"]] == log_lines

@@ -170,12 +170,13 @@ class LabStalls(SphinxDirective):
         catalogue = shipped_catalogue()
         lines = []
         for lab in registry.LABS:
-            lines.append(f"**Lab {lab.number:02d}, {lab.title}.** {lab.summary}.\n")
+            lines.append(f"**Lab {lab.number:02d}, {lab.title}**: {lab.summary}.\n")
             known = (catalogue or {}).get(lab.number, {})
             for function, hint in lab.functions.items():
-                lines.append(f"- `{function}`: its hint says *{_markdown_text(hint)}*.")
-                for mistake in known.get(function, ()):
-                    lines.append(f"  - {_markdown_text(mistake)}")
+                mistakes = known.get(function, ())
+                said = " `lab check` recognises:" if mistakes else ""
+                lines.append(f"- `{function}`, hint: *{_markdown_text(hint)}*.{said}")
+                lines.extend(f"  - {_markdown_text(mistake)}" for mistake in mistakes)
             lines.append("")
         if catalogue is None:
             lines.append(

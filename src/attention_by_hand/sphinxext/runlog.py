@@ -42,7 +42,7 @@ __all__ = ["setup"]
 logger = logging.getLogger(__name__)
 
 LOG_PAGE = "log"  # the docname of the page that shows the whole log
-_PLACEHOLDER = re.compile(r"\{([\w.\-]+)\}")
+_PLACEHOLDER = re.compile(r"\{((?:[\w\-]+:)?[\w.\-]+)\}")  # {s6.mask.1.0} or {positions:p3.theta}
 _LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")  # a line with its newline; not str.splitlines, which also cuts at \r, \f, ...
 
 
@@ -218,7 +218,11 @@ class RunFigure(SphinxDirective):
         rel = posixpath.relpath(image_path.as_posix(), Path(self.env.srcdir).as_posix())
         figure = nodes.figure("", classes=["run-figure"])
         frame = figure_frame("", min_width=round(png_width(image_path) * MIN_FIGURE_SCALE))
-        frame += nodes.image(uri=rel, alt=_PLACEHOLDER.sub(fill, alt), candidates={"*": rel})
+        filled = _PLACEHOLDER.sub(fill, alt)
+        left = re.search(r"\{[^{}]*\}", filled)
+        if left:  # a name the placeholder pattern does not take would be published as typed
+            logger.warning(f"figure {stem!r}: alt text keeps {left.group()}, which names no value", location=self.get_location())
+        frame += nodes.image(uri=rel, alt=filled, candidates={"*": rel})
         figure += frame
         caption = nodes.caption()
         if self.content:

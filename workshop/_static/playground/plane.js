@@ -8,6 +8,7 @@
   var dom = AP.dom;
   var fixed3 = AP.format.fixed3;
   var SIZE = { width: 360, height: 300, left: 44, right: 16, top: 14, bottom: 40 };
+  var FONT_PX = 11; // the labels' size, as playground.css sets it for svg.pg-plane
   var MAGENTA = AP.data.colours.output; // the run's figure draws the outputs and their arrows in it
 
   /** Tick positions from lo to hi, about five of them, at a round step (0.2, 0.25, 0.5, 1, ...). */
@@ -38,9 +39,42 @@
     };
   }
 
+  /**
+   * Places labels one by one, each beside its marker on the first side that stays inside the
+   * picture and clear of the markers and the labels placed before it: above right, below right,
+   * above left, below left, then a line further up or down. With positions on, outputs often
+   * land side by side or far right, where one fixed side would pile the labels up. Widths are
+   * estimated (0.62 em a character, a little over the labels' font), not measured: measuring
+   * would cost the browser a layout on every edit.
+   */
+  function labeller(markers) {
+    var taken = markers.map(function (m) { return { x0: m[0] - 7, x1: m[0] + 7, y0: m[1] - 7, y1: m[1] + 7 }; });
+    function free(box) {
+      return box.x0 >= 0 && box.x1 <= SIZE.width && box.y0 >= 0 && box.y1 <= SIZE.height && taken.every(function (t) {
+        return box.x1 < t.x0 || box.x0 > t.x1 || box.y1 < t.y0 || box.y0 > t.y1;
+      });
+    }
+    return function (x, y, text) {
+      var width = text.length * 0.62 * FONT_PX;
+      var sides = [[8, -6], [8, 16], [-8, -6], [-8, 16], [8, -20], [-8, -20], [8, 30], [-8, 30]].map(function (d) {
+        var ax = x + d[0];
+        var box = d[0] > 0 ? { x0: ax, x1: ax + width } : { x0: ax - width, x1: ax };
+        box.y0 = y + d[1] - FONT_PX;
+        box.y1 = y + d[1] + 2;
+        return { x: ax, y: y + d[1], anchor: d[0] > 0 ? "start" : "end", box: box };
+      });
+      var inside = function (c) { return c.box.x0 >= 0 && c.box.x1 <= SIZE.width; };
+      var side = sides.find(function (c) { return free(c.box); }) || sides.find(inside) || sides[0];
+      taken.push(side.box);
+      return { class: "pg-label", x: side.x, y: side.y, "text-anchor": side.anchor, text: text };
+    };
+  }
+
   /** The parts that move when the numbers change: [name, tag, attributes]. */
   function movingParts(f, points, moves) {
     var parts = [];
+    var label = labeller(points.map(function (p) { return [f.sx(p.x), f.sy(p.y)]; })
+      .concat(moves.map(function (m) { return [f.sx(m.to[0]), f.sy(m.to[1])]; })));
     moves.forEach(function (m, k) {
       parts.push(["arrow" + k, "line", {
         x1: f.sx(m.from[0]), y1: f.sy(m.from[1]), x2: f.sx(m.to[0]), y2: f.sy(m.to[1]),
@@ -49,13 +83,13 @@
     });
     points.forEach(function (p, k) {
       parts.push(["point" + k, "circle", { cx: f.sx(p.x), cy: f.sy(p.y), r: 5.5, fill: p.colour }]);
-      parts.push(["point-label" + k, "text", { class: "pg-label", x: f.sx(p.x) + 8, y: f.sy(p.y) - 6, text: p.label }]);
+      parts.push(["point-label" + k, "text", label(f.sx(p.x), f.sy(p.y), p.label)]);
     });
     moves.forEach(function (m, k) {
       var x = f.sx(m.to[0]);
       var y = f.sy(m.to[1]);
       parts.push(["output" + k, "path", { d: "M" + x + "," + (y - 7) + " l7,7 l-7,7 l-7,-7 z", fill: MAGENTA }]);
-      parts.push(["output-label" + k, "text", { class: "pg-label", x: x + 8, y: y - 6, text: m.label }]);
+      parts.push(["output-label" + k, "text", label(x, y, m.label)]);
     });
     return parts;
   }
