@@ -25,6 +25,8 @@ bench: $(STAMP)
 	$(PY) benchmarks/positions_length.py --write
 	$(PY) benchmarks/playground.py --write
 	$(PY) benchmarks/test_suite.py --write
+	$(PY) benchmarks/attention_scale.py --write
+	$(PY) benchmarks/kv_cache.py --write
 	$(PY) benchmarks/update_readme.py
 
 serve: $(STAMP)

@@ -18,6 +18,9 @@ from hypothesis import strategies as st
 from attention_by_hand.tiling_torch import naive_attention, tiled_attention
 
 TOL = {torch.float64: 1e-10, torch.float32: 1e-5}
+# 50 random problems per property (Hypothesis draws 100 by default): each runs several tiles of
+# small PyTorch ops, and 50 keep the file at a few seconds. No deadline: the first call pays torch's warm-up.
+EXAMPLES = settings(deadline=None, max_examples=50)
 
 
 @st.composite
@@ -42,7 +45,7 @@ def reference_lse(q: torch.Tensor, k: torch.Tensor, causal: bool) -> torch.Tenso
     return torch.logsumexp(scores, dim=-1)  # (B, H, T)
 
 
-@settings(deadline=None)
+@EXAMPLES
 @given(problems(torch.float64))
 def test_tiled_output_matches_sdpa_in_float64(problem):
     q, k, v, block, causal = problem
@@ -51,7 +54,7 @@ def test_tiled_output_matches_sdpa_in_float64(problem):
     assert (out - expected).abs().max().item() <= TOL[torch.float64]
 
 
-@settings(deadline=None)
+@EXAMPLES
 @given(problems(torch.float64))
 def test_tiled_lse_matches_torch_logsumexp_in_float64(problem):
     q, k, v, block, causal = problem
@@ -59,7 +62,7 @@ def test_tiled_lse_matches_torch_logsumexp_in_float64(problem):
     assert (lse - reference_lse(q, k, causal)).abs().max().item() <= TOL[torch.float64]
 
 
-@settings(deadline=None)
+@EXAMPLES
 @given(problems(torch.float32))
 def test_tiled_output_matches_sdpa_in_float32(problem):
     q, k, v, block, causal = problem
@@ -68,7 +71,7 @@ def test_tiled_output_matches_sdpa_in_float32(problem):
     assert (out - expected).abs().max().item() <= TOL[torch.float32]
 
 
-@settings(deadline=None)
+@EXAMPLES
 @given(problems(torch.float32))
 def test_tiled_lse_matches_torch_logsumexp_in_float32(problem):
     q, k, v, block, causal = problem
@@ -76,7 +79,7 @@ def test_tiled_lse_matches_torch_logsumexp_in_float32(problem):
     assert (lse - reference_lse(q, k, causal)).abs().max().item() <= TOL[torch.float32]
 
 
-@settings(deadline=None)
+@EXAMPLES
 @given(problems(torch.float64))
 def test_naive_output_matches_sdpa_in_float64(problem):
     q, k, v, _, causal = problem
@@ -120,7 +123,7 @@ def test_huge_scores_do_not_overflow():
 
 
 def test_tiled_attention_never_allocates_the_score_matrix():
-    heads, length, block = 4, 1024, 64
+    heads, length, block = 2, 512, 32
     q, k, v = (torch.randn(1, heads, length, 16) for _ in range(3))
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU], profile_memory=True) as prof:
         tiled_attention(q, k, v, block=block)

@@ -225,7 +225,7 @@ def _add_lab_parser(sub) -> None:
         help="run a lab, or your version of it, as a script",
         description="Run the reference lab N, or your FILE, with this Python. It prints numbered STEP lines and a "
         "self-check, and exits 1 when an invariant fails. Arguments after N (and FILE) go to the script "
-        "(lab 6: --quick for a short schedule, --out DIR for its figure).",
+        "(labs 6 and 7: --quick for a short schedule; lab 6: --out DIR for its figure).",
     )
     p.add_argument("number", **number)
     p.add_argument("file", nargs="?", metavar="FILE", help="your lab file (default: the reference lab)")

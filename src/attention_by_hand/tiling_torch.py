@@ -69,9 +69,10 @@ def tiled_attention(
     B, H, T, d_k = q.shape
     d_v = v.shape[-1]
     BH = B * H
+    scale = 1.0 / math.sqrt(d_k)
     # Every head of every text is an independent attention problem: fold the heads into the
-    # batch, so each step below is ONE batched operation for all of them.
-    q = (q * (1.0 / math.sqrt(d_k))).reshape(BH, T, d_k)  # scaled once here instead of in every tile
+    # batch, so each step below is ONE batched operation for all of them (views, no copies).
+    q = q.reshape(BH, T, d_k)
     k = k.reshape(BH, T, d_k)
     v = v.reshape(BH, T, d_v)
     out = q.new_empty(BH, T, d_v)  # also the accumulators: each query tile's rows are built in place
@@ -92,7 +93,9 @@ def tiled_attention(
         for k0 in range(0, last, block):
             k1 = min(k0 + block, last)
             s = tile[:, : q1 - q0, : k1 - k0]  # (BH, bq, bk)
-            torch.bmm(q_tile, k[:, k0:k1].transpose(1, 2), out=s)  # s_ij = q_i . k_j / sqrt(d_k)
+            # s_ij = q_i . k_j / sqrt(d_k); the matmul applies the scale as it writes (alpha), and
+            # beta=0 ignores whatever the buffer held from the previous tile.
+            s.baddbmm_(q_tile, k[:, k0:k1].transpose(1, 2), beta=0.0, alpha=scale)
             if causal and k0 == q0:  # the diagonal tile: hide the keys after each query
                 s.masked_fill_(future[: q1 - q0, : k1 - k0], -math.inf)
             m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))  # m' = max(m, max_j s_ij)

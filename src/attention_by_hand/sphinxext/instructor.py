@@ -20,9 +20,9 @@ not measurements, and the page says so under each plan.
 
 lists, lab by lab, the functions a learner writes with the hint the lab gives for each, and the
 mistakes `lab check` recognises in them, from the lab package's own catalogue when it ships one
-(`attention_by_hand.lab.mistakes.shipped_mistakes()`). Working the catalogue out calls every
-check's judge with torch, seconds per build, so it is read from what the lab package ships
-rather than computed here.
+(`attention_by_hand.lab.mistakes.shipped_mistakes()`, read from its mistakes.json). Working the
+catalogue out calls every check's judge with torch, seconds per build, so it is read from what
+the lab package ships rather than computed here.
 
 Left out: measured timings of real sessions (none exist yet); a plan that reorders steps by
 itself: the page gives the order, this module only times it.
@@ -39,7 +39,16 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-__all__ = ["setup", "prose_words", "questions_in", "READING_WORDS_PER_MINUTE"]
+__all__ = [
+    "setup",
+    "prose_words",
+    "questions_in",
+    "READING_WORDS_PER_MINUTE",
+    "QUESTION_MINUTES",
+    "LAB_START_MINUTES",
+    "FUNCTION_MINUTES",
+    "BREAK_MINUTES",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -151,13 +160,15 @@ def _clock(minutes: int) -> str:
     return f"{minutes // 60}:{minutes % 60:02d}"
 
 
-def shipped_catalogue() -> dict | None:
-    """{lab number: {function: (mistake, ...)}} as the lab package ships it, or None before it does."""
+def shipped_catalogue(env) -> dict | None:
+    """{lab number: {function: (mistake, ...)}} as the lab package ships it, or None before it
+    does; the page depends on the shipped file, so a new catalogue rebuilds it."""
     try:
-        from attention_by_hand.lab.mistakes import shipped_mistakes
+        from attention_by_hand.lab import mistakes
     except ImportError:
         return None
-    return shipped_mistakes()
+    env.note_dependency(str(Path(mistakes.__file__).with_name(mistakes.CATALOGUE)))
+    return mistakes.shipped_mistakes()
 
 
 class LabStalls(SphinxDirective):
@@ -167,7 +178,7 @@ class LabStalls(SphinxDirective):
         from attention_by_hand.lab import registry
 
         self.env.note_dependency(registry.__file__)
-        catalogue = shipped_catalogue()
+        catalogue = shipped_catalogue(self.env)
         lines = []
         for lab in registry.LABS:
             lines.append(f"**Lab {lab.number:02d}, {lab.title}**: {lab.summary}.\n")

@@ -15,9 +15,10 @@ the run's value exactly as the log printed it, and a link to the log lines that 
               number typed by hand.
     :span:    optional: the named span to link to, when the one found is not the one to show.
 
-The link goes to the narrowest span that prints the value, among the spans of its section whose
-name shares the most with the value's (s2.dot.river -> s2.dots); a derived value, which the log
-does not print, links to the lines it is worked out from. A question without an :answer:, with a
+The link goes to a span that prints the value: of the spans inside the value's section, the one
+whose name shares the most with the value's, then the shortest (s2.dot.river -> s2.dots, not
+s2.softmax, which prints it as a score). A derived value, which the log does not print, links
+to the section it is worked out from. A question without an :answer:, with a
 name the index does not have or with a typed answer is a warning naming the page and line, and the
 site builds with warnings as errors.
 
@@ -120,82 +121,86 @@ class Question(SphinxDirective):
             return self.warn("a question needs its text, below the options")
         spec = (self.options.get("answer") or "").strip()
         if not spec:
-            return self.warn("question without an :answer:: name the run's value that answers it, e.g. :answer: {s2.dot.river}")
+            return self.warn("question without an :answer:: name the run's value that answers it, :answer: {s2.dot.river}")
         names = _PLACEHOLDER.findall(spec)
         if not names:
-            return self.warn(
-                f"question's answer {spec!r} is not a value of the run: "
-                + (f"write a value's name in braces, {{{spec}}}" if _PLACEHOLDER.fullmatch(f"{{{spec}}}") else "name one in braces, e.g. {s2.dot.river}")
-            )
-        words = _PLACEHOLDER.sub("", spec)
-        if re.search(r"\d", words):
-            return self.warn(f"question's answer {spec!r} types a number by hand: every number must be a {{name}} of the run")
+            braced = f"{{{spec}}}"
+            fix = f"write it in braces, {braced}" if _PLACEHOLDER.fullmatch(braced) else "name one in braces, e.g. {s2.dot.river}"
+            return self.warn(f"question's answer {spec!r} is not a value of the run: {fix}")
+        if re.search(r"\d", _PLACEHOLDER.sub("", spec)):
+            return self.warn(f"question's answer {spec!r} types a number by hand: each number must be a {{name}} of the run")
 
-        values = {}
+        values = {}  # name -> (log, key, index)
         for name in names:
             log, key = split_name(name)
             index = run_index(self.env, log)
             if key not in index.values:
                 return self.warn(f"question's answer: value {key!r} is not in the run's index ({log}.index.json)")
             values[name] = (log, key, index)
-
-        links = self.links(values)
-        if links is None:
-            return []
-
-        text = nodes.paragraph("", "", classes=["answer-text"])
-        position = 0
-        for m in _PLACEHOLDER.finditer(spec):
-            text += nodes.Text(spec[position : m.start()])
-            log, key, index = values[m.group(1)]
-            text += nodes.inline(m.group(0), index.values[key]["text"], classes=["run-value"])
-            position = m.end()
-        text += nodes.Text(spec[position:])
+        spans = []  # (log, span, printed), each once, in the order of the answer's values
+        for log, key, index in values.values():
+            span = self.span_of(log, key, index)
+            if span is None:
+                return []
+            if span not in spans:
+                spans.append(span)
 
         node = question("", classes=["question"])
         self.set_source_info(node)
-        node["names"] = names
         node += self.parse_content_to_nodes()
-        node += answer("", text, nodes.paragraph("", "", *links, classes=["answer-check"]))
+        node += answer("", self.answer_text(spec, values), self.links(spans))
         return [node]
 
-    def links(self, values: dict) -> list[nodes.Node] | None:
-        """The cross-check links of an answer, one per span, in the order of its values; None
-        (after a warning) when a value's lines cannot be named."""
-        spans = []  # (log, span name, printed)
+    def span_of(self, log: str, key: str, index: RunIndex) -> tuple[str, str, bool] | None:
+        """(log, span, printed?) to cross-check value `key` against: the :span: option's, or the
+        one find_span finds; None, after a warning, when no span can be named."""
         forced = self.options.get("span")
-        for name, (log, key, index) in values.items():
-            if forced:
-                span_log, span = split_name(forced)
-                where = run_index(self.env, span_log)
-                if span not in where.spans:
-                    self.warn(f"question's :span: {span!r} is not in the run's index ({span_log}.index.json)")
-                    return None
-                first, last = where.spans[span]
-                printed = span_log == log and any(printed_in(index.values[key]["text"], where.lines[n - 1]) for n in range(first, last + 1))
-                if not printed and not index.values[key].get("derived"):
-                    self.warn(f"question's :span: {forced!r} does not print {key!r} ({index.values[key]['text']})")
-                    return None
-                found = (span_log, span, printed)
-            else:
-                span = find_span(index, key)
-                if span is None:
-                    self.warn(f"question's answer: no span of {log}.log prints {key!r}; name the lines with :span:")
-                    return None
-                found = (log, *span)
-            if found not in spans:
-                spans.append(found)
+        if not forced:
+            found = find_span(index, key)
+            if found is None:
+                self.warn(f"question's answer: no span of {log}.log prints {key!r}; name the lines with :span:")
+                return None
+            return (log, *found)
+        span_log, span = split_name(forced)
+        where = run_index(self.env, span_log)
+        if span not in where.spans:
+            self.warn(f"question's :span: {span!r} is not in the run's index ({span_log}.index.json)")
+            return None
+        first, last = where.spans[span]
+        value = index.values[key]
+        printed = span_log == log and any(printed_in(value["text"], where.lines[n - 1]) for n in range(first, last + 1))
+        if not printed and not value.get("derived"):
+            self.warn(f"question's :span: {forced!r} does not print {key!r} ({value['text']})")
+            return None
+        return span_log, span, printed
 
-        links: list[nodes.Node] = []
-        for log, span, printed in spans:
+    @staticmethod
+    def answer_text(spec: str, values: dict) -> nodes.paragraph:
+        """The :answer: text with each {name} replaced by the value's text, as the log printed it."""
+        text = nodes.paragraph("", "", classes=["answer-text"])
+        position = 0
+        for m in _PLACEHOLDER.finditer(spec):
+            log, key, index = values[m.group(1)]
+            text += nodes.Text(spec[position : m.start()])
+            text += nodes.inline(m.group(0), index.values[key]["text"], classes=["run-value"])
+            position = m.end()
+        text += nodes.Text(spec[position:])
+        return text
+
+    def links(self, spans: list[tuple[str, str, bool]]) -> nodes.paragraph:
+        """One link per span: "cross-check: ..." to lines that print a value, "worked out from:
+        ..." to the lines a derived value comes from."""
+        paragraph = nodes.paragraph("", "", classes=["answer-check"])
+        for n, (log, span, printed) in enumerate(spans):
             first, last = run_index(self.env, log).spans[span]
             said = "cross-check" if printed else "worked out from"
-            if links:
-                links.append(nodes.Text(" "))
-            link = nodes.reference("", f"{said}: {lines_label(first, last, log)}", refuri=log_href(self.env.docname, first, last, log))
-            link["abh_lines"] = (log, first, last)  # so a copy on another page can point here again
-            links.append(link)
-        return links
+            href = log_href(self.env.docname, first, last, log)
+            link = nodes.reference("", f"{said}: {lines_label(first, last, log)}", refuri=href)
+            link["abh_lines"] = (log, first, last)  # so that a copy on another page can point here again
+            if n:
+                paragraph += nodes.Text(" ")
+            paragraph += link
+        return paragraph
 
 
 class QuestionList(SphinxDirective):
@@ -284,7 +289,8 @@ class QuestionListFiller(SphinxPostTransform):
         for docname in pages:
             uri = self.app.builder.get_relative_uri(self.env.docname, docname)
             title = self.env.titles[docname].astext()
-            heading = nodes.paragraph("", "", nodes.reference("", title, refuri=uri, internal=True), classes=["question-list-page"])
+            link = nodes.reference("", title, refuri=uri, internal=True)
+            heading = nodes.paragraph("", "", link, classes=["question-list-page"])
             group = nodes.container("", heading, classes=["question-list-group"])
             for original in store[docname]:
                 group += self.shown(original)

@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Decoding word by word with a key/value cache against recomputing every word, measured on this CPU.
+
+    python benchmarks/kv_cache.py               # print the measurements
+    python benchmarks/kv_cache.py --write       # also write benchmarks/results/kv_cache.md
+    python benchmarks/kv_cache.py --layers 6    # a shallower model (default: GPT-2 small's 12)
+
+The model has GPT-2 small's shape (d_model 768, 12 heads of 64, an MLP of 3,072, GPT-2's
+vocabulary of 50,257 words, pre-norm blocks, the output layer tied to the word embeddings) and
+random weights drawn from a seeded generator with GPT-2's initial spread (0.02): nothing is
+downloaded, and the times do not depend on what the weights say. After a 128-word prompt it
+decodes 128 new words greedily (the highest logit each time), two ways:
+
+- without a cache: each new word runs the whole model again on every word so far (128, then
+  129, ... 255 words) and keeps the last position's logits;
+- with a cache: the prompt runs once and leaves each layer's keys and values in the cache;
+  each new word then runs the model on that one word, its query meeting the cached keys.
+
+Reported: new words per second for each (the time includes the prompt's pass, which the first
+new word needs either way), the speed-up, whether both chose the same 128 words, and the
+largest difference between their logits. Times are the median of --repeat runs after a short
+warm-up, the two ways taking turns. A benchmark reports and asserts nothing: the targets are
+printed as met or missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULT = ROOT / "benchmarks" / "results" / "kv_cache.md"
+
+PROMPT_WORDS, NEW_WORDS, SEED = 128, 128, 0
+MIN_SPEEDUP = 5.0  # target: the cache makes decoding at least this many times faster
+MAX_LOGIT_DIFFERENCE = 1e-5  # target: both ways give the same logits to this
+# As in benchmarks/attention_scale.py: libgomp's spinning threads lose whole time slices when
+# other processes share the 2 cores; sleeping waiters do not. The user's own setting wins.
+WAIT_POLICY = "PASSIVE"
+
+
+@dataclass(frozen=True)
+class Config:
+    """GPT-2 small's shape, except the depth, which the benchmark chooses (--layers)."""
+
+    n_layers: int = 12
+    d_model: int = 768
+    n_heads: int = 12  # d_head = 768 / 12 = 64
+    d_mlp: int = 3_072  # 4 x d_model, as in GPT-2
+    vocab: int = 50_257  # GPT-2's byte-pair vocabulary
+    n_ctx: int = PROMPT_WORDS + NEW_WORDS  # positions this benchmark needs (GPT-2 has 1,024)
+
+
+class TinyGPT:
+    """A GPT-2-shaped decoder with random weights: the forward pass, with or without a cache.
+
+    Shapes: B texts (1 here), n the words in this call, P the words already in the cache,
+    H heads of d_head channels, d = d_model.
+    """
+
+    def __init__(self, config: Config, seed: int = SEED):
+        import torch
+
+        self.config = c = config
+        g = torch.Generator().manual_seed(seed)
+
+        def weight(*shape: int):  # GPT-2's initial spread; nothing here is trained
+            return torch.randn(*shape, generator=g) * 0.02
+
+        self.word_embedding = weight(c.vocab, c.d_model)  # (vocab, d), also the output layer (tied)
+        self.position_embedding = weight(c.n_ctx, c.d_model)  # (n_ctx, d)
+        self.layers = [
+            {
+                "qkv": weight(c.d_model, 3 * c.d_model), "qkv_bias": weight(3 * c.d_model),  # (d, 3d)
+                "proj": weight(c.d_model, c.d_model), "proj_bias": weight(c.d_model),  # (d, d)
+                "up": weight(c.d_model, c.d_mlp), "up_bias": weight(c.d_mlp),  # (d, 4d)
+                "down": weight(c.d_mlp, c.d_model), "down_bias": weight(c.d_model),  # (4d, d)
+            }  # fmt: skip
+            for _ in range(c.n_layers)
+        ]
+
+    def new_cache(self, batch: int = 1) -> dict:
+        """Room for every position's keys and values, in every layer, set aside up front."""
+        import torch
+
+        c = self.config
+        shape = (c.n_layers, batch, c.n_heads, c.n_ctx, c.d_model // c.n_heads)  # (layers, B, H, n_ctx, d_head)
+        return {"keys": torch.zeros(shape), "values": torch.zeros(shape), "length": 0}
+
+    def logits(self, words, cache: dict | None = None):
+        """Logits for the word after the last one.   words: (B, n) ids -> (B, vocab)
+
+        Without a cache, `words` is the whole text so far. With one, `words` are the words after
+        those already cached (the prompt first, then one word at a time); their keys and values
+        are added to the cache.
+        """
+        import torch.nn.functional as F
+
+        c = self.config
+        B, n = words.shape
+        start = cache["length"] if cache is not None else 0  # P: the words already in the cache
+        x = self.word_embedding[words] + self.position_embedding[start : start + n]  # (B, n, d)
+        for i, w in enumerate(self.layers):
+            h = F.layer_norm(x, (c.d_model,))  # pre-norm (a fresh model's gain 1 and shift 0)
+            q, k, v = (h @ w["qkv"] + w["qkv_bias"]).split(c.d_model, dim=-1)  # (B, n, d) each
+            q, k, v = (t.view(B, n, c.n_heads, -1).transpose(1, 2) for t in (q, k, v))  # (B, H, n, d_head)
+            if cache is not None:
+                cache["keys"][i, :, :, start : start + n] = k  # computed once, kept for every later word
+                cache["values"][i, :, :, start : start + n] = v
+                k = cache["keys"][i, :, :, : start + n]  # (B, H, P + n, d_head)
+                v = cache["values"][i, :, :, : start + n]
+            # A new word alone (n = 1) may see every cached word: no mask. Several words at once
+            # (the prompt, or every word without a cache) start at position 0 and need the causal one.
+            if n > 1 and start > 0:
+                raise ValueError("several new words after cached ones are not supported here")
+            heads = F.scaled_dot_product_attention(q, k, v, is_causal=n > 1)  # (B, H, n, d_head)
+            x = x + heads.transpose(1, 2).reshape(B, n, c.d_model) @ w["proj"] + w["proj_bias"]  # (B, n, d)
+            h = F.layer_norm(x, (c.d_model,))
+            x = x + F.gelu(h @ w["up"] + w["up_bias"], approximate="tanh") @ w["down"] + w["down_bias"]
+        if cache is not None:
+            cache["length"] = start + n
+        last = F.layer_norm(x[:, -1], (c.d_model,))  # (B, d): only the last position predicts the next word
+        return last @ self.word_embedding.T  # (B, vocab)
+
+
+def decode(model: TinyGPT, prompt, n_new: int, cached: bool):
+    """Greedy decoding of n_new words after `prompt` (B, P) -> (new words (B, n_new), logits (B, n_new, vocab))."""
+    import torch
+
+    with torch.inference_mode():
+        cache = model.new_cache(prompt.shape[0]) if cached else None
+        words, chosen, all_logits = prompt, [], []
+        step_input = prompt
+        for _ in range(n_new):
+            logits = model.logits(step_input if cached else words, cache)  # (B, vocab)
+            next_word = logits.argmax(dim=-1, keepdim=True)  # (B, 1)
+            all_logits.append(logits)
+            chosen.append(next_word)
+            words = torch.cat([words, next_word], dim=1)  # (B, P + steps)
+            step_input = next_word  # with a cache, the next call sees only the new word
+        return torch.cat(chosen, dim=1), torch.stack(all_logits, dim=1)
+
+
+# --- the report --------------------------------------------------------------------------------
+
+
+def machine_line(threads: int) -> str:
+    import numpy
+    import torch
+
+    cpu = "unknown CPU"
+    if Path("/proc/cpuinfo").exists():
+        cpu = next((l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines()
+                    if l.startswith("model name")), cpu)  # fmt: skip
+    load = f"; load average {os.getloadavg()[0]:.1f} at the start" if hasattr(os, "getloadavg") else ""
+    return (
+        f"Measured on {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, torch {torch.__version__}, "
+        f"numpy {numpy.__version__}; torch threads {threads} (set with `torch.set_num_threads`), "
+        f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}{load}."
+    )
+
+
+def _verdict(ok: bool) -> str:
+    return "met" if ok else "**missed**"
+
+
+def report(m: dict) -> str:
+    """The measurements `m` (see main) as markdown."""
+    c = m["config"]
+    without, with_ = statistics.median(m["seconds"][False]), statistics.median(m["seconds"][True])
+    speedup = without / with_
+    lines = [
+        "<!-- generated by benchmarks/kv_cache.py --write; do not edit by hand -->",
+        m["machine"],
+        "",
+        f"A decoder of GPT-2 small's width with random weights (seed {SEED}): {c.n_layers} layers, d_model "
+        f"{c.d_model}, {c.n_heads} heads, MLP {c.d_mlp}, vocabulary {c.vocab:,}, fp32, batch 1. After a "
+        f"{PROMPT_WORDS}-word prompt it decodes {NEW_WORDS} new words greedily. Time: median of "
+        f"{m['repeat']} runs after a warm-up, the two ways taking turns; it includes the prompt's pass.",
+        "",
+        "| decoding | time for the new words | new words per second |",
+        "| --- | --- | --- |",
+        f"| recomputing every word at each step | {without:.2f} s | {NEW_WORDS / without:.1f} |",
+        f"| with the key/value cache | {with_:.2f} s | {NEW_WORDS / with_:.1f} |",
+        "",
+        "| target | measured | |",
+        "| --- | --- | --- |",
+        f"| the cache at least {MIN_SPEEDUP:.0f}x faster | {speedup:.1f}x | {_verdict(speedup >= MIN_SPEEDUP)} |",
+        f"| the same logits to {MAX_LOGIT_DIFFERENCE:.0e} | largest difference {m['difference']:.1e} "
+        f"over {NEW_WORDS} x {c.vocab:,} logits | {_verdict(m['difference'] <= MAX_LOGIT_DIFFERENCE)} |",
+        f"| the same {NEW_WORDS} words chosen | {m['same_words']} of {NEW_WORDS} | "
+        f"{_verdict(m['same_words'] == NEW_WORDS)} |",
+        "",
+        f"The whole benchmark took {m['wall']:.0f} s.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# --- the command -------------------------------------------------------------------------------
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
+    return int(text)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        """Bad arguments: one line naming them, exit 2 (argparse's default adds the usage)."""
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _Parser(prog="kv_cache.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--layers", type=_positive, default=Config.n_layers, help="model depth (default: 12, GPT-2 small's)")
+    parser.add_argument("--repeat", type=_positive, default=3, help="timed runs of each way (default: 3)")
+    parser.add_argument("--threads", type=_positive, default=os.cpu_count() or 1,
+                        help="torch threads (default: the number of cores)")  # fmt: skip
+    parser.add_argument("--write", action="store_true", help=f"also write {RESULT.relative_to(ROOT)}")
+    args = parser.parse_args(argv)
+
+    os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)  # before torch loads libgomp
+    import torch
+
+    torch.set_num_threads(args.threads)
+    started = time.perf_counter()
+    machine = machine_line(args.threads)
+    print(machine, file=sys.stderr)
+    config = Config(n_layers=args.layers)
+    model = TinyGPT(config)
+    prompt = torch.randint(0, config.vocab, (1, PROMPT_WORDS), generator=torch.Generator().manual_seed(SEED))
+    for cached in (False, True):  # warm-up: a few words each way
+        decode(model, prompt, 4, cached)
+    seconds = {False: [], True: []}
+    for run in range(args.repeat):
+        for cached in (False, True):
+            t0 = time.perf_counter()
+            words, logits = decode(model, prompt, NEW_WORDS, cached)
+            seconds[cached].append(time.perf_counter() - t0)
+            if run == 0:
+                if cached:
+                    words_with, logits_with = words, logits
+                else:
+                    words_without, logits_without = words, logits
+            print(f"run {run + 1}, {'with' if cached else 'without'} the cache: {seconds[cached][-1]:.2f} s", file=sys.stderr)
+    measured = {
+        "machine": machine, "config": config, "seconds": seconds, "repeat": args.repeat,
+        "difference": (logits_with - logits_without).abs().max().item(),
+        "same_words": int((words_with == words_without).sum()),
+        "wall": time.perf_counter() - started,
+    }  # fmt: skip
+    text = report(measured)
+    print(text, end="")
+    if args.write:
+        from attention_by_hand.atomic import write_atomic
+
+        write_atomic(RESULT, text.encode("utf-8"))
+        print(f"wrote {RESULT.relative_to(ROOT)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
