@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # Python 3.10 cannot install every pin of the 3.11 lock; it gets its own (see its header).
 LOCK   := $(shell $(PYTHON) -c 'import sys; print("requirements.lock" if sys.version_info >= (3, 11) else "requirements-py310.lock")')
 
-.PHONY: run test bench serve clean
+.PHONY: run test bench serve handout wheelhouse clean
 
 run: $(STAMP)
 	$(PY) -m attention_by_hand run all
@@ -31,6 +31,20 @@ bench: $(STAMP)
 
 serve: $(STAMP)
 	$(PY) -m attention_by_hand serve
+
+# One PDF for a room: the modules, the log, the labs, and the answers at the end (needs chromium).
+handout: $(STAMP)
+	$(PY) -m attention_by_hand build --handout
+
+# An offline room: every pinned wheel of the lock and the project's own, in one folder to copy to a
+# USB stick (README, "Teaching it to a room"). It serves machines of this OS, architecture and
+# Python only. pip download keeps the wheels already there, so a second run fetches nothing.
+# build/lib goes first: setuptools would put the files of an earlier build into the wheel.
+WHEELHOUSE ?= wheelhouse
+wheelhouse: $(STAMP)
+	$(PY) -m pip download --quiet --disable-pip-version-check --no-deps --only-binary=:all: --dest $(WHEELHOUSE) -r $(LOCK)
+	rm -rf build/lib build/bdist.*
+	$(PY) -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation --wheel-dir $(WHEELHOUSE) .
 
 # Re-installs when the pins or the package metadata change.
 $(STAMP): $(LOCK) pyproject.toml

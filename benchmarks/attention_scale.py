@@ -48,8 +48,11 @@ TIME_FIGURE = RESULT.with_name("attention-time.png")
 N_HEADS, D_K, SEED = 12, 64, 0  # GPT-2 small's heads
 LENGTHS = (512, 1_024, 2_048, 4_096, 8_192)
 TARGET_LENGTH = 4_096  # where the time and FLOP-rate targets are read, and the pitfalls measured
-MATMUL_SIDE = 4_096  # the matmul that sets "the machine's rate": (4096, 4096) @ (4096, 4096) fp32
+MATMUL_SIDE = 2_048  # the matmul that sets "the machine's rate": (2048, 2048) @ (2048, 2048) fp32
 NAIVE_MAX_SCORE_BYTES = 2**31  # the naive head is skipped where ONE score matrix would pass 2 GiB
+# A head is skipped at a length where its time, predicted from the length before (x (T'/T)^2, the
+# cost of the score matrix), would pass this per run: it keeps the benchmark near 3 minutes.
+MAX_PREDICTED_SECONDS = 4.0
 NUMPY_BLOCK = 512  # the NumPy head's tile side (the scale part of the run tiles its 4,096 words so)
 
 # Targets of the PyTorch tiled head (Module 5's claims, measured).
@@ -75,6 +78,7 @@ HEADS = {
     "tiled-torch": ("tiled, PyTorch by hand (`tiling_torch.tiled_attention`)", "torch"),
     "sdpa": ("`F.scaled_dot_product_attention`, `is_causal=True`", "torch"),
 }
+SHORT_NAMES = {"naive": "naive head", "tiled-numpy": "NumPy tiled head", "tiled-torch": "PyTorch tiled head", "sdpa": "SDPA"}
 PITFALLS = {
     "sdpa-no-batch": ("SDPA on (12, T, 64): no batch axis", "torch"),
     "sdpa-bool-mask": ("SDPA with a boolean (T, T) mask instead of `is_causal=True`", "torch"),
@@ -388,7 +392,8 @@ def draw(m: dict, field: str) -> bytes:
         ax.set_xticks(list(m["lengths"]), [f"{t:,}" for t in m["lengths"]])
         ax.minorticks_off()
         ylabel = "peak extra memory (MiB)" if field == "memory" else "seconds per layer (median)"
-        ax.set(xlabel="words", ylabel=ylabel)
+        what = "peak extra memory" if field == "memory" else "time"
+        ax.set(title=f"{what} of one causal layer: {N_HEADS} heads, d_k {D_K}, fp32", xlabel="words", ylabel=ylabel)
         ax.grid(True, color="#e0e0e0", linewidth=0.8)
         ax.legend()
         buffer = io.BytesIO()
@@ -451,14 +456,20 @@ def main(argv: list[str] | None = None) -> int:
         numpy_head = False
     else:
         numpy_head = True
-    skipped = [t for t in lengths if naive_score_bytes(t) > NAIVE_MAX_SCORE_BYTES]
-    if skipped:
-        notes.append(
-            f"The naive head is not run at {', '.join(f'{t:,}' for t in skipped)} words: one (12, T, T) fp32 score "
-            f"matrix alone would take {naive_score_bytes(skipped[0]) / 2**30:.1f} GiB, and the head holds several at once."
-        )
+    previous = None
     for t in lengths:
-        keys = [k for k in HEADS if (k != "naive" or t not in skipped) and (k != "tiled-numpy" or numpy_head)]
+        keys = [k for k in HEADS if k != "tiled-numpy" or numpy_head]
+        if "naive" in keys and naive_score_bytes(t) > NAIVE_MAX_SCORE_BYTES:
+            keys.remove("naive")
+            notes.append(f"The naive head is not run at {t:,} words: one (12, T, T) fp32 score matrix alone would "
+                         f"take {naive_score_bytes(t) / 2**30:.1f} GiB, and the head holds several at once.")  # fmt: skip
+        for key in list(keys):
+            if previous is not None and (key, previous) not in rows:
+                keys.remove(key)  # skipped at a shorter length already
+            elif previous is not None and (predicted := rows[(key, previous)]["seconds"] * (t / previous) ** 2) > MAX_PREDICTED_SECONDS:
+                keys.remove(key)
+                notes.append(f"The {SHORT_NAMES[key]} is not run at {t:,} words: from its time at {previous:,} words, "
+                             f"one run would take about {predicted:.0f} s.")  # fmt: skip
         keys += list(PITFALLS) if t == TARGET_LENGTH else []
         seconds, differences, matmul = measure_times(keys, t, args.repeat)
         matmul_rate[t] = 2 * MATMUL_SIDE**3 / statistics.median(matmul)
@@ -468,6 +479,7 @@ def main(argv: list[str] | None = None) -> int:
             (pitfalls if key in PITFALLS else rows)[key if key in PITFALLS else (key, t)] = row
             print(f"{t:>6} words  {key:<15} {_seconds(row['seconds']):>9}  {_mib(row['memory']):>12}  "
                   f"diff {row['difference']:.1e}", file=sys.stderr)  # fmt: skip
+        previous = t
     exponents = {}
     for key in ("naive", "tiled-torch"):
         ts, vs = [], []

@@ -29,3 +29,6 @@ html_last_updated_fmt = None
 html_theme_options = {"navigation_with_keys": True}
 pygments_style = "a11y-light"
 pygments_dark_style = "a11y-dark"
+# Quotes stay as typed: hints, commands and values carry code ("float('-inf')"), and a curly
+# quote copied from the page into Python is a syntax error.
+smartquotes = False

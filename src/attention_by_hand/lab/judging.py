@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 
 import torch
@@ -31,6 +33,7 @@ __all__ = [
     "ATOL",
     "Check",
     "Miss",
+    "recording",
     "close",
     "equals",
     "judge_tensor",
@@ -89,6 +92,21 @@ class Check:
     cases: tuple[tuple, ...]
     judge: Judge
     explain_error: ExplainError | None = None
+
+
+# While `recording()` runs: the hint of every known mistake judge_tensor is given (mistakes.py).
+_heard: ContextVar[list[str] | None] = ContextVar("heard", default=None)
+
+
+@contextmanager
+def recording() -> Iterator[list[str]]:
+    """Inside the block, every known mistake's hint that judge_tensor is given, in order."""
+    heard: list[str] = []
+    token = _heard.set(heard)
+    try:
+        yield heard
+    finally:
+        _heard.reset(token)
 
 
 # --- comparing and describing outputs -------------------------------------------------------
@@ -173,6 +191,10 @@ def judge_tensor(got, expected: torch.Tensor, names: str, variants: Iterable[Var
     observe(got) -> what is wrong with `got`, in facts (which cell, which value), or None; used
     when no known mistake matches, before the plain largest difference.
     """
+    heard = _heard.get()
+    if heard is not None:
+        variants = list(variants)  # a generator would be spent by the recording
+        heard.extend(hint for hint, _ in variants)
     if not isinstance(got, (torch.Tensor, Oversized)):
         return Miss(f"returned {brief(got)}, expected a tensor of shape {names}")
     if tuple(got.shape) != tuple(expected.shape):
