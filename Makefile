@@ -38,7 +38,7 @@ handout: $(STAMP)
 
 # An offline room: every pinned wheel of the lock and the project's own, in one folder to copy to a
 # USB stick (README, "Teaching it to a room"). It serves machines of this OS, architecture and
-# Python only. pip download keeps the wheels already there, so a second run fetches nothing.
+# Python only. pip download keeps the wheels already there: a second run downloads none again.
 # build/lib goes first: setuptools would put the files of an earlier build into the wheel.
 WHEELHOUSE ?= wheelhouse
 wheelhouse: $(STAMP)

@@ -148,6 +148,8 @@ def wheelhouse(tmp_path_factory) -> Path:
 
 @dataclass
 class Laptop:
+    """A learner's laptop after the offline install."""
+
     venv: Path
     env: dict[str, str]  # a shell's environment there, the venv's commands first on PATH
 

@@ -4,9 +4,10 @@
 
 The PDF holds, in this order: every module page (module-0, module-1, ... as the built site has
 them), the log page, the labs page, and last the answers: every check-yourself question of every
-module, numbered, with its answer shown. On a module's own pages a question keeps its text and
-its number, and its answer (a `<details class="answer">`, sphinxext/questions.py) is replaced by
-a line pointing to the answers at the end, so the sheet can be worked before the answer is seen.
+module under its module's title, numbered Q1, Q2, ..., with its answer shown. On a module's own
+pages a question keeps its text and gets its number, and its answer (a `<details class="answer">`,
+sphinxext/questions.py) is replaced by a line saying where the answer is, so that the questions
+can be worked on paper before the answers are seen.
 
 How it is made: the built site is served on 127.0.0.1 (as `serve` does), Chromium opens each page
 through Playwright and prints it with `page.pdf` on A4 (PAPER), through the site's own print
@@ -16,7 +17,7 @@ moved, so figures, MathML and log links print as on the pages). pypdf joins the 
 file, each part a bookmark, written atomically. Each part starts on a new page.
 
 Left out: page numbers (Chromium prints them in the margin, and each part is printed on its own),
-the playground (it needs a pointer), the instructor's page, the reproduce page and the index.
+the playground (it is made to be clicked), the instructor's page, the reproduce page, the index.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from pathlib import Path
 
 from attention_by_hand.errors import UserError
 
-__all__ = ["DEFAULT_NAME", "PAPER", "ANSWERS_TITLE", "Handout", "handout_path", "find_chromium", "print_handout"]
+__all__ = ["DEFAULT_NAME", "MARGIN_CM", "PAPER", "ANSWERS_TITLE", "Part", "Handout", "handout_path", "find_chromium", "print_handout"]
 
 DEFAULT_NAME = "handout.pdf"
 ANSWERS_TITLE = "Answers to the check-yourself questions"
@@ -123,6 +124,8 @@ class Part:
 
 @dataclass(frozen=True)
 class Handout:
+    """What was printed: the PDF, its parts in order, how many questions it answers, how long it took."""
+
     path: Path
     parts: tuple[Part, ...]
     questions: int
@@ -140,6 +143,12 @@ def handout_path(given: str | None, site: Path) -> Path:
         raise UserError(f"{path}: --handout names a folder; give the PDF's file name, e.g. {path / DEFAULT_NAME}")
     if path.suffix.lower() != ".pdf":
         raise UserError(f"{path}: --handout writes a PDF; give a name ending in .pdf")
+    # The nearest part of the path that exists must be a folder, or the PDF cannot be written there.
+    for step in path.parents:
+        if step.exists():
+            if not step.is_dir():
+                raise UserError(f"{path}: cannot write the handout there, {step} is a file")
+            break
     return path
 
 

@@ -12,6 +12,7 @@ import html
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections import Counter
@@ -23,12 +24,11 @@ from PIL import Image
 from pypdf import PdfReader
 from test_questions import expected_answers, straight
 
-from attention_by_hand.handout import ANSWERS_TITLE, MARGIN_CM, PAPER
+from attention_by_hand.handout import ANSWERS_TITLE, MARGIN_CM
 
 ROOT = Path(__file__).resolve().parents[2]
 PT_PER_CM = 72 / 2.54  # PDF points are 1/72 inch
-PX_PER_CM = 96 / 2.54  # CSS px are 1/96 inch
-A4_CM = (21.0, 29.7)
+PX_PER_PT = 96 / 72  # CSS px are 1/96 inch
 
 # Prints the handout in a process of its own: Playwright's sync API cannot run a second time
 # inside the test session's, which the `browser` fixture holds.
@@ -75,8 +75,6 @@ def squeezed(text: str) -> str:
 @pytest.fixture(scope="module")
 def handout(browser, site, tmp_path_factory) -> Path:
     """The handout of the session's site (`browser` first: it skips, or fails in CI, without Chromium)."""
-    import shutil
-
     path = tmp_path_factory.mktemp("handout") / "handout.pdf"
     done = subprocess.run(
         [sys.executable, "-c", PRINT, str(site), str(path), shutil.which("chromium")],
@@ -187,9 +185,9 @@ LAYOUT = """(selector) => {
 
 
 def test_the_page_count_is_what_the_pages_layout_needs(browser, server, site, handout):
-    width_cm, height_cm = A4_CM
-    printable = {"width": (width_cm - 2 * MARGIN_CM) * PX_PER_CM, "height": (height_cm - 2 * MARGIN_CM) * PX_PER_CM}
-    assert PAPER["format"] == "A4"
+    box = PdfReader(handout).pages[0].mediabox
+    margins = 2 * MARGIN_CM * PT_PER_CM
+    printable = {"width": (float(box.width) - margins) * PX_PER_PT, "height": (float(box.height) - margins) * PX_PER_PT}
     page = browser.new_page(viewport={k: round(v) for k, v in printable.items()})
     page.emulate_media(media="print")
     layouts = []

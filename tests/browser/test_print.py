@@ -77,18 +77,20 @@ def test_the_printed_log_takes_the_pages_its_lines_need_single_spaced(printed, w
     p.emulate_media(media="print")
     layout = p.evaluate(
         """(() => {
-            const pre = document.querySelector('pre.results-log');
-            const rows = Array.from(pre.querySelectorAll('.log-line')).map(line => {
+            const pres = Array.from(document.querySelectorAll('pre.results-log'));
+            const rows = pres.flatMap(pre => Array.from(pre.querySelectorAll('.log-line')).map(line => {
                 const range = document.createRange();
                 range.selectNodeContents(line.lastChild);  // the line's text; its number is CSS
                 return new Set(Array.from(range.getClientRects()).map(r => Math.round(r.top))).size || 1;
-            });
-            return {rows: rows.reduce((a, b) => a + b, 0), lines: rows.length,
-                    lineHeight: parseFloat(getComputedStyle(pre).lineHeight)};
+            }));
+            return {rows: rows.reduce((a, b) => a + b, 0), lines: rows.length, logs: pres.length,
+                    lineHeight: parseFloat(getComputedStyle(pres[0]).lineHeight)};
         })()"""
     )
-    assert layout["lines"] == len(LOG.read_text(encoding="utf-8").splitlines())
+    logs = sorted(LOG.parent.glob("*.log"))  # every part's log is on the page
+    assert layout["logs"] == len(logs)
+    assert layout["lines"] == sum(len(log.read_text(encoding="utf-8").splitlines()) for log in logs)
     log_pages = layout["rows"] * layout["lineHeight"] / height
-    # The log's rows, one line-height each, plus at most one page for the title, the text around
-    # the log and the page's footer.
+    # The logs' rows, one line-height each, plus at most one page for the title, the text around
+    # the logs, each log's heading and download line, and the page's footer.
     assert len(PdfReader(pdf).pages) <= math.ceil(log_pages) + 1
