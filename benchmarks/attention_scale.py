@@ -61,17 +61,19 @@ MAX_TIME_RATIO = 1.5  # at most this many times SDPA's time, at TARGET_LENGTH
 MIN_MATMUL_SHARE = 0.40  # at least this share of the matmul rate, at TARGET_LENGTH
 MAX_LINEAR_EXPONENT = 1.2  # memory ~ T^p with p at most this: linear, not quadratic
 
-# libgomp's threads, which PyTorch's CPU ops use, spin while they wait for each other. On this
-# 2-core machine shared with other processes, that made the tiled head (hundreds of small ops)
-# 10-50x slower in a trial; letting waiting threads sleep cost nothing measurable. The user's
-# own setting wins.
-WAIT_POLICY = "PASSIVE"
+# libgomp's threads, which PyTorch's CPU ops use, spin while they wait for work (300,000 turns by
+# default). In trials on this 2-core machine, with other processes busy, that made the tiled head
+# (hundreds of small ops) 4-50x slower: a spinning thread burns the time slice the other one
+# needs. Letting waiting threads sleep at once (OMP_WAIT_POLICY=PASSIVE) fixed that but made it
+# 1.5x slower on the quiet machine (waking a thread per op); spinning 1,000 turns first was as
+# fast as the default when quiet and as safe as PASSIVE when busy. The user's own setting wins.
+GOMP_SPINCOUNT = "1000"
 # NumPy's OpenBLAS threads spin too, and offer no passive mode: in a trial the NumPy head ran
 # 30-100x slower with 2 threads on the busy machine. Its elementwise work is single-threaded
 # anyway; it runs on one core, and the table says so.
 NUMPY_BLAS_THREADS = 1
 
-# head key -> (label in the tables, library, lengths)
+# head key -> (label in the tables, the library whose arrays it takes)
 HEADS = {
     "naive": ("naive: the whole score matrix (`naive_attention`)", "torch"),
     "tiled-numpy": ("tiled, NumPy, head by head (`tiling.tiled_attention`)", "numpy"),
@@ -228,6 +230,28 @@ def measure_times(keys: list[str], length: int, repeat: int) -> tuple[dict, dict
     return {key: statistics.median(s) for key, s in seconds.items()}, differences, matmul
 
 
+def sdpa_kernel(key: str, length: int) -> str:
+    """Which of its kernels SDPA picks for the call `key` makes at `length` words, by the name PyTorch gives it.
+
+    Asked of PyTorch's dispatcher (`torch._fused_sdp_choice`, private: a PyTorch without it gets
+    "not reported") with tensors of the same shapes and arguments as the call.
+    """
+    import torch
+
+    shape = (N_HEADS, length, D_K) if key == "sdpa-no-batch" else (1, N_HEADS, length, D_K)
+    q = torch.zeros(shape)
+    if key == "sdpa-bool-mask":
+        arguments = {"attn_mask": torch.ones(length, length, dtype=torch.bool).tril()}
+    else:
+        arguments = {"is_causal": True}
+    try:
+        from torch.nn.attention import SDPBackend
+
+        return SDPBackend(torch._fused_sdp_choice(q, q, q, **arguments)).name
+    except (AttributeError, ImportError, ValueError):
+        return "not reported"
+
+
 def fitted_exponent(lengths: list[int], values: list[float]) -> float:
     """p of the least-squares line log(value) = p log(T) + c through the measured points."""
     xs, ys = [math.log(t) for t in lengths], [math.log(v) for v in values]
@@ -254,16 +278,23 @@ def machine_line(threads: int) -> str:
     import numpy
     import torch
 
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("model name")), platform.processor() or "unknown CPU") if Path("/proc/cpuinfo").exists() \
-        else platform.processor() or "unknown CPU"  # fmt: skip
+    cpu = platform.processor() or "unknown CPU"
+    if Path("/proc/cpuinfo").exists():  # Linux names the model; platform.processor() there is just "x86_64"
+        cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                    if line.startswith("model name")), cpu)  # fmt: skip
     load = f"; load average {os.getloadavg()[0]:.1f} at the start" if hasattr(os, "getloadavg") else ""
     return (
         f"Measured on {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, torch {torch.__version__}, "
         f"numpy {numpy.__version__}; torch threads {threads} (set with `torch.set_num_threads`), "
-        f"OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}, NumPy's BLAS {os.environ.get('OPENBLAS_NUM_THREADS')} "
+        f"{_omp_setting()}, NumPy's BLAS {os.environ.get('OPENBLAS_NUM_THREADS')} "
         f"thread{load}."
     )
+
+
+def _omp_setting() -> str:
+    """How PyTorch's OpenMP threads wait, as set for this run."""
+    policy = os.environ.get("OMP_WAIT_POLICY")
+    return f"GOMP_SPINCOUNT={os.environ.get('GOMP_SPINCOUNT')}" + (f", OMP_WAIT_POLICY={policy}" if policy else "")
 
 
 def report(m: dict) -> str:
@@ -319,8 +350,9 @@ def report(m: dict) -> str:
         out.append(f"| peak extra memory grows linearly: T^p fitted on every measured length, p <= {MAX_LINEAR_EXPONENT} "
                    f"(in brackets: p between the two longest) | p = {p:.2f} ({ends['tiled-torch']:.2f}){naive} | "
                    f"{_verdict(p <= MAX_LINEAR_EXPONENT)} |")  # fmt: skip
-        out += ["", "The tiled head's p stays below 1 because part of its memory does not grow at all: the one "
-                "tile buffer it reuses, the same at every length."]  # fmt: skip
+        if p < 1:
+            out += ["", "The tiled head's p stays below 1 because part of its memory does not grow at all: the "
+                    "one tile buffer it reuses, the same at every length."]  # fmt: skip
 
     if m["pitfalls"]:
         base = rows[("sdpa", TARGET_LENGTH)]
@@ -328,13 +360,21 @@ def report(m: dict) -> str:
             "",
             f"Two ways a learner calls SDPA slowly, at {TARGET_LENGTH:,} words (same turns as the table above):",
             "",
-            "| call | time | vs. `is_causal=True` on (1, 12, T, 64) | peak extra memory | max diff. to SDPA |",
-            "| --- | --- | --- | --- | --- |",
-            f"| {HEADS['sdpa'][0]} on (1, 12, T, 64) | {_seconds(base['seconds'])} | 1.00x | {_mib(base['memory'])} | 0 |",
-        ]
+            "| call | kernel SDPA picks | time | vs. `is_causal=True` on (1, 12, T, 64) | peak extra memory | max diff. to SDPA |",
+            "| --- | --- | --- | --- | --- | --- |",
+            f"| {HEADS['sdpa'][0]} on (1, 12, T, 64) | {m['kernels']['sdpa']} | {_seconds(base['seconds'])} | 1.00x | "
+            f"{_mib(base['memory'])} | 0 |",
+        ]  # fmt: skip
         for key, row in m["pitfalls"].items():
-            out.append(f"| {PITFALLS[key][0]} | {_seconds(row['seconds'])} | {row['seconds'] / base['seconds']:.2f}x | "
-                       f"{_mib(row['memory'])} | {row['difference']:.1e} |")  # fmt: skip
+            out.append(f"| {PITFALLS[key][0]} | {m['kernels'][key]} | {_seconds(row['seconds'])} | "
+                       f"{row['seconds'] / base['seconds']:.2f}x | {_mib(row['memory'])} | {row['difference']:.1e} |")  # fmt: skip
+        out += [
+            "",
+            "FLASH_ATTENTION is the fused kernel that works tile by tile; MATH is SDPA's fallback, "
+            "which holds the whole score matrix, as the naive head does. With a mask instead of "
+            "`is_causal=True` the fused kernel still runs, but it reads the (T, T) mask and computes the "
+            "tiles above the diagonal that `is_causal=True` skips.",
+        ]
     out += [
         "",
         f"![{memory_alt(m)}]({MEMORY_FIGURE.name})",
@@ -389,14 +429,16 @@ def draw(m: dict, field: str) -> bytes:
             ts, vs = _series(m, key, field)
             if field == "memory":
                 vs = [v / 2**20 for v in vs]
-            ax.plot(ts, vs, marker="o", color=_COLOURS[key], label=names[key])
+            # The memory legend carries the exponent fitted on these very points.
+            fit = f", fitted $T^{{{m['exponents'][key]:.2f}}}$" if field == "memory" and key in m["exponents"] else ""
+            ax.plot(ts, vs, marker="o", color=_COLOURS[key], label=names[key] + fit)
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xticks(list(m["lengths"]), [f"{t:,}" for t in m["lengths"]])
         ax.minorticks_off()
         ylabel = "peak extra memory (MiB)" if field == "memory" else "seconds per layer (median)"
-        what = "peak extra memory" if field == "memory" else "time"
-        ax.set(title=f"{what} of one causal layer: {N_HEADS} heads, d_k {D_K}, fp32", xlabel="words", ylabel=ylabel)
+        what = "memory" if field == "memory" else "time"
+        ax.set(title=f"{what} of one causal layer, {N_HEADS} heads", xlabel="words", ylabel=ylabel)
         ax.grid(True, color="#e0e0e0", linewidth=0.8)
         ax.legend()
         buffer = io.BytesIO()
@@ -438,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     # Before NumPy or torch is imported: both read these when they load.
-    os.environ.setdefault("OMP_WAIT_POLICY", WAIT_POLICY)
+    os.environ.setdefault("GOMP_SPINCOUNT", GOMP_SPINCOUNT)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", str(NUMPY_BLAS_THREADS))
     if args.child:
         if args.child[0] not in HEADS and args.child[0] not in PITFALLS or not args.child[1].isdigit():
@@ -498,6 +540,7 @@ def main(argv: list[str] | None = None) -> int:
     measured = {
         "machine": machine, "lengths": lengths, "rows": rows, "notes": notes, "matmul_rate": matmul_rate,
         "pitfalls": pitfalls, "exponents": exponents, "end_exponents": end_exponents, "repeat": args.repeat,
+        "kernels": {key: sdpa_kernel(key, TARGET_LENGTH) for key in ("sdpa", *PITFALLS)},
         "wall": time.perf_counter() - started,
         "load_end": f"; load average {os.getloadavg()[0]:.1f} at the end" if hasattr(os, "getloadavg") else "",
     }  # fmt: skip

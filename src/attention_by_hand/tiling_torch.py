@@ -28,9 +28,10 @@ import torch
 
 __all__ = ["naive_attention", "tiled_attention", "DEFAULT_BLOCK"]
 
-# Words per tile side. 256 keeps one head's tile (256 x 256 fp32, 256 KiB) within a core's L2
-# cache, and a tile for all 12 heads of GPT-2 small at 3 MiB; benchmarks/attention_scale.py
-# measures the whole function at this size.
+# Words per tile side. One head's tile is then 256 x 256 fp32 = 256 KiB, small enough to stay in
+# a core's cache between the passes over it, and a tile for GPT-2 small's 12 heads 3 MiB. In a
+# trial at 4,096 words on a 2-core CPU, 256 beat 128, 512 and 1,024; benchmarks/attention_scale.py
+# measures the function at this size.
 DEFAULT_BLOCK = 256
 
 
@@ -71,7 +72,7 @@ def tiled_attention(
     BH = B * H
     scale = 1.0 / math.sqrt(d_k)
     # Every head of every text is an independent attention problem: fold the heads into the
-    # batch, so each step below is ONE batched operation for all of them (views, no copies).
+    # batch, so each step below is ONE batched operation for all of them (views of contiguous inputs).
     q = q.reshape(BH, T, d_k)
     k = k.reshape(BH, T, d_k)
     v = v.reshape(BH, T, d_v)
@@ -79,14 +80,15 @@ def tiled_attention(
     lse = q.new_empty(BH, T)
     # The only tile-sized memory: one buffer, written by every tile's matmul in turn, so no tile
     # allocates (a fresh multi-MiB allocation costs page faults every time).
-    tile = q.new_empty(BH, min(block, T), min(block, T))
-    future = torch.ones(block, block, dtype=torch.bool, device=q.device).triu(1)  # diagonal tile: j > i
+    side = min(block, T)  # no tile is longer than the text
+    tile = q.new_empty(BH, side, side)
+    future = torch.ones(side, side, dtype=torch.bool, device=q.device).triu(1)  # diagonal tile: j > i
 
     for q0 in range(0, T, block):
         q1 = min(q0 + block, T)
         q_tile = q[:, q0:q1]  # (BH, bq, d_k)
         m = q.new_full((BH, q1 - q0, 1), -math.inf)  # running maximum of each row's scores
-        l = q.new_zeros(BH, q1 - q0, 1)  # running sum_j exp(s_j - m)
+        l = q.new_zeros(BH, q1 - q0, 1)  # noqa: E741 - running sum_j exp(s_j - m), the paper's l
         acc = out[:, q0:q1]  # (BH, bq, d_v): running sum_j exp(s_j - m) v_j
         acc.zero_()
         last = q1 if causal else T  # causal: the keys after this query tile are all in the future
