@@ -14,8 +14,9 @@ run: $(STAMP)
 	$(PY) -m attention_by_hand run all
 	$(PY) -m attention_by_hand build
 
+# Two workers, one per core; each test file stays on one worker (its module fixtures, once).
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n 2 --dist loadfile
 
 # Measures, writes benchmarks/results/*.md, and copies the tables into README.md.
 bench: $(STAMP)

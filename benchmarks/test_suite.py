@@ -34,7 +34,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RESULT = ROOT / "benchmarks" / "results" / "test_suite.md"
 # `make test`'s pytest, quiet and without a cache folder, so every run starts from the same state.
-PYTEST = ("-m", "pytest", "-q", "-p", "no:cacheprovider")
+PYTEST = ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile")  # as the Makefile runs it
 TARGET_SECONDS, TARGET_CORES = 200.0, 2
 # pytest's last line: "412 passed, 3 skipped, 1 warning in 183.21s (0:03:03)", with `=` around it
 # unless -q; or "no tests ran in 0.01s".

@@ -124,7 +124,9 @@ def outputs(result) -> dict[str, bytes]:
 
 def test_two_runs_write_the_same_bytes_for_the_log_the_index_and_the_figures(first, second):
     one, two = outputs(first), outputs(second)
-    assert set(one) == {"captures/positions.log", "captures/positions.index.json"} | {f"diagrams/{f}" for f in FIGURES}
+    assert set(one) == {"captures/positions.log", "captures/positions.index.json", "captures/.positions.run-inputs"} | {
+        f"diagrams/{f}" for f in FIGURES
+    }
     assert one.keys() == two.keys()
     for name in one:
         assert one[name] == two[name], name

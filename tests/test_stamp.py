@@ -115,7 +115,7 @@ def test_build_names_what_was_stale_before_running_again(outputs, monkeypatch, c
     assert main(["build", "--source", str(WORKSHOP), "--out", "site"]) == 0
     said = capsys.readouterr().out.splitlines()
     assert said[0] == (
-        "the run's outputs are stale, running the experiment first: captures/results.log changed since the run wrote it"
+        "the canonical part's outputs are stale, running it first: captures/results.log changed since the run wrote it"
     )
     assert ran == [Path(".")]
 

@@ -1,4 +1,5 @@
-"""The log page is the log: single-spaced, copied from the page it is the file, and downloadable."""
+"""The log page is the logs: each single-spaced, copied from the page it is the file, and
+downloadable. Every part's log is on the page (results.log, positions.log, scale.log)."""
 
 from __future__ import annotations
 
@@ -7,25 +8,37 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-LOG = ROOT / "captures" / "results.log"
+LOGS = ["results", "positions", "scale"]
+
+
+def log_file(log: str) -> Path:
+    return ROOT / "captures" / f"{log}.log"
+
+
+def block(log: str) -> str:
+    return f'pre.results-log[data-log="{log}"]'
 
 
 @pytest.fixture
 def log_page(browser, server):
-    """The log page in a window tall enough to show the whole log, allowed to use the clipboard."""
+    """The log page in a window tall enough to show every log, allowed to use the clipboard."""
     context = browser.new_context(viewport={"width": 1200, "height": 900}, permissions=["clipboard-read", "clipboard-write"])
     page = context.new_page()
     page.goto(f"{server}/log.html", wait_until="load")
     page.evaluate("document.fonts.ready.then(() => true)")
-    bottom = page.evaluate("document.querySelector('pre.results-log').getBoundingClientRect().bottom + window.scrollY")
+    bottom = page.evaluate(
+        "Math.max(...Array.from(document.querySelectorAll('pre.results-log')).map(p => p.getBoundingClientRect().bottom))"
+        " + window.scrollY"
+    )
     page.set_viewport_size({"width": 1200, "height": int(bottom) + 50})
     page.evaluate("window.scrollTo(0, 0)")
     yield page
     context.close()
 
 
-def test_selecting_and_copying_the_whole_log_gives_the_file_byte_for_byte(log_page):
-    box = log_page.locator("pre.results-log").bounding_box()
+@pytest.mark.parametrize("log", LOGS)
+def test_selecting_and_copying_the_whole_log_gives_the_file_byte_for_byte(log_page, log):
+    box = log_page.locator(block(log)).bounding_box()
     # As a reader does it: press in the box's top padding, above line 1's number (pressing on a
     # number would drag its link), drag to the bottom right corner past the last line, copy.
     log_page.mouse.move(box["x"] + 2, box["y"] + 2)
@@ -34,30 +47,35 @@ def test_selecting_and_copying_the_whole_log_gives_the_file_byte_for_byte(log_pa
     log_page.mouse.up()
     log_page.keyboard.press("Control+C")
     copied = log_page.evaluate("navigator.clipboard.readText()")
-    assert copied.encode("utf-8") == LOG.read_bytes()
+    assert copied.encode("utf-8") == log_file(log).read_bytes()
 
 
-def test_every_log_line_is_one_line_high(log_page):
-    line_height = log_page.evaluate("parseFloat(getComputedStyle(document.querySelector('pre.results-log')).lineHeight)")
-    heights = log_page.evaluate("Array.from(document.querySelectorAll('.log-line')).map(l => l.getBoundingClientRect().height)")
-    assert len(heights) == len(LOG.read_text(encoding="utf-8").splitlines())
+@pytest.mark.parametrize("log", LOGS)
+def test_every_log_line_is_one_line_high(log_page, log):
+    line_height = log_page.evaluate(f"parseFloat(getComputedStyle(document.querySelector('{block(log)}')).lineHeight)")
+    heights = log_page.evaluate(
+        f"Array.from(document.querySelectorAll('{block(log)} .log-line')).map(l => l.getBoundingClientRect().height)"
+    )
+    assert len(heights) == len(log_file(log).read_text(encoding="utf-8").splitlines())
     assert all(abs(h - line_height) < 1 for h in heights), sorted(set(heights))
 
 
-def test_the_log_block_is_as_tall_as_its_lines_single_spaced(log_page):
+@pytest.mark.parametrize("log", LOGS)
+def test_the_log_block_is_as_tall_as_its_lines_single_spaced(log_page, log):
     pre = log_page.evaluate(
-        """(() => { const pre = document.querySelector('pre.results-log'), s = getComputedStyle(pre);
-            return {height: pre.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom),
-                    lineHeight: parseFloat(s.lineHeight)}; })()"""
+        f"""(() => {{ const pre = document.querySelector('{block(log)}'), s = getComputedStyle(pre);
+            return {{height: pre.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom),
+                    lineHeight: parseFloat(s.lineHeight)}}; }})()"""
     )
-    lines = len(LOG.read_text(encoding="utf-8").splitlines())
+    lines = len(log_file(log).read_text(encoding="utf-8").splitlines())
     # One line box per line, and at most one more for the newline that closes the block.
     assert pre["height"] <= (lines + 1) * pre["lineHeight"] + 1
 
 
-def test_the_download_link_gives_the_file_itself_from_this_site(log_page, server):
-    link = log_page.locator("a.download", has_text="results.log")
+@pytest.mark.parametrize("log", LOGS)
+def test_the_download_link_gives_the_file_itself_from_this_site(log_page, server, log):
+    link = log_page.locator("a.download", has_text=f"{log}.log")
     href = link.evaluate("a => a.href")
     assert href.startswith(f"{server}/") and link.get_attribute("download") is not None
     response = log_page.request.get(href)
-    assert response.status == 200 and response.body() == LOG.read_bytes()
+    assert response.status == 200 and response.body() == log_file(log).read_bytes()
