@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from attention_by_hand.capture import ENVIRONMENT_LINE
-from attention_by_hand.positions import _fixed, environment_now, run
+from attention_by_hand.capture import fixed as _fixed
+from attention_by_hand.positions import environment_now, run
 
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = {"sinusoidal_positions.png", "rope_rotation.png"}

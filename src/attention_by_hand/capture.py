@@ -13,6 +13,7 @@ The run writes its lines through a `Capture`. Besides the lines, the capture kee
 from __future__ import annotations
 
 import json
+import math
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,13 +21,30 @@ from typing import Iterator
 
 from attention_by_hand.atomic import write_atomic
 
-__all__ = ["Capture", "INDEX_FORMAT", "ENVIRONMENT_LINE"]
+__all__ = ["Capture", "INDEX_FORMAT", "ENVIRONMENT_LINE", "fixed"]
 
 # Bumped when the index's shape changes, so a reader can refuse an index it does not know.
 INDEX_FORMAT = 1
 
 # Line 3 of every log names the versions that made it: `check` reports it instead of comparing.
 ENVIRONMENT_LINE = 3
+
+# A number this close (in units of the last printed digit) to a rounding boundary could print
+# differently on another CPU or BLAS; a run refuses it rather than print a fragile digit.
+_BOUNDARY_MARGIN = 1e-6
+
+
+def fixed(x: float, places: int = 3) -> str:
+    """x to `places` decimals, with "-0.000" written "0.000"; refuses a value on a rounding boundary.
+
+    The positions and scale parts print every number through this, so a learner's log matches
+    ours digit for digit whatever the CPU.
+    """
+    scaled = abs(float(x)) * 10**places
+    if abs(scaled - math.floor(scaled) - 0.5) < _BOUNDARY_MARGIN:
+        raise ValueError(f"{x!r} sits on a rounding boundary at {places} decimals: its printed digits are fragile")
+    text = f"{float(x):.{places}f}"
+    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 @dataclass

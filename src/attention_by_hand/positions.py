@@ -18,7 +18,6 @@ learned positions in training (no weights are learned here), and the versions st
 
 from __future__ import annotations
 
-import math
 import platform
 from pathlib import Path
 
@@ -27,7 +26,7 @@ import numpy as np
 from attention_by_hand import mechanism as M
 from attention_by_hand import positional as P
 from attention_by_hand import stamp
-from attention_by_hand.capture import Capture
+from attention_by_hand.capture import Capture, fixed
 from attention_by_hand.experiment import FIGURE_DIR, GPT2, RULE, RunResult
 from attention_by_hand.figures import FigureJob
 from attention_by_hand.parts import get_part
@@ -50,18 +49,6 @@ ALIBI_HEADS = 8
 # it is printed as this bound, which the noise stays under by over three orders of magnitude.
 ZERO_BOUND = 1e-12
 
-# A number this close (in units of the last printed digit) to a rounding boundary could print
-# differently on another CPU or BLAS; the run refuses it rather than print a fragile digit.
-_BOUNDARY_MARGIN = 1e-6
-
-
-def _fixed(x: float, places: int = 3) -> str:
-    """x to `places` decimals, with "-0.000" written "0.000"; refuses a value on a rounding boundary."""
-    scaled = abs(float(x)) * 10**places
-    if abs(scaled - math.floor(scaled) - 0.5) < _BOUNDARY_MARGIN:
-        raise ValueError(f"{x!r} sits on a rounding boundary at {places} decimals: its printed digits are fragile")
-    text = f"{float(x):.{places}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 class _Part:
@@ -73,7 +60,7 @@ class _Part:
 
     def number(self, name: str, x: float, places: int = 3) -> str:
         """Print x robustly and file it as a value: the index holds the printed number."""
-        text = _fixed(x, places)
+        text = fixed(x, places)
         return self.log.value(name, float(text), f"{{:.{places}f}}")
 
     def row(self, name: str, values, keys) -> list[str]:
@@ -238,16 +225,16 @@ def p3_rope(p: _Part) -> None:
             for i, word in enumerate(sentence):
                 q = _vec(p.row(f"p3.q.{i}", Qr[i], w.channels), 6)
                 k = _vec(p.row(f"p3.k.{i}", Kr[i], w.channels), 6)
-                log.line(f"    {word:<7} position {i}, turned {_fixed(i * theta[0])} rad   q = {q}   k = {k}")
+                log.line(f"    {word:<7} position {i}, turned {fixed(i * theta[0])} rad   q = {q}   k = {k}")
         p.matrix("p3.scores", "score matrix rope(Q) @ rope(K).T:", scores, sentence, sentence)
         plain = Q @ K.T  # (n_words, n_words): S4's scores
         weights = M.softmax(scores / np.sqrt(d_k))  # (n_words, n_words)
         with log.span("p3.reading"):
             same = bool(np.abs(np.diag(scores) - np.diag(plain)).max() < ZERO_BOUND)
             log.line(f"  the diagonal keeps S4's scores (distance 0, no turn): {same}")
-            before, after = _fixed(plain[-1, ctx]), p.number("p3.score.ambiguous_to_context", scores[-1, ctx])
+            before, after = fixed(plain[-1, ctx]), p.number("p3.score.ambiguous_to_context", scores[-1, ctx])
             log.line(f"  {amb}->{sentence[ctx]}: {before} in S4, {after} with RoPE ({n - 1 - ctx} position apart)")
-            old = _vec(_fixed(v) for v in M.softmax(plain / np.sqrt(d_k))[-1])
+            old = _vec(fixed(v) for v in M.softmax(plain / np.sqrt(d_k))[-1])
             log.line(f"  {amb}'s weights, S4 vs RoPE: {old} -> {_vec(p.row('p3.weights', weights[-1], range(n)))}")
 
         with log.span("p3.shift"):
@@ -269,7 +256,7 @@ def p3_rope(p: _Part) -> None:
                 f"  swap {sentence[ctx]} and {amb} ({_quoted(swapped)}): {amb}->{sentence[ctx]} {after} -> {now}; "
                 f"largest score change {change}"
             )
-            log.line(f"  (without positions both orders give {amb}->{sentence[ctx]} = {_fixed(plain[-1, ctx])})")
+            log.line(f"  (without positions both orders give {amb}->{sentence[ctx]} = {fixed(plain[-1, ctx])})")
         _p3_pairings(p)
         with log.span("p3.values"):
             log.line("  values are not rotated: position enters through the scores only; turning v would move")
@@ -278,13 +265,13 @@ def p3_rope(p: _Part) -> None:
         angle = FIGURE_SHIFT * theta[0]
         q0, k0 = Q[-1], K[ctx]  # (d_k,) each: the ambiguous word's question, the context word's key
         panels = [
-            dict(title="no positions", q=q0, k=k0, score=_fixed(q0 @ k0)),
+            dict(title="no positions", q=q0, k=k0, score=fixed(q0 @ k0)),
             dict(title=f"{amb} at {n - 1}, {sentence[ctx]} at {ctx}", q=Qr[-1], k=Kr[ctx], score=after),
             dict(
                 title=f"both shifted by {FIGURE_SHIFT} ({n - 1 + FIGURE_SHIFT} and {ctx + FIGURE_SHIFT})",
                 q=P.rotate_2d(Qr[-1], angle),
                 k=P.rotate_2d(Kr[ctx], angle),
-                score=_fixed(P.rotate_2d(Qr[-1], angle) @ P.rotate_2d(Kr[ctx], angle)),
+                score=fixed(P.rotate_2d(Qr[-1], angle) @ P.rotate_2d(Kr[ctx], angle)),
             ),
         ]
         with log.span("p3.figure_note"):
@@ -319,7 +306,7 @@ def _p3_pairings(p: _Part) -> None:
             f"k = {sentence[ctx]}'s at {j}, base {BASE:.0f}):"
         )
         theta = P.rope_frequencies(d, BASE)  # (d/2,)
-        log.line(f"    theta = [{', '.join(_fixed(t) for t in theta)}] radian per position")
+        log.line(f"    theta = [{', '.join(fixed(t) for t in theta)}] radian per position")
         rotated = {}
         for pairing, pairs in (
             ("halves", [(i, i + d // 2) for i in range(d // 2)]),
@@ -369,7 +356,7 @@ def p4_alibi(p: _Part) -> None:
         p.matrix("p4.weights", f"weights: softmax(Q @ K.T / sqrt({d_k}) + bias), causal mask on:", weights, sentence, sentence)
         with log.span("p4.rows"):
             causal = _vec(p.row("p4.causal_weights", masked[-1], range(n)))
-            log.line(f"  {amb}'s row, causal (S6) vs causal + ALiBi: {causal} -> {_vec(_fixed(v) for v in weights[-1])}")
+            log.line(f"  {amb}'s row, causal (S6) vs causal + ALiBi: {causal} -> {_vec(fixed(v) for v in weights[-1])}")
         with log.span("p4.reading"):
             # Built from the weights, so the sentence stays true of the numbers.
             before = log.value("p4.top.causal", sentence[int(np.argmax(masked[-1]))])

@@ -18,7 +18,6 @@ stamp `build` uses.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +25,7 @@ import numpy as np
 from attention_by_hand import mechanism as M
 from attention_by_hand import stamp
 from attention_by_hand import tiling as T
-from attention_by_hand.capture import ENVIRONMENT_LINE, Capture
+from attention_by_hand.capture import ENVIRONMENT_LINE, Capture, fixed
 # Line 3 is the canonical log's (torch, numpy, matplotlib, python, seed): the same versions answer here.
 from attention_by_hand.experiment import FIGURE_DIR, GPT2, RULE, RunResult, environment, environment_now
 from attention_by_hand.figures import FigureJob
@@ -60,21 +59,6 @@ MODELS = (
 RANDOM_BOUND = 1e-10
 TOY_BOUND = 1e-12
 
-# A number this close (in units of the last printed digit) to a rounding boundary could print
-# differently on another CPU or BLAS; the run refuses it rather than print a fragile digit.
-_BOUNDARY_MARGIN = 1e-6
-
-
-def _fixed(x: float, places: int = 3) -> str:
-    """x to `places` decimals, "-0.000" written "0.000"; refuses a value on a rounding boundary.
-
-    The same rule as positions.py's, so the two parts print numbers alike.
-    """
-    scaled = abs(float(x)) * 10**places
-    if abs(scaled - math.floor(scaled) - 0.5) < _BOUNDARY_MARGIN:
-        raise ValueError(f"{x!r} sits on a rounding boundary at {places} decimals: its printed digits are fragile")
-    text = f"{float(x):.{places}f}"
-    return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
 def _size(n_bytes: int) -> str:
@@ -105,7 +89,7 @@ class _Part:
 
     def number(self, name: str, x: float, places: int = 3) -> str:
         """Print x robustly (`_fixed` refuses a rounding boundary) and file the printed number."""
-        text = _fixed(x, places)
+        text = fixed(x, places)
         return self.log.value(name, float(text), f"{{:.{places}f}}")
 
     def row(self, name: str, values, places: int = 3) -> list[str]:
@@ -208,10 +192,10 @@ def l2_online_softmax(p: _Part) -> None:
                 # Step 1 has nothing to rescale (m_old = -inf, l = 0): printed as "-", not as exp(-inf).
                 rescale = "-" if i == 0 else p.number(f"l2.rescale.{i}", step.rescale)
                 m, l = p.number(f"l2.m.{i}", step.m), p.number(f"l2.l.{i}", step.l)  # noqa: E741
-                log.line(f"    {i + 1:>4}  {word:<7}{_fixed(step.score):>7}{m:>8}{rescale:>9}{l:>8}")
-            log.line(f"  weights = exp(score - m) / l with the last m = {_fixed(trace[-1].m)} and l = {_fixed(trace[-1].l)}")
+                log.line(f"    {i + 1:>4}  {word:<7}{fixed(step.score):>7}{m:>8}{rescale:>9}{l:>8}")
+            log.line(f"  weights = exp(score - m) / l with the last m = {fixed(trace[-1].m)} and l = {fixed(trace[-1].l)}")
         with log.span("l2.equal"):
-            online, s2 = _vec(p.row("l2.weights", weights)), _vec(_fixed(v) for v in plain)
+            online, s2 = _vec(p.row("l2.weights", weights)), _vec(fixed(v) for v in plain)
             log.line(f"    online softmax:  {online}")
             log.line(f"    S2's softmax:    {s2}")
             gap = p.bound("l2.close", np.abs(weights - plain).max(), TOY_BOUND)
@@ -269,7 +253,7 @@ def l3_tiled(p: _Part) -> None:
                 log.line(f"    {'row':<7}{'keys':<13}{'m':>7}{'rescale':>9}{'l':>7}  partial output")
                 _tile_lines(p, f"l3.block{block}", steps, sentence, block, shown)
                 gap = p.bound(f"l3.block{block}.equal", np.abs(out - full).max(), TOY_BOUND)
-                final = _vec(_fixed(v) for v in out[-1])
+                final = _vec(fixed(v) for v in out[-1])
                 log.line(f"  all {len(sentence)} rows vs S4's full head: max |difference| {gap}; {amb}'s row = {final}")
         _l3_random(p, toy_steps)
     log.line()
@@ -343,7 +327,7 @@ def _l3_random(p: _Part, toy_steps) -> None:
             log.line(f"  only one {b} x {b} tile at a time ({tile})")
         # The printed numbers, not the float64 ones: the figure's pixels cannot depend on the last bits.
         row = [s for s in toy_steps[1] if s.rows[0] == len(RIVER_BANK.sentences[0]) - 1]  # the last word's tiles
-        trace = {name: [float(_fixed(getattr(s, name)[0])) for s in row] for name in ("m", "l", "rescale")}
+        trace = {name: [float(fixed(getattr(s, name)[0])) for s in row] for name in ("m", "l", "rescale")}
         keys = [RIVER_BANK.sentences[0][s.keys[0]] for s in row]
         data = dict(keys=keys, **trace, word=RIVER_BANK.ambiguous, grid=grid, n_words=n, block=b)
         p.figure(FigureJob("tiled_blocks", "tiled_blocks", data))
