@@ -14,9 +14,10 @@ run: $(STAMP)
 	$(PY) -m attention_by_hand run all
 	$(PY) -m attention_by_hand build
 
-# Two workers, one per core; each test file stays on one worker (its module fixtures, once).
+# Two workers, one per core; each test file stays on one worker (its module fixtures, once), and
+# the files go out in collection order, the slow ones first (tests/conftest.py).
 test: $(STAMP)
-	$(PY) -m pytest -n 2 --dist loadfile
+	$(PY) -m pytest -n 2 --dist loadfile --no-loadscope-reorder
 
 # Measures, writes benchmarks/results/*.md, and copies the tables into README.md.
 bench: $(STAMP)

@@ -33,8 +33,21 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULT = ROOT / "benchmarks" / "results" / "test_suite.md"
+
+
+def make_test_pytest(makefile: Path = ROOT / "Makefile") -> tuple[str, ...]:
+    """What `make test` gives Python, read from the Makefile's `test:` recipe (the one source):
+    ("-m", "pytest", "-n", "2", ...)."""
+    recipe = re.search(r"^test:.*\n((?:\t.*\n)+)", makefile.read_text(encoding="utf-8"), re.M)
+    for line in recipe.group(1).splitlines() if recipe else []:
+        words = shlex.split(line)
+        if words[1:3] == ["-m", "pytest"]:
+            return tuple(words[1:])
+    raise SystemExit(f"{makefile}: no `$(PY) -m pytest` line in the recipe of `test:`")
+
+
 # `make test`'s pytest, quiet and without a cache folder, so every run starts from the same state.
-PYTEST = ("-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "loadfile")  # as the Makefile runs it
+PYTEST = (*make_test_pytest()[:2], "-q", "-p", "no:cacheprovider", *make_test_pytest()[2:])
 TARGET_SECONDS, TARGET_CORES = 200.0, 2
 # pytest's last line: "412 passed, 3 skipped, 1 warning in 183.21s (0:03:03)", with `=` around it
 # unless -q; or "no tests ran in 0.01s".

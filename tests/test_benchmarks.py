@@ -108,6 +108,19 @@ def test_suite_summary_of_a_decorated_line_drops_the_equals_signs():
     assert test_suite.summary_of("===== 2 failed, 5 passed in 1.02s =====\n") == "2 failed, 5 passed"
 
 
+def test_suite_runs_the_pytest_of_the_makefiles_test_recipe(tmp_path):
+    makefile = tmp_path / "Makefile"
+    makefile.write_text("run: x\n\techo run\n\ntest: $(STAMP)\n\t$(PY) -m pytest -n 3 --dist load\n\nbench:\n\t$(PY) -m pytest -k x\n")
+    assert test_suite.make_test_pytest(makefile) == ("-m", "pytest", "-n", "3", "--dist", "load")
+
+
+def test_suite_without_a_pytest_line_under_test_says_so(tmp_path):
+    makefile = tmp_path / "Makefile"
+    makefile.write_text("test:\n\techo no tests here\n")
+    with pytest.raises(SystemExit, match="no `\\$\\(PY\\) -m pytest` line"):
+        test_suite.make_test_pytest(makefile)
+
+
 MACHINE = {"cores": 2, "cpu": "Some CPU", "python": "3.11.7", "torch": "2.13.0+cpu"}
 
 

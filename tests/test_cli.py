@@ -230,8 +230,14 @@ def test_ctrl_c_stops_serve_quietly_with_exit_0(tmp_path):
 
     workshop = Path(__file__).resolve().parents[1] / "workshop"
     # Run from an empty folder: serve builds there (running the experiment first), not in the repo.
+    # Ctrl-C as in a terminal: a shell that starts this suite in the background makes its children
+    # ignore SIGINT, and Python keeps an ignored SIGINT ignored; so the child restores Python's own.
+    as_in_a_terminal = (
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "sys.argv[0] = 'attention-by-hand'; runpy.run_module('attention_by_hand', run_name='__main__')"
+    )
     done = subprocess.Popen(
-        [sys.executable, "-m", "attention_by_hand", "serve", "--port", "0", "--source", str(workshop)],
+        [sys.executable, "-c", as_in_a_terminal, "serve", "--port", "0", "--source", str(workshop)],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

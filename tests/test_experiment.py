@@ -17,6 +17,8 @@ from attention_by_hand.measurements import S5_DIMS, S5_ROW, S5_TRIALS, SEED, sam
 from attention_by_hand.mechanism import softmax
 from attention_by_hand.world import RIVER_BANK, parse_world
 
+pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT.parent / "shared" / "reference" / "results.log"
 

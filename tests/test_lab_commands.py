@@ -12,6 +12,8 @@ from attention_by_hand.lab.checks import checks_for
 from attention_by_hand.lab.registry import LABS, reference_path
 from labhelpers import lab_main, lab_parser, solve
 
+pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
+
 
 @pytest.fixture
 def here(tmp_path, monkeypatch):

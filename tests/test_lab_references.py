@@ -24,6 +24,8 @@ from attention_by_hand.lab.registry import LABS
 from attention_by_hand.world import RIVER_BANK
 from labhelpers import LABS_DIR, ROOT, learner_file, load_lab
 
+pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
+
 NUMBERS = [lab.number for lab in LABS]
 TOL64 = 1e-12
 

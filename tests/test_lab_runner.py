@@ -20,6 +20,8 @@ from attention_by_hand.lab.registry import LABS
 from attention_by_hand.lab.runner import OUTPUT_LIMIT, Limits, check_file
 from labhelpers import FIXTURES_DIR, LABS_DIR, expectation, learner_file
 
+pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
+
 MISBEHAVING = sorted(p for p in FIXTURES_DIR.glob("*.py") if not p.name.startswith("lab"))
 # Two files of typical mistakes too: the child and the in-process judge must agree on them.
 THROUGH_THE_CHILD = MISBEHAVING + [FIXTURES_DIR / "lab04-mask-wrong-side.py", FIXTURES_DIR / "lab02-softmax-wrong-axis.py"]

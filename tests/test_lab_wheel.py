@@ -22,6 +22,8 @@ import pytest
 from attention_by_hand.lab.registry import LABS
 from labhelpers import ROOT, solve
 
+pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
+
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:

@@ -23,6 +23,8 @@ from attention_by_hand.sphinxext import instructor
 from attention_by_hand.sphinxext.mathml import equations
 from attention_by_hand.website import build_site
 
+pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[1]
 WORKSHOP = ROOT / "workshop"
 CAPTURES = ROOT / "captures"

@@ -10,11 +10,11 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import shutil
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
 
 import pytest
 
@@ -93,21 +93,17 @@ class Watched:
         return self.console_errors + self.failed_requests + self.foreign_requests
 
 
-def _local(url: str) -> bool:
-    parsed = urlparse(url)
-    return parsed.scheme in ("file", "data", "blob", "about") or parsed.hostname == "127.0.0.1"
+# Any network request to a host other than 127.0.0.1 (file:, data:, blob: and about: are no
+# network requests).
+FOREIGN = re.compile(r"^(?:https?|wss?|ftp)://(?!127\.0\.0\.1(?:[:/]|$))", re.IGNORECASE)
 
 
-@pytest.fixture
-def watched(browser, request):
-    """A fresh page (desktop size unless the test says otherwise) that records every problem.
+def watch(page) -> Watched:
+    """Record every problem of this page from now on.
 
     Any request to a host other than 127.0.0.1 is recorded and aborted, so a test can assert
     that a page works offline and fetches nothing from outside.
     """
-    viewport = getattr(request, "param", None) or {"width": 1200, "height": 900}
-    context = browser.new_context(viewport=viewport)
-    page = context.new_page()
     w = Watched(page)
     page.on("console", lambda m: w.console_errors.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
     page.on("pageerror", lambda e: w.console_errors.append(f"page error: {e}"))
@@ -115,13 +111,59 @@ def watched(browser, request):
     # A 404 is an answer, not a failed request, but for a site it is just as broken.
     page.on("response", lambda r: w.failed_requests.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
 
-    def guard(route):
-        if _local(route.request.url):
-            route.continue_()
-        else:
-            w.foreign_requests.append(f"foreign: {route.request.url}")
-            route.abort()
+    def refuse(route):
+        w.foreign_requests.append(f"foreign: {route.request.url}")
+        route.abort()
 
-    page.route("**/*", guard)
-    yield w
+    # Only requests off 127.0.0.1 are routed (the pattern is matched inside Playwright's driver):
+    # routing every request through this process would add a round trip to each of them.
+    page.route(FOREIGN, refuse)
+    return w
+
+
+DESKTOP_WINDOW = {"width": 1200, "height": 900}
+
+
+@pytest.fixture(scope="session")
+def tab(browser):
+    """One watched tab for the session's tests, for a reader who asked for reduced motion.
+
+    A test gets this tab on a blank page, its problems forgotten: whatever it opens next is a
+    new document with its own script state, as after a reader's click on a link, but the tab,
+    its renderer and the HTTP cache are kept. A new tab per test cost about twice the CPU of a
+    page load; on two cores that is most of what the browser tests spend. No page of the site
+    keeps state in storage, so nothing else carries over.
+
+    Reduced motion: the theme's smooth scrolling would make every click on an element below
+    the fold wait about a second for the scroll to settle. `watched_in_motion` is the default
+    reader, for the tests of the scrolling itself.
+
+    The cache hides none of the problems recorded: a 404 or a refused request is not cached,
+    and a script's errors happen on every load.
+    """
+    context = browser.new_context(viewport=DESKTOP_WINDOW, reduced_motion="reduce")
+    yield watch(context.new_page())
+    context.close()
+
+
+@pytest.fixture
+def watched(tab, request):
+    """The session's tab, blank, in the window the test asks for (desktop by default)."""
+    page = tab.page
+    page.goto("about:blank")
+    page.emulate_media(media="null")
+    page.set_viewport_size(getattr(request, "param", None) or DESKTOP_WINDOW)
+    for problems in (tab.console_errors, tab.failed_requests, tab.foreign_requests):
+        problems.clear()
+    yield tab
+    for other in page.context.pages:  # any page the test opened besides
+        if other is not page:
+            other.close()
+
+
+@pytest.fixture
+def watched_in_motion(browser):
+    """A fresh desktop page for a reader with the system's default motion: smooth scrolling."""
+    context = browser.new_context(viewport=DESKTOP_WINDOW, reduced_motion="no-preference")
+    yield watch(context.new_page())
     context.close()

@@ -26,6 +26,8 @@ from test_questions import expected_answers, straight
 
 from attention_by_hand.handout import ANSWERS_TITLE, MARGIN_CM
 
+pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 PT_PER_CM = 72 / 2.54  # PDF points are 1/72 inch
 PX_PER_PT = 96 / 72  # CSS px are 1/96 inch
@@ -90,6 +92,12 @@ def texts(handout) -> list[str]:
     return [squeezed(page.extract_text()) for page in PdfReader(handout).pages]
 
 
+@pytest.fixture(scope="module")
+def printed(handout) -> list:
+    """Every glyph the PDF prints, with its page and box (pdfglyphs.py): read once, a few seconds."""
+    return glyphs(handout)
+
+
 def opening_pages(site: Path, texts: list[str]) -> dict[str, int]:
     """For each part's title, the first page whose text starts with it."""
     titles = [title(site, page) for page in printed_pages(site)] + [ANSWERS_TITLE]
@@ -151,11 +159,11 @@ def test_a_module_points_to_its_answers_instead_of_showing_them(site, texts):
         assert [a for a in answers if re.search("[a-z]{2}", a) and squeezed(a) in own] == []
 
 
-def test_no_printed_text_lies_in_the_margins(handout):
+def test_no_printed_text_lies_in_the_margins(handout, printed):
     reader = PdfReader(handout)
     margin = MARGIN_CM * PT_PER_CM
     outside = []
-    for glyph in glyphs(handout):
+    for glyph in printed:
         box = reader.pages[glyph.page].mediabox
         inside = margin <= glyph.x0 and glyph.x1 <= float(box.width) - margin
         if not (inside and margin <= glyph.y0 and glyph.y1 <= float(box.height) - margin):
@@ -163,9 +171,9 @@ def test_no_printed_text_lies_in_the_margins(handout):
     assert outside[:5] == []
 
 
-def test_no_answer_is_printed_over_another(site, handout, texts):
+def test_no_answer_is_printed_over_another(site, printed, texts):
     start = opening_pages(site, texts)[ANSWERS_TITLE]
-    assert overlapping([g for g in glyphs(handout) if g.page >= start])[:5] == []
+    assert overlapping([g for g in printed if g.page >= start])[:5] == []
 
 
 # Each page laid out as on paper (print styles, the paper's printable width): its height, and the

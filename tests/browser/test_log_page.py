@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 LOGS = ["results", "positions", "scale"]
 
@@ -19,9 +21,12 @@ def block(log: str) -> str:
     return f'pre.results-log[data-log="{log}"]'
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def log_page(browser, server):
-    """The log page in a window tall enough to show every log, allowed to use the clipboard."""
+    """The log page in a window tall enough to show every log, allowed to use the clipboard.
+
+    One for the module: a test reads it, or makes a selection of its own and copies it (a press
+    of the mouse clears the last selection), and a page that tall is costly to draw."""
     context = browser.new_context(viewport={"width": 1200, "height": 900}, permissions=["clipboard-read", "clipboard-write"])
     page = context.new_page()
     page.goto(f"{server}/log.html", wait_until="load")

@@ -9,11 +9,16 @@ import pytest
 
 from attention_by_hand.sphinxext.runlog import MIN_FIGURE_SCALE
 
+pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted(p.stem for p in (ROOT / "workshop").glob("*.md"))
 MODULES = [p for p in PAGES if p.startswith("module-")]
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}
+
+
+WINDOWS = {"390px": PHONE, "1280px": DESKTOP}
 
 
 def visit(watched, server: str, page: str):
@@ -22,22 +27,40 @@ def visit(watched, server: str, page: str):
     return watched.page
 
 
+@pytest.fixture(scope="module")
+def reading_context(browser):
+    """A context for the pages that tests only read (reduced motion, as `watched`)."""
+    context = browser.new_context(reduced_motion="reduce")
+    yield context
+    context.close()
+
+
+@pytest.fixture(scope="module", params=[(page, width) for page in PAGES for width in WINDOWS], ids="-".join)
+def shown(request, reading_context, server):
+    """One page of the site in one window, loaded once for all the tests that only read it:
+    pytest runs those tests one after another for each (page, window)."""
+    page, width = request.param
+    p = reading_context.new_page()
+    p.set_viewport_size(WINDOWS[width])
+    p.goto(f"{server}/{page}.html", wait_until="load")
+    p.evaluate("document.fonts.ready.then(() => true)")
+    yield p
+    p.close()
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_page_loads_without_console_error_failed_or_foreign_request(watched, server, page):
     visit(watched, server, page)
     assert watched.problems() == []
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_page_names_a_favicon_that_the_site_serves(watched, server, page):
-    p = visit(watched, server, page)
-    href = p.evaluate("document.querySelector('link[rel~=icon]').href")
-    assert p.request.get(href).status == 200
+def test_page_names_a_favicon_that_the_site_serves(shown):
+    href = shown.evaluate("document.querySelector('link[rel~=icon]').href")
+    assert shown.request.get(href).status == 200
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_every_image_decodes_and_says_what_it_shows(watched, server, page):
-    p = visit(watched, server, page)
+def test_every_image_decodes_and_says_what_it_shows(shown):
+    p = shown
     images = p.evaluate(
         "Array.from(document.images).map(i => ({src: i.src, ok: i.complete && i.naturalWidth > 0, alt: i.alt}))"
     )
@@ -65,6 +88,14 @@ def test_math_renders_as_mathml_in_the_bundled_font(watched, server):
     assert loaded >= 1
 
 
+def in_view(line_id: str) -> str:
+    """A page condition: the log line with this id is inside the window."""
+    return (
+        f"(() => {{ const r = document.getElementById('{line_id}').getBoundingClientRect();"
+        " return r.top >= 0 && r.bottom <= window.innerHeight; })()"
+    )
+
+
 @pytest.mark.parametrize("page", MODULES)
 def test_each_cross_check_link_highlights_exactly_its_lines(watched, server, page):
     p = visit(watched, server, page)
@@ -78,37 +109,48 @@ def test_each_cross_check_link_highlights_exactly_its_lines(watched, server, pag
         })"""
     )
     assert quotes, f"{page} quotes no log lines"
+    # One log page for all the links: after the first, following a link changes only the
+    # address's fragment, as it does for a reader who comes back to the log by another link.
+    log_page = p.context.new_page()
     for quote in quotes:
         match = re.fullmatch(r"log\.html#(?:([a-z]+)-)?L(\d+)(?:-L(\d+))?", quote["href"])
         log, prefix = (match.group(1), f"{match.group(1)}-") if match.group(1) else ("results", "")
         first = int(match.group(2))
         last = int(match.group(3) or first)
-        p.goto(f"{server}/{quote['href']}")
-        p.wait_for_function("document.querySelector('.log-line.highlighted') !== null")
-        highlighted = p.evaluate("Array.from(document.querySelectorAll('.log-line.highlighted')).map(l => l.id)")
+        log_page.goto(f"{server}/{quote['href']}")
+        log_page.wait_for_function(f"document.getElementById('{prefix}L{first}').classList.contains('highlighted')")
+        highlighted = log_page.evaluate("Array.from(document.querySelectorAll('.log-line.highlighted')).map(l => l.id)")
         assert highlighted == [f"{prefix}L{n}" for n in range(first, last + 1)]
-        # The theme scrolls smoothly, so give the scroll its time (up to 5 s) to arrive.
-        p.wait_for_function(
-            f"(() => {{ const r = document.getElementById('{prefix}L{first}').getBoundingClientRect();"
-            " return r.top >= 0 && r.bottom <= window.innerHeight; })()",
-            timeout=5000,
-        )
+        log_page.wait_for_function(in_view(f"{prefix}L{first}"), timeout=5000)
         # The excerpt on the module page is those very lines, under the same line numbers. A log
         # line's text is the file's line and its newline; its number is drawn by CSS.
-        log_lines = p.evaluate(
+        log_lines = log_page.evaluate(
             f"Array.from(document.querySelectorAll('pre[data-log=\"{log}\"] .log-line'))"
             f".slice({first - 1}, {last}).map(l => l.textContent)"
         )
         assert quote["numbers"] == list(range(first, last + 1))
         assert [line + "\n" for line in quote["lines"]] == log_lines
-        p.go_back()
 
 
-@pytest.mark.parametrize("watched", [PHONE, DESKTOP], indirect=True, ids=["390px", "1280px"])
-@pytest.mark.parametrize("page", PAGES)
-def test_no_page_scrolls_sideways(watched, server, page):
-    p = visit(watched, server, page)
-    assert p.evaluate("document.documentElement.scrollWidth") <= p.viewport_size["width"]
+def test_a_clicked_cross_check_link_scrolls_the_log_smoothly_to_its_first_line(watched_in_motion, server):
+    # The default reader: the theme scrolls smoothly, so the scroll gets its time (up to 5 s).
+    p = visit(watched_in_motion, server, "module-2")
+    link = p.locator(".log-quote p.cross-check a").last
+    first = re.fullmatch(r"log\.html#(L\d+)(?:-L\d+)?", link.get_attribute("href")).group(1)
+    link.click()
+    p.wait_for_url(re.compile(r"/log\.html#"))
+    assert p.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == "smooth"
+    p.wait_for_function(in_view(first), timeout=5000)
+
+
+def test_a_reader_who_asked_for_less_motion_is_not_scrolled_smoothly(watched, server):
+    p = visit(watched, server, "log")
+    assert p.evaluate("matchMedia('(prefers-reduced-motion: reduce)').matches")
+    assert p.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == "auto"
+
+
+def test_no_page_scrolls_sideways(shown):
+    assert shown.evaluate("document.documentElement.scrollWidth") <= shown.viewport_size["width"]
 
 
 # Each table cell, formula, code block and figure of the page, whose content does not fit in its
@@ -144,20 +186,14 @@ CLIPPED = """(() => {
 })()"""
 
 
-@pytest.mark.parametrize("watched", [PHONE, DESKTOP], indirect=True, ids=["390px", "1280px"])
-@pytest.mark.parametrize("page", PAGES)
-def test_no_table_cell_formula_code_line_or_figure_is_clipped(watched, server, page):
-    p = visit(watched, server, page)
-    assert p.evaluate(CLIPPED) == []
+def test_no_table_cell_formula_code_line_or_figure_is_clipped(shown):
+    assert shown.evaluate(CLIPPED) == []
 
 
-@pytest.mark.parametrize("watched", [PHONE, DESKTOP], indirect=True, ids=["390px", "1280px"])
-@pytest.mark.parametrize("page", PAGES)
-def test_every_text_box_that_scrolls_sideways_shows_a_shadow_at_its_edge(watched, server, page):
+def test_every_text_box_that_scrolls_sideways_shows_a_shadow_at_its_edge(shown):
     # Phones show no scrollbar until touched: a box with hidden content must say so by itself,
     # with the scrolling shadows of workshop.css (covers that scroll with the content).
-    p = visit(watched, server, page)
-    silent = p.evaluate(
+    silent = shown.evaluate(
         """Array.from(document.querySelectorAll('article pre, article .table-wrapper, article .math-display'))
             .filter(e => e.scrollWidth > e.clientWidth + 1)
             .filter(e => { const s = getComputedStyle(e);

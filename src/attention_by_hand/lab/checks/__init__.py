@@ -4,7 +4,9 @@ A check names the function it calls, the inputs (fixed ones, the same for everyo
 ones from `seed`) and a judge that compares the learner's output with the reference's and names
 the mistake it shows (judging.py). A new lab adds a module here and a line to `_MODULES`.
 
-Left out: the shared comparisons (judging.py) and inputs (inputs.py).
+Two modules here are no lab's: attention.py (the weights, judged alike in labs 04 and 05) and
+position_math.py (lab 07's own position code). Left out: the shared comparisons (judging.py)
+and inputs (inputs.py).
 """
 
 from __future__ import annotations

@@ -6,8 +6,8 @@ lab's (RoPE's interleaved pairing, the table's sin-then-cos layout) and a formul
 (the base, 2i / d). The inputs tell them apart: d >= 6 (at d = 2 the two RoPE pairings are the
 same pair), positions that are not 0, 1, 2, ... in rope (so that ignoring them shows), an even T
 in rope_attention (rotating its (T, T) scores needs one), and slopes of 0.5 and 0.25 in ALiBi
-(a slope of 1 would hide a missing one). Every mistake is recomputed here in float64 from the
-inputs, never from the reference's functions, so a mistake cannot agree with itself.
+(a slope of 1 would hide a missing one). Every mistake is recomputed in float64 from the inputs
+(position_math.py), never from the reference's functions, so a mistake cannot agree with itself.
 
 Left out: the models and the training (the lab's own self-check covers them).
 """
@@ -18,11 +18,11 @@ import math
 
 import torch
 
+from attention_by_hand.lab.checks import position_math as own
 from attention_by_hand.lab.checks.attention import MASK_HINTS
+from attention_by_hand.lab.checks.position_math import BASE
 from attention_by_hand.lab.inputs import fixed, randn, seeded
 from attention_by_hand.lab.judging import Check, judge_tensor, mismatched_sizes
-
-BASE = 10000.0  # the Transformer's, and the default of sinusoidal_table and rope
 
 # One mistake, one hint: where a function and the attention built on it show the same mistake,
 # both name it in these words.
@@ -48,86 +48,6 @@ ALIBI_HINTS = {
 }
 
 
-# --- the checker's own position code, float64 --------------------------------------------------
-
-
-def _future(T: int) -> torch.Tensor:
-    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # (T, T), True = j > i
-
-
-def _interleave(even: torch.Tensor, odd: torch.Tensor) -> torch.Tensor:
-    """(..., h) and (..., h) -> (..., 2h): even[..., i] in column 2i, odd[..., i] in column 2i + 1."""
-    return torch.stack([even, odd], dim=-1).flatten(-2)
-
-
-def _table(n: int, d: int, base: float = BASE, exponent: float = 2.0, start: int = 0) -> tuple:
-    """(sin, cos) of p / base^(exponent * i / d) for p = start .. start + n - 1, i < d/2: (n, d/2) each."""
-    p = torch.arange(start, start + n, dtype=torch.float64)[:, None]  # (n, 1)
-    i = torch.arange(d // 2, dtype=torch.float64)  # (d/2,)
-    angles = p / base ** (exponent * i / d)  # (n, d/2)
-    return torch.sin(angles), torch.cos(angles)
-
-
-def _per_column_table(n: int, d: int, base: float) -> torch.Tensor:
-    """Column j at its own frequency base^(-j / d): sin in the even columns, cos in the odd. (n, d)"""
-    p = torch.arange(n, dtype=torch.float64)[:, None]  # (n, 1)
-    angles = p / base ** (torch.arange(d, dtype=torch.float64) / d)  # (n, d)
-    return torch.where(torch.arange(d) % 2 == 0, torch.sin(angles), torch.cos(angles))
-
-
-def _rope(x, positions, base=BASE, pairing="halves", exponent=2.0, direction=1.0, swapped=False):
-    """RoPE with each choice a mistake can make.   x: (..., T, d), positions: (T,)  ->  (..., T, d)"""
-    x = x.double()
-    d = x.shape[-1]
-    theta = base ** (-exponent * torch.arange(d // 2, dtype=torch.float64) / d)  # (d/2,)
-    angles = direction * positions.double()[:, None] * theta  # (T, d/2)
-    cos, sin = torch.cos(angles), torch.sin(angles)
-    if swapped:
-        cos, sin = sin, cos
-    if pairing == "halves":
-        a, b = x[..., : d // 2], x[..., d // 2 :]
-        return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
-    a, b = x[..., 0::2], x[..., 1::2]
-    return _interleave(a * cos - b * sin, a * sin + b * cos)
-
-
-_ROPE_MISTAKES = {
-    "interleaved": {"pairing": "interleaved"},
-    "base": {"base": 1000.0},
-    "exponent": {"exponent": 1.0},
-    "direction": {"direction": -1.0},
-    "swapped": {"swapped": True},
-}
-
-
-def _attend(q, k, v, bias=None, scale=True, mask=True, after_softmax=None, bias_scaled=False):
-    """softmax(mask(q k^T / sqrt(hs) + bias)) @ v, with each place a mistake can move a part to.
-
-    after_softmax: a (T, T) added to the weights instead; bias_scaled: the bias divided by sqrt(hs) too.
-    """
-    q, k, v = q.double(), k.double(), v.double()
-    T, head_size = q.shape[-2], q.shape[-1]
-    scores = q @ k.transpose(-2, -1)  # (..., T, T)
-    if bias is not None and bias_scaled:
-        scores = scores + bias
-    if scale:
-        scores = scores / math.sqrt(head_size)
-    if bias is not None and not bias_scaled:
-        scores = scores + bias
-    if mask:
-        scores = scores.masked_fill(_future(T), float("-inf"))
-    weights = torch.softmax(scores, dim=-1)  # (..., T, T)
-    if after_softmax is not None:
-        weights = weights + after_softmax
-    return weights @ v  # (..., T, head_size)
-
-
-def _distance(T: int) -> torch.Tensor:
-    """i - j: how far key j is behind query i (negative above the diagonal).   (T, T) float64"""
-    i = torch.arange(T, dtype=torch.float64)
-    return i[:, None] - i[None, :]
-
-
 # --- sinusoidal_table ----------------------------------------------------------------------------
 
 
@@ -136,9 +56,9 @@ def _judge_sinusoidal_table(got, expected, args):
     base = args[2] if len(args) > 2 else BASE
 
     def table(**kw) -> torch.Tensor:
-        return _interleave(*_table(n, d, **{"base": base, **kw}))
+        return own.interleave(*own.sin_cos_table(n, d, **{"base": base, **kw}))
 
-    sin, cos = _table(n, d, base)
+    sin, cos = own.sin_cos_table(n, d, base)
     variants = [
         (
             "the base is 1000: angle = p / base ** (2i / d_model) with the `base` argument (the Transformer's "
@@ -156,7 +76,7 @@ def _judge_sinusoidal_table(got, expected, args):
         (
             "each column got its own frequency, base ** (j / d_model) for column j; the two columns of a pair "
             "share one: p / base ** (2i / d_model) in both columns 2i and 2i + 1",
-            lambda: _per_column_table(n, d, base),
+            lambda: own.per_column_table(n, d, base),
         ),
         (
             "the angle is p * base ** (2i / d_model): divide p by it (the fast pair first, the slow ones last)",
@@ -164,7 +84,7 @@ def _judge_sinusoidal_table(got, expected, args):
         ),
         (
             "sin and cos are swapped: sin goes in the even columns 2i, cos in the odd ones",
-            lambda: _interleave(cos, sin),
+            lambda: own.interleave(cos, sin),
         ),
         (
             "sin fills the first half of the columns and cos the second (a layout later code uses); the "
@@ -226,11 +146,11 @@ def _explain_add_positions_error(type_name, message, args):
 def _judge_rope(got, expected, args):
     x, positions = args
     T = x.shape[-2]
-    variants = [(ROPE_HINTS[name], lambda kw=kw: _rope(x, positions, **kw)) for name, kw in _ROPE_MISTAKES.items()]
+    variants = [(ROPE_HINTS[name], lambda kw=kw: own.rope(x, positions, **kw)) for name, kw in own.ROPE_MISTAKES.items()]
     variants += [
         (
             "each row was rotated by its row number 0 .. T-1: rotate by the positions given, positions[t] for row t",
-            lambda: _rope(x, torch.arange(T)),
+            lambda: own.rope(x, torch.arange(T)),
         ),
         (ROPE_HINTS["none"], lambda: x.double()),
     ]
@@ -258,12 +178,12 @@ def _judge_rope_attention(got, expected, args):
     q, k, v = args
     T, head_size = q.shape[-2], q.shape[-1]
     p = torch.arange(T)
-    rq, rk = _rope(q, p), _rope(k, p)
+    rq, rk = own.rope(q, p), own.rope(k, p)
     variants = [
         (
             "the values are rotated too: rotate only q and k; position decides who looks at whom, "
             "the values pass on what a token is",
-            lambda: _attend(rq, rk, _rope(v, p)),
+            lambda: own.attend(rq, rk, own.rope(v, p)),
         ),
         (
             "rotated the scores: the rotation acts on q and k BEFORE their dot product, "
@@ -272,26 +192,26 @@ def _judge_rope_attention(got, expected, args):
         ),
         (
             "the output was rotated: rotate q and k before the scores, not what the head returns",
-            lambda: _rope(_attend(q, k, v), p),
+            lambda: own.rope(own.attend(q, k, v), p),
         ),
         (
             "k was rotated by -position: rotate q and k the same way, each by its own position, so that "
             "their dot product sees the difference m - n (yours sees m + n)",
-            lambda: _attend(rq, _rope(k, p, direction=-1.0), v),
+            lambda: own.attend(rq, own.rope(k, p, direction=-1.0), v),
         ),
-        ("only q is rotated: rotate k too, rope(k, positions)", lambda: _attend(rq, k, v)),
-        ("only k is rotated: rotate q too, rope(q, positions)", lambda: _attend(q, rk, v)),
-        (ROPE_HINTS["none"], lambda: _attend(q, k, v)),
+        ("only q is rotated: rotate k too, rope(k, positions)", lambda: own.attend(rq, k, v)),
+        ("only k is rotated: rotate q too, rope(q, positions)", lambda: own.attend(q, rk, v)),
+        (ROPE_HINTS["none"], lambda: own.attend(q, k, v)),
         (
             f"the scores are not scaled: divide by sqrt(head_size) = sqrt({head_size})",
-            lambda: _attend(rq, rk, v, scale=False),
+            lambda: own.attend(rq, rk, v, scale=False),
         ),
-        (MASK_HINTS["none"], lambda: _attend(rq, rk, v, mask=False)),
+        (MASK_HINTS["none"], lambda: own.attend(rq, rk, v, mask=False)),
     ]
     # rope's own mistakes show in the attention built on it, named in the same words.
     variants += [
-        (ROPE_HINTS[name], lambda kw=kw: _attend(_rope(q, p, **kw), _rope(k, p, **kw), v))
-        for name, kw in _ROPE_MISTAKES.items()
+        (ROPE_HINTS[name], lambda kw=kw: own.attend(own.rope(q, p, **kw), own.rope(k, p, **kw), v))
+        for name, kw in own.ROPE_MISTAKES.items()
     ]
     return judge_tensor(got, expected, "(..., T, head_size)", variants)
 
@@ -300,8 +220,8 @@ def _attend_rotated_scores(q, k, v):
     """softmax(mask(rope(q k^T / sqrt(hs)))) @ v: each row of scores rotated as a vector of T numbers."""
     T = q.shape[-2]
     q, k, v = q.double(), k.double(), v.double()
-    scores = _rope(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), torch.arange(T))  # (..., T, T)
-    return torch.softmax(scores.masked_fill(_future(T), float("-inf")), dim=-1) @ v
+    scores = own.rope(q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]), torch.arange(T))  # (..., T, T)
+    return torch.softmax(scores.masked_fill(own.future_mask(T), float("-inf")), dim=-1) @ v
 
 
 # --- alibi_bias ------------------------------------------------------------------------------------
@@ -309,12 +229,12 @@ def _attend_rotated_scores(q, k, v):
 
 def _below(t: torch.Tensor) -> torch.Tensor:
     """The cells the bias means, j <= i; the rest set to 0, since the mask hides them anyway."""
-    return t.double().masked_fill(_future(t.shape[-1]), 0.0)
+    return t.double().masked_fill(own.future_mask(t.shape[-1]), 0.0)
 
 
 def _alibi_variants(T: int, slope: float) -> list:
     """(hint, (T, T) bias) of alibi_bias's mistakes, on and below the diagonal; 0 above it."""
-    distance = _distance(T).clamp(min=0)  # (T, T)
+    distance = own.distance(T).clamp(min=0)  # (T, T)
     return [
         (ALIBI_HINTS["sign"], slope * distance),
         (ALIBI_HINTS["no slope"], -distance),
@@ -324,14 +244,14 @@ def _alibi_variants(T: int, slope: float) -> list:
 
 def _judge_alibi_bias(got, expected, args):
     T, slope = args
-    distance = _distance(T).clamp(min=0)
+    distance = own.distance(T).clamp(min=0)
     if not isinstance(got, torch.Tensor) or tuple(got.shape) != (T, T):
         return judge_tensor(got, expected, "(T, T)")
     variants = [*_alibi_variants(T, slope)]
     variants += [
         (
             "the diagonal is not 0: a token is 0 steps from itself, bias[i, i] = 0",
-            -slope * (distance + 1).masked_fill(_future(T), 0.0),
+            -slope * (distance + 1).masked_fill(own.future_mask(T), 0.0),
         ),
         (ALIBI_HINTS["none"], torch.zeros(T, T, dtype=torch.float64)),
     ]
@@ -344,7 +264,7 @@ def _judge_alibi_bias(got, expected, args):
 def _judge_alibi_attention(got, expected, args):
     q, k, v, slope = args
     T, head_size = q.shape[-2], q.shape[-1]
-    distance = _distance(T)
+    distance = own.distance(T)
     right = -slope * distance.clamp(min=0)  # (T, T), 0 above the diagonal
     # What a learner's penalty may hold above the diagonal, where the mask (if applied) hides it:
     # 0, the same line continued (a bonus for the future), or the distance either way.
@@ -353,13 +273,13 @@ def _judge_alibi_attention(got, expected, args):
         "the penalty was added after the softmax, to the weights: add it to the scores, before the mask "
         "and the softmax"
     )
-    variants = [(hint, lambda b=b: _attend(q, k, v, bias=b)) for hint, b in _alibi_variants(T, slope)]
-    variants += [(after, lambda b=b: _attend(q, k, v, after_softmax=b)) for b in above]
+    variants = [(hint, lambda b=b: own.attend(q, k, v, bias=b)) for hint, b in _alibi_variants(T, slope)]
+    variants += [(after, lambda b=b: own.attend(q, k, v, after_softmax=b)) for b in above]
     variants += [
         (
             "the causal mask is missing: ALiBi's penalty lowers the past but hides nothing; still set the "
             "future (j > i) to -inf before the softmax",
-            lambda b=b: _attend(q, k, v, bias=b, mask=False),
+            lambda b=b: own.attend(q, k, v, bias=b, mask=False),
         )
         for b in above
     ]
@@ -367,12 +287,12 @@ def _judge_alibi_attention(got, expected, args):
         (
             "the penalty was divided by sqrt(head_size) with the scores: add it AFTER scaling, "
             "q @ k^T / sqrt(head_size) + bias",
-            lambda: _attend(q, k, v, bias=right, bias_scaled=True),
+            lambda: own.attend(q, k, v, bias=right, bias_scaled=True),
         ),
-        (ALIBI_HINTS["none"], lambda: _attend(q, k, v)),
+        (ALIBI_HINTS["none"], lambda: own.attend(q, k, v)),
         (
             f"the scores are not scaled: divide q @ k^T by sqrt(head_size) = sqrt({head_size}), then add the penalty",
-            lambda: _attend(q, k, v, bias=right, scale=False),
+            lambda: own.attend(q, k, v, bias=right, scale=False),
         ),
     ]
     return judge_tensor(got, expected, "(..., T, head_size)", variants)
