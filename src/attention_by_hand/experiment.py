@@ -12,7 +12,8 @@ randomness is one generator seeded with 0, drawn in a fixed order by S5 and then
 Speed: S5's sampling and S6's PyTorch import take about 1.2 s together, and drawing the seven
 figures about as long. So a helper process computes the measurements while this one writes
 S1-S4 and draws; S5 and S6 ask for the helper's results by name when they get there.
-The stamp that lets `build` tell current outputs from stale ones is `stamp.py`'s.
+Every part ends with `finish`: its log, its index, and the stamp that lets `build` tell current
+outputs from stale ones (`stamp.py`).
 """
 
 from __future__ import annotations
@@ -28,13 +29,13 @@ from attention_by_hand import stamp
 from attention_by_hand.capture import ENVIRONMENT_LINE, Capture
 from attention_by_hand.figures import BLUE, GREEN, GREY, FigureJob, render
 from attention_by_hand.measurements import S5_DIMS, S5_ROW, S5_TRIALS, SEED, Measurements
+from attention_by_hand.parts import PARTS, Part
 from attention_by_hand.world import RIVER_BANK, World
 
-__all__ = ["RunResult", "run"]
+__all__ = ["RunResult", "finish", "run"]
 
 RULE = "=" * 72
-LOG_PATH = "captures/results.log"  # both relative to the output folder
-FIGURE_DIR = "diagrams"
+FIGURE_DIR = "diagrams"  # relative to the output folder
 
 # GPT-2 small, for the scale check at the end of S6 (Radford et al. 2019, the 124M model).
 GPT2 = {"d_model": 768, "d_k": 64, "heads": 12, "layers": 12, "params": 124_000_000}
@@ -48,6 +49,18 @@ class RunResult:
     index_path: Path
     figure_paths: list[Path] = field(default_factory=list)
     log_text: str = ""
+
+
+def finish(out: Path, part: Part, capture: Capture, figures: list[Path], world: World | None, versions: str) -> RunResult:
+    """Write a part's log and index, then its stamp; what the part's run wrote.
+
+    The log goes last: a log on disk means its figures are on disk too; the stamp after it, so
+    that `build` can tell these outputs from hand-edited or older ones (stamp.py).
+    """
+    log_path = out / part.log_path
+    index_path = capture.write(log_path)
+    stamp.write(out, stamp.made_from(world, versions, part.code), [log_path, index_path, *figures], part)
+    return RunResult(log_path=log_path, index_path=index_path, figure_paths=figures, log_text=capture.log_text())
 
 
 class _Run:
@@ -391,17 +404,19 @@ def s6_general_head(r: _Run) -> None:
     log.line()
 
 
-def environment_now() -> str:
-    """Line 3 as a run would write it now, from the installed versions (torch is not imported)."""
+def installed_version(name: str) -> str:
+    """The installed distribution's version, from its metadata (no import), or "missing"."""
     from importlib.metadata import PackageNotFoundError, version
 
-    def v(name: str) -> str:
-        try:
-            return version(name)
-        except PackageNotFoundError:
-            return "missing"
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "missing"
 
-    return environment(v("torch"), v("matplotlib"))
+
+def environment_now() -> str:
+    """Line 3 as a run would write it now, from the installed versions (torch is not imported)."""
+    return environment(installed_version("torch"), installed_version("matplotlib"))
 
 
 def environment(torch_version: str, matplotlib_version: str) -> str:
@@ -447,10 +462,4 @@ def run(
 
         versions = environment(str(measured["torch.version"]), matplotlib.__version__)
         capture.replace(ENVIRONMENT_LINE, versions)
-
-    # The log goes last: a log on disk means its figures are on disk too; the stamp after it,
-    # so that `build` can tell these outputs from hand-edited or older ones (stamp.py).
-    log_path = out / LOG_PATH
-    index_path = capture.write(log_path)
-    stamp.write(out, stamp.made_from(world, versions), [log_path, index_path, *written])
-    return RunResult(log_path=log_path, index_path=index_path, figure_paths=written, log_text=capture.log_text())
+    return finish(out, PARTS[0], capture, written, world, versions)

@@ -41,7 +41,7 @@ MARGIN_CM = 1  # what a browser's print dialog offers; the print CSS is tuned fo
 PAPER = {"format": "A4", "margin": {side: f"{MARGIN_CM}cm" for side in ("top", "right", "bottom", "left")}}
 
 # Without the background-networking flags Chromium tries to reach Google's hosts as it starts,
-# which a closed network refuses: slow, and nothing a handout needs (the same as the browser tests).
+# which a closed network refuses: slow, and nothing a handout needs (the browser tests use these too).
 CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",

@@ -72,7 +72,7 @@ PARTS = (
         "positions",
         "positions",
         "P1-P4: sinusoidal positions, learned positions, RoPE, ALiBi",
-        # experiment: the log's rule, GPT-2's sizes and RunResult come from there.
+        # experiment: the log's rule, GPT-2's sizes, RunResult and finish come from there.
         _SHARED + ("experiment", "measurements", "positional", "positions", "position_figures"),
     ),
     Part(

@@ -25,17 +25,14 @@ import numpy as np
 
 from attention_by_hand import mechanism as M
 from attention_by_hand import positional as P
-from attention_by_hand import stamp
 from attention_by_hand.capture import Capture, fixed
-from attention_by_hand.experiment import FIGURE_DIR, GPT2, RULE, RunResult
+from attention_by_hand.experiment import FIGURE_DIR, GPT2, RULE, RunResult, finish, installed_version
 from attention_by_hand.figures import FigureJob
 from attention_by_hand.parts import get_part
 from attention_by_hand.position_figures import render
 from attention_by_hand.world import RIVER_BANK
 
-__all__ = ["run", "environment_now", "LOG_PATH"]
-
-LOG_PATH = "captures/positions.log"  # relative to the output folder
+__all__ = ["run", "environment_now"]
 
 BASE = 10000.0  # the Transformer paper's base for the sinusoids (and RoPE's usual default)
 FIGURE_TABLE = (64, 64)  # positions x d_model of the sinusoidal heatmap: wide enough to see the slow channels
@@ -372,13 +369,7 @@ def environment_now() -> str:
     Matplotlib's version is read from its installed metadata, as experiment.environment_now
     does, so asking costs no import; the run writes this very line, so the two always agree.
     """
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        matplotlib_version = version("matplotlib")
-    except PackageNotFoundError:
-        matplotlib_version = "missing"
-    return f"numpy {np.__version__} | matplotlib {matplotlib_version} | python {platform.python_version()}"
+    return f"numpy {np.__version__} | matplotlib {installed_version('matplotlib')} | python {platform.python_version()}"
 
 
 def run(out: str | Path = ".", formats: tuple[str, ...] = ("png",)) -> RunResult:
@@ -400,10 +391,4 @@ def run(out: str | Path = ".", formats: tuple[str, ...] = ("png",)) -> RunResult
     p2_learned(p)
     p3_rope(p)
     p4_alibi(p)
-    # The log goes last: a log on disk means its figures are on disk too; the stamp after it,
-    # so that `build` can tell these outputs from hand-edited or older ones (stamp.py).
-    log_path = out / LOG_PATH
-    index_path = capture.write(log_path)
-    part = get_part("positions")
-    stamp.write(out, stamp.made_from(None, environment_now(), part.code), [log_path, index_path, *written], part)
-    return RunResult(log_path=log_path, index_path=index_path, figure_paths=written, log_text=capture.log_text())
+    return finish(out, get_part("positions"), capture, written, None, environment_now())

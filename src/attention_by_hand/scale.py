@@ -23,20 +23,17 @@ from pathlib import Path
 import numpy as np
 
 from attention_by_hand import mechanism as M
-from attention_by_hand import stamp
 from attention_by_hand import tiling as T
 from attention_by_hand.capture import ENVIRONMENT_LINE, Capture, fixed
 # Line 3 is the canonical log's (torch, numpy, matplotlib, python, seed): the same versions answer here.
-from attention_by_hand.experiment import FIGURE_DIR, GPT2, RULE, RunResult, environment, environment_now
+from attention_by_hand.experiment import FIGURE_DIR, GPT2, RULE, RunResult, environment, environment_now, finish
 from attention_by_hand.figures import FigureJob
 from attention_by_hand.parts import get_part
 from attention_by_hand.measurements import SEED  # the run's one seed, here for L3's random head
 from attention_by_hand.scale_figures import render
 from attention_by_hand.world import RIVER_BANK
 
-__all__ = ["run", "environment_now", "LOG_PATH"]
-
-LOG_PATH = "captures/scale.log"  # relative to the output folder
+__all__ = ["run", "environment_now"]
 
 LENGTHS = (1_024, 8_192, 32_768, 131_072)  # GPT-2's context, then the long contexts of today
 DTYPES = (("fp32", 4), ("fp16", 2))  # name, bytes per number
@@ -438,10 +435,4 @@ def run(out: str | Path = ".", formats: tuple[str, ...] = ("png",)) -> RunResult
 
     versions = environment(torch.__version__, matplotlib.__version__)
     capture.replace(ENVIRONMENT_LINE, versions)
-    # The log goes last: a log on disk means its figures are on disk too; the stamp after it,
-    # so that `build` can tell these outputs from hand-edited or older ones (stamp.py).
-    log_path = out / LOG_PATH
-    index_path = capture.write(log_path)
-    part = get_part("scale")
-    stamp.write(out, stamp.made_from(None, versions, part.code), [log_path, index_path, *written], part)
-    return RunResult(log_path=log_path, index_path=index_path, figure_paths=written, log_text=capture.log_text())
+    return finish(out, get_part("scale"), capture, written, None, versions)

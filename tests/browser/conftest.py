@@ -18,18 +18,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+# The browser starts with the handout's flags (without the background-networking ones Chromium
+# tries to reach Google's hosts at start, which a closed network refuses: noise, and slow).
+from attention_by_hand.handout import CHROMIUM_ARGS
 
-# Flags the workshop machines need: without the background-networking ones Chromium tries to
-# reach Google's hosts at start, which a closed network refuses (noise, and slow).
-CHROMIUM_ARGS = [
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-default-apps",
-    "--disable-gpu",
-]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def chromium_path() -> str:
