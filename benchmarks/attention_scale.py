@@ -85,7 +85,7 @@ PITFALLS = {
     "sdpa-no-batch": ("SDPA on (12, T, 64): no batch axis", "torch"),
     "sdpa-bool-mask": ("SDPA with a boolean (T, T) mask instead of `is_causal=True`", "torch"),
 }
-# The workshop figures' look (attention_by_hand.figures, benchmarks/lab06.py).
+# The workshop figures' look (attention_by_hand.run.figures, benchmarks/lab06.py).
 _FONT_SIZE, _DPI = 13, 110
 _COLOURS = {"naive": "#c62828", "tiled-torch": "#1976d2", "sdpa": "#616161"}
 
@@ -106,7 +106,7 @@ def head_function(key: str):
     if library_of(key) == "numpy":
         import numpy as np
 
-        from attention_by_hand.tiling import tiled_attention
+        from attention_by_hand.math.tiling import tiled_attention
 
         def numpy_head(q, k, v):  # (1, H, T, d) each, one head at a time: tiling.py has no head axis
             return np.stack([tiled_attention(q[0, h], k[0, h], v[0, h], NUMPY_BLOCK, causal=True)[0]
@@ -116,7 +116,7 @@ def head_function(key: str):
     import torch
     import torch.nn.functional as F
 
-    from attention_by_hand.tiling_torch import naive_attention, tiled_attention
+    from attention_by_hand.math.tiling_torch import naive_attention, tiled_attention
 
     def bool_mask(q, k, v):  # what a learner writes who knows masks from lab 04; the mask is built in the call
         allowed = torch.ones(q.shape[-2], q.shape[-2], dtype=torch.bool).tril()  # (T, T): True = may attend
@@ -497,9 +497,9 @@ def main(argv: list[str] | None = None) -> int:
     lengths = list(args.lengths)
     rows, notes, matmul_rate, pitfalls = {}, [], {}, {}
     try:
-        import attention_by_hand.tiling  # noqa: F401
+        import attention_by_hand.math.tiling  # noqa: F401
     except ImportError:
-        notes.append("The NumPy tiled head is not measured: `attention_by_hand.tiling` is not in this checkout.")
+        notes.append("The NumPy tiled head is not measured: `attention_by_hand.math.tiling` is not in this checkout.")
         numpy_head = False
     else:
         numpy_head = True
@@ -547,7 +547,7 @@ def main(argv: list[str] | None = None) -> int:
     text = report(measured)
     print(text, end="")
     if args.write:
-        from attention_by_hand.atomic import write_atomic
+        from attention_by_hand.run.atomic import write_atomic
 
         # The figures first: the markdown names them, so they must exist before it does.
         write_atomic(MEMORY_FIGURE, draw(measured, "memory"))

@@ -97,15 +97,15 @@ def draw_curve(curve: list[tuple[int, float, float]]) -> bytes:
     """The loss (log scale) and the held-out accuracy against the training step, as PNG bytes.
 
     `curve` is the lab's logged (step, loss, held-out accuracy) triples. Saved as the run's
-    figures are (attention_by_hand.figures.figure_bytes), so the same curve gives the same bytes.
+    figures are (attention_by_hand.run.figures.figure_bytes), so the same curve gives the same bytes.
     """
-    from attention_by_hand.figures import figure_bytes
+    from attention_by_hand.run.figures import figure_bytes
 
     return figure_bytes((10, 3.8), _draw_curve, curve=curve)
 
 
 def _draw_curve(fig, curve: list[tuple[int, float, float]]) -> None:
-    from attention_by_hand.figures import BLUE, GREY, ORANGE
+    from attention_by_hand.run.figures import BLUE, GREY, ORANGE
 
     fig.set_layout_engine("constrained")
     steps = [step for step, _, _ in curve]
@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from attention_by_hand.atomic import write_atomic
+    from attention_by_hand.run.atomic import write_atomic
     from attention_by_hand.errors import UserError
 
     try:

@@ -101,7 +101,7 @@ def main() -> int:
         return 2
     from playwright.sync_api import sync_playwright
 
-    from attention_by_hand.website import build_site
+    from attention_by_hand.site.website import build_site
 
     with tempfile.TemporaryDirectory() as tmp:
         site = args.site or Path(tmp) / "site"
@@ -136,7 +136,7 @@ def main() -> int:
     table = "\n".join(lines)
     print(table)
     if args.write:
-        from attention_by_hand.atomic import write_atomic
+        from attention_by_hand.run.atomic import write_atomic
 
         heading = "# Playground: time per update\n\n`python benchmarks/playground.py --write`\n\n"
         write_atomic(RESULT, (heading + table + "\n").encode())

@@ -40,7 +40,7 @@ BUDGET_SECONDS = 120.0  # one full comparison, five models, on the 2-core worksh
 THREADS = 1
 LEARNED_HOLDS = 0.95  # the lab's own bar for "learned the copy" at the trained length
 NAMES = {"none": "no positions", "learned": "learned", "sinusoidal": "sinusoidal", "rope": "RoPE", "alibi": "ALiBi"}
-# The workshop figures' look (attention_by_hand.figures): base font, resolution, one colour per scheme.
+# The workshop figures' look (attention_by_hand.run.figures): base font, resolution, one colour per scheme.
 _FONT_SIZE, _DPI = 13, 110
 _COLOURS = {"none": "#616161", "learned": "#8e24aa", "sinusoidal": "#1976d2", "rope": "#2e7d32", "alibi": "#ef6c00"}
 # Different markers and sizes, so that schemes on the same point (all at 1.0) stay visible.
@@ -163,7 +163,7 @@ def findings(accuracies: dict, lengths: tuple[int, ...], context: int, half: int
 def draw(accuracies: dict, lengths: tuple[int, ...], chance: float) -> bytes:
     """Accuracy against sequence length, one line per scheme (the seeds' range shaded), as PNG bytes.
 
-    Saved as attention_by_hand.figures saves the run's figures: a Matplotlib Figure without pyplot
+    Saved as attention_by_hand.run.figures saves the run's figures: a Matplotlib Figure without pyplot
     and no Software stamp in the PNG, so the same accuracies give the same bytes.
     """
     import matplotlib
@@ -290,7 +290,7 @@ def main(argv: list[str] | None = None) -> int:
 
     import torch
 
-    from attention_by_hand.atomic import write_atomic
+    from attention_by_hand.run.atomic import write_atomic
     from attention_by_hand.errors import UserError
 
     try:

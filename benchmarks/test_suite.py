@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     text = report(walls, summary, machine(), args.pytest_args)
     print(text, end="")
     if args.write:
-        from attention_by_hand.atomic import write_atomic
+        from attention_by_hand.run.atomic import write_atomic
 
         write_atomic(RESULT, text.encode("utf-8"))
         print(f"wrote {RESULT.relative_to(ROOT)}", file=sys.stderr)

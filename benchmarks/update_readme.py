@@ -53,7 +53,7 @@ def update(readme_text: str, results: list[Path], readme: Path = README) -> str:
 
 def main() -> int:
     readme = update(README.read_text(encoding="utf-8"), sorted((ROOT / "benchmarks" / "results").glob("*.md")))
-    from attention_by_hand.atomic import write_atomic
+    from attention_by_hand.run.atomic import write_atomic
 
     write_atomic(README, readme.encode("utf-8"))
     return 0

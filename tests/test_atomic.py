@@ -5,8 +5,8 @@ import os
 import pytest
 
 import attention_by_hand.experiment as experiment
-from attention_by_hand.atomic import write_atomic
-from attention_by_hand.world import RIVER_BANK
+from attention_by_hand.run.atomic import write_atomic
+from attention_by_hand.run.world import RIVER_BANK
 
 
 def test_write_atomic_replaces_the_whole_file(tmp_path):

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from attention_by_hand.capture import INDEX_FORMAT, Capture
+from attention_by_hand.run.capture import INDEX_FORMAT, Capture
 
 
 def test_span_records_first_and_last_line_numbered_from_one():

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_by_hand.check import (
+from attention_by_hand.run.check import (
     ENVIRONMENT_LINE,
     MAX_LOG_BYTES,
     Difference,

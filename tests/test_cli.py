@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from attention_by_hand import __version__
-from attention_by_hand.check import canonical_log, compare
+from attention_by_hand.run.check import canonical_log, compare
 from attention_by_hand.cli import main
 
 CANONICAL = canonical_log()

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_by_hand.check import canonical_log, compare
+from attention_by_hand.run.check import canonical_log, compare
 from attention_by_hand.experiment import ENVIRONMENT_LINE, run
-from attention_by_hand.measurements import S5_DIMS, S5_ROW, S5_TRIALS, SEED, sample_scaling
-from attention_by_hand.mechanism import softmax
-from attention_by_hand.world import RIVER_BANK, parse_world
+from attention_by_hand.parts.canonical.measurements import S5_DIMS, S5_ROW, S5_TRIALS, SEED, sample_scaling
+from attention_by_hand.math.mechanism import softmax
+from attention_by_hand.run.world import RIVER_BANK, parse_world
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
 
@@ -140,7 +140,7 @@ def test_png_files_carry_no_timestamp_or_software_stamp(canonical):
 
 
 def test_vector_formats_are_deterministic(tmp_path):
-    from attention_by_hand.figures import FigureJob, render
+    from attention_by_hand.run.figures import FigureJob, render
 
     job = FigureJob("causal_mask", "causal_mask", dict(weights=np.eye(3), words=["a", "b", "c"]))
     first = {p.suffix: p.read_bytes() for p in render(job, tmp_path / "1", ("svg", "pdf"))}
@@ -217,7 +217,7 @@ def test_the_figures_are_the_committed_bytes_under_the_committed_versions(canoni
 
 
 def test_measurements_answer_by_name_in_any_order_as_computed_in_process():
-    from attention_by_hand.measurements import Measurements, measure
+    from attention_by_hand.parts.canonical.measurements import Measurements, measure
 
     X = RIVER_BANK.embed(RIVER_BANK.sentences[0])  # (n_words, d_model)
     expected = dict(measure(X))
@@ -231,7 +231,7 @@ def test_measurements_answer_by_name_in_any_order_as_computed_in_process():
 
 
 def test_asking_for_a_measurement_that_does_not_exist_is_a_key_error():
-    from attention_by_hand.measurements import Measurements
+    from attention_by_hand.parts.canonical.measurements import Measurements
 
     with Measurements(RIVER_BANK.embed(RIVER_BANK.sentences[0]), background=False) as measured:
         with pytest.raises(KeyError, match="s7.table"):

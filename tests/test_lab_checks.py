@@ -135,7 +135,7 @@ def test_random_inputs_follow_the_seed_and_fixed_inputs_do_not():
 
 
 def test_the_checks_use_the_canonical_toy_world():
-    from attention_by_hand.world import RIVER_BANK
+    from attention_by_hand.run.world import RIVER_BANK
 
     table, vocabulary, sentence = checks_for(1)[0].cases[0]
     assert vocabulary == list(RIVER_BANK.words) and sentence == ["the", "river", "bank"]

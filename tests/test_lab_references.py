@@ -21,7 +21,7 @@ import torch.nn.functional as F
 
 from attention_by_hand.lab.exercise import learner_source
 from attention_by_hand.lab.registry import LABS
-from attention_by_hand.world import RIVER_BANK
+from attention_by_hand.run.world import RIVER_BANK
 from labhelpers import LABS_DIR, ROOT, learner_file, load_lab
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attention_by_hand.mechanism import attention, causal_mask, dot, raw_attention, softmax, wired_attention
+from attention_by_hand.math.mechanism import attention, causal_mask, dot, raw_attention, softmax, wired_attention
 
 TOL = 1e-12
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from attention_by_hand.errors import UserError
-from attention_by_hand.sphinxext.playground import (
+from attention_by_hand.site.sphinxext.playground import (
     PAGE_LIMITS,
     POSITION_CASES,
     RUN_CASES,
@@ -26,8 +26,8 @@ from attention_by_hand.sphinxext.playground import (
     page_data,
     world_data,
 )
-from attention_by_hand.sphinxext.runlog import RunIndex
-from attention_by_hand.world import NAME_RULE, RIVER_BANK, World, parse_world
+from attention_by_hand.site.sphinxext.runlog import RunIndex
+from attention_by_hand.run.world import NAME_RULE, RIVER_BANK, World, parse_world
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKSHOP = ROOT / "workshop"
@@ -195,7 +195,7 @@ def test_the_name_patterns_length_bounds_are_world_pys():
 
 def test_the_plane_colours_are_the_ones_the_run_gives_its_plane_figure():
     import attention_by_hand.experiment as E
-    from attention_by_hand.capture import Capture
+    from attention_by_hand.run.capture import Capture
 
     jobs = []
     E.s3_raw_attention(E._Run(RIVER_BANK, Capture(), jobs.append, measured=None))
@@ -247,7 +247,7 @@ def mini_site(tmp_path: Path, page: str) -> Path:
 
 
 def test_a_page_quotes_the_playgrounds_limits_by_name(tmp_path):
-    from attention_by_hand.website import build_site
+    from attention_by_hand.site.website import build_site
 
     source = mini_site(tmp_path, "# Page\n\nAt most {playground-fact}`words` words.\n")
     code, printed = build_site(source, tmp_path / "out", ROOT / "captures")
@@ -256,7 +256,7 @@ def test_a_page_quotes_the_playgrounds_limits_by_name(tmp_path):
 
 
 def test_an_unknown_playground_fact_fails_the_build_with_page_and_line(tmp_path):
-    from attention_by_hand.website import build_site
+    from attention_by_hand.site.website import build_site
 
     source = mini_site(tmp_path, "# Page\n\nAt most {playground-fact}`verbs` verbs.\n")
     code, printed = build_site(source, tmp_path / "out", ROOT / "captures")
@@ -265,7 +265,7 @@ def test_an_unknown_playground_fact_fails_the_build_with_page_and_line(tmp_path)
 
 
 def test_the_bound_on_numbers_the_pages_quote_is_the_one_world_py_refuses_with():
-    from attention_by_hand.sphinxext.playground import page_facts
+    from attention_by_hand.site.sphinxext.playground import page_facts
 
     world = (ROOT / "worlds" / "river-bank.toml").read_text(encoding="utf-8").replace("bank = [0.3", "bank = [1e9")
     with pytest.raises(UserError) as refused:

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attention_by_hand.positional import (
+from attention_by_hand.math.positions import (
     alibi_bias,
     alibi_slopes,
     interleaved_to_halves,

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_by_hand.capture import ENVIRONMENT_LINE
-from attention_by_hand.capture import fixed as _fixed
+from attention_by_hand.run.capture import ENVIRONMENT_LINE
+from attention_by_hand.run.capture import fixed as _fixed
 from attention_by_hand.positions import environment_now, run
 
 ROOT = Path(__file__).resolve().parents[1]

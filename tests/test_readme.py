@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from attention_by_hand.world import RIVER_BANK, parse_world
+from attention_by_hand.run.world import RIVER_BANK, parse_world
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_by_hand.capture import ENVIRONMENT_LINE
-from attention_by_hand.figures import FigureJob
+from attention_by_hand.run.capture import ENVIRONMENT_LINE
+from attention_by_hand.run.figures import FigureJob
 from attention_by_hand.scale import environment_now, run
 from attention_by_hand.scale_figures import render
 

@@ -19,9 +19,9 @@ import pytest
 import attention_by_hand.experiment as experiment
 from attention_by_hand.cli import main
 from attention_by_hand.lab.registry import get_lab
-from attention_by_hand.sphinxext import instructor
-from attention_by_hand.sphinxext.mathml import equations
-from attention_by_hand.website import build_site
+from attention_by_hand.site.sphinxext import instructor
+from attention_by_hand.site.sphinxext.mathml import equations
+from attention_by_hand.site.website import build_site
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
 
@@ -313,7 +313,7 @@ def test_server_serves_the_site_on_loopback_only(tmp_path):
     import threading
     import urllib.request
 
-    from attention_by_hand.website import make_server
+    from attention_by_hand.site.website import make_server
 
     (tmp_path / "index.html").write_text("<p>hello</p>")
     server = make_server(tmp_path, 0)
@@ -331,7 +331,7 @@ def test_server_serves_the_site_on_loopback_only(tmp_path):
 
 def test_serving_on_a_port_in_use_is_a_one_line_error(tmp_path):
     from attention_by_hand.errors import UserError
-    from attention_by_hand.website import make_server
+    from attention_by_hand.site.website import make_server
 
     first = make_server(tmp_path, 0)
     try:

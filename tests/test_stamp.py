@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from attention_by_hand import stamp
+from attention_by_hand.run import stamp
 from attention_by_hand.experiment import run
-from attention_by_hand.website import canonical_inputs, why_stale
-from attention_by_hand.world import RIVER_BANK, parse_world
+from attention_by_hand.site.website import canonical_inputs, why_stale
+from attention_by_hand.run.world import RIVER_BANK, parse_world
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKSHOP = ROOT / "workshop"
@@ -102,7 +102,7 @@ def test_a_stamp_with_a_field_of_the_wrong_type_is_damaged(outputs):
 
 def test_build_names_what_was_stale_before_running_again(outputs, monkeypatch, capsys):
     import attention_by_hand.experiment
-    import attention_by_hand.website
+    import attention_by_hand.site.website
     from attention_by_hand.cli import main
 
     log = outputs / "captures" / "results.log"
@@ -110,7 +110,7 @@ def test_build_names_what_was_stale_before_running_again(outputs, monkeypatch, c
     ran = []
     # Neither the run nor Sphinx is under test here: only what build says before it runs.
     monkeypatch.setattr(attention_by_hand.experiment, "run", lambda out: ran.append(Path(out)))
-    monkeypatch.setattr(attention_by_hand.website, "build_site", lambda source, out, captures: (0, ""))
+    monkeypatch.setattr(attention_by_hand.site.website, "build_site", lambda source, out, captures: (0, ""))
     monkeypatch.chdir(outputs)
     assert main(["build", "--source", str(WORKSHOP), "--out", "site"]) == 0
     said = capsys.readouterr().out.splitlines()
@@ -127,7 +127,7 @@ def test_the_world_is_part_of_what_the_outputs_are_made_from():
 
 def test_run_modules_list_every_module_the_run_imports():
     code = (
-        "import sys, attention_by_hand.experiment, attention_by_hand.measurements\n"
+        "import sys, attention_by_hand.experiment, attention_by_hand.parts.canonical.measurements\n"
         "print(sorted(m.split('.')[1] for m in sys.modules if m.startswith('attention_by_hand.')))"
     )
     imported = set(eval(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout))

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from attention_by_hand.mechanism import attention, causal_mask, softmax
-from attention_by_hand.tiling import (
+from attention_by_hand.math.mechanism import attention, causal_mask, softmax
+from attention_by_hand.math.tiling import (
     DIAGONAL,
     FULL,
     SKIPPED,

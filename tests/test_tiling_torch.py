@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attention_by_hand.tiling_torch import naive_attention, tiled_attention
+from attention_by_hand.math.tiling_torch import naive_attention, tiled_attention
 
 TOL = {torch.float64: 1e-10, torch.float32: 1e-5}
 # 50 random problems per property (Hypothesis draws 100 by default): each runs several tiles of

@@ -13,7 +13,7 @@ import pytest
 
 from attention_by_hand import world as world_module
 from attention_by_hand.errors import UserError
-from attention_by_hand.world import RIVER_BANK, World, load_world, parse_world
+from attention_by_hand.run.world import RIVER_BANK, World, load_world, parse_world
 
 WORLD_FILE = Path(__file__).resolve().parents[1] / "worlds" / "river-bank.toml"
 

@@ -4,7 +4,7 @@ project = "LLM Self-Attention by Hand"
 author = "the workshop's authors"
 copyright = "2026, " + author
 
-extensions = ["myst_parser", "attention_by_hand.sphinxext"]
+extensions = ["myst_parser", "attention_by_hand.site.sphinxext"]
 myst_enable_extensions = ["dollarmath", "colon_fence", "attrs_inline"]
 myst_heading_anchors = 3
 

@@ -25,13 +25,14 @@ PROG = "attention-by-hand"
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from attention_by_hand.parts import PARTS, get_part
-    from attention_by_hand.world import RIVER_BANK, load_world
+    from attention_by_hand import parts
+    from attention_by_hand.run.part import RunContext
+    from attention_by_hand.run.world import RIVER_BANK, load_world
 
-    parts = PARTS if args.part == "all" else (get_part(args.part),)
-    if args.world and not all(part.takes_world for part in parts):
-        others = ", ".join(part.name for part in parts if not part.takes_world)
-        raise UserError(f"{args.world}: --world goes with the canonical part only; the {others} part runs on the toy world")
+    chosen = parts.PARTS if args.part == "all" else (parts.get_part(args.part),)
+    if args.world and not all(part.takes_world for part in chosen):
+        others = ", ".join(part.name for part in chosen if not part.takes_world)
+        raise UserError(f"{args.world}: --world goes with the {_takers()} part only; the {others} part runs on the toy world")
     # Validate everything before touching the disk: a bad world leaves --out as it was.
     world = load_world(args.world) if args.world else RIVER_BANK
     out = Path(args.out)
@@ -41,31 +42,35 @@ def _cmd_run(args: argparse.Namespace) -> int:
             if not step.is_dir():
                 raise UserError(f"{out}: --out must be a folder, and {step} is a file")
             break
-    formats = tuple(args.figure_format or ())
-    for part in parts:
-        if part.takes_world:
-            result = part.load().run(world, out, formats=formats)
-        else:
-            result = part.load().run(out, formats=formats)
+    context = RunContext(out=out, formats=tuple(args.figure_format or ()), world=world)
+    for part in chosen:
+        result = part.run(context)
         if not args.quiet:
-            if len(parts) == 1:
+            if len(chosen) == 1:
                 print(result.log_text, end="")
             print(f"wrote {result.log_path}, {result.index_path.name} and {len(result.figure_paths)} figure files")
     return 0
 
 
+def _takers() -> str:
+    """The parts that take --world, as the error names them."""
+    from attention_by_hand import parts
+
+    return " and ".join(part.name for part in parts.PARTS if part.takes_world) or "no"
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
-    from attention_by_hand.check import compare, read_log, report
-    from attention_by_hand.parts import PARTS, get_part, part_of_log
+    from attention_by_hand import parts
+    from attention_by_hand.run.check import compare, read_log, report
 
     got = read_log(args.path)
     if args.expected:
         expected, expected_name = read_log(args.expected), str(args.expected)
     else:
         # The canonical copy of the part the log belongs to, by its name (positions.log), unless named.
-        part = get_part(args.part) if args.part else part_of_log(args.path) or PARTS[0]
+        part = parts.get_part(args.part) if args.part else parts.part_of_log(args.path) or parts.default_part()
         expected = part.canonical_log()
-        expected_name = "the canonical capture" if part is PARTS[0] else f"the canonical {part.log_name}"
+        expected_name = "the canonical capture" if part is parts.default_part() else f"the canonical {part.log_name}"
     comparison = compare(got, expected)
     for line in report(comparison, str(args.path), expected_name):
         print(line)
@@ -73,19 +78,20 @@ def _cmd_check(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> Path:
-    """Run the experiment if stale, then build the site; return the site folder."""
-    from attention_by_hand import website
-
-    from attention_by_hand.parts import PARTS
+    """Run every part whose outputs are stale, then build the site; return the site folder."""
+    from attention_by_hand import parts
+    from attention_by_hand.run import stamp
+    from attention_by_hand.run.part import RunContext
+    from attention_by_hand.site import website
 
     source = website.find_sources(args.source)
     root = Path(".")
-    for part in PARTS:
-        stale = website.why_stale(root, part)
+    for part in parts.PARTS:
+        stale = stamp.why_stale(root, part)
         if stale:
             # Named, so a learner who edited the log by hand sees why it was put back.
             print(f"the {part.name} part's outputs are stale, running it first: {'; '.join(stale)}")
-            part.load().run(out=root)
+            part.run(RunContext(out=root))
     out = Path(args.out)
     code, printed = website.build_site(source, out, root / "captures")
     if code != 0:
@@ -99,7 +105,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
     if args.handout is None:
         _build(args)
         return 0
-    from attention_by_hand import handout
+    from attention_by_hand.site import handout
 
     # Checked before the build: a missing browser or a bad path costs no build.
     path = handout.handout_path(args.handout or None, Path(args.out))
@@ -110,7 +116,7 @@ def _cmd_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from attention_by_hand import website
+    from attention_by_hand.site import website
 
     site = _build(args)
     try:
@@ -262,7 +268,9 @@ def _add_lab_parser(sub) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from attention_by_hand.parts import PARTS
+    from attention_by_hand import parts
+
+    PARTS, first = parts.PARTS, parts.default_part()
 
     parser = argparse.ArgumentParser(
         prog=PROG,
@@ -274,14 +282,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "run",
-        help="run a part of the experiment (default: S1-S6); write its log, index and figures",
+        help=f"run a part of the experiment (default: {first.summary.split(':')[0]}); write its log, index and figures",
         description="Run a part of the experiment and write OUT/captures/<log>.log, its index "
         "OUT/captures/<log>.index.json and its figures in OUT/diagrams/. The parts: "
-        + "; ".join(f"{p.name} ({p.log_name}) {p.sections}" for p in PARTS)
-        + "; all: every part. Only the canonical part takes --world.",
+        + "; ".join(f"{p.name} ({p.log_name}) {p.summary}" for p in PARTS)
+        + f"; all: every part. Only the {_takers()} part takes --world.",
     )
-    p.add_argument("part", nargs="?", default=PARTS[0].name, choices=[*(p.name for p in PARTS), "all"], metavar="PART",
-                   help=f"which part: {', '.join(p.name for p in PARTS)} or all (default: {PARTS[0].name})")
+    p.add_argument("part", nargs="?", default=first.name, choices=[*(p.name for p in PARTS), "all"], metavar="PART",
+                   help=f"which part: {', '.join(p.name for p in PARTS)} or all (default: {first.name})")
     p.add_argument("--world", metavar="FILE.toml", help="a toy world file (format: see README); default: the canonical world")
     p.add_argument("--out", metavar="DIR", default=".", help="folder to write captures/ and diagrams/ under (default: .)")
     p.add_argument(
@@ -295,14 +303,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "check",
-        help="compare a log (results.log, positions.log, scale.log) with its canonical capture",
+        help=f"compare a log ({', '.join(p.log_name for p in PARTS)}) with its canonical capture",
         description="Compare a log with the canonical capture of its part, line by line. Line 3 (the versions "
         "that made the log) is reported, not judged. Exit 0 when equal, 1 when lines differ, 2 on bad input.",
     )
-    p.add_argument("path", nargs="?", default="captures/results.log", metavar="PATH", help="the log to check (default: captures/results.log)")
+    p.add_argument("path", nargs="?", default=first.log_path, metavar="PATH", help=f"the log to check (default: {first.log_path})")
     p.add_argument("--expected", metavar="FILE", help="compare with this log instead of the canonical capture")
     p.add_argument("--part", choices=[p.name for p in PARTS], help="the part whose canonical capture to compare with "
-                   "(default: the part whose log has PATH's file name, else canonical)")
+                   f"(default: the part whose log has PATH's file name, else {first.name})")
     p.set_defaults(func=_cmd_check)
 
     for name, func, text in (

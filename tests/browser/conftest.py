@@ -20,7 +20,7 @@ import pytest
 
 # The browser starts with the handout's flags (without the background-networking ones Chromium
 # tries to reach Google's hosts at start, which a closed network refuses: noise, and slow).
-from attention_by_hand.handout import CHROMIUM_ARGS
+from attention_by_hand.site.handout import CHROMIUM_ARGS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,7 +38,7 @@ def chromium_path() -> str:
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
     """The workshop site, built once per session from workshop/ and the committed captures."""
-    from attention_by_hand.website import build_site
+    from attention_by_hand.site.website import build_site
 
     out = tmp_path_factory.mktemp("site") / "site"
     code, printed = build_site(ROOT / "workshop", out, ROOT / "captures")

@@ -24,7 +24,7 @@ from PIL import Image
 from pypdf import PdfReader
 from test_questions import expected_answers, straight
 
-from attention_by_hand.handout import ANSWERS_TITLE, MARGIN_CM
+from attention_by_hand.site.handout import ANSWERS_TITLE, MARGIN_CM
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
 
@@ -37,7 +37,7 @@ PX_PER_PT = 96 / 72  # CSS px are 1/96 inch
 PRINT = """
 import sys
 from pathlib import Path
-from attention_by_hand.handout import print_handout
+from attention_by_hand.site.handout import print_handout
 print_handout(Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3])
 """
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_by_hand.sphinxext.runlog import MIN_FIGURE_SCALE
+from attention_by_hand.site.sphinxext.runlog import MIN_FIGURE_SCALE
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
 

@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attention_by_hand import mechanism as M
-from attention_by_hand import positional as PS
+from attention_by_hand.math import mechanism as M
+from attention_by_hand.math import positions as PS
 from attention_by_hand.positions import BASE
 from attention_by_hand.errors import UserError
-from attention_by_hand.world import RIVER_BANK, World, load_world, parse_world
+from attention_by_hand.run.world import RIVER_BANK, World, load_world, parse_world
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -891,14 +891,14 @@ NAMES = ["bank", "a-b_c", "x" * 16, "x" * 17, "", "two words", "a.b", "café", "
 
 
 def test_the_page_accepts_exactly_the_names_world_py_accepts(page):
-    from attention_by_hand.world import NAME_RULE
+    from attention_by_hand.run.world import NAME_RULE
 
     accepted = page.evaluate("ns => ns.map(n => window.AttentionPlayground.world.NAME.test(n))", NAMES)
     assert accepted == [bool(NAME_RULE.fullmatch(n)) for n in NAMES]
 
 
 def test_the_pages_limits_and_plane_colours_are_the_ones_python_gives_it(page):
-    from attention_by_hand.sphinxext.playground import PAGE_LIMITS, plane_colours
+    from attention_by_hand.site.sphinxext.playground import PAGE_LIMITS, plane_colours
 
     assert page.evaluate("window.AttentionPlayground.world.LIMITS") == PAGE_LIMITS
     fills = page.eval_on_selector_all("[data-playground='plane'] circle", "cs => cs.map(c => c.getAttribute('fill'))")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_by_hand.sphinxext.runlog import split_name
+from attention_by_hand.site.sphinxext.runlog import split_name
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = sorted(p.stem for p in (ROOT / "workshop").glob("module-*.md"))

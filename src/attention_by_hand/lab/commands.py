@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from attention_by_hand.atomic import write_atomic
+from attention_by_hand.run.atomic import write_atomic
 from attention_by_hand.errors import UserError
 from attention_by_hand.lab.exercise import learner_source
 from attention_by_hand.lab.registry import LABS, Lab, get_lab, reference_path

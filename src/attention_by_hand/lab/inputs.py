@@ -14,7 +14,7 @@ import math
 import torch
 import torch.nn as nn
 
-from attention_by_hand.world import RIVER_BANK
+from attention_by_hand.run.world import RIVER_BANK
 
 __all__ = ["fixed", "seeded", "randn", "linear", "layer_norm_module", "embedding", "toy_world"]
 

@@ -19,7 +19,7 @@ import sys
 from importlib import resources
 from pathlib import Path
 
-from attention_by_hand.atomic import write_atomic
+from attention_by_hand.run.atomic import write_atomic
 
 __all__ = ["CATALOGUE", "known_mistakes", "catalogue", "shipped_mistakes"]
 

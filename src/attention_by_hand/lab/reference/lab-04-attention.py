@@ -49,7 +49,7 @@ import torch.nn.functional as F
 def causal_mask(T: int) -> torch.Tensor:
     """True where token i would look at a LATER token j > i, i.e. the cells to hide.   -> (T, T) bool
 
-    The same convention as `attention_by_hand.mechanism.causal_mask`: True means hidden.
+    The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
     # diagonal=1 leaves the diagonal visible: a token may always look at itself.
     return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # (T, T)

@@ -356,8 +356,8 @@ if __name__ == "__main__":
 if __name__ == "__main__":
     from matplotlib.figure import Figure  # Figure, not pyplot: no window, no global state
 
-    from attention_by_hand.atomic import write_atomic
-    from attention_by_hand.figures import heatmap
+    from attention_by_hand.run.atomic import write_atomic
+    from attention_by_hand.run.figures import heatmap
 
     labels = [str(t) for t in held_out_inputs[0].tolist()]
     figure = Figure(figsize=(8.6, 8.2))
