@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from attention_by_hand import parts
 from attention_by_hand import __version__
-from attention_by_hand.run.check import canonical_log, compare
+from attention_by_hand.run.check import compare
 from attention_by_hand.cli import main
 
-CANONICAL = canonical_log()
+CANONICAL = parts.default_part().canonical_log()
 
 # A world that is valid TOML but has no [wired] table.
 WORLD_WITHOUT_WIRED = """\

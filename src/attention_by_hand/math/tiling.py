@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from attention_by_hand.math.mechanism import softmax
 
 __all__ = [
     "OnlineStep",

@@ -300,7 +300,7 @@ class RunLogs(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         sections = []
         for part in parts.PARTS:
-            section = nodes.section(ids=[nodes.make_id(f"log-{part.log_stem}")], names=[part.log_name])
+            section = nodes.section(ids=[nodes.make_id(part.log_name)], names=[part.log_name])
             section += nodes.title("", part.log_name)
             section += nodes.paragraph("", f"The {part.name} part, {part.summary}.")
             directive = RunLog(

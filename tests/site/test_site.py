@@ -25,7 +25,7 @@ from attention_by_hand.site.website import build_site
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WORKSHOP = ROOT / "workshop"
 CAPTURES = ROOT / "captures"
 # What a page may use to say a number: the {value} role, or a {name} placeholder in an :alt: text

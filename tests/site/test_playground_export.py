@@ -29,7 +29,7 @@ from attention_by_hand.site.sphinxext.playground import (
 from attention_by_hand.site.sphinxext.runlog import RunIndex
 from attention_by_hand.run.world import NAME_RULE, RIVER_BANK, World, parse_world
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WORKSHOP = ROOT / "workshop"
 PLAYGROUND_JS = WORKSHOP / "_static" / "playground"
 

@@ -1,31 +1,37 @@
 """The run's stamp: a fresh run is current, and every way it goes stale is named.
 
-One canonical run is made per module (about 1.5 s); each test works on its own copy.
+One canonical run is made per module; each test works on its own copy. The canonical part is
+the example; the stamp is the same code for every part (tests/parts/test_registry.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from attention_by_hand import parts
 from attention_by_hand.run import stamp
-from attention_by_hand.experiment import run
-from attention_by_hand.site.website import canonical_inputs, why_stale
+from attention_by_hand.run.part import Part, RunContext
 from attention_by_hand.run.world import RIVER_BANK, parse_world
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 WORKSHOP = ROOT / "workshop"
+CANONICAL = parts.default_part()
+STAMP = CANONICAL.stamp_path
+
+
+def why_stale(outputs: Path, part=CANONICAL) -> list[str]:
+    return stamp.why_stale(outputs, part)
 
 
 @pytest.fixture(scope="module")
 def fresh_run(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("fresh")
-    run(RIVER_BANK, out)
+    CANONICAL.run(RunContext(out=out))
     return out
 
 
@@ -38,7 +44,7 @@ def outputs(fresh_run, tmp_path) -> Path:
 
 
 def stamped(outputs: Path) -> dict:
-    return json.loads((outputs / stamp.STAMP_PATH).read_text(encoding="utf-8"))
+    return json.loads((outputs / STAMP).read_text(encoding="utf-8"))
 
 
 def test_a_fresh_run_is_current(outputs):
@@ -48,7 +54,7 @@ def test_a_fresh_run_is_current(outputs):
 def test_outputs_without_a_stamp_say_there_is_no_stamp_yet(tmp_path):
     (tmp_path / "captures").mkdir()
     shutil.copy(ROOT / "captures" / "results.log", tmp_path / "captures" / "results.log")
-    assert why_stale(tmp_path) == ["no stamp yet: the run writes captures/.run-inputs"]
+    assert why_stale(tmp_path) == ["no stamp yet: the run writes captures/.results.run-inputs"]
 
 
 def test_a_hand_edited_log_is_named(outputs):
@@ -62,46 +68,62 @@ def test_a_missing_figure_is_named(outputs):
     assert why_stale(outputs) == ["diagrams/causal_mask.png is missing"]
 
 
-def test_a_change_to_the_runs_code_names_the_module(outputs):
-    now = canonical_inputs()
-    now["code"]["experiment.py"] = "0" * 64  # as if experiment.py had been edited since the run
-    assert stamp.why_stale(outputs, now) == ["the run's code changed (experiment.py)"]
+def rewrite_stamp(outputs: Path, **fields) -> None:
+    (outputs / STAMP).write_text(json.dumps({**stamped(outputs), **fields}), encoding="utf-8")
+
+
+def test_a_change_to_the_runs_code_names_the_file(outputs):
+    code = stamped(outputs)["code"]
+    rewrite_stamp(outputs, code={**code, "parts/canonical/sections.py": "0" * 64})  # as if edited since the run
+    assert why_stale(outputs) == ["the run's code changed (parts/canonical/sections.py)"]
+
+
+def test_a_source_file_added_since_the_run_is_a_change_of_code(outputs):
+    code = stamped(outputs)["code"]
+    del code["math/mechanism.py"]  # as if the run had been made before the file existed
+    rewrite_stamp(outputs, code=code)
+    assert why_stale(outputs) == ["the run's code changed (math/mechanism.py)"]
+
+
+def test_the_stamp_hashes_the_parts_package_and_the_shared_folders_code():
+    assert {name.split("/")[0] for name in CANONICAL.code_files()} == {"parts", "run", "math"}
+    assert {name for name in CANONICAL.code_files() if name.startswith("parts/")} == {
+        f"parts/canonical/{path.name}" for path in (ROOT / "src" / "attention_by_hand" / "parts" / "canonical").glob("*.py")
+    }
 
 
 def test_other_versions_name_the_package_and_both_versions(outputs):
-    now = canonical_inputs()
     before = stamped(outputs)["environment"]
     torch_part = before.split(" | ")[0]
-    now["environment"] = before.replace(torch_part, "torch 99.0")
-    assert stamp.why_stale(outputs, now) == [f"the versions changed ({torch_part} -> torch 99.0)"]
+    newer = dataclasses.replace(CANONICAL, environment=lambda: before.replace(torch_part, "torch 99.0"))
+    assert why_stale(outputs, newer) == [f"the versions changed ({torch_part} -> torch 99.0)"]
 
 
 def test_outputs_of_another_world_are_stale_for_the_canonical_one(outputs):
     other = parse_world((ROOT / "worlds" / "river-bank.toml").read_text(encoding="utf-8").replace("bank = [0.3", "bank = [0.4"))
-    now = stamp.made_from(other, canonical_inputs()["environment"])
-    assert stamp.why_stale(outputs, now) == ["the outputs were made from another world"]
+    rewrite_stamp(outputs, world=stamp.made_from(CANONICAL, other)["world"])
+    assert why_stale(outputs) == ["the outputs were made from another world"]
 
 
 def test_a_stamp_that_is_not_json_is_named_as_such(outputs):
-    (outputs / stamp.STAMP_PATH).write_text("something else\n", encoding="utf-8")
-    assert why_stale(outputs) == ["the stamp captures/.run-inputs is not the JSON the run writes"]
+    (outputs / STAMP).write_text("something else\n", encoding="utf-8")
+    assert why_stale(outputs) == ["the stamp captures/.results.run-inputs is not the JSON the run writes"]
 
 
 def test_a_stamp_of_the_earlier_format_is_from_another_version(outputs):
     # Format 1 held one hash of everything: {"inputs": "<sha256>", "outputs": {...}}.
-    (outputs / stamp.STAMP_PATH).write_text(json.dumps({"inputs": "0" * 64, "outputs": {}}), encoding="utf-8")
-    assert why_stale(outputs) == ["the stamp captures/.run-inputs was written by another version of the package"]
+    (outputs / STAMP).write_text(json.dumps({"inputs": "0" * 64, "outputs": {}}), encoding="utf-8")
+    assert why_stale(outputs) == ["the stamp captures/.results.run-inputs was written by another version of the package"]
 
 
 def test_a_stamp_with_a_field_of_the_wrong_type_is_damaged(outputs):
     broken = stamped(outputs)
-    broken["code"] = ["experiment.py"]
-    (outputs / stamp.STAMP_PATH).write_text(json.dumps(broken), encoding="utf-8")
-    assert why_stale(outputs) == ["the stamp captures/.run-inputs is damaged"]
+    broken["code"] = ["parts/canonical/sections.py"]
+    (outputs / STAMP).write_text(json.dumps(broken), encoding="utf-8")
+    assert why_stale(outputs) == ["the stamp captures/.results.run-inputs is damaged"]
 
 
 def test_build_names_what_was_stale_before_running_again(outputs, monkeypatch, capsys):
-    import attention_by_hand.experiment
     import attention_by_hand.site.website
     from attention_by_hand.cli import main
 
@@ -109,7 +131,8 @@ def test_build_names_what_was_stale_before_running_again(outputs, monkeypatch, c
     log.write_text(log.read_text(encoding="utf-8") + "a line typed by hand\n", encoding="utf-8")
     ran = []
     # Neither the run nor Sphinx is under test here: only what build says before it runs.
-    monkeypatch.setattr(attention_by_hand.experiment, "run", lambda out: ran.append(Path(out)))
+    monkeypatch.setattr(parts, "PARTS", (CANONICAL,))
+    monkeypatch.setattr(Part, "run", lambda part, context: ran.append((part.name, Path(context.out))))
     monkeypatch.setattr(attention_by_hand.site.website, "build_site", lambda source, out, captures: (0, ""))
     monkeypatch.chdir(outputs)
     assert main(["build", "--source", str(WORKSHOP), "--out", "site"]) == 0
@@ -117,18 +140,9 @@ def test_build_names_what_was_stale_before_running_again(outputs, monkeypatch, c
     assert said[0] == (
         "the canonical part's outputs are stale, running it first: captures/results.log changed since the run wrote it"
     )
-    assert ran == [Path(".")]
+    assert ran == [("canonical", Path("."))]
 
 
 def test_the_world_is_part_of_what_the_outputs_are_made_from():
     other = parse_world((ROOT / "worlds" / "river-bank.toml").read_text(encoding="utf-8").replace("bank = [0.3", "bank = [0.4"))
-    assert stamp.made_from(RIVER_BANK, "env")["world"] != stamp.made_from(other, "env")["world"]
-
-
-def test_run_modules_list_every_module_the_run_imports():
-    code = (
-        "import sys, attention_by_hand.experiment, attention_by_hand.parts.canonical.measurements\n"
-        "print(sorted(m.split('.')[1] for m in sys.modules if m.startswith('attention_by_hand.')))"
-    )
-    imported = set(eval(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout))
-    assert imported <= set(stamp.RUN_MODULES)
+    assert stamp.made_from(CANONICAL, RIVER_BANK)["world"] != stamp.made_from(CANONICAL, other)["world"]

@@ -4,9 +4,10 @@ import os
 
 import pytest
 
-import attention_by_hand.experiment as experiment
+from attention_by_hand import parts
+from attention_by_hand.parts.canonical import sections
 from attention_by_hand.run.atomic import write_atomic
-from attention_by_hand.run.world import RIVER_BANK
+from attention_by_hand.run.part import RunContext
 
 
 def test_write_atomic_replaces_the_whole_file(tmp_path):
@@ -49,12 +50,12 @@ def test_run_interrupted_in_s5_leaves_the_previous_log_untouched(tmp_path, monke
     log.parent.mkdir()
     log.write_text("a previous, complete log\n")
 
-    def interrupted(r):
+    def interrupted(log, measured):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(experiment, "s5_scaling", interrupted)
+    monkeypatch.setattr(sections, "s5_scaling", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        experiment.run(RIVER_BANK, tmp_path, background=False)
+        parts.default_part().run(RunContext(out=tmp_path, background=False))
     assert log.read_text() == "a previous, complete log\n"
     assert not (tmp_path / "captures" / "results.index.json").exists()
     leftovers = [p for p in tmp_path.rglob("*.tmp")]

@@ -10,16 +10,16 @@ from attention_by_hand.run.check import (
     ENVIRONMENT_LINE,
     MAX_LOG_BYTES,
     Difference,
-    canonical_log,
     compare,
     read_log,
     report,
 )
+from attention_by_hand import parts
 from attention_by_hand.errors import UserError
 
-SHARED_REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "results.log"
+SHARED_REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "results.log"
 
-CANONICAL = canonical_log()
+CANONICAL = parts.default_part().canonical_log()
 LINES = CANONICAL.split("\n")  # LINES[i] is line i + 1; the text ends in "\n", so LINES[-1] == ""
 
 
@@ -200,4 +200,4 @@ def test_read_log_refuses_a_directory(tmp_path):
 def test_canonical_log_equals_the_shared_reference_byte_for_byte():
     if not SHARED_REFERENCE.is_file():
         pytest.skip(f"no shared reference log at {SHARED_REFERENCE}")
-    assert canonical_log().encode("utf-8") == SHARED_REFERENCE.read_bytes()
+    assert parts.default_part().canonical_log().encode("utf-8") == SHARED_REFERENCE.read_bytes()

@@ -5,7 +5,7 @@ import json
 import numpy as np
 import pytest
 
-from attention_by_hand.run.capture import INDEX_FORMAT, Capture
+from attention_by_hand.run.capture import INDEX_FORMAT, Capture, fixed
 
 
 def test_span_records_first_and_last_line_numbered_from_one():
@@ -75,3 +75,20 @@ def test_write_puts_the_index_beside_the_log(tmp_path):
     assert (tmp_path / "results.log").read_text() == "hello\n"
     index = json.loads(index_path.read_text())
     assert index == {"format": INDEX_FORMAT, "log": "results.log", "line_count": 1, "spans": {"only": [1, 1]}, "values": {}}
+
+
+# --- fixed: the robust number format --------------------------------------------------------
+
+
+def test_fixed_prints_three_decimals():
+    assert fixed(1.62) == "1.620"
+
+
+def test_fixed_writes_a_tiny_negative_as_plain_zero():
+    assert fixed(-1e-17) == "0.000"
+
+
+@pytest.mark.parametrize("x", [0.0005, -1.2345, 2.0625])
+def test_fixed_refuses_a_number_on_a_rounding_boundary(x):
+    with pytest.raises(ValueError, match="rounding boundary"):
+        fixed(x)

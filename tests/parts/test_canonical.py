@@ -1,26 +1,28 @@
-"""The run: golden log, determinism, the index, and a second world checked by hand.
+"""The canonical part's own promises: the shared reference, S5's sampling and the helper
+process, a second world checked by hand, and the documented entry point.
 
-The canonical run is made once per session (about 1.5 s) and shared by the tests below.
+What every part promises (its files, determinism, the index's shape) is tests/parts/test_contract.py.
 """
 
 import json
 import math
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from attention_by_hand.run.check import canonical_log, compare
-from attention_by_hand.experiment import ENVIRONMENT_LINE, run
-from attention_by_hand.parts.canonical.measurements import S5_DIMS, S5_ROW, S5_TRIALS, SEED, sample_scaling
+from attention_by_hand import parts
 from attention_by_hand.math.mechanism import softmax
+from attention_by_hand.parts.canonical.measurements import S5_DIMS, S5_ROW, S5_TRIALS, SEED, sample_scaling
+from attention_by_hand.run.check import compare
+from attention_by_hand.run.part import RunContext
 from attention_by_hand.run.world import RIVER_BANK, parse_world
+from runhelpers import ROOT, read_index, value, without_environment
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
 
-ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = ROOT.parent / "shared" / "reference" / "results.log"
+CANONICAL = parts.default_part()
 
 FIGURES = {
     "dot_product_arrows.png",
@@ -47,42 +49,22 @@ W_K = [[1.0], [1.0], [0.0]]
 """
 
 
-def without_environment(text: str) -> list[str]:
-    lines = text.split("\n")
-    del lines[ENVIRONMENT_LINE - 1]
-    return lines
+def run(world, out, background=True):
+    return CANONICAL.run(RunContext(out=out, world=world, background=background))
 
 
-@pytest.fixture(scope="session")
-def canonical(tmp_path_factory):
-    out = tmp_path_factory.mktemp("canonical")
-    return run(RIVER_BANK, out)
+@pytest.fixture(scope="module")
+def canonical(part_run):
+    return part_run("canonical")
 
 
-@pytest.fixture(scope="session")
-def canonical_again(tmp_path_factory):
-    out = tmp_path_factory.mktemp("canonical-again")
-    return run(RIVER_BANK, out, background=False)
-
-
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def tennis(tmp_path_factory):
-    out = tmp_path_factory.mktemp("tennis")
-    result = run(parse_world(TENNIS), out)
-    index = json.loads(result.index_path.read_text())
-    return result, index
+    result = run(parse_world(TENNIS), tmp_path_factory.mktemp("tennis"))
+    return result, read_index(result)
 
 
-def value(index: dict, name: str) -> float:
-    return index["values"][name]["value"]
-
-
-# --- the golden log --------------------------------------------------------------------------
-
-
-def test_fresh_run_matches_the_committed_capture(canonical):
-    committed = (ROOT / "captures" / "results.log").read_text()
-    assert without_environment(canonical.log_path.read_text()) == without_environment(committed)
+# --- the published log ------------------------------------------------------------------------
 
 
 def test_fresh_run_matches_the_shared_reference_except_line_3(canonical):
@@ -91,126 +73,45 @@ def test_fresh_run_matches_the_shared_reference_except_line_3(canonical):
     assert without_environment(canonical.log_path.read_text()) == without_environment(REFERENCE.read_text())
 
 
-def test_fresh_run_passes_check_against_the_canonical_capture(canonical):
-    assert compare(canonical.log_path.read_text(), canonical_log()).equal
+def test_the_canonical_copy_the_package_ships_is_the_shared_reference_byte_for_byte():
+    if not REFERENCE.exists():
+        pytest.skip(f"{REFERENCE} is not beside this checkout")
+    assert CANONICAL.canonical_log().encode("utf-8") == REFERENCE.read_bytes()
 
 
-def test_line_3_names_the_versions_actually_used(canonical):
-    import matplotlib
-    import torch
-
-    line = canonical.log_path.read_text().split("\n")[ENVIRONMENT_LINE - 1]
-    assert line == (
-        f"torch {torch.__version__} | numpy {np.__version__} | matplotlib {matplotlib.__version__} | "
-        f"python {'.'.join(map(str, __import__('sys').version_info[:3]))} | seed {SEED}"
-    )
-
-
-def test_run_writes_the_seven_figures_the_log_names(canonical):
-    named = set(re.findall(r"\[plot saved: diagrams/(\S+)\]", canonical.log_path.read_text()))
-    on_disk = {p.name for p in (canonical.log_path.parent.parent / "diagrams").iterdir()}
-    assert named == FIGURES == on_disk
-
-
-def test_figures_are_png_files(canonical):
-    for path in canonical.figure_paths:
-        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", path
-
-
-# --- determinism -----------------------------------------------------------------------------
-
-
-def outputs(result) -> dict[str, bytes]:
-    out = result.log_path.parent.parent
-    return {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
-
-
-def test_two_runs_write_the_same_bytes(canonical, canonical_again):
-    # The second run computes the measurements in-process: the helper must not change a byte.
-    first, second = outputs(canonical), outputs(canonical_again)
-    assert first.keys() == second.keys()
-    for name in first:
-        assert first[name] == second[name], name
-
-
-def test_png_files_carry_no_timestamp_or_software_stamp(canonical):
-    for path in canonical.figure_paths:
-        data = path.read_bytes()
-        assert b"tIME" not in data and b"Software" not in data, path
-
-
-def test_vector_formats_are_deterministic(tmp_path):
-    from attention_by_hand.run.figures import FigureJob, render
-
-    job = FigureJob("causal_mask", "causal_mask", dict(weights=np.eye(3), words=["a", "b", "c"]))
-    first = {p.suffix: p.read_bytes() for p in render(job, tmp_path / "1", ("svg", "pdf"))}
-    second = {p.suffix: p.read_bytes() for p in render(job, tmp_path / "2", ("svg", "pdf"))}
-    assert first.keys() == {".svg", ".pdf"}
-    assert first == second
-
-
-# --- the index -------------------------------------------------------------------------------
+def test_the_run_draws_the_seven_figures_of_the_workshop(canonical):
+    assert {p.name for p in canonical.figure_paths} == FIGURES
 
 
 def test_index_names_the_softmax_lines(canonical):
-    index = json.loads(canonical.index_path.read_text())
-    assert index["spans"]["s2.softmax"] == [22, 23]
-
-
-def test_every_span_covers_lines_that_exist(canonical):
-    index = json.loads(canonical.index_path.read_text())
-    n = len(canonical.log_path.read_text().split("\n")) - 1
-    assert index["line_count"] == n
-    for name, (first, last) in index["spans"].items():
-        assert 1 <= first <= last <= n, name
+    assert read_index(canonical)["spans"]["s2.softmax"] == [22, 23]
 
 
 def test_section_spans_start_at_their_section_heading(canonical):
-    index = json.loads(canonical.index_path.read_text())
+    index = read_index(canonical)
     lines = canonical.log_path.read_text().split("\n")
     for k in range(1, 7):
         first, _ = index["spans"][f"s{k}"]
         assert lines[first - 1].startswith(f"[S{k}]")
 
 
-def test_every_value_text_appears_in_the_log(canonical):
-    index = json.loads(canonical.index_path.read_text())
-    log = canonical.log_path.read_text()
-    printed = [name for name, v in index["values"].items() if not v.get("derived")]
-    assert len(printed) > 100
-    for name in printed:
-        assert index["values"][name]["text"] in log, name
-
-
 def test_derived_values_are_the_numbers_a_learner_checks_by_hand(canonical):
-    index = json.loads(canonical.index_path.read_text())
+    index = read_index(canonical)
     assert index["values"]["s2.exp.1"]["text"] == f"{math.exp(0.54):.3f}"  # e^0.54
     assert index["values"]["s2.exp.2"]["text"] == f"{math.exp(0.99):.3f}"  # e^0.99
     assert index["values"]["s2.exp_sum"]["text"] == f"{1 + math.exp(0.54) + math.exp(0.99):.3f}"
     assert index["values"]["s2.percent.0"]["text"] == "18.5%"
 
 
-def test_figure_spans_point_at_their_plot_lines(canonical):
-    index = json.loads(canonical.index_path.read_text())
-    lines = canonical.log_path.read_text().split("\n")
-    for name in FIGURES:
-        first, last = index["spans"][f"figure.{name.removesuffix('.png')}"]
-        assert first == last
-        assert lines[first - 1] == f"  [plot saved: diagrams/{name}]"
+def test_vector_figures_are_the_same_bytes_twice(tmp_path):
+    from attention_by_hand.parts.canonical import figures
+    from attention_by_hand.run.figures import FigureJob, render
 
-
-def test_the_index_is_the_committed_bytes(canonical):
-    # The index holds no versions, so it must match on any machine.
-    assert canonical.index_path.read_bytes() == (ROOT / "captures" / "results.index.json").read_bytes()
-
-
-def test_the_figures_are_the_committed_bytes_under_the_committed_versions(canonical):
-    committed = (ROOT / "captures" / "results.log").read_text().split("\n")[ENVIRONMENT_LINE - 1]
-    ours = canonical.log_path.read_text().split("\n")[ENVIRONMENT_LINE - 1]
-    if ours != committed:
-        pytest.skip(f"PNG bytes depend on the versions; these are {ours!r}, the committed ones {committed!r}")
-    for path in canonical.figure_paths:
-        assert path.read_bytes() == (ROOT / "diagrams" / path.name).read_bytes(), path.name
+    job = FigureJob("causal_mask", figures.causal_mask, dict(weights=np.eye(3), words=["a", "b", "c"]))
+    first = {p.suffix: p.read_bytes() for p in render(job, tmp_path / "1", ("svg", "pdf"))}
+    second = {p.suffix: p.read_bytes() for p in render(job, tmp_path / "2", ("svg", "pdf"))}
+    assert first.keys() == {".svg", ".pdf"}
+    assert first == second
 
 
 # --- the measurements, by name ----------------------------------------------------------------
@@ -338,7 +239,7 @@ def test_documented_script_writes_log_and_figures_beside_its_folder(tmp_path):
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     log = (tmp_path / "captures" / "results.log").read_text()
-    assert compare(log, canonical_log()).equal
+    assert compare(log, parts.default_part().canonical_log()).equal
     assert {p.name for p in (tmp_path / "diagrams").iterdir()} == FIGURES
 
 

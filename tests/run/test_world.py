@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from attention_by_hand import world as world_module
+from attention_by_hand.run import world as world_module
 from attention_by_hand.errors import UserError
 from attention_by_hand.run.world import RIVER_BANK, World, load_world, parse_world
 
-WORLD_FILE = Path(__file__).resolve().parents[1] / "worlds" / "river-bank.toml"
+WORLD_FILE = Path(__file__).resolve().parents[2] / "worlds" / "river-bank.toml"
 
 # The canonical world as TOML fragments, in file order (top-level keys before the tables).
 PARTS = {
