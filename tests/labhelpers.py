@@ -11,12 +11,13 @@ import argparse
 import ast
 import importlib.util
 import re
-import sys
 from pathlib import Path
 from types import ModuleType
 
+from attention_by_hand.lab.registry import LABS
+
 ROOT = Path(__file__).resolve().parents[1]
-LABS_DIR = ROOT / "src" / "attention_by_hand" / "lab" / "reference"
+REFERENCES = {lab.filename: lab.reference() for lab in LABS}  # file name -> the reference lab in its folder
 FIXTURES_DIR = ROOT / "tests" / "fixtures" / "labs"
 
 
@@ -75,7 +76,7 @@ def learner_file(fixture_name: str, tmp_path: Path) -> Path:
     text = (FIXTURES_DIR / fixture_name).read_text(encoding="utf-8")
     header = re.match(r"# patches: (\S+)\n", text)
     if header:
-        text = patch_lab((LABS_DIR / header.group(1)).read_text(encoding="utf-8"), text)
+        text = patch_lab(REFERENCES[header.group(1)].read_text(encoding="utf-8"), text)
     path = tmp_path / fixture_name
     path.write_text(text, encoding="utf-8")
     return path

@@ -135,8 +135,8 @@ def test_suite_report_judges_the_slowest_run():
 
 
 def test_suite_report_of_a_selection_is_not_judged():
-    text = test_suite.report([1.0], "5 passed", MACHINE, ["tests/test_atomic.py"])
-    assert "not judged" in text and "`tests/test_atomic.py`" in text
+    text = test_suite.report([1.0], "5 passed", MACHINE, ["tests/run/test_atomic.py"])
+    assert "not judged" in text and "`tests/run/test_atomic.py`" in text
 
 
 def test_suite_report_names_the_machine():
@@ -157,7 +157,7 @@ def test_suite_bad_arguments_are_a_one_line_error(argv, capsys):
 
 
 def test_suite_times_a_selection_and_prints_its_summary(capsys):
-    assert test_suite.main(["--pytest-args", "tests/test_atomic.py"]) == 0
+    assert test_suite.main(["--pytest-args", "tests/run/test_atomic.py"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"^\| pytest's summary \| \d+ passed \|$", out, re.M)
 

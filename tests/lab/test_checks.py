@@ -5,8 +5,8 @@ the hint that names that mistake and no other.
 The fixtures in tests/fixtures/labs/ stand for learner files: a reference lab with one
 characteristic mistake patched in (`# patches: LAB.py` on the first line; `learner_file` builds
 the whole file). Their docstrings say what the checker must say (`expect-exit:`, `expect-hint:`).
-Here they are imported and judged in-process (`judge_module`), since what is under test is the
-judging, not the child process; test_lab_runner.py runs the files that misbehave in a child.
+Here they are imported and judged in-process (`check_in_process`), since what is under test is the
+judging, not the child process; tests/lab/test_runner.py runs the files that misbehave in a child.
 """
 
 from __future__ import annotations
@@ -14,14 +14,14 @@ from __future__ import annotations
 import pytest
 import torch
 
-from attention_by_hand.lab.checks import checks_for
+from attention_by_hand.lab.registry import checks_for
 from attention_by_hand.lab.exercise import learner_source
 from attention_by_hand.lab.registry import LABS, reference_path
-from attention_by_hand.lab.verdict import judge_module, load_reference
+from attention_by_hand.lab.verdict import check_in_process, load_reference
 from labhelpers import FIXTURES_DIR, expectation, learner_file, load_lab
 
 # Files named lab* make one mistake; the others misbehave (loop, cheat, exit) and run only in a
-# child process (test_lab_runner.py): imported here, a file that patches torch would patch the tests.
+# child process (tests/lab/test_runner.py): imported here, a file that patches torch would patch the tests.
 LAB_FIXTURES = sorted(FIXTURES_DIR.glob("lab*.py"))
 MISTAKES = [p for p in LAB_FIXTURES if expectation(p)[1] == 1]
 NUMBERS = [lab.number for lab in LABS]
@@ -40,13 +40,13 @@ def judged(tmp_path_factory, references):
     for path in MISTAKES:
         number = expectation(path)[0]
         module = load_lab(learner_file(path.name, folder))
-        runs[path] = judge_module(module, LABS[number - 1], reference=references[number])
+        runs[path] = check_in_process(module, LABS[number - 1], reference=references[number])
     return runs
 
 
 @pytest.mark.parametrize("number", NUMBERS)
 def test_every_reference_lab_passes_every_check(references, number):
-    run = judge_module(references[number], LABS[number - 1], reference=references[number])
+    run = check_in_process(references[number], LABS[number - 1], reference=references[number])
     assert [r.hint for r in run.results if not r.passed] == []
     assert len(run.results) == len(checks_for(number)) and run.exit_code == 0
 
@@ -56,7 +56,7 @@ def test_an_untouched_learner_version_fails_every_check_with_not_written_yet(tmp
     lab = LABS[number - 1]
     path = tmp_path / lab.filename
     path.write_text(learner_source(reference_path(lab).read_text(encoding="utf-8"), lab), encoding="utf-8")
-    run = judge_module(load_lab(path), lab, reference=references[number])
+    run = check_in_process(load_lab(path), lab, reference=references[number])
     assert run.failure is None and run.exit_code == 1 and run.passed == 0
     assert all("not written yet: " in r.hint for r in run.results)
 
@@ -121,7 +121,7 @@ def test_an_unexplained_output_is_described_not_diagnosed(tmp_path, references):
     )
     path = tmp_path / "odd.py"
     path.write_text(source, encoding="utf-8")
-    run = judge_module(load_lab(path), lab, reference=references[4])
+    run = check_in_process(load_lab(path), lab, reference=references[4])
     hint = next(r.hint for r in run.results if r.label.startswith("attention_weights: a fixed"))
     assert hint.startswith("row 3 of the weights sums to 1.25, not 1")
     assert not any(word in hint for word in ("mask", "scale", "axis", "missing"))

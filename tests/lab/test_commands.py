@@ -8,7 +8,7 @@ import json
 import nbformat
 import pytest
 
-from attention_by_hand.lab.checks import checks_for
+from attention_by_hand.lab.registry import checks_for
 from attention_by_hand.lab.registry import LABS, reference_path
 from labhelpers import lab_main, lab_parser, solve
 

@@ -67,12 +67,12 @@ def test_a_notebook_version_says_to_run_its_cells_and_check_the_notebook():
 
 
 def test_a_registered_function_the_reference_lacks_is_an_error_naming_it():
-    lab = Lab(9, "x", "x", "x", {"missing_one": "hint"})
+    lab = Lab(9, "x", "x", "x", {"missing_one": "hint"}, package="unused")
     with pytest.raises(ValueError, match="does not define: missing_one"):
         learner_source("def other():\n    return 1\n", lab)
 
 
 def test_a_function_without_a_docstring_cannot_be_emptied():
-    lab = Lab(9, "x", "x", "x", {"f": "hint"})
+    lab = Lab(9, "x", "x", "x", {"f": "hint"}, package="unused")
     with pytest.raises(ValueError, match=r"f\(\) needs a docstring"):
         learner_source("def f():\n    return 1\n", lab)

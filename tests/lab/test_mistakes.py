@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from attention_by_hand.lab.checks.attention import MASK_HINTS
+from attention_by_hand.lab.attention_judges import MASK_HINTS
 from attention_by_hand.lab.mistakes import catalogue, shipped_mistakes
 from attention_by_hand.lab.registry import LABS
 

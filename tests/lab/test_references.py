@@ -22,7 +22,7 @@ import torch.nn.functional as F
 from attention_by_hand.lab.exercise import learner_source
 from attention_by_hand.lab.registry import LABS
 from attention_by_hand.run.world import RIVER_BANK
-from labhelpers import LABS_DIR, ROOT, learner_file, load_lab
+from labhelpers import ROOT, learner_file, load_lab
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
 
@@ -31,7 +31,7 @@ TOL64 = 1e-12
 
 
 def reference_path(number: int):
-    return LABS_DIR / LABS[number - 1].filename
+    return LABS[number - 1].reference()
 
 
 def write_exercise(folder, number: int):
@@ -64,7 +64,7 @@ def script_runs(tmp_path_factory):
         return job, done
 
     # The learner's versions of two labs are enough to show that a version runs to its first
-    # unwritten function: they are generated the same way for every lab (test_lab_exercise.py).
+    # unwritten function: they are generated the same way for every lab (tests/lab/test_exercise.py).
     jobs = [("lab", lab) for lab in LABS] + [("exercise", LABS[0]), ("exercise", LABS[3])]
     with ThreadPoolExecutor(max_workers=3) as pool:
         results = dict(pool.map(run, jobs))

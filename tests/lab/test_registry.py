@@ -8,7 +8,7 @@ import ast
 import pytest
 
 from attention_by_hand.errors import UserError
-from attention_by_hand.lab.checks import checks_for
+from attention_by_hand.lab.registry import checks_for
 from attention_by_hand.lab.registry import LABS, get_lab, reference_path
 
 NUMBERS = [lab.number for lab in LABS]

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from attention_by_hand.lab.checks import checks_for
+from attention_by_hand.lab.registry import checks_for
 from attention_by_hand.lab.registry import LABS
 from attention_by_hand.lab.runner import OUTPUT_LIMIT, Limits, check_file
-from labhelpers import FIXTURES_DIR, LABS_DIR, expectation, learner_file
+from labhelpers import FIXTURES_DIR, expectation, learner_file
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
 
@@ -34,7 +34,7 @@ SHORT_TIMEOUT = 6.0  # for the file that loops forever: the test waits this long
 def runs(tmp_path_factory):
     """Every misbehaving fixture (and the reference lab 02) checked once: path -> (run, seconds)."""
     learners = tmp_path_factory.mktemp("learners")
-    jobs = [(LABS_DIR / LABS[1].filename, LABS_DIR / LABS[1].filename, 2)]
+    jobs = [(LABS[1].reference(), LABS[1].reference(), 2)]
     jobs += [(path, learner_file(path.name, learners), expectation(path)[0]) for path in THROUGH_THE_CHILD]
 
     def check(job):
@@ -49,7 +49,7 @@ def runs(tmp_path_factory):
 
 
 def test_a_reference_lab_passes_every_check_through_the_child(runs):
-    run, _ = runs[LABS_DIR / LABS[1].filename]
+    run, _ = runs[LABS[1].reference()]
     assert run.failure is None and run.exit_code == 0 and len(run.results) == len(checks_for(2))
 
 

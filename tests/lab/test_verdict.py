@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from attention_by_hand.lab.checks import checks_for
+from attention_by_hand.lab.registry import checks_for
 from attention_by_hand.lab.judging import Miss
 from attention_by_hand.lab.registry import LABS, reference_path
 from attention_by_hand.lab.verdict import CheckResult, CheckRun, combine, load_reference, report_lines

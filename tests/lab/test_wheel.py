@@ -73,7 +73,7 @@ def _run(installed, folder: Path, *argv: str) -> subprocess.CompletedProcess:
 def test_the_wheel_holds_every_reference_lab(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     for lab in LABS:
-        assert f"attention_by_hand/lab/reference/{lab.filename}" in names
+        assert f"attention_by_hand/lab/labs/lab{lab.number:02d}/{lab.filename}" in names
 
 
 def test_the_installed_package_is_the_wheels_not_the_checkout(installed, tmp_path):

@@ -35,7 +35,7 @@ PLAYGROUND_JS = WORKSHOP / "_static" / "playground"
 
 
 def canonical_index() -> RunIndex:
-    return RunIndex(ROOT / "captures")
+    return RunIndex(ROOT / "captures", "results")
 
 
 def positions_index() -> RunIndex:
@@ -128,7 +128,7 @@ def test_the_positions_cases_are_p1s_sentence_both_ways_and_p3s():
 def test_the_positions_base_and_pairing_reproduce_positions_logs_p1_and_p3():
     import numpy as np
 
-    from attention_by_hand import positional
+    from attention_by_hand.math import positions as positional
 
     facts = page_data(canonical_index(), "playground", positions_index())["positions"]
     values = positions_index().values
@@ -145,7 +145,8 @@ def test_the_positions_base_and_pairing_reproduce_positions_logs_p1_and_p3():
 def test_the_positions_facts_are_positions_pys_base_and_rope_s_pairings():
     import inspect
 
-    from attention_by_hand import positional, positions
+    from attention_by_hand.math import positions as positional
+    from attention_by_hand.parts.positions import sections as positions
 
     facts = page_data(canonical_index(), "playground", positions_index())["positions"]
     assert facts == {
@@ -166,9 +167,9 @@ def test_captures_of_another_world_give_no_run_numbers_to_claim(tmp_path):
     index["values"]["s1.embedding.bank.water"]["value"] = 0.6
     (captures / "results.index.json").write_text(json.dumps(index), encoding="utf-8")
     (captures / "results.log").write_text((ROOT / "captures" / "results.log").read_text(encoding="utf-8"), encoding="utf-8")
-    assert page_data(RunIndex(captures), "playground")["run"] == []
+    assert page_data(RunIndex(captures, "results"), "playground")["run"] == []
     # Nor positions numbers: the positions part is the canonical world's, not this one's.
-    assert page_data(RunIndex(captures), "playground", positions_index())["run_positions"] == []
+    assert page_data(RunIndex(captures, "results"), "playground", positions_index())["run_positions"] == []
 
 
 def test_embedded_json_cannot_close_its_script_element():
@@ -194,12 +195,14 @@ def test_the_name_patterns_length_bounds_are_world_pys():
 
 
 def test_the_plane_colours_are_the_ones_the_run_gives_its_plane_figure():
-    import attention_by_hand.experiment as E
-    from attention_by_hand.run.capture import Capture
+    from attention_by_hand.parts.canonical import figures, sections
+    from attention_by_hand.run.section_log import SectionLog
 
     jobs = []
-    E.s3_raw_attention(E._Run(RIVER_BANK, Capture(), jobs.append, measured=None))
-    plane = next(job for job in jobs if job.drawing == "embedding_plane")
+    log = SectionLog(Path("unused"), "diagrams", ("png",), robust=False)
+    log.draw = jobs.append  # keep the jobs, draw nothing
+    sections.s3_raw_attention(log, RIVER_BANK)
+    plane = next(job for job in jobs if job.drawing is figures.embedding_plane)
     colours = page_data(canonical_index(), "playground")["colours"]
     assert [colour for *_, colour in plane.data["points"]] == [*colours["context"], colours["embedding"]]
 
@@ -219,7 +222,7 @@ def test_the_scripts_retype_no_colour_name_rule_or_file_limit():
 
 
 def test_the_scripts_retype_no_positions_base_or_pairing():
-    from attention_by_hand import positions
+    from attention_by_hand.parts.positions import sections as positions
 
     base = positions.BASE
     spellings = {f"{base:.0f}", f"{base:g}", f"{base:.0e}", f"{base:,.0f}", "1e4", "1E4"}

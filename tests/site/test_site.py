@@ -16,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
-import attention_by_hand.experiment as experiment
+from attention_by_hand import parts
+from attention_by_hand.parts.canonical import sections
+from attention_by_hand.run.part import RunContext
 from attention_by_hand.cli import main
 from attention_by_hand.lab.registry import get_lab
 from attention_by_hand.site.sphinxext import instructor
@@ -88,7 +90,7 @@ def faulty_site(tmp_path_factory) -> Built:
     folder = tmp_path_factory.mktemp("faulty")
     shutil.copytree(CAPTURES, folder / "run" / "captures")
     shutil.copytree(ROOT / "diagrams", folder / "run" / "diagrams", ignore=shutil.ignore_patterns(f"{NOT_DRAWN}.*"))
-    mechanism = os.path.relpath(ROOT / "src" / "attention_by_hand" / "mechanism.py", folder / "src")
+    mechanism = os.path.relpath(ROOT / "src" / "attention_by_hand" / "math" / "mechanism.py", folder / "src")
     source = mini_site(folder, {name: text.replace("MECHANISM", mechanism) for name, text in FAULTY_PAGES.items()})
     return Built(folder / "out", *build(source, folder / "out", folder / "run" / "captures"))
 
@@ -272,17 +274,17 @@ def cross_checks(site: Path) -> dict[str, list[tuple[int, int]]]:
 
 
 def test_one_more_log_line_in_s2_renumbers_every_cross_check(canonical_site, tmp_path, monkeypatch):
-    original_s2 = experiment.s2_dot_and_softmax
+    original_s2 = sections.s2_dot_and_softmax
 
-    def s2_with_one_more_line(r):
-        with r.log.span("s2.extra"):
-            r.log.line("  (one more line, as if S2 had learned something new)")
-        original_s2(r)
+    def s2_with_one_more_line(log, world):
+        with log.span("s2.extra"):
+            log.line("  (one more line, as if S2 had learned something new)")
+        original_s2(log, world)
 
-    monkeypatch.setattr(experiment, "s2_dot_and_softmax", s2_with_one_more_line)
-    experiment.run(out=tmp_path / "changed", background=False)
+    monkeypatch.setattr(sections, "s2_dot_and_softmax", s2_with_one_more_line)
+    parts.default_part().run(RunContext(out=tmp_path / "changed", background=False))
     # The other parts' logs, indexes and figures, as committed: only results.log gains a line.
-    for name in ("positions", "scale"):
+    for name in (part.log_stem for part in parts.PARTS[1:]):
         for suffix in (".log", ".index.json"):
             shutil.copy(CAPTURES / f"{name}{suffix}", tmp_path / "changed" / "captures")
     shutil.copytree(ROOT / "diagrams", tmp_path / "changed" / "diagrams", dirs_exist_ok=True)
@@ -297,7 +299,7 @@ def test_one_more_log_line_in_s2_renumbers_every_cross_check(canonical_site, tmp
         assert after[page] == expected, page
 
 
-# --- the build command (staleness itself: tests/test_stamp.py) --------------------------------
+# --- the build command (staleness itself: tests/run/test_stamp.py) --------------------------------
 
 
 def test_build_command_runs_a_missing_experiment_then_builds(tmp_path, monkeypatch, capsys):

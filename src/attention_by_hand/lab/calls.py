@@ -11,7 +11,7 @@ not what is under test). An event is a JSON-able dict:
     {"event": "fatal", "reason": "exit" | "memory" | "missing", ...}   nothing more is called
     {"event": "done"}
 
-Left out: importing the learner's file and the limits on it (child.py); judging (report.py).
+Left out: importing the learner's file and the limits on it (child.py); judging (verdict.py, judging.py).
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ and random ones from a seeded generator (`lab check --seed`).
 Weights are scaled so that outputs stay near unit size, where the checks' tolerance (judging.py)
 separates a mistake from float32 rounding.
 
-Left out: which inputs each lab uses (checks/).
+Left out: which inputs each lab uses (its checks.py).
 """
 
 from __future__ import annotations

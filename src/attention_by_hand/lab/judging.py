@@ -12,7 +12,7 @@ Outputs are compared in float64 with rtol = 1e-4, atol = 1e-5: learners' float32
 same products in other orders (differences near 1e-7), while the mistakes the checks know move
 some values by 1e-2 or more on their inputs.
 
-Left out: the checks of each lab (checks/), running the learner's file (runner.py, child.py).
+Left out: the checks of each lab (its checks.py), running the learner's file (runner.py, child.py).
 """
 
 from __future__ import annotations

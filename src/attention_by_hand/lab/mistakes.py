@@ -44,7 +44,7 @@ def known_mistakes(number: int) -> dict[str, list[str]]:
     from an earlier one only in its numbers (sqrt(4) vs sqrt(3)) is listed once."""
     import torch
 
-    from attention_by_hand.lab.checks import checks_for
+    from attention_by_hand.lab.registry import checks_for
     from attention_by_hand.lab.judging import recording
     from attention_by_hand.lab.registry import get_lab, reference_path
     from attention_by_hand.lab.verdict import load_reference

@@ -9,7 +9,7 @@ nothing the file started outlives the check.
 The child starts importing torch at once; meanwhile this process imports torch too, builds the
 inputs and sends them, so the two imports overlap (about a second saved on every check).
 
-Left out: what is called and how it is judged (verdict.py, checks/); the command line (cli.py).
+Left out: what is called and how it is judged (verdict.py, each lab's checks.py); the command line (cli.py).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attention_by_hand.lab.registry import Lab, reference_path
-from attention_by_hand.lab.verdict import CheckRun, Ending, judge, load_reference, plan
+from attention_by_hand.lab.verdict import CheckRun, Ending, check_run, load_reference, plan
 
 __all__ = ["OUTPUT_LIMIT", "check_file"]
 
@@ -164,7 +164,7 @@ def check_file(learner: Path, lab: Lab, *, limits: Limits = Limits(), seed: int 
                 memory_mb=limits.memory_mb,
                 output_limit=OUTPUT_LIMIT,
             )
-            return judge(_read_events(results_path), the_plan, reference, ending, line_name=line_name)
+            return check_run(_read_events(results_path), the_plan, reference, ending, line_name=line_name)
         finally:
             # Also when building the inputs or loading the reference raised: no child outlives us.
             _kill_group(process)

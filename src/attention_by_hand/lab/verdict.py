@@ -1,15 +1,15 @@
 """From what a learner's functions did to the report: one line per check, and why a run stopped.
 
 The calls to make come from the lab's checks (`plan`); what happened to each comes back as
-events (calls.py); `judge` turns them into a `CheckRun`. A check calls its function on several
+events (calls.py); `check_run` turns them into a `CheckRun`. A check calls its function on several
 inputs and fails when one fails. Its hint is the known mistake that explains EVERY input that
 failed, so that no input's coincidence (on a single token, hiding the diagonal looks like an
 inverted mask) can name a mistake the other inputs rule out; when none explains them all, the
-hint says what the first failing input showed. `judge_module` does the same in this process,
+hint says what the first failing input showed. `check_in_process` does the same in this process,
 for a module already imported (the tests' fixtures, where the child is not what is tested).
 
 Left out: running the file (runner.py, child.py); the comparisons and the labs' checks
-(judging.py, checks/).
+(judging.py, each lab's checks.py).
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from pathlib import Path
 from types import ModuleType
 
 from attention_by_hand.lab.calls import call_all, missing_functions
-from attention_by_hand.lab.checks import checks_for
+from attention_by_hand.lab.registry import checks_for
 from attention_by_hand.lab.judging import Check, Miss, hint_for_exception
 from attention_by_hand.lab.registry import Lab, reference_path
 from attention_by_hand.lab.wire import decode, encode
 
-__all__ = ["CheckResult", "CheckRun", "Ending", "Plan", "plan", "judge", "judge_module", "load_reference", "report_lines"]
+__all__ = ["CheckResult", "CheckRun", "Ending", "Plan", "plan", "check_run", "check_in_process", "load_reference", "report_lines"]
 
 
 @dataclass(frozen=True)
@@ -202,7 +202,7 @@ def _fatal_message(event: dict, where: str, memory_mb: int, line_name) -> str:
     return f"the checker's helper stopped: {reason}"
 
 
-def judge(
+def check_run(
     events: list[dict],
     the_plan: Plan,
     reference: ModuleType,
@@ -252,7 +252,7 @@ def judge(
     return run
 
 
-def judge_module(module: ModuleType, lab: Lab, seed: int = 0, reference: ModuleType | None = None) -> CheckRun:
+def check_in_process(module: ModuleType, lab: Lab, seed: int = 0, reference: ModuleType | None = None) -> CheckRun:
     """Check an imported module in this process: the same calls and verdicts as `lab check`,
     without the child process, its limits or its protection (for files that are trusted)."""
     the_plan = plan(lab.number, seed)
@@ -263,7 +263,7 @@ def judge_module(module: ModuleType, lab: Lab, seed: int = 0, reference: ModuleT
         events.append({"event": "fatal", "reason": "missing", "names": missing})
     else:
         call_all(module, request["calls"], Path(module.__file__).resolve(), lambda **e: events.append(e))
-    return judge(events, the_plan, reference or load_reference(reference_path(lab)))
+    return check_run(events, the_plan, reference or load_reference(reference_path(lab)))
 
 
 def report_lines(run: CheckRun) -> list[str]:

@@ -19,7 +19,7 @@ The embedded data:
     limits         `PAGE_LIMITS`: the page's own limits on words, axes, channels, sentence
     blues          Matplotlib's "Blues" colour map, its 256 colours as hex, sampled here
     white_from     the first of those colours on which white text passes WCAG's 4.5:1 contrast
-    colours        the plane figure's colours (figures.py), for the page's plane
+    colours        the plane figure's colours (run/figures.py), for the page's plane
     run            the run's own numbers for the settings the log prints (results.index.json),
                    so the page can show, and check, that it agrees with the run digit for digit
     positions      what positional.js needs from Python: the run's base (the positions part's BASE), the
@@ -125,7 +125,7 @@ def name_rule() -> dict:
 
 def plane_colours() -> dict:
     """The plane figure's colours: each test sentence's context word, the ambiguous word's
-    embedding (as experiment.py's S3 hands them to figures.py), and its outputs' arrows."""
+    embedding (as the canonical part's S3 hands them to its plane figure), and its outputs' arrows."""
     from attention_by_hand.run.figures import BLUE, GREEN, GREY, MAGENTA
 
     return {"context": [BLUE, GREEN], "embedding": GREY, "output": MAGENTA}

@@ -18,9 +18,9 @@ import math
 
 import torch
 
-from attention_by_hand.lab.checks import position_math as own
-from attention_by_hand.lab.checks.attention import MASK_HINTS
-from attention_by_hand.lab.checks.position_math import BASE
+from attention_by_hand.lab.labs.lab07 import position_math as own
+from attention_by_hand.lab.attention_judges import MASK_HINTS
+from attention_by_hand.lab.labs.lab07.position_math import BASE
 from attention_by_hand.lab.inputs import fixed, randn, seeded
 from attention_by_hand.lab.judging import Check, judge_tensor, mismatched_sizes
 

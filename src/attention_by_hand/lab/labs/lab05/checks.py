@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from attention_by_hand.lab.checks.attention import explain_size_error, judge_weights
+from attention_by_hand.lab.attention_judges import explain_size_error, judge_weights
 from attention_by_hand.lab.inputs import fixed, linear, randn, seeded
 from attention_by_hand.lab.judging import Check, equals, judge_pair, judge_tensor
 

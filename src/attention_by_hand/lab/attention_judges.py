@@ -13,7 +13,7 @@ from itertools import product
 
 import torch
 
-from attention_by_hand.lab.checks.lab02 import NO_MAX_SHIFT
+from attention_by_hand.lab.labs.lab02.checks import NO_MAX_SHIFT
 from attention_by_hand.lab.judging import judge_tensor, mismatched_sizes
 
 # The same mistake gets the same words in the mask, the weights and the head's output.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from attention_by_hand.lab.checks.attention import MASK_HINTS, explain_size_error, hidden, judge_weights
+from attention_by_hand.lab.attention_judges import MASK_HINTS, explain_size_error, hidden, judge_weights
 from attention_by_hand.lab.inputs import fixed, linear, randn, seeded
 from attention_by_hand.lab.judging import Check, close, equals, judge_pair, judge_tensor
 
