@@ -1,5 +1,5 @@
 """The log page is the logs: each single-spaced, copied from the page it is the file, and
-downloadable. Every part's log is on the page (results.log, positions.log, scale.log)."""
+downloadable. Every registered part's log is on the page."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from attention_by_hand import parts
+
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
 
 ROOT = Path(__file__).resolve().parents[2]
-LOGS = ["results", "positions", "scale"]
+LOGS = [part.log_stem for part in parts.PARTS]
 
 
 def log_file(log: str) -> Path:

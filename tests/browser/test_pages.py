@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from attention_by_hand import parts
+
 from attention_by_hand.site.sphinxext.runlog import MIN_FIGURE_SCALE
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
@@ -75,7 +77,7 @@ def test_every_figure_of_the_run_appears_on_some_page(watched, server):
     for page in MODULES:
         p = visit(watched, server, page)
         shown |= set(p.evaluate("Array.from(document.querySelectorAll('figure.run-figure img')).map(i => i.src.split('/').pop())"))
-    logs = ("results.log", "positions.log", "scale.log")  # every part's figures, each drawn for a module
+    logs = [part.log_name for part in parts.PARTS]  # every part's figures, each drawn for a module
     named = {name for log in logs for name in re.findall(r"diagrams/(\S+\.png)", (ROOT / "captures" / log).read_text())}
     assert named <= shown
 
@@ -114,7 +116,7 @@ def test_each_cross_check_link_highlights_exactly_its_lines(watched, server, pag
     log_page = p.context.new_page()
     for quote in quotes:
         match = re.fullmatch(r"log\.html#(?:([a-z]+)-)?L(\d+)(?:-L(\d+))?", quote["href"])
-        log, prefix = (match.group(1), f"{match.group(1)}-") if match.group(1) else ("results", "")
+        log, prefix = (match.group(1), f"{match.group(1)}-") if match.group(1) else (parts.default_part().log_stem, "")
         first = int(match.group(2))
         last = int(match.group(3) or first)
         log_page.goto(f"{server}/{quote['href']}")

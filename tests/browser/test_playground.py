@@ -21,7 +21,7 @@ import pytest
 
 from attention_by_hand.math import mechanism as M
 from attention_by_hand.math import positions as PS
-from attention_by_hand.positions import BASE
+from attention_by_hand.parts.positions.sections import BASE
 from attention_by_hand.errors import UserError
 from attention_by_hand.run.world import RIVER_BANK, World, load_world, parse_world
 

@@ -46,3 +46,23 @@ def test_a_lab_is_found_by_its_number_with_or_without_the_zero(text):
 def test_a_number_that_is_no_lab_is_a_one_line_error_listing_the_range(text):
     with pytest.raises(UserError, match=rf"^no lab '{text}': the labs are numbered 1 to {len(LABS)} "):
         get_lab(text)
+
+
+def test_a_new_lab_folder_is_found_without_editing_any_list(tmp_path, monkeypatch):
+    import sys
+
+    from attention_by_hand.lab import labs, registry
+
+    folder = tmp_path / "lab99"
+    folder.mkdir()
+    (folder / "__init__.py").write_text(
+        "from attention_by_hand.lab.labs import Lab\n"
+        f"LAB = Lab(number={len(LABS) + 1}, slug='new', title='new', summary='a new lab', functions={{}}, package=__name__)\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(labs, "__path__", [*labs.__path__, str(tmp_path)])
+    monkeypatch.delitem(sys.modules, "attention_by_hand.lab.labs.lab99", raising=False)
+    found = registry._discover()
+    assert [lab.number for lab in found] == [*NUMBERS, len(LABS) + 1]
+    assert found[-1].reference() == folder / f"lab-{len(LABS) + 1:02d}-new.py"
+    sys.modules.pop("attention_by_hand.lab.labs.lab99", None)
