@@ -11,7 +11,7 @@ import re
 import pytest
 
 from attention_by_hand import parts
-from attention_by_hand.run.capture import ENVIRONMENT_LINE
+from attention_by_hand.run.capture import ENVIRONMENT_LINE, printed_in
 from attention_by_hand.run.check import compare
 from attention_by_hand.run.part import RunContext
 from runhelpers import ROOT, log_lines, outputs, read_index, without_environment
@@ -81,6 +81,13 @@ def test_vector_formats_are_written_beside_the_pngs(part, tmp_path):
     written = part.run(RunContext(out=tmp_path, formats=("svg",)))
     pngs = {p.name for p in written.figure_paths if p.suffix == ".png"}
     assert {p.name for p in written.figure_paths if p.suffix == ".svg"} == {name.replace(".png", ".svg") for name in pngs}
+
+
+def test_a_run_without_figures_writes_the_same_log_and_index_and_no_figure(part, result, tmp_path):
+    bare = part.run(RunContext(out=tmp_path, figures=False))
+    assert bare.figure_paths == [] and not (tmp_path / "diagrams").exists()
+    assert bare.log_text == result.log_text
+    assert bare.index_path.read_bytes() == result.index_path.read_bytes()
 
 
 # --- determinism and the committed outputs ------------------------------------------------------
@@ -165,3 +172,11 @@ def test_every_printed_value_appears_in_its_log(result):
     assert printed
     for name in printed:
         assert index["values"][name]["text"] in log, name
+
+
+def test_every_printed_value_names_the_line_that_prints_it(result):
+    index, lines = read_index(result), log_lines(result)
+    printed = {name: v for name, v in index["values"].items() if not v.get("derived")}
+    assert printed
+    for name, v in printed.items():
+        assert printed_in(v["text"], lines[v["line"] - 1]), (name, v)

@@ -39,6 +39,45 @@ def test_derived_values_are_marked_in_the_index():
     assert c.values["worked_out"]["derived"] is True
 
 
+def test_a_printed_value_is_filed_with_the_line_that_prints_it():
+    c = Capture()
+    c.line("header")
+    c.line(f"  bank . river = {c.value('dot', 0.54, '{:.3f}')}")
+    assert c.values["dot"]["line"] == 2
+
+
+def test_a_value_printed_later_in_its_section_gets_that_later_line():
+    c = Capture()
+    gap = c.value("gap", 1e-17, "{:.2e}")
+    c.line("  ours vs theirs:")
+    c.line(f"    max |difference| = {gap}")
+    assert c.values["gap"]["line"] == 2
+
+
+def test_a_value_its_section_does_not_print_keeps_no_line():
+    c = Capture()
+    c.value("unprinted", 0.5, "{:.3f}")
+    c.line("  nothing here")
+    c.line()  # the section ends
+    c.line("  0.500 in the next section is another number")
+    assert "line" not in c.values["unprinted"]
+
+
+def test_a_derived_value_keeps_no_line_even_where_its_text_appears():
+    c = Capture()
+    c.value("worked_out", 0.5, "{:.3f}", derived=True)
+    c.line("  0.500")
+    assert "line" not in c.values["worked_out"]
+
+
+def test_a_value_is_not_placed_on_a_line_that_prints_a_longer_number():
+    c = Capture()
+    c.value("half", 0.5, "{}")
+    c.line("  0.500")
+    c.line("  0.5 itself")
+    assert c.values["half"]["line"] == 2
+
+
 def test_a_name_cannot_be_filed_twice():
     c = Capture()
     c.value("v", 1)

@@ -5,7 +5,12 @@ The run writes its lines through a `Capture`. Besides the lines, the capture kee
 * named spans: `with capture.span("s2.softmax"):` remembers which log lines the block wrote,
   so a page can quote "s2.softmax" and get lines 22-23 without anyone typing 22 or 23;
 * named values: `capture.value("s2.dot.river", 0.54, "{:.3f}")` returns "0.540" for the log
-  line AND files it under that name, so prose quotes the very text the log printed.
+  line AND files it under that name, so prose quotes the very text the log printed. The first
+  line after it that prints the text is filed with it (`"line": 18`), so that a worksheet's
+  answer key can say where the run prints each answer: a section formats its lines from the
+  texts `value` returns, so a value is filed just before the line that prints it. One that its
+  section (up to the next blank line) does not print keeps no line: derived values, and any a
+  section files without printing.
 
 `results.index.json` holds both. The log file itself stays the plain text a learner diffs.
 """
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +27,7 @@ from typing import Iterator
 
 from attention_by_hand.run.atomic import write_atomic
 
-__all__ = ["Capture", "INDEX_FORMAT", "ENVIRONMENT_LINE", "fixed"]
+__all__ = ["Capture", "INDEX_FORMAT", "ENVIRONMENT_LINE", "fixed", "printed_in"]
 
 # Bumped when the index's shape changes, so a reader can refuse an index it does not know.
 INDEX_FORMAT = 1
@@ -47,6 +53,12 @@ def fixed(x: float, places: int = 3) -> str:
     return text[1:] if text.startswith("-") and float(text) == 0 else text
 
 
+def printed_in(text: str, line: str) -> bool:
+    """Whether `line` prints `text` as a whole number: "0.5" is not in "0.500", "8" not in "28";
+    a range's end counts ("1,023" in "rows 0..1,023")."""
+    return re.search(rf"(?:(?<![\w.])|(?<=\.\.)){re.escape(text)}(?!\w|\.\d)", line) is not None
+
+
 @dataclass
 class Capture:
     """Collects log lines, named spans of them and named values."""
@@ -54,12 +66,19 @@ class Capture:
     lines: list[str] = field(default_factory=list)
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)
     values: dict[str, dict] = field(default_factory=dict)
+    # Printed values filed since the last line: the next line is theirs if it prints their text.
+    _unplaced: list[str] = field(default_factory=list, repr=False)
 
     def line(self, text: str = "") -> None:
-        """Record one log line (no newline inside)."""
+        """Record one log line (no newline inside); file it as the line of the values it prints."""
         if "\n" in text:
             raise ValueError(f"a log line may not contain a newline: {text!r}")
         self.lines.append(text)
+        if not text:  # a blank line ends a section: what it has not printed, it never will
+            self._unplaced.clear()
+        for name in [n for n in self._unplaced if printed_in(self.values[n]["text"], text)]:
+            self.values[name]["line"] = len(self.lines)
+            self._unplaced.remove(name)
 
     def replace(self, number: int, text: str) -> None:
         """Rewrite line `number` (1-based): for a line whose content is known only at the end."""
@@ -91,6 +110,8 @@ class Capture:
         # NumPy scalars become plain Python numbers so the index is ordinary JSON.
         plain = bool(number) if isinstance(number, bool) else number.item() if hasattr(number, "item") else number
         self.values[name] = {"text": text, "value": plain, **({"derived": True} if derived else {})}
+        if not derived:
+            self._unplaced.append(name)
         return text
 
     def log_text(self) -> str:

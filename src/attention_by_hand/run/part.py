@@ -3,8 +3,9 @@
 Every part is run the same way, `part.run(context)`: a `SectionLog` is opened, the part's
 `write(log, context)` writes its sections through it (and draws its figures), line 3 gets the
 versions, and `finish` writes the log, its index and the stamp. The context carries what a
-caller may choose: the output folder, the figure formats, and the world (only a part that
-`takes_world` reads it; the others are written about the toy world's own numbers).
+caller may choose: the output folder, the figure formats (or no figures at all), and the world
+(only a part that `takes_world` reads it; the others are written about the toy world's own
+numbers).
 
     <out>/captures/<log>.log           the log (results.log for the canonical part)
     <out>/captures/<log>.index.json    its named spans and values (capture.py)
@@ -40,6 +41,7 @@ class RunContext:
     formats: tuple[str, ...] = ("png",)  # "png" is always written: the logs name the PNGs
     world: World = RIVER_BANK  # read only by a part that takes_world
     background: bool = True  # the canonical part's helper process (same bytes either way)
+    figures: bool = True  # False: the same log and index, no figure drawn (a worksheet reads only the index)
 
 
 @dataclass
@@ -112,7 +114,7 @@ class Part:
     def run(self, context: RunContext = RunContext()) -> RunResult:
         """Write every section, then the log, its index and the stamp; what was written."""
         out = Path(context.out)
-        log = SectionLog(out, FIGURE_DIR, context.formats, robust=self.robust)
+        log = SectionLog(out, FIGURE_DIR, context.formats, robust=self.robust, draw=context.figures)
         self.write(log, context)
         # Filled last: a part that imports torch knows it is there only once its sections ran.
         log.capture.replace(ENVIRONMENT_LINE, self.environment())

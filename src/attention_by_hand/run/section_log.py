@@ -57,16 +57,19 @@ class SectionLog:
     """The lines, spans and values of one part's log, and the figures its sections draw.
 
     figure_folder: where figures are written, and the folder the "[plot saved: ...]" lines name
-    (relative to the run's output folder); formats: the figure formats ("png" always first).
+    (relative to the run's output folder); formats: the figure formats ("png" always first);
+    draw: False leaves the figures undrawn, every line as it would be (a worksheet's run, which
+    reads only the index, is then about four times faster).
     """
 
-    def __init__(self, out: Path, figure_folder: str, formats: tuple[str, ...], robust: bool = True):
+    def __init__(self, out: Path, figure_folder: str, formats: tuple[str, ...], robust: bool = True, draw: bool = True):
         self.capture = Capture()
         self.robust = robust
         self.figure_paths: list[Path] = []
         self._out = Path(out)
         self._figure_folder = figure_folder
         self._formats = tuple(dict.fromkeys(("png", *formats)))  # the log names the PNGs
+        self._draw = draw
 
     # --- the capture's three verbs, so a section writes through one object -------------------
 
@@ -126,7 +129,8 @@ class SectionLog:
 
     def draw(self, job: FigureJob) -> None:
         """Write the figure's files, without its log line (for a figure logged later)."""
-        self.figure_paths.extend(render(job, self._out / self._figure_folder, self._formats))
+        if self._draw:
+            self.figure_paths.extend(render(job, self._out / self._figure_folder, self._formats))
 
     def figure_line(self, job: FigureJob) -> None:
         with self.span(f"figure.{job.stem}"):

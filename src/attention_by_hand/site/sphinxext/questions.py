@@ -44,6 +44,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from attention_by_hand.run.capture import printed_in
 from attention_by_hand.site.sphinxext.runlog import RunIndex, lines_label, log_href, run_index, split_name
 
 __all__ = ["setup", "find_span", "printed_in"]
@@ -63,11 +64,6 @@ class answer(nodes.General, nodes.Element):
 
 class question_list(nodes.General, nodes.Element):
     """Where the list of every question goes, once every page has been read."""
-
-
-def printed_in(text: str, line: str) -> bool:
-    """Whether `line` prints `text` as a whole number: "0.5" is not in "0.500", "8" not in "28"."""
-    return re.search(rf"(?<![\w.]){re.escape(text)}(?!\w|\.\d)", line) is not None
 
 
 def _shared(a: str, b: str) -> int:
