@@ -13,7 +13,7 @@ import pytest
 
 from attention_by_hand.run import world as world_module
 from attention_by_hand.errors import UserError
-from attention_by_hand.run.world import RIVER_BANK, World, load_world, parse_world
+from attention_by_hand.run.world import RIVER_BANK, World, dump_world, load_world, parse_world
 
 WORLD_FILE = Path(__file__).resolve().parents[2] / "worlds" / "river-bank.toml"
 
@@ -342,3 +342,34 @@ def test_a_number_at_the_magnitude_bound_is_accepted():
     bound = world_module.MAX_MAGNITUDE
     world = parse_world(edited("bank = [0.3, 0.3, 0.9, 0.0]", f"bank = [0.3, {-bound}, 0.9, 0.0]"))
     assert world.embeddings["bank"][1] == -bound
+
+
+# --- writing a world back out -------------------------------------------------------------------
+
+
+def test_the_canonical_world_written_out_reads_back_equal(tmp_path):
+    path = tmp_path / "world.toml"
+    path.write_text(dump_world(RIVER_BANK, "The canonical world."))
+    assert load_world(path) == RIVER_BANK
+
+
+def test_a_written_world_keeps_every_digit_of_its_numbers():
+    world = World(
+        axes=("a", "b"), channels=("c",), sentences=(("x", "y"), ("y", "y")),
+        embeddings={"x": (0.1 + 0.2, -1e-7), "y": (1e6, 0.0)}, W_Q=((1.0,), (0.5,)), W_K=((0.0,), (2.0,)),
+    )  # fmt: skip
+    assert parse_world(dump_world(world)) == world
+
+
+def test_a_word_that_is_no_bare_toml_key_is_written_quoted():
+    world = World(
+        axes=("a", "b"), channels=("c",), sentences=(("café", "x"), ("x", "x")),
+        embeddings={"café": (0.1, 0.2), "x": (0.3, 0.4)}, W_Q=((1.0,), (0.0,)), W_K=((0.0,), (1.0,)),
+    )  # fmt: skip
+    text = dump_world(world)
+    assert '"café" = [0.1, 0.2]' in text
+    assert parse_world(text) == world
+
+
+def test_the_comment_heads_the_file_one_hash_per_line():
+    assert dump_world(RIVER_BANK, "one\ntwo").startswith("# one\n# two\n\naxes = ")

@@ -6,12 +6,14 @@ hand-wired query/key head. Real models learn thousands of unnamed dimensions; na
 them by hand is what lets a learner check every later number with a pencil.
 
 This module holds the canonical world (`RIVER_BANK`), reads other worlds from TOML files and
-refuses a malformed one with a message that names the key. It computes nothing about
+refuses a malformed one with a message that names the key, and writes a world back out as
+TOML (`dump_world`, which `load_world` reads back equal). It computes nothing about
 attention: that is `mechanism.py`.
 """
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import sys
@@ -28,7 +30,7 @@ else:  # pragma: no cover - exercised only on Python 3.10
 from attention_by_hand.errors import UserError
 from attention_by_hand.run.textfile import read_text_file
 
-__all__ = ["World", "RIVER_BANK", "load_world", "parse_world", "MAX_MAGNITUDE", "NAME_RULE", "MAX_FILE_BYTES"]
+__all__ = ["World", "RIVER_BANK", "load_world", "parse_world", "dump_world", "MAX_MAGNITUDE", "NAME_RULE", "MAX_FILE_BYTES"]
 
 # A name is printed in log tables, figure labels and file names (the plane figure is named after
 # the ambiguous word and the first two axes), so it is one short token of letters, digits, _ or -.
@@ -221,6 +223,42 @@ def parse_world(text: str, source: str = "<world>") -> World:
         W_Q=matrices["W_Q"],
         W_K=matrices["W_K"],
     )
+
+
+def dump_world(world: World, comment: str = "") -> str:
+    """The world as a world file (TOML) that `parse_world` reads back equal; `comment` heads it.
+
+    Every number is written as the shortest text that reads back as the same float (repr), so
+    nothing is rounded on the way out.
+    """
+
+    def name(text: str) -> str:  # a TOML string; json's escapes are TOML's
+        return json.dumps(text, ensure_ascii=False)
+
+    def key(text: str) -> str:  # TOML's bare keys are ASCII only; NAME_RULE also allows "café"
+        return text if re.fullmatch(r"[A-Za-z0-9_-]+", text) else name(text)
+
+    def row(numbers) -> str:
+        return "[" + ", ".join(repr(float(v)) for v in numbers) + "]"
+
+    def names(texts) -> str:
+        return "[" + ", ".join(name(t) for t in texts) + "]"
+
+    lines = [f"# {line}".rstrip() for line in comment.splitlines()]
+    lines += [
+        *([""] if lines else []),
+        f"axes = {names(world.axes)}",
+        f"channels = {names(world.channels)}",
+        f"sentences = [{', '.join(names(s) for s in world.sentences)}]",
+        "",
+        "[embeddings]",
+        *(f"{key(word)} = {row(numbers)}" for word, numbers in world.embeddings.items()),
+        "",
+        "[wired]",
+        f"W_Q = [{', '.join(row(r) for r in world.W_Q)}]",
+        f"W_K = [{', '.join(row(r) for r in world.W_K)}]",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def _names(value, key, fail, minimum):
