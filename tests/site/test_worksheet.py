@@ -291,3 +291,17 @@ def test_the_run_index_is_a_run_of_that_world(tmp_path):
         x for w in world.words for x in world.embeddings[w]
     ]
     assert Path(index["log"]).name == "results.log"
+
+
+def test_the_readme_states_the_limits_the_code_keeps():
+    from attention_by_hand.run.pencil_worlds import MAX_SEED, WEIGHT_GAP
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    limits = worksheet.LIMITS
+    stated = (
+        f"at most {limits['words']} words, sentences of {limits['sentence']}, {limits['axes']} axes, "
+        f"{limits['channels']} channels and names of {limits['name']} characters"
+    )
+    assert stated in readme
+    assert f"(0 to {MAX_SEED:,})" in readme and f"(at most {sheets.MAX_ROOM})" in readme
+    assert f"two weights closer than {WEIGHT_GAP}" in readme

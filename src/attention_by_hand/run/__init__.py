@@ -7,7 +7,8 @@
     environment.py  line 3 of every log: the versions that made it
     stamp.py        what the outputs were made from, and whether they are still current
     check.py        a log against its canonical copy, line by line
-    world.py        the toy world: the canonical one, and loading a world file
+    world.py        the toy world: the canonical one, and loading (and writing) a world file
+    pencil_worlds.py  a world for pencils from a seed: small numbers, every answer well posed
     gpt2.py         GPT-2 small's sizes, set beside the toy's
     atomic.py       writing a file atomically; textfile.py: reading a user's file safely
 

@@ -14,7 +14,7 @@ Chromium writes the time into every PDF (/CreationDate, /ModDate); both are set 
 date, so the same HTML gives the same bytes (with the same Chromium). The PDF's title is the
 HTML's <title>.
 
-The browser starts on the first `pdf` call (or `start`). `CachedPrinter` keeps the PDFs in a
+The browser starts on the first `pdf` call (or `start_later`). `CachedPrinter` keeps the PDFs in a
 folder by a hash of what decides their bytes: the site's build reprints nothing that did not
 change, and starts no browser then. Left out: what is printed (worksheet.py), which files
 (sheets.py).
@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import io
 import re
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -130,6 +130,7 @@ class Printer:
         self._playwright = None
         self._browser = None
         self._page = None
+        self._loaded: str | None = None  # the HTML in the tab: a second paper only lays it out again
 
     def __enter__(self) -> Printer:
         return self
@@ -140,9 +141,9 @@ class Printer:
     def _call(self, action, *args):
         return self._thread.submit(action, *args).result()
 
-    def start(self) -> None:
-        """Start Chromium now (it takes seconds), e.g. while the world to print is still running."""
-        self._call(self._tab)
+    def start_later(self) -> None:
+        """Start Chromium in the printer's thread now (it takes seconds), while this one goes on."""
+        self._thread.submit(self._tab)
 
     def close(self) -> None:
         self._call(self._close)
@@ -157,17 +158,24 @@ class Printer:
 
         what: the document, for the message of a refusal; pages: the pages it must have.
         """
+        return self.pdf_later(html, paper, what, pages).result()
+
+    def pdf_later(self, html: str, paper: str, what: str, pages: int | None = None) -> Future:
+        """`pdf`, queued: its future PDF. Two printers print at once (sheets.py: one per paper)."""
+        return self._thread.submit(self._pdf, html, paper, what, pages)
+
+    # --- in the printer's thread --------------------------------------------------------------
+
+    def _pdf(self, html: str, paper: str, what: str, pages: int | None) -> bytes:
         from pypdf import PdfReader
 
-        problems = self.measure(html, paper)
+        problems = self._measure(html, paper)
         if problems:
             raise DoesNotFit(f"{what} on {PAPERS[paper].name}: " + "; ".join(problems))
-        pdf = fixed_dates(self._call(self._print, paper))
+        pdf = fixed_dates(self._print(paper))
         if pages is not None and (printed := len(PdfReader(io.BytesIO(pdf)).pages)) != pages:
             raise DoesNotFit(f"{what} on {PAPERS[paper].name}: printed {printed} pages, expected {pages} (one per page box)")
         return pdf
-
-    # --- in the printer's thread --------------------------------------------------------------
 
     def _tab(self):
         if self._page is None:
@@ -184,13 +192,15 @@ class Printer:
             self._browser.close()
         if self._playwright is not None:
             self._playwright.stop()
-        self._playwright = self._browser = self._page = None
+        self._playwright = self._browser = self._page = self._loaded = None
 
     def _measure(self, html: str, paper: str) -> list[str]:
         page = self._tab()
         width, height = PAPERS[paper].printable_px
         page.set_viewport_size({"width": round(width), "height": round(height)})
-        page.set_content(html, wait_until="load")
+        if html != self._loaded:
+            page.set_content(html, wait_until="load")
+            self._loaded = html
         return page.evaluate(_MEASURE, [width, height])
 
     def _print(self, paper: str) -> bytes:
@@ -219,6 +229,12 @@ class CachedPrinter:
 
     def __exit__(self, *exc) -> None:
         self.printer.close()
+
+    def pdf_later(self, html: str, paper: str, what: str, pages: int | None = None) -> Future:
+        """`pdf`, as a future already done (Printer's interface)."""
+        done: Future = Future()
+        done.set_result(self.pdf(html, paper, what, pages))
+        return done
 
     def pdf(self, html: str, paper: str, what: str, pages: int | None = None) -> bytes:
         key = hashlib.sha256(f"{self.identity}\n{paper}\n{pages}\n{html}".encode()).hexdigest()

@@ -25,6 +25,7 @@ Left out: what a sheet says (worksheet.py), how it is printed (printing.py).
 
 from __future__ import annotations
 
+import contextlib
 import io
 import tempfile
 import time
@@ -132,7 +133,7 @@ def canonical_files(index: dict, printer, papers: tuple[str, ...]) -> dict[str, 
 
     The site writes these (sphinxext/paper.py) from the captures it is built from, with no new run.
     """
-    return _files(_single(choose(None, None), index), printer, papers)[0]
+    return _files(_single(choose(None, None), index), {paper: printer for paper in papers})[0]
 
 
 @dataclass(frozen=True)
@@ -171,17 +172,31 @@ def _single(choice: Choice, index: dict | None = None) -> _Job:
     return _Job(sheet, "worksheet", "key", "world.toml", choice.comment)
 
 
-def _files(job: _Job, printer: Printer, papers: tuple[str, ...]) -> tuple[dict[str, bytes], int]:
-    """Every file of one job, by its path under OUT, and how many pages its key has."""
+def _files(job: _Job, printers: dict[str, Printer]) -> tuple[dict[str, bytes], int]:
+    """Every file of one job, by its path under OUT, and how many pages its key has.
+
+    printers: paper -> the printer of that paper (one Chromium each: they print at the same time).
+    """
     sheet_html, key_html = worksheet.render_worksheet(job.sheet), worksheet.render_key(job.sheet)
     files = {f"{job.sheet_stem}.html": sheet_html.encode("utf-8"), f"{job.key_stem}.html": key_html.encode("utf-8")}
-    key_pages = 0
-    for paper in papers:
-        files[f"{job.sheet_stem}-{paper}.pdf"] = printer.pdf(sheet_html, paper, job.sheet.title, pages=WORKSHEET_PAGES)
-        files[f"{job.key_stem}-{paper}.pdf"] = key = printer.pdf(key_html, paper, f"the key of {job.sheet.title}")
-        key_pages = max(key_pages, _pages(key))
+    pdfs = {f"{job.sheet_stem}-{paper}.pdf": printer.pdf_later(sheet_html, paper, job.sheet.title, WORKSHEET_PAGES)
+            for paper, printer in printers.items()}  # fmt: skip
+    pdfs |= {f"{job.key_stem}-{paper}.pdf": printer.pdf_later(key_html, paper, f"the key of {job.sheet.title}")
+             for paper, printer in printers.items()}  # fmt: skip
+    files |= {name: future.result() for name, future in pdfs.items()}
     files[job.world_path] = dump_world(job.sheet.world, job.comment).encode("utf-8")
+    key_pages = max((_pages(files[f"{job.key_stem}-{paper}.pdf"]) for paper in printers), default=0)
     return files, key_pages
+
+
+@contextlib.contextmanager
+def _printers(chromium: str, paper: str):
+    """One started Printer per paper of `paper` ("both": A4 and Letter), closed at the end."""
+    with contextlib.ExitStack() as stack:
+        printers = {p: stack.enter_context(Printer(chromium)) for p in papers_of(paper)}
+        for printer in printers.values():
+            printer.start_later()  # Chromium starts while the first world runs
+        yield printers
 
 
 def _pages(pdf: bytes) -> int:
@@ -199,11 +214,8 @@ def write_one(out: Path, choice: Choice, paper: str, chromium: str) -> Written:
     """One world's sheet, key and world file into `out` (see the module docstring)."""
     started = time.perf_counter()
     check_out(out)
-
-    with Printer(chromium) as printer:
-        jobs = _ahead(lambda _: _single(choice), [None])
-        printer.start()  # Chromium starts while the world runs
-        files, key_pages = _files(next(jobs), printer, papers_of(paper))
+    with _printers(chromium, paper) as printers:
+        files, key_pages = _files(_single(choice), printers)
     _write(out, files)  # only now: a sheet that failed leaves `out` as it was
     return Written(out, tuple(files), 1, WORKSHEET_PAGES, key_pages, time.perf_counter() - started)
 
@@ -223,8 +235,8 @@ def write_room(out: Path, seeds: list[int], paper: str, chromium: str) -> Writte
     check_out(out)
     width = max(2, len(str(len(seeds))))
 
-    def job(numbered: tuple[int, int]) -> _Job:
-        number, seed = numbered
+    def job(number: int) -> _Job:
+        seed = seeds[number - 1]
         stem = f"{number:0{width}d}-seed-{seed}"
         world_path = f"sheets/sheet-{stem}.toml"
         title = f"Attention by hand: sheet {number} of {len(seeds)}, seed {seed}"
@@ -232,16 +244,14 @@ def write_room(out: Path, seeds: list[int], paper: str, chromium: str) -> Writte
         return _Job(sheet, f"sheets/sheet-{stem}", f"keys/key-{stem}", world_path, world_comment(seed))
 
     entries, written, key_pages = [], [], 0
-    with Printer(chromium) as printer:
-        jobs = _ahead(job, list(enumerate(seeds, start=1)))
-        printer.start()
-        for number, (seed, made) in enumerate(zip(seeds, jobs), start=1):
-            files, pages = _files(made, printer, papers_of(paper))
+    with _printers(chromium, paper) as printers:
+        for number, made in enumerate(_ahead(job, range(1, len(seeds) + 1)), start=1):
+            files, pages = _files(made, printers)
             key_pages = max(key_pages, pages)
             _write(out, files)
             written.extend(files)
             entries.append({
-                "number": number, "seed": seed, "world": made.sheet.world,
+                "number": number, "seed": seeds[number - 1], "world": made.sheet.world,
                 "sheet": [name for name in files if name.startswith("sheets/")],
                 "key": [name for name in files if name.startswith("keys/")],
             })  # fmt: skip
