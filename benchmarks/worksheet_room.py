@@ -24,7 +24,7 @@ from pathlib import Path
 from benchlib import Parser, RESULTS, ROOT, machine_line, positive, write
 
 RESULT = RESULTS / "worksheet_room.md"
-TARGET_S = 60  # a room of 30 in under a minute
+TARGET_S, TARGET_SIZE = 60, 30  # a room of 30 in under a minute
 PAPERS = ("both", "a4")
 
 
@@ -64,7 +64,10 @@ def table(size: int, runs: dict[str, list[tuple[float, int, int]]], load: tuple[
     for paper, measured in runs.items():
         times = [s for s, _, _ in measured]
         median = statistics.median(times)
-        verdict = "met" if median < TARGET_S else f"missed by {median - TARGET_S:.0f} s"
+        if size != TARGET_SIZE:
+            verdict = f"(set for a room of {TARGET_SIZE})"
+        else:
+            verdict = "met" if median < TARGET_S else f"missed by {median - TARGET_S:.0f} s"
         _, pdfs, pages = measured[0]
         lines.append(f"| {'A4 and Letter' if paper == 'both' else 'A4'} | {size} | {pdfs} | {pages} | "
                      f"{median:.1f} s ({min(times):.1f}-{max(times):.1f}) | {verdict} |")  # fmt: skip
