@@ -37,7 +37,9 @@ __all__ = ["RunResult", "finish", "run"]
 RULE = "=" * 72
 FIGURE_DIR = "diagrams"  # relative to the output folder
 
-# GPT-2 small, for the scale check at the end of S6 (Radford et al. 2019, the 124M model).
+# GPT-2 small, for the scale check at the end of S6. Radford et al. 2019 (Table 2) gave it 117M
+# parameters; OpenAI's repository later corrected the count ("our original parameter counts were
+# wrong", openai/gpt-2 README) and names the model 124M: 124,439,808 with its tied word table.
 GPT2 = {"d_model": 768, "d_k": 64, "heads": 12, "layers": 12, "params": 124_000_000}
 
 
@@ -219,6 +221,9 @@ def s3_raw_attention(r: _Run) -> np.ndarray:
         )
         r.matrix("s3.weights.1", f"attention weights for {_quoted(w.sentences[1])}:", results[1][1], w.sentences[1])
 
+        for k, (out, _) in enumerate(results):  # the first word's output too, which S3 does not print
+            for a, v in zip(w.axes, out[0]):
+                log.value(f"s3.first_output.{k}.{a}", v, "{:.3f}", derived=True)
         with log.span("s3.outputs"):
             log.line(f"  {amb}'s output vector ({', '.join(w.axes)}):")
             for k, (sentence, (out, _)) in enumerate(zip(w.sentences, results)):
