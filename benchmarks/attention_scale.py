@@ -15,9 +15,13 @@ SDPA slowly, at 4,096 words. For each:
 
 - time: the median of --repeat runs after one warm-up run, the heads taking turns run by run so
   that a change in the machine's load falls on all of them alike;
-- the FLOP rate: the multiply-adds the causal head needs (q_i . k_j and the blend of v_j for the
-  T(T+1)/2 pairs j <= i, 2 FLOPs each), per second, as a share of the rate of a large fp32
-  matmul timed in the same turns, at the same length;
+- the FLOP rate: the multiply-adds each head really does (q_i . k_j and the blend of v_j for
+  every pair (i, j) it computes, 2 FLOPs each), per second, as a share of the rate of a large
+  fp32 matmul timed in the same turns, at the same length. The heads do not compute the same
+  pairs: the naive head computes all T x T and masks afterwards; the tiled heads skip the
+  tiles above the diagonal; SDPA's CPU kernel skips the key blocks past each query block
+  (`computed_pairs` says how each is counted). Beside the rate, the work each head did as a
+  multiple of the T(T+1)/2 pairs the mask keeps;
 - peak extra memory: how far the resident set rises above its level just before the call, in a
   fresh process per head and length (Linux: /proc/self/clear_refs resets the high-water mark
   VmHWM after a small warm-up call; what the call returns counts too);
@@ -141,9 +145,48 @@ def as_library(arrays, library: str):
     return [torch.from_numpy(a) for a in arrays] if library == "torch" else arrays
 
 
-def causal_flops(length: int) -> int:
-    """FLOPs the causal head needs: 2 matmul FLOPs x d_k x 2 (scores, blend) per visible pair, per head."""
-    return 2 * 2 * D_K * N_HEADS * length * (length + 1) // 2
+# SDPA's CPU kernel (aten/src/ATen/native/cpu/FlashAttentionKernel.cpp, flash_attention_kernel_impl
+# and cpu_flash_attention): blocks of 256 queries from 768 words on (64 from 192, 32 below) against
+# blocks of 512 keys. Under is_causal it stops after the key block that holds a query block's last
+# row, but computes that key block whole (up to 512 keys) and masks it afterwards.
+SDPA_KEY_BLOCK = 512
+
+
+def sdpa_query_block(length: int) -> int:
+    return 256 if length >= 768 else 64 if length >= 192 else 32
+
+
+def computed_pairs(key: str, length: int) -> int:
+    """How many (query, key) pairs the head `key` computes a score and a blend for, per head.
+
+    naive, and the two slow SDPA calls: all T x T, the masked ones too (MATH forms the whole
+    matrix; a boolean mask leaves the fused kernel nothing it may skip). The tiled heads: for
+    each query tile, the keys up to its last row (the diagonal tile whole, then masked). SDPA
+    with is_causal: its own blocks, as the comment above reads its source.
+    """
+    T = length
+    if key in ("tiled-numpy", "tiled-torch"):
+        block = NUMPY_BLOCK  # the PyTorch head's tiling_torch.DEFAULT_BLOCK too
+        return sum((min(q0 + block, T) - q0) * min(q0 + block, T) for q0 in range(0, T, block))
+    if key == "sdpa":
+        q_block, kv_block = min(sdpa_query_block(T), T), min(SDPA_KEY_BLOCK, T)
+        pairs = 0
+        for m in range(0, T, q_block):
+            rows = min(q_block, T - m)
+            last = min(m + rows, T)  # the keys this block may see end here
+            pairs += rows * sum(min(kv_block, T - n) for n in range(0, last, kv_block))
+        return pairs
+    return T * T
+
+
+def head_flops(key: str, length: int) -> int:
+    """FLOPs the head `key` does: 2 matmul FLOPs x d_k x 2 (score, blend) per computed pair, per head."""
+    return 2 * 2 * D_K * N_HEADS * computed_pairs(key, length)
+
+
+def causal_pairs(length: int) -> int:
+    """The pairs j <= i that the causal mask keeps: the least work any causal head can do."""
+    return length * (length + 1) // 2
 
 
 def naive_score_bytes(length: int) -> int:
@@ -274,6 +317,11 @@ def _verdict(ok: bool) -> str:
     return "met" if ok else "**missed**"
 
 
+def _work(key: str, length: int) -> str:
+    """The pairs the head computes, as a multiple of the pairs the causal mask keeps: "1.06x"."""
+    return f"{computed_pairs(key, length) / causal_pairs(length):.2f}x"
+
+
 def machine_line(threads: int) -> str:
     import numpy
     import torch
@@ -305,23 +353,28 @@ def report(m: dict) -> str:
         m["machine"],
         "",
         f"One causal attention layer of GPT-2 small's shape: {N_HEADS} heads, d_k {D_K}, fp32, batch 1. "
-        f"Time: median of {m['repeat']} runs after a warm-up, the heads taking turns. Rate: the causal "
-        f"FLOPs (2 x 2 x d_k per visible pair q_i, k_j with j <= i, per head) per second, as a share of a "
+        f"Time: median of {m['repeat']} runs after a warm-up, the heads taking turns. Work: the (query, key) "
+        f"pairs a head computes a score and a blend for, as a multiple of the T(T+1)/2 pairs the causal "
+        f"mask keeps: the naive head computes all T x T and masks afterwards; the tiled heads skip the "
+        f"tiles above the diagonal (tiles of {NUMPY_BLOCK}); SDPA's CPU kernel, as its source "
+        f"(`aten/src/ATen/native/cpu/FlashAttentionKernel.cpp`) reads, takes blocks of 256 queries (64 "
+        f"below 768 words) by {SDPA_KEY_BLOCK} keys and skips the key blocks past each query block. Rate: "
+        f"those FLOPs (2 x 2 x d_k per computed pair, per head) per second, as a share of a "
         f"({MATMUL_SIDE}, {MATMUL_SIDE}) @ ({MATMUL_SIDE}, {MATMUL_SIDE}) fp32 matmul timed in the same "
         f"turns. Memory: the rise of the resident set (VmHWM) during one call, in a fresh process. "
         f"Difference: max |output - SDPA's output|.",
         "",
-        "| words | head | time | GFLOP/s | share of matmul rate | peak extra memory | max diff. to SDPA |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| words | head | time | work | GFLOP/s | share of matmul rate | peak extra memory | max diff. to SDPA |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for t in lengths:
         for key in HEADS:
             row = rows.get((key, t))
             if row is None:
                 continue
-            rate = causal_flops(t) / row["seconds"]
+            rate = head_flops(key, t) / row["seconds"]
             out.append(
-                f"| {t:,} | {HEADS[key][0]} | {_seconds(row['seconds'])} | {rate / 1e9:.0f} | "
+                f"| {t:,} | {HEADS[key][0]} | {_seconds(row['seconds'])} | {_work(key, t)} | {rate / 1e9:.0f} | "
                 f"{rate / m['matmul_rate'][t]:.0%} | {_mib(row['memory'])} | {row['difference']:.1e} |"
             )
     out.append("")
@@ -338,7 +391,7 @@ def report(m: dict) -> str:
                f"{_verdict(worst <= MAX_DIFFERENCE)} |")  # fmt: skip
     if TARGET_LENGTH in tiled:
         ratio = tiled[TARGET_LENGTH]["seconds"] / rows[("sdpa", TARGET_LENGTH)]["seconds"]
-        share = causal_flops(TARGET_LENGTH) / tiled[TARGET_LENGTH]["seconds"] / m["matmul_rate"][TARGET_LENGTH]
+        share = head_flops("tiled-torch", TARGET_LENGTH) / tiled[TARGET_LENGTH]["seconds"] / m["matmul_rate"][TARGET_LENGTH]
         out.append(f"| at most {MAX_TIME_RATIO}x SDPA's time at {TARGET_LENGTH:,} words | {ratio:.2f}x | "
                    f"{_verdict(ratio <= MAX_TIME_RATIO)} |")  # fmt: skip
         out.append(f"| at least {MIN_MATMUL_SHARE:.0%} of the matmul rate at {TARGET_LENGTH:,} words | {share:.0%} | "
@@ -360,13 +413,13 @@ def report(m: dict) -> str:
             "",
             f"Two ways a learner calls SDPA slowly, at {TARGET_LENGTH:,} words (same turns as the table above):",
             "",
-            "| call | kernel SDPA picks | time | vs. `is_causal=True` on (1, 12, T, 64) | peak extra memory | max diff. to SDPA |",
-            "| --- | --- | --- | --- | --- | --- |",
-            f"| {HEADS['sdpa'][0]} on (1, 12, T, 64) | {m['kernels']['sdpa']} | {_seconds(base['seconds'])} | 1.00x | "
-            f"{_mib(base['memory'])} | 0 |",
+            "| call | kernel SDPA picks | work | time | vs. `is_causal=True` on (1, 12, T, 64) | peak extra memory | max diff. to SDPA |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+            f"| {HEADS['sdpa'][0]} on (1, 12, T, 64) | {m['kernels']['sdpa']} | {_work('sdpa', TARGET_LENGTH)} | "
+            f"{_seconds(base['seconds'])} | 1.00x | {_mib(base['memory'])} | 0 |",
         ]  # fmt: skip
         for key, row in m["pitfalls"].items():
-            out.append(f"| {PITFALLS[key][0]} | {m['kernels'][key]} | {_seconds(row['seconds'])} | "
+            out.append(f"| {PITFALLS[key][0]} | {m['kernels'][key]} | {_work(key, TARGET_LENGTH)} | {_seconds(row['seconds'])} | "
                        f"{row['seconds'] / base['seconds']:.2f}x | {_mib(row['memory'])} | {row['difference']:.1e} |")  # fmt: skip
         out += [
             "",

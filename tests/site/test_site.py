@@ -33,6 +33,9 @@ CAPTURES = ROOT / "captures"
 # What a page may use to say a number: the {value} role, or a {name} placeholder in an :alt: text
 # or a question's :answer: (a name may start with its log's: {positions:p3.scores.2.1}).
 ROLE = re.compile(r"\{value\}`[^`]*`|\{[a-z][\w.:\-]*\}")
+# Nor is a paper's section ("§3.2.1") or a link's address (an arXiv number, a file's path) a
+# number a page types: the run has no say in those.
+CITATION = re.compile(r"§\d+(?:\.\d+)*|\]\([^)\s]*\)")
 
 
 # Pages that each hold one fault, for a site that builds them all at once (`faulty_site`), from
@@ -57,6 +60,12 @@ FAULTY_PAGES = {
     "question_list": "# Every question\n\n```{question-list}\n```\n",
     "plan_unknown_step": "# Page\n\n```{lesson-plan}\n:minutes: 60\nlab 4\nmodule-9\n```\n",
     "plan": "# Plan\n\n```{lesson-plan}\n:minutes: 60\nlab 4\nlab 7\n```\n",  # no fault: lab 7 does not fit
+    # A module page must end with its sources (sphinxext/sources.py); other pages need not.
+    "module-nosources": "# Module\n\nText.\n\n## Summary\n\n- A point.\n",
+    "module-sources-early": "# Module\n\n## Sources\n\n- [A paper](https://example.org/a)\n\n## Summary\n\nText.\n",
+    "module-sources-empty": "# Module\n\nText.\n\n## Sources\n\nNone yet.\n",
+    "module-sources-unlinked": "# Module\n\nText.\n\n## Sources\n\n- A paper nobody can find, §2\n",
+    "module-sourced": "# Module\n\nText.\n\n## Sources\n\n- [A paper](https://example.org/a), §2\n",  # no fault
 }
 
 
@@ -107,7 +116,7 @@ def canonical_site(tmp_path_factory) -> Built:
 
 @pytest.mark.parametrize("page", sorted(p.name for p in WORKSHOP.glob("*.md")))
 def test_page_types_no_decimal_number_outside_a_value_reference(page):
-    text = ROLE.sub("", (WORKSHOP / page).read_text())
+    text = CITATION.sub("", ROLE.sub("", (WORKSHOP / page).read_text()))
     typed = [line for line in text.splitlines() if re.search(r"\d\.\d", line)]
     assert typed == []
 
@@ -144,6 +153,32 @@ def test_value_role_prints_the_text_the_log_printed(faulty_site):
     index = json.loads((CAPTURES / "results.index.json").read_text())
     page = (faulty_site.out / "value.html").read_text()
     assert f'<span class="run-value">{index["values"]["s2.dot.river"]["text"]}</span>' in page
+
+
+def test_a_decimal_number_beside_a_citation_is_still_caught():
+    line = "See [the paper](https://arxiv.org/abs/1706.03762), §3.2.1: the scale is 0.125."
+    assert re.findall(r"\d\.\d", CITATION.sub("", ROLE.sub("", line))) == ["0.1"]
+
+
+# --- every module page ends with its sources ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "page, problem",
+    [
+        ("module-nosources", r"does not end with a 'Sources' section"),
+        ("module-sources-early", r"does not end with a 'Sources' section"),  # a Summary follows it
+        ("module-sources-empty", r"has a 'Sources' section with no list of sources"),
+        ("module-sources-unlinked", r"lists a source without a link .*'A paper nobody can find"),
+    ],
+)
+def test_a_module_page_that_does_not_end_with_linked_sources_is_named(faulty_site, page, problem):
+    assert re.search(rf"{page}\.md: WARNING: module page '{page}' {problem}", faulty_site.printed)
+
+
+def test_a_module_page_that_ends_with_linked_sources_passes_and_other_pages_need_none(faulty_site):
+    assert "module-sourced" not in faulty_site.printed
+    assert "/value.md" not in faulty_site.printed  # not a module page: no Sources section, no warning
 
 
 # --- check-yourself questions -------------------------------------------------------------
@@ -223,6 +258,11 @@ def test_a_lesson_plan_leaves_what_does_not_fit_for_after_the_session(faulty_sit
     assert f"Left for after the session ({minutes} minutes more): Lab 07, {lab.title}" in page
 
 
+def test_a_pages_reading_words_leave_out_its_sources_and_link_addresses():
+    page = "# Two words\n\n[One](https://arxiv.org/abs/1706.03762) two.\n\n## Sources\n\n- Many words here, §3.\n"
+    assert instructor.prose_words(page) == 4  # Two, words, One, two
+
+
 def test_a_pages_reading_words_leave_out_code_log_excerpts_and_formulas():
     page = "# Two words\n\nOne {value}`s2.dot.river` three.\n\n```{log-lines} s2.dots\n```\n\n$$a \\cdot b$$\n\n```python\nx = 1\n```\n"
     assert instructor.prose_words(page) == 5
@@ -297,6 +337,20 @@ def test_one_more_log_line_in_s2_renumbers_every_cross_check(canonical_site, tmp
     for page in before:
         expected = [(a + 1, b + 1) if a >= s2_starts else (a, b) for a, b in before[page]]
         assert after[page] == expected, page
+
+
+def test_a_rebuild_after_a_new_run_quotes_the_new_values_not_the_last_builds(tmp_path):
+    """Sphinx keeps its environment between builds: the index it read last time must not outlive it."""
+    captures = tmp_path / "run" / "captures"
+    shutil.copytree(CAPTURES, captures)
+    source = mini_site(tmp_path, {"value": "# Page\n\nThe dot is {value}`s2.dot.river`.\n"})
+    assert build(source, tmp_path / "out", captures)[0] == 0
+    index = json.loads((captures / "results.index.json").read_text())
+    index["values"]["s2.dot.river"]["text"] = "9.999"  # as if a new run had printed another number
+    (captures / "results.index.json").write_text(json.dumps(index))
+    code, printed = build(source, tmp_path / "out", captures)
+    assert code == 0, printed
+    assert '<span class="run-value">9.999</span>' in (tmp_path / "out" / "value.html").read_text()
 
 
 # --- the build command (staleness itself: tests/run/test_stamp.py) --------------------------------

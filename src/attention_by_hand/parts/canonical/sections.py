@@ -140,6 +140,9 @@ def s3_raw_attention(log: SectionLog, w: World) -> np.ndarray:
         )
         log.matrix("s3.weights.1", f"attention weights for {quoted(w.sentences[1])}:", results[1][1], w.sentences[1])
 
+        for k, (out, _) in enumerate(results):  # the first word's output too, which S3 does not print
+            for a, v in zip(w.axes, out[0]):
+                log.value(f"s3.first_output.{k}.{a}", v, "{:.3f}", derived=True)
         with log.span("s3.outputs"):
             log.line(f"  {amb}'s output vector ({', '.join(w.axes)}):")
             for k, (sentence, (out, _)) in enumerate(zip(w.sentences, results)):

@@ -112,7 +112,7 @@ def _bank_scores():
 
 
 def l2_online_softmax(log: SectionLog) -> None:
-    """S2's softmax row again, in one pass: running maximum, running sum, rescale."""
+    """S2's softmax row again, its maximum and sum in one pass: running maximum, running sum, rescale."""
     w = RIVER_BANK
     sentence, scores = _bank_scores()
     weights, trace = T.online_softmax(scores)

@@ -7,9 +7,10 @@
     questions.py   check-yourself questions answered by the run's values, and their list
     instructor.py  the instructor's page: lesson plans from the pages' and labs' sizes, and
                    what the lab checker tries and recognises, lab by lab
+    sources.py     every module page ends with its list of sources, or the build fails
 """
 
-from attention_by_hand.site.sphinxext import instructor, labtable, mathml, playground, questions, runlog
+from attention_by_hand.site.sphinxext import instructor, labtable, mathml, playground, questions, runlog, sources
 
 
 def setup(app):
@@ -19,4 +20,5 @@ def setup(app):
     labtable.setup(app)
     questions.setup(app)
     instructor.setup(app)
+    sources.setup(app)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -65,15 +65,18 @@ _FENCE = re.compile(r"^(`{3,}|~{3,}|:{3,})[^\n]*\n.*?^\1[ \t]*$", re.S | re.M)  
 _DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.S)
 _ROLE = re.compile(r"\{[\w-]+\}`[^`]*`")  # {value}`s2.dot.river`: one word, whatever the name's length
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+_SOURCES = re.compile(r"^## Sources[ \t]*$.*", re.S | re.M)  # a module page's list of sources, at its end
+_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")  # [text](address): the text is read, the address is not
 _WORD = re.compile(r"[^\W_][\w'’.,-]*")
 _QUESTION = re.compile(r"^(`{3,}|:{3,})\{question\}", re.M)
 
 
 def prose_words(markdown: str) -> int:
     """The words of a page's prose: fenced blocks (code, log excerpts, figures, questions),
-    display math and comments left out; a role counts as one word."""
-    text = _COMMENT.sub(" ", _DISPLAY_MATH.sub(" ", _FENCE.sub(" ", markdown)))
-    return len(_WORD.findall(_ROLE.sub(" x ", text)))
+    display math, comments, links' addresses and the closing Sources section left out (a
+    reader follows those after the session); a role counts as one word."""
+    text = _COMMENT.sub(" ", _DISPLAY_MATH.sub(" ", _FENCE.sub(" ", _SOURCES.sub(" ", markdown))))
+    return len(_WORD.findall(_ROLE.sub(" x ", _LINK_TARGET.sub("] ", text))))
 
 
 def questions_in(markdown: str) -> int:

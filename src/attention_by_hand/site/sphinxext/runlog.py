@@ -80,7 +80,9 @@ def run_index(env, log: str | None = None) -> RunIndex:
     """The index of `log` for this build, read once; the page being read now depends on it.
 
     The dependency is what makes an incremental build re-read every quoting page after a new
-    run: Sphinx compares the files' times with the last build's.
+    run: Sphinx compares the files' times with the last build's. The cache lives on the
+    environment, which Sphinx saves between builds, so every build starts it afresh
+    (`forget_indexes`): a page re-read after a new run must see the new index, not the last one.
     """
     log = log or default_log()
     captures = Path(env.srcdir, env.config.abh_captures).resolve()
@@ -93,6 +95,11 @@ def run_index(env, log: str | None = None) -> RunIndex:
     env.note_dependency(str(index.index_path))
     env.note_dependency(str(index.log_path))
     return index
+
+
+def forget_indexes(app, env, docnames) -> None:
+    """Before a build reads its pages: drop the indexes the last build read (see run_index)."""
+    env._abh_indexes = None
 
 
 def anchor(log: str, line: int) -> str:
@@ -313,6 +320,7 @@ class RunLogs(SphinxDirective):
 
 def setup(app):
     app.add_config_value("abh_captures", "../captures", "env", types=frozenset({str}))
+    app.connect("env-before-read-docs", forget_indexes)
     app.add_directive("log-lines", LogLines)
     app.add_node(figure_frame, html=(visit_figure_frame, depart_figure_frame))
     app.add_directive("run-figure", RunFigure)
