@@ -37,15 +37,15 @@ import argparse
 import json
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULT = ROOT / "benchmarks" / "results" / "attention_scale.md"
+from benchlib import RESULTS, ROOT, Parser, measured_on, positive, write
+
+RESULT = RESULTS / "attention_scale.md"
 MEMORY_FIGURE = RESULT.with_name("attention-memory.png")
 TIME_FIGURE = RESULT.with_name("attention-time.png")
 
@@ -322,29 +322,6 @@ def _work(key: str, length: int) -> str:
     return f"{computed_pairs(key, length) / causal_pairs(length):.2f}x"
 
 
-def machine_line(threads: int) -> str:
-    import numpy
-    import torch
-
-    cpu = platform.processor() or "unknown CPU"
-    if Path("/proc/cpuinfo").exists():  # Linux names the model; platform.processor() there is just "x86_64"
-        cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                    if line.startswith("model name")), cpu)  # fmt: skip
-    load = f"; load average {os.getloadavg()[0]:.1f} at the start" if hasattr(os, "getloadavg") else ""
-    return (
-        f"Measured on {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, torch {torch.__version__}, "
-        f"numpy {numpy.__version__}; torch threads {threads} (set with `torch.set_num_threads`), "
-        f"{_omp_setting()}, NumPy's BLAS {os.environ.get('OPENBLAS_NUM_THREADS')} "
-        f"thread{load}."
-    )
-
-
-def _omp_setting() -> str:
-    """How PyTorch's OpenMP threads wait, as set for this run."""
-    policy = os.environ.get("OMP_WAIT_POLICY")
-    return f"GOMP_SPINCOUNT={os.environ.get('GOMP_SPINCOUNT')}" + (f", OMP_WAIT_POLICY={policy}" if policy else "")
-
-
 def report(m: dict) -> str:
     """The measurements `m` (see main) as markdown: heads, targets, pitfalls, figures."""
     lengths, rows = m["lengths"], m["rows"]
@@ -502,12 +479,6 @@ def draw(m: dict, field: str) -> bytes:
 # --- the command -------------------------------------------------------------------------------
 
 
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
-    return int(text)
-
-
 def _lengths(text: str) -> tuple[int, ...]:
     parts = text.split(",")
     if not all(p.isdigit() and int(p) >= 64 for p in parts):
@@ -515,16 +486,10 @@ def _lengths(text: str) -> tuple[int, ...]:
     return tuple(sorted(set(int(p) for p in parts)))
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        """Bad arguments: one line naming them, exit 2 (argparse's default adds the usage)."""
-        self.exit(2, f"{self.prog}: {message}\n")
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="attention_scale.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=_positive, default=5, help="timed runs per head and length (default: 5)")
-    parser.add_argument("--threads", type=_positive, default=os.cpu_count() or 1,
+    parser = Parser(prog="attention_scale.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=positive("runs"), default=5, help="timed runs per head and length (default: 5)")
+    parser.add_argument("--threads", type=positive("threads"), default=os.cpu_count() or 1,
                         help="torch threads (default: the number of cores)")  # fmt: skip
     parser.add_argument("--lengths", type=_lengths, default=LENGTHS, help="comma-separated word counts (default: 512,...,8192)")
     parser.add_argument("--write", action="store_true",
@@ -545,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
-    machine = machine_line(args.threads)
+    machine = measured_on(args.threads, also=f"NumPy's BLAS {os.environ.get('OPENBLAS_NUM_THREADS')} thread")
     print(machine, file=sys.stderr)
     lengths = list(args.lengths)
     rows, notes, matmul_rate, pitfalls = {}, [], {}, {}
@@ -600,13 +565,10 @@ def main(argv: list[str] | None = None) -> int:
     text = report(measured)
     print(text, end="")
     if args.write:
-        from attention_by_hand.run.atomic import write_atomic
-
         # The figures first: the markdown names them, so they must exist before it does.
-        write_atomic(MEMORY_FIGURE, draw(measured, "memory"))
-        write_atomic(TIME_FIGURE, draw(measured, "seconds"))
-        write_atomic(RESULT, text.encode("utf-8"))
-        print(f"wrote {RESULT.relative_to(ROOT)}, {MEMORY_FIGURE.name} and {TIME_FIGURE.name}", file=sys.stderr)
+        write(MEMORY_FIGURE, draw(measured, "memory"))
+        write(TIME_FIGURE, draw(measured, "seconds"))
+        write(RESULT, text)
     return 0
 
 

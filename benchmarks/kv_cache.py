@@ -31,17 +31,15 @@ operations cost on their own). And the step at batch 8: were reading the weights
 counted, eight words would cost little more than one, since each weight read serves all eight.
 """
 
-import argparse
 import os
-import platform
 import statistics
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULT = ROOT / "benchmarks" / "results" / "kv_cache.md"
+from benchlib import RESULTS, ROOT, Parser, measured_on, positive, write
+
+RESULT = RESULTS / "kv_cache.md"
 
 PROMPT_WORDS, NEW_WORDS, SEED = 128, 128, 0
 # All of GPT-2 small's 12 layers: on the quiet 2-core CPU the whole benchmark then stays under
@@ -296,24 +294,6 @@ def pace_report(pace: dict, weight_bytes: int) -> list[str]:
 # --- the report --------------------------------------------------------------------------------
 
 
-def machine_line(threads: int) -> str:
-    import numpy
-    import torch
-
-    cpu = "unknown CPU"
-    if Path("/proc/cpuinfo").exists():
-        cpu = next((l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines()
-                    if l.startswith("model name")), cpu)  # fmt: skip
-    load = f"; load average {os.getloadavg()[0]:.1f} at the start" if hasattr(os, "getloadavg") else ""
-    return (
-        f"Measured on {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, torch {torch.__version__}, "
-        f"numpy {numpy.__version__}; torch threads {threads} (set with `torch.set_num_threads`), "
-        f"GOMP_SPINCOUNT={os.environ.get('GOMP_SPINCOUNT')}"
-        + (f", OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}" if os.environ.get("OMP_WAIT_POLICY") else "")
-        + f"{load}."
-    )
-
-
 def _verdict(ok: bool) -> str:
     return "met" if ok else "**missed**"
 
@@ -359,23 +339,11 @@ def report(m: dict) -> str:
 # --- the command -------------------------------------------------------------------------------
 
 
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
-    return int(text)
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        """Bad arguments: one line naming them, exit 2 (argparse's default adds the usage)."""
-        self.exit(2, f"{self.prog}: {message}\n")
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="kv_cache.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--layers", type=_positive, default=LAYERS, help=f"model depth (default: {LAYERS}; GPT-2 small has 12)")
-    parser.add_argument("--repeat", type=_positive, default=3, help="timed runs of each way (default: 3)")
-    parser.add_argument("--threads", type=_positive, default=os.cpu_count() or 1,
+    parser = Parser(prog="kv_cache.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--layers", type=positive("layers"), default=LAYERS, help=f"model depth (default: {LAYERS}; GPT-2 small has 12)")
+    parser.add_argument("--repeat", type=positive("runs"), default=3, help="timed runs of each way (default: 3)")
+    parser.add_argument("--threads", type=positive("threads"), default=os.cpu_count() or 1,
                         help="torch threads (default: the number of cores)")  # fmt: skip
     parser.add_argument("--write", action="store_true", help=f"also write {RESULT.relative_to(ROOT)}")
     args = parser.parse_args(argv)
@@ -385,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
-    machine = machine_line(args.threads)
+    machine = measured_on(args.threads)
     print(machine, file=sys.stderr)
     config = Config(n_layers=args.layers)
     model = TinyGPT(config)
@@ -418,10 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     text = report(measured)
     print(text, end="")
     if args.write:
-        from attention_by_hand.run.atomic import write_atomic
-
-        write_atomic(RESULT, text.encode("utf-8"))
-        print(f"wrote {RESULT.relative_to(ROOT)}", file=sys.stderr)
+        write(RESULT, text)
     return 0
 
 

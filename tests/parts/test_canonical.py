@@ -146,8 +146,8 @@ def test_asking_for_a_measurement_that_does_not_exist_is_a_key_error():
 def test_each_mistake_module_3_names_moves_the_s6_head_by_more_than_a_tenth(causal):
     """A forgotten sqrt(d_k), softmax over the wrong axis, the mask on the wrong triangle: with
     S6's own weights each moves some output by more than 0.1 (Module 3 says "in the first decimal")."""
-    from attention_by_hand.measurements import measure
-    from attention_by_hand.mechanism import attention
+    from attention_by_hand.parts.canonical.measurements import measure
+    from attention_by_hand.math.mechanism import attention
 
     X = RIVER_BANK.embed(RIVER_BANK.sentences[0])  # (n_words, d_model)
     W_q, W_k, W_v = (dict(measure(X))[f"s6.{name}"] for name in ("W_q", "W_k", "W_v"))

@@ -76,7 +76,7 @@ def mini_site(folder: Path, pages: dict[str, str]) -> Path:
     shutil.copy(WORKSHOP / "conf.py", source / "conf.py")
     shutil.copytree(WORKSHOP / "_static", source / "_static")
     (source / "index.md").write_text("# Index\n\n```{toctree}\n" + "".join(f"{name}\n" for name in pages) + "log\n```\n")
-    (source / "log.md").write_text("# Log\n\n```{results-log}\n```\n")
+    (source / "log.md").write_text("# Log\n\n```{run-log}\n```\n")
     for name, text in pages.items():
         (source / f"{name}.md").write_text(text)
     return source
