@@ -335,7 +335,7 @@ def report(m: dict) -> str:
         f"mask keeps: the naive head computes all T x T and masks afterwards; the tiled heads skip the "
         f"tiles above the diagonal (tiles of {NUMPY_BLOCK}); SDPA's CPU kernel, as its source "
         f"(`aten/src/ATen/native/cpu/FlashAttentionKernel.cpp`) reads, takes blocks of 256 queries (64 "
-        f"below 768 words) by {SDPA_KEY_BLOCK} keys and skips the key blocks past each query block. Rate: "
+        f"from 192 to 767 words, 32 below) by {SDPA_KEY_BLOCK} keys and skips the key blocks past each query block. Rate: "
         f"those FLOPs (2 x 2 x d_k per computed pair, per head) per second, as a share of a "
         f"({MATMUL_SIDE}, {MATMUL_SIDE}) @ ({MATMUL_SIDE}, {MATMUL_SIDE}) fp32 matmul timed in the same "
         f"turns. Memory: the rise of the resident set (VmHWM) during one call, in a fresh process. "

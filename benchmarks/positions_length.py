@@ -95,7 +95,7 @@ def findings(accuracies: dict, lengths: tuple[int, ...], context: int, half: int
             f"- Did not learn the copy at the trained length (below {LEARNED_HOLDS}): {', '.join(failed)}. "
             "In one block, attention scores come from the tokens' contents plus the position scheme: with "
             "no positions, or ALiBi's penalty that only says \"nearer is better\", no head can single out "
-            f"the digit exactly {half} places back, at any length."
+            f"the token {half - 1} places before the query (the digit {half} before the one it predicts), at any length."
             + (
                 " (Kazemnejad et al., 2023, found no positions at all to generalise well in decoder-only models "
                 "of several layers, which can count the tokens before them through the causal mask; one block "
@@ -126,7 +126,8 @@ def findings(accuracies: dict, lengths: tuple[int, ...], context: int, half: int
             f"- RoPE: {rope[trained]:.3f} at {trained}, {rope[longest]:.3f} at {longest}. Press et al. found rotary "
             "positions to extrapolate only a little past the training length in language modelling. The two "
             "are not comparable: RoPE's scores depend on distances only, and the one distance this task needs "
-            f"({half} back) is one it trained on, so a longer sequence asks it nothing new"
+            f"({half - 1} back from the query, the digit {half} before the one it predicts) is one it trained on, "
+            "so a longer sequence asks it nothing new"
             + (", and it held." if held else "; it fell all the same.")
         )
     finished = {s: at[s][longest] for s in at if at[s][longest] is not None}

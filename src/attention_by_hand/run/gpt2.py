@@ -19,4 +19,5 @@ GPT2 = {
     "heads": 12,  # n_head
     "layers": 12,  # n_layer
     "params": 124_000_000,  # the "124M" of the released checkpoint's name
+    "vocab": 50_257,  # n_vocab: the rows of the word table wte
 }

@@ -302,11 +302,16 @@ def s6_general_head(log: SectionLog, w: World, measured: Measurements) -> None:
             log.line(f"  output in {quoted(reverse)} -> {same} (real LLMs add position information)")
 
         with log.span("s6.gpt2"):
-            g = {name: log.value(f"s6.gpt2.{name}", size) for name, size in GPT2.items() if name != "params"}
+            g = {name: log.value(f"s6.gpt2.{name}", size) for name, size in GPT2.items() if name not in ("params", "vocab")}
             per_head = 3 * GPT2["d_model"] * GPT2["d_k"]  # W_q, W_k, W_v of one head
             per_layer = GPT2["heads"] * per_head + GPT2["d_model"] ** 2  # + the output projection
             total = GPT2["layers"] * per_layer
             log.value("s6.gpt2.share", total / GPT2["params"], "{:.0%}", derived=True)  # of the whole model
+            # The word table, for the page's parameter budget (S6 does not print it).
+            log.value("s6.gpt2.vocab", GPT2["vocab"], "{:,}", derived=True)
+            table = GPT2["vocab"] * GPT2["d_model"]
+            log.value("s6.gpt2.word_table", table, "{:,}", derived=True)
+            log.value("s6.gpt2.word_table_share", table / GPT2["params"], "{:.0%}", derived=True)
             log.line(
                 f"  one GPT-2 sized head: d_model = {g['d_model']}, d_k = {g['d_k']} -> "
                 f"W_q + W_k + W_v = {log.value('s6.gpt2.per_head', per_head, '{:,}')} numbers"
