@@ -73,8 +73,10 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    # exp(s - logsumexp(s)) = exp(s) / sum exp(s); torch.logsumexp is computed safely
-    return torch.exp(scores - torch.logsumexp(scores, dim=-1, keepdim=True))
+    peak = scores.amax(dim=-1, keepdim=True)  # each row's largest score
+    e = (scores - peak).exp()
+    inv_total = 1.0 / e.sum(dim=-1, keepdim=True)
+    return e * inv_total
 
 
 # %% [markdown]
