@@ -68,7 +68,7 @@ def test_check_of_a_log_with_one_changed_line_exits_1_and_lists_it(tmp_path, cap
 
     assert main(["check", str(log)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == f"DIFFERENT: 1 line of {log} differ from the canonical capture:"
+    assert out[0] == f"DIFFERENT: 1 line of {log} differs from the canonical capture:"
     assert out[1:] == [
         f"  line {number} [S2]",
         f"    expected: {original!r}",
@@ -107,7 +107,7 @@ def test_check_with_expected_reports_lines_that_differ_between_custom_logs(tmp_p
     assert main(["check", str(mine), "--expected", str(theirs)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out == [
-        f"DIFFERENT: 1 line of {mine} differ from {theirs}:",
+        f"DIFFERENT: 1 line of {mine} differs from {theirs}:",
         "  line 5 [S1]",
         "    expected: '  1.0'",
         "    got:      '  1.5'",

@@ -121,7 +121,7 @@ def test_each_cross_check_link_highlights_exactly_its_lines(watched, server, pag
         log_page.wait_for_function(f"document.getElementById('{prefix}L{first}').classList.contains('highlighted')")
         highlighted = log_page.evaluate("Array.from(document.querySelectorAll('.log-line.highlighted')).map(l => l.id)")
         assert highlighted == [f"{prefix}L{n}" for n in range(first, last + 1)]
-        log_page.wait_for_function(in_view(f"{prefix}L{first}"), timeout=5000)
+        log_page.wait_for_function(in_view(f"{prefix}L{first}"))
         # The excerpt on the module page is those very lines, under the same line numbers. A log
         # line's text is the file's line and its newline; its number is drawn by CSS.
         log_lines = log_page.evaluate(
@@ -133,14 +133,15 @@ def test_each_cross_check_link_highlights_exactly_its_lines(watched, server, pag
 
 
 def test_a_clicked_cross_check_link_scrolls_the_log_smoothly_to_its_first_line(watched_in_motion, server):
-    # The default reader: the theme scrolls smoothly, so the scroll gets its time (up to 5 s).
+    # The default reader: the theme scrolls smoothly, so the scroll gets its time (Playwright's
+    # bound for a wait, 30 s: a busy machine scrolls slowly, not wrongly).
     p = visit(watched_in_motion, server, "module-2")
     link = p.locator(".log-quote p.cross-check a").last
     first = re.fullmatch(r"log\.html#(L\d+)(?:-L\d+)?", link.get_attribute("href")).group(1)
     link.click()
     p.wait_for_url(re.compile(r"/log\.html#"))
     assert p.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == "smooth"
-    p.wait_for_function(in_view(first), timeout=5000)
+    p.wait_for_function(in_view(first))
 
 
 def test_a_reader_who_asked_for_less_motion_is_not_scrolled_smoothly(watched, server):

@@ -7,9 +7,10 @@
     questions.py   check-yourself questions answered by the run's values, and their list
     instructor.py  the instructor's page: lesson plans from the pages' and labs' sizes, and
                    what the lab checker tries and recognises, lab by lab
+    shell.py       shell blocks coloured as the shell reads them (`make test`'s test is no builtin)
 """
 
-from attention_by_hand.sphinxext import instructor, labtable, mathml, playground, questions, runlog
+from attention_by_hand.sphinxext import instructor, labtable, mathml, playground, questions, runlog, shell
 
 
 def setup(app):
@@ -19,4 +20,5 @@ def setup(app):
     labtable.setup(app)
     questions.setup(app)
     instructor.setup(app)
+    shell.setup(app)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
