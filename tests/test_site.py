@@ -183,7 +183,8 @@ def test_question_answer_links_the_log_lines_that_print_it(faulty_site):
     spans = json.loads((CAPTURES / "results.index.json").read_text())["spans"]
     first, last = spans["s2.dots"]
     tag, answer = answers((faulty_site.out / "question.html").read_text())[0]
-    assert f'href="log.html#L{first}-L{last}">cross-check: results.log lines {first}-{last}</a>' in answer
+    on_screen = '<span class="screen-only">cross-check: </span>'
+    assert f'href="log.html#L{first}-L{last}">{on_screen}results.log lines {first}-{last}</a>' in answer
 
 
 def test_a_derived_answer_links_the_lines_it_is_worked_out_from(faulty_site):

@@ -10,10 +10,23 @@
     shell.py       shell blocks coloured as the shell reads them (`make test`'s test is no builtin)
 """
 
+import hashlib
+from pathlib import Path
+
 from attention_by_hand.sphinxext import instructor, labtable, mathml, playground, questions, runlog, shell
 
 
+def _source_digest() -> str:
+    """A digest of this extension's own code: Sphinx keeps the pages it read in its cache until a
+    page or an "env" setting changes, so a change to the code that renders them is made one."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
 def setup(app):
+    app.add_config_value("abh_extension_digest", _source_digest(), "env", types=frozenset({str}))
     runlog.setup(app)
     mathml.setup(app)
     playground.setup(app)
