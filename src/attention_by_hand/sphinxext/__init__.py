@@ -8,12 +8,13 @@
     instructor.py  the instructor's page: lesson plans from the pages' and labs' sizes, and
                    what the lab checker tries and recognises, lab by lab
     shell.py       shell blocks coloured as the shell reads them (`make test`'s test is no builtin)
+    codelines.py   each line of a code block an element, so that a long line can wrap, marked
 """
 
 import hashlib
 from pathlib import Path
 
-from attention_by_hand.sphinxext import instructor, labtable, mathml, playground, questions, runlog, shell
+from attention_by_hand.sphinxext import codelines, instructor, labtable, mathml, playground, questions, runlog, shell
 
 
 def _source_digest() -> str:
@@ -34,4 +35,5 @@ def setup(app):
     questions.setup(app)
     instructor.setup(app)
     shell.setup(app)
+    codelines.setup(app)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -174,7 +174,13 @@ class figure_frame(nodes.General, nodes.Element):
     """The box a run figure's image sits in, carrying the image's smallest legible width."""
 
 
+# Shown only while the figure is wider than its frame (workshop.js marks the frame, workshop.css
+# shows this): a phone hides scroll bars until touched, so nothing else says the figure goes on.
+SCROLL_CUE = "This figure is wider than the page: scroll it sideways to see all of it."
+
+
 def visit_figure_frame(self, node: figure_frame) -> None:
+    self.body.append(f'<p class="scroll-cue">{SCROLL_CUE}</p>\n')
     self.body.append(self.starttag(node, "div", CLASS="figure-frame", style=f"--min-width: {node['min_width']}px"))
 
 
