@@ -15,6 +15,7 @@ import pytest
 from attention_by_hand import __version__
 from attention_by_hand.check import canonical_log, compare
 from attention_by_hand.cli import main
+from patience import HUNG
 
 CANONICAL = canonical_log()
 
@@ -192,7 +193,7 @@ def test_module_check_of_a_missing_file_exits_2_with_one_line_and_no_traceback(t
         [sys.executable, "-m", "attention_by_hand", "check", str(missing)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HUNG,
     )
     assert done.returncode == 2
     assert done.stdout == ""
@@ -209,7 +210,7 @@ def test_run_into_a_full_stdout_exits_2_with_one_line_and_its_files_complete(tmp
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,
-            timeout=120,
+            timeout=HUNG,
         )
     assert done.returncode == 2
     assert_one_line_error(done.stderr, "cannot write to standard output")
@@ -247,6 +248,6 @@ def test_ctrl_c_stops_serve_quietly_with_exit_0(tmp_path):
         if line.startswith("serving "):
             break
     done.send_signal(signal.SIGINT)
-    out, err = done.communicate(timeout=30)
+    out, err = done.communicate(timeout=HUNG)
     assert done.returncode == 0
     assert "stopped serving" in out and "Traceback" not in err

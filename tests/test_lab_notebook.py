@@ -14,6 +14,7 @@ from attention_by_hand.errors import UserError
 from attention_by_hand.lab.exercise import learner_source
 from attention_by_hand.lab.notebook import STEPS_TAG, notebook_text, script_from_notebook
 from attention_by_hand.lab.registry import LABS, reference_path
+from patience import HUNG
 
 NUMBERS = [lab.number for lab in LABS]
 
@@ -66,7 +67,7 @@ def test_the_lab04_notebook_runs_cell_by_cell_to_a_passing_self_check(tmp_path):
     script.write_text(program, encoding="utf-8")
     runner = "import sys; exec(compile(open(sys.argv[1]).read(), 'notebook', 'exec'), {'__name__': '__main__'})"
     done = subprocess.run(
-        [sys.executable, "-c", runner, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", runner, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=HUNG
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1].startswith("SELF-CHECK: PASS")

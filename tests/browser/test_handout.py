@@ -22,6 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from patience import HUNG
 from pdfglyphs import glyphs, overlapping
 from PIL import Image
 from pypdf import PdfReader
@@ -88,7 +89,7 @@ def handout(browser, site, tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("handout") / "handout.pdf"
     done = subprocess.run(
         [sys.executable, "-c", PRINT, str(site), str(path), shutil.which("chromium")],
-        capture_output=True, text=True, timeout=300,
+        capture_output=True, text=True, timeout=HUNG,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return path
@@ -295,7 +296,7 @@ def test_without_chromium_the_handout_is_refused_in_one_line_before_any_build(tm
     env["PATH"] = str(Path(sys.executable).parent)  # the venv's commands, and no chromium
     done = subprocess.run(
         [sys.executable, "-m", "attention_by_hand", "build", "--out", str(tmp_path / "site"), "--handout"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=HUNG,
     )  # fmt: skip
     assert done.returncode == 2
     assert "Traceback" not in done.stderr

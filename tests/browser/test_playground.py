@@ -24,6 +24,7 @@ from attention_by_hand import positional as PS
 from attention_by_hand.positions import BASE
 from attention_by_hand.errors import UserError
 from attention_by_hand.world import RIVER_BANK, World, load_world, parse_world
+from patience import HUNG
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -756,7 +757,7 @@ def test_the_run_of_a_downloaded_world_prints_the_pages_numbers(page, tmp_path):
         [sys.executable, "-m", "attention_by_hand", "run", "--world", str(world_file), "--out", str(tmp_path / "run")],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HUNG,
     )
     assert done.returncode == 0, done.stderr
     index = json.loads((tmp_path / "run" / "captures" / "results.index.json").read_text(encoding="utf-8"))
