@@ -24,6 +24,7 @@ from attention_by_hand.lab.registry import get_lab
 from attention_by_hand.site.sphinxext import instructor
 from attention_by_hand.site.sphinxext.mathml import equations
 from attention_by_hand.site.website import build_site
+from test_lesson_plan import named_in
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
 
@@ -219,7 +220,8 @@ def test_question_answer_links_the_log_lines_that_print_it(faulty_site):
     spans = json.loads((CAPTURES / "results.index.json").read_text())["spans"]
     first, last = spans["s2.dots"]
     tag, answer = answers((faulty_site.out / "question.html").read_text())[0]
-    assert f'href="log.html#L{first}-L{last}">cross-check: results.log lines {first}-{last}</a>' in answer
+    on_screen = '<span class="screen-only">cross-check: </span>'
+    assert f'href="log.html#L{first}-L{last}">{on_screen}results.log lines {first}-{last}</a>' in answer
 
 
 def test_a_derived_answer_links_the_lines_it_is_worked_out_from(faulty_site):
@@ -255,7 +257,38 @@ def test_a_lesson_plan_leaves_what_does_not_fit_for_after_the_session(faulty_sit
     lab = get_lab("7")
     minutes = instructor.LAB_START_MINUTES + instructor.FUNCTION_MINUTES * len(lab.functions)
     page = html.unescape(re.sub(r"<[^>]+>", "", (faulty_site.out / "plan.html").read_text()))
-    assert f"Left for after the session ({minutes} minutes more): Lab 07, {lab.title}" in page
+    assert f"Not in this plan, left for after the session ({minutes} minutes more): Lab 07, {lab.title}" in page
+
+
+def test_a_lesson_plans_heading_is_made_from_the_session_and_the_steps_that_fit(faulty_site):
+    page = (faulty_site.out / "plan.html").read_text()
+    assert re.search(r"<h2>An hour: Lab 04<a class=\"headerlink\"", page)
+
+
+def lesson_plans(page: str) -> list[tuple[str, str, str]]:
+    """(heading, table, what is left) of each lesson plan of a built page, as text."""
+    text = lambda part: html.unescape(re.sub(r"<[^>]+>", " ", part))  # noqa: E731
+    plans = []
+    for section in re.findall(r'<section class="lesson-plan" id="[^"]*">(.*?)</section>', page, re.S):
+        title = re.search(r"<h\d>(.*?)<a class=\"headerlink\"", section, re.S).group(1)
+        table = re.search(r"<table.*?</table>", section, re.S).group()
+        left = re.search(r"Not in this plan, left for after the session[^:]*:(.*?)\. Minutes", text(section), re.S)
+        plans.append((text(title).strip(), text(table), left.group(1) if left else ""))
+    return plans
+
+
+def steps_named(text: str) -> set[tuple[str, int]]:
+    """The module pages and labs a plan's table or list names by their titles ("Module 3: the
+    real head", "Lab 04, one head ..."), as ("module", 3), ("lab", 4)."""
+    return {(kind.lower(), int(n)) for kind, n in re.findall(r"\b(Module|Lab) (\d+)(?=[:,])", text)}
+
+
+def test_each_instructor_plans_heading_names_the_steps_of_its_table_and_no_other(canonical_site):
+    plans = lesson_plans((canonical_site.out / "instructor.html").read_text(encoding="utf-8"))
+    assert len(plans) == (WORKSHOP / "instructor.md").read_text().count("{lesson-plan}")
+    for title, table, left in plans:
+        assert named_in(title) == steps_named(table), title
+        assert steps_named(left) & steps_named(table) == set()  # what is left is not in the plan
 
 
 def test_a_pages_reading_words_leave_out_its_sources_and_link_addresses():
@@ -266,6 +299,42 @@ def test_a_pages_reading_words_leave_out_its_sources_and_link_addresses():
 def test_a_pages_reading_words_leave_out_code_log_excerpts_and_formulas():
     page = "# Two words\n\nOne {value}`s2.dot.river` three.\n\n```{log-lines} s2.dots\n```\n\n$$a \\cdot b$$\n\n```python\nx = 1\n```\n"
     assert instructor.prose_words(page) == 5
+
+
+# --- shell blocks ----------------------------------------------------------------------------
+
+
+def builtins_after_the_command(block: str) -> list[str]:
+    """The words of a highlighted shell block coloured as a builtin (`nb`) though they stand after
+    a command's first word, as `test` in `make test` ("make test" for each)."""
+    found = []
+    for line in block.split("\n"):
+        for match in re.finditer(r'<span class="nb">([^<]*)</span>', line):
+            before = html.unescape(re.sub(r"<[^>]+>", "", line[: match.start()])).strip()
+            if before and not before.endswith((";", "&&", "||", "|", "(")):
+                found.append(f"{before} {match.group(1)}")
+    return found
+
+
+def test_a_shell_builtin_is_coloured_only_where_a_command_starts():
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+
+    from attention_by_hand.site.sphinxext.shell import CommandLexer
+
+    block = highlight("make test   # all of it\nsource .venv/bin/activate && test -f x\n", CommandLexer(), HtmlFormatter())
+    assert builtins_after_the_command(block) == []
+    assert re.findall(r'<span class="nb">(\w+)</span>', block) == ["source", "test"]
+
+
+def test_no_shell_block_of_the_site_colours_a_commands_argument_as_a_builtin(canonical_site):
+    blocks = [
+        block
+        for page in sorted(canonical_site.out.glob("*.html"))
+        for block in re.findall(r'<div class="highlight-(?:sh|bash|shell)[^"]*"><div class="highlight"><pre>(.*?)</pre>', page.read_text(), re.S)
+    ]
+    assert blocks  # the site has shell blocks at all
+    assert [word for block in blocks for word in builtins_after_the_command(block)] == []
 
 
 # --- the log page ----------------------------------------------------------------------------
@@ -377,7 +446,7 @@ def test_server_serves_the_site_on_loopback_only(tmp_path):
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=5) as response:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=60) as response:
             assert response.read() == b"<p>hello</p>"
     finally:
         server.shutdown()
