@@ -24,7 +24,7 @@ from attention_by_hand.lab.registry import get_lab
 from attention_by_hand.site.sphinxext import instructor
 from attention_by_hand.site.sphinxext.mathml import equations
 from attention_by_hand.site.website import build_site
-from test_lesson_plan import named_in
+from sitehelpers import named_in
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
 
