@@ -5,6 +5,8 @@ writing its results.
     positive      an argparse type: a whole number of at least 1 ("runs", "seeds", ...)
     cpu_model     the CPU's name, as Linux reports it
     machine_line  cores, CPU, Python and the versions of the given packages, for a results file
+    measured_on   the stamp of a timed result: machine_line, torch's threads, how its threads wait,
+                  and the load average when the measuring began
     write         results and figures to benchmarks/results/, atomically, saying what was written
 
 Each benchmark is a script (`python benchmarks/x.py`); this module sits beside them, so a script
@@ -20,7 +22,7 @@ import sys
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-__all__ = ["ROOT", "RESULTS", "Parser", "positive", "cpu_model", "installed", "machine_line", "write"]
+__all__ = ["ROOT", "RESULTS", "Parser", "positive", "cpu_model", "installed", "machine_line", "measured_on", "write"]
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -66,6 +68,18 @@ def machine_line(packages: tuple[str, ...] = ("torch",)) -> str:
     """'2 cores (AMD EPYC ...), Python 3.11.7, torch 2.13.0+cpu': what a time depends on."""
     names = ", ".join(f"{name} {installed(name)}" for name in packages)
     return f"{os.cpu_count()} cores ({cpu_model()}), Python {platform.python_version()}" + (f", {names}" if names else "")
+
+
+def measured_on(threads: int, packages: tuple[str, ...] = ("torch", "numpy"), also: str = "") -> str:
+    """'Measured on <machine_line>; torch threads 2 (set with `torch.set_num_threads`), GOMP_SPINCOUNT=...;
+    load average 0.9 at the start.' A time means little without these; `also` adds a clause."""
+    policy = os.environ.get("OMP_WAIT_POLICY")
+    waits = f"GOMP_SPINCOUNT={os.environ.get('GOMP_SPINCOUNT')}" + (f", OMP_WAIT_POLICY={policy}" if policy else "")
+    load = f"; load average {os.getloadavg()[0]:.1f} at the start" if hasattr(os, "getloadavg") else ""
+    return (
+        f"Measured on {machine_line(packages)}; torch threads {threads} (set with `torch.set_num_threads`), "
+        f"{waits}{', ' + also if also else ''}{load}."
+    )
 
 
 def write(path: Path, data: bytes | str) -> None:

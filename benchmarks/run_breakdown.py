@@ -78,10 +78,10 @@ def breakdown() -> list[tuple[str, float]]:
     """Each section and each figure, timed alone in this process (measurements in-process)."""
     import numpy as np
 
-    import attention_by_hand.experiment as E
-    from attention_by_hand.run.capture import Capture
-    from attention_by_hand.run.figures import render
+    import attention_by_hand.parts.canonical.sections as E
     from attention_by_hand.parts.canonical.measurements import Measurements
+    from attention_by_hand.run.figures import render
+    from attention_by_hand.run.section_log import SectionLog
     from attention_by_hand.run.world import RIVER_BANK
 
     rows: list[tuple[str, float]] = []
@@ -89,15 +89,15 @@ def breakdown() -> list[tuple[str, float]]:
     jobs = []
     world = RIVER_BANK
     measured = Measurements(world.embed(world.sentences[0]), background=False)
-    r = E._Run(world, Capture(), jobs.append, measured)
-    E.header(r)
+    log = SectionLog(tmp, "diagrams", ("png",), robust=False)
+    log.draw = jobs.append  # keep the jobs: each figure is timed alone below
     sections = [
-        ("S1 toy world", lambda: E.s1_toy_world(r)),
-        ("S2 dot product, softmax", lambda: E.s2_dot_and_softmax(r)),
-        ("S3 raw attention", lambda: rows_raw.append(E.s3_raw_attention(r))),
-        ("S4 wired head", lambda: E.s4_wired_head(r, rows_raw[0])),
-        ("S5 scaling (the random sampling)", lambda: E.s5_scaling(r)),
-        ("S6 general head (incl. import torch)", lambda: E.s6_general_head(r)),
+        ("S1 toy world", lambda: E.s1_toy_world(log, world)),
+        ("S2 dot product, softmax", lambda: E.s2_dot_and_softmax(log, world)),
+        ("S3 raw attention", lambda: rows_raw.append(E.s3_raw_attention(log, world))),
+        ("S4 wired head", lambda: E.s4_wired_head(log, world, rows_raw[0])),
+        ("S5 scaling (the random sampling)", lambda: E.s5_scaling(log, measured)),
+        ("S6 general head (incl. import torch)", lambda: E.s6_general_head(log, world, measured)),
     ]
     rows_raw: list = []
     for name, section in sections:

@@ -45,7 +45,7 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from attention_by_hand.run.capture import printed_in
-from attention_by_hand.site.sphinxext.runlog import RunIndex, lines_label, log_href, run_index, split_name
+from attention_by_hand.site.sphinxext.runlog import RunIndex, cross_check, lines_label, log_href, run_index, split_name
 
 __all__ = ["setup", "find_span", "printed_in"]
 
@@ -189,9 +189,11 @@ class Question(SphinxDirective):
         paragraph = nodes.paragraph("", "", classes=["answer-check"])
         for n, (log, span, printed) in enumerate(spans):
             first, last = run_index(self.env, log).spans[span]
-            said = "cross-check" if printed else "worked out from"
             href = log_href(self.env.docname, first, last, log)
-            link = nodes.reference("", f"{said}: {lines_label(first, last, log)}", refuri=href)
+            if printed:
+                link = cross_check(href, first, last, log)
+            else:
+                link = nodes.reference("", f"worked out from: {lines_label(first, last, log)}", refuri=href)
             link["abh_lines"] = (log, first, last)  # so that a copy on another page can point here again
             if n:
                 paragraph += nodes.Text(" ")
