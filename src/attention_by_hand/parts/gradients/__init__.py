@@ -1,0 +1,18 @@
+"""The gradients part (G1-G4, Module 6): how attention learns, by hand, `captures/gradients.log`.
+
+    sections.py     G1-G4: the softmax's backward, the wired head's backward, learning the head,
+                    the backward of the tiled head
+    figures.py      the softmax's Jacobian; the descent and the learned head; the bytes each backward keeps
+    gradients.log   the canonical capture that `check` compares with
+"""
+
+from attention_by_hand.parts.gradients import sections
+from attention_by_hand.run.part import Part
+
+PART = Part(
+    name="gradients",
+    summary="G1-G4: the softmax's backward, the wired head's backward, learning the head, the tiled backward",
+    write=sections.write,
+    environment=sections.environment,
+    home=__name__,
+)
