@@ -183,16 +183,19 @@ def child_memory(key: str, length: int, threads: int) -> dict:
     return {"extra_bytes": (peak - before) * 1024}
 
 
-def measure_memory(key: str, length: int, threads: int) -> int | None:
-    """Peak extra bytes of one call, from a fresh interpreter; None where Linux's /proc is missing."""
+def measure_memory(key: str, length: int, threads: int, script: str = __file__) -> int | None:
+    """Peak extra bytes of one call, from a fresh interpreter; None where Linux's /proc is missing.
+
+    script: the benchmark whose `--child HEAD WORDS` measures the call (attention_backward.py's too).
+    """
     if not Path("/proc/self/clear_refs").exists():
         return None
     done = subprocess.run(
-        [sys.executable, __file__, "--child", key, str(length), "--threads", str(threads)],
+        [sys.executable, script, "--child", key, str(length), "--threads", str(threads)],
         capture_output=True, text=True,
     )  # fmt: skip
     if done.returncode != 0:
-        sys.exit(f"attention_scale.py: the memory probe of {key} at {length} words failed:\n{done.stderr}")
+        sys.exit(f"{Path(script).name}: the memory probe of {key} at {length} words failed:\n{done.stderr}")
     return json.loads(done.stdout.splitlines()[-1])["extra_bytes"]
 
 

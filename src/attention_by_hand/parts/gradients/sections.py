@@ -5,7 +5,7 @@
     G3 learning the head: gradient descent on W_Q and W_K until bank attends to its context word
     G4 the backward of the tiled head: from O and the log-sum-exp, one tile of weights at a time
 
-Every labs that trains calls `loss.backward()`; this part writes out what flows back through
+Every lab that trains calls `loss.backward()`; this part writes out what flows back through
 one head, on the toy world's numbers first (`math.gradients`), and compares every gradient it
 prints with torch.autograd in float64: to 1e-12 on the toy head, to 1e-10 on a random head of
 4,096 words. Differences print as bounds ("< 1e-12 -> True"), numbers through `fixed`, so a
@@ -186,8 +186,15 @@ def g2_head(log: SectionLog) -> None:
     d_k = len(w.channels)
     places = 4  # the gradients here are of order 0.01 to 0.3
 
-    def checked(key: str, ours: np.ndarray) -> str:
-        return _bound(log, f"g2.autograd.{key}", np.abs(ours - torch_grads[key]).max())
+    def matrix(key: str, title: str, ours: np.ndarray, rows, columns) -> None:
+        """The stage's matrix, then its comparison with autograd's gradient at the same tensor."""
+        log.matrix(f"g2.{key}", title, ours, rows, columns, places)
+        log.line(f"    vs autograd: {_bound(log, f'g2.autograd.{key}', np.abs(ours - torch_grads[key]).max())}")
+
+    def stage(key: str, rule: str, name: str, ours: np.ndarray, labels: str, rows, columns) -> None:
+        with log.span(f"g2.{key}_stage"):
+            log.line(f"  {rule}")
+            matrix(key, f"{name} ({labels}):", ours, rows, columns)
 
     with log.span("g2"):
         log.line("[G2] the wired head's backward")
@@ -198,18 +205,13 @@ def g2_head(log: SectionLog) -> None:
             log.line(f"    o_{amb} = {bracket(log.row('g2.output', out[-1], w.axes))} (S4), loss = {log.number('g2.loss', _head_loss(X, W_Q, W_K, target), places)}")
         with log.span("g2.order"):
             log.line("  backwards, stage by stage (each a matrix the shape of what it is the gradient of):")
-        with log.span("g2.dO_stage"):
-            log.line(f"  dO = d loss / dO: o_{amb} - t on {amb}'s row, 0 on the others (their outputs are not in the loss)")
-            log.matrix("g2.dO", "dO (words x axes):", dO, sentence, w.axes, places)
-            log.line(f"    vs autograd: {checked('dO', dO)}")
-        with log.span("g2.dV_stage"):
-            log.line("  O = P V  ->  dV = P^T dO (value j gets dO_i in the share P_ij that row i took from it)")
-            log.matrix("g2.dV", "dV (words x axes):", stages.dV, sentence, w.axes, places)
-            log.line(f"    vs autograd: {checked('dV', stages.dV)}")
-        with log.span("g2.dP_stage"):
-            log.line("  O = P V  ->  dP = dO V^T (dP_ij = dO_i . v_j)")
-            log.matrix("g2.dP", "dP (row: the word looking; column: the word looked at):", stages.dP, sentence, places=places)
-            log.line(f"    vs autograd: {checked('dP', stages.dP)}")
+        matrices = ("words x axes", sentence, w.axes), ("words x channels", sentence, w.channels)
+        stage("dO", f"dO = d loss / dO: o_{amb} - t on {amb}'s row, 0 on the others (their outputs are not in the loss)",
+              "dO", dO, *matrices[0])  # fmt: skip
+        stage("dV", "O = P V  ->  dV = P^T dO (value j gets dO_i in the share P_ij that row i took from it)",
+              "dV", stages.dV, *matrices[0])  # fmt: skip
+        stage("dP", "O = P V  ->  dP = dO V^T (dP_ij = dO_i . v_j)",
+              "dP", stages.dP, "row: the word looking; column: the word looked at", sentence, sentence)  # fmt: skip
         with log.span("g2.D"):
             weights_side = np.sum(stages.P * stages.dP, axis=1)  # (n_words,): rowsum(P * dP)
             log.line("  D = rowsum(dO * O), one number per row, equal to rowsum(P * dP) since O = P V:")
@@ -218,24 +220,17 @@ def g2_head(log: SectionLog) -> None:
             log.line(f"    equal: {_bound(log, 'g2.D_equal', np.abs(stages.D - weights_side).max())}")
         with log.span("g2.dS_stage"):
             log.line("  P = softmax(S), row by row (G1's short form)  ->  dS = P * (dP - D)")
-            log.matrix("g2.dS", "dS:", stages.dS, sentence, places=places)
-            log.line(f"    vs autograd: {checked('dS', stages.dS)}")
+            matrix("dS", "dS:", stages.dS, sentence, sentence)
         with log.span("g2.scale"):
             log.line(f"  S = Q K^T / sqrt({d_k}): the scale that divided every score divides both gradients")
-        with log.span("g2.dQ_stage"):
-            log.line(f"  dQ = dS K / sqrt({d_k}) (a row only moves if its own weights are in the loss)")
-            log.matrix("g2.dQ", "dQ (words x channels):", stages.dQ, sentence, w.channels, places)
-            log.line(f"    vs autograd: {checked('dQ', stages.dQ)}")
-        with log.span("g2.dK_stage"):
-            log.line(f"  dK = dS^T Q / sqrt({d_k}) (dS transposed: key j gathers from every row that looked at it)")
-            log.matrix("g2.dK", "dK (words x channels):", stages.dK, sentence, w.channels, places)
-            log.line(f"    vs autograd: {checked('dK', stages.dK)}")
+        stage("dQ", f"dQ = dS K / sqrt({d_k}) (a row only moves if its own weights are in the loss)",
+              "dQ", stages.dQ, *matrices[1])  # fmt: skip
+        stage("dK", f"dK = dS^T Q / sqrt({d_k}) (dS transposed: key j gathers from every row that looked at it)",
+              "dK", stages.dK, *matrices[1])  # fmt: skip
         with log.span("g2.dW_stage"):
             log.line("  Q = X W_Q  ->  dW_Q = X^T dQ;   K = X W_K  ->  dW_K = X^T dK")
-            log.matrix("g2.dW_Q", "dW_Q (axes x channels):", dW_Q, w.axes, w.channels, places)
-            log.line(f"    vs autograd: {checked('dW_Q', dW_Q)}")
-            log.matrix("g2.dW_K", "dW_K (axes x channels):", dW_K, w.axes, w.channels, places)
-            log.line(f"    vs autograd: {checked('dW_K', dW_K)}")
+            matrix("dW_Q", "dW_Q (axes x channels):", dW_Q, w.axes, w.channels)
+            matrix("dW_K", "dW_K (axes x channels):", dW_K, w.axes, w.channels)
         _g2_slope(log, X, W_Q, W_K, target, dW_Q)
     log.line()
 
@@ -371,7 +366,8 @@ def g3_learning(log: SectionLog) -> None:
                 on = [log.number(f"g3.weight.{k}.{s.step}", row[context]) for k, row in enumerate(s.weights)]
                 log.line(f"  {s.step:>6}  {loss:>7}   {on[0]:>5}, {on[1]:>5}")
             steps = log.value("g3.steps", final.step)
-            log.line(f"  reached after {steps} steps; the loss fell from {fixed(history[0].loss, 4)} to {fixed(final.loss, 4)}")
+            first, last = log.number("g3.loss.first", history[0].loss, 4), log.number("g3.loss.last", final.loss, 4)
+            log.line(f"  reached after {steps} steps; the loss fell from {first} to {last}")
         _g3_found(log, W_Q, W_K, final)
         curve = dict(
             steps=[s.step for s in history],

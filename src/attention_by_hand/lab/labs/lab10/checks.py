@@ -178,11 +178,11 @@ def _whole(q, k, v, d_out, causal: bool, mistake: str):
     return dq, dk, dv
 
 
-_WHOLE_MISTAKES = {
+# The mistakes of the head's backward, made the same way from the whole matrix or a tile at a time.
+_HEAD_MISTAKES = {
     "no_D": NO_D,
     "D_from_dp": D_FROM_DP,
     "D_from_v": D_FROM_V,
-    "axis": D_WRONG_AXIS,
     "sign": SIGN,
     "p_not_T": P_NOT_TRANSPOSED,
     "dk_misprint": DK_MISPRINT,
@@ -190,14 +190,15 @@ _WHOLE_MISTAKES = {
     "no_scale": NO_SCALE,
     "scale_twice": SCALE_TWICE,
     "scores_unscaled": SCORES_UNSCALED,
-    "mask": MASK_FORGOTTEN,
+    "mask": MASK_FORGOTTEN,  # tiled: the diagonal tile not masked
 }
+_WHOLE_MISTAKES = {**_HEAD_MISTAKES, "axis": D_WRONG_AXIS}
+_GRADIENT_SHAPES = ("(..., T, head_size)", "(..., T, head_size)", "(..., T, d_v)")  # dq, dk, dv
 
 
 def _judge_attention_backward(got, expected, args):
     q, k, v, d_out, causal = args
-    names = ("(..., T, head_size)", "(..., T, head_size)", "(..., T, d_v)")
-    return _judge_three(got, _autograd(q, k, v, d_out, causal), names, _WHOLE_MISTAKES, lambda m: _whole(q, k, v, d_out, causal, m))
+    return _judge_three(got, _autograd(q, k, v, d_out, causal), _GRADIENT_SHAPES, _WHOLE_MISTAKES, lambda m: _whole(q, k, v, d_out, causal, m))
 
 
 # --- one head, a tile at a time -----------------------------------------------------------------
@@ -235,17 +236,7 @@ def _tiled(q, k, v, out, lse, d_out, block: int, causal: bool, mistake: str):
 
 
 _TILED_MISTAKES = {
-    "no_D": NO_D,
-    "D_from_dp": D_FROM_DP,
-    "D_from_v": D_FROM_V,
-    "sign": SIGN,
-    "p_not_T": P_NOT_TRANSPOSED,
-    "dk_misprint": DK_MISPRINT,
-    "dq_T": DQ_TRANSPOSED,
-    "no_scale": NO_SCALE,
-    "scale_twice": SCALE_TWICE,
-    "scores_unscaled": SCORES_UNSCALED,
-    "mask": MASK_FORGOTTEN,  # the diagonal tile not masked
+    **_HEAD_MISTAKES,
     "mask_all": MASK_FORGOTTEN,  # every tile computed, none masked
     "lse_tile": LSE_PER_TILE,
     "dq_overwritten": DQ_OVERWRITTEN,
@@ -254,9 +245,8 @@ _TILED_MISTAKES = {
 
 def _judge_tiled_attention_backward(got, expected, args):
     q, k, v, out, lse, d_out, block, causal = args
-    names = ("(..., T, head_size)", "(..., T, head_size)", "(..., T, d_v)")
     return _judge_three(
-        got, _autograd(q, k, v, d_out, causal), names, _TILED_MISTAKES, lambda m: _tiled(q, k, v, out, lse, d_out, block, causal, m)
+        got, _autograd(q, k, v, d_out, causal), _GRADIENT_SHAPES, _TILED_MISTAKES, lambda m: _tiled(q, k, v, out, lse, d_out, block, causal, m)
     )
 
 
