@@ -8,7 +8,6 @@ one fixture for every mistake the lab was written to catch.
 
 from __future__ import annotations
 
-import math
 
 import pytest
 import torch
