@@ -38,14 +38,14 @@ import sys
 import time
 from pathlib import Path
 
-# The shared measuring of benchmarks/attention_scale.py: the resident-set probe, the machine
-# line, the fitted exponent, the formats and the arguments (this folder is on sys.path when a
-# script in it runs).
+# What every benchmark shares (benchlib: arguments, the machine's stamp, writing), and the
+# measuring of benchmarks/attention_scale.py: its inputs, the resident-set probe, the fitted
+# exponent and the formats (this folder is on sys.path when a script in it runs).
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import attention_scale as scale  # noqa: E402
+from benchlib import RESULTS, ROOT, Parser, measured_on, positive, write  # noqa: E402
 
-ROOT = scale.ROOT
-RESULT = ROOT / "benchmarks" / "results" / "attention_backward.md"
+RESULT = RESULTS / "attention_backward.md"
 FIGURE = RESULT.with_name("attention-backward.png")
 
 N_HEADS, D_K, SEED = scale.N_HEADS, scale.D_K, scale.SEED
@@ -282,9 +282,9 @@ def draw(m: dict) -> bytes:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = scale._Parser(prog="attention_backward.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=scale._positive, default=3, help="timed runs per head and length (default: 3)")
-    parser.add_argument("--threads", type=scale._positive, default=os.cpu_count() or 1,
+    parser = Parser(prog="attention_backward.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=positive("runs"), default=3, help="timed runs per head and length (default: 3)")
+    parser.add_argument("--threads", type=positive("threads"), default=os.cpu_count() or 1,
                         help="torch threads (default: the number of cores)")  # fmt: skip
     parser.add_argument("--lengths", type=scale._lengths, default=LENGTHS, help="comma-separated word counts (default: 512,...,8192)")
     parser.add_argument("--write", action="store_true", help=f"also write {RESULT.relative_to(ROOT)} and its figure")
@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
-    machine = scale.machine_line(args.threads)
+    machine = measured_on(args.threads, also=f"NumPy's BLAS {os.environ.get('OPENBLAS_NUM_THREADS')} thread")
     # Other processes on the cores slow a head of many small operations more than a fused kernel.
     load_start = f"; the load average was {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores when the run began" if hasattr(os, "getloadavg") else ""
     print(machine, file=sys.stderr)
@@ -344,11 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     text = report(measured)
     print(text, end="")
     if args.write:
-        from attention_by_hand.run.atomic import write_atomic
-
-        write_atomic(FIGURE, draw(measured))  # first: the markdown names it
-        write_atomic(RESULT, text.encode("utf-8"))
-        print(f"wrote {RESULT.relative_to(ROOT)} and {FIGURE.name}", file=sys.stderr)
+        write(FIGURE, draw(measured))  # first: the markdown names it
+        write(RESULT, text)
     return 0
 
 

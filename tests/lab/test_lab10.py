@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 
 from attention_by_hand.lab.labs.lab10 import checks as C
-from attention_by_hand.lab.registry import LABS
+from attention_by_hand.lab.registry import get_lab
 from labhelpers import FIXTURES_DIR, expectation, load_lab
 
 LAB10_FIXTURES = sorted(FIXTURES_DIR.glob("lab10-*.py"))
@@ -22,7 +22,7 @@ LAB10_FIXTURES = sorted(FIXTURES_DIR.glob("lab10-*.py"))
 
 @pytest.fixture(scope="module")
 def reference():
-    return load_lab(LABS[9].reference())
+    return load_lab(get_lab("10").reference())
 
 
 def head(T=6, hs=4, d_v=5, seed=0):
@@ -138,7 +138,7 @@ def test_the_float32_fixture_is_named_as_precision_and_no_formula(tmp_path):
     from attention_by_hand.lab.verdict import check_in_process
     from labhelpers import learner_file
 
-    run = check_in_process(load_lab(learner_file("lab10-tiled-float32.py", tmp_path)), LABS[9])
+    run = check_in_process(load_lab(learner_file("lab10-tiled-float32.py", tmp_path)), get_lab("10"))
     hints = [r.hint for r in run.results if not r.passed]
     assert hints and all("float32 precision, not a wrong formula" in h for h in hints)
     assert not any(word in h for h in hints for word in ("mask", "-D", "scale", "misprint", "lse"))

@@ -19,7 +19,6 @@ worlds (the toy world's sentences are the ones traced by hand), several heads an
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -27,6 +26,8 @@ from attention_by_hand.math import gradients as G
 from attention_by_hand.math import mechanism as M
 from attention_by_hand.math import tiling as T
 from attention_by_hand.parts.gradients import figures
+from attention_by_hand.parts.gradients.descent import g3_learning
+from attention_by_hand.parts.gradients.shared import SEED, bound, largest, last_word_dO
 from attention_by_hand.run.capture import fixed
 from attention_by_hand.run.environment import versions_line
 from attention_by_hand.run.figures import FigureJob
@@ -36,8 +37,6 @@ from attention_by_hand.run.section_log import SectionLog, bracket, quoted
 from attention_by_hand.run.world import RIVER_BANK
 
 __all__ = ["write", "environment"]
-
-SEED = 0  # G3's start and G4's random head (the same seed, and so the same head, as L3's)
 
 # G1: the upstream gradient at bank's weights. The loss is minus the weight on river ("look at
 # river more"), so dp is -1 on river and 0 elsewhere.
@@ -50,34 +49,13 @@ FD_STEP = 1e-5  # h of the central difference (f(w + h) - f(w - h)) / 2h: its er
 FD_BOUND = 1e-8  # |slope - gradient|: h^2 = 1e-10 times a third derivative of order 1, plus rounding
 FD_ENTRY = ("place", 0)  # the entry of W_Q checked as a slope: the place axis's first channel
 
-# G3: a small seeded start (every weight near a third), plain gradient descent in float64.
-START_SCALE = 0.1  # W_Q, W_K entries drawn from N(0, START_SCALE^2)
-LEARNING_RATE = 0.5
-THRESHOLD = 0.9  # stop when bank puts at least this weight on its context word, in both sentences
-MAX_STEPS = 2_000  # a bound on the loop; the descent stops long before it
-SHOWN_STEPS = (0, 10, 20, 30, 40, 50, 60, 80, 100)  # printed; the last step is printed too
-# The stopping step must not depend on the last bits: the weight that crosses the threshold
-# does so by more than this, and stood below it by more than this the step before.
-CROSSING_MARGIN = 1e-9
-
 # G4.
+RANDOM_BOUND = 1e-10  # float64 noise is about 1e-14 over sums of 4,096 terms
 TOY_BLOCKS = (1, 2)
 RANDOM_WORDS, RANDOM_D_K, RANDOM_BLOCK = 4_096, 64, 512  # L3's random head, tiles of 512
 REFERENCE_ROWS = 1_024  # query rows per autograd call: 32 MiB of weights per float64 copy
 KEPT_LENGTHS = (1_024, 8_192, 32_768)  # GPT-2's context, then long ones (L1's lengths)
 KEPT_DTYPE = ("fp32", 4)  # training keeps activations in fp32 or wider
-
-TOY_BOUND = 1e-12  # float64 noise on numbers of order 1 is about 1e-16
-RANDOM_BOUND = 1e-10  # and about 1e-14 over sums of 4,096 terms
-
-
-def _bound(log: SectionLog, name: str, difference: float, bound: float = TOY_BOUND) -> str:
-    return log.bound(name, float(difference), bound)
-
-
-def _largest(*pairs) -> float:
-    """The largest |a - b| over pairs of arrays."""
-    return max(float(np.max(np.abs(np.asarray(a) - np.asarray(b)))) for a, b in pairs)
 
 
 # --- G1 ------------------------------------------------------------------------------------------
@@ -112,7 +90,7 @@ def g1_softmax(log: SectionLog) -> None:
             log.line("  the Jacobian J[i, j] = dp_i / ds_j = p_i (1 if i = j else 0) - p_i p_j, so J = diag(p) - p p^T")
         log.matrix("g1.jacobian", "J (row i: the weight p_i; column j: the score s_j it moves with):", J, sentence)
         with log.span("g1.rowsums"):
-            log.line(f"  every row sums to 0: {_bound(log, 'g1.rowsums', np.abs(J.sum(axis=1)).max())}")
+            log.line(f"  every row sums to 0: {bound(log, 'g1.rowsums', np.abs(J.sum(axis=1)).max())}")
             log.line("  (add the same number to every score and no weight moves); J is symmetric, so J^T dp = J dp")
         with log.span("g1.dp"):
             target = sentence[-2]
@@ -123,16 +101,16 @@ def g1_softmax(log: SectionLog) -> None:
             log.line(f"  the short form: ds = p * (dp - p . dp), with p . dp = {dot}")
             log.line(f"    ds = p * (dp - p . dp) = {bracket(log.row('g1.ds', short))}")
             log.line(f"    ds = J dp              = {bracket(fixed(v) for v in J @ dp)}")
-            log.line(f"  equal: {_bound(log, 'g1.equal', np.abs(short - J @ dp).max())}; ds sums to 0: "
-                     f"{_bound(log, 'g1.ds_sum', abs(short.sum()))}")  # fmt: skip
+            log.line(f"  equal: {bound(log, 'g1.equal', np.abs(short - J @ dp).max())}; ds sums to 0: "
+                     f"{bound(log, 'g1.ds_sum', abs(short.sum()))}")  # fmt: skip
         with log.span("g1.shift"):
             shift = log.value("g1.shift_by", G1_SHIFT, "{:.0f}")
             moved = np.abs(G.softmax_backward(p, dp + G1_SHIFT) - short).max()
-            log.line(f"  dp + {shift} in every entry gives the same ds: {_bound(log, 'g1.shift', moved)}")
+            log.line(f"  dp + {shift} in every entry gives the same ds: {bound(log, 'g1.shift', moved)}")
         with log.span("g1.autograd"):
             log.line("  vs torch.autograd in float64 (torch.softmax):")
-            log.line(f"    J:  max |difference| {_bound(log, 'g1.autograd.jacobian', np.abs(J - jacobian_torch).max())}")
-            log.line(f"    ds: max |difference| {_bound(log, 'g1.autograd.ds', np.abs(short - ds_torch).max())}")
+            log.line(f"    J:  max |difference| {bound(log, 'g1.autograd.jacobian', np.abs(J - jacobian_torch).max())}")
+            log.line(f"    ds: max |difference| {bound(log, 'g1.autograd.ds', np.abs(short - ds_torch).max())}")
         cells = [[float(fixed(v)) for v in row] for row in J]  # the printed numbers: pixels never see the last bits
         log.figure(FigureJob("softmax_jacobian", figures.softmax_jacobian, dict(jacobian=cells, words=list(sentence))))
     log.line()
@@ -145,13 +123,6 @@ def _head_loss(X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, target: np.ndarr
     """Half the squared distance from the last word's output to `target`: G2's loss."""
     out, _, _ = M.wired_attention(X, W_Q, W_K)  # (n_words, d_model)
     return 0.5 * float(np.sum((out[-1] - target) ** 2))
-
-
-def _last_word_dO(out: np.ndarray, target: np.ndarray) -> np.ndarray:
-    """d loss / dO for loss = 1/2 |o_last - target|^2: o_last - target on the last row, 0 above it."""
-    dO = np.zeros_like(out)  # (n_words, d_model)
-    dO[-1] = out[-1] - target
-    return dO
 
 
 def _head_autograd(X: np.ndarray, W_Q: np.ndarray, W_K: np.ndarray, target: np.ndarray) -> dict[str, np.ndarray]:
@@ -180,7 +151,7 @@ def g2_head(log: SectionLog) -> None:
     W_Q, W_K = w.wired_W_Q, w.wired_W_K  # (d_model, d_k) each
     target = w.vector(context)  # (d_model,)
     out, _, _ = M.wired_attention(X, W_Q, W_K)  # (n_words, d_model)
-    dO = _last_word_dO(out, target)
+    dO = last_word_dO(out, target)
     stages, dW_Q, dW_K = G.head_weight_gradients(X, W_Q, W_K, dO)
     torch_grads = _head_autograd(X, W_Q, W_K, target)
     d_k = len(w.channels)
@@ -189,7 +160,7 @@ def g2_head(log: SectionLog) -> None:
     def matrix(key: str, title: str, ours: np.ndarray, rows, columns) -> None:
         """The stage's matrix, then its comparison with autograd's gradient at the same tensor."""
         log.matrix(f"g2.{key}", title, ours, rows, columns, places)
-        log.line(f"    vs autograd: {_bound(log, f'g2.autograd.{key}', np.abs(ours - torch_grads[key]).max())}")
+        log.line(f"    vs autograd: {bound(log, f'g2.autograd.{key}', np.abs(ours - torch_grads[key]).max())}")
 
     def stage(key: str, rule: str, name: str, ours: np.ndarray, labels: str, rows, columns) -> None:
         with log.span(f"g2.{key}_stage"):
@@ -217,7 +188,7 @@ def g2_head(log: SectionLog) -> None:
             log.line("  D = rowsum(dO * O), one number per row, equal to rowsum(P * dP) since O = P V:")
             log.line(f"    rowsum(dO * O) = {bracket(log.row('g2.D', stages.D, places=places))}")
             log.line(f"    rowsum(P * dP) = {bracket(log.row('g2.D_weights', weights_side, places=places))}")
-            log.line(f"    equal: {_bound(log, 'g2.D_equal', np.abs(stages.D - weights_side).max())}")
+            log.line(f"    equal: {bound(log, 'g2.D_equal', np.abs(stages.D - weights_side).max())}")
         with log.span("g2.dS_stage"):
             log.line("  P = softmax(S), row by row (G1's short form)  ->  dS = P * (dP - D)")
             matrix("dS", "dS:", stages.dS, sentence, sentence)
@@ -250,172 +221,7 @@ def _g2_slope(log: SectionLog, X, W_Q, W_K, target, dW_Q) -> None:
                  f"{log.value('g2.slope.h', FD_STEP, '{:.0e}')} up and down")  # fmt: skip
         log.line(f"    (loss(w + h) - loss(w - h)) / 2h = {log.number('g2.slope.fd', slope, 6)}")
         log.line(f"    the backward's d{entry}          = {log.number('g2.slope.backward', dW_Q[i, j], 6)}")
-        log.line(f"    max |difference| {_bound(log, 'g2.slope.equal', abs(slope - dW_Q[i, j]), FD_BOUND)}")
-
-
-# --- G3 ------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DescentStep:
-    """One step of G3: the loss before the update, and bank's weights in each sentence."""
-
-    step: int
-    loss: float
-    weights: tuple[np.ndarray, ...]  # (n_words,) per sentence: the ambiguous word's row
-
-
-def _two_sentences(W_Q: np.ndarray, W_K: np.ndarray):
-    """G3's loss, its gradients and bank's weights, summed over both sentences.
-
-    loss = sum over the sentences of 1/2 |o_bank - (the context word's embedding)|^2
-    -> loss, dW_Q: (d_model, d_k), dW_K: (d_model, d_k), bank's weights per sentence
-    """
-    w = RIVER_BANK
-    loss, dW_Q, dW_K, weights = 0.0, np.zeros_like(W_Q), np.zeros_like(W_K), []
-    for sentence in w.sentences:
-        X = w.embed(sentence)  # (n_words, d_model)
-        out, P, _ = M.wired_attention(X, W_Q, W_K)
-        target = w.vector(sentence[-2])
-        dO = _last_word_dO(out, target)
-        _, dq, dk = G.head_weight_gradients(X, W_Q, W_K, dO)
-        loss += 0.5 * float(np.sum(dO**2))
-        dW_Q, dW_K = dW_Q + dq, dW_K + dk
-        weights.append(P[-1])
-    return loss, dW_Q, dW_K, tuple(weights)
-
-
-def _start() -> tuple[np.ndarray, np.ndarray]:
-    """The seeded start: W_Q, then W_K, each (d_model, d_k) with entries from N(0, START_SCALE^2)."""
-    w = RIVER_BANK
-    rng = np.random.default_rng(SEED)
-    shape = (len(w.axes), len(w.channels))
-    return rng.standard_normal(shape) * START_SCALE, rng.standard_normal(shape) * START_SCALE
-
-
-def _learn() -> tuple[list[DescentStep], np.ndarray, np.ndarray]:
-    """Gradient descent, W <- W - rate * dW, until bank's weight on its context word passes THRESHOLD.
-
-    -> the steps (the last one at or past the threshold), the learned W_Q and W_K
-    """
-    W_Q, W_K = _start()
-    context = len(RIVER_BANK.sentences[0]) - 2  # the context word sits just before the ambiguous one
-    history: list[DescentStep] = []
-    for step in range(MAX_STEPS + 1):
-        loss, dW_Q, dW_K, weights = _two_sentences(W_Q, W_K)
-        history.append(DescentStep(step, loss, weights))
-        if min(row[context] for row in weights) >= THRESHOLD:
-            break
-        W_Q, W_K = W_Q - LEARNING_RATE * dW_Q, W_K - LEARNING_RATE * dW_K
-    else:
-        raise RuntimeError(f"G3's descent did not reach {THRESHOLD} in {MAX_STEPS} steps")
-    last = min(row[context] for row in history[-1].weights)
-    before = min(row[context] for row in history[-2].weights)
-    if last - THRESHOLD < CROSSING_MARGIN or THRESHOLD - before < CROSSING_MARGIN:
-        raise ValueError(f"G3 crosses {THRESHOLD} too close to it ({before!r} -> {last!r}): the stopping step is fragile")
-    return history, W_Q, W_K
-
-
-def _descent_autograd(W_Q: np.ndarray, W_K: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """torch.autograd's dW_Q and dW_K of G3's loss at (W_Q, W_K), in float64."""
-    import torch
-
-    w = RIVER_BANK
-    wq, wk = torch.tensor(W_Q, requires_grad=True), torch.tensor(W_K, requires_grad=True)
-    total = 0.0
-    for sentence in w.sentences:
-        x = torch.tensor(w.embed(sentence))
-        p = torch.softmax((x @ wq) @ (x @ wk).T / math.sqrt(W_K.shape[1]), dim=-1)
-        total = total + 0.5 * ((p[-1] @ x - torch.tensor(w.vector(sentence[-2]))) ** 2).sum()
-    total.backward()
-    return wq.grad.numpy(), wk.grad.numpy()
-
-
-def g3_learning(log: SectionLog) -> None:
-    """Gradient descent on W_Q and W_K from a seeded start, and what it found beside S4's wiring."""
-    w = RIVER_BANK
-    amb = w.ambiguous
-    context = len(w.sentences[0]) - 2
-    contexts = [sentence[context] for sentence in w.sentences]
-    history, W_Q, W_K = _learn()
-    start_Q, start_K = _start()
-    _, first_dq, first_dk, _ = _two_sentences(start_Q, start_K)
-    torch_dq, torch_dk = _descent_autograd(start_Q, start_K)
-    final = history[-1]
-    with log.span("g3"):
-        log.line("[G3] learning the head: gradient descent on W_Q and W_K")
-        with log.span("g3.setup"):
-            log.line(f"  loss = sum over both sentences of 1/2 |o_{amb} - (the context word's embedding)|^2:")
-            log.line(f"  {amb} should take its meaning from {' / '.join(contexts)}; V = X stays fixed, only W_Q and W_K learn")
-            log.line(
-                f"  start: W_Q, W_K entries from N(0, {log.value('g3.start_scale', START_SCALE, '{:.1f}')}^2), "
-                f"seed {log.value('g3.seed', SEED)}; step: W <- W - {log.value('g3.rate', LEARNING_RATE, '{:.1f}')} dW; "
-                f"float64"
-            )
-            log.line(
-                f"  stop when {amb} puts at least {log.value('g3.threshold', THRESHOLD, '{:.1f}')} of its weight on "
-                f"its context word in both sentences"
-            )
-            log.line(f"  the first step's dW_Q, dW_K vs torch.autograd: "
-                     f"{_bound(log, 'g3.autograd', _largest((first_dq, torch_dq), (first_dk, torch_dk)))}")  # fmt: skip
-        with log.span("g3.descent"):
-            log.line(f"  {'step':>6}  {'loss':>7}   {amb}'s weight on {contexts[0]} ({quoted(w.sentences[0])}), on {contexts[1]} ({quoted(w.sentences[1])})")
-            shown = [s for s in history if s.step in SHOWN_STEPS or s is final]
-            for s in shown:
-                loss = log.number(f"g3.loss.{s.step}", s.loss, 4)
-                on = [log.number(f"g3.weight.{k}.{s.step}", row[context]) for k, row in enumerate(s.weights)]
-                log.line(f"  {s.step:>6}  {loss:>7}   {on[0]:>5}, {on[1]:>5}")
-            steps = log.value("g3.steps", final.step)
-            first, last = log.number("g3.loss.first", history[0].loss, 4), log.number("g3.loss.last", final.loss, 4)
-            log.line(f"  reached after {steps} steps; the loss fell from {first} to {last}")
-        _g3_found(log, W_Q, W_K, final)
-        curve = dict(
-            steps=[s.step for s in history],
-            loss=[round(s.loss, 6) for s in history],  # rounded: the pixels never see the last bits
-            weights=[[round(float(s.weights[k][context]), 6) for s in history] for k in range(len(w.sentences))],
-            contexts=contexts,
-            sentences=[" ".join(sentence) for sentence in w.sentences],
-            threshold=THRESHOLD,
-            wired=float(fixed(M.wired_attention(w.embed(w.sentences[0]), w.wired_W_Q, w.wired_W_K)[1][-1, context])),
-            word=amb,
-        )
-        log.figure(FigureJob("descent", figures.descent, curve))
-        products = dict(
-            wired=[[float(fixed(v)) for v in row] for row in w.wired_W_Q @ w.wired_W_K.T],
-            learned=[[float(fixed(v)) for v in row] for row in W_Q @ W_K.T],
-            axes=list(w.axes),
-        )
-        log.figure(FigureJob("learned_head", figures.learned_head, products))
-    log.line()
-
-
-def _g3_found(log: SectionLog, W_Q: np.ndarray, W_K: np.ndarray, final: DescentStep) -> None:
-    """The learned head beside S4's: the weights, and W_Q W_K^T, which alone decides the scores."""
-    w = RIVER_BANK
-    amb = w.ambiguous
-    wired_product, learned_product = w.wired_W_Q @ w.wired_W_K.T, W_Q @ W_K.T  # (d_model, d_model) each
-    log.matrix("g3.W_Q", "the learned W_Q (axes x channels):", W_Q, w.axes, w.channels)
-    log.matrix("g3.W_K", "the learned W_K (axes x channels):", W_K, w.axes, w.channels)
-    with log.span("g3.channels"):
-        log.line(f"  its two channels are not S4's {' and '.join(w.channels)}: turning both W_Q and W_K by the same rotation")
-        log.line("  changes no score, so the descent has no reason to find S4's; what the head computes is")
-        log.line("  the score of a query axis against a key axis, W_Q W_K^T (rows: the query's axis, columns: the key's)")
-    log.matrix("g3.wired_product", "S4's W_Q W_K^T:", wired_product, w.axes)
-    log.matrix("g3.learned_product", "the learned W_Q W_K^T:", learned_product, w.axes)
-    # The ambiguous word's own strongest axis: its question is that row of W_Q W_K^T.
-    main = int(np.argmax(np.abs(w.vector(amb))))
-    axis = w.axes[main]
-    with log.span("g3.reading"):
-        log.line(f"  {amb} is mostly {axis}, so its question is the {axis} row of W_Q W_K^T:")
-        wired_row = [f"{key} {fixed(wired_product[main, j])}" for j, key in enumerate(w.axes)]
-        learned_row = [f"{key} {log.number(f'g3.question.{key}', learned_product[main, j])}" for j, key in enumerate(w.axes)]
-        log.line(f"    S4's:    {', '.join(wired_row)}")
-        log.line(f"    learned: {', '.join(learned_row)}")
-        for k, sentence in enumerate(w.sentences):
-            X = w.embed(sentence)  # (n_words, d_model)
-            wired = M.wired_attention(X, w.wired_W_Q, w.wired_W_K)[1][-1]  # (n_words,)
-            learned = bracket(log.row(f"g3.learned_weights.{k}", final.weights[k]))
-            log.line(f"  {amb}'s weights in {quoted(sentence)}: S4 {bracket(fixed(v) for v in wired)}, learned {learned}")
+        log.line(f"    max |difference| {bound(log, 'g2.slope.equal', abs(slope - dW_Q[i, j]), FD_BOUND)}")
 
 
 # --- G4 ------------------------------------------------------------------------------------------
@@ -451,7 +257,7 @@ def g4_tiled(log: SectionLog) -> None:
     X = w.embed(sentence)  # (n_words, d_model)
     Q, K, V = X @ w.wired_W_Q, X @ w.wired_W_K, X  # (n_words, d_k), (n_words, d_k), (n_words, d_model)
     out, _, _ = M.wired_attention(X, w.wired_W_Q, w.wired_W_K)
-    dO = _last_word_dO(out, w.vector(sentence[-2]))  # G2's loss
+    dO = last_word_dO(out, w.vector(sentence[-2]))  # G2's loss
     whole = G.attention_backward(Q, K, V, dO)  # G2's stages
     sdpa = _sdpa_autograd(Q, K, V, dO, causal=False)
     with log.span("g4"):
@@ -467,8 +273,8 @@ def g4_tiled(log: SectionLog) -> None:
             for block in TOY_BLOCKS:
                 O_tiled, lse = T.tiled_attention(Q, K, V, block)  # (n_words, d_model), (n_words,)
                 grads = G.tiled_attention_backward(Q, K, V, O_tiled, lse, dO, block)
-                vs_whole = _bound(log, f"g4.toy.block{block}.whole", _largest(*zip(grads, (whole.dQ, whole.dK, whole.dV))))
-                vs_torch = _bound(log, f"g4.toy.block{block}.autograd", _largest(*zip(grads, sdpa)))
+                vs_whole = bound(log, f"g4.toy.block{block}.whole", largest(*zip(grads, (whole.dQ, whole.dK, whole.dV))))
+                vs_torch = bound(log, f"g4.toy.block{block}.autograd", largest(*zip(grads, sdpa)))
                 words = "word" if block == 1 else "words"
                 log.line(f"  every row, tiles of {block} {words}: dQ, dK, dV vs G2's whole-matrix backward {vs_whole},")
                 log.line(f"    vs torch.autograd through scaled_dot_product_attention {vs_torch}")
@@ -530,7 +336,7 @@ def _g4_random(log: SectionLog) -> None:
             ours = G.tiled_attention_backward(Q, K, V, O_tiled, lse, dO, b, causal=causal)
             reference = _sdpa_autograd(Q, K, V, dO, causal)
             cells = [
-                f"{name} {_bound(log, f'g4.random.{case}.{name}', np.abs(a - r).max(), RANDOM_BOUND)}"
+                f"{name} {bound(log, f'g4.random.{case}.{name}', np.abs(a - r).max(), RANDOM_BOUND)}"
                 for name, a, r in zip(("dQ", "dK", "dV"), ours, reference)
             ]
             label = "causal:" if causal else "not causal:"
