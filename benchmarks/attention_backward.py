@@ -311,18 +311,8 @@ def main(argv: list[str] | None = None) -> int:
     lengths = list(args.lengths)
     rows, notes, forward, previous = {}, [], {}, None
     for t in lengths:
-        keys = list(HEADS)
-        if scale.naive_score_bytes(t) > scale.NAIVE_MAX_SCORE_BYTES:
-            keys.remove("naive")
-            notes.append(f"The naive head is not run at {t:,} words: one (12, T, T) fp32 matrix of weights alone would "
-                         f"take {scale.naive_score_bytes(t) / 2**30:.1f} GiB, and autograd keeps several.")  # fmt: skip
-        for key in list(keys):
-            if previous is not None and (key, previous) not in rows:
-                keys.remove(key)  # skipped at a shorter length already
-            elif previous is not None and (predicted := rows[(key, previous)]["seconds"] * (t / previous) ** 2) > MAX_PREDICTED_SECONDS:
-                keys.remove(key)
-                notes.append(f"The {SHORT_NAMES[key]} is not run at {t:,} words: from its time at {previous:,} words, "
-                             f"one run would take about {predicted:.0f} s.")  # fmt: skip
+        keys = scale.heads_to_run(list(HEADS), t, previous, rows, notes, MAX_PREDICTED_SECONDS, SHORT_NAMES,
+                                  "matrix of weights", "autograd keeps several")  # fmt: skip
         seconds, differences, forward_seconds = measure_times(keys, t, args.repeat, forward_too=t == TARGET_LENGTH)
         forward.update({key: s for key, s in forward_seconds.items() if key in ("tiled-torch", "sdpa")})
         for key in keys:
