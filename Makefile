@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/kv_cache.py --write
 	$(PY) benchmarks/hints_heldout.py --write
 	$(PY) benchmarks/worksheet_room.py --write
+	$(PY) benchmarks/attention_backward.py --write
 	$(PY) benchmarks/update_readme.py
 
 serve: $(STAMP)

@@ -194,6 +194,27 @@ def naive_score_bytes(length: int) -> int:
     return N_HEADS * length * length * 4
 
 
+def heads_to_run(keys: list[str], length: int, previous: int | None, rows: dict, notes: list[str],
+                 max_seconds: float, names: dict[str, str], matrix: str, holds: str) -> list[str]:
+    """The heads of `keys` to run at `length`, each skipped one said in `notes`: the naive head where
+    one (12, T, T) fp32 `matrix` passes NAIVE_MAX_SCORE_BYTES (`holds`: why several would not fit);
+    a head skipped at the `previous` length; a head whose time there, times (T'/T)^2, passes
+    `max_seconds`. Shared with benchmarks/attention_backward.py."""
+    keys = list(keys)
+    if "naive" in keys and naive_score_bytes(length) > NAIVE_MAX_SCORE_BYTES:
+        keys.remove("naive")
+        notes.append(f"The naive head is not run at {length:,} words: one (12, T, T) fp32 {matrix} alone would "
+                     f"take {naive_score_bytes(length) / 2**30:.1f} GiB, and {holds}.")  # fmt: skip
+    for key in list(keys):
+        if previous is not None and (key, previous) not in rows:
+            keys.remove(key)  # skipped at a shorter length already
+        elif previous is not None and (predicted := rows[(key, previous)]["seconds"] * (length / previous) ** 2) > max_seconds:
+            keys.remove(key)
+            notes.append(f"The {names[key]} is not run at {length:,} words: from its time at {previous:,} words, "
+                         f"one run would take about {predicted:.0f} s.")  # fmt: skip
+    return keys
+
+
 # --- memory: a fresh process per measurement ---------------------------------------------------
 
 
@@ -226,16 +247,19 @@ def child_memory(key: str, length: int, threads: int) -> dict:
     return {"extra_bytes": (peak - before) * 1024}
 
 
-def measure_memory(key: str, length: int, threads: int) -> int | None:
-    """Peak extra bytes of one call, from a fresh interpreter; None where Linux's /proc is missing."""
+def measure_memory(key: str, length: int, threads: int, script: str = __file__) -> int | None:
+    """Peak extra bytes of one call, from a fresh interpreter; None where Linux's /proc is missing.
+
+    script: the benchmark whose `--child HEAD WORDS` measures the call (attention_backward.py's too).
+    """
     if not Path("/proc/self/clear_refs").exists():
         return None
     done = subprocess.run(
-        [sys.executable, __file__, "--child", key, str(length), "--threads", str(threads)],
+        [sys.executable, script, "--child", key, str(length), "--threads", str(threads)],
         capture_output=True, text=True,
     )  # fmt: skip
     if done.returncode != 0:
-        sys.exit(f"attention_scale.py: the memory probe of {key} at {length} words failed:\n{done.stderr}")
+        sys.exit(f"{Path(script).name}: the memory probe of {key} at {length} words failed:\n{done.stderr}")
     return json.loads(done.stdout.splitlines()[-1])["extra_bytes"]
 
 
@@ -523,18 +547,8 @@ def main(argv: list[str] | None = None) -> int:
         numpy_head = True
     previous = None
     for t in lengths:
-        keys = [k for k in HEADS if k != "tiled-numpy" or numpy_head]
-        if "naive" in keys and naive_score_bytes(t) > NAIVE_MAX_SCORE_BYTES:
-            keys.remove("naive")
-            notes.append(f"The naive head is not run at {t:,} words: one (12, T, T) fp32 score matrix alone would "
-                         f"take {naive_score_bytes(t) / 2**30:.1f} GiB, and the head holds several at once.")  # fmt: skip
-        for key in list(keys):
-            if previous is not None and (key, previous) not in rows:
-                keys.remove(key)  # skipped at a shorter length already
-            elif previous is not None and (predicted := rows[(key, previous)]["seconds"] * (t / previous) ** 2) > MAX_PREDICTED_SECONDS:
-                keys.remove(key)
-                notes.append(f"The {SHORT_NAMES[key]} is not run at {t:,} words: from its time at {previous:,} words, "
-                             f"one run would take about {predicted:.0f} s.")  # fmt: skip
+        keys = heads_to_run([k for k in HEADS if k != "tiled-numpy" or numpy_head], t, previous, rows, notes,
+                            MAX_PREDICTED_SECONDS, SHORT_NAMES, "score matrix", "the head holds several at once")  # fmt: skip
         keys += list(PITFALLS) if t == TARGET_LENGTH else []
         seconds, differences, matmul = measure_times(keys, t, args.repeat)
         matmul_rate[t] = 2 * MATMUL_SIDE**3 / statistics.median(matmul)

@@ -261,8 +261,8 @@ def _add_lab_parser(sub) -> None:
         "`raise NotImplementedError(<what to compute>)`. Refuses to overwrite a file unless --force.",
     )
     p.add_argument("number", **number)
-    p.add_argument("file", nargs="?", metavar="FILE", help="where to write it (default: ./lab-0N-<name>.py)")
-    p.add_argument("--notebook", action="store_true", help="write a Jupyter notebook (default ./lab-0N-<name>.ipynb)")
+    p.add_argument("file", nargs="?", metavar="FILE", help="where to write it (default: ./lab-NN-<name>.py)")
+    p.add_argument("--notebook", action="store_true", help="write a Jupyter notebook (default ./lab-NN-<name>.ipynb)")
     p.add_argument("--force", action="store_true", help="replace an existing file")
     p.set_defaults(func=lambda a: commands.start(a.number, a.file, a.notebook, a.force))
 
@@ -287,7 +287,7 @@ def _add_lab_parser(sub) -> None:
         "2 FILE cannot be run.",
     )
     p.add_argument("number", **number)
-    p.add_argument("file", nargs="?", metavar="FILE", help="your lab file (default: ./lab-0N-<name>.py, else .ipynb)")
+    p.add_argument("file", nargs="?", metavar="FILE", help="your lab file (default: ./lab-NN-<name>.py, else .ipynb)")
     p.add_argument("--timeout", type=_seconds, default=20.0, metavar="S", help="seconds for FILE's own part: importing it and every call, not the checker's start (default: 20)")
     p.add_argument("--memory", type=_megabytes, default=1024, metavar="MB", help="memory FILE may use beyond torch itself (default: 1024)")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs (default: 0); the fixed ones never change")
@@ -301,8 +301,8 @@ def _add_lab_parser(sub) -> None:
     )
     p.add_argument("number", **number)
     p.add_argument("--exercise", action="store_true", help="your version, with the functions left to write")
-    p.add_argument("--out", metavar="PATH", help="a .ipynb file or a folder (default: ./lab-0N-<name>-solved.ipynb, "
-                   "or ./lab-0N-<name>.ipynb with --exercise)")
+    p.add_argument("--out", metavar="PATH", help="a .ipynb file or a folder (default: ./lab-NN-<name>-solved.ipynb, "
+                   "or ./lab-NN-<name>.ipynb with --exercise)")
     p.add_argument("--force", action="store_true", help="replace an existing notebook")
     p.set_defaults(func=lambda a: commands.notebook(a.number, a.exercise, a.out, a.force))
 

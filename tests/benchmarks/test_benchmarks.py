@@ -238,3 +238,75 @@ def test_results_are_written_whole_and_said(tmp_path, monkeypatch, capsys):
     benchlib.write(tmp_path / "results" / "x.md", "a table\n")
     assert (tmp_path / "results" / "x.md").read_text() == "a table\n"
     assert capsys.readouterr().err == "wrote results/x.md\n"
+
+
+# --- attention_backward ------------------------------------------------------------------------
+
+attention_backward = load("attention_backward")
+
+
+def backward_measurements(tiled_seconds: float = 1.2, difference: float = 2e-6) -> dict:
+    """Fixed measurements in the shape main() hands to report(): two lengths, three heads."""
+    rows = {}
+    for t, factor in ((2048, 1.0), (4096, 4.0)):
+        rows[("tiled-torch", t)] = {"seconds": tiled_seconds * factor / 4, "difference": difference, "memory": 30 * 2**20 * t // 2048}
+        rows[("sdpa", t)] = {"seconds": factor / 4, "difference": 0.0, "memory": 28 * 2**20 * t // 2048}
+        rows[("naive", t)] = {"seconds": 3 * factor / 4, "difference": 3e-6, "memory": 600 * 2**20 * (t // 2048) ** 2}
+    return {
+        "machine": "Measured on a test.", "lengths": [2048, 4096], "rows": rows, "notes": [], "repeat": 3,
+        "forward": {"tiled-torch": 0.4, "sdpa": 0.25}, "exponents": {"tiled-torch": 1.0, "naive": 2.0},
+        "end_exponents": {"tiled-torch": 1.0, "naive": 2.0}, "wall": 10.0, "load_end": "", "load_start": "",
+    }  # fmt: skip
+
+
+def test_attention_backward_report_says_met_when_the_tiled_head_is_within_its_targets():
+    text = attention_backward.report(backward_measurements(tiled_seconds=1.2))
+    assert "| at most 1.5x SDPA's forward + backward at 4,096 words | 1.20x" in text
+    assert "**missed**" not in text
+
+
+def test_attention_backward_report_says_missed_and_by_how_much():
+    text = attention_backward.report(backward_measurements(tiled_seconds=2.0, difference=3e-4))
+    assert "| at most 1.5x SDPA's forward + backward at 4,096 words | 2.00x (2.000 s against 1.000 s) | **missed** |" in text
+    assert "largest difference 3.0e-04 | **missed** |" in text
+
+
+def test_attention_backward_report_splits_forward_and_backward_at_the_target_length():
+    text = attention_backward.report(backward_measurements())
+    assert "| tiled head | 0.400 s | 0.800 s | 1.200 s |" in text and "| SDPA | 0.250 s | 0.750 s | 1.000 s |" in text
+
+
+def test_attention_backward_figure_is_the_same_png_bytes_for_the_same_measurements():
+    first, second = attention_backward.draw(backward_measurements()), attention_backward.draw(backward_measurements())
+    assert first[:8] == b"\x89PNG\r\n\x1a\n" and first == second and b"Software" not in first
+
+
+def test_attention_backward_alt_text_says_the_measured_numbers():
+    alt = attention_backward.figure_alt(backward_measurements())
+    assert "the tiled head from 0.300 s at 2,048 words to 1.200 s at 4,096" in alt and "; SDPA from 0.250 s" in alt
+
+
+@pytest.mark.parametrize("argv", [["--repeat", "0"], ["--lengths", "12"], ["--child", "nobody", "64"]])
+def test_attention_backward_bad_arguments_are_a_one_line_error(argv, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        attention_backward.main(argv)
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.strip().count("\n") == 0
+
+
+def test_attention_backward_every_head_gives_autograds_gradients_on_a_short_text():
+    import torch
+
+    q, k, v, d_out = attention_backward.make_inputs(64)
+    reference = attention_backward.forward_backward("sdpa", q, k, v, d_out)
+    for key in ("tiled-torch", "naive"):
+        grads = attention_backward.forward_backward(key, q, k, v, d_out)
+        assert max((a - b).abs().max().item() for a, b in zip(grads, reference)) <= 1e-4, key
+    assert all(t.grad is None for t in (q, k, v))  # the inputs are left as they were
+
+
+def test_attention_backward_report_says_by_how_much_the_time_target_is_missed_and_where():
+    text = attention_backward.report(backward_measurements(tiled_seconds=2.0))
+    assert "The time target is missed by 33% of the 1.5x allowed." in text
+    # forward 0.4 s against 0.25 s; backward 2.0 - 0.4 = 1.6 s against 1.0 - 0.25 = 0.75 s
+    assert "The tiled forward took 1.60x SDPA's forward and the tiled backward 2.13x SDPA's backward." in text

@@ -24,6 +24,7 @@ from labhelpers import FIXTURES_DIR, expectation, learner_file, load_lab
 # child process (tests/lab/test_runner.py): imported here, a file that patches torch would patch the tests.
 LAB_FIXTURES = sorted(FIXTURES_DIR.glob("lab*.py"))
 MISTAKES = [p for p in LAB_FIXTURES if expectation(p)[1] == 1]
+RIGHT = [p for p in LAB_FIXTURES if expectation(p)[1] == 0]  # right solutions, written otherwise than the reference
 NUMBERS = [lab.number for lab in LABS]
 
 
@@ -84,6 +85,13 @@ def test_no_two_checks_of_one_mistake_name_different_mistakes(judged, path):
 @pytest.mark.parametrize("path", MISTAKES, ids=lambda p: p.stem)
 def test_a_typical_mistake_still_runs_every_check(judged, path):
     assert len(judged[path].results) == len(checks_for(expectation(path)[0]))
+
+
+@pytest.mark.parametrize("path", RIGHT, ids=lambda p: p.stem)
+def test_a_right_solution_written_differently_passes_every_check(tmp_path, references, path):
+    number = expectation(path)[0]
+    run = check_in_process(load_lab(learner_file(path.name, tmp_path)), LABS[number - 1], reference=references[number])
+    assert [r.hint for r in run.results if not r.passed] == [] and run.exit_code == 0
 
 
 def test_a_mask_that_hides_the_diagonal_is_never_called_inverted(judged):

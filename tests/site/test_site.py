@@ -122,6 +122,11 @@ def test_page_types_no_decimal_number_outside_a_value_reference(page):
     assert typed == []
 
 
+def test_a_decimal_number_beside_a_citation_is_still_caught():
+    line = "See [the paper](https://arxiv.org/abs/1706.03762), §3.2.1: the scale is 0.125."
+    assert re.findall(r"\d\.\d", CITATION.sub("", ROLE.sub("", line))) == ["0.1"]
+
+
 # --- a missing reference fails the build, naming the page and line ----------------------------
 
 

@@ -1,7 +1,7 @@
 """What each `attention-by-hand lab` subcommand does: list, start, run, check, notebook.
 
     lab list                          the labs, and the functions each leaves to write
-    lab start N [FILE] [--notebook]   write your version of lab N (default ./lab-0N-<name>.py)
+    lab start N [FILE] [--notebook]   write your version of lab N (default ./lab-NN-<name>.py)
     lab run N [FILE] [ARGS...]        run the reference lab N, or your FILE, as a script
     lab check N [FILE]                judge your functions against the reference, with hints
     lab notebook N [--exercise]       the solved lab (or your version) as a Jupyter notebook
@@ -54,7 +54,7 @@ def list_labs() -> int:
         print(f"  {lab.number}  {lab.filename:<{width}}  {lab.summary}")
         print(f"     {'':<{width}}  you write: {', '.join(lab.functions)}")
     print("Watch one run:    attention-by-hand lab run N")
-    print("Your version:     attention-by-hand lab start N      (writes lab-0N-<name>.py here; --notebook for .ipynb)")
+    print("Your version:     attention-by-hand lab start N      (writes lab-NN-<name>.py here; --notebook for .ipynb)")
     print("Check yours:      attention-by-hand lab check N [FILE]")
     return 0
 

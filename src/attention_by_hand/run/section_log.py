@@ -107,14 +107,14 @@ class SectionLog:
         keys = range(len(values)) if keys is None else keys
         return [self.number(f"{name}.{key}", v, places) for key, v in zip(keys, values)]
 
-    def matrix(self, name: str, title: str, values: np.ndarray, rows, columns=None) -> None:
+    def matrix(self, name: str, title: str, values: np.ndarray, rows, columns=None, places: int = 3) -> None:
         """A small labelled table (columns default to the row labels); each cell `<name>.<i>.<j>`."""
         columns = rows if columns is None else columns
         with self.span(name):
             self.line(f"  {title}")
             self.line("    " + " " * 7 + "".join(f"{c:>8}" for c in columns))
             for i, (label, row) in enumerate(zip(rows, values)):
-                cells = self.row(f"{name}.{i}", row)
+                cells = self.row(f"{name}.{i}", row, places=places)
                 self.line(f"    {label:<7}" + "".join(f"{t:>8}" for t in cells))
 
     def bound(self, name: str, difference: float, bound: float) -> str:

@@ -1,0 +1,144 @@
+"""Lab 10's judges: a gradient right in float64 passes, right in float32 is named as precision,
+and each mistake the lab knows is named by the hint written for it.
+
+The fixtures (tests/fixtures/labs/lab10-*.py) are judged with every lab's in test_checks.py; here,
+what is particular to gradients: the float64 tolerance, precision told apart from a formula, and
+one fixture for every mistake the lab was written to catch.
+"""
+
+from __future__ import annotations
+
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+from attention_by_hand.lab.labs.lab10 import checks as C
+from attention_by_hand.lab.registry import get_lab
+from labhelpers import FIXTURES_DIR, expectation, load_lab
+
+LAB10_FIXTURES = sorted(FIXTURES_DIR.glob("lab10-*.py"))
+
+
+@pytest.fixture(scope="module")
+def reference():
+    return load_lab(get_lab("10").reference())
+
+
+def head(T=6, hs=4, d_v=5, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return [torch.randn(2, 2, T, n, generator=g, dtype=torch.float64) for n in (hs, hs, d_v, d_v)]
+
+
+def autograd(q, k, v, d_out, causal):
+    leaves = [t.clone().requires_grad_() for t in (q, k, v)]
+    F.scaled_dot_product_attention(*leaves, is_causal=causal).backward(d_out)
+    return [t.grad for t in leaves]
+
+
+# --- the reference's functions against autograd (float64, 1e-12) ----------------------------------
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_reference_attention_backward_equals_autograd(reference, causal):
+    q, k, v, d_out = head()
+    for a, b in zip(reference.attention_backward(q, k, v, d_out, causal), autograd(q, k, v, d_out, causal)):
+        assert (a - b).abs().max().item() <= 1e-12
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("T, block", [(7, 3), (12, 4), (5, 8)])
+def test_reference_tiled_backward_equals_autograd(reference, causal, T, block):
+    q, k, v, d_out = head(T=T, seed=T * block)
+    out, lse = reference.forward(q, k, v, causal)
+    ours = reference.tiled_attention_backward(q, k, v, out, lse, d_out, block, causal)
+    for a, b in zip(ours, autograd(q, k, v, d_out, causal)):
+        assert (a - b).abs().max().item() <= 1e-12
+
+
+def test_reference_softmax_backward_equals_autograd(reference):
+    s = torch.randn(3, 7, dtype=torch.float64, requires_grad=True)
+    dp = torch.randn(3, 7, dtype=torch.float64)
+    (torch.softmax(s, dim=-1) * dp).sum().backward()
+    assert (reference.softmax_backward(torch.softmax(s.detach(), dim=-1), dp) - s.grad).abs().max().item() <= 1e-12
+
+
+# --- float64, float32, a mistake, the unexplained ---------------------------------------------------
+
+
+def test_a_right_float64_gradient_passes():
+    truth = torch.randn(4, 5, dtype=torch.float64)
+    assert C.judge_gradient(truth.clone(), truth, "(4, 5)") is None
+
+
+def test_the_right_gradient_in_float32_is_named_as_precision_not_a_mistake():
+    truth = torch.randn(4, 5, dtype=torch.float64)
+    miss = C.judge_gradient(truth.float(), truth, "(4, 5)", [(C.NO_D, truth * 2)])
+    assert miss.explanations == (C.PRECISION,)
+    assert miss.text().startswith("float32 precision, not a wrong formula")
+
+
+def test_a_wrong_formula_in_float32_is_named_as_the_formula_not_precision():
+    q, k, v, d_out = head()
+    right = autograd(q, k, v, d_out, False)
+    mistaken = C._whole(q, k, v, d_out, False, "dk_misprint")
+    got = [t.float() for t in mistaken]
+    miss = C._judge_three(got, right, ("q", "k", "v"), C._WHOLE_MISTAKES, lambda m: C._whole(q, k, v, d_out, False, m))
+    assert miss.text() == "dk: " + C.DK_MISPRINT
+
+
+def test_an_output_off_by_no_known_mistake_is_described_not_diagnosed():
+    q, k, v, d_out = head()
+    right = autograd(q, k, v, d_out, True)
+    got = [t.clone() for t in right]
+    got[1][0, 1, 2, 3] += 0.5
+    miss = C._judge_three(got, right, ("q", "k", "v"), C._WHOLE_MISTAKES, lambda m: C._whole(q, k, v, d_out, True, m))
+    assert miss.explanations == () and miss.text().startswith("dk: largest difference at [0, 1, 2, 3]")
+
+
+def test_gradients_returned_in_another_order_are_named():
+    q, k, v, d_out = head(d_v=4)
+    dq, dk, dv = autograd(q, k, v, d_out, False)
+    miss = C._judge_three((dk, dq, dv), (dq, dk, dv), ("q", "k", "v"), C._WHOLE_MISTAKES, lambda m: C._whole(q, k, v, d_out, False, m))
+    assert miss.text() == C.SWAPPED
+
+
+def test_a_pair_instead_of_three_gradients_is_named():
+    miss = C._judge_three((torch.zeros(1), torch.zeros(1)), None, ("q", "k", "v"), C._WHOLE_MISTAKES, None)
+    assert miss.text() == "returned a tuple of 2 items, expected three tensors (dq, dk, dv)"
+
+
+def test_each_whole_matrix_mistake_differs_from_the_right_answer_on_the_checks_inputs():
+    q, k, v, d_out = head()
+    right = autograd(q, k, v, d_out, True)
+    for mistake in C._WHOLE_MISTAKES:
+        wrong = C._whole(q, k, v, d_out, True, mistake)
+        assert max((a - b).abs().max().item() for a, b in zip(wrong, right)) > 1e-3, mistake
+
+
+# --- one fixture per mistake the lab was written to catch ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "hint",
+    [C.NO_D, C.P_NOT_TRANSPOSED, C.DK_MISPRINT, C.NO_SCALE, C.SCALE_TWICE, C.MASK_FORGOTTEN, C.D_FROM_DP, C.D_FROM_V, C.LSE_PER_TILE, C.PRECISION],
+    ids=["no-D", "P-not-transposed", "dK-misprint", "no-scale", "scale-twice", "mask", "D-from-dp", "D-from-v", "lse-per-tile", "float32"],
+)
+def test_every_mistake_the_lab_names_has_a_fixture_that_expects_its_hint(hint):
+    expected = [expectation(path)[2] for path in LAB10_FIXTURES if expectation(path)[1] == 1]
+    assert any(e in hint for e in expected), hint
+
+
+def test_lab10_has_right_solutions_written_three_other_ways():
+    right = [path.stem for path in LAB10_FIXTURES if expectation(path)[1] == 0]
+    assert len(right) == 3, right
+
+
+def test_the_float32_fixture_is_named_as_precision_and_no_formula(tmp_path):
+    from attention_by_hand.lab.verdict import check_in_process
+    from labhelpers import learner_file
+
+    run = check_in_process(load_lab(learner_file("lab10-tiled-float32.py", tmp_path)), get_lab("10"))
+    hints = [r.hint for r in run.results if not r.passed]
+    assert hints and all("float32 precision, not a wrong formula" in h for h in hints)
+    assert not any(word in h for h in hints for word in ("mask", "-D", "scale", "misprint", "lse"))
