@@ -3,6 +3,7 @@
     attention-by-hand run [--world FILE.toml] [--out DIR] [--figure-format svg]
     attention-by-hand check [PATH] [--expected FILE]
     attention-by-hand build [--handout [PDF]] | serve [--port N]
+    attention-by-hand train heads [--out DIR] [--seed N] [--steps N]
     attention-by-hand lab list | run N | check N [FILE] | notebook N
 
 Exit codes: 0 done (or logs equal), 1 logs differ, 2 bad input (one line on stderr saying
@@ -12,6 +13,7 @@ which input and what is wrong). Anything else that escapes is a bug and keeps it
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -35,13 +37,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"{args.world}: --world goes with the {_takers()} part only; the {others} part runs on the toy world")
     # Validate everything before touching the disk: a bad world leaves --out as it was.
     world = load_world(args.world) if args.world else RIVER_BANK
-    out = Path(args.out)
-    # The nearest part of the path that exists must be a folder, or nothing can be written.
-    for step in (out, *out.parents):
-        if step.exists():
-            if not step.is_dir():
-                raise UserError(f"{out}: --out must be a folder, and {step} is a file")
-            break
+    out = _folder(args.out)
     context = RunContext(out=out, formats=tuple(args.figure_format or ()), world=world)
     for part in chosen:
         result = part.run(context)
@@ -50,6 +46,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 print(result.log_text, end="")
             print(f"wrote {result.log_path}, {result.index_path.name} and {len(result.figure_paths)} figure files")
     return 0
+
+
+def _folder(text: str) -> Path:
+    """--out as a folder that can be written: the nearest part of the path that exists is a folder."""
+    out = Path(text)
+    for step in (out, *out.parents):
+        if step.exists():
+            if not step.is_dir():
+                raise UserError(f"{out}: --out must be a folder, and {step} is a file")
+            break
+    return out
 
 
 def _takers() -> str:
@@ -123,6 +130,34 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         website.serve(site, args.port, ready=lambda line: print(line, flush=True))
     except KeyboardInterrupt:  # Ctrl-C is how a learner stops serving: not an error
         print("stopped serving")
+    return 0
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from attention_by_hand.parts.heads import weights
+
+    out = _folder(args.out)
+    schedule = replace(weights.SCHEDULE, **{k: v for k, v in (("seed", args.seed), ("steps", args.steps)) if v is not None})
+    trained = weights.train_all(schedule)
+    weights.write(out, trained, schedule)
+    differ = []
+    for t in trained:
+        same = t.state_bytes() == weights.shipped(weights.filename(t.name))
+        differ += [] if same else [t.name]
+        print(
+            f"{t.name}: {t.model.n_parameters():,} parameters, {schedule.steps} steps in {t.seconds:.1f} s on "
+            f"{schedule.threads} thread; wrote {out / weights.filename(t.name)}, "
+            + ("the shipped weights' bytes" if same else "not the shipped weights' bytes")
+        )
+    if differ:
+        # Name what differs from how the shipped weights were made, so the difference is explained.
+        then, now = json.loads(weights.shipped(weights.STAMP))["made_on"], weights.made_on()
+        reasons = [f"{key} {then.get(key)} -> {value}" for key, value in now.items() if value != then.get(key)]
+        reasons = (["another schedule (--seed or --steps)"] if schedule != weights.SCHEDULE else []) + reasons
+        print("the shipped weights were made otherwise: " + ("; ".join(reasons) or "by nothing the stamp records (please report it)"))
+    print(f"wrote {out / weights.STAMP}: how they were made, and their final scores")
     return 0
 
 
@@ -326,6 +361,22 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--handout", nargs="?", const="", metavar="PATH", help="also print the handout, one PDF of the "
                            "modules, the log, the labs and the answers, with Chromium (default PATH: OUT/handout.pdf)")
         p.set_defaults(func=func)
+
+    p = sub.add_parser(
+        "train",
+        help="train the heads part's two models again and write their weights",
+        description="Train the heads part's attention-only models (two layers, and the one-layer control) as the "
+        "shipped weights were trained, write OUT/two_layer.pt, OUT/one_layer.pt and OUT/weights.json (how they were "
+        "made, their final scores), and say whether they are the shipped weights' bytes: on the same versions and "
+        "kind of CPU they are.",
+    )
+    p.add_argument("what", choices=("heads",), metavar="heads", help="what to train: the heads part's models")
+    p.add_argument("--out", metavar="DIR", default="trained-heads", help="folder for the weights (default: trained-heads)")
+    p.add_argument("--seed", type=_bounded(int, 0, 2**32, "a whole number", "from 0 to 2**32"),
+                   help="another seed (default: the shipped weights')")
+    p.add_argument("--steps", type=_bounded(int, 1, 1_000_000, "a whole number", "from 1 to 1,000,000"),
+                   help="another number of training steps (default: the shipped weights')")
+    p.set_defaults(func=_cmd_train)
 
     _add_lab_parser(sub)
     return parser

@@ -3,6 +3,7 @@
     canonical  S1..S6  captures/results.log    the workshop's published run, byte for byte (Modules 0-3)
     positions  P1..P4  captures/positions.log  how word order gets in (Module 4)
     memory     L1..L5  captures/memory.log     attention at scale, no times (Module 5)
+    heads      H1..H5  captures/heads.log      a trained model's previous-token and induction heads (Module 7)
 
 Each part is one package here holding its sections, its drawings, its canonical log and its
 `PART`. `PARTS` is the one list of them: `run`, `check`, `build`, the stamp, the site's log
@@ -18,12 +19,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from attention_by_hand.errors import UserError
-from attention_by_hand.parts import canonical, memory, positions
+from attention_by_hand.parts import canonical, heads, memory, positions
 from attention_by_hand.run.part import Part
 
 __all__ = ["PARTS", "get_part", "part_of_log", "default_part"]
 
-PARTS: tuple[Part, ...] = (canonical.PART, positions.PART, memory.PART)
+PARTS: tuple[Part, ...] = (canonical.PART, positions.PART, memory.PART, heads.PART)
 
 
 def default_part() -> Part:
