@@ -13,7 +13,6 @@ which input and what is wrong). Anything else that escapes is a bug and keeps it
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -140,11 +139,14 @@ def _cmd_train(args: argparse.Namespace) -> int:
 
     out = _folder(args.out)
     schedule = replace(weights.SCHEDULE, **{k: v for k, v in (("seed", args.seed), ("steps", args.steps)) if v is not None})
+    # Read before writing: --out may be the package's own folder (how new weights are shipped).
+    shipped = {name: weights.shipped(weights.filename(name)) for name in weights.MODELS}
+    made_on = weights.shipped_stamp()["made_on"]
     trained = weights.train_all(schedule)
     weights.write(out, trained, schedule)
     differ = []
     for t in trained:
-        same = t.state_bytes() == weights.shipped(weights.filename(t.name))
+        same = t.state_bytes() == shipped[t.name]
         differ += [] if same else [t.name]
         print(
             f"{t.name}: {t.model.n_parameters():,} parameters, {schedule.steps} steps in {t.seconds:.1f} s on "
@@ -153,8 +155,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         )
     if differ:
         # Name what differs from how the shipped weights were made, so the difference is explained.
-        then, now = json.loads(weights.shipped(weights.STAMP))["made_on"], weights.made_on()
-        reasons = [f"{key} {then.get(key)} -> {value}" for key, value in now.items() if value != then.get(key)]
+        reasons = [f"{key} {made_on.get(key)} -> {value}" for key, value in weights.made_on().items() if value != made_on.get(key)]
         reasons = (["another schedule (--seed or --steps)"] if schedule != weights.SCHEDULE else []) + reasons
         print("the shipped weights were made otherwise: " + ("; ".join(reasons) or "by nothing the stamp records (please report it)"))
     print(f"wrote {out / weights.STAMP}: how they were made, and their final scores")
@@ -244,7 +245,9 @@ def _add_lab_parser(sub) -> None:
     )
     lab.set_defaults(func=lambda args: (lab.print_help(), 2)[1])
     labs = lab.add_subparsers(dest="lab_command", metavar="SUBCOMMAND", parser_class=_LabParser)
-    number = {"metavar": "N", "help": f"the lab's number, 1-{len(LABS)}"}
+    from attention_by_hand.lab.registry import numbers
+
+    number = {"metavar": "N", "help": f"the lab's number: {numbers()}"}
 
     p = labs.add_parser("list", help="list the labs", description="List the labs, what each builds and the functions you write.")
     p.set_defaults(func=lambda args: commands.list_labs())

@@ -147,12 +147,12 @@ def test_the_logs_detector_scores_are_the_shipped_models(probed, index, name, de
     traces, _ = probed
     for (layer, h), score in scores_of(traces[name], detector).items():
         # float32 here, float64 in the run, printed to 3 decimals: 0.0005 of rounding and a little more.
-        assert value(index, f"h2.{name}.{layer}.{h}.{detector}") == pytest.approx(score, abs=6e-4)
+        assert value(index, f"h2.{name}.{D.head_name(layer, h)}.{detector}") == pytest.approx(score, abs=6e-4)
 
 
 def test_the_heads_are_named_by_the_threshold(index):
     for name in ("two_layer", "one_layer"):
-        for head in ("0.0", "0.1", "1.0", "1.1") if name == "two_layer" else ("0.0", "0.1"):
+        for head in ("L0H0", "L0H1", "L1H0", "L1H1") if name == "two_layer" else ("L0H0", "L0H1"):
             passed = [d.replace("_", "-") for d in ("previous_token", "induction", "first_token") if value(index, f"h2.{name}.{head}.{d}") > D.THRESHOLD]
             assert text(index, f"h2.{name}.{head}.named") == (", ".join(passed) or "none")
 

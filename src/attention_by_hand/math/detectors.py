@@ -26,9 +26,16 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["THRESHOLD", "previous_token_score", "first_token_score", "induction_score", "ablate_head"]
+__all__ = ["THRESHOLD", "head_name", "previous_token_score", "first_token_score", "induction_score", "ablate_head"]
 
-THRESHOLD = 0.4  # ARENA's detectors use the same; the heads found here score far above or below it
+# A head that spreads its weight over the up to 32 positions of a row gives any one cell far less;
+# the previous-token and induction heads found here score far above it (the heads part, H2).
+THRESHOLD = 0.4
+
+
+def head_name(layer: int, head: int) -> str:
+    """'L1H0': layer 1, head 0, as the log, the pages and the labs name a head."""
+    return f"L{layer}H{head}"
 
 
 def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:

@@ -19,7 +19,7 @@ _DETECTORS = (("previous-token", BLUE), ("induction", ORANGE), ("first-token", G
 
 
 def _title(key: str) -> str:
-    """'two_layer:0.1' -> 'two layers, head 0.1'."""
+    """'two_layer:L0H1' -> 'two layers, head L0H1'."""
     model, head = key.split(":")
     return f"{_MODEL[model]}, head {head}"
 

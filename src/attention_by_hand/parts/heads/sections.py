@@ -46,10 +46,6 @@ NEW_LENGTHS = (20, 24)  # and two it never used
 IN_CONTEXT_FIGURE = 20  # the length H5 prints and draws position by position
 
 
-def _head(layer: int, head: int) -> str:
-    return f"{layer}.{head}"
-
-
 def _heads(model: AttentionOnly) -> list[tuple[int, int]]:
     return [(layer, h) for layer in range(model.sizes.n_layers) for h in range(model.sizes.n_heads)]
 
@@ -125,13 +121,13 @@ def h1_patterns(log: SectionLog, models, sequences, traces) -> None:
                     for layer, h in _heads(models[name]):
                         weights_row = trace.patterns[layer][SEQUENCE, h, row, : row + 1]  # (row + 1,)
                         top = torch.argsort(weights_row, descending=True)[:TOP].tolist()
-                        key = f"h1.{name}.{layer}.{h}.row.{row}"
+                        key = f"h1.{name}.{D.head_name(layer, h)}.row.{row}"
                         cells = [f"{p:>2} {log.number(f'{key}.{i}', weights_row[p].item())}" for i, p in enumerate(top)]
                         log.value(f"{key}.top", top[0])
-                        label = f"{'two layers' if name == 'two_layer' else 'control'}, head {_head(layer, h)}"
+                        label = f"{'two layers' if name == 'two_layer' else 'control'}, head {D.head_name(layer, h)}"
                         log.line(f"    {label:<22}" + "   ".join(cells))
         drawn = {
-            f"{name}:{_head(layer, h)}": [[float(fixed(w, 3)) for w in row] for row in trace.patterns[layer][SEQUENCE, h].tolist()]
+            f"{name}:{D.head_name(layer, h)}": [[float(fixed(w, 3)) for w in row] for row in trace.patterns[layer][SEQUENCE, h].tolist()]
             for name, trace in traces.items()
             for layer, h in _heads(models[name])
         }
@@ -155,14 +151,14 @@ def h2_detectors(log: SectionLog, models, traces) -> dict:
             log.line(f"    {'model':<12}{'head':<6}{'previous':>10}{'induction':>11}{'first':>8}   named")
             for name, scores in found.items():
                 for (layer, h), s in scores.items():
-                    key = f"h2.{name}.{_head(layer, h)}"
+                    key = f"h2.{name}.{D.head_name(layer, h)}"
                     cells = [log.number(f"{key}.{detector}", score) for detector, score in s.items()]
                     named = log.value(f"{key}.named", _names(s))
-                    log.line(f"    {name:<12}{_head(layer, h):<6}{cells[0]:>10}{cells[1]:>11}{cells[2]:>8}   {named}")
+                    log.line(f"    {name:<12}{D.head_name(layer, h):<6}{cells[0]:>10}{cells[1]:>11}{cells[2]:>8}   {named}")
         _h2_counts(log, found)
         _h2_resting(log, models["two_layer"], traces["two_layer"], found["two_layer"])
         data = {
-            f"{name}:{_head(*head)}": [float(fixed(v, 3)) for v in s.values()] for name, scores in found.items() for head, s in scores.items()
+            f"{name}:{D.head_name(*head)}": [float(fixed(v, 3)) for v in s.values()] for name, scores in found.items() for head, s in scores.items()
         }
         log.figure(FigureJob("heads_detectors", figures.detectors, {"scores": data, "threshold": D.THRESHOLD}))
     log.line()
@@ -189,9 +185,9 @@ def _h2_resting(log: SectionLog, model, trace, scores) -> None:
             if s["induction"] <= D.THRESHOLD:
                 continue
             pattern = trace.patterns[layer][:, h]  # (n, T, T)
-            before = log.number(f"h2.resting.{_head(layer, h)}.first", pattern[:, first, 0].mean().item())
-            after = log.number(f"h2.resting.{_head(layer, h)}.repeat", pattern[:, repeat, 0].mean().item())
-            log.line(f"    head {_head(layer, h)}: rows 1 .. {PROBE_PERIOD} {before}, rows {PROBE_PERIOD + 1} .. {model.sizes.context - 1} {after}")
+            before = log.number(f"h2.resting.{D.head_name(layer, h)}.first", pattern[:, first, 0].mean().item())
+            after = log.number(f"h2.resting.{D.head_name(layer, h)}.repeat", pattern[:, repeat, 0].mean().item())
+            log.line(f"    head {D.head_name(layer, h)}: rows 1 .. {PROBE_PERIOD} {before}, rows {PROBE_PERIOD + 1} .. {model.sizes.context - 1} {after}")
         log.line(f"  so each first-token score is its resting weight times {PROBE_PERIOD} / {model.sizes.context - 1}: the rows with nothing to copy yet")
 
 
@@ -208,7 +204,7 @@ def h3_circuit(log: SectionLog, model: AttentionOnly, sequences, trace, scores) 
     earlier, after = i - PROBE_PERIOD, i - PROBE_PERIOD + 1  # the token's earlier occurrence, and the one after it
     tokens = sequences[b, :-1]
     a_token, b_token = int(tokens[i]), int(tokens[after])
-    p_name, i_name = _head(*previous), _head(*induction)
+    p_name, i_name = D.head_name(*previous), D.head_name(*induction)
     with log.span("h3"):
         log.line("[H3] the circuit by hand, on one query")
         with log.span("h3.query"):
@@ -232,7 +228,7 @@ def _h3_previous(log: SectionLog, model, trace, previous, tokens, earlier, after
     value_a = model.values(layer, trace.streams[layer][SEQUENCE : SEQUENCE + 1])[0, h, earlier]  # (d,): A's value
     cosine = F.cosine_similarity(write, value_a, dim=0).item()
     with log.span("h3.step1"):
-        log.line(f"  step 1, layer {layer}: at position {after}, head {_head(*previous)} looks one back")
+        log.line(f"  step 1, layer {layer}: at position {after}, head {D.head_name(*previous)} looks one back")
         log.line(f"    its weight on position {earlier} (token A): {log.number('h3.step1.weight', pattern[earlier].item())}")
         log.line("    it writes that weight times A's value (A's embedding times W_V W_O), and little else:")
         log.line(f"    the cosine of its write with A's value is {log.number('h3.step1.cosine', cosine)}")
@@ -249,7 +245,7 @@ def _h3_key(log: SectionLog, model, trace, previous, induction, tokens, i, after
         parts = {"token": model.embed[int(tokens[position])]}
         for lower in range(layer):
             for head in range(model.sizes.n_heads):
-                parts[f"head {_head(lower, head)}"] = trace.writes[lower][SEQUENCE, head, position]
+                parts[f"head {D.head_name(lower, head)}"] = trace.writes[lower][SEQUENCE, head, position]
         parts["pos"] = model.pos[position]
         return parts
 
@@ -262,11 +258,11 @@ def _h3_key(log: SectionLog, model, trace, previous, induction, tokens, i, after
     table = np.array([[(q[a] @ k[c]).item() / scale for c in k] for a in q])  # (parts, parts)
     score = trace.scores[layer][SEQUENCE, h, i]  # (T,): the row's scores, -inf after i
     weights_row = trace.patterns[layer][SEQUENCE, h, i]  # (T,)
-    label = f"head {_head(*previous)}"
+    label = f"head {D.head_name(*previous)}"
     without = score.clone()
     without[after] = score[after] - table[:, list(k).index(label)].sum()  # the key without step 1's write
     with log.span("h3.step2"):
-        log.line(f"  step 2, layer {layer}: head {_head(*induction)}'s query at row {i} against the key at position {after}")
+        log.line(f"  step 2, layer {layer}: head {D.head_name(*induction)}'s query at row {i} against the key at position {after}")
         log.line(f"    query input = the stream at {i} + position row {i}; key input = the stream at {after} + position row {after};")
         log.line("    each split into what put it there: the token's embedding, each layer-0 head's write, the position row")
         log.line(f"    (the parts add up to the stream: {log.bound('h3.step2.complete', gap, 1e-12)})")
@@ -297,7 +293,7 @@ def _h3_copy(log: SectionLog, model, trace, induction, b_token, i, sequences) ->
     rank = int((logits > logits[b_token]).sum()) + 1
     probability = torch.softmax(trace.logits[SEQUENCE, i], dim=0)[b_token].item()
     with log.span("h3.step3"):
-        log.line(f"  step 3: head {_head(*induction)} copies: its write at row {i} times the unembedding: the logits it adds")
+        log.line(f"  step 3: head {D.head_name(*induction)} copies: its write at row {i} times the unembedding: the logits it adds")
         log.line(
             f"    B's logit from this head alone: {log.number('h3.step3.logit', logits[b_token].item())}, "
             f"rank {log.value('h3.step3.rank', rank)} of {model.sizes.vocab}; the mean of the others: "
@@ -321,29 +317,29 @@ def h4_ablations(log: SectionLog, models, sequences, traces, scores) -> None:
             log.line("  the head's term leaves the sum its layer adds to the stream; its own pattern is unchanged,")
             log.line(f"  the later layers lose what it wrote. loss: the mean cross-entropy on rows {rows[0].item()} .. {rows[-1].item()} of the probe")
         with log.span("h4.table"):
-            columns = "".join(f"{'induction ' + _head(*head):>15}" for head in induction_heads)
+            columns = "".join(f"{'induction ' + D.head_name(*head):>16}" for head in induction_heads)
             log.line(f"    {'removed':<12}{'loss':>8}{columns}")
             results = {}
             for removed in [None, *_heads(model)]:
                 trace = traces["two_layer"] if removed is None else model(inputs, ablate=removed)
                 loss = _losses(trace, sequences)[:, rows].mean().item()
-                key = "h4.none" if removed is None else f"h4.{_head(*removed)}"
+                key = "h4.none" if removed is None else f"h4.{D.head_name(*removed)}"
                 induction = [D.induction_score(trace.patterns[layer], PROBE_PERIOD)[h].item() for layer, h in induction_heads]
-                cells = "".join(f"{log.number(f'{key}.induction.{_head(*head)}', v):>15}" for head, v in zip(induction_heads, induction))
-                log.line(f"    {'nothing' if removed is None else 'head ' + _head(*removed):<12}{log.number(f'{key}.loss', loss):>8}{cells}")
+                cells = "".join(f"{log.number(f'{key}.induction.{D.head_name(*head)}', v):>16}" for head, v in zip(induction_heads, induction))
+                log.line(f"    {'nothing' if removed is None else 'head ' + D.head_name(*removed):<12}{log.number(f'{key}.loss', loss):>8}{cells}")
                 results[removed] = (loss, induction)
             control = _losses(traces["one_layer"], sequences)[:, rows].mean().item()
             log.line(f"    {'(the one-layer control, nothing removed)':<44}{log.number('h4.control.loss', control):>8}")
         with log.span("h4.verdict"):
             broken = all(v < D.THRESHOLD for v in results[previous][1])
             log.line(
-                f"  removing the previous-token head {_head(*previous)} takes every induction score below {D.THRESHOLD}: "
+                f"  removing the previous-token head {D.head_name(*previous)} takes every induction score below {D.THRESHOLD}: "
                 f"{log.value('h4.breaks_induction', broken)}"
             )
             others = [head for head in _heads(model) if head != previous]
             worst = max(others, key=lambda head: results[head][0])
             log.line(
-                f"  the next most costly head to lose, {log.value('h4.next_head', _head(*worst))}, raises the loss to "
+                f"  the next most costly head to lose, {log.value('h4.next_head', D.head_name(*worst))}, raises the loss to "
                 f"{fixed(results[worst][0])}; the previous-token head's to {fixed(results[previous][0])}"
             )
     log.line()
@@ -366,16 +362,19 @@ def h5_in_context(log: SectionLog, models) -> None:
                 f"  first time through: rows 0 .. period - 1; the repeat: rows period + 1 .. {context - 1}; "
                 f"chance: ln 31 = {log.number('h5.chance', chance)}"
             )
+            log.line("  ln period: the loss of a guess spread evenly over the tokens the context has shown")
         with log.span("h5.table"):
-            log.line(f"    {'period':>6}  {'trained on':<11}{'model':<12}{'first time':>11}{'repeat':>8}")
+            log.line(f"    {'period':>6}  {'trained on':<11}{'model':<12}{'first time':>11}{'repeat':>8}{'ln period':>11}")
             for period in (*TRAINED_LENGTHS, *NEW_LENGTHS):
                 sequences = probe(models["two_layer"].sizes.vocab, context, period=period)
+                # A guess spread evenly over the period's tokens, the ones the context has shown: ln(period).
+                spread = log.number(f"h5.{period}.spread", math.log(period))
                 for name, model in models.items():
                     losses = _losses(model(sequences[:, :-1]), sequences)  # (n, T)
                     first = log.number(f"h5.{period}.{name}.first", losses[:, first_rows(period)].mean().item())
                     repeat = log.number(f"h5.{period}.{name}.repeat", losses[:, repeat_rows(period, context)].mean().item())
                     trained = "yes" if period in TRAINED_LENGTHS else "never"
-                    log.line(f"    {period:>6}  {trained:<11}{name:<12}{first:>11}{repeat:>8}")
+                    log.line(f"    {period:>6}  {trained:<11}{name:<12}{first:>11}{repeat:>8}{spread:>11}")
                     if period == IN_CONTEXT_FIGURE:
                         drawn[name] = losses.mean(dim=0).tolist()  # (T,)
         with log.span("h5.positions"):

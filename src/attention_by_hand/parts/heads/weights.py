@@ -114,7 +114,7 @@ def _final(trained: Trained) -> dict:
     for layer, pattern in enumerate(run.patterns):
         scores = (D.previous_token_score(pattern), D.induction_score(pattern, PROBE_PERIOD), D.first_token_score(pattern))
         for h in range(pattern.shape[1]):
-            heads[f"{layer}.{h}"] = dict(zip(("previous_token", "induction", "first_token"), (round(s[h].item(), 4) for s in scores)))
+            heads[D.head_name(layer, h)] = dict(zip(("previous_token", "induction", "first_token"), (round(s[h].item(), 4) for s in scores)))
     last = trained.losses[-_LAST:]
     return {"training_loss_last_50_steps": round(sum(last) / len(last), 4), "probe_loss_on_the_repeat": round(repeat_loss.item(), 4), "heads": heads}
 
