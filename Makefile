@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/test_suite.py --write
 	$(PY) benchmarks/attention_scale.py --write
 	$(PY) benchmarks/kv_cache.py --write
+	$(PY) benchmarks/hints_heldout.py --write
 	$(PY) benchmarks/phase_change.py --write
 	$(PY) benchmarks/update_readme.py
 

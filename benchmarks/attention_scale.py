@@ -15,9 +15,13 @@ SDPA slowly, at 4,096 words. For each:
 
 - time: the median of --repeat runs after one warm-up run, the heads taking turns run by run so
   that a change in the machine's load falls on all of them alike;
-- the FLOP rate: the multiply-adds the causal head needs (q_i . k_j and the blend of v_j for the
-  T(T+1)/2 pairs j <= i, 2 FLOPs each), per second, as a share of the rate of a large fp32
-  matmul timed in the same turns, at the same length;
+- the FLOP rate: the multiply-adds each head really does (q_i . k_j and the blend of v_j for
+  every pair (i, j) it computes, 2 FLOPs each), per second, as a share of the rate of a large
+  fp32 matmul timed in the same turns, at the same length. The heads do not compute the same
+  pairs: the naive head computes all T x T and masks afterwards; the tiled heads skip the
+  tiles above the diagonal; SDPA's CPU kernel skips the key blocks past each query block
+  (`computed_pairs` says how each is counted). Beside the rate, the work each head did as a
+  multiple of the T(T+1)/2 pairs the mask keeps;
 - peak extra memory: how far the resident set rises above its level just before the call, in a
   fresh process per head and length (Linux: /proc/self/clear_refs resets the high-water mark
   VmHWM after a small warm-up call; what the call returns counts too);
@@ -33,15 +37,15 @@ import argparse
 import json
 import math
 import os
-import platform
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULT = ROOT / "benchmarks" / "results" / "attention_scale.md"
+from benchlib import RESULTS, ROOT, Parser, measured_on, positive, write
+
+RESULT = RESULTS / "attention_scale.md"
 MEMORY_FIGURE = RESULT.with_name("attention-memory.png")
 TIME_FIGURE = RESULT.with_name("attention-time.png")
 
@@ -141,9 +145,48 @@ def as_library(arrays, library: str):
     return [torch.from_numpy(a) for a in arrays] if library == "torch" else arrays
 
 
-def causal_flops(length: int) -> int:
-    """FLOPs the causal head needs: 2 matmul FLOPs x d_k x 2 (scores, blend) per visible pair, per head."""
-    return 2 * 2 * D_K * N_HEADS * length * (length + 1) // 2
+# SDPA's CPU kernel (aten/src/ATen/native/cpu/FlashAttentionKernel.cpp, flash_attention_kernel_impl
+# and cpu_flash_attention): blocks of 256 queries from 768 words on (64 from 192, 32 below) against
+# blocks of 512 keys. Under is_causal it stops after the key block that holds a query block's last
+# row, but computes that key block whole (up to 512 keys) and masks it afterwards.
+SDPA_KEY_BLOCK = 512
+
+
+def sdpa_query_block(length: int) -> int:
+    return 256 if length >= 768 else 64 if length >= 192 else 32
+
+
+def computed_pairs(key: str, length: int) -> int:
+    """How many (query, key) pairs the head `key` computes a score and a blend for, per head.
+
+    naive, and the two slow SDPA calls: all T x T, the masked ones too (MATH forms the whole
+    matrix; a boolean mask leaves the fused kernel nothing it may skip). The tiled heads: for
+    each query tile, the keys up to its last row (the diagonal tile whole, then masked). SDPA
+    with is_causal: its own blocks, as the comment above reads its source.
+    """
+    T = length
+    if key in ("tiled-numpy", "tiled-torch"):
+        block = NUMPY_BLOCK  # the PyTorch head's tiling_torch.DEFAULT_BLOCK too
+        return sum((min(q0 + block, T) - q0) * min(q0 + block, T) for q0 in range(0, T, block))
+    if key == "sdpa":
+        q_block, kv_block = min(sdpa_query_block(T), T), min(SDPA_KEY_BLOCK, T)
+        pairs = 0
+        for m in range(0, T, q_block):
+            rows = min(q_block, T - m)
+            last = min(m + rows, T)  # the keys this block may see end here
+            pairs += rows * sum(min(kv_block, T - n) for n in range(0, last, kv_block))
+        return pairs
+    return T * T
+
+
+def head_flops(key: str, length: int) -> int:
+    """FLOPs the head `key` does: 2 matmul FLOPs x d_k x 2 (score, blend) per computed pair, per head."""
+    return 2 * 2 * D_K * N_HEADS * computed_pairs(key, length)
+
+
+def causal_pairs(length: int) -> int:
+    """The pairs j <= i that the causal mask keeps: the least work any causal head can do."""
+    return length * (length + 1) // 2
 
 
 def naive_score_bytes(length: int) -> int:
@@ -274,27 +317,9 @@ def _verdict(ok: bool) -> str:
     return "met" if ok else "**missed**"
 
 
-def machine_line(threads: int) -> str:
-    import numpy
-    import torch
-
-    cpu = platform.processor() or "unknown CPU"
-    if Path("/proc/cpuinfo").exists():  # Linux names the model; platform.processor() there is just "x86_64"
-        cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                    if line.startswith("model name")), cpu)  # fmt: skip
-    load = f"; load average {os.getloadavg()[0]:.1f} at the start" if hasattr(os, "getloadavg") else ""
-    return (
-        f"Measured on {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, torch {torch.__version__}, "
-        f"numpy {numpy.__version__}; torch threads {threads} (set with `torch.set_num_threads`), "
-        f"{_omp_setting()}, NumPy's BLAS {os.environ.get('OPENBLAS_NUM_THREADS')} "
-        f"thread{load}."
-    )
-
-
-def _omp_setting() -> str:
-    """How PyTorch's OpenMP threads wait, as set for this run."""
-    policy = os.environ.get("OMP_WAIT_POLICY")
-    return f"GOMP_SPINCOUNT={os.environ.get('GOMP_SPINCOUNT')}" + (f", OMP_WAIT_POLICY={policy}" if policy else "")
+def _work(key: str, length: int) -> str:
+    """The pairs the head computes, as a multiple of the pairs the causal mask keeps: "1.06x"."""
+    return f"{computed_pairs(key, length) / causal_pairs(length):.2f}x"
 
 
 def report(m: dict) -> str:
@@ -305,23 +330,28 @@ def report(m: dict) -> str:
         m["machine"],
         "",
         f"One causal attention layer of GPT-2 small's shape: {N_HEADS} heads, d_k {D_K}, fp32, batch 1. "
-        f"Time: median of {m['repeat']} runs after a warm-up, the heads taking turns. Rate: the causal "
-        f"FLOPs (2 x 2 x d_k per visible pair q_i, k_j with j <= i, per head) per second, as a share of a "
+        f"Time: median of {m['repeat']} runs after a warm-up, the heads taking turns. Work: the (query, key) "
+        f"pairs a head computes a score and a blend for, as a multiple of the T(T+1)/2 pairs the causal "
+        f"mask keeps: the naive head computes all T x T and masks afterwards; the tiled heads skip the "
+        f"tiles above the diagonal (tiles of {NUMPY_BLOCK}); SDPA's CPU kernel, as its source "
+        f"(`aten/src/ATen/native/cpu/FlashAttentionKernel.cpp`) reads, takes blocks of 256 queries (64 "
+        f"from 192 to 767 words, 32 below) by {SDPA_KEY_BLOCK} keys and skips the key blocks past each query block. Rate: "
+        f"those FLOPs (2 x 2 x d_k per computed pair, per head) per second, as a share of a "
         f"({MATMUL_SIDE}, {MATMUL_SIDE}) @ ({MATMUL_SIDE}, {MATMUL_SIDE}) fp32 matmul timed in the same "
         f"turns. Memory: the rise of the resident set (VmHWM) during one call, in a fresh process. "
         f"Difference: max |output - SDPA's output|.",
         "",
-        "| words | head | time | GFLOP/s | share of matmul rate | peak extra memory | max diff. to SDPA |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| words | head | time | work | GFLOP/s | share of matmul rate | peak extra memory | max diff. to SDPA |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for t in lengths:
         for key in HEADS:
             row = rows.get((key, t))
             if row is None:
                 continue
-            rate = causal_flops(t) / row["seconds"]
+            rate = head_flops(key, t) / row["seconds"]
             out.append(
-                f"| {t:,} | {HEADS[key][0]} | {_seconds(row['seconds'])} | {rate / 1e9:.0f} | "
+                f"| {t:,} | {HEADS[key][0]} | {_seconds(row['seconds'])} | {_work(key, t)} | {rate / 1e9:.0f} | "
                 f"{rate / m['matmul_rate'][t]:.0%} | {_mib(row['memory'])} | {row['difference']:.1e} |"
             )
     out.append("")
@@ -338,7 +368,7 @@ def report(m: dict) -> str:
                f"{_verdict(worst <= MAX_DIFFERENCE)} |")  # fmt: skip
     if TARGET_LENGTH in tiled:
         ratio = tiled[TARGET_LENGTH]["seconds"] / rows[("sdpa", TARGET_LENGTH)]["seconds"]
-        share = causal_flops(TARGET_LENGTH) / tiled[TARGET_LENGTH]["seconds"] / m["matmul_rate"][TARGET_LENGTH]
+        share = head_flops("tiled-torch", TARGET_LENGTH) / tiled[TARGET_LENGTH]["seconds"] / m["matmul_rate"][TARGET_LENGTH]
         out.append(f"| at most {MAX_TIME_RATIO}x SDPA's time at {TARGET_LENGTH:,} words | {ratio:.2f}x | "
                    f"{_verdict(ratio <= MAX_TIME_RATIO)} |")  # fmt: skip
         out.append(f"| at least {MIN_MATMUL_SHARE:.0%} of the matmul rate at {TARGET_LENGTH:,} words | {share:.0%} | "
@@ -360,13 +390,13 @@ def report(m: dict) -> str:
             "",
             f"Two ways a learner calls SDPA slowly, at {TARGET_LENGTH:,} words (same turns as the table above):",
             "",
-            "| call | kernel SDPA picks | time | vs. `is_causal=True` on (1, 12, T, 64) | peak extra memory | max diff. to SDPA |",
-            "| --- | --- | --- | --- | --- | --- |",
-            f"| {HEADS['sdpa'][0]} on (1, 12, T, 64) | {m['kernels']['sdpa']} | {_seconds(base['seconds'])} | 1.00x | "
-            f"{_mib(base['memory'])} | 0 |",
+            "| call | kernel SDPA picks | work | time | vs. `is_causal=True` on (1, 12, T, 64) | peak extra memory | max diff. to SDPA |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+            f"| {HEADS['sdpa'][0]} on (1, 12, T, 64) | {m['kernels']['sdpa']} | {_work('sdpa', TARGET_LENGTH)} | "
+            f"{_seconds(base['seconds'])} | 1.00x | {_mib(base['memory'])} | 0 |",
         ]  # fmt: skip
         for key, row in m["pitfalls"].items():
-            out.append(f"| {PITFALLS[key][0]} | {m['kernels'][key]} | {_seconds(row['seconds'])} | "
+            out.append(f"| {PITFALLS[key][0]} | {m['kernels'][key]} | {_work(key, TARGET_LENGTH)} | {_seconds(row['seconds'])} | "
                        f"{row['seconds'] / base['seconds']:.2f}x | {_mib(row['memory'])} | {row['difference']:.1e} |")  # fmt: skip
         out += [
             "",
@@ -449,12 +479,6 @@ def draw(m: dict, field: str) -> bytes:
 # --- the command -------------------------------------------------------------------------------
 
 
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
-    return int(text)
-
-
 def _lengths(text: str) -> tuple[int, ...]:
     parts = text.split(",")
     if not all(p.isdigit() and int(p) >= 64 for p in parts):
@@ -462,16 +486,10 @@ def _lengths(text: str) -> tuple[int, ...]:
     return tuple(sorted(set(int(p) for p in parts)))
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        """Bad arguments: one line naming them, exit 2 (argparse's default adds the usage)."""
-        self.exit(2, f"{self.prog}: {message}\n")
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="attention_scale.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=_positive, default=5, help="timed runs per head and length (default: 5)")
-    parser.add_argument("--threads", type=_positive, default=os.cpu_count() or 1,
+    parser = Parser(prog="attention_scale.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=positive("runs"), default=5, help="timed runs per head and length (default: 5)")
+    parser.add_argument("--threads", type=positive("threads"), default=os.cpu_count() or 1,
                         help="torch threads (default: the number of cores)")  # fmt: skip
     parser.add_argument("--lengths", type=_lengths, default=LENGTHS, help="comma-separated word counts (default: 512,...,8192)")
     parser.add_argument("--write", action="store_true",
@@ -492,7 +510,7 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
-    machine = machine_line(args.threads)
+    machine = measured_on(args.threads, also=f"NumPy's BLAS {os.environ.get('OPENBLAS_NUM_THREADS')} thread")
     print(machine, file=sys.stderr)
     lengths = list(args.lengths)
     rows, notes, matmul_rate, pitfalls = {}, [], {}, {}
@@ -547,13 +565,10 @@ def main(argv: list[str] | None = None) -> int:
     text = report(measured)
     print(text, end="")
     if args.write:
-        from attention_by_hand.run.atomic import write_atomic
-
         # The figures first: the markdown names them, so they must exist before it does.
-        write_atomic(MEMORY_FIGURE, draw(measured, "memory"))
-        write_atomic(TIME_FIGURE, draw(measured, "seconds"))
-        write_atomic(RESULT, text.encode("utf-8"))
-        print(f"wrote {RESULT.relative_to(ROOT)}, {MEMORY_FIGURE.name} and {TIME_FIGURE.name}", file=sys.stderr)
+        write(MEMORY_FIGURE, draw(measured, "memory"))
+        write(TIME_FIGURE, draw(measured, "seconds"))
+        write(RESULT, text)
     return 0
 
 

@@ -21,25 +21,35 @@ new word needs either way), the speed-up, whether both chose the same 128 words,
 largest difference between their logits. Times are the median of --repeat runs after a short
 warm-up, the two ways taking turns. A benchmark reports and asserts nothing: the targets are
 printed as met or missed.
+
+What sets the pace of one cached step is measured, not assumed. One step at batch 1 is timed
+against three reference times, each measured on this machine in the same run: reading every
+byte of the weights once (a sum over them: the rate this machine streams memory), the step's
+arithmetic at the rate of a large matmul, and the same step through a model of the same depth
+and the same operations shrunk to a width of 12 (almost nothing to read or multiply: what the
+operations cost on their own). And the step at batch 8: were reading the weights all that
+counted, eight words would cost little more than one, since each weight read serves all eight.
 """
 
-import argparse
 import os
-import platform
 import statistics
 import sys
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULT = ROOT / "benchmarks" / "results" / "kv_cache.md"
+from benchlib import RESULTS, ROOT, Parser, measured_on, positive, write
+
+RESULT = RESULTS / "kv_cache.md"
 
 PROMPT_WORDS, NEW_WORDS, SEED = 128, 128, 0
 # All of GPT-2 small's 12 layers: on the quiet 2-core CPU the whole benchmark then stays under
 # 2 minutes (recomputing is slow by design). With other processes busy it took half as long
 # again in a trial; --layers 6 halves it.
 LAYERS = 12
+STEPS_TIMED = 32  # cached steps timed one by one, per run, for the pace of a step
+BATCH = 8  # texts at once for the batch test: one weight read serves each of them
+TINY_WIDTH = 12  # the near-empty model: 12 heads of 1 channel, an MLP of 4 x 12, a vocabulary of 64
+MATMUL_SIDE = 2_048  # the arithmetic floor: a (2048, 2048) @ (2048, 2048) fp32 matmul's rate
 MIN_SPEEDUP = 5.0  # target: the cache makes decoding at least this many times faster
 MAX_LOGIT_DIFFERENCE = 1e-5  # target: both ways give the same logits to this
 # As in benchmarks/attention_scale.py (which says why): libgomp's threads spin 1,000 turns, not
@@ -88,10 +98,19 @@ class TinyGPT:
             for _ in range(c.n_layers)
         ]
 
+    def weights(self) -> list:
+        """Every weight tensor, the tied output layer once, as it is stored."""
+        return [self.word_embedding, self.position_embedding, *(t for layer in self.layers for t in layer.values())]
+
     def weight_bytes(self) -> int:
-        """Bytes of every weight (the tied output layer counted once, as it is stored)."""
-        tensors = [self.word_embedding, self.position_embedding, *(t for layer in self.layers for t in layer.values())]
-        return sum(t.nbytes for t in tensors)
+        return sum(t.nbytes for t in self.weights())
+
+    def step_flops(self) -> int:
+        """FLOPs of one new word's products with the weight matrices (2 per weight; the output
+        layer reads the whole word table); the attention over the cache, a few percent here, is left out."""
+        c = self.config
+        per_layer = 3 * c.d_model**2 + c.d_model**2 + 2 * c.d_model * c.d_mlp  # qkv, proj, up, down
+        return 2 * (c.n_layers * per_layer + c.vocab * c.d_model)
 
     def new_cache(self, batch: int = 1) -> dict:
         """Room for every position's keys and values, in every layer, set aside up front."""
@@ -159,25 +178,120 @@ def decode(model: TinyGPT, prompt, n_new: int, cached: bool):
         return torch.cat(chosen, dim=1), torch.stack(all_logits, dim=1), cache_bytes
 
 
-# --- the report --------------------------------------------------------------------------------
+# --- what sets the pace of a cached step ---------------------------------------------------------
 
 
-def machine_line(threads: int) -> str:
-    import numpy
+def cached_step_seconds(model: TinyGPT, prompt, repeat: int) -> float:
+    """Median time of one cached step (one new word per text, after `prompt` is cached).   prompt: (B, P)"""
     import torch
 
-    cpu = "unknown CPU"
-    if Path("/proc/cpuinfo").exists():
-        cpu = next((l.split(":", 1)[1].strip() for l in Path("/proc/cpuinfo").read_text().splitlines()
-                    if l.startswith("model name")), cpu)  # fmt: skip
-    load = f"; load average {os.getloadavg()[0]:.1f} at the start" if hasattr(os, "getloadavg") else ""
-    return (
-        f"Measured on {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, torch {torch.__version__}, "
-        f"numpy {numpy.__version__}; torch threads {threads} (set with `torch.set_num_threads`), "
-        f"GOMP_SPINCOUNT={os.environ.get('GOMP_SPINCOUNT')}"
-        + (f", OMP_WAIT_POLICY={os.environ['OMP_WAIT_POLICY']}" if os.environ.get("OMP_WAIT_POLICY") else "")
-        + f"{load}."
-    )
+    times = []
+    with torch.inference_mode():
+        for _ in range(repeat):
+            cache = model.new_cache(prompt.shape[0])
+            word = model.logits(prompt, cache).argmax(dim=-1, keepdim=True)  # (B, 1)
+            for _ in range(STEPS_TIMED):
+                started = time.perf_counter()
+                logits = model.logits(word, cache)  # (B, vocab)
+                times.append(time.perf_counter() - started)
+                word = logits.argmax(dim=-1, keepdim=True)
+    return statistics.median(times)
+
+
+def stream_seconds(model: TinyGPT, repeat: int) -> float:
+    """Median time to read every byte of the weights once: a sum over each tensor."""
+    import torch
+
+    times = []
+    with torch.inference_mode():
+        for _ in range(repeat + 1):  # the first pass warms up and is not kept
+            started = time.perf_counter()
+            for tensor in model.weights():
+                tensor.sum()
+            times.append(time.perf_counter() - started)
+    return statistics.median(times[1:])
+
+
+def matmul_rate(repeat: int) -> float:
+    """FLOP/s of a (2048, 2048) @ (2048, 2048) fp32 matmul, median of `repeat` after a warm-up."""
+    import torch
+
+    a, b = torch.randn(MATMUL_SIDE, MATMUL_SIDE), torch.randn(MATMUL_SIDE, MATMUL_SIDE)
+    a @ b
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        a @ b
+        times.append(time.perf_counter() - started)
+    return 2 * MATMUL_SIDE**3 / statistics.median(times)
+
+
+def measure_pace(model: TinyGPT, repeat: int) -> dict:
+    """A cached step at batch 1 and at BATCH, and its three floors (see the module docstring)."""
+    import torch
+
+    c = model.config
+    g = torch.Generator().manual_seed(SEED)
+    one = torch.randint(0, c.vocab, (1, PROMPT_WORDS), generator=g)
+    many = torch.randint(0, c.vocab, (BATCH, PROMPT_WORDS), generator=g)
+    tiny = TinyGPT(Config(n_layers=c.n_layers, d_model=TINY_WIDTH, n_heads=TINY_WIDTH,
+                          d_mlp=4 * TINY_WIDTH, vocab=64))  # fmt: skip
+    step = cached_step_seconds(model, one, repeat)
+    return {
+        "step": step,
+        "batch_step": cached_step_seconds(model, many, repeat),
+        "stream": stream_seconds(model, repeat),
+        "arithmetic": model.step_flops() / matmul_rate(repeat),
+        "empty": cached_step_seconds(tiny, torch.zeros(1, PROMPT_WORDS, dtype=torch.long), repeat),
+        "flops": model.step_flops(),
+    }
+
+
+def pace_report(pace: dict, weight_bytes: int) -> list[str]:
+    """The pace measurements as a table and the sentences they support, chosen by the numbers."""
+    step = pace["step"]
+    floors = {  # each a lower bound on one cost of the step, measured on its own
+        "reading the weights once": pace["stream"],
+        "the per-operation floor": pace["empty"],
+        "the arithmetic at the matmul's rate": pace["arithmetic"],
+    }
+    largest = max(floors, key=floors.get)
+    share = floors[largest] / step
+    ms = lambda s: f"{s * 1e3:.1f} ms"  # noqa: E731
+    lines = [
+        f"What sets the pace of a cached step: one step at batch 1, timed word by word ({STEPS_TIMED} steps per "
+        f"run, median), against three reference times measured in the same run.",
+        "",
+        "| what | time | share of a step |",
+        "| --- | --- | --- |",
+        f"| one cached step, batch 1 | {ms(step)} | 100% |",
+        f"| reading the {weight_bytes / 2**20:,.0f} MiB of weights once (a sum over them, "
+        f"{weight_bytes / pace['stream'] / 1e9:.0f} GB/s) | {ms(pace['stream'])} | {pace['stream'] / step:.0%} |",
+        f"| the step's {pace['flops'] / 1e9:.2f} GFLOP at the rate of a ({MATMUL_SIDE}, {MATMUL_SIDE}) matmul "
+        f"| {ms(pace['arithmetic'])} | {pace['arithmetic'] / step:.0%} |",
+        f"| the same step at width {TINY_WIDTH}: the same operations, almost nothing to read or multiply "
+        f"| {ms(pace['empty'])} | {pace['empty'] / step:.0%} |",
+        f"| one cached step, batch {BATCH}: {BATCH} words | {ms(pace['batch_step'])} | "
+        f"{pace['batch_step'] / step:.0%} |",
+        "",
+    ]
+    others = max(v for k, v in floors.items() if k != largest)
+    if largest == "reading the weights once" and share >= 0.5 and others <= floors[largest] / 2:
+        verdict = (f"Reading the weights once takes {share:.0%} of a step, far more than the other two: at batch 1, "
+                   "memory sets the pace of a cached step on this machine, more than arithmetic or the cost of "
+                   "each operation.")  # fmt: skip
+    else:
+        verdict = (f"The largest of the three is {largest}, {share:.0%} of a step"
+                   + (": no single one of them sets the pace on this machine." if share < 0.5 else "."))  # fmt: skip
+    batch = pace["batch_step"] / step
+    verdict += (f" {BATCH} texts at once take {batch:.1f}x the time of one, for {BATCH}x the words"
+                + (": each weight read serves all of them." if batch < 2 else
+                   ": more than reading the weights alone would cost, so at that batch the work that grows "
+                   "with it counts too."))  # fmt: skip
+    return lines + [verdict]
+
+
+# --- the report --------------------------------------------------------------------------------
 
 
 def _verdict(ok: bool) -> str:
@@ -205,8 +319,9 @@ def report(m: dict) -> str:
         "",
         f"The cache sets aside {m['cache_bytes'] / 2**20:.1f} MiB: keys and values for {c.n_ctx} positions "
         f"in each of the {c.n_layers} layers. The weights take {m['weight_bytes'] / 2**20:,.0f} MiB, and a "
-        f"cached step reads all of them for a single word, so memory, not arithmetic, sets its pace: "
-        f"{m['weight_bytes'] * NEW_WORDS / with_ / 1e9:.0f} GB/s of weights at the speed measured here.",
+        f"cached step reads all of them for a single word.",
+        "",
+        *pace_report(m["pace"], m["weight_bytes"]),
         "",
         "| target | measured | |",
         "| --- | --- | --- |",
@@ -224,23 +339,11 @@ def report(m: dict) -> str:
 # --- the command -------------------------------------------------------------------------------
 
 
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
-    return int(text)
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        """Bad arguments: one line naming them, exit 2 (argparse's default adds the usage)."""
-        self.exit(2, f"{self.prog}: {message}\n")
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="kv_cache.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--layers", type=_positive, default=LAYERS, help=f"model depth (default: {LAYERS}; GPT-2 small has 12)")
-    parser.add_argument("--repeat", type=_positive, default=3, help="timed runs of each way (default: 3)")
-    parser.add_argument("--threads", type=_positive, default=os.cpu_count() or 1,
+    parser = Parser(prog="kv_cache.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--layers", type=positive("layers"), default=LAYERS, help=f"model depth (default: {LAYERS}; GPT-2 small has 12)")
+    parser.add_argument("--repeat", type=positive("runs"), default=3, help="timed runs of each way (default: 3)")
+    parser.add_argument("--threads", type=positive("threads"), default=os.cpu_count() or 1,
                         help="torch threads (default: the number of cores)")  # fmt: skip
     parser.add_argument("--write", action="store_true", help=f"also write {RESULT.relative_to(ROOT)}")
     args = parser.parse_args(argv)
@@ -250,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     started = time.perf_counter()
-    machine = machine_line(args.threads)
+    machine = measured_on(args.threads)
     print(machine, file=sys.stderr)
     config = Config(n_layers=args.layers)
     model = TinyGPT(config)
@@ -269,8 +372,11 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     words_without, logits_without = words, logits
             print(f"run {run + 1}, {'with' if cached else 'without'} the cache: {seconds[cached][-1]:.2f} s", file=sys.stderr)
+    pace = measure_pace(model, args.repeat)
+    print(f"cached step {pace['step'] * 1e3:.1f} ms; batch {BATCH} {pace['batch_step'] * 1e3:.1f} ms; "
+          f"weights read {pace['stream'] * 1e3:.1f} ms; empty step {pace['empty'] * 1e3:.1f} ms", file=sys.stderr)  # fmt: skip
     measured = {
-        "machine": machine, "config": config, "seconds": seconds, "repeat": args.repeat,
+        "machine": machine, "config": config, "seconds": seconds, "repeat": args.repeat, "pace": pace,
         "difference": (logits_with - logits_without).abs().max().item(),
         "same_words": int((words_with == words_without).sum()), "cache_bytes": measured_cache_bytes,
         "weight_bytes": model.weight_bytes(),
@@ -280,10 +386,7 @@ def main(argv: list[str] | None = None) -> int:
     text = report(measured)
     print(text, end="")
     if args.write:
-        from attention_by_hand.run.atomic import write_atomic
-
-        write_atomic(RESULT, text.encode("utf-8"))
-        print(f"wrote {RESULT.relative_to(ROOT)}", file=sys.stderr)
+        write(RESULT, text)
     return 0
 
 

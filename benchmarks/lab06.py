@@ -21,7 +21,6 @@ reports and asserts nothing, but it exits 1 if the lab itself fails.
 
 from __future__ import annotations
 
-import argparse
 import os
 import platform
 import re
@@ -32,8 +31,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULT = ROOT / "benchmarks" / "results" / "lab06.md"
+from benchlib import Parser, RESULTS, ROOT, positive, write
+
+RESULT = RESULTS / "lab06.md"
 FIGURE = RESULT.with_name("lab06-loss.png")
 BUDGET_SECONDS = 60.0
 TARGET_ACCURACY = 0.95  # the lab's own self-check threshold
@@ -182,28 +182,14 @@ def report(walls: list[float], trainings: list[float], numbers: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _positive(text: str) -> int:
-    """A count of runs: a whole number of at least 1."""
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of runs >= 1")
-    return int(text)
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        """Bad arguments: one line naming them, exit 2 (argparse's default adds the usage)."""
-        self.exit(2, f"{self.prog}: {message}\n")
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="lab06.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=_positive, default=3, help="number of full runs (default: 3)")
+    parser = Parser(prog="lab06.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=positive("runs"), default=3, help="number of full runs (default: 3)")
     parser.add_argument(
         "--write", action="store_true", help=f"also write {RESULT.relative_to(ROOT)} and {FIGURE.relative_to(ROOT)}"
     )
     args = parser.parse_args(argv)
 
-    from attention_by_hand.run.atomic import write_atomic
     from attention_by_hand.errors import UserError
 
     try:
@@ -222,9 +208,8 @@ def main(argv: list[str] | None = None) -> int:
     print(text, end="")
     if args.write:
         # The figure first: the markdown names it, so it must exist before the markdown does.
-        write_atomic(FIGURE, draw_curve(numbers["curve"]))
-        write_atomic(RESULT, text.encode("utf-8"))
-        print(f"wrote {FIGURE.relative_to(ROOT)} and {RESULT.relative_to(ROOT)}", file=sys.stderr)
+        write(FIGURE, draw_curve(numbers["curve"]))
+        write(RESULT, text)
     return 0
 
 

@@ -27,10 +27,8 @@ A benchmark reports and asserts nothing: the time target is printed as met or mi
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -40,8 +38,9 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULT = ROOT / "benchmarks" / "results" / "phase_change.md"
+from benchlib import RESULTS, ROOT, Parser, measured_on, positive, write
+
+RESULT = RESULTS / "phase_change.md"
 FIGURE = RESULT.with_name("phase-change.png")
 SEEDS = (0, 1, 2)
 LOG_EVERY = 10  # the circuit forms within a few dozen steps: a coarser log would miss the turn
@@ -127,17 +126,13 @@ def time_command(repeat: int) -> dict:
 
 
 def machine_line() -> str:
+    """benchlib's stamp, with the schedule's one thread and the instruction set PyTorch's kernels use
+    (it decides the weights' last bits, and so the curves)."""
     import torch
 
-    cpu = "unknown CPU"
-    if Path("/proc/cpuinfo").exists():
-        cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                    if line.startswith("model name")), cpu)  # fmt: skip
-    load = f"; load average {os.getloadavg()[0]:.1f} at the start" if hasattr(os, "getloadavg") else ""
-    return (
-        f"Measured on {os.cpu_count()} cores ({cpu}), Python {platform.python_version()}, torch {torch.__version__}, "
-        f"PyTorch's CPU kernels for {torch.backends.cpu.get_cpu_capability()}; torch threads 1 (the schedule sets it){load}."
-    )
+    from attention_by_hand.parts.heads.weights import SCHEDULE
+
+    return measured_on(SCHEDULE.threads, ("torch",), also=f"PyTorch's CPU kernels for {torch.backends.cpu.get_cpu_capability()}")
 
 
 def draw(runs: list[dict], threshold: float) -> bytes:
@@ -240,21 +235,9 @@ def report(runs: list[dict], timed: dict, machine: str, threshold: float, wall: 
 # --- the command -------------------------------------------------------------------------------
 
 
-def _positive(text: str) -> int:
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number >= 1")
-    return int(text)
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        """Bad arguments: one line naming them, exit 2 (argparse's default adds the usage)."""
-        self.exit(2, f"{self.prog}: {message}\n")
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="phase_change.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--repeat", type=_positive, default=2, help="timed runs of `train heads` (default: 2)")
+    parser = Parser(prog="phase_change.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=positive("runs"), default=2, help="timed runs of `train heads` (default: 2)")
     parser.add_argument("--write", action="store_true", help=f"also write {RESULT.relative_to(ROOT)} and {FIGURE.name}")
     args = parser.parse_args(argv)
 
@@ -272,11 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     text = report(runs, timed, machine, THRESHOLD, time.perf_counter() - started, load_end)
     print(text, end="")
     if args.write:
-        from attention_by_hand.run.atomic import write_atomic
-
-        write_atomic(FIGURE, draw(runs, THRESHOLD))
-        write_atomic(RESULT, text.encode("utf-8"))
-        print(f"wrote {RESULT.relative_to(ROOT)} and {FIGURE.relative_to(ROOT)}", file=sys.stderr)
+        write(FIGURE, draw(runs, THRESHOLD))
+        write(RESULT, text)
     return 0
 
 

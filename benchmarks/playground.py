@@ -18,7 +18,6 @@ A benchmark reports; it asserts nothing. Chromium rounds performance.now() to 0.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import http.server
 import os
@@ -30,8 +29,9 @@ import tempfile
 import threading
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULT = ROOT / "benchmarks" / "results" / "playground.md"
+from benchlib import Parser, RESULTS, ROOT, write
+
+RESULT = RESULTS / "playground.md"
 EDITS = 100
 BUDGET_MS = 16.0  # one frame at 60 Hz
 CHROMIUM_ARGS = ["--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-gpu"]
@@ -90,7 +90,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="playground.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--write", action="store_true", help=f"write the table to {RESULT.relative_to(ROOT)}")
     parser.add_argument("--site", type=Path, help="an already built site to measure (default: build workshop/ now)")
     args = parser.parse_args()
@@ -136,11 +136,8 @@ def main() -> int:
     table = "\n".join(lines)
     print(table)
     if args.write:
-        from attention_by_hand.run.atomic import write_atomic
-
         heading = "# Playground: time per update\n\n`python benchmarks/playground.py --write`\n\n"
-        write_atomic(RESULT, (heading + table + "\n").encode())
-        print(f"wrote {RESULT.relative_to(ROOT)}")
+        write(RESULT, heading + table + "\n")
     return 0
 
 

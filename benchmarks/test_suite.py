@@ -31,8 +31,9 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULT = ROOT / "benchmarks" / "results" / "test_suite.md"
+from benchlib import Parser, RESULTS, ROOT, cpu_model, installed, positive, write
+
+RESULT = RESULTS / "test_suite.md"
 
 
 def make_test_pytest(makefile: Path = ROOT / "Makefile") -> tuple[str, ...]:
@@ -68,30 +69,9 @@ def summary_of(output: str) -> str:
     return found[-1] if found else "no summary line"
 
 
-def cpu_model() -> str:
-    """The CPU's model name, as Linux reports it; else what the platform says."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return " ".join(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def torch_version() -> str:
-    """The installed torch's version, read without importing torch (a second of start-up)."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("torch")
-    except PackageNotFoundError:
-        return "not installed"
-
-
 def machine() -> dict:
     """What the timing depends on: cores, CPU model, Python and torch versions."""
-    return {"cores": os.cpu_count(), "cpu": cpu_model(), "python": platform.python_version(), "torch": torch_version()}
+    return {"cores": os.cpu_count(), "cpu": cpu_model(), "python": platform.python_version(), "torch": installed("torch")}
 
 
 def report(walls: list[float], summary: str, machine: dict, selection: list[str] = ()) -> str:
@@ -125,13 +105,6 @@ def report(walls: list[float], summary: str, machine: dict, selection: list[str]
     return "\n".join(lines) + "\n"
 
 
-def _positive(text: str) -> int:
-    """A count of runs: a whole number of at least 1."""
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of runs >= 1")
-    return int(text)
-
-
 def _arguments(text: str) -> list[str]:
     """Extra pytest arguments, split as a shell would split them."""
     try:
@@ -140,15 +113,9 @@ def _arguments(text: str) -> list[str]:
         raise argparse.ArgumentTypeError(f"{text!r} cannot be split into arguments: {error}") from None
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):
-        """Bad arguments: one line naming them, exit 2 (argparse's default adds the usage)."""
-        self.exit(2, f"{self.prog}: {message}\n")
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = _Parser(prog="test_suite.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=_positive, default=1, help="number of runs of the suite (default: 1)")
+    parser = Parser(prog="test_suite.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=positive("runs"), default=1, help="number of runs of the suite (default: 1)")
     parser.add_argument("--write", action="store_true", help=f"also write {RESULT.relative_to(ROOT)}")
     parser.add_argument(
         "--pytest-args",
@@ -177,10 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     text = report(walls, summary, machine(), args.pytest_args)
     print(text, end="")
     if args.write:
-        from attention_by_hand.run.atomic import write_atomic
-
-        write_atomic(RESULT, text.encode("utf-8"))
-        print(f"wrote {RESULT.relative_to(ROOT)}", file=sys.stderr)
+        write(RESULT, text)
     return 0
 
 

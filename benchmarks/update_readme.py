@@ -16,7 +16,8 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchlib import RESULTS, ROOT, write
+
 README = ROOT / "README.md"
 # A markdown image whose target is a relative path: ![alt](target), target without a scheme or leading /.
 _IMAGE = re.compile(r"(!\[[^\]]*\]\()(?![a-z][a-z0-9+.-]*:|/)([^)\s]+)\)")
@@ -52,10 +53,8 @@ def update(readme_text: str, results: list[Path], readme: Path = README) -> str:
 
 
 def main() -> int:
-    readme = update(README.read_text(encoding="utf-8"), sorted((ROOT / "benchmarks" / "results").glob("*.md")))
-    from attention_by_hand.run.atomic import write_atomic
-
-    write_atomic(README, readme.encode("utf-8"))
+    readme = update(README.read_text(encoding="utf-8"), sorted(RESULTS.glob("*.md")))
+    write(README, readme)
     return 0
 
 

@@ -16,6 +16,7 @@ from attention_by_hand import parts
 from attention_by_hand import __version__
 from attention_by_hand.run.check import compare
 from attention_by_hand.cli import main
+from patience import HUNG
 
 CANONICAL = parts.default_part().canonical_log()
 
@@ -69,7 +70,7 @@ def test_check_of_a_log_with_one_changed_line_exits_1_and_lists_it(tmp_path, cap
 
     assert main(["check", str(log)]) == 1
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == f"DIFFERENT: 1 line of {log} differ from the canonical capture:"
+    assert out[0] == f"DIFFERENT: 1 line of {log} differs from the canonical capture:"
     assert out[1:] == [
         f"  line {number} [S2]",
         f"    expected: {original!r}",
@@ -108,7 +109,7 @@ def test_check_with_expected_reports_lines_that_differ_between_custom_logs(tmp_p
     assert main(["check", str(mine), "--expected", str(theirs)]) == 1
     out = capsys.readouterr().out.splitlines()
     assert out == [
-        f"DIFFERENT: 1 line of {mine} differ from {theirs}:",
+        f"DIFFERENT: 1 line of {mine} differs from {theirs}:",
         "  line 5 [S1]",
         "    expected: '  1.0'",
         "    got:      '  1.5'",
@@ -193,7 +194,7 @@ def test_module_check_of_a_missing_file_exits_2_with_one_line_and_no_traceback(t
         [sys.executable, "-m", "attention_by_hand", "check", str(missing)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HUNG,
     )
     assert done.returncode == 2
     assert done.stdout == ""
@@ -210,7 +211,7 @@ def test_run_into_a_full_stdout_exits_2_with_one_line_and_its_files_complete(tmp
             stdout=full,
             stderr=subprocess.PIPE,
             text=True,
-            timeout=120,
+            timeout=HUNG,
         )
     assert done.returncode == 2
     assert_one_line_error(done.stderr, "cannot write to standard output")
@@ -248,6 +249,6 @@ def test_ctrl_c_stops_serve_quietly_with_exit_0(tmp_path):
         if line.startswith("serving "):
             break
     done.send_signal(signal.SIGINT)
-    out, err = done.communicate(timeout=30)
+    out, err = done.communicate(timeout=HUNG)
     assert done.returncode == 0
     assert "stopped serving" in out and "Traceback" not in err

@@ -286,7 +286,7 @@ def _add_lab_parser(sub) -> None:
     )
     p.add_argument("number", **number)
     p.add_argument("file", nargs="?", metavar="FILE", help="your lab file (default: ./lab-0N-<name>.py, else .ipynb)")
-    p.add_argument("--timeout", type=_seconds, default=20.0, metavar="S", help="seconds for the whole run of FILE (default: 20)")
+    p.add_argument("--timeout", type=_seconds, default=20.0, metavar="S", help="seconds for FILE's own part: importing it and every call, not the checker's start (default: 20)")
     p.add_argument("--memory", type=_megabytes, default=1024, metavar="MB", help="memory FILE may use beyond torch itself (default: 1024)")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs (default: 0); the fixed ones never change")
     p.set_defaults(func=lambda a: commands.check(a.number, a.file, a.timeout, a.memory, a.seed))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import pytest
@@ -204,3 +203,38 @@ def test_readme_has_a_block_for_every_result_and_for_the_test_suite():
     blocks = {update_readme.BLOCK_NAMES.get(stem, stem) for stem in stems}
     missing = [name for name in blocks if f"<!-- benchmark:{name} -->" not in readme]
     assert missing == []
+
+
+# --- what every benchmark shares (benchmarks/benchlib.py) -----------------------------------------
+
+
+def test_a_count_below_one_is_a_one_line_error_naming_the_value(capsys):
+    import benchlib
+
+    parser = benchlib.Parser(prog="some_bench.py")
+    parser.add_argument("--runs", type=benchlib.positive("runs"))
+    with pytest.raises(SystemExit) as exit_:
+        parser.parse_args(["--runs", "0"])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == "some_bench.py: argument --runs: '0' is not a whole number of runs >= 1\n"
+
+
+def test_the_machine_line_names_the_cores_the_cpu_python_and_each_package():
+    import os
+    import platform
+
+    import benchlib
+    import numpy
+
+    line = benchlib.machine_line(("numpy",))
+    assert line.startswith(f"{os.cpu_count()} cores (") and f"Python {platform.python_version()}" in line
+    assert line.endswith(f"numpy {numpy.__version__}")
+
+
+def test_results_are_written_whole_and_said(tmp_path, monkeypatch, capsys):
+    import benchlib
+
+    monkeypatch.setattr(benchlib, "ROOT", tmp_path)
+    benchlib.write(tmp_path / "results" / "x.md", "a table\n")
+    assert (tmp_path / "results" / "x.md").read_text() == "a table\n"
+    assert capsys.readouterr().err == "wrote results/x.md\n"

@@ -57,26 +57,43 @@ def test_selecting_and_copying_the_whole_log_gives_the_file_byte_for_byte(log_pa
     assert copied.encode("utf-8") == log_file(log).read_bytes()
 
 
-@pytest.mark.parametrize("log", LOGS)
-def test_every_log_line_is_one_line_high(log_page, log):
+def rows(log_page, log: str) -> tuple[list[float], float]:
+    """(each log line's height in rows of the block's line height, that line height). A line wider
+    than the block wraps onto more rows on a wide screen (workshop.css): a whole number of them."""
     line_height = log_page.evaluate(f"parseFloat(getComputedStyle(document.querySelector('{block(log)}')).lineHeight)")
     heights = log_page.evaluate(
         f"Array.from(document.querySelectorAll('{block(log)} .log-line')).map(l => l.getBoundingClientRect().height)"
     )
-    assert len(heights) == len(log_file(log).read_text(encoding="utf-8").splitlines())
-    assert all(abs(h - line_height) < 1 for h in heights), sorted(set(heights))
+    return [h / line_height for h in heights], line_height
 
 
 @pytest.mark.parametrize("log", LOGS)
-def test_the_log_block_is_as_tall_as_its_lines_single_spaced(log_page, log):
-    pre = log_page.evaluate(
+def test_every_log_line_is_one_row_high_when_no_line_wraps(log_page, log):
+    # Lines kept whole, as a narrow screen keeps them (the block scrolls sideways instead).
+    log_page.evaluate(f"document.querySelector('{block(log)}').style.whiteSpace = 'pre'")
+    try:
+        counted, _ = rows(log_page, log)
+    finally:
+        log_page.evaluate(f"document.querySelector('{block(log)}').style.whiteSpace = ''")
+    assert len(counted) == len(log_file(log).read_text(encoding="utf-8").splitlines())
+    assert all(abs(n - 1) < 0.05 for n in counted), sorted(set(counted))
+
+
+@pytest.mark.parametrize("log", LOGS)
+def test_a_wrapped_log_line_takes_a_whole_number_of_rows(log_page, log):
+    counted, _ = rows(log_page, log)
+    assert all(n >= 0.95 and abs(n - round(n)) < 0.05 for n in counted), sorted(set(counted))
+
+
+@pytest.mark.parametrize("log", LOGS)
+def test_the_log_block_is_as_tall_as_its_rows_single_spaced(log_page, log):
+    height = log_page.evaluate(
         f"""(() => {{ const pre = document.querySelector('{block(log)}'), s = getComputedStyle(pre);
-            return {{height: pre.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom),
-                    lineHeight: parseFloat(s.lineHeight)}}; }})()"""
+            return pre.clientHeight - parseFloat(s.paddingTop) - parseFloat(s.paddingBottom); }})()"""
     )
-    lines = len(log_file(log).read_text(encoding="utf-8").splitlines())
-    # One line box per line, and at most one more for the newline that closes the block.
-    assert pre["height"] <= (lines + 1) * pre["lineHeight"] + 1
+    counted, line_height = rows(log_page, log)
+    # One line box per row, and at most one more for the newline that closes the block.
+    assert height <= (round(sum(counted)) + 1) * line_height + 1
 
 
 @pytest.mark.parametrize("log", LOGS)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import io
 import re
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from attention_by_hand import parts
 
@@ -123,7 +125,7 @@ def test_each_cross_check_link_highlights_exactly_its_lines(watched, server, pag
         log_page.wait_for_function(f"document.getElementById('{prefix}L{first}').classList.contains('highlighted')")
         highlighted = log_page.evaluate("Array.from(document.querySelectorAll('.log-line.highlighted')).map(l => l.id)")
         assert highlighted == [f"{prefix}L{n}" for n in range(first, last + 1)]
-        log_page.wait_for_function(in_view(f"{prefix}L{first}"), timeout=5000)
+        log_page.wait_for_function(in_view(f"{prefix}L{first}"))
         # The excerpt on the module page is those very lines, under the same line numbers. A log
         # line's text is the file's line and its newline; its number is drawn by CSS.
         log_lines = log_page.evaluate(
@@ -135,14 +137,15 @@ def test_each_cross_check_link_highlights_exactly_its_lines(watched, server, pag
 
 
 def test_a_clicked_cross_check_link_scrolls_the_log_smoothly_to_its_first_line(watched_in_motion, server):
-    # The default reader: the theme scrolls smoothly, so the scroll gets its time (up to 5 s).
+    # The default reader: the theme scrolls smoothly, so the scroll gets its time (Playwright's
+    # bound for a wait, 30 s: a busy machine scrolls slowly, not wrongly).
     p = visit(watched_in_motion, server, "module-2")
     link = p.locator(".log-quote p.cross-check a").last
     first = re.fullmatch(r"log\.html#(L\d+)(?:-L\d+)?", link.get_attribute("href")).group(1)
     link.click()
     p.wait_for_url(re.compile(r"/log\.html#"))
     assert p.evaluate("getComputedStyle(document.documentElement).scrollBehavior") == "smooth"
-    p.wait_for_function(in_view(first), timeout=5000)
+    p.wait_for_function(in_view(first))
 
 
 def test_a_reader_who_asked_for_less_motion_is_not_scrolled_smoothly(watched, server):
@@ -203,6 +206,74 @@ def test_every_text_box_that_scrolls_sideways_shows_a_shadow_at_its_edge(shown):
             .map(e => e.tagName.toLowerCase() + '.' + e.className)"""
     )
     assert silent == []
+
+
+# The pages in the desktop window only (the `shown` ones: each loaded once per window).
+AT_DESKTOP = pytest.mark.parametrize("shown", [(page, "1280px") for page in PAGES], indirect=True, ids="-".join)
+AT_PHONE = pytest.mark.parametrize("shown", [(page, "390px") for page in PAGES], indirect=True, ids="-".join)
+
+# Each log or code block of the page whose lines do not all show: it scrolls sideways.
+SCROLLING_BLOCKS = """Array.from(document.querySelectorAll('article pre, article div.highlight'))
+    .filter(e => e.scrollWidth > e.clientWidth + 1)
+    .map(e => e.tagName.toLowerCase() + ' "' + e.textContent.trim().slice(0, 50) + '"')"""
+
+
+@AT_DESKTOP
+def test_at_desktop_width_every_log_and_code_block_shows_its_whole_lines(shown):
+    assert shown.evaluate(SCROLLING_BLOCKS) == []
+
+
+# Where a log's or a code block's line wraps, its second row: the box of the hanging space at its
+# start, where the continuation mark is drawn, and the line's whole box.
+WRAPPED_ROWS = """Array.from(document.querySelectorAll('article pre .code-line, article pre .log-line')).map(line => {
+    const box = line.getBoundingClientRect(), style = getComputedStyle(line);
+    const row = parseFloat(style.lineHeight), hang = parseFloat(style.paddingLeft);
+    return {rows: Math.round(box.height / row), x: box.left, y: box.top + row, width: hang, height: row};
+}).filter(line => line.rows > 1)"""
+
+
+def test_a_wrapped_line_marks_each_row_it_continues_on(watched, server):
+    # Just above the desktop layout's smallest width the log's long lines must wrap.
+    p = visit(watched, server, "log")
+    p.set_viewport_size({"width": 1010, "height": 800})
+    rows = p.evaluate(WRAPPED_ROWS)
+    assert rows, "no line of the log wraps at 1010 px"
+    assert p.evaluate(SCROLLING_BLOCKS) == []
+    row = rows[0]
+    p.evaluate(f"window.scrollBy(0, {row['y']} - 100)")
+    box = {k: v for k, v in p.evaluate(WRAPPED_ROWS)[0].items() if k in ("x", "y", "width", "height")}
+    marked = p.screenshot(clip=box)
+    # The same space with the marks taken away: what differs is the mark's ink.
+    p.add_style_tag(content="article pre .log-line::after { display: none; }")
+    unmarked = p.screenshot(clip=box)
+    colours = lambda png: Image.open(io.BytesIO(png)).convert("RGB").getcolors(1 << 16)  # noqa: E731
+    assert len(colours(unmarked)) == 1  # nothing else is drawn there
+    assert len(colours(marked)) > 1
+
+
+@AT_PHONE
+def test_on_a_phone_a_figure_wider_than_the_screen_says_it_scrolls_and_no_other_does(shown):
+    figures = shown.evaluate(
+        """Array.from(document.querySelectorAll('figure.run-figure')).map(f => {
+            const frame = f.querySelector('.figure-frame'), cue = f.querySelector('.scroll-cue');
+            const box = cue.getBoundingClientRect();
+            return {name: f.querySelector('img').src.split('/').pop(), scrolls: frame.scrollWidth > frame.clientWidth + 1,
+                    cue: box.height > 0 && box.left >= 0 && box.right <= innerWidth && cue.textContent.includes('scroll'),
+                    faded: getComputedStyle(frame).maskImage !== 'none'};
+        })"""
+    )
+    assert [f["name"] for f in figures if f["cue"] != f["scrolls"] or f["faded"] != f["scrolls"]] == []
+
+
+def test_the_memory_wall_is_wider_than_a_phone_and_says_so(watched, server):
+    watched.page.set_viewport_size(PHONE)
+    p = visit(watched, server, "module-5")
+    figure = p.locator("figure.run-figure", has=p.locator("img[src*='memory_wall']"))
+    assert figure.locator(".scroll-cue").is_visible()
+    frame = figure.locator(".figure-frame")
+    frame.evaluate("f => f.scrollTo(f.scrollWidth, 0)")
+    # Scrolled to its end, the figure hides nothing on the right any more, and says so at the left.
+    p.wait_for_function("f => !f.classList.contains('more-right') && f.classList.contains('more-left')", arg=frame.element_handle())
 
 
 @pytest.mark.parametrize("watched", [PHONE], indirect=True)

@@ -24,6 +24,7 @@ from attention_by_hand.math import positions as PS
 from attention_by_hand.parts.positions.sections import BASE
 from attention_by_hand.errors import UserError
 from attention_by_hand.run.world import RIVER_BANK, World, load_world, parse_world
+from patience import HUNG
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -34,6 +35,10 @@ pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/confte
 
 ROOT = Path(__file__).resolve().parents[2]
 PHONE = {"width": 390, "height": 844}
+# The playground writes its address once edits settle (main.js): these wait for that, not for a
+# time, so a busy machine only makes them wait longer.
+SETTLED = "document.getElementById('playground').dataset.address !== 'pending'"
+ADDRESS_WRITTEN = f"location.hash.startsWith('#world=') && {SETTLED}"
 INDEX = json.loads((ROOT / "captures" / "results.index.json").read_text(encoding="utf-8"))
 POSITIONS_INDEX = json.loads((ROOT / "captures" / "positions.index.json").read_text(encoding="utf-8"))
 
@@ -662,8 +667,7 @@ def canonical_payload(**changes):
 def test_a_link_carries_the_world_the_sentence_and_the_switches(watched, server, page):
     make_edits(page)
     choose(page, "wired", False, True, ["the", "stream", "bank"])
-    page.wait_for_function("location.hash.startsWith('#world=')")
-    page.wait_for_timeout(300)  # the address is written once edits settle
+    page.wait_for_function(ADDRESS_WRITTEN)
     link = page.evaluate("location.href")
     other = watched.page.context.new_page()
     other.goto(link)
@@ -703,8 +707,7 @@ def test_a_broken_link_shows_the_canonical_world_and_says_why(watched, server, f
 def test_a_link_carries_the_positions_switch(watched, page, positions):
     choose(page, "wired", True, True, FIRST[::-1])
     place(page, positions)
-    page.wait_for_function("location.hash.startsWith('#world=')")
-    page.wait_for_timeout(300)  # the address is written once edits settle
+    page.wait_for_function(ADDRESS_WRITTEN)
     other = watched.page.context.new_page()
     other.goto(page.evaluate("location.href"))
     other.wait_for_function("document.getElementById('playground').dataset.ready === 'true'")
@@ -754,7 +757,7 @@ def test_the_run_of_a_downloaded_world_prints_the_pages_numbers(page, tmp_path):
         [sys.executable, "-m", "attention_by_hand", "run", "--world", str(world_file), "--out", str(tmp_path / "run")],
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HUNG,
     )
     assert done.returncode == 0, done.stderr
     index = json.loads((tmp_path / "run" / "captures" / "results.index.json").read_text(encoding="utf-8"))
@@ -936,7 +939,7 @@ def test_a_whole_session_makes_no_request_off_127_0_0_1_and_no_console_error(wat
     choose(page, "wired", False, True, ["the", "stream", "bank", "money"])
     download_world(page, tmp_path)
     page.get_by_role("button", name="Reset to the canonical world").click()
-    page.wait_for_timeout(300)
+    page.wait_for_function(SETTLED)  # what the reset set off, its address included, is done
     assert watched.problems() == []
 
 
@@ -955,7 +958,7 @@ def test_a_session_with_every_positions_setting_makes_no_console_error(watched, 
             place(page, positions)
             edit(page, "stream, water", "0.8")
     page.get_by_role("button", name="Reset to the canonical world").click()
-    page.wait_for_timeout(300)
+    page.wait_for_function(SETTLED)  # what the reset set off, its address included, is done
     assert "NaN" not in page_text(page)
     assert watched.problems() == []
 

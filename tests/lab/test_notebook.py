@@ -13,7 +13,8 @@ import pytest
 from attention_by_hand.errors import UserError
 from attention_by_hand.lab.exercise import learner_source
 from attention_by_hand.lab.notebook import STEPS_TAG, notebook_text, script_from_notebook
-from attention_by_hand.lab.registry import LABS, reference_path, lab_numbered
+from attention_by_hand.lab.registry import LABS, lab_numbered, reference_path
+from patience import HUNG
 
 NUMBERS = [lab.number for lab in LABS]
 
@@ -44,6 +45,16 @@ def test_the_cells_that_were_steps_are_tagged_as_steps():
     assert not any("def " in c.source for c in tagged)
 
 
+def test_without_jupytext_a_notebook_is_refused_in_one_line_naming_the_offline_install_too(monkeypatch):
+    monkeypatch.setitem(sys.modules, "jupytext", None)  # as if not installed: importing it fails
+    with pytest.raises(UserError) as refused:
+        notebook_text(_reference(4))
+    message = str(refused.value)
+    assert "\n" not in message
+    assert '-m pip install "attention-by-hand[labs]"' in message  # from the package index
+    assert '-m pip install --no-index --find-links wheelhouse "attention-by-hand[labs]"' in message  # offline
+
+
 def test_a_notebook_is_the_same_bytes_every_time():
     assert notebook_text(_reference(4)) == notebook_text(_reference(4))
 
@@ -56,7 +67,7 @@ def test_the_lab04_notebook_runs_cell_by_cell_to_a_passing_self_check(tmp_path):
     script.write_text(program, encoding="utf-8")
     runner = "import sys; exec(compile(open(sys.argv[1]).read(), 'notebook', 'exec'), {'__name__': '__main__'})"
     done = subprocess.run(
-        [sys.executable, "-c", runner, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", runner, str(script)], cwd=tmp_path, capture_output=True, text=True, timeout=HUNG
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1].startswith("SELF-CHECK: PASS")

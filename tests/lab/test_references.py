@@ -23,6 +23,7 @@ from attention_by_hand.lab.exercise import learner_source
 from attention_by_hand.lab.registry import LABS, lab_numbered
 from attention_by_hand.run.world import RIVER_BANK
 from labhelpers import ROOT, learner_file, load_lab
+from patience import HUNG
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
 
@@ -59,7 +60,7 @@ def script_runs(tmp_path_factory):
         path = reference_path(lab.number) if kind == "lab" else write_exercise(exercises, lab.number)
         extra = ["--quick", "--out", str(out)] if lab.number == 6 else ["--quick"] if lab.number == 7 else []
         done = subprocess.run(
-            [sys.executable, str(path), *extra], cwd=ROOT, capture_output=True, text=True, timeout=120
+            [sys.executable, str(path), *extra], cwd=ROOT, capture_output=True, text=True, timeout=HUNG
         )
         return job, done
 
@@ -107,7 +108,7 @@ def test_lab06_draws_the_copying_head_into_the_folder_it_prints(script_runs):
 def test_a_lab_whose_invariant_breaks_says_which_and_exits_1(tmp_path):
     # A learner's lab 04 with the mask on the wrong side, run as a script.
     mistaken = learner_file("lab04-mask-wrong-side.py", tmp_path)
-    done = subprocess.run([sys.executable, str(mistaken)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, str(mistaken)], cwd=ROOT, capture_output=True, text=True, timeout=HUNG)
     last = done.stdout.splitlines()[-1]
     assert done.returncode == 1 and last.startswith("SELF-CHECK: FAIL: ") and "no weight on a future token" in last
 
@@ -141,7 +142,7 @@ def test_lab03_learns_from_its_own_text_wherever_it_runs(ref):
 def test_a_lab_run_by_a_python_without_torch_says_so_in_one_line(tmp_path):
     # -S: no site-packages, as a system Python outside the venv has none of the workshop's.
     done = subprocess.run(
-        [sys.executable, "-I", "-S", str(reference_path(4))], cwd=tmp_path, capture_output=True, text=True, timeout=60
+        [sys.executable, "-I", "-S", str(reference_path(4))], cwd=tmp_path, capture_output=True, text=True, timeout=HUNG
     )
     assert done.returncode == 2 and done.stdout == "" and "Traceback" not in done.stderr
     assert len(done.stderr.splitlines()) == 1 and "needs PyTorch" in done.stderr and "lab run 4" in done.stderr

@@ -21,6 +21,7 @@ import pytest
 
 from attention_by_hand.lab.registry import LABS
 from labhelpers import ROOT, solve
+from patience import HUNG
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
 
@@ -38,7 +39,7 @@ def wheel(tmp_path_factory) -> Path:
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "-w", str(out), str(source)],
         check=True,
         capture_output=True,
-        timeout=300,
+        timeout=HUNG,
     )
     (path,) = out.glob("attention_by_hand-*.whl")
     return path
@@ -48,7 +49,7 @@ def wheel(tmp_path_factory) -> Path:
 def installed(wheel, tmp_path_factory) -> dict[str, str]:
     """The environment variables of a shell in a fresh venv with the wheel installed."""
     venv = tmp_path_factory.mktemp("venv") / "env"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=HUNG)
     python = venv / "bin" / "python"
     purelib = subprocess.run(
         [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
@@ -57,7 +58,7 @@ def installed(wheel, tmp_path_factory) -> dict[str, str]:
     ours = [p for p in site.getsitepackages() if Path(p).is_dir()] or [sysconfig.get_paths()["purelib"]]
     (Path(purelib) / "borrowed-dependencies.pth").write_text("\n".join(ours) + "\n", encoding="utf-8")
     subprocess.run(
-        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-index", str(wheel)], check=True, timeout=300
+        [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-index", str(wheel)], check=True, timeout=HUNG
     )
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
@@ -66,7 +67,7 @@ def installed(wheel, tmp_path_factory) -> dict[str, str]:
 
 def _run(installed, folder: Path, *argv: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        ["attention-by-hand", *argv], cwd=folder, env=installed, capture_output=True, text=True, timeout=300
+        ["attention-by-hand", *argv], cwd=folder, env=installed, capture_output=True, text=True, timeout=HUNG
     )
 
 

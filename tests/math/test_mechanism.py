@@ -114,6 +114,18 @@ def test_causal_output_of_a_word_does_not_change_when_later_words_change(seed, n
     assert np.allclose(before[:-1], after[:-1], rtol=0, atol=1e-12)
 
 
+@settings(max_examples=50, deadline=None)  # a loaded machine must not fail it: no clock in this test
+@given(st.integers(0, 2**32 - 1), st.integers(1, 7), st.integers(1, 6), st.integers(1, 5), st.integers(1, 5), st.randoms())
+def test_general_head_without_a_mask_reorders_its_output_rows_as_its_input_rows(seed, n_words, d_model, d_k, d_v, rnd):
+    """Module 3's order-blindness, for the general head and every row (S6 checks one row of the raw head)."""
+    X, W_q, W_k, W_v = random_head(seed, n_words, d_model, d_k, d_v)
+    order = list(range(n_words))
+    rnd.shuffle(order)
+    before, _ = attention(X, W_q, W_k, W_v)
+    after, _ = attention(X[order], W_q, W_k, W_v)
+    assert np.allclose(after, before[order], rtol=0, atol=1e-12)
+
+
 @settings(max_examples=50)
 @given(st.integers(0, 2**32 - 1), st.integers(1, 7), st.integers(1, 6))
 def test_raw_attention_matches_torch_on_random_shapes(seed, n_words, d_model):

@@ -139,6 +139,39 @@ def test_asking_for_a_measurement_that_does_not_exist_is_a_key_error():
             measured["s7.table"]
 
 
+# --- S6: a real mistake shows in the first decimal, not in the last digit ----------------------
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_each_mistake_module_3_names_moves_the_s6_head_by_more_than_a_tenth(causal):
+    """A forgotten sqrt(d_k), softmax over the wrong axis, the mask on the wrong triangle: with
+    S6's own weights each moves some output by more than 0.1 (Module 3 says "in the first decimal")."""
+    from attention_by_hand.parts.canonical.measurements import measure
+    from attention_by_hand.math.mechanism import attention
+
+    X = RIVER_BANK.embed(RIVER_BANK.sentences[0])  # (n_words, d_model)
+    W_q, W_k, W_v = (dict(measure(X))[f"s6.{name}"] for name in ("W_q", "W_k", "W_v"))
+    right, _ = attention(X, W_q, W_k, W_v, causal=causal)
+    Q, K, V = X @ W_q, X @ W_k, X @ W_v
+    n = len(X)
+    future = np.triu(np.ones((n, n), dtype=bool), 1)
+
+    def head(scores, axis=-1, hidden=future):
+        if causal:
+            scores = np.where(hidden, -np.inf, scores)
+        weights = softmax(scores) if axis == -1 else softmax(scores.T).T  # (n, n)
+        return weights @ V
+
+    mistakes = {
+        "no sqrt": head(Q @ K.T),
+        "softmax over columns": head(Q @ K.T / math.sqrt(Q.shape[1]), axis=0),
+    }
+    if causal:
+        mistakes["mask below the diagonal"] = head(Q @ K.T / math.sqrt(Q.shape[1]), hidden=future.T)
+    gaps = {name: float(np.abs(out - right).max()) for name, out in mistakes.items()}
+    assert min(gaps.values()) > 0.1, gaps
+
+
 # --- S5: the vectorised sampling is the seed's loop -------------------------------------------
 
 

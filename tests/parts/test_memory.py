@@ -156,3 +156,18 @@ def test_l5_marks_the_variants_a_model_is_not_built_with(index, lines):
     table = span_lines(lines, index, "l5.gpt2") + span_lines(lines, index, "l5.llama")
     assert sum("(hypothetical)" in line for line in table) == 4
     assert sum("(as built)" in line for line in table) == 2
+
+
+def test_l4_a_head_that_skips_the_masked_half_saves_the_causal_count(index):
+    n, d_model, d_k, heads_layers = 1024, 768, 64, 144
+    cached = heads_layers * (3 * d_model * d_k + 2 * n * d_k)
+    causal = heads_layers * sum(3 * d_model * d_k + 2 * i * d_k for i in range(1, n + 1))  # word i: i scores
+    assert text(index, "l4.cost.causal_ratio") == f"{causal / cached:,.0f}"
+    assert text(index, "l4.cost.causal_share") == f"{causal / cached / n:.0%}"
+
+
+def test_l5_many_texts_caches_outgrow_llama_3_8bs_weights(index):
+    per_text = 2 * 32 * 8 * 128 * 8192 * 2  # keys and values, 32 layers, 8 kv heads, d_k 128, 8 K words, fp16
+    assert value(index, "l5.llama.served_cache") == value(index, "l5.served_texts") * per_text
+    assert value(index, "l5.llama.weight_bytes") == 8_030_261_248 * 2  # the model card's count, in fp16
+    assert value(index, "l5.llama.served_cache") > value(index, "l5.llama.weight_bytes")

@@ -24,6 +24,7 @@ from attention_by_hand.lab.registry import get_lab
 from attention_by_hand.site.sphinxext import instructor
 from attention_by_hand.site.sphinxext.mathml import equations
 from attention_by_hand.site.website import build_site
+from sitehelpers import named_in
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
 
@@ -33,6 +34,9 @@ CAPTURES = ROOT / "captures"
 # What a page may use to say a number: the {value} role, or a {name} placeholder in an :alt: text
 # or a question's :answer: (a name may start with its log's: {positions:p3.scores.2.1}).
 ROLE = re.compile(r"\{value\}`[^`]*`|\{[a-z][\w.:\-]*\}")
+# Nor is a paper's section ("§3.2.1") or a link's address (an arXiv number, a file's path) a
+# number a page types: the run has no say in those.
+CITATION = re.compile(r"§\d+(?:\.\d+)*|\]\([^)\s]*\)")
 
 
 # Pages that each hold one fault, for a site that builds them all at once (`faulty_site`), from
@@ -57,6 +61,12 @@ FAULTY_PAGES = {
     "question_list": "# Every question\n\n```{question-list}\n```\n",
     "plan_unknown_step": "# Page\n\n```{lesson-plan}\n:minutes: 60\nlab 4\nmodule-9\n```\n",
     "plan": "# Plan\n\n```{lesson-plan}\n:minutes: 60\nlab 4\nlab 7\n```\n",  # no fault: lab 7 does not fit
+    # A module page must end with its sources (sphinxext/sources.py); other pages need not.
+    "module-nosources": "# Module\n\nText.\n\n## Summary\n\n- A point.\n",
+    "module-sources-early": "# Module\n\n## Sources\n\n- [A paper](https://example.org/a)\n\n## Summary\n\nText.\n",
+    "module-sources-empty": "# Module\n\nText.\n\n## Sources\n\nNone yet.\n",
+    "module-sources-unlinked": "# Module\n\nText.\n\n## Sources\n\n- A paper nobody can find, §2\n",
+    "module-sourced": "# Module\n\nText.\n\n## Sources\n\n- [A paper](https://example.org/a), §2\n",  # no fault
 }
 
 
@@ -67,7 +77,7 @@ def mini_site(folder: Path, pages: dict[str, str]) -> Path:
     shutil.copy(WORKSHOP / "conf.py", source / "conf.py")
     shutil.copytree(WORKSHOP / "_static", source / "_static")
     (source / "index.md").write_text("# Index\n\n```{toctree}\n" + "".join(f"{name}\n" for name in pages) + "log\n```\n")
-    (source / "log.md").write_text("# Log\n\n```{results-log}\n```\n")
+    (source / "log.md").write_text("# Log\n\n```{run-log}\n```\n")
     for name, text in pages.items():
         (source / f"{name}.md").write_text(text)
     return source
@@ -107,7 +117,7 @@ def canonical_site(tmp_path_factory) -> Built:
 
 @pytest.mark.parametrize("page", sorted(p.name for p in WORKSHOP.glob("*.md")))
 def test_page_types_no_decimal_number_outside_a_value_reference(page):
-    text = ROLE.sub("", (WORKSHOP / page).read_text())
+    text = CITATION.sub("", ROLE.sub("", (WORKSHOP / page).read_text()))
     typed = [line for line in text.splitlines() if re.search(r"\d\.\d", line)]
     assert typed == []
 
@@ -144,6 +154,32 @@ def test_value_role_prints_the_text_the_log_printed(faulty_site):
     index = json.loads((CAPTURES / "results.index.json").read_text())
     page = (faulty_site.out / "value.html").read_text()
     assert f'<span class="run-value">{index["values"]["s2.dot.river"]["text"]}</span>' in page
+
+
+def test_a_decimal_number_beside_a_citation_is_still_caught():
+    line = "See [the paper](https://arxiv.org/abs/1706.03762), §3.2.1: the scale is 0.125."
+    assert re.findall(r"\d\.\d", CITATION.sub("", ROLE.sub("", line))) == ["0.1"]
+
+
+# --- every module page ends with its sources ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "page, problem",
+    [
+        ("module-nosources", r"does not end with a 'Sources' section"),
+        ("module-sources-early", r"does not end with a 'Sources' section"),  # a Summary follows it
+        ("module-sources-empty", r"has a 'Sources' section with no list of sources"),
+        ("module-sources-unlinked", r"lists a source without a link .*'A paper nobody can find"),
+    ],
+)
+def test_a_module_page_that_does_not_end_with_linked_sources_is_named(faulty_site, page, problem):
+    assert re.search(rf"{page}\.md: WARNING: module page '{page}' {problem}", faulty_site.printed)
+
+
+def test_a_module_page_that_ends_with_linked_sources_passes_and_other_pages_need_none(faulty_site):
+    assert "module-sourced" not in faulty_site.printed
+    assert "/value.md" not in faulty_site.printed  # not a module page: no Sources section, no warning
 
 
 # --- check-yourself questions -------------------------------------------------------------
@@ -184,7 +220,8 @@ def test_question_answer_links_the_log_lines_that_print_it(faulty_site):
     spans = json.loads((CAPTURES / "results.index.json").read_text())["spans"]
     first, last = spans["s2.dots"]
     tag, answer = answers((faulty_site.out / "question.html").read_text())[0]
-    assert f'href="log.html#L{first}-L{last}">cross-check: results.log lines {first}-{last}</a>' in answer
+    on_screen = '<span class="screen-only">cross-check: </span>'
+    assert f'href="log.html#L{first}-L{last}">{on_screen}results.log lines {first}-{last}</a>' in answer
 
 
 def test_a_derived_answer_links_the_lines_it_is_worked_out_from(faulty_site):
@@ -220,12 +257,84 @@ def test_a_lesson_plan_leaves_what_does_not_fit_for_after_the_session(faulty_sit
     lab = get_lab("7")
     minutes = instructor.LAB_START_MINUTES + instructor.FUNCTION_MINUTES * len(lab.functions)
     page = html.unescape(re.sub(r"<[^>]+>", "", (faulty_site.out / "plan.html").read_text()))
-    assert f"Left for after the session ({minutes} minutes more): Lab 07, {lab.title}" in page
+    assert f"Not in this plan, left for after the session ({minutes} minutes more): Lab 07, {lab.title}" in page
+
+
+def test_a_lesson_plans_heading_is_made_from_the_session_and_the_steps_that_fit(faulty_site):
+    page = (faulty_site.out / "plan.html").read_text()
+    assert re.search(r"<h2>An hour: Lab 04<a class=\"headerlink\"", page)
+
+
+def lesson_plans(page: str) -> list[tuple[str, str, str]]:
+    """(heading, table, what is left) of each lesson plan of a built page, as text."""
+    text = lambda part: html.unescape(re.sub(r"<[^>]+>", " ", part))  # noqa: E731
+    plans = []
+    for section in re.findall(r'<section class="lesson-plan" id="[^"]*">(.*?)</section>', page, re.S):
+        title = re.search(r"<h\d>(.*?)<a class=\"headerlink\"", section, re.S).group(1)
+        table = re.search(r"<table.*?</table>", section, re.S).group()
+        left = re.search(r"Not in this plan, left for after the session[^:]*:(.*?)\. Minutes", text(section), re.S)
+        plans.append((text(title).strip(), text(table), left.group(1) if left else ""))
+    return plans
+
+
+def steps_named(text: str) -> set[tuple[str, int]]:
+    """The module pages and labs a plan's table or list names by their titles ("Module 3: the
+    real head", "Lab 04, one head ..."), as ("module", 3), ("lab", 4)."""
+    return {(kind.lower(), int(n)) for kind, n in re.findall(r"\b(Module|Lab) (\d+)(?=[:,])", text)}
+
+
+def test_each_instructor_plans_heading_names_the_steps_of_its_table_and_no_other(canonical_site):
+    plans = lesson_plans((canonical_site.out / "instructor.html").read_text(encoding="utf-8"))
+    assert len(plans) == (WORKSHOP / "instructor.md").read_text().count("{lesson-plan}")
+    for title, table, left in plans:
+        assert named_in(title) == steps_named(table), title
+        assert steps_named(left) & steps_named(table) == set()  # what is left is not in the plan
+
+
+def test_a_pages_reading_words_leave_out_its_sources_and_link_addresses():
+    page = "# Two words\n\n[One](https://arxiv.org/abs/1706.03762) two.\n\n## Sources\n\n- Many words here, §3.\n"
+    assert instructor.prose_words(page) == 4  # Two, words, One, two
 
 
 def test_a_pages_reading_words_leave_out_code_log_excerpts_and_formulas():
     page = "# Two words\n\nOne {value}`s2.dot.river` three.\n\n```{log-lines} s2.dots\n```\n\n$$a \\cdot b$$\n\n```python\nx = 1\n```\n"
     assert instructor.prose_words(page) == 5
+
+
+# --- shell blocks ----------------------------------------------------------------------------
+
+
+def builtins_after_the_command(block: str) -> list[str]:
+    """The words of a highlighted shell block coloured as a builtin (`nb`) though they stand after
+    a command's first word, as `test` in `make test` ("make test" for each)."""
+    found = []
+    for line in block.split("\n"):
+        for match in re.finditer(r'<span class="nb">([^<]*)</span>', line):
+            before = html.unescape(re.sub(r"<[^>]+>", "", line[: match.start()])).strip()
+            if before and not before.endswith((";", "&&", "||", "|", "(")):
+                found.append(f"{before} {match.group(1)}")
+    return found
+
+
+def test_a_shell_builtin_is_coloured_only_where_a_command_starts():
+    from pygments import highlight
+    from pygments.formatters import HtmlFormatter
+
+    from attention_by_hand.site.sphinxext.shell import CommandLexer
+
+    block = highlight("make test   # all of it\nsource .venv/bin/activate && test -f x\n", CommandLexer(), HtmlFormatter())
+    assert builtins_after_the_command(block) == []
+    assert re.findall(r'<span class="nb">(\w+)</span>', block) == ["source", "test"]
+
+
+def test_no_shell_block_of_the_site_colours_a_commands_argument_as_a_builtin(canonical_site):
+    blocks = [
+        block
+        for page in sorted(canonical_site.out.glob("*.html"))
+        for block in re.findall(r'<div class="highlight-(?:sh|bash|shell)[^"]*"><div class="highlight"><pre>(.*?)</pre>', page.read_text(), re.S)
+    ]
+    assert blocks  # the site has shell blocks at all
+    assert [word for block in blocks for word in builtins_after_the_command(block)] == []
 
 
 # --- the log page ----------------------------------------------------------------------------
@@ -299,6 +408,20 @@ def test_one_more_log_line_in_s2_renumbers_every_cross_check(canonical_site, tmp
         assert after[page] == expected, page
 
 
+def test_a_rebuild_after_a_new_run_quotes_the_new_values_not_the_last_builds(tmp_path):
+    """Sphinx keeps its environment between builds: the index it read last time must not outlive it."""
+    captures = tmp_path / "run" / "captures"
+    shutil.copytree(CAPTURES, captures)
+    source = mini_site(tmp_path, {"value": "# Page\n\nThe dot is {value}`s2.dot.river`.\n"})
+    assert build(source, tmp_path / "out", captures)[0] == 0
+    index = json.loads((captures / "results.index.json").read_text())
+    index["values"]["s2.dot.river"]["text"] = "9.999"  # as if a new run had printed another number
+    (captures / "results.index.json").write_text(json.dumps(index))
+    code, printed = build(source, tmp_path / "out", captures)
+    assert code == 0, printed
+    assert '<span class="run-value">9.999</span>' in (tmp_path / "out" / "value.html").read_text()
+
+
 # --- the build command (staleness itself: tests/run/test_stamp.py) --------------------------------
 
 
@@ -323,7 +446,7 @@ def test_server_serves_the_site_on_loopback_only(tmp_path):
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=5) as response:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=60) as response:
             assert response.read() == b"<p>hello</p>"
     finally:
         server.shutdown()

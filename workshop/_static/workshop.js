@@ -35,13 +35,34 @@
     });
   }
 
+  // A figure wider than the screen scrolls inside its frame, which a phone does not show until
+  // touched: the frame is marked "scrolls" (its cue, runlog.py, is then shown), and "more-left" /
+  // "more-right" while it hides part of the figure on that side (the styles fade that edge).
+  function markEdges(frame) {
+    var scrolls = frame.scrollWidth > frame.clientWidth + 1;
+    frame.classList.toggle("scrolls", scrolls);
+    frame.classList.toggle("more-left", scrolls && frame.scrollLeft > 1);
+    frame.classList.toggle("more-right", scrolls && frame.scrollLeft + frame.clientWidth < frame.scrollWidth - 1);
+  }
+
+  function markWideFigures() {
+    document.querySelectorAll(".figure-frame").forEach(markEdges);
+  }
+
   function start() {
     highlightLogLines();
     makeScrollableBoxesFocusable();
+    markWideFigures();
   }
 
+  // A scroll does not bubble, but it can be caught on its way down: one listener for every frame.
+  document.addEventListener("scroll", function (event) {
+    var frame = event.target;
+    if (frame.classList && frame.classList.contains("figure-frame")) markEdges(frame);
+  }, { capture: true, passive: true });
   window.addEventListener("hashchange", highlightLogLines);
   window.addEventListener("resize", makeScrollableBoxesFocusable);
+  window.addEventListener("resize", markWideFigures);
   // Again once fonts and images are in: they change the layout, hence the scroll position and
   // which boxes overflow.
   window.addEventListener("load", start);

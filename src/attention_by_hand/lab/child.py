@@ -3,10 +3,12 @@
 A learner's file may loop forever, allocate without bound, print megabytes or call `sys.exit`,
 so the checker (runner.py) starts this module in a fresh interpreter,
 
-    python -B -m attention_by_hand.lab.child LEARNER_FILE RESULTS_FILE MEMORY_MB
+    python -B -m attention_by_hand.lab.child LEARNER_FILE RESULTS_FILE MEMORY_MB READY_FD
 
 which, in order: imports torch; reads the calls to make (one JSON document on stdin); caps its
-own address space at what torch already maps plus MEMORY_MB; imports the learner's file by path
+own address space at what torch already maps plus MEMORY_MB; writes one byte to the pipe READY_FD
+and closes it (the learner's time starts there: the parent's clock leaves out the checker's own
+start, which takes seconds on a slow laptop); imports the learner's file by path
 under the name `learner_lab` (so its `if __name__ == "__main__":` steps do not run); makes the
 calls (calls.py); and appends one JSON line per event to RESULTS_FILE, flushed at once, since
 the parent may kill it at any moment. Besides the events of calls.py, importing can end it:
@@ -72,7 +74,7 @@ def _limit_memory(budget_mb: int) -> None:
 
 
 def main(argv: list[str]) -> int:
-    learner, results_path, budget_mb = Path(argv[0]).resolve(), argv[1], int(argv[2])
+    learner, results_path, budget_mb, ready_fd = Path(argv[0]).resolve(), argv[1], int(argv[2]), int(argv[3])
     results = _Results(results_path)
     # Freed on MemoryError, so that reporting it has room to allocate.
     reserve = [bytearray(8 * 1024 * 1024)]
@@ -84,8 +86,10 @@ def main(argv: list[str]) -> int:
     # A learner's input() gets end-of-file, never the checker's request.
     sys.stdin = open(os.devnull, encoding="utf-8")
     _limit_memory(budget_mb)
-
     import importlib.util
+
+    os.write(ready_fd, b"1")  # all the checker's own setup is done: the learner's file comes next
+    os.close(ready_fd)
 
     sys.path.insert(0, str(learner.parent))  # as `python FILE` would: the file's folder first
     module = None

@@ -14,12 +14,15 @@ Left out: the learner's version of the source (exercise.py); running or judging 
 from __future__ import annotations
 
 import json
+import os
+import shlex
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from attention_by_hand.errors import UserError
 
-__all__ = ["notebook_text", "script_from_notebook", "STEPS_TAG"]
+__all__ = ["notebook_text", "script_from_notebook", "needs_labs_extra", "STEPS_TAG"]
 
 _GUARD = 'if __name__ == "__main__":'
 STEPS_TAG = "steps"
@@ -47,7 +50,7 @@ def notebook_text(source: str) -> str:
         import jupytext
         import nbformat
     except ImportError:
-        raise UserError("making notebooks needs jupytext and nbformat: pip install jupytext nbformat") from None
+        raise UserError(needs_labs_extra()) from None
     notebook = jupytext.reads(source, fmt="py:percent")
     notebook.metadata = nbformat.from_dict(
         {
@@ -65,6 +68,20 @@ def notebook_text(source: str) -> str:
                 cell.metadata = nbformat.from_dict({"tags": [STEPS_TAG]})
     nbformat.validate(notebook)
     return nbformat.writes(notebook) + "\n"
+
+
+def needs_labs_extra() -> str:
+    """One line: notebooks need the labs extra, and the two commands that install it into this
+    Python, from the package index and, in an offline room, from a wheelhouse folder (README)."""
+    python = os.path.relpath(sys.executable)
+    if python.startswith(os.pardir):
+        python = sys.executable  # a relative path that climbs is harder to read than the whole one
+    pip = f"{shlex.quote(python)} -m pip install"
+    extra = '"attention-by-hand[labs]"'
+    return (
+        "making notebooks needs the package's labs extra (jupytext, nbformat, JupyterLab and its Python kernel): "
+        f"{pip} {extra}, or offline, beside a wheelhouse folder: {pip} --no-index --find-links wheelhouse {extra}"
+    )
 
 
 def _cells(path: Path) -> list[dict]:

@@ -1,10 +1,13 @@
 """`lab check`'s parent side: run a learner's file in a child process, within limits.
 
-The learner's file runs in a child (child.py), never in this process. The child gets a
-wall-clock limit (`timeout`), an address-space budget (`memory_mb`, set by the child itself once
-torch is imported) and an output cap (`OUTPUT_LIMIT`, read by a thread here and enforced by
-killing the child's process group). Once the run is over, however it ended, the group is killed:
-nothing the file started outlives the check.
+The learner's file runs in a child process (child.py), never in this process. The child gets a
+wall-clock limit (`timeout`) for the learner's own part of the run (importing the file and the
+calls), counted from the moment the child says it is ready, so that the checker's own start
+(importing torch: seconds on a slow or busy laptop) never eats into it; that start has a bound of
+its own, STARTUP_LIMIT, for a child that hangs before it is ready. It gets an address-space
+budget (`memory_mb`, set by the child itself once torch is imported) and an output cap
+(`OUTPUT_LIMIT`, read by a thread here and enforced by killing the child's process group). Once
+the run is over, however it ended, the group is killed: nothing the file started outlives the check.
 
 The child starts importing torch at once; meanwhile this process imports torch too, builds the
 inputs and sends them, so the two imports overlap (about a second saved on every check).
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -29,9 +33,12 @@ from pathlib import Path
 from attention_by_hand.lab.registry import Lab, reference_path
 from attention_by_hand.lab.verdict import CheckRun, Ending, check_run, load_reference, plan
 
-__all__ = ["OUTPUT_LIMIT", "check_file"]
+__all__ = ["OUTPUT_LIMIT", "STARTUP_LIMIT", "check_file"]
 
 OUTPUT_LIMIT = 1024 * 1024  # bytes a learner's file may print before it is stopped
+# Seconds for the child to get ready (start Python, import torch, read the request): about 1 s on
+# the README's machine, 3 s on one three times slower; a bound for a child that hangs, not a pace.
+STARTUP_LIMIT = 300.0
 _RESULTS_LIMIT = 32 * 1024 * 1024  # bytes of the results file read back (the wire format caps outputs)
 
 
@@ -120,6 +127,15 @@ class Limits:
     memory_mb: int = 1024  # beyond what torch itself maps
 
 
+def _wait_ready(ready: int, within: float) -> str:
+    """"ready" when the child wrote its ready byte within `within` seconds, "ended" when it closed
+    the pipe first (it died while starting), "late" when neither happened in time."""
+    readable, _, _ = select.select([ready], [], [], max(0.0, within))
+    if not readable:
+        return "late"
+    return "ready" if os.read(ready, 1) == b"1" else "ended"
+
+
 def check_file(learner: Path, lab: Lab, *, limits: Limits = Limits(), seed: int = 0, line_name=None) -> CheckRun:
     """Run `learner` in a child with limits, call its functions, judge them against the reference.
 
@@ -128,25 +144,34 @@ def check_file(learner: Path, lab: Lab, *, limits: Limits = Limits(), seed: int 
     with tempfile.TemporaryDirectory(prefix="lab-check-") as tmp:
         results_path = Path(tmp) / "results.jsonl"
         started = time.monotonic()
-        process = subprocess.Popen(
-            [sys.executable, "-B", "-m", "attention_by_hand.lab.child"]
-            + [str(learner.resolve()), str(results_path), str(limits.memory_mb)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            cwd=tmp,  # whatever the learner's file writes lands in the temporary folder
-            env=_child_env(),
-            start_new_session=True,
-        )
+        ready, ready_end = os.pipe()
+        try:
+            process = subprocess.Popen(
+                [sys.executable, "-B", "-m", "attention_by_hand.lab.child"]
+                + [str(learner.resolve()), str(results_path), str(limits.memory_mb), str(ready_end)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=tmp,  # whatever the learner's file writes lands in the temporary folder
+                env=_child_env(),
+                start_new_session=True,
+                pass_fds=(ready_end,),
+            )
+        finally:
+            os.close(ready_end)  # the child's copy is the only one left: its end of file is ours
         reader = _OutputCap(process.stdout, OUTPUT_LIMIT, lambda: _kill_group(process))
         reader.start()
         try:
             the_plan = plan(lab.number, seed)
             _send(process.stdin, the_plan.request)
             reference = load_reference(reference_path(lab))
+            start = _wait_ready(ready, STARTUP_LIMIT - (time.monotonic() - started))
+            # The learner's time starts once the child is ready; one that died while starting is
+            # on its way out (it closed the pipe as it exited); one that hangs there gets no time.
+            wait = {"ready": limits.timeout, "ended": STARTUP_LIMIT, "late": 0.0}[start]
             timed_out = False
             try:
-                process.wait(timeout=max(0.0, limits.timeout - (time.monotonic() - started)))
+                process.wait(timeout=wait)
             except subprocess.TimeoutExpired:
                 timed_out = True
             # Always, not only on a time-out: a child that ended normally may leave processes it
@@ -157,6 +182,8 @@ def check_file(learner: Path, lab: Lab, *, limits: Limits = Limits(), seed: int 
             reader.join(timeout=5)
             ending = Ending(
                 timed_out=timed_out,
+                started=start != "late",
+                printed=reader.total,
                 overflowed=reader.overflowed,
                 returncode=process.returncode,
                 last_output=reader.last_line(),
@@ -170,3 +197,4 @@ def check_file(learner: Path, lab: Lab, *, limits: Limits = Limits(), seed: int 
             _kill_group(process)
             process.wait()
             process.stdout.close()
+            os.close(ready)

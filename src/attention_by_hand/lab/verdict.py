@@ -52,6 +52,7 @@ class CheckRun:
 
     results: list[CheckResult] = field(default_factory=list)
     failure: str | None = None
+    ending: Ending | None = None  # how the child ended, when the file ran in one (runner.py)
 
     @property
     def passed(self) -> int:
@@ -89,6 +90,8 @@ class Ending:
     timeout: float
     memory_mb: int
     output_limit: int
+    started: bool = True  # False: it never got ready (Python and torch did not start in time)
+    printed: int = 0  # bytes of output read from it, up to where it was stopped
 
 
 def load_reference(path: Path) -> ModuleType:
@@ -220,7 +223,7 @@ def check_run(
     else:
         where = "while importing the file" if not started else "after the last call"
 
-    run = CheckRun()
+    run = CheckRun(ending=ending)
     # Report every check whose calls all came back, in order, up to the first that did not.
     for check in the_plan.checks:
         ids = [i for i, (c, _) in enumerate(calls) if c is check]
@@ -235,6 +238,8 @@ def check_run(
     if ending and ending.overflowed:
         mb = ending.output_limit // (1024 * 1024)
         run.failure = f"printed more than {mb} MB {where} (a print inside a loop?); stopped"
+    elif ending and ending.timed_out and not ending.started:
+        run.failure = "the checker's own process did not start in time (starting Python and torch); is the machine very busy?"
     elif ending and ending.timed_out:
         run.failure = f"time limit: still running after {ending.timeout:g} s {where} (a loop that never ends?)"
     elif fatal:

@@ -3,8 +3,9 @@
 A head of length n forms an n x n score matrix. The two tricks that never hold it whole, as
 plain NumPy in the style of `mechanism.py`:
 
-    online softmax    one pass over a row: a running maximum m and a running sum l, with every
-                      earlier term rescaled by exp(m_old - m_new) when the maximum grows
+    online softmax    a row's maximum m and sum l in one pass, every earlier term rescaled by
+                      exp(m_old - m_new) when the maximum grows; the division is a second pass
+                      (Milakov and Gimelshein 2018: two passes where the plain softmax takes three)
     tiled attention   the same running m and l for a block of queries against one block of keys
                       at a time; the n x n matrix is never held, only one block x block tile
                       (Dao et al. 2022, "FlashAttention"; the block loop order of FlashAttention-2)
@@ -56,7 +57,7 @@ class OnlineStep:
 
 
 def online_softmax(scores: np.ndarray) -> tuple[np.ndarray, list[OnlineStep]]:
-    """Softmax of one row in a single pass over the scores.   scores: (n,) -> weights: (n,)
+    """Softmax of one row: its maximum and sum in one pass, then the division.   scores: (n,) -> weights: (n,)
 
         m_j = max(m_{j-1}, s_j)
         l_j = l_{j-1} * exp(m_{j-1} - m_j) + exp(s_j - m_j)     so l_n = sum_j exp(s_j - m_n)
@@ -64,7 +65,9 @@ def online_softmax(scores: np.ndarray) -> tuple[np.ndarray, list[OnlineStep]]:
 
     The plain softmax reads the row twice before dividing (once for the maximum, once for the
     sum); here the sum is kept relative to the maximum SO FAR, and when a larger score arrives
-    the sum is rescaled by exp(m_old - m_new) <= 1. The trace lists every step's m, rescale, l.
+    the sum is rescaled by exp(m_old - m_new) <= 1. No weight is final before the last score:
+    the division needs the final m and l (tiled attention removes that pass by blending the
+    values as it goes). The trace lists every step's m, rescale, l.
     """
     scores = np.asarray(scores, dtype=np.float64)
     if scores.ndim != 1 or len(scores) == 0 or not np.all(np.isfinite(scores)):

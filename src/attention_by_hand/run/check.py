@@ -133,18 +133,47 @@ def compare(got_text: str, expected_text: str) -> Comparison:
     return Comparison(differences, env(expected), env(got))
 
 
+def _versions(line: str) -> dict[str, str] | None:
+    """Line 3 as {name: version}: "torch 2.13.0+cpu | numpy 2.4.6 | ..." -> {"torch": "2.13.0+cpu", ...};
+    None when it is not a list of "name version" pairs (a hand-edited line, another file)."""
+    pairs = [part.split(" ") for part in line.split(" | ")]
+    if not all(len(pair) == 2 and all(pair) for pair in pairs):
+        return None
+    return dict(pairs)
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def environment_note(comparison: Comparison, got_name: str, expected_name: str) -> list[str]:
+    """What line 3 says differs, in words: which versions made each log, each named once and only
+    where the two differ, as each log's own line 3 has them. Nothing when the lines are equal."""
+    expected, got = comparison.expected_environment, comparison.got_environment
+    if expected == got:
+        return []
+    head = f"info: line {ENVIRONMENT_LINE} (environment) differs, which is allowed"
+    before, now = _versions(expected), _versions(got)
+    if before is None or now is None:
+        return [f"{head}:", f"  expected: {expected}", f"  got:      {got}"]
+    names = list(before) + [name for name in now if name not in before]
+    differ = [name for name in names if before.get(name) != now.get(name)]
+
+    def made_with(versions: dict[str, str]) -> str:
+        return _listed([f"{name} {versions[name]}" if name in versions else f"no {name}" for name in differ])
+
+    return [f"{head}: {expected_name} was made with {made_with(before)}; {got_name} with {made_with(now)}"]
+
+
 def report(comparison: Comparison, got_name: str, expected_name: str) -> list[str]:
     """Human-readable lines for the command line."""
-    out = []
-    if comparison.expected_environment != comparison.got_environment:
-        out.append(f"info: line {ENVIRONMENT_LINE} (environment) differs, which is allowed:")
-        out.append(f"  expected: {comparison.expected_environment}")
-        out.append(f"  got:      {comparison.got_environment}")
+    out = environment_note(comparison, got_name, expected_name)
     if comparison.equal:
         out.append(f"OK: {got_name} matches {expected_name} (every line but line {ENVIRONMENT_LINE}, byte for byte)")
         return out
     n = len(comparison.differences)
-    out.append(f"DIFFERENT: {n} line{'s' if n != 1 else ''} of {got_name} differ from {expected_name}:")
+    lines = "1 line" if n == 1 else f"{n} lines"
+    out.append(f"DIFFERENT: {lines} of {got_name} {'differs' if n == 1 else 'differ'} from {expected_name}:")
     for d in comparison.differences:
         out.append(f"  line {d.line} {d.section}")
         out.append(f"    expected: {_show(d.expected)}")

@@ -1,8 +1,9 @@
 """GPT-2 small's sizes, which the parts set beside the toy world's.
 
-Radford et al. 2019 ("Language Models are Unsupervised Multitask Learners", table 2) list the
-smallest model at 117M parameters; OpenAI later gave its count as 124M (openai/gpt-2, issue
-#209: 124,439,808 weights and biases, embedding tables included).
+Radford et al. 2019 ("Language Models are Unsupervised Multitask Learners", Table 2) gave the
+smallest model 117M parameters; OpenAI's repository later corrected the count ("our original
+parameter counts were wrong", openai/gpt-2 README) and names the model 124M: 124,439,808 with
+its tied word table.
 Sizes from openai/gpt-2 `src/model.py` (`default_hparams`) and the released `hparams.json`.
 
 Left out: everything computed from these (each part computes what it prints).
@@ -18,4 +19,5 @@ GPT2 = {
     "heads": 12,  # n_head
     "layers": 12,  # n_layer
     "params": 124_000_000,  # the "124M" of the released checkpoint's name
+    "vocab": 50_257,  # n_vocab: the rows of the word table wte
 }

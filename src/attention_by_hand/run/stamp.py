@@ -19,21 +19,34 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from attention_by_hand.run.atomic import write_atomic
-from attention_by_hand.run.world import RIVER_BANK
-
-if TYPE_CHECKING:
-    from attention_by_hand.run.part import Part
-    from attention_by_hand.run.world import World
+from attention_by_hand.run.world import RIVER_BANK, World
 
 __all__ = ["made_from", "write", "why_stale"]
 
 # 1 held one hash of everything (it could say THAT something changed, not what); 2 listed the
 # modules by hand; 3 hashes the part's package, run/ and math/, keyed by path.
 FORMAT = 3
+
+
+class Part(Protocol):
+    """What the stamp reads of a run part (run/part.py's Part has it): the stamp sits below the
+    part in the house, so it names these few attributes rather than importing the class."""
+
+    environment: Callable[[], str]
+    takes_world: bool
+
+    @property
+    def log_path(self) -> str: ...
+
+    @property
+    def stamp_path(self) -> str: ...
+
+    def code_files(self) -> dict[str, Path]: ...
 
 
 def _sha256(data: bytes) -> str:

@@ -2,22 +2,32 @@
 
     attention-by-hand build --handout [PATH]        (default: <site>/handout.pdf)
 
-The PDF holds, in this order: every module page (module-0, module-1, ... as the built site has
-them), the log page, the labs page, and last the answers: every check-yourself question of every
-module under its module's title, numbered Q1, Q2, ..., with its answer shown. On a module's own
-pages a question keeps its text and gets its number, and its answer (a `<details class="answer">`,
-sphinxext/questions.py) is replaced by a line saying where the answer is, so that the questions
-can be worked on paper before the answers are seen.
+The PDF holds, in this order: a title page (the site's title and the opening paragraph of its
+home page, and how the handout is meant to be worked through); a contents page, each part with
+the number of the page it starts on; every module page (module-0, module-1, ... as the built site
+has them), the log page, the labs page, and last the answers: every check-yourself question of
+every module under its module's title, numbered Q1, Q2, ..., with its answer shown. Every page
+carries its number at the foot ("page 7 of 88"). On a module's own pages a question keeps its
+text and gets its number, and its answer (a `<details class="answer">`, sphinxext/questions.py)
+is replaced by a line saying where the answer is; the words before the questions, which tell a
+reader on screen to open each answer, are replaced by a line that says where the answers are.
+What only a screen can do is not printed: the site's print styles hide its `screen-only` words
+("cross-check:" before a quote's source, which stays: "results.log lines 9-13"), the theme's
+footer and the log page's download link.
 
 How it is made: the built site is served on 127.0.0.1 (as `serve` does), Chromium opens each page
 through Playwright and prints it with `page.pdf` on A4 (PAPER), through the site's own print
 stylesheet, the one tests/browser/test_print.py checks; the answers are printed from the index
 page with its article replaced by the questions gathered from the modules (their own markup,
-moved, so figures, MathML and log links print as on the pages). pypdf joins the parts into one
-file, each part a bookmark, written atomically. Each part starts on a new page.
+moved, so figures, MathML and log links print as on the pages), and so are the title and
+contents pages, once the parts' page counts are known. pypdf joins the parts into one file, each
+part a bookmark; the page numbers are printed by Chromium too, as the footers of a document of
+as many blank pages (its own page numbers are the handout's), and laid over the handout's pages,
+since each part is printed on its own and would count from 1. The file is written atomically.
+Each part starts on a new page.
 
-Left out: page numbers (Chromium prints them in the margin, and each part is printed on its own),
-the playground (it is made to be clicked), the instructor's page, the reproduce page, the index.
+Left out: the playground (it is made to be clicked), the instructor's page, the reproduce page,
+the index.
 """
 
 from __future__ import annotations
@@ -33,10 +43,14 @@ from pathlib import Path
 
 from attention_by_hand.errors import UserError
 
-__all__ = ["DEFAULT_NAME", "MARGIN_CM", "PAPER", "ANSWERS_TITLE", "Part", "Handout", "handout_path", "find_chromium", "print_handout"]
+__all__ = [
+    "DEFAULT_NAME", "MARGIN_CM", "PAPER", "ANSWERS_TITLE", "CONTENTS_TITLE", "page_label",
+    "Part", "Handout", "handout_path", "find_chromium", "print_handout",
+]  # fmt: skip
 
 DEFAULT_NAME = "handout.pdf"
 ANSWERS_TITLE = "Answers to the check-yourself questions"
+CONTENTS_TITLE = "Contents"
 MARGIN_CM = 1  # what a browser's print dialog offers; the print CSS is tuned for it (test_print.py)
 PAPER = {"format": "A4", "margin": {side: f"{MARGIN_CM}cm" for side in ("top", "right", "bottom", "left")}}
 
@@ -62,8 +76,22 @@ _TITLE = """() => {
 
 # Numbers each question of a module page (Q1, Q2, ...: not "2.3", which reads as an answer),
 # replaces its answer by a pointer to the end, and returns each question and answer as the
-# page's own markup, for the answers part.
-_TAKE_ANSWERS = """(module) => Array.from(document.querySelectorAll('article .question')).map((q, i) => {
+# page's own markup, for the answers part. The paragraphs between the questions' heading and the
+# first question tell a reader on screen how to open the answers: on paper, one line says where
+# they are instead.
+_TAKE_ANSWERS = """(module) => {
+  const first = document.querySelector('article .question');
+  if (first) {
+    for (const element of Array.from(first.parentElement.children)) {
+        if (element === first) break;
+        if (element.tagName === 'P') element.remove();
+    }
+    const note = document.createElement('p');
+    note.className = 'answer-pointer';
+    note.textContent = `Work each question out on paper first: the answers are at the end of the handout, under ${module}.`;
+    first.before(note);
+  }
+  return Array.from(document.querySelectorAll('article .question')).map((q, i) => {
     const label = `Q${i + 1}`;
     const tag = document.createElement('strong');
     tag.className = 'question-number';
@@ -81,7 +109,8 @@ _TAKE_ANSWERS = """(module) => Array.from(document.querySelectorAll('article .qu
         details.replaceWith(pointer);
     }
     return {question: question.innerHTML, answer: answer.innerHTML};
-})"""
+  });
+}"""
 
 # The answers part: the page's article replaced by each module's questions, answers shown, with
 # the classes the instructor's list uses (questions.py), so the site's CSS lays them out.
@@ -113,6 +142,57 @@ _SHOW_ANSWERS = """([title, modules]) => {
 }"""
 
 
+# The title page and the contents: the index page's article replaced by the site's title, the
+# home page's opening paragraph, how to work through the handout, and each part with its first
+# page's number (in the classes of the site's print styles, workshop.css).
+_FRONT = """([intro, contents_title, contents]) => {
+    const article = document.querySelector('article');
+    const cover = document.createElement('div');
+    cover.className = 'handout-cover';
+    cover.append(article.querySelector('h1'), article.querySelector('h1 ~ p') || '');
+    const how = document.createElement('p');
+    how.textContent = intro;
+    cover.append(how);
+    cover.querySelectorAll('.headerlink').forEach(a => a.remove());
+    const toc = document.createElement('div');
+    toc.className = 'handout-contents';
+    const heading = document.createElement('h2');
+    heading.textContent = contents_title;
+    const list = document.createElement('ol');
+    for (const [title, page] of contents) {
+        const item = document.createElement('li');
+        const name = document.createElement('span');
+        name.textContent = title;
+        const number = document.createElement('span');
+        number.className = 'handout-page';
+        number.textContent = page;
+        item.append(name, number);
+        list.append(item);
+    }
+    toc.append(heading, list);
+    article.replaceChildren(cover, toc);
+}"""
+
+_HOW_TO_USE = (
+    "This handout holds the workshop's modules, the run's log, the labs and, at the end, the answers "
+    "to every check-yourself question. Work each question out on paper before you turn to its answer."
+)
+
+
+def page_label(number: int, total: int) -> str:
+    """What the foot of page `number` (from 1) of `total` says: the footer below, filled in."""
+    return f"page {number} of {total}"
+
+
+# The foot of every page, page_label's words: Chromium fills pageNumber and totalPages in its own
+# footer. Sized and coloured here, since a footer template inherits nothing from the page.
+_FOOTER = (
+    '<div style="width: 100%; text-align: center; font-size: 8pt; color: #444;">'
+    'page <span class="pageNumber"></span> of <span class="totalPages"></span></div>'
+)
+_BLANK_PAGES = "<style>div {{ height: 1px; }} div + div {{ break-before: page; }}</style>{}"
+
+
 @dataclass(frozen=True)
 class Part:
     """One part of the handout: its title (its bookmark) and the PDF page it starts on (0-based)."""
@@ -124,16 +204,18 @@ class Part:
 
 @dataclass(frozen=True)
 class Handout:
-    """What was printed: the PDF, its parts in order, how many questions it answers, how long it took."""
+    """What was printed: the PDF, its front pages (title and contents), its parts in order, how
+    many questions it answers, how long it took."""
 
     path: Path
+    front_pages: int
     parts: tuple[Part, ...]
     questions: int
     seconds: float
 
     @property
     def pages(self) -> int:
-        return sum(part.pages for part in self.parts)
+        return self.front_pages + sum(part.pages for part in self.parts)
 
 
 def handout_path(given: str | None, site: Path) -> Path:
@@ -216,34 +298,71 @@ def print_handout(site: Path, path: Path, chromium: str) -> Handout:
                 page.goto(f"{base}/{name}", wait_until="load")
                 return page.evaluate(_TITLE)
 
-            def print_page(title: str) -> None:
+            def print_page(**options) -> bytes:
                 # The math font and the figures must be in before Chromium lays the page out for paper.
                 page.evaluate("document.fonts.ready.then(() => true)")
-                printed.append((title, page.pdf(**PAPER)))
+                return page.pdf(**PAPER, **options)
 
             for number, name in modules:
                 title = open_page(name)
                 gathered.append({"title": title, "questions": page.evaluate(_TAKE_ANSWERS, f"Module {number}")})
-                print_page(title)
+                printed.append((title, print_page()))
             for name in ("log.html", "labs.html"):
                 if (site / name).is_file():
-                    print_page(open_page(name))
+                    printed.append((open_page(name), print_page()))
             open_page("index.html")
             page.evaluate(_SHOW_ANSWERS, [ANSWERS_TITLE, gathered])
-            print_page(ANSWERS_TITLE)
+            printed.append((ANSWERS_TITLE, print_page()))
+
+            counts = [_pages(pdf) for _, pdf in printed]
+            front = _print_front(open_page, print_page, page, [title for title, _ in printed], counts)
+            total = _pages(front) + sum(counts)
+            page.set_content(_BLANK_PAGES.format("<div></div>" * total))
+            numbers = PdfReader(io.BytesIO(page.pdf(**PAPER, display_header_footer=True, header_template="<span></span>", footer_template=_FOOTER)))
         finally:
             browser.close()
 
     writer = PdfWriter()
+    front_pages = _pages(front)
+    # The contents start on the page after the title page (the print styles break after it).
+    writer.append(PdfReader(io.BytesIO(front)), import_outline=False)
+    writer.add_outline_item(CONTENTS_TITLE, min(1, front_pages - 1))
     parts = []
     for title, pdf in printed:
         first = len(writer.pages)
         # Chromium's own outline is empty here (untagged print): one bookmark per part instead.
         writer.append(PdfReader(io.BytesIO(pdf)), outline_item=title, import_outline=False)
         parts.append(Part(title, first, len(writer.pages) - first))
+    if len(numbers.pages) != len(writer.pages):
+        raise RuntimeError(f"the page numbers came out on {len(numbers.pages)} pages for {len(writer.pages)}")
+    for page_, number in zip(writer.pages, numbers.pages):
+        page_.merge_page(number)
     writer.add_metadata({"/Title": "LLM Self-Attention by Hand: the handout"})
     out = io.BytesIO()
     writer.write(out)
     write_atomic(path, out.getvalue())
     questions = sum(len(module["questions"]) for module in gathered)
-    return Handout(path, tuple(parts), questions, time.perf_counter() - started)
+    return Handout(path, front_pages, tuple(parts), questions, time.perf_counter() - started)
+
+
+def _pages(pdf: bytes) -> int:
+    from pypdf import PdfReader
+
+    return len(PdfReader(io.BytesIO(pdf)).pages)
+
+
+def _print_front(open_page, print_page, page, titles: list[str], counts: list[int]) -> bytes:
+    """The title and contents pages, each part listed with the number of its first page. Those
+    numbers count the front pages too, so it is printed again until its own length is the one
+    its numbers assumed (once, unless the contents run onto a third page)."""
+    assumed = 2  # the title page and one page of contents
+    for _ in range(4):
+        firsts = [assumed + 1 + sum(counts[:i]) for i in range(len(counts))]
+        open_page("index.html")
+        page.evaluate(_FRONT, [_HOW_TO_USE, CONTENTS_TITLE, [[t, str(n)] for t, n in zip(titles, firsts)]])
+        front = print_page()
+        pages = _pages(front)
+        if pages == assumed:
+            return front
+        assumed = pages
+    raise RuntimeError("the contents' length never settled")

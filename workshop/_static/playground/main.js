@@ -80,8 +80,12 @@
   function writeFragment() {
     // Once things settle, not on every keystroke: Chromium throttles a page that rewrites its
     // address hundreds of times in a few seconds (holding an arrow key on a number does that).
+    // data-address says whether the address is still to be written ("pending") or holds the
+    // state ("current"): a test of links waits for it, however long a busy machine takes.
     clearTimeout(fragmentTimer);
+    root.dataset.address = "pending";
     fragmentTimer = setTimeout(function () {
+      root.dataset.address = "current";
       var hash = AP.state.encode(state);
       if (hash === window.location.hash) return;
       // A first visit keeps its plain address until the learner changes something.

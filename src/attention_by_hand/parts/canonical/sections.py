@@ -140,6 +140,9 @@ def s3_raw_attention(log: SectionLog, w: World) -> np.ndarray:
         )
         log.matrix("s3.weights.1", f"attention weights for {quoted(w.sentences[1])}:", results[1][1], w.sentences[1])
 
+        for k, (out, _) in enumerate(results):  # the first word's output too, which S3 does not print
+            for a, v in zip(w.axes, out[0]):
+                log.value(f"s3.first_output.{k}.{a}", v, "{:.3f}", derived=True)
         with log.span("s3.outputs"):
             log.line(f"  {amb}'s output vector ({', '.join(w.axes)}):")
             for k, (sentence, (out, _)) in enumerate(zip(w.sentences, results)):
@@ -299,11 +302,16 @@ def s6_general_head(log: SectionLog, w: World, measured: Measurements) -> None:
             log.line(f"  output in {quoted(reverse)} -> {same} (real LLMs add position information)")
 
         with log.span("s6.gpt2"):
-            g = {name: log.value(f"s6.gpt2.{name}", size) for name, size in GPT2.items() if name != "params"}
+            g = {name: log.value(f"s6.gpt2.{name}", size) for name, size in GPT2.items() if name not in ("params", "vocab")}
             per_head = 3 * GPT2["d_model"] * GPT2["d_k"]  # W_q, W_k, W_v of one head
             per_layer = GPT2["heads"] * per_head + GPT2["d_model"] ** 2  # + the output projection
             total = GPT2["layers"] * per_layer
             log.value("s6.gpt2.share", total / GPT2["params"], "{:.0%}", derived=True)  # of the whole model
+            # The word table, for the page's parameter budget (S6 does not print it).
+            log.value("s6.gpt2.vocab", GPT2["vocab"], "{:,}", derived=True)
+            table = GPT2["vocab"] * GPT2["d_model"]
+            log.value("s6.gpt2.word_table", table, "{:,}", derived=True)
+            log.value("s6.gpt2.word_table_share", table / GPT2["params"], "{:.0%}", derived=True)
             log.line(
                 f"  one GPT-2 sized head: d_model = {g['d_model']}, d_k = {g['d_k']} -> "
                 f"W_q + W_k + W_v = {log.value('s6.gpt2.per_head', per_head, '{:,}')} numbers"

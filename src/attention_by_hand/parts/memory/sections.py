@@ -30,7 +30,7 @@ from attention_by_hand.run.environment import versions_line
 from attention_by_hand.run.figures import FigureJob
 from attention_by_hand.run.gpt2 import GPT2
 from attention_by_hand.run.part import RunContext
-from attention_by_hand.run.section_log import SectionLog, bracket, quoted
+from attention_by_hand.run.section_log import SectionLog, binary_size, bracket, quoted
 from attention_by_hand.run.world import RIVER_BANK
 
 __all__ = ["write", "environment"]
@@ -45,6 +45,8 @@ RANDOM_WORDS, RANDOM_D_K, RANDOM_BLOCK = 4_096, 64, 512  # L3's random head: an 
 REFERENCE_ROWS = 1_024  # rows of the plain head L3's references compute at a time (32 MiB of scores)
 DECODE_WORDS = 1_024  # L4: GPT-2's full context
 CACHE_WORDS, CACHE_DTYPE = 8_192, ("fp16", 2)  # L5
+SERVED_TEXTS = 32  # L5: texts decoded at once by a server, for the page's "the cache is the next wall"
+
 # L5's models: key, name, layers, query heads, d_k, key/value heads as built, groups for the
 # grouped-query row. GPT-2 small is multi-head only, so its 4 groups are hypothetical; the
 # Llama-shaped model has the attention shape of Llama 3 8B (8 key/value heads).
@@ -57,6 +59,16 @@ MODELS = (
 # as a bound that the noise clears by five orders of magnitude on any machine.
 RANDOM_BOUND = 1e-10
 TOY_BOUND = 1e-12
+
+
+def llama3_8b_weights() -> int:
+    """Meta-Llama-3-8B's weights, counted from its config.json: vocabulary 128,256, width 4,096,
+    32 layers of 32 query heads and 8 key/value heads of 128 channels, an MLP of 14,336 with three
+    matrices (SwiGLU), two norms per layer and one at the end, separate input and output tables."""
+    vocab, width, layers, kv_width, mlp = 128_256, 4_096, 32, 8 * 128, 14_336
+    attention = 2 * width * width + 2 * width * kv_width  # q and o: width x width; k and v: width x kv_width
+    layer = attention + 3 * width * mlp + 2 * width
+    return layers * layer + 2 * vocab * width + width  # 8,030,261,248
 
 
 def l1_memory_wall(log: SectionLog) -> None:
@@ -112,7 +124,7 @@ def _bank_scores():
 
 
 def l2_online_softmax(log: SectionLog) -> None:
-    """S2's softmax row again, in one pass: running maximum, running sum, rescale."""
+    """S2's softmax row again, its maximum and sum in one pass: running maximum, running sum, rescale."""
     w = RIVER_BANK
     sentence, scores = _bank_scores()
     weights, trace = T.online_softmax(scores)
@@ -314,6 +326,10 @@ def _l4_cost(log: SectionLog) -> None:
         log.line("    computed, without a cache: heads * layers * n * (3 * d_model * d_k + 2 * n * d_k)")
         log.line(f"      = {log.value('l4.cost.uncached', without, '{:,}'):>14}  (the same for every one of the n words, again)")
         ratio = log.value("l4.cost.ratio", without // with_cache, "{:,}")
+        # A head that skips the masked half: word i computes i scores and blends i values, not n.
+        causal = heads * layers * (n * 3 * d_model * d_k + 2 * d_k * n * (n + 1) // 2)
+        log.value("l4.cost.causal_ratio", causal / with_cache, "{:,.0f}", derived=True)
+        log.value("l4.cost.causal_share", causal / with_cache / (without // with_cache), "{:.0%}", derived=True)
         log.line(f"    {ratio} times fewer with the cache: n, since no earlier word's share is done again")
         log.line("    (without one, every layer runs again on all n words: each earlier word's keys and values")
         log.line("    depend on the layers below; output projections and the MLP are left out of both)")
@@ -342,6 +358,13 @@ def l5_sharing(log: SectionLog) -> None:
                     log.value(f"l5.{key}.{slug}.kv_heads", kv_heads)
                     note = "as built" if kv_heads == built else "hypothetical"
                     log.line(f"    {kind:<14}{kv_heads:>9}{word:>12}{total:>12}   ({note})")
+        # For the page: many texts' caches against the weights, both in 16-bit numbers (not printed).
+        log.value("l5.served_texts", SERVED_TEXTS, derived=True)
+        _, _, layers, _, d_k, built, _ = MODELS[1]  # the Llama-shaped model, as built
+        served = SERVED_TEXTS * C.kv_cache_bytes(n, layers, built, d_k, size)
+        log.value("l5.llama.served_cache", served, binary_size(served), derived=True)
+        weights = llama3_8b_weights() * size
+        log.value("l5.llama.weight_bytes", weights, binary_size(weights), derived=True)
         with log.span("l5.notes"):
             log.line("  GPT-2 small is built with multi-head attention: its other two rows are what it would need.")
             log.line(f"  the Llama-shaped model is built with {MODELS[1][5]} groups, as Llama 3 8B is: its other rows are hypothetical.")

@@ -8,9 +8,11 @@
     break
     ```
 
-lays the steps out in order, each with its minutes and the clock at its start, and names the
-steps that no longer fit in the session's minutes: they are left for after it. A page's minutes
-come from its size: the words of its prose (code, log excerpts, formulas and figures not
+makes one plan: a heading, then the steps in order, each with its minutes and the clock at its
+start, then the steps that no longer fit in the session's minutes, named as left for after it.
+The heading is made from the plan itself, the session's length and the steps that fit ("An hour
+and a half: Modules 0 to 3, Lab 02"), so it can name nothing the plan leaves out. A page's
+minutes come from its size: the words of its prose (code, log excerpts, formulas and figures not
 counted) at READING_WORDS_PER_MINUTE, plus QUESTION_MINUTES per check-yourself question. A lab's
 come from the functions its learner writes (lab/registry.py's LABS). The rates are estimates,
 not measurements, and the page says so under each plan.
@@ -25,13 +27,14 @@ catalogue out calls every check's judge with torch, seconds per build, so it is 
 the lab package ships rather than computed here.
 
 Left out: measured timings of real sessions (none exist yet); a plan that reorders steps by
-itself: the page gives the order, this module only times it.
+itself: the page gives the order, this module only times it and names what fits.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from docutils import nodes
@@ -41,6 +44,10 @@ from sphinx.util.docutils import SphinxDirective
 
 __all__ = [
     "setup",
+    "Step",
+    "fit",
+    "heading",
+    "session_length",
     "prose_words",
     "questions_in",
     "READING_WORDS_PER_MINUTE",
@@ -65,15 +72,18 @@ _FENCE = re.compile(r"^(`{3,}|~{3,}|:{3,})[^\n]*\n.*?^\1[ \t]*$", re.S | re.M)  
 _DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.S)
 _ROLE = re.compile(r"\{[\w-]+\}`[^`]*`")  # {value}`s2.dot.river`: one word, whatever the name's length
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
+_SOURCES = re.compile(r"^## Sources[ \t]*$.*", re.S | re.M)  # a module page's list of sources, at its end
+_LINK_TARGET = re.compile(r"\]\([^)\s]*\)")  # [text](address): the text is read, the address is not
 _WORD = re.compile(r"[^\W_][\w'’.,-]*")
 _QUESTION = re.compile(r"^(`{3,}|:{3,})\{question\}", re.M)
 
 
 def prose_words(markdown: str) -> int:
     """The words of a page's prose: fenced blocks (code, log excerpts, figures, questions),
-    display math and comments left out; a role counts as one word."""
-    text = _COMMENT.sub(" ", _DISPLAY_MATH.sub(" ", _FENCE.sub(" ", markdown)))
-    return len(_WORD.findall(_ROLE.sub(" x ", text)))
+    display math, comments, links' addresses and the closing Sources section left out (a
+    reader follows those after the session); a role counts as one word."""
+    text = _COMMENT.sub(" ", _DISPLAY_MATH.sub(" ", _FENCE.sub(" ", _SOURCES.sub(" ", markdown))))
+    return len(_WORD.findall(_ROLE.sub(" x ", _LINK_TARGET.sub("] ", text))))
 
 
 def questions_in(markdown: str) -> int:
@@ -84,8 +94,77 @@ def _minutes(x: float) -> int:
     return max(1, math.ceil(x))
 
 
+@dataclass(frozen=True)
+class Step:
+    """One step of a plan. `kind` is "module" (a page module-N), "lab", "page" (any other page)
+    or "break"; `number` is the module's or the lab's; `name` is how a heading names a page."""
+
+    kind: str
+    number: int | None
+    name: str
+    row: str  # the step as its table row says it (Markdown)
+    minutes: int
+
+
+def fit(steps: list[Step], budget: int) -> tuple[list[Step], list[Step]]:
+    """(the steps that fit in `budget` minutes, in order; the rest). Once one step does not fit,
+    neither does any after it: the page's order is the order of teaching."""
+    clock = 0
+    for i, step in enumerate(steps):
+        if clock + step.minutes > budget:
+            return steps[:i], steps[i:]
+        clock += step.minutes
+    return list(steps), []
+
+
+_NUMBER_WORDS = "one two three four five six seven eight nine ten eleven twelve".split()
+
+
+def session_length(minutes: int) -> str:
+    """A session's length as it is said: "45 minutes", "An hour and a half", "Four hours"."""
+    hours, rest = divmod(minutes, 60)
+    if hours == 0:
+        return f"{minutes} minutes"
+    said = _NUMBER_WORDS[hours - 1] if hours <= len(_NUMBER_WORDS) else str(hours)
+    if rest == 30:
+        return "An hour and a half" if hours == 1 else f"{said.capitalize()} and a half hours"
+    whole = "An hour" if hours == 1 else f"{said.capitalize()} hours"
+    return whole if rest == 0 else f"{whole} and {rest} minutes"
+
+
+def _numbers(kind: str, numbers: list[int], width: int) -> str:
+    """"Module 0", "Modules 0 and 1", "Labs 01 to 03 and 05": runs of three or more as ranges."""
+    runs: list[list[int]] = []
+    for n in sorted(set(numbers)):
+        if runs and n == runs[-1][-1] + 1:
+            runs[-1].append(n)
+        else:
+            runs.append([n])
+    parts = []
+    for run in runs:
+        first, last = f"{run[0]:0{width}d}", f"{run[-1]:0{width}d}"
+        parts.extend([f"{first} to {last}"] if len(run) >= 3 else [f"{n:0{width}d}" for n in run])
+    plural = len(set(numbers)) > 1
+    return f"{kind}{'s' if plural else ''} {_listed(parts)}"
+
+
+def _listed(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def heading(minutes: int, fitted: list[Step]) -> str:
+    """The plan's heading, made only from the steps that fit: "An hour and a half: Modules 0 to 3,
+    Lab 02". Breaks are not named; a session with no step that fits says so."""
+    modules = [s.number for s in fitted if s.kind == "module"]
+    labs = [s.number for s in fitted if s.kind == "lab"]
+    pages = list(dict.fromkeys(s.name for s in fitted if s.kind == "page"))
+    named = ([_numbers("Module", modules, 1)] if modules else []) + ([_numbers("Lab", labs, 2)] if labs else []) + pages
+    # Groups apart with commas, since "and" joins the numbers inside a group.
+    return f"{session_length(minutes)}: {', '.join(named) if named else 'no step fits'}"
+
+
 class LessonPlan(SphinxDirective):
-    """One session's steps, timed; see the module docstring."""
+    """One session's steps, timed, under a heading made from the steps that fit; see the module docstring."""
 
     has_content = True
     option_spec = {"minutes": directives.positive_int}
@@ -100,7 +179,7 @@ class LessonPlan(SphinxDirective):
         if "minutes" not in self.options:
             return self.warn("lesson-plan needs :minutes:, the length of the session")
         self.env.note_dependency(registry.__file__)
-        steps = []  # (what, minutes)
+        steps = []
         for line in (line.strip() for line in self.content):
             if not line:
                 continue
@@ -110,29 +189,33 @@ class LessonPlan(SphinxDirective):
             steps.append(step)
 
         budget = self.options["minutes"]
-        rows, left, clock = [], [], 0
-        for what, minutes in steps:
-            if left or clock + minutes > budget:
-                left.append((what, minutes))
-                continue
-            rows.append(f"| {_clock(clock)} | {what} | {minutes} |")
-            clock += minutes
+        fitted, left = fit(steps, budget)
+        rows, clock = [], 0
+        for step in fitted:
+            rows.append(f"| {_clock(clock)} | {step.row} | {step.minutes} |")
+            clock += step.minutes
         table = ["| from | step | minutes |", "| --- | --- | --- |", *rows]
         said = [f"Planned: {clock} of the session's {budget} minutes."]
         if left:
-            names = "; ".join(what for what, _ in left)
-            said.append(f"Left for after the session ({sum(m for _, m in left)} minutes more): {names}.")
+            names = "; ".join(step.row for step in left)
+            said.append(f"Not in this plan, left for after the session ({sum(s.minutes for s in left)} minutes more): {names}.")
         said.append(
             f"Minutes are estimates: a page's prose at {READING_WORDS_PER_MINUTE} words a minute and "
             f"{QUESTION_MINUTES} per check-yourself question; a lab {LAB_START_MINUTES} to start, run and "
             f"check, and {FUNCTION_MINUTES} per function to write; a break {BREAK_MINUTES}."
         )
-        return self.parse_text_to_nodes("\n".join(table) + "\n\n" + " ".join(said))
+        title = heading(budget, fitted)
+        section = nodes.section(ids=[nodes.make_id(title)], names=[nodes.fully_normalize_name(title)], classes=["lesson-plan"])
+        self.set_source_info(section)
+        section += nodes.title(title, title)
+        section.extend(self.parse_text_to_nodes("\n".join(table) + "\n\n" + " ".join(said)))
+        self.state.document.note_implicit_target(section, section)
+        return [section]
 
-    def step(self, line: str, registry) -> tuple[str, int] | None:
-        """(what, minutes) for one line: a page's docname, `lab N`, or `break`."""
+    def step(self, line: str, registry) -> Step | None:
+        """One line: a page's docname, `lab N`, or `break`."""
         if line == "break":
-            return "break", BREAK_MINUTES
+            return Step("break", None, "a break", "break", BREAK_MINUTES)
         lab_number = re.fullmatch(r"lab (\d+)", line)
         if lab_number:
             lab = next((lab for lab in registry.LABS if lab.number == int(lab_number.group(1))), None)
@@ -141,7 +224,8 @@ class LessonPlan(SphinxDirective):
                 return None
             functions = len(lab.functions)
             minutes = LAB_START_MINUTES + FUNCTION_MINUTES * functions
-            return f"Lab {lab.number:02d}, {lab.title} (`lab start {lab.number}`: {functions} functions to write)", minutes
+            row = f"Lab {lab.number:02d}, {lab.title} (`lab start {lab.number}`: {functions} functions to write)"
+            return Step("lab", lab.number, f"Lab {lab.number:02d}", row, minutes)
         path = Path(self.env.doc2path(line))
         if line not in self.env.found_docs or not path.is_file():
             self.warn(f"lesson-plan: {line!r} is neither a page of the site, `lab N` nor `break`")
@@ -152,7 +236,9 @@ class LessonPlan(SphinxDirective):
         minutes = _minutes(words / READING_WORDS_PER_MINUTE + questions * QUESTION_MINUTES)
         title = next((m.group(1) for m in re.finditer(r"^# (.+)$", text, re.M)), line)
         counted = f"{words} words" + (f", {questions} questions" if questions else "")
-        return f"[{title}]({line}.md) ({counted})", minutes
+        module = re.fullmatch(r"module-(\d+)", line)
+        kind, number = ("module", int(module.group(1))) if module else ("page", None)
+        return Step(kind, number, title, f"[{title}]({line}.md) ({counted})", minutes)
 
 
 def _clock(minutes: int) -> str:

@@ -44,7 +44,7 @@ from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from attention_by_hand.site.sphinxext.runlog import RunIndex, lines_label, log_href, run_index, split_name
+from attention_by_hand.site.sphinxext.runlog import RunIndex, cross_check, lines_label, log_href, run_index, split_name
 
 __all__ = ["setup", "find_span", "printed_in"]
 
@@ -193,9 +193,11 @@ class Question(SphinxDirective):
         paragraph = nodes.paragraph("", "", classes=["answer-check"])
         for n, (log, span, printed) in enumerate(spans):
             first, last = run_index(self.env, log).spans[span]
-            said = "cross-check" if printed else "worked out from"
             href = log_href(self.env.docname, first, last, log)
-            link = nodes.reference("", f"{said}: {lines_label(first, last, log)}", refuri=href)
+            if printed:
+                link = cross_check(href, first, last, log)
+            else:
+                link = nodes.reference("", f"worked out from: {lines_label(first, last, log)}", refuri=href)
             link["abh_lines"] = (log, first, last)  # so that a copy on another page can point here again
             if n:
                 paragraph += nodes.Text(" ")

@@ -2,6 +2,7 @@
 
     ```{log-lines} s2.softmax          the log lines of a named span, with their real line
     ```                                numbers and a "cross-check: results.log lines 22-23" link
+                                       (on paper: "results.log lines 22-23", where they come from)
 
     {value}`s2.dot.river`              a number, as the log printed it ("0.540")
     {cross-check}`s2.softmax`          an inline link: "results.log lines 22-23"
@@ -80,7 +81,9 @@ def run_index(env, log: str | None = None) -> RunIndex:
     """The index of `log` for this build, read once; the page being read now depends on it.
 
     The dependency is what makes an incremental build re-read every quoting page after a new
-    run: Sphinx compares the files' times with the last build's.
+    run: Sphinx compares the files' times with the last build's. The cache lives on the
+    environment, which Sphinx saves between builds, so every build starts it afresh
+    (`forget_indexes`): a page re-read after a new run must see the new index, not the last one.
     """
     log = log or default_log()
     captures = Path(env.srcdir, env.config.abh_captures).resolve()
@@ -93,6 +96,11 @@ def run_index(env, log: str | None = None) -> RunIndex:
     env.note_dependency(str(index.index_path))
     env.note_dependency(str(index.log_path))
     return index
+
+
+def forget_indexes(app, env, docnames) -> None:
+    """Before a build reads its pages: drop the indexes the last build read (see run_index)."""
+    env._abh_indexes = None
 
 
 def anchor(log: str, line: int) -> str:
@@ -110,6 +118,14 @@ def log_href(docname: str, first: int, last: int, log: str | None = None) -> str
 def lines_label(first: int, last: int, log: str | None = None) -> str:
     log = log or default_log()
     return f"{log}.log line {first}" if first == last else f"{log}.log lines {first}-{last}"
+
+
+def cross_check(href: str, first: int, last: int, log: str | None = None) -> nodes.reference:
+    """A link "cross-check: results.log lines 22-23" to those lines on the log page. Its first
+    words say what a click does, so they are for the screen only (class screen-only, hidden by the
+    print styles): paper keeps where the lines come from, "results.log lines 22-23"."""
+    on_screen = nodes.inline("", "cross-check: ", classes=["screen-only"])
+    return nodes.reference("", "", on_screen, nodes.Text(lines_label(first, last, log)), refuri=href)
 
 
 def _missing(kind: str, name: str, location, log: str) -> None:
@@ -135,8 +151,7 @@ class LogLines(SphinxDirective):
         block["highlight_args"] = {"linenostart": first}
         self.set_source_info(block)
         href = log_href(self.env.docname, first, last, log)
-        link = nodes.reference("", f"cross-check: {lines_label(first, last, log)}", refuri=href)
-        note = nodes.paragraph("", "", link, classes=["cross-check"])
+        note = nodes.paragraph("", "", cross_check(href, first, last, log), classes=["cross-check"])
         return [nodes.container("", block, note, classes=["log-quote"])]
 
 
@@ -176,7 +191,13 @@ class figure_frame(nodes.General, nodes.Element):
     """The box a run figure's image sits in, carrying the image's smallest legible width."""
 
 
+# Shown only while the figure is wider than its frame (workshop.js marks the frame, workshop.css
+# shows this): a phone hides scroll bars until touched, so nothing else says the figure goes on.
+SCROLL_CUE = "This figure is wider than the page: scroll it sideways to see all of it."
+
+
 def visit_figure_frame(self, node: figure_frame) -> None:
+    self.body.append(f'<p class="scroll-cue">{SCROLL_CUE}</p>\n')
     self.body.append(self.starttag(node, "div", CLASS="figure-frame", style=f"--min-width: {node['min_width']}px"))
 
 
@@ -241,7 +262,7 @@ class RunFigure(SphinxDirective):
                 caption.extend(node.children if isinstance(node, nodes.paragraph) else [node])
             caption += nodes.Text(" ")
         href = log_href(self.env.docname, *span, log)
-        caption += nodes.reference("", f"(cross-check: {lines_label(*span, log)})", refuri=href)
+        caption += [nodes.Text("("), cross_check(href, *span, log), nodes.Text(")")]
         figure += caption
         self.env.note_dependency(str(image_path))
         return [figure]
@@ -313,6 +334,7 @@ class RunLogs(SphinxDirective):
 
 def setup(app):
     app.add_config_value("abh_captures", "../captures", "env", types=frozenset({str}))
+    app.connect("env-before-read-docs", forget_indexes)
     app.add_directive("log-lines", LogLines)
     app.add_node(figure_frame, html=(visit_figure_frame, depart_figure_frame))
     app.add_directive("run-figure", RunFigure)

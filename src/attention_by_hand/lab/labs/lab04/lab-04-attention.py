@@ -63,8 +63,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     q = query(x)  # (T, head_size): what each token is looking for
     k = key(x)  # (T, head_size): what each token offers
     head_size = k.shape[-1]
-    # A dot product of head_size random terms spreads like sqrt(head_size); dividing by it keeps
-    # the scores near 1 whatever the head size, so softmax does not collapse onto one token.
+    # A dot product of head_size random terms spreads like sqrt(head_size) when q and k have
+    # independent unit-variance entries; dividing by it keeps the scores' standard deviation near
+    # 1 (they centre on 0) whatever the head size, so softmax does not collapse onto one token.
     scores = q @ k.transpose(-2, -1) / math.sqrt(head_size)  # (T, T)
     # exp(-inf) = 0: a hidden token gets exactly zero weight, and each row still sums to 1.
     scores = scores.masked_fill(causal_mask(x.shape[-2]), float("-inf"))  # (T, T)
@@ -140,7 +141,8 @@ if __name__ == "__main__":
 # %% [markdown]
 # ## Step 2: query, key, value
 #
-# Three `nn.Linear(d_model, head_size, bias=False)` layers: the q/k/v projections of a GPT.
+# Three `nn.Linear(d_model, head_size, bias=False)` layers: a GPT's q/k/v projections, without
+# the biases that GPT-2's have (Llama's have none).
 
 # %%
 if __name__ == "__main__":

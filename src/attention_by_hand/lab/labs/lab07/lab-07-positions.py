@@ -531,8 +531,9 @@ if __name__ == "__main__":
 # %% [markdown]
 # ## Step 8: five models, the same seed, the same batches
 #
-# A few seconds each on a laptop CPU. "causal" checks that no model peeks at a later token:
-# changing the last digit must leave every earlier prediction as it was.
+# Several seconds each on a CPU (benchmarks/positions_length.py times them). "causal" checks
+# that no model peeks at a later token: changing the last digit must leave every earlier
+# prediction as it was.
 
 # %%
 if __name__ == "__main__":
