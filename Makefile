@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/hints_heldout.py --write
 	$(PY) benchmarks/worksheet_room.py --write
 	$(PY) benchmarks/attention_backward.py --write
+	$(PY) benchmarks/phase_change.py --write
 	$(PY) benchmarks/update_readme.py
 
 serve: $(STAMP)

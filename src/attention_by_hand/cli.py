@@ -4,6 +4,7 @@
     attention-by-hand check [PATH] [--expected FILE]
     attention-by-hand build [--handout [PDF]] | serve [--port N]
     attention-by-hand worksheet [--world FILE.toml | --seed N | --room N [--first-seed S]] [--out DIR] [--paper P]
+    attention-by-hand train heads [--out DIR] [--seed N] [--steps N]
     attention-by-hand lab list | run N | check N [FILE] | notebook N
 
 Exit codes: 0 done (or logs equal), 1 logs differ, 2 bad input (one line on stderr saying
@@ -36,13 +37,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UserError(f"{args.world}: --world goes with the {_takers()} part only; the {others} part runs on the toy world")
     # Validate everything before touching the disk: a bad world leaves --out as it was.
     world = load_world(args.world) if args.world else RIVER_BANK
-    out = Path(args.out)
-    # The nearest part of the path that exists must be a folder, or nothing can be written.
-    for step in (out, *out.parents):
-        if step.exists():
-            if not step.is_dir():
-                raise UserError(f"{out}: --out must be a folder, and {step} is a file")
-            break
+    out = _folder(args.out)
     context = RunContext(out=out, formats=tuple(args.figure_format or ()), world=world)
     for part in chosen:
         result = part.run(context)
@@ -51,6 +46,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 print(result.log_text, end="")
             print(f"wrote {result.log_path}, {result.index_path.name} and {len(result.figure_paths)} figure files")
     return 0
+
+
+def _folder(text: str) -> Path:
+    """--out as a folder that can be written: the nearest part of the path that exists is a folder."""
+    out = Path(text)
+    for step in (out, *out.parents):
+        if step.exists():
+            if not step.is_dir():
+                raise UserError(f"{out}: --out must be a folder, and {step} is a file")
+            break
+    return out
 
 
 def _takers() -> str:
@@ -166,6 +172,36 @@ Needs Debian's chromium to print. Exit 2, with one line and nothing written, on 
 """
 
 
+def _cmd_train(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from attention_by_hand.parts.heads import weights
+
+    out = _folder(args.out)
+    schedule = replace(weights.SCHEDULE, **{k: v for k, v in (("seed", args.seed), ("steps", args.steps)) if v is not None})
+    # Read before writing: --out may be the package's own folder (how new weights are shipped).
+    shipped = {name: weights.shipped(weights.filename(name)) for name in weights.MODELS}
+    made_on = weights.shipped_stamp()["made_on"]
+    trained = weights.train_all(schedule)
+    weights.write(out, trained, schedule)
+    differ = []
+    for t in trained:
+        same = t.state_bytes() == shipped[t.name]
+        differ += [] if same else [t.name]
+        print(
+            f"{t.name}: {t.model.n_parameters():,} parameters, {schedule.steps} steps in {t.seconds:.1f} s on "
+            f"{schedule.threads} thread; wrote {out / weights.filename(t.name)}, "
+            + ("the shipped weights' bytes" if same else "not the shipped weights' bytes")
+        )
+    if differ:
+        # Name what differs from how the shipped weights were made, so the difference is explained.
+        reasons = [f"{key} {made_on.get(key)} -> {value}" for key, value in weights.made_on().items() if value != made_on.get(key)]
+        reasons = (["another schedule (--seed or --steps)"] if schedule != weights.SCHEDULE else []) + reasons
+        print("the shipped weights were made otherwise: " + ("; ".join(reasons) or "by nothing the stamp records (please report it)"))
+    print(f"wrote {out / weights.STAMP}: how they were made, and their final scores")
+    return 0
+
+
 def _port(text: str) -> int:
     """A TCP port number, checked before anything is built (argparse reports the error, exit 2)."""
     try:
@@ -249,7 +285,9 @@ def _add_lab_parser(sub) -> None:
     )
     lab.set_defaults(func=lambda args: (lab.print_help(), 2)[1])
     labs = lab.add_subparsers(dest="lab_command", metavar="SUBCOMMAND", parser_class=_LabParser)
-    number = {"metavar": "N", "help": f"the lab's number, 1-{len(LABS)}"}
+    from attention_by_hand.lab.registry import numbers
+
+    number = {"metavar": "N", "help": f"the lab's number: {numbers()}"}
 
     p = labs.add_parser("list", help="list the labs", description="List the labs, what each builds and the functions you write.")
     p.set_defaults(func=lambda args: commands.list_labs())
@@ -387,6 +425,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--paper", choices=("a4", "letter", "both"), default="both",
                    help="the PDFs' paper: a4, letter or both (default: both)")
     p.set_defaults(func=_cmd_worksheet)
+
+    p = sub.add_parser(
+        "train",
+        help="train the heads part's two models again and write their weights",
+        description="Train the heads part's attention-only models (two layers, and the one-layer control) as the "
+        "shipped weights were trained, write OUT/two_layer.pt, OUT/one_layer.pt and OUT/weights.json (how they were "
+        "made, their final scores), and say whether they are the shipped weights' bytes: on the same versions and "
+        "kind of CPU they are.",
+    )
+    p.add_argument("what", choices=("heads",), metavar="heads", help="what to train: the heads part's models")
+    p.add_argument("--out", metavar="DIR", default="trained-heads", help="folder for the weights (default: trained-heads)")
+    p.add_argument("--seed", type=_bounded(int, 0, 2**32, "a whole number", "from 0 to 2**32"),
+                   help="another seed (default: the shipped weights')")
+    p.add_argument("--steps", type=_bounded(int, 1, 1_000_000, "a whole number", "from 1 to 1,000,000"),
+                   help="another number of training steps (default: the shipped weights')")
+    p.set_defaults(func=_cmd_train)
 
     _add_lab_parser(sub)
     return parser

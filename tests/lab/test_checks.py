@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from attention_by_hand.lab.registry import checks_for
+from attention_by_hand.lab.registry import checks_for, lab_numbered
 from attention_by_hand.lab.exercise import learner_source
 from attention_by_hand.lab.registry import LABS, reference_path
 from attention_by_hand.lab.verdict import check_in_process, load_reference
@@ -41,20 +41,20 @@ def judged(tmp_path_factory, references):
     for path in MISTAKES:
         number = expectation(path)[0]
         module = load_lab(learner_file(path.name, folder))
-        runs[path] = check_in_process(module, LABS[number - 1], reference=references[number])
+        runs[path] = check_in_process(module, lab_numbered(number), reference=references[number])
     return runs
 
 
 @pytest.mark.parametrize("number", NUMBERS)
 def test_every_reference_lab_passes_every_check(references, number):
-    run = check_in_process(references[number], LABS[number - 1], reference=references[number])
+    run = check_in_process(references[number], lab_numbered(number), reference=references[number])
     assert [r.hint for r in run.results if not r.passed] == []
     assert len(run.results) == len(checks_for(number)) and run.exit_code == 0
 
 
 @pytest.mark.parametrize("number", NUMBERS)
 def test_an_untouched_learner_version_fails_every_check_with_not_written_yet(tmp_path, references, number):
-    lab = LABS[number - 1]
+    lab = lab_numbered(number)
     path = tmp_path / lab.filename
     path.write_text(learner_source(reference_path(lab).read_text(encoding="utf-8"), lab), encoding="utf-8")
     run = check_in_process(load_lab(path), lab, reference=references[number])

@@ -8,8 +8,8 @@ import json
 import nbformat
 import pytest
 
-from attention_by_hand.lab.registry import checks_for
-from attention_by_hand.lab.registry import LABS, reference_path
+from attention_by_hand.lab.registry import checks_for, lab_numbered
+from attention_by_hand.lab.registry import LABS, numbers, reference_path
 from labhelpers import lab_main, lab_parser, solve
 
 pytestmark = pytest.mark.slow  # many seconds in all: starts first (tests/conftest.py)
@@ -24,8 +24,8 @@ def here(tmp_path, monkeypatch):
 
 def _solve(text: str, number: int) -> str:
     """A learner's file with every function to write pasted from the reference."""
-    reference = reference_path(LABS[number - 1]).read_text(encoding="utf-8")
-    return solve(text, reference, LABS[number - 1].functions)
+    reference = reference_path(lab_numbered(number)).read_text(encoding="utf-8")
+    return solve(text, reference, lab_numbered(number).functions)
 
 
 # --- list -------------------------------------------------------------------------------------
@@ -204,7 +204,7 @@ def test_run_refuses_a_notebook_and_says_how_to_check_it(lab_cli, here):
 def test_a_lab_number_that_does_not_exist_is_one_line_and_exit_2(lab_cli, here, number):
     code, _, err = lab_cli("lab", "run", number)
     assert code == 2 and err == (
-        f"attention-by-hand: error: no lab {number!r}: the labs are numbered 1 to {len(LABS)} "
+        f"attention-by-hand: error: no lab {number!r}: the labs are numbered {numbers()} "
         "(see: attention-by-hand lab list)\n"
     )
 

@@ -8,13 +8,13 @@ import ast
 import pytest
 
 from attention_by_hand.lab.exercise import HOW_TO_RUN, learner_source
-from attention_by_hand.lab.registry import LABS, Lab, reference_path
+from attention_by_hand.lab.registry import LABS, Lab, reference_path, lab_numbered
 
 NUMBERS = [lab.number for lab in LABS]
 
 
 def _source(number: int) -> str:
-    return reference_path(LABS[number - 1]).read_text(encoding="utf-8")
+    return reference_path(lab_numbered(number)).read_text(encoding="utf-8")
 
 
 def _skeleton(source: str, functions) -> str:
@@ -28,13 +28,13 @@ def _skeleton(source: str, functions) -> str:
 
 @pytest.mark.parametrize("number", NUMBERS)
 def test_a_learner_version_is_its_reference_with_only_the_registered_bodies_emptied(number):
-    lab = LABS[number - 1]
+    lab = lab_numbered(number)
     assert _skeleton(learner_source(_source(number), lab), lab.functions) == _skeleton(_source(number), lab.functions)
 
 
 @pytest.mark.parametrize("number", NUMBERS)
 def test_every_emptied_function_raises_not_implemented_with_its_registered_hint(number):
-    lab = LABS[number - 1]
+    lab = lab_numbered(number)
     tree = ast.parse(learner_source(_source(number), lab))
     bodies = {n.name: n.body for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in lab.functions}
     for name, (docstring, statement) in bodies.items():

@@ -13,14 +13,14 @@ import pytest
 from attention_by_hand.errors import UserError
 from attention_by_hand.lab.exercise import learner_source
 from attention_by_hand.lab.notebook import STEPS_TAG, notebook_text, script_from_notebook
-from attention_by_hand.lab.registry import LABS, reference_path
+from attention_by_hand.lab.registry import LABS, lab_numbered, reference_path
 from patience import HUNG
 
 NUMBERS = [lab.number for lab in LABS]
 
 
 def _reference(number: int) -> str:
-    return reference_path(LABS[number - 1]).read_text(encoding="utf-8")
+    return reference_path(lab_numbered(number)).read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("exercise", [False, True], ids=["solved", "learner"])
@@ -28,7 +28,7 @@ def _reference(number: int) -> str:
 def test_every_lab_makes_a_valid_notebook_without_main_guards(number, exercise):
     source = _reference(number)
     if exercise:
-        source = learner_source(source, LABS[number - 1], notebook=True)
+        source = learner_source(source, lab_numbered(number), notebook=True)
     notebook = nbformat.reads(notebook_text(source), as_version=4)
     nbformat.validate(notebook)
     code = [c.source for c in notebook.cells if c.cell_type == "code"]

@@ -20,7 +20,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 from attention_by_hand.lab.exercise import learner_source
-from attention_by_hand.lab.registry import LABS
+from attention_by_hand.lab.registry import LABS, lab_numbered
 from attention_by_hand.run.world import RIVER_BANK
 from labhelpers import ROOT, learner_file, load_lab
 from patience import HUNG
@@ -32,12 +32,12 @@ TOL64 = 1e-12
 
 
 def reference_path(number: int):
-    return LABS[number - 1].reference()
+    return lab_numbered(number).reference()
 
 
 def write_exercise(folder, number: int):
     """The learner's untouched version of lab `number`, written into `folder`."""
-    lab = LABS[number - 1]
+    lab = lab_numbered(number)
     path = folder / lab.filename
     path.write_text(learner_source(reference_path(number).read_text(encoding="utf-8"), lab), encoding="utf-8")
     return path

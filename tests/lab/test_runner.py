@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from attention_by_hand.lab.registry import checks_for
+from attention_by_hand.lab.registry import checks_for, lab_numbered
 from attention_by_hand.lab.registry import LABS
 from attention_by_hand.lab.runner import OUTPUT_LIMIT, Limits, _wait_ready, check_file
 from labhelpers import FIXTURES_DIR, expectation, learner_file
@@ -42,7 +42,7 @@ def runs(tmp_path_factory):
         key, path, number = job
         timeout = SHORT_TIMEOUT if path.name == "loops-forever.py" else TIMEOUT
         started = time.monotonic()
-        run = check_file(path, LABS[number - 1], limits=Limits(timeout=timeout))
+        run = check_file(path, lab_numbered(number), limits=Limits(timeout=timeout))
         return key, (run, time.monotonic() - started)
 
     with ThreadPoolExecutor(max_workers=3) as pool:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from attention_by_hand.lab.registry import checks_for
+from attention_by_hand.lab.registry import checks_for, lab_numbered
 from attention_by_hand.lab.judging import Miss
 from attention_by_hand.lab.registry import LABS, reference_path
 from attention_by_hand.lab.verdict import CheckResult, CheckRun, combine, load_reference, report_lines
@@ -72,7 +72,7 @@ ODD_OUTPUTS = [
 
 @pytest.mark.parametrize("number", NUMBERS)
 def test_judges_turn_any_odd_output_into_a_hint(number):
-    reference = load_reference(reference_path(LABS[number - 1]))
+    reference = load_reference(reference_path(lab_numbered(number)))
     for check in checks_for(number):
         args = check.cases[0]
         with torch.no_grad():
@@ -84,7 +84,7 @@ def test_judges_turn_any_odd_output_into_a_hint(number):
 
 @pytest.mark.parametrize("number", NUMBERS)
 def test_judges_pass_the_reference_output_itself(number):
-    reference = load_reference(reference_path(LABS[number - 1]))
+    reference = load_reference(reference_path(lab_numbered(number)))
     for check in checks_for(number, seed=7):
         for args in check.cases:
             with torch.no_grad():

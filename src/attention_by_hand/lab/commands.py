@@ -49,10 +49,11 @@ def default_file(lab: Lab) -> Path:
 
 def list_labs() -> int:
     width = max(len(lab.filename) for lab in LABS)
+    digits = max(len(str(lab.number)) for lab in LABS)  # lab 11 beside lab 9: the numbers right-aligned
     print("The labs (they come with the package; your files go in the current folder):")
     for lab in LABS:
-        print(f"  {lab.number}  {lab.filename:<{width}}  {lab.summary}")
-        print(f"     {'':<{width}}  you write: {', '.join(lab.functions)}")
+        print(f"  {lab.number:>{digits}}  {lab.filename:<{width}}  {lab.summary}")
+        print(f"  {'':>{digits}}  {'':<{width}}  you write: {', '.join(lab.functions)}")
     print("Watch one run:    attention-by-hand lab run N")
     print("Your version:     attention-by-hand lab start N      (writes lab-NN-<name>.py here; --notebook for .ipynb)")
     print("Check yours:      attention-by-hand lab check N [FILE]")

@@ -16,15 +16,17 @@ from attention_by_hand.errors import UserError
 from attention_by_hand.lab import labs as _labs
 from attention_by_hand.lab.labs import Lab
 
-__all__ = ["Lab", "LABS", "get_lab", "reference_path", "checks_for"]
+__all__ = ["Lab", "LABS", "get_lab", "lab_numbered", "numbers", "reference_path", "checks_for"]
 
 
 def _discover() -> tuple[Lab, ...]:
     found = [import_module(f"{_labs.__name__}.{info.name}").LAB for info in pkgutil.iter_modules(_labs.__path__) if info.ispkg]
     found.sort(key=lambda lab: lab.number)
-    numbers = [lab.number for lab in found]
-    if numbers != list(range(1, len(found) + 1)):
-        raise RuntimeError(f"the labs must be numbered 1, 2, ... without gaps; found {numbers}")
+    taken = [lab.number for lab in found]
+    # A gap is allowed (a lab written on one branch may arrive before the one numbered below it);
+    # a number used twice, or below 1, is not.
+    if len(set(taken)) != len(taken) or taken[:1] != [1]:
+        raise RuntimeError(f"the labs must be numbered from 1, each number once; found {taken}")
     return tuple(found)
 
 
@@ -40,7 +42,24 @@ def get_lab(text: str) -> Lab:
     for lab in LABS:
         if lab.number == number:
             return lab
-    raise UserError(f"no lab {text!r}: the labs are numbered 1 to {len(LABS)} (see: attention-by-hand lab list)")
+    raise UserError(f"no lab {text!r}: the labs are numbered {numbers()} (see: attention-by-hand lab list)")
+
+
+def lab_numbered(number: int) -> Lab:
+    """The lab with this number (a UserError when there is none, as `get_lab`)."""
+    return get_lab(str(number))
+
+
+def numbers() -> str:
+    """The labs' numbers as a reader says them: "1 to 9", or "1 to 9 and 11" around a gap."""
+    runs: list[list[int]] = []
+    for lab in LABS:
+        if runs and lab.number == runs[-1][-1] + 1:
+            runs[-1].append(lab.number)
+        else:
+            runs.append([lab.number])
+    texts = [f"{run[0]} to {run[-1]}" if len(run) > 1 else str(run[0]) for run in runs]
+    return " and ".join(texts) if len(texts) < 3 else ", ".join(texts[:-1]) + " and " + texts[-1]
 
 
 def reference_path(lab: Lab) -> Path:
@@ -53,4 +72,4 @@ def reference_path(lab: Lab) -> Path:
 
 def checks_for(number: int, seed: int = 0) -> list:
     """The checks of lab `number` (see Lab.checks)."""
-    return LABS[number - 1].checks(seed)
+    return lab_numbered(number).checks(seed)

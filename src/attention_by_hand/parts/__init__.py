@@ -4,6 +4,7 @@
     positions  P1..P4  captures/positions.log  how word order gets in (Module 4)
     memory     L1..L5  captures/memory.log     attention at scale, no times (Module 5)
     gradients  G1..G4  captures/gradients.log  how attention learns: its gradients by hand (Module 6)
+    heads      H1..H5  captures/heads.log      a trained model's previous-token and induction heads (Module 7)
 
 Each part is one package here holding its sections, its drawings, its canonical log and its
 `PART`. `PARTS` is the one list of them: `run`, `check`, `build`, the stamp, the site's log
@@ -19,12 +20,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from attention_by_hand.errors import UserError
-from attention_by_hand.parts import canonical, gradients, memory, positions
+from attention_by_hand.parts import canonical, gradients, heads, memory, positions
 from attention_by_hand.run.part import Part
 
 __all__ = ["PARTS", "get_part", "part_of_log", "default_part"]
 
-PARTS: tuple[Part, ...] = (canonical.PART, positions.PART, memory.PART, gradients.PART)
+PARTS: tuple[Part, ...] = (canonical.PART, positions.PART, memory.PART, gradients.PART, heads.PART)
 
 
 def default_part() -> Part:

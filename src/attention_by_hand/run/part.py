@@ -68,6 +68,8 @@ class Part:
         results.log).
     robust: print numbers through `fixed` (see section_log.py); the canonical log prints as the
         original script did.
+    data: files of the part's package besides its code whose bytes decide the outputs (the heads
+        part's trained weights): the stamp hashes them with the code.
     """
 
     name: str
@@ -78,6 +80,7 @@ class Part:
     log: str = ""
     takes_world: bool = False
     robust: bool = True
+    data: tuple[str, ...] = ()
 
     @property
     def log_stem(self) -> str:
@@ -101,7 +104,7 @@ class Part:
         return resources.files(self.home).joinpath(self.log_name).read_text(encoding="utf-8")
 
     def code_files(self) -> dict[str, Path]:
-        """The source files whose code decides the outputs: the part's package, run/ and math/.
+        """The files that decide the outputs: the part's package (its code and its `data`), run/ and math/.
 
         Keyed by their paths under the package's root folder, as the stamp records them.
         """
@@ -109,6 +112,7 @@ class Part:
         home = Path(import_module(self.home).__file__).resolve()
         files = [*(root / "run").rglob("*.py"), *(root / "math").rglob("*.py")]
         files += list(home.parent.rglob("*.py")) if home.name == "__init__.py" else [home]
+        files += [home.parent / name for name in self.data]
         return {(p.relative_to(root) if p.is_relative_to(root) else Path(p.name)).as_posix(): p for p in sorted(set(files))}
 
     def run(self, context: RunContext = RunContext()) -> RunResult:
