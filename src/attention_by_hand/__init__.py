@@ -4,10 +4,11 @@ The package, by role (each folder's docstring says what it holds and what it may
 
     math/       the math the pages quote: dot product, softmax, heads, positions, tiling, the cache
     run/        what every run part shares: the part object, the section log, figures, stamp, world
-    parts/      the run's parts (canonical S1-S6, positions P1-P4, memory L1-L5) and their registry
+    parts/      the run's parts (canonical S1-S6, positions P1-P4, memory L1-L5, gradients G1-G4,
+                heads H1-H5) and their registry
     site/       building, serving and printing the workshop site; the Sphinx extension
     lab/        the labs, the learner's version of each, and the checker that names mistakes
-    cli.py      the `attention-by-hand` command
+    cli/        the `attention-by-hand` command, a module per group of subcommands
 
 The public API is small on purpose:
 

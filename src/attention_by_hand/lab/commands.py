@@ -9,7 +9,7 @@
 The labs ship inside the package, so every command works in any folder after `pip install`.
 Your files are read and written in the current folder unless you name another path.
 
-Left out: the command-line parsing (cli.py); how a file is run and judged (runner.py, verdict.py).
+Left out: the command-line parsing (cli/lab.py); how a file is run and judged (runner.py, verdict.py).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ the run is over, however it ended, the group is killed: nothing the file started
 The child starts importing torch at once; meanwhile this process imports torch too, builds the
 inputs and sends them, so the two imports overlap (about a second saved on every check).
 
-Left out: what is called and how it is judged (verdict.py, each lab's checks.py); the command line (cli.py).
+Left out: what is called and how it is judged (verdict.py, each lab's checks.py); the command line (cli/lab.py).
 """
 
 from __future__ import annotations
