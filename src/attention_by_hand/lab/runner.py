@@ -120,7 +120,9 @@ class Limits:
     memory_mb: int = 1024  # beyond what torch itself maps
 
 
-def check_file(learner: Path, lab: Lab, *, limits: Limits = Limits(), seed: int = 0, line_name=None) -> CheckRun:
+def check_file(
+    learner: Path, lab: Lab, *, limits: Limits = Limits(), seed: int = 0, line_name=None, engine: bool = True
+) -> CheckRun:
     """Run `learner` in a child with limits, call its functions, judge them against the reference.
 
     line_name(n) -> how to call line n of `learner` in a message (a notebook names its cell).
@@ -164,7 +166,7 @@ def check_file(learner: Path, lab: Lab, *, limits: Limits = Limits(), seed: int 
                 memory_mb=limits.memory_mb,
                 output_limit=OUTPUT_LIMIT,
             )
-            return check_run(_read_events(results_path), the_plan, reference, ending, line_name=line_name)
+            return check_run(_read_events(results_path), the_plan, reference, ending, line_name=line_name, engine=engine)
         finally:
             # Also when building the inputs or loading the reference raised: no child outlives us.
             _kill_group(process)
