@@ -59,6 +59,22 @@ def _takers() -> str:
     return " and ".join(part.name for part in parts.PARTS if part.takes_world) or "no"
 
 
+def _lab_check(a: argparse.Namespace) -> int:
+    """`lab check N [FILE]`, or with --room a whole folder of learners' files."""
+    from attention_by_hand.lab import commands
+
+    if a.room is None:
+        if a.out or a.no_sandbox:
+            raise UserError("--out and --no-sandbox go with --room FOLDER")
+        return commands.check(a.number, a.file, a.timeout, a.memory, a.seed)
+    if a.file is not None:
+        raise UserError(f"{a.file}: give either FILE or --room FOLDER, not both")
+    from attention_by_hand.lab.room import check_room
+    from attention_by_hand.lab.runner import Limits
+
+    return check_room(a.number, a.room, a.out, Limits(timeout=a.timeout, memory_mb=a.memory), a.seed, a.no_sandbox)
+
+
 def _cmd_check(args: argparse.Namespace) -> int:
     from attention_by_hand import parts
     from attention_by_hand.run.check import compare, read_log, report
@@ -251,7 +267,16 @@ def _add_lab_parser(sub) -> None:
     p.add_argument("--timeout", type=_seconds, default=20.0, metavar="S", help="seconds for the whole run of FILE (default: 20)")
     p.add_argument("--memory", type=_megabytes, default=1024, metavar="MB", help="memory FILE may use beyond torch itself (default: 1024)")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs (default: 0); the fixed ones never change")
-    p.set_defaults(func=lambda a: commands.check(a.number, a.file, a.timeout, a.memory, a.seed))
+    p.add_argument(
+        "--room", metavar="FOLDER", help="check every learner's file in FOLDER (each sandboxed, two at a time); "
+        "write room-lab-NN.csv, room-lab-NN-summary.csv and room-lab-NN.html"
+    )
+    p.add_argument("--out", metavar="DIR", help="with --room: the folder for the tables (default: the current one)")
+    p.add_argument(
+        "--no-sandbox", action="store_true", help="with --room: run the files with your own rights where no sandbox "
+        "(bubblewrap) can be had; only for files you trust"
+    )
+    p.set_defaults(func=_lab_check)
 
     p = labs.add_parser(
         "notebook",

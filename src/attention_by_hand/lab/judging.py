@@ -227,7 +227,8 @@ def judge_pair(got, names: str, swapped: Callable[[object, object], bool] | None
     if not (isinstance(got, (tuple, list)) and len(got) == 2):
         return Miss(f"returned {brief(got)}, expected a pair {names}")
     if swapped and swapped(*got):
-        return Miss(f"the two results look swapped: return them in the order {names}")
+        swap = f"the two results look swapped: return them in the order {names}"
+        return Miss(swap, (swap,))
     return None
 
 

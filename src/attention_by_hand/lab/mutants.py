@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import pickle
 import types
 from dataclasses import dataclass
 from functools import lru_cache
@@ -302,8 +303,10 @@ class _Finder:
             call = self.parent.get(id(parent)) if keyword else parent
             inside = f" in `{_call_name(call)}(...)`" if isinstance(call, ast.Call) else ""
             if self._axis_position(node):
+                # transpose(-1, -1) does nothing: that is "the transpose left out", said as such
+                same = {_number(a) for a in call.args} if isinstance(call, ast.Call) and _call_name(call) == "transpose" else set()
                 for other in (-1, -2, 0, 1, 2):
-                    if other != value:
+                    if other != value and other not in same:
                         self.add(node, "const", other, "axis", f"`{keyword}{other}` for `{keyword}{value}`{inside}")
             else:
                 neighbours = {0: (1,), 1: (0, 2)} if isinstance(value, int) else {0.0: (1.0,), 1.0: (0.0, 2.0)}
@@ -498,14 +501,42 @@ def _edit_statements(body: list, node: ast.stmt, change: Change) -> bool:
     return True
 
 
+def _copy(tree: ast.AST) -> ast.AST:
+    """A deep copy of a syntax tree: through pickle, many times faster than copy.deepcopy here."""
+    return pickle.loads(pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _routes(fdef: ast.FunctionDef) -> list[tuple]:
+    """For each node of fdef in ast.walk order, the way to it from the root: ((field, index), ...)."""
+    routes: list[tuple] = []
+    where = {id(fdef): ()}
+    for node in ast.walk(fdef):
+        route = where[id(node)]
+        routes.append(route)
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, ast.AST):
+                where[id(value)] = route + ((field, None),)
+            elif isinstance(value, list):
+                for i, item in enumerate(value):
+                    if isinstance(item, ast.AST):
+                        where[id(item)] = route + ((field, i),)
+    return routes
+
+
+def _follow(tree: ast.AST, route: tuple) -> tuple[ast.AST | None, ast.AST]:
+    """(parent, node) at the end of `route` in `tree`."""
+    parent, node = None, tree
+    for field, index in route:
+        parent, node = node, getattr(node, field) if index is None else getattr(node, field)[index]
+    return parent, node
+
+
 def _apply(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | None:
-    tree = copy.deepcopy(fdef)
-    nodes = list(ast.walk(tree))
-    parent = {}
-    for node in nodes:
-        for child in ast.iter_child_nodes(node):
-            parent[id(child)] = node
-    targets = [nodes[c.index] for c in chosen]
+    tree = _copy(fdef)
+    routes = _routes_of(fdef)
+    found = [_follow(tree, routes[c.index]) for c in chosen]
+    parent = {id(node): holder for holder, node in found}
+    targets = [node for _, node in found]
     # Two changes where one's node holds the other's would overwrite each other: not a pair (a
     # change of statements' order comes last, and carries what was changed inside them).
     for i, a in enumerate(targets):
@@ -532,10 +563,25 @@ def _apply(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | Non
     return ast.fix_missing_locations(tree)
 
 
+_ROUTES: dict[int, list[tuple]] = {}
+
+
+def _routes_of(fdef: ast.FunctionDef) -> list[tuple]:
+    """_routes, once per definition (the definitions are cached: their ids stay theirs)."""
+    if id(fdef) not in _ROUTES:
+        _ROUTES[id(fdef)] = _routes(fdef)
+    return _ROUTES[id(fdef)]
+
+
 @lru_cache(maxsize=32)
 def _definitions(path: str) -> dict[str, ast.FunctionDef]:
     tree = ast.parse(Path(path).read_text(encoding="utf-8"))
     return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+
+@lru_cache(maxsize=64)
+def _reachable_in(path: str, function: str) -> tuple[str, ...]:
+    return tuple(_reachable(_definitions(path), function))
 
 
 def _reachable(definitions: dict[str, ast.FunctionDef], function: str) -> list[str]:
@@ -572,7 +618,7 @@ def build(reference: types.ModuleType, function: str, chosen: tuple[Change, ...]
     path = str(Path(reference.__file__).resolve())
     definitions = _definitions(path)
     namespace = dict(vars(reference))
-    reachable = _reachable(definitions, function)
+    reachable = _reachable_in(path, function)
     changed = {}
     for name in {c.function for c in chosen}:
         tree = _apply(definitions[name], [c for c in chosen if c.function == name])

@@ -121,18 +121,31 @@ class Limits:
 
 
 def check_file(
-    learner: Path, lab: Lab, *, limits: Limits = Limits(), seed: int = 0, line_name=None, engine: bool = True
+    learner: Path,
+    lab: Lab,
+    *,
+    limits: Limits = Limits(),
+    seed: int = 0,
+    line_name=None,
+    engine: bool = True,
+    sandboxed: bool = False,
 ) -> CheckRun:
     """Run `learner` in a child with limits, call its functions, judge them against the reference.
 
     line_name(n) -> how to call line n of `learner` in a message (a notebook names its cell).
+    sandboxed: run the child inside bubblewrap (sandbox.py), as a room check does.
     """
     with tempfile.TemporaryDirectory(prefix="lab-check-") as tmp:
         results_path = Path(tmp) / "results.jsonl"
         started = time.monotonic()
+        command = [sys.executable, "-B", "-m", "attention_by_hand.lab.child"]
+        command += [str(learner.resolve()), str(results_path), str(limits.memory_mb)]
+        if sandboxed:
+            from attention_by_hand.lab.sandbox import wrap
+
+            command = wrap(command, Path(tmp), readable=(learner.resolve().parent, Path(__file__).resolve().parents[2]))
         process = subprocess.Popen(
-            [sys.executable, "-B", "-m", "attention_by_hand.lab.child"]
-            + [str(learner.resolve()), str(results_path), str(limits.memory_mb)],
+            command,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
