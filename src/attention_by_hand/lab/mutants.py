@@ -166,9 +166,10 @@ class _Finder:
         statement = self.statement_of(node)
         where = _statement(statement)
         change = Change(self.fdef.name, self.index[id(node)], op, arg, kind, "")
-        if op not in ("swap_next", "fold", "elts", "rename", "drop_kw") and not self._in_keyword(node):
+        if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "left", "right", "times2") and not self._in_keyword(node):
             text = self._before_after(node, change) or text
-        said = text if op in _STATEMENT_OPS else f"{text} in `{where}`"
+        joint = " from " if text.endswith(("removed", "dropped")) else " in "
+        said = text if op in _STATEMENT_OPS else f"{text}{joint}`{where}`"
         self.found.append(Change(self.fdef.name, change.index, op, arg, kind, said, statement.lineno))
 
     def _in_keyword(self, node) -> bool:
