@@ -29,6 +29,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/test_suite.py --write
 	$(PY) benchmarks/attention_scale.py --write
 	$(PY) benchmarks/kv_cache.py --write
+	$(PY) benchmarks/hints.py --room --write
 	$(PY) benchmarks/update_readme.py
 
 serve: $(STAMP)

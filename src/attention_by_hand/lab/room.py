@@ -72,11 +72,12 @@ def _row(path: Path, lab: Lab, run) -> Row:
             continue
         if functions.get(function) in ("", "ok"):
             functions[function] = result.hint
+        # One mistake, one key, whichever function's check showed it (a head whose weights are
+        # unscaled fails the weights' check and the head's, for one mistake).
         if result.mistake and result.mistake.split(": ", 1)[0] in functions:
-            # found by the mutation engine: the same change, whichever function's check showed it
-            key = words = result.mistake.replace("yours equals the reference with ", "")
+            key = words = result.mistake  # found by the mutation engine: "function: change"
         elif result.mistake:
-            key, words = f"{function}: {result.mistake}", f"{function}: {result.hint}"
+            key, words = result.mistake, f"{function}: {result.hint}"
         else:
             key, words = f"{function}: not named", f"{function}: a wrong output that no known mistake explains"
         mistakes.setdefault(key, words)
