@@ -613,10 +613,24 @@ def changes(reference: types.ModuleType, function: str) -> tuple[Change, ...]:
     return _changes(str(Path(reference.__file__).resolve()), function)
 
 
+_BUILT: dict[tuple, object] = {}  # single changes already compiled: a room checks many files of one lab
+
+
 def build(reference: types.ModuleType, function: str, chosen: tuple[Change, ...]):
     """The reference's `function` with the `chosen` changes made, or None when they cannot be
     made together (or do not compile). The functions it calls see the changes too."""
     path = str(Path(reference.__file__).resolve())
+    if len(chosen) == 1:
+        key = (path, function, chosen[0])
+        if key not in _BUILT:
+            if len(_BUILT) > 50_000:
+                _BUILT.clear()
+            _BUILT[key] = _build(reference, path, function, chosen)
+        return _BUILT[key]
+    return _build(reference, path, function, chosen)
+
+
+def _build(reference: types.ModuleType, path: str, function: str, chosen: tuple[Change, ...]):
     definitions = _definitions(path)
     namespace = dict(vars(reference))
     reachable = _reachable_in(path, function)

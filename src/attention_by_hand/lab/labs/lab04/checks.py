@@ -78,8 +78,8 @@ def _probes() -> tuple[Probe, ...]:
     sixteen = _head_cases(p, [(5, 16, 16)])[0]
     return (
         Probe("q = 0, so every visible weight is uniform", (x, silent, key)),
-        Probe("head size 1 (the scale is 1)", one[:3]),
-        Probe("head size 16 (the scale is 4)", sixteen[:3]),
+        Probe("head size 1", one[:3]),
+        Probe("head size 16", sixteen[:3]),
     )
 
 
