@@ -160,3 +160,13 @@ def test_a_learner_that_raised_on_an_input_needs_a_change_that_raises_there_too(
     tried.append(Tried(inputs("head", 3), RAISED))  # the reference without its scale runs there: no match
     found = diagnose(reference, "head", tried)
     assert found is None or "sqrt" not in found.hint
+
+
+def test_a_change_that_makes_a_loop_run_away_counts_as_one_that_raised():
+    from attention_by_hand.lab.diagnosis import RAISED, _call
+
+    def runaway(n):
+        while n > 0:
+            n += 1
+
+    assert _call(runaway, (1,)) is RAISED

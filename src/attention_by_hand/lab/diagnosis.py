@@ -10,8 +10,9 @@ that, a plain relation between the outputs (relations.py) is tried on every inpu
 nothing is named: the caller says what it observed, and `localise` says on which probe inputs
 (one tile covering every key, q = 0, ...) the learner's function is right and on which wrong.
 
-Costs are bounded by counts, never by time, so the same file gets the same hint on any machine:
-at most `MAX_SINGLES` single changes are tried, and pairs only among the `PAIR_POOL` best.
+Costs are bounded by counts, so the same file gets the same hint on any machine: at most
+`MAX_SINGLES` single changes are tried, and pairs only among the `PAIR_POOL` best. The one bound by
+time, `CALL_SECONDS` per call, stops only a change that made a loop run away.
 
 Left out: the hand-written hints (judging.py and each lab's checks.py), which come first.
 """
@@ -19,8 +20,11 @@ Left out: the hand-written hints (judging.py and each lab's checks.py), which co
 from __future__ import annotations
 
 import math
+import signal
 import sys
+import threading
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations
 from types import ModuleType
@@ -35,6 +39,9 @@ __all__ = ["Tried", "Diagnosis", "diagnose", "localise", "MAX_SINGLES", "PAIR_PO
 
 MAX_SINGLES = 4000
 PAIR_POOL = 16  # pairs are tried among this many single changes, the ones nearest the learner's outputs
+# A change of a loop's bound may make one call very long: past this, it counts as one that raised.
+# The references' own calls take milliseconds; only a runaway change comes near it.
+CALL_SECONDS = 2.0
 NEIGHBOUR_POOL = 4  # and the best this many are paired with every change on their own line or the next
 
 
@@ -70,12 +77,36 @@ def _copy(value):
     return value
 
 
+class _TooLong(Exception):
+    pass
+
+
+def _stop(signum, frame):
+    raise _TooLong
+
+
+@contextmanager
+def _at_most(seconds: float):
+    """Stop a call after `seconds` (a changed loop bound may make a loop very long): on the main
+    thread, where a timer signal can be had; elsewhere the call runs as long as it takes."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _call(function, args: tuple):
     """function(*copies of args), quietly; RAISED when it raises. A mutant may change its inputs
     in place or warn: neither may reach the next call."""
     args = tuple(_copy(a) for a in args)
     try:
-        with warnings.catch_warnings(), torch.no_grad():
+        with warnings.catch_warnings(), torch.no_grad(), _at_most(CALL_SECONDS):
             warnings.simplefilter("ignore")
             torch.manual_seed(0)
             return function(*args)

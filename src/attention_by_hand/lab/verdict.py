@@ -4,12 +4,16 @@ The calls to make come from the lab's checks (`plan`); what happened to each com
 events (calls.py); `check_run` turns them into a `CheckRun`. A check calls its function on several
 inputs and fails when one fails. Its hint is the known mistake that explains EVERY input that
 failed, so that no input's coincidence (on a single token, hiding the diagonal looks like an
-inverted mask) can name a mistake the other inputs rule out; when none explains them all, the
-hint says what the first failing input showed. `check_in_process` does the same in this process,
-for a module already imported (the tests' fixtures, where the child is not what is tested).
+inverted mask) can name a mistake the other inputs rule out, and that no input of the function's
+other checks rules out (`Miss.tried`: it could be made there and did not give the learner's
+output). When no hand-written hint is left, the mutation engine (diagnosis.py) is asked, once per
+function, on every input that function was called on (its checks' cases and probes); when it finds
+nothing, the hint says what the first failing input showed, and where the probes show the error.
+`check_in_process` does the same in this process, for a module already imported (the tests'
+fixtures, where the child is not what is tested).
 
 Left out: running the file (runner.py, child.py); the comparisons and the labs' checks
-(judging.py, each lab's checks.py).
+(judging.py, each lab's checks.py); the mutants themselves (mutants.py, relations.py).
 """
 
 from __future__ import annotations
@@ -221,6 +225,12 @@ class _Engine:
             return found.hint, found.mistake
         return (f"{observed}; {where}" if where else observed), None
 
+    def after_error(self, check: Check, raised: str) -> tuple[str, str | None]:
+        """A check where the learner's function raised: the error, and the change that raises
+        where it raised and gives its outputs elsewhere, if there is one."""
+        hint, mistake = self.hint(check, raised)
+        return (f"{raised}; {hint}", mistake) if mistake else (raised, None)
+
 
 def _got(event: dict):
     return decode(event["value"]) if event.get("event") == "result" else RAISED
@@ -302,6 +312,8 @@ def check_run(
         hint, mistake = combine(verdicts, others)
         if hint is not None and mistake is None and engine and _Engine.may_diagnose(check, verdicts):
             hint, mistake = mutants.hint(check, hint)
+        elif hint is not None and mistake is None and engine and hint.startswith("raised "):
+            hint, mistake = mutants.after_error(check, hint)
         run.results.append(CheckResult(f"{check.function}: {check.label}", hint, mistake))
 
     fatal = next((e for e in events if e.get("event") == "fatal"), None)
