@@ -3,7 +3,7 @@
     attention-by-hand run [--world FILE.toml] [--out DIR] [--figure-format svg]
     attention-by-hand check [PATH] [--expected FILE]
     attention-by-hand build [--handout [PDF]] | serve [--port N]
-    attention-by-hand lab list | run N | check N [FILE] | notebook N
+    attention-by-hand lab list | run N | check N [FILE] | check N --room FOLDER | notebook N
 
 Exit codes: 0 done (or logs equal), 1 logs differ, 2 bad input (one line on stderr saying
 which input and what is wrong). Anything else that escapes is a bug and keeps its traceback.
@@ -208,6 +208,10 @@ from a first run to a passing check:
 
 exit codes of check: 0 all passed, 1 some failed, 2 the file could not be run at all
 (syntax error, import error, missing function, time limit, memory limit, too much output).
+
+for an instructor, a whole room's files at once (each sandboxed; one table, and which mistakes
+how many learners made):
+  attention-by-hand lab check 4 --room FOLDER
 """
 
 

@@ -106,3 +106,27 @@ def layer_norm(x, weight, bias, eps=1e-5):
 def test_a_right_solution_written_otherwise_passes(tmp_path, filename):
     run = judged(tmp_path, filename, ALSO_RIGHT[filename])
     assert run.exit_code == 0, [r.hint for r in run.results if not r.passed]
+
+
+ONE_HOT_BY_WIDTH = '''
+def one_hot_lookup(ids, weight):
+    return F.one_hot(ids, num_classes=weight.shape[1]).float() @ weight
+'''
+
+
+def test_a_function_that_raised_on_every_case_is_diagnosed_by_the_change_that_raises_there_too(tmp_path):
+    # It raises on the (6, 3) table and runs on the probe's square one: only the width mix-up does both.
+    hints = failing(judged(tmp_path, "lab-02-embeddings-softmax.py", ONE_HOT_BY_WIDTH), "one_hot_lookup")
+    assert len(hints) == 1 and hints[0].startswith("raised RuntimeError")
+    assert "yours equals the reference with `weight.shape[1]` for `weight.shape[0]`" in hints[0]
+
+
+MEAN_OVER_EVERY_ID = '''
+def average_nll(probs, ids):
+    return -torch.log(probs[ids[:-1], ids[1:]]).sum() / len(ids)
+'''
+
+
+def test_a_mean_over_the_wrong_count_is_said_as_a_ratio_of_the_references_lengths(tmp_path):
+    hints = failing(judged(tmp_path, "lab-03-bigram.py", MEAN_OVER_EVERY_ID), "average_nll")
+    assert hints and all("multiplied by len(p_next) / len(ids)" in h for h in hints)

@@ -71,3 +71,21 @@ def test_a_relation_that_holds_on_one_input_only_is_not_said():
 @pytest.mark.parametrize("shape", [(4, 4), (2, 3, 5)])
 def test_nothing_is_said_when_the_outputs_are_equal(shape):
     assert relation(on_two(lambda e: e.clone(), shape=shape)) is None
+
+
+def test_columns_read_across_blocks_are_said_as_interleaved_blocks():
+    # (T, 2 heads * 3): yours takes one column of each head in turn
+    said = relation(on_two(lambda e: e.reshape(4, 2, 3).transpose(1, 2).reshape(4, 6), shape=(4, 6)))
+    assert said.startswith("yours holds the reference's columns interleaved: its 2 blocks of 3 columns")
+    assert "are its 0, 3, 1, 4, 2, 5)" in said
+
+
+def test_columns_in_another_order_that_is_no_interleaving_are_said_with_the_order():
+    said = relation(on_two(lambda e: e[:, [2, 0, 1, 3]]))
+    assert said.startswith("yours holds the reference's columns in another order") and "are its 2, 0, 1, 3)" in said
+
+
+def test_a_ratio_of_two_lengths_the_reference_computed_is_named():
+    known = ({"len(ids)": 11.0, "len(p_next)": 10.0}, {"len(ids)": 11.0, "len(p_next)": 10.0})
+    said = relation(on_two(lambda e: e * 10 / 11, known))
+    assert said == "yours is the reference's output multiplied by len(p_next) / len(ids) = 0.909"

@@ -195,9 +195,15 @@ def _locals(reference: ModuleType, function: str, args: tuple, functions: set[st
 
 
 def _known(reference: ModuleType, function: str, args: tuple) -> Known:
-    """The reference's own numbers on these inputs: its arguments and locals (ints and floats), by name."""
+    """The reference's own numbers on these inputs, by name: its arguments and locals (ints and
+    floats), then the lengths of its tensors ("len(ids)": an average over the wrong count is off by
+    a ratio of two of them)."""
     values = _locals(reference, function, args, {function}).get(function, {})
-    return {k: float(v) for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    known = {k: float(v) for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    for k, v in values.items():
+        if isinstance(v, torch.Tensor) and v.dim() >= 1:
+            known.setdefault(f"len({k})", float(v.shape[0]))
+    return known
 
 
 def _sort(value) -> object:
@@ -264,13 +270,18 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried]) -> Diagn
     expected = [_call(reference_function, t.args) for t in tried]
     if any(isinstance(e, _Raised) for e in expected):
         return None
-    # Where the learner's function raised, the hint says so (verdict.py); a change must raise there too.
-    wrong = [i for i, (t, e) in enumerate(zip(tried, expected)) if not agree(t.got, e) and not isinstance(t.got, _Raised)]
-    if not wrong:
+    # Where the learner's function raised, the hint says so (verdict.py); a change must raise there
+    # too. Wrong outputs come first (they rule out the most changes), then the inputs where it
+    # raised: a function that raised on every case and ran on a probe (a square table, where rows
+    # and columns are not told apart) is still diagnosed, by the change that raises where it did.
+    differ = [i for i, (t, e) in enumerate(zip(tried, expected)) if not agree(t.got, e)]
+    wrong = [i for i in differ if not isinstance(tried[i].got, _Raised)]
+    raised = [i for i in differ if isinstance(tried[i].got, _Raised)]
+    if not differ:
         return None
     # The smallest failing input first: most changes fail there, at the lowest cost.
     wrong.sort(key=lambda i: _size(tried[i].args))
-    order = wrong + [i for i in range(len(tried)) if i not in wrong]
+    order = wrong + raised + [i for i in range(len(tried)) if i not in differ]
     first_got, first_expected = tried[order[0]].got, expected[order[0]]
 
     every = changes(reference, function)

@@ -1,11 +1,13 @@
 """Plain relations between a learner's output and the reference's: transposed, negated, its log
-or its exponential, multiplied by a constant, shifted by one position, two rows (or heads) swapped.
+or its exponential, multiplied by a constant, shifted by one position, two rows (or heads) swapped,
+the columns in another order (heads interleaved).
 
 Some mistakes are no small change of the reference's code (mutants.py) but one of these, and
 saying it ("yours is the reference's transposed") tells the learner where to look. A relation is
 said only when it holds on every input tried (diagnosis.py gives them all); a constant is named
 when it is one the reference itself computed on every input (`Known`: its local numbers, such as
-head_size, and their square roots), e.g. "multiplied by sqrt(head_size) = 2.83".
+head_size, and their square roots, or a ratio of the lengths of its tensors), e.g. "multiplied by
+sqrt(head_size) = 2.83".
 
 Left out: outputs that are not tensors (a pair is related part by part, by diagnosis.py).
 """
@@ -25,12 +27,15 @@ Known = dict[str, float]  # the reference's own numbers on one input, by name: {
 
 
 def _constants(known: Known) -> list[tuple[str, float]]:
-    """Every constant a learner may have multiplied by, named: n, sqrt(n), 1/n, 1/sqrt(n)."""
+    """Every constant a learner may have multiplied by, named: n, sqrt(n), 1/n, 1/sqrt(n), then the
+    ratios of two lengths (len(p_next) / len(ids): a mean taken over the wrong count)."""
     found = []
     for name, value in known.items():
         if value > 0 and value != 1:
             found += [(name, value), (f"sqrt({name})", math.sqrt(value))]
             found += [(f"1/{name}", 1 / value), (f"1/sqrt({name})", 1 / math.sqrt(value))]
+    lengths = [(name, value) for name, value in known.items() if name.startswith("len(") and value > 0]
+    found += [(f"{a} / {b}", u / v) for a, u in lengths for b, v in lengths if u != v]
     return found + [("2", 2.0), ("1/2", 0.5)]
 
 
@@ -71,6 +76,46 @@ def _shifted(got: torch.Tensor, expected: torch.Tensor) -> tuple[int, int] | Non
         if close(got.narrow(axis, 0, n - 1), expected.narrow(axis, 1, n - 1)):
             return axis, -1
     return None
+
+
+def _reordered(got: torch.Tensor, expected: torch.Tensor) -> list[int] | None:
+    """order, when got's columns are expected's in another order, the same in every row: got[..., c]
+    is expected[..., order[c]]."""
+    if got.dim() < 2 or got.shape[-1] < 3:
+        return None
+    left = list(range(got.shape[-1]))
+    order = []
+    for c in range(got.shape[-1]):
+        match = next((e for e in left if close(got[..., c], expected[..., e])), None)
+        if match is None:
+            return None
+        order.append(match)
+        left.remove(match)
+    return order if order != sorted(order) else None
+
+
+def _grid(order: list[int]) -> tuple[int, int] | None:
+    """(blocks, width) when `order` reads `blocks` blocks of `width` columns across: one column of
+    each block in turn (a transpose too many or missing before a reshape)."""
+    n = len(order)
+    for blocks in range(2, n):
+        width = n // blocks
+        if blocks * width == n and width > 1 and all(order[c] == (c % blocks) * width + c // blocks for c in range(n)):
+            return blocks, width
+    return None
+
+
+def _say_reordered(orders: list[list[int]]) -> str:
+    grids = [_grid(order) for order in orders]
+    shown = ", ".join(str(c) for c in orders[0][:6]) + (", ..." if len(orders[0]) > 6 else "")
+    if all(grids):
+        blocks, width = grids[0]
+        return (
+            f"yours holds the reference's columns interleaved: its {blocks} blocks of {width} columns are read "
+            f"across, one column of each block in turn, where the reference puts the blocks one after another "
+            f"(your columns 0, 1, 2, ... are its {shown})"
+        )
+    return f"yours holds the reference's columns in another order, the same in every row (your columns 0, 1, 2, ... are its {shown})"
 
 
 def _axis_name(axis: int, rank: int) -> str:
@@ -127,6 +172,10 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
         found = [find(g, e) for g, e, _ in differing]
         if found[0] is not None and all(f == found[0] for f in found):
             return say(found[0], differing[0][0].dim())
+    # The columns in another order: each input has its own width, so its own order.
+    orders = [_reordered(g, e) for g, e, _ in differing]
+    if all(orders):
+        return _say_reordered(orders)
     return None
 
 
