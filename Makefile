@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/worksheet_room.py --write
 	$(PY) benchmarks/attention_backward.py --write
 	$(PY) benchmarks/phase_change.py --write
+	$(PY) benchmarks/hints.py --room --write
 	$(PY) benchmarks/update_readme.py
 
 serve: $(STAMP)

@@ -310,3 +310,34 @@ def test_attention_backward_report_says_by_how_much_the_time_target_is_missed_an
     assert "The time target is missed by 33% of the 1.5x allowed." in text
     # forward 0.4 s against 0.25 s; backward 2.0 - 0.4 = 1.6 s against 1.0 - 0.25 = 0.75 s
     assert "The tiled forward took 1.60x SDPA's forward and the tiled backward 2.13x SDPA's backward." in text
+# --- hints ----------------------------------------------------------------------------------
+
+hints = load("hints")
+
+
+def test_hints_reads_a_manifest_given_as_a_list_or_as_a_dict_keyed_by_file(tmp_path):
+    entry = {"lab": 4, "function": "attention_weights", "description": "d", "named_if": ["a"], "wrong_if": ["b"]}
+    (tmp_path / "manifest.json").write_text(f'[{{"file": "x.py", {str(entry)[1:-1]}}}]'.replace("'", '"'), encoding="utf-8")
+    as_list = hints.read_manifest(tmp_path)
+    (tmp_path / "manifest.json").write_text(f'{{"x.py": {str(entry)}}}'.replace("'", '"'), encoding="utf-8")
+    assert hints.read_manifest(tmp_path) == as_list == [{"file": "x.py", **entry}]
+
+
+def test_hints_a_missing_manifest_is_a_one_line_error(tmp_path):
+    with pytest.raises(SystemExit, match="manifest.json: cannot read the manifest"):
+        hints.read_manifest(tmp_path)
+
+
+def test_hints_a_patch_becomes_the_whole_learner_file_with_only_its_functions_replaced(tmp_path):
+    patch = tmp_path / "p.py"
+    patch.write_text("# patches: lab-02-embeddings-softmax.py\n\n\ndef softmax(scores):\n    return scores\n", encoding="utf-8")
+    whole = hints.expand(patch)
+    reference = (ROOT / "src/attention_by_hand/lab/labs/lab02/lab-02-embeddings-softmax.py").read_text(encoding="utf-8")
+    assert "def softmax(scores):\n    return scores\n" in whole and "def one_hot_lookup(" in whole
+    assert len(whole.splitlines()) < len(reference.splitlines())
+
+
+def test_hints_development_set_has_a_manifest_entry_for_every_file_and_at_least_30():
+    entries = hints.read_manifest(hints.DEV)
+    files = sorted(p.name for p in hints.DEV.glob("*.py"))
+    assert sorted(e["file"] for e in entries) == files and len(files) >= 30

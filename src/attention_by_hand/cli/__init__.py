@@ -5,7 +5,7 @@
     attention-by-hand build [--handout [PDF]] | serve [--port N]
     attention-by-hand worksheet [--world FILE.toml | --seed N | --room N [--first-seed S]] [--out DIR] [--paper P]
     attention-by-hand train heads [--out DIR] [--seed N] [--steps N]
-    attention-by-hand lab list | run N | check N [FILE] | notebook N
+    attention-by-hand lab list | run N | check N [FILE] | check N --room FOLDER | notebook N
 
 Exit codes: 0 done (or logs equal), 1 logs differ, 2 bad input (one line on stderr saying
 which input and what is wrong). Anything else that escapes is a bug and keeps its traceback.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from attention_by_hand.cli.arguments import bounded
+from attention_by_hand.errors import UserError
 
 __all__ = ["add"]
 
@@ -16,6 +17,22 @@ _MAX_SEED = 2**64 - 1  # torch.Generator.manual_seed takes no larger seed
 _seconds = bounded(float, 1e-9, _MAX_TIMEOUT, "a number of seconds", f"more than 0 and at most {_MAX_TIMEOUT} seconds")
 _megabytes = bounded(int, 1, _MAX_MEMORY_MB, "a whole number of MB", f"from 1 to {_MAX_MEMORY_MB} MB")
 _seed = bounded(int, 0, _MAX_SEED, "a whole number", "from 0 to 2**64 - 1")
+
+
+def _check(a: argparse.Namespace) -> int:
+    """`lab check N [FILE]`, or with --room a whole folder of learners' files."""
+    from attention_by_hand.lab import commands
+
+    if a.room is None:
+        if a.out or a.no_sandbox:
+            raise UserError("--out and --no-sandbox go with --room FOLDER")
+        return commands.check(a.number, a.file, a.timeout, a.memory, a.seed)
+    if a.file is not None:
+        raise UserError(f"{a.file}: give either FILE or --room FOLDER, not both")
+    from attention_by_hand.lab.room import check_room
+    from attention_by_hand.lab.runner import Limits
+
+    return check_room(a.number, a.room, a.out, Limits(timeout=a.timeout, memory_mb=a.memory), a.seed, a.no_sandbox)
 
 
 class _LabParser(argparse.ArgumentParser):
@@ -46,6 +63,10 @@ from a first run to a passing check:
 
 exit codes of check: 0 all passed, 1 some failed, 2 the file could not be run at all
 (syntax error, import error, missing function, time limit, memory limit, too much output).
+
+for an instructor, a whole room's files at once (each sandboxed; one table, and which mistakes
+how many learners made):
+  attention-by-hand lab check 4 --room FOLDER
 """
 
 
@@ -108,7 +129,16 @@ def add(sub) -> None:
     p.add_argument("--timeout", type=_seconds, default=20.0, metavar="S", help="seconds for FILE's own part: importing it and every call, not the checker's start (default: 20)")
     p.add_argument("--memory", type=_megabytes, default=1024, metavar="MB", help="memory FILE may use beyond torch itself (default: 1024)")
     p.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs (default: 0); the fixed ones never change")
-    p.set_defaults(func=lambda a: commands.check(a.number, a.file, a.timeout, a.memory, a.seed))
+    p.add_argument(
+        "--room", metavar="FOLDER", help="check every learner's file in FOLDER (each sandboxed, two at a time); "
+        "write room-lab-NN.csv, room-lab-NN-summary.csv and room-lab-NN.html"
+    )
+    p.add_argument("--out", metavar="DIR", help="with --room: the folder for the tables (default: the current one)")
+    p.add_argument(
+        "--no-sandbox", action="store_true", help="with --room: run the files with your own rights where no sandbox "
+        "(bubblewrap) can be had; only for files you trust"
+    )
+    p.set_defaults(func=_check)
 
     p = labs.add_parser(
         "notebook",

@@ -15,10 +15,18 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     attention_judges.py  the judges of attention weights, shared by labs 04 and 05
     inputs.py         the inputs the checks call the functions on
     mistakes.py       the checker's catalogue of the mistakes it names, for the instructor page
+    mutants.py        small changes of a reference function's code: candidate mistakes nobody wrote a hint for
+    relations.py      plain relations between outputs (transposed, negated, scaled, shifted, swapped)
+    diagnosis.py      the change or relation that gives a learner's outputs on every input tried
+    room.py           `lab check N --room FOLDER`: every learner's file in a folder, one table
+    sandbox.py        bubblewrap around other people's files in a room check
 
 Words, one meaning each: a *check* is one line of the report (a function on some inputs); a
 *judge* compares one output with the reference's and returns a Miss or nothing; a *verdict* is
-what a whole run of a learner's file comes to (verdict.py).
+what a whole run of a learner's file comes to (verdict.py). A *probe* is an input a check calls
+only to tell causes apart, never judged; a *change* (a mutant) is the reference with one small
+edit of its code; a *diagnosis* is the change or relation that gives the learner's outputs on
+every input tried, cases and probes alike; a *room* is a folder of learners' files for one lab.
 
 It imports `errors` and, for the toy world, `run/world.py`; never `parts/` or `site/`.
 """

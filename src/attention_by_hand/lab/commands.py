@@ -4,6 +4,7 @@
     lab start N [FILE] [--notebook]   write your version of lab N (default ./lab-NN-<name>.py)
     lab run N [FILE] [ARGS...]        run the reference lab N, or your FILE, as a script
     lab check N [FILE]                judge your functions against the reference, with hints
+    lab check N --room FOLDER         every learner's file in FOLDER, sandboxed: one table (room.py)
     lab notebook N [--exercise]       the solved lab (or your version) as a Jupyter notebook
 
 The labs ship inside the package, so every command works in any folder after `pip install`.
@@ -24,7 +25,7 @@ from attention_by_hand.errors import UserError
 from attention_by_hand.lab.exercise import learner_source
 from attention_by_hand.lab.registry import LABS, Lab, get_lab, reference_path
 
-__all__ = ["list_labs", "start", "run", "check", "notebook", "default_file"]
+__all__ = ["list_labs", "start", "run", "check", "check_learner", "notebook", "default_file"]
 
 
 def _write_new(path: Path, text: str, force: bool) -> None:
@@ -97,7 +98,7 @@ def run(number: str, file: str | None, script_args: list[str]) -> int:
 
 
 def check(number: str, file: str | None, timeout: float, memory_mb: int, seed: int) -> int:
-    from attention_by_hand.lab.runner import Limits, check_file
+    from attention_by_hand.lab.runner import Limits
     from attention_by_hand.lab.verdict import report_lines
 
     lab = get_lab(number)
@@ -108,23 +109,28 @@ def check(number: str, file: str | None, timeout: float, memory_mb: int, seed: i
     if not learner.is_file():
         raise UserError(f"{learner}: not a file")
     print(f"Checking {learner} against lab {lab.number} ({lab.title}):", flush=True)
-    limits = Limits(timeout=timeout, memory_mb=memory_mb)
-    if learner.suffix == ".ipynb":
-        from attention_by_hand.lab.notebook import script_from_notebook
-
-        script, line_name = script_from_notebook(learner)
-        with tempfile.TemporaryDirectory(prefix="lab-notebook-") as tmp:
-            as_script = Path(tmp) / (learner.stem + ".py")
-            as_script.write_text(script, encoding="utf-8")
-            result = check_file(as_script, lab, limits=limits, seed=seed, line_name=line_name)
-    else:
-        result = check_file(learner, lab, limits=limits, seed=seed)
+    result = check_learner(learner, lab, limits=Limits(timeout=timeout, memory_mb=memory_mb), seed=seed)
     for line in report_lines(result):
         print(line)
     if result.failure:
         sys.stdout.flush()
         raise UserError(f"{learner}: cannot be checked: {result.failure}")
     return result.exit_code
+
+
+def check_learner(learner: Path, lab: Lab, *, limits, seed: int, sandboxed: bool = False):
+    """`check_file` for a script or a notebook (checked as the script its cells make)."""
+    from attention_by_hand.lab.runner import check_file
+
+    if learner.suffix != ".ipynb":
+        return check_file(learner, lab, limits=limits, seed=seed, sandboxed=sandboxed)
+    from attention_by_hand.lab.notebook import script_from_notebook
+
+    script, line_name = script_from_notebook(learner)
+    with tempfile.TemporaryDirectory(prefix="lab-notebook-") as tmp:
+        as_script = Path(tmp) / (learner.stem + ".py")
+        as_script.write_text(script, encoding="utf-8")
+        return check_file(as_script, lab, limits=limits, seed=seed, line_name=line_name, sandboxed=sandboxed)
 
 
 def notebook(number: str, exercise: bool, out: str | None, force: bool) -> int:

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
 import torch
@@ -32,8 +30,8 @@ __all__ = [
     "RTOL",
     "ATOL",
     "Check",
+    "Probe",
     "Miss",
-    "recording",
     "close",
     "equals",
     "judge_tensor",
@@ -65,6 +63,12 @@ class Miss:
     explanations: tuple[str, ...] = ()
     lead: str = ""
     prefix: str = ""
+    # What the judge compared against: the hint of every known mistake that could be made on this
+    # input (`tried`), and of those that give the reference's own output here (`moot`: ignoring a
+    # `base` argument changes nothing when the default was passed). verdict.py uses `tried` so that
+    # a mistake one input rules out is never named for another; mistakes.py lists tried - moot.
+    tried: tuple[str, ...] = ()
+    moot: tuple[str, ...] = ()
 
     def text(self, explanation: str | None = None) -> str:
         """The hint: `explanation` (default: the first known one), or else what was observed."""
@@ -84,6 +88,15 @@ ExplainError = Callable[[str, str, tuple], "str | None"]
 
 
 @dataclass(frozen=True)
+class Probe:
+    """An input chosen to separate causes (one tile covering every key, q = 0, ...): called like a
+    case, never judged pass or fail; it only helps to say where an error is (diagnosis.py)."""
+
+    label: str  # what the input isolates, e.g. "one tile covering every key"
+    args: tuple
+
+
+@dataclass(frozen=True)
 class Check:
     """One line of the report: `function` called on every case; it passes when each case does."""
 
@@ -92,21 +105,7 @@ class Check:
     cases: tuple[tuple, ...]
     judge: Judge
     explain_error: ExplainError | None = None
-
-
-# While `recording()` runs: the hint of every known mistake judge_tensor is given (mistakes.py).
-_heard: ContextVar[list[str] | None] = ContextVar("heard", default=None)
-
-
-@contextmanager
-def recording() -> Iterator[list[str]]:
-    """Inside the block, every known mistake's hint that judge_tensor is given, in order."""
-    heard: list[str] = []
-    token = _heard.set(heard)
-    try:
-        yield heard
-    finally:
-        _heard.reset(token)
+    probes: tuple[Probe, ...] = ()
 
 
 # --- comparing and describing outputs -------------------------------------------------------
@@ -169,19 +168,30 @@ def brief(value) -> str:
     return f"a {type(value).__name__}"
 
 
-def _matching(got, variants: Iterable[Variant]) -> tuple[str, ...]:
-    """The hints of every known mistake whose output equals `got`, in the order given."""
-    if not isinstance(got, torch.Tensor):
-        return ()
-    hints = []
+@dataclass(frozen=True)
+class _Compared:
+    matching: tuple[str, ...]
+    tried: tuple[str, ...]
+    moot: tuple[str, ...]
+
+
+def _matching(got, expected, variants: Iterable[Variant]) -> _Compared:
+    """Every known mistake whose output equals `got` (in the order given), every one that could be
+    made on these inputs, and those whose output is the reference's own."""
+    hints, tried, moot = [], [], []
     for hint, output in variants:
         try:
             output = output() if callable(output) else output
         except (RuntimeError, IndexError, ValueError):
             continue  # this mistake cannot even be made on these inputs: it does not match
-        if output is not None and close(got, output) and hint not in hints:
+        if output is None:
+            continue
+        tried.append(hint)
+        if isinstance(output, torch.Tensor) and close(output, expected):
+            moot.append(hint)
+        if isinstance(got, torch.Tensor) and close(got, output) and hint not in hints:
             hints.append(hint)
-    return tuple(hints)
+    return _Compared(tuple(hints), tuple(tried), tuple(moot))
 
 
 def judge_tensor(got, expected: torch.Tensor, names: str, variants: Iterable[Variant] = (), observe=None):
@@ -191,19 +201,18 @@ def judge_tensor(got, expected: torch.Tensor, names: str, variants: Iterable[Var
     observe(got) -> what is wrong with `got`, in facts (which cell, which value), or None; used
     when no known mistake matches, before the plain largest difference.
     """
-    heard = _heard.get()
-    if heard is not None:
-        variants = list(variants)  # a generator would be spent by the recording
-        heard.extend(hint for hint, _ in variants)
     if not isinstance(got, (torch.Tensor, Oversized)):
         return Miss(f"returned {brief(got)}, expected a tensor of shape {names}")
     if tuple(got.shape) != tuple(expected.shape):
         named = f"{names} = {shape_text(expected.shape)}" if names != shape_text(expected.shape) else names
         message = f"wrong output shape: expected {named}, got {shape_text(got.shape)}"
-        return Miss(message, _matching(got, variants), lead=message)
+        compared = _matching(got, expected, variants)
+        return Miss(message, compared.matching, lead=message, tried=compared.tried, moot=compared.moot)
     if close(got, expected):
         return None
-    return Miss((observe(got) if observe else None) or difference(got, expected), _matching(got, variants))
+    compared = _matching(got, expected, variants)
+    observed = (observe(got) if observe else None) or difference(got, expected)
+    return Miss(observed, compared.matching, tried=compared.tried, moot=compared.moot)
 
 
 def judge_number(got, expected: torch.Tensor, variants: Iterable[Variant] = ()):
@@ -218,7 +227,8 @@ def judge_pair(got, names: str, swapped: Callable[[object, object], bool] | None
     if not (isinstance(got, (tuple, list)) and len(got) == 2):
         return Miss(f"returned {brief(got)}, expected a pair {names}")
     if swapped and swapped(*got):
-        return Miss(f"the two results look swapped: return them in the order {names}")
+        swap = f"the two results look swapped: return them in the order {names}"
+        return Miss(swap, (swap,))
     return None
 
 

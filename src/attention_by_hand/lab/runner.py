@@ -136,19 +136,34 @@ def _wait_ready(ready: int, within: float) -> str:
     return "ready" if os.read(ready, 1) == b"1" else "ended"
 
 
-def check_file(learner: Path, lab: Lab, *, limits: Limits = Limits(), seed: int = 0, line_name=None) -> CheckRun:
+def check_file(
+    learner: Path,
+    lab: Lab,
+    *,
+    limits: Limits = Limits(),
+    seed: int = 0,
+    line_name=None,
+    engine: bool = True,
+    sandboxed: bool = False,
+) -> CheckRun:
     """Run `learner` in a child with limits, call its functions, judge them against the reference.
 
     line_name(n) -> how to call line n of `learner` in a message (a notebook names its cell).
+    sandboxed: run the child inside bubblewrap (sandbox.py), as a room check does.
     """
     with tempfile.TemporaryDirectory(prefix="lab-check-") as tmp:
         results_path = Path(tmp) / "results.jsonl"
         started = time.monotonic()
+        command = [sys.executable, "-B", "-m", "attention_by_hand.lab.child"]
         ready, ready_end = os.pipe()
+        command += [str(learner.resolve()), str(results_path), str(limits.memory_mb), str(ready_end)]
+        if sandboxed:
+            from attention_by_hand.lab.sandbox import wrap
+
+            command = wrap(command, Path(tmp), readable=(learner.resolve().parent, Path(__file__).resolve().parents[2]))
         try:
             process = subprocess.Popen(
-                [sys.executable, "-B", "-m", "attention_by_hand.lab.child"]
-                + [str(learner.resolve()), str(results_path), str(limits.memory_mb), str(ready_end)],
+                command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
@@ -191,7 +206,7 @@ def check_file(learner: Path, lab: Lab, *, limits: Limits = Limits(), seed: int 
                 memory_mb=limits.memory_mb,
                 output_limit=OUTPUT_LIMIT,
             )
-            return check_run(_read_events(results_path), the_plan, reference, ending, line_name=line_name)
+            return check_run(_read_events(results_path), the_plan, reference, ending, line_name=line_name, engine=engine)
         finally:
             # Also when building the inputs or loading the reference raised: no child outlives us.
             _kill_group(process)

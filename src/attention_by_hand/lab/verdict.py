@@ -4,12 +4,16 @@ The calls to make come from the lab's checks (`plan`); what happened to each com
 events (calls.py); `check_run` turns them into a `CheckRun`. A check calls its function on several
 inputs and fails when one fails. Its hint is the known mistake that explains EVERY input that
 failed, so that no input's coincidence (on a single token, hiding the diagonal looks like an
-inverted mask) can name a mistake the other inputs rule out; when none explains them all, the
-hint says what the first failing input showed. `check_in_process` does the same in this process,
-for a module already imported (the tests' fixtures, where the child is not what is tested).
+inverted mask) can name a mistake the other inputs rule out, and that no input of the function's
+other checks rules out (`Miss.tried`: it could be made there and did not give the learner's
+output). When no hand-written hint is left, the mutation engine (diagnosis.py) is asked, once per
+function, on every input that function was called on (its checks' cases and probes); when it finds
+nothing, the hint says what the first failing input showed, and where the probes show the error.
+`check_in_process` does the same in this process, for a module already imported (the tests'
+fixtures, where the child is not what is tested).
 
 Left out: running the file (runner.py, child.py); the comparisons and the labs' checks
-(judging.py, each lab's checks.py).
+(judging.py, each lab's checks.py); the mutants themselves (mutants.py, relations.py).
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from types import ModuleType
 
 from attention_by_hand.lab.calls import call_all, missing_functions
 from attention_by_hand.lab.registry import checks_for
-from attention_by_hand.lab.judging import Check, Miss, hint_for_exception
+from attention_by_hand.lab.diagnosis import RAISED, Tried, diagnose, localise
+from attention_by_hand.lab.judging import Check, Miss, Probe, hint_for_exception
 from attention_by_hand.lab.registry import Lab, reference_path
 from attention_by_hand.lab.wire import decode, encode
 
@@ -72,11 +77,15 @@ class CheckRun:
 
 @dataclass(frozen=True)
 class Plan:
-    """The checks of a lab, every (check, args) call in order, and the request the child reads."""
+    """The checks of a lab, every (check, args) call in order, and the request the child reads.
+
+    probes: the checks' probe inputs, called after every case (ids from len(calls) on), never judged.
+    """
 
     checks: list[Check]
     calls: list[tuple[Check, tuple]]
     request: bytes
+    probes: list[tuple[Check, Probe]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -105,14 +114,16 @@ def load_reference(path: Path) -> ModuleType:
 def plan(number: int, seed: int) -> Plan:
     checks = checks_for(number, seed)
     calls = [(check, args) for check in checks for args in check.cases]
+    probes = [(check, probe) for check in checks for probe in check.probes]
+    every = calls + [(check, probe.args) for check, probe in probes]
     request = {
         "functions": sorted({check.function for check in checks}),
         "calls": [
             {"id": i, "function": check.function, "args": [encode(a) for a in args]}
-            for i, (check, args) in enumerate(calls)
+            for i, (check, args) in enumerate(every)
         ],
     }
-    return Plan(checks, calls, json.dumps(request).encode("utf-8"))
+    return Plan(checks, calls, json.dumps(request).encode("utf-8"), probes)
 
 
 def _at(line, line_name=None) -> str:
@@ -145,9 +156,12 @@ def _case(check: Check, args: tuple, event: dict, reference: ModuleType, line_na
         return f"the checker could not judge this output ({type(error).__name__}: {error}); please report it"
 
 
-def combine(verdicts: list) -> tuple[str | None, str | None]:
+def combine(verdicts: list, others: list = ()) -> tuple[str | None, str | None]:
     """(hint, mistake) for a check from its inputs' verdicts: a mistake that explains every failure.
 
+    others: the verdicts of the same function's other checks; the mistake must explain their
+    failures too (a learner's function has one body: a doubled exponent with base 100 looks like
+    base 10000 ignored, and the default base's check rules that out).
     mistake is the known mistake the hint names (numbers left out), None when the hint only says
     what was observed; the hint is None when every input passed.
     """
@@ -160,10 +174,69 @@ def combine(verdicts: list) -> tuple[str | None, str | None]:
     misses = [v for v in failing if isinstance(v, Miss)]
     # The same mistake on two inputs reads the same but for its numbers ("sqrt(3)", "sqrt(2)").
     kinds = [{_kind(e) for e in m.explanations} for m in misses]
-    common = [e for e in first.explanations if all(_kind(e) in k for k in kinds)]
+    # A mistake that could be made on another failing input of this function, and did not give
+    # the learner's output there, did not happen.
+    ruled_out = {
+        _kind(t)
+        for m in [*misses, *others]
+        if isinstance(m, Miss)
+        for t in m.tried
+        if _kind(t) not in {_kind(e) for e in m.explanations}
+    }
+    common = [e for e in first.explanations if all(_kind(e) in k for k in kinds) and _kind(e) not in ruled_out]
     if common:
         return first.text(common[0]), _kind(common[0])
     return first.prefix + first.observed, None
+
+
+class _Engine:
+    """The mutation engine (diagnosis.py), asked once per function when the hand-written judges
+    named nothing: on every input that function was called on, its cases and its probes."""
+
+    def __init__(self, the_plan: Plan, by_id: dict, judged: list, reference: ModuleType):
+        self.reference, self.found = reference, {}
+        self.tried: dict[str, list[Tried]] = {}
+        self.probes: dict[str, list[Tried]] = {}
+        for check, ids, _ in judged:
+            for i in ids:
+                self.tried.setdefault(check.function, []).append(Tried(the_plan.calls[i][1], _got(by_id[i]), check.label))
+        for k, (check, probe) in enumerate(the_plan.probes):
+            event = by_id.get(len(the_plan.calls) + k)
+            if event is not None and check.function in self.tried:
+                self.probes.setdefault(check.function, []).append(Tried(probe.args, _got(event), probe.label))
+
+    @staticmethod
+    def may_diagnose(check: Check, verdicts: list) -> bool:
+        """Only outputs are diagnosed: not an error raised, nor inputs changed in place."""
+        return all(v is None or isinstance(v, Miss) for v in verdicts)
+
+    def hint(self, check: Check, observed: str) -> tuple[str, str | None]:
+        function = check.function
+        if function not in self.found:
+            try:
+                import torch
+
+                with torch.no_grad():
+                    tried = self.tried[function] + self.probes.get(function, [])
+                    found = diagnose(self.reference, function, tried)
+                    where = None if found else localise(self.reference, function, self.probes.get(function, []))
+            except Exception:  # noqa: BLE001 - the engine only adds to a hint; it never breaks a check
+                found, where = None, None
+            self.found[function] = (found, where)
+        found, where = self.found[function]
+        if found:
+            return found.hint, found.mistake
+        return (f"{observed}; {where}" if where else observed), None
+
+    def after_error(self, check: Check, raised: str) -> tuple[str, str | None]:
+        """A check where the learner's function raised: the error, and the change that raises
+        where it raised and gives its outputs elsewhere, if there is one."""
+        hint, mistake = self.hint(check, raised)
+        return (f"{raised}; {hint}", mistake) if mistake else (raised, None)
+
+
+def _got(event: dict):
+    return decode(event["value"]) if event.get("event") == "result" else RAISED
 
 
 def _kind(explanation: str) -> str:
@@ -211,26 +284,40 @@ def check_run(
     reference: ModuleType,
     ending: Ending | None = None,
     line_name: Callable[[int], str] | None = None,
+    engine: bool = True,
 ) -> CheckRun:
-    """The events of a run, and the way its process ended (None: in this process) -> the report."""
+    """The events of a run, and the way its process ended (None: in this process) -> the report.
+
+    engine: ask the mutation engine (diagnosis.py) when the hand-written judges name nothing
+    (off only to measure what the hand-written hints alone name: benchmarks/hints.py).
+    """
     calls = the_plan.calls
     by_id = {e["id"]: e for e in events if e.get("event") in ("result", "raised")}
     started = [e["id"] for e in events if e.get("event") == "start"]
     running = started[-1] if started and started[-1] not in by_id else None
     if running is not None:
-        check, _ = calls[running]
+        check, _ = calls[running] if running < len(calls) else the_plan.probes[running - len(calls)]
         where = f"in {check.function}() on {check.label}"
     else:
         where = "while importing the file" if not started else "after the last call"
 
     run = CheckRun(ending=ending)
-    # Report every check whose calls all came back, in order, up to the first that did not.
+    # Every check whose calls all came back, in order, up to the first that did not.
+    judged: list[tuple[Check, list[int], list]] = []
     for check in the_plan.checks:
         ids = [i for i, (c, _) in enumerate(calls) if c is check]
         if not all(i in by_id for i in ids):
             break
-        verdicts = [_case(check, calls[i][1], by_id[i], reference, line_name) for i in ids]
-        run.results.append(CheckResult(f"{check.function}: {check.label}", *combine(verdicts)))
+        judged.append((check, ids, [_case(check, calls[i][1], by_id[i], reference, line_name) for i in ids]))
+    mutants = _Engine(the_plan, by_id, judged, reference)
+    for check, ids, verdicts in judged:
+        others = [v for c, _, vs in judged if c.function == check.function and c is not check for v in vs]
+        hint, mistake = combine(verdicts, others)
+        if hint is not None and mistake is None and engine and _Engine.may_diagnose(check, verdicts):
+            hint, mistake = mutants.hint(check, hint)
+        elif hint is not None and mistake is None and engine and hint.startswith("raised "):
+            hint, mistake = mutants.after_error(check, hint)
+        run.results.append(CheckResult(f"{check.function}: {check.label}", hint, mistake))
 
     fatal = next((e for e in events if e.get("event") == "fatal"), None)
     done = any(e.get("event") == "done" for e in events)
@@ -257,7 +344,9 @@ def check_run(
     return run
 
 
-def check_in_process(module: ModuleType, lab: Lab, seed: int = 0, reference: ModuleType | None = None) -> CheckRun:
+def check_in_process(
+    module: ModuleType, lab: Lab, seed: int = 0, reference: ModuleType | None = None, engine: bool = True
+) -> CheckRun:
     """Check an imported module in this process: the same calls and verdicts as `lab check`,
     without the child process, its limits or its protection (for files that are trusted)."""
     the_plan = plan(lab.number, seed)
@@ -268,7 +357,7 @@ def check_in_process(module: ModuleType, lab: Lab, seed: int = 0, reference: Mod
         events.append({"event": "fatal", "reason": "missing", "names": missing})
     else:
         call_all(module, request["calls"], Path(module.__file__).resolve(), lambda **e: events.append(e))
-    return check_run(events, the_plan, reference or load_reference(reference_path(lab)))
+    return check_run(events, the_plan, reference or load_reference(reference_path(lab)), engine=engine)
 
 
 def report_lines(run: CheckRun) -> list[str]:

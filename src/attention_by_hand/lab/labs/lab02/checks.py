@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 
 from attention_by_hand.lab.inputs import fixed, randn, seeded, toy_world
-from attention_by_hand.lab.judging import Check, difference, judge_tensor, matmul_sizes, mismatched_sizes
+from attention_by_hand.lab.judging import Check, Probe, difference, judge_tensor, matmul_sizes, mismatched_sizes
 
 NO_MAX_SHIFT = "NaN for large scores: no max-shift; subtract each row's maximum before exp"
 
@@ -106,6 +106,14 @@ def _judge_softmax(got, expected, args):
     return judge_tensor(got, expected, "the shape of scores", softmax_variants(scores), observe)
 
 
+def _one_hot_probes() -> tuple[Probe, ...]:
+    """Inputs that tell causes apart (never judged; diagnosis.py uses them): a square table, where
+    mixing up its number of rows and of columns changes nothing, and which the only-raising
+    learner's function can then be compared on."""
+    p = torch.Generator().manual_seed(22)  # their own generator: the checks' inputs stay as they were
+    return (Probe("a square (4, 4) table", (torch.randint(0, 4, (5,), generator=p), randn(p, 4, 4))),)
+
+
 def checks(seed: int) -> list[Check]:
     f, g = fixed(), seeded(seed)
     vocabulary, table = toy_world()
@@ -118,6 +126,7 @@ def checks(seed: int) -> list[Check]:
             ((torch.randint(0, 5, (7,), generator=g), randn(g, 6, 3)),),
             _judge_one_hot_lookup,
             _explain_one_hot_error,
+            probes=_one_hot_probes(),
         ),
         Check("softmax", "a vector of 4 scores", ((torch.tensor([1.0, 2.0, 3.0, 0.5]),),), _judge_softmax),
         Check(

@@ -6,7 +6,7 @@ import torch
 
 from attention_by_hand.lab.attention_judges import MASK_HINTS, explain_size_error, hidden, judge_weights
 from attention_by_hand.lab.inputs import fixed, linear, randn, seeded
-from attention_by_hand.lab.judging import Check, close, equals, judge_pair, judge_tensor
+from attention_by_hand.lab.judging import Check, Probe, close, equals, judge_pair, judge_tensor
 
 
 def _judge_causal_mask(got, expected, args):
@@ -67,6 +67,22 @@ def _head_cases(g: torch.Generator, sizes) -> tuple[tuple, ...]:
     return tuple((randn(g, T, d), linear(g, d, hs), linear(g, d, hs), linear(g, d, hs)) for T, d, hs in sizes)
 
 
+def _probes() -> tuple[Probe, ...]:
+    """Inputs that tell causes apart (never judged; diagnosis.py says where the error shows)."""
+    p = torch.Generator().manual_seed(22)  # their own generator: the checks' inputs stay as they were
+    x, query, key, _ = _head_cases(p, [(5, 8, 4)])[0]
+    silent = linear(p, 8, 4)
+    with torch.no_grad():
+        silent.weight.zero_()  # q = 0: every score 0, every visible weight 1 / (i + 1), whatever the scale
+    one = _head_cases(p, [(5, 8, 1)])[0]
+    sixteen = _head_cases(p, [(5, 16, 16)])[0]
+    return (
+        Probe("q = 0, so every visible weight is uniform", (x, silent, key)),
+        Probe("head size 1", one[:3]),
+        Probe("head size 16", sixteen[:3]),
+    )
+
+
 def checks(seed: int) -> list[Check]:
     f, g = fixed(), seeded(seed)
     fixed_head = _head_cases(f, [(4, 8, 4)])
@@ -86,6 +102,7 @@ def checks(seed: int) -> list[Check]:
             tuple(c[:3] for c in fixed_head),
             weights_of,
             _explain_error,
+            probes=_probes(),
         ),
         Check(
             "attention_weights",

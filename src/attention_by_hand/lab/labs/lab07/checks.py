@@ -22,7 +22,7 @@ from attention_by_hand.lab.labs.lab07 import position_math as own
 from attention_by_hand.lab.attention_judges import MASK_HINTS
 from attention_by_hand.lab.labs.lab07.position_math import BASE
 from attention_by_hand.lab.inputs import fixed, randn, seeded
-from attention_by_hand.lab.judging import Check, judge_tensor, mismatched_sizes
+from attention_by_hand.lab.judging import Check, Probe, judge_tensor, mismatched_sizes
 
 # One mistake, one hint: where a function and the attention built on it show the same mistake,
 # both name it in these words.
@@ -63,11 +63,13 @@ def _judge_sinusoidal_table(got, expected, args):
         (
             "the base is 1000: angle = p / base ** (2i / d_model) with the `base` argument (the Transformer's "
             "10000 by default)",
-            lambda: table(base=1000.0) if base != 1000.0 else None,
+            # Always computed, also where base is 1000 or the default: there the mistake changes
+            # nothing, and a wrong table on that input rules it out (verdict.combine).
+            lambda: table(base=1000.0),
         ),
         (
             f"the `base` argument is ignored: this call passed base = {base:g}, and the table used 10000",
-            lambda: table(base=BASE) if base != BASE else None,
+            lambda: table(base=BASE),
         ),
         (
             "the exponent is i / d_model: column pair i (columns 2i and 2i + 1) turns at p / base ** (2i / d_model)",
@@ -301,6 +303,18 @@ def _judge_alibi_attention(got, expected, args):
 # --- the checks ----------------------------------------------------------------------------------------
 
 
+def _rope_probes() -> tuple[Probe, ...]:
+    """Inputs that tell causes apart (never judged; diagnosis.py says where the error shows)."""
+    p = torch.Generator().manual_seed(22)  # their own generator: the checks' inputs stay as they were
+    x = randn(p, 4, 8)
+    return (
+        Probe("every position 0 (no rotation at all)", (x, torch.zeros(4, dtype=torch.long))),
+        Probe("positions 0, 1, 2, 3", (x, torch.arange(4))),
+        Probe("the same positions shifted by 5", (x, torch.arange(4) + 5)),
+        Probe("d = 2 (one pair only)", (randn(p, 4, 2), torch.arange(4))),
+    )
+
+
 def checks(seed: int) -> list[Check]:
     f, g = fixed(), seeded(seed)
 
@@ -330,6 +344,7 @@ def checks(seed: int) -> list[Check]:
             "a fixed x (6, 8) at positions 3, 0, 7, 1, 12, 5",
             ((randn(f, 6, 8), torch.tensor([3, 0, 7, 1, 12, 5])),),
             _judge_rope,
+            probes=_rope_probes(),
         ),
         Check(
             "rope",

@@ -30,7 +30,7 @@ import torch
 import torch.nn.functional as F
 
 from attention_by_hand.lab.inputs import fixed, randn, seeded
-from attention_by_hand.lab.judging import Check, equals, judge_pair, judge_tensor
+from attention_by_hand.lab.judging import Check, Probe, equals, judge_pair, judge_tensor
 
 # One mistake, one hint: the online softmax and the tiles name a shared mistake in the same words.
 SUM_NOT_RESCALED = (
@@ -278,6 +278,18 @@ def _falling(g: torch.Generator, lead: tuple, T_q: int, T_k: int, block: int, d:
     return q, k, randn(g, *lead, T_k, d)
 
 
+def _probes() -> tuple[Probe, ...]:
+    """Inputs that tell causes apart (never judged; diagnosis.py says where the error shows)."""
+    p = torch.Generator().manual_seed(22)  # their own generator: the checks' inputs stay as they were
+    q, k, v = randn(p, 1, 9, 4), randn(p, 1, 9, 4), randn(p, 1, 9, 4)
+    return (
+        Probe("one tile covering every key (block 16, not causal)", (q, k, v, 16, False)),
+        Probe("one tile covering every key, causal (block 16)", (q, k, v, 16, True)),
+        Probe("q = 0, so every weight is uniform (block 4, not causal)", (torch.zeros_like(q), k, v, 4, False)),
+        Probe("5 queries x 11 keys (T_q != T_k), block 4, not causal", (randn(p, 1, 5, 4), randn(p, 1, 11, 4), randn(p, 1, 11, 4), 4, False)),
+    )
+
+
 def checks(seed: int) -> list[Check]:
     f, g = fixed(), seeded(seed)
     rising_rows = torch.linspace(0, 6, 8) + randn(f, 3, 8)  # (3, 8): each row's maximum grows along it
@@ -314,6 +326,7 @@ def checks(seed: int) -> list[Check]:
             "7 queries x 13 keys, block 4, not causal: scores that grow block by block",
             ((*_rising(f, (2,), 7, 13), 4, False),),
             _judge_tiled_attention,
+            probes=_probes(),
         ),
         Check(
             "tiled_attention",

@@ -1,0 +1,214 @@
+"""Plain relations between a learner's output and the reference's: transposed, negated, its log
+or its exponential, multiplied by a constant, shifted by one position, two rows (or heads) swapped,
+the columns in another order (heads interleaved).
+
+Some mistakes are no small change of the reference's code (mutants.py) but one of these, and
+saying it ("yours is the reference's transposed") tells the learner where to look. A relation is
+said only when it holds on every input tried (diagnosis.py gives them all); a constant is named
+when it is one the reference itself computed on every input (`Known`: its local numbers, such as
+head_size, and their square roots, or a ratio of the lengths of its tensors), e.g. "multiplied by
+sqrt(head_size) = 2.83".
+
+Left out: outputs that are not tensors (a pair is related part by part, by diagnosis.py).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import torch
+
+from attention_by_hand.lab.judging import close
+
+__all__ = ["Known", "relation"]
+
+Known = dict[str, float]  # the reference's own numbers on one input, by name: {"head_size": 4.0, ...}
+
+
+def _constants(known: Known) -> list[tuple[str, float]]:
+    """Every constant a learner may have multiplied by, named: n, sqrt(n), 1/n, 1/sqrt(n), then the
+    ratios of two lengths (len(p_next) / len(ids): a mean taken over the wrong count)."""
+    found = []
+    for name, value in known.items():
+        if value > 0 and value != 1:
+            found += [(name, value), (f"sqrt({name})", math.sqrt(value))]
+            found += [(f"1/{name}", 1 / value), (f"1/sqrt({name})", 1 / math.sqrt(value))]
+    lengths = [(name, value) for name, value in known.items() if name.startswith("len(") and value > 0]
+    found += [(f"{a} / {b}", u / v) for a, u in lengths for b, v in lengths if u != v]
+    return found + [("2", 2.0), ("1/2", 0.5)]
+
+
+def _scale(got: torch.Tensor, expected: torch.Tensor) -> float | None:
+    """c when got == c * expected (c != 1, 0), else None."""
+    g, e = got.double().flatten(), expected.double().flatten()
+    if not torch.isfinite(g).all() or not torch.isfinite(e).all() or float(e @ e) == 0.0:
+        return None
+    c = float(g @ e) / float(e @ e)
+    if abs(c) < 1e-6 or math.isclose(c, 1.0, rel_tol=1e-3) or not close(g, c * e):
+        return None
+    return c
+
+
+def _swapped(got: torch.Tensor, expected: torch.Tensor) -> tuple[int, int, int] | None:
+    """(axis, i, j) when got is expected with slices i and j along one axis exchanged."""
+    for axis in range(got.dim()):
+        n = got.shape[axis]
+        if n < 2:
+            continue
+        differ = [i for i in range(n) if not close(got.select(axis, i), expected.select(axis, i))]
+        if len(differ) == 2:
+            i, j = differ
+            if close(got.select(axis, i), expected.select(axis, j)) and close(got.select(axis, j), expected.select(axis, i)):
+                return axis, i, j
+    return None
+
+
+def _shifted(got: torch.Tensor, expected: torch.Tensor) -> tuple[int, int] | None:
+    """(axis, +1 or -1) when got's slices along an axis are expected's, one position later or earlier."""
+    for axis in range(got.dim()):
+        n = got.shape[axis]
+        if n < 3:
+            continue
+        later = close(got.narrow(axis, 1, n - 1), expected.narrow(axis, 0, n - 1))
+        if later:
+            return axis, 1
+        if close(got.narrow(axis, 0, n - 1), expected.narrow(axis, 1, n - 1)):
+            return axis, -1
+    return None
+
+
+def _reordered(got: torch.Tensor, expected: torch.Tensor) -> list[int] | None:
+    """order, when got's columns are expected's in another order, the same in every row: got[..., c]
+    is expected[..., order[c]]."""
+    if got.dim() < 2 or got.shape[-1] < 3:
+        return None
+    left = list(range(got.shape[-1]))
+    order = []
+    for c in range(got.shape[-1]):
+        match = next((e for e in left if close(got[..., c], expected[..., e])), None)
+        if match is None:
+            return None
+        order.append(match)
+        left.remove(match)
+    return order if order != sorted(order) else None
+
+
+def _grid(order: list[int]) -> tuple[int, int] | None:
+    """(blocks, width) when `order` reads `blocks` blocks of `width` columns across: one column of
+    each block in turn (a transpose too many or missing before a reshape)."""
+    n = len(order)
+    for blocks in range(2, n):
+        width = n // blocks
+        if blocks * width == n and width > 1 and all(order[c] == (c % blocks) * width + c // blocks for c in range(n)):
+            return blocks, width
+    return None
+
+
+def _say_reordered(orders: list[list[int]]) -> str:
+    grids = [_grid(order) for order in orders]
+    shown = ", ".join(str(c) for c in orders[0][:6]) + (", ..." if len(orders[0]) > 6 else "")
+    if all(grids):
+        blocks, width = grids[0]
+        return (
+            f"yours holds the reference's columns interleaved: its {blocks} blocks of {width} columns are read "
+            f"across, one column of each block in turn, where the reference puts the blocks one after another "
+            f"(your columns 0, 1, 2, ... are its {shown})"
+        )
+    return f"yours holds the reference's columns in another order, the same in every row (your columns 0, 1, 2, ... are its {shown})"
+
+
+def _axis_name(axis: int, rank: int) -> str:
+    if rank >= 3 and axis == 0:
+        return "heads"
+    return {rank - 1: "columns", rank - 2: "rows"}.get(axis, f"slices along axis {axis}")
+
+
+# name -> (does it hold on one input, what it says)
+Test = Callable[[torch.Tensor, torch.Tensor, Known], "str | None"]
+
+
+def _transposed(got, expected, known):
+    if got.dim() >= 2 and got.shape[-1] == got.shape[-2] and close(got, expected.transpose(-2, -1)):
+        return "yours is the reference's output transposed (its last two axes exchanged)"
+    return None
+
+
+def _negated(got, expected, known):
+    return "yours is the reference's output negated (every sign flipped)" if close(got, -expected) else None
+
+
+def _log(got, expected, known):
+    if (expected > 0).all() and close(got, expected.double().log()):
+        return "yours is the log of the reference's output (a log too many)"
+    return None
+
+
+def _exp(got, expected, known):
+    if close(got, expected.double().exp()):
+        return "yours is exp of the reference's output (an exp too many, or a log missing)"
+    return None
+
+
+_TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp)
+
+
+def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
+    """What relates got to expected on EVERY (got, expected, known) given, in words; or None."""
+    pairs = [(g, e, k) for g, e, k in pairs if isinstance(g, torch.Tensor) and isinstance(e, torch.Tensor)]
+    if not pairs or any(tuple(g.shape) != tuple(e.shape) for g, e, _ in pairs):
+        return None
+    differing = [(g, e, k) for g, e, k in pairs if not close(g, e)]
+    if not differing:
+        return None
+    for test in _TESTS:
+        said = [test(g, e, k) for g, e, k in differing]
+        if all(said):
+            return said[0]
+    scaled = _scaled(differing)
+    if scaled:
+        return scaled
+    for find, say in ((_swapped, _say_swapped), (_shifted, _say_shifted)):
+        found = [find(g, e) for g, e, _ in differing]
+        if found[0] is not None and all(f == found[0] for f in found):
+            return say(found[0], differing[0][0].dim())
+    # The columns in another order: each input has its own width, so its own order.
+    orders = [_reordered(g, e) for g, e, _ in differing]
+    if all(orders):
+        return _say_reordered(orders)
+    return None
+
+
+def _scaled(differing) -> str | None:
+    factors = [_scale(g, e) for g, e, _ in differing]
+    if any(c is None for c in factors):
+        return None
+    for name, first in _constants(differing[0][2]):
+        if all(
+            any(n == name and math.isclose(c, v, rel_tol=1e-3) for n, v in _constants(k))
+            for c, (_, _, k) in zip(factors, differing)
+        ):
+            value = factors[0]
+            return f"yours is the reference's output multiplied by {name} = {value:.3g}" if name not in ("2", "1/2") else (
+                f"yours is the reference's output multiplied by {name}"
+            )
+    if all(math.isclose(c, factors[0], rel_tol=1e-3) for c in factors):
+        return f"yours is the reference's output multiplied by {factors[0]:.4g} on every input"
+    return None
+
+
+def _say_swapped(found, rank) -> str:
+    axis, i, j = found
+    what = _axis_name(axis, rank)
+    single = {"heads": "head", "rows": "row", "columns": "column"}.get(what)
+    if single:
+        return f"yours is the reference's output with {what} {i} and {j} swapped ({single} {i} holds the reference's {single} {j})"
+    return f"yours is the reference's output with {what}: {i} and {j} swapped"
+
+
+def _say_shifted(found, rank) -> str:
+    axis, direction = found
+    what = _axis_name(axis, rank)
+    if direction > 0:
+        return f"yours is the reference's output shifted by one position along the {what}: your index i holds the reference's i - 1"
+    return f"yours is the reference's output shifted by one position along the {what}: your index i holds the reference's i + 1"

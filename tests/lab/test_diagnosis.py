@@ -1,0 +1,132 @@
+"""The mutation engine inside the labs' checks: what a learner is told when no hand-written hint
+fits, that a diagnosis holds on every input, and that a right solution written otherwise passes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from attention_by_hand.lab.registry import LABS
+from attention_by_hand.lab.verdict import check_in_process, plan
+from labhelpers import REFERENCES, load_lab, patch_lab
+
+
+def judged(tmp_path, filename: str, patch: str):
+    path = tmp_path / filename
+    path.write_text(patch_lab(REFERENCES[filename].read_text(encoding="utf-8"), patch), encoding="utf-8")
+    number = int(filename[4:6])
+    return check_in_process(load_lab(path), LABS[number - 1])
+
+
+def failing(run, function: str) -> list[str]:
+    return [r.hint for r in run.results if not r.passed and r.label.startswith(function + ":")]
+
+
+DOUBLED_EXPONENT = '''
+def sinusoidal_table(n_positions, d_model, base=10000.0):
+    p = torch.arange(n_positions, dtype=torch.float32)[:, None]
+    i = torch.arange(0, d_model, 2, dtype=torch.float32)
+    angle = p / base ** (2 * i / d_model)  # i already steps by two: the exponent is doubled
+    out = torch.zeros(n_positions, d_model)
+    out[:, 0::2], out[:, 1::2] = torch.sin(angle), torch.cos(angle)
+    return out
+'''
+
+
+def test_a_doubled_exponent_is_named_on_every_check_and_never_as_an_ignored_base(tmp_path):
+    hints = failing(judged(tmp_path, "lab-07-positions.py", DOUBLED_EXPONENT), "sinusoidal_table")
+    assert len(hints) == 2
+    assert all("doubled" in h for h in hints) and not any("ignored" in h for h in hints)
+
+
+UNSCALED_TILES = '''
+def tiled_attention(q, k, v, block, causal):
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    outs, lses = [], []
+    for i in range(0, T_q, block):
+        q_block = q[..., i : i + block, :]
+        m = torch.full(q_block.shape[:-1], float("-inf"), dtype=q.dtype)
+        l = torch.zeros(q_block.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros(*q_block.shape[:-1], v.shape[-1], dtype=q.dtype)
+        end = min(i + q_block.shape[-2], T_k) if causal else T_k
+        for j in range(0, end, block):
+            s = q_block @ k[..., j : j + block, :].transpose(-2, -1) * scale
+            if causal and j == i:
+                rows = torch.arange(i, i + s.shape[-2])[:, None]
+                columns = torch.arange(j, j + s.shape[-1])[None, :]
+                s = s.masked_fill(columns > rows, float("-inf"))
+            m_new = torch.maximum(m, s.amax(dim=-1))
+            p = torch.exp(s - m_new[..., None])
+            rescale = torch.exp((m - m_new) * 0.5)  # half the exponent: wrong once a second block comes
+            l = rescale * l + p.sum(dim=-1)
+            acc = rescale[..., None] * acc + p @ v[..., j : j + block, :]
+            m = m_new
+        outs.append(acc / l[..., None])
+        lses.append(m + torch.log(l))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+'''
+
+
+def test_where_nothing_explains_the_output_the_probes_say_where_it_is_right_and_where_wrong(tmp_path):
+    hints = failing(judged(tmp_path, "lab-09-flash-attention.py", UNSCALED_TILES), "tiled_attention")
+    first = hints[0]
+    assert "right with one tile covering every key (block 16, not causal)" in first
+    assert "wrong with" in first and "5 queries x 11 keys (T_q != T_k)" in first.split("wrong with")[1]
+
+
+def test_probes_are_called_after_every_case_and_are_no_checks_of_their_own():
+    the_plan = plan(9, 0)
+    calls = json.loads(the_plan.request)["calls"]
+    assert the_plan.probes and len(calls) == len(the_plan.calls) + len(the_plan.probes)
+    assert [c["id"] for c in calls] == list(range(len(calls)))
+
+
+ALSO_RIGHT = {
+    "lab-04-attention.py": '''
+def attention_weights(x, query, key):
+    q, k = query(x), key(x)
+    scores = torch.einsum("id,jd->ij", q, k) * k.shape[-1] ** -0.5
+    visible = torch.ones(len(x), len(x), dtype=torch.bool).tril()
+    return F.softmax(torch.where(visible, scores, torch.tensor(float("-inf"))), dim=1)
+''',
+    "lab-02-embeddings-softmax.py": '''
+def softmax(scores):
+    return torch.exp(scores - torch.logsumexp(scores, dim=-1, keepdim=True))
+''',
+    "lab-06-transformer.py": '''
+def layer_norm(x, weight, bias, eps=1e-5):
+    return torch.nn.functional.layer_norm(x, x.shape[-1:], weight, bias, eps)
+''',
+}
+
+
+@pytest.mark.parametrize("filename", sorted(ALSO_RIGHT))
+def test_a_right_solution_written_otherwise_passes(tmp_path, filename):
+    run = judged(tmp_path, filename, ALSO_RIGHT[filename])
+    assert run.exit_code == 0, [r.hint for r in run.results if not r.passed]
+
+
+ONE_HOT_BY_WIDTH = '''
+def one_hot_lookup(ids, weight):
+    return F.one_hot(ids, num_classes=weight.shape[1]).float() @ weight
+'''
+
+
+def test_a_function_that_raised_on_every_case_is_diagnosed_by_the_change_that_raises_there_too(tmp_path):
+    # It raises on the (6, 3) table and runs on the probe's square one: only the width mix-up does both.
+    hints = failing(judged(tmp_path, "lab-02-embeddings-softmax.py", ONE_HOT_BY_WIDTH), "one_hot_lookup")
+    assert len(hints) == 1 and hints[0].startswith("raised RuntimeError")
+    assert "yours equals the reference with `weight.shape[1]` for `weight.shape[0]`" in hints[0]
+
+
+MEAN_OVER_EVERY_ID = '''
+def average_nll(probs, ids):
+    return -torch.log(probs[ids[:-1], ids[1:]]).sum() / len(ids)
+'''
+
+
+def test_a_mean_over_the_wrong_count_is_said_as_a_ratio_of_the_references_lengths(tmp_path):
+    hints = failing(judged(tmp_path, "lab-03-bigram.py", MEAN_OVER_EVERY_ID), "average_nll")
+    assert hints and all("multiplied by len(p_next) / len(ids)" in h for h in hints)

@@ -1,0 +1,172 @@
+"""The mutation engine's candidate mistakes (mutants.py) and how a match is named (diagnosis.py).
+
+A small reference module of its own, written here, holds every kind of change: the tests do not
+depend on the labs' references, which other branches change.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+import torch
+
+from attention_by_hand.lab.diagnosis import Tried, agree, diagnose, localise
+from attention_by_hand.lab.mutants import KINDS, build, changes
+
+SOURCE = '''
+import math
+
+import torch
+
+
+def normalise(s):
+    return torch.softmax(s, dim=-1)
+
+
+def head(q, k, v):
+    head_size = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(head_size)
+    scores = scores.masked_fill(torch.triu(torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool), diagonal=1), float("-inf"))
+    weights = normalise(scores)
+    return weights @ v, weights
+
+
+def halves(t):
+    a, b = t.chunk(2, dim=-1)
+    return torch.cat([a - b, a + b], dim=-1)
+
+
+def shifted(x, start):
+    T = x.shape[0]
+    return x + torch.arange(start, start + T)[:, None]
+
+
+def later_sum(x):
+    T = x.shape[0]
+    later = torch.arange(T)[None, :] > torch.arange(T)[:, None]
+    return x.masked_fill(later, 0.0).sum(dim=-1)
+'''
+
+FUNCTIONS = ("head", "halves", "shifted", "later_sum")
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    path = tmp_path_factory.mktemp("reference") / "toy_reference.py"
+    path.write_text(SOURCE, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("toy_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def inputs(function: str, seed: int = 0) -> tuple:
+    g = torch.Generator().manual_seed(seed)
+    if function == "head":
+        return tuple(torch.randn(5, 4, generator=g) for _ in range(3))
+    if function == "halves":
+        return (torch.randn(3, 6, generator=g),)
+    if function == "shifted":
+        return (torch.randn(4, 3, generator=g), 2 + seed)
+    return (torch.randn(4, 4, generator=g),)
+
+
+def call(function, args):
+    try:
+        with torch.no_grad():
+            return function(*args)
+    except Exception:  # noqa: BLE001 - a change may not run on these inputs
+        return None
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_each_kind_of_change_is_made_and_changes_what_the_reference_computes(reference, kind):
+    made = []
+    for function in FUNCTIONS:
+        args = inputs(function)
+        right = call(getattr(reference, function), args)
+        for change in changes(reference, function):
+            if change.kind == kind:
+                mutant = build(reference, function, (change,))
+                output = call(mutant, args) if mutant is not None else None
+                made.append(output is not None and not agree(output, right))
+    assert any(made), f"no change of kind {kind!r} that runs and gives another output"
+
+
+def test_a_called_function_is_changed_too(reference):
+    texts = [c.text for c in changes(reference, "head") if c.function == "normalise"]
+    assert any("dim=-2" in t for t in texts)
+
+
+def learner_from(reference, function, chosen, seeds=(0, 1, 2)) -> list[Tried]:
+    mutant = build(reference, function, tuple(chosen))
+    return [Tried(inputs(function, s), call(mutant, inputs(function, s))) for s in seeds]
+
+
+def find(reference, function, text):
+    return next(c for c in changes(reference, function) if text in c.text)
+
+
+def test_a_change_that_gives_the_learners_outputs_on_every_input_is_named_in_the_references_code(reference):
+    unscaled = next(c for c in changes(reference, "head") if c.op == "left" and "sqrt" in c.text)
+    found = diagnose(reference, "head", learner_from(reference, "head", [unscaled]))
+    assert found is not None
+    assert found.hint == "yours equals the reference with `/ math.sqrt(head_size)` removed from `scores = ...`"
+
+
+def test_a_change_that_matches_one_input_but_not_another_is_not_named(reference):
+    unscaled = next(c for c in changes(reference, "head") if c.op == "left" and "sqrt" in c.text)
+    tried = learner_from(reference, "head", [unscaled], seeds=(0,))
+    other = inputs("head", 1)
+    out, weights = call(reference.head, other)
+    tried.append(Tried(other, (out + torch.linspace(0.1, 0.9, out.numel()).reshape(out.shape), weights)))
+    found = diagnose(reference, "head", tried)
+    assert found is None or "sqrt" not in found.hint
+
+
+def test_two_changes_together_are_named_together(reference):
+    swapped = next(c for c in changes(reference, "head") if c.op == "fold")
+    zero = next(c for c in changes(reference, "head") if c.op == "const" and c.arg == 0.0 and "inf" in c.text)
+    found = diagnose(reference, "head", learner_from(reference, "head", [swapped, zero]))
+    assert found is not None and "softmax" not in found.hint.split(", and ")[1]
+    assert "`normalise(...)` done before `masked_fill(...)`" in found.hint and "`0.0` for `float('-inf')`" in found.hint
+
+
+def test_a_learners_function_that_equals_the_reference_is_not_diagnosed(reference):
+    tried = [Tried(inputs("halves", s), call(reference.halves, inputs("halves", s))) for s in (0, 1)]
+    assert diagnose(reference, "halves", tried) is None
+
+
+def test_a_position_off_by_one_is_named_as_such(reference):
+    off = next(c for c in changes(reference, "shifted") if c.op == "shift_all" and c.arg == 1)
+    found = diagnose(reference, "shifted", learner_from(reference, "shifted", [off]))
+    assert found is not None and "`torch.arange(start + 1, start + T + 1)` for `torch.arange(start, start + T)`" in found.hint
+
+
+def test_probes_say_where_the_learners_function_is_right_and_where_wrong(reference):
+    args_a, args_b = inputs("halves", 0), inputs("halves", 1)
+    right = call(reference.halves, args_a)
+    wrong = call(reference.halves, args_b) + 1
+    said = localise(reference, "halves", [Tried(args_a, right, "probe A"), Tried(args_b, wrong, "probe B")])
+    assert said == "right with probe A, wrong with probe B"
+
+
+def test_a_learner_that_raised_on_an_input_needs_a_change_that_raises_there_too(reference):
+    unscaled = next(c for c in changes(reference, "head") if c.op == "left" and "sqrt" in c.text)
+    tried = learner_from(reference, "head", [unscaled])
+    from attention_by_hand.lab.diagnosis import RAISED
+
+    tried.append(Tried(inputs("head", 3), RAISED))  # the reference without its scale runs there: no match
+    found = diagnose(reference, "head", tried)
+    assert found is None or "sqrt" not in found.hint
+
+
+def test_a_change_that_makes_a_loop_run_away_counts_as_one_that_raised():
+    from attention_by_hand.lab.diagnosis import RAISED, _call
+
+    def runaway(n):
+        while n > 0:
+            n += 1
+
+    assert _call(runaway, (1,)) is RAISED

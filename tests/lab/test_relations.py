@@ -1,0 +1,91 @@
+"""Relations between a learner's output and the reference's (relations.py): each is said only when
+it holds on every input given."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from attention_by_hand.lab.relations import relation
+
+
+def outputs(seed: int, shape=(4, 4)) -> torch.Tensor:
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed)).abs() + 0.1
+
+
+def on_two(make, known=({}, {}), shape=(4, 4)):
+    """(got, expected, known) on two inputs, got = make(expected)."""
+    return [(make(e), e, k) for e, k in zip((outputs(0, shape), outputs(1, shape)), known)]
+
+
+def test_a_transposed_output_is_said():
+    assert "transposed" in relation(on_two(lambda e: e.T))
+
+
+def test_a_negated_output_is_said():
+    assert "negated" in relation(on_two(lambda e: -e))
+
+
+def test_the_log_of_the_output_is_said():
+    assert "log" in relation(on_two(torch.log))
+
+
+def test_the_exp_of_the_output_is_said():
+    assert "exp" in relation(on_two(torch.exp))
+
+
+def test_a_constant_the_reference_computed_is_named_with_its_value():
+    known = ({"head_size": 8.0}, {"head_size": 8.0})
+    said = relation(on_two(lambda e: e * math.sqrt(8), known))
+    assert said == "yours is the reference's output multiplied by sqrt(head_size) = 2.83"
+
+
+def test_a_named_constant_must_hold_with_each_inputs_own_value():
+    # sqrt(head_size) on the first input, 3 on the second where head_size is 4: not sqrt(head_size)
+    first, second = outputs(0), outputs(1)
+    pairs = [(first * 2, first, {"head_size": 4.0}), (second * 3, second, {"head_size": 4.0})]
+    assert relation(pairs) is None
+
+
+def test_an_output_shifted_by_one_position_is_said():
+    said = relation(on_two(lambda e: torch.cat([torch.zeros(1, e.shape[1]), e[:-1]]), shape=(5, 3)))
+    assert "shifted by one position along the rows" in said and "i - 1" in said
+
+
+def test_two_rows_swapped_are_said_with_their_numbers():
+    assert relation(on_two(lambda e: e[[0, 2, 1, 3]])) .startswith("yours is the reference's output with rows 1 and 2 swapped")
+
+
+def test_two_heads_swapped_are_said_as_heads():
+    said = relation(on_two(lambda e: e[[1, 0, 2]], shape=(3, 4, 4)))
+    assert said.startswith("yours is the reference's output with heads 0 and 1 swapped")
+
+
+def test_a_relation_that_holds_on_one_input_only_is_not_said():
+    first, second = outputs(0), outputs(1)
+    assert relation([(first.T, first, {}), (second + 1, second, {})]) is None
+
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 5)])
+def test_nothing_is_said_when_the_outputs_are_equal(shape):
+    assert relation(on_two(lambda e: e.clone(), shape=shape)) is None
+
+
+def test_columns_read_across_blocks_are_said_as_interleaved_blocks():
+    # (T, 2 heads * 3): yours takes one column of each head in turn
+    said = relation(on_two(lambda e: e.reshape(4, 2, 3).transpose(1, 2).reshape(4, 6), shape=(4, 6)))
+    assert said.startswith("yours holds the reference's columns interleaved: its 2 blocks of 3 columns")
+    assert "are its 0, 3, 1, 4, 2, 5)" in said
+
+
+def test_columns_in_another_order_that_is_no_interleaving_are_said_with_the_order():
+    said = relation(on_two(lambda e: e[:, [2, 0, 1, 3]]))
+    assert said.startswith("yours holds the reference's columns in another order") and "are its 2, 0, 1, 3)" in said
+
+
+def test_a_ratio_of_two_lengths_the_reference_computed_is_named():
+    known = ({"len(ids)": 11.0, "len(p_next)": 10.0}, {"len(ids)": 11.0, "len(p_next)": 10.0})
+    said = relation(on_two(lambda e: e * 10 / 11, known))
+    assert said == "yours is the reference's output multiplied by len(p_next) / len(ids) = 0.909"
