@@ -26,121 +26,36 @@ import ast
 import copy
 import pickle
 import types
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["KINDS", "Change", "changes", "build"]
-
-KINDS = (
-    "factor",
-    "sqrt",
-    "axis",
-    "constant",
-    "sign",
-    "comparison",
-    "function",
-    "arguments",
-    "returned",
-    "unpacked",
-    "transpose",
-    "offset",
-    "order",
-    "variable",
-    "term",
-    "call",
+from attention_by_hand.lab.mutant_edits import (
+    KINDS,
+    Change,
+    AXIS_CALLS,
+    AXIS_WORDS,
+    CMP,
+    COMMUTATIVE,
+    COMPARISONS,
+    NEIGHBOURS,
+    OPS,
+    STATEMENT_OPS,
+    TRANSPOSES,
+    call_name,
+    edit,
+    edit_statements,
+    fold_target,
+    is_minus_inf,
+    locals_of,
+    number_of,
+    quote,
+    quote_statement,
+    replace_node,
+    step_name,
 )
 
-_AXIS_WORDS = {"dim", "axis", "dim0", "dim1"}
-# Methods and functions whose plain integer arguments are axes.
-_AXIS_CALLS = {
-    "softmax", "log_softmax", "sum", "mean", "max", "min", "amax", "amin", "argmax", "var", "std",
-    "cat", "stack", "split", "chunk", "transpose", "cumsum", "logsumexp", "norm", "unsqueeze", "squeeze",
-    "flip", "roll", "size",
-}
-_STATEMENT_OPS = ("swap_next", "fold")
-_TRANSPOSES = {"transpose", "t", "permute"}
-# A function's neighbour, the one a learner writes by a slip of the mind.
-_NEIGHBOURS = {"max": "min", "min": "max", "amax": "amin", "amin": "amax", "sin": "cos", "cos": "sin",
-               "triu": "tril", "tril": "triu", "sum": "mean", "mean": "sum", "exp": "log", "log": "exp"}
-_COMMUTATIVE = (ast.Add, ast.Mult)
-_CMP = {ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!="}
-_COMPARISONS = {ast.Gt: (ast.GtE, ast.Lt), ast.GtE: (ast.Gt, ast.LtE), ast.Lt: (ast.LtE, ast.Gt),
-                ast.LtE: (ast.Lt, ast.GtE), ast.Eq: (ast.NotEq,), ast.NotEq: (ast.Eq,)}
-_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Pow: "**", ast.MatMult: "@"}
+__all__ = ["KINDS", "Change", "changes", "build"]
 
-
-@dataclass(frozen=True)
-class Change:
-    """One small change of one reference function: at node `index` (in ast.walk order of the
-    function's definition), operation `op` with parameter `arg`."""
-
-    function: str
-    index: int
-    op: str
-    arg: object
-    kind: str
-    text: str  # what it is, in the reference's code
-    line: int = 0  # the reference line of the statement it changes
-
-    @property
-    def rank(self) -> int:
-        return KINDS.index(self.kind)
-
-
-def _code(node: ast.AST, limit: int = 60) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= limit else text[: limit - 25] + " ... " + text[-20:]
-
-
-def _statement(node: ast.stmt) -> str:
-    """A reference statement as quoted in a hint: `scores = ...`, `return ...`, `for j in ...`."""
-    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-        target = node.targets[0] if isinstance(node, ast.Assign) else node.target
-        return f"{ast.unparse(target)} {'=' if not isinstance(node, ast.AugAssign) else _OPS.get(type(node.op), '') + '='} ..."
-    if isinstance(node, ast.Return):
-        return "return ..."
-    if isinstance(node, (ast.For, ast.While, ast.If)):
-        return ast.unparse(node).split("\n")[0][:40].rstrip(":") + ": ..."
-    return _code(node, 40)
-
-
-def _number(node: ast.AST):
-    """The value of a numeric literal (-1 included), else None. Booleans are not numbers here."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = _number(node.operand)
-        return -inner if inner is not None else None
-    return None
-
-
-def _call_name(node: ast.Call) -> str | None:
-    func = node.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
-
-
-def _is_minus_inf(node: ast.AST) -> bool:
-    return (
-        isinstance(node, ast.Call)
-        and _call_name(node) == "float"
-        and len(node.args) == 1
-        and isinstance(node.args[0], ast.Constant)
-        and node.args[0].value in ("-inf", "-infinity")
-    )
-
-
-def _names_in(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-
-def _locals(fdef: ast.FunctionDef) -> list[str]:
-    """Parameters and assigned names of a function, in order of first appearance."""
-    names = [a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
-    for node in ast.walk(fdef):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id not in names:
-            names.append(node.id)
-    return names
 
 
 class _Finder:
@@ -155,7 +70,7 @@ class _Finder:
             for child in ast.iter_child_nodes(node):
                 self.parent[id(child)] = node
         self.found: list[Change] = []
-        self.scope = _locals(fdef)
+        self.scope = locals_of(fdef)
 
     def statement_of(self, node: ast.AST) -> ast.stmt:
         while not isinstance(node, ast.stmt):
@@ -164,12 +79,12 @@ class _Finder:
 
     def add(self, node, op, arg, kind, text) -> None:
         statement = self.statement_of(node)
-        where = _statement(statement)
+        where = quote_statement(statement)
         change = Change(self.fdef.name, self.index[id(node)], op, arg, kind, "")
         if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "left", "right", "times2") and not self._in_keyword(node):
             text = self._before_after(node, change) or text
         joint = " from " if text.endswith(("removed", "dropped")) else " in "
-        said = text if op in _STATEMENT_OPS else f"{text}{joint}`{where}`"
+        said = text if op in STATEMENT_OPS else f"{text}{joint}`{where}`"
         self.found.append(Change(self.fdef.name, change.index, op, arg, kind, said, statement.lineno))
 
     def _in_keyword(self, node) -> bool:
@@ -188,14 +103,14 @@ class _Finder:
         copied = copy.deepcopy(around)
         target = list(ast.walk(copied))[list(ast.walk(around)).index(node)]
         try:
-            new = _edit(copy.deepcopy(target), change)
+            new = edit(copy.deepcopy(target), change)
         except (AttributeError, IndexError, TypeError, ValueError):
             return None
         if target is copied:
             copied = new
         else:
             holder = next(n for n in ast.walk(copied) if any(c is target for c in ast.iter_child_nodes(n)))
-            _replace(holder, target, new)
+            replace_node(holder, target, new)
         return f"`{ast.unparse(copied)}` for `{ast.unparse(around)}`"
 
     def run(self) -> list[Change]:
@@ -222,90 +137,90 @@ class _Finder:
     def _axis_position(self, node) -> bool:
         parent = self.parent.get(id(node))
         if isinstance(parent, ast.keyword):
-            return parent.arg in _AXIS_WORDS
+            return parent.arg in AXIS_WORDS
         if isinstance(parent, ast.Call) and node in parent.args:
-            return _call_name(parent) in _AXIS_CALLS and not (
-                _call_name(parent) in ("split", "chunk") and parent.args.index(node) == 0
+            return call_name(parent) in AXIS_CALLS and not (
+                call_name(parent) in ("split", "chunk") and parent.args.index(node) == 0
             )
         return False
 
     def _expression(self, node) -> None:  # noqa: C901 - one branch per kind of node, flat
         parent = self.parent.get(id(node))
         if isinstance(node, ast.BinOp):
-            sign = _OPS.get(type(node.op), "?")
+            sign = OPS.get(type(node.op), "?")
             if isinstance(node.op, (ast.Mult, ast.Div, ast.FloorDiv)):
-                self.add(node, "left", None, "factor", f"`{sign} {_code(node.right)}` removed")
+                self.add(node, "left", None, "factor", f"`{sign} {quote(node.right)}` removed")
                 if isinstance(node.op, ast.Mult):
-                    self.add(node, "right", None, "factor", f"`{_code(node.left)} *` removed")
+                    self.add(node, "right", None, "factor", f"`{quote(node.left)} *` removed")
                 other = ast.Mult if not isinstance(node.op, ast.Mult) else ast.Div
-                self.add(node, "binop", other.__name__, "factor", f"`{_OPS[other]}` for `{sign}` (`{_code(node)}`)")
-                self.add(node.right, "times2", None, "factor", f"`{_code(node.right)}` doubled")
+                self.add(node, "binop", other.__name__, "factor", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`)")
+                self.add(node.right, "times2", None, "factor", f"`{quote(node.right)}` doubled")
             if isinstance(node.op, (ast.Add, ast.Sub)):
-                self.add(node, "left", None, "term", f"the term `{_code(node.right)}` dropped")
-                self.add(node, "right", None, "term", f"the term `{_code(node.left)}` dropped")
+                self.add(node, "left", None, "term", f"the term `{quote(node.right)}` dropped")
+                self.add(node, "right", None, "term", f"the term `{quote(node.left)}` dropped")
                 other = ast.Sub if isinstance(node.op, ast.Add) else ast.Add
-                self.add(node, "binop", other.__name__, "sign", f"`{_OPS[other]}` for `{sign}` (`{_code(node)}`)")
+                self.add(node, "binop", other.__name__, "sign", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`)")
             if isinstance(node.op, ast.Pow):
-                self.add(node.right, "times2", None, "factor", f"the exponent `{_code(node.right)}` doubled")
-                self.add(node, "binop", "Mult", "factor", f"`*` for `**` (`{_code(node)}`)")
+                self.add(node.right, "times2", None, "factor", f"the exponent `{quote(node.right)}` doubled")
+                self.add(node, "binop", "Mult", "factor", f"`*` for `**` (`{quote(node)}`)")
             if isinstance(node.op, ast.MatMult):
                 for side in ("left", "right"):
                     operand = getattr(node, side)
-                    self.add(operand, "transpose", None, "transpose", f"`{_code(operand)}` transposed")
-            if not isinstance(node.op, _COMMUTATIVE):
-                self.add(node, "swap", None, "arguments", f"the two sides of `{_code(node)}` swapped")
+                    self.add(operand, "transpose", None, "transpose", f"`{quote(operand)}` transposed")
+            if not isinstance(node.op, COMMUTATIVE):
+                self.add(node, "swap", None, "arguments", f"the two sides of `{quote(node)}` swapped")
             if isinstance(node.op, ast.Div) or isinstance(node.op, ast.Mult):
-                if not (isinstance(node.right, ast.Call) and _call_name(node.right) == "sqrt"):
-                    self.add(node.right, "sqrt", None, "sqrt", f"`sqrt({_code(node.right)})` for `{_code(node.right)}`")
+                if not (isinstance(node.right, ast.Call) and call_name(node.right) == "sqrt"):
+                    self.add(node.right, "sqrt", None, "sqrt", f"`sqrt({quote(node.right)})` for `{quote(node.right)}`")
         if isinstance(node, ast.Call):
-            name = _call_name(node)
+            name = call_name(node)
             if name == "sqrt" and len(node.args) == 1:
-                self.add(node, "unwrap", None, "sqrt", f"`{_code(node.args[0])}` for `{_code(node)}`")
-            elif name in _TRANSPOSES and isinstance(node.func, ast.Attribute):
-                self.add(node, "unwrap", None, "transpose", f"`{_code(node)}` without its `.{name}(...)`")
+                self.add(node, "unwrap", None, "sqrt", f"`{quote(node.args[0])}` for `{quote(node)}`")
+            elif name in TRANSPOSES and isinstance(node.func, ast.Attribute):
+                self.add(node, "unwrap", None, "transpose", f"`{quote(node)}` without its `.{name}(...)`")
             elif isinstance(node.func, ast.Attribute) and name not in ("view", "reshape", "to", "float", "double"):
                 if not isinstance(node.func.value, ast.Name) or node.func.value.id not in ("torch", "math", "F", "nn"):
-                    self.add(node, "unwrap", None, "call", f"`{_code(node.func.value)}` for `{_code(node)}`")
+                    self.add(node, "unwrap", None, "call", f"`{quote(node.func.value)}` for `{quote(node)}`")
             if name not in ("float", "range", "arange") and isinstance(node.func, (ast.Attribute, ast.Name)):
                 if len(node.args) == 1 and not node.keywords and name not in ("sqrt",):
                     if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
                         if node.func.value.id in ("torch", "math"):
-                            self.add(node, "unwrap", None, "call", f"`{_code(node.args[0])}` for `{_code(node)}`")
+                            self.add(node, "unwrap", None, "call", f"`{quote(node.args[0])}` for `{quote(node)}`")
             positional = [a for a in node.args if not isinstance(a, ast.Starred)]
             if len(positional) == len(node.args):
                 for i in range(len(node.args) - 1):
                     a, b = node.args[i], node.args[i + 1]
                     if ast.dump(a) != ast.dump(b):
-                        self.add(node, "args", i, "arguments", f"`{_code(a)}` and `{_code(b)}` swapped in `{_code(node)}`")
-            if name in _NEIGHBOURS and isinstance(node.func, ast.Attribute):
-                self.add(node, "rename", _NEIGHBOURS[name], "function", f"`{_NEIGHBOURS[name]}(...)` for `{name}(...)`")
+                        self.add(node, "args", i, "arguments", f"`{quote(a)}` and `{quote(b)}` swapped in `{quote(node)}`")
+            if name in NEIGHBOURS and isinstance(node.func, ast.Attribute):
+                self.add(node, "rename", NEIGHBOURS[name], "function", f"`{NEIGHBOURS[name]}(...)` for `{name}(...)`")
             for k, keyword in enumerate(node.keywords):
                 if keyword.arg is not None:
-                    self.add(node, "drop_kw", k, "arguments", f"`{keyword.arg}={_code(keyword.value)}` left out of `{name}(...)`")
-            if name in ("arange", "range") and any(_number(a) is None for a in node.args[:2]):
+                    self.add(node, "drop_kw", k, "arguments", f"`{keyword.arg}={quote(keyword.value)}` left out of `{name}(...)`")
+            if name in ("arange", "range") and any(number_of(a) is None for a in node.args[:2]):
                 for delta in (1, -1):
                     self.add(node, "shift_all", delta, "offset",
-                             f"every position {'+' if delta > 0 else '-'} 1 (`{_code(node)}`)")
+                             f"every position {'+' if delta > 0 else '-'} 1 (`{quote(node)}`)")
             if name in ("arange", "range"):
                 for arg in node.args:
-                    if _number(arg) is None:
+                    if number_of(arg) is None:
                         for delta in (1, -1):
-                            self.add(arg, "shift", delta, "offset", f"`{_code(arg)} {'+' if delta > 0 else '-'} 1` for `{_code(arg)}`")
+                            self.add(arg, "shift", delta, "offset", f"`{quote(arg)} {'+' if delta > 0 else '-'} 1` for `{quote(arg)}`")
             for i, arg in enumerate(node.args):
                 if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and name not in ("float",):
                     # outer(x.inner(...)) -> outer(x).inner(...): the two steps in the other order
                     inner = arg.func.attr
-                    self.add(node, "nest", i, "order", f"`.{inner}(...)` done after `{name}(...)`, not before, in `{_code(node)}`")
-            if _is_minus_inf(node):
-                self.add(node, "const", 0.0, "constant", f"`0.0` for `{_code(node)}`")
-        value = _number(node)
+                    self.add(node, "nest", i, "order", f"`.{inner}(...)` done after `{name}(...)`, not before, in `{quote(node)}`")
+            if is_minus_inf(node):
+                self.add(node, "const", 0.0, "constant", f"`0.0` for `{quote(node)}`")
+        value = number_of(node)
         if value is not None and not isinstance(parent, ast.UnaryOp):
             keyword = parent.arg + "=" if isinstance(parent, ast.keyword) else ""
             call = self.parent.get(id(parent)) if keyword else parent
-            inside = f" in `{_call_name(call)}(...)`" if isinstance(call, ast.Call) else ""
+            inside = f" in `{call_name(call)}(...)`" if isinstance(call, ast.Call) else ""
             if self._axis_position(node):
                 # transpose(-1, -1) does nothing: that is "the transpose left out", said as such
-                same = {_number(a) for a in call.args} if isinstance(call, ast.Call) and _call_name(call) == "transpose" else set()
+                same = {number_of(a) for a in call.args} if isinstance(call, ast.Call) and call_name(call) == "transpose" else set()
                 for other in (-1, -2, 0, 1, 2):
                     if other != value and other not in same:
                         self.add(node, "const", other, "axis", f"`{keyword}{other}` for `{keyword}{value}`{inside}")
@@ -315,16 +230,16 @@ class _Finder:
                 for other in others:
                     self.add(node, "const", other, "constant", f"`{keyword}{other}` for `{keyword}{value}`{inside}")
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
-            for other in _COMPARISONS.get(type(node.ops[0]), ()):
+            for other in COMPARISONS.get(type(node.ops[0]), ()):
                 self.add(node, "compare", other.__name__, "comparison",
-                         f"`{_CMP[other]}` for `{_CMP[type(node.ops[0])]}` (`{_code(node)}`)")
+                         f"`{CMP[other]}` for `{CMP[type(node.ops[0])]}` (`{quote(node)}`)")
         if isinstance(node, ast.Constant) and isinstance(node.value, bool):
             keyword = parent.arg + "=" if isinstance(parent, ast.keyword) else ""
             self.add(node, "const", not node.value, "constant", f"`{keyword}{not node.value}` for `{keyword}{node.value}`")
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and _number(node) is None:
-            self.add(node, "unneg", None, "sign", f"`{_code(node.operand)}` for `{_code(node)}`")
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and number_of(node) is None:
+            self.add(node, "unneg", None, "sign", f"`{quote(node.operand)}` for `{quote(node)}`")
         if isinstance(node, ast.Attribute) and node.attr in ("T", "mT") and isinstance(node.ctx, ast.Load):
-            self.add(node, "attr", None, "transpose", f"`{_code(node.value)}` for `{_code(node)}`")
+            self.add(node, "attr", None, "transpose", f"`{quote(node.value)}` for `{quote(node)}`")
         if isinstance(node, ast.Slice) and node.upper is not None and node.step is None:
             for delta in (1, -1):
                 self.add(node, "slice_shift", delta, "offset", f"the slice moved by {delta:+d}")
@@ -333,29 +248,29 @@ class _Finder:
                 b = getattr(node, bound)
                 if b is None:
                     self.add(node, "bound", (bound, 1 if bound == "lower" else -1), "offset",
-                             f"`{'1:' if bound == 'lower' else ':-1'}` for `:` (`{_code(parent)}`)")
-                elif _number(b) is None:
+                             f"`{'1:' if bound == 'lower' else ':-1'}` for `:` (`{quote(parent)}`)")
+                elif number_of(b) is None:
                     for delta in (1, -1):
-                        self.add(b, "shift", delta, "offset", f"`{_code(b)} {'+' if delta > 0 else '-'} 1` for `{_code(b)}`")
+                        self.add(b, "shift", delta, "offset", f"`{quote(b)} {'+' if delta > 0 else '-'} 1` for `{quote(b)}`")
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
             if isinstance(node.slice, (ast.Name, ast.BinOp)):
                 for delta in (1, -1):
                     self.add(node.slice, "shift", delta, "offset",
-                             f"`{_code(node.slice)} {'+' if delta > 0 else '-'} 1` for `{_code(node.slice)}`")
+                             f"`{quote(node.slice)} {'+' if delta > 0 else '-'} 1` for `{quote(node.slice)}`")
         if isinstance(node, ast.Tuple):
             where = "returned" if isinstance(parent, ast.Return) else "unpacked" if isinstance(node.ctx, ast.Store) else None
             if where and len(node.elts) >= 2:
                 for i in range(len(node.elts)):
                     for j in range(i + 1, len(node.elts)):
-                        a, b = _code(node.elts[i]), _code(node.elts[j])
-                        self.add(node, "elts", (i, j), where, f"`{a}` and `{b}` swapped in `{_code(node)}`")
+                        a, b = quote(node.elts[i]), quote(node.elts[j])
+                        self.add(node, "elts", (i, j), where, f"`{a}` and `{b}` swapped in `{quote(node)}`")
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.scope:
             for other in self.scope:
                 if other != node.id:
                     self.add(node, "name", (node.id, other), "variable", f"`{other}` for `{node.id}`")
         if isinstance(parent, ast.Return) and isinstance(node, ast.expr) and not isinstance(node, ast.Tuple):
-            self.add(node, "negate", None, "sign", f"`-({_code(node)})` returned")
-            self.add(node, "transpose", None, "transpose", f"`{_code(node)}` transposed")
+            self.add(node, "negate", None, "sign", f"`-({quote(node)})` returned")
+            self.add(node, "transpose", None, "transpose", f"`{quote(node)}` transposed")
 
     def _statements(self, node) -> None:
         for field in ("body", "orelse"):
@@ -365,141 +280,12 @@ class _Finder:
             for first, second in zip(body, body[1:]):
                 simple = (ast.Assign, ast.AugAssign, ast.Expr)
                 if isinstance(first, simple) and isinstance(second, simple) and not self._in_docstring(first):
-                    self.add(first, "swap_next", None, "order", f"`{_statement(second)}` done before `{_statement(first)}`")
-                folded = _fold_target(first, second)
+                    self.add(first, "swap_next", None, "order", f"`{quote_statement(second)}` done before `{quote_statement(first)}`")
+                folded = fold_target(first, second)
                 if folded:
-                    later, earlier = _step(second.value), _step(first.value)
+                    later, earlier = step_name(second.value), step_name(first.value)
                     self.add(first, "fold", None, "order",
-                             f"`{later}` done before `{earlier}`, not after (`{_statement(first)}`, then `{_statement(second)}`)")
-
-
-def _step(node: ast.expr) -> str:
-    """A step as a learner names it: the call it makes (`softmax(...)`), else its code."""
-    return f"{_call_name(node)}(...)" if isinstance(node, ast.Call) and _call_name(node) else _code(node, 30)
-
-
-def _fold_target(first: ast.stmt, second: ast.stmt) -> str | None:
-    """The name n when `n = f(n)` is followed by a statement that uses n (a step to do after it)."""
-    if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], ast.Name)):
-        return None
-    name = first.targets[0].id
-    if name not in _names_in(first.value):
-        return None
-    value = getattr(second, "value", None)
-    if not isinstance(second, (ast.Assign, ast.Return)) or value is None or name not in _names_in(value):
-        return None
-    return name
-
-
-def _replace(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
-    for field, value in ast.iter_fields(parent):
-        if value is old:
-            setattr(parent, field, new)
-            return
-        if isinstance(value, list):
-            for i, item in enumerate(value):
-                if item is old:
-                    value[i] = new
-                    return
-
-
-class _Substitute(ast.NodeTransformer):
-    def __init__(self, name: str, value: ast.expr):
-        self.name, self.value = name, value
-
-    def visit_Name(self, node):
-        if node.id == self.name and isinstance(node.ctx, ast.Load):
-            return copy.deepcopy(self.value)
-        return node
-
-
-def _edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one branch per op
-    """The node that takes `node`'s place (None: this change cannot be made here)."""
-    op, arg = change.op, change.arg
-    if op == "left":
-        return node.left
-    if op == "right":
-        return node.right
-    if op == "binop":
-        return ast.BinOp(node.left, getattr(ast, arg)(), node.right)
-    if op == "swap":
-        return ast.BinOp(node.right, node.op, node.left)
-    if op == "times2":
-        return ast.BinOp(ast.Constant(2), ast.Mult(), node)
-    if op == "sqrt":
-        return ast.BinOp(node, ast.Pow(), ast.Constant(0.5))
-    if op == "unwrap":
-        return node.func.value if isinstance(node.func, ast.Attribute) and not (
-            isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "math")
-        ) else node.args[0]
-    if op == "transpose":
-        return ast.Call(ast.Attribute(node, "transpose", ast.Load()), [ast.Constant(-2), ast.Constant(-1)], [])
-    if op == "args":
-        args = list(node.args)
-        args[arg], args[arg + 1] = args[arg + 1], args[arg]
-        return ast.Call(node.func, args, node.keywords)
-    if op == "shift":
-        return ast.BinOp(node, ast.Add() if arg > 0 else ast.Sub(), ast.Constant(1))
-    if op == "const":
-        return ast.Constant(arg)
-    if op == "slice_shift":
-        lower = node.lower if node.lower is not None else ast.Constant(0)
-        moved = [ast.BinOp(b, ast.Add() if arg > 0 else ast.Sub(), ast.Constant(1)) if b is not None else None
-                 for b in (lower, node.upper)]
-        return ast.Slice(moved[0], moved[1], node.step)
-    if op == "unneg":
-        return node.operand
-    if op == "negate":
-        return ast.UnaryOp(ast.USub(), node)
-    if op == "attr":
-        return node.value
-    if op == "bound":
-        bound, value = arg
-        return ast.Slice(**{"lower": node.lower, "upper": node.upper, "step": node.step, bound: ast.Constant(value)})
-    if op == "elts":
-        i, j = arg
-        elts = list(node.elts)
-        elts[i], elts[j] = elts[j], elts[i]
-        return ast.Tuple(elts, node.ctx)
-    if op == "name":
-        return ast.Name(arg[1], ast.Load())
-    if op == "compare":
-        return ast.Compare(node.left, [getattr(ast, arg)()], node.comparators)
-    if op == "rename":
-        return ast.Call(ast.Attribute(node.func.value, arg, ast.Load()), node.args, node.keywords)
-    if op == "drop_kw":
-        return ast.Call(node.func, node.args, [k for i, k in enumerate(node.keywords) if i != arg])
-    if op == "shift_all":
-        bounds = node.args[:2] if len(node.args) >= 2 else node.args[:1]
-        shifted = [ast.BinOp(a, ast.Add() if arg > 0 else ast.Sub(), ast.Constant(1)) for a in bounds]
-        if len(node.args) == 1:
-            shifted = [ast.Constant(arg if arg > 0 else -1)] + [ast.BinOp(node.args[0], ast.Add() if arg > 0 else ast.Sub(), ast.Constant(1))]
-        return ast.Call(node.func, shifted + node.args[len(bounds):], node.keywords)
-    if op == "nest":
-        inner = node.args[arg]
-        outer_args = list(node.args)
-        outer_args[arg] = inner.func.value
-        outer = ast.Call(node.func, outer_args, node.keywords)
-        return ast.Call(ast.Attribute(outer, inner.func.attr, ast.Load()), inner.args, inner.keywords)
-    raise ValueError(op)
-
-
-def _edit_statements(body: list, node: ast.stmt, change: Change) -> bool:
-    at = next(i for i, s in enumerate(body) if s is node)
-    if at + 1 >= len(body):
-        return False
-    first, second = body[at], body[at + 1]
-    if change.op == "swap_next":
-        body[at], body[at + 1] = second, first
-        return True
-    name = _fold_target(first, second)
-    if name is None:
-        return False
-    # n = f(n); use(n)  ->  use'(...) = f(use(n)): the second step first, then the first on its result
-    folded = copy.deepcopy(second)
-    folded.value = _Substitute(name, second.value).visit(copy.deepcopy(first.value))
-    body[at : at + 2] = [folded]
-    return True
+                             f"`{later}` done before `{earlier}`, not after (`{quote_statement(first)}`, then `{quote_statement(second)}`)")
 
 
 def _copy(tree: ast.AST) -> ast.AST:
@@ -541,26 +327,26 @@ def _apply(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | Non
     # Two changes where one's node holds the other's would overwrite each other: not a pair (a
     # change of statements' order comes last, and carries what was changed inside them).
     for i, a in enumerate(targets):
-        if chosen[i].op in _STATEMENT_OPS:
+        if chosen[i].op in STATEMENT_OPS:
             continue
         inside = {id(n) for n in ast.walk(a)}
         if any(id(b) in inside for j, b in enumerate(targets) if j != i):
             return None
-    statement_ops = _STATEMENT_OPS
+    statement_ops = STATEMENT_OPS
     for change, node in sorted(zip(chosen, targets), key=lambda p: p[0].op in statement_ops):
         holder = parent[id(node)]
         if change.op in statement_ops:
             body = next((v for _, v in ast.iter_fields(holder) if isinstance(v, list) and any(s is node for s in v)), None)
-            if body is None or not _edit_statements(body, node, change):
+            if body is None or not edit_statements(body, node, change):
                 return None
             continue
         try:
-            new = _edit(node, change)
+            new = edit(node, change)
         except (AttributeError, IndexError, TypeError):
             return None
         if new is None:
             return None
-        _replace(holder, node, new)
+        replace_node(holder, node, new)
     return ast.fix_missing_locations(tree)
 
 

@@ -1,0 +1,255 @@
+"""How one small change is made to a reference function's syntax tree, and how a hint quotes it.
+
+A `Change` names one edit at one node (mutants.py finds every one a function allows); `edit`
+makes it on a copy of the node, `edit_statements` on a function's body (two steps in the other
+order, or one step folded into the next), and `quote` prints the reference's own code that a hint
+quotes. The tables of neighbours (max and min, triu and tril, ...) are the slips a learner makes.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+from dataclasses import dataclass
+
+__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "OPS", "STATEMENT_OPS", "TRANSPOSES", "call_name", "edit", "edit_statements", "fold_target", "is_minus_inf", "locals_of", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
+
+# The kinds of change, in the order a match is preferred when two explain the same outputs.
+KINDS = (
+    "factor",
+    "sqrt",
+    "axis",
+    "constant",
+    "sign",
+    "comparison",
+    "function",
+    "arguments",
+    "returned",
+    "unpacked",
+    "transpose",
+    "offset",
+    "order",
+    "variable",
+    "term",
+    "call",
+)
+
+AXIS_WORDS = {"dim", "axis", "dim0", "dim1"}
+# Methods and functions whose plain integer arguments are axes.
+AXIS_CALLS = {
+    "softmax", "log_softmax", "sum", "mean", "max", "min", "amax", "amin", "argmax", "var", "std",
+    "cat", "stack", "split", "chunk", "transpose", "cumsum", "logsumexp", "norm", "unsqueeze", "squeeze",
+    "flip", "roll", "size",
+}
+STATEMENT_OPS = ("swap_next", "fold")
+TRANSPOSES = {"transpose", "t", "permute"}
+# A function's neighbour, the one a learner writes by a slip of the mind.
+NEIGHBOURS = {"max": "min", "min": "max", "amax": "amin", "amin": "amax", "sin": "cos", "cos": "sin",
+               "triu": "tril", "tril": "triu", "sum": "mean", "mean": "sum", "exp": "log", "log": "exp"}
+COMMUTATIVE = (ast.Add, ast.Mult)
+CMP = {ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!="}
+COMPARISONS = {ast.Gt: (ast.GtE, ast.Lt), ast.GtE: (ast.Gt, ast.LtE), ast.Lt: (ast.LtE, ast.Gt),
+                ast.LtE: (ast.Lt, ast.GtE), ast.Eq: (ast.NotEq,), ast.NotEq: (ast.Eq,)}
+OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Pow: "**", ast.MatMult: "@"}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One small change of one reference function: at node `index` (in ast.walk order of the
+    function's definition), operation `op` with parameter `arg`."""
+
+    function: str
+    index: int
+    op: str
+    arg: object
+    kind: str
+    text: str  # what it is, in the reference's code
+    line: int = 0  # the reference line of the statement it changes
+
+    @property
+    def rank(self) -> int:
+        return KINDS.index(self.kind)
+
+
+def quote(node: ast.AST, limit: int = 60) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= limit else text[: limit - 25] + " ... " + text[-20:]
+
+
+def quote_statement(node: ast.stmt) -> str:
+    """A reference statement as quoted in a hint: `scores = ...`, `return ...`, `for j in ...`."""
+    if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        target = node.targets[0] if isinstance(node, ast.Assign) else node.target
+        return f"{ast.unparse(target)} {'=' if not isinstance(node, ast.AugAssign) else OPS.get(type(node.op), '') + '='} ..."
+    if isinstance(node, ast.Return):
+        return "return ..."
+    if isinstance(node, (ast.For, ast.While, ast.If)):
+        return ast.unparse(node).split("\n")[0][:40].rstrip(":") + ": ..."
+    return quote(node, 40)
+
+
+def number_of(node: ast.AST):
+    """The value of a numeric literal (-1 included), else None. Booleans are not numbers here."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = number_of(node.operand)
+        return -inner if inner is not None else None
+    return None
+
+
+def call_name(node: ast.Call) -> str | None:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def is_minus_inf(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and call_name(node) == "float"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Constant)
+        and node.args[0].value in ("-inf", "-infinity")
+    )
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def locals_of(fdef: ast.FunctionDef) -> list[str]:
+    """Parameters and assigned names of a function, in order of first appearance."""
+    names = [a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id not in names:
+            names.append(node.id)
+    return names
+
+
+def step_name(node: ast.expr) -> str:
+    """A step as a learner names it: the call it makes (`softmax(...)`), else its code."""
+    return f"{call_name(node)}(...)" if isinstance(node, ast.Call) and call_name(node) else quote(node, 30)
+
+
+def fold_target(first: ast.stmt, second: ast.stmt) -> str | None:
+    """The name n when `n = f(n)` is followed by a statement that uses n (a step to do after it)."""
+    if not (isinstance(first, ast.Assign) and len(first.targets) == 1 and isinstance(first.targets[0], ast.Name)):
+        return None
+    name = first.targets[0].id
+    if name not in _names_in(first.value):
+        return None
+    value = getattr(second, "value", None)
+    if not isinstance(second, (ast.Assign, ast.Return)) or value is None or name not in _names_in(value):
+        return None
+    return name
+
+
+def replace_node(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
+    for field, value in ast.iter_fields(parent):
+        if value is old:
+            setattr(parent, field, new)
+            return
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                if item is old:
+                    value[i] = new
+                    return
+
+
+class _Substitute(ast.NodeTransformer):
+    def __init__(self, name: str, value: ast.expr):
+        self.name, self.value = name, value
+
+    def visit_Name(self, node):
+        if node.id == self.name and isinstance(node.ctx, ast.Load):
+            return copy.deepcopy(self.value)
+        return node
+
+
+def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one branch per op
+    """The node that takes `node`'s place (None: this change cannot be made here)."""
+    op, arg = change.op, change.arg
+    if op == "left":
+        return node.left
+    if op == "right":
+        return node.right
+    if op == "binop":
+        return ast.BinOp(node.left, getattr(ast, arg)(), node.right)
+    if op == "swap":
+        return ast.BinOp(node.right, node.op, node.left)
+    if op == "times2":
+        return ast.BinOp(ast.Constant(2), ast.Mult(), node)
+    if op == "sqrt":
+        return ast.BinOp(node, ast.Pow(), ast.Constant(0.5))
+    if op == "unwrap":
+        return node.func.value if isinstance(node.func, ast.Attribute) and not (
+            isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "math")
+        ) else node.args[0]
+    if op == "transpose":
+        return ast.Call(ast.Attribute(node, "transpose", ast.Load()), [ast.Constant(-2), ast.Constant(-1)], [])
+    if op == "args":
+        args = list(node.args)
+        args[arg], args[arg + 1] = args[arg + 1], args[arg]
+        return ast.Call(node.func, args, node.keywords)
+    if op == "shift":
+        return ast.BinOp(node, ast.Add() if arg > 0 else ast.Sub(), ast.Constant(1))
+    if op == "const":
+        return ast.Constant(arg)
+    if op == "slice_shift":
+        lower = node.lower if node.lower is not None else ast.Constant(0)
+        moved = [ast.BinOp(b, ast.Add() if arg > 0 else ast.Sub(), ast.Constant(1)) if b is not None else None
+                 for b in (lower, node.upper)]
+        return ast.Slice(moved[0], moved[1], node.step)
+    if op == "unneg":
+        return node.operand
+    if op == "negate":
+        return ast.UnaryOp(ast.USub(), node)
+    if op == "attr":
+        return node.value
+    if op == "bound":
+        bound, value = arg
+        return ast.Slice(**{"lower": node.lower, "upper": node.upper, "step": node.step, bound: ast.Constant(value)})
+    if op == "elts":
+        i, j = arg
+        elts = list(node.elts)
+        elts[i], elts[j] = elts[j], elts[i]
+        return ast.Tuple(elts, node.ctx)
+    if op == "name":
+        return ast.Name(arg[1], ast.Load())
+    if op == "compare":
+        return ast.Compare(node.left, [getattr(ast, arg)()], node.comparators)
+    if op == "rename":
+        return ast.Call(ast.Attribute(node.func.value, arg, ast.Load()), node.args, node.keywords)
+    if op == "drop_kw":
+        return ast.Call(node.func, node.args, [k for i, k in enumerate(node.keywords) if i != arg])
+    if op == "shift_all":
+        bounds = node.args[:2] if len(node.args) >= 2 else node.args[:1]
+        shifted = [ast.BinOp(a, ast.Add() if arg > 0 else ast.Sub(), ast.Constant(1)) for a in bounds]
+        if len(node.args) == 1:
+            shifted = [ast.Constant(arg if arg > 0 else -1)] + [ast.BinOp(node.args[0], ast.Add() if arg > 0 else ast.Sub(), ast.Constant(1))]
+        return ast.Call(node.func, shifted + node.args[len(bounds):], node.keywords)
+    if op == "nest":
+        inner = node.args[arg]
+        outer_args = list(node.args)
+        outer_args[arg] = inner.func.value
+        outer = ast.Call(node.func, outer_args, node.keywords)
+        return ast.Call(ast.Attribute(outer, inner.func.attr, ast.Load()), inner.args, inner.keywords)
+    raise ValueError(op)
+
+
+def edit_statements(body: list, node: ast.stmt, change: Change) -> bool:
+    at = next(i for i, s in enumerate(body) if s is node)
+    if at + 1 >= len(body):
+        return False
+    first, second = body[at], body[at + 1]
+    if change.op == "swap_next":
+        body[at], body[at + 1] = second, first
+        return True
+    name = fold_target(first, second)
+    if name is None:
+        return False
+    # n = f(n); use(n)  ->  use'(...) = f(use(n)): the second step first, then the first on its result
+    folded = copy.deepcopy(second)
+    folded.value = _Substitute(name, second.value).visit(copy.deepcopy(first.value))
+    body[at : at + 2] = [folded]
+    return True
