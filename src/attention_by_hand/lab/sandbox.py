@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 __all__ = ["available", "wrap", "attempt"]
@@ -33,10 +34,23 @@ def _bwrap() -> str | None:
     return shutil.which("bwrap")
 
 
+def _python_paths() -> set[Path]:
+    """Where this Python and its packages live: the child runs the same interpreter, so a venv or
+    a checkout under /tmp (a CI's clone) must be seen inside the sandbox too."""
+    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).parent}
+    return paths | {Path(p) for p in sys.path if p and Path(p).is_dir()}
+
+
+def _under_tmp(paths) -> list[Path]:
+    """The folders of `paths` that the private /tmp would hide, outermost only, in order."""
+    inside = sorted({p.resolve() for p in paths if p.resolve().is_relative_to("/tmp") and p.resolve() != Path("/tmp")})
+    return [p for i, p in enumerate(inside) if not any(p.is_relative_to(q) for q in inside[:i])]
+
+
 def _options(tmp: Path, home: Path, readable: tuple[Path, ...] = ()) -> list[str]:
-    # The private /tmp hides the real one: what must be read from there (a room folder under /tmp)
-    # is bound again, read-only.
-    again = [arg for path in readable if path.resolve().is_relative_to("/tmp") for arg in ("--ro-bind", str(path.resolve()), str(path.resolve()))]
+    # The private /tmp hides the real one: what must be read from there (a room folder, this
+    # Python's venv or the package's checkout under /tmp) is bound again, read-only.
+    again = [arg for path in _under_tmp({*readable, *_python_paths()}) for arg in ("--ro-bind", str(path), str(path))]
     return [
         "--ro-bind", "/", "/",
         "--dev", "/dev",

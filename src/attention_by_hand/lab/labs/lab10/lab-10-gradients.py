@@ -239,11 +239,13 @@ if __name__ == "__main__":
 # %%
 if __name__ == "__main__":
     q, k, v, d_out = (torch.randn(1, 2, 6, 8, dtype=torch.float64) for _ in range(4))
-    whole_difference = 0.0
-    for causal in (False, True):
-        difference = largest_difference(attention_backward(q, k, v, d_out, causal), autograd_gradients(q, k, v, d_out, causal))
-        whole_difference = max(whole_difference, difference)
-        step(3, f"attention_backward, causal={causal}: dq, dk, dv vs autograd: max |difference| = {difference:.1e}")
+    differences = {
+        causal: largest_difference(attention_backward(q, k, v, d_out, causal), autograd_gradients(q, k, v, d_out, causal))
+        for causal in (False, True)
+    }
+    whole_difference = max(differences.values())
+    step(3, "attention_backward: dq, dk, dv vs autograd: max |difference| "
+         + ", ".join(f"{d:.1e} with causal={causal}" for causal, d in differences.items()))  # fmt: skip
 
 # %% [markdown]
 # ## Step 4: what each backward keeps
@@ -267,13 +269,14 @@ if __name__ == "__main__":
 if __name__ == "__main__":
     BLOCK = 4
     q, k, v, d_out = (torch.randn(2, 2, 13, 8, dtype=torch.float64) for _ in range(4))
-    tiled_difference = 0.0
+    differences = {}
     for causal in (False, True):
         out, lse = forward(q, k, v, causal)
         ours = tiled_attention_backward(q, k, v, out, lse, d_out, BLOCK, causal)
-        difference = largest_difference(ours, autograd_gradients(q, k, v, d_out, causal))
-        tiled_difference = max(tiled_difference, difference)
-        step(5, f"tiled_attention_backward, T = 13, block {BLOCK}, causal={causal}: vs autograd {difference:.1e}")
+        differences[causal] = largest_difference(ours, autograd_gradients(q, k, v, d_out, causal))
+    tiled_difference = max(differences.values())
+    step(5, f"tiled_attention_backward, T = 13, block {BLOCK}: vs autograd "
+         + ", ".join(f"{d:.1e} with causal={causal}" for causal, d in differences.items()))  # fmt: skip
 
 # %% [markdown]
 # ## Step 6: float32 is not a wrong formula
