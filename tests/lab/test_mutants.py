@@ -170,3 +170,24 @@ def test_a_change_that_makes_a_loop_run_away_counts_as_one_that_raised():
             n += 1
 
     assert _call(runaway, (1,)) is RAISED
+
+
+def test_two_different_mistakes_that_both_fit_every_input_tried_are_not_named(reference):
+    # With t's first half all zeros, `a + b` for `a - b` and `a` and `b` swapped give the same
+    # outputs; on other inputs they part, so which one the learner made cannot be told.
+    plus = find(reference, "halves", "`[a + b, a + b]` for")
+    mutant = build(reference, "halves", (plus,))
+    tried = []
+    for seed in (0, 1, 2):
+        (t,) = inputs("halves", seed)
+        t[:, :3] = 0.0
+        tried.append(Tried((t,), call(mutant, (t,))))
+    found = diagnose(reference, "halves", tried)
+    assert found is None or "yours equals the reference with" not in found.hint
+
+
+def test_one_mistake_that_two_changes_write_alike_is_named(reference):
+    # Softmax over dim 0 or over dim -2 of a matrix: two changes, one mistake, on any input.
+    rows = find(reference, "head", "`dim=0` for `dim=-1` in `softmax(...)`")
+    found = diagnose(reference, "head", learner_from(reference, "head", [rows]))
+    assert found is not None and "softmax(...)" in found.hint and ("dim=0" in found.hint or "dim=-2" in found.hint)

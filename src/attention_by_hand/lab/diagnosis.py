@@ -5,7 +5,12 @@ When the hand-written judges name nothing (verdict.py), the learner's function a
 have both been called on the same inputs: the check's cases, its other checks' cases and its
 probes. Here every small change of the reference (mutants.py) is run on those inputs, single
 changes first, then pairs of the changes that came closest; a change is named only when its
-outputs equal the learner's on EVERY input, so no single input's coincidence names it. Failing
+outputs equal the learner's on EVERY input, so no single input's coincidence names it, and only
+when it is the one mistake that does: when two changes both reproduce every output, they are
+run on fresh random inputs of the same shapes; if they still agree, they are one mistake written
+two ways (`dim=0` and `dim=-2` of a matrix, a scale dropped where it is made or where it is
+used) and the first is named; if they part, the inputs tried cannot tell which mistake was made,
+and neither is named. Failing
 that, a plain relation between the outputs (relations.py) is tried on every input. Failing both,
 nothing is named: the caller says what it observed, and `localise` says on which probe inputs
 (one tile covering every key, q = 0, ...) the learner's function is right and on which wrong.
@@ -288,16 +293,20 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried]) -> Diagn
     values = _locals(reference, function, tried[order[0]].args, {c.function for c in every})
     singles = sorted((c for c in every[:MAX_SINGLES] if _plausible(c, values)), key=lambda c: c.rank)
     near: list[tuple[int, int, Change]] = []
+    found: list[tuple[Change, ...]] = []
     for n, change in enumerate(singles):
         mutant = build(reference, function, (change,))
         if mutant is None:
             continue
         matched, first = _matches(mutant, tried, order)
         if matched:
-            return Diagnosis(_say((change,), function), _mistake((change,)))
+            found.append((change,))
+            continue
         gain = _gain(first, first_got, first_expected)
         if gain > 0:
             near.append((-gain, n, change))
+    if found:
+        return _one_mistake(reference, function, found, tried) or _related(reference, function, tried, expected)
     near.sort(key=lambda item: item[:2])
     pool = [change for _, _, change in near[:PAIR_POOL]]
     pairs = sorted(combinations(pool, 2), key=lambda p: p[0].rank + p[1].rank)
@@ -308,8 +317,36 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried]) -> Diagn
     for a, b in pairs:
         mutant = build(reference, function, (a, b))
         if mutant is not None and _matches(mutant, tried, order)[0]:
-            return Diagnosis(_say((a, b), function), _mistake((a, b)))
-    return _related(reference, function, tried, expected)
+            found.append((a, b))
+    return (_one_mistake(reference, function, found, tried) if found else None) or _related(reference, function, tried, expected)
+
+
+FRESH_INPUTS = 3  # fresh random inputs per input tried, to tell two matching changes apart
+
+
+def _fresh(value, generator: torch.Generator):
+    """An input of the same shape and kind with new random numbers: floating tensors redrawn,
+    everything else (sizes, flags, integer tensors, modules) kept."""
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        return torch.randn(value.shape, generator=generator, dtype=value.dtype)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_fresh(v, generator) for v in value)
+    return value
+
+
+def _one_mistake(reference: ModuleType, function: str, found: list[tuple[Change, ...]], tried: list[Tried]) -> Diagnosis | None:
+    """The diagnosis when every matching change (or pair) is the same mistake: they agree with
+    each other on fresh random inputs too. None when two of them part there: the inputs tried
+    cannot tell which mistake was made, and naming either could name the wrong one."""
+    first = found[0]  # the first in rank order: the plainest way to say it
+    if len(found) > 1:
+        generator = torch.Generator().manual_seed(0)
+        fresh = [tuple(_fresh(a, generator) for a in t.args) for t in tried for _ in range(FRESH_INPUTS)]
+        mutants = [build(reference, function, chosen) for chosen in found]
+        outputs = [[_call(m, args) for args in fresh] for m in mutants if m is not None]
+        if any(not all(agree(a, b) for a, b in zip(outputs[0], other)) for other in outputs[1:]):
+            return None
+    return Diagnosis(_say(first, function), _mistake(first))
 
 
 def _related(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:
