@@ -198,13 +198,9 @@ def report(m: dict) -> str:
     worst = max(r["difference"] for r in tiled.values())
     out.append(f"| gradients within {MAX_DIFFERENCE:.0e} of SDPA's at every length (fp32) | largest difference "
                f"{worst:.1e} | {scale._verdict(worst <= MAX_DIFFERENCE)} |")  # fmt: skip
-    exponents, ends = m["exponents"], m["end_exponents"]
-    if "tiled-torch" in exponents:
-        p = exponents["tiled-torch"]
-        naive = f"; the naive head's: {exponents['naive']:.2f} ({ends['naive']:.2f})" if "naive" in exponents else ""
-        out.append(f"| peak extra memory grows linearly: T^p fitted on every measured length, p <= {MAX_LINEAR_EXPONENT} "
-                   f"(in brackets: p between the two longest) | p = {p:.2f} ({ends['tiled-torch']:.2f}){naive} | "
-                   f"{scale._verdict(p <= MAX_LINEAR_EXPONENT)} |")  # fmt: skip
+    row = scale.memory_row(m, MAX_LINEAR_EXPONENT)
+    if row:
+        out.append(row)
     if m["forward"]:
         out += ["", f"Where the time goes at {TARGET_LENGTH:,} words (the forward alone, timed in the same turns; the "
                 "backward is the rest):", "", "| head | forward | backward | forward + backward |", "| --- | --- | --- | --- |"]  # fmt: skip

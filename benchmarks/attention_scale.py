@@ -337,6 +337,19 @@ def _seconds(s: float) -> str:
     return f"{s:.3f} s" if s < 10 else f"{s:.1f} s"
 
 
+def memory_row(m: dict, max_exponent: float) -> str | None:
+    """The target row for the tiled head's memory: T^p fitted on every length (and between the
+    two longest), beside the naive head's; None when the tiled head was not measured."""
+    exponents, ends = m["exponents"], m["end_exponents"]
+    if "tiled-torch" not in exponents:
+        return None
+    p = exponents["tiled-torch"]
+    naive = f"; the naive head's: {exponents['naive']:.2f} ({ends['naive']:.2f})" if "naive" in exponents else ""
+    return (f"| peak extra memory grows linearly: T^p fitted on every measured length, p <= {max_exponent} "
+            f"(in brackets: p between the two longest) | p = {p:.2f} ({ends['tiled-torch']:.2f}){naive} | "
+            f"{_verdict(p <= max_exponent)} |")  # fmt: skip
+
+
 def _verdict(ok: bool) -> str:
     return "met" if ok else "**missed**"
 
@@ -397,14 +410,10 @@ def report(m: dict) -> str:
                    f"{_verdict(ratio <= MAX_TIME_RATIO)} |")  # fmt: skip
         out.append(f"| at least {MIN_MATMUL_SHARE:.0%} of the matmul rate at {TARGET_LENGTH:,} words | {share:.0%} | "
                    f"{_verdict(share >= MIN_MATMUL_SHARE)} |")  # fmt: skip
-    exponents, ends = m["exponents"], m["end_exponents"]
-    if "tiled-torch" in exponents:
-        p = exponents["tiled-torch"]
-        naive = f"; the naive head's: {exponents['naive']:.2f} ({ends['naive']:.2f})" if "naive" in exponents else ""
-        out.append(f"| peak extra memory grows linearly: T^p fitted on every measured length, p <= {MAX_LINEAR_EXPONENT} "
-                   f"(in brackets: p between the two longest) | p = {p:.2f} ({ends['tiled-torch']:.2f}){naive} | "
-                   f"{_verdict(p <= MAX_LINEAR_EXPONENT)} |")  # fmt: skip
-        if p < 1:
+    row = memory_row(m, MAX_LINEAR_EXPONENT)
+    if row:
+        out.append(row)
+        if m["exponents"]["tiled-torch"] < 1:
             out += ["", "The tiled head's p stays below 1 because part of its memory does not grow at all: the "
                     "one tile buffer it reuses, the same at every length."]  # fmt: skip
 
