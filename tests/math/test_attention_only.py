@@ -6,6 +6,8 @@ Tolerance 1e-10 for float64 (the two forward passes add the same products in oth
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -163,3 +165,18 @@ def test_training_leaves_the_thread_count_as_it_found_it():
 def test_the_loss_falls_in_a_short_training():
     _, losses = train(Sizes(), Schedule(steps=60))
     assert sum(losses[-10:]) / 10 < sum(losses[:10]) / 10
+
+
+def test_training_does_not_import_torch_dynamo():
+    # torch.optim's optimizers import torch._dynamo when made, 1.5-2 s of CPU here, a tenth of
+    # `train heads`: the training uses math/adamw.py instead. A fresh process, since this one's
+    # other tests may have imported it already.
+    code = (
+        "import sys\n"
+        "from attention_by_hand.math.attention_only import Sizes\n"
+        "from attention_by_hand.math.training import Schedule, train\n"
+        "train(Sizes(), Schedule(steps=2))\n"
+        "print('torch._dynamo' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"

@@ -10,6 +10,7 @@ and for the model that is trained).
     attention_only.py  a transformer of attention heads only (Module 7's model), in plain PyTorch
     repeats.py       its data: random segments repeated after a start token; the probe
     training.py      training it, the same bytes every time on one machine
+    adamw.py         its optimizer: torch.optim's AdamW written out, op for op (without torch._dynamo's import)
     detectors.py     previous-token, induction and first-token scores; zero-ablation
 
 Every function names its shapes and sits next to its formula. This folder imports nothing of

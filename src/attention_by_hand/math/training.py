@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass
 import torch
 import torch.nn.functional as F
 
+from attention_by_hand.math.adamw import AdamW
 from attention_by_hand.math.attention_only import AttentionOnly, Sizes
 from attention_by_hand.math.repeats import repeated_sequences
 
@@ -54,16 +55,15 @@ def train(sizes: Sizes, schedule: Schedule = Schedule(), on_step: OnStep | None 
     try:
         model = AttentionOnly(sizes, torch.Generator().manual_seed(schedule.seed))
         data = torch.Generator().manual_seed(schedule.seed + 1)
-        optimizer = torch.optim.AdamW(model.parameters(), lr=schedule.learning_rate)
+        optimizer = AdamW(model.parameters(), lr=schedule.learning_rate)  # torch.optim's AdamW, op for op (adamw.py)
         lengths = list(range(schedule.shortest, schedule.longest + 1))
         losses = []
         for step in range(1, schedule.steps + 1):
             sequences = repeated_sequences(data, schedule.batch, lengths, sizes.vocab, sizes.context)  # (B, T + 1)
             logits = model(sequences[:, :-1]).logits  # (B, T, V)
             loss = F.cross_entropy(logits.reshape(-1, sizes.vocab), sequences[:, 1:].reshape(-1))
-            optimizer.zero_grad()
             loss.backward()
-            optimizer.step()
+            optimizer.step()  # and clears the gradients
             losses.append(loss.item())
             if on_step is not None:
                 on_step(step, model, losses[-1])
