@@ -11,7 +11,7 @@ import importlib.util
 import pytest
 import torch
 
-from attention_by_hand.lab.diagnosis import Tried, agree, diagnose, localise
+from attention_by_hand.lab.diagnosis import Tried, _plausible, agree, diagnose, localise
 from attention_by_hand.lab.mutants import KINDS, build, changes
 
 SOURCE = '''
@@ -46,9 +46,14 @@ def later_sum(x):
     T = x.shape[0]
     later = torch.arange(T)[None, :] > torch.arange(T)[:, None]
     return x.masked_fill(later, 0.0).sum(dim=-1)
+
+
+def row_shares(x, weight, bias):
+    total = torch.exp(x).sum(dim=-1)
+    return torch.exp(x) / total[:, None] * weight + bias
 '''
 
-FUNCTIONS = ("head", "halves", "shifted", "later_sum")
+FUNCTIONS = ("head", "halves", "shifted", "later_sum", "row_shares")
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +74,8 @@ def inputs(function: str, seed: int = 0) -> tuple:
         return (torch.randn(3, 6, generator=g),)
     if function == "shifted":
         return (torch.randn(4, 3, generator=g), 2 + seed)
+    if function == "row_shares":
+        return (torch.randn(4, 4, generator=g), torch.randn(4, generator=g), torch.randn(4, generator=g))
     return (torch.randn(4, 4, generator=g),)
 
 
@@ -130,7 +137,43 @@ def test_two_changes_together_are_named_together(reference):
     zero = next(c for c in changes(reference, "head") if c.op == "const" and c.arg == 0.0 and "inf" in c.text)
     found = diagnose(reference, "head", learner_from(reference, "head", [swapped, zero]))
     assert found is not None and "softmax" not in found.hint.split(", and ")[1]
-    assert "`normalise(...)` done before `masked_fill(...)`" in found.hint and "`0.0` for `float('-inf')`" in found.hint
+    assert "masked_fill(...) done after normalise(...), not before" in found.hint and "`0.0` for `float('-inf')`" in found.hint
+
+
+def test_two_variables_exchanged_in_one_statement_are_named(reference):
+    exchanged = next(c for c in changes(reference, "head") if c.op == "exchange" and set(c.arg) == {"q", "k"})
+    found = diagnose(reference, "head", learner_from(reference, "head", [exchanged]))
+    assert found is not None and "`k @ q.transpose(-2, -1)" in found.hint
+
+
+def test_the_weight_and_the_bias_exchanged_are_named(reference):
+    exchanged = next(c for c in changes(reference, "row_shares") if c.op == "exchange" and set(c.arg) == {"weight", "bias"})
+    found = diagnose(reference, "row_shares", learner_from(reference, "row_shares", [exchanged]))
+    assert found is not None and "* bias + weight" in found.hint
+
+
+def test_a_mask_filled_with_plus_infinity_is_named_as_the_sign_dropped(reference):
+    plus = next(c for c in changes(reference, "head") if c.op == "posinf")
+    found = diagnose(reference, "head", learner_from(reference, "head", [plus]))
+    assert found is not None and "`float('inf')` for `float('-inf')`" in found.hint
+
+
+def test_exp2_for_exp_is_named(reference):
+    two = next(c for c in changes(reference, "row_shares") if c.op == "rename" and c.arg == "exp2")
+    found = diagnose(reference, "row_shares", learner_from(reference, "row_shares", [two]))
+    assert found is not None and "exp2(...)` for `exp(...)`" in found.hint
+
+
+def test_an_indexing_left_out_is_named(reference):
+    dropped = next(c for c in changes(reference, "row_shares") if c.op == "unsub")
+    found = diagnose(reference, "row_shares", learner_from(reference, "row_shares", [dropped]))
+    assert found is not None and "`total` for `total[:, None]`" in found.hint
+
+
+def test_variables_of_different_shapes_are_never_exchanged(reference):
+    values = {"row_shares": {"x": torch.zeros(4, 4), "weight": torch.zeros(4), "total": torch.zeros(4)}}
+    wrong_sort = next(c for c in changes(reference, "row_shares") if c.op == "exchange" and set(c.arg) == {"x", "weight"})
+    assert not _plausible(wrong_sort, values)
 
 
 def test_a_learners_function_that_equals_the_reference_is_not_diagnosed(reference):

@@ -224,7 +224,7 @@ def _sort(value) -> object:
 
 def _plausible(change: Change, values: dict[str, dict[str, object]]) -> bool:
     """A variable is replaced only by another of the same sort (shape, class) on the first input."""
-    if change.op != "name":
+    if change.op not in ("name", "exchange"):
         return True
     seen = values.get(change.function, {})
     old, new = change.arg

@@ -28,6 +28,7 @@ KINDS = (
     "unpacked",
     "transpose",
     "offset",
+    "index",
     "order",
     "variable",
     "term",
@@ -44,8 +45,11 @@ AXIS_CALLS = {
 STATEMENT_OPS = ("swap_next", "fold")
 TRANSPOSES = {"transpose", "t", "permute"}
 # A function's neighbour, the one a learner writes by a slip of the mind.
-NEIGHBOURS = {"max": "min", "min": "max", "amax": "amin", "amin": "amax", "sin": "cos", "cos": "sin",
-               "triu": "tril", "tril": "triu", "sum": "mean", "mean": "sum", "exp": "log", "log": "exp"}
+# Each function's neighbours, the ones a learner writes by a slip of the mind (or of the base:
+# exp2 and log2 for exp and log).
+NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin",), "amin": ("amax",), "sin": ("cos",), "cos": ("sin",),
+              "triu": ("tril",), "tril": ("triu",), "sum": ("mean",), "mean": ("sum",), "exp": ("log", "exp2"),
+              "log": ("exp", "log2", "log10")}
 COMMUTATIVE = (ast.Add, ast.Mult)
 CMP = {ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!="}
 COMPARISONS = {ast.Gt: (ast.GtE, ast.Lt), ast.GtE: (ast.Gt, ast.LtE), ast.Lt: (ast.LtE, ast.Gt),
@@ -166,6 +170,18 @@ class _Substitute(ast.NodeTransformer):
         return node
 
 
+class _Exchange(ast.NodeTransformer):
+    """Every read of name a becomes b, and of b becomes a."""
+
+    def __init__(self, a: str, b: str):
+        self.other = {a: b, b: a}
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id in self.other:
+            return ast.Name(self.other[node.id], ast.Load())
+        return node
+
+
 def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one branch per op
     """The node that takes `node`'s place (None: this change cannot be made here)."""
     op, arg = change.op, change.arg
@@ -216,6 +232,12 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.Tuple(elts, node.ctx)
     if op == "name":
         return ast.Name(arg[1], ast.Load())
+    if op == "exchange":
+        return _Exchange(*arg).visit(copy.deepcopy(node))
+    if op == "posinf":
+        return ast.Call(ast.Name("float", ast.Load()), [ast.Constant("inf")], [])
+    if op == "unsub":
+        return node.value
     if op == "compare":
         return ast.Compare(node.left, [getattr(ast, arg)()], node.comparators)
     if op == "rename":

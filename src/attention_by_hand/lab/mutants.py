@@ -193,7 +193,8 @@ class _Finder:
                     if ast.dump(a) != ast.dump(b):
                         self.add(node, "args", i, "arguments", f"`{quote(a)}` and `{quote(b)}` swapped in `{quote(node)}`")
             if name in NEIGHBOURS and isinstance(node.func, ast.Attribute):
-                self.add(node, "rename", NEIGHBOURS[name], "function", f"`{NEIGHBOURS[name]}(...)` for `{name}(...)`")
+                for neighbour in NEIGHBOURS[name]:
+                    self.add(node, "rename", neighbour, "function", f"`{neighbour}(...)` for `{name}(...)`")
             for k, keyword in enumerate(node.keywords):
                 if keyword.arg is not None:
                     self.add(node, "drop_kw", k, "arguments", f"`{keyword.arg}={quote(keyword.value)}` left out of `{name}(...)`")
@@ -213,6 +214,7 @@ class _Finder:
                     self.add(node, "nest", i, "order", f"`.{inner}(...)` done after `{name}(...)`, not before, in `{quote(node)}`")
             if is_minus_inf(node):
                 self.add(node, "const", 0.0, "constant", f"`0.0` for `{quote(node)}`")
+                self.add(node, "posinf", None, "sign", f"`float('inf')` for `{quote(node)}` (the minus sign dropped)")
         value = number_of(node)
         if value is not None and not isinstance(parent, ast.UnaryOp):
             keyword = parent.arg + "=" if isinstance(parent, ast.keyword) else ""
@@ -252,6 +254,8 @@ class _Finder:
                 elif number_of(b) is None:
                     for delta in (1, -1):
                         self.add(b, "shift", delta, "offset", f"`{quote(b)} {'+' if delta > 0 else '-'} 1` for `{quote(b)}`")
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
+            self.add(node, "unsub", None, "index", f"`{quote(node.value)}` for `{quote(node)}` (the indexing left out)")
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
             if isinstance(node.slice, (ast.Name, ast.BinOp)):
                 for delta in (1, -1):
@@ -272,7 +276,21 @@ class _Finder:
             self.add(node, "negate", None, "sign", f"`-({quote(node)})` returned")
             self.add(node, "transpose", None, "transpose", f"`{quote(node)}` transposed")
 
+    def _exchanges(self, node) -> None:
+        """Two variables of a statement exchanged (k @ q.T for q @ k.T, x * bias + weight)."""
+        value = getattr(node, "value", None)
+        if not isinstance(node, (ast.Assign, ast.AugAssign, ast.Return)) or value is None:
+            return
+        names = []
+        for n in ast.walk(value):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in self.scope and n.id not in names:
+                names.append(n.id)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                self.add(value, "exchange", (a, b), "variable", f"`{a}` and `{b}` exchanged")
+
     def _statements(self, node) -> None:
+        self._exchanges(node)
         for field in ("body", "orelse"):
             body = getattr(node, field, None)
             if not isinstance(body, list):
@@ -284,8 +302,9 @@ class _Finder:
                 folded = fold_target(first, second)
                 if folded:
                     later, earlier = step_name(second.value), step_name(first.value)
+                    # Said in the order the learner's steps ran: the reference's first step, done last.
                     self.add(first, "fold", None, "order",
-                             f"`{later}` done before `{earlier}`, not after (`{quote_statement(first)}`, then `{quote_statement(second)}`)")
+                             f"{earlier} done after {later}, not before (`{quote_statement(first)}`, then `{quote_statement(second)}`)")
 
 
 def _copy(tree: ast.AST) -> ast.AST:
