@@ -113,7 +113,7 @@ def _call(function, args: tuple):
     try:
         with warnings.catch_warnings(), torch.no_grad(), _at_most(CALL_SECONDS):
             warnings.simplefilter("ignore")
-            torch.manual_seed(0)
+            torch.random.default_generator.manual_seed(0)  # the CPU's alone: torch.manual_seed costs 0.6 ms
             return function(*args)
     except Exception:  # noqa: BLE001 - a mutant that cannot run on this input does not match it
         return RAISED

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "OPS", "STATEMENT_OPS", "TRANSPOSES", "call_name", "edit", "edit_statements", "fold_target", "is_minus_inf", "locals_of", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
 
@@ -67,8 +67,15 @@ class Change:
     op: str
     arg: object
     kind: str
-    text: str  # what it is, in the reference's code
+    said: object = field(compare=False, repr=False)  # `text`, or a function that makes it when first asked
     line: int = 0  # the reference line of the statement it changes
+
+    @property
+    def text(self) -> str:
+        """What it is, in the reference's code."""
+        if callable(self.said):
+            object.__setattr__(self, "said", self.said())
+        return self.said
 
     @property
     def rank(self) -> int:

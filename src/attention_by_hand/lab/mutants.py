@@ -79,13 +79,16 @@ class _Finder:
 
     def add(self, node, op, arg, kind, text) -> None:
         statement = self.statement_of(node)
-        where = quote_statement(statement)
         change = Change(self.fdef.name, self.index[id(node)], op, arg, kind, "")
-        if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "left", "right", "times2") and not self._in_keyword(node):
-            text = self._before_after(node, change) or text
-        joint = " from " if text.endswith(("removed", "dropped")) else " in "
-        said = text if op in STATEMENT_OPS else f"{text}{joint}`{where}`"
-        self.found.append(Change(self.fdef.name, change.index, op, arg, kind, said, statement.lineno))
+
+        def say(text=text) -> str:
+            # Made when a hint needs it: thousands of changes are tried, one or two are named.
+            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "left", "right", "times2") and not self._in_keyword(node):
+                text = self._before_after(node, change) or text
+            joint = " from " if text.endswith(("removed", "dropped")) else " in "
+            return text if op in STATEMENT_OPS else f"{text}{joint}`{quote_statement(statement)}`"
+
+        self.found.append(Change(self.fdef.name, change.index, op, arg, kind, say, statement.lineno))
 
     def _in_keyword(self, node) -> bool:
         return isinstance(self.parent.get(id(node)), ast.keyword)
@@ -100,10 +103,10 @@ class _Finder:
             around = self.parent[id(around)]
         if not isinstance(around, ast.expr) or len(ast.unparse(around)) > 60:
             return None
-        copied = copy.deepcopy(around)
+        copied = _copy(around)
         target = list(ast.walk(copied))[list(ast.walk(around)).index(node)]
         try:
-            new = edit(copy.deepcopy(target), change)
+            new = edit(_copy(target), change)
         except (AttributeError, IndexError, TypeError, ValueError):
             return None
         if target is copied:
@@ -287,7 +290,18 @@ class _Finder:
                 names.append(n.id)
         for i, a in enumerate(names):
             for b in names[i + 1:]:
-                self.add(value, "exchange", (a, b), "variable", f"`{a}` and `{b}` exchanged")
+                self.add(self._around(value, a, b), "exchange", (a, b), "variable", f"`{a}` and `{b}` exchanged")
+
+    @staticmethod
+    def _around(value: ast.expr, a: str, b: str) -> ast.expr:
+        """The smallest part of `value` that holds every read of a and of b (what a hint quotes)."""
+
+        def reads(node):
+            return sorted(id(n) for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in (a, b) and isinstance(n.ctx, ast.Load))
+
+        every = reads(value)
+        holders = [n for n in ast.walk(value) if isinstance(n, ast.expr) and reads(n) == every]
+        return min(holders, key=lambda n: sum(1 for _ in ast.walk(n)))
 
     def _statements(self, node) -> None:
         self._exchanges(node)
@@ -337,8 +351,18 @@ def _follow(tree: ast.AST, route: tuple) -> tuple[ast.AST | None, ast.AST]:
     return parent, node
 
 
+_PICKLED: dict[int, bytes] = {}
+
+
+def _fresh_copy(fdef: ast.FunctionDef) -> ast.AST:
+    """A copy of a reference definition to change: pickled once (the definitions are cached), loaded each time."""
+    if id(fdef) not in _PICKLED:
+        _PICKLED[id(fdef)] = pickle.dumps(fdef, protocol=pickle.HIGHEST_PROTOCOL)
+    return pickle.loads(_PICKLED[id(fdef)])
+
+
 def _apply(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | None:
-    tree = _copy(fdef)
+    tree = _fresh_copy(fdef)
     routes = _routes_of(fdef)
     found = [_follow(tree, routes[c.index]) for c in chosen]
     parent = {id(node): holder for holder, node in found}
@@ -366,7 +390,9 @@ def _apply(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | Non
         if new is None:
             return None
         replace_node(holder, node, new)
-    return ast.fix_missing_locations(tree)
+        # Only the new nodes lack a position (fixing the whole tree took a quarter of a diagnosis).
+        ast.fix_missing_locations(ast.copy_location(new, node))
+    return tree
 
 
 _ROUTES: dict[int, list[tuple]] = {}
