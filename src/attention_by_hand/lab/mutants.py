@@ -58,6 +58,10 @@ __all__ = ["KINDS", "Change", "changes", "build"]
 
 
 
+# Changes said in words first, then in code: the words name the concept ("q and k exchanged").
+CONCEPT_FIRST = ("exchange", "args")
+
+
 class _Finder:
     """Walks one function definition and lists every change it allows."""
 
@@ -83,8 +87,12 @@ class _Finder:
 
         def say(text=text) -> str:
             # Made when a hint needs it: thousands of changes are tried, one or two are named.
-            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "left", "right", "times2") and not self._in_keyword(node):
-                text = self._before_after(node, change) or text
+            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "times2") and not self._in_keyword(node):
+                code = self._before_after(node, change)
+                if code and (op in CONCEPT_FIRST or kind == "term"):
+                    text = f"{text} ({code})"  # what changed in words, then in the reference's code
+                elif code and op not in ("left", "right"):
+                    text = code + (": the factor inverted" if text.endswith("the factor inverted") else "")
             joint = " from " if text.endswith(("removed", "dropped")) else " in "
             return text if op in STATEMENT_OPS else f"{text}{joint}`{quote_statement(statement)}`"
 
@@ -156,7 +164,8 @@ class _Finder:
                 if isinstance(node.op, ast.Mult):
                     self.add(node, "right", None, "factor", f"`{quote(node.left)} *` removed")
                 other = ast.Mult if not isinstance(node.op, ast.Mult) else ast.Div
-                self.add(node, "binop", other.__name__, "factor", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`)")
+                inverted = ": the factor inverted" if {type(node.op), other} == {ast.Mult, ast.Div} else ""
+                self.add(node, "binop", other.__name__, "factor", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`){inverted}")
                 self.add(node.right, "times2", None, "factor", f"`{quote(node.right)}` doubled")
             if isinstance(node.op, (ast.Add, ast.Sub)):
                 self.add(node, "left", None, "term", f"the term `{quote(node.right)}` dropped")
@@ -164,7 +173,7 @@ class _Finder:
                 other = ast.Sub if isinstance(node.op, ast.Add) else ast.Add
                 self.add(node, "binop", other.__name__, "sign", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`)")
             if isinstance(node.op, ast.Pow):
-                self.add(node.right, "times2", None, "factor", f"the exponent `{quote(node.right)}` doubled")
+                self.add(node.right, "times2", None, "factor", f"the exponent doubled, `{quote(node.right)}`")
                 self.add(node, "binop", "Mult", "factor", f"`*` for `**` (`{quote(node)}`)")
             if isinstance(node.op, ast.MatMult):
                 for side in ("left", "right"):
@@ -194,7 +203,7 @@ class _Finder:
                 for i in range(len(node.args) - 1):
                     a, b = node.args[i], node.args[i + 1]
                     if ast.dump(a) != ast.dump(b):
-                        self.add(node, "args", i, "arguments", f"`{quote(a)}` and `{quote(b)}` swapped in `{quote(node)}`")
+                        self.add(node, "args", i, "arguments", f"`{quote(a)}` and `{quote(b)}` swapped")
             if name in NEIGHBOURS and isinstance(node.func, ast.Attribute):
                 for neighbour in NEIGHBOURS[name]:
                     self.add(node, "rename", neighbour, "function", f"`{neighbour}(...)` for `{name}(...)`")
@@ -290,7 +299,7 @@ class _Finder:
                 names.append(n.id)
         for i, a in enumerate(names):
             for b in names[i + 1:]:
-                self.add(self._around(value, a, b), "exchange", (a, b), "variable", f"`{a}` and `{b}` exchanged")
+                self.add(self._around(value, a, b), "exchange", (a, b), "variable", f"{a} and {b} exchanged")
 
     @staticmethod
     def _around(value: ast.expr, a: str, b: str) -> ast.expr:

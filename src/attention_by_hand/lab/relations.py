@@ -141,7 +141,7 @@ def _negated(got, expected, known):
 def _log(got, expected, known):
     # A weight of 0 has log -inf, and so has a log-softmax where a score was hidden.
     if (expected >= 0).all() and close(got, expected.double().log()):
-        return "yours is the log of the reference's output (a log too many)"
+        return "yours is the log of the reference's output (a log too many, or a final exp missing)"
     return None
 
 

@@ -218,7 +218,8 @@ class _Engine:
 
                 with torch.no_grad():
                     tried = self.tried[function] + self.probes.get(function, [])
-                    found = diagnose(self.reference, function, tried)
+                    named = frozenset(d.mistake for d, _ in self.found.values() if d)
+                    found = diagnose(self.reference, function, tried, prefer=named)
                     where = None if found else localise(self.reference, function, self.probes.get(function, []))
             except Exception:  # noqa: BLE001 - the engine only adds to a hint; it never breaks a check
                 found, where = None, None
