@@ -234,3 +234,36 @@ def test_one_mistake_that_two_changes_write_alike_is_named(reference):
     rows = find(reference, "head", "`dim=0` for `dim=-1` in `softmax(...)`")
     found = diagnose(reference, "head", learner_from(reference, "head", [rows]))
     assert found is not None and "softmax(...)" in found.hint and ("dim=0" in found.hint or "dim=-2" in found.hint)
+
+
+def test_an_output_on_an_input_one_element_short_is_said_with_the_cut(reference):
+    # shifted on x without its last row: a loop over rows that stops one step early
+    tried = []
+    for seed in (0, 1):
+        x, start = inputs("shifted", seed)
+        tried.append(Tried((x, start), call(reference.shifted, (x[:-1], start))))
+    found = diagnose(reference, "shifted", tried)
+    assert found is not None and "on `x[:-1]`: x without its last element" in found.hint
+
+
+def test_a_term_dropped_is_said_in_words_then_in_code(reference):
+    dropped = next(c for c in changes(reference, "halves") if c.kind == "term" and "`b` dropped" in c.text and "a + b" in c.text)
+    assert dropped.text.startswith("the term `b` dropped (`[a, a + b]` for `[a - b, a + b]`)")
+
+
+def test_a_multiplication_made_a_division_is_said_as_the_factor_inverted(reference):
+    inverted = next(c for c in changes(reference, "row_shares") if c.op == "binop" and c.arg == "Div" and "weight" in c.text)
+    assert inverted.text.endswith(": the factor inverted in `return ...`")
+
+
+def test_one_mistake_written_two_ways_is_said_as_a_check_of_the_file_already_said_it(reference):
+    # a and b exchanged where they are used, or where they are unpacked: the same outputs
+    exchanged = next(c for c in changes(reference, "halves") if c.op == "exchange" and set(c.arg) == {"a", "b"})
+    tried = learner_from(reference, "halves", [exchanged])
+    ways = [c for c in changes(reference, "halves") if (m := build(reference, "halves", (c,))) is not None
+            and all(agree(call(m, t.args), t.got) for t in tried)]
+    assert len(ways) >= 2  # the same outputs from two changes: the test means something
+    plain = diagnose(reference, "halves", tried)
+    other = next(c for c in ways if plain.hint != f"yours equals the reference with {c.text}")
+    again = diagnose(reference, "halves", tried, prefer=frozenset({f"{other.function}: {other.text}"}))
+    assert again.hint == f"yours equals the reference with {other.text}"
