@@ -267,3 +267,14 @@ def test_one_mistake_written_two_ways_is_said_as_a_check_of_the_file_already_sai
     other = next(c for c in ways if plain.hint != f"yours equals the reference with {c.text}")
     again = diagnose(reference, "halves", tried, prefer=frozenset({f"{other.function}: {other.text}"}))
     assert again.hint == f"yours equals the reference with {other.text}"
+
+
+def test_a_tensor_replaced_by_its_first_slice_is_named(reference):
+    first = next(c for c in changes(reference, "halves") if c.op == "first" and c.arg == "a")
+    found = diagnose(reference, "halves", learner_from(reference, "halves", [first]))
+    assert found is not None and "`[a[0] - b, a + b]` for `[a - b, a + b]`" in found.hint
+
+
+def test_a_number_is_never_replaced_by_its_first_slice(reference):
+    first = next(c for c in changes(reference, "shifted") if c.op == "first" and c.arg == "start")
+    assert not _plausible(first, {"shifted": {"start": 2, "x": torch.zeros(4, 3)}})

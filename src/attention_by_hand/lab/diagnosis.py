@@ -224,10 +224,14 @@ def _sort(value) -> object:
 
 
 def _plausible(change: Change, values: dict[str, dict[str, object]]) -> bool:
-    """A variable is replaced only by another of the same sort (shape, class) on the first input."""
+    """A variable is replaced only by another of the same sort (shape, class) on the first input;
+    only a tensor of two axes or more is replaced by its first slice."""
+    seen = values.get(change.function, {})
+    if change.op == "first":
+        value = seen.get(change.arg)
+        return isinstance(value, torch.Tensor) and value.dim() >= 2
     if change.op not in ("name", "exchange"):
         return True
-    seen = values.get(change.function, {})
     old, new = change.arg
     return old in seen and new in seen and _sort(seen[old]) == _sort(seen[new])
 

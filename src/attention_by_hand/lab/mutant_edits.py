@@ -245,6 +245,8 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.Call(ast.Name("float", ast.Load()), [ast.Constant("inf")], [])
     if op == "unsub":
         return node.value
+    if op == "first":
+        return ast.Subscript(ast.Name(arg, ast.Load()), ast.Constant(0), ast.Load())
     if op == "compare":
         return ast.Compare(node.left, [getattr(ast, arg)()], node.comparators)
     if op == "rename":

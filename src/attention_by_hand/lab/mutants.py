@@ -281,6 +281,8 @@ class _Finder:
                         a, b = quote(node.elts[i]), quote(node.elts[j])
                         self.add(node, "elts", (i, j), where, f"`{a}` and `{b}` swapped in `{quote(node)}`")
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.scope:
+            # one slice for all (v[0] for v: every head blends head 0's values), where it broadcasts
+            self.add(node, "first", node.id, "index", f"`{node.id}[0]` for `{node.id}` (its first slice used for every one)")
             for other in self.scope:
                 if other != node.id:
                     self.add(node, "name", (node.id, other), "variable", f"`{other}` for `{node.id}`")
