@@ -278,3 +278,16 @@ def test_a_tensor_replaced_by_its_first_slice_is_named(reference):
 def test_a_number_is_never_replaced_by_its_first_slice(reference):
     first = next(c for c in changes(reference, "shifted") if c.op == "first" and c.arg == "start")
     assert not _plausible(first, {"shifted": {"start": 2, "x": torch.zeros(4, 3)}})
+
+
+def test_a_long_common_beginning_of_a_quoted_change_is_cut_to_dots():
+    from attention_by_hand.lab.mutants import _elide
+
+    new, old = "(x - mean) / torch.sqrt(var + eps) * bias + weight", "(x - mean) / torch.sqrt(var + eps) * weight + bias"
+    assert _elide(new, old) == ("... * bias + weight", "... * weight + bias")
+
+
+def test_a_short_common_part_of_a_quoted_change_is_kept():
+    from attention_by_hand.lab.mutants import _elide
+
+    assert _elide("k @ q.transpose(-2, -1)", "q @ k.transpose(-2, -1)") == ("k @ q.transpose(-2, -1)", "q @ k.transpose(-2, -1)")

@@ -393,7 +393,7 @@ def _one_short(reference, function: str, tried: list[Tried]) -> Diagnosis | None
     if axis != 0:
         cut = f"{name}[..., :-1]" if end == "last" else f"{name}[..., 1:]"
     said = (f"yours is the reference's output on `{cut}`: {name} without its {end} element "
-            f"(along axis {axis}), as if a loop or a range {'stopped one step early' if end == 'last' else 'started one step late'}")
+            f"(along axis {axis}), as if a loop or a range {'stopped one step early' if end == 'last' else 'started one step late'} (off by one)")
     return Diagnosis(said, f"{function}: {said}")
 
 

@@ -59,7 +59,25 @@ __all__ = ["KINDS", "Change", "changes", "build"]
 
 
 # Changes said in words first, then in code: the words name the concept ("q and k exchanged").
-CONCEPT_FIRST = ("exchange", "args")
+CONCEPT_FIRST = ("exchange", "args", "shift_all")
+KEEP = 16  # characters two quoted expressions may share at either end before the rest is "..."
+
+
+def _elide(new: str, old: str) -> tuple[str, str]:
+    """The two sides of a change with a long common beginning or end cut to "...", at a space:
+    what differs stands out, and what is the same is not quoted twice."""
+    start = 0
+    while start < min(len(new), len(old)) and new[start] == old[start]:
+        start += 1
+    start = new.rfind(" ", 0, start - 1) + 1 if start > KEEP else 0
+    start = start if start >= KEEP else 0  # only a long common beginning is worth a "..."
+    end = 0
+    while end < min(len(new), len(old)) - start and new[-1 - end] == old[-1 - end]:
+        end += 1
+    cut = new.find(" ", len(new) - end) if end > KEEP else -1
+    tail = len(new) - cut if cut > 0 and len(new) - cut >= KEEP else 0
+    new, old = new[start : len(new) - tail], old[start : len(old) - tail]
+    return ("... " if start else "") + new + (" ..." if tail else ""), ("... " if start else "") + old + (" ..." if tail else "")
 
 
 class _Finder:
@@ -91,6 +109,8 @@ class _Finder:
                 code = self._before_after(node, change)
                 if code and (op in CONCEPT_FIRST or kind == "term"):
                     text = f"{text} ({code})"  # what changed in words, then in the reference's code
+                elif code and kind == "offset":
+                    text = f"{code}: off by one"
                 elif code and op not in ("left", "right"):
                     text = code + (": the factor inverted" if text.endswith("the factor inverted") else "")
             joint = " from " if text.endswith(("removed", "dropped")) else " in "
@@ -122,7 +142,7 @@ class _Finder:
         else:
             holder = next(n for n in ast.walk(copied) if any(c is target for c in ast.iter_child_nodes(n)))
             replace_node(holder, target, new)
-        return f"`{ast.unparse(copied)}` for `{ast.unparse(around)}`"
+        return "`{}` for `{}`".format(*_elide(ast.unparse(copied), ast.unparse(around)))
 
     def run(self) -> list[Change]:
         self._statements(self.fdef)
@@ -212,8 +232,7 @@ class _Finder:
                     self.add(node, "drop_kw", k, "arguments", f"`{keyword.arg}={quote(keyword.value)}` left out of `{name}(...)`")
             if name in ("arange", "range") and any(number_of(a) is None for a in node.args[:2]):
                 for delta in (1, -1):
-                    self.add(node, "shift_all", delta, "offset",
-                             f"every position {'+' if delta > 0 else '-'} 1 (`{quote(node)}`)")
+                    self.add(node, "shift_all", delta, "offset", f"every position shifted by one ({delta:+d})")
             if name in ("arange", "range"):
                 for arg in node.args:
                     if number_of(arg) is None:
