@@ -9,7 +9,7 @@ quotes. The tables of neighbours (max and min, triu and tril, ...) are the slips
 from __future__ import annotations
 
 import ast
-import copy
+import pickle
 from dataclasses import dataclass, field
 
 __all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "OPS", "STATEMENT_OPS", "TRANSPOSES", "call_name", "edit", "edit_statements", "fold_target", "is_minus_inf", "locals_of", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
@@ -155,6 +155,11 @@ def fold_target(first: ast.stmt, second: ast.stmt) -> str | None:
     return name
 
 
+def _tree_copy(node: ast.AST) -> ast.AST:
+    """A deep copy of a syntax tree: through pickle, several times faster than copy.deepcopy."""
+    return pickle.loads(pickle.dumps(node, protocol=pickle.HIGHEST_PROTOCOL))
+
+
 def replace_node(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
     for field, value in ast.iter_fields(parent):
         if value is old:
@@ -173,7 +178,7 @@ class _Substitute(ast.NodeTransformer):
 
     def visit_Name(self, node):
         if node.id == self.name and isinstance(node.ctx, ast.Load):
-            return copy.deepcopy(self.value)
+            return _tree_copy(self.value)
         return node
 
 
@@ -240,7 +245,7 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
     if op == "name":
         return ast.Name(arg[1], ast.Load())
     if op == "exchange":
-        return _Exchange(*arg).visit(copy.deepcopy(node))
+        return _Exchange(*arg).visit(_tree_copy(node))
     if op == "posinf":
         return ast.Call(ast.Name("float", ast.Load()), [ast.Constant("inf")], [])
     if op == "unsub":
@@ -280,7 +285,7 @@ def edit_statements(body: list, node: ast.stmt, change: Change) -> bool:
     if name is None:
         return False
     # n = f(n); use(n)  ->  use'(...) = f(use(n)): the second step first, then the first on its result
-    folded = copy.deepcopy(second)
-    folded.value = _Substitute(name, second.value).visit(copy.deepcopy(first.value))
+    folded = _tree_copy(second)
+    folded.value = _Substitute(name, second.value).visit(_tree_copy(first.value))
     body[at : at + 2] = [folded]
     return True

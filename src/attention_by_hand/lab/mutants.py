@@ -23,7 +23,6 @@ change matches (diagnosis.py); changes of classes' methods (the labs' learners w
 from __future__ import annotations
 
 import ast
-import copy
 import pickle
 import types
 from functools import lru_cache
@@ -41,6 +40,7 @@ from attention_by_hand.lab.mutant_edits import (
     OPS,
     STATEMENT_OPS,
     TRANSPOSES,
+    _tree_copy as _copy,
     call_name,
     edit,
     edit_statements,
@@ -351,9 +351,6 @@ class _Finder:
                              f"{earlier} done after {later}, not before (`{quote_statement(first)}`, then `{quote_statement(second)}`)")
 
 
-def _copy(tree: ast.AST) -> ast.AST:
-    """A deep copy of a syntax tree: through pickle, many times faster than copy.deepcopy here."""
-    return pickle.loads(pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _routes(fdef: ast.FunctionDef) -> list[tuple]:
@@ -469,9 +466,19 @@ def _changes(path: str, function: str) -> tuple[Change, ...]:
     return tuple(found)
 
 
+@lru_cache(maxsize=32)
+def _resolved(file: str) -> str:
+    return str(Path(file).resolve())
+
+
+def _path(reference: types.ModuleType) -> str:
+    """The reference's file, resolved once (a build asks for it hundreds of times)."""
+    return _resolved(reference.__file__)
+
+
 def changes(reference: types.ModuleType, function: str) -> tuple[Change, ...]:
     """Every single change of `function` and of the reference functions it calls."""
-    return _changes(str(Path(reference.__file__).resolve()), function)
+    return _changes(_path(reference), function)
 
 
 _BUILT: dict[tuple, object] = {}  # single changes already compiled: a room checks many files of one lab
@@ -480,7 +487,7 @@ _BUILT: dict[tuple, object] = {}  # single changes already compiled: a room chec
 def build(reference: types.ModuleType, function: str, chosen: tuple[Change, ...]):
     """The reference's `function` with the `chosen` changes made, or None when they cannot be
     made together (or do not compile). The functions it calls see the changes too."""
-    path = str(Path(reference.__file__).resolve())
+    path = _path(reference)
     if len(chosen) == 1:
         key = (path, function, chosen[0])
         if key not in _BUILT:
