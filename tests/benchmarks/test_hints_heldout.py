@@ -137,6 +137,20 @@ def test_manifest_that_is_not_json_is_refused(tmp_path):
         hh.load_manifest(path)
 
 
+def test_a_folder_without_a_manifest_is_refused_in_one_line_with_exit_2(tmp_path, capsys):
+    assert hh.main(["--folder", str(tmp_path / "heldout")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "heldout: no such set" in err
+
+
+def test_the_manifest_is_read_from_the_folder_given(tmp_path, capsys):
+    (tmp_path / "lab04-x.py").write_text("", encoding="utf-8")
+    write_manifest(tmp_path, [WRONG])
+    # --only that matches nothing stops after the manifest was read: it was found in that folder
+    assert hh.main(["--folder", str(tmp_path), "--only", "lab09"]) == 2
+    assert "no held-out file starts with 'lab09'" in capsys.readouterr().err
+
+
 def summary_of_three() -> str:
     entries = [SCALE, hh.Entry("lab04-y.py", 4, "correct"), hh.Entry("lab05-x.py", 5, "merge_heads", "secret", ("cat",))]
     outcomes = [outcome(("attention_weights", "not scaled")), outcome(), outcome(("merge_heads", None))]

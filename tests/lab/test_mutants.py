@@ -11,7 +11,7 @@ import importlib.util
 import pytest
 import torch
 
-from attention_by_hand.lab.diagnosis import Tried, agree, diagnose, localise
+from attention_by_hand.lab.diagnosis import Tried, _plausible, agree, diagnose, localise
 from attention_by_hand.lab.mutants import KINDS, build, changes
 
 SOURCE = '''
@@ -46,9 +46,14 @@ def later_sum(x):
     T = x.shape[0]
     later = torch.arange(T)[None, :] > torch.arange(T)[:, None]
     return x.masked_fill(later, 0.0).sum(dim=-1)
+
+
+def row_shares(x, weight, bias):
+    total = torch.exp(x).sum(dim=-1)
+    return torch.exp(x) / total[:, None] * weight + bias
 '''
 
-FUNCTIONS = ("head", "halves", "shifted", "later_sum")
+FUNCTIONS = ("head", "halves", "shifted", "later_sum", "row_shares")
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +74,8 @@ def inputs(function: str, seed: int = 0) -> tuple:
         return (torch.randn(3, 6, generator=g),)
     if function == "shifted":
         return (torch.randn(4, 3, generator=g), 2 + seed)
+    if function == "row_shares":
+        return (torch.randn(4, 4, generator=g), torch.randn(4, generator=g), torch.randn(4, generator=g))
     return (torch.randn(4, 4, generator=g),)
 
 
@@ -130,7 +137,43 @@ def test_two_changes_together_are_named_together(reference):
     zero = next(c for c in changes(reference, "head") if c.op == "const" and c.arg == 0.0 and "inf" in c.text)
     found = diagnose(reference, "head", learner_from(reference, "head", [swapped, zero]))
     assert found is not None and "softmax" not in found.hint.split(", and ")[1]
-    assert "`normalise(...)` done before `masked_fill(...)`" in found.hint and "`0.0` for `float('-inf')`" in found.hint
+    assert "masked_fill(...) done after normalise(...), not before" in found.hint and "`0.0` for `float('-inf')`" in found.hint
+
+
+def test_two_variables_exchanged_in_one_statement_are_named(reference):
+    exchanged = next(c for c in changes(reference, "head") if c.op == "exchange" and set(c.arg) == {"q", "k"})
+    found = diagnose(reference, "head", learner_from(reference, "head", [exchanged]))
+    assert found is not None and "`k @ q.transpose(-2, -1)" in found.hint
+
+
+def test_the_weight_and_the_bias_exchanged_are_named(reference):
+    exchanged = next(c for c in changes(reference, "row_shares") if c.op == "exchange" and set(c.arg) == {"weight", "bias"})
+    found = diagnose(reference, "row_shares", learner_from(reference, "row_shares", [exchanged]))
+    assert found is not None and "* bias + weight" in found.hint
+
+
+def test_a_mask_filled_with_plus_infinity_is_named_as_the_sign_dropped(reference):
+    plus = next(c for c in changes(reference, "head") if c.op == "posinf")
+    found = diagnose(reference, "head", learner_from(reference, "head", [plus]))
+    assert found is not None and "`float('inf')` for `float('-inf')`" in found.hint
+
+
+def test_exp2_for_exp_is_named(reference):
+    two = next(c for c in changes(reference, "row_shares") if c.op == "rename" and c.arg == "exp2")
+    found = diagnose(reference, "row_shares", learner_from(reference, "row_shares", [two]))
+    assert found is not None and "exp2(...)` for `exp(...)`" in found.hint
+
+
+def test_an_indexing_left_out_is_named(reference):
+    dropped = next(c for c in changes(reference, "row_shares") if c.op == "unsub")
+    found = diagnose(reference, "row_shares", learner_from(reference, "row_shares", [dropped]))
+    assert found is not None and "`total` for `total[:, None]`" in found.hint
+
+
+def test_variables_of_different_shapes_are_never_exchanged(reference):
+    values = {"row_shares": {"x": torch.zeros(4, 4), "weight": torch.zeros(4), "total": torch.zeros(4)}}
+    wrong_sort = next(c for c in changes(reference, "row_shares") if c.op == "exchange" and set(c.arg) == {"x", "weight"})
+    assert not _plausible(wrong_sort, values)
 
 
 def test_a_learners_function_that_equals_the_reference_is_not_diagnosed(reference):
@@ -191,3 +234,60 @@ def test_one_mistake_that_two_changes_write_alike_is_named(reference):
     rows = find(reference, "head", "`dim=0` for `dim=-1` in `softmax(...)`")
     found = diagnose(reference, "head", learner_from(reference, "head", [rows]))
     assert found is not None and "softmax(...)" in found.hint and ("dim=0" in found.hint or "dim=-2" in found.hint)
+
+
+def test_an_output_on_an_input_one_element_short_is_said_with_the_cut(reference):
+    # shifted on x without its last row: a loop over rows that stops one step early
+    tried = []
+    for seed in (0, 1):
+        x, start = inputs("shifted", seed)
+        tried.append(Tried((x, start), call(reference.shifted, (x[:-1], start))))
+    found = diagnose(reference, "shifted", tried)
+    assert found is not None and "on `x[:-1]`: x without its last element" in found.hint
+
+
+def test_a_term_dropped_is_said_in_words_then_in_code(reference):
+    dropped = next(c for c in changes(reference, "halves") if c.kind == "term" and "`b` dropped" in c.text and "a + b" in c.text)
+    assert dropped.text.startswith("the term `b` dropped (`[a, a + b]` for `[a - b, a + b]`)")
+
+
+def test_a_multiplication_made_a_division_is_said_as_the_factor_inverted(reference):
+    inverted = next(c for c in changes(reference, "row_shares") if c.op == "binop" and c.arg == "Div" and "weight" in c.text)
+    assert inverted.text.endswith(": the factor inverted in `return ...`")
+
+
+def test_one_mistake_written_two_ways_is_said_as_a_check_of_the_file_already_said_it(reference):
+    # a and b exchanged where they are used, or where they are unpacked: the same outputs
+    exchanged = next(c for c in changes(reference, "halves") if c.op == "exchange" and set(c.arg) == {"a", "b"})
+    tried = learner_from(reference, "halves", [exchanged])
+    ways = [c for c in changes(reference, "halves") if (m := build(reference, "halves", (c,))) is not None
+            and all(agree(call(m, t.args), t.got) for t in tried)]
+    assert len(ways) >= 2  # the same outputs from two changes: the test means something
+    plain = diagnose(reference, "halves", tried)
+    other = next(c for c in ways if plain.hint != f"yours equals the reference with {c.text}")
+    again = diagnose(reference, "halves", tried, prefer=frozenset({f"{other.function}: {other.text}"}))
+    assert again.hint == f"yours equals the reference with {other.text}"
+
+
+def test_a_tensor_replaced_by_its_first_slice_is_named(reference):
+    first = next(c for c in changes(reference, "halves") if c.op == "first" and c.arg == "a")
+    found = diagnose(reference, "halves", learner_from(reference, "halves", [first]))
+    assert found is not None and "`[a[0] - b, a + b]` for `[a - b, a + b]`" in found.hint
+
+
+def test_a_number_is_never_replaced_by_its_first_slice(reference):
+    first = next(c for c in changes(reference, "shifted") if c.op == "first" and c.arg == "start")
+    assert not _plausible(first, {"shifted": {"start": 2, "x": torch.zeros(4, 3)}})
+
+
+def test_a_long_common_beginning_of_a_quoted_change_is_cut_to_dots():
+    from attention_by_hand.lab.mutants import _elide
+
+    new, old = "(x - mean) / torch.sqrt(var + eps) * bias + weight", "(x - mean) / torch.sqrt(var + eps) * weight + bias"
+    assert _elide(new, old) == ("... * bias + weight", "... * weight + bias")
+
+
+def test_a_short_common_part_of_a_quoted_change_is_kept():
+    from attention_by_hand.lab.mutants import _elide
+
+    assert _elide("k @ q.transpose(-2, -1)", "q @ k.transpose(-2, -1)") == ("k @ q.transpose(-2, -1)", "q @ k.transpose(-2, -1)")

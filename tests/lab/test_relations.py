@@ -89,3 +89,31 @@ def test_a_ratio_of_two_lengths_the_reference_computed_is_named():
     known = ({"len(ids)": 11.0, "len(p_next)": 10.0}, {"len(ids)": 11.0, "len(p_next)": 10.0})
     said = relation(on_two(lambda e: e * 10 / 11, known))
     assert said == "yours is the reference's output multiplied by len(p_next) / len(ids) = 0.909"
+
+
+def test_the_log_of_an_output_that_holds_zeros_is_said():
+    def with_zero(seed):
+        e = outputs(seed)
+        e[0, 3] = 0.0  # a hidden weight: its log is -inf
+        return e
+
+    pairs = [(e.log(), e, {}) for e in (with_zero(0), with_zero(1))]
+    assert "the log of the reference's output" in relation(pairs)
+
+
+def test_an_output_averaged_over_the_heads_is_said():
+    assert "averaged over its heads (axis 0)" in relation(on_two(lambda e: e.mean(dim=0), shape=(2, 4, 4)))
+
+
+def test_an_output_summed_over_its_rows_is_said():
+    assert "summed over its rows (axis 0)" in relation(on_two(lambda e: e.sum(dim=0)))
+
+
+def test_an_axis_too_few_that_is_no_reduction_is_not_said():
+    assert relation(on_two(lambda e: e[0], shape=(2, 4, 4))) is None
+
+
+def test_a_reduction_that_holds_on_one_input_only_is_not_said():
+    pairs = on_two(lambda e: e.mean(dim=0), shape=(2, 4, 4))
+    pairs[1] = (pairs[1][1][1], pairs[1][1], {})
+    assert relation(pairs) is None

@@ -24,6 +24,7 @@ Left out: the hand-written hints (judging.py and each lab's checks.py), which co
 
 from __future__ import annotations
 
+import inspect
 import math
 import signal
 import sys
@@ -113,7 +114,7 @@ def _call(function, args: tuple):
     try:
         with warnings.catch_warnings(), torch.no_grad(), _at_most(CALL_SECONDS):
             warnings.simplefilter("ignore")
-            torch.manual_seed(0)
+            torch.random.default_generator.manual_seed(0)  # the CPU's alone: torch.manual_seed costs 0.6 ms
             return function(*args)
     except Exception:  # noqa: BLE001 - a mutant that cannot run on this input does not match it
         return RAISED
@@ -223,10 +224,14 @@ def _sort(value) -> object:
 
 
 def _plausible(change: Change, values: dict[str, dict[str, object]]) -> bool:
-    """A variable is replaced only by another of the same sort (shape, class) on the first input."""
-    if change.op != "name":
-        return True
+    """A variable is replaced only by another of the same sort (shape, class) on the first input;
+    only a tensor of two axes or more is replaced by its first slice."""
     seen = values.get(change.function, {})
+    if change.op == "first":
+        value = seen.get(change.arg)
+        return isinstance(value, torch.Tensor) and value.dim() >= 2
+    if change.op not in ("name", "exchange"):
+        return True
     old, new = change.arg
     return old in seen and new in seen and _sort(seen[old]) == _sort(seen[new])
 
@@ -256,19 +261,19 @@ def _say(chosen: tuple[Change, ...], function: str) -> str:
     return "yours equals the reference with " + ", and ".join(parts)
 
 
-def diagnose(reference: ModuleType, function: str, tried: list[Tried]) -> Diagnosis | None:
+def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: frozenset[str] = frozenset()) -> Diagnosis | None:
     """The change of the reference, or the relation, that gives the learner's outputs on every
     input in `tried`; None when none does (or the learner's function raised on every one)."""
     # Hundreds of tiny calls: one thread is faster (no waking of a pool for a 4 x 4 product).
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        return _diagnose(reference, function, tried)
+        return _diagnose(reference, function, tried, prefer)
     finally:
         torch.set_num_threads(threads)
 
 
-def _diagnose(reference: ModuleType, function: str, tried: list[Tried]) -> Diagnosis | None:
+def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: frozenset[str]) -> Diagnosis | None:
     if not tried or all(isinstance(t.got, _Raised) for t in tried):
         return None
     reference_function = getattr(reference, function)
@@ -306,7 +311,7 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried]) -> Diagn
         if gain > 0:
             near.append((-gain, n, change))
     if found:
-        return _one_mistake(reference, function, found, tried) or _related(reference, function, tried, expected)
+        return _one_mistake(reference, function, found, tried, prefer) or _related(reference, function, tried, expected)
     near.sort(key=lambda item: item[:2])
     pool = [change for _, _, change in near[:PAIR_POOL]]
     pairs = sorted(combinations(pool, 2), key=lambda p: p[0].rank + p[1].rank)
@@ -318,7 +323,7 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried]) -> Diagn
         mutant = build(reference, function, (a, b))
         if mutant is not None and _matches(mutant, tried, order)[0]:
             found.append((a, b))
-    return (_one_mistake(reference, function, found, tried) if found else None) or _related(reference, function, tried, expected)
+    return (_one_mistake(reference, function, found, tried, prefer) if found else None) or _related(reference, function, tried, expected)
 
 
 FRESH_INPUTS = 3  # fresh random inputs per input tried, to tell two matching changes apart
@@ -334,11 +339,16 @@ def _fresh(value, generator: torch.Generator):
     return value
 
 
-def _one_mistake(reference: ModuleType, function: str, found: list[tuple[Change, ...]], tried: list[Tried]) -> Diagnosis | None:
+def _one_mistake(reference: ModuleType, function: str, found: list[tuple[Change, ...]], tried: list[Tried],
+                 prefer: frozenset[str] = frozenset()) -> Diagnosis | None:
     """The diagnosis when every matching change (or pair) is the same mistake: they agree with
     each other on fresh random inputs too. None when two of them part there: the inputs tried
-    cannot tell which mistake was made, and naming either could name the wrong one."""
-    first = found[0]  # the first in rank order: the plainest way to say it
+    cannot tell which mistake was made, and naming either could name the wrong one.
+
+    prefer: mistakes already named for this file (a function it calls): one of the same mistake's
+    ways is said in the same words (q and k exchanged in the weights, not the calls' arguments)."""
+    # the first in rank order, the plainest way to say it, unless another check said it otherwise
+    first = next((chosen for chosen in found if _mistake(chosen) in prefer), found[0])
     if len(found) > 1:
         generator = torch.Generator().manual_seed(0)
         fresh = [tuple(_fresh(a, generator) for a in t.args) for t in tried for _ in range(FRESH_INPUTS)]
@@ -349,8 +359,51 @@ def _one_mistake(reference: ModuleType, function: str, found: list[tuple[Change,
     return Diagnosis(_say(first, function), _mistake(first))
 
 
+def _trim(value, axis: int, end: str):
+    """value without its first or last slice along `axis` (None: not a tensor that has two)."""
+    if not isinstance(value, torch.Tensor) or value.dim() == 0 or value.shape[axis] < 2:
+        return None
+    n = value.shape[axis]
+    return value.narrow(axis, 1, n - 1) if end == "first" else value.narrow(axis, 0, n - 1)
+
+
+def _one_short(reference, function: str, tried: list[Tried]) -> Diagnosis | None:
+    """Yours equals the reference's output on an input one element short (its last or first
+    element along one axis left out), on every input: a loop that stops a step early, a range one
+    too short. Said only when exactly one such cut explains every output."""
+    names = list(inspect.signature(getattr(reference, function)).parameters)
+    found = []
+    for position, value in enumerate(tried[0].args):
+        if not isinstance(value, torch.Tensor) or value.dim() == 0:
+            continue
+        for axis in sorted({0, value.dim() - 1}):
+            for end in ("last", "first"):
+                outputs = []
+                for t in tried:
+                    cut = _trim(t.args[position], axis, end) if position < len(t.args) else None
+                    if cut is None:
+                        break
+                    outputs.append(_call(getattr(reference, function), t.args[:position] + (cut,) + t.args[position + 1 :]))
+                if len(outputs) == len(tried) and all(agree(t.got, o) for t, o in zip(tried, outputs)):
+                    found.append((names[position] if position < len(names) else f"argument {position + 1}", axis, end))
+    if len(found) != 1:
+        return None
+    name, axis, end = found[0]
+    cut = f"{name}[:-1]" if end == "last" else f"{name}[1:]"
+    if axis != 0:
+        cut = f"{name}[..., :-1]" if end == "last" else f"{name}[..., 1:]"
+    said = (f"yours is the reference's output on `{cut}`: {name} without its {end} element "
+            f"(along axis {axis}), as if a loop or a range {'stopped one step early' if end == 'last' else 'started one step late'} (off by one)")
+    return Diagnosis(said, f"{function}: {said}")
+
+
 def _related(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:
-    """A relation between the outputs, on every input: the whole output, or one part of a pair."""
+    """A relation between the outputs, on every input: the whole output, or one part of a pair;
+    failing that, the reference's output on an input one element short."""
+    return _related_outputs(reference, function, tried, expected) or _one_short(reference, function, tried)
+
+
+def _related_outputs(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:
     known = [_known(reference, function, t.args) for t in tried]
     gots = [t.got for t in tried]
     if all(isinstance(g, torch.Tensor) for g in gots):

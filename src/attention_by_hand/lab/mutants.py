@@ -23,7 +23,6 @@ change matches (diagnosis.py); changes of classes' methods (the labs' learners w
 from __future__ import annotations
 
 import ast
-import copy
 import pickle
 import types
 from functools import lru_cache
@@ -41,6 +40,7 @@ from attention_by_hand.lab.mutant_edits import (
     OPS,
     STATEMENT_OPS,
     TRANSPOSES,
+    _tree_copy as _copy,
     call_name,
     edit,
     edit_statements,
@@ -56,6 +56,28 @@ from attention_by_hand.lab.mutant_edits import (
 
 __all__ = ["KINDS", "Change", "changes", "build"]
 
+
+
+# Changes said in words first, then in code: the words name the concept ("q and k exchanged").
+CONCEPT_FIRST = ("exchange", "args", "shift_all")
+KEEP = 16  # characters two quoted expressions may share at either end before the rest is "..."
+
+
+def _elide(new: str, old: str) -> tuple[str, str]:
+    """The two sides of a change with a long common beginning or end cut to "...", at a space:
+    what differs stands out, and what is the same is not quoted twice."""
+    start = 0
+    while start < min(len(new), len(old)) and new[start] == old[start]:
+        start += 1
+    start = new.rfind(" ", 0, start - 1) + 1 if start > KEEP else 0
+    start = start if start >= KEEP else 0  # only a long common beginning is worth a "..."
+    end = 0
+    while end < min(len(new), len(old)) - start and new[-1 - end] == old[-1 - end]:
+        end += 1
+    cut = new.find(" ", len(new) - end) if end > KEEP else -1
+    tail = len(new) - cut if cut > 0 and len(new) - cut >= KEEP else 0
+    new, old = new[start : len(new) - tail], old[start : len(old) - tail]
+    return ("... " if start else "") + new + (" ..." if tail else ""), ("... " if start else "") + old + (" ..." if tail else "")
 
 
 class _Finder:
@@ -79,13 +101,22 @@ class _Finder:
 
     def add(self, node, op, arg, kind, text) -> None:
         statement = self.statement_of(node)
-        where = quote_statement(statement)
         change = Change(self.fdef.name, self.index[id(node)], op, arg, kind, "")
-        if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "left", "right", "times2") and not self._in_keyword(node):
-            text = self._before_after(node, change) or text
-        joint = " from " if text.endswith(("removed", "dropped")) else " in "
-        said = text if op in STATEMENT_OPS else f"{text}{joint}`{where}`"
-        self.found.append(Change(self.fdef.name, change.index, op, arg, kind, said, statement.lineno))
+
+        def say(text=text) -> str:
+            # Made when a hint needs it: thousands of changes are tried, one or two are named.
+            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "times2") and not self._in_keyword(node):
+                code = self._before_after(node, change)
+                if code and (op in CONCEPT_FIRST or kind == "term"):
+                    text = f"{text} ({code})"  # what changed in words, then in the reference's code
+                elif code and kind == "offset":
+                    text = f"{code}: off by one"
+                elif code and op not in ("left", "right"):
+                    text = code + (": the factor inverted" if text.endswith("the factor inverted") else "")
+            joint = " from " if text.endswith(("removed", "dropped")) else " in "
+            return text if op in STATEMENT_OPS else f"{text}{joint}`{quote_statement(statement)}`"
+
+        self.found.append(Change(self.fdef.name, change.index, op, arg, kind, say, statement.lineno))
 
     def _in_keyword(self, node) -> bool:
         return isinstance(self.parent.get(id(node)), ast.keyword)
@@ -100,10 +131,10 @@ class _Finder:
             around = self.parent[id(around)]
         if not isinstance(around, ast.expr) or len(ast.unparse(around)) > 60:
             return None
-        copied = copy.deepcopy(around)
+        copied = _copy(around)
         target = list(ast.walk(copied))[list(ast.walk(around)).index(node)]
         try:
-            new = edit(copy.deepcopy(target), change)
+            new = edit(_copy(target), change)
         except (AttributeError, IndexError, TypeError, ValueError):
             return None
         if target is copied:
@@ -111,7 +142,7 @@ class _Finder:
         else:
             holder = next(n for n in ast.walk(copied) if any(c is target for c in ast.iter_child_nodes(n)))
             replace_node(holder, target, new)
-        return f"`{ast.unparse(copied)}` for `{ast.unparse(around)}`"
+        return "`{}` for `{}`".format(*_elide(ast.unparse(copied), ast.unparse(around)))
 
     def run(self) -> list[Change]:
         self._statements(self.fdef)
@@ -153,7 +184,8 @@ class _Finder:
                 if isinstance(node.op, ast.Mult):
                     self.add(node, "right", None, "factor", f"`{quote(node.left)} *` removed")
                 other = ast.Mult if not isinstance(node.op, ast.Mult) else ast.Div
-                self.add(node, "binop", other.__name__, "factor", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`)")
+                inverted = ": the factor inverted" if {type(node.op), other} == {ast.Mult, ast.Div} else ""
+                self.add(node, "binop", other.__name__, "factor", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`){inverted}")
                 self.add(node.right, "times2", None, "factor", f"`{quote(node.right)}` doubled")
             if isinstance(node.op, (ast.Add, ast.Sub)):
                 self.add(node, "left", None, "term", f"the term `{quote(node.right)}` dropped")
@@ -161,7 +193,7 @@ class _Finder:
                 other = ast.Sub if isinstance(node.op, ast.Add) else ast.Add
                 self.add(node, "binop", other.__name__, "sign", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`)")
             if isinstance(node.op, ast.Pow):
-                self.add(node.right, "times2", None, "factor", f"the exponent `{quote(node.right)}` doubled")
+                self.add(node.right, "times2", None, "factor", f"the exponent doubled, `{quote(node.right)}`")
                 self.add(node, "binop", "Mult", "factor", f"`*` for `**` (`{quote(node)}`)")
             if isinstance(node.op, ast.MatMult):
                 for side in ("left", "right"):
@@ -191,16 +223,16 @@ class _Finder:
                 for i in range(len(node.args) - 1):
                     a, b = node.args[i], node.args[i + 1]
                     if ast.dump(a) != ast.dump(b):
-                        self.add(node, "args", i, "arguments", f"`{quote(a)}` and `{quote(b)}` swapped in `{quote(node)}`")
+                        self.add(node, "args", i, "arguments", f"`{quote(a)}` and `{quote(b)}` swapped")
             if name in NEIGHBOURS and isinstance(node.func, ast.Attribute):
-                self.add(node, "rename", NEIGHBOURS[name], "function", f"`{NEIGHBOURS[name]}(...)` for `{name}(...)`")
+                for neighbour in NEIGHBOURS[name]:
+                    self.add(node, "rename", neighbour, "function", f"`{neighbour}(...)` for `{name}(...)`")
             for k, keyword in enumerate(node.keywords):
                 if keyword.arg is not None:
                     self.add(node, "drop_kw", k, "arguments", f"`{keyword.arg}={quote(keyword.value)}` left out of `{name}(...)`")
             if name in ("arange", "range") and any(number_of(a) is None for a in node.args[:2]):
                 for delta in (1, -1):
-                    self.add(node, "shift_all", delta, "offset",
-                             f"every position {'+' if delta > 0 else '-'} 1 (`{quote(node)}`)")
+                    self.add(node, "shift_all", delta, "offset", f"every position shifted by one ({delta:+d})")
             if name in ("arange", "range"):
                 for arg in node.args:
                     if number_of(arg) is None:
@@ -213,6 +245,7 @@ class _Finder:
                     self.add(node, "nest", i, "order", f"`.{inner}(...)` done after `{name}(...)`, not before, in `{quote(node)}`")
             if is_minus_inf(node):
                 self.add(node, "const", 0.0, "constant", f"`0.0` for `{quote(node)}`")
+                self.add(node, "posinf", None, "sign", f"`float('inf')` for `{quote(node)}` (the minus sign dropped)")
         value = number_of(node)
         if value is not None and not isinstance(parent, ast.UnaryOp):
             keyword = parent.arg + "=" if isinstance(parent, ast.keyword) else ""
@@ -252,6 +285,8 @@ class _Finder:
                 elif number_of(b) is None:
                     for delta in (1, -1):
                         self.add(b, "shift", delta, "offset", f"`{quote(b)} {'+' if delta > 0 else '-'} 1` for `{quote(b)}`")
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
+            self.add(node, "unsub", None, "index", f"`{quote(node.value)}` for `{quote(node)}` (the indexing left out)")
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
             if isinstance(node.slice, (ast.Name, ast.BinOp)):
                 for delta in (1, -1):
@@ -265,6 +300,8 @@ class _Finder:
                         a, b = quote(node.elts[i]), quote(node.elts[j])
                         self.add(node, "elts", (i, j), where, f"`{a}` and `{b}` swapped in `{quote(node)}`")
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.scope:
+            # one slice for all (v[0] for v: every head blends head 0's values), where it broadcasts
+            self.add(node, "first", node.id, "index", f"`{node.id}[0]` for `{node.id}` (its first slice used for every one)")
             for other in self.scope:
                 if other != node.id:
                     self.add(node, "name", (node.id, other), "variable", f"`{other}` for `{node.id}`")
@@ -272,7 +309,32 @@ class _Finder:
             self.add(node, "negate", None, "sign", f"`-({quote(node)})` returned")
             self.add(node, "transpose", None, "transpose", f"`{quote(node)}` transposed")
 
+    def _exchanges(self, node) -> None:
+        """Two variables of a statement exchanged (k @ q.T for q @ k.T, x * bias + weight)."""
+        value = getattr(node, "value", None)
+        if not isinstance(node, (ast.Assign, ast.AugAssign, ast.Return)) or value is None:
+            return
+        names = []
+        for n in ast.walk(value):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in self.scope and n.id not in names:
+                names.append(n.id)
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                self.add(self._around(value, a, b), "exchange", (a, b), "variable", f"{a} and {b} exchanged")
+
+    @staticmethod
+    def _around(value: ast.expr, a: str, b: str) -> ast.expr:
+        """The smallest part of `value` that holds every read of a and of b (what a hint quotes)."""
+
+        def reads(node):
+            return sorted(id(n) for n in ast.walk(node) if isinstance(n, ast.Name) and n.id in (a, b) and isinstance(n.ctx, ast.Load))
+
+        every = reads(value)
+        holders = [n for n in ast.walk(value) if isinstance(n, ast.expr) and reads(n) == every]
+        return min(holders, key=lambda n: sum(1 for _ in ast.walk(n)))
+
     def _statements(self, node) -> None:
+        self._exchanges(node)
         for field in ("body", "orelse"):
             body = getattr(node, field, None)
             if not isinstance(body, list):
@@ -284,13 +346,11 @@ class _Finder:
                 folded = fold_target(first, second)
                 if folded:
                     later, earlier = step_name(second.value), step_name(first.value)
+                    # Said in the order the learner's steps ran: the reference's first step, done last.
                     self.add(first, "fold", None, "order",
-                             f"`{later}` done before `{earlier}`, not after (`{quote_statement(first)}`, then `{quote_statement(second)}`)")
+                             f"{earlier} done after {later}, not before (`{quote_statement(first)}`, then `{quote_statement(second)}`)")
 
 
-def _copy(tree: ast.AST) -> ast.AST:
-    """A deep copy of a syntax tree: through pickle, many times faster than copy.deepcopy here."""
-    return pickle.loads(pickle.dumps(tree, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def _routes(fdef: ast.FunctionDef) -> list[tuple]:
@@ -318,8 +378,18 @@ def _follow(tree: ast.AST, route: tuple) -> tuple[ast.AST | None, ast.AST]:
     return parent, node
 
 
+_PICKLED: dict[int, bytes] = {}
+
+
+def _fresh_copy(fdef: ast.FunctionDef) -> ast.AST:
+    """A copy of a reference definition to change: pickled once (the definitions are cached), loaded each time."""
+    if id(fdef) not in _PICKLED:
+        _PICKLED[id(fdef)] = pickle.dumps(fdef, protocol=pickle.HIGHEST_PROTOCOL)
+    return pickle.loads(_PICKLED[id(fdef)])
+
+
 def _apply(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | None:
-    tree = _copy(fdef)
+    tree = _fresh_copy(fdef)
     routes = _routes_of(fdef)
     found = [_follow(tree, routes[c.index]) for c in chosen]
     parent = {id(node): holder for holder, node in found}
@@ -347,7 +417,9 @@ def _apply(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | Non
         if new is None:
             return None
         replace_node(holder, node, new)
-    return ast.fix_missing_locations(tree)
+        # Only the new nodes lack a position (fixing the whole tree took a quarter of a diagnosis).
+        ast.fix_missing_locations(ast.copy_location(new, node))
+    return tree
 
 
 _ROUTES: dict[int, list[tuple]] = {}
@@ -394,9 +466,19 @@ def _changes(path: str, function: str) -> tuple[Change, ...]:
     return tuple(found)
 
 
+@lru_cache(maxsize=32)
+def _resolved(file: str) -> str:
+    return str(Path(file).resolve())
+
+
+def _path(reference: types.ModuleType) -> str:
+    """The reference's file, resolved once (a build asks for it hundreds of times)."""
+    return _resolved(reference.__file__)
+
+
 def changes(reference: types.ModuleType, function: str) -> tuple[Change, ...]:
     """Every single change of `function` and of the reference functions it calls."""
-    return _changes(str(Path(reference.__file__).resolve()), function)
+    return _changes(_path(reference), function)
 
 
 _BUILT: dict[tuple, object] = {}  # single changes already compiled: a room checks many files of one lab
@@ -405,7 +487,7 @@ _BUILT: dict[tuple, object] = {}  # single changes already compiled: a room chec
 def build(reference: types.ModuleType, function: str, chosen: tuple[Change, ...]):
     """The reference's `function` with the `chosen` changes made, or None when they cannot be
     made together (or do not compile). The functions it calls see the changes too."""
-    path = str(Path(reference.__file__).resolve())
+    path = _path(reference)
     if len(chosen) == 1:
         key = (path, function, chosen[0])
         if key not in _BUILT:

@@ -1,6 +1,6 @@
 """Plain relations between a learner's output and the reference's: transposed, negated, its log
 or its exponential, multiplied by a constant, shifted by one position, two rows (or heads) swapped,
-the columns in another order (heads interleaved).
+the columns in another order (heads interleaved), averaged or summed over one of its axes.
 
 Some mistakes are no small change of the reference's code (mutants.py) but one of these, and
 saying it ("yours is the reference's transposed") tells the learner where to look. A relation is
@@ -139,8 +139,9 @@ def _negated(got, expected, known):
 
 
 def _log(got, expected, known):
-    if (expected > 0).all() and close(got, expected.double().log()):
-        return "yours is the log of the reference's output (a log too many)"
+    # A weight of 0 has log -inf, and so has a log-softmax where a score was hidden.
+    if (expected >= 0).all() and close(got, expected.double().log()):
+        return "yours is the log of the reference's output (a log too many, or a final exp missing)"
     return None
 
 
@@ -156,6 +157,8 @@ _TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp)
 def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
     """What relates got to expected on EVERY (got, expected, known) given, in words; or None."""
     pairs = [(g, e, k) for g, e, k in pairs if isinstance(g, torch.Tensor) and isinstance(e, torch.Tensor)]
+    if pairs and all(g.dim() == e.dim() - 1 for g, e, _ in pairs):
+        return _reduced(pairs)
     if not pairs or any(tuple(g.shape) != tuple(e.shape) for g, e, _ in pairs):
         return None
     differing = [(g, e, k) for g, e, k in pairs if not close(g, e)]
@@ -176,6 +179,22 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     orders = [_reordered(g, e) for g, e, _ in differing]
     if all(orders):
         return _say_reordered(orders)
+    return None
+
+
+REDUCTIONS = (("averaged", torch.mean), ("summed", torch.sum))
+
+
+def _reduced(pairs) -> str | None:
+    """One axis too few: yours is the reference's output averaged (or summed) over that axis, on
+    every input (the weights of every head averaged into one table)."""
+    rank = pairs[0][1].dim()
+    for axis in range(rank):
+        for word, reduce in REDUCTIONS:
+            if all(
+                e.dim() == rank and e.is_floating_point() and close(g, reduce(e.double(), dim=axis)) for g, e, _ in pairs
+            ):
+                return f"yours is the reference's output {word} over its {_axis_name(axis, rank)} (axis {axis}), which it keeps"
     return None
 
 

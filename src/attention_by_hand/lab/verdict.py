@@ -218,7 +218,8 @@ class _Engine:
 
                 with torch.no_grad():
                     tried = self.tried[function] + self.probes.get(function, [])
-                    found = diagnose(self.reference, function, tried)
+                    named = frozenset(d.mistake for d, _ in self.found.values() if d)
+                    found = diagnose(self.reference, function, tried, prefer=named)
                     where = None if found else localise(self.reference, function, self.probes.get(function, []))
             except Exception:  # noqa: BLE001 - the engine only adds to a hint; it never breaks a check
                 found, where = None, None
@@ -291,6 +292,19 @@ def check_run(
     engine: ask the mutation engine (diagnosis.py) when the hand-written judges name nothing
     (off only to measure what the hand-written hints alone name: benchmarks/hints.py).
     """
+    import torch
+
+    # Every judge, variant and mutant call here is on a tensor of a few dozen numbers: a second
+    # thread costs more than it brings (a 5 x 5 triu took 0.8 ms on two threads, 10 us on one).
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return _check_run(events, the_plan, reference, ending, line_name, engine)
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | None, line_name, engine: bool) -> CheckRun:
     calls = the_plan.calls
     by_id = {e["id"]: e for e in events if e.get("event") in ("result", "raised")}
     started = [e["id"] for e in events if e.get("event") == "start"]

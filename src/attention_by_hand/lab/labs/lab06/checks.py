@@ -6,7 +6,7 @@ import torch
 import torch.nn as nn
 
 from attention_by_hand.lab.inputs import embedding, fixed, layer_norm_module, linear, randn, seeded
-from attention_by_hand.lab.judging import Check, judge_tensor, mismatched_sizes
+from attention_by_hand.lab.judging import Check, Probe, judge_tensor, mismatched_sizes
 
 
 def _judge_embed(got, expected, args):
@@ -126,6 +126,14 @@ def _judge_block_forward(got, expected, args):
     return judge_tensor(got, expected, "the shape of x", variants)
 
 
+def _embed_probes() -> tuple[Probe, ...]:
+    """Inputs that tell causes apart (never judged; diagnosis.py uses them): fewer tokens than the
+    position table has rows, so that positions off by one still index the table and give an
+    output where, on the cases, they ran past its end and raised."""
+    p = torch.Generator().manual_seed(22)  # their own generator: the checks' inputs stay as they were
+    return (Probe("3 tokens, 6 positions in the table", (torch.tensor([2, 5, 1]), embedding(p, 7, 4), embedding(p, 6, 4))),)
+
+
 def checks(seed: int) -> list[Check]:
     f, g = fixed(), seeded(seed)
 
@@ -160,6 +168,7 @@ def checks(seed: int) -> list[Check]:
             "5 fixed tokens, vocabulary 7, d_model 4",
             ((torch.tensor([3, 0, 6, 3, 1]), embedding(f, 7, 4), embedding(f, 5, 4)),),
             _judge_embed,
+            probes=_embed_probes(),
         ),
         Check(
             "embed",
