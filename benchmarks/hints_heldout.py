@@ -278,6 +278,20 @@ def _named_among(wrong: list[tuple[Entry, str]], catalogued: bool) -> str:
     return f"{named} of {len(scores)} ({_percent(named, len(scores))})"
 
 
+def _known_rows(wrong: list[tuple[Entry, str]]) -> list[str]:
+    """The named count split by whether the checker knew the mistake, when the set's writer could tell.
+
+    A writer who never read the catalogue marks no file as catalogued; a split would then only
+    repeat the total under another name, so there is none.
+    """
+    if not any(e.catalogued for e, _ in wrong):
+        return []
+    return [
+        f"| ... of those whose mistake the checker already knew when the set was written | {_named_among(wrong, True)} | |",
+        f"| ... of those whose mistake it did not know | {_named_among(wrong, False)} | |",
+    ]
+
+
 def summary(entries: list[Entry], outcomes: list[Outcome], scores: list[str], machine: str, closing: str = "",
             folder: str = "benchmarks/heldout") -> str:
     """The summary as markdown: counts per lab and overall, and the time per check. No mistake is named."""
@@ -314,9 +328,7 @@ def summary(entries: list[Entry], outcomes: list[Outcome], scores: list[str], ma
         f"| wrong files whose hint names the mistake | {counts['named']} of {len(wrong)} "
         f"({_percent(counts['named'], len(wrong))}) | at least {_percent(TARGET_NAMED, 1)}: "
         f"{_met(bool(wrong) and counts['named'] >= TARGET_NAMED * len(wrong))} |",
-        f"| ... of those whose mistake the checker already knew when the set was written | "
-        f"{_named_among(wrong, True)} | |",
-        f"| ... of those whose mistake it did not know | {_named_among(wrong, False)} | |",
+        *_known_rows(wrong),
         f"| hints that name a mistake not made | {counts['wrong-name']} | none: {_met(counts['wrong-name'] == 0)} |",
         f"| wrong files that passed | {counts['missed']} | none: {_met(counts['missed'] == 0)} |",
         f"| correct files that passed | {passing} of {len(correct)} | all: {_met(passing == len(correct))} |",

@@ -203,6 +203,14 @@ def test_summary_splits_the_score_by_whether_the_checker_knew_the_mistake():
     assert "| ... of those whose mistake it did not know | 0 of 1 (0 %) | |" in text
 
 
+def test_summary_has_no_split_when_no_file_is_marked_as_known():
+    files = [hh.Entry(f"lab04-{n}.py", 4, "attention_weights", "m", ("scale",)) for n in "ab"]
+    got = [outcome(("attention_weights", "not scaled")), outcome(("attention_weights", "row 0 sums to 2"))]
+    text = hh.summary(files, got, ["named", "observed-only"], "Measured on a test.")
+    assert "already knew" not in text and "did not know" not in text
+    assert "| wrong files whose hint names the mistake | 1 of 2 (50 %) |" in text
+
+
 def test_a_check_that_runs_out_of_time_is_tried_again_and_counted():
     timed_out = outcome(failure="time limit: still running after 20 s while importing the file")
     answers = iter([timed_out, outcome(("attention_weights", None))])
