@@ -15,7 +15,7 @@ import pytest
 
 from attention_by_hand import parts
 from attention_by_hand.run import stamp
-from attention_by_hand.run.part import Part, RunContext
+from attention_by_hand.run.part import Part
 from attention_by_hand.run.world import RIVER_BANK, parse_world
 
 ROOT = Path(__file__).resolve().parents[2]
