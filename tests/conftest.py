@@ -30,14 +30,22 @@ settings.load_profile("any-machine")
 
 
 def pytest_collection_modifyitems(config, items):
-    """The test files marked slow first, in collection order, then the rest.
+    """The test files marked slow first, in collection order, then the rest; a file marked
+    slow(first=True) before them all.
 
     `make test` hands whole files to two workers in this order (--no-loadscope-reorder), each
     taking the next file when it is nearly done: the long files start early and the short ones
     fill the end, so the two workers finish close together. Otherwise a long file started last
-    runs alone on one core at the end. The sort is stable: the order within a file stays.
+    runs alone on one core at the end. first=True is for a file that is one long chain of
+    fixtures (test_wheelhouse.py: an install after a build after a download), which no other
+    file can fill in for. The sort is stable: the order within a file stays.
     """
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+    def rank(item) -> int:
+        slow = item.get_closest_marker("slow")
+        return 2 if slow is None else 0 if slow.kwargs.get("first") else 1
+
+    items.sort(key=rank)
 
 
 @pytest.fixture
