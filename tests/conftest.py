@@ -11,10 +11,15 @@ import os
 # any thread count: test_wheelhouse.py runs and checks the canonical part on the default threads.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+from pathlib import Path  # noqa: E402
+
 import pytest  # noqa: E402 - after the thread count, which must come first
 from hypothesis import settings  # noqa: E402
 
 from labhelpers import lab_main  # noqa: E402
+from shared import made_once  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 # No time limit per example: Hypothesis's default (200 ms) fails a test whose example happens to
 # run while the machine is busy, which says nothing about the code (the suite runs on a machine
@@ -25,14 +30,22 @@ settings.load_profile("any-machine")
 
 
 def pytest_collection_modifyitems(config, items):
-    """The test files marked slow first, in collection order, then the rest.
+    """The test files marked slow first, in collection order, then the rest; a file marked
+    slow(first=True) before them all.
 
     `make test` hands whole files to two workers in this order (--no-loadscope-reorder), each
     taking the next file when it is nearly done: the long files start early and the short ones
     fill the end, so the two workers finish close together. Otherwise a long file started last
-    runs alone on one core at the end. The sort is stable: the order within a file stays.
+    runs alone on one core at the end. first=True is for a file that is one long chain of
+    fixtures (test_wheelhouse.py: an install after a build after a download), which no other
+    file can fill in for. The sort is stable: the order within a file stays.
     """
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+    def rank(item) -> int:
+        slow = item.get_closest_marker("slow")
+        return 2 if slow is None else 0 if slow.kwargs.get("first") else 1
+
+    items.sort(key=rank)
 
 
 @pytest.fixture
@@ -45,3 +58,49 @@ def lab_cli(capsys):
         return code, out, err
 
     return run
+
+
+# --- outputs made once per session for every test file and both workers (shared.py) -------------
+
+
+@pytest.fixture(scope="session")
+def part_run(tmp_path_factory):
+    """part_run(name, n=1): the n-th run of that part into a folder of its own (read-only).
+
+    The second run computes the canonical part's measurements in this process, so the two runs
+    also compare the helper process with the in-process path.
+    """
+    from attention_by_hand import parts
+    from attention_by_hand.run.part import RunContext
+
+    def get(name: str, n: int = 1):
+        def make(out: Path):
+            return parts.get_part(name).run(RunContext(out=out, background=n == 1))
+
+        return made_once(tmp_path_factory, f"{name}-{n}", make)[1]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def run_all(tmp_path_factory) -> Path:
+    """The folder that `run all` wrote, every part's outputs in one place (read-only)."""
+    from attention_by_hand.cli import main
+
+    def make(out: Path) -> None:
+        assert main(["run", "all", "--out", str(out), "-q"]) == 0
+
+    return made_once(tmp_path_factory, "run-all", make)[0]
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory) -> tuple[Path, int, str]:
+    """The workshop site from workshop/ and the committed captures: (its folder, Sphinx's exit
+    code, what Sphinx printed), for the tests that read it (read-only)."""
+    from attention_by_hand.site.website import build_site
+
+    def make(folder: Path) -> tuple[int, str]:
+        return build_site(ROOT / "workshop", folder / "site", ROOT / "captures")
+
+    folder, (code, printed) = made_once(tmp_path_factory, "site", make)
+    return folder / "site", code, printed

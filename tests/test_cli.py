@@ -6,6 +6,7 @@ None of these tests runs the whole experiment: every `run` here is refused befor
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -227,11 +228,14 @@ def test_serve_with_an_impossible_port_exits_2_before_building(tmp_path, capsys,
     assert not (tmp_path / "site").exists()
 
 
-def test_ctrl_c_stops_serve_quietly_with_exit_0(tmp_path):
+def test_ctrl_c_stops_serve_quietly_with_exit_0(run_all, tmp_path):
     import signal
 
     workshop = Path(__file__).resolve().parents[1] / "workshop"
-    # Run from an empty folder: serve builds there (running the experiment first), not in the repo.
+    # Run from a folder of its own: serve builds there, not in the repo. It holds a copy of the
+    # session's current `run all` outputs, so serve only builds the site (running a stale part
+    # first is tests/site/test_site.py's test of the build command).
+    shutil.copytree(run_all, tmp_path, dirs_exist_ok=True)
     # Ctrl-C as in a terminal: a shell that starts this suite in the background makes its children
     # ignore SIGINT, and Python keeps an ignored SIGINT ignored; so the child restores Python's own.
     as_in_a_terminal = (

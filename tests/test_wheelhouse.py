@@ -46,7 +46,7 @@ LOCK = ROOT / ("requirements.lock" if sys.version_info >= (3, 11) else "requirem
 REFUSED = "http://127.0.0.1:9/"  # the discard port: nothing answers there
 PROJECT = "attention-by-hand"
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.slow(first=True)  # one long chain of fixtures: it starts before every other file
 
 
 def needed_names(extra: str | None = None) -> set[str]:

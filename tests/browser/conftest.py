@@ -36,12 +36,10 @@ def chromium_path() -> str:
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Path:
-    """The workshop site, built once per session from workshop/ and the committed captures."""
-    from attention_by_hand.site.website import build_site
-
-    out = tmp_path_factory.mktemp("site") / "site"
-    code, printed = build_site(ROOT / "workshop", out, ROOT / "captures")
+def site(built_site) -> Path:
+    """The workshop site, built once per session from workshop/ and the committed captures
+    (tests/conftest.py: shared with tests/site/ and the other worker; read-only)."""
+    out, code, printed = built_site
     assert code == 0, printed
     return out
 

@@ -3,7 +3,8 @@ the stamp and the site's log page read.
 
 Each part writes its own log, index and figures; `check` finds a log's canonical copy by its file
 name; only the parts that take a world take --world. A part registered by a test is found by the
-command line, the stamp and the log page with no other file edited. Runs go to temporary folders.
+command line, the stamp and the log page with no other file edited. Runs go to temporary folders; the
+`run all` folder is shared with other test files and read-only here (a test that edits copies it).
 """
 
 from __future__ import annotations
@@ -25,12 +26,10 @@ PARTS = parts.PARTS
 WORLDLESS = [part for part in PARTS if not part.takes_world]
 
 
-@pytest.fixture(scope="module")
-def ran(tmp_path_factory):
-    """Every part run once into one folder, as `run all` does."""
-    out = tmp_path_factory.mktemp("all")
-    assert main(["run", "all", "--out", str(out), "-q"]) == 0
-    return out
+@pytest.fixture
+def ran(run_all):
+    """Every part run once into one folder by `run all` (tests/conftest.py: made once per session)."""
+    return run_all
 
 
 def test_every_part_has_its_own_log_and_canonical_copy():
@@ -146,11 +145,24 @@ def test_a_registered_part_runs_and_is_stamped_with_its_own_code(registered, tmp
     assert "test_registry.py" in registered.code_files()  # the part's own code, beside run/ and math/
 
 
+def log_page_site(folder):
+    """The workshop's own conf.py, static files and log page (log.md), with a stand-in for the one
+    page it links to: the log page as the workshop builds it, without the other pages' build."""
+    workshop, source = ROOT / "workshop", folder / "source"
+    source.mkdir()
+    shutil.copy(workshop / "conf.py", source / "conf.py")
+    shutil.copytree(workshop / "_static", source / "_static")
+    shutil.copy(workshop / "log.md", source / "log.md")
+    (source / "reproduce.md").write_text("# Reproduce\n", encoding="utf-8")
+    (source / "index.md").write_text("# Index\n\n```{toctree}\nlog\nreproduce\n```\n", encoding="utf-8")
+    return source
+
+
 def test_a_registered_part_gets_its_section_on_the_log_page(registered, tmp_path):
     for folder in ("captures", "diagrams"):
         shutil.copytree(ROOT / folder, tmp_path / folder)
     assert main(["run", "throwaway", "--out", str(tmp_path), "-q"]) == 0
-    code, printed = website.build_site(website.find_sources(ROOT / "workshop"), tmp_path / "site", tmp_path / "captures")
+    code, printed = website.build_site(website.find_sources(log_page_site(tmp_path)), tmp_path / "site", tmp_path / "captures")
     assert code == 0, printed
     page = (tmp_path / "site" / "log.html").read_text(encoding="utf-8")
     assert '<h2>throwaway.log' in page and "[T1] the only section" in page

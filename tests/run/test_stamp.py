@@ -1,6 +1,6 @@
 """The run's stamp: a fresh run is current, and every way it goes stale is named.
 
-One canonical run is made per module; each test works on its own copy. The canonical part is
+One canonical run is made per session (tests/conftest.py); each test works on its own copy. The canonical part is
 the example; the stamp is the same code for every part (tests/parts/test_registry.py).
 """
 
@@ -15,7 +15,7 @@ import pytest
 
 from attention_by_hand import parts
 from attention_by_hand.run import stamp
-from attention_by_hand.run.part import Part, RunContext
+from attention_by_hand.run.part import Part
 from attention_by_hand.run.world import RIVER_BANK, parse_world
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,11 +28,10 @@ def why_stale(outputs: Path, part=CANONICAL) -> list[str]:
     return stamp.why_stale(outputs, part)
 
 
-@pytest.fixture(scope="module")
-def fresh_run(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("fresh")
-    CANONICAL.run(RunContext(out=out))
-    return out
+@pytest.fixture
+def fresh_run(part_run) -> Path:
+    """The outputs of a fresh canonical run (tests/conftest.py: made once per session, read-only)."""
+    return part_run(CANONICAL.name).log_path.parent.parent
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """The site build: pages quote the run by reference only, and a stale reference fails the build.
 
-Tests that only read a build's warnings or pages share one build per module (`faulty_site`,
-`canonical_site`); a test that changes what is built (another log, the build command) makes its own.
+Tests that only read a build's warnings or pages share one build: `faulty_site` per module,
+`canonical_site` per session (with the browser tests); a test that changes what is built (another
+log, the build command) makes its own.
 """
 
 from __future__ import annotations
@@ -105,11 +106,11 @@ def faulty_site(tmp_path_factory) -> Built:
     return Built(folder / "out", *build(source, folder / "out", folder / "run" / "captures"))
 
 
-@pytest.fixture(scope="module")
-def canonical_site(tmp_path_factory) -> Built:
-    """The workshop from workshop/ and the committed captures, built once for the tests that read it."""
-    out = tmp_path_factory.mktemp("canonical") / "site"
-    return Built(out, *build(WORKSHOP, out))
+@pytest.fixture
+def canonical_site(built_site) -> Built:
+    """The workshop from workshop/ and the committed captures, built once per session for the
+    tests that read it (tests/conftest.py; the browser tests read the same build)."""
+    return Built(*built_site)
 
 
 # --- nothing typed by hand -------------------------------------------------------------------
@@ -396,7 +397,8 @@ def test_one_more_log_line_in_s2_renumbers_every_cross_check(canonical_site, tmp
         original_s2(log, world)
 
     monkeypatch.setattr(sections, "s2_dot_and_softmax", s2_with_one_more_line)
-    parts.default_part().run(RunContext(out=tmp_path / "changed", background=False))
+    # No figures drawn: the committed ones are copied in below (one more log line draws none other).
+    parts.default_part().run(RunContext(out=tmp_path / "changed", background=False, figures=False))
     # The other parts' logs, indexes and figures, as committed: only results.log gains a line.
     for name in (part.log_stem for part in parts.PARTS[1:]):
         for suffix in (".log", ".index.json"):
@@ -430,7 +432,13 @@ def test_a_rebuild_after_a_new_run_quotes_the_new_values_not_the_last_builds(tmp
 # --- the build command (staleness itself: tests/run/test_stamp.py) --------------------------------
 
 
-def test_build_command_runs_a_missing_experiment_then_builds(tmp_path, monkeypatch, capsys):
+def test_build_command_runs_a_missing_experiment_then_builds(run_all, tmp_path, monkeypatch, capsys):
+    # Every other part's outputs are there and current (a copy of the session's `run all`): the
+    # canonical part's are missing, and only it has to run (the rule per part: tests/run/test_stamp.py).
+    shutil.copytree(run_all, tmp_path, dirs_exist_ok=True)
+    canonical = parts.default_part()
+    for name in (canonical.log_path, canonical.log_path.replace(".log", ".index.json"), canonical.stamp_path):
+        (tmp_path / name).unlink()
     monkeypatch.chdir(tmp_path)
     assert main(["build", "--source", str(WORKSHOP), "--out", "site"]) == 0
     said = capsys.readouterr().out
