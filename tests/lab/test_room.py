@@ -18,6 +18,8 @@ from attention_by_hand.lab.registry import LABS
 from attention_by_hand.lab.runner import check_file
 from labhelpers import REFERENCES, lab_main, learner_file, patch_lab
 
+pytestmark = pytest.mark.slow  # a room checked file by file, about a hundred seconds: starts early (tests/conftest.py)
+
 VALUES_FROM_KEY = '''
 def self_attention(x, query, key, value):
     w = attention_weights(x, query, key)
