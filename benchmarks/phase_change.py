@@ -215,7 +215,7 @@ def report(runs: list[dict], timed: dict, machine: str, threshold: float, wall: 
         "early, as their loss drops; the one-layer control's score stays low and its loss stays high.](phase-change.png)",
         "",
         DETAILS_MARKER,
-        f"`attention-by-hand train heads` (both models, {steps} steps each, one thread), in a fresh process, "
+        f"`attention-by-hand train heads` (both models, {steps} steps each on one thread, the control in a second process), in a fresh process, "
         f"{len(timed['walls'])} runs (median, min-max):",
         "",
         "| measure | value |",

@@ -102,3 +102,16 @@ def test_the_stamp_json_is_strict(retrained):
         raise ValueError(constant)
 
     json.loads((out / weights.STAMP).read_text(encoding="utf-8"), parse_constant=refuse)
+
+
+def test_training_in_two_processes_gives_the_bytes_of_training_in_one(monkeypatch):
+    """train_all puts the control in a second process on two cores: the same bytes as one process."""
+    from dataclasses import replace
+
+    short = replace(weights.SCHEDULE, steps=3)
+    monkeypatch.setattr(weights, "_cores", lambda: 2)
+    both = {t.name: (t.state_bytes(), t.losses) for t in weights.train_all(short)}
+    monkeypatch.setattr(weights, "_cores", lambda: 1)
+    alone = {t.name: (t.state_bytes(), t.losses) for t in weights.train_all(short)}
+    assert list(both) == list(weights.MODELS) and both == alone
+
