@@ -17,6 +17,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     mistakes.py       the checker's catalogue of the mistakes it names, for the instructor page
     mutants.py        small changes of a reference function's code: candidate mistakes nobody wrote a hint for
     mutant_edits.py   how one such change is made to the syntax tree, and how a hint quotes it
+    mutant_trees.py   where each node of a reference definition is, and fresh copies to change
     relations.py      plain relations between outputs (transposed, negated, scaled, shifted, swapped)
     diagnosis.py      the change or relation that gives a learner's outputs on every input tried
     room.py           `lab check N --room FOLDER`: every learner's file in a folder, one table

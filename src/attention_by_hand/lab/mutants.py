@@ -23,11 +23,11 @@ change matches (diagnosis.py); changes of classes' methods (the labs' learners w
 from __future__ import annotations
 
 import ast
-import pickle
 import types
 from functools import lru_cache
 from pathlib import Path
 
+from attention_by_hand.lab.mutant_trees import follow, fresh_copy, routes_of
 from attention_by_hand.lab.mutant_edits import (
     KINDS,
     Change,
@@ -353,45 +353,10 @@ class _Finder:
 
 
 
-def _routes(fdef: ast.FunctionDef) -> list[tuple]:
-    """For each node of fdef in ast.walk order, the way to it from the root: ((field, index), ...)."""
-    routes: list[tuple] = []
-    where = {id(fdef): ()}
-    for node in ast.walk(fdef):
-        route = where[id(node)]
-        routes.append(route)
-        for field, value in ast.iter_fields(node):
-            if isinstance(value, ast.AST):
-                where[id(value)] = route + ((field, None),)
-            elif isinstance(value, list):
-                for i, item in enumerate(value):
-                    if isinstance(item, ast.AST):
-                        where[id(item)] = route + ((field, i),)
-    return routes
-
-
-def _follow(tree: ast.AST, route: tuple) -> tuple[ast.AST | None, ast.AST]:
-    """(parent, node) at the end of `route` in `tree`."""
-    parent, node = None, tree
-    for field, index in route:
-        parent, node = node, getattr(node, field) if index is None else getattr(node, field)[index]
-    return parent, node
-
-
-_PICKLED: dict[int, bytes] = {}
-
-
-def _fresh_copy(fdef: ast.FunctionDef) -> ast.AST:
-    """A copy of a reference definition to change: pickled once (the definitions are cached), loaded each time."""
-    if id(fdef) not in _PICKLED:
-        _PICKLED[id(fdef)] = pickle.dumps(fdef, protocol=pickle.HIGHEST_PROTOCOL)
-    return pickle.loads(_PICKLED[id(fdef)])
-
-
 def _apply(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | None:
-    tree = _fresh_copy(fdef)
-    routes = _routes_of(fdef)
-    found = [_follow(tree, routes[c.index]) for c in chosen]
+    tree = fresh_copy(fdef)
+    routes = routes_of(fdef)
+    found = [follow(tree, routes[c.index]) for c in chosen]
     parent = {id(node): holder for holder, node in found}
     targets = [node for _, node in found]
     # Two changes where one's node holds the other's would overwrite each other: not a pair (a
@@ -420,16 +385,6 @@ def _apply(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | Non
         # Only the new nodes lack a position (fixing the whole tree took a quarter of a diagnosis).
         ast.fix_missing_locations(ast.copy_location(new, node))
     return tree
-
-
-_ROUTES: dict[int, list[tuple]] = {}
-
-
-def _routes_of(fdef: ast.FunctionDef) -> list[tuple]:
-    """_routes, once per definition (the definitions are cached: their ids stay theirs)."""
-    if id(fdef) not in _ROUTES:
-        _ROUTES[id(fdef)] = _routes(fdef)
-    return _ROUTES[id(fdef)]
 
 
 @lru_cache(maxsize=32)
