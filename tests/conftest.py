@@ -17,9 +17,8 @@ import pytest  # noqa: E402 - after the thread count, which must come first
 from hypothesis import settings  # noqa: E402
 
 from labhelpers import lab_main  # noqa: E402
+from runhelpers import ROOT  # noqa: E402
 from shared import made_once  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
 
 # No time limit per example: Hypothesis's default (200 ms) fails a test whose example happens to
 # run while the machine is busy, which says nothing about the code (the suite runs on a machine

@@ -1,4 +1,4 @@
-"""Helpers for the run-part tests: runs made once per session, and reading a log and its index."""
+"""Helpers for the run-part tests: the repository root, and reading a log and its index."""
 
 from __future__ import annotations
 

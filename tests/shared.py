@@ -5,7 +5,7 @@ build or wheel would be made once on each. `made_once` puts the folder beside th
 temporary folders (in the session's), and a file lock lets the first worker that asks make it
 while the other waits, then reads it. Without xdist the folder is in the session's own
 temporary folder. The folders are read-only for the tests: a test that changes outputs works
-on a copy (`copy_of`).
+on a copy of its own.
 
 Leaves out: anything a test's behaviour needs fresh (a run that a test interrupts or changes).
 """
@@ -46,8 +46,3 @@ def made_once(tmp_path_factory, name: str, make: Callable[[Path], object]):
             tmp.replace(done)
         return folder, pickle.loads(done.read_bytes())
 
-
-def copy_of(folder: Path, into: Path) -> Path:
-    """A copy of a shared folder for one test to change."""
-    shutil.copytree(folder, into)
-    return into
