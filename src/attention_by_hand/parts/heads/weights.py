@@ -114,9 +114,9 @@ def train_all(schedule: Schedule = SCHEDULE) -> list[Trained]:
     two-layer model, where there is a second core; one after the other where there is not.
 
     Each model trains on `schedule.threads` threads from its own seed in a process of its own
-    making, so the bytes are the same either way; only the wall time differs (on two cores, the
-    control's 6 s or so overlap the two-layer model's 11). The second process is started fresh
-    ("spawn"): a forked copy of a process that has used OpenMP's threads can hang.
+    making, so the bytes are the same either way; only the wall time differs (on two cores the
+    control, the shorter training, runs inside the two-layer model's time). The second process is
+    started fresh ("spawn"): a forked copy of a process that has used OpenMP's threads can hang.
     """
     first, *rest = MODELS
     if _cores() < 2:
