@@ -117,3 +117,19 @@ def test_a_reduction_that_holds_on_one_input_only_is_not_said():
     pairs = on_two(lambda e: e.mean(dim=0), shape=(2, 4, 4))
     pairs[1] = (pairs[1][1][1], pairs[1][1], {})
     assert relation(pairs) is None
+
+
+def test_a_log_of_weights_too_small_for_float32_is_still_the_log_relation():
+    scores = torch.tensor([[0.0, 100.0, 100.0]])  # (1, 3): the first weight is exp(-100.69)
+    weights = torch.softmax(scores, dim=-1)
+    # float32 keeps it as a subnormal number whose log is off by more than the tolerance
+    assert weights[0, 0] < 1e-30 and abs(float(weights[0, 0].double().log()) + 100.69) > 0.01
+    said = relation([(torch.log_softmax(scores, dim=-1), weights, {})])
+    assert said is not None and "log of the reference's output" in said
+
+
+def test_blocks_of_columns_summed_into_one_are_said_and_a_mere_narrowing_is_not():
+    heads = torch.randn(3, 5, 4, dtype=torch.float64)  # (n_heads, T, head_size)
+    merged = heads.transpose(0, 1).reshape(5, 12)  # (T, n_heads * head_size)
+    assert "blocks summed into one" in relation([(heads.sum(dim=0), merged, {})])
+    assert relation([(merged[:, :4], merged, {})]) is None

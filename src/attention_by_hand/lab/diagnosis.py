@@ -224,12 +224,15 @@ def _sort(value) -> object:
 
 
 def _plausible(change: Change, values: dict[str, dict[str, object]]) -> bool:
-    """A variable is replaced only by another of the same sort (shape, class) on the first input;
-    only a tensor of two axes or more is replaced by its first slice."""
+    """A variable is replaced only by another of the same sort (shape, class) on the first input,
+    a size only by an integer; only a tensor of two axes or more is replaced by its first slice."""
     seen = values.get(change.function, {})
     if change.op == "first":
         value = seen.get(change.arg)
         return isinstance(value, torch.Tensor) and value.dim() >= 2
+    if change.op == "size_for":
+        value = seen.get(change.arg)  # a size is replaced only by another whole number
+        return isinstance(value, int) and not isinstance(value, bool)
     if change.op not in ("name", "exchange"):
         return True
     old, new = change.arg
@@ -318,12 +321,37 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
     # A change that alone goes half way (a mask moved after the softmax) often needs a second one
     # beside it (its -inf made 0): the best few, with every change on their line or the next.
     for a in pool[:NEIGHBOUR_POOL]:
-        pairs += [(a, b) for b in singles if b.function == a.function and 0 <= b.line - a.line <= 1 and b not in pool]
+        pairs += [(a, b) for b in singles if b.function == a.function and 0 <= b.line - a.line and b.line <= _next_line(singles, a) and b not in pool]
+    pairs += _twins(singles)
     for a, b in pairs:
         mutant = build(reference, function, (a, b))
         if mutant is not None and _matches(mutant, tried, order)[0]:
             found.append((a, b))
     return (_one_mistake(reference, function, found, tried, prefer) if found else None) or _related(reference, function, tried, expected)
+
+
+MAX_TWINS = 200
+
+
+def _twins(singles: list[Change]) -> list[tuple[Change, Change]]:
+    """The same slip made twice, on a statement and the next (both statistics of a layer norm
+    taken over the whole tensor): each alone may come no nearer the learner's outputs, so these
+    pairs are tried whether or not their halves did."""
+    groups: dict[tuple, list[Change]] = {}
+    for c in singles:
+        groups.setdefault((c.function, c.op, repr(c.arg), c.kind), []).append(c)
+    found = []
+    for group in groups.values():
+        for a, b in combinations(group, 2):
+            if a.line < b.line <= _next_line(singles, a):
+                found.append((a, b))
+    return found[:MAX_TWINS]
+
+
+def _next_line(singles: list[Change], a: Change) -> int:
+    """The line of the statement after a's in its function (a comment between them is no step)."""
+    later = [c.line for c in singles if c.function == a.function and c.line > a.line]
+    return min(later, default=a.line)
 
 
 FRESH_INPUTS = 3  # fresh random inputs per input tried, to tell two matching changes apart

@@ -12,7 +12,7 @@ import ast
 import pickle
 from dataclasses import dataclass, field
 
-__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "OPS", "STATEMENT_OPS", "TRANSPOSES", "call_name", "edit", "edit_statements", "fold_target", "is_minus_inf", "locals_of", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
+__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "OPS", "STATEMENT_OPS", "TRANSPOSES", "averaged", "call_name", "edit", "edit_statements", "fold_target", "is_minus_inf", "locals_of", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
 
 # The kinds of change, in the order a match is preferred when two explain the same outputs.
 KINDS = (
@@ -47,7 +47,7 @@ TRANSPOSES = {"transpose", "t", "permute"}
 # A function's neighbour, the one a learner writes by a slip of the mind.
 # Each function's neighbours, the ones a learner writes by a slip of the mind (or of the base:
 # exp2 and log2 for exp and log).
-NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin",), "amin": ("amax",), "sin": ("cos",), "cos": ("sin",),
+NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin": ("amax", "mean"), "sin": ("cos",), "cos": ("sin",),
               "triu": ("tril",), "tril": ("triu",), "sum": ("mean",), "mean": ("sum",), "exp": ("log", "exp2"),
               "log": ("exp", "log2", "log10")}
 COMMUTATIVE = (ast.Add, ast.Mult)
@@ -194,6 +194,12 @@ class _Exchange(ast.NodeTransformer):
         return node
 
 
+def averaged(node: ast.Attribute) -> ast.Call:
+    """x.mean(...) for x.max(...).values: the same axis, the average."""
+    call = node.value
+    return ast.Call(ast.Attribute(call.func.value, "mean", ast.Load()), call.args, call.keywords)
+
+
 def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one branch per op
     """The node that takes `node`'s place (None: this change cannot be made here)."""
     op, arg = change.op, change.arg
@@ -264,6 +270,14 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         if len(node.args) == 1:
             shifted = [ast.Constant(arg if arg > 0 else -1)] + [ast.BinOp(node.args[0], ast.Add() if arg > 0 else ast.Sub(), ast.Constant(1))]
         return ast.Call(node.func, shifted + node.args[len(bounds):], node.keywords)
+    if op == "whole":
+        return ast.Call(node.func, [], [k for k in node.keywords if k.arg not in ("dim", "axis", "keepdim")])
+    if op == "mean_for":
+        return averaged(node)
+    if op == "size_for":
+        return ast.Name(arg, ast.Load())
+    if op == "given":
+        return ast.Name(f"_{arg}_as_given", ast.Load())  # kept by _apply (mutants.py) at the start
     if op == "nest":
         inner = node.args[arg]
         outer_args = list(node.args)

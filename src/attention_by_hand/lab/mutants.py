@@ -27,6 +27,7 @@ import types
 from functools import lru_cache
 from pathlib import Path
 
+from attention_by_hand.lab.mutant_slips import given_name, slips
 from attention_by_hand.lab.mutant_trees import follow, fresh_copy, routes_of
 from attention_by_hand.lab.mutant_edits import (
     KINDS,
@@ -105,7 +106,7 @@ class _Finder:
 
         def say(text=text) -> str:
             # Made when a hint needs it: thousands of changes are tried, one or two are named.
-            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "times2") and not self._in_keyword(node):
+            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "times2", "whole", "given", "size_for", "mean_for") and not self._in_keyword(node):
                 code = self._before_after(node, change)
                 if code and (op in CONCEPT_FIRST or kind == "term"):
                     text = f"{text} ({code})"  # what changed in words, then in the reference's code
@@ -152,6 +153,7 @@ class _Finder:
             if self._in_docstring(node):
                 continue
             self._expression(node)
+            slips(self, node)
             self._statements(node)
         return self.found
 
@@ -384,6 +386,10 @@ def _apply(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | Non
         replace_node(holder, node, new)
         # Only the new nodes lack a position (fixing the whole tree took a quarter of a diagnosis).
         ast.fix_missing_locations(ast.copy_location(new, node))
+    for name in sorted({c.arg for c in chosen if c.op == "given"}):
+        # the argument as it was given, kept before the body can update it
+        kept = ast.Assign([ast.Name(given_name(name), ast.Store())], ast.Name(name, ast.Load()))
+        tree.body.insert(0, ast.fix_missing_locations(ast.copy_location(kept, tree.body[0])))
     return tree
 
 

@@ -1,6 +1,7 @@
 """Plain relations between a learner's output and the reference's: transposed, negated, its log
 or its exponential, multiplied by a constant, shifted by one position, two rows (or heads) swapped,
-the columns in another order (heads interleaved), averaged or summed over one of its axes.
+the columns in another order (heads interleaved), averaged or summed over one of its axes, or
+its blocks of columns added into one.
 
 Some mistakes are no small change of the reference's code (mutants.py) but one of these, and
 saying it ("yours is the reference's transposed") tells the learner where to look. A relation is
@@ -139,8 +140,13 @@ def _negated(got, expected, known):
 
 
 def _log(got, expected, known):
-    # A weight of 0 has log -inf, and so has a log-softmax where a score was hidden.
-    if (expected >= 0).all() and close(got, expected.double().log()):
+    # A weight of 0 has log -inf, and so has a log-softmax where a score was hidden. A weight too
+    # small for float32 (exp(-100)) is stored as 0 or nearly: there the log only has to be far below.
+    if not (expected >= 0).all():
+        return None
+    e, g = expected.double(), got.double()
+    tiny = e < 1e-30
+    if close(g[~tiny], e[~tiny].log()) and bool((g[tiny] < -60).all()):
         return "yours is the log of the reference's output (a log too many, or a final exp missing)"
     return None
 
@@ -159,6 +165,8 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     pairs = [(g, e, k) for g, e, k in pairs if isinstance(g, torch.Tensor) and isinstance(e, torch.Tensor)]
     if pairs and all(g.dim() == e.dim() - 1 for g, e, _ in pairs):
         return _reduced(pairs)
+    if pairs and all(g.dim() == e.dim() >= 1 and g.shape[:-1] == e.shape[:-1] and g.shape[-1] < e.shape[-1] for g, e, _ in pairs):
+        return _folded(pairs)
     if not pairs or any(tuple(g.shape) != tuple(e.shape) for g, e, _ in pairs):
         return None
     differing = [(g, e, k) for g, e, k in pairs if not close(g, e)]
@@ -195,6 +203,24 @@ def _reduced(pairs) -> str | None:
                 e.dim() == rank and e.is_floating_point() and close(g, reduce(e.double(), dim=axis)) for g, e, _ in pairs
             ):
                 return f"yours is the reference's output {word} over its {_axis_name(axis, rank)} (axis {axis}), which it keeps"
+    return None
+
+
+def _folded(pairs) -> str | None:
+    """A last axis k times too short: yours is the reference's output cut into k blocks of columns,
+    the blocks summed (or averaged) into one, on every input (heads added where they belong side
+    by side)."""
+    for word, reduce in REDUCTIONS:
+        for g, e, _ in pairs:
+            width = g.shape[-1]
+            if width == 0 or e.shape[-1] % width or not e.is_floating_point():
+                return None
+            blocks = e.double().reshape(*e.shape[:-1], e.shape[-1] // width, width)
+            if not close(g, reduce(blocks, dim=-2)):
+                break
+        else:
+            return (f"yours is the reference's output cut along its last axis into blocks as wide as yours, and the "
+                    f"blocks {word} into one: they belong side by side (concatenated), not {word}")
     return None
 
 

@@ -114,6 +114,16 @@ def _one_hot_probes() -> tuple[Probe, ...]:
     return (Probe("a square (4, 4) table", (torch.randint(0, 4, (5,), generator=p), randn(p, 4, 4))),)
 
 
+def _softmax_probes() -> tuple[Probe, ...]:
+    """Rows that tell apart the shifts a softmax may use (never judged; diagnosis.py uses them):
+    one low score far below two high ones (shifting by the row's minimum overflows there, by its
+    maximum or its mean does not), and every score far below zero (no shift at all gives 0 / 0)."""
+    return (
+        Probe("a row with one score far below the rest ([0, 100, 100])", (torch.tensor([[0.0, 100.0, 100.0]]),)),
+        Probe("every score far below zero ([-1000, -1001, -1002])", (torch.tensor([[-1000.0, -1001.0, -1002.0]]),)),
+    )
+
+
 def checks(seed: int) -> list[Check]:
     f, g = fixed(), seeded(seed)
     vocabulary, table = toy_world()
@@ -149,5 +159,6 @@ def checks(seed: int) -> list[Check]:
             ((torch.tensor([[0.0, float("-inf"), 1.0], [2.0, 3.0, float("-inf")]]),),),
             _judge_softmax,
             _explain_softmax_error,
+            probes=_softmax_probes(),
         ),
     ]

@@ -293,13 +293,15 @@ def _probes() -> tuple[Probe, ...]:
 def checks(seed: int) -> list[Check]:
     f, g = fixed(), seeded(seed)
     rising_rows = torch.linspace(0, 6, 8) + randn(f, 3, 8)  # (3, 8): each row's maximum grows along it
-    # Three rows, each breaking one shortcut alone: a fall of 100 (below 88 in absolute value: no
-    # overflow without a maximum), a rise of 150 from the first score, and scores near 300.
+    # Four rows, each breaking one shortcut alone: a fall of 100 (below 88 in absolute value: no
+    # overflow without a maximum), a rise of 150 from the first score, scores near 300, and scores
+    # near -300 (a running maximum started at 0, not -inf, makes every exp 0 there: 0 / 0).
     large_rows = torch.tensor(
         [
             [80.0, -20.0, 0.0, 10.0, -15.0, 5.0],
             [-70.0, 30.0, 80.0, 60.0, 75.0, 20.0],
             [300.0, 290.0, 310.0, 305.0, 280.0, 302.0],
+            [-300.0, -310.0, -290.0, -305.0, -320.0, -298.0],
         ]
     )
     return [
@@ -317,7 +319,7 @@ def checks(seed: int) -> list[Check]:
         ),
         Check(
             "online_softmax",
-            "scores in the hundreds: a fall of 100, a rise of 150, scores near 300",
+            "scores in the hundreds: a fall of 100, a rise of 150, scores near 300 and near -300",
             ((large_rows,),),
             _judge_online_softmax,
         ),
