@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.mutant_edits import averaged, call_name, quote
+from attention_by_hand.lab.mutant_edits import call_name, quote
 
 __all__ = ["WHOLE_CALLS", "given_name", "slips"]
 
@@ -65,8 +65,10 @@ def slips(finder, node: ast.AST) -> None:
                        f"`{whole}` for `{quote(node)}`: over the whole tensor, not along one axis")
     if isinstance(node, ast.Attribute) and node.attr == "values" and isinstance(node.value, ast.Call):
         if call_name(node.value) in ("max", "min") and isinstance(node.value.func, ast.Attribute):
+            # the same axis either way: the hint names the function, not the arguments
+            base, name = quote(node.value.func.value), call_name(node.value)
             finder.add(node, "mean_for", None, "function",
-                       f"`{quote(averaged(node))}` for `{quote(node)}`: the average, not the {call_name(node.value)}imum")
+                       f"`{base}.mean(...)` for `{base}.{name}(...).values`: the average, not the {name}imum")
     if _is_size(node) and isinstance(node, ast.expr):
         for other in finder.scope:
             finder.add(node, "size_for", other, "variable", f"`{other}` for `{quote(node)}` (another size)")
