@@ -5,6 +5,12 @@ function here is written its own way, unlike the reference's code."""
 
 from __future__ import annotations
 
+import inspect
+
+import pytest
+import torch
+
+from attention_by_hand.lab.intermediates import intermediate
 from attention_by_hand.lab.registry import LABS
 from attention_by_hand.lab.verdict import check_in_process
 from labhelpers import REFERENCES, load_lab, patch_lab
@@ -103,3 +109,60 @@ def test_tiles_scaled_by_their_width_are_named_as_another_size(tmp_path):
     run = check_in_process(load_lab(path), LABS[8])
     found = [r.hint for r in run.results if not r.passed]
     assert found and all("`block` for `q.shape[-1]` (another size)" in h for h in found)
+
+
+NO_OUTPUT_PROJECTION = '''
+def decode_step(x_new, cache, position, qkv, proj, n_heads):
+    batch, _, width = x_new.shape
+    size = width // n_heads
+    def heads_first(t):
+        return t.reshape(batch, 1, n_heads, size).permute(0, 2, 1, 3)
+    q, k, v = (heads_first(t) for t in qkv(x_new).chunk(3, dim=-1))
+    keys = torch.cat([cache[0], k], dim=2)
+    values = torch.cat([cache[1], v], dim=2)
+    w = torch.softmax(q @ keys.transpose(2, 3) * size ** -0.5, dim=-1)
+    mixed = (w @ values).permute(0, 2, 1, 3).reshape(batch, 1, width)
+    return mixed, (keys, values)
+'''
+
+
+def test_an_output_projection_never_applied_is_named_as_the_layer_left_out(tmp_path):
+    found = hints(tmp_path, "lab-08-kv-cache.py", NO_OUTPUT_PROJECTION, "decode_step")
+    assert found and all("(the layer `proj` left out)" in h for h in found)
+
+
+def _reference_blend(x, w):
+    """A stand-in reference for intermediates.py: three steps, one name rebound."""
+    scores = x @ w  # (T, T)
+    scores = scores - scores.amax(dim=-1, keepdim=True)
+    weights = torch.softmax(scores, dim=-1)
+    return weights @ x
+
+
+@pytest.fixture(scope="module")
+def blended():
+    """(the reference's lines by number, two inputs, its shifted scores on each)."""
+    lines, first = inspect.getsourcelines(_reference_blend)
+    numbered = [""] * (first - 1) + [line.rstrip("\n") for line in lines]
+    inputs = [(torch.randn(4, 4), torch.randn(4, 4)), (torch.randn(6, 6), torch.randn(6, 6))]
+    shifted = [(x @ w) - (x @ w).amax(dim=-1, keepdim=True) for x, w in inputs]
+    return numbered, inputs, shifted
+
+
+def test_an_output_that_is_one_of_the_references_intermediate_values_is_said_with_its_line(blended):
+    numbered, inputs, shifted = blended
+    said = intermediate(_reference_blend, inputs, shifted, numbered)
+    assert "intermediate value `scores` as `scores = scores - scores.amax(dim=-1, keepdim=True)` leaves it" in said
+
+
+def test_an_argument_returned_unchanged_is_said_as_such(blended):
+    numbered, inputs, _ = blended
+    said = intermediate(_reference_blend, inputs, [x for x, _ in inputs], numbered)
+    assert said.startswith("yours returns the argument `x` unchanged")
+
+
+def test_an_output_equal_to_no_intermediate_value_gets_no_such_words(blended):
+    numbered, inputs, shifted = blended
+    assert intermediate(_reference_blend, inputs, [2 * s for s in shifted], numbered) is None
+
+

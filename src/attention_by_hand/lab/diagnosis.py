@@ -33,10 +33,12 @@ import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import combinations
+from pathlib import Path
 from types import ModuleType
 
 import torch
 
+from attention_by_hand.lab.intermediates import intermediate
 from attention_by_hand.lab.judging import close
 from attention_by_hand.lab.mutants import Change, build, changes
 from attention_by_hand.lab.relations import Known, relation
@@ -428,7 +430,27 @@ def _one_short(reference, function: str, tried: list[Tried]) -> Diagnosis | None
 def _related(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:
     """A relation between the outputs, on every input: the whole output, or one part of a pair;
     failing that, the reference's output on an input one element short."""
-    return _related_outputs(reference, function, tried, expected) or _one_short(reference, function, tried)
+    return (_related_outputs(reference, function, tried, expected) or _one_short(reference, function, tried)
+            or _intermediate(reference, function, tried, expected))
+
+
+def _intermediate(reference, function: str, tried: list[Tried], expected: list) -> Diagnosis | None:
+    """The learner's output (or the one part of a pair that differs) is a value the reference
+    computed on its way (intermediates.py)."""
+    gots = [t.got for t in tried]
+    part = None
+    if all(isinstance(g, (tuple, list)) for g in gots) and all(isinstance(e, tuple) and len(e) == len(g) for g, e in zip(gots, expected)):
+        differing = {i for g, e in zip(gots, expected) for i in range(len(e)) if not agree(g[i], e[i])}
+        if len(differing) != 1:
+            return None
+        part = differing.pop()
+        gots = [g[part] for g in gots]
+    lines = Path(reference.__file__).read_text(encoding="utf-8").splitlines()
+    inputs = [tuple(_copy(a) for a in t.args) for t in tried]  # the reference may change an input in place
+    said = intermediate(getattr(reference, function), inputs, gots, lines)
+    if said and part is not None:
+        said = f"part {part + 1} of what you return: {said}"
+    return Diagnosis(said, f"{function}: {said}") if said else None
 
 
 def _related_outputs(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:

@@ -274,6 +274,8 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.Call(node.func, [], [k for k in node.keywords if k.arg not in ("dim", "axis", "keepdim")])
     if op == "mean_for":
         return averaged(node)
+    if op == "unlayer":
+        return node.args[0]
     if op == "size_for":
         return ast.Name(arg, ast.Load())
     if op == "given":

@@ -8,6 +8,7 @@ given was meant.
   where its maximum was meant (a softmax shifted by the mean).
 - `block` for `q.shape[-1]`: a size taken from another integer in scope (a scale by the tile's
   width, not the head's).
+- `heads` for `proj(heads)`: a layer handed in as an argument and never applied.
 - `x` as it was given, where the reference reads `x` after `x = x + attn(...)`: the update
   skipped (a residual added to the block's input, not to the attention's output).
 
@@ -69,6 +70,11 @@ def slips(finder, node: ast.AST) -> None:
             base, name = quote(node.value.func.value), call_name(node.value)
             finder.add(node, "mean_for", None, "function",
                        f"`{base}.mean(...)` for `{base}.{name}(...).values`: the average, not the {name}imum")
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in finder.scope:
+        if len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred):
+            # a layer handed in as an argument (proj, attn, ln1) and not applied
+            finder.add(node, "unlayer", None, "call",
+                       f"`{quote(node.args[0])}` for `{quote(node)}` (the layer `{node.func.id}` left out)")
     if _is_size(node) and isinstance(node, ast.expr):
         for other in finder.scope:
             finder.add(node, "size_for", other, "variable", f"`{other}` for `{quote(node)}` (another size)")

@@ -1,0 +1,94 @@
+"""A learner's output that is one of the reference's own intermediate values: the scores before the
+softmax, the heads before the projection, the input unchanged.
+
+A function that stops early, or returns the wrong variable, gives a value the reference also
+computed on its way. The reference is run once per input with a tracer that records every value
+each of its locals takes (a name rebound by `scores = scores.masked_fill(...)` has two); a value
+is named when it equals the learner's output on EVERY input tried, and only when exactly one
+(name, binding) does, so that the hint can quote the line that made it.
+
+Left out: values inside the functions the reference calls, and outputs that are not tensors.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import torch
+
+from attention_by_hand.lab.judging import close
+
+__all__ = ["Step", "steps", "intermediate"]
+
+
+@dataclass(frozen=True)
+class Step:
+    """The `binding`-th value (0: as given, for an argument) of local `name`, made at `line`."""
+
+    name: str
+    binding: int
+    line: int
+
+
+def steps(function, args: tuple) -> dict[Step, torch.Tensor]:
+    """Every tensor value the locals of `function` took while it ran on `args`, by Step."""
+    code = function.__code__
+    seen: dict[str, int] = {}  # name -> id of its current value
+    count: dict[str, int] = {}
+    found: dict[Step, torch.Tensor] = {}
+    last_line = [code.co_firstlineno]
+
+    def record(frame):
+        for name, value in frame.f_locals.items():
+            if isinstance(value, torch.Tensor) and seen.get(name) != id(value):
+                seen[name] = id(value)
+                n = count.get(name, -1) + 1
+                count[name] = n
+                found[Step(name, n, last_line[0])] = value.detach().clone()
+
+    def tracer(frame, event, arg):
+        if frame.f_code is not code:
+            return None
+        if event in ("line", "return"):
+            record(frame)
+            last_line[0] = frame.f_lineno
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        with torch.no_grad():
+            torch.random.default_generator.manual_seed(0)  # as diagnosis.py calls every function
+            function(*args)
+    except Exception:  # noqa: BLE001 - the reference runs on every input a check uses; a probe may be odd
+        return {}
+    finally:
+        sys.settrace(previous)
+    return found
+
+
+def intermediate(function, inputs: list[tuple], gots: list, lines: list[str]) -> str | None:
+    """The one intermediate value of `function` equal to each got on its input, in words; or None.
+
+    lines: the reference file's lines, to quote the statement that made the value."""
+    candidates: set[Step] | None = None
+    for args, got in zip(inputs, gots):
+        if not isinstance(got, torch.Tensor):
+            return None
+        matching = {
+            step for step, value in steps(function, args).items()
+            if value.shape == got.shape and value.is_floating_point() == got.is_floating_point() and close(got, value)
+        }
+        candidates = matching if candidates is None else candidates & matching
+        if not candidates:
+            return None
+    if not candidates or len({(s.name, s.binding) for s in candidates}) != 1:
+        return None
+    step = min(candidates, key=lambda s: s.line)
+    if step.binding == 0 and step.line == function.__code__.co_firstlineno:
+        return f"yours returns the argument `{step.name}` unchanged: none of the reference's steps was applied to it"
+    made = lines[step.line - 1].split("#")[0].strip() if 0 < step.line <= len(lines) else ""
+    where = f" as `{made}` leaves it" if made else ""
+    return (f"yours is the reference's intermediate value `{step.name}`{where}, not its output: "
+            "the steps after it are missing, or another variable is returned")
