@@ -166,3 +166,15 @@ def test_an_output_equal_to_no_intermediate_value_gets_no_such_words(blended):
     assert intermediate(_reference_blend, inputs, [2 * s for s in shifted], numbered) is None
 
 
+
+
+IDS_OFF_BY_ONE = '''
+def one_hot_lookup(ids, weight):
+    rows = [weight[i + 1] for i in ids.tolist()]
+    return torch.stack(rows)
+'''
+
+
+def test_every_id_off_by_one_is_said_as_the_references_output_on_ids_plus_one(tmp_path):
+    found = hints(tmp_path, "lab-02-embeddings-softmax.py", IDS_OFF_BY_ONE, "one_hot_lookup")
+    assert found and any("on `ids + 1`: every id off by one" in h for h in found)

@@ -38,6 +38,7 @@ from types import ModuleType
 
 import torch
 
+from attention_by_hand.lab.input_relations import changed_input
 from attention_by_hand.lab.intermediates import intermediate
 from attention_by_hand.lab.judging import close
 from attention_by_hand.lab.mutants import Change, build, changes
@@ -360,10 +361,12 @@ FRESH_INPUTS = 3  # fresh random inputs per input tried, to tell two matching ch
 
 
 def _fresh(value, generator: torch.Generator):
-    """An input of the same shape and kind with new random numbers: floating tensors redrawn,
-    everything else (sizes, flags, integer tensors, modules) kept."""
+    """An input of the same shape and kind with new random numbers: floating tensors redrawn (their
+    infinite entries kept), everything else (sizes, flags, integer tensors, modules) kept."""
     if isinstance(value, torch.Tensor) and value.is_floating_point():
-        return torch.randn(value.shape, generator=generator, dtype=value.dtype)
+        new = torch.randn(value.shape, generator=generator, dtype=value.dtype)
+        hidden = ~torch.isfinite(value)  # a -inf of a mask stays where it was: it is part of the input's kind
+        return torch.where(hidden, value, new)
     if isinstance(value, (list, tuple)):
         return type(value)(_fresh(v, generator) for v in value)
     return value
@@ -389,49 +392,19 @@ def _one_mistake(reference: ModuleType, function: str, found: list[tuple[Change,
     return Diagnosis(_say(first, function), _mistake(first))
 
 
-def _trim(value, axis: int, end: str):
-    """value without its first or last slice along `axis` (None: not a tensor that has two)."""
-    if not isinstance(value, torch.Tensor) or value.dim() == 0 or value.shape[axis] < 2:
-        return None
-    n = value.shape[axis]
-    return value.narrow(axis, 1, n - 1) if end == "first" else value.narrow(axis, 0, n - 1)
-
-
-def _one_short(reference, function: str, tried: list[Tried]) -> Diagnosis | None:
-    """Yours equals the reference's output on an input one element short (its last or first
-    element along one axis left out), on every input: a loop that stops a step early, a range one
-    too short. Said only when exactly one such cut explains every output."""
-    names = list(inspect.signature(getattr(reference, function)).parameters)
-    found = []
-    for position, value in enumerate(tried[0].args):
-        if not isinstance(value, torch.Tensor) or value.dim() == 0:
-            continue
-        for axis in sorted({0, value.dim() - 1}):
-            for end in ("last", "first"):
-                outputs = []
-                for t in tried:
-                    cut = _trim(t.args[position], axis, end) if position < len(t.args) else None
-                    if cut is None:
-                        break
-                    outputs.append(_call(getattr(reference, function), t.args[:position] + (cut,) + t.args[position + 1 :]))
-                if len(outputs) == len(tried) and all(agree(t.got, o) for t, o in zip(tried, outputs)):
-                    found.append((names[position] if position < len(names) else f"argument {position + 1}", axis, end))
-    if len(found) != 1:
-        return None
-    name, axis, end = found[0]
-    cut = f"{name}[:-1]" if end == "last" else f"{name}[1:]"
-    if axis != 0:
-        cut = f"{name}[..., :-1]" if end == "last" else f"{name}[..., 1:]"
-    said = (f"yours is the reference's output on `{cut}`: {name} without its {end} element "
-            f"(along axis {axis}), as if a loop or a range {'stopped one step early' if end == 'last' else 'started one step late'} (off by one)")
-    return Diagnosis(said, f"{function}: {said}")
-
-
 def _related(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:
     """A relation between the outputs, on every input: the whole output, or one part of a pair;
-    failing that, the reference's output on an input one element short."""
-    return (_related_outputs(reference, function, tried, expected) or _one_short(reference, function, tried)
-            or _intermediate(reference, function, tried, expected))
+    failing that, the reference's output on a changed input (input_relations.py); failing that,
+    one of the reference's intermediate values (intermediates.py)."""
+    if _related_outputs(reference, function, tried, expected) is not None:
+        return _related_outputs(reference, function, tried, expected)
+    names = list(inspect.signature(getattr(reference, function)).parameters)
+    generator = torch.Generator().manual_seed(0)
+    said = changed_input(lambda args: _call(getattr(reference, function), args), names, [t.args for t in tried],
+                         [t.got for t in tried], agree, lambda args: tuple(_fresh(a, generator) for a in args))
+    if said:
+        return Diagnosis(said, f"{function}: {said}")
+    return _intermediate(reference, function, tried, expected)
 
 
 def _intermediate(reference, function: str, tried: list[Tried], expected: list) -> Diagnosis | None:

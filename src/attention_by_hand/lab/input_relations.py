@@ -1,0 +1,117 @@
+"""A learner's output that is the reference's output on a changed input: one element short (a loop
+that stops a step early), every id off by one, a matrix transposed, an axis reversed, two
+arguments of the same shape exchanged.
+
+The reference is called on each changed input; a change is said only when it gives the learner's
+output on EVERY input tried, and only when exactly one change does (two that both do could be two
+different mistakes). diagnosis.py asks here once no mutant and no relation of the outputs
+(relations.py) explains them.
+
+Left out: changes of arguments that are not tensors (a size, a flag, a layer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+
+__all__ = ["changed_input"]
+
+
+def _trim(value, axis: int, end: str):
+    """value without its first or last slice along `axis` (None: not a tensor that has two)."""
+    if not isinstance(value, torch.Tensor) or value.dim() == 0 or value.shape[axis] < 2:
+        return None
+    n = value.shape[axis]
+    return value.narrow(axis, 1, n - 1) if end == "first" else value.narrow(axis, 0, n - 1)
+
+
+def _short(name: str, axis: int, end: str) -> str:
+    cut = f"{name}[:-1]" if end == "last" else f"{name}[1:]"
+    if axis != 0:
+        cut = f"{name}[..., :-1]" if end == "last" else f"{name}[..., 1:]"
+    late = "stopped one step early" if end == "last" else "started one step late"
+    return (f"yours is the reference's output on `{cut}`: {name} without its {end} element "
+            f"(along axis {axis}), as if a loop or a range {late} (off by one)")
+
+
+def _changes(position: int, name: str, value) -> list[tuple[str, Callable]]:
+    """(what the change is, in words; how to make it on another input's value of this argument)."""
+    if not isinstance(value, torch.Tensor) or value.dim() == 0:
+        return []
+    found = []
+    for axis in sorted({0, value.dim() - 1}):
+        for end in ("last", "first"):
+            found.append((_short(name, axis, end), lambda v, axis=axis, end=end: _trim(v, axis, end)))
+    if not value.is_floating_point() and value.dtype != torch.bool:
+        for delta in (1, -1):
+            found.append((f"yours is the reference's output on `{name} {'+' if delta > 0 else '-'} 1`: every id off by one",
+                          lambda v, delta=delta: v + delta if isinstance(v, torch.Tensor) else None))
+    if value.dim() >= 2:
+        found.append((f"yours is the reference's output on `{name}` transposed (its last two axes exchanged)",
+                      lambda v: v.transpose(-2, -1) if isinstance(v, torch.Tensor) and v.dim() >= 2 else None))
+    for axis in sorted({0, value.dim() - 1}):
+        found.append((f"yours is the reference's output on `{name}` reversed along axis {axis} (its order turned round)",
+                      lambda v, axis=axis: v.flip(axis) if isinstance(v, torch.Tensor) and v.dim() > axis else None))
+    return found
+
+
+def _exchanges(names: list[str], first_args: tuple) -> list[tuple[str, Callable]]:
+    """Two tensor arguments of the same shape, given in each other's place."""
+    found = []
+    tensors = [i for i, a in enumerate(first_args) if isinstance(a, torch.Tensor)]
+    for n, i in enumerate(tensors):
+        for j in tensors[n + 1:]:
+            if first_args[i].shape == first_args[j].shape:
+                a, b = (names[k] if k < len(names) else f"argument {k + 1}" for k in (i, j))
+
+                def swap(args, i=i, j=j):
+                    args = list(args)
+                    args[i], args[j] = args[j], args[i]
+                    return tuple(args)
+
+                found.append((f"yours is the reference's output with `{a}` and `{b}` given in each other's place", swap))
+    return found
+
+
+def changed_input(call: Callable[[tuple], object], names: list[str], inputs: list[tuple], gots: list,
+                  agree: Callable[[object, object], bool], fresh: Callable[[tuple], tuple] | None = None) -> str | None:
+    """The one change of the input that makes call(changed input) equal each got, in words; or None.
+
+    call(args) -> the reference's output (or a marker that it raised); agree(got, output) -> equal;
+    fresh(args) -> new random inputs of the same shapes, to tell apart two changes that both fit."""
+    if not inputs:
+        return None
+    candidates: list[tuple[str, Callable]] = []
+    for position, value in enumerate(inputs[0]):
+        name = names[position] if position < len(names) else f"argument {position + 1}"
+        for said, change in _changes(position, name, value):
+            candidates.append((said, lambda args, p=position, change=change: _at(args, p, change)))
+    candidates += _exchanges(names, inputs[0])
+    # the plainest words first: an id off by one before "a tensor one element short"
+    candidates.sort(key=lambda c: "one element" in c[0] or "without its" in c[0])
+    found = []
+    for said, change in candidates:
+        for args, got in zip(inputs, gots):
+            changed = change(args)
+            if changed is None or not agree(got, call(changed)):
+                break
+        else:
+            found.append((said, change))
+    if len(found) > 1 and fresh is not None:
+        # weight[1:] on ids and weight on ids + 1 are one mistake said two ways: they agree on
+        # fresh inputs too, and the first (the plainer) is said; if they part, neither is.
+        others = [fresh(args) for args in inputs]
+        outputs = [[call(c) if c is not None else None for c in (change(a) for a in others)] for _, change in found]
+        if all(all(x is not None and y is not None and agree(x, y) for x, y in zip(outputs[0], o)) for o in outputs[1:]):
+            return found[0][0]
+        return None
+    return found[0][0] if len(found) == 1 else None
+
+
+def _at(args: tuple, position: int, change: Callable) -> tuple | None:
+    if position >= len(args):
+        return None
+    new = change(args[position])
+    return None if new is None else args[:position] + (new,) + args[position + 1:]
