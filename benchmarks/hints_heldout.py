@@ -5,6 +5,7 @@
     python benchmarks/hints_heldout.py --write        # also write the two results files (below)
     python benchmarks/hints_heldout.py --only lab04   # the files whose name starts so; printed, never written
     python benchmarks/hints_heldout.py --folder benchmarks/hints/tuning   # another set, same manifest format
+    /other/checkout/.venv/bin/python benchmarks/hints_heldout.py --before  # the checker before a change
 
 benchmarks/heldout/ (the default --folder) holds wrong learner files for labs 02-09, each a whole file as `lab start`
 writes it with one conceptual mistake, and correct ones written unlike the references. Its
@@ -54,6 +55,8 @@ ROOT = benchlib.ROOT
 HELDOUT = ROOT / "benchmarks" / "heldout"
 MANIFEST = HELDOUT / "manifest.json"
 RESULT = ROOT / "benchmarks" / "results" / "hints_heldout.md"
+# The same set checked by the checker as it was before a change (--before): the README shows both.
+RESULT_BEFORE = ROOT / "benchmarks" / "results" / "hints_heldout_before.md"
 DETAILS = HELDOUT / "results.md"
 
 TARGET_NAMED = 0.90  # issue 22: the hints name the mistake for at least 90 % of the wrong files
@@ -371,6 +374,15 @@ def details(entries: list[Entry], outcomes: list[Outcome], scored: list[tuple[st
     return "\n".join(lines) + "\n"
 
 
+def checker_commit() -> str:
+    """The commit of the checkout whose attention_by_hand this Python imports (its venv's)."""
+    import attention_by_hand
+
+    found = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=Path(attention_by_hand.__file__).parent,
+                           capture_output=True, text=True)
+    return found.stdout.strip() or "unknown (not a git checkout)"
+
+
 # --- the command -------------------------------------------------------------------------------
 
 
@@ -380,6 +392,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", metavar="PREFIX", help="check only the files whose name starts with PREFIX (never written)")
     parser.add_argument("--folder", type=Path, default=HELDOUT, metavar="DIR",
                         help="the folder of learner files and its manifest.json (default benchmarks/heldout)")
+    parser.add_argument("--before", action="store_true",
+                        help=f"write {RESULT_BEFORE.relative_to(ROOT)} instead: run with another checkout's venv, whose checker is the one before a change")
     parser.add_argument("--one", nargs=2, metavar=("N", "FILE"), help=argparse.SUPPRESS)  # the fresh Python's side
     args = parser.parse_args(argv)
 
@@ -401,6 +415,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{parser.prog}: no held-out file starts with {args.only!r}", file=sys.stderr)
             return 2
     machine = machine_line()
+    if args.before:
+        machine += f" The checker measured is the code of commit {checker_commit()}, before the change this set's README names."
     print(machine, file=sys.stderr)
     started = time.perf_counter()
     outcomes, scored = [], []
@@ -415,7 +431,9 @@ def main(argv: list[str] | None = None) -> int:
     shown = folder.resolve().relative_to(ROOT).as_posix() if folder.resolve().is_relative_to(ROOT) else str(folder)
     text = summary(entries, outcomes, [s for s, _ in scored], machine, closing, shown)
     print(text, end="")
-    if args.write and not args.only:
+    if args.before and not args.only:
+        benchlib.write(RESULT_BEFORE, text)  # the table per file stays the current checker's
+    elif args.write and not args.only:
         benchlib.write(folder / DETAILS.name, details(entries, outcomes, scored))
         if folder.resolve() == HELDOUT.resolve():
             benchlib.write(RESULT, text)

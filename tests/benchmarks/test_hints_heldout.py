@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -229,3 +230,8 @@ def test_summary_says_how_many_checks_were_tried_again():
     slow = hh.Outcome((hh.Result("attention_weights", "a", "not scaled"),), None, 3.0, 2)
     text = hh.summary([SCALE], [slow], ["named"], "Measured on a test.")
     assert "1 check ran out of `lab check`'s time limit on the busy machine and was tried again" in text
+
+
+def test_the_checker_commit_is_the_checkouts_head_that_the_package_comes_from():
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    assert len(head) >= 7 and hh.checker_commit() == head

@@ -60,10 +60,10 @@ def slips(finder, node: ast.AST) -> None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and call_name(node) in WHOLE_CALLS:
         axes = node.args or any(k.arg in _AXIS_KEYWORDS for k in node.keywords)
         if axes and not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "F")):
-            kept = [k for k in node.keywords if k.arg not in _AXIS_KEYWORDS]
-            whole = ast.unparse(ast.Call(node.func, [], kept))
+            # only the arguments that choose the axis are quoted: the others stay as they were
+            chosen = [ast.unparse(a) for a in node.args] + [ast.unparse(k) for k in node.keywords if k.arg in _AXIS_KEYWORDS]
             finder.add(node, "whole", None, "axis",
-                       f"`{whole}` for `{quote(node)}`: over the whole tensor, not along one axis")
+                       f"`{quote(node.func)}(...)` over the whole tensor, not along one axis (`{', '.join(chosen)}` left out)")
     if isinstance(node, ast.Attribute) and node.attr == "values" and isinstance(node.value, ast.Call):
         if call_name(node.value) in ("max", "min") and isinstance(node.value.func, ast.Attribute):
             # the same axis either way: the hint names the function, not the arguments
@@ -85,4 +85,5 @@ def slips(finder, node: ast.AST) -> None:
             update = _updated_before(finder, node.id, statement)
             if update is not None:
                 finder.add(node, "given", node.id, "variable",
-                           f"the `{node.id}` the function was given, not the one `{quote(update)}` made")
+                           f"the original {node.id} (as the function was given it), not the {node.id} that "
+                           f"`{quote(update)}` made: that step's result is lost")
