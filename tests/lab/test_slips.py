@@ -109,7 +109,7 @@ def test_tiles_scaled_by_their_width_are_named_as_another_size(tmp_path):
     path.write_text(reference.replace("1 / math.sqrt(q.shape[-1])", "block ** -0.5"), encoding="utf-8")
     run = check_in_process(load_lab(path), LABS[8])
     found = [r.hint for r in run.results if not r.passed]
-    assert found and all("`block` for `q.shape[-1]` (another size)" in h for h in found)
+    assert found and all("`block` for `q.shape[-1]` (a wrong size" in h for h in found)
 
 
 NO_OUTPUT_PROJECTION = '''

@@ -77,7 +77,7 @@ def slips(finder, node: ast.AST) -> None:
                        f"`{quote(node.args[0])}` for `{quote(node)}` (the layer `{node.func.id}` left out)")
     if _is_size(node) and isinstance(node, ast.expr):
         for other in finder.scope:
-            finder.add(node, "size_for", other, "variable", f"`{other}` for `{quote(node)}` (another size)")
+            finder.add(node, "size_for", other, "variable", f"`{other}` for `{quote(node)}` (a wrong size: another number in scope)")
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
         parameters = {a.arg for a in finder.fdef.args.args}
         if node.id in parameters:
