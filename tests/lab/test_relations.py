@@ -133,3 +133,14 @@ def test_blocks_of_columns_summed_into_one_are_said_and_a_mere_narrowing_is_not(
     merged = heads.transpose(0, 1).reshape(5, 12)  # (T, n_heads * head_size)
     assert "blocks summed into one" in relation([(heads.sum(dim=0), merged, {})])
     assert relation([(merged[:, :4], merged, {})]) is None
+
+
+def test_an_output_reversed_along_its_rows_is_said_with_its_axis():
+    expected = torch.randn(5, 3, dtype=torch.float64)  # (T, d)
+    said = relation([(expected.flip(0), expected, {})])
+    assert said is not None and "reversed along" in said and "(axis 0)" in said
+
+
+def test_the_square_of_the_output_is_said():
+    expected = torch.rand(4, 4, dtype=torch.float64) + 0.1
+    assert "square of the reference's output" in relation([(expected**2, expected, {})])

@@ -1,7 +1,7 @@
 """Plain relations between a learner's output and the reference's: transposed, negated, its log
-or its exponential, multiplied by a constant, shifted by one position, two rows (or heads) swapped,
-the columns in another order (heads interleaved), averaged or summed over one of its axes, or
-its blocks of columns added into one.
+or its exponential, its square or square root, reversed along an axis, multiplied by a constant,
+shifted by one position, two rows (or heads) swapped, the columns in another order (heads
+interleaved), averaged or summed over one of its axes, or its blocks of columns added into one.
 
 Some mistakes are no small change of the reference's code (mutants.py) but one of these, and
 saying it ("yours is the reference's transposed") tells the learner where to look. A relation is
@@ -157,7 +157,26 @@ def _exp(got, expected, known):
     return None
 
 
-_TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp)
+def _squared(got, expected, known):
+    if close(got, expected.double() ** 2):
+        return "yours is the square of the reference's output (a square too many, or a square root missing)"
+    return None
+
+
+def _rooted(got, expected, known):
+    if (expected >= 0).all() and close(got, expected.double().sqrt()):
+        return "yours is the square root of the reference's output (a square root too many, or a square missing)"
+    return None
+
+
+def _reversed(got, expected, known):
+    for axis in range(got.dim()):
+        if got.shape[axis] > 1 and close(got, expected.flip(axis)):
+            return f"yours is the reference's output reversed along its {_axis_name(axis, got.dim())} (axis {axis}): its order turned round"
+    return None
+
+
+_TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed)
 
 
 def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
