@@ -416,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     machine = machine_line()
     if args.before:
-        machine += f" The checker measured is the code of commit {checker_commit()}, before the change this set's README names."
+        machine += f" The checker measured is the code of commit {checker_commit()} (--before: another checkout's)."
     print(machine, file=sys.stderr)
     started = time.perf_counter()
     outcomes, scored = [], []
