@@ -64,19 +64,16 @@ def lab_cli(capsys):
 
 @pytest.fixture(scope="session")
 def part_run(tmp_path_factory):
-    """part_run(name, n=1): the n-th run of that part into a folder of its own (read-only).
-
-    The second run computes the canonical part's measurements in this process, so the two runs
-    also compare the helper process with the in-process path.
-    """
+    """part_run(name): the run of that part into a folder of its own, with the defaults of
+    `attention-by-hand run` (read-only)."""
     from attention_by_hand import parts
     from attention_by_hand.run.part import RunContext
 
-    def get(name: str, n: int = 1):
+    def get(name: str):
         def make(out: Path):
-            return parts.get_part(name).run(RunContext(out=out, background=n == 1))
+            return parts.get_part(name).run(RunContext(out=out))
 
-        return made_once(tmp_path_factory, f"{name}-{n}", make)[1]
+        return made_once(tmp_path_factory, f"part-{name}", make)[1]
 
     return get
 

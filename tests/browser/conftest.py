@@ -116,6 +116,12 @@ DESKTOP_WINDOW = {"width": 1200, "height": 900}
 
 
 @pytest.fixture(scope="session")
+def watching():
+    """`watch`, for a fixture that opens pages of its own (a test file cannot import conftest)."""
+    return watch
+
+
+@pytest.fixture(scope="session")
 def tab(browser):
     """One watched tab for the session's tests, for a reader who asked for reduced motion.
 

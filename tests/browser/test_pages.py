@@ -40,11 +40,13 @@ def reading_context(browser):
 
 
 @pytest.fixture(scope="module", params=[(page, width) for page in PAGES for width in WINDOWS], ids="-".join)
-def shown(request, reading_context, server):
+def shown(request, reading_context, server, watching):
     """One page of the site in one window, loaded once for all the tests that only read it:
-    pytest runs those tests one after another for each (page, window)."""
+    pytest runs those tests one after another for each (page, window). `shown.problems()` is
+    what went wrong on it since before its load (conftest.watch)."""
     page, width = request.param
     p = reading_context.new_page()
+    p.problems = watching(p).problems
     p.set_viewport_size(WINDOWS[width])
     p.goto(f"{server}/{page}.html", wait_until="load")
     p.evaluate("document.fonts.ready.then(() => true)")
@@ -52,10 +54,8 @@ def shown(request, reading_context, server):
     p.close()
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_page_loads_without_console_error_failed_or_foreign_request(watched, server, page):
-    visit(watched, server, page)
-    assert watched.problems() == []
+def test_page_loads_without_console_error_failed_or_foreign_request(shown):
+    assert shown.problems() == []
 
 
 def test_page_names_a_favicon_that_the_site_serves(shown):
@@ -290,12 +290,12 @@ def test_figures_stay_legible_on_a_phone(watched, server, page):
     assert [name for name, scale in scales if scale < MIN_FIGURE_SCALE - 0.005] == []
 
 
-@pytest.mark.parametrize("page", PAGES)
-def test_no_serious_or_critical_accessibility_violation(watched, server, page):
+# At desktop width (1280 px), after the tests that read the same loaded page: axe adds its script to it.
+@AT_DESKTOP
+def test_no_serious_or_critical_accessibility_violation(shown):
     from axe_playwright_python.sync_playwright import Axe
 
-    p = visit(watched, server, page)
-    results = Axe().run(p)
+    results = Axe().run(shown)
     bad = [
         f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
         for v in results.response["violations"]

@@ -1,5 +1,6 @@
 """Printed pages, as Chromium prints them to PDF: no text over text, no skip link, and the log on
-the pages its lines need single-spaced. The PDF is read back with pypdf (pdfglyphs.py)."""
+the pages its lines need single-spaced. The PDF is read back with pypdf (pdfglyphs.py, whose own
+reader of content streams is held here to pypdf's)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from pdfglyphs import glyphs, overlapping
+from pdfglyphs import glyphs, operations, overlapping
 from pypdf import PdfReader
+from pypdf.generic import ArrayObject, BooleanObject, ByteStringObject, ContentStream, DictionaryObject, NullObject, TextStringObject
 
 LOG = Path(__file__).resolve().parents[2] / "captures" / "results.log"
 # A4 with 1 cm margins, about what a browser's print dialog offers.
@@ -59,6 +61,35 @@ def test_no_printed_text_lands_on_other_text(printed, page):
     found = glyphs(printed(page).pdf)
     assert len(found) > 1000  # the reader saw the page's text at all
     assert overlapping(found)[:5] == []
+
+
+def plain(value):
+    """A pypdf operand as pdfglyphs.operations gives it: numbers as floats, names as text,
+    strings as their bytes, arrays as lists, dictionaries as dicts."""
+    if isinstance(value, TextStringObject):
+        return value.original_bytes
+    if isinstance(value, ByteStringObject):
+        return bytes(value)
+    if isinstance(value, (BooleanObject, NullObject)):
+        return None if isinstance(value, NullObject) else bool(value)
+    if isinstance(value, DictionaryObject):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (ArrayObject, list)):
+        return [plain(v) for v in value]
+    if isinstance(value, str):  # a name
+        return str(value)
+    return float(value)
+
+
+def test_pdfglyphs_reads_every_operator_and_operand_of_a_printed_page_as_pypdf_does(printed):
+    reader = PdfReader(printed("module-2").pdf)
+    read = 0
+    for number, page in enumerate(reader.pages):
+        ours = operations(ContentStream(page.get_contents(), reader).get_data())
+        theirs = [(plain(list(operands)), operator) for operands, operator in ContentStream(page.get_contents(), reader).operations]
+        assert ours == theirs, number
+        read += len(ours)
+    assert read > 1000  # the pages' drawing was read at all
 
 
 @pytest.mark.parametrize("page", ["module-2", "log"])
