@@ -323,9 +323,11 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
     pairs = sorted(combinations(pool, 2), key=lambda p: p[0].rank + p[1].rank)
     # A change that alone goes half way (a mask moved after the softmax) often needs a second one
     # beside it (its -inf made 0): the best few, with every change on their line or the next.
+    following = _next_lines(singles)
     for a in pool[:NEIGHBOUR_POOL]:
-        pairs += [(a, b) for b in singles if b.function == a.function and 0 <= b.line - a.line and b.line <= _next_line(singles, a) and b not in pool]
-    pairs += _twins(singles)
+        last = following[(a.function, a.line)]
+        pairs += [(a, b) for b in singles if b.function == a.function and a.line <= b.line <= last and b not in pool]
+    pairs += _twins(singles, following)
     for a, b in pairs:
         mutant = build(reference, function, (a, b))
         if mutant is not None and _matches(mutant, tried, order)[0]:
@@ -336,7 +338,7 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
 MAX_TWINS = 200
 
 
-def _twins(singles: list[Change]) -> list[tuple[Change, Change]]:
+def _twins(singles: list[Change], following: dict[tuple[str, int], int]) -> list[tuple[Change, Change]]:
     """The same slip made twice, on a statement and the next (both statistics of a layer norm
     taken over the whole tensor): each alone may come no nearer the learner's outputs, so these
     pairs are tried whether or not their halves did."""
@@ -346,15 +348,22 @@ def _twins(singles: list[Change]) -> list[tuple[Change, Change]]:
     found = []
     for group in groups.values():
         for a, b in combinations(group, 2):
-            if a.line < b.line <= _next_line(singles, a):
+            if a.line < b.line <= following[(a.function, a.line)]:
                 found.append((a, b))
     return found[:MAX_TWINS]
 
 
-def _next_line(singles: list[Change], a: Change) -> int:
-    """The line of the statement after a's in its function (a comment between them is no step)."""
-    later = [c.line for c in singles if c.function == a.function and c.line > a.line]
-    return min(later, default=a.line)
+def _next_lines(singles: list[Change]) -> dict[tuple[str, int], int]:
+    """{(function, line): the line of the next statement with a change in that function} (a
+    comment between two steps is no step), its own line for the last; made once per diagnosis."""
+    lines: dict[str, list[int]] = {}
+    for c in singles:
+        lines.setdefault(c.function, []).append(c.line)
+    following = {}
+    for function, found in lines.items():
+        ordered = sorted(set(found))
+        following.update({(function, a): b for a, b in zip(ordered, ordered[1:] + ordered[-1:])})
+    return following
 
 
 FRESH_INPUTS = 3  # fresh random inputs per input tried, to tell two matching changes apart
@@ -396,8 +405,9 @@ def _related(reference, function, tried: list[Tried], expected: list) -> Diagnos
     """A relation between the outputs, on every input: the whole output, or one part of a pair;
     failing that, the reference's output on a changed input (input_relations.py); failing that,
     one of the reference's intermediate values (intermediates.py)."""
-    if _related_outputs(reference, function, tried, expected) is not None:
-        return _related_outputs(reference, function, tried, expected)
+    related = _related_outputs(reference, function, tried, expected)
+    if related is not None:
+        return related
     names = list(inspect.signature(getattr(reference, function)).parameters)
     generator = torch.Generator().manual_seed(0)
     said = changed_input(lambda args: _call(getattr(reference, function), args), names, [t.args for t in tried],

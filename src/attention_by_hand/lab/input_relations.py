@@ -36,7 +36,7 @@ def _short(name: str, axis: int, end: str) -> str:
             f"(along axis {axis}), as if a loop or a range {late} (off by one)")
 
 
-def _changes(position: int, name: str, value) -> list[tuple[str, Callable]]:
+def _changes(name: str, value) -> list[tuple[str, Callable]]:
     """(what the change is, in words; how to make it on another input's value of this argument)."""
     if not isinstance(value, torch.Tensor) or value.dim() == 0:
         return []
@@ -86,7 +86,7 @@ def changed_input(call: Callable[[tuple], object], names: list[str], inputs: lis
     candidates: list[tuple[str, Callable]] = []
     for position, value in enumerate(inputs[0]):
         name = names[position] if position < len(names) else f"argument {position + 1}"
-        for said, change in _changes(position, name, value):
+        for said, change in _changes(name, value):
             candidates.append((said, lambda args, p=position, change=change: _at(args, p, change)))
     candidates += _exchanges(names, inputs[0])
     # the plainest words first: an id off by one before "a tensor one element short"

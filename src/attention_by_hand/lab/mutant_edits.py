@@ -12,7 +12,7 @@ import ast
 import pickle
 from dataclasses import dataclass, field
 
-__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "OPS", "STATEMENT_OPS", "TRANSPOSES", "averaged", "call_name", "edit", "edit_statements", "fold_target", "is_minus_inf", "locals_of", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
+__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "OPS", "STATEMENT_OPS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "fold_target", "given_name", "is_minus_inf", "locals_of", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
 
 # The kinds of change, in the order a match is preferred when two explain the same outputs.
 KINDS = (
@@ -194,6 +194,14 @@ class _Exchange(ast.NodeTransformer):
         return node
 
 
+AXIS_KEYWORDS = {"dim", "axis", "keepdim"}  # the keywords that choose a reduction's axis
+
+
+def given_name(name: str) -> str:
+    """The name an argument's value as given is kept in, before the body can update it."""
+    return f"_{name}_as_given"
+
+
 def averaged(node: ast.Attribute) -> ast.Call:
     """x.mean(...) for x.max(...).values: the same axis, the average."""
     call = node.value
@@ -271,7 +279,7 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
             shifted = [ast.Constant(arg if arg > 0 else -1)] + [ast.BinOp(node.args[0], ast.Add() if arg > 0 else ast.Sub(), ast.Constant(1))]
         return ast.Call(node.func, shifted + node.args[len(bounds):], node.keywords)
     if op == "whole":
-        return ast.Call(node.func, [], [k for k in node.keywords if k.arg not in ("dim", "axis", "keepdim")])
+        return ast.Call(node.func, [], [k for k in node.keywords if k.arg not in AXIS_KEYWORDS])
     if op == "mean_for":
         return averaged(node)
     if op == "unlayer":
@@ -279,7 +287,7 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
     if op == "size_for":
         return ast.Name(arg, ast.Load())
     if op == "given":
-        return ast.Name(f"_{arg}_as_given", ast.Load())  # kept by _apply (mutants.py) at the start
+        return ast.Name(given_name(arg), ast.Load())  # kept by _apply (mutants.py) at the start
     if op == "nest":
         inner = node.args[arg]
         outer_args = list(node.args)

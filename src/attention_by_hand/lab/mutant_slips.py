@@ -13,24 +13,19 @@ given was meant.
   skipped (a residual added to the block's input, not to the attention's output).
 
 mutants.py asks `slips(finder, node)` for every node of a reference function; `edit` (in
-mutant_edits.py) makes each change, and `given_name` is the name the value as given is kept in.
+mutant_edits.py) makes each change.
 """
 
 from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.mutant_edits import call_name, quote
+from attention_by_hand.lab.mutant_edits import AXIS_KEYWORDS, call_name, quote
 
-__all__ = ["WHOLE_CALLS", "given_name", "slips"]
+__all__ = ["WHOLE_CALLS", "slips"]
 
 # Reductions whose result keeps its type when the axis is left out (max/min would lose `.values`).
 WHOLE_CALLS = {"mean", "var", "std", "sum", "amax", "amin", "logsumexp", "norm"}
-_AXIS_KEYWORDS = {"dim", "axis", "keepdim"}
-
-
-def given_name(name: str) -> str:
-    return f"_{name}_as_given"
 
 
 def _is_size(node: ast.AST) -> bool:
@@ -58,10 +53,10 @@ def _updated_before(finder, name: str, statement: ast.stmt) -> ast.stmt | None:
 def slips(finder, node: ast.AST) -> None:
     """Add to `finder` (mutants._Finder) the slips this node allows."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and call_name(node) in WHOLE_CALLS:
-        axes = node.args or any(k.arg in _AXIS_KEYWORDS for k in node.keywords)
+        axes = node.args or any(k.arg in AXIS_KEYWORDS for k in node.keywords)
         if axes and not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "F")):
             # only the arguments that choose the axis are quoted: the others stay as they were
-            chosen = [ast.unparse(a) for a in node.args] + [ast.unparse(k) for k in node.keywords if k.arg in _AXIS_KEYWORDS]
+            chosen = [ast.unparse(a) for a in node.args] + [ast.unparse(k) for k in node.keywords if k.arg in AXIS_KEYWORDS]
             finder.add(node, "whole", None, "axis",
                        f"`{quote(node.func)}(...)` over the whole tensor, not along one axis (`{', '.join(chosen)}` left out)")
     if isinstance(node, ast.Attribute) and node.attr == "values" and isinstance(node.value, ast.Call):

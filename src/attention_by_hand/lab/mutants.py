@@ -27,7 +27,7 @@ import types
 from functools import lru_cache
 from pathlib import Path
 
-from attention_by_hand.lab.mutant_slips import given_name, slips
+from attention_by_hand.lab.mutant_slips import slips
 from attention_by_hand.lab.mutant_trees import follow, fresh_copy, routes_of
 from attention_by_hand.lab.mutant_edits import (
     KINDS,
@@ -46,6 +46,7 @@ from attention_by_hand.lab.mutant_edits import (
     edit,
     edit_statements,
     fold_target,
+    given_name,
     is_minus_inf,
     locals_of,
     number_of,
