@@ -114,3 +114,19 @@ def lab_main(*argv: str) -> int:
     from attention_by_hand.cli import main
 
     return main(list(argv))
+
+
+def failed_checks(tmp_path: Path, filename: str, patch: str, function: str) -> dict[str, str]:
+    """{label: hint} of the function's failed checks, for the lab `filename` with `patch` applied,
+    judged in this process."""
+    from attention_by_hand.lab.verdict import check_in_process
+
+    path = tmp_path / filename
+    path.write_text(patch_lab(REFERENCES[filename].read_text(encoding="utf-8"), patch), encoding="utf-8")
+    run = check_in_process(load_lab(path), LABS[int(filename[4:6]) - 1])
+    return {r.label: r.hint for r in run.results if not r.passed and r.label.startswith(function + ":")}
+
+
+def failed_hints(tmp_path: Path, filename: str, patch: str, function: str) -> list[str]:
+    """The hints of failed_checks, in order."""
+    return list(failed_checks(tmp_path, filename, patch, function).values())

@@ -11,7 +11,8 @@ import importlib.util
 import pytest
 import torch
 
-from attention_by_hand.lab.diagnosis import Tried, _plausible, agree, diagnose, localise
+from attention_by_hand.lab.diagnosis import _plausible, diagnose, localise
+from attention_by_hand.lab.outcomes import Tried, agree
 from attention_by_hand.lab.mutants import KINDS, build, changes
 
 SOURCE = '''
@@ -198,7 +199,7 @@ def test_probes_say_where_the_learners_function_is_right_and_where_wrong(referen
 def test_a_learner_that_raised_on_an_input_needs_a_change_that_raises_there_too(reference):
     unscaled = next(c for c in changes(reference, "head") if c.op == "left" and "sqrt" in c.text)
     tried = learner_from(reference, "head", [unscaled])
-    from attention_by_hand.lab.diagnosis import RAISED
+    from attention_by_hand.lab.outcomes import RAISED
 
     tried.append(Tried(inputs("head", 3), RAISED))  # the reference without its scale runs there: no match
     found = diagnose(reference, "head", tried)
@@ -206,13 +207,13 @@ def test_a_learner_that_raised_on_an_input_needs_a_change_that_raises_there_too(
 
 
 def test_a_change_that_makes_a_loop_run_away_counts_as_one_that_raised():
-    from attention_by_hand.lab.diagnosis import RAISED, _call
+    from attention_by_hand.lab.outcomes import RAISED, call
 
     def runaway(n):
         while n > 0:
             n += 1
 
-    assert _call(runaway, (1,)) is RAISED
+    assert call(runaway, (1,)) is RAISED
 
 
 def test_two_different_mistakes_that_both_fit_every_input_tried_are_not_named(reference):
@@ -291,3 +292,18 @@ def test_a_short_common_part_of_a_quoted_change_is_kept():
     from attention_by_hand.lab.mutants import _elide
 
     assert _elide("k @ q.transpose(-2, -1)", "q @ k.transpose(-2, -1)") == ("k @ q.transpose(-2, -1)", "q @ k.transpose(-2, -1)")
+
+
+def test_building_every_change_leaves_the_references_own_definition_as_it_was(reference):
+    import ast
+
+    from attention_by_hand.lab.mutants import _definitions, _path
+
+    definitions = _definitions(_path(reference))
+    before = {name: ast.dump(d, include_attributes=True) for name, d in definitions.items()}
+    every = changes(reference, "head")
+    for c in every:
+        build(reference, "head", (c,))
+    for a, b in zip(every, every[1:]):
+        build(reference, "head", (a, b))
+    assert {name: ast.dump(d, include_attributes=True) for name, d in definitions.items()} == before

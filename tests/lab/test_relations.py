@@ -144,3 +144,27 @@ def test_an_output_reversed_along_its_rows_is_said_with_its_axis():
 def test_the_square_of_the_output_is_said():
     expected = torch.rand(4, 4, dtype=torch.float64) + 0.1
     assert "square of the reference's output" in relation([(expected**2, expected, {})])
+
+
+def test_rows_each_scaled_by_their_own_factor_are_said_as_a_wrong_divisor():
+    said = relation(on_two(lambda e: e * torch.arange(1.0, 5.0)[:, None]))
+    assert said.startswith("each row of yours is the reference's row times a factor of its own (row 0: x1, row 1: x2")
+
+
+def test_rows_divided_by_their_length_are_said_as_length_one_not_sum_one():
+    said = relation(on_two(lambda e: e / e.norm(dim=-1, keepdim=True)))
+    assert "each row has length 1" in said and "must SUM to 1" in said
+
+
+def test_rows_of_zeros_alone_show_no_factor_of_their_own():
+    assert relation(on_two(lambda e: torch.zeros_like(e))) is None
+
+
+def test_numbers_cut_to_whole_numbers_are_said():
+    said = relation([(e.trunc(), e, {}) for e in (outputs(0) * 3, outputs(1) * 3)])
+    assert "cut to a whole number (toward 0)" in said
+
+
+def test_the_same_numbers_with_an_axis_of_size_one_added_are_said():
+    said = relation(on_two(lambda e: e[:, None, :]))
+    assert said.startswith("yours holds the reference's numbers in the same order, in shape (4, 1, 4) where it has (4, 4)")

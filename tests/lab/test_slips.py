@@ -13,19 +13,7 @@ import torch
 from attention_by_hand.lab.intermediates import intermediate
 from attention_by_hand.lab.registry import LABS
 from attention_by_hand.lab.verdict import check_in_process
-from labhelpers import REFERENCES, load_lab, patch_lab
-
-
-def failed(tmp_path, filename: str, patch: str, function: str) -> dict[str, str]:
-    """{label: hint} of the function's failed checks."""
-    path = tmp_path / filename
-    path.write_text(patch_lab(REFERENCES[filename].read_text(encoding="utf-8"), patch), encoding="utf-8")
-    run = check_in_process(load_lab(path), LABS[int(filename[4:6]) - 1])
-    return {r.label: r.hint for r in run.results if not r.passed and r.label.startswith(function + ":")}
-
-
-def hints(tmp_path, filename: str, patch: str, function: str) -> list[str]:
-    return list(failed(tmp_path, filename, patch, function).values())
+from labhelpers import REFERENCES, failed_checks, failed_hints, load_lab
 
 
 LAYER_NORM_OVER_EVERYTHING = '''
@@ -37,7 +25,7 @@ def layer_norm(x, weight, bias, eps=1e-5):
 
 
 def test_a_layer_norm_over_the_whole_tensor_is_named_as_both_statistics_over_everything(tmp_path):
-    found = hints(tmp_path, "lab-06-transformer.py", LAYER_NORM_OVER_EVERYTHING, "layer_norm")
+    found = failed_hints(tmp_path, "lab-06-transformer.py", LAYER_NORM_OVER_EVERYTHING, "layer_norm")
     assert found and all(f"`x.{f}(...)` over the whole tensor, not along one axis (`dim=-1, keepdim=True` left out)" in h
                          for h in found for f in ("mean", "var"))
 
@@ -52,7 +40,7 @@ def block_forward(x, ln1, attn, ln2, mlp):
 
 
 def test_a_second_residual_added_to_the_blocks_input_is_named_as_the_x_it_was_given(tmp_path):
-    found = hints(tmp_path, "lab-06-transformer.py", RESIDUAL_FROM_THE_INPUT, "block_forward")
+    found = failed_hints(tmp_path, "lab-06-transformer.py", RESIDUAL_FROM_THE_INPUT, "block_forward")
     assert found and all("the original x (as the function was given it)" in h for h in found)
 
 
@@ -65,7 +53,7 @@ def softmax(scores):
 
 
 def test_a_softmax_shifted_by_its_rows_average_is_named_and_not_as_a_minimum(tmp_path):
-    found = hints(tmp_path, "lab-02-embeddings-softmax.py", SOFTMAX_SHIFTED_BY_THE_MEAN, "softmax")
+    found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", SOFTMAX_SHIFTED_BY_THE_MEAN, "softmax")
     assert found and all("the average, not the maximum" in h and "min(" not in h for h in found)
 
 
@@ -79,7 +67,7 @@ def merge_heads(t):
 
 
 def test_heads_added_instead_of_placed_side_by_side_is_said_as_blocks_summed(tmp_path):
-    found = hints(tmp_path, "lab-05-multihead.py", HEADS_ADDED, "merge_heads")
+    found = failed_hints(tmp_path, "lab-05-multihead.py", HEADS_ADDED, "merge_heads")
     assert found and all("blocks summed into one" in h for h in found)
 
 
@@ -97,7 +85,7 @@ def online_softmax(scores):
 
 
 def test_a_running_maximum_started_at_zero_fails_on_scores_far_below_zero_and_is_named(tmp_path):
-    found = failed(tmp_path, "lab-09-flash-attention.py", RUNNING_MAXIMUM_FROM_ZERO, "online_softmax")
+    found = failed_checks(tmp_path, "lab-09-flash-attention.py", RUNNING_MAXIMUM_FROM_ZERO, "online_softmax")
     (label, hint), = found.items()
     assert label.endswith("near -300") and "`0.0` for `float('-inf')`" in hint
 
@@ -128,7 +116,7 @@ def decode_step(x_new, cache, position, qkv, proj, n_heads):
 
 
 def test_an_output_projection_never_applied_is_named_as_the_layer_left_out(tmp_path):
-    found = hints(tmp_path, "lab-08-kv-cache.py", NO_OUTPUT_PROJECTION, "decode_step")
+    found = failed_hints(tmp_path, "lab-08-kv-cache.py", NO_OUTPUT_PROJECTION, "decode_step")
     assert found and all("(the layer `proj` left out)" in h for h in found)
 
 
@@ -177,5 +165,5 @@ def one_hot_lookup(ids, weight):
 
 
 def test_every_id_off_by_one_is_said_as_the_references_output_on_ids_plus_one(tmp_path):
-    found = hints(tmp_path, "lab-02-embeddings-softmax.py", IDS_OFF_BY_ONE, "one_hot_lookup")
+    found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", IDS_OFF_BY_ONE, "one_hot_lookup")
     assert found and any("on `ids + 1`: every id off by one" in h for h in found)

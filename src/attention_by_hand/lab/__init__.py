@@ -17,9 +17,15 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     mistakes.py       the checker's catalogue of the mistakes it names, for the instructor page
     mutants.py        small changes of a reference function's code: candidate mistakes nobody wrote a hint for
     mutant_edits.py   how one such change is made to the syntax tree, and how a hint quotes it
-    mutant_trees.py   where each node of a reference definition is, and fresh copies to change
-    relations.py      plain relations between outputs (transposed, negated, scaled, shifted, swapped)
+    mutant_trees.py   where each node of a reference definition is, and copies to change
+    mutant_slips.py   changes that are no one-token edit (a layer moved, a grid for pairs, .T on a batch)
+    outcomes.py       calling the reference safely, and when two outputs (or two errors) agree
+    relations.py      plain relations between outputs (transposed, negated, scaled, rows scaled, reshaped)
+    input_relations.py  the reference's output on a changed input (one short, ids off by one, a flag unused)
+    intermediates.py  an output that is one of the reference's own intermediate values
+    related.py        the explanations that are no change of the code, tried in turn
     diagnosis.py      the change or relation that gives a learner's outputs on every input tried
+    first_nan.py      the line of the learner's file that made its first nan
     room.py           `lab check N --room FOLDER`: every learner's file in a folder, one table
     sandbox.py        bubblewrap around other people's files in a room check
 

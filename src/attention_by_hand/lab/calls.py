@@ -6,7 +6,8 @@ not what is under test). An event is a JSON-able dict:
 
     {"event": "start", "id": 3}                      a call begins (so a time-out can name it)
     {"event": "result", "id": 3, "value": <encoded>, "changed": [0]}   changed: the arguments
-                                                     the call modified in place, by position
+                                                     the call modified in place, by position;
+                                                     "nan": [line, name, code] where it first made a nan
     {"event": "raised", "id": 3, "type": "IndexError", "message": "...", "line": 41, "function": "dot"}
     {"event": "fatal", "reason": "exit" | "memory" | "missing", ...}   nothing more is called
     {"event": "done"}
@@ -16,11 +17,13 @@ Left out: importing the learner's file and the limits on it (child.py); judging 
 
 from __future__ import annotations
 
+import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
+from attention_by_hand.lab.first_nan import first_nan, has_nan
 from attention_by_hand.lab.wire import MAX_TEXT, decode, encode
 
 __all__ = ["call_all", "missing_functions", "learner_frame", "describe", "is_out_of_memory", "same"]
@@ -66,6 +69,28 @@ def same(before, after) -> bool:
     return before == after
 
 
+# A call is made again under the nan tracer only when it was quick: traced, it runs several
+# times slower, and the check's time limit is for the whole file.
+TRACE_SECONDS = 0.25
+
+
+def _nan_made(module: ModuleType, call: dict, originals: list, value, learner: Path) -> tuple[int, str, str] | None:
+    """Where the learner's function first made a nan, when its output holds one its inputs did not
+    (first_nan.py): the call is made again on copies of the inputs, the same seed first."""
+    import torch
+
+    if not has_nan(value) or any(has_nan(a) for a in originals):
+        return None
+    args = [decode(a) for a in call["args"]]
+
+    def again():
+        torch.manual_seed(0)
+        with torch.no_grad():
+            getattr(module, call["function"])(*args)
+
+    return first_nan(again, learner)
+
+
 def missing_functions(module: ModuleType, names: list[str]) -> list[str]:
     """The names the checker calls that the learner's module does not define as functions."""
     return [name for name in names if not callable(getattr(module, name, None))]
@@ -87,8 +112,10 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
         originals = [decode(a) for a in call["args"]]
         try:
             torch.manual_seed(0)  # a function that draws random numbers draws the same ones each run
+            started = time.perf_counter()
             with torch.no_grad():
                 value = getattr(module, call["function"])(*args)
+            took = time.perf_counter() - started
             encoded = encode(value)
         except BaseException as error:  # noqa: BLE001 - reported per call, the next call still runs
             if is_out_of_memory(error):
@@ -112,6 +139,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
             )
             continue
         changed = [i for i, (before, after) in enumerate(zip(originals, args)) if not same(before, after)]
-        emit(event="result", id=call["id"], value=encoded, changed=changed)
+        where = _nan_made(module, call, originals, value, learner) if took < TRACE_SECONDS else None
+        emit(event="result", id=call["id"], value=encoded, changed=changed, **({"nan": list(where)} if where else {}))
     emit(event="done")
     return True

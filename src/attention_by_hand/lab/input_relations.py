@@ -1,13 +1,14 @@
 """A learner's output that is the reference's output on a changed input: one element short (a loop
 that stops a step early), every id off by one, a matrix transposed, an axis reversed, two
-arguments of the same shape exchanged.
+arguments of the same shape exchanged, a number or a flag it was given left unused (fixed at its
+default, 0 or 1, True or False).
 
 The reference is called on each changed input; a change is said only when it gives the learner's
 output on EVERY input tried, and only when exactly one change does (two that both do could be two
 different mistakes). diagnosis.py asks here once no mutant and no relation of the outputs
 (relations.py) explains them.
 
-Left out: changes of arguments that are not tensors (a size, a flag, a layer).
+Left out: other changes of arguments that are not tensors (a size made another size, a layer).
 """
 
 from __future__ import annotations
@@ -57,6 +58,27 @@ def _changes(name: str, value) -> list[tuple[str, Callable]]:
     return found
 
 
+def _settings(name: str, values: list, default) -> list[tuple[str, Callable]]:
+    """A number or a flag the learner's function did not use: the reference's output with it fixed
+    at its default, at 0 or 1 (a number), or at True or False (a flag), on every input. Only values
+    some input was NOT given count: otherwise the change shows nothing."""
+    first = values[0]
+    if isinstance(first, bool):
+        candidates = [(True, f"`{name}` = True on every input"), (False, f"`{name}` = False on every input")]
+    elif isinstance(first, (int, float)):
+        candidates = [(default, f"`{name}` = {default!r} (its default)")] if isinstance(default, (int, float)) and not isinstance(default, bool) else []
+        candidates += [(type(first)(v), f"`{name}` = {type(first)(v)!r}") for v in (0, 1) if v != default]
+    else:
+        return []
+    found = []
+    for value, said in candidates:
+        if all(v == value for v in values):
+            continue
+        found.append((f"yours is the reference's output with {said}: the `{name}` you were given is not used",
+                      lambda v, value=value: value))
+    return found
+
+
 def _exchanges(names: list[str], first_args: tuple) -> list[tuple[str, Callable]]:
     """Two tensor arguments of the same shape, given in each other's place."""
     found = []
@@ -76,7 +98,8 @@ def _exchanges(names: list[str], first_args: tuple) -> list[tuple[str, Callable]
 
 
 def changed_input(call: Callable[[tuple], object], names: list[str], inputs: list[tuple], gots: list,
-                  agree: Callable[[object, object], bool], fresh: Callable[[tuple], tuple] | None = None) -> str | None:
+                  agree: Callable[[object, object], bool], fresh: Callable[[tuple], tuple] | None = None,
+                  defaults: dict | None = None) -> str | None:
     """The one change of the input that makes call(changed input) equal each got, in words; or None.
 
     call(args) -> the reference's output (or a marker that it raised); agree(got, output) -> equal;
@@ -89,6 +112,11 @@ def changed_input(call: Callable[[tuple], object], names: list[str], inputs: lis
         for said, change in _changes(name, value):
             candidates.append((said, lambda args, p=position, change=change: _at(args, p, change)))
     candidates += _exchanges(names, inputs[0])
+    for position, name in enumerate(names):
+        given = [args[position] for args in inputs if position < len(args)]
+        if len(given) == len(inputs):
+            for said, change in _settings(name, given, (defaults or {}).get(name)):
+                candidates.append((said, lambda args, p=position, change=change: _at(args, p, change)))
     # the plainest words first: an id off by one before "a tensor one element short"
     candidates.sort(key=lambda c: "one element" in c[0] or "without its" in c[0])
     found = []

@@ -12,7 +12,7 @@ import ast
 import pickle
 from dataclasses import dataclass, field
 
-__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "OPS", "STATEMENT_OPS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "fold_target", "given_name", "is_minus_inf", "locals_of", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
+__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "fold_target", "given_name", "is_minus_inf", "locals_of", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
 
 # The kinds of change, in the order a match is preferred when two explain the same outputs.
 KINDS = (
@@ -48,8 +48,17 @@ TRANSPOSES = {"transpose", "t", "permute"}
 # Each function's neighbours, the ones a learner writes by a slip of the mind (or of the base:
 # exp2 and log2 for exp and log).
 NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin": ("amax", "mean"), "sin": ("cos",), "cos": ("sin",),
-              "triu": ("tril",), "tril": ("triu",), "sum": ("mean",), "mean": ("sum",), "exp": ("log", "exp2"),
-              "log": ("exp", "log2", "log10")}
+              "triu": ("tril",), "tril": ("triu",), "sum": ("mean",), "mean": ("sum",), "exp": ("log", "exp2", "sigmoid"),
+              "log": ("exp", "log2", "log10"), "cat": ("stack",), "stack": ("cat",), "softmax": ("exp", "sigmoid")}
+ELEMENTWISE = {"exp", "sigmoid"}  # a softmax's neighbours that take no axis
+# What the learner's function does instead, where its name alone does not say it.
+NEIGHBOUR_WORDS = {
+    ("stack", "cat"): " (stack puts the tensors on a NEW axis; cat joins them along one they have)",
+    ("cat", "stack"): " (cat joins the tensors along an axis they have; stack puts them on a new one)",
+    ("sigmoid", "exp"): " (sigmoid(s) = 1 / (1 + exp(-s)) is no exponential)",
+    ("exp", "softmax"): " (the exps never divided by their row's sum)",
+    ("sigmoid", "softmax"): " (each weight squashed on its own; a softmax divides by the row's sum, so that rows sum to 1)",
+}
 COMMUTATIVE = (ast.Add, ast.Mult)
 CMP = {ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!="}
 COMPARISONS = {ast.Gt: (ast.GtE, ast.Lt), ast.GtE: (ast.Gt, ast.LtE), ast.Lt: (ast.LtE, ast.Gt),
@@ -194,6 +203,18 @@ class _Exchange(ast.NodeTransformer):
         return node
 
 
+class Rename(ast.NodeTransformer):
+    """Every read of name a becomes b."""
+
+    def __init__(self, a: str, b: str):
+        self.a, self.b = a, b
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id == self.a:
+            return ast.Name(self.b, ast.Load())
+        return node
+
+
 AXIS_KEYWORDS = {"dim", "axis", "keepdim"}  # the keywords that choose a reduction's axis
 
 
@@ -269,6 +290,9 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
     if op == "compare":
         return ast.Compare(node.left, [getattr(ast, arg)()], node.comparators)
     if op == "rename":
+        if arg in ELEMENTWISE:  # an elementwise function takes no axis: only the tensor goes with it
+            method = not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "F"))
+            return ast.Call(ast.Attribute(node.func.value, arg, ast.Load()), [] if method else node.args[:1], [])
         return ast.Call(ast.Attribute(node.func.value, arg, ast.Load()), node.args, node.keywords)
     if op == "drop_kw":
         return ast.Call(node.func, node.args, [k for i, k in enumerate(node.keywords) if i != arg])
@@ -288,6 +312,27 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.Name(arg, ast.Load())
     if op == "given":
         return ast.Name(given_name(arg), ast.Load())  # kept by _apply (mutants.py) at the start
+    if op == "inner_first":
+        inner = node.func.value
+        moved = ast.Call(ast.Attribute(inner.args[0], node.func.attr, ast.Load()), node.args, node.keywords)
+        return ast.Call(inner.func, [moved], [])
+    if op == "cond":
+        return ast.Constant(arg)
+    if op == "keep_part":
+        return node.values[arg]
+    if op == "dot_t":
+        return ast.Attribute(node.func.value, "T", ast.Load())
+    if op == "layers_swapped":
+        inner = node.args[0]
+        return ast.Call(inner.func, [ast.Call(node.func, inner.args, [])], [])
+    if op == "layer_on":
+        return ast.Call(ast.Name(arg, ast.Load()), [node], [])
+    if op == "grid":
+        rows, columns = node.slice.elts
+        first = ast.Subscript(node.value, rows, ast.Load())
+        return ast.Subscript(first, ast.Tuple([ast.Slice(None, None, None), columns], ast.Load()), ast.Load())
+    if op == "slice_name":
+        return Rename(*arg).visit(_tree_copy(node))
     if op == "nest":
         inner = node.args[arg]
         outer_args = list(node.args)

@@ -11,6 +11,17 @@ given was meant.
 - `heads` for `proj(heads)`: a layer handed in as an argument and never applied.
 - `x` as it was given, where the reference reads `x` after `x = x + attn(...)`: the update
   skipped (a residual added to the block's input, not to the attention's output).
+- `ln1(attn(x))` for `attn(ln1(x))`: two layers applied in the other order (a branch normalised
+  on the way out, not on the way in).
+- `proj(value(x))` where the reference applies `proj` elsewhere: a layer applied to another
+  value (diagnosis.py pairs it with the same layer left out where it belongs).
+- `probs[rows][:, columns]` for `probs[rows, columns]`: a grid of every row with every column,
+  where one element per pair was meant.
+- `k.T` for `k.transpose(-2, -1)`: every axis reversed, where only the last two were meant.
+- `log(p.mean())` for `log(p).mean()`: a step done inside another where it belongs after it.
+- `if causal and i == j:` taken as always (or never) true, or with one part of the `and` left out.
+- `v[..., i : i + block]` for `v[..., j : j + block]`: a slice made from another variable (the
+  queries' tile where the keys' was meant).
 
 mutants.py asks `slips(finder, node)` for every node of a reference function; `edit` (in
 mutant_edits.py) makes each change.
@@ -19,10 +30,11 @@ mutant_edits.py) makes each change.
 from __future__ import annotations
 
 import ast
+import copy
 
-from attention_by_hand.lab.mutant_edits import AXIS_KEYWORDS, call_name, quote
+from attention_by_hand.lab.mutant_edits import AXIS_KEYWORDS, Rename, call_name, quote
 
-__all__ = ["WHOLE_CALLS", "slips"]
+__all__ = ["WHOLE_CALLS", "slips", "called_names"]
 
 # Reductions whose result keeps its type when the axis is left out (max/min would lose `.values`).
 WHOLE_CALLS = {"mean", "var", "std", "sum", "amax", "amin", "logsumexp", "norm"}
@@ -50,8 +62,108 @@ def _updated_before(finder, name: str, statement: ast.stmt) -> ast.stmt | None:
     return None
 
 
+def called_names(fdef: ast.FunctionDef, scope: list[str]) -> list[str]:
+    """The names in scope that the function calls: the layers it was handed (proj, ln1, attn)."""
+    found = []
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in scope and node.func.id not in found:
+            found.append(node.func.id)
+    return found
+
+
+def _is_layer_call(node: ast.AST, scope: list[str]) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in scope
+            and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred))
+
+
+def _layer_slips(finder, node: ast.AST) -> None:
+    """Two layers in the other order, and a layer applied to another value."""
+    if not _is_layer_call(node, finder.scope):
+        return
+    inner = node.args[0]
+    if _is_layer_call(inner, finder.scope) and inner.func.id != node.func.id:
+        finder.add(node, "layers_swapped", None, "order",
+                   f"`{inner.func.id}({node.func.id}({quote(inner.args[0])}))` for `{quote(node)}`: "
+                   f"the two layers applied in the other order")
+    for layer in called_names(finder.fdef, finder.scope):
+        if layer != node.func.id:
+            finder.add(node, "layer_on", layer, "call", f"`{layer}` applied to `{quote(node)}`")
+
+
+def _grid_slip(finder, node: ast.AST) -> None:
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.slice, ast.Tuple):
+        parts = node.slice.elts
+        if len(parts) == 2 and not any(isinstance(p, (ast.Slice, ast.Starred)) for p in parts):
+            rows, columns = (quote(p) for p in parts)
+            base = quote(node.value)
+            finder.add(node, "grid", None, "index",
+                       f"`{base}[{rows}][:, {columns}]` for `{quote(node)}`: every row paired with every column "
+                       f"(a grid), not one element per pair")
+
+
+def _slice_slips(finder, node: ast.AST) -> None:
+    if not isinstance(node, ast.Slice):
+        return
+    names = []
+    for n in ast.walk(node):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in finder.scope and n.id not in names:
+            names.append(n.id)
+    holder = node
+    while not isinstance(holder, ast.Subscript) and id(holder) in finder.parent:
+        holder = finder.parent[id(holder)]
+    for name in names:
+        for other in finder.scope:
+            if other not in names:
+                said = f"the slice made from `{other}`, not `{name}`"
+                if isinstance(holder, ast.Subscript):
+                    renamed = ast.unparse(Rename(name, other).visit(copy.deepcopy(holder)))
+                    said = f"`{renamed}` for `{ast.unparse(holder)}` ({said})"
+                finder.add(node, "slice_name", (name, other), "variable", said)
+
+
+def _dot_t(finder, node: ast.AST) -> None:
+    """`k.T` for `k.transpose(-2, -1)`: on a batch, .T turns EVERY axis round, not the last two."""
+    if isinstance(node, ast.Call) and call_name(node) == "transpose" and isinstance(node.func, ast.Attribute):
+        axes = {ast.unparse(a) for a in node.args}
+        if axes == {"-2", "-1"}:
+            base = quote(node.func.value)
+            finder.add(node, "dot_t", None, "axis",
+                       f"`{base}.T` for `{quote(node)}` (.T reverses every axis of a batched tensor; "
+                       f"transpose(-2, -1) swaps the last two)")
+
+
+def _conditions(finder, node: ast.AST) -> None:
+    """A condition taken as always true or never true (`if causal and i == j:` with the causal
+    case forgotten), and one part of an `and` / `or` left out."""
+    if isinstance(node, (ast.If, ast.IfExp)) and not isinstance(node.test, ast.Constant):
+        for value, word in ((True, "always"), (False, "never")):
+            finder.add(node.test, "cond", value, "comparison", f"the condition `{quote(node.test)}` taken as {word} true")
+    if isinstance(node, ast.BoolOp) and len(node.values) == 2:
+        for kept, dropped in ((0, 1), (1, 0)):
+            finder.add(node, "keep_part", kept, "comparison",
+                       f"`{quote(node.values[kept])}` for `{quote(node)}` (the part `{quote(node.values[dropped])}` left out)")
+
+
+def _inner_first(finder, node: ast.AST) -> None:
+    """`log(p.mean())` for `log(p).mean()`: the outer step done first (the log of the average, not
+    the average of the logs)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Call):
+        inner = node.func.value
+        if len(inner.args) == 1 and not inner.keywords and not isinstance(inner.args[0], ast.Starred):
+            step, outer = node.func.attr, call_name(inner)
+            finder.add(node, "inner_first", None, "order",
+                       f"`.{step}(...)` taken before `{outer}(...)`, not after (`{quote(inner.func)}({quote(inner.args[0])}.{step}(...))` "
+                       f"for `{quote(node)}`)")
+
+
 def slips(finder, node: ast.AST) -> None:
     """Add to `finder` (mutants._Finder) the slips this node allows."""
+    _inner_first(finder, node)
+    _dot_t(finder, node)
+    _conditions(finder, node)
+    _layer_slips(finder, node)
+    _grid_slip(finder, node)
+    _slice_slips(finder, node)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and call_name(node) in WHOLE_CALLS:
         axes = node.args or any(k.arg in AXIS_KEYWORDS for k in node.keywords)
         if axes and not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "F")):
@@ -68,7 +180,7 @@ def slips(finder, node: ast.AST) -> None:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in finder.scope:
         if len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred):
             # a layer handed in as an argument (proj, attn, ln1) and not applied
-            finder.add(node, "unlayer", None, "call",
+            finder.add(node, "unlayer", node.func.id, "call",
                        f"`{quote(node.args[0])}` for `{quote(node)}` (the layer `{node.func.id}` left out)")
     if _is_size(node) and isinstance(node, ast.expr):
         for other in finder.scope:

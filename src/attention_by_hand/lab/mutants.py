@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from attention_by_hand.lab.mutant_slips import slips
-from attention_by_hand.lab.mutant_trees import follow, fresh_copy, routes_of
+from attention_by_hand.lab.mutant_trees import copy_along, routes_of
 from attention_by_hand.lab.mutant_edits import (
     KINDS,
     Change,
@@ -38,6 +38,7 @@ from attention_by_hand.lab.mutant_edits import (
     COMMUTATIVE,
     COMPARISONS,
     NEIGHBOURS,
+    NEIGHBOUR_WORDS,
     OPS,
     STATEMENT_OPS,
     TRANSPOSES,
@@ -107,7 +108,7 @@ class _Finder:
 
         def say(text=text) -> str:
             # Made when a hint needs it: thousands of changes are tried, one or two are named.
-            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "times2", "whole", "given", "size_for", "mean_for", "unlayer") and not self._in_keyword(node):
+            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "times2", "whole", "given", "size_for", "mean_for", "unlayer", "layers_swapped", "layer_on", "grid", "slice_name", "dot_t", "keep_part", "cond", "inner_first") and not self._in_keyword(node):
                 code = self._before_after(node, change)
                 if code and (op in CONCEPT_FIRST or kind == "term"):
                     text = f"{text} ({code})"  # what changed in words, then in the reference's code
@@ -229,7 +230,8 @@ class _Finder:
                         self.add(node, "args", i, "arguments", f"`{quote(a)}` and `{quote(b)}` swapped")
             if name in NEIGHBOURS and isinstance(node.func, ast.Attribute):
                 for neighbour in NEIGHBOURS[name]:
-                    self.add(node, "rename", neighbour, "function", f"`{neighbour}(...)` for `{name}(...)`")
+                    why = NEIGHBOUR_WORDS.get((neighbour, name), "")
+                    self.add(node, "rename", neighbour, "function", f"`{neighbour}(...)` for `{name}(...)`{why}")
             for k, keyword in enumerate(node.keywords):
                 if keyword.arg is not None:
                     self.add(node, "drop_kw", k, "arguments", f"`{keyword.arg}={quote(keyword.value)}` left out of `{name}(...)`")
@@ -321,9 +323,11 @@ class _Finder:
         for n in ast.walk(value):
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in self.scope and n.id not in names:
                 names.append(n.id)
+        outer = _is_outer(value)
         for i, a in enumerate(names):
             for b in names[i + 1:]:
-                self.add(self._around(value, a, b), "exchange", (a, b), "variable", f"{a} and {b} exchanged")
+                said = f"{a} and {b} exchanged" + (": the outer product comes out transposed" if outer else "")
+                self.add(self._around(value, a, b), "exchange", (a, b), "variable", said)
 
     @staticmethod
     def _around(value: ast.expr, a: str, b: str) -> ast.expr:
@@ -356,10 +360,17 @@ class _Finder:
 
 
 
+def _is_outer(value: ast.expr) -> bool:
+    """a[:, None] * b[None, :]: an outer product, one side a column and the other a row."""
+    def is_spread(side):
+        return isinstance(side, ast.Subscript) and isinstance(side.slice, ast.Tuple) and any(
+            isinstance(e, ast.Constant) and e.value is None for e in side.slice.elts)
+    return isinstance(value, ast.BinOp) and is_spread(value.left) and is_spread(value.right)
+
+
 def _apply(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | None:
-    tree = fresh_copy(fdef)
     routes = routes_of(fdef)
-    found = [follow(tree, routes[c.index]) for c in chosen]
+    tree, found = copy_along(fdef, [routes[c.index] for c in chosen])
     parent = {id(node): holder for holder, node in found}
     targets = [node for _, node in found]
     # Two changes where one's node holds the other's would overwrite each other: not a pair (a

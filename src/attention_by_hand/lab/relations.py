@@ -22,17 +22,17 @@ import torch
 
 from attention_by_hand.lab.judging import close
 
-__all__ = ["Known", "relation"]
+__all__ = ["Known", "relation", "known_factor", "scale_of"]
 
 Known = dict[str, float]  # the reference's own numbers on one input, by name: {"head_size": 4.0, ...}
 
 
-def _constants(known: Known) -> list[tuple[str, float]]:
+def _constants(known: Known, ones: bool = False) -> list[tuple[str, float]]:
     """Every constant a learner may have multiplied by, named: n, sqrt(n), 1/n, 1/sqrt(n), then the
     ratios of two lengths (len(p_next) / len(ids): a mean taken over the wrong count)."""
     found = []
     for name, value in known.items():
-        if value > 0 and value != 1:
+        if value > 0 and (value != 1 or ones):
             found += [(name, value), (f"sqrt({name})", math.sqrt(value))]
             found += [(f"1/{name}", 1 / value), (f"1/sqrt({name})", 1 / math.sqrt(value))]
     lengths = [(name, value) for name, value in known.items() if name.startswith("len(") and value > 0]
@@ -40,13 +40,13 @@ def _constants(known: Known) -> list[tuple[str, float]]:
     return found + [("2", 2.0), ("1/2", 0.5)]
 
 
-def _scale(got: torch.Tensor, expected: torch.Tensor) -> float | None:
-    """c when got == c * expected (c != 1, 0), else None."""
+def scale_of(got: torch.Tensor, expected: torch.Tensor, one: bool = False) -> float | None:
+    """c when got == c * expected (c != 0, and c != 1 unless `one`), else None."""
     g, e = got.double().flatten(), expected.double().flatten()
     if not torch.isfinite(g).all() or not torch.isfinite(e).all() or float(e @ e) == 0.0:
         return None
     c = float(g @ e) / float(e @ e)
-    if abs(c) < 1e-6 or math.isclose(c, 1.0, rel_tol=1e-3) or not close(g, c * e):
+    if abs(c) < 1e-6 or (not one and math.isclose(c, 1.0, rel_tol=1e-3)) or not close(g, c * e):
         return None
     return c
 
@@ -176,7 +176,57 @@ def _reversed(got, expected, known):
     return None
 
 
-_TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed)
+def _truncated(got, expected, known):
+    e = expected.double()
+    for word, cut in (("cut to a whole number (toward 0)", torch.trunc), ("rounded down to a whole number", torch.floor),
+                      ("rounded to the nearest whole number", torch.round)):
+        if close(got, cut(e)):
+            return (f"yours is the reference's output with every number {word}: an integer type on the way "
+                    f"(.long(), .int(), //) drops the fractions")
+    return None
+
+
+def _rows_scaled(got, expected, known):
+    """Each row (along the last axis) the reference's row times a factor of its own: proportions
+    right, the divisor wrong (normalised by a norm, or a sum of other numbers than the ones divided)."""
+    if got.dim() < 1 or got.shape[-1] < 2:
+        return None
+    g, e = got.double().reshape(-1, got.shape[-1]), expected.double().reshape(-1, expected.shape[-1])
+    # A row divided by 0 is +inf all along (a factor of infinity): set aside, every other row must fit.
+    infinite = (g == float("inf")).all(dim=-1)
+    g, e = g[~infinite], e[~infinite]
+    if len(g) == 0:
+        return NO_EVIDENCE
+    if not (torch.isfinite(g).all() and torch.isfinite(e).all()):
+        return None
+    square = (e * e).sum(dim=-1)
+    if bool((square == 0).any()):
+        return None
+    factors = (g * e).sum(dim=-1) / square  # (rows,)
+    if not close(g, factors[:, None] * e):
+        return None
+    live = factors.abs() > 1e-6
+    # a row of zeros fits any row (a factor of 0): only a row with a factor other than 0 and 1 shows it
+    if not bool(live.any()):
+        return NO_EVIDENCE
+    if bool(torch.isclose(factors[live], torch.ones_like(factors[live]), rtol=1e-3).all()):
+        return None
+    if bool(torch.isclose(factors[live], factors[live][0], rtol=1e-3).all()):
+        return NO_EVIDENCE  # one factor for every row: a constant, which shows no row's own
+    shown = ", ".join(f"row {i}: x{float(c):.3g}" for i, c in enumerate(factors[:3])) + (", ..." if len(factors) > 3 else "")
+    lengths = g.norm(dim=-1)
+    if bool(live.any()) and bool(torch.isclose(lengths[live], torch.ones_like(lengths[live]), atol=1e-4).all()):
+        return ("each row of yours is the reference's row divided by its length: each row has length 1 (its squares "
+                "sum to 1), as F.normalize makes it, where each row must SUM to 1 (divide by the row's sum)")
+    return ROWS_SCALED.format(shown=shown)
+
+
+NO_EVIDENCE = "no row's own factor shows here"  # it fits this input, and shows nothing
+ROWS_SCALED = ("each row of yours is the reference's row times a factor of its own ({shown}): the proportions within "
+               "each row are right, its denominator is not (divide by the sum of the very numbers on top)")
+
+
+_TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed, _truncated)
 
 
 def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
@@ -186,6 +236,8 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
         return _reduced(pairs)
     if pairs and all(g.dim() == e.dim() >= 1 and g.shape[:-1] == e.shape[:-1] and g.shape[-1] < e.shape[-1] for g, e, _ in pairs):
         return _folded(pairs)
+    if pairs and all(g.shape != e.shape and g.numel() == e.numel() for g, e, _ in pairs):
+        return _reshaped(pairs)
     if not pairs or any(tuple(g.shape) != tuple(e.shape) for g, e, _ in pairs):
         return None
     differing = [(g, e, k) for g, e, k in pairs if not close(g, e)]
@@ -198,6 +250,10 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     scaled = _scaled(differing)
     if scaled:
         return scaled
+    rows = [_rows_scaled(g, e, k) for g, e, k in differing]
+    shown = [r for r in rows if r is not NO_EVIDENCE]
+    if all(rows) and shown:  # it fits every input, and some input shows a factor of its own
+        return shown[0]
     for find, say in ((_swapped, _say_swapped), (_shifted, _say_shifted)):
         found = [find(g, e) for g, e, _ in differing]
         if found[0] is not None and all(f == found[0] for f in found):
@@ -210,6 +266,18 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
 
 
 REDUCTIONS = (("averaged", torch.mean), ("summed", torch.sum))
+
+
+def _reshaped(pairs) -> str | None:
+    """The reference's numbers, in its order, in another shape (an axis added or lost, a view)."""
+    if not all(close(g.flatten(), e.flatten()) for g, e, _ in pairs):
+        return None
+    g, e = pairs[0][0], pairs[0][1]
+    extra = ""
+    if [n for n in g.shape if n != 1] == [n for n in e.shape if n != 1]:
+        extra = ": an axis of size 1 added or lost" if g.dim() != e.dim() else ""
+    return (f"yours holds the reference's numbers in the same order, in shape {tuple(g.shape)} where it has "
+            f"{tuple(e.shape)}{extra}")
 
 
 def _reduced(pairs) -> str | None:
@@ -243,19 +311,31 @@ def _folded(pairs) -> str | None:
     return None
 
 
+def known_factor(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
+    """"1/sqrt(head_size) = 0.5" when got is expected times that constant on every pair given (a
+    constant the reference computed on each input: see `Known`), else None."""
+    # A factor of 1 on one input is fine where the constant is 1 there (head_size 1), not elsewhere.
+    factors = [scale_of(g, e, one=True) if isinstance(g, torch.Tensor) and isinstance(e, torch.Tensor) and g.shape == e.shape else None
+               for g, e, _ in pairs]
+    if not pairs or any(c is None for c in factors) or all(math.isclose(c, 1.0, rel_tol=1e-3) for c in factors):
+        return None
+    for name, _ in _constants(pairs[0][2], ones=True):
+        if all(
+            any(n == name and math.isclose(c, v, rel_tol=1e-3) for n, v in _constants(k, ones=True))
+            for c, (_, _, k) in zip(factors, pairs)
+        ):
+            shown = next(c for c in factors if not math.isclose(c, 1.0, rel_tol=1e-3))
+            return f"{name} = {shown:.3g}" if name not in ("2", "1/2") else name
+    return None
+
+
 def _scaled(differing) -> str | None:
-    factors = [_scale(g, e) for g, e, _ in differing]
+    named = known_factor(differing)
+    if named:
+        return f"yours is the reference's output multiplied by {named}"
+    factors = [scale_of(g, e) for g, e, _ in differing]
     if any(c is None for c in factors):
         return None
-    for name, first in _constants(differing[0][2]):
-        if all(
-            any(n == name and math.isclose(c, v, rel_tol=1e-3) for n, v in _constants(k))
-            for c, (_, _, k) in zip(factors, differing)
-        ):
-            value = factors[0]
-            return f"yours is the reference's output multiplied by {name} = {value:.3g}" if name not in ("2", "1/2") else (
-                f"yours is the reference's output multiplied by {name}"
-            )
     if all(math.isclose(c, factors[0], rel_tol=1e-3) for c in factors):
         return f"yours is the reference's output multiplied by {factors[0]:.4g} on every input"
     return None

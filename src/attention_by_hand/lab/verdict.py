@@ -30,7 +30,8 @@ from types import ModuleType
 
 from attention_by_hand.lab.calls import call_all, missing_functions
 from attention_by_hand.lab.registry import checks_for
-from attention_by_hand.lab.diagnosis import RAISED, Tried, diagnose, localise
+from attention_by_hand.lab.diagnosis import diagnose, localise
+from attention_by_hand.lab.outcomes import RAISED, Tried, raised
 from attention_by_hand.lab.judging import Check, Miss, Probe, hint_for_exception
 from attention_by_hand.lab.registry import Lab, reference_path
 from attention_by_hand.lab.wire import decode, encode
@@ -193,8 +194,10 @@ class _Engine:
     """The mutation engine (diagnosis.py), asked once per function when the hand-written judges
     named nothing: on every input that function was called on, its cases and its probes."""
 
-    def __init__(self, the_plan: Plan, by_id: dict, judged: list, reference: ModuleType):
+    def __init__(self, the_plan: Plan, by_id: dict, judged: list, reference: ModuleType, line_name=None):
         self.reference, self.found = reference, {}
+        self.events, self.line_name = by_id, line_name
+        self.ids = {id(check): ids for check, ids, _ in judged}
         self.tried: dict[str, list[Tried]] = {}
         self.probes: dict[str, list[Tried]] = {}
         for check, ids, _ in judged:
@@ -227,17 +230,36 @@ class _Engine:
         found, where = self.found[function]
         if found:
             return found.hint, found.mistake
-        return (f"{observed}; {where}" if where else observed), None
+        made = self.first_nan(check)
+        return "; ".join(part for part in (observed, made, where) if part), None
+
+    def first_nan(self, check: Check) -> str | None:
+        """Where the learner's function first made a nan, on the first of this check's calls that
+        returned one (calls.py traced it), in the learner's own code."""
+        for i in self.ids.get(id(check), []):
+            made = self.events[i].get("nan")
+            if made:
+                line, name, code = made
+                return f"the first nan was made at{_at(line, self.line_name)[1:]}: `{code}` (stored in `{name}`)"
+        return None
 
     def after_error(self, check: Check, raised: str) -> tuple[str, str | None]:
         """A check where the learner's function raised: the error, and the change that raises
         where it raised and gives its outputs elsewhere, if there is one."""
         hint, mistake = self.hint(check, raised)
-        return (f"{raised}; {hint}", mistake) if mistake else (raised, None)
+        if mistake:
+            return f"{raised}; {hint}", mistake
+        where = self.found[check.function][1]
+        # where it runs and is right (one row alone) and where it raises says what it cannot handle
+        return (f"{raised}; {where}" if where and where.startswith("right ") else raised), None
 
 
 def _got(event: dict):
-    return decode(event["value"]) if event.get("event") == "result" else RAISED
+    if event.get("event") == "result":
+        return decode(event["value"])
+    if event.get("event") == "raised":
+        return raised(str(event.get("type", "")), str(event.get("message", "")))
+    return RAISED
 
 
 def _kind(explanation: str) -> str:
@@ -323,13 +345,18 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
         if not all(i in by_id for i in ids):
             break
         judged.append((check, ids, [_case(check, calls[i][1], by_id[i], reference, line_name) for i in ids]))
-    mutants = _Engine(the_plan, by_id, judged, reference)
+    mutants = _Engine(the_plan, by_id, judged, reference, line_name)
+    combined = []
     for check, ids, verdicts in judged:
         others = [v for c, _, vs in judged if c.function == check.function and c is not check for v in vs]
-        hint, mistake = combine(verdicts, others)
+        combined.append((check, verdicts, *combine(verdicts, others)))
+    # A function whose mistake a hand-written hint named is not diagnosed again where it raised:
+    # the engine may say the same mistake in other words, and the room would count it twice.
+    named_by_hand = {check.function for check, _, _, mistake in combined if mistake is not None}
+    for check, verdicts, hint, mistake in combined:
         if hint is not None and mistake is None and engine and _Engine.may_diagnose(check, verdicts):
             hint, mistake = mutants.hint(check, hint)
-        elif hint is not None and mistake is None and engine and hint.startswith("raised "):
+        elif hint is not None and mistake is None and engine and hint.startswith("raised ") and check.function not in named_by_hand:
             hint, mistake = mutants.after_error(check, hint)
         run.results.append(CheckResult(f"{check.function}: {check.label}", hint, mistake))
 

@@ -278,6 +278,12 @@ def _falling(g: torch.Generator, lead: tuple, T_q: int, T_k: int, block: int, d:
     return q, k, randn(g, *lead, T_k, d)
 
 
+def _online_probes() -> tuple[Probe, ...]:
+    """One row alone, 1-D (never judged): a function written for a single row of Python numbers
+    is right there and fails on a matrix, which says what it cannot handle."""
+    return (Probe("one row of scores alone, 1-D ([0.5, 2, -1, 3])", (torch.tensor([0.5, 2.0, -1.0, 3.0]),)),)
+
+
 def _probes() -> tuple[Probe, ...]:
     """Inputs that tell causes apart (never judged; diagnosis.py says where the error shows)."""
     p = torch.Generator().manual_seed(22)  # their own generator: the checks' inputs stay as they were
@@ -310,6 +316,7 @@ def checks(seed: int) -> list[Check]:
             "a fixed (3, 8): scores that grow along each row",
             ((rising_rows,),),
             _judge_online_softmax,
+            probes=_online_probes(),
         ),
         Check(
             "online_softmax",

@@ -1,0 +1,86 @@
+"""Where a learner's function first made a nan: the line of the learner's file, and the name it
+was stored in.
+
+A function that returns nan where the reference returns numbers tells a learner little by its
+output: every number after the first nan is nan. So, when a call's output holds a nan its inputs
+did not, the call is made again (same inputs, same seed) while a tracer watches the learner's own
+frames; after each line it runs, the frame's tensors are looked at, and the first local that
+holds a nan names the line that made it. Lines of other files (torch, the checker) are not
+watched, and the tracer stops at the first nan.
+
+calls.py asks `first_nan` after a call whose output holds a nan; verdict.py says it in the hint.
+Left out: inf (a mask's -inf is no mistake), and nans a learner stored nowhere (returned at once).
+"""
+
+from __future__ import annotations
+
+import linecache
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from attention_by_hand.lab.wire import MAX_TEXT
+
+__all__ = ["has_nan", "first_nan"]
+
+
+def has_nan(value) -> bool:
+    """Whether a value (a tensor, or tuples and lists of them) holds a nan."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return value.is_floating_point() and bool(value.isnan().any())
+    if isinstance(value, (tuple, list)):
+        return any(has_nan(v) for v in value)
+    return isinstance(value, float) and value != value
+
+
+def first_nan(call: Callable[[], object], learner: Path) -> tuple[int, str, str] | None:
+    """(line, name, text): the first line of the learner's file after which one of its locals
+    held a nan, that local, and the line's code; None when no local ever did (or the call raised)."""
+    learner = learner.resolve()
+    files: dict[str, bool] = {}  # filename -> whether it is the learner's (resolved once each)
+    known: dict[int, set[str]] = {}  # frame -> its locals that held a nan on entry (given so)
+    last: dict[int, int] = {}  # frame -> the line it is running
+    found: list[tuple[int, str]] = []
+
+    def mine(code) -> bool:
+        if code.co_filename not in files:
+            files[code.co_filename] = Path(code.co_filename).resolve() == learner
+        return files[code.co_filename]
+
+    def look(frame) -> None:
+        given = known.setdefault(id(frame), set())
+        for name, value in frame.f_locals.items():
+            if name in given or not has_nan(value):
+                continue
+            if id(frame) in last:  # made by the line the frame just ran
+                found.append((last[id(frame)], name))
+                return
+            given.add(name)  # an argument that came with a nan: not this function's doing
+
+    def local(frame, event, arg):
+        if found:
+            return None
+        if event in ("line", "return"):
+            look(frame)
+            last[id(frame)] = frame.f_lineno
+        return local
+
+    def tracer(frame, event, arg):
+        if found or event != "call" or not mine(frame.f_code):
+            return None
+        return local
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        call()
+    except Exception:  # noqa: BLE001 - the call was made once already; this run only looks
+        pass
+    finally:
+        sys.settrace(previous)
+    if not found:
+        return None
+    line, name = found[0]
+    return line, name, linecache.getline(str(learner), line).strip()[:MAX_TEXT]

@@ -1,0 +1,251 @@
+"""What a call of a reference function returned, and when two outputs are the same.
+
+The mutation engine (diagnosis.py) and the explanations that are no change of the reference's
+code (related.py) call the reference, and changes of it, on the inputs the learner's function
+got, and compare. Here: one input tried and what the learner's function returned there (`Tried`);
+a call that cannot break the checker (`call`: copies of the inputs, no warnings, no gradient, a
+time limit, an error returned as a `Raised`); when two outputs agree (`agree`: within the
+checker's tolerance; two errors only with the same type and words) or are alike enough for one
+explanation (`alike`: two errors of one family, an index past the end or a shape that does not
+fit, in any words); the reference's own numbers on an input (`known_numbers`), and fresh random
+inputs of the same kind (`fresh`).
+
+Left out: which changes there are (mutants.py) and which explain the learner (diagnosis.py).
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import sys
+import threading
+import warnings
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import ModuleType
+
+import torch
+
+from attention_by_hand.lab.judging import close
+from attention_by_hand.lab.relations import Known
+from attention_by_hand.lab.wire import MAX_TEXT
+
+__all__ = ["CALL_SECONDS", "Tried", "Diagnosis", "Raised", "RAISED", "raised", "call", "agree", "alike", "family",
+           "flat", "near", "nothing_finite", "size_of", "locals_on", "known_numbers", "fresh", "copy_input"]
+
+
+# A change of a loop's bound may make one call very long: past this, it counts as one that raised.
+# The references' own calls take milliseconds; only a runaway change comes near it.
+CALL_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class Tried:
+    """One input the learner's function was called on, and what it returned."""
+
+    args: tuple
+    got: object
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Diagnosis:
+    hint: str
+    mistake: str  # the same words for the same mistake in every file (the room's summary counts them)
+
+
+@dataclass(frozen=True)
+class Raised:
+    """What a call that raised returned: its exception's type and message. Two calls that raised
+    agree only when both raised the same error with the same message: "it raised too" is little
+    evidence (a wrong change of the reference raises on many inputs), the same complaint about the
+    same sizes is. A single change may raise the same type of error with other words (an index
+    past the table's end, said by nn.Embedding or by indexing): `_matches` allows that for single
+    changes, never for pairs, which have more ways to fit by chance. RAISED: a call whose error is
+    not known (it ran out of time)."""
+
+    kind: str = ""
+    message: str = ""
+
+
+RAISED = Raised()
+
+
+def raised(kind: str, message: str) -> Raised:
+    """An error as the learner's child reports it: its message cut where the child cuts it."""
+    return Raised(kind, message[:MAX_TEXT].strip())
+
+
+def copy_input(value):
+    """A copy of an input that a call may change in place: tensors and lists (modules are shared:
+    no change of the reference's code writes into a layer's weights)."""
+    if isinstance(value, torch.Tensor):
+        return value.clone()
+    if isinstance(value, (list, tuple)):
+        return type(value)(copy_input(v) for v in value)
+    return value
+
+
+class _TooLong(Exception):
+    pass
+
+
+def _stop(signum, frame):
+    raise _TooLong
+
+
+@contextmanager
+def _at_most(seconds: float):
+    """Stop a call after `seconds` (a changed loop bound may make a loop very long): on the main
+    thread, where a timer signal can be had; elsewhere the call runs as long as it takes."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def call(function, args: tuple):
+    """function(*copies of args), quietly; RAISED when it raises. A mutant may change its inputs
+    in place or warn: neither may reach the next call."""
+    args = tuple(copy_input(a) for a in args)
+    try:
+        with warnings.catch_warnings(), torch.no_grad(), _at_most(CALL_SECONDS):
+            warnings.simplefilter("ignore")
+            torch.random.default_generator.manual_seed(0)  # the CPU's alone: torch.manual_seed costs 0.6 ms
+            return function(*args)
+    except _TooLong:
+        return RAISED
+    except Exception as error:  # noqa: BLE001 - a mutant that cannot run on this input does not match it
+        return raised(type(error).__name__, str(error))
+
+
+def agree(mine, theirs) -> bool:
+    """Whether two outputs are equal: tensors within the checker's tolerance, pairs part by part;
+    a call that raised agrees with another that raised the same error, with the same message."""
+    if isinstance(mine, Raised) or isinstance(theirs, Raised):
+        return mine == theirs and mine is not RAISED
+    if isinstance(theirs, torch.Tensor) or isinstance(mine, torch.Tensor):
+        if isinstance(theirs, (int, float)) and not isinstance(theirs, bool):
+            theirs = torch.tensor(float(theirs), dtype=torch.float64)
+        if isinstance(mine, (int, float)) and not isinstance(mine, bool):
+            mine = torch.tensor(float(mine), dtype=torch.float64)
+        if not (isinstance(mine, torch.Tensor) and isinstance(theirs, torch.Tensor)):
+            return False
+        if mine.dtype == torch.bool or theirs.dtype == torch.bool:
+            return mine.dtype == theirs.dtype and mine.shape == theirs.shape and bool((mine == theirs).all())
+        return close(mine, theirs)
+    if isinstance(theirs, (tuple, list)):
+        return isinstance(mine, (tuple, list)) and len(mine) == len(theirs) and all(agree(a, b) for a, b in zip(mine, theirs))
+    if isinstance(theirs, float) and isinstance(mine, (int, float)):
+        return math.isclose(mine, theirs, rel_tol=1e-4, abs_tol=1e-5)
+    try:
+        return bool(mine == theirs)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def flat(value) -> torch.Tensor | None:
+    """Every number of an output in one float64 row (tensors and pairs of them)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().double().flatten()
+    if isinstance(value, (tuple, list)):
+        parts = [flat(v) for v in value]
+        return None if any(p is None for p in parts) else torch.cat(parts) if parts else None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return torch.tensor([float(value)], dtype=torch.float64)
+    return None
+
+
+def near(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    return ((a - b).abs() <= 1e-5 + 1e-4 * b.abs()) | (a.isnan() & b.isnan()) | (a == b)
+
+
+def nothing_finite(got) -> bool:
+    numbers = flat(got)
+    return numbers is not None and numbers.numel() > 0 and not bool(torch.isfinite(numbers).any())
+
+
+def size_of(args: tuple) -> int:
+    return sum(a.numel() for a in args if isinstance(a, torch.Tensor))
+
+
+def locals_on(reference: ModuleType, function: str, args: tuple, functions: set[str]) -> dict[str, dict[str, object]]:
+    """{function: {local: value}} as the reference's functions (those named) end, on these inputs."""
+    codes = {}
+    for name in functions:
+        code = getattr(getattr(reference, name, None), "__code__", None)
+        if code is not None:
+            codes[code] = name
+    found: dict[str, dict[str, object]] = {}
+
+    def tracer(frame, event, arg):
+        name = codes.get(frame.f_code)
+        if name is None:
+            return None
+        if event == "return":
+            for local, value in frame.f_locals.items():
+                found.setdefault(name, {}).setdefault(local, value)
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        call(getattr(reference, function), args)
+    finally:
+        sys.settrace(previous)
+    return found
+
+
+def known_numbers(reference: ModuleType, function: str, args: tuple) -> Known:
+    """The reference's own numbers on these inputs, by name: its arguments and locals (ints and
+    floats), then the lengths of its tensors ("len(ids)": an average over the wrong count is off by
+    a ratio of two of them)."""
+    values = locals_on(reference, function, args, {function}).get(function, {})
+    known = {k: float(v) for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    for k, v in values.items():
+        if isinstance(v, torch.Tensor) and v.dim() >= 1:
+            known.setdefault(f"len({k})", float(v.shape[0]))
+    return known
+
+
+def alike(output, got) -> bool:
+    """agree, but for one explanation (a single change, a changed input): an error of the same
+    family counts, in whatever words (an index past the end, said by nn.Embedding, F.one_hot or
+    indexing: an IndexError or a RuntimeError)."""
+    if isinstance(output, Raised) and isinstance(got, Raised) and RAISED not in (output, got):
+        return family(output) == family(got)
+    return agree(output, got)
+
+
+INDEX_WORDS = ("index", "out of range", "out of bounds", "num_classes")
+SHAPE_WORDS = ("size", "shape", "dimension", "match")
+
+
+def family(error: Raised) -> str:
+    """What an error complains of: an index, a shape, or else its type."""
+    message = error.message.lower()
+    if error.kind == "IndexError" or any(w in message for w in INDEX_WORDS):
+        return "index"
+    if any(w in message for w in SHAPE_WORDS):
+        return "shape"
+    return error.kind
+
+
+
+
+def fresh(value, generator: torch.Generator):
+    """An input of the same shape and kind with new random numbers: floating tensors redrawn (their
+    infinite entries kept), everything else (sizes, flags, integer tensors, modules) kept."""
+    if isinstance(value, torch.Tensor) and value.is_floating_point():
+        new = torch.randn(value.shape, generator=generator, dtype=value.dtype)
+        hidden = ~torch.isfinite(value)  # a -inf of a mask stays where it was: it is part of the input's kind
+        return torch.where(hidden, value, new)
+    if isinstance(value, (list, tuple)):
+        return type(value)(fresh(v, generator) for v in value)
+    return value

@@ -1,0 +1,123 @@
+"""Explanations of a learner's outputs that are no change of the reference's code: a relation
+between the outputs (relations.py), the reference's output on a changed input
+(input_relations.py), one of the reference's intermediate values (intermediates.py), or an exp
+that overflows only where the numbers are large. Each is said only when it holds on every input
+tried. diagnosis.py asks here when no change of the reference reproduces the learner's outputs.
+
+Left out: the changes of the reference's code (mutants.py, diagnosis.py).
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+import torch
+
+from attention_by_hand.lab.input_relations import changed_input
+from attention_by_hand.lab.intermediates import intermediate
+from attention_by_hand.lab.outcomes import Diagnosis, Tried, agree, alike, call, copy_input, fresh, known_numbers
+from attention_by_hand.lab.relations import relation
+
+__all__ = ["related", "LARGE"]
+
+
+def related(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:
+    """A relation between the outputs, on every input: the whole output, or one part of a pair;
+    failing that, the reference's output on a changed input (input_relations.py); failing that,
+    one of the reference's intermediate values (intermediates.py)."""
+    related = _related_outputs(reference, function, tried, expected)
+    if related is not None:
+        return related
+    parameters = inspect.signature(getattr(reference, function)).parameters
+    names = list(parameters)
+    defaults = {n: p.default for n, p in parameters.items() if p.default is not inspect.Parameter.empty}
+    generator = torch.Generator().manual_seed(0)
+    said = changed_input(lambda args: call(getattr(reference, function), args), names, [t.args for t in tried],
+                         [t.got for t in tried], alike, lambda args: tuple(fresh(a, generator) for a in args), defaults)
+    if said:
+        return Diagnosis(said, f"{function}: {said}")
+    return _intermediate(reference, function, tried, expected) or _overflow(reference, function, tried, expected)
+
+
+LARGE = 80.0  # exp(88.7) is float32's largest; a score past 80 is where an unshifted exp gives out
+
+
+def _largest(args: tuple) -> float:
+    found = [a.detach().double().abs() for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()]
+    finite = [f[torch.isfinite(f)] for f in found]
+    return max((float(f.max()) for f in finite if f.numel()), default=0.0)
+
+
+def _broken(got) -> str | None:
+    """What an overflowed exp leaves in an output: nan, inf, or a row of zeros."""
+    if not isinstance(got, torch.Tensor) or not got.is_floating_point():
+        return None
+    if bool(got.isnan().any()):
+        return "nan"
+    if bool(got.isinf().any()):
+        return "inf"
+    if got.dim() >= 1 and bool((got == 0).all(dim=-1).any()):
+        return "a row of zeros"
+    return None
+
+
+def _overflow(reference, function: str, tried: list[Tried], expected: list) -> Diagnosis | None:
+    """Right on every input whose numbers stay small, broken (nan, inf, zeros) on each input with
+    numbers past LARGE: an exp taken of the raw scores, which float32 cannot hold there."""
+    source = inspect.getsource(getattr(reference, function))
+    if "exp" not in source and "softmax" not in source:
+        return None
+    small = [t for t in tried if _largest(t.args) <= LARGE]
+    large = [(t, e) for t, e in zip(tried, expected) if _largest(t.args) > LARGE]
+    if not small or not large or not all(agree(t.got, e) for t, e in zip(tried, expected) if _largest(t.args) <= LARGE):
+        return None
+    wrong = [(t, e) for t, e in large if not agree(t.got, e)]
+    if not wrong or any(_broken(t.got) is None or _broken(e) is not None for t, e in wrong):
+        return None
+    seen = _broken(wrong[0][0].got)
+    said = (f"right on every input whose numbers stay small, wrong on inputs with numbers past {LARGE:g} (up to "
+            f"{max(_largest(t.args) for t, _ in wrong):g}), where yours gives {seen}: exp of a number past 88 "
+            f"overflows float32 to inf (and below -103 it is 0); subtract each row's maximum before exp")
+    return Diagnosis(said, f"{function}: exp overflows on large numbers (no shift by the maximum)")
+
+
+def _intermediate(reference, function: str, tried: list[Tried], expected: list) -> Diagnosis | None:
+    """The learner's output (or the one part of a pair that differs) is a value the reference
+    computed on its way (intermediates.py)."""
+    gots = [t.got for t in tried]
+    part = None
+    if all(isinstance(g, (tuple, list)) for g in gots) and all(isinstance(e, tuple) and len(e) == len(g) for g, e in zip(gots, expected)):
+        differing = {i for g, e in zip(gots, expected) for i in range(len(e)) if not agree(g[i], e[i])}
+        if len(differing) != 1:
+            return None
+        part = differing.pop()
+        gots = [g[part] for g in gots]
+    lines = Path(reference.__file__).read_text(encoding="utf-8").splitlines()
+    inputs = [tuple(copy_input(a) for a in t.args) for t in tried]  # the reference may change an input in place
+    said = intermediate(getattr(reference, function), inputs, gots, lines)
+    if said and part is not None:
+        said = f"part {part + 1} of what you return: {said}"
+    return Diagnosis(said, f"{function}: {said}") if said else None
+
+
+def _related_outputs(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:
+    known = [known_numbers(reference, function, t.args) for t in tried]
+    gots = [t.got for t in tried]
+    if all(isinstance(g, torch.Tensor) for g in gots):
+        said = relation(list(zip(gots, expected, known)))
+        return Diagnosis(said, f"{function}: {said}") if said else None
+    if all(isinstance(g, (tuple, list)) for g in gots) and all(isinstance(e, tuple) for e in expected):
+        sizes = {len(g) for g in gots} | {len(e) for e in expected}
+        if len(sizes) != 1:
+            return None
+        for part in range(sizes.pop()):
+            pairs = [(g[part], e[part], k) for g, e, k in zip(gots, expected, known)]
+            if all(agree(g, e) for g, e, _ in pairs):
+                continue
+            said = relation(pairs)
+            if said:
+                said = f"part {part + 1} of what you return: {said}"
+                return Diagnosis(said, f"{function}: {said}")
+            return None
+    return None
