@@ -7,7 +7,7 @@
     python benchmarks/hints_heldout.py --folder benchmarks/hints/tuning   # another set, same manifest format
     /other/checkout/.venv/bin/python benchmarks/hints_heldout.py --before  # the checker before a change
 
-benchmarks/heldout/ (the default --folder) holds wrong learner files for labs 02-09, each a whole file as `lab start`
+benchmarks/heldout/ (the default --folder) holds wrong learner files for the labs, each a whole file as `lab start`
 writes it with one conceptual mistake, and correct ones written unlike the references. Its
 manifest.json gives for each the lab, the function with the mistake (or "correct"), the mistake
 in a learner's words, two lists of case-insensitive regular expressions about the concept,
@@ -30,8 +30,8 @@ A correct file scores pass (every check passed) or fail.
 Two files are written. benchmarks/results/hints_heldout.md is the summary (counts per lab, the
 overall score, the time per check), which update_readme.py copies into README.md.
 FOLDER/results.md is the table per file (its mistake, verdict, hint and score): it describes the
-mistakes, so it stays with the files and out of the README. With another --folder (the retired
-first set, benchmarks/hints/tuning, now tuning material) --write writes only that folder's
+mistakes, so it stays with the files and out of the README. With another --folder (a retired set
+under benchmarks/hints/, now tuning material) --write writes only that folder's
 results.md: the summary is the held-out set's. A benchmark reports and asserts nothing: the
 targets are printed as met or missed.
 """

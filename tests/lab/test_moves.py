@@ -253,3 +253,17 @@ def attention_weights(x, query, key):
 def test_sigmoid_for_softmax_is_named_with_what_a_softmax_does(tmp_path):
     found = failed_hints(tmp_path, "lab-04-attention.py", SIGMOID_WEIGHTS, "attention_weights")
     assert found and all("`sigmoid(...)` for `softmax(...)` (each weight squashed on its own" in h for h in found)
+
+
+SMOOTHING_FIXED_AT_ONE = '''
+def counts_to_probs(counts, smoothing=1.0):
+    padded = counts + 1
+    return padded / padded.sum(-1, keepdim=True)
+'''
+
+
+def test_a_number_given_and_never_used_is_said_with_the_value_used_instead(tmp_path):
+    found = failed_checks(tmp_path, "lab-03-bigram.py", SMOOTHING_FIXED_AT_ONE, "counts_to_probs")
+    (label, hint), = found.items()  # the check whose smoothing is 1 passes
+    assert "smoothing 0.5" in label
+    assert hint.startswith("yours is the reference's output with `smoothing` = 1.0 (its default): the `smoothing` you were given is not used")

@@ -168,3 +168,8 @@ def test_numbers_cut_to_whole_numbers_are_said():
 def test_the_same_numbers_with_an_axis_of_size_one_added_are_said():
     said = relation(on_two(lambda e: e[:, None, :]))
     assert said.startswith("yours holds the reference's numbers in the same order, in shape (4, 1, 4) where it has (4, 4)")
+
+
+def test_blocks_of_columns_in_another_order_are_said_as_blocks():
+    said = relation(on_two(lambda e: torch.cat([e[:, 2:], e[:, :2]], dim=-1)))
+    assert said.startswith("yours holds the reference's blocks of columns (side by side, 2 wide on the first input) in another order: your blocks 0, 1, ... are its 1, 0")

@@ -101,18 +101,29 @@ def _grid_slip(finder, node: ast.AST) -> None:
                        f"(a grid), not one element per pair")
 
 
+def _loop_names(fdef: ast.FunctionDef) -> list[str]:
+    """The names the function's for-loops step through (i over the query tiles, j over the keys')."""
+    found = []
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.For):
+            found += [n.id for n in ast.walk(node.target) if isinstance(n, ast.Name) and n.id not in found]
+    return found
+
+
 def _slice_slips(finder, node: ast.AST) -> None:
+    """A slice made from another loop's index: the one tile's rows where the other's were meant."""
     if not isinstance(node, ast.Slice):
         return
+    loops = _loop_names(finder.fdef)
     names = []
     for n in ast.walk(node):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in finder.scope and n.id not in names:
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in loops and n.id not in names:
             names.append(n.id)
     holder = node
     while not isinstance(holder, ast.Subscript) and id(holder) in finder.parent:
         holder = finder.parent[id(holder)]
     for name in names:
-        for other in finder.scope:
+        for other in loops:
             if other not in names:
                 said = f"the slice made from `{other}`, not `{name}`"
                 if isinstance(holder, ast.Subscript):

@@ -1,7 +1,9 @@
 """Plain relations between a learner's output and the reference's: transposed, negated, its log
-or its exponential, its square or square root, reversed along an axis, multiplied by a constant,
-shifted by one position, two rows (or heads) swapped, the columns in another order (heads
-interleaved), averaged or summed over one of its axes, or its blocks of columns added into one.
+or its exponential, its square or square root, reversed along an axis, cut to whole numbers,
+multiplied by a constant, each row by a factor of its own (a wrong denominator, or rows of
+length 1 where they must sum to 1), shifted by one position, two rows (or heads) swapped, the
+columns in another order (heads interleaved, or in another order), averaged or summed over one
+of its axes, its blocks of columns added into one, or the same numbers in another shape.
 
 Some mistakes are no small change of the reference's code (mutants.py) but one of these, and
 saying it ("yours is the reference's transposed") tells the learner where to look. A relation is
@@ -106,7 +108,28 @@ def _grid(order: list[int]) -> tuple[int, int] | None:
     return None
 
 
+def _blocks_moved(order: list[int]) -> tuple[int, list[int]] | None:
+    """(width, the blocks' order) when `order` moves whole blocks of `width` neighbouring columns,
+    each kept as it was inside (heads concatenated in another order)."""
+    n = len(order)
+    for width in range(n // 2, 0, -1):
+        if n % width:
+            continue
+        starts = [order[b * width] for b in range(n // width)]
+        if all(s % width == 0 for s in starts) and all(
+            order[b * width + c] == starts[b] + c for b in range(n // width) for c in range(width)
+        ):
+            return width, [s // width for s in starts]
+    return None
+
+
 def _say_reordered(orders: list[list[int]]) -> str:
+    moved = [_blocks_moved(order) for order in orders]
+    if all(moved) and moved[0][0] > 1:  # blocks one column wide say nothing: any order is such
+        width, blocks = moved[0]
+        shown = ", ".join(str(b) for b in blocks[:8]) + (", ..." if len(blocks) > 8 else "")
+        return (f"yours holds the reference's blocks of columns (side by side, {width} wide on the first input) in "
+                f"another order: your blocks 0, 1, ... are its {shown} (heads concatenated in another order)")
     grids = [_grid(order) for order in orders]
     shown = ", ".join(str(c) for c in orders[0][:6]) + (", ..." if len(orders[0]) > 6 else "")
     if all(grids):
@@ -215,7 +238,7 @@ def _rows_scaled(got, expected, known):
         return NO_EVIDENCE  # one factor for every row: a constant, which shows no row's own
     shown = ", ".join(f"row {i}: x{float(c):.3g}" for i, c in enumerate(factors[:3])) + (", ..." if len(factors) > 3 else "")
     lengths = g.norm(dim=-1)
-    if bool(live.any()) and bool(torch.isclose(lengths[live], torch.ones_like(lengths[live]), atol=1e-4).all()):
+    if bool(torch.isclose(lengths[live], torch.ones_like(lengths[live]), atol=1e-4).all()):
         return ("each row of yours is the reference's row divided by its length: each row has length 1 (its squares "
                 "sum to 1), as F.normalize makes it, where each row must SUM to 1 (divide by the row's sum)")
     return ROWS_SCALED.format(shown=shown)

@@ -123,7 +123,9 @@ def _autograd(q, k, v, d_out, causal: bool):
     """dq, dk, dv from torch.autograd through F.scaled_dot_product_attention, in float64."""
     leaves = [t.detach().double().clone().requires_grad_() for t in (q, k, v)]
     with torch.enable_grad():
-        F.scaled_dot_product_attention(*leaves, is_causal=causal).backward(d_out.double())
+        # sum(out * d_out) has the gradient d_out at out, the same numbers as out.backward(d_out);
+        # a scalar's backward spares torch importing sympy (1.4 s) to check a gradient's shape.
+        (F.scaled_dot_product_attention(*leaves, is_causal=causal) * d_out.double()).sum().backward()
     return tuple(t.grad for t in leaves)
 
 
