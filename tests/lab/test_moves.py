@@ -237,7 +237,7 @@ def average_nll(probs, ids):
 
 def test_the_log_of_the_average_is_named_as_the_average_taken_first(tmp_path):
     found = failed_hints(tmp_path, "lab-03-bigram.py", LOG_OF_THE_AVERAGE, "average_nll")
-    assert found and all("`.mean(...)` taken before `log(...)`, not after" in h for h in found)
+    assert found and all("the log of the mean, not the mean of the log" in h for h in found)
 
 
 SIGMOID_WEIGHTS = '''
@@ -267,3 +267,65 @@ def test_a_number_given_and_never_used_is_said_with_the_value_used_instead(tmp_p
     (label, hint), = found.items()  # the check whose smoothing is 1 passes
     assert "smoothing 0.5" in label
     assert hint.startswith("yours is the reference's output with `smoothing` = 1.0 (its default): the `smoothing` you were given is not used")
+
+
+LINEAR_BY_HAND = '''
+def attention_weights(x, query, key):
+    q = x @ query.weight
+    k = x @ key.weight
+    s = q @ k.transpose(0, 1) / q.shape[-1] ** 0.5
+    s = s.masked_fill(torch.ones_like(s).triu(1).bool(), -float("inf"))
+    return s.softmax(-1)
+'''
+
+
+def test_nn_linear_written_by_hand_without_its_transpose_is_named_for_both_layers(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", LINEAR_BY_HAND, "attention_weights")
+    assert found and all("`x @ query.weight` for `query(x)` (nn.Linear keeps its weight as (out, in)" in h
+                         and "`x @ key.weight` for `key(x)`" in h for h in found)
+
+
+POSITIONS_FROM_THE_END = '''
+def embed(tokens, token_embedding, position_embedding):
+    T = tokens.shape[-1]
+    where = torch.arange(T - 1, -1, -1)
+    return token_embedding(tokens) + position_embedding(where)
+'''
+
+
+def test_positions_counted_from_the_end_are_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-06-transformer.py", POSITIONS_FROM_THE_END, "embed")
+    assert found and all("counted from the end (`.flip(0)`), not from the start" in h for h in found)
+
+
+POSITIONS_MULTIPLIED = '''
+def embed(tokens, token_embedding, position_embedding):
+    rows = position_embedding.weight[: tokens.shape[-1]]
+    return token_embedding(tokens) * rows
+'''
+
+
+def test_positions_multiplied_in_where_they_are_added_are_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-06-transformer.py", POSITIONS_MULTIPLIED, "embed")
+    assert found and all("`token_embedding(tokens) * ...` for `token_embedding(tokens) + ...`: multiplied, not added" in h for h in found)
+
+
+def test_keys_rotated_one_position_later_are_named_in_that_call_only(tmp_path):
+    reference = REFERENCES["lab-07-positions.py"].read_text(encoding="utf-8")
+    line = "    q, k = rope(q, positions), rope(k, positions)  # (..., T, head_size) each\n"
+    assert reference.count(line) == 1
+    path = tmp_path / "lab-07-positions.py"
+    path.write_text(reference.replace(line, "    q, k = rope(q, positions), rope(k, positions + 1)\n"), encoding="utf-8")
+    run = check_in_process(load_lab(path), LABS[6])
+    found = [r.hint for r in run.results if not r.passed and r.label.startswith("rope_attention:")]
+    assert found and all("off by one there" in h and ("`positions + 1` for `positions` in `rope(k, positions)`" in h
+                                                      or "`positions - 1` for `positions` in `rope(q, positions)`" in h)
+                         for h in found)
+
+
+def test_a_size_error_is_not_put_down_to_t_when_t_equals_the_head_size():
+    from attention_by_hand.lab.attention_judges import explain_size_error
+
+    message = "The size of tensor a (4) must match the size of tensor b (8) at non-singleton dimension 1"
+    assert "T is x.shape[-2]" in explain_size_error(message, 4, 8)
+    assert explain_size_error(message, 4, 8, others=(4,)) is None

@@ -173,3 +173,14 @@ def test_the_same_numbers_with_an_axis_of_size_one_added_are_said():
 def test_blocks_of_columns_in_another_order_are_said_as_blocks():
     said = relation(on_two(lambda e: torch.cat([e[:, 2:], e[:, :2]], dim=-1)))
     assert said.startswith("yours holds the reference's blocks of columns (side by side, 2 wide on the first input) in another order: your blocks 0, 1, ... are its 1, 0")
+
+
+def test_axes_in_another_order_are_said_with_the_order():
+    pairs = [(e.permute(1, 0, 2), e, {}) for e in (outputs(0, (2, 3, 4)), outputs(1, (2, 3, 4)))]
+    assert relation(pairs).startswith("yours is the reference's output with its axes in another order: shape (3, 2, 4) "
+                                      "where it has (2, 3, 4) (your axes are its 1, 0, 2")
+
+
+def test_an_output_with_its_transpose_added_is_said_as_both_ways():
+    said = relation(on_two(lambda e: e + e.T))
+    assert said.startswith("yours is the reference's output with its own transpose added: each pair counted both ways")

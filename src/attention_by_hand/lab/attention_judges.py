@@ -123,10 +123,14 @@ def _without_max_shift(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
     return e / e.sum(dim=-1, keepdim=True)
 
 
-def explain_size_error(message: str, T: int, d_model: int) -> str | None:
-    """torch's broadcasting error between a (T, T) tensor and one sized d_model: where T came from."""
+def explain_size_error(message: str, T: int, d_model: int, others: tuple[int, ...] = ()) -> str | None:
+    """torch's broadcasting error between a (T, T) tensor and one sized d_model: where T came from.
+
+    others: the other sizes in play (the head size): when T equals one of them, the T in the
+    message may be that size, and nothing is said (x + values of head_size 4 with T = 4 is no
+    T taken from the wrong axis)."""
     sizes = mismatched_sizes(message)
-    if sizes and T != d_model and set(sizes) == {T, d_model}:
+    if sizes and T != d_model and T not in others and set(sizes) == {T, d_model}:
         return (
             f"a size of d_model = {d_model} met the number of tokens T = {T}: "
             "T is x.shape[-2] (x is (T, d_model); x.shape[-1] is d_model)"

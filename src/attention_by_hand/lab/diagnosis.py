@@ -37,6 +37,7 @@ import torch
 
 from attention_by_hand.lab.mutants import Change, build, changes
 from attention_by_hand.lab.outcomes import (
+    RAISED,
     Diagnosis,
     Raised,
     Tried,
@@ -75,8 +76,10 @@ def _sort(value) -> object:
     if isinstance(value, torch.Tensor):
         return ("tensor", tuple(value.shape))
     if isinstance(value, torch.nn.Module):
+        # a table for another of the same width (token_embedding for position_embedding), as a
+        # layer for another of the same input width: its other size may differ
         weight = getattr(value, "weight", None)
-        return ("module", type(value).__name__, tuple(weight.shape) if isinstance(weight, torch.Tensor) else None)
+        return ("module", type(value).__name__, tuple(weight.shape[-1:]) if isinstance(weight, torch.Tensor) else None)
     return type(value).__name__
 
 
@@ -94,6 +97,12 @@ def _plausible(change: Change, values: dict[str, dict[str, object]]) -> bool:
         return all(isinstance(seen.get(n), int) and not isinstance(seen.get(n), bool) for n in change.arg)
     if change.op == "layer_on":  # only a layer (a module handed in) is applied elsewhere
         return isinstance(seen.get(change.arg), torch.nn.Module)
+    if change.op == "by_hand":  # only an nn.Linear is written out by hand
+        return isinstance(seen.get(change.arg[0]), torch.nn.Linear)
+    if change.op == "arg_shift":  # only whole numbers (positions, ids) are off by one
+        value = seen.get(change.arg[0])
+        return (isinstance(value, int) and not isinstance(value, bool)) or (
+            isinstance(value, torch.Tensor) and not value.is_floating_point() and value.dtype != torch.bool)
     if change.op not in ("name", "exchange"):
         return True
     old, new = change.arg
@@ -151,8 +160,10 @@ def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: f
 
 
 def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: frozenset[str]) -> Diagnosis | None:
-    if not tried or all(isinstance(t.got, Raised) for t in tried):
+    if not tried:
         return None
+    if all(isinstance(t.got, Raised) for t in tried):
+        return _raised_alike(reference, function, tried)
     reference_function = getattr(reference, function)
     expected = [call(reference_function, t.args) for t in tried]
     if any(isinstance(e, Raised) for e in expected):
@@ -217,6 +228,24 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
             or related(reference, function, tried, expected) or _moved_factor(reference, function, tried, scaled))
 
 
+def _raised_alike(reference: ModuleType, function: str, tried: list[Tried]) -> Diagnosis | None:
+    """A function that raised on every input: named only by the one single change that raises the
+    very same error, in the same words (its sizes), on each of them; two such changes, and the
+    errors cannot tell them apart (they would agree on any input)."""
+    if any(t.got is RAISED for t in tried):
+        return None
+    every = changes(reference, function)
+    values = locals_on(reference, function, tried[0].args, {c.function for c in every})
+    found = []
+    for change in (c for c in every[:MAX_SINGLES] if _plausible(c, values)):
+        mutant = build(reference, function, (change,))
+        if mutant is not None and _matches(mutant, tried, list(range(len(tried))), single=False)[0]:
+            found.append(change)
+            if len(found) > 1:
+                return None
+    return Diagnosis(_say((found[0],), function), _mistake((found[0],))) if found else None
+
+
 MAX_SCALED = 8
 
 
@@ -270,7 +299,9 @@ def _twins(singles: list[Change], following: dict[tuple[str, int], int]) -> list
     pairs are tried whether or not their halves did."""
     groups: dict[tuple, list[Change]] = {}
     for c in singles:
-        groups.setdefault((c.function, c.op, repr(c.arg), c.kind), []).append(c)
+        # the same slip on two layers (q and k both by hand) is one slip: the layer is no part of it
+        slip = repr(c.arg[1]) if c.op == "by_hand" else repr(c.arg)
+        groups.setdefault((c.function, c.op, slip, c.kind), []).append(c)
     found = []
     for group in groups.values():
         for a, b in combinations(group, 2):
@@ -311,7 +342,9 @@ def _one_mistake(reference: ModuleType, function: str, found: list[tuple[Change,
 
     prefer: mistakes already named for this file (a function it calls): one of the same mistake's
     ways is said in the same words (q and k exchanged in the weights, not the calls' arguments)."""
-    # the first in rank order, the plainest way to say it, unless another check said it otherwise
+    # the first in rank order, the plainest way to say it (one name for another before two
+    # exchanged), unless another check said it otherwise
+    found = sorted(found, key=lambda chosen: (len(chosen), sum(c.op == "exchange" for c in chosen)))
     first = next((chosen for chosen in found if _mistake(chosen) in prefer), found[0])
     if len(found) > 1:
         generator = torch.Generator().manual_seed(0)

@@ -316,6 +316,13 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         inner = node.func.value
         moved = ast.Call(ast.Attribute(inner.args[0], node.func.attr, ast.Load()), node.args, node.keywords)
         return ast.Call(inner.func, [moved], [])
+    if op == "by_hand":
+        weight = ast.Attribute(node.func, "weight", ast.Load())
+        return ast.BinOp(node.args[0], ast.MatMult(), ast.Attribute(weight, "T", ast.Load()) if arg[1] else weight)
+    if op == "arg_shift":
+        return ast.BinOp(node, ast.Add() if arg[1] > 0 else ast.Sub(), ast.Constant(1))
+    if op == "flip":
+        return ast.Call(ast.Attribute(node, "flip", ast.Load()), [ast.Constant(0)], [])
     if op == "cond":
         return ast.Constant(arg)
     if op == "keep_part":

@@ -19,6 +19,8 @@ given was meant.
   where one element per pair was meant.
 - `k.T` for `k.transpose(-2, -1)`: every axis reversed, where only the last two were meant.
 - `log(p.mean())` for `log(p).mean()`: a step done inside another where it belongs after it.
+- `x @ query.weight` for `query(x)`: an nn.Linear by hand, its weight not transposed or its bias
+  left out; `torch.arange(T).flip(0)`: positions counted from the end.
 - `if causal and i == j:` taken as always (or never) true, or with one part of the `and` left out.
 - `v[..., i : i + block]` for `v[..., j : j + block]`: a slice made from another variable (the
   queries' tile where the keys' was meant).
@@ -163,12 +165,42 @@ def _inner_first(finder, node: ast.AST) -> None:
         if len(inner.args) == 1 and not inner.keywords and not isinstance(inner.args[0], ast.Starred):
             step, outer = node.func.attr, call_name(inner)
             finder.add(node, "inner_first", None, "order",
-                       f"`.{step}(...)` taken before `{outer}(...)`, not after (`{quote(inner.func)}({quote(inner.args[0])}.{step}(...))` "
-                       f"for `{quote(node)}`)")
+                       f"the {outer} of the {step}, not the {step} of the {outer}: `{quote(inner.func)}({quote(inner.args[0])}.{step}(...))` "
+                       f"for `{quote(node)}`")
+
+
+def _linear_by_hand(finder, node: ast.AST) -> None:
+    """`x @ query.weight` for `query(x)`: an nn.Linear written by hand, its weight not transposed
+    (nn.Linear keeps it as (out, in)), or transposed but its bias left out."""
+    if _is_layer_call(node, finder.scope):
+        layer, arg = node.func.id, quote(node.args[0])
+        finder.add(node, "by_hand", (layer, False), "call",
+                   f"`{arg} @ {layer}.weight` for `{quote(node)}` (nn.Linear keeps its weight as (out, in): "
+                   f"it computes {arg} @ weight.T + bias)")
+        finder.add(node, "by_hand", (layer, True), "call", f"`{arg} @ {layer}.weight.T` for `{quote(node)}` (its bias left out)")
+
+
+def _argument_off_by_one(finder, node: ast.AST) -> None:
+    """`rope(k, positions + 1)` for `rope(k, positions)`: positions off by one in one call only."""
+    if isinstance(node, ast.Call) and not _is_layer_call(node, finder.scope):
+        for arg in node.args:
+            if isinstance(arg, ast.Name) and arg.id in finder.scope:
+                for delta in (1, -1):
+                    finder.add(arg, "arg_shift", (arg.id, delta), "offset",
+                               f"`{arg.id} {'+' if delta > 0 else '-'} 1` for `{arg.id}` in `{quote(node)}`: off by one there")
+
+
+def _counted_back(finder, node: ast.AST) -> None:
+    """`torch.arange(T).flip(0)` for `torch.arange(T)`: positions counted from the end."""
+    if isinstance(node, ast.Call) and call_name(node) == "arange":
+        finder.add(node, "flip", None, "offset", f"`{quote(node)}` counted from the end (`.flip(0)`), not from the start")
 
 
 def slips(finder, node: ast.AST) -> None:
     """Add to `finder` (mutants._Finder) the slips this node allows."""
+    _linear_by_hand(finder, node)
+    _counted_back(finder, node)
+    _argument_off_by_one(finder, node)
     _inner_first(finder, node)
     _dot_t(finder, node)
     _conditions(finder, node)

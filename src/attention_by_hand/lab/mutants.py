@@ -108,14 +108,15 @@ class _Finder:
 
         def say(text=text) -> str:
             # Made when a hint needs it: thousands of changes are tried, one or two are named.
-            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "times2", "whole", "given", "size_for", "mean_for", "unlayer", "layers_swapped", "layer_on", "grid", "slice_name", "dot_t", "keep_part", "cond", "inner_first") and not self._in_keyword(node):
+            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "times2", "whole", "given", "size_for", "mean_for", "unlayer", "layers_swapped", "layer_on", "grid", "slice_name", "dot_t", "keep_part", "cond", "inner_first", "by_hand", "flip", "arg_shift") and not self._in_keyword(node):
                 code = self._before_after(node, change)
                 if code and (op in CONCEPT_FIRST or kind == "term"):
                     text = f"{text} ({code})"  # what changed in words, then in the reference's code
                 elif code and kind == "offset":
                     text = f"{code}: off by one"
                 elif code and op not in ("left", "right"):
-                    text = code + (": the factor inverted" if text.endswith("the factor inverted") else "")
+                    # what the words add after the quoted code ("the factor inverted"), kept
+                    text = code + (": " + text.split("): ", 1)[1] if op == "binop" and "): " in text else "")
             joint = " from " if text.endswith(("removed", "dropped")) else " in "
             return text if op in STATEMENT_OPS else f"{text}{joint}`{quote_statement(statement)}`"
 
@@ -196,6 +197,8 @@ class _Finder:
                 self.add(node, "right", None, "term", f"the term `{quote(node.left)}` dropped")
                 other = ast.Sub if isinstance(node.op, ast.Add) else ast.Add
                 self.add(node, "binop", other.__name__, "sign", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`)")
+            if isinstance(node.op, ast.Add):
+                self.add(node, "binop", "Mult", "factor", f"`*` for `+` (`{quote(node)}`): multiplied, not added")
             if isinstance(node.op, ast.Pow):
                 self.add(node.right, "times2", None, "factor", f"the exponent doubled, `{quote(node.right)}`")
                 self.add(node, "binop", "Mult", "factor", f"`*` for `**` (`{quote(node)}`)")

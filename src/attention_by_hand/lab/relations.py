@@ -17,6 +17,7 @@ Left out: outputs that are not tensors (a pair is related part by part, by diagn
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 
@@ -199,6 +200,13 @@ def _reversed(got, expected, known):
     return None
 
 
+def _plus_transpose(got, expected, known):
+    if got.dim() >= 2 and got.shape[-1] == got.shape[-2] and close(got, expected + expected.transpose(-2, -1)):
+        return ("yours is the reference's output with its own transpose added: each pair counted both ways, (a, b) "
+                "and (b, a), where only one order was meant")
+    return None
+
+
 def _truncated(got, expected, known):
     e = expected.double()
     for word, cut in (("cut to a whole number (toward 0)", torch.trunc), ("rounded down to a whole number", torch.floor),
@@ -249,7 +257,7 @@ ROWS_SCALED = ("each row of yours is the reference's row times a factor of its o
                "each row are right, its denominator is not (divide by the sum of the very numbers on top)")
 
 
-_TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed, _truncated)
+_TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed, _truncated, _plus_transpose)
 
 
 def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
@@ -291,8 +299,28 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
 REDUCTIONS = (("averaged", torch.mean), ("summed", torch.sum))
 
 
+def _permuted(pairs) -> str | None:
+    """The reference's output with its axes in another order (a transpose too many, or one that
+    moved the wrong axes), the same order on every input."""
+    rank = pairs[0][1].dim()
+    if rank > 5 or any(g.dim() != rank or e.dim() != rank for g, e, _ in pairs):
+        return None
+    for order in itertools.permutations(range(rank)):
+        if list(order) != list(range(rank)) and all(
+            tuple(g.shape) == tuple(e.permute(order).shape) and close(g, e.permute(order)) for g, e, _ in pairs
+        ):
+            g, e = pairs[0][0], pairs[0][1]
+            return (f"yours is the reference's output with its axes in another order: shape {tuple(g.shape)} where it has "
+                    f"{tuple(e.shape)} (your axes are its {', '.join(str(a) for a in order)}: a transpose or permute "
+                    f"too many, or of the wrong axes)")
+    return None
+
+
 def _reshaped(pairs) -> str | None:
     """The reference's numbers, in its order, in another shape (an axis added or lost, a view)."""
+    permuted = _permuted(pairs)
+    if permuted:
+        return permuted
     if not all(close(g.flatten(), e.flatten()) for g, e, _ in pairs):
         return None
     g, e = pairs[0][0], pairs[0][1]

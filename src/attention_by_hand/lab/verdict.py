@@ -208,6 +208,12 @@ class _Engine:
             if event is not None and check.function in self.tried:
                 self.probes.setdefault(check.function, []).append(Tried(probe.args, _got(event), probe.label))
 
+    def reaches(self, function: str) -> set[str]:
+        """The function and the reference's functions it calls."""
+        from attention_by_hand.lab.mutants import changes
+
+        return {function} | {c.function for c in changes(self.reference, function)}
+
     @staticmethod
     def may_diagnose(check: Check, verdicts: list) -> bool:
         """Only outputs are diagnosed: not an error raised, nor inputs changed in place."""
@@ -350,13 +356,15 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
     for check, ids, verdicts in judged:
         others = [v for c, _, vs in judged if c.function == check.function and c is not check for v in vs]
         combined.append((check, verdicts, *combine(verdicts, others)))
-    # A function whose mistake a hand-written hint named is not diagnosed again where it raised:
-    # the engine may say the same mistake in other words, and the room would count it twice.
+    # A function whose mistake a hand-written hint named is not diagnosed again on its other
+    # checks: the engine may say the same mistake in other words, and the room would count it twice.
+    # So is one that calls it (matmul_by_loops raising where the dot it calls is wrong).
     named_by_hand = {check.function for check, _, _, mistake in combined if mistake is not None}
     for check, verdicts, hint, mistake in combined:
-        if hint is not None and mistake is None and engine and _Engine.may_diagnose(check, verdicts):
+        ask = hint is not None and mistake is None and engine and not (mutants.reaches(check.function) & named_by_hand)
+        if ask and _Engine.may_diagnose(check, verdicts):
             hint, mistake = mutants.hint(check, hint)
-        elif hint is not None and mistake is None and engine and hint.startswith("raised ") and check.function not in named_by_hand:
+        elif ask and hint.startswith("raised "):
             hint, mistake = mutants.after_error(check, hint)
         run.results.append(CheckResult(f"{check.function}: {check.label}", hint, mistake))
 

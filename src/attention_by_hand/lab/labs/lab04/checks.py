@@ -30,8 +30,8 @@ def _judge_attention_weights(got, expected, args):
 
 
 def _explain_error(type_name, message, args):
-    x = args[0]
-    return explain_size_error(message, x.shape[-2], x.shape[-1])
+    x, query = args[0], args[1]
+    return explain_size_error(message, x.shape[-2], x.shape[-1], others=(query.out_features,))
 
 
 def _judge_self_attention(got, expected, args):

@@ -82,8 +82,8 @@ def _judge_multi_head_attention(got, expected, args):
 
 
 def _explain_error(type_name, message, args):
-    x = args[0]
-    return explain_size_error(message, x.shape[-2], x.shape[-1])
+    x, n_heads = args[0], args[5]
+    return explain_size_error(message, x.shape[-2], x.shape[-1], others=(x.shape[-1] // n_heads,))
 
 
 def checks(seed: int) -> list[Check]:
