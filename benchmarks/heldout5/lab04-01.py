@@ -60,10 +60,8 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    # q = x W_q^T, k = x W_k^T
-    q = x @ query.weight.T
-    k = x @ key.weight.T
-    scores = q @ k.T / math.sqrt(q.shape[-1])
+    q, k = query(x), key(x)
+    scores = q @ k.T / math.sqrt(k.shape[-1])
     scores = scores.masked_fill(causal_mask(x.shape[0]), float("-inf"))
     return torch.softmax(scores, dim=-1)
 
@@ -76,9 +74,10 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    out = torch.einsum("ij,jd->id", w, value(x))
-    return out, w
+    weights = attention_weights(x, query, key)
+    v = value(x)
+    out = weights @ v / math.sqrt(v.shape[-1])  # keep the blend at the same 1/sqrt(head_size) scale
+    return out, weights
 
 
 # %% [markdown]

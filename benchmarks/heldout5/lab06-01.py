@@ -62,8 +62,10 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
+    T = tokens.shape[-1]
     tok = token_embedding(tokens)
-    return tok + position_embedding.weight  # one position row per token
+    pos = position_embedding(torch.arange(T))
+    return (tok + pos) / 2  # an even mix of what the word is and where it is
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:

@@ -127,12 +127,12 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.shape[-2]
+    T, hs = q.shape[-2], q.shape[-1]
     pos = torch.arange(T)
-    qr, kr = rope(q, pos), rope(k, pos)
-    s = qr @ kr.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.softmax(s, dim=-1) @ v
+    k_t = k.transpose(-2, -1)  # (..., head_size, T), ready for the product
+    scores = rope(q, pos) @ rope(k_t, pos) / math.sqrt(hs)
+    scores = scores.masked_fill(hidden_future(T), float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -141,9 +141,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    idx = torch.arange(T, dtype=torch.float32)
-    distance = (idx[:, None] - idx[None, :]).abs()  # how far apart i and j are
-    return -slope * distance
+    i = torch.arange(T)[:, None]
+    j = torch.arange(T)[None, :]
+    return torch.where(j <= i, -slope * (i - j).float(), torch.zeros(()))
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
