@@ -70,14 +70,15 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
-    l = torch.ones(scores.shape[:-1], dtype=scores.dtype)
-    for j in range(scores.shape[-1]):
-        s = scores[..., j]
+    n = scores.shape[1]  # the scores are (rows, n)
+    m = torch.full_like(scores[:, 0], float("-inf"))
+    l = torch.zeros_like(scores[:, 0])
+    for j in range(n):
+        s = scores[:, j]
         m_new = torch.maximum(m, s)
         l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
-    return torch.exp(scores - m[..., None]) / l[..., None]
+    return torch.exp(scores - m.unsqueeze(1)) / l.unsqueeze(1)
 
 
 def tiled_attention(
