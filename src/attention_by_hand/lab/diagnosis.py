@@ -28,14 +28,14 @@ Left out: the hand-written hints (judging.py and each lab's checks.py), which co
 
 from __future__ import annotations
 
-import inspect
+import ast
 import re
 from itertools import combinations
 from types import ModuleType
 
 import torch
 
-from attention_by_hand.lab.mutants import Change, build, changes
+from attention_by_hand.lab.mutants import Change, build, changes, definition
 from attention_by_hand.lab.outcomes import (
     RAISED,
     Diagnosis,
@@ -186,9 +186,7 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
     order = wrong + raised + [i for i in range(len(tried)) if i not in differ]
     first_got, first_expected = tried[order[0]].got, expected[order[0]]
 
-    every = changes(reference, function)
-    values = locals_on(reference, function, tried[order[0]].args, {c.function for c in every})
-    singles = sorted((c for c in every[:MAX_SINGLES] if _plausible(c, values)), key=lambda c: c.rank)
+    singles = _singles(reference, function, tried[order[0]].args)
     near: list[tuple[int, int, Change]] = []
     found: list[tuple[Change, ...]] = []
     scaled: list[Change] = []  # changes whose output is the learner's but for a constant factor
@@ -228,16 +226,22 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
             or related(reference, function, tried, expected) or _moved_factor(reference, function, tried, scaled))
 
 
+def _singles(reference: ModuleType, function: str, args: tuple) -> list[Change]:
+    """The single changes worth trying, in rank order: at most MAX_SINGLES, each plausible for the
+    values the reference's functions hold on `args`."""
+    every = changes(reference, function)
+    values = locals_on(reference, function, args, {c.function for c in every})
+    return sorted((c for c in every[:MAX_SINGLES] if _plausible(c, values)), key=lambda c: c.rank)
+
+
 def _raised_alike(reference: ModuleType, function: str, tried: list[Tried]) -> Diagnosis | None:
     """A function that raised on every input: named only by the one single change that raises the
     very same error, in the same words (its sizes), on each of them; two such changes, and the
     errors cannot tell them apart (they would agree on any input)."""
     if any(t.got is RAISED for t in tried):
         return None
-    every = changes(reference, function)
-    values = locals_on(reference, function, tried[0].args, {c.function for c in every})
     found = []
-    for change in (c for c in every[:MAX_SINGLES] if _plausible(c, values)):
+    for change in _singles(reference, function, tried[0].args):
         mutant = build(reference, function, (change,))
         if mutant is not None and _matches(mutant, tried, list(range(len(tried))), single=False)[0]:
             found.append(change)
@@ -257,10 +261,7 @@ def _proportional(got, output) -> bool:
 
 def _last_step(reference, function: str) -> str | None:
     """The call the reference's function returns (`softmax` for `return torch.softmax(...)`)."""
-    import ast
-
-    tree = ast.parse(inspect.getsource(getattr(reference, function)).strip())
-    returns = [n for n in ast.walk(tree) if isinstance(n, ast.Return) and isinstance(n.value, ast.Call)]
+    returns = [n for n in ast.walk(definition(reference, function)) if isinstance(n, ast.Return) and isinstance(n.value, ast.Call)]
     if len(returns) != 1:
         return None
     call = returns[0].value.func

@@ -12,7 +12,7 @@ import ast
 import pickle
 from dataclasses import dataclass, field
 
-__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "fold_target", "given_name", "is_minus_inf", "locals_of", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
+__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "elide", "fold_target", "given_name", "is_minus_inf", "locals_of", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
 
 # The kinds of change, in the order a match is preferred when two explain the same outputs.
 KINDS = (
@@ -365,3 +365,23 @@ def edit_statements(body: list, node: ast.stmt, change: Change) -> bool:
     folded.value = _Substitute(name, second.value).visit(_tree_copy(first.value))
     body[at : at + 2] = [folded]
     return True
+
+
+KEEP = 16  # characters two quoted expressions may share at either end before the rest is "..."
+
+
+def elide(new: str, old: str) -> tuple[str, str]:
+    """The two sides of a change with a long common beginning or end cut to "...", at a space:
+    what differs stands out, and what is the same is not quoted twice."""
+    start = 0
+    while start < min(len(new), len(old)) and new[start] == old[start]:
+        start += 1
+    start = new.rfind(" ", 0, start - 1) + 1 if start > KEEP else 0
+    start = start if start >= KEEP else 0  # only a long common beginning is worth a "..."
+    end = 0
+    while end < min(len(new), len(old)) - start and new[-1 - end] == old[-1 - end]:
+        end += 1
+    cut = new.find(" ", len(new) - end) if end > KEEP else -1
+    tail = len(new) - cut if cut > 0 and len(new) - cut >= KEEP else 0
+    new, old = new[start : len(new) - tail], old[start : len(old) - tail]
+    return ("... " if start else "") + new + (" ..." if tail else ""), ("... " if start else "") + old + (" ..." if tail else "")

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import ast
 import copy
+from functools import lru_cache
 
 from attention_by_hand.lab.mutant_edits import AXIS_KEYWORDS, Rename, call_name, quote
 
@@ -64,8 +65,10 @@ def _updated_before(finder, name: str, statement: ast.stmt) -> ast.stmt | None:
     return None
 
 
-def called_names(fdef: ast.FunctionDef, scope: list[str]) -> list[str]:
-    """The names in scope that the function calls: the layers it was handed (proj, ln1, attn)."""
+@lru_cache(maxsize=256)
+def called_names(fdef: ast.FunctionDef, scope: tuple[str, ...]) -> list[str]:
+    """The names in scope that the function calls: the layers it was handed (proj, ln1, attn).
+    Once per definition (asked at every layer call; the definitions are cached, never changed)."""
     found = []
     for node in ast.walk(fdef):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in scope and node.func.id not in found:
@@ -87,7 +90,7 @@ def _layer_slips(finder, node: ast.AST) -> None:
         finder.add(node, "layers_swapped", None, "order",
                    f"`{inner.func.id}({node.func.id}({quote(inner.args[0])}))` for `{quote(node)}`: "
                    f"the two layers applied in the other order")
-    for layer in called_names(finder.fdef, finder.scope):
+    for layer in called_names(finder.fdef, tuple(finder.scope)):
         if layer != node.func.id:
             finder.add(node, "layer_on", layer, "call", f"`{layer}` applied to `{quote(node)}`")
 
@@ -103,8 +106,10 @@ def _grid_slip(finder, node: ast.AST) -> None:
                        f"(a grid), not one element per pair")
 
 
+@lru_cache(maxsize=256)
 def _loop_names(fdef: ast.FunctionDef) -> list[str]:
-    """The names the function's for-loops step through (i over the query tiles, j over the keys')."""
+    """The names the function's for-loops step through (i over the query tiles, j over the keys');
+    once per definition (asked at every slice)."""
     found = []
     for node in ast.walk(fdef):
         if isinstance(node, ast.For):

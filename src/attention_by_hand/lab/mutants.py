@@ -46,6 +46,7 @@ from attention_by_hand.lab.mutant_edits import (
     call_name,
     edit,
     edit_statements,
+    elide,
     fold_target,
     given_name,
     is_minus_inf,
@@ -57,32 +58,10 @@ from attention_by_hand.lab.mutant_edits import (
     step_name,
 )
 
-__all__ = ["KINDS", "Change", "changes", "build"]
-
-
+__all__ = ["KINDS", "Change", "changes", "build", "reachable", "definition"]
 
 # Changes said in words first, then in code: the words name the concept ("q and k exchanged").
 CONCEPT_FIRST = ("exchange", "args", "shift_all")
-KEEP = 16  # characters two quoted expressions may share at either end before the rest is "..."
-
-
-def _elide(new: str, old: str) -> tuple[str, str]:
-    """The two sides of a change with a long common beginning or end cut to "...", at a space:
-    what differs stands out, and what is the same is not quoted twice."""
-    start = 0
-    while start < min(len(new), len(old)) and new[start] == old[start]:
-        start += 1
-    start = new.rfind(" ", 0, start - 1) + 1 if start > KEEP else 0
-    start = start if start >= KEEP else 0  # only a long common beginning is worth a "..."
-    end = 0
-    while end < min(len(new), len(old)) - start and new[-1 - end] == old[-1 - end]:
-        end += 1
-    cut = new.find(" ", len(new) - end) if end > KEEP else -1
-    tail = len(new) - cut if cut > 0 and len(new) - cut >= KEEP else 0
-    new, old = new[start : len(new) - tail], old[start : len(old) - tail]
-    return ("... " if start else "") + new + (" ..." if tail else ""), ("... " if start else "") + old + (" ..." if tail else "")
-
-
 class _Finder:
     """Walks one function definition and lists every change it allows."""
 
@@ -146,7 +125,7 @@ class _Finder:
         else:
             holder = next(n for n in ast.walk(copied) if any(c is target for c in ast.iter_child_nodes(n)))
             replace_node(holder, target, new)
-        return "`{}` for `{}`".format(*_elide(ast.unparse(copied), ast.unparse(around)))
+        return "`{}` for `{}`".format(*elide(ast.unparse(copied), ast.unparse(around)))
 
     def run(self) -> list[Change]:
         self._statements(self.fdef)
@@ -450,6 +429,16 @@ def _resolved(file: str) -> str:
 def _path(reference: types.ModuleType) -> str:
     """The reference's file, resolved once (a build asks for it hundreds of times)."""
     return _resolved(reference.__file__)
+
+
+def reachable(reference: types.ModuleType, function: str) -> tuple[str, ...]:
+    """`function` and the reference's functions it calls, directly or not."""
+    return _reachable_in(_path(reference), function)
+
+
+def definition(reference: types.ModuleType, function: str) -> ast.FunctionDef:
+    """The reference function's syntax tree, parsed once (never to be changed: copy it first)."""
+    return _definitions(_path(reference))[function]
 
 
 def changes(reference: types.ModuleType, function: str) -> tuple[Change, ...]:

@@ -210,9 +210,9 @@ class _Engine:
 
     def reaches(self, function: str) -> set[str]:
         """The function and the reference's functions it calls."""
-        from attention_by_hand.lab.mutants import changes
+        from attention_by_hand.lab.mutants import reachable
 
-        return {function} | {c.function for c in changes(self.reference, function)}
+        return set(reachable(self.reference, function)) | {function}
 
     @staticmethod
     def may_diagnose(check: Check, verdicts: list) -> bool:
