@@ -26,6 +26,8 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     related.py        the explanations that are no change of the code, tried in turn
     diagnosis.py      the change or relation that gives a learner's outputs on every input tried
     first_nan.py      the line of the learner's file that made its first nan
+    blame.py          the learner's lines where its values part from the reference's (run in the child)
+    parting.py        saying that span, when every wrong call of a function agrees on it
     room.py           `lab check N --room FOLDER`: every learner's file in a folder, one table
     sandbox.py        bubblewrap around other people's files in a room check
 

@@ -8,6 +8,7 @@ not what is under test). An event is a JSON-able dict:
     {"event": "result", "id": 3, "value": <encoded>, "changed": [0]}   changed: the arguments
                                                      the call modified in place, by position;
                                                      "nan": [line, name, code] where it first made a nan
+                                                     "blame": {...} where it parts from the reference (blame.py)
     {"event": "raised", "id": 3, "type": "IndexError", "message": "...", "line": 41, "function": "dot"}
     {"event": "fatal", "reason": "exit" | "memory" | "missing", ...}   nothing more is called
     {"event": "done"}
@@ -17,6 +18,7 @@ Left out: importing the learner's file and the limits on it (child.py); judging 
 
 from __future__ import annotations
 
+import linecache
 import time
 import traceback
 from collections.abc import Callable
@@ -91,25 +93,90 @@ def _nan_made(module: ModuleType, call: dict, originals: list, value, learner: P
     return first_nan(again, learner)
 
 
+# The blame search runs the learner's function several times more, traced: it has this many
+# seconds in all per child, and a function it once could not blame is not searched again.
+BLAME_SECONDS = 2.5
+
+
+class _Blamer:
+    """Asks blame.py, for the calls whose output is not the reference's, within the budget.
+
+    Returns RIGHT when the output is the reference's, None when it is not (or may not be) and no
+    span was found, else the span as the event's "blame"."""
+
+    RIGHT = "right"
+
+    def __init__(self, module: ModuleType, reference: ModuleType | None):
+        self.module, self.reference = module, reference
+        self.spent, self.given_up = 0.0, set()
+
+    def __call__(self, call: dict, value, took: float, raised: bool = False):
+        """raised: the call raised (value is then nothing)."""
+        import torch
+
+        from attention_by_hand.lab.blame import blame, output_close
+
+        name = call["function"]
+        reference = getattr(self.reference, name, None)
+        if reference is None:
+            return self.RIGHT  # nothing to compare with: the event carries no "blame"
+        if took >= TRACE_SECONDS:
+            return None
+        started = time.perf_counter()
+
+        def make_args():
+            return tuple(decode(a) for a in call["args"])
+
+        found = None
+        try:
+            torch.manual_seed(0)
+            with torch.no_grad():
+                expected = reference(*make_args())
+        except Exception:  # noqa: BLE001 - where the reference raises too, there is nothing to say
+            self.spent += time.perf_counter() - started
+            return self.RIGHT
+        try:
+            if not raised and output_close(value, expected):
+                return self.RIGHT
+            if name not in self.given_up and self.spent < BLAME_SECONDS:
+                found = blame(getattr(self.module, name), make_args, reference, expected)
+        except Exception:  # noqa: BLE001 - the search only adds to a hint; it never breaks a check
+            found = None
+        finally:
+            self.spent += time.perf_counter() - started
+        if found is None:
+            self.given_up.add(name)
+            return None
+        step = [[s.name, s.binding, s.line] for s in found.alike] or None
+        file = getattr(self.module, name).__code__.co_filename
+        code = [linecache.getline(file, line).split("#")[0].strip()[:MAX_TEXT] for line in (found.start, found.end)]
+        return {"start": found.start, "end": found.end, "name": found.name, "step": step, "code": code,
+                "calls": list(found.calls), "got": encode(found.got), "raised": raised}
+
+
 def missing_functions(module: ModuleType, names: list[str]) -> list[str]:
     """The names the checker calls that the learner's module does not define as functions."""
     return [name for name in names if not callable(getattr(module, name, None))]
 
 
-def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, on_out_of_memory=None) -> bool:
+def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, on_out_of_memory=None,
+             reference: ModuleType | None = None) -> bool:
     """Make every call of the request on `module`, emitting one event per step.
 
     Returns False when a call ended the run (sys.exit, out of memory), True when every call was
     made. `on_out_of_memory()` frees the caller's reserve first, so the report has room.
+    reference: the lab's reference module, to say where a wrong output parts from it (blame.py).
     """
     import torch
 
+    blamer = _Blamer(module, reference)
     for call in calls:
         emit(event="start", id=call["id"])
         args = [decode(a) for a in call["args"]]
         # A function that changes its input in place (x.mul_(0), x *= 2) can return the right
         # answer and still break its caller, who needs x afterwards: compare with a copy.
         originals = [decode(a) for a in call["args"]]
+        started = time.perf_counter()
         try:
             torch.manual_seed(0)  # a function that draws random numbers draws the same ones each run
             started = time.perf_counter()
@@ -129,17 +196,24 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
             if isinstance(error, SystemExit):
                 emit(event="fatal", reason="exit", id=call["id"], line=line, message=describe(error))
                 return False
+            took = time.perf_counter() - started
+            kind, message = type(error).__name__, str(error)[:MAX_TEXT]
+            del error  # its traceback holds the call's frames
+            found = blamer(call, None, took, raised=True)
             emit(
                 event="raised",
                 id=call["id"],
-                type=type(error).__name__,
-                message=str(error)[:MAX_TEXT],
+                type=kind,
+                message=message,
                 line=line,
                 function=function,  # may be a helper the checked function called
+                **({} if found == _Blamer.RIGHT else {"blame": found}),
             )
             continue
         changed = [i for i, (before, after) in enumerate(zip(originals, args)) if not same(before, after)]
         where = _nan_made(module, call, originals, value, learner) if took < TRACE_SECONDS else None
-        emit(event="result", id=call["id"], value=encoded, changed=changed, **({"nan": list(where)} if where else {}))
+        found = None if where or changed else blamer(call, value, took)
+        extra = {"nan": list(where)} if where else {} if found == _Blamer.RIGHT else {"blame": found}
+        emit(event="result", id=call["id"], value=encoded, changed=changed, **extra)
     emit(event="done")
     return True

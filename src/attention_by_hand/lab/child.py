@@ -88,6 +88,15 @@ def main(argv: list[str]) -> int:
     _limit_memory(budget_mb)
     import importlib.util
 
+    reference = None
+    if request.get("reference"):
+        from attention_by_hand.lab.registry import load_reference
+
+        try:
+            reference = load_reference(Path(request["reference"]))
+        except Exception:  # noqa: BLE001 - without it the check runs as before, only without blame
+            reference = None
+
     os.write(ready_fd, b"1")  # all the checker's own setup is done: the learner's file comes next
     os.close(ready_fd)
 
@@ -122,7 +131,7 @@ def main(argv: list[str]) -> int:
         reserve.clear()
         gc.collect()
 
-    call_all(module, request["calls"], learner, results.write, on_out_of_memory=out_of_memory)
+    call_all(module, request["calls"], learner, results.write, on_out_of_memory=out_of_memory, reference=reference)
     return 0
 
 

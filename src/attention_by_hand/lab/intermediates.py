@@ -22,6 +22,9 @@ from attention_by_hand.lab.judging import close
 __all__ = ["Step", "steps", "intermediate"]
 
 
+MAX_STEPS = 2000  # a loop that fills a table one cell at a time makes one value per cell
+
+
 @dataclass(frozen=True)
 class Step:
     """The `binding`-th value (0: as given, for an argument) of local `name`, made at `line`."""
@@ -31,28 +34,38 @@ class Step:
     line: int
 
 
-def steps(function, args: tuple) -> dict[Step, torch.Tensor]:
-    """Every tensor value the locals of `function` took while it ran on `args`, by Step."""
+def steps(function, args: tuple, in_place: bool = False, deep: bool = False) -> dict[Step, torch.Tensor]:
+    """Every tensor value the locals of `function` took while it ran on `args`, by Step.
+
+    in_place: a tensor changed in place (`counts[a, b] += 1`) takes a new value too.
+    deep: the functions of the same file that it calls are watched too (their lines tell them apart)."""
     code = function.__code__
-    seen: dict[str, int] = {}  # name -> id of its current value
-    count: dict[str, int] = {}
+    seen: dict[tuple, object] = {}  # (code, name) -> what tells its current value apart
+    count: dict[tuple, int] = {}
     found: dict[Step, torch.Tensor] = {}
-    last_line = [code.co_firstlineno]
+    last_line: dict[int, int] = {}  # frame -> the line it ran last
 
     def record(frame):
+        key = id(frame)
         for name, value in frame.f_locals.items():
-            if isinstance(value, torch.Tensor) and seen.get(name) != id(value):
-                seen[name] = id(value)
-                n = count.get(name, -1) + 1
-                count[name] = n
-                found[Step(name, n, last_line[0])] = value.detach().clone()
+            mark = (id(value), value._version if in_place else 0) if isinstance(value, torch.Tensor) else None
+            if mark is not None and seen.get((key, name)) != mark and len(found) < MAX_STEPS:
+                seen[(key, name)] = mark
+                n = count.get((frame.f_code, name), -1) + 1
+                count[(frame.f_code, name)] = n
+                found[Step(name, n, last_line.get(key, frame.f_code.co_firstlineno))] = value.detach().clone()
 
     def tracer(frame, event, arg):
-        if frame.f_code is not code:
+        if frame.f_code is not code and not (deep and frame.f_code.co_filename == code.co_filename):
             return None
         if event in ("line", "return"):
             record(frame)
-            last_line[0] = frame.f_lineno
+            last_line[id(frame)] = frame.f_lineno
+        if event == "return" and frame.f_code is not code and isinstance(arg, torch.Tensor) and len(found) < MAX_STEPS:
+            # what a function it calls returns, though its caller may never store it
+            n = count.get((frame.f_code, None), -1) + 1
+            count[(frame.f_code, None)] = n
+            found[Step(f"{frame.f_code.co_name}()", n, frame.f_lineno)] = arg.detach().clone()
         return tracer
 
     previous = sys.gettrace()

@@ -8,15 +8,17 @@ Left out: generating the learner's version (exercise.py), judging it (verdict.py
 
 from __future__ import annotations
 
+import importlib.util
 import pkgutil
 from importlib import import_module
 from pathlib import Path
+from types import ModuleType
 
 from attention_by_hand.errors import UserError
 from attention_by_hand.lab import labs as _labs
 from attention_by_hand.lab.labs import Lab
 
-__all__ = ["Lab", "LABS", "get_lab", "lab_numbered", "numbers", "reference_path", "checks_for"]
+__all__ = ["Lab", "LABS", "get_lab", "lab_numbered", "numbers", "reference_path", "load_reference", "checks_for"]
 
 
 def _discover() -> tuple[Lab, ...]:
@@ -68,6 +70,14 @@ def reference_path(lab: Lab) -> Path:
     if not path.is_file():
         raise UserError(f"{path}: missing; the package's labs are incomplete (reinstall attention-by-hand)")
     return path
+
+
+def load_reference(path: Path) -> ModuleType:
+    """Import a reference lab by path; its steps stay behind `if __name__ == "__main__":`."""
+    spec = importlib.util.spec_from_file_location(f"reference_{path.stem.replace('-', '_')}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def checks_for(number: int, seed: int = 0) -> list:

@@ -18,7 +18,6 @@ Left out: running the file (runner.py, child.py); the comparisons and the labs' 
 
 from __future__ import annotations
 
-import importlib.util
 import inspect
 import json
 import re
@@ -32,8 +31,9 @@ from attention_by_hand.lab.calls import call_all, missing_functions
 from attention_by_hand.lab.registry import checks_for
 from attention_by_hand.lab.diagnosis import diagnose, localise
 from attention_by_hand.lab.outcomes import RAISED, Tried, raised
+from attention_by_hand.lab.parting import parting
 from attention_by_hand.lab.judging import Check, Miss, Probe, hint_for_exception
-from attention_by_hand.lab.registry import Lab, reference_path
+from attention_by_hand.lab.registry import Lab, get_lab, load_reference, reference_path
 from attention_by_hand.lab.wire import decode, encode
 
 __all__ = ["CheckResult", "CheckRun", "Ending", "Plan", "plan", "check_run", "check_in_process", "load_reference", "report_lines"]
@@ -104,14 +104,6 @@ class Ending:
     printed: int = 0  # bytes of output read from it, up to where it was stopped
 
 
-def load_reference(path: Path) -> ModuleType:
-    """Import a reference lab by path; its steps stay behind `if __name__ == "__main__":`."""
-    spec = importlib.util.spec_from_file_location(f"reference_{path.stem.replace('-', '_')}", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def plan(number: int, seed: int) -> Plan:
     checks = checks_for(number, seed)
     calls = [(check, args) for check in checks for args in check.cases]
@@ -119,6 +111,8 @@ def plan(number: int, seed: int) -> Plan:
     every = calls + [(check, probe.args) for check, probe in probes]
     request = {
         "functions": sorted({check.function for check in checks}),
+        # the child runs the reference beside the learner's function to find where they part (blame.py)
+        "reference": str(reference_path(get_lab(str(number)))),
         "calls": [
             {"id": i, "function": check.function, "args": [encode(a) for a in args]}
             for i, (check, args) in enumerate(every)
@@ -195,8 +189,10 @@ class _Engine:
     named nothing: on every input that function was called on, its cases and its probes."""
 
     def __init__(self, the_plan: Plan, by_id: dict, judged: list, reference: ModuleType, line_name=None):
-        self.reference, self.found = reference, {}
+        self.reference, self.found, self.parted = reference, {}, {}
         self.events, self.line_name = by_id, line_name
+        self.plan, self.calls, self.judged = the_plan, the_plan.calls, judged
+        self.failed: set[str] = set()  # the functions that failed a check (set by _check_run)
         self.ids = {id(check): ids for check, ids, _ in judged}
         self.tried: dict[str, list[Tried]] = {}
         self.probes: dict[str, list[Tried]] = {}
@@ -236,8 +232,26 @@ class _Engine:
         found, where = self.found[function]
         if found:
             return found.hint, found.mistake
-        made = self.first_nan(check)
+        made = self.first_nan(check) or self.parting(function)
         return "; ".join(part for part in (observed, made, where) if part), None
+
+    def parting(self, function: str) -> str | None:
+        """Where the learner's values part from the reference's (blame.py, parting.py), when every
+        wrong call of the function says the same (a call that raised is a wrong call)."""
+        if function not in self.parted:
+            ids = [i for check, ids, _ in self.judged if check.function == function for i in ids]
+            ids += [len(self.calls) + k for k, (check, _) in enumerate(self.plan.probes) if check.function == function]
+            events = [(i, self.events.get(i)) for i in ids]
+            said = None
+            if all(e is not None and e.get("event") in ("result", "raised") for _, e in events):
+                args = {i: (self.calls[i][1] if i < len(self.calls) else self.plan.probes[i - len(self.calls)][1].args) for i, _ in events}
+                blamed = [(args[i], e["blame"]) for i, e in events if "blame" in e]
+                try:
+                    said = parting(self.reference, function, blamed, self.failed, self.line_name)
+                except Exception:  # noqa: BLE001 - the span only adds to a hint; it never breaks a check
+                    said = None
+            self.parted[function] = said
+        return self.parted[function]
 
     def first_nan(self, check: Check) -> str | None:
         """Where the learner's function first made a nan, on the first of this check's calls that
@@ -256,8 +270,10 @@ class _Engine:
         if mistake:
             return f"{raised}; {hint}", mistake
         where = self.found[check.function][1]
+        parted = self.parting(check.function)
         # where it runs and is right (one row alone) and where it raises says what it cannot handle
-        return (f"{raised}; {where}" if where and where.startswith("right ") else raised), None
+        where = where if where and where.startswith("right ") else None
+        return "; ".join(part for part in (raised, parted, where) if part), None
 
 
 def _got(event: dict):
@@ -360,6 +376,7 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
     # checks: the engine may say the same mistake in other words, and the room would count it twice.
     # So is one that calls it (matmul_by_loops raising where the dot it calls is wrong).
     named_by_hand = {check.function for check, _, _, mistake in combined if mistake is not None}
+    mutants.failed = {check.function for check, _, hint, _ in combined if hint is not None}
     for check, verdicts, hint, mistake in combined:
         ask = hint is not None and mistake is None and engine and not (mutants.reaches(check.function) & named_by_hand)
         if ask and _Engine.may_diagnose(check, verdicts):
@@ -405,7 +422,8 @@ def check_in_process(
     if missing:
         events.append({"event": "fatal", "reason": "missing", "names": missing})
     else:
-        call_all(module, request["calls"], Path(module.__file__).resolve(), lambda **e: events.append(e))
+        reference = reference or load_reference(reference_path(lab))
+        call_all(module, request["calls"], Path(module.__file__).resolve(), lambda **e: events.append(e), reference=reference)
     return check_run(events, the_plan, reference or load_reference(reference_path(lab)), engine=engine)
 
 

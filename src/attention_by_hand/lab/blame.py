@@ -1,0 +1,372 @@
+"""The line of a learner's function where its values leave the reference's: found by running the
+learner's own code, watched, beside the reference's on the same input.
+
+A mistake nobody catalogued is still made on some line. The learner's function is run once with a
+tracer on its own frame that records every tensor each local takes, after each line. A value is
+*right* when the reference made the same numbers on its way (intermediates.steps), or it is an
+argument; a value nobody else made is *vouched for* when a right value was computed from it (a
+learner's own step, such as `e = exp(s - m)` before `w = e / e.sum(...)`). The first value that is
+neither starts the span where the values part. Then the learner's function is run again with one
+of its values replaced by one of the reference's: the first (line, local) whose replacement makes
+the whole output right ends the span. Both facts are measured, not guessed: up to the span the
+learner's tensors agree with the reference's, and with that one value right, everything is right.
+A return line whose tensors are all right and whose value is wrong is the span itself.
+
+calls.py asks `blame` after a quick call whose output is not the reference's; verdict.py says it
+in the hint only when every wrong call of the function ends its span at the same line and local,
+replaced by the same reference local (the same claim on every input tried).
+
+Left out: functions with a loop (`for`, `while`, a comprehension): a loop that leaves out work, a
+key block or a first step, makes values that each equal one the reference made on its way, so
+"every value before these lines agrees" would hold and point past the mistake. Also values made
+inside the learner's helpers (their call's line is the one blamed), and outputs that are not
+tensors or tuples of tensors.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import torch
+
+from attention_by_hand.lab.intermediates import Step, steps
+from attention_by_hand.lab.judging import close
+
+__all__ = ["Blame", "RETURNED", "blame", "output_close"]
+
+RETURNED = "return"  # the name of a Step that is (an item of) what the reference returns
+
+# A call is replaced at most this many times, and the search stops after this many seconds:
+# each try runs the learner's function once more, traced.
+MAX_TRIES = 24
+MAX_SECONDS = 0.6
+CANDIDATES_PER_VALUE = 8
+
+
+@dataclass(frozen=True)
+class Blame:
+    """The learner's values part from the reference's between lines start and end of its file:
+    before start every tensor it made is one the reference made too, and with `name` (made at
+    end, its `occurrence`-th value there) given the reference's value `step`, its whole output is
+    right; `step` None: the return line at `end` returns the first wrong value. `calls`: the learner's own functions the
+    line `end` calls. `got`: the learner's value there (the returned one, for a return)."""
+
+    start: int
+    end: int
+    name: str | None
+    occurrence: int
+    step: Step | None
+    calls: tuple[str, ...]
+    got: object
+    alike: tuple[Step, ...] = ()  # the reference's values equal to step's on this input, step first
+
+
+@dataclass
+class _Event:
+    line: int
+    name: str | None  # None: the value returned
+    occurrence: int
+    value: object
+    reads: dict[str, int] = field(default_factory=dict)  # local read by the line -> index of its event
+
+
+def output_close(got, expected) -> bool:
+    """Whether two outputs agree: tensors by judging.close, tuples and lists item by item."""
+    if isinstance(expected, torch.Tensor):
+        return (isinstance(got, torch.Tensor) and got.shape == expected.shape
+                and got.is_floating_point() == expected.is_floating_point() and close(got, expected))
+    if isinstance(expected, (tuple, list)):
+        return (isinstance(got, (tuple, list)) and len(got) == len(expected)
+                and all(output_close(g, e) for g, e in zip(got, expected)))
+    if isinstance(expected, (int, float)) and not isinstance(expected, bool):
+        return isinstance(got, (int, float)) and abs(float(got) - float(expected)) <= 1e-4 * (1 + abs(float(expected)))
+    return got == expected
+
+
+def _statements(function) -> dict[int, ast.stmt]:
+    """line -> the innermost statement of `function` that starts there."""
+    return _layout(function)[0]
+
+
+def _layout(function) -> tuple[dict[int, ast.stmt], dict[int, int]]:
+    """(line -> the innermost statement of `function` that starts there, line -> the line of the
+    statement after it in the same block)."""
+    code = function.__code__
+    try:
+        tree = ast.parse("".join(linecache.getlines(code.co_filename)))
+    except SyntaxError:
+        return {}, {}
+    for node in ast.walk(tree):
+        if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name
+                and code.co_firstlineno in {node.lineno, *(d.lineno for d in node.decorator_list)}):
+            found: dict[int, ast.stmt] = {}
+            after: dict[int, int] = {}
+            for inner in ast.walk(node):  # breadth first: a deeper statement on the same line wins
+                if isinstance(inner, ast.stmt) and inner is not node:
+                    found[inner.lineno] = inner
+                for block in ("body", "orelse", "finalbody"):
+                    body = getattr(inner, block, None)
+                    if isinstance(body, list):
+                        after.update((a.lineno, b.lineno) for a, b in zip(body, body[1:]))
+            return found, after
+    return {}, {}
+
+
+def _reads(statement: ast.stmt | None) -> set[str]:
+    """The names a statement reads (for a loop or a condition: its header only)."""
+    if statement is None:
+        return set()
+    if isinstance(statement, (ast.For, ast.AsyncFor)):
+        parts = [statement.iter]
+    elif isinstance(statement, (ast.If, ast.While)):
+        parts = [statement.test]
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        parts = [item.context_expr for item in statement.items]
+    elif isinstance(statement, (ast.FunctionDef, ast.ClassDef, ast.Try)):
+        return set()
+    else:
+        parts = [statement]
+    names = set()
+    for part in parts:
+        for node in ast.walk(part):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                names.add(node.id)
+            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                names.add(node.target.id)
+    return names
+
+
+def _mark(value) -> object:
+    """What tells a local's value apart from its last: the tensor and its in-place version."""
+    if isinstance(value, torch.Tensor):
+        return (id(value), value._version)
+    return None
+
+
+def _run(function, make_args: Callable[[], tuple], statements: dict[int, ast.stmt],
+         replace: tuple[int, str, int, torch.Tensor] | None = None,
+         skip: tuple[int, int, str, torch.Tensor, int] | None = None):
+    """Run function(*make_args()) traced: (its events, its output, whether it returned, the
+    (line, visit) that raised, if it raised).
+    replace (line, name, occurrence, value): give that local that value right after it is made.
+    skip (line, visit, name, value, next line): on that visit, the line is not run: the local is
+    given the value, and the function goes on at the next line (a line that raised, mended)."""
+    code = function.__code__
+    events: list[_Event] = []
+    marks: dict[str, object] = {}
+    latest: dict[str, int] = {}  # local -> index of the event that made its current value
+    count: dict[tuple[int, str | None], int] = {}
+    state = {"line": None, "depth": 0, "raised": None}
+    visits: dict[int, int] = {}
+
+    def record(frame, line):
+        reads = {n: latest[n] for n in _reads(statements.get(line)) if n in latest}
+        for name, value in list(frame.f_locals.items()):
+            mark = _mark(value)
+            if mark is None or marks.get(name) == mark:
+                continue
+            marks[name] = mark
+            if line is None:  # an argument, as given
+                latest[name] = len(events)
+                events.append(_Event(code.co_firstlineno, name, -1, value.detach().clone()))
+                continue
+            k = count.get((line, name), 0)
+            count[(line, name)] = k + 1
+            if replace and (line, name, k) == replace[:3]:
+                value = replace[3].clone()
+                frame.f_locals[name] = value  # written back into the frame when the tracer returns
+                marks[name] = _mark(value)
+            latest[name] = len(events)
+            events.append(_Event(line, name, k, value.detach().clone(), reads))
+
+    def local(frame, event, arg):
+        if frame.f_code is not code:
+            return None
+        if event == "line":
+            record(frame, state["line"])
+            line = state["line"] = frame.f_lineno
+            visits[line] = visits.get(line, 0) + 1
+            if skip and (line, visits[line] - 1) == skip[:2]:
+                frame.f_locals[skip[2]] = skip[3].clone()  # written back when the tracer returns
+                frame.f_lineno = skip[4]
+            state["raised"] = None  # an exception caught inside the function is no raise of its own
+        elif event == "exception":
+            state["raised"] = (frame.f_lineno, visits.get(frame.f_lineno, 1) - 1)
+        elif event == "return" and state["raised"] is None:  # (a frame left by an exception "returns" too)
+            record(frame, state["line"])
+            line = state["line"] or code.co_firstlineno
+            reads = {n: latest[n] for n in _reads(statements.get(line)) if n in latest}
+            events.append(_Event(line, None, 0, arg, reads))
+        return local
+
+    def tracer(frame, event, arg):
+        if frame.f_code is not code or state["depth"]:
+            return None
+        state["depth"] = 1  # only the outermost call of the function is watched
+        return local
+
+    previous = sys.gettrace()
+    output, returned = None, False
+    sys.settrace(tracer)
+    try:
+        torch.manual_seed(0)
+        with torch.no_grad():
+            output = function(*make_args())
+        returned = True
+    except Exception:  # noqa: BLE001 - a replaced value may not fit; that try only fails
+        pass
+    finally:
+        sys.settrace(previous)
+    return events, output, returned, None if returned else state["raised"]
+
+
+def _right(value, known: dict[tuple, list[torch.Tensor]]) -> bool:
+    if not isinstance(value, torch.Tensor):
+        return True  # only tensors are judged; an int or a module is taken as it is
+    return any(close(value, k) for k in known.get((tuple(value.shape), value.is_floating_point()), []))
+
+
+def blame(function, make_args: Callable[[], tuple], reference_function, expected) -> Blame | None:
+    """Where the learner's `function` parts from `reference_function` on make_args()'s inputs
+    (whose reference output, `expected`, the learner's does not match); None when unsure."""
+    code = getattr(function, "__code__", None)
+    if code is None or getattr(reference_function, "__code__", None) is None:
+        return None
+    started = time.perf_counter()
+    reference = steps(reference_function, make_args(), in_place=True, deep=True)
+    if not reference:
+        return None
+    # what the reference returns stands in too: it may be made on the return line, never stored
+    returned = expected if isinstance(expected, (tuple, list)) else (expected,)
+    for i, value in enumerate(returned):
+        if isinstance(value, torch.Tensor):
+            reference[Step(RETURNED, i, 0)] = value
+    known: dict[tuple, list[torch.Tensor]] = {}
+    for value in reference.values():
+        known.setdefault((tuple(value.shape), value.is_floating_point()), []).append(value)
+    statements, after = _layout(function)
+    if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.comprehension)) for t in statements.values() for n in ast.walk(t)):
+        # A loop can leave out work (a block, a first step) without any value telling: each value
+        # it makes may equal one the reference made on its way, and the span would point past
+        # the mistake. So a function with a loop is not searched.
+        return None
+    events, output, returned, raised_at = _run(function, make_args, statements)
+    if (returned and output_close(output, expected)) or (not returned and raised_at is None):
+        return None
+    right = [e.occurrence < 0 or (e.name is not None and _right(e.value, known)) for e in events]
+    for i in range(len(events) - 1, -1, -1):  # a value a right one was made from is vouched for
+        if right[i]:
+            for j in events[i].reads.values():
+                right[j] = True
+    departed = next((i for i, ok in enumerate(right) if not ok), None)
+    if departed is None and returned:
+        return None
+    made = [e.value for e in events if isinstance(e.value, torch.Tensor)]
+    # the reference's values the learner never made come first: the one it should have made is one
+    unmade = {step for step, v in reference.items() if not any(m.shape == v.shape and close(m, v) for m in made)}
+    budget = _Budget(started)
+    found = _mended(function, make_args, expected, statements, events, right, departed, reference, unmade, budget)
+    if found is not None or returned:
+        return found
+    # it raised, and no value of its own before that mends it: the line that raised, run as the reference would
+    line, visit = raised_at
+    statement = statements.get(line)
+    if departed is None and isinstance(statement, (ast.Return, ast.Expr)):  # right tensors in, an error out
+        return Blame(line, line, None, visit, None, _calls(function, statement), None)
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name) and line in after):
+        return None
+    name = statement.targets[0].id
+    start = min(line, events[departed].line) if departed is not None else line
+    # the value the line should make is most likely the next one the reference made after the
+    # last one the learner made too
+    last = max((s.line for s in reference if s not in unmade and s.line), default=0)
+    order = sorted(reference.items(), key=lambda sv: (sv[0] not in unmade, 0 < sv[0].line <= last, sv[0].line or 10**9))
+    for step, value in order[:CANDIDATES_PER_VALUE]:
+        if not budget.spend():
+            return None
+        _, fixed, ok, _ = _run(function, make_args, statements, skip=(line, visit, name, value, after[line]))
+        if ok and output_close(fixed, expected):
+            return Blame(start, line, name, visit, step, _calls(function, statement), None, _alike(step, value, reference))
+    return None
+
+
+class _Budget:
+    """The tries left: MAX_TRIES runs, MAX_SECONDS from `started`."""
+
+    def __init__(self, started: float):
+        self.started, self.tries = started, 0
+
+    def spend(self) -> bool:
+        if self.tries >= MAX_TRIES or time.perf_counter() - self.started > MAX_SECONDS:
+            return False
+        self.tries += 1
+        return True
+
+
+def _alike(step: Step, value: torch.Tensor, reference: dict[Step, torch.Tensor]) -> tuple[Step, ...]:
+    """step, then the reference's other values equal to it on this input."""
+    return (step, *(s for s, v in reference.items() if s != step and v.shape == value.shape and close(v, value)))
+
+
+def _mended(function, make_args, expected, statements, events, right, departed, reference, unmade, budget) -> Blame | None:
+    """The first wrong value, from `departed` on, that the reference's value mends (the whole
+    output right), or the return line that makes the first wrong value; None when none does."""
+    if departed is None:
+        return None
+    for i in range(departed, len(events)):
+        event = events[i]
+        if right[i]:
+            continue
+        start = min(events[departed].line, event.line)  # a loop may run a later line first
+        if event.name is None:  # the return line makes the first wrong value the reference also makes
+            return Blame(start, event.line, None, 0, None, _calls(function, statements.get(event.line)), event.value)
+        for step, value in _candidates(event.value, reference, unmade):
+            if not budget.spend():
+                return None
+            _, fixed, ok, _ = _run(function, make_args, statements, (event.line, event.name, event.occurrence, value))
+            if ok and output_close(fixed, expected):
+                return Blame(start, event.line, event.name, event.occurrence, step,
+                             _calls(function, statements.get(event.line)), event.value, _alike(step, value, reference))
+    return None
+
+
+def _candidates(value, reference: dict[Step, torch.Tensor], unmade: set[Step]) -> list[tuple[Step, torch.Tensor]]:
+    """The reference's values that could stand in for `value`: the same shape first, nearest in
+    numbers first (a wrong value is mostly near the right one: unmasked for masked, another scale),
+    those the learner never made before those it did; then values with the same number of axes."""
+    if not isinstance(value, torch.Tensor):
+        return []
+
+    def distance(v: torch.Tensor) -> float:
+        if not (value.is_floating_point() and v.is_floating_point()):
+            return 0.0
+        gap = torch.nan_to_num(value - v, nan=1e30, posinf=1e30, neginf=1e30).norm()
+        return float(gap / (torch.nan_to_num(v, posinf=0.0, neginf=0.0).norm() + 1e-12))
+
+    same = [(s, v) for s, v in reference.items() if v.shape == value.shape]
+    same.sort(key=lambda sv: (sv[0] not in unmade, distance(sv[1])))
+    near = [(s, v) for s, v in reference.items() if v.shape != value.shape and v.dim() == value.dim()]
+    near.sort(key=lambda sv: (sv[0] not in unmade, sv[0].line or 10**9))
+    return (same + near)[:CANDIDATES_PER_VALUE]
+
+
+def _calls(function, statement: ast.stmt | None) -> tuple[str, ...]:
+    """The learner's own functions (of its file) a statement calls."""
+    if statement is None:
+        return ()
+    names = {n.func.id for n in ast.walk(statement) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    mine = Path(function.__code__.co_filename)
+    found = []
+    for name in sorted(names):
+        other = function.__globals__.get(name)
+        other_code = getattr(other, "__code__", None)
+        if other_code is not None and Path(other_code.co_filename) == mine:
+            found.append(name)
+    return tuple(found)

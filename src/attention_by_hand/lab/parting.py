@@ -1,0 +1,146 @@
+"""Saying where a learner's values part from the reference's (blame.py found it, call by call).
+
+The child reports, for each quick call whose output was wrong, the span of the learner's lines
+where its values left the reference's and the reference local whose value, put in place of the
+learner's at the span's end, made the whole output right. One call is one input; a hint speaks
+for the function, so the span is said only when EVERY wrong call of it reported one, all ending
+at the same line and local and replaced by the same reference local: the claim then holds on
+every input tried. When the learner's value there is a plain relation of the reference's
+(transposed, scaled by a factor the lab knows, ...), that is said too (relations.py).
+
+Left out: a span whose line calls one of the learner's own functions that failed its own check
+(the mistake is in that function, whose own row says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+
+from attention_by_hand.lab.blame import RETURNED
+from attention_by_hand.lab.intermediates import Step, steps
+from attention_by_hand.lab.outcomes import call, known_numbers
+from attention_by_hand.lab.relations import relation
+from attention_by_hand.lab.wire import decode
+
+__all__ = ["parting"]
+
+
+def _source_line(module: ModuleType, line: int) -> str:
+    import linecache
+
+    text = linecache.getline(module.__file__, line)
+    return text.split("#")[0].strip()
+
+
+def _returned(function) -> str | None:
+    """The reference's one return statement, quoted; None when it has several."""
+    import ast
+    import inspect
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
+    except (OSError, TypeError, SyntaxError):
+        return None
+    returns = [n for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value is not None]
+    return ast.unparse(returns[0]) if len(returns) == 1 else None
+
+
+def parting(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict | None]],
+            failed: set[str], line_name: Callable[[int], str] | None = None) -> str | None:
+    """The hint for `function` from each wrong call's (args, blame event or None); None when the
+    calls do not all agree (or one found nothing)."""
+    if not blamed or any(b is None for _, b in blamed):
+        return None
+    if len({(b["end"], b["name"], b["step"] is None) for _, b in blamed}) != 1 or any(set(b["calls"]) & failed for _, b in blamed):
+        return None
+    if blamed[0][1]["step"] is not None:
+        # on one input several of the reference's values may be equal: the one every input allows
+        common = set.intersection(*({s[0] for s in b["step"]} for _, b in blamed))
+        if not common:
+            return None
+        # a local of the reference's own first, then what a function it calls returns, then its output
+        order = [s[0] for s in blamed[0][1]["step"]]
+        chosen = min(common, key=lambda n: (n == RETURNED, n.endswith("()"), order.index(n)))
+        blamed = [(args, {**b, "step": next(s for s in b["step"] if s[0] == chosen)}) for args, b in blamed]
+    first = blamed[0][1]
+    earliest = min((b for _, b in blamed), key=lambda b: b["start"])  # the span said holds every input's
+    start, end, name = earliest["start"], first["end"], first["name"]
+    at = line_name or (lambda n: f"line {n}")
+    code_start, code_end = earliest["code"][0], first["code"][1]
+    made = f"`{code_end}`" if code_end else "it"
+    raised = [bool(b.get("raised")) for _, b in blamed]
+    wrong = f"makes `{name}` wrong" if name else "returns a wrong value"
+    does = "raises" if all(raised) else f"raises on some inputs and {wrong} on the others" if any(raised) else wrong
+    if start == end:
+        where = f"your values part from the reference's at {at(end)}: {made} {does}, though the tensors it reads agree with the reference's"
+    else:
+        where = (f"your values part from the reference's between {at(start)} (`{code_start}`) and {at(end)} ({made}), "
+                 f"which {does}: before them your tensors agree with the reference's")
+    helpers = sorted({name for _, b in blamed for name in b["calls"]})
+    if helpers:  # its own tensors are right; what it calls of the learner's is not checked here
+        where += f" (it calls your {', '.join(f'`{h}`' for h in helpers)}: the mistake may be in there)"
+    if first["step"] is None:
+        returns = _returned(getattr(reference, function))
+        return where + (f"; the reference's is `{returns}`" if returns else "")
+    local = first["step"][0]
+    related = _related(reference, function, blamed)
+    if local == RETURNED:
+        returns = _returned(getattr(reference, function))
+        ref = f"returned value (`{returns}`)" if returns else "returned value"
+    else:
+        ref_code = None if related else _source_line(reference, first["step"][2])  # the relation says more
+        ref = f"`{local}` (`{ref_code}`)" if ref_code else f"`{local}`"
+        if first["step"][2] == getattr(reference, function).__code__.co_firstlineno:
+            ref = f"argument `{local}` as given"
+        if related:
+            related = related.replace("the reference's output", f"the reference's `{local}`")
+    also = f"; there, {related}" if related else ""
+    runs = "runs and " if any(raised) else ""
+    return f"{where}{also}; with `{name}` equal to the reference's {ref}, yours {runs}is right on every input tried"
+
+
+def _related(reference: ModuleType, function: str, blamed) -> str | None:
+    """How the learner's value at the span's end relates to the reference's, on every input."""
+    pairs = []
+    for args, b in blamed:
+        name, binding, line = b["step"]
+        if name == RETURNED:
+            out = call(getattr(reference, function), args)
+            value = out[binding] if isinstance(out, (tuple, list)) else out
+        else:
+            value = steps(getattr(reference, function), args, in_place=True, deep=True).get(Step(name, binding, line))
+        if value is None:
+            return None
+        pairs.append((decode(b["got"]), value, known_numbers(reference, function, args)))
+    try:
+        return relation(pairs) or _future(pairs)
+    except Exception:  # noqa: BLE001 - words about the value only add to the hint
+        return None
+
+
+def _future(pairs) -> str | None:
+    """A causal mask missing: the reference's (T, T) values are 0 or -inf wherever a query's key
+    lies in its future (above the diagonal), and the learner's are not, on every input."""
+    import torch
+
+    hidden = None
+    for got, expected, _ in pairs:
+        if not isinstance(got, torch.Tensor) or got.shape != expected.shape or expected.dim() < 2:
+            return None
+        rows, cols = expected.shape[-2:]
+        if rows < 2:
+            continue
+        future = torch.ones(rows, cols, dtype=torch.bool).triu(1).expand(expected.shape)
+        kept = expected[future]
+        for value, word in ((0.0, "0"), (float("-inf"), "-inf")):
+            if bool((kept == value).all()) and not bool((got[future] == value).all()) and hidden in (None, word):
+                hidden = word
+                break
+        else:
+            return None
+    if hidden is None:
+        return None
+    return (f"the reference's is {hidden} above the diagonal, where each query's future keys are, "
+            f"and yours is not: the causal mask is not applied to it")

@@ -1,0 +1,309 @@
+"""Where a learner's values part from the reference's (blame.py), and when the hint says so
+(parting.py): each learner function here is written unlike its reference."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import torch
+
+from attention_by_hand.lab.blame import blame, output_close
+from attention_by_hand.lab.parting import parting
+from attention_by_hand.lab.wire import encode
+from labhelpers import failed_hints
+
+REFERENCE = '''
+import math
+import torch
+
+
+def weights(q, k):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    probs = torch.softmax(scores, dim=-1)
+    return probs
+
+
+def blend(q, k, v):
+    w = weights(q, k)
+    return w @ v, w
+'''
+
+LEARNER = '''
+import torch
+
+
+def weights(q, k):
+    raw = torch.einsum("id,jd->ij", q, k)
+    scores = raw / q.shape[-1]
+    top = scores.max(dim=-1, keepdim=True).values
+    e = torch.exp(scores - top)
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def weights_own_steps(q, k):
+    scores = q @ k.T / q.shape[-1] ** 0.5
+    top = scores.max(dim=-1, keepdim=True).values
+    e = torch.exp(scores - top)
+    total = e.sum()
+    return e / total
+
+
+def weights_vouched(q, k):
+    scores = q @ k.T / q.shape[-1] ** 0.5
+    e = torch.exp(scores - scores.max(dim=-1, keepdim=True).values)
+    w = e / e.sum(dim=-1, keepdim=True)
+    return w * 2
+
+
+def weights_last_line(q, k):
+    scores = q @ k.T * q.shape[-1] ** -0.5
+    probs = torch.softmax(scores, dim=-1)
+    return probs.T
+
+
+def blend(q, k, v):
+    w = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
+    out = w @ v
+    out = out / 2
+    return out, w
+
+
+def blend_raises(q, k, v):
+    w = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
+    out = w @ v.T
+    return out, w
+
+
+def blend_returns_raising(q, k, v):
+    w = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
+    return w @ v.T, w
+
+
+def weights_looped(q, k):
+    rows = []
+    for i in range(1, q.shape[0]):
+        rows.append(torch.softmax(q[i] @ k.T / q.shape[-1] ** 0.5, dim=-1))
+    return torch.stack([rows[0], *rows])
+
+
+def blend_catches(q, k, v):
+    w = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
+    try:
+        out = w @ v.T
+    except RuntimeError:
+        out = w @ v
+    return out * 2, w
+'''
+
+
+def _load(tmp_path, name, text):
+    path = tmp_path / f"{name}.py"
+    path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _inputs(seed=0, t=4, d=8):
+    g = torch.Generator().manual_seed(seed)
+    return tuple(torch.randn(t, d, generator=g) for _ in range(3))
+
+
+def _blame(tmp_path, name, reference_name, args):
+    reference = _load(tmp_path, "reference", REFERENCE)
+    learner = _load(tmp_path, "learner", LEARNER)
+    function, reference_function = getattr(learner, name), getattr(reference, reference_name)
+
+    def make_args():
+        return tuple(a.clone() for a in args)
+
+    expected = reference_function(*make_args())
+    return blame(function, make_args, reference_function, expected)
+
+
+def _line(text, code, within="def "):
+    """The number of the line `code`, the first after the line that starts `within`."""
+    lines = text.splitlines()
+    after = next(i for i, line in enumerate(lines) if line.startswith(within))
+    return next(i for i, line in enumerate(lines, start=1) if i > after and line.strip() == code)
+
+
+def test_a_wrong_scale_is_blamed_on_the_span_from_the_unscaled_product_to_the_line_that_divides(tmp_path):
+    # raw = q k^T is no value of the reference's, and the only value made from it is wrong
+    found = _blame(tmp_path, "weights", "weights", _inputs()[:2])
+    start, end = _line(LEARNER, 'raw = torch.einsum("id,jd->ij", q, k)'), _line(LEARNER, "scores = raw / q.shape[-1]")
+    assert (found.start, found.end, found.name, found.step.name) == (start, end, "scores", "scores")
+
+
+def test_a_learner_step_the_reference_never_makes_is_vouched_for_by_the_right_value_made_from_it(tmp_path):
+    found = _blame(tmp_path, "weights_vouched", "weights", _inputs()[:2])
+    line = _line(LEARNER, "return w * 2")
+    assert (found.start, found.end, found.step) == (line, line, None)
+
+
+def test_a_mistake_after_a_learners_own_steps_is_a_span_from_its_first_unvouched_value(tmp_path):
+    found = _blame(tmp_path, "weights_own_steps", "weights", _inputs()[:2])
+    # top, e and total are the reference's nowhere and nothing right is made from them: the span
+    # runs from the first of them to the return line, which no value of the reference's mends
+    within = "def weights_own_steps"
+    assert found.start == _line(LEARNER, "top = scores.max(dim=-1, keepdim=True).values", within)
+    assert found.end == _line(LEARNER, "return e / total", within) and found.step is None
+
+
+def test_a_wrong_return_line_from_right_values_is_blamed_alone(tmp_path):
+    found = _blame(tmp_path, "weights_last_line", "weights", _inputs()[:2])
+    line = _line(LEARNER, "return probs.T")
+    assert (found.start, found.end, found.step) == (line, line, None)
+
+
+def test_a_value_the_reference_returns_without_storing_it_stands_in_for_the_learners(tmp_path):
+    found = _blame(tmp_path, "blend", "blend", _inputs())
+    line = _line(LEARNER, "out = out / 2")
+    assert (found.start, found.end, found.name, found.step.name, found.step.binding) == (line, line, "out", "return", 0)
+
+
+def test_the_learners_value_at_the_blamed_line_is_reported(tmp_path):
+    q, k, v = _inputs()
+    found = _blame(tmp_path, "blend", "blend", (q, k, v))
+    w = torch.softmax(q @ k.T / 8**0.5, dim=-1)
+    torch.testing.assert_close(found.got, w @ v / 2, rtol=1e-5, atol=1e-6)
+
+
+def test_a_right_output_is_never_blamed(tmp_path):
+    reference = _load(tmp_path, "reference", REFERENCE)
+    q, k, _ = _inputs()
+    expected = reference.weights(q, k)
+    assert blame(reference.weights, lambda: (q.clone(), k.clone()), reference.weights, expected) is None
+
+
+def test_outputs_agree_item_by_item_within_the_checkers_tolerance():
+    a = (torch.ones(2), torch.zeros(2, 2))
+    assert output_close(a, (torch.ones(2) + 1e-7, torch.zeros(2, 2)))
+    assert not output_close(a, (torch.ones(2), torch.zeros(2)))
+    assert not output_close(torch.ones(3), torch.ones(3, dtype=torch.long))
+
+
+def _event(end, name="scores", step=("scores", 0, 7), start=None, calls=()):
+    return {"start": start or end, "end": end, "name": name, "step": [list(step)] if step else None,
+            "code": ["x = 1", "x = 1"], "calls": list(calls), "got": encode(torch.zeros(4, 4))}
+
+
+def test_the_hint_is_said_only_when_every_wrong_call_ends_at_the_same_line(tmp_path):
+    reference = _load(tmp_path, "reference", REFERENCE)
+    args = _inputs()[:2]
+    agreeing = [(args, _event(12)), (args, _event(12))]
+    assert "at line 12" in parting(reference, "weights", agreeing, set())
+    assert parting(reference, "weights", [(args, _event(12)), (args, _event(13))], set()) is None
+
+
+def test_a_wrong_call_with_no_span_leaves_the_function_unsaid(tmp_path):
+    reference = _load(tmp_path, "reference", REFERENCE)
+    args = _inputs()[:2]
+    assert parting(reference, "weights", [(args, _event(12)), (args, None)], set()) is None
+
+
+def test_a_line_that_calls_a_failed_function_of_the_learners_is_left_to_that_functions_row(tmp_path):
+    reference = _load(tmp_path, "reference", REFERENCE)
+    args = _inputs()[:2]
+    event = _event(12, calls=["weights"])
+    assert parting(reference, "blend", [(args, event)], {"weights"}) is None
+    assert parting(reference, "blend", [(args, event)], set()) is not None
+
+
+def test_a_missing_causal_mask_on_a_blamed_value_is_said(tmp_path):
+    patch = '''
+def self_attention(x, query, key, value):
+    q, k, v = query(x), key(x), value(x)
+    mixed = torch.softmax(q @ k.T / k.shape[-1] ** 0.5, dim=-1)
+    return mixed @ v, attention_weights(x, query, key)
+'''
+    hints = failed_hints(tmp_path, "lab-04-attention.py", patch, "self_attention")
+    assert hints and all("`mixed = torch.softmax(q @ k.T / k.shape[-1] ** 0.5, dim=-1)`" in h for h in hints)
+    assert all("the causal mask is not applied" in h for h in hints)
+
+
+def test_a_call_whose_output_is_right_carries_no_blame_and_a_wrong_one_does(tmp_path):
+    from attention_by_hand.lab.calls import call_all
+
+    reference = _load(tmp_path, "reference", REFERENCE)
+    learner = _load(tmp_path, "learner", LEARNER)
+    q, k, _ = _inputs()
+    calls = [{"id": 0, "function": "weights", "args": [encode(q), encode(k)]},
+             {"id": 1, "function": "weights", "args": [encode(q[:1]), encode(k[:1])]}]  # one key: weight 1
+    events = []
+    call_all(learner, calls, (tmp_path / "learner.py").resolve(), lambda **e: events.append(e), reference=reference)
+    results = {e["id"]: e for e in events if e["event"] == "result"}
+    assert results[0]["blame"]["name"] == "scores" and "blame" not in results[1]
+
+
+def test_a_line_that_raises_from_right_tensors_is_mended_by_the_value_the_reference_makes_there(tmp_path):
+    found = _blame(tmp_path, "blend_raises", "blend", _inputs())  # (4, 4) @ (8, 4) raises
+    line = _line(LEARNER, "out = w @ v.T", "def blend_raises")
+    assert (found.start, found.end, found.name, found.step.name, found.got) == (line, line, "out", "return", None)
+
+
+def test_a_return_line_that_raises_from_right_tensors_is_blamed_alone(tmp_path):
+    found = _blame(tmp_path, "blend_returns_raising", "blend", _inputs())
+    line = _line(LEARNER, "return w @ v.T, w", "def blend_returns_raising")
+    assert (found.start, found.end, found.step) == (line, line, None)
+
+
+def test_an_error_the_function_catches_itself_is_no_raise_of_its_own(tmp_path):
+    found = _blame(tmp_path, "blend_catches", "blend", _inputs())
+    line = _line(LEARNER, "return out * 2, w", "def blend_catches")
+    assert (found.end, found.step) == (line, None)
+
+
+def test_a_call_that_raised_carries_its_span_and_says_it_raised(tmp_path):
+    from attention_by_hand.lab.calls import call_all
+
+    reference = _load(tmp_path, "reference", REFERENCE)
+    learner = _load(tmp_path, "learner", LEARNER)
+    q, k, v = _inputs()
+    calls = [{"id": 0, "function": "blend_raises", "args": [encode(q), encode(k), encode(v)]}]
+    reference.blend_raises = reference.blend  # the learner's name for the same function
+    events = []
+    call_all(learner, calls, (tmp_path / "learner.py").resolve(), lambda **e: events.append(e), reference=reference)
+    raised = next(e for e in events if e["event"] == "raised")
+    assert raised["blame"]["name"] == "out" and raised["blame"]["raised"] is True
+
+
+def test_a_hint_for_inputs_where_the_line_raises_and_others_where_it_is_wrong_says_both(tmp_path):
+    reference = _load(tmp_path, "reference", REFERENCE)
+    args = _inputs()
+    events = [(args, {**_event(12, name="out", step=("return", 0, 0)), "raised": True}),
+              (args, {**_event(12, name="out", step=("return", 0, 0)), "raised": False})]
+    hint = parting(reference, "blend", events, set())
+    assert "raises on some inputs and makes `out` wrong on the others" in hint
+    assert "yours runs and is right on every input tried" in hint
+
+
+def test_a_line_that_raises_in_a_lab_is_named_with_the_value_the_reference_makes_there(tmp_path):
+    # joined.T is (d_model, T): it meets the projection's (d_model, d_model) only where T = d_model,
+    # so the line raises, though every tensor it reads is the reference's
+    patch = '''
+def multi_head_attention(x, query, key, value, proj, n_heads):
+    heads_q, heads_k, heads_v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
+    size = heads_q.shape[-1]
+    mask = torch.ones(x.shape[0], x.shape[0]).tril() == 0
+    w = torch.softmax((heads_q @ heads_k.transpose(1, 2) / size ** 0.5).masked_fill(mask, float("-inf")), dim=-1)
+    joined = merge_heads(w @ heads_v)
+    out = joined.T @ proj.weight.T + proj.bias
+    return out, w
+'''
+    hints = failed_hints(tmp_path, "lab-05-multihead.py", patch, "multi_head_attention")
+    quoted = "`out = joined.T @ proj.weight.T + proj.bias`"
+    assert hints and all(quoted in h and "the tensors it reads agree with the reference's" in h for h in hints)
+    assert all("yours runs and is right on every input tried" in h for h in hints)
+
+
+def test_a_function_with_a_loop_is_not_searched(tmp_path):
+    # its loop leaves out row 0, yet each row it makes is one the reference makes: no span can say so
+    assert _blame(tmp_path, "weights_looped", "weights", _inputs()[:2]) is None
+
+
+def test_a_line_that_calls_a_function_of_the_learners_that_passed_says_the_mistake_may_be_in_there(tmp_path):
+    reference = _load(tmp_path, "reference", REFERENCE)
+    hint = parting(reference, "blend", [(_inputs(), _event(12, calls=["weights"]))], set())
+    assert "(it calls your `weights`: the mistake may be in there)" in hint
