@@ -307,3 +307,16 @@ def test_a_line_that_calls_a_function_of_the_learners_that_passed_says_the_mista
     reference = _load(tmp_path, "reference", REFERENCE)
     hint = parting(reference, "blend", [(_inputs(), _event(12, calls=["weights"]))], set())
     assert "(it calls your `weights`: the mistake may be in there)" in hint
+
+
+def test_a_function_that_made_a_nan_on_one_input_gets_no_span_for_any(tmp_path):
+    # doubled everywhere, and 0 / 0 stored in w where every score is far below zero: that input
+    # was traced for its nan, never searched, so no span can be said to hold on every input
+    patch = '''
+def softmax(scores):
+    e = torch.exp(scores)
+    w = e / e.sum(dim=-1, keepdim=True)
+    return w * 2
+'''
+    hints = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", patch, "softmax")
+    assert hints and not any("part from the reference's" in h for h in hints)

@@ -179,7 +179,6 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
         started = time.perf_counter()
         try:
             torch.manual_seed(0)  # a function that draws random numbers draws the same ones each run
-            started = time.perf_counter()
             with torch.no_grad():
                 value = getattr(module, call["function"])(*args)
             took = time.perf_counter() - started

@@ -245,7 +245,8 @@ class _Engine:
             said = None
             if all(e is not None and e.get("event") in ("result", "raised") for _, e in events):
                 args = {i: (self.calls[i][1] if i < len(self.calls) else self.plan.probes[i - len(self.calls)][1].args) for i, _ in events}
-                blamed = [(args[i], e["blame"]) for i, e in events if "blame" in e]
+                # a call that made a nan, or changed its inputs, is wrong and was not searched
+                blamed = [(args[i], e.get("blame")) for i, e in events if "blame" in e or "nan" in e or e.get("changed")]
                 try:
                     said = parting(self.reference, function, blamed, self.failed, self.line_name)
                 except Exception:  # noqa: BLE001 - the span only adds to a hint; it never breaks a check
@@ -416,15 +417,15 @@ def check_in_process(
     """Check an imported module in this process: the same calls and verdicts as `lab check`,
     without the child process, its limits or its protection (for files that are trusted)."""
     the_plan = plan(lab.number, seed)
+    reference = reference or load_reference(reference_path(lab))
     events: list[dict] = []
     request = json.loads(the_plan.request)
     missing = missing_functions(module, request["functions"])
     if missing:
         events.append({"event": "fatal", "reason": "missing", "names": missing})
     else:
-        reference = reference or load_reference(reference_path(lab))
         call_all(module, request["calls"], Path(module.__file__).resolve(), lambda **e: events.append(e), reference=reference)
-    return check_run(events, the_plan, reference or load_reference(reference_path(lab)), engine=engine)
+    return check_run(events, the_plan, reference, engine=engine)
 
 
 def report_lines(run: CheckRun) -> list[str]:
