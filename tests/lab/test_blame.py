@@ -26,6 +26,23 @@ def weights(q, k):
 def blend(q, k, v):
     w = weights(q, k)
     return w @ v, w
+
+
+def project(x, wq, wv):
+    q = x @ wq
+    v = x @ wv
+    return q * v
+
+
+def head(x, w):
+    y = x @ w
+    return y
+
+
+def twice(x, w):
+    a = head(x, w)
+    b = head(x * 2, w)
+    return a + b
 '''
 
 LEARNER = '''
@@ -46,6 +63,25 @@ def weights_own_steps(q, k):
     e = torch.exp(scores - top)
     total = e.sum()
     return e / total
+
+
+def project(x, wq, wv):
+    q = x @ wq
+    v = x @ wq
+    return q * v
+
+
+def weights_int(q, k):
+    scale = q.shape[-1]
+    w = torch.softmax(q @ k.T / scale, dim=-1)
+    return w
+
+
+def weights_shape_read(q, k):
+    raw = q @ k.T / q.shape[-1]
+    k2 = k + torch.zeros_like(raw)[:, :1]
+    w = torch.softmax(raw, dim=-1)
+    return w
 
 
 def weights_vouched(q, k):
@@ -178,9 +214,14 @@ def test_a_right_output_is_never_blamed(tmp_path):
 
 
 def test_outputs_agree_item_by_item_within_the_checkers_tolerance():
-    a = (torch.ones(2), torch.zeros(2, 2))
-    assert output_close(a, (torch.ones(2) + 1e-7, torch.zeros(2, 2)))
-    assert not output_close(a, (torch.ones(2), torch.zeros(2)))
+    assert output_close((torch.ones(2), torch.zeros(2, 2)), (torch.ones(2) + 1e-7, torch.zeros(2, 2)))
+
+
+def test_outputs_of_another_shape_do_not_agree():
+    assert not output_close((torch.ones(2), torch.zeros(2, 2)), (torch.ones(2), torch.zeros(2)))
+
+
+def test_outputs_of_another_kind_of_number_do_not_agree():
     assert not output_close(torch.ones(3), torch.ones(3, dtype=torch.long))
 
 
@@ -189,11 +230,15 @@ def _event(end, name="scores", step=("scores", 0, 7), start=None, calls=()):
             "code": ["x = 1", "x = 1"], "calls": list(calls), "got": encode(torch.zeros(4, 4))}
 
 
-def test_the_hint_is_said_only_when_every_wrong_call_ends_at_the_same_line(tmp_path):
+def test_the_hint_is_said_when_every_wrong_call_ends_at_the_same_line(tmp_path):
     reference = _load(tmp_path, "reference", REFERENCE)
     args = _inputs()[:2]
-    agreeing = [(args, _event(12)), (args, _event(12))]
-    assert "at line 12" in parting(reference, "weights", agreeing, set())
+    assert "at line 12" in parting(reference, "weights", [(args, _event(12)), (args, _event(12))], set())
+
+
+def test_calls_that_end_at_different_lines_leave_the_function_unsaid(tmp_path):
+    reference = _load(tmp_path, "reference", REFERENCE)
+    args = _inputs()[:2]
     assert parting(reference, "weights", [(args, _event(12)), (args, _event(13))], set()) is None
 
 
@@ -205,10 +250,7 @@ def test_a_wrong_call_with_no_span_leaves_the_function_unsaid(tmp_path):
 
 def test_a_line_that_calls_a_failed_function_of_the_learners_is_left_to_that_functions_row(tmp_path):
     reference = _load(tmp_path, "reference", REFERENCE)
-    args = _inputs()[:2]
-    event = _event(12, calls=["weights"])
-    assert parting(reference, "blend", [(args, event)], {"weights"}) is None
-    assert parting(reference, "blend", [(args, event)], set()) is not None
+    assert parting(reference, "blend", [(_inputs(), _event(12, calls=["weights"]))], {"weights"}) is None
 
 
 def test_a_missing_causal_mask_on_a_blamed_value_is_said(tmp_path):
@@ -223,18 +265,25 @@ def self_attention(x, query, key, value):
     assert all("the causal mask is not applied" in h for h in hints)
 
 
-def test_a_call_whose_output_is_right_carries_no_blame_and_a_wrong_one_does(tmp_path):
+def _weights_events(tmp_path, q, k):
     from attention_by_hand.lab.calls import call_all
 
     reference = _load(tmp_path, "reference", REFERENCE)
     learner = _load(tmp_path, "learner", LEARNER)
-    q, k, _ = _inputs()
-    calls = [{"id": 0, "function": "weights", "args": [encode(q), encode(k)]},
-             {"id": 1, "function": "weights", "args": [encode(q[:1]), encode(k[:1])]}]  # one key: weight 1
+    calls = [{"id": 0, "function": "weights", "args": [encode(q), encode(k)]}]
     events = []
     call_all(learner, calls, (tmp_path / "learner.py").resolve(), lambda **e: events.append(e), reference=reference)
-    results = {e["id"]: e for e in events if e["event"] == "result"}
-    assert results[0]["blame"]["name"] == "scores" and "blame" not in results[1]
+    return next(e for e in events if e["event"] == "result")
+
+
+def test_a_call_whose_output_is_wrong_carries_its_span(tmp_path):
+    q, k, _ = _inputs()
+    assert _weights_events(tmp_path, q, k)["blame"]["name"] == "scores"
+
+
+def test_a_call_whose_output_is_right_carries_no_blame(tmp_path):
+    q, k, _ = _inputs()
+    assert "blame" not in _weights_events(tmp_path, q[:1], k[:1])  # one key: its weight is 1 at any scale
 
 
 def test_a_line_that_raises_from_right_tensors_is_mended_by_the_value_the_reference_makes_there(tmp_path):
@@ -276,7 +325,7 @@ def test_a_hint_for_inputs_where_the_line_raises_and_others_where_it_is_wrong_sa
               (args, {**_event(12, name="out", step=("return", 0, 0)), "raised": False})]
     hint = parting(reference, "blend", events, set())
     assert "raises on some inputs and makes `out` wrong on the others" in hint
-    assert "yours runs and is right on every input tried" in hint
+    assert "yours runs and is right on each input it got wrong" in hint
 
 
 def test_a_line_that_raises_in_a_lab_is_named_with_the_value_the_reference_makes_there(tmp_path):
@@ -295,14 +344,19 @@ def multi_head_attention(x, query, key, value, proj, n_heads):
     hints = failed_hints(tmp_path, "lab-05-multihead.py", patch, "multi_head_attention")
     quoted = "`out = joined.T @ proj.weight.T + proj.bias`"
     assert hints and all(quoted in h and "the tensors it reads agree with the reference's" in h for h in hints)
-    assert all("yours runs and is right on every input tried" in h for h in hints)
+    assert all("yours runs and is right on each input it got wrong" in h for h in hints)
 
 
-def test_a_function_with_a_loop_is_not_searched(tmp_path):
-    # its loop leaves out row 0, yet each row it makes is one the reference makes: no span can say so
+def test_a_function_with_a_loop_is_not_searched(tmp_path, monkeypatch):
+    # its loop leaves out row 0, yet each row it makes is one the reference makes: no span can say
+    # so, and the reference is not even traced
+    import attention_by_hand.lab.blame as blame_module
+
+    def traced(*args, **kwargs):
+        raise AssertionError("the reference was traced for a function with a loop")
+
+    monkeypatch.setattr(blame_module, "steps", traced)
     assert _blame(tmp_path, "weights_looped", "weights", _inputs()[:2]) is None
-
-
 def test_a_line_that_calls_a_function_of_the_learners_that_passed_says_the_mistake_may_be_in_there(tmp_path):
     reference = _load(tmp_path, "reference", REFERENCE)
     hint = parting(reference, "blend", [(_inputs(), _event(12, calls=["weights"]))], set())
@@ -320,3 +374,31 @@ def softmax(scores):
 '''
     hints = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", patch, "softmax")
     assert hints and not any("part from the reference's" in h for h in hints)
+
+
+def test_a_value_equal_to_one_already_matched_starts_the_span_where_its_own_is_still_unmade(tmp_path):
+    x, wq, wv = _inputs(t=4, d=4)
+    found = _blame(tmp_path, "project", "project", (x, wq, wv))  # v = x @ wq: the reference's q again
+    line = _line(LEARNER, "v = x @ wq", "def project")
+    assert (found.start, found.end, found.name, found.step.name) == (line, line, "v", "v")
+
+
+def test_a_number_made_in_the_function_and_read_by_the_wrong_line_starts_the_span(tmp_path):
+    found = _blame(tmp_path, "weights_int", "weights", _inputs()[:2])  # scale lacks its ** 0.5
+    assert found.start == _line(LEARNER, "scale = q.shape[-1]", "def weights_int")
+
+
+def test_a_value_read_only_for_its_shape_is_not_vouched_for(tmp_path):
+    # k2 is right, but made from raw's shape alone: raw, the wrong scale, still starts the span
+    found = _blame(tmp_path, "weights_shape_read", "weights", _inputs()[:2])
+    assert found.start == _line(LEARNER, "raw = q @ k.T / q.shape[-1]", "def weights_shape_read")
+
+
+def test_the_arguments_of_a_helper_called_twice_are_each_recorded_where_it_starts(tmp_path):
+    from attention_by_hand.lab.intermediates import steps
+
+    reference = _load(tmp_path, "reference", REFERENCE)
+    x, w = torch.ones(2, 3), torch.ones(3, 3)
+    found = steps(reference.twice, (x, w), deep=True)
+    start = reference.head.__code__.co_firstlineno
+    assert any(s.name == "x" and s.line == start and torch.equal(v, x * 2) for s, v in found.items())

@@ -12,7 +12,7 @@ the whole output right ends the span. Both facts are measured, not guessed: up t
 learner's tensors agree with the reference's, and with that one value right, everything is right.
 A return line whose tensors are all right and whose value is wrong is the span itself.
 
-calls.py asks `blame` after a quick call whose output is not the reference's; verdict.py says it
+calls.py asks `blame` after a quick call whose output is not the reference's; parting.py says it
 in the hint only when every wrong call of the function ends its span at the same line and local,
 replaced by the same reference local (the same claim on every input tried).
 
@@ -36,7 +36,7 @@ from pathlib import Path
 import torch
 
 from attention_by_hand.lab.intermediates import Step, steps
-from attention_by_hand.lab.judging import close
+from attention_by_hand.lab.judging import ATOL, RTOL, close
 
 __all__ = ["Blame", "RETURNED", "blame", "output_close"]
 
@@ -85,13 +85,8 @@ def output_close(got, expected) -> bool:
         return (isinstance(got, (tuple, list)) and len(got) == len(expected)
                 and all(output_close(g, e) for g, e in zip(got, expected)))
     if isinstance(expected, (int, float)) and not isinstance(expected, bool):
-        return isinstance(got, (int, float)) and abs(float(got) - float(expected)) <= 1e-4 * (1 + abs(float(expected)))
+        return isinstance(got, (int, float)) and abs(float(got) - float(expected)) <= ATOL + RTOL * abs(float(expected))
     return got == expected
-
-
-def _statements(function) -> dict[int, ast.stmt]:
-    """line -> the innermost statement of `function` that starts there."""
-    return _layout(function)[0]
 
 
 def _layout(function) -> tuple[dict[int, ast.stmt], dict[int, int]]:
@@ -118,8 +113,14 @@ def _layout(function) -> tuple[dict[int, ast.stmt], dict[int, int]]:
     return {}, {}
 
 
+# Reading only these of a tensor takes its shape, not its numbers: a right value made so (a mask
+# from ones_like(scores)) vouches for nothing.
+SHAPE_ONLY = {"shape", "dtype", "device", "ndim", "size", "dim", "numel"}
+
+
 def _reads(statement: ast.stmt | None) -> set[str]:
-    """The names a statement reads (for a loop or a condition: its header only)."""
+    """The names a statement reads the numbers of (for a loop or a condition: its header only);
+    a name read only for its shape (`x.shape`, `len(x)`, `zeros_like(x)`) is left out."""
     if statement is None:
         return set()
     if isinstance(statement, (ast.For, ast.AsyncFor)):
@@ -134,8 +135,16 @@ def _reads(statement: ast.stmt | None) -> set[str]:
         parts = [statement]
     names = set()
     for part in parts:
+        shape_only = set()
         for node in ast.walk(part):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            if isinstance(node, ast.Attribute) and node.attr in SHAPE_ONLY and isinstance(node.value, ast.Name):
+                shape_only.add(id(node.value))
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
+                called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                if called == "len" or called.endswith("_like"):
+                    shape_only.add(id(node.args[0]))
+        for node in ast.walk(part):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in shape_only:
                 names.add(node.id)
             if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
                 names.add(node.target.id)
@@ -143,9 +152,14 @@ def _reads(statement: ast.stmt | None) -> set[str]:
 
 
 def _mark(value) -> object:
-    """What tells a local's value apart from its last: the tensor and its in-place version."""
+    """What tells a local's value apart from its last (None: no data, such as a module): a tensor
+    and its in-place version, a number itself, a container and its length."""
     if isinstance(value, torch.Tensor):
         return (id(value), value._version)
+    if isinstance(value, (bool, int, float, str)):
+        return (type(value), value)
+    if isinstance(value, (list, tuple, dict, set)):
+        return (id(value), len(value))
     return None
 
 
@@ -162,7 +176,7 @@ def _run(function, make_args: Callable[[], tuple], statements: dict[int, ast.stm
     marks: dict[str, object] = {}
     latest: dict[str, int] = {}  # local -> index of the event that made its current value
     count: dict[tuple[int, str | None], int] = {}
-    state = {"line": None, "depth": 0, "raised": None}
+    state = {"line": None, "depth": 0, "raised": None, "broken": False}
     visits: dict[int, int] = {}
 
     def record(frame, line):
@@ -172,22 +186,30 @@ def _run(function, make_args: Callable[[], tuple], statements: dict[int, ast.stm
             if mark is None or marks.get(name) == mark:
                 continue
             marks[name] = mark
+            kept = value.detach().clone() if isinstance(value, torch.Tensor) else None  # a number: unjudged
             if line is None:  # an argument, as given
                 latest[name] = len(events)
-                events.append(_Event(code.co_firstlineno, name, -1, value.detach().clone()))
+                events.append(_Event(code.co_firstlineno, name, -1, kept))
                 continue
             k = count.get((line, name), 0)
             count[(line, name)] = k + 1
             if replace and (line, name, k) == replace[:3]:
                 value = replace[3].clone()
                 frame.f_locals[name] = value  # written back into the frame when the tracer returns
-                marks[name] = _mark(value)
+                marks[name], kept = _mark(value), value.clone()
             latest[name] = len(events)
-            events.append(_Event(line, name, k, value.detach().clone(), reads))
+            events.append(_Event(line, name, k, kept, reads))
 
     def local(frame, event, arg):
-        if frame.f_code is not code:
+        if frame.f_code is not code or state["broken"]:
             return None
+        try:
+            return watch(frame, event, arg)
+        except Exception:  # noqa: BLE001 - the watcher's own failure (a jump refused): the run says nothing
+            state["broken"] = True
+            return None
+
+    def watch(frame, event, arg):
         if event == "line":
             record(frame, state["line"])
             line = state["line"] = frame.f_lineno
@@ -219,47 +241,45 @@ def _run(function, make_args: Callable[[], tuple], statements: dict[int, ast.stm
         with torch.no_grad():
             output = function(*make_args())
         returned = True
-    except Exception:  # noqa: BLE001 - a replaced value may not fit; that try only fails
+    except (Exception, SystemExit):  # noqa: BLE001 - a replaced value may not fit; that try only fails
         pass
     finally:
         sys.settrace(previous)
+    if state["broken"]:
+        return [], None, False, None
     return events, output, returned, None if returned else state["raised"]
 
 
-def _right(value, known: dict[tuple, list[torch.Tensor]]) -> bool:
-    if not isinstance(value, torch.Tensor):
-        return True  # only tensors are judged; an int or a module is taken as it is
-    return any(close(value, k) for k in known.get((tuple(value.shape), value.is_floating_point()), []))
-
-
-def blame(function, make_args: Callable[[], tuple], reference_function, expected) -> Blame | None:
+def blame(function, make_args: Callable[[], tuple], reference_function, expected,
+          seconds: float = MAX_SECONDS) -> Blame | None:
     """Where the learner's `function` parts from `reference_function` on make_args()'s inputs
-    (whose reference output, `expected`, the learner's does not match); None when unsure."""
+    (whose reference output, `expected`, the learner's does not match); None when unsure, or
+    when the search would take more than `seconds`."""
     code = getattr(function, "__code__", None)
     if code is None or getattr(reference_function, "__code__", None) is None:
         return None
-    started = time.perf_counter()
-    reference = steps(reference_function, make_args(), in_place=True, deep=True)
-    if not reference:
-        return None
-    # what the reference returns stands in too: it may be made on the return line, never stored
-    returned = expected if isinstance(expected, (tuple, list)) else (expected,)
-    for i, value in enumerate(returned):
-        if isinstance(value, torch.Tensor):
-            reference[Step(RETURNED, i, 0)] = value
-    known: dict[tuple, list[torch.Tensor]] = {}
-    for value in reference.values():
-        known.setdefault((tuple(value.shape), value.is_floating_point()), []).append(value)
+    budget = _Budget(time.perf_counter() + seconds)
     statements, after = _layout(function)
     if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.comprehension)) for t in statements.values() for n in ast.walk(t)):
         # A loop can leave out work (a block, a first step) without any value telling: each value
         # it makes may equal one the reference made on its way, and the span would point past
         # the mistake. So a function with a loop is not searched.
         return None
-    events, output, returned, raised_at = _run(function, make_args, statements)
-    if (returned and output_close(output, expected)) or (not returned and raised_at is None):
+    reference = steps(reference_function, make_args(), in_place=True, deep=True)
+    if not reference or budget.over():
         return None
-    right = [e.occurrence < 0 or (e.name is not None and _right(e.value, known)) for e in events]
+    # what the reference returns stands in too: it may be made on the return line, never stored
+    returned = expected if isinstance(expected, (tuple, list)) else (expected,)
+    for i, value in enumerate(returned):
+        if isinstance(value, torch.Tensor):
+            reference[Step(RETURNED, i, 0)] = value
+    events, output, returned, raised_at = _run(function, make_args, statements)
+    if (returned and output_close(output, expected)) or (not returned and raised_at is None) or budget.over():
+        return None
+    made = [e.value for e in events if isinstance(e.value, torch.Tensor)]
+    # the reference's values the learner never made come first: the one it should have made is one
+    unmade = {step for step, v in reference.items() if not any(m.shape == v.shape and close(m, v) for m in made)}
+    right = _judged(events, reference, unmade)
     for i in range(len(events) - 1, -1, -1):  # a value a right one was made from is vouched for
         if right[i]:
             for j in events[i].reads.values():
@@ -267,10 +287,6 @@ def blame(function, make_args: Callable[[], tuple], reference_function, expected
     departed = next((i for i, ok in enumerate(right) if not ok), None)
     if departed is None and returned:
         return None
-    made = [e.value for e in events if isinstance(e.value, torch.Tensor)]
-    # the reference's values the learner never made come first: the one it should have made is one
-    unmade = {step for step, v in reference.items() if not any(m.shape == v.shape and close(m, v) for m in made)}
-    budget = _Budget(started)
     found = _mended(function, make_args, expected, statements, events, right, departed, reference, unmade, budget)
     if found is not None or returned:
         return found
@@ -298,16 +314,40 @@ def blame(function, make_args: Callable[[], tuple], reference_function, expected
 
 
 class _Budget:
-    """The tries left: MAX_TRIES runs, MAX_SECONDS from `started`."""
+    """The tries left: MAX_TRIES runs, until `deadline` (time.perf_counter's)."""
 
-    def __init__(self, started: float):
-        self.started, self.tries = started, 0
+    def __init__(self, deadline: float):
+        self.deadline, self.tries = deadline, 0
+
+    def over(self) -> bool:
+        return time.perf_counter() > self.deadline
 
     def spend(self) -> bool:
-        if self.tries >= MAX_TRIES or time.perf_counter() - self.started > MAX_SECONDS:
+        if self.tries >= MAX_TRIES or self.over():
             return False
         self.tries += 1
         return True
+
+
+def _judged(events: list[_Event], reference: dict[Step, torch.Tensor], unmade: set[Step]) -> list[bool]:
+    """Whether each value is right: an argument, or a tensor equal to a value of the reference's
+    that no earlier value of the learner's stood for. A second value equal to one already matched
+    is right only when no value of that shape is left unmade: `v = x @ wq`, equal to the
+    reference's q, is wrong where the reference's v is still to be made. A number or a list is
+    never judged right by itself (vouching may make it so)."""
+    used: set[Step] = set()
+    right = []
+    for e in events:
+        if not isinstance(e.value, torch.Tensor):
+            right.append(e.occurrence < 0)
+            continue
+        matches = [s for s, v in reference.items() if v.shape == e.value.shape
+                   and v.is_floating_point() == e.value.is_floating_point() and close(e.value, v)]
+        fresh = [s for s in matches if s not in used]
+        used.update(fresh[:1])
+        shape_left = any(s in unmade and reference[s].shape == e.value.shape for s in reference)
+        right.append(e.occurrence < 0 or (e.name is not None and (bool(fresh) or (bool(matches) and not shape_left))))
+    return right
 
 
 def _alike(step: Step, value: torch.Tensor, reference: dict[Step, torch.Tensor]) -> tuple[Step, ...]:
@@ -324,7 +364,7 @@ def _mended(function, make_args, expected, statements, events, right, departed, 
         event = events[i]
         if right[i]:
             continue
-        start = min(events[departed].line, event.line)  # a loop may run a later line first
+        start = min(events[departed].line, event.line)  # an `if` may run a later line first
         if event.name is None:  # the return line makes the first wrong value the reference also makes
             return Blame(start, event.line, None, 0, None, _calls(function, statements.get(event.line)), event.value)
         for step, value in _candidates(event.value, reference, unmade):

@@ -114,14 +114,14 @@ class _Blamer:
         """raised: the call raised (value is then nothing)."""
         import torch
 
-        from attention_by_hand.lab.blame import blame, output_close
+        from attention_by_hand.lab.blame import MAX_SECONDS, blame, output_close
 
         name = call["function"]
         reference = getattr(self.reference, name, None)
         if reference is None:
             return self.RIGHT  # nothing to compare with: the event carries no "blame"
-        if took >= TRACE_SECONDS:
-            return None
+        if took >= TRACE_SECONDS or name in self.given_up or self.spent >= BLAME_SECONDS:
+            return None  # not searched: the function's span is not said (every wrong call needs one)
         started = time.perf_counter()
 
         def make_args():
@@ -132,15 +132,15 @@ class _Blamer:
             torch.manual_seed(0)
             with torch.no_grad():
                 expected = reference(*make_args())
-        except Exception:  # noqa: BLE001 - where the reference raises too, there is nothing to say
+        except (Exception, SystemExit):  # noqa: BLE001 - where the reference raises too, there is nothing to say
             self.spent += time.perf_counter() - started
             return self.RIGHT
         try:
             if not raised and output_close(value, expected):
                 return self.RIGHT
-            if name not in self.given_up and self.spent < BLAME_SECONDS:
-                found = blame(getattr(self.module, name), make_args, reference, expected)
-        except Exception:  # noqa: BLE001 - the search only adds to a hint; it never breaks a check
+            seconds = min(MAX_SECONDS, BLAME_SECONDS - self.spent - (time.perf_counter() - started))
+            found = blame(getattr(self.module, name), make_args, reference, expected, seconds)
+        except (Exception, SystemExit):  # noqa: BLE001 - the search only adds to a hint; it never breaks a check
             found = None
         finally:
             self.spent += time.perf_counter() - started

@@ -58,6 +58,12 @@ def steps(function, args: tuple, in_place: bool = False, deep: bool = False) -> 
     def tracer(frame, event, arg):
         if frame.f_code is not code and not (deep and frame.f_code.co_filename == code.co_filename):
             return None
+        if len(found) >= MAX_STEPS:
+            return None  # full: the values are cut off, and the search is given up below
+        if event == "call":  # a frame's id may be a finished one's: nothing of that one carries over
+            last_line.pop(id(frame), None)
+            for key in [k for k in seen if k[0] == id(frame)]:
+                del seen[key]
         if event in ("line", "return"):
             record(frame)
             last_line[id(frame)] = frame.f_lineno
@@ -78,7 +84,7 @@ def steps(function, args: tuple, in_place: bool = False, deep: bool = False) -> 
         return {}
     finally:
         sys.settrace(previous)
-    return found
+    return found if len(found) < MAX_STEPS else {}
 
 
 def intermediate(function, inputs: list[tuple], gots: list, lines: list[str]) -> str | None:

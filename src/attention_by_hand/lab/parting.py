@@ -4,8 +4,9 @@ The child reports, for each quick call whose output was wrong, the span of the l
 where its values left the reference's and the reference local whose value, put in place of the
 learner's at the span's end, made the whole output right. One call is one input; a hint speaks
 for the function, so the span is said only when EVERY wrong call of it reported one, all ending
-at the same line and local and replaced by the same reference local: the claim then holds on
-every input tried. When the learner's value there is a plain relation of the reference's
+at the same line and local and replaced by the same reference local (its name and line): the
+claim then holds on each input the function got wrong (the ones it got right were not run again).
+When the learner's value there is a plain relation of the reference's
 (transposed, scaled by a factor the lab knows, ...), that is said too (relations.py).
 
 Left out: a span whose line calls one of the learner's own functions that failed its own check
@@ -19,7 +20,7 @@ from types import ModuleType
 
 from attention_by_hand.lab.blame import RETURNED
 from attention_by_hand.lab.intermediates import Step, steps
-from attention_by_hand.lab.outcomes import call, known_numbers
+from attention_by_hand.lab.outcomes import call, copy_input, known_numbers
 from attention_by_hand.lab.relations import relation
 from attention_by_hand.lab.wire import decode
 
@@ -57,13 +58,14 @@ def parting(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict
         return None
     if blamed[0][1]["step"] is not None:
         # on one input several of the reference's values may be equal: the one every input allows
-        common = set.intersection(*({s[0] for s in b["step"]} for _, b in blamed))
+        # a value is its name and the line that made it (another function's `w` is another value)
+        common = set.intersection(*({(s[0], s[2]) for s in b["step"]} for _, b in blamed))
         if not common:
             return None
         # a local of the reference's own first, then what a function it calls returns, then its output
-        order = [s[0] for s in blamed[0][1]["step"]]
-        chosen = min(common, key=lambda n: (n == RETURNED, n.endswith("()"), order.index(n)))
-        blamed = [(args, {**b, "step": next(s for s in b["step"] if s[0] == chosen)}) for args, b in blamed]
+        order = [(s[0], s[2]) for s in blamed[0][1]["step"]]
+        chosen = min(common, key=lambda k: (k[0] == RETURNED, k[0].endswith("()"), order.index(k)))
+        blamed = [(args, {**b, "step": next(s for s in b["step"] if (s[0], s[2]) == chosen)}) for args, b in blamed]
     first = blamed[0][1]
     earliest = min((b for _, b in blamed), key=lambda b: b["start"])  # the span said holds every input's
     start, end, name = earliest["start"], first["end"], first["name"]
@@ -98,7 +100,7 @@ def parting(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict
             related = related.replace("the reference's output", f"the reference's `{local}`")
     also = f"; there, {related}" if related else ""
     runs = "runs and " if any(raised) else ""
-    return f"{where}{also}; with `{name}` equal to the reference's {ref}, yours {runs}is right on every input tried"
+    return f"{where}{also}; with `{name}` equal to the reference's {ref}, yours {runs}is right on each input it got wrong"
 
 
 def _related(reference: ModuleType, function: str, blamed) -> str | None:
@@ -110,7 +112,8 @@ def _related(reference: ModuleType, function: str, blamed) -> str | None:
             out = call(getattr(reference, function), args)
             value = out[binding] if isinstance(out, (tuple, list)) else out
         else:
-            value = steps(getattr(reference, function), args, in_place=True, deep=True).get(Step(name, binding, line))
+            copies = tuple(copy_input(a) for a in args)  # a reference may change its inputs in place
+            value = steps(getattr(reference, function), copies, in_place=True, deep=True).get(Step(name, binding, line))
         if value is None:
             return None
         pairs.append((decode(b["got"]), value, known_numbers(reference, function, args)))

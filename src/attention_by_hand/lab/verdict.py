@@ -245,8 +245,11 @@ class _Engine:
             said = None
             if all(e is not None and e.get("event") in ("result", "raised") for _, e in events):
                 args = {i: (self.calls[i][1] if i < len(self.calls) else self.plan.probes[i - len(self.calls)][1].args) for i, _ in events}
-                # a call that made a nan, or changed its inputs, is wrong and was not searched
-                blamed = [(args[i], e.get("blame")) for i, e in events if "blame" in e or "nan" in e or e.get("changed")]
+                # a call the checker judged wrong, or that made a nan or changed its inputs, and
+                # that was not searched (the child's test is the output alone), leaves it unsaid
+                failed = {i for check, ids, verdicts in self.judged for i, v in zip(ids, verdicts) if v is not None}
+                blamed = [(args[i], e.get("blame")) for i, e in events
+                          if "blame" in e or "nan" in e or e.get("changed") or i in failed]
                 try:
                     said = parting(self.reference, function, blamed, self.failed, self.line_name)
                 except Exception:  # noqa: BLE001 - the span only adds to a hint; it never breaks a check
