@@ -122,6 +122,12 @@ def weights_looped(q, k):
     return torch.stack([rows[0], *rows])
 
 
+def blend_reshaped(q, k, v):
+    rows = q.shape[-1]
+    w = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
+    return w @ v.reshape(rows, -1), w
+
+
 def blend_catches(q, k, v):
     w = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
     try:
@@ -402,3 +408,11 @@ def test_the_arguments_of_a_helper_called_twice_are_each_recorded_where_it_start
     found = steps(reference.twice, (x, w), deep=True)
     start = reference.head.__code__.co_firstlineno
     assert any(s.name == "x" and s.line == start and torch.equal(v, x * 2) for s, v in found.items())
+
+
+def test_a_line_that_raises_after_a_number_made_in_the_function_is_a_span_from_that_number(tmp_path):
+    # rows is d (8), not T (4): the return line raises, and the number it read starts the span
+    found = _blame(tmp_path, "blend_reshaped", "blend", _inputs())
+    within = "def blend_reshaped"
+    start, end = _line(LEARNER, "rows = q.shape[-1]", within), _line(LEARNER, "return w @ v.reshape(rows, -1), w", within)
+    assert (found.start, found.end, found.step) == (start, end, None)

@@ -51,11 +51,15 @@ CANDIDATES_PER_VALUE = 8
 
 @dataclass(frozen=True)
 class Blame:
-    """The learner's values part from the reference's between lines start and end of its file:
-    before start every tensor it made is one the reference made too, and with `name` (made at
-    end, its `occurrence`-th value there) given the reference's value `step`, its whole output is
-    right; `step` None: the return line at `end` returns the first wrong value. `calls`: the learner's own functions the
-    line `end` calls. `got`: the learner's value there (the returned one, for a return)."""
+    """The learner's values part from the reference's between lines start and end of its file.
+
+    start: before it, every tensor the learner made is one the reference made too.
+    end, name, occurrence, step: with local `name` (its `occurrence`-th value made at line end)
+        given the reference's value `step`, the whole output is right.
+    step None: line end returns the first wrong value, or raises, and nothing was put in its place.
+    calls: the learner's own functions that line end calls.
+    got: the learner's value at line end (what it returned, for a return; None if it raised).
+    alike: step, then the reference's other values equal to it on this input."""
 
     start: int
     end: int
@@ -64,7 +68,7 @@ class Blame:
     step: Step | None
     calls: tuple[str, ...]
     got: object
-    alike: tuple[Step, ...] = ()  # the reference's values equal to step's on this input, step first
+    alike: tuple[Step, ...] = ()
 
 
 @dataclass
@@ -293,24 +297,24 @@ def blame(function, make_args: Callable[[], tuple], reference_function, expected
     # it raised, and no value of its own before that mends it: the line that raised, run as the reference would
     line, visit = raised_at
     statement = statements.get(line)
-    if departed is None and isinstance(statement, (ast.Return, ast.Expr)):  # right tensors in, an error out
-        return Blame(line, line, None, visit, None, _calls(function, statement), None)
+    start = min(line, events[departed].line) if departed is not None else line
+    # without a value to put in its place, the span alone: it ends at the line that raised
+    spanned = Blame(start, line, None, visit, None, _calls(function, statement), None)
     if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
             and isinstance(statement.targets[0], ast.Name) and line in after):
-        return None
+        return spanned
     name = statement.targets[0].id
-    start = min(line, events[departed].line) if departed is not None else line
     # the value the line should make is most likely the next one the reference made after the
     # last one the learner made too
     last = max((s.line for s in reference if s not in unmade and s.line), default=0)
     order = sorted(reference.items(), key=lambda sv: (sv[0] not in unmade, 0 < sv[0].line <= last, sv[0].line or 10**9))
     for step, value in order[:CANDIDATES_PER_VALUE]:
         if not budget.spend():
-            return None
+            return spanned
         _, fixed, ok, _ = _run(function, make_args, statements, skip=(line, visit, name, value, after[line]))
         if ok and output_close(fixed, expected):
             return Blame(start, line, name, visit, step, _calls(function, statement), None, _alike(step, value, reference))
-    return None
+    return spanned
 
 
 class _Budget:

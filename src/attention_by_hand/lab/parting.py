@@ -84,7 +84,7 @@ def parting(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict
     if helpers:  # its own tensors are right; what it calls of the learner's is not checked here
         where += f" (it calls your {', '.join(f'`{h}`' for h in helpers)}: the mistake may be in there)"
     if first["step"] is None:
-        returns = _returned(getattr(reference, function))
+        returns = _returned(getattr(reference, function)) if code_end.startswith("return") else None
         return where + (f"; the reference's is `{returns}`" if returns else "")
     local = first["step"][0]
     related = _related(reference, function, blamed)
