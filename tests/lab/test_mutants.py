@@ -307,3 +307,14 @@ def test_building_every_change_leaves_the_references_own_definition_as_it_was(re
     for a, b in zip(every, every[1:]):
         build(reference, "head", (a, b))
     assert {name: ast.dump(d, include_attributes=True) for name, d in definitions.items()} == before
+
+
+def test_routes_kept_for_a_definition_that_is_gone_are_not_given_to_one_that_took_its_id():
+    import ast
+
+    from attention_by_hand.lab import mutant_trees
+
+    gone = ast.parse("def f(x):\n    return x").body[0]
+    new = ast.parse("def g(x, y):\n    z = x + y\n    return z").body[0]
+    mutant_trees._ROUTES[id(new)] = (gone, mutant_trees.routes(gone))  # as if `new` had taken gone's id
+    assert mutant_trees.routes_of(new) == mutant_trees.routes(new)

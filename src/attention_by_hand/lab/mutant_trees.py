@@ -33,14 +33,18 @@ def routes(fdef: ast.FunctionDef) -> list[tuple]:
     return found
 
 
-_ROUTES: dict[int, list[tuple]] = {}
+# id -> (the definition, its routes): the definition is kept with them, since an id is only its
+# own while the object lives (mutants' cache of definitions is bounded: an evicted one's id was
+# taken by another function's, which then got the old routes and was changed in place).
+_ROUTES: dict[int, tuple[ast.FunctionDef, list[tuple]]] = {}
 
 
 def routes_of(fdef: ast.FunctionDef) -> list[tuple]:
-    """routes, once per definition (the definitions are cached: their ids stay theirs)."""
-    if id(fdef) not in _ROUTES:
-        _ROUTES[id(fdef)] = routes(fdef)
-    return _ROUTES[id(fdef)]
+    """routes, once per definition."""
+    kept = _ROUTES.get(id(fdef))
+    if kept is None or kept[0] is not fdef:
+        kept = _ROUTES[id(fdef)] = (fdef, routes(fdef))
+    return kept[1]
 
 
 def _shallow(node: ast.AST) -> ast.AST:
