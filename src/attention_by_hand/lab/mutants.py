@@ -23,6 +23,7 @@ change matches (diagnosis.py); changes of classes' methods (the labs' learners w
 from __future__ import annotations
 
 import ast
+import copy
 import types
 from functools import lru_cache
 from pathlib import Path
@@ -377,6 +378,9 @@ def _apply(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | Non
             return None
         if new is None:
             return None
+        # An edit may return a part of the old node itself (`scores` for `scores.masked_fill(...)`):
+        # a copy takes the position, so that the cached definition keeps its own.
+        new = copy.copy(new)
         replace_node(holder, node, new)
         # Only the new nodes lack a position (fixing the whole tree took a quarter of a diagnosis).
         ast.fix_missing_locations(ast.copy_location(new, node))
