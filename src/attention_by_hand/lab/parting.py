@@ -34,17 +34,13 @@ def _source_line(module: ModuleType, line: int) -> str:
     return text.split("#")[0].strip()
 
 
-def _returned(function) -> str | None:
-    """The reference's one return statement, quoted; None when it has several."""
+def _returned(reference: ModuleType, function: str) -> str | None:
+    """The reference's one return statement, quoted (from mutants' cached tree); None when it has several."""
     import ast
-    import inspect
-    import textwrap
 
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(function)))
-    except (OSError, TypeError, SyntaxError):
-        return None
-    returns = [n for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value is not None]
+    from attention_by_hand.lab.mutants import definition
+
+    returns = [n for n in ast.walk(definition(reference, function)) if isinstance(n, ast.Return) and n.value is not None]
     return ast.unparse(returns[0]) if len(returns) == 1 else None
 
 
@@ -84,12 +80,12 @@ def parting(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict
     if helpers:  # its own tensors are right; what it calls of the learner's is not checked here
         where += f" (it calls your {', '.join(f'`{h}`' for h in helpers)}: the mistake may be in there)"
     if first["step"] is None:
-        returns = _returned(getattr(reference, function)) if code_end.startswith("return") else None
+        returns = _returned(reference, function) if code_end.startswith("return") else None
         return where + (f"; the reference's is `{returns}`" if returns else "")
     local = first["step"][0]
     related = _related(reference, function, blamed)
     if local == RETURNED:
-        returns = _returned(getattr(reference, function))
+        returns = _returned(reference, function)
         ref = f"returned value (`{returns}`)" if returns else "returned value"
     else:
         ref_code = None if related else _source_line(reference, first["step"][2])  # the relation says more
