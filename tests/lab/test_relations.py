@@ -167,7 +167,26 @@ def test_numbers_cut_to_whole_numbers_are_said():
 
 def test_the_same_numbers_with_an_axis_of_size_one_added_are_said():
     said = relation(on_two(lambda e: e[:, None, :]))
-    assert said.startswith("yours holds the reference's numbers in the same order, in shape (4, 1, 4) where it has (4, 4)")
+    assert said.startswith("yours holds the reference's numbers, in shape (4, 1, 4) where it has (4, 4): an axis of size 1 too many")
+
+
+def test_the_same_numbers_with_an_axis_of_size_one_lost_are_said_as_a_missing_keepdim():
+    said = relation(on_two(lambda e: e[:, 0], shape=(4, 1)))
+    assert said.startswith("yours holds the reference's numbers, in shape (4,) where it has (4, 1): an axis of size 1 missing")
+    assert "keepdim=True" in said
+
+
+def test_an_axis_of_size_one_added_on_one_input_and_lost_on_the_other_is_said_as_neither():
+    pairs = [(outputs(0)[None], outputs(0), {}), (outputs(1, (4, 1))[:, 0], outputs(1, (4, 1)), {})]
+    said = relation(pairs)
+    assert "too many" not in said and "missing" not in said and "added or lost" in said
+
+
+def test_a_relation_is_read_on_the_inputs_that_came_out_wrong_alone():
+    # batched, the leading axis is right; unbatched, it is one axis too many
+    right = outputs(0, (2, 4, 4))
+    pairs = [(right.clone(), right, {}), (outputs(1)[None], outputs(1), {})]
+    assert "an axis of size 1 too many" in relation(pairs)
 
 
 def test_blocks_of_columns_in_another_order_are_said_as_blocks():

@@ -263,6 +263,12 @@ _TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted
 def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
     """What relates got to expected on EVERY (got, expected, known) given, in words; or None."""
     pairs = [(g, e, k) for g, e, k in pairs if isinstance(g, torch.Tensor) and isinstance(e, torch.Tensor)]
+    # Only the inputs it gets wrong tell: an unbatched input may come out one axis too many where
+    # a batched one is right.
+    pairs = [(g, e, k) for g, e, k in pairs if not close(g, e)]
+    unit = _unit_axes(pairs)
+    if unit:
+        return unit
     if pairs and all(g.dim() == e.dim() - 1 for g, e, _ in pairs):
         return _reduced(pairs)
     if pairs and all(g.dim() == e.dim() >= 1 and g.shape[:-1] == e.shape[:-1] and g.shape[-1] < e.shape[-1] for g, e, _ in pairs):
@@ -329,6 +335,28 @@ def _reshaped(pairs) -> str | None:
         extra = ": an axis of size 1 added or lost" if g.dim() != e.dim() else ""
     return (f"yours holds the reference's numbers in the same order, in shape {tuple(g.shape)} where it has "
             f"{tuple(e.shape)}{extra}")
+
+
+def _unit_axes(pairs) -> str | None:
+    """The reference's numbers with an axis of size 1 more or fewer, the same way on every input:
+    an unsqueeze or a None index too many, a batch axis the input did not have, or a mean or sum
+    that dropped its axis (no keepdim=True)."""
+    if not pairs:
+        return None
+    for g, e, _ in pairs:
+        if g.dim() == e.dim() or [n for n in g.shape if n != 1] != [n for n in e.shape if n != 1]:
+            return None
+        if not close(g.reshape(e.shape), e):
+            return None
+    more = {g.dim() > e.dim() for g, e, _ in pairs}
+    if len(more) != 1:
+        return None
+    g, e = pairs[0][0], pairs[0][1]
+    if more.pop():
+        why = "an axis of size 1 too many (an unsqueeze or a None index, or a batch axis the input did not have)"
+    else:
+        why = "an axis of size 1 missing (a mean or sum without keepdim=True, a squeeze, or an index that drops it)"
+    return f"yours holds the reference's numbers, in shape {tuple(g.shape)} where it has {tuple(e.shape)}: {why}"
 
 
 def _reduced(pairs) -> str | None:
