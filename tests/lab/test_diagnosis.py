@@ -130,3 +130,71 @@ def average_nll(probs, ids):
 def test_a_mean_over_the_wrong_count_is_said_as_a_ratio_of_the_references_lengths(tmp_path):
     hints = failing(judged(tmp_path, "lab-03-bigram.py", MEAN_OVER_EVERY_ID), "average_nll")
     assert hints and all("multiplied by len(p_next) / len(ids)" in h for h in hints)
+
+
+HALF_PRECISION = '''
+def attention_weights(x, query, key):
+    q, k = query(x), key(x)
+    scores = (q @ k.T / math.sqrt(k.shape[-1])).half()  # the mistake: float16 keeps 3 digits
+    hidden = torch.ones(len(x), len(x), dtype=torch.bool).triu(1)
+    return torch.softmax(scores.masked_fill(hidden, float("-inf")), dim=-1)
+'''
+
+
+def test_weights_cast_to_fewer_digits_are_said_as_the_cast_with_both_types(tmp_path):
+    hints = failing(judged(tmp_path, "lab-04-attention.py", HALF_PRECISION), "attention_weights")
+    assert hints and all("yours is torch.float16, the reference's torch.float32: a cast on the way" in h for h in hints)
+
+
+EARLIER_WORDS_MASKED = '''
+def decode_step(x_new, cache, position, qkv, proj, n_heads):
+    B, _, C = x_new.shape
+    size = C // n_heads
+    q, k, v = (t.view(B, 1, n_heads, size).transpose(1, 2) for t in qkv(x_new).split(C, dim=-1))
+    keys, values = append_to_cache(cache, k, v)
+    scores = q @ keys.transpose(-2, -1) / math.sqrt(size)
+    earlier = torch.arange(keys.shape[2]) < position  # the mistake: the past hidden, not the future
+    weights = torch.softmax(scores.masked_fill(earlier, float("-inf")), dim=-1)
+    return proj((weights @ values).transpose(1, 2).reshape(B, 1, C)), (keys, values)
+'''
+
+
+def test_a_new_word_that_sees_only_itself_with_the_cache_kept_is_not_told_the_cache_is_not_kept(tmp_path):
+    hints = failing(judged(tmp_path, "lab-08-kv-cache.py", EARLIER_WORDS_MASKED), "decode_step")
+    assert hints and all("or the mask hides the earlier words" in h and "not kept" not in h for h in hints)
+
+
+def test_a_coarser_type_is_not_blamed_when_the_numbers_differ_past_its_digits():
+    import torch
+
+    from attention_by_hand.lab.judging import judge_tensor
+
+    expected = torch.rand(4, 4, dtype=torch.float64)
+    miss = judge_tensor((expected * 2).float(), expected, "(T, T)")
+    assert "a cast" not in miss.text() and "largest difference" in miss.text()
+
+
+MASK_KEPT_WHERE_TRUE = '''
+def attention_weights(x, query, key):
+    q, k = query(x), key(x)
+    scores = q @ k.T / math.sqrt(k.shape[-1])
+    future = torch.ones(len(x), len(x), dtype=torch.bool).triu(1)
+    return torch.softmax(torch.where(future, scores, float("-inf")), dim=-1)  # the branches swapped
+'''
+
+
+def test_a_mask_that_keeps_what_it_should_hide_is_named_as_the_mask_inverted(tmp_path):
+    hints = failing(judged(tmp_path, "lab-04-attention.py", MASK_KEPT_WHERE_TRUE), "attention_weights")
+    assert hints and all("the mask inverted: it hides what it should keep" in h for h in hints)
+
+
+SIZE_AS_FLOAT = '''
+def split_heads(t, n_heads):
+    size = t.shape[-1] / n_heads  # the mistake: true division makes a float
+    return t.reshape(t.shape[0], n_heads, size).transpose(0, 1)
+'''
+
+
+def test_a_size_made_by_true_division_is_said_to_be_a_float(tmp_path):
+    hints = failing(judged(tmp_path, "lab-05-multihead.py", SIZE_AS_FLOAT), "split_heads")
+    assert hints and all("a size given as a float: `/` divides to a float" in h for h in hints)

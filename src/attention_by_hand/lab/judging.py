@@ -211,8 +211,27 @@ def judge_tensor(got, expected: torch.Tensor, names: str, variants: Iterable[Var
     if close(got, expected):
         return None
     compared = _matching(got, expected, variants)
-    observed = (observe(got) if observe else None) or difference(got, expected)
+    observed = _coarser(got, expected) or (observe(got) if observe else None) or difference(got, expected)
     return Miss(observed, compared.matching, tried=compared.tried, moot=compared.moot)
+
+
+def _coarser(got, expected: torch.Tensor) -> str | None:
+    """A float type with fewer digits than the reference's, and numbers that agree to its digits:
+    the numbers differ because of a cast."""
+    if not (isinstance(got, torch.Tensor) and got.is_floating_point() and expected.is_floating_point()):
+        return None
+    eps = torch.finfo(got.dtype).eps
+    if eps <= torch.finfo(expected.dtype).eps:
+        return None
+    # the cast explains the numbers only where they agree to its digits (a few units of its eps)
+    g, e = got.double(), expected.double()
+    if not (torch.isfinite(g).all() and torch.isfinite(e).all()):
+        return None
+    if float((g - e).abs().max()) > 16 * eps * max(1.0, float(e.abs().max())):
+        return None
+    digits = round(-math.log10(eps))
+    return (f"yours is {got.dtype}, the reference's {expected.dtype}: a cast on the way (.half(), "
+            f".to({got.dtype}), or an input of that type) keeps about {digits} significant digits; keep {expected.dtype}")
 
 
 def judge_number(got, expected: torch.Tensor, variants: Iterable[Variant] = ()):
@@ -260,6 +279,8 @@ def hint_for_exception(type_name: str, message: str) -> str:
     sizes = mismatched_sizes(message)
     if sizes:
         return f" (two tensors of sizes {sizes[0]} and {sizes[1]} on one axis were combined; print their shapes)"
+    if "tuple of ints" in message and "float" in message:
+        return " (a size given as a float: `/` divides to a float even when the result is whole; sizes take `//`)"
     if "scalar type" in message or "same dtype" in message or "dtype" in message:
         return " (integer and float tensors mixed: convert with .float() or .to(other.dtype))"
     if type_name == "IndexError" or "out of range" in message:

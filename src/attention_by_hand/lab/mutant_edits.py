@@ -170,9 +170,9 @@ def _tree_copy(node: ast.AST) -> ast.AST:
 
 
 def replace_node(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
-    for field, value in ast.iter_fields(parent):
+    for name, value in ast.iter_fields(parent):
         if value is old:
-            setattr(parent, field, new)
+            setattr(parent, name, new)
             return
         if isinstance(value, list):
             for i, item in enumerate(value):
@@ -267,6 +267,8 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return node.operand
     if op == "negate":
         return ast.UnaryOp(ast.USub(), node)
+    if op == "invert":
+        return ast.UnaryOp(ast.Invert(), node)
     if op == "attr":
         return node.value
     if op == "bound":

@@ -62,7 +62,7 @@ from attention_by_hand.lab.mutant_edits import (
 __all__ = ["KINDS", "Change", "changes", "build", "reachable", "definition"]
 
 # Changes said in words first, then in code: the words name the concept ("q and k exchanged").
-CONCEPT_FIRST = ("exchange", "args", "shift_all")
+CONCEPT_FIRST = ("exchange", "args", "shift_all", "invert")
 class _Finder:
     """Walks one function definition and lists every change it allows."""
 
@@ -231,6 +231,10 @@ class _Finder:
                     # outer(x.inner(...)) -> outer(x).inner(...): the two steps in the other order
                     inner = arg.func.attr
                     self.add(node, "nest", i, "order", f"`.{inner}(...)` done after `{name}(...)`, not before, in `{quote(node)}`")
+            if name in ("masked_fill", "masked_fill_") and node.args:
+                mask = node.args[0]
+                self.add(mask, "invert", None, "comparison",
+                         "the mask inverted: it hides what it should keep and keeps what it should hide")
             if is_minus_inf(node):
                 self.add(node, "const", 0.0, "constant", f"`0.0` for `{quote(node)}`")
                 self.add(node, "posinf", None, "sign", f"`float('inf')` for `{quote(node)}` (the minus sign dropped)")

@@ -9,8 +9,9 @@ The usual mistakes, each with its own output on these inputs: positions restarti
 each new word; the cache grown along another axis than time, with the new word in front, not
 kept, or not updated; the new word's mask taken as row 0 of the causal mask (it sees only
 position 0), one row too early (it is hidden from itself), or the whole (T, T) mask (T rows
-come out); and each step seeing only itself. Positions 3 and 5 tell row 0 from "one row too
-early", which agree at position 1.
+come out); and each step seeing only itself (the cache not kept; or kept, then not read or its
+earlier words masked: the cache returned tells the first from the others). Positions 3 and 5
+tell row 0 from "one row too early", which agree at position 1.
 
 Left out: the model around the layer (its layer norms and MLP work on each word alone).
 """
@@ -36,6 +37,13 @@ RESTART = (
 NOT_KEPT = (
     "each step sees only its own word: the cache is not kept (or not used); add the new key and value "
     "AFTER the cached ones, torch.cat([keys, k_new], dim=2), and let the new query meet them all"
+)
+# The same output as NOT_KEPT, with the cache returned right: the cache was kept, so the new word
+# was kept from it after (its own k and v attended alone, or the earlier words masked).
+SEES_ONLY_ITSELF = (
+    "the new word attends to its own key alone, though the cache you return holds every word: the "
+    "attention reads the new k and v instead of the cache's keys and values, or the mask hides the "
+    "earlier words; hide only keys j > position, which for the new word hides none"
 )
 NEW_FIRST = (
     "the new key and value went in front of the cached ones: the cache keeps the words in order, "
@@ -178,8 +186,9 @@ def _judge_decode_step(got, expected, args, uncached: dict):
     T = keys.shape[2]
     columns = torch.arange(T)  # (T,)
     causal = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # (T, T)
+    cache_kept = _judge_cache(new_cache, cache_expected, cache, (k, v)) is None
     variants = [
-        (NOT_KEPT, lambda: _attend(q, k, v, proj, torch.zeros(1, 1, dtype=torch.bool))),
+        (SEES_ONLY_ITSELF if cache_kept else NOT_KEPT, lambda: _attend(q, k, v, proj, torch.zeros(1, 1, dtype=torch.bool))),
         (ROW_ZERO, lambda: _attend(q, keys, values, proj, causal[:1])),
         (HIDES_ITSELF, lambda: _attend(q, keys, values, proj, (columns >= position)[None])),
         (WHOLE_MASK, lambda: _attend(q, keys, values, proj, causal)),
