@@ -39,6 +39,19 @@ def head(x, w):
     return y
 
 
+def normed(x):
+    mean = x.mean(dim=-1, keepdim=True)
+    var = x.var(dim=-1, keepdim=True, unbiased=False)
+    return (x - mean) / torch.sqrt(var + 1e-5)
+
+
+def mean_rows(x):
+    total = torch.zeros(x.shape[-1])
+    for row in x:
+        total = total + row
+    return total / x.shape[0]
+
+
 def twice(x, w):
     a = head(x, w)
     b = head(x * 2, w)
@@ -126,6 +139,33 @@ def blend_reshaped(q, k, v):
     rows = q.shape[-1]
     w = torch.softmax(q @ k.T / q.shape[-1] ** 0.5, dim=-1)
     return w @ v.reshape(rows, -1), w
+
+
+def mean_rows_short(x):
+    total = torch.zeros(x.shape[1])
+    for row in x[:-1]:
+        total = total + row
+    mean = total / x.shape[0]
+    return mean
+
+
+def mean_rows_halved(x):
+    total = torch.zeros(x.shape[1])
+    for row in x:
+        total = total + row
+    mean = total / x.shape[0] / 2
+    return mean
+
+
+def normed_no_keepdim(x):
+    m = x.mean(dim=-1, keepdim=True)
+    v = ((x - m) ** 2).mean(dim=-1)
+    return (x - m) / torch.sqrt(v + 1e-5)
+
+
+def project_generator(x, wq, wv):
+    q, v = (x @ w for w in (wq, wq))
+    return q * v
 
 
 def blend_catches(q, k, v):
@@ -327,11 +367,33 @@ def test_a_call_that_raised_carries_its_span_and_says_it_raised(tmp_path):
 def test_a_hint_for_inputs_where_the_line_raises_and_others_where_it_is_wrong_says_both(tmp_path):
     reference = _load(tmp_path, "reference", REFERENCE)
     args = _inputs()
-    events = [(args, {**_event(12, name="out", step=("return", 0, 0)), "raised": True}),
+    events = [(args, {**_event(12, name="out", step=("return", 0, 0)), "raised": True, "got": encode(None)}),
               (args, {**_event(12, name="out", step=("return", 0, 0)), "raised": False})]
     hint = parting(reference, "blend", events, set())
     assert "raises on some inputs and makes `out` wrong on the others" in hint
     assert "yours runs and is right on each input it got wrong" in hint
+
+
+def test_a_wrong_value_that_a_later_line_raises_with_is_said_to_be_made_there_not_to_raise(tmp_path):
+    # the call raised, but past the span's end: the blamed line made a value, it did not raise
+    reference = _load(tmp_path, "reference", REFERENCE)
+    args = _inputs()
+    hint = parting(reference, "blend", [(args, {**_event(12, name="out", step=("return", 0, 0)), "raised": True})], set())
+    assert "makes `out` wrong, and a later line raises with it" in hint and "`x = 1` raises" not in hint
+
+
+def test_a_mean_that_dropped_its_axis_is_mended_by_the_references_value_with_that_axis(tmp_path):
+    # v is (T,) where the reference's is (T, 1): a value of another shape, an axis of size 1 fewer
+    found = _blame(tmp_path, "normed_no_keepdim", "normed", _inputs()[:1])
+    line = _line(LEARNER, "v = ((x - m) ** 2).mean(dim=-1)")
+    assert (found.start, found.end, found.name, found.step.name) == (line, line, "v", "var")
+
+
+def test_a_function_whose_only_loop_is_a_generator_expression_is_searched(tmp_path):
+    # the generator runs in a frame of its own: the function's frame sees only the tuple it makes
+    found = _blame(tmp_path, "project_generator", "project", _inputs()[:1] + (torch.randn(8, 8), torch.randn(8, 8)))
+    line = _line(LEARNER, "q, v = (x @ w for w in (wq, wq))")
+    assert (found.start, found.end) == (line, line)
 
 
 def test_a_line_that_raises_in_a_lab_is_named_with_the_value_the_reference_makes_there(tmp_path):
@@ -353,16 +415,32 @@ def multi_head_attention(x, query, key, value, proj, n_heads):
     assert all("yours runs and is right on each input it got wrong" in h for h in hints)
 
 
-def test_a_function_with_a_loop_is_not_searched(tmp_path, monkeypatch):
-    # its loop leaves out row 0, yet each row it makes is one the reference makes: no span can say
-    # so, and the reference is not even traced
-    import attention_by_hand.lab.blame as blame_module
+def test_a_loop_that_leaves_out_a_row_is_inside_the_span(tmp_path):
+    # each row it makes is one the reference makes, but the loop is read only as it ends: the
+    # span runs from the list it fills (made here, so never right by itself) past the loop
+    found = _blame(tmp_path, "weights_looped", "weights", _inputs()[:2])
+    within = "def weights_looped"
+    assert found.start == _line(LEARNER, "rows = []", within)
+    assert found.end == _line(LEARNER, "return torch.stack([rows[0], *rows])", within)
 
-    def traced(*args, **kwargs):
-        raise AssertionError("the reference was traced for a function with a loop")
 
-    monkeypatch.setattr(blame_module, "steps", traced)
-    assert _blame(tmp_path, "weights_looped", "weights", _inputs()[:2]) is None
+def test_a_loop_ending_where_the_references_loop_was_on_its_way_is_not_right(tmp_path):
+    # the learner's total leaves out the last row: the reference's total held it one step early
+    found = _blame(tmp_path, "mean_rows_short", "mean_rows", _inputs()[:1])
+    within = "def mean_rows_short"
+    assert found.start == _line(LEARNER, "for row in x[:-1]:", within)
+
+
+def test_a_right_loop_is_vouched_for_and_the_line_after_it_is_blamed_alone(tmp_path):
+    found = _blame(tmp_path, "mean_rows_halved", "mean_rows", _inputs()[:1])
+    line = _line(LEARNER, "mean = total / x.shape[0] / 2", "def mean_rows_halved")
+    assert (found.start, found.end, found.name) == (line, line, "mean")
+
+
+def test_a_span_that_starts_at_a_loop_says_the_loop(tmp_path):
+    reference = _load(tmp_path, "reference", REFERENCE)
+    event = {**_event(14, start=12), "code": ["for row in x:", "x = 1"]}
+    assert "between line 12 (the loop `for row in x:`) and line 14" in parting(reference, "weights", [(_inputs()[:2], event)], set())
 def test_a_line_that_calls_a_function_of_the_learners_that_passed_says_the_mistake_may_be_in_there(tmp_path):
     reference = _load(tmp_path, "reference", REFERENCE)
     hint = parting(reference, "blend", [(_inputs(), _event(12, calls=["weights"]))], set())

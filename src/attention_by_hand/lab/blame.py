@@ -16,11 +16,16 @@ calls.py asks `blame` after a quick call whose output is not the reference's; pa
 in the hint only when every wrong call of the function ends its span at the same line and local,
 replaced by the same reference local (the same claim on every input tried).
 
-Left out: functions with a loop (`for`, `while`, a comprehension): a loop that leaves out work, a
-key block or a first step, makes values that each equal one the reference made on its way, so
-"every value before these lines agrees" would hold and point past the mistake. Also values made
-inside the learner's helpers (their call's line is the one blamed), and outputs that are not
-tensors or tuples of tensors.
+A loop is one statement: its values are read as it ends, never on its way, and the reference's
+values made inside its own loops count only as each loop leaves them. A loop that leaves out
+work (a key block, a first step) makes values on its way that each equal one the reference made
+on its way: compared so, "every value before these lines agrees" would hold and point past the
+mistake. So a span says "the loop at line N" and no line inside it.
+
+Left out: a list, set or dict comprehension from Python 3.12 on, a loop run on one line in the
+function's own frame (PEP 709): such a function is not searched. Also values made inside the
+learner's helpers (their call's line is the one blamed), and outputs that are not tensors or
+tuples of tensors.
 """
 
 from __future__ import annotations
@@ -93,28 +98,44 @@ def output_close(got, expected) -> bool:
     return got == expected
 
 
-def _layout(function) -> tuple[dict[int, ast.stmt], dict[int, int]]:
-    """(line -> the innermost statement of `function` that starts there, line -> the line of the
-    statement after it in the same block)."""
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """statements: line -> the innermost statement of the function that starts there, a loop's
+    lines left out (a loop is one statement, at its first line); after: line -> the line of the
+    statement after it in the same block; loop: a line inside a loop -> the loop's first line."""
+
+    statements: dict[int, ast.stmt] = field(default_factory=dict)
+    after: dict[int, int] = field(default_factory=dict)
+    loop: dict[int, int] = field(default_factory=dict)
+
+
+def _layout(function) -> _Layout:
+    """How `function`'s lines group into the statements its values are read after."""
     code = function.__code__
     try:
         tree = ast.parse("".join(linecache.getlines(code.co_filename)))
     except SyntaxError:
-        return {}, {}
+        return _Layout()
     for node in ast.walk(tree):
         if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name
                 and code.co_firstlineno in {node.lineno, *(d.lineno for d in node.decorator_list)}):
             found: dict[int, ast.stmt] = {}
             after: dict[int, int] = {}
+            loop: dict[int, int] = {}
             for inner in ast.walk(node):  # breadth first: a deeper statement on the same line wins
-                if isinstance(inner, ast.stmt) and inner is not node:
+                if isinstance(inner, LOOPS) and inner.lineno not in loop:  # an outermost loop
+                    loop.update((n, inner.lineno) for n in range(inner.lineno, inner.end_lineno + 1))
+                if isinstance(inner, ast.stmt) and inner is not node and loop.get(inner.lineno, inner.lineno) == inner.lineno:
                     found[inner.lineno] = inner
                 for block in ("body", "orelse", "finalbody"):
                     body = getattr(inner, block, None)
                     if isinstance(body, list):
                         after.update((a.lineno, b.lineno) for a, b in zip(body, body[1:]))
-            return found, after
-    return {}, {}
+            return _Layout(found, after, loop)
+    return _Layout()
 
 
 # Reading only these of a tensor takes its shape, not its numbers: a right value made so (a mask
@@ -123,13 +144,12 @@ SHAPE_ONLY = {"shape", "dtype", "device", "ndim", "size", "dim", "numel"}
 
 
 def _reads(statement: ast.stmt | None) -> set[str]:
-    """The names a statement reads the numbers of (for a loop or a condition: its header only);
+    """The names a statement reads the numbers of (for a condition: its header only; a loop, one
+    statement, reads what its body reads);
     a name read only for its shape (`x.shape`, `len(x)`, `zeros_like(x)`) is left out."""
     if statement is None:
         return set()
-    if isinstance(statement, (ast.For, ast.AsyncFor)):
-        parts = [statement.iter]
-    elif isinstance(statement, (ast.If, ast.While)):
+    if isinstance(statement, ast.If):
         parts = [statement.test]
     elif isinstance(statement, (ast.With, ast.AsyncWith)):
         parts = [item.context_expr for item in statement.items]
@@ -167,7 +187,7 @@ def _mark(value) -> object:
     return None
 
 
-def _run(function, make_args: Callable[[], tuple], statements: dict[int, ast.stmt],
+def _run(function, make_args: Callable[[], tuple], layout: _Layout,
          replace: tuple[int, str, int, torch.Tensor] | None = None,
          skip: tuple[int, int, str, torch.Tensor, int] | None = None):
     """Run function(*make_args()) traced: (its events, its output, whether it returned, the
@@ -182,6 +202,8 @@ def _run(function, make_args: Callable[[], tuple], statements: dict[int, ast.stm
     count: dict[tuple[int, str | None], int] = {}
     state = {"line": None, "depth": 0, "raised": None, "broken": False}
     visits: dict[int, int] = {}
+
+    statements = layout.statements
 
     def record(frame, line):
         reads = {n: latest[n] for n in _reads(statements.get(line)) if n in latest}
@@ -215,15 +237,19 @@ def _run(function, make_args: Callable[[], tuple], statements: dict[int, ast.stm
 
     def watch(frame, event, arg):
         if event == "line":
+            line = layout.loop.get(frame.f_lineno, frame.f_lineno)
+            if line == state["line"] and line in layout.loop:
+                return local  # still inside the loop: its values are read when it ends
             record(frame, state["line"])
-            line = state["line"] = frame.f_lineno
+            state["line"] = line
             visits[line] = visits.get(line, 0) + 1
             if skip and (line, visits[line] - 1) == skip[:2]:
                 frame.f_locals[skip[2]] = skip[3].clone()  # written back when the tracer returns
                 frame.f_lineno = skip[4]
             state["raised"] = None  # an exception caught inside the function is no raise of its own
         elif event == "exception":
-            state["raised"] = (frame.f_lineno, visits.get(frame.f_lineno, 1) - 1)
+            line = layout.loop.get(frame.f_lineno, frame.f_lineno)
+            state["raised"] = (line, visits.get(line, 1) - 1)
         elif event == "return" and state["raised"] is None:  # (a frame left by an exception "returns" too)
             record(frame, state["line"])
             line = state["line"] or code.co_firstlineno
@@ -254,6 +280,30 @@ def _run(function, make_args: Callable[[], tuple], statements: dict[int, ast.stm
     return events, output, returned, None if returned else state["raised"]
 
 
+def _inlined(statements: dict[int, ast.stmt]) -> bool:
+    """Whether a comprehension runs in the function's own frame, a loop on one line: a list, set
+    or dict comprehension from Python 3.12 on (PEP 709). Before, each runs in a frame of its own,
+    and a generator expression always does: the watched frame sees only what it makes."""
+    if sys.version_info < (3, 12):
+        return False
+    return any(isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp)) for t in statements.values() for n in ast.walk(t))
+
+
+def _as_loops_end(reference: dict[Step, torch.Tensor], layout: _Layout) -> dict[Step, torch.Tensor]:
+    """The reference's values with those made inside its loops kept only as each loop leaves them
+    (the last value of each name made there). A loop of the learner's that leaves out work (a key
+    block, a first step) ends with a value the reference's loop held on its way: compared with
+    that, it would pass for right, and the span would point past the mistake."""
+    last: dict[tuple[int, str], Step] = {}
+    for step in reference:
+        if step.line in layout.loop:
+            key = (layout.loop[step.line], step.name)
+            if key not in last or step.binding > last[key].binding:
+                last[key] = step
+    kept = set(last.values())
+    return {s: v for s, v in reference.items() if s.line not in layout.loop or s in kept}
+
+
 def blame(function, make_args: Callable[[], tuple], reference_function, expected,
           seconds: float = MAX_SECONDS) -> Blame | None:
     """Where the learner's `function` parts from `reference_function` on make_args()'s inputs
@@ -263,21 +313,20 @@ def blame(function, make_args: Callable[[], tuple], reference_function, expected
     if code is None or getattr(reference_function, "__code__", None) is None:
         return None
     budget = _Budget(time.perf_counter() + seconds)
-    statements, after = _layout(function)
-    if any(isinstance(n, (ast.For, ast.AsyncFor, ast.While, ast.comprehension)) for t in statements.values() for n in ast.walk(t)):
-        # A loop can leave out work (a block, a first step) without any value telling: each value
-        # it makes may equal one the reference made on its way, and the span would point past
-        # the mistake. So a function with a loop is not searched.
-        return None
+    layout = _layout(function)
+    statements, after = layout.statements, layout.after
+    if _inlined(statements):
+        return None  # a loop on one line: its values cannot be read as it ends
     reference = steps(reference_function, make_args(), in_place=True, deep=True)
     if not reference or budget.over():
         return None
+    reference = _as_loops_end(reference, _layout(reference_function))
     # what the reference returns stands in too: it may be made on the return line, never stored
     returned = expected if isinstance(expected, (tuple, list)) else (expected,)
     for i, value in enumerate(returned):
         if isinstance(value, torch.Tensor):
             reference[Step(RETURNED, i, 0)] = value
-    events, output, returned, raised_at = _run(function, make_args, statements)
+    events, output, returned, raised_at = _run(function, make_args, layout)
     if (returned and output_close(output, expected)) or (not returned and raised_at is None) or budget.over():
         return None
     made = [e.value for e in events if isinstance(e.value, torch.Tensor)]
@@ -291,7 +340,7 @@ def blame(function, make_args: Callable[[], tuple], reference_function, expected
     departed = next((i for i, ok in enumerate(right) if not ok), None)
     if departed is None and returned:
         return None
-    found = _mended(function, make_args, expected, statements, events, right, departed, reference, unmade, budget)
+    found = _mended(function, make_args, expected, layout, events, right, departed, reference, unmade, budget)
     if found is not None or returned:
         return found
     # it raised, and no value of its own before that mends it: the line that raised, run as the reference would
@@ -311,7 +360,7 @@ def blame(function, make_args: Callable[[], tuple], reference_function, expected
     for step, value in order[:CANDIDATES_PER_VALUE]:
         if not budget.spend():
             return spanned
-        _, fixed, ok, _ = _run(function, make_args, statements, skip=(line, visit, name, value, after[line]))
+        _, fixed, ok, _ = _run(function, make_args, layout, skip=(line, visit, name, value, after[line]))
         if ok and output_close(fixed, expected):
             return Blame(start, line, name, visit, step, _calls(function, statement), None, _alike(step, value, reference))
     return spanned
@@ -359,7 +408,7 @@ def _alike(step: Step, value: torch.Tensor, reference: dict[Step, torch.Tensor])
     return (step, *(s for s, v in reference.items() if s != step and v.shape == value.shape and close(v, value)))
 
 
-def _mended(function, make_args, expected, statements, events, right, departed, reference, unmade, budget) -> Blame | None:
+def _mended(function, make_args, expected, layout, events, right, departed, reference, unmade, budget) -> Blame | None:
     """The first wrong value, from `departed` on, that the reference's value mends (the whole
     output right), or the return line that makes the first wrong value; None when none does."""
     if departed is None:
@@ -370,21 +419,22 @@ def _mended(function, make_args, expected, statements, events, right, departed, 
             continue
         start = min(events[departed].line, event.line)  # an `if` may run a later line first
         if event.name is None:  # the return line makes the first wrong value the reference also makes
-            return Blame(start, event.line, None, 0, None, _calls(function, statements.get(event.line)), event.value)
+            return Blame(start, event.line, None, 0, None, _calls(function, layout.statements.get(event.line)), event.value)
         for step, value in _candidates(event.value, reference, unmade):
             if not budget.spend():
                 return None
-            _, fixed, ok, _ = _run(function, make_args, statements, (event.line, event.name, event.occurrence, value))
+            _, fixed, ok, _ = _run(function, make_args, layout, (event.line, event.name, event.occurrence, value))
             if ok and output_close(fixed, expected):
                 return Blame(start, event.line, event.name, event.occurrence, step,
-                             _calls(function, statements.get(event.line)), event.value, _alike(step, value, reference))
+                             _calls(function, layout.statements.get(event.line)), event.value, _alike(step, value, reference))
     return None
 
 
 def _candidates(value, reference: dict[Step, torch.Tensor], unmade: set[Step]) -> list[tuple[Step, torch.Tensor]]:
     """The reference's values that could stand in for `value`: the same shape first, nearest in
     numbers first (a wrong value is mostly near the right one: unmasked for masked, another scale),
-    those the learner never made before those it did; then values with the same number of axes."""
+    those the learner never made before those it did; then values with an axis of size 1 more or
+    fewer; then values with the same number of axes."""
     if not isinstance(value, torch.Tensor):
         return []
 
@@ -396,9 +446,13 @@ def _candidates(value, reference: dict[Step, torch.Tensor], unmade: set[Step]) -
 
     same = [(s, v) for s, v in reference.items() if v.shape == value.shape]
     same.sort(key=lambda sv: (sv[0] not in unmade, distance(sv[1])))
+    # An axis of size 1 more or fewer (a mean without keepdim=True) is the nearest other shape.
+    unit = [(s, v) for s, v in reference.items()
+            if v.dim() != value.dim() and [n for n in v.shape if n != 1] == [n for n in value.shape if n != 1]]
+    unit.sort(key=lambda sv: (sv[0] not in unmade, sv[0].line or 10**9))
     near = [(s, v) for s, v in reference.items() if v.shape != value.shape and v.dim() == value.dim()]
     near.sort(key=lambda sv: (sv[0] not in unmade, sv[0].line or 10**9))
-    return (same + near)[:CANDIDATES_PER_VALUE]
+    return (same + unit + near)[:CANDIDATES_PER_VALUE]
 
 
 def _calls(function, statement: ast.stmt | None) -> tuple[str, ...]:

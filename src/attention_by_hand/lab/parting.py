@@ -34,6 +34,12 @@ def _source_line(module: ModuleType, line: int) -> str:
     return text.split("#")[0].strip()
 
 
+def _loop(code: str) -> str:
+    """ "the loop " before a quoted loop header: a span is read as a loop ends (blame.py), so the
+    line that starts it stands for all of its lines."""
+    return "the loop " if code.startswith(("for ", "while ", "async for ")) else ""
+
+
 def _returned(reference: ModuleType, function: str) -> str | None:
     """The reference's one return statement, quoted (from mutants' cached tree); None when it has several."""
     import ast
@@ -67,14 +73,23 @@ def parting(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict
     start, end, name = earliest["start"], first["end"], first["name"]
     at = line_name or (lambda n: f"line {n}")
     code_start, code_end = earliest["code"][0], first["code"][1]
-    made = f"`{code_end}`" if code_end else "it"
+    made = f"{_loop(code_end)}`{code_end}`" if code_end else "it"
     raised = [bool(b.get("raised")) for _, b in blamed]
+    # a call that raised either raised on the span's last line (nothing made there) or later,
+    # with the wrong value that line made
+    here = [r and decode(b["got"]) is None for r, (_, b) in zip(raised, blamed)]
+    later = [r and not h for r, h in zip(raised, here)]
     wrong = f"makes `{name}` wrong" if name else "returns a wrong value"
-    does = "raises" if all(raised) else f"raises on some inputs and {wrong} on the others" if any(raised) else wrong
+    if all(here):
+        does = "raises"
+    elif any(here):
+        does = f"raises on some inputs and {wrong} on the others"
+    else:
+        does = wrong + (f", and {'' if all(later) else 'on some inputs '}a later line raises with it" if any(later) else "")
     if start == end:
         where = f"your values part from the reference's at {at(end)}: {made} {does}, though the tensors it reads agree with the reference's"
     else:
-        where = (f"your values part from the reference's between {at(start)} (`{code_start}`) and {at(end)} ({made}), "
+        where = (f"your values part from the reference's between {at(start)} ({_loop(code_start)}`{code_start}`) and {at(end)} ({made}), "
                  f"which {does}: before them your tensors agree with the reference's")
     helpers = sorted({name for _, b in blamed for name in b["calls"]})
     if helpers:  # its own tensors are right; what it calls of the learner's is not checked here
