@@ -122,8 +122,8 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    pos = torch.arange(q.shape[-2])
-    return F.scaled_dot_product_attention(rope(q, pos), rope(k, pos), v)
+    pos = torch.arange(q.size(-2))
+    return F.scaled_dot_product_attention(rope(q, pos), rope(k, pos), v, is_causal=True)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -146,8 +146,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T, hs = q.shape[-2], q.shape[-1]
-    s = q @ k.transpose(-2, -1) / math.sqrt(hs) + alibi_bias(T, slope)
-    s = s.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), 1), float("-inf"))
+    penalty = slope * alibi_bias(T, slope)          # slope times how far back
+    s = q @ k.transpose(-2, -1) / math.sqrt(hs) + penalty
+    s = s.masked_fill(hidden_future(T), float("-inf"))
     return torch.softmax(s, dim=-1) @ v
 
 
