@@ -157,6 +157,11 @@ def mean_rows_halved(x):
     return mean
 
 
+def weights_listed(q, k):
+    rows = [torch.softmax(r @ k.T, dim=-1) for r in q]
+    return torch.stack(rows)
+
+
 def normed_no_keepdim(x):
     m = x.mean(dim=-1, keepdim=True)
     v = ((x - m) ** 2).mean(dim=-1)
@@ -494,3 +499,11 @@ def test_a_line_that_raises_after_a_number_made_in_the_function_is_a_span_from_t
     within = "def blend_reshaped"
     start, end = _line(LEARNER, "rows = q.shape[-1]", within), _line(LEARNER, "return w @ v.reshape(rows, -1), w", within)
     assert (found.start, found.end, found.step) == (start, end, None)
+
+
+def test_a_list_comprehension_is_searched_only_where_it_runs_in_a_frame_of_its_own(tmp_path):
+    from attention_by_hand.lab.blame import _inlined, _layout
+
+    learner = _load(tmp_path, "learner", LEARNER)
+    statements = _layout(learner.weights_listed).statements
+    assert (_inlined(statements, (3, 11)), _inlined(statements, (3, 12))) == (False, True)

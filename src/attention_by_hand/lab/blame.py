@@ -280,11 +280,11 @@ def _run(function, make_args: Callable[[], tuple], layout: _Layout,
     return events, output, returned, None if returned else state["raised"]
 
 
-def _inlined(statements: dict[int, ast.stmt]) -> bool:
+def _inlined(statements: dict[int, ast.stmt], version: tuple = sys.version_info[:2]) -> bool:
     """Whether a comprehension runs in the function's own frame, a loop on one line: a list, set
     or dict comprehension from Python 3.12 on (PEP 709). Before, each runs in a frame of its own,
     and a generator expression always does: the watched frame sees only what it makes."""
-    if sys.version_info < (3, 12):
+    if tuple(version) < (3, 12):
         return False
     return any(isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp)) for t in statements.values() for n in ast.walk(t))
 
