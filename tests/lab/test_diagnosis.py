@@ -198,3 +198,15 @@ def split_heads(t, n_heads):
 def test_a_size_made_by_true_division_is_said_to_be_a_float(tmp_path):
     hints = failing(judged(tmp_path, "lab-05-multihead.py", SIZE_AS_FLOAT), "split_heads")
     assert hints and all("a size given as a float: `/` divides to a float" in h for h in hints)
+
+
+def test_an_invalid_combination_of_arguments_is_not_said_to_be_a_float_size():
+    import torch
+
+    from attention_by_hand.lab.judging import hint_for_exception
+
+    try:
+        torch.zeros(2, 4).var(-1, keepdim=1.0, unbiased=0.5)
+    except TypeError as error:
+        message = str(error)
+    assert "tuple of ints" in message and "given as a float" not in hint_for_exception("TypeError", message)

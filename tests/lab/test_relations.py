@@ -203,3 +203,8 @@ def test_axes_in_another_order_are_said_with_the_order():
 def test_an_output_with_its_transpose_added_is_said_as_both_ways():
     said = relation(on_two(lambda e: e + e.T))
     assert said.startswith("yours is the reference's output with its own transpose added: each pair counted both ways")
+
+
+def test_two_axes_of_size_one_added_are_counted():
+    said = relation(on_two(lambda e: e[None, None]))
+    assert "2 axes of size 1 too many" in said

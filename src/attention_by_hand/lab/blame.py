@@ -40,7 +40,7 @@ from pathlib import Path
 
 import torch
 
-from attention_by_hand.lab.intermediates import Step, steps
+from attention_by_hand.lab.intermediates import Made, Step, steps
 from attention_by_hand.lab.judging import ATOL, RTOL, close
 
 __all__ = ["Blame", "RETURNED", "blame", "output_close"]
@@ -112,9 +112,9 @@ class _Layout:
     loop: dict[int, int] = field(default_factory=dict)
 
 
-def _layout(function) -> _Layout:
-    """How `function`'s lines group into the statements its values are read after."""
-    code = function.__code__
+def _layout(code) -> _Layout:
+    """How the lines of the function whose code object is `code` group into the statements its
+    values are read after."""
     try:
         tree = ast.parse("".join(linecache.getlines(code.co_filename)))
     except SyntaxError:
@@ -125,10 +125,13 @@ def _layout(function) -> _Layout:
             found: dict[int, ast.stmt] = {}
             after: dict[int, int] = {}
             loop: dict[int, int] = {}
+            outermost: dict[int, ast.stmt] = {}  # first line -> the loop
             for inner in ast.walk(node):  # breadth first: a deeper statement on the same line wins
                 if isinstance(inner, LOOPS) and inner.lineno not in loop:  # an outermost loop
                     loop.update((n, inner.lineno) for n in range(inner.lineno, inner.end_lineno + 1))
-                if isinstance(inner, ast.stmt) and inner is not node and loop.get(inner.lineno, inner.lineno) == inner.lineno:
+                    outermost[inner.lineno] = inner
+                # a statement inside a loop, even on the loop's own line (`for r in x: t = t + r`), is the loop's
+                if isinstance(inner, ast.stmt) and inner is not node and (inner.lineno not in loop or outermost.get(inner.lineno) is inner):
                     found[inner.lineno] = inner
                 for block in ("body", "orelse", "finalbody"):
                     body = getattr(inner, block, None)
@@ -239,6 +242,7 @@ def _run(function, make_args: Callable[[], tuple], layout: _Layout,
         if event == "line":
             line = layout.loop.get(frame.f_lineno, frame.f_lineno)
             if line == state["line"] and line in layout.loop:
+                state["raised"] = None  # (as below: an exception the loop caught is no raise)
                 return local  # still inside the loop: its values are read when it ends
             record(frame, state["line"])
             state["line"] = line
@@ -289,19 +293,47 @@ def _inlined(statements: dict[int, ast.stmt], version: tuple = sys.version_info[
     return any(isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp)) for t in statements.values() for n in ast.walk(t))
 
 
-def _as_loops_end(reference: dict[Step, torch.Tensor], layout: _Layout) -> dict[Step, torch.Tensor]:
-    """The reference's values with those made inside its loops kept only as each loop leaves them
-    (the last value of each name made there). A loop of the learner's that leaves out work (a key
-    block, a first step) ends with a value the reference's loop held on its way: compared with
-    that, it would pass for right, and the span would point past the mistake."""
-    last: dict[tuple[int, str], Step] = {}
+def _vouches(i: int, events: list[_Event], right: list[bool], layout: _Layout) -> bool:
+    """Whether right value i vouches for what its statement read. A loop reads all its body reads:
+    it vouches only when every tensor it left is right (its right index alone vouches for nothing)."""
+    line = events[i].line
+    if line not in layout.loop:
+        return True
+    return all(right[j] for j, e in enumerate(events) if e.line == line and isinstance(e.value, torch.Tensor))
+
+
+def _as_loops_end(reference: dict[Step, torch.Tensor], made: dict[Step, Made], top) -> dict[Step, torch.Tensor]:
+    """The reference's values with those made inside a loop kept only as the loop leaves them: of
+    its own locals made in one of its outermost loops, the last value of each; of the functions it
+    calls in there, none (the last call's arguments are the loop's state one step early); of a
+    loop inside a function it calls elsewhere, the last value of each local. A loop of the
+    learner's that leaves out work (a key block, a first step) ends with a value the reference held
+    on its way: compared with that, it would pass for right, and the span would point past the
+    mistake. top: the reference's code object."""
+    layouts: dict[object, _Layout] = {}
+
+    def loop_of(code, line: int) -> int | None:
+        if code not in layouts:
+            layouts[code] = _layout(code)
+        return layouts[code].loop.get(line)
+
+    group: dict[Step, tuple | None] = {}
     for step in reference:
-        if step.line in layout.loop:
-            key = (layout.loop[step.line], step.name)
-            if key not in last or step.binding > last[key].binding:
-                last[key] = step
-    kept = set(last.values())
-    return {s: v for s, v in reference.items() if s.line not in layout.loop or s in kept}
+        where = made.get(step)
+        if where is None:
+            continue
+        around = loop_of(top, where.line)
+        if around is not None and where.code is not top:
+            group[step] = None  # dropped
+        elif around is not None:
+            group[step] = (around, step.name)
+        elif where.code is not top and loop_of(where.code, step.line) is not None:
+            group[step] = (where.code, loop_of(where.code, step.line), step.name, step.line)
+    last: dict[tuple, Step] = {}
+    for step, key in group.items():
+        if key is not None and (key not in last or step.binding > last[key].binding):
+            last[key] = step
+    return {s: v for s, v in reference.items() if s not in group or (group[s] is not None and last[group[s]] == s)}
 
 
 def blame(function, make_args: Callable[[], tuple], reference_function, expected,
@@ -313,14 +345,15 @@ def blame(function, make_args: Callable[[], tuple], reference_function, expected
     if code is None or getattr(reference_function, "__code__", None) is None:
         return None
     budget = _Budget(time.perf_counter() + seconds)
-    layout = _layout(function)
+    layout = _layout(code)
     statements, after = layout.statements, layout.after
     if _inlined(statements):
         return None  # a loop on one line: its values cannot be read as it ends
-    reference = steps(reference_function, make_args(), in_place=True, deep=True)
+    where: dict[Step, Made] = {}
+    reference = steps(reference_function, make_args(), in_place=True, deep=True, made=where)
     if not reference or budget.over():
         return None
-    reference = _as_loops_end(reference, _layout(reference_function))
+    reference = _as_loops_end(reference, where, reference_function.__code__)
     # what the reference returns stands in too: it may be made on the return line, never stored
     returned = expected if isinstance(expected, (tuple, list)) else (expected,)
     for i, value in enumerate(returned):
@@ -333,8 +366,14 @@ def blame(function, make_args: Callable[[], tuple], reference_function, expected
     # the reference's values the learner never made come first: the one it should have made is one
     unmade = {step for step, v in reference.items() if not any(m.shape == v.shape and close(m, v) for m in made)}
     right = _judged(events, reference, unmade)
+    # what a loop leaves behind that nothing after it reads (its index, its last row) cannot make
+    # the output wrong: no span starts there
+    read = {j for e in events for j in e.reads.values()}
+    left = {i for i, e in enumerate(events) if e.line in layout.loop and e.name is not None and i not in read}
+    for i in left:
+        right[i] = True  # though it vouches for nothing
     for i in range(len(events) - 1, -1, -1):  # a value a right one was made from is vouched for
-        if right[i]:
+        if right[i] and i not in left and _vouches(i, events, right, layout):
             for j in events[i].reads.values():
                 right[j] = True
     departed = next((i for i, ok in enumerate(right) if not ok), None)

@@ -19,7 +19,7 @@ import torch
 
 from attention_by_hand.lab.judging import close
 
-__all__ = ["Step", "steps", "intermediate"]
+__all__ = ["Made", "Step", "steps", "intermediate"]
 
 
 MAX_STEPS = 2000  # a loop that fills a table one cell at a time makes one value per cell
@@ -34,16 +34,28 @@ class Step:
     line: int
 
 
-def steps(function, args: tuple, in_place: bool = False, deep: bool = False) -> dict[Step, torch.Tensor]:
+@dataclass(frozen=True)
+class Made:
+    """Where a Step was made: `code`, the function that made it, while `function` itself ran `line`
+    (for a value of `function`'s own, its line; for one of a function it calls, the calling line)."""
+
+    code: object
+    line: int
+
+
+def steps(function, args: tuple, in_place: bool = False, deep: bool = False,
+          made: dict[Step, Made] | None = None) -> dict[Step, torch.Tensor]:
     """Every tensor value the locals of `function` took while it ran on `args`, by Step.
 
     in_place: a tensor changed in place (`counts[a, b] += 1`) takes a new value too.
-    deep: the functions of the same file that it calls are watched too (their lines tell them apart)."""
+    deep: the functions of the same file that it calls are watched too (their lines tell them apart).
+    made: filled with where each step was made, when given."""
     code = function.__code__
     seen: dict[tuple, object] = {}  # (code, name) -> what tells its current value apart
     count: dict[tuple, int] = {}
     found: dict[Step, torch.Tensor] = {}
     last_line: dict[int, int] = {}  # frame -> the line it ran last
+    outer = {"line": code.co_firstlineno}  # the line `function` itself is on (it may be in a call)
 
     def record(frame):
         key = id(frame)
@@ -53,7 +65,10 @@ def steps(function, args: tuple, in_place: bool = False, deep: bool = False) -> 
                 seen[(key, name)] = mark
                 n = count.get((frame.f_code, name), -1) + 1
                 count[(frame.f_code, name)] = n
-                found[Step(name, n, last_line.get(key, frame.f_code.co_firstlineno))] = value.detach().clone()
+                step = Step(name, n, last_line.get(key, frame.f_code.co_firstlineno))
+                found[step] = value.detach().clone()
+                if made is not None:
+                    made[step] = Made(frame.f_code, step.line if frame.f_code is code else outer["line"])
 
     def tracer(frame, event, arg):
         if frame.f_code is not code and not (deep and frame.f_code.co_filename == code.co_filename):
@@ -67,11 +82,16 @@ def steps(function, args: tuple, in_place: bool = False, deep: bool = False) -> 
         if event in ("line", "return"):
             record(frame)
             last_line[id(frame)] = frame.f_lineno
+            if frame.f_code is code and event == "line":
+                outer["line"] = frame.f_lineno
         if event == "return" and frame.f_code is not code and isinstance(arg, torch.Tensor) and len(found) < MAX_STEPS:
             # what a function it calls returns, though its caller may never store it
             n = count.get((frame.f_code, None), -1) + 1
             count[(frame.f_code, None)] = n
-            found[Step(f"{frame.f_code.co_name}()", n, frame.f_lineno)] = arg.detach().clone()
+            step = Step(f"{frame.f_code.co_name}()", n, frame.f_lineno)
+            found[step] = arg.detach().clone()
+            if made is not None:
+                made[step] = Made(frame.f_code, outer["line"])
         return tracer
 
     previous = sys.gettrace()

@@ -227,10 +227,11 @@ def _coarser(got, expected: torch.Tensor) -> str | None:
     g, e = got.double(), expected.double()
     if not (torch.isfinite(g).all() and torch.isfinite(e).all()):
         return None
-    if float((g - e).abs().max()) > 16 * eps * max(1.0, float(e.abs().max())):
+    if bool(((g - e).abs() > 8 * eps * e.abs().clamp(min=1.0)).any()):  # each number, to a few units of its eps
         return None
     digits = round(-math.log10(eps))
-    return (f"yours is {got.dtype}, the reference's {expected.dtype}: a cast on the way (.half(), "
+    method = {torch.float16: ".half(), ", torch.bfloat16: ".bfloat16(), "}.get(got.dtype, "")
+    return (f"yours is {got.dtype}, the reference's {expected.dtype}: a cast on the way ({method}"
             f".to({got.dtype}), or an input of that type) keeps about {digits} significant digits; keep {expected.dtype}")
 
 
@@ -252,6 +253,9 @@ def judge_pair(got, names: str, swapped: Callable[[object, object], bool] | None
 
 
 _SIZES = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
+# torch's words for a float where a tuple of ints belongs (reshape, view, a size); its message for
+# an invalid combination of arguments lists "tuple of ints" in signatures too, and is not this.
+_FLOAT_SIZE = re.compile(r"must be tuple of ints,\s*but got float|must be tuple of ints, not float")
 _MATMUL = re.compile(r"shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
 
 
@@ -279,8 +283,9 @@ def hint_for_exception(type_name: str, message: str) -> str:
     sizes = mismatched_sizes(message)
     if sizes:
         return f" (two tensors of sizes {sizes[0]} and {sizes[1]} on one axis were combined; print their shapes)"
-    if "tuple of ints" in message and "float" in message:
-        return " (a size given as a float: `/` divides to a float even when the result is whole; sizes take `//`)"
+    if _FLOAT_SIZE.search(message):
+        return (" (a size or an axis given as a float: `/` divides to a float even when the result is whole; "
+                "sizes take `//`)")
     if "scalar type" in message or "same dtype" in message or "dtype" in message:
         return " (integer and float tensors mixed: convert with .float() or .to(other.dtype))"
     if type_name == "IndexError" or "out of range" in message:

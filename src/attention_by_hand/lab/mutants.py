@@ -231,8 +231,10 @@ class _Finder:
                     # outer(x.inner(...)) -> outer(x).inner(...): the two steps in the other order
                     inner = arg.func.attr
                     self.add(node, "nest", i, "order", f"`.{inner}(...)` done after `{name}(...)`, not before, in `{quote(node)}`")
-            if name in ("masked_fill", "masked_fill_") and node.args:
-                mask = node.args[0]
+            # x.masked_fill(mask, v), or torch.masked_fill(x, mask, v)
+            functional = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
+            if name in ("masked_fill", "masked_fill_") and len(node.args) > int(functional):
+                mask = node.args[int(functional)]
                 self.add(mask, "invert", None, "comparison",
                          "the mask inverted: it hides what it should keep and keeps what it should hide")
             if is_minus_inf(node):

@@ -37,7 +37,7 @@ def _source_line(module: ModuleType, line: int) -> str:
 def _loop(code: str) -> str:
     """ "the loop " before a quoted loop header: a span is read as a loop ends (blame.py), so the
     line that starts it stands for all of its lines."""
-    return "the loop " if code.startswith(("for ", "while ", "async for ")) else ""
+    return "the loop " if code.startswith(("for ", "for(", "while ", "while(", "async for ")) else ""
 
 
 def _returned(reference: ModuleType, function: str) -> str | None:
