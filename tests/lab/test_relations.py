@@ -167,7 +167,7 @@ def test_numbers_cut_to_whole_numbers_are_said():
 
 def test_the_same_numbers_with_an_axis_of_size_one_added_are_said():
     said = relation(on_two(lambda e: e[:, None, :]))
-    assert said.startswith("yours holds the reference's numbers, in shape (4, 1, 4) where it has (4, 4): an axis of size 1 too many")
+    assert said.startswith("yours holds the reference's numbers, in shape (4, 1, 4) where it has (4, 4): an extra axis of size 1")
 
 
 def test_the_same_numbers_with_an_axis_of_size_one_lost_are_said_as_a_missing_keepdim():
@@ -186,7 +186,7 @@ def test_a_relation_is_read_on_the_inputs_that_came_out_wrong_alone():
     # batched, the leading axis is right; unbatched, it is one axis too many
     right = outputs(0, (2, 4, 4))
     pairs = [(right.clone(), right, {}), (outputs(1)[None], outputs(1), {})]
-    assert "an axis of size 1 too many" in relation(pairs)
+    assert "an extra leading axis of size 1" in relation(pairs)
 
 
 def test_blocks_of_columns_in_another_order_are_said_as_blocks():
@@ -207,4 +207,43 @@ def test_an_output_with_its_transpose_added_is_said_as_both_ways():
 
 def test_two_axes_of_size_one_added_are_counted():
     said = relation(on_two(lambda e: e[None, None]))
-    assert "2 axes of size 1 too many" in said
+    assert "2 extra leading axes of size 1" in said
+
+
+def test_the_same_amount_added_to_every_number_is_said():
+    assert "every number of yours is 1 too high: the reference's plus 1, the same amount on each" in relation(on_two(lambda e: e + 1))
+
+
+def test_amounts_added_that_differ_from_input_to_input_are_not_said():
+    pairs = [(outputs(0) + 1, outputs(0), {}), (outputs(1) + 2, outputs(1), {})]
+    assert relation(pairs) is None
+
+
+def test_a_hidden_score_filled_with_zero_is_said():
+    def hidden(seed):
+        return outputs(seed).masked_fill(torch.ones(4, 4, dtype=torch.bool).triu(1), float("-inf"))
+
+    pairs = [(h.masked_fill(torch.isinf(h), 0.0), h, {}) for h in (hidden(0), hidden(1))]
+    assert relation(pairs).startswith("yours has 0 where the reference's has -inf")
+
+
+def test_a_softmax_of_the_weights_is_said():
+    said = relation(on_two(lambda e: torch.softmax(e, dim=-1)))
+    assert said.startswith("yours is the softmax of the reference's output along its last axis")
+
+
+def test_a_division_by_the_number_of_pairs_is_named():
+    pairs = [(e / (n - 1), e, {"len(ids)": float(n)}) for e, n in ((outputs(0), 11), (outputs(1), 7))]
+    assert "yours is the reference's output divided by len(ids) - 1 = 10" in relation(pairs)
+
+
+def test_an_axis_whose_size_is_another_of_the_references_numbers_is_named_by_it():
+    known = [{"n_heads": 2.0, "head_size": 4.0, "T": 5.0}, {"n_heads": 3.0, "head_size": 2.0, "T": 6.0}]
+    pairs = [(torch.rand(4, 5, 5), torch.rand(2, 5, 5), known[0]), (torch.rand(2, 6, 6), torch.rand(3, 6, 6), known[1])]
+    assert relation(pairs) == ("yours: axis 0 has `head_size` (4) entries instead of `n_heads` (2): "
+                               "a size taken from the wrong number")
+
+
+def test_an_axis_size_that_two_numbers_share_is_not_named():
+    known = {"n_heads": 2.0, "head_size": 4.0, "d_model": 4.0}
+    assert relation([(torch.rand(4, 5, 5), torch.rand(2, 5, 5), known)]) is None

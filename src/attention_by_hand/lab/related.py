@@ -116,8 +116,7 @@ def _related_outputs(reference, function, tried: list[Tried], expected: list) ->
             if all(agree(g, e) for g, e, _ in pairs):
                 continue
             said = relation(pairs)
-            if said:
+            if said:  # (a part with no relation may follow from this one: the weights, then the output)
                 said = f"part {part + 1} of what you return: {said}"
                 return Diagnosis(said, f"{function}: {said}")
-            return None
     return None

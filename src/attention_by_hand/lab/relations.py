@@ -1,5 +1,6 @@
 """Plain relations between a learner's output and the reference's: transposed, negated, its log
-or its exponential, its square or square root, reversed along an axis, cut to whole numbers,
+or its exponential, its square or square root, its softmax, reversed along an axis, cut to whole
+numbers, the same amount added to every number, -inf (a hidden score) filled with a number,
 multiplied by a constant, each row by a factor of its own (a wrong denominator, or rows of
 length 1 where they must sum to 1), shifted by one position, two rows (or heads) swapped, the
 columns in another order (heads interleaved, or in another order), averaged or summed over one
@@ -40,6 +41,8 @@ def _constants(known: Known, ones: bool = False) -> list[tuple[str, float]]:
             found += [(f"1/{name}", 1 / value), (f"1/sqrt({name})", 1 / math.sqrt(value))]
     lengths = [(name, value) for name, value in known.items() if name.startswith("len(") and value > 0]
     found += [(f"{a} / {b}", u / v) for a, u in lengths for b, v in lengths if u != v]
+    # a length less one: the number of neighbouring pairs (of tokens, of positions)
+    found += [(f"1/({a} - 1)", 1 / (u - 1)) for a, u in lengths if u > 2]
     return found + [("2", 2.0), ("1/2", 0.5)]
 
 
@@ -217,6 +220,39 @@ def _truncated(got, expected, known):
     return None
 
 
+def _plus_constant(got, expected, known):
+    """The same amount added to every number (counts started from ones, a constant too many)."""
+    g, e = got.double(), expected.double()
+    if g.numel() < 2 or not (torch.isfinite(g).all() and torch.isfinite(e).all()):
+        return None
+    c = float((g - e).flatten()[0])
+    if abs(c) < 1e-6 or not close(g, e + c):
+        return None
+    return (f"every number of yours is {abs(c):.4g} too {'high' if c > 0 else 'low'}: the reference's "
+            f"{'plus' if c > 0 else 'minus'} {abs(c):.4g}, the same amount on each")
+
+
+def _hidden_filled(got, expected, known):
+    """The reference's -inf (a hidden score) replaced by one finite number, the rest equal."""
+    e, g = expected.double(), got.double()
+    hidden = torch.isinf(e) & (e < 0)
+    if not hidden.any() or hidden.all() or not close(g[~hidden], e[~hidden]):
+        return None
+    filled = g[hidden]
+    if not torch.isfinite(filled).all() or not close(filled, filled.flatten()[:1].expand_as(filled)):
+        return None
+    return (f"yours has {float(filled.flatten()[0]):.4g} where the reference's has -inf, and the reference's numbers "
+            f"elsewhere: a hidden score must stay -inf, so that its weight comes out exactly 0")
+
+
+def _softmaxed(got, expected, known):
+    """A softmax taken of what is already one (weights treated as scores)."""
+    if expected.dim() >= 1 and torch.isfinite(expected).all() and close(got, torch.softmax(expected.double(), dim=-1)):
+        return ("yours is the softmax of the reference's output along its last axis: a softmax once more, of "
+                "numbers that are already weights")
+    return None
+
+
 def _rows_scaled(got, expected, known):
     """Each row (along the last axis) the reference's row times a factor of its own: proportions
     right, the divisor wrong (normalised by a norm, or a sum of other numbers than the ones divided)."""
@@ -257,7 +293,8 @@ ROWS_SCALED = ("each row of yours is the reference's row times a factor of its o
                "each row are right, its denominator is not (divide by the sum of the very numbers on top)")
 
 
-_TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed, _truncated, _plus_transpose)
+_TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed, _truncated, _plus_transpose,
+                            _softmaxed, _hidden_filled, _plus_constant)
 
 
 def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
@@ -277,11 +314,11 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     if pairs and all(g.shape != e.shape and g.numel() == e.numel() for g, e, _ in pairs):
         return _reshaped(pairs)
     if not pairs or any(tuple(g.shape) != tuple(e.shape) for g, e, _ in pairs):
-        return None
+        return _sizes_named(pairs)
     differing = pairs  # (each differs: the equal ones were left out above)
     for test in _TESTS:
         said = [test(g, e, k) for g, e, k in differing]
-        if all(said):
+        if all(said) and len(set(said)) == 1:  # in the same words: the same amount on every input
             return said[0]
     scaled = _scaled(differing)
     if scaled:
@@ -336,6 +373,33 @@ def _reshaped(pairs) -> str | None:
             f"{tuple(e.shape)}{extra}")
 
 
+def _sizes_named(pairs) -> str | None:
+    """Each axis of another size than the reference's, named by the one number of the reference's
+    that equals its size on every input (`head_size` where `n_heads` belongs): a size taken from
+    the wrong variable."""
+    if not pairs or any(g.dim() != e.dim() or g.dim() == 0 for g, e, _ in pairs):
+        return None
+    axes = {a for g, e, _ in pairs for a in range(g.dim()) if g.shape[a] != e.shape[a]}
+
+    def named(size: int, known: Known) -> set[str]:
+        """The numbers equal to `size`: the reference's own names first, the lengths of its tensors
+        (len(q)) only where none is."""
+        found = {n for n, v in known.items() if v == size}
+        return {n for n in found if not n.startswith("len(")} or found
+
+    said = []
+    for a in sorted(axes):
+        yours = set.intersection(*(named(g.shape[a], k) for g, _, k in pairs))
+        theirs = set.intersection(*(named(e.shape[a], k) for _, e, k in pairs))
+        if len(yours) != 1 or len(theirs) != 1 or yours == theirs:
+            return None
+        g, e = pairs[0][0], pairs[0][1]
+        said.append(f"axis {a} has `{yours.pop()}` ({g.shape[a]}) entries instead of `{theirs.pop()}` ({e.shape[a]})")
+    if not said:
+        return None
+    return f"yours: {'; '.join(said)}: a size taken from the wrong number"
+
+
 def _unit_axes(pairs) -> str | None:
     """The reference's numbers with an axis of size 1 more or fewer, the same way on every input:
     an unsqueeze or a None index too many, a batch axis the input did not have, or a mean or sum
@@ -354,7 +418,9 @@ def _unit_axes(pairs) -> str | None:
     count = abs(g.dim() - e.dim())
     axes = "an axis of size 1" if count == 1 else f"{count} axes of size 1"
     if more.pop():
-        why = f"{axes} too many (an unsqueeze or a None index, or a batch axis the input did not have)"
+        leading = "leading " if tuple(g.shape[count:]) == tuple(e.shape) else ""
+        extra = f"an extra {leading}axis of size 1" if count == 1 else f"{count} extra {leading}axes of size 1"
+        why = f"{extra} (an unsqueeze or a None index never undone, or a batch axis the input did not have)"
     else:
         why = f"{axes} missing (a mean or sum without keepdim=True, a squeeze, or an index that drops it)"
     return f"yours holds the reference's numbers, in shape {tuple(g.shape)} where it has {tuple(e.shape)}: {why}"
@@ -411,6 +477,9 @@ def known_factor(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str |
 
 def _scaled(differing) -> str | None:
     named = known_factor(differing)
+    if named and named.startswith("1/") and " = " in named:  # a factor 1/n is a division by n
+        name, value = named.split(" = ")
+        return f"yours is the reference's output divided by {name[2:].strip('()')} = {1 / float(value):.3g}"
     if named:
         return f"yours is the reference's output multiplied by {named}"
     factors = [scale_of(g, e) for g, e, _ in differing]
