@@ -69,6 +69,11 @@ def project_rows(x, wq):
     return total
 
 
+def softmax_rows(scores):
+    probs = torch.softmax(scores, dim=-1)
+    return probs
+
+
 def twice(x, w):
     a = head(x, w)
     b = head(x * 2, w)
@@ -574,3 +579,12 @@ def test_a_list_comprehension_is_searched_only_where_it_runs_in_a_frame_of_its_o
     learner = _load(tmp_path, "learner", LEARNER)
     statements = _layout(learner.weights_listed.__code__).statements
     assert (_inlined(statements, (3, 11)), _inlined(statements, (3, 12))) == (False, True)
+
+
+def test_a_blamed_value_related_to_an_argument_as_given_names_the_argument(tmp_path):
+    # safe is no value of the reference's: it is the argument scores with its -inf filled
+    reference = _load(tmp_path, "reference", REFERENCE)
+    scores = torch.randn(4, 4, generator=torch.Generator().manual_seed(6)).masked_fill(torch.ones(4, 4, dtype=torch.bool).triu(1), float("-inf"))
+    event = {**_event(12, name="safe", step=("probs", 0, 7)), "got": encode(scores.masked_fill(torch.isinf(scores), 0.0))}
+    hint = parting(reference, "softmax_rows", [((scores,), event)], set())
+    assert "there, yours has 0 where `scores` has -inf (each -inf replaced by 0)" in hint

@@ -98,7 +98,7 @@ def parting(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict
         returns = _returned(reference, function) if code_end.startswith("return") else None
         return where + (f"; the reference's is `{returns}`" if returns else "")
     local = first["step"][0]
-    related = _related(reference, function, blamed)
+    related = _related(reference, function, blamed) or _related_to_argument(reference, function, blamed)
     if local == RETURNED:
         returns = _returned(reference, function)
         ref = f"returned value (`{returns}`)" if returns else "returned value"
@@ -132,6 +132,28 @@ def _related(reference: ModuleType, function: str, blamed) -> str | None:
         return relation(pairs) or _future(pairs)
     except Exception:  # noqa: BLE001 - words about the value only add to the hint
         return None
+
+
+def _related_to_argument(reference: ModuleType, function: str, blamed) -> str | None:
+    """How the learner's value at the span's end relates to one of the function's arguments as
+    given (`scores` with its -inf filled), on every input; the argument named."""
+    import inspect
+
+    import torch
+
+    names = list(inspect.signature(getattr(reference, function)).parameters)
+    gots = [decode(b["got"]) for _, b in blamed]
+    for i, name in enumerate(names):
+        if not all(len(args) > i and isinstance(args[i], torch.Tensor) for args, _ in blamed):
+            continue
+        pairs = [(got, args[i], known_numbers(reference, function, args)) for got, (args, _) in zip(gots, blamed)]
+        try:
+            said = relation(pairs)
+        except Exception:  # noqa: BLE001 - words about the value only add to the hint
+            said = None
+        if said:
+            return said.replace("the reference's output", f"`{name}` as given").replace("the reference's", f"`{name}`")
+    return None
 
 
 def _future(pairs) -> str | None:

@@ -241,7 +241,8 @@ def _hidden_filled(got, expected, known):
     filled = g[hidden]
     if not torch.isfinite(filled).all() or not close(filled, filled.flatten()[:1].expand_as(filled)):
         return None
-    return (f"yours has {float(filled.flatten()[0]):.4g} where the reference's has -inf, and the reference's numbers "
+    value = f"{float(filled.flatten()[0]):.4g}"
+    return (f"yours has {value} where the reference's has -inf (each -inf replaced by {value}), and equals it "
             f"elsewhere: a hidden score must stay -inf, so that its weight comes out exactly 0")
 
 
