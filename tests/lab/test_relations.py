@@ -247,3 +247,14 @@ def test_an_axis_whose_size_is_another_of_the_references_numbers_is_named_by_it(
 def test_an_axis_size_that_two_numbers_share_is_not_named():
     known = {"n_heads": 2.0, "head_size": 4.0, "d_model": 4.0}
     assert relation([(torch.rand(4, 5, 5), torch.rand(2, 5, 5), known)]) is None
+
+
+def test_a_factor_is_read_past_the_hidden_scores_it_leaves_as_they_are():
+    hidden = torch.ones(4, 4, dtype=torch.bool).triu(1)
+    pairs = [(e.masked_fill(hidden, float("-inf")) / 2, e.masked_fill(hidden, float("-inf")), {}) for e in (outputs(0), outputs(1))]
+    assert relation(pairs) == "yours is the reference's output multiplied by 1/2"
+
+
+def test_a_division_by_a_root_of_a_length_keeps_its_brackets():
+    pairs = [(e / math.sqrt(n), e, {"len(x)": float(n)}) for e, n in ((outputs(0), 4), (outputs(1), 9))]
+    assert relation(pairs) == "yours is the reference's output divided by sqrt(len(x)) = 2"

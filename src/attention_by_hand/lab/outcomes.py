@@ -205,12 +205,15 @@ def locals_on(reference: ModuleType, function: str, args: tuple, functions: set[
 def known_numbers(reference: ModuleType, function: str, args: tuple) -> Known:
     """The reference's own numbers on these inputs, by name: its arguments and locals (ints and
     floats), then the lengths of its tensors ("len(ids)": an average over the wrong count is off by
-    a ratio of two of them)."""
+    a ratio of two of them), then the lengths of their rows ("scores.shape[-1]")."""
     values = locals_on(reference, function, args, {function}).get(function, {})
     known = {k: float(v) for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     for k, v in values.items():
         if isinstance(v, torch.Tensor) and v.dim() >= 1:
             known.setdefault(f"len({k})", float(v.shape[0]))
+    for k, v in values.items():  # the length of a row (a head's width, a row of scores)
+        if isinstance(v, torch.Tensor) and v.dim() >= 1:
+            known.setdefault(f"{k}.shape[-1]", float(v.shape[-1]))
     return known
 
 

@@ -49,7 +49,12 @@ def _constants(known: Known, ones: bool = False) -> list[tuple[str, float]]:
 def scale_of(got: torch.Tensor, expected: torch.Tensor, one: bool = False) -> float | None:
     """c when got == c * expected (c != 0, and c != 1 unless `one`), else None."""
     g, e = got.double().flatten(), expected.double().flatten()
-    if not torch.isfinite(g).all() or not torch.isfinite(e).all() or float(e @ e) == 0.0:
+    # a hidden score (-inf) stays what it is under a positive factor: the factor is read elsewhere
+    finite = torch.isfinite(e)
+    if not bool((g[~finite] == e[~finite]).all()):
+        return None
+    g, e = g[finite], e[finite]
+    if not torch.isfinite(g).all() or float(e @ e) == 0.0:
         return None
     c = float(g @ e) / float(e @ e)
     if abs(c) < 1e-6 or (not one and math.isclose(c, 1.0, rel_tol=1e-3)) or not close(g, c * e):
@@ -386,7 +391,7 @@ def _sizes_named(pairs) -> str | None:
         """The numbers equal to `size`: the reference's own names first, the lengths of its tensors
         (len(q)) only where none is."""
         found = {n for n, v in known.items() if v == size}
-        return {n for n in found if not n.startswith("len(")} or found
+        return {n for n in found if not n.startswith("len(") and ".shape" not in n} or found
 
     said = []
     for a in sorted(axes):
@@ -480,7 +485,10 @@ def _scaled(differing) -> str | None:
     named = known_factor(differing)
     if named and named.startswith("1/") and " = " in named:  # a factor 1/n is a division by n
         name, value = named.split(" = ")
-        return f"yours is the reference's output divided by {name[2:].strip('()')} = {1 / float(value):.3g}"
+        divisor = name[2:]
+        if divisor.startswith("(") and divisor.endswith(")"):
+            divisor = divisor[1:-1]
+        return f"yours is the reference's output divided by {divisor} = {1 / float(value):.3g}"
     if named:
         return f"yours is the reference's output multiplied by {named}"
     factors = [scale_of(g, e) for g, e, _ in differing]
