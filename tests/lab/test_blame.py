@@ -574,11 +574,11 @@ def test_a_line_that_raises_after_a_number_made_in_the_function_is_a_span_from_t
 
 
 def test_a_list_comprehension_is_searched_only_where_it_runs_in_a_frame_of_its_own(tmp_path):
-    from attention_by_hand.lab.blame import _inlined, _layout
+    from attention_by_hand.lab.code_layout import inlined, layout_of
 
     learner = _load(tmp_path, "learner", LEARNER)
-    statements = _layout(learner.weights_listed.__code__).statements
-    assert (_inlined(statements, (3, 11)), _inlined(statements, (3, 12))) == (False, True)
+    statements = layout_of(learner.weights_listed.__code__).statements
+    assert (inlined(statements, (3, 11)), inlined(statements, (3, 12))) == (False, True)
 
 
 def test_a_blamed_value_related_to_an_argument_as_given_names_the_argument(tmp_path):

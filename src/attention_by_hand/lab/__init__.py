@@ -20,13 +20,15 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     mutant_trees.py   where each node of a reference definition is, and copies to change
     mutant_slips.py   changes that are no one-token edit (a layer moved, a grid for pairs, .T on a batch)
     outcomes.py       calling the reference safely, and when two outputs (or two errors) agree
-    relations.py      plain relations between outputs (transposed, negated, scaled, rows scaled, reshaped)
+    relations.py      plain relations between outputs (transposed, negated, scaled, rows scaled, plus a constant)
+    shape_relations.py  relations that change the shape (an axis of size 1 more, axes reordered, an axis misnamed)
     input_relations.py  the reference's output on a changed input (one short, ids off by one, a flag unused)
     intermediates.py  an output that is one of the reference's own intermediate values
     related.py        the explanations that are no change of the code, tried in turn
     diagnosis.py      the change or relation that gives a learner's outputs on every input tried
     first_nan.py      the line of the learner's file that made its first nan
     blame.py          the learner's lines where its values part from the reference's (run in the child)
+    code_layout.py    how a learner's function is read line by line (statements, reads, a loop as one)
     parting.py        saying that span, when every wrong call of a function agrees on it
     room.py           `lab check N --room FOLDER`: every learner's file in a folder, one table
     sandbox.py        bubblewrap around other people's files in a room check

@@ -31,7 +31,6 @@ tuples of tensors.
 from __future__ import annotations
 
 import ast
-import linecache
 import sys
 import time
 from collections.abc import Callable
@@ -40,6 +39,7 @@ from pathlib import Path
 
 import torch
 
+from attention_by_hand.lab.code_layout import Layout, inlined, layout_of, reads_of
 from attention_by_hand.lab.intermediates import Made, Step, steps
 from attention_by_hand.lab.judging import ATOL, RTOL, close
 
@@ -98,86 +98,6 @@ def output_close(got, expected) -> bool:
     return got == expected
 
 
-LOOPS = (ast.For, ast.AsyncFor, ast.While)
-
-
-@dataclass(frozen=True)
-class _Layout:
-    """statements: line -> the innermost statement of the function that starts there, a loop's
-    lines left out (a loop is one statement, at its first line); after: line -> the line of the
-    statement after it in the same block; loop: a line inside a loop -> the loop's first line."""
-
-    statements: dict[int, ast.stmt] = field(default_factory=dict)
-    after: dict[int, int] = field(default_factory=dict)
-    loop: dict[int, int] = field(default_factory=dict)
-
-
-def _layout(code) -> _Layout:
-    """How the lines of the function whose code object is `code` group into the statements its
-    values are read after."""
-    try:
-        tree = ast.parse("".join(linecache.getlines(code.co_filename)))
-    except SyntaxError:
-        return _Layout()
-    for node in ast.walk(tree):
-        if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name
-                and code.co_firstlineno in {node.lineno, *(d.lineno for d in node.decorator_list)}):
-            found: dict[int, ast.stmt] = {}
-            after: dict[int, int] = {}
-            loop: dict[int, int] = {}
-            outermost: dict[int, ast.stmt] = {}  # first line -> the loop
-            for inner in ast.walk(node):  # breadth first: a deeper statement on the same line wins
-                if isinstance(inner, LOOPS) and inner.lineno not in loop:  # an outermost loop
-                    loop.update((n, inner.lineno) for n in range(inner.lineno, inner.end_lineno + 1))
-                    outermost[inner.lineno] = inner
-                # a statement inside a loop, even on the loop's own line (`for r in x: t = t + r`), is the loop's
-                if isinstance(inner, ast.stmt) and inner is not node and (inner.lineno not in loop or outermost.get(inner.lineno) is inner):
-                    found[inner.lineno] = inner
-                for block in ("body", "orelse", "finalbody"):
-                    body = getattr(inner, block, None)
-                    if isinstance(body, list):
-                        after.update((a.lineno, b.lineno) for a, b in zip(body, body[1:]))
-            return _Layout(found, after, loop)
-    return _Layout()
-
-
-# Reading only these of a tensor takes its shape, not its numbers: a right value made so (a mask
-# from ones_like(scores)) vouches for nothing.
-SHAPE_ONLY = {"shape", "dtype", "device", "ndim", "size", "dim", "numel"}
-
-
-def _reads(statement: ast.stmt | None) -> set[str]:
-    """The names a statement reads the numbers of (for a condition: its header only; a loop, one
-    statement, reads what its body reads);
-    a name read only for its shape (`x.shape`, `len(x)`, `zeros_like(x)`) is left out."""
-    if statement is None:
-        return set()
-    if isinstance(statement, ast.If):
-        parts = [statement.test]
-    elif isinstance(statement, (ast.With, ast.AsyncWith)):
-        parts = [item.context_expr for item in statement.items]
-    elif isinstance(statement, (ast.FunctionDef, ast.ClassDef, ast.Try)):
-        return set()
-    else:
-        parts = [statement]
-    names = set()
-    for part in parts:
-        shape_only = set()
-        for node in ast.walk(part):
-            if isinstance(node, ast.Attribute) and node.attr in SHAPE_ONLY and isinstance(node.value, ast.Name):
-                shape_only.add(id(node.value))
-            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
-                called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-                if called == "len" or called.endswith("_like"):
-                    shape_only.add(id(node.args[0]))
-        for node in ast.walk(part):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in shape_only:
-                names.add(node.id)
-            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-                names.add(node.target.id)
-    return names
-
-
 def _mark(value) -> object:
     """What tells a local's value apart from its last (None: no data, such as a module): a tensor
     and its in-place version, a number itself, a container and its length."""
@@ -190,7 +110,7 @@ def _mark(value) -> object:
     return None
 
 
-def _run(function, make_args: Callable[[], tuple], layout: _Layout,
+def _run(function, make_args: Callable[[], tuple], layout: Layout,
          replace: tuple[int, str, int, torch.Tensor] | None = None,
          skip: tuple[int, int, str, torch.Tensor, int] | None = None):
     """Run function(*make_args()) traced: (its events, its output, whether it returned, the
@@ -209,7 +129,7 @@ def _run(function, make_args: Callable[[], tuple], layout: _Layout,
     statements = layout.statements
 
     def record(frame, line):
-        reads = {n: latest[n] for n in _reads(statements.get(line)) if n in latest}
+        reads = {n: latest[n] for n in reads_of(statements.get(line)) if n in latest}
         for name, value in list(frame.f_locals.items()):
             mark = _mark(value)
             if mark is None or marks.get(name) == mark:
@@ -257,7 +177,7 @@ def _run(function, make_args: Callable[[], tuple], layout: _Layout,
         elif event == "return" and state["raised"] is None:  # (a frame left by an exception "returns" too)
             record(frame, state["line"])
             line = state["line"] or code.co_firstlineno
-            reads = {n: latest[n] for n in _reads(statements.get(line)) if n in latest}
+            reads = {n: latest[n] for n in reads_of(statements.get(line)) if n in latest}
             events.append(_Event(line, None, 0, arg, reads))
         return local
 
@@ -284,16 +204,7 @@ def _run(function, make_args: Callable[[], tuple], layout: _Layout,
     return events, output, returned, None if returned else state["raised"]
 
 
-def _inlined(statements: dict[int, ast.stmt], version: tuple = sys.version_info[:2]) -> bool:
-    """Whether a comprehension runs in the function's own frame, a loop on one line: a list, set
-    or dict comprehension from Python 3.12 on (PEP 709). Before, each runs in a frame of its own,
-    and a generator expression always does: the watched frame sees only what it makes."""
-    if tuple(version) < (3, 12):
-        return False
-    return any(isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp)) for t in statements.values() for n in ast.walk(t))
-
-
-def _vouches(i: int, events: list[_Event], right: list[bool], layout: _Layout) -> bool:
+def _vouches(i: int, events: list[_Event], right: list[bool], layout: Layout) -> bool:
     """Whether right value i vouches for what its statement read. A loop reads all its body reads:
     it vouches only when every tensor it left is right (its right index alone vouches for nothing)."""
     line = events[i].line
@@ -310,11 +221,11 @@ def _as_loops_end(reference: dict[Step, torch.Tensor], made: dict[Step, Made], t
     learner's that leaves out work (a key block, a first step) ends with a value the reference held
     on its way: compared with that, it would pass for right, and the span would point past the
     mistake. top: the reference's code object."""
-    layouts: dict[object, _Layout] = {}
+    layouts: dict[object, Layout] = {}
 
     def loop_of(code, line: int) -> int | None:
         if code not in layouts:
-            layouts[code] = _layout(code)
+            layouts[code] = layout_of(code)
         return layouts[code].loop.get(line)
 
     group: dict[Step, tuple | None] = {}
@@ -345,9 +256,9 @@ def blame(function, make_args: Callable[[], tuple], reference_function, expected
     if code is None or getattr(reference_function, "__code__", None) is None:
         return None
     budget = _Budget(time.perf_counter() + seconds)
-    layout = _layout(code)
+    layout = layout_of(code)
     statements, after = layout.statements, layout.after
-    if _inlined(statements):
+    if inlined(statements):
         return None  # a loop on one line: its values cannot be read as it ends
     where: dict[Step, Made] = {}
     reference = steps(reference_function, make_args(), in_place=True, deep=True, made=where)

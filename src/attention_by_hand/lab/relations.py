@@ -7,29 +7,28 @@ columns in another order (heads interleaved, or in another order), averaged or s
 of its axes, its blocks of columns added into one, or the same numbers in another shape.
 
 Some mistakes are no small change of the reference's code (mutants.py) but one of these, and
-saying it ("yours is the reference's transposed") tells the learner where to look. A relation is
-said only when it holds on every input tried (diagnosis.py gives them all); a constant is named
-when it is one the reference itself computed on every input (`Known`: its local numbers, such as
+saying it ("yours is the reference's transposed") tells the learner where to look. A relation
+is said only when it holds on every input tried that came out wrong (diagnosis.py gives them
+all); a constant is named when it is one the reference itself computed on every input (`Known`:
+its local numbers, such as
 head_size, and their square roots, or a ratio of the lengths of its tensors), e.g. "multiplied by
 sqrt(head_size) = 2.83".
 
-Left out: outputs that are not tensors (a pair is related part by part, by diagnosis.py).
+Left out: outputs that are not tensors (a pair is related part by part, by diagnosis.py). The
+relations that change the shape live in shape_relations.py; relation() asks there first.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
 
 import torch
 
 from attention_by_hand.lab.judging import close
+from attention_by_hand.lab.shape_relations import Known, axis_name, folded, reduced, reshaped, sizes_named, unit_axes
 
 __all__ = ["Known", "relation", "known_factor", "scale_of"]
-
-Known = dict[str, float]  # the reference's own numbers on one input, by name: {"head_size": 4.0, ...}
-
 
 def _constants(known: Known, ones: bool = False) -> list[tuple[str, float]]:
     """Every constant a learner may have multiplied by, named: n, sqrt(n), 1/n, 1/sqrt(n), then the
@@ -151,12 +150,6 @@ def _say_reordered(orders: list[list[int]]) -> str:
     return f"yours holds the reference's columns in another order, the same in every row (your columns 0, 1, 2, ... are its {shown})"
 
 
-def _axis_name(axis: int, rank: int) -> str:
-    if rank >= 3 and axis == 0:
-        return "heads"
-    return {rank - 1: "columns", rank - 2: "rows"}.get(axis, f"slices along axis {axis}")
-
-
 # name -> (does it hold on one input, what it says)
 Test = Callable[[torch.Tensor, torch.Tensor, Known], "str | None"]
 
@@ -204,7 +197,7 @@ def _rooted(got, expected, known):
 def _reversed(got, expected, known):
     for axis in range(got.dim()):
         if got.shape[axis] > 1 and close(got, expected.flip(axis)):
-            return f"yours is the reference's output reversed along its {_axis_name(axis, got.dim())} (axis {axis}): its order turned round"
+            return f"yours is the reference's output reversed along its {axis_name(axis, got.dim())} (axis {axis}): its order turned round"
     return None
 
 
@@ -310,17 +303,17 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     # Only the inputs it gets wrong tell: an unbatched input may come out one axis too many where
     # a batched one is right.
     pairs = [(g, e, k) for g, e, k in pairs if not close(g, e)]
-    unit = _unit_axes(pairs)
+    unit = unit_axes(pairs)
     if unit:
         return unit
     if pairs and all(g.dim() == e.dim() - 1 for g, e, _ in pairs):
-        return _reduced(pairs)
+        return reduced(pairs)
     if pairs and all(g.dim() == e.dim() >= 1 and g.shape[:-1] == e.shape[:-1] and g.shape[-1] < e.shape[-1] for g, e, _ in pairs):
-        return _folded(pairs)
+        return folded(pairs)
     if pairs and all(g.shape != e.shape and g.numel() == e.numel() for g, e, _ in pairs):
-        return _reshaped(pairs)
+        return reshaped(pairs)
     if not pairs or any(tuple(g.shape) != tuple(e.shape) for g, e, _ in pairs):
-        return _sizes_named(pairs)
+        return sizes_named(pairs)
     differing = pairs  # (each differs: the equal ones were left out above)
     for test in _TESTS:
         said = [test(g, e, k) for g, e, k in differing]
@@ -341,125 +334,6 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     orders = [_reordered(g, e) for g, e, _ in differing]
     if all(orders):
         return _say_reordered(orders)
-    return None
-
-
-REDUCTIONS = (("averaged", torch.mean), ("summed", torch.sum))
-
-
-def _permuted(pairs) -> str | None:
-    """The reference's output with its axes in another order (a transpose too many, or one that
-    moved the wrong axes), the same order on every input."""
-    rank = pairs[0][1].dim()
-    if rank > 5 or any(g.dim() != rank or e.dim() != rank for g, e, _ in pairs):
-        return None
-    for order in itertools.permutations(range(rank)):
-        if list(order) != list(range(rank)) and all(
-            tuple(g.shape) == tuple(e.permute(order).shape) and close(g, e.permute(order)) for g, e, _ in pairs
-        ):
-            g, e = pairs[0][0], pairs[0][1]
-            return (f"yours is the reference's output with its axes in another order: shape {tuple(g.shape)} where it has "
-                    f"{tuple(e.shape)} (your axes are its {', '.join(str(a) for a in order)}: a transpose or permute "
-                    f"too many, or of the wrong axes)")
-    return None
-
-
-def _reshaped(pairs) -> str | None:
-    """The reference's numbers, in its order, in another shape (an axis added or lost, a view)."""
-    permuted = _permuted(pairs)
-    if permuted:
-        return permuted
-    if not all(close(g.flatten(), e.flatten()) for g, e, _ in pairs):
-        return None
-    g, e = pairs[0][0], pairs[0][1]
-    extra = ""
-    if [n for n in g.shape if n != 1] == [n for n in e.shape if n != 1]:
-        extra = ": an axis of size 1 added or lost" if g.dim() != e.dim() else ""
-    return (f"yours holds the reference's numbers in the same order, in shape {tuple(g.shape)} where it has "
-            f"{tuple(e.shape)}{extra}")
-
-
-def _sizes_named(pairs) -> str | None:
-    """Each axis of another size than the reference's, named by the one number of the reference's
-    that equals its size on every input (`head_size` where `n_heads` belongs): a size taken from
-    the wrong variable."""
-    if not pairs or any(g.dim() != e.dim() or g.dim() == 0 for g, e, _ in pairs):
-        return None
-    axes = {a for g, e, _ in pairs for a in range(g.dim()) if g.shape[a] != e.shape[a]}
-
-    def named(size: int, known: Known) -> set[str]:
-        """The numbers equal to `size`: the reference's own names first, the lengths of its tensors
-        (len(q)) only where none is."""
-        found = {n for n, v in known.items() if v == size}
-        return {n for n in found if not n.startswith("len(") and ".shape" not in n} or found
-
-    said = []
-    for a in sorted(axes):
-        yours = set.intersection(*(named(g.shape[a], k) for g, _, k in pairs))
-        theirs = set.intersection(*(named(e.shape[a], k) for _, e, k in pairs))
-        if len(yours) != 1 or len(theirs) != 1 or yours == theirs:
-            return None
-        g, e = pairs[0][0], pairs[0][1]
-        said.append(f"axis {a} has `{yours.pop()}` ({g.shape[a]}) entries instead of `{theirs.pop()}` ({e.shape[a]})")
-    if not said:
-        return None
-    return f"yours: {'; '.join(said)}: a size taken from the wrong number"
-
-
-def _unit_axes(pairs) -> str | None:
-    """The reference's numbers with an axis of size 1 more or fewer, the same way on every input:
-    an unsqueeze or a None index too many, a batch axis the input did not have, or a mean or sum
-    that dropped its axis (no keepdim=True)."""
-    if not pairs:
-        return None
-    for g, e, _ in pairs:
-        if g.dim() == e.dim() or [n for n in g.shape if n != 1] != [n for n in e.shape if n != 1]:
-            return None
-        if not close(g.reshape(e.shape), e):
-            return None
-    more = {g.dim() > e.dim() for g, e, _ in pairs}
-    if len(more) != 1:
-        return None
-    g, e = pairs[0][0], pairs[0][1]
-    count = abs(g.dim() - e.dim())
-    axes = "an axis of size 1" if count == 1 else f"{count} axes of size 1"
-    if more.pop():
-        leading = "leading " if tuple(g.shape[count:]) == tuple(e.shape) else ""
-        extra = f"an extra {leading}axis of size 1" if count == 1 else f"{count} extra {leading}axes of size 1"
-        why = f"{extra} (an unsqueeze or a None index never undone, or a batch axis the input did not have)"
-    else:
-        why = f"{axes} missing (a mean or sum without keepdim=True, a squeeze, or an index that drops it)"
-    return f"yours holds the reference's numbers, in shape {tuple(g.shape)} where it has {tuple(e.shape)}: {why}"
-
-
-def _reduced(pairs) -> str | None:
-    """One axis too few: yours is the reference's output averaged (or summed) over that axis, on
-    every input (the weights of every head averaged into one table)."""
-    rank = pairs[0][1].dim()
-    for axis in range(rank):
-        for word, reduce in REDUCTIONS:
-            if all(
-                e.dim() == rank and e.is_floating_point() and close(g, reduce(e.double(), dim=axis)) for g, e, _ in pairs
-            ):
-                return f"yours is the reference's output {word} over its {_axis_name(axis, rank)} (axis {axis}), which it keeps"
-    return None
-
-
-def _folded(pairs) -> str | None:
-    """A last axis k times too short: yours is the reference's output cut into k blocks of columns,
-    the blocks summed (or averaged) into one, on every input (heads added where they belong side
-    by side)."""
-    for word, reduce in REDUCTIONS:
-        for g, e, _ in pairs:
-            width = g.shape[-1]
-            if width == 0 or e.shape[-1] % width or not e.is_floating_point():
-                return None
-            blocks = e.double().reshape(*e.shape[:-1], e.shape[-1] // width, width)
-            if not close(g, reduce(blocks, dim=-2)):
-                break
-        else:
-            return (f"yours is the reference's output cut along its last axis into blocks as wide as yours, and the "
-                    f"blocks {word} into one: they belong side by side (concatenated), not {word}")
     return None
 
 
@@ -501,7 +375,7 @@ def _scaled(differing) -> str | None:
 
 def _say_swapped(found, rank) -> str:
     axis, i, j = found
-    what = _axis_name(axis, rank)
+    what = axis_name(axis, rank)
     single = {"heads": "head", "rows": "row", "columns": "column"}.get(what)
     if single:
         return f"yours is the reference's output with {what} {i} and {j} swapped ({single} {i} holds the reference's {single} {j})"
@@ -510,7 +384,7 @@ def _say_swapped(found, rank) -> str:
 
 def _say_shifted(found, rank) -> str:
     axis, direction = found
-    what = _axis_name(axis, rank)
+    what = axis_name(axis, rank)
     if direction > 0:
         return f"yours is the reference's output shifted by one position along the {what}: your index i holds the reference's i - 1"
     return f"yours is the reference's output shifted by one position along the {what}: your index i holds the reference's i + 1"

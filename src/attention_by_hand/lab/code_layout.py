@@ -1,0 +1,105 @@
+"""How a learner's function is read line by line (blame.py watches it so): which statement starts
+on each line, the statement after it, which names a statement reads the numbers of, and which
+lines a loop holds. A loop is one statement at its first line: blame.py reads its values as it
+ends, never on its way.
+
+Left out: running anything (blame.py); the reference's values (intermediates.py).
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import sys
+from dataclasses import dataclass, field
+
+__all__ = ["LOOPS", "Layout", "inlined", "layout_of", "reads_of"]
+
+
+LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """statements: line -> the innermost statement of the function that starts there, a loop's
+    lines left out (a loop is one statement, at its first line); after: line -> the line of the
+    statement after it in the same block; loop: a line inside a loop -> the loop's first line."""
+
+    statements: dict[int, ast.stmt] = field(default_factory=dict)
+    after: dict[int, int] = field(default_factory=dict)
+    loop: dict[int, int] = field(default_factory=dict)
+
+
+def layout_of(code) -> Layout:
+    """How the lines of the function whose code object is `code` group into the statements its
+    values are read after."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(code.co_filename)))
+    except SyntaxError:
+        return Layout()
+    for node in ast.walk(tree):
+        if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name
+                and code.co_firstlineno in {node.lineno, *(d.lineno for d in node.decorator_list)}):
+            found: dict[int, ast.stmt] = {}
+            after: dict[int, int] = {}
+            loop: dict[int, int] = {}
+            outermost: dict[int, ast.stmt] = {}  # first line -> the loop
+            for inner in ast.walk(node):  # breadth first: a deeper statement on the same line wins
+                if isinstance(inner, LOOPS) and inner.lineno not in loop:  # an outermost loop
+                    loop.update((n, inner.lineno) for n in range(inner.lineno, inner.end_lineno + 1))
+                    outermost[inner.lineno] = inner
+                # a statement inside a loop, even on the loop's own line (`for r in x: t = t + r`), is the loop's
+                if isinstance(inner, ast.stmt) and inner is not node and (inner.lineno not in loop or outermost.get(inner.lineno) is inner):
+                    found[inner.lineno] = inner
+                for block in ("body", "orelse", "finalbody"):
+                    body = getattr(inner, block, None)
+                    if isinstance(body, list):
+                        after.update((a.lineno, b.lineno) for a, b in zip(body, body[1:]))
+            return Layout(found, after, loop)
+    return Layout()
+
+
+# Reading only these of a tensor takes its shape, not its numbers: a right value made so (a mask
+# from ones_like(scores)) vouches for nothing.
+SHAPE_ONLY = {"shape", "dtype", "device", "ndim", "size", "dim", "numel"}
+
+
+def reads_of(statement: ast.stmt | None) -> set[str]:
+    """The names a statement reads the numbers of (for a condition: its header only; a loop, one
+    statement, reads what its body reads);
+    a name read only for its shape (`x.shape`, `len(x)`, `zeros_like(x)`) is left out."""
+    if statement is None:
+        return set()
+    if isinstance(statement, ast.If):
+        parts = [statement.test]
+    elif isinstance(statement, (ast.With, ast.AsyncWith)):
+        parts = [item.context_expr for item in statement.items]
+    elif isinstance(statement, (ast.FunctionDef, ast.ClassDef, ast.Try)):
+        return set()
+    else:
+        parts = [statement]
+    names = set()
+    for part in parts:
+        shape_only = set()
+        for node in ast.walk(part):
+            if isinstance(node, ast.Attribute) and node.attr in SHAPE_ONLY and isinstance(node.value, ast.Name):
+                shape_only.add(id(node.value))
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
+                called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+                if called == "len" or called.endswith("_like"):
+                    shape_only.add(id(node.args[0]))
+        for node in ast.walk(part):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in shape_only:
+                names.add(node.id)
+            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                names.add(node.target.id)
+    return names
+
+
+def inlined(statements: dict[int, ast.stmt], version: tuple = sys.version_info[:2]) -> bool:
+    """Whether a comprehension runs in the function's own frame, a loop on one line: a list, set
+    or dict comprehension from Python 3.12 on (PEP 709). Before, each runs in a frame of its own,
+    and a generator expression always does: the watched frame sees only what it makes."""
+    if tuple(version) < (3, 12):
+        return False
+    return any(isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp)) for t in statements.values() for n in ast.walk(t))

@@ -1,0 +1,145 @@
+"""Relations between a learner's output and the reference's that change its shape: the same
+numbers in another shape (an axis of size 1 more or fewer, the axes in another order), an axis
+sized by another of the reference's numbers, one axis averaged or summed away, blocks of columns
+added into one. relations.py asks here first when the shapes differ; each is said only when it
+holds on every input given (the inputs the learner's function got wrong).
+
+Left out: relations between numbers of the same shape (relations.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import torch
+
+from attention_by_hand.lab.judging import close
+
+__all__ = ["Known", "axis_name", "folded", "reduced", "reshaped", "sizes_named", "unit_axes"]
+
+Known = dict[str, float]  # the reference's own numbers on one input, by name: {"head_size": 4.0, ...}
+
+
+def axis_name(axis: int, rank: int) -> str:
+    if rank >= 3 and axis == 0:
+        return "heads"
+    return {rank - 1: "columns", rank - 2: "rows"}.get(axis, f"slices along axis {axis}")
+
+
+REDUCTIONS = (("averaged", torch.mean), ("summed", torch.sum))
+
+
+def _permuted(pairs) -> str | None:
+    """The reference's output with its axes in another order (a transpose too many, or one that
+    moved the wrong axes), the same order on every input."""
+    rank = pairs[0][1].dim()
+    if rank > 5 or any(g.dim() != rank or e.dim() != rank for g, e, _ in pairs):
+        return None
+    for order in itertools.permutations(range(rank)):
+        if list(order) != list(range(rank)) and all(
+            tuple(g.shape) == tuple(e.permute(order).shape) and close(g, e.permute(order)) for g, e, _ in pairs
+        ):
+            g, e = pairs[0][0], pairs[0][1]
+            return (f"yours is the reference's output with its axes in another order: shape {tuple(g.shape)} where it has "
+                    f"{tuple(e.shape)} (your axes are its {', '.join(str(a) for a in order)}: a transpose or permute "
+                    f"too many, or of the wrong axes)")
+    return None
+
+
+def reshaped(pairs) -> str | None:
+    """The reference's numbers, in its order, in another shape (an axis added or lost, a view)."""
+    permuted = _permuted(pairs)
+    if permuted:
+        return permuted
+    if not all(close(g.flatten(), e.flatten()) for g, e, _ in pairs):
+        return None
+    g, e = pairs[0][0], pairs[0][1]
+    extra = ""
+    if [n for n in g.shape if n != 1] == [n for n in e.shape if n != 1]:
+        extra = ": an axis of size 1 added or lost" if g.dim() != e.dim() else ""
+    return (f"yours holds the reference's numbers in the same order, in shape {tuple(g.shape)} where it has "
+            f"{tuple(e.shape)}{extra}")
+
+
+def sizes_named(pairs) -> str | None:
+    """Each axis of another size than the reference's, named by the one number of the reference's
+    that equals its size on every input (`head_size` where `n_heads` belongs): a size taken from
+    the wrong variable."""
+    if not pairs or any(g.dim() != e.dim() or g.dim() == 0 for g, e, _ in pairs):
+        return None
+    axes = {a for g, e, _ in pairs for a in range(g.dim()) if g.shape[a] != e.shape[a]}
+
+    def named(size: int, known: Known) -> set[str]:
+        """The numbers equal to `size`: the reference's own names first, the lengths of its tensors
+        (len(q)) only where none is."""
+        found = {n for n, v in known.items() if v == size}
+        return {n for n in found if not n.startswith("len(") and ".shape" not in n} or found
+
+    said = []
+    for a in sorted(axes):
+        yours = set.intersection(*(named(g.shape[a], k) for g, _, k in pairs))
+        theirs = set.intersection(*(named(e.shape[a], k) for _, e, k in pairs))
+        if len(yours) != 1 or len(theirs) != 1 or yours == theirs:
+            return None
+        g, e = pairs[0][0], pairs[0][1]
+        said.append(f"axis {a} has `{yours.pop()}` ({g.shape[a]}) entries instead of `{theirs.pop()}` ({e.shape[a]})")
+    if not said:
+        return None
+    return f"yours: {'; '.join(said)}: a size taken from the wrong number"
+
+
+def unit_axes(pairs) -> str | None:
+    """The reference's numbers with an axis of size 1 more or fewer, the same way on every input:
+    an unsqueeze or a None index too many, a batch axis the input did not have, or a mean or sum
+    that dropped its axis (no keepdim=True)."""
+    if not pairs:
+        return None
+    for g, e, _ in pairs:
+        if g.dim() == e.dim() or [n for n in g.shape if n != 1] != [n for n in e.shape if n != 1]:
+            return None
+        if not close(g.reshape(e.shape), e):
+            return None
+    more = {g.dim() > e.dim() for g, e, _ in pairs}
+    if len(more) != 1:
+        return None
+    g, e = pairs[0][0], pairs[0][1]
+    count = abs(g.dim() - e.dim())
+    axes = "an axis of size 1" if count == 1 else f"{count} axes of size 1"
+    if more.pop():
+        leading = "leading " if tuple(g.shape[count:]) == tuple(e.shape) else ""
+        extra = f"an extra {leading}axis of size 1" if count == 1 else f"{count} extra {leading}axes of size 1"
+        why = f"{extra} (an unsqueeze or a None index never undone, or a batch axis the input did not have)"
+    else:
+        why = f"{axes} missing (a mean or sum without keepdim=True, a squeeze, or an index that drops it)"
+    return f"yours holds the reference's numbers, in shape {tuple(g.shape)} where it has {tuple(e.shape)}: {why}"
+
+
+def reduced(pairs) -> str | None:
+    """One axis too few: yours is the reference's output averaged (or summed) over that axis, on
+    every input (the weights of every head averaged into one table)."""
+    rank = pairs[0][1].dim()
+    for axis in range(rank):
+        for word, reduce in REDUCTIONS:
+            if all(
+                e.dim() == rank and e.is_floating_point() and close(g, reduce(e.double(), dim=axis)) for g, e, _ in pairs
+            ):
+                return f"yours is the reference's output {word} over its {axis_name(axis, rank)} (axis {axis}), which it keeps"
+    return None
+
+
+def folded(pairs) -> str | None:
+    """A last axis k times too short: yours is the reference's output cut into k blocks of columns,
+    the blocks summed (or averaged) into one, on every input (heads added where they belong side
+    by side)."""
+    for word, reduce in REDUCTIONS:
+        for g, e, _ in pairs:
+            width = g.shape[-1]
+            if width == 0 or e.shape[-1] % width or not e.is_floating_point():
+                return None
+            blocks = e.double().reshape(*e.shape[:-1], e.shape[-1] // width, width)
+            if not close(g, reduce(blocks, dim=-2)):
+                break
+        else:
+            return (f"yours is the reference's output cut along its last axis into blocks as wide as yours, and the "
+                    f"blocks {word} into one: they belong side by side (concatenated), not {word}")
+    return None
