@@ -9,6 +9,7 @@ Left out: running anything (blame.py); the reference's values (intermediates.py)
 from __future__ import annotations
 
 import ast
+import functools
 import linecache
 import sys
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ class Layout:
     loop: dict[int, int] = field(default_factory=dict)
 
 
+@functools.lru_cache(maxsize=64)  # a search reads the same functions again for every call it tries
 def layout_of(code) -> Layout:
     """How the lines of the function whose code object is `code` group into the statements its
     values are read after."""

@@ -143,10 +143,15 @@ def _related_to_argument(reference: ModuleType, function: str, blamed) -> str | 
 
     names = list(inspect.signature(getattr(reference, function)).parameters)
     gots = [decode(b["got"]) for _, b in blamed]
+    knowns = None  # the reference's numbers on each input: a run of it, made once and only if needed
     for i, name in enumerate(names):
-        if not all(len(args) > i and isinstance(args[i], torch.Tensor) for args, _ in blamed):
+        # an argument of another shape is no number-for-number relation of the value (and the
+        # relations of shape are said of the reference's own values, above)
+        if not all(len(args) > i and isinstance(args[i], torch.Tensor) and isinstance(got, torch.Tensor)
+                   and args[i].shape == got.shape for got, (args, _) in zip(gots, blamed)):
             continue
-        pairs = [(got, args[i], known_numbers(reference, function, args)) for got, (args, _) in zip(gots, blamed)]
+        knowns = knowns or [known_numbers(reference, function, args) for args, _ in blamed]
+        pairs = [(got, args[i], known) for got, (args, _), known in zip(gots, blamed, knowns)]
         try:
             said = relation(pairs)
         except Exception:  # noqa: BLE001 - words about the value only add to the hint
