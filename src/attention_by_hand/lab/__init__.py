@@ -30,6 +30,9 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     blame.py          the learner's lines where its values part from the reference's (run in the child)
     code_layout.py    how a learner's function is read line by line (statements, reads, a loop as one)
     parting.py        saying that span, when every wrong call of a function agrees on it
+    repair.py         one change of the learner's own code that makes it right on every input (run in the child)
+    mend_changes.py   the changes tried on a learner's code only (a line left out, an exp put in, a count +1)
+    mend_words.py     the mistake such a change mends, in words (a term too many, the loop starts one step late)
     room.py           `lab check N --room FOLDER`: every learner's file in a folder, one table
     sandbox.py        bubblewrap around other people's files in a room check
 
@@ -38,7 +41,9 @@ Words, one meaning each: a *check* is one line of the report (a function on some
 what a whole run of a learner's file comes to (verdict.py). A *probe* is an input a check calls
 only to tell causes apart, never judged; a *change* (a mutant) is the reference with one small
 edit of its code; a *diagnosis* is the change or relation that gives the learner's outputs on
-every input tried, cases and probes alike; a *room* is a folder of learners' files for one lab.
+every input tried, cases and probes alike; a *mend* is one change of the learner's own code that
+makes its function give the reference's output on every input tried; a *room* is a folder of
+learners' files for one lab.
 
 It imports `errors` and, for the toy world, `run/world.py`; never `parts/` or `site/`.
 """

@@ -154,6 +154,52 @@ class _Blamer:
                 "calls": list(found.calls), "got": encode(found.got), "raised": raised}
 
 
+# Mending a wrong function (repair.py) starts only while the calls have taken less than this: the
+# parent's limit is for the whole file, and a slow file has no time to spare.
+MEND_AFTER = 8.0
+
+
+class _Mender:
+    """Asks repair.py, once all calls are made, for each function that was wrong on some call:
+    one change of its code that makes it right on every call. Emits {"event": "repair", ...}."""
+
+    def __init__(self, module: ModuleType, reference: ModuleType | None, calls: list[dict]):
+        self.module, self.reference, self.calls = module, reference, calls
+        self.begun = time.perf_counter()
+        self.wrong: dict[str, None] = {}  # in the order they were first wrong
+        self.spans: dict[str, set] = {}
+
+    def saw(self, call: dict, found) -> None:
+        """found: what _Blamer said of the call (RIGHT, a span, or None)."""
+        if found == _Blamer.RIGHT:
+            return
+        name = call["function"]
+        self.wrong.setdefault(name)
+        self.spans.setdefault(name, set()).add((found["start"], found["end"]) if isinstance(found, dict) else None)
+
+    def emit_repairs(self, emit: Emit) -> None:
+        from attention_by_hand.lab.mutants import reachable
+        from attention_by_hand.lab.repair import SECONDS, repair
+
+        if self.reference is None or time.perf_counter() - self.begun > MEND_AFTER:
+            return
+        deadline = time.perf_counter() + SECONDS
+        checked = {call["function"] for call in self.calls}
+        for name in self.wrong:
+            try:
+                # a function whose checked helper is wrong may be right itself: nothing to mend
+                if set(reachable(self.module, name)) & (set(self.wrong) - {name}) & checked:
+                    continue
+                spans = self.spans[name]
+                span = next(iter(spans)) if len(spans) == 1 else None
+                inputs = [tuple(decode(a) for a in call["args"]) for call in self.calls if call["function"] == name]
+                found = repair(self.module, self.reference, name, inputs, checked, span, deadline)
+            except Exception:  # noqa: BLE001 - a mend only adds to a hint; it never breaks a check
+                found = None
+            if found is not None:
+                emit(event="repair", function=name, line=found.line, text=found.text[:MAX_TEXT], words=found.words)
+
+
 def missing_functions(module: ModuleType, names: list[str]) -> list[str]:
     """The names the checker calls that the learner's module does not define as functions."""
     return [name for name in names if not callable(getattr(module, name, None))]
@@ -170,6 +216,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
     import torch
 
     blamer = _Blamer(module, reference)
+    mender = _Mender(module, reference, calls)
     for call in calls:
         emit(event="start", id=call["id"])
         args = [decode(a) for a in call["args"]]
@@ -199,6 +246,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
             kind, message = type(error).__name__, str(error)[:MAX_TEXT]
             del error  # its traceback holds the call's frames
             found = blamer(call, None, took, raised=True)
+            mender.saw(call, found)
             emit(
                 event="raised",
                 id=call["id"],
@@ -212,7 +260,9 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
         changed = [i for i, (before, after) in enumerate(zip(originals, args)) if not same(before, after)]
         where = _nan_made(module, call, originals, value, learner) if took < TRACE_SECONDS else None
         found = None if where or changed else blamer(call, value, took)
+        mender.saw(call, found)
         extra = {"nan": list(where)} if where else {} if found == _Blamer.RIGHT else {"blame": found}
         emit(event="result", id=call["id"], value=encoded, changed=changed, **extra)
+    mender.emit_repairs(emit)
     emit(event="done")
     return True

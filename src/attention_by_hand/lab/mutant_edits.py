@@ -42,7 +42,7 @@ AXIS_CALLS = {
     "cat", "stack", "split", "chunk", "transpose", "cumsum", "logsumexp", "norm", "unsqueeze", "squeeze",
     "flip", "roll", "size",
 }
-STATEMENT_OPS = ("swap_next", "fold")
+STATEMENT_OPS = ("swap_next", "fold", "drop")
 TRANSPOSES = {"transpose", "t", "permute"}
 # A function's neighbour, the one a learner writes by a slip of the mind.
 # Each function's neighbours, the ones a learner writes by a slip of the mind (or of the base:
@@ -61,8 +61,9 @@ NEIGHBOUR_WORDS = {
 }
 COMMUTATIVE = (ast.Add, ast.Mult)
 CMP = {ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!="}
-COMPARISONS = {ast.Gt: (ast.GtE, ast.Lt), ast.GtE: (ast.Gt, ast.LtE), ast.Lt: (ast.LtE, ast.Gt),
-                ast.LtE: (ast.Lt, ast.GtE), ast.Eq: (ast.NotEq,), ast.NotEq: (ast.Eq,)}
+# `>=` and `==` are neighbours too: a one-hot row compared with >= is a thermometer code.
+COMPARISONS = {ast.Gt: (ast.GtE, ast.Lt), ast.GtE: (ast.Gt, ast.LtE, ast.Eq), ast.Lt: (ast.LtE, ast.Gt),
+               ast.LtE: (ast.Lt, ast.GtE, ast.Eq), ast.Eq: (ast.NotEq, ast.GtE, ast.LtE), ast.NotEq: (ast.Eq,)}
 OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Pow: "**", ast.MatMult: "@"}
 
 
@@ -88,7 +89,8 @@ class Change:
 
     @property
     def rank(self) -> int:
-        return KINDS.index(self.kind)
+        # a kind made only of a learner's code (mend_changes.py: "step") ranks last
+        return KINDS.index(self.kind) if self.kind in KINDS else len(KINDS)
 
 
 def quote(node: ast.AST, limit: int = 60) -> str:
@@ -244,6 +246,9 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.BinOp(ast.Constant(2), ast.Mult(), node)
     if op == "sqrt":
         return ast.BinOp(node, ast.Pow(), ast.Constant(0.5))
+    if op == "wrap":  # torch.<arg>(node), torch found by import: the learner may have named it otherwise
+        torch_module = ast.Call(ast.Name("__import__", ast.Load()), [ast.Constant("torch")], [])
+        return ast.Call(ast.Attribute(torch_module, arg, ast.Load()), [node], [])
     if op == "unwrap":
         return node.func.value if isinstance(node.func, ast.Attribute) and not (
             isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "math")
@@ -353,6 +358,11 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
 
 def edit_statements(body: list, node: ast.stmt, change: Change) -> bool:
     at = next(i for i, s in enumerate(body) if s is node)
+    if change.op == "drop":  # a statement left out (mend_changes.py): a body keeps at least one
+        if len(body) < 2:
+            return False
+        del body[at]
+        return True
     if at + 1 >= len(body):
         return False
     first, second = body[at], body[at + 1]

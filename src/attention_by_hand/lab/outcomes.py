@@ -110,12 +110,12 @@ def _at_most(seconds: float):
         signal.signal(signal.SIGALRM, previous)
 
 
-def call(function, args: tuple):
-    """function(*copies of args), quietly; RAISED when it raises. A mutant may change its inputs
-    in place or warn: neither may reach the next call."""
+def call(function, args: tuple, seconds: float = CALL_SECONDS):
+    """function(*copies of args), quietly; RAISED when it raises or runs past `seconds`. A mutant
+    may change its inputs in place or warn: neither may reach the next call."""
     args = tuple(copy_input(a) for a in args)
     try:
-        with warnings.catch_warnings(), torch.no_grad(), _at_most(CALL_SECONDS):
+        with warnings.catch_warnings(), torch.no_grad(), _at_most(seconds):
             warnings.simplefilter("ignore")
             torch.random.default_generator.manual_seed(0)  # the CPU's alone: torch.manual_seed costs 0.6 ms
             return function(*args)

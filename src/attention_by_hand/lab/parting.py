@@ -16,6 +16,7 @@ Left out: a span whose line calls one of the learner's own functions that failed
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from types import ModuleType
 
 from attention_by_hand.lab.blame import RETURNED
@@ -24,7 +25,17 @@ from attention_by_hand.lab.outcomes import call, copy_input, known_numbers
 from attention_by_hand.lab.relations import relation
 from attention_by_hand.lab.wire import decode
 
-__all__ = ["parting"]
+__all__ = ["Parted", "parted", "parting"]
+
+
+@dataclass(frozen=True)
+class Parted:
+    """What parting says: `text`, the whole hint part; `related`, the plain relation it holds
+    between the learner's value and the reference's or an argument's (said alone beside a mend),
+    or None."""
+
+    text: str
+    related: str | None = None
 
 
 def _source_line(module: ModuleType, line: int) -> str:
@@ -54,6 +65,13 @@ def parting(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict
             failed: set[str], line_name: Callable[[int], str] | None = None) -> str | None:
     """The hint for `function` from each wrong call's (args, blame event or None); None when the
     calls do not all agree (or one found nothing)."""
+    said = parted(reference, function, blamed, failed, line_name)
+    return said.text if said else None
+
+
+def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict | None]],
+           failed: set[str], line_name: Callable[[int], str] | None = None) -> Parted | None:
+    """parting's hint, with the relation it found kept apart."""
     if not blamed or any(b is None for _, b in blamed):
         return None
     if len({(b["end"], b["name"], b["step"] is None) for _, b in blamed}) != 1 or any(set(b["calls"]) & failed for _, b in blamed):
@@ -96,9 +114,12 @@ def parting(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict
         where += f" (it calls your {', '.join(f'`{h}`' for h in helpers)}: the mistake may be in there)"
     if first["step"] is None:
         returns = _returned(reference, function) if code_end.startswith("return") else None
-        return where + (f"; the reference's is `{returns}`" if returns else "")
+        return Parted(where + (f"; the reference's is `{returns}`" if returns else ""))
     local = first["step"][0]
-    related = _related(reference, function, blamed) or _related_to_argument(reference, function, blamed)
+    related, of_values = _related(reference, function, blamed)
+    if not related:
+        related = _related_to_argument(reference, function, blamed)
+        of_values = related is not None
     if local == RETURNED:
         returns = _returned(reference, function)
         ref = f"returned value (`{returns}`)" if returns else "returned value"
@@ -111,11 +132,14 @@ def parting(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict
             related = related.replace("the reference's output", f"the reference's `{local}`")
     also = f"; there, {related}" if related else ""
     runs = "runs and " if any(raised) else ""
-    return f"{where}{also}; with `{name}` equal to the reference's {ref}, yours {runs}is right on each input it got wrong"
+    return Parted(f"{where}{also}; with `{name}` equal to the reference's {ref}, yours {runs}is right on each input it got wrong",
+                  f"at {at(end)}, {related}" if related and of_values else None)
 
 
-def _related(reference: ModuleType, function: str, blamed) -> str | None:
-    """How the learner's value at the span's end relates to the reference's, on every input."""
+def _related(reference: ModuleType, function: str, blamed) -> tuple[str | None, bool]:
+    """How the learner's value at the span's end relates to the reference's, on every input, and
+    whether that is a relation of values (False: a mask missing, a guess at a cause, which a mend
+    found elsewhere would contradict)."""
     pairs = []
     for args, b in blamed:
         name, binding, line = b["step"]
@@ -126,12 +150,13 @@ def _related(reference: ModuleType, function: str, blamed) -> str | None:
             copies = tuple(copy_input(a) for a in args)  # a reference may change its inputs in place
             value = steps(getattr(reference, function), copies, in_place=True, deep=True).get(Step(name, binding, line))
         if value is None:
-            return None
+            return None, False
         pairs.append((decode(b["got"]), value, known_numbers(reference, function, args)))
     try:
-        return relation(pairs) or _future(pairs)
+        said = relation(pairs)
+        return (said, True) if said else (_future(pairs), False)
     except Exception:  # noqa: BLE001 - words about the value only add to the hint
-        return None
+        return None, False
 
 
 def _related_to_argument(reference: ModuleType, function: str, blamed) -> str | None:

@@ -31,7 +31,7 @@ from attention_by_hand.lab.calls import call_all, missing_functions
 from attention_by_hand.lab.registry import checks_for
 from attention_by_hand.lab.diagnosis import diagnose, localise
 from attention_by_hand.lab.outcomes import RAISED, Tried, raised
-from attention_by_hand.lab.parting import parting
+from attention_by_hand.lab.parting import Parted, parted
 from attention_by_hand.lab.judging import Check, Miss, Probe, hint_for_exception
 from attention_by_hand.lab.registry import Lab, get_lab, load_reference, reference_path
 from attention_by_hand.lab.wire import decode, encode
@@ -188,8 +188,10 @@ class _Engine:
     """The mutation engine (diagnosis.py), asked once per function when the hand-written judges
     named nothing: on every input that function was called on, its cases and its probes."""
 
-    def __init__(self, the_plan: Plan, by_id: dict, judged: list, reference: ModuleType, line_name=None):
+    def __init__(self, the_plan: Plan, by_id: dict, judged: list, reference: ModuleType, line_name=None,
+                 repairs: dict[str, dict] | None = None):
         self.reference, self.found, self.parted = reference, {}, {}
+        self.repairs = repairs or {}  # function -> the child's "repair" event (repair.py)
         self.events, self.line_name = by_id, line_name
         self.plan, self.calls, self.judged = the_plan, the_plan.calls, judged
         self.failed: set[str] = set()  # the functions that failed a check (set by _check_run)
@@ -232,12 +234,31 @@ class _Engine:
         found, where = self.found[function]
         if found:
             return found.hint, found.mistake
+        mended = self.mended(function)
+        if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)
+            related = self.parted_at(function).related if self.parted_at(function) else None
+            return "; ".join(part for part in (observed, self.first_nan(check) or related, mended) if part), None
         made = self.first_nan(check) or self.parting(function)
         return "; ".join(part for part in (observed, made, where) if part), None
+
+    def mended(self, function: str) -> str | None:
+        """The one change of the learner's own code that makes the function right on every input
+        tried (repair.py, in the child), in the learner's terms."""
+        event = self.repairs.get(function)
+        if not event:
+            return None
+        at = _at(event.get("line"), self.line_name)[2:]
+        said = f"{event['words']} ({at})" if event.get("words") else f"mended by one change at {at}"
+        return f"{said}: with {event.get('text')}, yours gives the reference's values on every input tried"
 
     def parting(self, function: str) -> str | None:
         """Where the learner's values part from the reference's (blame.py, parting.py), when every
         wrong call of the function says the same (a call that raised is a wrong call)."""
+        said = self.parted_at(function)
+        return said.text if said else None
+
+    def parted_at(self, function: str) -> Parted | None:
+        """parting.py's Parted for the function, made once, or None."""
         if function not in self.parted:
             ids = [i for check, ids, _ in self.judged if check.function == function for i in ids]
             ids += [len(self.calls) + k for k, (check, _) in enumerate(self.plan.probes) if check.function == function]
@@ -251,7 +272,7 @@ class _Engine:
                 blamed = [(args[i], e.get("blame")) for i, e in events
                           if "blame" in e or "nan" in e or e.get("changed") or i in failed]
                 try:
-                    said = parting(self.reference, function, blamed, self.failed, self.line_name)
+                    said = parted(self.reference, function, blamed, self.failed, self.line_name)
                 except Exception:  # noqa: BLE001 - the span only adds to a hint; it never breaks a check
                     said = None
             self.parted[function] = said
@@ -273,6 +294,9 @@ class _Engine:
         hint, mistake = self.hint(check, raised)
         if mistake:
             return f"{raised}; {hint}", mistake
+        mended = self.mended(check.function)
+        if mended:
+            return f"{raised}; {mended}", None
         where = self.found[check.function][1]
         parted = self.parting(check.function)
         # where it runs and is right (one row alone) and where it raises says what it cannot handle
@@ -371,7 +395,8 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
         if not all(i in by_id for i in ids):
             break
         judged.append((check, ids, [_case(check, calls[i][1], by_id[i], reference, line_name) for i in ids]))
-    mutants = _Engine(the_plan, by_id, judged, reference, line_name)
+    repairs = {e["function"]: e for e in events if e.get("event") == "repair" and isinstance(e.get("function"), str)}
+    mutants = _Engine(the_plan, by_id, judged, reference, line_name, repairs)
     combined = []
     for check, ids, verdicts in judged:
         others = [v for c, _, vs in judged if c.function == check.function and c is not check for v in vs]

@@ -1,0 +1,72 @@
+"""Changes tried on a learner's function only: the mends that are no inverse of a slip in the
+reference's code.
+
+mutants.py lists the changes a slip makes to the reference (a term dropped, another axis); made to
+the learner's code, each mends the inverse slip (a term too many, the wrong axis). Some slips have
+no change of the reference that makes them, since the reference never had the thing the learner
+added or never lacked what the learner left out. Those are tried here, on the learner's code alone:
+
+- a statement left out (`drop`): the learner took a step the reference does not (a rotation
+  applied twice, a second normalisation, a conversion);
+- an exp or a log put around the right side of a product, division or difference (`wrap`): a
+  log-sum-exp divided by where the sum of exponentials was meant;
+- one added to or taken from a count made of two names (`shift`): `T - period` where
+  `T - period - 1` rows were summed.
+
+Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from attention_by_hand.lab.mutant_edits import Change, quote, quote_statement
+
+__all__ = ["mend_changes"]
+
+_WRAPS = ("exp", "log")
+
+
+def _is_count_side(node: ast.AST) -> bool:
+    """A side of a count: a name, an attribute, a size (`x.shape[0]`, `len(x)`), not a number."""
+    if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
+
+
+def _docstring(fdef: ast.FunctionDef) -> ast.stmt | None:
+    first = fdef.body[0] if fdef.body else None
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        return first
+    return None
+
+
+def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
+    """The learner-only changes of `fdef`, in the order of its nodes."""
+    nodes = list(ast.walk(fdef))
+    index = {id(n): i for i, n in enumerate(nodes)}
+    statement_of: dict[int, ast.stmt] = {}
+    for node in nodes:  # outer statements come first in ast.walk: an inner one overwrites them
+        if isinstance(node, ast.stmt) and node is not fdef:
+            statement_of.update((id(inner), node) for inner in ast.walk(node))
+    docstring = _docstring(fdef)
+    found: list[Change] = []
+    name = fdef.name
+    for node in nodes:
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) and node is not docstring and node is not fdef:
+            found.append(Change(name, index[id(node)], "drop", None, "step", f"the line `{quote(node, 70)}` left out",
+                                node.lineno))
+        if not isinstance(node, ast.BinOp):
+            continue
+        statement = statement_of[id(node)]
+        where = f" in `{quote_statement(statement)}`"
+        if isinstance(node.op, (ast.Div, ast.Mult, ast.Sub)) and not isinstance(node.right, ast.Constant):
+            for wrap in _WRAPS:
+                found.append(Change(name, index[id(node.right)], "wrap", wrap, "function",
+                                    f"`torch.{wrap}({quote(node.right)})` for `{quote(node.right)}`{where}", statement.lineno))
+        if isinstance(node.op, (ast.Add, ast.Sub)) and _is_count_side(node.left) and _is_count_side(node.right):
+            for delta in (1, -1):
+                sign = "+" if delta > 0 else "-"
+                found.append(Change(name, index[id(node)], "shift", delta, "offset",
+                                    f"`{quote(node)} {sign} 1` for `{quote(node)}`{where}", statement.lineno))
+    return found

@@ -1,0 +1,187 @@
+"""What a mend says about the learner's mistake, in words: the inverse of the change that mends it.
+
+A change made to the learner's code (repair.py) is described the way mutants.py describes a
+change of the reference: "the term `1` dropped", "`v` transposed". Made to the learner's code, it
+says what the learner should do; the mistake is its inverse: a term too many, a transpose
+missing. Here each kind of change is turned round into the mistake it mends, and a change at the
+bounds of a `range` or a slice says which end ("the loop starts one step late").
+
+Left out: the change itself in code (mutants.py quotes it), and which change mends (repair.py).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from attention_by_hand.lab.mutant_edits import CMP, Change
+
+__all__ = ["mistake_words"]
+
+# A comparison in words: a learner reads `>=` as "greater than or equal".
+_COMPARED = {">": "greater than", ">=": "greater than or equal", "<": "less than", "<=": "less than or equal",
+             "==": "equal", "!=": "not equal"}
+_OP_NAMES = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Pow": "**", "MatMult": "@"}
+# An operation in words: `slope ** dist` is a power where a product was meant.
+_OP_WORDS = {"+": "a sum", "-": "a difference", "*": "a product", "/": "a division", "//": "a whole-number division",
+             "**": "a power", "@": "a matrix product"}
+
+
+def _parents(fdef: ast.FunctionDef) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(fdef) for child in ast.iter_child_nodes(node)}
+
+
+def _bound(node: ast.AST, parents: dict[int, ast.AST]) -> str | None:
+    """'start' or 'stop' when the node is (a term of) a bound of a `range` a `for` walks, 'slice
+    start' or 'slice end' for a slice's; else None."""
+    while True:
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.BinOp):
+            node = parent
+            continue
+        if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "range" and node in parent.args:
+            if len(parent.args) == 1 or parent.args.index(node) == 1:
+                return "stop"
+            return "start" if parent.args.index(node) == 0 else None
+        if isinstance(parent, ast.Slice):
+            return "slice start" if node is parent.lower else "slice end" if node is parent.upper else None
+        return None
+
+
+def _shape_index(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """An index into a `.shape` (`x.shape[2]`): a change of it is another axis, not a count."""
+    parent = parents.get(id(node))
+    return (isinstance(parent, ast.Subscript) and parent.slice is node and isinstance(parent.value, ast.Attribute)
+            and parent.value.attr == "shape")
+
+
+def _one_apart(old: ast.AST, new: object) -> bool:
+    value = getattr(old, "value", None)
+    return (isinstance(value, int) and not isinstance(value, bool) and isinstance(new, int)
+            and not isinstance(new, bool) and abs(value - new) == 1)
+
+
+# (bound, the mend moves it up) -> the learner's mistake
+_AT_BOUND = {
+    ("start", False): "off by one: the loop starts one step late, so its first step is never made",
+    ("start", True): "off by one: the loop starts one step early, a step before the first",
+    ("stop", True): "off by one: the loop stops one step early, so its last step is never made",
+    ("stop", False): "off by one: the loop runs one step too many",
+    ("slice start", False): "off by one: the slice starts one place late, its first entry left out",
+    ("slice start", True): "off by one: the slice starts one place early, an entry too many",
+    ("slice end", True): "off by one: the slice ends one place early, its last entry left out",
+    ("slice end", False): "off by one: the slice ends one place late, an entry too many",
+}
+
+
+def _delta(node: ast.AST, change: Change) -> int | None:
+    """How far the mend moves the number: +1 when the mended value is one more than the learner's."""
+    if change.op == "const" and _one_apart(node, change.arg):
+        return change.arg - node.value
+    if change.kind == "term" and isinstance(node, ast.BinOp):
+        sign = {ast.Sub: 1, ast.Add: -1}.get(type(node.op))
+        return sign if change.op == "left" else None
+    if change.op == "shift" and change.arg in (1, -1):
+        return change.arg
+    return None
+
+
+def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa: C901 - one branch per kind, flat
+    """The learner's mistake that `change` of its function `fdef` mends, in words, or None."""
+    nodes = list(ast.walk(fdef))
+    if not 0 <= change.index < len(nodes):
+        return None
+    node, parents = nodes[change.index], _parents(fdef)
+    op, kind = change.op, change.kind
+    off_by_one = (
+        (kind == "offset")
+        or (kind == "term" and isinstance(_dropped(node, op), ast.Constant) and _dropped(node, op).value == 1)
+        or (op == "const" and _one_apart(node, change.arg) and not _shape_index(node, parents))
+    )
+    if off_by_one:
+        bound, delta = _bound(node, parents), _delta(node, change)
+        return _AT_BOUND[bound, delta > 0] if bound and delta else "off by one"
+    if kind == "term":
+        dropped = _dropped(node, op)
+        if dropped is None:
+            return None
+        if _added_already(node, dropped, parents):
+            return f"`{ast.unparse(dropped)}` added twice"
+        return f"a term too many (`{ast.unparse(dropped)}`)"
+    if kind == "axis" or (op == "const" and _shape_index(node, parents)):
+        return "the wrong axis"
+    if kind == "comparison" and op == "compare" and isinstance(node, ast.Compare):
+        mine, theirs = CMP.get(type(node.ops[0])), CMP.get(getattr(ast, str(change.arg), type(None)))
+        if mine and theirs:
+            return (f"the wrong comparison: `{mine}` ({_COMPARED[mine]}) where `{theirs}` ({_COMPARED[theirs]})"
+                    " is needed")
+    if op == "cond":
+        # the mend drops a branch: the learner's special case (or its guard) is the mistake
+        return "a special case the reference does not make" if change.arg is False else "a guard the reference does not need"
+    if op == "keep_part":
+        return "a part of the condition too many"
+    if kind == "comparison":
+        return "a condition the other way round"
+    if kind == "transpose" and op == "transpose":
+        return f"`{_short(node)}` needs a transpose" if isinstance(node, ast.expr) else "a transpose missing"
+    if kind == "transpose":
+        inner = getattr(node, "value", None) if op == "attr" else getattr(getattr(node, "func", None), "value", None)
+        return f"`{_short(inner)}` transposed once too often" if isinstance(inner, ast.expr) else "a transpose too many"
+    if kind == "sqrt":
+        return "a square root missing" if op == "sqrt" else "a square root too many"
+    if kind == "factor" and op in ("left", "right"):
+        return "a factor too many"
+    if kind == "factor" and op == "times2":
+        return "half the size it should be (a factor 2 missing)"
+    if kind in ("factor", "sign") and op == "binop" and isinstance(node, ast.BinOp):
+        mine, theirs = _OP_NAMES.get(type(node.op).__name__), _OP_NAMES.get(str(change.arg))
+        if not (mine and theirs):
+            return None
+        return f"the wrong operation: {_OP_WORDS[mine]} (`{mine}`) where {_OP_WORDS[theirs]} (`{theirs}`) is needed"
+    if kind == "sign":
+        return "the sign the other way round"
+    if op == "drop_kw":
+        return "an argument too many"
+    if kind == "arguments":
+        return "two arguments swapped"
+    if kind in ("returned", "unpacked"):
+        return "two values swapped"
+    if kind == "order":
+        return "two steps in the wrong order"
+    if op == "first" and isinstance(node, ast.Name):
+        return f"all of `{node.id}` where one slice of it, `{node.id}[0]`, is meant"
+    if op == "size_for":
+        return "the wrong size"
+    if kind == "variable":
+        return "the wrong variable"
+    if op == "wrap":
+        return f"{'an' if str(change.arg)[0] in 'aeiou' else 'a'} {change.arg} missing"
+    if op == "drop":
+        return "a step the reference does not take"
+    if kind == "function":
+        return "the wrong function"
+    if kind == "call":
+        return "a call too many"
+    if kind == "constant":
+        return "the wrong constant"
+    return None
+
+
+def _added_already(node: ast.AST, dropped: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Whether the dropped term is added anyway: `x += x + f(x)` adds x by its `+=`."""
+    statement = node
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = parents.get(id(statement))
+    return (isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add)
+            and ast.unparse(statement.target) == ast.unparse(dropped))
+
+
+def _short(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 30 else text[:12] + " ... " + text[-12:]
+
+
+def _dropped(node: ast.AST, op: str) -> ast.AST | None:
+    """The term a "term" change drops: the right side for "left" (which keeps the left), and so on."""
+    if not isinstance(node, ast.BinOp):
+        return None
+    return node.right if op == "left" else node.left if op == "right" else None

@@ -1,0 +1,324 @@
+"""A mistake named by its mend (repair.py): one change of the learner's own code that makes its
+function right on every input tried, and when none may be said."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import torch
+
+from attention_by_hand.lab.repair import repair
+from labhelpers import REFERENCES, failed_hints, patch_lab
+
+REFERENCE = '''
+import torch
+
+
+def hidden(T):
+    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+
+
+def shown(T):
+    return ~hidden(T)
+
+
+def tripled(x):
+    return x * 2.0
+
+
+def spread(x):
+    return x.sum(dim=0) / (x.shape[0] - 1)
+'''
+
+HEADER = "import torch\n\n\n"
+
+LEARNER = {
+    "hidden": '''
+def hidden(T):
+    mask = torch.zeros(T, T, dtype=torch.bool)
+    for i in range(1, T):
+        mask[i, i + 1:] = True
+    return mask
+''',
+    "hidden_right": '''
+def hidden(T):
+    mask = torch.zeros(T, T, dtype=torch.bool)
+    for i in range(T):
+        mask[i, i + 1:] = True
+    return mask
+''',
+    "hidden_fixed": '''
+def hidden(T):
+    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=0 if T < 5 else 2)
+''',
+    "shown": '''
+def hidden(T):
+    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=2)
+
+
+def shown(T):
+    return ~hidden(T)
+''',
+    "tripled": '''
+def tripled(x):
+    return x / 2.0
+''',
+    "tripled_double": '''
+def tripled(x):
+    return x.double() / 2.0
+''',
+    "spread": '''
+def spread(x):
+    n = x.shape[0]
+    total = torch.zeros(x.shape[1])
+    for i in range(n):
+        total = total + x[i]
+    return total / n
+''',
+}
+
+
+def _load(tmp_path, name, text):
+    path = tmp_path / f"{name}.py"
+    path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _mend(tmp_path, learner, function, inputs, checked=None):
+    """The mend of `function` in the learner file LEARNER[learner]."""
+    module = _load(tmp_path, learner, HEADER + LEARNER[learner])  # one file per text: its code is read once
+    return repair(module, _load(tmp_path, "reference", REFERENCE), function, inputs, checked or {function})
+
+
+def _line(learner, code):
+    return next(i for i, line in enumerate((HEADER + LEARNER[learner]).splitlines(), start=1) if line.strip() == code)
+
+
+def test_a_loop_that_starts_one_row_late_is_mended_by_its_start_quoted_at_its_line(tmp_path):
+    found = _mend(tmp_path, "hidden", "hidden", [(1,), (4,), (6,)])
+    assert found is not None
+    assert found.line == _line("hidden", "for i in range(1, T):")
+    assert "`range(0, T)` for `range(1, T)`" in found.text
+
+
+def test_a_right_function_has_nothing_to_mend(tmp_path):
+    assert _mend(tmp_path, "hidden_right", "hidden", [(1,), (4,)]) is None
+
+
+def test_a_change_that_mends_one_input_only_is_not_said(tmp_path):
+    # diagonal 0 below 5 tokens, 2 from there: each is mended alone, both by no one change
+    assert _mend(tmp_path, "hidden_fixed", "hidden", [(4,)]) is not None
+    assert _mend(tmp_path, "hidden_fixed", "hidden", [(4,), (6,)]) is None
+
+
+def test_a_mend_must_give_the_reference_dtype_too(tmp_path):
+    x = torch.arange(6.0).reshape(2, 3)
+    assert "`x * 2.0` for `x / 2.0`" in _mend(tmp_path, "tripled", "tripled", [(x,)]).text
+    # the same numbers in float64 are not the reference's float32 output
+    assert _mend(tmp_path, "tripled_double", "tripled", [(x,)]) is None
+
+
+def test_a_loop_variable_left_at_its_last_value_is_never_said_as_the_mend(tmp_path):
+    # `total / i` is right (i ends at n - 1), but only because the loop left i there
+    x = torch.arange(12.0).reshape(4, 3)
+    found = _mend(tmp_path, "spread", "spread", [(x,), (x[:3],)])
+    assert found is None or "`i` for `n`" not in found.text
+
+
+def test_a_checked_helper_is_not_changed_to_mend_its_caller(tmp_path):
+    # shown() is right; hidden(), which it calls, is wrong (diagonal=2) and has checks of its own
+    assert _mend(tmp_path, "shown", "shown", [(4,)], checked={"shown", "hidden"}) is None
+    assert _mend(tmp_path, "shown", "shown", [(4,)], checked={"shown"}) is not None
+
+
+def test_the_check_says_the_mend_where_no_change_of_the_reference_explains_the_mistake(tmp_path):
+    patch = '''
+def causal_mask(T: int) -> torch.Tensor:
+    out = torch.zeros(T, T, dtype=torch.bool)
+    for row in range(1, T):
+        out[row, row + 1:] = True
+    return out
+'''
+    hints = failed_hints(tmp_path, "lab-04-attention.py", patch, "causal_mask")
+    line = patch_lab(REFERENCES["lab-04-attention.py"].read_text(encoding="utf-8"), patch).splitlines().index(
+        "    for row in range(1, T):") + 1
+    assert hints and all(f"(line {line}): with `range(0, T)` for `range(1, T)`" in h for h in hints)
+
+
+MORE = {
+    "last_head": '''
+def heads(x, n):
+    out = []
+    for h in range(n - 1):
+        out.append(x[h])
+    return torch.stack(out)
+''',
+    "late_row": '''
+def hidden(T):
+    mask = torch.zeros(T, T, dtype=torch.bool)
+    for i in range(1, T):
+        mask[i, i + 1:] = True
+    return mask
+''',
+    "short_slice": '''
+def first_two(x):
+    return x[:, 0:2 - 1]
+''',
+    "at_least": '''
+def one_hot(ids, V):
+    return (ids[:, None] >= torch.arange(V)[None, :]).float()
+''',
+    "untransposed": '''
+def gram(a, b):
+    return a @ b
+''',
+}
+
+MORE_REFERENCE = '''
+import torch
+
+
+def heads(x, n):
+    return x[:n]
+
+
+def hidden(T):
+    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+
+
+def first_two(x):
+    return x[:, :2]
+
+
+def one_hot(ids, V):
+    return (ids[:, None] == torch.arange(V)[None, :]).float()
+
+
+def gram(a, b):
+    return a @ b.T
+'''
+
+
+def _said(tmp_path, learner, function, inputs):
+    module = _load(tmp_path, learner, HEADER + MORE[learner])
+    found = repair(module, _load(tmp_path, "more_reference", MORE_REFERENCE), function, inputs, {function})
+    assert found is not None
+    return found.words
+
+
+def test_a_loop_that_stops_one_step_early_is_said_to_leave_out_its_last_step(tmp_path):
+    x = torch.arange(12.0).reshape(4, 3)
+    assert _said(tmp_path, "last_head", "heads", [(x, 3), (x, 4)]).startswith("off by one: the loop stops one step early")
+
+
+def test_a_loop_that_starts_at_1_is_said_to_leave_out_its_first_step(tmp_path):
+    assert _said(tmp_path, "late_row", "hidden", [(3,), (5,)]).startswith("off by one: the loop starts one step late")
+
+
+def test_a_slice_that_ends_one_early_is_said_to_leave_out_its_last_entry(tmp_path):
+    x = torch.arange(12.0).reshape(3, 4)
+    assert _said(tmp_path, "short_slice", "first_two", [(x,)]).startswith("off by one: the slice ends one place early")
+
+
+def test_a_wrong_comparison_is_said_in_words(tmp_path):
+    words = _said(tmp_path, "at_least", "one_hot", [(torch.tensor([0, 2, 1]), 4)])
+    assert words == "the wrong comparison: `>=` (greater than or equal) where `==` (equal) is needed"
+
+
+def test_a_missing_transpose_is_said_with_what_it_transposes(tmp_path):
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(3, 4, generator=g), torch.randn(3, 4, generator=g)
+    assert _said(tmp_path, "untransposed", "gram", [(a, b), (a[:2], b[:2])]) == "`b` needs a transpose"
+
+
+def test_a_power_for_a_product_is_said_in_words(tmp_path):
+    learner = '''
+def scaled(x, s):
+    return x ** s
+'''
+    reference = '''
+def scaled(x, s):
+    return x * s
+'''
+    module = _load(tmp_path, "power", HEADER + learner)
+    found = repair(module, _load(tmp_path, "power_reference", reference), "scaled", [(torch.tensor([1.5, 2.0]), 3.0)], {"scaled"})
+    assert found.words == "the wrong operation: a power (`**`) where a product (`*`) is needed"
+
+
+def test_a_residual_added_by_both_its_plus_equals_and_its_sum_is_said_added_twice(tmp_path):
+    learner = '''
+def residual(x):
+    x += x + torch.tanh(x)
+    return x
+'''
+    reference = '''
+def residual(x):
+    return x + torch.tanh(x)
+'''
+    module = _load(tmp_path, "twice", HEADER + learner)
+    found = repair(module, _load(tmp_path, "twice_reference", HEADER + reference), "residual", [(torch.tensor([0.5, -1.0]),)], {"residual"})
+    assert found.words == "`x` added twice"
+
+
+EXTRA_REFERENCE = '''
+import torch
+
+
+def weights(s):
+    e = torch.exp(s - s.max(dim=-1, keepdim=True).values)
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def normalised(s):
+    return torch.exp(s) / torch.exp(s).sum(dim=-1, keepdim=True)
+
+
+def mean_after(x, start):
+    return x[start + 1:].sum(dim=0) / (x.shape[0] - start - 1)
+'''
+
+EXTRA = {
+    "normalised_twice": '''
+def weights(s):
+    s = s - s.max(dim=-1, keepdim=True).values
+    s.mul_(2.0)
+    e = torch.exp(s)
+    return e / e.sum(dim=-1, keepdim=True)
+''',
+    "by_lse": '''
+def normalised(s):
+    return torch.exp(s) / torch.logsumexp(s, dim=-1, keepdim=True)
+''',
+    "one_row_more": '''
+def mean_after(x, start):
+    n = x.shape[0]
+    return x[start + 1:].sum(dim=0) / (n - start)
+''',
+}
+
+
+def _extra(tmp_path, learner, function, inputs):
+    module = _load(tmp_path, learner, HEADER + EXTRA[learner])
+    return repair(module, _load(tmp_path, "extra_reference", EXTRA_REFERENCE), function, inputs, {function})
+
+
+def test_a_step_the_reference_does_not_take_is_mended_by_leaving_its_line_out(tmp_path):
+    s = torch.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]])
+    found = _extra(tmp_path, "normalised_twice", "weights", [(s,), (s[:1],)])
+    assert found.words == "a step the reference does not take"
+    assert "the line `s.mul_(2.0)` left out" in found.text
+
+
+def test_a_log_sum_exp_where_the_sum_of_exponentials_was_meant_is_said_an_exp_missing(tmp_path):
+    s = torch.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]])
+    found = _extra(tmp_path, "by_lse", "normalised", [(s,), (s[:1],)])
+    assert found.words == "an exp missing" and "`torch.exp(torch.logsumexp(" in found.text
+
+
+def test_a_count_one_too_large_is_said_off_by_one(tmp_path):
+    x = torch.arange(18.0).reshape(6, 3)
+    found = _extra(tmp_path, "one_row_more", "mean_after", [(x, 1), (x, 3)])
+    assert found.words == "off by one" and "`n - start - 1` for `n - start`" in found.text
