@@ -8,7 +8,8 @@ import importlib.util
 import torch
 
 from attention_by_hand.lab.repair import repair
-from labhelpers import REFERENCES, failed_hints, patch_lab
+from attention_by_hand.lab.registry import LABS
+from labhelpers import REFERENCES, failed_hints, load_lab, patch_lab
 
 REFERENCE = '''
 import torch
@@ -134,14 +135,17 @@ def test_a_checked_helper_is_not_changed_to_mend_its_caller(tmp_path):
     assert _mend(tmp_path, "shown", "shown", [(4,)], checked={"shown"}) is not None
 
 
-def test_the_check_says_the_mend_where_no_change_of_the_reference_explains_the_mistake(tmp_path):
-    patch = '''
+LATE_ROWS = '''
 def causal_mask(T: int) -> torch.Tensor:
     out = torch.zeros(T, T, dtype=torch.bool)
     for row in range(1, T):
         out[row, row + 1:] = True
     return out
 '''
+
+
+def test_the_check_says_the_mend_where_no_change_of_the_reference_explains_the_mistake(tmp_path):
+    patch = LATE_ROWS
     hints = failed_hints(tmp_path, "lab-04-attention.py", patch, "causal_mask")
     line = patch_lab(REFERENCES["lab-04-attention.py"].read_text(encoding="utf-8"), patch).splitlines().index(
         "    for row in range(1, T):") + 1
@@ -322,3 +326,13 @@ def test_a_count_one_too_large_is_said_off_by_one(tmp_path):
     x = torch.arange(18.0).reshape(6, 3)
     found = _extra(tmp_path, "one_row_more", "mean_after", [(x, 1), (x, 3)])
     assert found.words == "off by one" and "`n - start - 1` for `n - start`" in found.text
+
+
+def test_a_check_that_said_a_mend_carries_its_words_for_the_room(tmp_path):
+    from attention_by_hand.lab.verdict import check_in_process
+
+    path = tmp_path / "lab-04-attention.py"
+    path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), LATE_ROWS), encoding="utf-8")
+    failed = [r for r in check_in_process(load_lab(path), LABS[3]).results if not r.passed]
+    assert failed and {r.mended for r in failed if r.label.startswith("causal_mask")} == {
+        "off by one: the loop starts one step late, so its first step is never made"}

@@ -112,3 +112,19 @@ def test_a_folder_without_learners_files_is_a_one_line_error(tmp_path, capsys):
 def test_a_file_and_a_room_together_are_refused(tmp_path, capsys):
     assert lab_main("lab", "check", "4", "x.py", "--room", str(tmp_path)) == 2
     assert "either FILE or --room" in capsys.readouterr().err
+
+
+def test_learners_whose_different_code_has_the_same_mend_count_as_one_mistake(tmp_path):
+    from attention_by_hand.lab.room import _row, summary
+    from attention_by_hand.lab.verdict import CheckResult, CheckRun
+
+    words = "off by one: the loop starts one step late, so its first step is never made"
+
+    def run(code):
+        hint = f"largest difference at [0, 1]: ...; {words} (line 56): with `{code}`, yours gives ..."
+        return CheckRun(results=[CheckResult("causal_mask: T = 4", hint, None, words)])
+
+    lab = LABS[3]
+    rows_ = [_row(tmp_path / "ada.py", lab, run("range(0, T)` for `range(1, T)")),
+             _row(tmp_path / "bo.py", lab, run("range(0, n)` for `range(1, n)"))]
+    assert summary(rows_) == [(f"causal_mask: {words}", 2, ["ada.py", "bo.py"])]

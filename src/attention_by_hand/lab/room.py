@@ -78,6 +78,8 @@ def _row(path: Path, lab: Lab, run) -> Row:
             key = words = result.mistake  # found by the mutation engine: "function: change"
         elif result.mistake:
             key, words = result.mistake, f"{function}: {result.hint}"
+        elif result.mended:  # the same words for the same mend in every file (mend_words.py)
+            key = words = f"{function}: {result.mended}"
         else:
             key, words = f"{function}: not named", f"{function}: a wrong output that no known mistake explains"
         mistakes.setdefault(key, words)

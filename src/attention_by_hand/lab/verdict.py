@@ -46,6 +46,7 @@ class CheckResult:
     label: str
     hint: str | None
     mistake: str | None = None  # the known mistake the hint names, if it names one (`_kind` of it)
+    mended: str | None = None  # else the mistake a mend of the learner's code says, in words (repair.py)
 
     @property
     def passed(self) -> bool:
@@ -192,6 +193,7 @@ class _Engine:
                  repairs: dict[str, dict] | None = None):
         self.reference, self.found, self.parted = reference, {}, {}
         self.repairs = repairs or {}  # function -> the child's "repair" event (repair.py)
+        self.said_mends: set[str] = set()  # the functions whose hint said their mend
         self.events, self.line_name = by_id, line_name
         self.plan, self.calls, self.judged = the_plan, the_plan.calls, judged
         self.failed: set[str] = set()  # the functions that failed a check (set by _check_run)
@@ -241,12 +243,20 @@ class _Engine:
         made = self.first_nan(check) or self.parting(function)
         return "; ".join(part for part in (observed, made, where) if part), None
 
+    def mend_words(self, function: str) -> str | None:
+        """The words of the function's mend, when a hint of it said the mend (the room counts them)."""
+        if function not in self.said_mends:
+            return None
+        event = self.repairs[function]
+        return event.get("words") or "mended by one change of its code"
+
     def mended(self, function: str) -> str | None:
         """The one change of the learner's own code that makes the function right on every input
         tried (repair.py, in the child), in the learner's terms."""
         event = self.repairs.get(function)
         if not event:
             return None
+        self.said_mends.add(function)
         at = _at(event.get("line"), self.line_name)[2:]
         said = f"{event['words']} ({at})" if event.get("words") else f"mended by one change at {at}"
         return f"{said}: with {event.get('text')}, yours gives the reference's values on every input tried"
@@ -412,7 +422,8 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
             hint, mistake = mutants.hint(check, hint)
         elif ask and hint.startswith("raised "):
             hint, mistake = mutants.after_error(check, hint)
-        run.results.append(CheckResult(f"{check.function}: {check.label}", hint, mistake))
+        mended = mutants.mend_words(check.function) if hint is not None and mistake is None else None
+        run.results.append(CheckResult(f"{check.function}: {check.label}", hint, mistake, mended))
 
     fatal = next((e for e in events if e.get("event") == "fatal"), None)
     done = any(e.get("event") == "done" for e in events)
