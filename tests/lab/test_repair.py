@@ -126,7 +126,7 @@ def test_a_loop_variable_left_at_its_last_value_is_never_said_as_the_mend(tmp_pa
     # `total / i` is right (i ends at n - 1), but only because the loop left i there
     x = torch.arange(12.0).reshape(4, 3)
     found = _mend(tmp_path, "spread", "spread", [(x,), (x[:3],)])
-    assert found is None or "`i` for `n`" not in found.text
+    assert found is None
 
 
 def test_a_checked_helper_is_not_changed_to_mend_its_caller(tmp_path):
@@ -336,3 +336,144 @@ def test_a_check_that_said_a_mend_carries_its_words_for_the_room(tmp_path):
     failed = [r for r in check_in_process(load_lab(path), LABS[3]).results if not r.passed]
     assert failed and {r.mended for r in failed if r.label.startswith("causal_mask")} == {
         "off by one: the loop starts one step late, so its first step is never made"}
+
+
+REVIEW_REFERENCE = '''
+import torch
+
+
+def hidden(T):
+    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+
+
+def heads(x, n):
+    return x[:n - 1]
+
+
+def normed(e):
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def spread(x):
+    return x.sum(dim=0) / (x.shape[0] - 1)
+
+
+def grown(x, y):
+    return y + torch.tanh(x + y)
+'''
+
+REVIEW = {
+    # a change that makes this loop endless meets a learner's `except Exception` inside it
+    "swallowing": '''
+def hidden(T):
+    out = torch.zeros(T, T, dtype=torch.bool)
+    i = 0
+    while i < T:
+        try:
+            out[i, [j for j in range(T) if j > i + 1]] = True
+            i += 1
+        except Exception:
+            continue
+    return out
+''',
+    "exiting": '''
+import sys
+
+
+def hidden(T):
+    if T > 10_000:
+        sys.exit("too large")
+    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=2)
+''',
+    "slow_right": '''
+import time
+
+
+def hidden(T):
+    time.sleep(0.6)
+    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+''',
+    "annotated": '''
+def heads(x: torch.Tensor | None, n: int = 4 // 2):
+    return x[:n - 2]
+''',
+    "early_stop": '''
+def heads(x, n):
+    out = []
+    for h in range(n - 2):
+        out.append(x[h])
+    return torch.stack(out)
+''',
+    "axis": '''
+def normed(e):
+    return e / e.sum(dim=0, keepdim=True)
+''',
+    "helper_loop": '''
+def _total(x):
+    total = torch.zeros(x.shape[1])
+    for i in range(x.shape[0]):
+        total = total + x[i]
+    return total, i
+
+
+def spread(x):
+    total, i = _total(x)
+    n = x.shape[0]
+    return total / n
+''',
+    "once": '''
+def grown(x, y):
+    y += torch.tanh(x + y) + 1
+    return y
+''',
+}
+
+
+def _review(tmp_path, learner, function, inputs, deadline=None):
+    module = _load(tmp_path, learner, HEADER + REVIEW[learner])
+    return repair(module, _load(tmp_path, "review_reference", REVIEW_REFERENCE), function, inputs, {function},
+                  deadline=deadline)
+
+
+def test_a_change_that_makes_a_loop_endless_is_stopped_even_inside_the_learners_except(tmp_path):
+    import time
+
+    started = time.perf_counter()
+    _review(tmp_path, "swallowing", "hidden", [(3,), (5,)], deadline=started + 2)
+    assert time.perf_counter() - started < 4  # the last change tried stops at most a call's limit late
+
+
+def test_a_change_that_calls_sys_exit_is_a_change_that_does_not_mend(tmp_path):
+    assert _review(tmp_path, "exiting", "hidden", [(3,), (5,)]) is not None  # and SystemExit stayed inside
+
+
+def test_a_right_function_slower_than_a_calls_limit_is_not_mended(tmp_path):
+    assert _review(tmp_path, "slow_right", "hidden", [(3,)]) is None
+
+
+def test_an_annotation_or_a_default_with_arithmetic_leaves_the_body_mended(tmp_path):
+    x = torch.arange(12.0).reshape(4, 3)
+    assert _review(tmp_path, "annotated", "heads", [(x, 3), (x, 4)]) is not None
+
+
+def test_a_bound_less_two_where_less_one_is_meant_stops_the_loop_early(tmp_path):
+    x = torch.arange(15.0).reshape(5, 3)
+    words = _review(tmp_path, "early_stop", "heads", [(x, 3), (x, 5)]).words
+    assert words.startswith("off by one: the loop stops one step early")
+
+
+def test_another_axis_one_apart_is_the_wrong_axis_not_off_by_one(tmp_path):
+    e = torch.rand(3, 4, generator=torch.Generator().manual_seed(0))
+    assert _review(tmp_path, "axis", "normed", [(e,)]).words == "the wrong axis"
+
+
+def test_a_loop_variable_of_a_helper_is_never_said_as_the_mend(tmp_path):
+    x = torch.arange(12.0).reshape(4, 3)
+    assert _review(tmp_path, "helper_loop", "spread", [(x,), (x[:3],)]) is None
+
+
+def test_a_term_inside_a_call_is_not_said_added_twice(tmp_path):
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(4, generator=g), torch.randn(4, generator=g)
+    found = _review(tmp_path, "once", "grown", [(x, y)])
+    assert found is not None and "added twice" not in found.words

@@ -152,3 +152,23 @@ def test_processes_the_file_started_do_not_outlive_the_check(runs, tmp_path_fact
     pid_files = list(Path(tmp_path_factory.getbasetemp()).rglob("starts-a-process.py.pids"))
     pids = [int(line) for f in pid_files for line in f.read_text().split()]
     assert pids and [pid for pid in pids if not _ended(pid)] == []
+
+
+def test_a_child_that_said_done_is_stopped_a_little_later_without_timing_out(tmp_path):
+    # after "done" a child only looks for mends (repair.py): it may not hold the check up to the limit
+    import subprocess
+    import sys
+    import time
+
+    from attention_by_hand.lab.runner import MEND_GRACE, _wait
+
+    results = tmp_path / "results.jsonl"
+    script = f"import time; f = open({str(results)!r}, 'w'); f.write('{{\"event\": \"done\"}}\\n'); f.flush(); time.sleep(60)"
+    process = subprocess.Popen([sys.executable, "-c", script])
+    try:
+        started = time.monotonic()
+        timed_out = _wait(process, results, 30.0)
+        assert not timed_out and time.monotonic() - started < MEND_GRACE + 3
+    finally:
+        process.kill()
+        process.wait()

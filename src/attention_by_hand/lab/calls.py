@@ -11,7 +11,8 @@ not what is under test). An event is a JSON-able dict:
                                                      "blame": {...} where it parts from the reference (blame.py)
     {"event": "raised", "id": 3, "type": "IndexError", "message": "...", "line": 41, "function": "dot"}
     {"event": "fatal", "reason": "exit" | "memory" | "missing", ...}   nothing more is called
-    {"event": "done"}
+    {"event": "done"}                                every call was made; what follows only adds to hints:
+    {"event": "repair", "function": "dot", "line": 41, "text": "...", "words": "..."}   a mend (repair.py)
 
 Left out: importing the learner's file and the limits on it (child.py); judging (verdict.py, judging.py).
 """
@@ -154,26 +155,31 @@ class _Blamer:
                 "calls": list(found.calls), "got": encode(found.got), "raised": raised}
 
 
-# Mending a wrong function (repair.py) starts only while the calls have taken less than this: the
-# parent's limit is for the whole file, and a slow file has no time to spare.
+# Mending (repair.py) starts only while the calls have taken less than this, counted from the
+# first call: it is extra work, and a slow file has little time to spare.
 MEND_AFTER = 8.0
 
 
 class _Mender:
-    """Asks repair.py, once all calls are made, for each function that was wrong on some call:
-    one change of its code that makes it right on every call. Emits {"event": "repair", ...}."""
+    """Asks repair.py, once all calls are made, for each function that was wrong on some call or
+    not searched there (repair.py decides which calls were wrong): one change of its code that
+    makes it right on every call. A function with a call slower than TRACE_SECONDS is not mended
+    (each change runs it again). Emits {"event": "repair", ...}."""
 
     def __init__(self, module: ModuleType, reference: ModuleType | None, calls: list[dict]):
         self.module, self.reference, self.calls = module, reference, calls
         self.begun = time.perf_counter()
         self.wrong: dict[str, None] = {}  # in the order they were first wrong
+        self.slow: set[str] = set()
         self.spans: dict[str, set] = {}
 
-    def saw(self, call: dict, found) -> None:
-        """found: what _Blamer said of the call (RIGHT, a span, or None)."""
+    def saw(self, call: dict, found, took: float) -> None:
+        """found: what _Blamer said of the call (RIGHT, a span, or None); took: its seconds."""
+        name = call["function"]
+        if took >= TRACE_SECONDS:
+            self.slow.add(name)
         if found == _Blamer.RIGHT:
             return
-        name = call["function"]
         self.wrong.setdefault(name)
         self.spans.setdefault(name, set()).add((found["start"], found["end"]) if isinstance(found, dict) else None)
 
@@ -186,6 +192,8 @@ class _Mender:
         deadline = time.perf_counter() + SECONDS
         checked = {call["function"] for call in self.calls}
         for name in self.wrong:
+            if name in self.slow:
+                continue
             try:
                 # a function whose checked helper is wrong may be right itself: nothing to mend
                 if set(reachable(self.module, name)) & (set(self.wrong) - {name}) & checked:
@@ -194,7 +202,7 @@ class _Mender:
                 span = next(iter(spans)) if len(spans) == 1 else None
                 inputs = [tuple(decode(a) for a in call["args"]) for call in self.calls if call["function"] == name]
                 found = repair(self.module, self.reference, name, inputs, checked, span, deadline)
-            except Exception:  # noqa: BLE001 - a mend only adds to a hint; it never breaks a check
+            except (Exception, SystemExit):  # noqa: BLE001 - a mend only adds to a hint; it never breaks a check
                 found = None
             if found is not None:
                 emit(event="repair", function=name, line=found.line, text=found.text[:MAX_TEXT], words=found.words)
@@ -246,7 +254,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
             kind, message = type(error).__name__, str(error)[:MAX_TEXT]
             del error  # its traceback holds the call's frames
             found = blamer(call, None, took, raised=True)
-            mender.saw(call, found)
+            mender.saw(call, found, took)
             emit(
                 event="raised",
                 id=call["id"],
@@ -260,9 +268,11 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
         changed = [i for i, (before, after) in enumerate(zip(originals, args)) if not same(before, after)]
         where = _nan_made(module, call, originals, value, learner) if took < TRACE_SECONDS else None
         found = None if where or changed else blamer(call, value, took)
-        mender.saw(call, found)
+        mender.saw(call, found, took)
         extra = {"nan": list(where)} if where else {} if found == _Blamer.RIGHT else {"blame": found}
         emit(event="result", id=call["id"], value=encoded, changed=changed, **extra)
-    mender.emit_repairs(emit)
+    # "done" first: the calls are over, and a mend that runs out of time costs nothing (the parent
+    # stops the child a little after "done", runner.py).
     emit(event="done")
+    mender.emit_repairs(emit)
     return True

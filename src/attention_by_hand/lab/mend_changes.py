@@ -52,8 +52,9 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
     docstring = _docstring(fdef)
     found: list[Change] = []
     name = fdef.name
-    for node in nodes:
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) and node is not docstring and node is not fdef:
+    # the body's nodes only: an annotation (`x: Tensor | None`) or a default (`s=1 / 2`) is no step
+    for node in (n for n in nodes if id(n) in statement_of):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) and node is not docstring:
             found.append(Change(name, index[id(node)], "drop", None, "step", f"the line `{quote(node, 70)}` left out",
                                 node.lineno))
         if not isinstance(node, ast.BinOp):

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.mutant_edits import CMP, Change
+from attention_by_hand.lab.mutant_edits import CMP, OPS, Change
 
 __all__ = ["mistake_words"]
 
 # A comparison in words: a learner reads `>=` as "greater than or equal".
 _COMPARED = {">": "greater than", ">=": "greater than or equal", "<": "less than", "<=": "less than or equal",
              "==": "equal", "!=": "not equal"}
-_OP_NAMES = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Pow": "**", "MatMult": "@"}
+_OP_NAMES = {kind.__name__: sign for kind, sign in OPS.items()}
 # An operation in words: `slope ** dist` is a power where a product was meant.
 _OP_WORDS = {"+": "a sum", "-": "a difference", "*": "a product", "/": "a division", "//": "a whole-number division",
              "**": "a power", "@": "a matrix product"}
@@ -30,21 +30,27 @@ def _parents(fdef: ast.FunctionDef) -> dict[int, ast.AST]:
     return {id(child): node for node in ast.walk(fdef) for child in ast.iter_child_nodes(node)}
 
 
-def _bound(node: ast.AST, parents: dict[int, ast.AST]) -> str | None:
-    """'start' or 'stop' when the node is (a term of) a bound of a `range` a `for` walks, 'slice
-    start' or 'slice end' for a slice's; else None."""
+def _bound(node: ast.AST, parents: dict[int, ast.AST]) -> tuple[str | None, int]:
+    """('start' or 'stop', sign) when the node is (a term of) a bound of a `range` a `for` walks,
+    ('slice start' or 'slice end', sign) for a slice's, else (None, 0). sign: +1 when the bound
+    grows as the node grows, -1 when it shrinks (the node is subtracted: `n - k`)."""
+    sign = 1
     while True:
         parent = parents.get(id(node))
-        if isinstance(parent, ast.BinOp):
+        if isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Add, ast.Sub)):
+            sign *= -1 if isinstance(parent.op, ast.Sub) and node is parent.right else 1
             node = parent
             continue
         if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "range" and node in parent.args:
+            loop = parents.get(id(parent))
+            if not (isinstance(loop, ast.For) and loop.iter is parent):
+                return None, 0  # a range that no `for` walks has no first or last step
             if len(parent.args) == 1 or parent.args.index(node) == 1:
-                return "stop"
-            return "start" if parent.args.index(node) == 0 else None
+                return "stop", sign
+            return ("start", sign) if parent.args.index(node) == 0 else (None, 0)
         if isinstance(parent, ast.Slice):
-            return "slice start" if node is parent.lower else "slice end" if node is parent.upper else None
-        return None
+            return ("slice start" if node is parent.lower else "slice end" if node is parent.upper else None), sign
+        return None, 0
 
 
 def _shape_index(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
@@ -92,16 +98,16 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return None
     node, parents = nodes[change.index], _parents(fdef)
     op, kind = change.op, change.kind
-    off_by_one = (
+    dropped = _dropped(node, op) if kind == "term" else None
+    off_by_one = kind != "axis" and (
         (kind == "offset")
-        or (kind == "term" and isinstance(_dropped(node, op), ast.Constant) and _dropped(node, op).value == 1)
+        or (isinstance(dropped, ast.Constant) and type(dropped.value) is int and dropped.value == 1)
         or (op == "const" and _one_apart(node, change.arg) and not _shape_index(node, parents))
     )
     if off_by_one:
-        bound, delta = _bound(node, parents), _delta(node, change)
-        return _AT_BOUND[bound, delta > 0] if bound and delta else "off by one"
+        (bound, sign), delta = _bound(node, parents), _delta(node, change)
+        return _AT_BOUND[bound, delta * sign > 0] if bound and delta else "off by one"
     if kind == "term":
-        dropped = _dropped(node, op)
         if dropped is None:
             return None
         if _added_already(node, dropped, parents):
@@ -114,9 +120,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         if mine and theirs:
             return (f"the wrong comparison: `{mine}` ({_COMPARED[mine]}) where `{theirs}` ({_COMPARED[theirs]})"
                     " is needed")
-    if op == "cond":
-        # the mend drops a branch: the learner's special case (or its guard) is the mistake
-        return "a special case the reference does not make" if change.arg is False else "a guard the reference does not need"
+    if op == "cond":  # the mend keeps one branch of the learner's `if`: the other is a special case
+        return "a special case the reference does not make"
     if op == "keep_part":
         return "a part of the condition too many"
     if kind == "comparison":
@@ -131,7 +136,10 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     if kind == "factor" and op in ("left", "right"):
         return "a factor too many"
     if kind == "factor" and op == "times2":
-        return "half the size it should be (a factor 2 missing)"
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div) and node is parent.right:
+            return f"twice what it should be: the divisor `{_short(node)}` is half what it should be"
+        return "half what it should be (a factor 2 missing)"
     if kind in ("factor", "sign") and op == "binop" and isinstance(node, ast.BinOp):
         mine, theirs = _OP_NAMES.get(type(node.op).__name__), _OP_NAMES.get(str(change.arg))
         if not (mine and theirs):
@@ -151,6 +159,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return f"all of `{node.id}` where one slice of it, `{node.id}[0]`, is meant"
     if op == "size_for":
         return "the wrong size"
+    if op == "exchange":
+        return "two variables swapped"
     if kind == "variable":
         return "the wrong variable"
     if op == "wrap":
@@ -167,11 +177,12 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
 
 
 def _added_already(node: ast.AST, dropped: ast.AST, parents: dict[int, ast.AST]) -> bool:
-    """Whether the dropped term is added anyway: `x += x + f(x)` adds x by its `+=`."""
-    statement = node
-    while statement is not None and not isinstance(statement, ast.stmt):
+    """Whether the dropped term is added anyway: `x += x + f(x)` adds x by its `+=` (the term one
+    of the sum the `+=` adds, not inside a call: `y += tanh(x + y)` adds y once)."""
+    statement = parents.get(id(node))
+    while isinstance(statement, ast.BinOp) and isinstance(statement.op, ast.Add):
         statement = parents.get(id(statement))
-    return (isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add)
+    return (isinstance(node.op, ast.Add) and isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add)
             and ast.unparse(statement.target) == ast.unparse(dropped))
 
 

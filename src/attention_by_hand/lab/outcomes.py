@@ -86,8 +86,9 @@ def copy_input(value):
     return value
 
 
-class _TooLong(Exception):
-    pass
+class _TooLong(BaseException):
+    """Not an Exception: a learner's `except Exception:` inside a loop a change made endless must
+    not swallow the stop."""
 
 
 def _stop(signum, frame):
@@ -121,7 +122,7 @@ def call(function, args: tuple, seconds: float = CALL_SECONDS):
             return function(*args)
     except _TooLong:
         return RAISED
-    except Exception as error:  # noqa: BLE001 - a mutant that cannot run on this input does not match it
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - a mutant that cannot run on this input does not match it
         return raised(type(error).__name__, str(error))
 
 

@@ -136,6 +136,38 @@ def _wait_ready(ready: int, within: float) -> str:
     return "ready" if os.read(ready, 1) == b"1" else "ended"
 
 
+# After "done" the child only looks for a mend of a wrong function (repair.py), which adds to a
+# hint and decides nothing: it gets this long more, then is stopped like any child.
+MEND_GRACE = 3.0
+DONE = b'{"event": "done"}'
+
+
+def _wait(process: subprocess.Popen, results: Path, seconds: float) -> bool:
+    """Wait for the child to end, at most `seconds`, and at most MEND_GRACE after it wrote "done".
+    True when the time ran out before "done": every call had not come back."""
+    deadline, done_at, read, tail = time.monotonic() + seconds, None, 0, b""
+    while True:
+        left = deadline - time.monotonic()
+        if done_at is not None:
+            left = min(left, done_at + MEND_GRACE - time.monotonic())
+        if left <= 0:
+            return done_at is None
+        try:
+            process.wait(timeout=min(left, 0.1))
+            return False
+        except subprocess.TimeoutExpired:
+            pass
+        if done_at is None and results.exists():
+            with open(results, "rb") as f:  # only what was written since the last look
+                f.seek(read)
+                new = f.read()
+            read += len(new)
+            tail = (tail + new)[-(len(new) + len(DONE)):]
+            if DONE in tail:
+                done_at = time.monotonic()
+            tail = tail[-len(DONE):]
+
+
 def check_file(
     learner: Path,
     lab: Lab,
@@ -184,11 +216,7 @@ def check_file(
             # The learner's time starts once the child is ready; one that died while starting is
             # on its way out (it closed the pipe as it exited); one that hangs there gets no time.
             wait = {"ready": limits.timeout, "ended": STARTUP_LIMIT, "late": 0.0}[start]
-            timed_out = False
-            try:
-                process.wait(timeout=wait)
-            except subprocess.TimeoutExpired:
-                timed_out = True
+            timed_out = _wait(process, results_path, wait)
             # Always, not only on a time-out: a child that ended normally may leave processes it
             # started (a `subprocess.Popen(["sleep", "1000"])`) running after the check is over.
             _kill_group(process)

@@ -193,7 +193,6 @@ class _Engine:
                  repairs: dict[str, dict] | None = None):
         self.reference, self.found, self.parted = reference, {}, {}
         self.repairs = repairs or {}  # function -> the child's "repair" event (repair.py)
-        self.said_mends: set[str] = set()  # the functions whose hint said their mend
         self.events, self.line_name = by_id, line_name
         self.plan, self.calls, self.judged = the_plan, the_plan.calls, judged
         self.failed: set[str] = set()  # the functions that failed a check (set by _check_run)
@@ -219,7 +218,8 @@ class _Engine:
         """Only outputs are diagnosed: not an error raised, nor inputs changed in place."""
         return all(v is None or isinstance(v, Miss) for v in verdicts)
 
-    def hint(self, check: Check, observed: str) -> tuple[str, str | None]:
+    def hint(self, check: Check, observed: str) -> tuple[str, str | None, str | None]:
+        """(hint, the known mistake it names or None, the words of the mend it says or None)."""
         function = check.function
         if function not in self.found:
             try:
@@ -235,20 +235,14 @@ class _Engine:
             self.found[function] = (found, where)
         found, where = self.found[function]
         if found:
-            return found.hint, found.mistake
+            return found.hint, found.mistake, None
         mended = self.mended(function)
         if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)
-            related = self.parted_at(function).related if self.parted_at(function) else None
-            return "; ".join(part for part in (observed, self.first_nan(check) or related, mended) if part), None
+            parted = self.parted_at(function)
+            related = parted.related if parted else None
+            return "; ".join(part for part in (observed, self.first_nan(check) or related, mended) if part), None, self.repairs[function].get("words")
         made = self.first_nan(check) or self.parting(function)
-        return "; ".join(part for part in (observed, made, where) if part), None
-
-    def mend_words(self, function: str) -> str | None:
-        """The words of the function's mend, when a hint of it said the mend (the room counts them)."""
-        if function not in self.said_mends:
-            return None
-        event = self.repairs[function]
-        return event.get("words") or "mended by one change of its code"
+        return "; ".join(part for part in (observed, made, where) if part), None, None
 
     def mended(self, function: str) -> str | None:
         """The one change of the learner's own code that makes the function right on every input
@@ -256,7 +250,6 @@ class _Engine:
         event = self.repairs.get(function)
         if not event:
             return None
-        self.said_mends.add(function)
         at = _at(event.get("line"), self.line_name)[2:]
         said = f"{event['words']} ({at})" if event.get("words") else f"mended by one change at {at}"
         return f"{said}: with {event.get('text')}, yours gives the reference's values on every input tried"
@@ -298,20 +291,20 @@ class _Engine:
                 return f"the first nan was made at{_at(line, self.line_name)[1:]}: `{code}` (stored in `{name}`)"
         return None
 
-    def after_error(self, check: Check, raised: str) -> tuple[str, str | None]:
+    def after_error(self, check: Check, raised: str) -> tuple[str, str | None, str | None]:
         """A check where the learner's function raised: the error, and the change that raises
-        where it raised and gives its outputs elsewhere, if there is one."""
-        hint, mistake = self.hint(check, raised)
+        where it raised and gives its outputs elsewhere, if there is one (as `hint` returns)."""
+        hint, mistake, _ = self.hint(check, raised)
         if mistake:
-            return f"{raised}; {hint}", mistake
+            return f"{raised}; {hint}", mistake, None
         mended = self.mended(check.function)
         if mended:
-            return f"{raised}; {mended}", None
+            return f"{raised}; {mended}", None, self.repairs[check.function].get("words")
         where = self.found[check.function][1]
         parted = self.parting(check.function)
         # where it runs and is right (one row alone) and where it raises says what it cannot handle
         where = where if where and where.startswith("right ") else None
-        return "; ".join(part for part in (raised, parted, where) if part), None
+        return "; ".join(part for part in (raised, parted, where) if part), None, None
 
 
 def _got(event: dict):
@@ -417,12 +410,12 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
     named_by_hand = {check.function for check, _, _, mistake in combined if mistake is not None}
     mutants.failed = {check.function for check, _, hint, _ in combined if hint is not None}
     for check, verdicts, hint, mistake in combined:
+        mended = None
         ask = hint is not None and mistake is None and engine and not (mutants.reaches(check.function) & named_by_hand)
         if ask and _Engine.may_diagnose(check, verdicts):
-            hint, mistake = mutants.hint(check, hint)
+            hint, mistake, mended = mutants.hint(check, hint)
         elif ask and hint.startswith("raised "):
-            hint, mistake = mutants.after_error(check, hint)
-        mended = mutants.mend_words(check.function) if hint is not None and mistake is None else None
+            hint, mistake, mended = mutants.after_error(check, hint)
         run.results.append(CheckResult(f"{check.function}: {check.label}", hint, mistake, mended))
 
     fatal = next((e for e in events if e.get("event") == "fatal"), None)
