@@ -55,7 +55,7 @@ def test_training_again_writes_the_shipped_stamp_byte_for_byte(retrained):
 def test_the_stamp_says_how_the_weights_were_made():
     stamp = weights.shipped_stamp()
     assert stamp["schedule"] == weights.SCHEDULE.as_dict()
-    assert set(stamp["made_on"]) == {"torch", "python", "architecture", "cpu_capability"}
+    assert set(stamp["made_on"]) == {"torch", "python", "architecture", "cpu_capability", "cpu_vendor"}
     assert stamp["schedule"]["threads"] == 1
     for name, model in stamp["models"].items():
         assert model["sizes"] == weights.MODELS[name].as_dict()
