@@ -7,19 +7,20 @@ small change of the learner's: a loop that starts at 1, a slice end less one, `s
 `split(d)`, a `v` never transposed. So the same changes (mutants.py) are made to the learner's
 function, with a few that only a learner's code needs (mend_changes.py: a line left out, an exp
 put in, a count one more), in the child (the learner's code runs nowhere else), and each is run on
-every input the check called that function on. A change is said only when, with it, the function returns the
-reference's output on EVERY input (its dtype too): the hint is then a fact the learner can test,
-"with `range(0, T)` for `range(1, T)` (line 56) yours gives the reference's values".
+every input the check called that function on. A change is said only when, with it, the
+function returns the reference's output on EVERY input (its dtype too): the hint is then a fact
+the learner can test, "with `range(0, T)` for `range(1, T)` (line 56) yours gives the
+reference's values".
 
 Which changes: those of the function's own lines, and of the learner's helpers the checker does
 not check (a checked helper has its own checks; a change there would name the wrong function).
 Where blame.py found one span on every wrong call, the span's lines are changed first, then the
 learner-only changes, then the rest. A function that calls a checked function that was wrong is
-not mended (its own code may be right).
-When several changes mend it, the one said first reads most like a mistake (`PREFERRED`); a
-change that puts a loop's variable (of the function or its helpers) for another name or size is
-never said (it is right only because the loop left that variable at its last value). Nothing is
-tried when the function or one of its helpers is not the file's `def` (a name rebound).
+not mended (its own code may be right). When several changes mend it, the one said first reads
+most like a mistake (`PREFERRED`); a change that puts a loop's variable (of the function or its
+helpers) for another name or size is never said (it is right only because the loop left that
+variable at its last value). Nothing is tried when the function or one of its helpers is not the
+file's `def` (a name rebound).
 
 Costs are bounded by counts (`MAX_CHANGES` per function) and by time: `SECONDS` for all the
 mends of one child, `CALL_SECONDS` per call (a change that made a loop endless). The times are a
