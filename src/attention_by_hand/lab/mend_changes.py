@@ -34,13 +34,6 @@ def _is_count_side(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
 
 
-def _docstring(fdef: ast.FunctionDef) -> ast.stmt | None:
-    first = fdef.body[0] if fdef.body else None
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
-        return first
-    return None
-
-
 def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
     """The learner-only changes of `fdef`, in the order of its nodes."""
     nodes = list(ast.walk(fdef))
@@ -49,7 +42,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
     for node in nodes:  # outer statements come first in ast.walk: an inner one overwrites them
         if isinstance(node, ast.stmt) and node is not fdef:
             statement_of.update((id(inner), node) for inner in ast.walk(node))
-    docstring = _docstring(fdef)
+    docstring = fdef.body[0] if ast.get_docstring(fdef, clean=False) is not None else None
     found: list[Change] = []
     name = fdef.name
     # the body's nodes only: an annotation (`x: Tensor | None`) or a default (`s=1 / 2`) is no step

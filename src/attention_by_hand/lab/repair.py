@@ -131,7 +131,6 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     expected = [call(getattr(reference, function), args) for args in inputs]
     if any(isinstance(e, Raised) for e in expected):
         return None  # where the reference raises, "right" means nothing
-    candidates = _candidates(module, function, checked, span)
     got = [call(getattr(module, function), args, CALL_SECONDS) for args in inputs]
     if any(g is RAISED for g in got) or (deadline is not None and time.perf_counter() > deadline):
         return None  # a call that ran out of time says nothing of what it returns
@@ -140,7 +139,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         return None
     order = wrong + [i for i in range(len(inputs)) if i not in wrong]  # a change fails fastest where yours does
     mends: list[Change] = []
-    for change in candidates:
+    for change in _candidates(module, function, checked, span):
         if deadline is not None and time.perf_counter() > deadline:
             break
         built = build(module, function, (change,))

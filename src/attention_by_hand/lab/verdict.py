@@ -236,23 +236,24 @@ class _Engine:
         found, where = self.found[function]
         if found:
             return found.hint, found.mistake, None
-        mended = self.mended(function)
+        mended, words = self.mended(function)
         if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)
             parted = self.parted_at(function)
             related = parted.related if parted else None
-            return "; ".join(part for part in (observed, self.first_nan(check) or related, mended) if part), None, self.repairs[function].get("words")
+            return "; ".join(part for part in (observed, self.first_nan(check) or related, mended) if part), None, words
         made = self.first_nan(check) or self.parting(function)
         return "; ".join(part for part in (observed, made, where) if part), None, None
 
-    def mended(self, function: str) -> str | None:
+    def mended(self, function: str) -> tuple[str | None, str | None]:
         """The one change of the learner's own code that makes the function right on every input
-        tried (repair.py, in the child), in the learner's terms."""
+        tried (repair.py, in the child), in the learner's terms, and its words; (None, None)."""
         event = self.repairs.get(function)
         if not event:
-            return None
+            return None, None
         at = _at(event.get("line"), self.line_name)[2:]
-        said = f"{event['words']} ({at})" if event.get("words") else f"mended by one change at {at}"
-        return f"{said}: with {event.get('text')}, yours gives the reference's values on every input tried"
+        words = event.get("words")
+        said = f"{words} ({at})" if words else f"mended by one change at {at}"
+        return f"{said}: with {event.get('text')}, yours gives the reference's values on every input tried", words
 
     def parting(self, function: str) -> str | None:
         """Where the learner's values part from the reference's (blame.py, parting.py), when every
@@ -297,9 +298,9 @@ class _Engine:
         hint, mistake, _ = self.hint(check, raised)
         if mistake:
             return f"{raised}; {hint}", mistake, None
-        mended = self.mended(check.function)
+        mended, words = self.mended(check.function)
         if mended:
-            return f"{raised}; {mended}", None, self.repairs[check.function].get("words")
+            return f"{raised}; {mended}", None, words
         where = self.found[check.function][1]
         parted = self.parting(check.function)
         # where it runs and is right (one row alone) and where it raises says what it cannot handle
