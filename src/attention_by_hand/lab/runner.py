@@ -137,8 +137,9 @@ def _wait_ready(ready: int, within: float) -> str:
 
 
 # After "done" the child only looks for a mend of a wrong function (repair.py), which adds to a
-# hint and decides nothing: it gets this long more, then is stopped like any child.
-MEND_GRACE = 3.0
+# hint and decides nothing: it gets this long more, then is stopped like any child. One second more
+# than the mends' own guard (repair.SECONDS), so that on a busy machine they stop themselves first.
+MEND_GRACE = 6.0
 DONE = b'{"event": "done"}'
 
 
