@@ -49,8 +49,8 @@ RETURNED = "return"  # the name of a Step that is (an item of) what the referenc
 
 # A call is replaced at most this many times: each try runs the learner's function once more,
 # traced. The tries bound the search, so that its answer is the same on a fast machine and a busy
-# one; the seconds are only a guard against a function that is slow traced (the slowest search on
-# the 300 files of the tuning sets took 0.19 s on two cores; 0.6 s here once cut a search short on a
+# one; the seconds are only a guard against a function that is slow traced (the slowest search in
+# 62 checks of tuning sets G and H took 0.19 s on two cores; 0.6 s here once cut a search short on a
 # busy CI machine, and its span went unsaid).
 MAX_TRIES = 24
 MAX_SECONDS = 5.0
