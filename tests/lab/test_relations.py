@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 
-from attention_by_hand.lab.relations import relation
+from attention_by_hand.lab.relations import ends, relation
 
 
 def outputs(seed: int, shape=(4, 4)) -> torch.Tensor:
@@ -109,8 +109,31 @@ def test_an_output_summed_over_its_rows_is_said():
     assert "summed over its rows (axis 0)" in relation(on_two(lambda e: e.sum(dim=0)))
 
 
-def test_an_axis_too_few_that_is_no_reduction_is_not_said():
-    assert relation(on_two(lambda e: e[0], shape=(2, 4, 4))) is None
+def test_an_axis_too_few_that_is_no_reduction_and_no_slice_is_not_said():
+    assert relation(on_two(lambda e: e[0] * 2, shape=(2, 4, 4))) is None
+
+
+def test_the_last_slice_of_the_output_is_said_with_its_axis():
+    said = relation(on_two(lambda e: e[-1], shape=(2, 4, 4)))
+    assert said == "yours is only the last of the reference's heads (axis 0), where it keeps all 2"
+
+
+def test_an_output_padded_with_zero_rows_is_said_as_the_reference_and_rows_too_many():
+    said = ends(on_two(lambda e: torch.cat([e, torch.zeros(2, 4)])))
+    assert said == ("along axis 0 (rows) yours has 6 entries where the reference has 4: your first 4 are the "
+                    "reference's, the other 2 are too many (all zeros)")
+
+
+def test_an_output_that_lost_its_first_columns_is_said_as_the_reference_s_last_ones():
+    said = ends(on_two(lambda e: e[:, 1:]))
+    assert said == ("along axis 1 (columns) yours has 3 entries where the reference has 4: they are its last 3, "
+                    "the other one is missing")
+
+
+def test_a_part_that_holds_on_one_input_only_is_not_said():
+    pairs = on_two(lambda e: e[:, 1:])
+    pairs[1] = (pairs[1][1][:, :3] * 2, pairs[1][1], {})
+    assert ends(pairs) is None
 
 
 def test_a_reduction_that_holds_on_one_input_only_is_not_said():

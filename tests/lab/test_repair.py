@@ -252,6 +252,38 @@ def scaled(x, s):
     assert found.words == "the wrong operation: a power (`**`) where a product (`*`) is needed"
 
 
+def test_a_square_for_the_value_itself_is_a_power_not_an_off_by_one(tmp_path):
+    learner = '''
+def penalty(d, slope):
+    return -slope * d ** 2
+'''
+    reference = '''
+def penalty(d, slope):
+    return -slope * d
+'''
+    module = _load(tmp_path, "squared", HEADER + learner)
+    found = repair(module, _load(tmp_path, "squared_reference", reference), "penalty",
+                   [(torch.arange(4.0), 0.5), (torch.arange(3.0) + 2, 0.25)], {"penalty"})
+    assert found.words == "squared where the value itself is needed"
+
+
+def test_an_index_the_mend_removes_is_said_as_a_part_for_the_whole(tmp_path):
+    learner = '''
+def blended(w, v):
+    out = w @ v
+    return out[-1]
+'''
+    reference = '''
+def blended(w, v):
+    return w @ v
+'''
+    g = torch.Generator().manual_seed(0)
+    inputs = [(torch.softmax(torch.randn(t, t, generator=g), dim=-1), torch.randn(t, 3, generator=g)) for t in (2, 4)]
+    module = _load(tmp_path, "last_row", HEADER + learner)
+    found = repair(module, _load(tmp_path, "last_row_reference", reference), "blended", inputs, {"blended"})
+    assert found.words == "only the last row (along the first axis), `out[-1]`, where all of `out` is needed"
+
+
 def test_a_residual_added_by_both_its_plus_equals_and_its_sum_is_said_added_twice(tmp_path):
     learner = '''
 def residual(x):

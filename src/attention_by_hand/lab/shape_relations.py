@@ -1,7 +1,8 @@
 """Relations between a learner's output and the reference's that change its shape: the same
 numbers in another shape (an axis of size 1 more or fewer, the axes in another order), an axis
-sized by another of the reference's numbers, one axis averaged or summed away, blocks of columns
-added into one. relations.py asks here first when the shapes differ; each is said only when it
+sized by another of the reference's numbers, one axis averaged or summed away, one slice of it
+(the last head's only), its first or last entries along an axis (or it among yours: a tensor padded
+and never cut back), blocks of columns added into one. relations.py asks here first when the shapes differ; each is said only when it
 holds on every input given (the inputs the learner's function got wrong).
 
 Left out: relations between numbers of the same shape (relations.py).
@@ -15,7 +16,7 @@ import torch
 
 from attention_by_hand.lab.judging import close
 
-__all__ = ["Known", "axis_name", "folded", "reduced", "reshaped", "sizes_named", "unit_axes"]
+__all__ = ["Known", "axis_name", "folded", "part", "reduced", "reshaped", "sizes_named", "sliced", "unit_axes"]
 
 Known = dict[str, float]  # the reference's own numbers on one input, by name: {"head_size": 4.0, ...}
 
@@ -125,6 +126,52 @@ def reduced(pairs) -> str | None:
             ):
                 return f"yours is the reference's output {word} over its {axis_name(axis, rank)} (axis {axis}), which it keeps"
     return None
+
+
+def sliced(pairs) -> str | None:
+    """One axis too few: yours is one slice of the reference's output, its first or its last
+    along one axis, on every input (the last head's weights where every head's belong)."""
+    rank = pairs[0][1].dim()
+    for axis in range(rank):
+        for index, word in ((0, "first"), (-1, "last")):
+            if all(e.dim() == rank and e.shape[axis] > 1 and g.shape == e.select(axis, index).shape
+                   and close(g, e.select(axis, index)) for g, e, _ in pairs):
+                return (f"yours is only the {word} of the reference's {axis_name(axis, rank)} (axis {axis}), "
+                        f"where it keeps all {pairs[0][1].shape[axis]}")
+    return None
+
+
+def part(pairs) -> str | None:
+    """One axis of another size, the rest equal: the reference's output is the first (or last)
+    entries of yours along it, or yours the first (or last) of the reference's, on every input (a
+    tensor padded and never cut back, a slice one end short)."""
+    axes = {a for g, e, _ in pairs if g.dim() == e.dim() for a in range(g.dim()) if g.shape[a] != e.shape[a]}
+    if len(axes) != 1 or any(g.dim() != e.dim() for g, e, _ in pairs):
+        return None
+    axis = axes.pop()
+    longer = {g.shape[axis] > e.shape[axis] for g, e, _ in pairs}
+    if len(longer) != 1:
+        return None
+    more = longer.pop()
+    for end in ("first", "last"):
+        def cut(long, n):
+            return long.narrow(axis, 0 if end == "first" else long.shape[axis] - n, n)
+        if all(close(cut(g, e.shape[axis]), e) if more else close(g, cut(e, g.shape[axis])) for g, e, _ in pairs):
+            g, e = pairs[0][0], pairs[0][1]
+            where = f"along axis {axis} ({axis_name(axis, g.dim())})"
+            if more:
+                rest = g.narrow(axis, e.shape[axis], g.shape[axis] - e.shape[axis]) if end == "first" else \
+                    g.narrow(axis, 0, g.shape[axis] - e.shape[axis])
+                zeros = " (all zeros)" if rest.numel() and not rest.any() else ""
+                return (f"{where} yours has {g.shape[axis]} entries where the reference has {e.shape[axis]}: your {end} "
+                        f"{e.shape[axis]} are the reference's, {_other(g.shape[axis] - e.shape[axis])} too many{zeros}")
+            return (f"{where} yours has {g.shape[axis]} entries where the reference has {e.shape[axis]}: they are its "
+                    f"{end} {g.shape[axis]}, {_other(e.shape[axis] - g.shape[axis])} missing")
+    return None
+
+
+def _other(n: int) -> str:
+    return "the other one is" if n == 1 else f"the other {n} are"
 
 
 def folded(pairs) -> str | None:

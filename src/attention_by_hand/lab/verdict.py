@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+from attention_by_hand.lab.call_words import call_words
 from attention_by_hand.lab.calls import call_all, missing_functions
 from attention_by_hand.lab.registry import checks_for
 from attention_by_hand.lab.diagnosis import diagnose, localise
@@ -253,7 +254,9 @@ class _Engine:
         at = _at(event.get("line"), self.line_name)[2:]
         words = event.get("words")
         said = f"{words} ({at})" if words else f"mended by one change at {at}"
-        return f"{said}: with {event.get('text')}, yours gives the reference's values on every input tried", words
+        described = call_words([str(event.get("text"))], self.reference)
+        return (f"{said}: with {event.get('text')}, yours gives the reference's values on every input tried"
+                + (f"; {described}" if described else "")), words
 
     def parting(self, function: str) -> str | None:
         """Where the learner's values part from the reference's (blame.py, parting.py), when every
