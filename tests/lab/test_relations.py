@@ -115,19 +115,18 @@ def test_an_axis_too_few_that_is_no_reduction_and_no_slice_is_not_said():
 
 def test_the_last_slice_of_the_output_is_said_with_its_axis():
     said = relation(on_two(lambda e: e[-1], shape=(2, 4, 4)))
-    assert said == "yours is only the last of the reference's heads (axis 0), where it keeps all 2"
+    assert said == "yours is only the reference's last head (axis 0), where it keeps them all"
 
 
 def test_an_output_padded_with_zero_rows_is_said_as_the_reference_and_rows_too_many():
     said = ends(on_two(lambda e: torch.cat([e, torch.zeros(2, 4)])))
-    assert said == ("along axis 0 (rows) yours has 6 entries where the reference has 4: your first 4 are the "
-                    "reference's, the other 2 are too many (all zeros)")
+    assert said == ("yours has more rows than the reference's (6 where it has 4): your first ones are the "
+                    "reference's, and the extra rows after them are too many (all zeros)")
 
 
 def test_an_output_that_lost_its_first_columns_is_said_as_the_reference_s_last_ones():
     said = ends(on_two(lambda e: e[:, 1:]))
-    assert said == ("along axis 1 (columns) yours has 3 entries where the reference has 4: they are its last 3, "
-                    "the other one is missing")
+    assert said == "yours has fewer columns than the reference's (3 where it has 4): they are its last ones, and the rest are missing"
 
 
 def test_a_part_that_holds_on_one_input_only_is_not_said():
@@ -281,3 +280,11 @@ def test_a_factor_is_read_past_the_hidden_scores_it_leaves_as_they_are():
 def test_a_division_by_a_root_of_a_length_keeps_its_brackets():
     pairs = [(e / math.sqrt(n), e, {"len(x)": float(n)}) for e, n in ((outputs(0), 4), (outputs(1), 9))]
     assert relation(pairs) == "yours is the reference's output divided by sqrt(len(x)) = 2"
+
+
+def test_a_part_whose_sizes_differ_between_inputs_says_no_sizes():
+    # one hint speaks for every input: sizes true of the first only would be false of the second
+    short, long = outputs(0, (3, 4)), outputs(1, (5, 4))
+    pairs = [(torch.cat([e, torch.zeros(2, 4)]), e, {}) for e in (short, long)]
+    assert ends(pairs) == ("yours has more rows than the reference's: your first ones are the reference's, "
+                           "and the extra rows after them are too many (all zeros)")

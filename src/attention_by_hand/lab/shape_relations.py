@@ -136,8 +136,7 @@ def sliced(pairs) -> str | None:
         for index, word in ((0, "first"), (-1, "last")):
             if all(e.dim() == rank and e.shape[axis] > 1 and g.shape == e.select(axis, index).shape
                    and close(g, e.select(axis, index)) for g, e, _ in pairs):
-                return (f"yours is only the {word} of the reference's {axis_name(axis, rank)} (axis {axis}), "
-                        f"where it keeps all {pairs[0][1].shape[axis]}")
+                return f"yours is only the reference's {word} {_one(axis, rank)} (axis {axis}), where it keeps them all"
     return None
 
 
@@ -157,21 +156,26 @@ def part(pairs) -> str | None:
         def cut(long, n):
             return long.narrow(axis, 0 if end == "first" else long.shape[axis] - n, n)
         if all(close(cut(g, e.shape[axis]), e) if more else close(g, cut(e, g.shape[axis])) for g, e, _ in pairs):
-            g, e = pairs[0][0], pairs[0][1]
-            where = f"along axis {axis} ({axis_name(axis, g.dim())})"
+            name = axis_name(axis, pairs[0][0].dim())
+            # the sizes are said only where every input has the same: the hint speaks for them all
+            sizes = {(g.shape[axis], e.shape[axis]) for g, e, _ in pairs}
+            counted = f" ({'{} where it has {}'.format(*sizes.pop())})" if len(sizes) == 1 else ""
             if more:
-                rest = g.narrow(axis, e.shape[axis], g.shape[axis] - e.shape[axis]) if end == "first" else \
-                    g.narrow(axis, 0, g.shape[axis] - e.shape[axis])
-                zeros = " (all zeros)" if rest.numel() and not rest.any() else ""
-                return (f"{where} yours has {g.shape[axis]} entries where the reference has {e.shape[axis]}: your {end} "
-                        f"{e.shape[axis]} are the reference's, {_other(g.shape[axis] - e.shape[axis])} too many{zeros}")
-            return (f"{where} yours has {g.shape[axis]} entries where the reference has {e.shape[axis]}: they are its "
-                    f"{end} {g.shape[axis]}, {_other(e.shape[axis] - g.shape[axis])} missing")
+                rests = [g.narrow(axis, e.shape[axis], g.shape[axis] - e.shape[axis]) if end == "first"
+                         else g.narrow(axis, 0, g.shape[axis] - e.shape[axis]) for g, e, _ in pairs]
+                zeros = " (all zeros)" if all(r.numel() and not r.any() for r in rests) else ""
+                after = "after" if end == "first" else "before"
+                return (f"yours has more {name} than the reference's{counted}: your {end} ones are the reference's, "
+                        f"and the extra {name} {after} them are too many{zeros}")
+            return (f"yours has fewer {name} than the reference's{counted}: they are its {end} ones, "
+                    f"and the rest are missing")
     return None
 
 
-def _other(n: int) -> str:
-    return "the other one is" if n == 1 else f"the other {n} are"
+def _one(axis: int, rank: int) -> str:
+    """One of axis_name's: a head, a row, a column, a slice along axis 2."""
+    name = axis_name(axis, rank)
+    return {"heads": "head", "rows": "row", "columns": "column"}.get(name, name.replace("slices", "slice"))
 
 
 def folded(pairs) -> str | None:
