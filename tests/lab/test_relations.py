@@ -288,3 +288,22 @@ def test_a_part_whose_sizes_differ_between_inputs_says_no_sizes():
     pairs = [(torch.cat([e, torch.zeros(2, 4)]), e, {}) for e in (short, long)]
     assert ends(pairs) == ("yours has more rows than the reference's: your first ones are the reference's, "
                            "and the extra rows after them are too many (all zeros)")
+
+
+def test_a_check_says_rows_too_many_as_an_observation_naming_no_mistake(tmp_path):
+    from attention_by_hand.lab.registry import LABS
+    from attention_by_hand.lab.verdict import check_in_process
+    from labhelpers import REFERENCES, load_lab, patch_lab
+
+    patch = '''
+def causal_mask(T):
+    hidden = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+    below = torch.ones(2, T, dtype=torch.bool)
+    return torch.cat([hidden, below.logical_and(below.logical_not())], dim=0)
+'''
+    path = tmp_path / "lab-04-attention.py"
+    path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), patch), encoding="utf-8")
+    failed = [r for r in check_in_process(load_lab(path), LABS[3]).results if r.label.startswith("causal_mask")]
+    assert failed and all(not r.passed and r.mistake is None and "yours has more rows than the reference's: your first "
+                          "ones are the reference's, and the extra rows after them are too many (all zeros)" in r.hint
+                          for r in failed)

@@ -31,6 +31,7 @@ from attention_by_hand.lab.call_words import call_words
 from attention_by_hand.lab.calls import call_all, missing_functions
 from attention_by_hand.lab.registry import checks_for
 from attention_by_hand.lab.diagnosis import diagnose, localise
+from attention_by_hand.lab.related import ends_of
 from attention_by_hand.lab.outcomes import RAISED, Tried, raised
 from attention_by_hand.lab.parting import Parted, parted
 from attention_by_hand.lab.judging import Check, Miss, Probe, hint_for_exception
@@ -192,7 +193,7 @@ class _Engine:
 
     def __init__(self, the_plan: Plan, by_id: dict, judged: list, reference: ModuleType, line_name=None,
                  repairs: dict[str, dict] | None = None):
-        self.reference, self.found, self.parted = reference, {}, {}
+        self.reference, self.found, self.parted, self.ended = reference, {}, {}, {}
         self.repairs = repairs or {}  # function -> the child's "repair" event (repair.py)
         self.events, self.line_name = by_id, line_name
         self.plan, self.calls, self.judged = the_plan, the_plan.calls, judged
@@ -243,7 +244,20 @@ class _Engine:
             related = parted.related if parted else None
             return "; ".join(part for part in (observed, self.first_nan(check) or related, mended) if part), None, words
         made = self.first_nan(check) or self.parting(function)
-        return "; ".join(part for part in (observed, made, where) if part), None, None
+        return "; ".join(part for part in (observed, self.ends(function), made, where) if part), None, None
+
+    def ends(self, function: str) -> str | None:
+        """The reference's output as one end of the learner's, or the learner's of it, on every
+        case (related.ends_of): an observation, said where nothing is named."""
+        if function not in self.ended:
+            try:
+                import torch
+
+                with torch.no_grad():
+                    self.ended[function] = ends_of(self.reference, function, self.tried.get(function, []))
+            except Exception:  # noqa: BLE001 - it only adds to a hint; it never breaks a check
+                self.ended[function] = None
+        return self.ended[function]
 
     def mended(self, function: str) -> tuple[str | None, str | None]:
         """The one change of the learner's own code that makes the function right on every input
