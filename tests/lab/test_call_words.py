@@ -16,6 +16,10 @@ import torch
 def weights(scores):
     e = torch.exp(scores - scores.max(dim=-1, keepdim=True).values)
     return e / e.sum(dim=-1, keepdim=True)
+
+
+def totals(x):
+    return torch.cumsum(x, dim=0)
 '''
 
 
@@ -29,27 +33,32 @@ def _reference(tmp_path):
 
 
 def test_a_call_the_reference_never_makes_is_described(tmp_path):
-    said = call_words(["return e / torch.cumsum(e, dim=-1)"], _reference(tmp_path))
+    said = call_words(["return e / torch.cumsum(e, dim=-1)"], _reference(tmp_path), "weights")
     assert said == ("`cumsum`, which the reference does not call, is a running (cumulative) sum: "
                     "entry i adds up the entries up to i only")
 
 
 def test_a_call_the_reference_makes_is_not_described(tmp_path):
-    assert call_words(["return e / e.sum(dim=-1, keepdim=True).exp()"], _reference(tmp_path)) is None
+    assert call_words(["return e / e.sum(dim=-1, keepdim=True).exp()"], _reference(tmp_path), "weights") is None
+
+
+def test_a_call_only_another_function_of_the_reference_makes_is_described(tmp_path):
+    assert call_words(["return torch.cumsum(e, dim=-1)"], _reference(tmp_path), "weights") is not None
+    assert call_words(["return torch.cumsum(e, dim=-1)"], _reference(tmp_path), "totals") is None
 
 
 def test_the_backticked_code_of_a_hint_is_read(tmp_path):
-    said = call_words(["with `* torch.eye(V)` removed from `smoothed = ...`"], _reference(tmp_path))
+    said = call_words(["with `* torch.eye(V)` removed from `smoothed = ...`"], _reference(tmp_path), "weights")
     assert said.startswith("`eye`, which the reference does not call, is the identity")
 
 
 def test_a_loop_header_is_read(tmp_path):
-    said = call_words(["for piece in x.split(2, dim=-1):"], _reference(tmp_path))
+    said = call_words(["for piece in x.split(2, dim=-1):"], _reference(tmp_path), "weights")
     assert said is not None and "an int is a piece's size, not the number of pieces" in said
 
 
 def test_code_that_does_not_parse_describes_nothing(tmp_path):
-    assert call_words(["torch.cumsum(e,"], _reference(tmp_path)) is None
+    assert call_words(["torch.cumsum(e,"], _reference(tmp_path), "weights") is None
 
 
 def test_a_check_whose_blamed_line_calls_cumsum_says_what_it_does(tmp_path):
@@ -68,4 +77,4 @@ def softmax(scores):
 
 
 def test_a_variance_told_how_to_count_is_not_described(tmp_path):
-    assert call_words(["var = x.var(dim=-1, unbiased=False)"], _reference(tmp_path)) is None
+    assert call_words(["var = x.var(dim=-1, unbiased=False)"], _reference(tmp_path), "weights") is None

@@ -7,17 +7,16 @@ is often the mistake, and the learner often misreads what it does: `cumsum` take
 the call does. It says it as a fact about the call, never as the cause: the call may be right and
 the mistake elsewhere in the line.
 
-Only calls whose meaning is easy to misread are described; a call the reference makes anywhere in
-its file is never described (the reference's own calls are not the mistake).
+Only calls whose meaning is easy to misread are described; a call the reference's function makes
+(or a function of the reference's it calls) is never described: the reference's own calls are not
+the mistake.
 """
 
 from __future__ import annotations
 
 import ast
-import functools
 import re
 from collections.abc import Iterable
-from pathlib import Path
 from types import ModuleType
 
 __all__ = ["CALLS", "called", "call_words"]
@@ -95,10 +94,13 @@ def _parsed(code: str) -> ast.AST | None:
     return None
 
 
-def call_words(quoted: Iterable[str], reference: ModuleType) -> str | None:
-    """What each described call in the `quoted` code does, for calls the reference's file never
-    makes; None when there is none. `quoted` may hold hint text: its backticked code is read."""
-    reference_calls = _reference_calls(reference.__file__)
+def call_words(quoted: Iterable[str], reference: ModuleType, function: str) -> str | None:
+    """What each described call in the `quoted` code does, for calls the reference's `function`
+    (and the functions of the reference it calls) never makes; None when there is none. `quoted`
+    may hold hint text: its backticked code is read."""
+    from attention_by_hand.lab.mutants import definition, reachable
+
+    reference_calls = {name for f in reachable(reference, function) for name in called(definition(reference, f))}
     names: list[str] = []
     for text in quoted:
         for code in re.findall(r"`([^`]+)`", text) or [text]:
@@ -110,7 +112,3 @@ def call_words(quoted: Iterable[str], reference: ModuleType) -> str | None:
         return None
     return "; ".join(f"`{name}`, which the reference does not call, {CALLS[name]}" for name in names)
 
-
-@functools.lru_cache(maxsize=32)
-def _reference_calls(path: str) -> frozenset[str]:
-    return frozenset(called(ast.parse(Path(path).read_text(encoding="utf-8"))))

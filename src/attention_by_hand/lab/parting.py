@@ -110,7 +110,7 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
     else:
         where = (f"your values part from the reference's between {at(start)} ({_loop(code_start)}`{code_start}`) and {at(end)} ({made}), "
                  f"which {does}: before them your tensors agree with the reference's")
-    described = call_words((code_start, code_end), reference)
+    described = call_words((code_start, code_end), reference, function)
     if described:  # a call the reference never makes, on a line quoted, is often the mistake
         where += f"; {described}"
     helpers = sorted({name for _, b in blamed for name in b["calls"]})

@@ -268,7 +268,7 @@ class _Engine:
         at = _at(event.get("line"), self.line_name)[2:]
         words = event.get("words")
         said = f"{words} ({at})" if words else f"mended by one change at {at}"
-        described = call_words([str(event.get("text"))], self.reference)
+        described = call_words([str(event.get("text"))], self.reference, function)
         return (f"{said}: with {event.get('text')}, yours gives the reference's values on every input tried"
                 + (f"; {described}" if described else "")), words
 
