@@ -307,3 +307,9 @@ def causal_mask(T):
     assert failed and all(not r.passed and r.mistake is None and "yours has more rows than the reference's: your first "
                           "ones are the reference's, and the extra rows after them are too many (all zeros)" in r.hint
                           for r in failed)
+
+
+def test_an_extra_leading_axis_names_a_reshape_never_undone_among_its_causes():
+    said = relation(on_two(lambda e: e.reshape(1, -1), shape=(4,)))
+    assert said.endswith("an extra leading axis of size 1 (an unsqueeze, a None index or a reshape never undone, "
+                         "or a batch axis the input did not have)")
