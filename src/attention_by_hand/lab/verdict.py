@@ -154,12 +154,45 @@ def _case(check: Check, args: tuple, event: dict, reference: ModuleType, line_na
         return f"the checker could not judge this output ({type(error).__name__}: {error}); please report it"
 
 
-def combine(verdicts: list, others: list = ()) -> tuple[str | None, str | None]:
+def ruled_out_where_right(check: Check, args: tuple, reference: ModuleType) -> frozenset[str]:
+    """The kinds of known mistake that the judge of `check` could make on `args` and that give
+    another output than the reference's there; called for a call whose output was right, so none
+    of them was made (int(sqrt(head_size)) is 1 for head_size 2, as if unscaled, and right for 4).
+    The judge is shown an output it cannot accept (every tensor emptied), which makes it try its
+    variants without matching one. A variant whose output here holds a nan or an inf rules nothing
+    out: the learner's own code may be right at that edge (row -1 of a mask is its last row)."""
+    import torch
+
+    try:
+        with torch.no_grad():
+            expected = getattr(reference, check.function)(*args)
+            miss = check.judge(_emptied(expected), expected, args)
+    except Exception:  # noqa: BLE001 - only evidence: a judge that cannot say rules nothing out
+        return frozenset()
+    if not isinstance(miss, Miss):
+        return frozenset()
+    return frozenset(_kind(t) for t in miss.tried if t not in miss.moot and t not in miss.broken)
+
+
+def _emptied(value):
+    """`value` with every tensor replaced by an empty one of its dtype: equal to no output."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return torch.empty(0, dtype=value.dtype)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_emptied(v) for v in value)
+    return value
+
+
+def combine(verdicts: list, others: list = (), right: frozenset[str] = frozenset()) -> tuple[str | None, str | None]:
     """(hint, mistake) for a check from its inputs' verdicts: a mistake that explains every failure.
 
     others: the verdicts of the same function's other checks; the mistake must explain their
     failures too (a learner's function has one body: a doubled exponent with base 100 looks like
     base 10000 ignored, and the default base's check rules that out).
+    right: the kinds of known mistake that would have changed an output of this function that was
+    right (ruled_out_where_right): they were not made either.
     mistake is the known mistake the hint names (numbers left out), None when the hint only says
     what was observed; the hint is None when every input passed.
     """
@@ -180,7 +213,7 @@ def combine(verdicts: list, others: list = ()) -> tuple[str | None, str | None]:
         if isinstance(m, Miss)
         for t in m.tried
         if _kind(t) not in {_kind(e) for e in m.explanations}
-    }
+    } | set(right)
     common = [e for e in first.explanations if all(_kind(e) in k for k in kinds) and _kind(e) not in ruled_out]
     if common:
         return first.text(common[0]), _kind(common[0])
@@ -418,10 +451,20 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
         judged.append((check, ids, [_case(check, calls[i][1], by_id[i], reference, line_name) for i in ids]))
     repairs = {e["function"]: e for e in events if e.get("event") == "repair" and isinstance(e.get("function"), str)}
     mutants = _Engine(the_plan, by_id, judged, reference, line_name, repairs)
+    # the outputs that were right rule out the known mistakes that would have changed them, for
+    # the functions where a judge named one
+    naming = {c.function for c, _, vs in judged if any(isinstance(v, Miss) and v.explanations for v in vs)}
+    right: dict[str, frozenset[str]] = {}
+    for check, ids, verdicts in judged:
+        if check.function in naming:
+            for i, verdict in zip(ids, verdicts):
+                if verdict is None and by_id[i].get("event") == "result":
+                    right[check.function] = right.get(check.function, frozenset()) | ruled_out_where_right(
+                        check, calls[i][1], reference)
     combined = []
     for check, ids, verdicts in judged:
         others = [v for c, _, vs in judged if c.function == check.function and c is not check for v in vs]
-        combined.append((check, verdicts, *combine(verdicts, others)))
+        combined.append((check, verdicts, *combine(verdicts, others, right.get(check.function, frozenset()))))
     # A function whose mistake a hand-written hint named is not diagnosed again on its other
     # checks: the engine may say the same mistake in other words, and the room would count it twice.
     # So is one that calls it (matmul_by_loops raising where the dot it calls is wrong).
