@@ -78,3 +78,16 @@ def softmax(scores):
 
 def test_a_variance_told_how_to_count_is_not_described(tmp_path):
     assert call_words(["var = x.var(dim=-1, unbiased=False)"], _reference(tmp_path), "weights") is None
+
+
+def test_a_numpy_function_of_the_same_name_is_not_described(tmp_path):
+    assert call_words(["parts = np.split(a, 3)"], _reference(tmp_path), "weights") is None
+
+
+def test_a_variance_told_how_to_count_by_position_is_not_described(tmp_path):
+    assert call_words(["spread = x.std(-1, False)"], _reference(tmp_path), "weights") is None
+
+
+def test_the_new_code_of_a_mend_is_not_read_as_the_learners(tmp_path):
+    said = call_words(["`torch.tril(m)` for `m` in `return ...`"], _reference(tmp_path), "weights")
+    assert said is None

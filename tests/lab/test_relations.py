@@ -305,7 +305,7 @@ def causal_mask(T):
     path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), patch), encoding="utf-8")
     failed = [r for r in check_in_process(load_lab(path), LABS[3]).results if r.label.startswith("causal_mask")]
     assert failed and all(not r.passed and r.mistake is None and "yours has more rows than the reference's: your first "
-                          "ones are the reference's, and the extra rows after them are too many (all zeros)" in r.hint
+                          "ones are the reference's, and the extra rows after them are too many (all False)" in r.hint
                           for r in failed)
 
 
@@ -313,3 +313,12 @@ def test_an_extra_leading_axis_names_a_reshape_never_undone_among_its_causes():
     said = relation(on_two(lambda e: e.reshape(1, -1), shape=(4,)))
     assert said.endswith("an extra leading axis of size 1 (an unsqueeze, a None index or a reshape never undone, "
                          "or a batch axis the input did not have)")
+
+
+def test_an_empty_output_is_not_said_as_one_end_of_the_reference():
+    assert ends([(torch.zeros(0, 4), outputs(0, (3, 4)), {})]) is None
+
+
+def test_the_last_entry_of_a_vector_is_said_as_an_entry():
+    said = relation(on_two(lambda e: e[-1], shape=(4,)))
+    assert said == "yours is only the reference's last entry (axis 0), where it keeps them all"

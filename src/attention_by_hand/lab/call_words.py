@@ -25,12 +25,12 @@ __all__ = ["CALLS", "called", "call_words"]
 CALLS = {
     "cumsum": "is a running (cumulative) sum: entry i adds up the entries up to i only",
     "cumprod": "is a running (cumulative) product: entry i multiplies the entries up to i only",
-    "unique": "keeps each distinct value (or row) once, so a repeated one counts once",
+    "unique": "keeps each distinct value (or row, with `dim=0`) once, sorted, so a repeated one counts once",
     "unique_consecutive": "keeps one of each run of equal values, so a repeated one counts once per run",
     "eye": "is the identity: ones on the diagonal, zeros everywhere else",
     "diag": "makes a diagonal matrix of a 1-D tensor but returns the diagonal of a 2-D one",
     "diagonal": "returns a diagonal's entries, not a matrix",
-    "median": "is the middle value, which is not the mean",
+    "median": "is the middle value (the lower of the two middle ones for an even count), not the mean",
     "dropout": "randomly zeroes entries and scales the rest by 1 / (1 - p), anew on every call "
                "(`F.dropout` does so unless it is given `training=False`)",
     "cdist": "is the distance between rows, |a - b|, not their dot product",
@@ -38,7 +38,7 @@ CALLS = {
     "argmin": "is the position of the smallest entry: an index, not a weight",
     "var": "divides by n - 1 unless told otherwise (`unbiased=False` or `correction=0` divides by n)",
     "std": "divides by n - 1 unless told otherwise (`unbiased=False` or `correction=0` divides by n)",
-    "norm": "is a length: the square root of the sum of squares",
+    "norm": "is a length (by default the square root of the sum of squares)",
     "roll": "shifts with wrap-around: what leaves one end comes back at the other",
     "flip": "reverses the order along an axis",
     "repeat_interleave": "repeats each entry in place (a a b b), unlike `repeat` (a b a b)",
@@ -46,16 +46,15 @@ CALLS = {
     "tril": "keeps the lower triangle, on and below the diagonal (moved by `diagonal=`)",
     "triu": "keeps the upper triangle, on and above the diagonal (moved by `diagonal=`)",
     "split": "cuts pieces of the size it is given (an int is a piece's size, not the number of pieces)",
-    "chunk": "cuts the number of pieces it is given (not pieces of that size)",
-    "view": "reads the entries in memory order and regroups them: it never moves an axis",
-    "reshape": "reads the entries in memory order and regroups them: it never moves an axis",
+    "chunk": "cuts at most the number of pieces it is given (not pieces of that size)",
+    "view": "reads the entries in row-major order (the last axis fastest) and regroups them: it never moves an axis",
+    "reshape": "reads the entries in row-major order (the last axis fastest) and regroups them: it never moves an axis",
     "sigmoid": "squashes each entry on its own, 1 / (1 + exp(-x)): a row of them is no distribution",
     "relu": "sets every negative entry to 0",
     "abs": "drops every sign",
     "clamp": "cuts the values off at its bounds",
     "clip": "cuts the values off at its bounds",
-    "round": "rounds to the nearest whole number",
-    "normalize": "divides each vector by its length (a p-norm, 2 by default)",
+    "normalize": "divides each vector along `dim` (1 by default, not the last axis) by its length (2-norm by default)",
     "nansum": "skips every nan as if it were 0",
     "nanmean": "skips every nan, averaging the rest",
     "expand": "repeats along axes of size 1 without copying: every copy is the same memory",
@@ -64,23 +63,45 @@ CALLS = {
     "log_softmax": "is the log of the softmax, not the softmax",
 }
 
-# a call given one of these keywords says how it counts: nothing to misread
-_SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}, "dropout": {"training"}}
+# a call given one of these keywords, or a True or False among its arguments, says how it counts:
+# nothing to misread
+_SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}, "dropout": {"training", "train"}}
+
+# the names whose functions or methods are not described: a NumPy function or an object's own
+# layer means something else by the same name
+_OTHERS = {"np", "numpy", "math", "self", "str", "random"}
 
 
 def called(tree: ast.AST, settled: bool = True) -> list[str]:
-    """The names of the calls in `tree`, in the order they are written, each once; settled=False
-    leaves out a call given a keyword that says how it counts (`var(..., unbiased=False)`)."""
+    """The names of the calls in `tree`, in the order they are written, each once.
+
+    settled=False reads them as a learner's: it leaves out a call given a keyword or a True/False
+    that says how it counts (`var(..., unbiased=False)`), a bare function (not torch's: a learner's
+    own helper), and a method of NumPy, math or `self`."""
     names = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if not settled and {k.arg for k in node.keywords} & _SETTLED.get(name, set()):
+            if not settled and not _torch_like(func):
+                continue
+            flags = any(isinstance(a, ast.Constant) and isinstance(a.value, bool) for a in node.args)
+            if not settled and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags):
                 continue
             if name and name not in names:
                 names.append(name)
     return names
+
+
+def _torch_like(func: ast.expr) -> bool:
+    """A call of torch's, or a method of a tensor as far as the code shows: `torch.cumsum`,
+    `F.dropout`, `x.split`; not `np.split`, `self.norm` or a bare `norm`."""
+    if not isinstance(func, ast.Attribute):
+        return False
+    owner = func.value
+    while isinstance(owner, ast.Attribute):
+        owner = owner.value
+    return not (isinstance(owner, ast.Name) and owner.id in _OTHERS) and not isinstance(owner, ast.Constant)
 
 
 def _parsed(code: str) -> ast.AST | None:
@@ -103,6 +124,8 @@ def call_words(quoted: Iterable[str], reference: ModuleType, function: str) -> s
     reference_calls = {name for f in reachable(reference, function) for name in called(definition(reference, f))}
     names: list[str] = []
     for text in quoted:
+        # a mend's "`new` for `old`": the new code is the reference's way, not the learner's
+        text = re.sub(r"^`[^`]+` for ", "", text)
         for code in re.findall(r"`([^`]+)`", text) or [text]:
             tree = _parsed(code)
             for name in called(tree, settled=False) if tree is not None else []:

@@ -148,6 +148,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return "a square root missing" if op == "sqrt" else "a square root too many"
     if kind == "factor" and op in ("left", "right"):
         return "a factor too many"
+    if kind == "factor" and op == "times2" and _exponent(node, parents) and type(_number(node)) in (int, float):
+        return _POWERS.get((_number(node), 2 * _number(node)), "the wrong power")
     if kind == "factor" and op == "times2":
         parent = parents.get(id(node))
         if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div) and node is parent.right:
@@ -170,9 +172,12 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return "two steps in the wrong order"
     if op == "unsub" and isinstance(node, ast.Subscript):  # the mend takes the whole of what was indexed
         whole, index = _short(node.value), _number(node.slice)
-        which = {0: "only the first row (along the first axis)", -1: "only the last row (along the first axis)"}
-        part = which.get(index, "only a part") if type(index) is int else "only a part"
-        return f"{part}, `{_short(node)}`, where all of `{whole}` is needed"
+        if type(index) is int:
+            which = {0: "the first entry", -1: "the last entry"}.get(index, "one entry")
+            return f"only {which} along the first axis, `{_short(node)}`, where all of `{whole}` is needed"
+        if isinstance(node.slice, ast.Slice):
+            return f"only a part, `{_short(node)}`, where all of `{whole}` is needed"
+        return None  # an index of None, a list or a tensor: more, fewer or other entries, not "a part"
     if op == "first" and isinstance(node, ast.Name):
         return f"all of `{node.id}` where one slice of it, `{node.id}[0]`, is meant"
     if op == "size_for":

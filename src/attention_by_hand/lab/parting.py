@@ -110,12 +110,12 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
     else:
         where = (f"your values part from the reference's between {at(start)} ({_loop(code_start)}`{code_start}`) and {at(end)} ({made}), "
                  f"which {does}: before them your tensors agree with the reference's")
-    described = call_words((code_start, code_end), reference, function)
-    if described:  # a call the reference never makes, on a line quoted, is often the mistake
-        where += f"; {described}"
     helpers = sorted({name for _, b in blamed for name in b["calls"]})
     if helpers:  # its own tensors are right; what it calls of the learner's is not checked here
         where += f" (it calls your {', '.join(f'`{h}`' for h in helpers)}: the mistake may be in there)"
+    described = call_words((code_start, code_end), reference, function)
+    if described:  # a call the reference never makes, on a line quoted, is often the mistake
+        where += f"; {described}"
     if first["step"] is None:
         returns = _returned(reference, function) if code_end.startswith("return") else None
         return Parted(where + (f"; the reference's is `{returns}`" if returns else ""))

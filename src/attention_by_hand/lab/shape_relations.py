@@ -136,7 +136,9 @@ def sliced(pairs) -> str | None:
         for index, word in ((0, "first"), (-1, "last")):
             if all(e.dim() == rank and e.shape[axis] > 1 and g.shape == e.select(axis, index).shape
                    and close(g, e.select(axis, index)) for g, e, _ in pairs):
-                return f"yours is only the reference's {word} {_one(axis, rank)} (axis {axis}), where it keeps them all"
+                one = _one(axis, rank)
+                where = "" if one.endswith(f"axis {axis}") else f" (axis {axis})"
+                return f"yours is only the reference's {word} {one}{where}, where it keeps them all"
     return None
 
 
@@ -148,6 +150,8 @@ def part(pairs) -> str | None:
     if len(axes) != 1 or any(g.dim() != e.dim() for g, e, _ in pairs):
         return None
     axis = axes.pop()
+    if any(min(g.shape[axis], e.shape[axis]) == 0 for g, e, _ in pairs):
+        return None  # an empty side is the first and the last entries of anything: it says nothing
     longer = {g.shape[axis] > e.shape[axis] for g, e, _ in pairs}
     if len(longer) != 1:
         return None
@@ -156,14 +160,15 @@ def part(pairs) -> str | None:
         def cut(long, n):
             return long.narrow(axis, 0 if end == "first" else long.shape[axis] - n, n)
         if all(close(cut(g, e.shape[axis]), e) if more else close(g, cut(e, g.shape[axis])) for g, e, _ in pairs):
-            name = axis_name(axis, pairs[0][0].dim())
+            name = axis_name(axis, pairs[0][0].dim()) if pairs[0][0].dim() > 1 else "entries"
             # the sizes are said only where every input has the same: the hint speaks for them all
             sizes = {(g.shape[axis], e.shape[axis]) for g, e, _ in pairs}
             counted = f" ({'{} where it has {}'.format(*sizes.pop())})" if len(sizes) == 1 else ""
             if more:
                 rests = [g.narrow(axis, e.shape[axis], g.shape[axis] - e.shape[axis]) if end == "first"
                          else g.narrow(axis, 0, g.shape[axis] - e.shape[axis]) for g, e, _ in pairs]
-                zeros = " (all zeros)" if all(r.numel() and not r.any() for r in rests) else ""
+                empty = "all False" if pairs[0][0].dtype == torch.bool else "all zeros"
+                zeros = f" ({empty})" if all(r.numel() and not r.any() for r in rests) else ""
                 after = "after" if end == "first" else "before"
                 return (f"yours has more {name} than the reference's{counted}: your {end} ones are the reference's, "
                         f"and the extra {name} {after} them are too many{zeros}")
@@ -174,6 +179,8 @@ def part(pairs) -> str | None:
 
 def _one(axis: int, rank: int) -> str:
     """One of axis_name's: a head, a row, a column, a slice along axis 2."""
+    if rank == 1:
+        return "entry"
     name = axis_name(axis, rank)
     return {"heads": "head", "rows": "row", "columns": "column"}.get(name, name.replace("slices", "slice"))
 
