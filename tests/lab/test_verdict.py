@@ -9,7 +9,8 @@ import torch
 from attention_by_hand.lab.registry import checks_for, lab_numbered
 from attention_by_hand.lab.judging import Miss
 from attention_by_hand.lab.registry import LABS, reference_path
-from attention_by_hand.lab.verdict import CheckResult, CheckRun, combine, load_reference, report_lines
+from attention_by_hand.lab.combining import combine
+from attention_by_hand.lab.verdict import CheckResult, CheckRun, load_reference, report_lines
 from attention_by_hand.lab.wire import Foreign, NumpyArray, Oversized
 
 NUMBERS = [lab.number for lab in LABS]

@@ -11,6 +11,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     calls.py          calling the learner's functions, as events (child and tests alike)
     wire.py           values as JSON between parent and child
     verdict.py        events -> one line per check, and why a run stopped
+    combining.py      a check's inputs' verdicts -> the one mistake that explains them and no input rules out
     judging.py        judges: comparing one output with the reference's, and naming a wrong one
     attention_judges.py  the judges of attention weights, shared by labs 04 and 05
     inputs.py         the inputs the checks call the functions on

@@ -6,7 +6,7 @@ inputs and fails when one fails. Its hint is the known mistake that explains EVE
 failed, so that no input's coincidence (on a single token, hiding the diagonal looks like an
 inverted mask) can name a mistake the other inputs rule out, and that no input of the function's
 other checks rules out (`Miss.tried`: it could be made there and did not give the learner's
-output). When no hand-written hint is left, the mutation engine (diagnosis.py) is asked, once per
+output), nor any input where its output was right (combining.py). When no hand-written hint is left, the mutation engine (diagnosis.py) is asked, once per
 function, on every input that function was called on (its checks' cases and probes); when it finds
 nothing, the hint says what the first failing input showed, and where the probes show the error.
 `check_in_process` does the same in this process, for a module already imported (the tests'
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import re
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from pathlib import Path
 from types import ModuleType
 
 from attention_by_hand.lab.call_words import call_words
+from attention_by_hand.lab.combining import combine, ruled_out_where_right
 from attention_by_hand.lab.calls import call_all, missing_functions
 from attention_by_hand.lab.registry import checks_for
 from attention_by_hand.lab.diagnosis import diagnose, localise
@@ -47,7 +47,7 @@ class CheckResult:
 
     label: str
     hint: str | None
-    mistake: str | None = None  # the known mistake the hint names, if it names one (`_kind` of it)
+    mistake: str | None = None  # the known mistake the hint names, if it names one (combining.kind of it)
     mended: str | None = None  # else the mistake a mend of the learner's code says, in words (repair.py)
 
     @property
@@ -152,72 +152,6 @@ def _case(check: Check, args: tuple, event: dict, reference: ModuleType, line_na
             return check.judge(decode(event["value"]), expected, args)
     except Exception as error:  # noqa: BLE001 - the checker never crashes on a learner's output
         return f"the checker could not judge this output ({type(error).__name__}: {error}); please report it"
-
-
-def ruled_out_where_right(check: Check, args: tuple, reference: ModuleType) -> frozenset[str]:
-    """The kinds of known mistake that the judge of `check` could make on `args` and that give
-    another output than the reference's there; called for a call whose output was right, so none
-    of them was made (int(sqrt(head_size)) is 1 for head_size 2, as if unscaled, and right for 4).
-    The judge is shown an output it cannot accept (every tensor emptied), which makes it try its
-    variants without matching one. A variant whose output here holds a nan or an inf rules nothing
-    out: the learner's own code may be right at that edge (row -1 of a mask is its last row)."""
-    import torch
-
-    try:
-        with torch.no_grad():
-            expected = getattr(reference, check.function)(*args)
-            miss = check.judge(_emptied(expected), expected, args)
-    except Exception:  # noqa: BLE001 - only evidence: a judge that cannot say rules nothing out
-        return frozenset()
-    if not isinstance(miss, Miss):
-        return frozenset()
-    return frozenset(_kind(t) for t in miss.tried if t not in miss.moot and t not in miss.broken)
-
-
-def _emptied(value):
-    """`value` with every tensor replaced by an empty one of its dtype: equal to no output."""
-    import torch
-
-    if isinstance(value, torch.Tensor):
-        return torch.empty(0, dtype=value.dtype)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_emptied(v) for v in value)
-    return value
-
-
-def combine(verdicts: list, others: list = (), right: frozenset[str] = frozenset()) -> tuple[str | None, str | None]:
-    """(hint, mistake) for a check from its inputs' verdicts: a mistake that explains every failure.
-
-    others: the verdicts of the same function's other checks; the mistake must explain their
-    failures too (a learner's function has one body: a doubled exponent with base 100 looks like
-    base 10000 ignored, and the default base's check rules that out).
-    right: the kinds of known mistake that would have changed an output of this function that was
-    right (ruled_out_where_right): they were not made either.
-    mistake is the known mistake the hint names (numbers left out), None when the hint only says
-    what was observed; the hint is None when every input passed.
-    """
-    failing = [v for v in verdicts if v is not None]
-    if not failing:
-        return None, None
-    first = failing[0]
-    if not isinstance(first, Miss):
-        return first, None
-    misses = [v for v in failing if isinstance(v, Miss)]
-    # The same mistake on two inputs reads the same but for its numbers ("sqrt(3)", "sqrt(2)").
-    kinds = [{_kind(e) for e in m.explanations} for m in misses]
-    # A mistake that could be made on another failing input of this function, and did not give
-    # the learner's output there, did not happen.
-    ruled_out = {
-        _kind(t)
-        for m in [*misses, *others]
-        if isinstance(m, Miss)
-        for t in m.tried
-        if _kind(t) not in {_kind(e) for e in m.explanations}
-    } | set(right)
-    common = [e for e in first.explanations if all(_kind(e) in k for k in kinds) and _kind(e) not in ruled_out]
-    if common:
-        return first.text(common[0]), _kind(common[0])
-    return first.prefix + first.observed, None
 
 
 class _Engine:
@@ -364,10 +298,6 @@ def _got(event: dict):
     if event.get("event") == "raised":
         return raised(str(event.get("type", "")), str(event.get("message", "")))
     return RAISED
-
-
-def _kind(explanation: str) -> str:
-    return re.sub(r"\d+(\.\d+)?", "#", explanation)
 
 
 def _changed_inputs(function, positions: list[int]) -> str:
