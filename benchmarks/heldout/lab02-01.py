@@ -64,12 +64,11 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    V = weight.shape[0]
-    one_hot = F.one_hot(ids, num_classes=V).to(weight.dtype)  # (n, V)
-    # 0.9 on the id and the rest shared by every class, as for training targets
-    smoothing = 0.1
-    one_hot = one_hot * (1 - smoothing) + smoothing / V
-    return one_hot @ weight  # (n, d_model)
+    n_vocabulary = weight.shape[0]
+    hot = torch.zeros(len(ids), n_vocabulary, dtype=weight.dtype)
+    hot[torch.arange(len(ids)), ids] = 1.0
+    rows = hot @ weight
+    return rows / rows.norm(dim=-1, keepdim=True)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -77,11 +76,13 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    biggest, _ = torch.max(scores, dim=-1, keepdim=True)
-    shifted = scores - biggest
-    e = shifted.exp()
-    total = e.sum(dim=-1, keepdim=True)
-    return e.div(total)
+    flat = scores.reshape(-1, scores.shape[-1])
+    out = torch.empty_like(flat)
+    for r in range(flat.shape[0]):
+        row = flat[r]
+        e = (row - row.max()).exp()
+        out[r] = e / e.sum()
+    return out.reshape(scores.shape)
 
 
 # %% [markdown]

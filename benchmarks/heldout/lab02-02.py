@@ -64,13 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    rows = []
-    for i in ids.tolist():
-        r = torch.zeros(weight.shape[0], dtype=weight.dtype)  # (V,)
-        r[i] = 1.0
-        rows.append(r)
-    one_hot = torch.stack(rows)  # (n, V)
-    return one_hot @ weight  # (n, d_model)
+    eye = torch.eye(weight.shape[0], dtype=weight.dtype)
+    return eye.index_select(0, ids) @ weight
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -78,8 +73,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    m = scores.max(dim=-1, keepdim=True).values  # (..., 1)
-    e = torch.exp(m - scores)  # every exponent <= 0 ... (..., n)
+    top = scores.amax(dim=-1, keepdim=True)
+    e = torch.exp(scores / top)
     return e / e.sum(dim=-1, keepdim=True)
 
 

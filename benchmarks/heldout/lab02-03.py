@@ -64,7 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = (ids.unsqueeze(-1) == torch.arange(weight.shape[0])).to(weight.dtype)  # (n, V)
+    classes = torch.arange(weight.shape[0])
+    hot = (ids.unsqueeze(-1) == classes).to(weight.dtype)
     return torch.einsum("nv,vd->nd", hot, weight)
 
 
@@ -73,9 +74,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    m = scores.amax(dim=-1, keepdim=True)
-    e = torch.exp(scores - m)  # (..., n)
-    return e / torch.cumsum(e, dim=-1)  # divide by the sum along the row
+    shifted = scores - scores.max(dim=-1, keepdim=True).values
+    return F.softmax(shifted)
 
 
 # %% [markdown]

@@ -64,11 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    V = weight.shape[0]
-    hot = (ids[:, None] == torch.arange(V)[None, :]).to(weight.dtype)  # (n, V)
-    picked = hot[:, :, None] * weight[None, :, :]  # (n, V, d_model): the id's row, zeros elsewhere
-    # a one-hot row keeps one row of the table and zeroes the others, so the largest entry is the kept one
-    return picked.max(dim=1).values  # (n, d_model)
+    hot = F.one_hot(ids, num_classes=weight.shape[0]).type_as(weight)
+    return torch.matmul(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -76,8 +73,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    m = scores.amax(dim=-1, keepdim=True)  # (..., 1)
-    e = torch.exp(scores - m)  # (..., n)
+    z = scores - scores.amax(dim=-1, keepdim=True)
+    e = torch.expm1(z)
     return e / e.sum(dim=-1, keepdim=True)
 
 

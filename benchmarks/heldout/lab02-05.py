@@ -64,9 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    V = weight.shape[0]
-    one_hot = F.one_hot(ids, num_classes=V).to(weight.dtype)  # (n, V)
-    return one_hot @ weight  # (n, d_model)
+    hot = torch.zeros(ids.numel(), weight.size(0), dtype=weight.dtype)
+    hot.scatter_(1, ids.view(-1, 1), 1.0)
+    return hot.mm(weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +74,10 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    m = scores.max(dim=-1, keepdim=True)[0]  # (..., 1)
-    shifted = scores - m  # the biggest is 0 now, safe for any size
-    return shifted / shifted.sum(dim=-1, keepdim=True)
+    m, _ = torch.max(scores, dim=-1, keepdim=True)
+    e = torch.exp(scores - m)
+    w = e / torch.sum(e, dim=-1, keepdim=True)
+    return torch.round(w, decimals=4)
 
 
 # %% [markdown]

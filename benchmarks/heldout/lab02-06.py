@@ -65,8 +65,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     why an embedding layer is a linear layer that skips the multiplications.
     """
     n, V = ids.shape[0], weight.shape[0]
-    hot = torch.zeros(n, V, dtype=weight.dtype).scatter_(1, ids.unsqueeze(1), 1.0)  # (n, V)
-    return torch.mm(hot, weight)  # (n, d_model)
+    flat = torch.zeros(n * V, dtype=weight.dtype)
+    flat.scatter_(0, torch.arange(n) * V + ids, 1.0)
+    return torch.addmm(torch.zeros(n, weight.shape[1], dtype=weight.dtype), flat.view(n, V), weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,11 +75,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    # weight_i = exp(s_i) / sum_j exp(s_j) = 1 / sum_j exp(s_j - s_i): no overflow for the largest
-    # score (every term <= 1), and a term that overflows only makes a tiny weight 0.
-    diff = scores.unsqueeze(-2) - scores.unsqueeze(-1)  # (..., n, n): [i, j] = s_j - s_i
-    diff = torch.nan_to_num(diff, nan=float("-inf"))  # -inf - -inf: a hidden score against a hidden one
-    return 1.0 / torch.exp(diff).sum(dim=-1)  # (..., n)
+    log_total = torch.logcumsumexp(scores, dim=-1)[..., -1:]
+    return torch.exp(scores - log_total)
 
 
 # %% [markdown]

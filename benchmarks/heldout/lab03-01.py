@@ -67,10 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    current = F.one_hot(ids[:-1], num_classes=vocab_size).float()  # (N - 1, V)
-    following = F.one_hot(ids[1:], num_classes=vocab_size).float()  # (N - 1, V)
-    # pair i puts a 1 at [current_i, next_i]: the product of the two one-hot matrices adds them up
-    return current @ following.T
+    pair = (ids[:-1] * vocab_size + ids[1:]).float()
+    hist = torch.histc(pair, bins=vocab_size * vocab_size)
+    return hist.view(vocab_size, vocab_size)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,7 +79,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    smoothed = counts + smoothing  # (V, V)
+    smoothed = counts + smoothing
     return smoothed / smoothed.sum(dim=1, keepdim=True)
 
 
@@ -89,9 +88,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    log_probs = torch.log(probs)  # (V, V)
-    picked = log_probs[ids[:-1]].gather(1, ids[1:].unsqueeze(1)).squeeze(1)  # (N - 1,)
-    return -(picked.sum() / (len(ids) - 1))
+    nxt = ids[1:].unsqueeze(1)
+    picked = probs[ids[:-1]].gather(1, nxt).squeeze(1)
+    return -picked.log().mean()
 
 
 # %% [markdown]

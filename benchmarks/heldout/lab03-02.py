@@ -67,12 +67,11 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    import numpy as np
-
-    counts = np.zeros((vocab_size, vocab_size), dtype=np.float32)
-    chars = ids.numpy()
-    np.add.at(counts, (chars[:-1], chars[1:]), 1.0)  # unbuffered: a repeated pair adds up
-    return torch.from_numpy(counts)
+    pairs = torch.stack([ids[:-1], ids[1:]], dim=1)
+    uniq, times = torch.unique_consecutive(pairs, dim=0, return_counts=True)
+    table = torch.zeros(vocab_size, vocab_size)
+    table[uniq[:, 0], uniq[:, 1]] = times.float()
+    return table
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -82,10 +81,11 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    V = counts.shape[1]
-    rows = counts / counts.sum(dim=1, keepdim=True)  # (V, V): the counted probabilities
-    # smoothing: (1 - s) of the counted row and s of an even spread, so that no probability is 0
-    return (1 - smoothing) * rows + smoothing / V
+    rows = []
+    for row in counts:
+        r = row + smoothing
+        rows.append(r / r.sum())
+    return torch.stack(rows)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -93,8 +93,10 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    p = probs[ids[:-1], ids[1:]]  # (N - 1,)
-    return -torch.log(p).mean()
+    total = 0.0
+    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
+        total = total - torch.log(probs[a, b])
+    return total / (len(ids) - 1)
 
 
 # %% [markdown]

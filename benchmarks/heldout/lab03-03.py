@@ -67,9 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    counts = torch.zeros(vocab_size, vocab_size)
-    counts.index_put_((ids[:-1], ids[1:]), torch.ones(len(ids) - 1), accumulate=True)
-    return counts
+    V = vocab_size
+    flat = torch.bincount(ids[:-1] * V + ids[1:], minlength=V * V)
+    return flat.reshape(V, V).float()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,11 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    probs = torch.empty_like(counts, dtype=torch.float32)
-    for a in range(counts.shape[0]):
-        row = counts[a].float() + smoothing
-        probs[a] = row / row.sum()
-    return probs
+    c = counts + smoothing
+    return c / torch.count_nonzero(c, dim=1)[:, None]
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -91,11 +88,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    current, following = ids[:-1], ids[1:]
-    nll = -torch.log(probs[current, following])  # (N - 1,)
-    # so that every character counts the same
-    per_character = [nll[current == c].mean() for c in torch.unique(current)]
-    return torch.stack(per_character).mean()
+    V = probs.shape[0]
+    logp = torch.log(probs).flatten()
+    return -logp.take(ids[:-1] * V + ids[1:]).mean()
 
 
 # %% [markdown]

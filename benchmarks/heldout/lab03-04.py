@@ -67,10 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    counts = torch.zeros(vocab_size, vocab_size)
-    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
-        counts[a, b] += 1
-    return counts
+    counts = torch.zeros(vocab_size * vocab_size)
+    counts.index_add_(0, ids[:-1] * vocab_size + ids[1:], torch.ones(len(ids) - 1))
+    return counts.view(vocab_size, vocab_size)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,8 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    smoothed = counts + smoothing  # (V, V)
-    return smoothed / smoothed.sum(dim=1, keepdim=True)
+    row_total = counts.sum(dim=-1, keepdim=True) + smoothing * counts.shape[-1]
+    return (counts + smoothing) / row_total
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,10 +88,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    pairs = torch.stack([ids[:-1], ids[1:]], dim=1)  # (N - 1, 2)
-    pairs = torch.unique(pairs, dim=0)  # no need to look the same pair up twice
-    log_p = torch.log(probs[pairs[:, 0], pairs[:, 1]])
-    return -log_p.mean()
+    nll = -torch.log(probs[ids[:-1], ids[1:]])
+    return nll.median()
 
 
 # %% [markdown]

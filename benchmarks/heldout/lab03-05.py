@@ -67,9 +67,12 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    pair_index = ids[:-1] * vocab_size + ids[1:]  # (N - 1,): one number per pair
-    flat = torch.bincount(pair_index, minlength=vocab_size * vocab_size)  # (V * V,)
-    return flat.view(vocab_size, vocab_size).float()
+    import numpy as np
+
+    a = ids.numpy()
+    table = np.zeros((vocab_size, vocab_size), dtype=np.float32)
+    np.add.at(table, (a[:-1], a[1:]), 1.0)
+    return torch.from_numpy(table)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,10 +82,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    V = counts.shape[0]
-    # regularise the table a little, so that no row is all 0
-    smoothed = counts + smoothing * torch.eye(V)  # (V, V)
-    return smoothed / smoothed.sum(dim=1, keepdim=True)
+    s = counts.add(smoothing)
+    return s.div(s.sum(1).unsqueeze(1))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -90,9 +91,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    log_probs = torch.log(probs)  # (V, V)
-    picked = log_probs[ids[:-1]].gather(1, ids[1:].unsqueeze(1)).squeeze(1)  # (N - 1,)
-    return -(picked.sum() / (len(ids) - 1))
+    p = probs[ids[:-1], ids[1:]]
+    return -(p * torch.log(p)).mean()
 
 
 # %% [markdown]

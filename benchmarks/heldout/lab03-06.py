@@ -67,10 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    pairs = torch.stack([ids[:-1], ids[1:]])  # (2, N - 1): row and column of every pair
-    ones = torch.ones(pairs.shape[1])
-    # a sparse tensor keeps repeated coordinates apart; to_dense adds them up
-    return torch.sparse_coo_tensor(pairs, ones, (vocab_size, vocab_size)).to_dense()
+    current = F.one_hot(ids[:-1], vocab_size).float()
+    following = F.one_hot(ids[1:], vocab_size).float()
+    return torch.einsum("na,nb->ab", current, following)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,9 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    smoothed = counts + smoothing  # (V, V)
-    row_totals = smoothed @ torch.ones(smoothed.shape[1], 1, dtype=smoothed.dtype)  # (V, 1)
-    return smoothed / row_totals
+    smoothed = counts + smoothing
+    return torch.diag(smoothed.sum(dim=1).reciprocal()) @ smoothed
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -90,9 +88,11 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    V = probs.shape[1]
-    flat_index = ids[:-1] * V + ids[1:]  # (N - 1,): cell [current, next] of the table, flattened
-    return probs.log().take(flat_index).mean().neg()
+    V = probs.shape[0]
+    current = F.one_hot(ids[:-1], V).to(probs.dtype)
+    following = F.one_hot(ids[1:], V).to(probs.dtype)
+    total = torch.trace(current @ torch.log(probs) @ following.T)
+    return -total / (len(ids) - 1)
 
 
 # %% [markdown]

@@ -52,7 +52,10 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # (T, T)
+    i = torch.arange(T).unsqueeze(1)
+    j = torch.arange(T).unsqueeze(0)
+    window = 4
+    return (j > i) | (i - j >= window)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,12 +63,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)  # (T, head_size) each
-    T, head_size = q.shape[-2], q.shape[-1]
-    scores = q @ k.T / math.sqrt(head_size)  # (T, T)
-    scores = scores.masked_fill(causal_mask(T), float("-inf"))
-    weights = torch.softmax(scores, dim=-1)
-    return F.dropout(weights, p=0.1)  # attention dropout, as GPT-2 does on its weights
+    q = query(x)
+    k = key(x)
+    scores = torch.einsum("id,jd->ij", q, k) / q.shape[-1] ** 0.5
+    scores = scores.masked_fill(causal_mask(x.shape[0]), float("-inf"))
+    return scores.softmax(dim=-1)
 
 
 def self_attention(
@@ -76,8 +78,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)  # (T, T)
-    out = weights @ value(x)  # (T, head_size)
+    weights = attention_weights(x, query, key)
+    out = torch.einsum("ij,jd->id", weights, value(x))
     return out, weights
 
 

@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    i = torch.arange(T)
-    return i[None, :] > i[:, None]  # [i, j] = j > i
+    return torch.ones(T, T, dtype=torch.bool).triu(diagonal=1)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,12 +60,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)  # (T, head_size) each
-    T, head_size = q.shape[0], q.shape[1]
-    # a query matches a key when the two are close: the nearer, the higher the score
-    scores = -torch.cdist(q, k) ** 2 / math.sqrt(head_size)  # (T, T)
-    scores[causal_mask(T)] = float("-inf")
-    return scores.softmax(dim=-1)
+    head_size = query.out_features
+    scores = x @ x.T / math.sqrt(head_size)
+    scores[causal_mask(len(x))] = float("-inf")
+    return torch.softmax(scores, dim=-1)
 
 
 def self_attention(
@@ -77,10 +74,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)  # (T, T)
-    v = value(x)  # (T, head_size)
-    rows = [(weights[i].unsqueeze(-1) * v).sum(dim=0) for i in range(weights.shape[0])]
-    return torch.stack(rows), weights
+    w = attention_weights(x, query, key)
+    return torch.matmul(w, value(x)), w
 
 
 # %% [markdown]

@@ -52,10 +52,10 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    hidden = torch.zeros(T, T, dtype=torch.bool)
+    mask = torch.zeros(T, T, dtype=torch.bool)
     for i in range(T):
-        hidden[i, i + 1:] = True  # every key after token i
-    return hidden
+        mask[i, i + 1:] = True
+    return mask
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -63,12 +63,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    T, head_size = q.shape[-2], q.shape[-1]
-    scores = torch.einsum("id,jd->ij", q, k) * head_size ** -0.5  # (T, T)
-    scores = torch.where(causal_mask(T), torch.full_like(scores, float("-inf")), scores)
-    return F.softmax(scores, dim=-1)
+    q = F.elu(query(x)) + 1
+    k = F.elu(key(x)) + 1
+    affinity = q @ k.transpose(0, 1) / math.sqrt(k.shape[-1])
+    affinity = affinity.masked_fill(causal_mask(x.shape[0]), 0.0)
+    return affinity / affinity.sum(dim=-1, keepdim=True)
 
 
 def self_attention(
@@ -79,9 +78,10 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)  # (T, T)
-    v = x @ value.weight.T  # (T, head_size): the value layer's matrix, applied by hand
-    return weights @ v, weights
+    weights = attention_weights(x, query, key)
+    v = value(x)
+    out = torch.stack([(weights[i, :, None] * v).sum(0) for i in range(x.shape[0])])
+    return out, weights
 
 
 # %% [markdown]

@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # (T, T)
+    return ~torch.tril(torch.ones(T, T, dtype=torch.bool))
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,12 +60,13 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    T, head_size = q.shape[-2], q.shape[-1]
-    scores = torch.einsum("id,jd->ij", q, k) * head_size ** -0.5  # (T, T)
-    scores = torch.where(causal_mask(T), torch.full_like(scores, float("-inf")), scores)
-    return F.softmax(scores, dim=-1)
+    q, k = query(x), key(x)
+    T, hs = q.shape
+    s = (q / math.sqrt(hs)) @ k.T
+    s = s.masked_fill(causal_mask(T), -math.inf)
+    s = s - s.max(dim=-1, keepdim=True).values
+    e = s.exp()
+    return e / e.sum(dim=-1, keepdim=True)
 
 
 def self_attention(
@@ -76,10 +77,11 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)  # (T, T)
-    blended = torch.matmul(weights, value(x))  # (T, head_size)
-    out = blended[-1]  # it has seen the whole sentence
-    return out, weights
+    w = attention_weights(x, query, key)
+    v = value(x)
+    steps = torch.arange(1, v.shape[0] + 1, dtype=v.dtype).unsqueeze(1)
+    out = v.cumsum(dim=0) / steps
+    return out, w
 
 
 # %% [markdown]

@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.ones(T, T).triu(diagonal=1)  # (T, T): 1 above the diagonal, the cells to hide
+    r = torch.arange(T)
+    return r[None, :] > r[:, None]
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,11 +61,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)  # (T, head_size) each
-    head_size = q.shape[-1]
-    scores = q @ k.transpose(-2, -1) / math.sqrt(head_size)  # (T, T)
-    T = x.shape[-2]
-    scores = scores.masked_fill(causal_mask(T), float("-inf"))
+    q, k = query(x), key(x)
+    raw = q @ k.T
+    scores = 0.5 * (raw + raw.T) / math.sqrt(q.size(-1))
+    scores = scores.masked_fill(causal_mask(q.size(0)), float("-inf"))
     return torch.softmax(scores, dim=-1)
 
 
@@ -76,9 +76,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)  # (T, T)
-    out = weights @ value(x)  # (T, head_size)
-    return out, weights
+    weights = attention_weights(x, query, key)
+    return weights @ value(x), weights
 
 
 # %% [markdown]

@@ -52,9 +52,10 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    # row i of the running count 1, 2, ..., T passes i + 1 exactly at the keys after i
-    running = torch.ones(T, T, dtype=torch.long).cumsum(dim=1)  # (T, T): [i, j] = j + 1
-    return running > torch.arange(1, T + 1).unsqueeze(1)
+    mask = torch.zeros(T, T, dtype=torch.bool)
+    rows, cols = torch.triu_indices(T, T, offset=1)
+    mask.index_put_((rows, cols), torch.tensor(True))
+    return mask
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,11 +63,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)  # (T, head_size) each
-    T = q.shape[-2]
-    # attention with the identity as values returns the weights themselves: weights @ I = weights
-    identity = torch.eye(T, dtype=q.dtype)
-    return F.scaled_dot_product_attention(q, k, identity, is_causal=True)  # (T, T)
+    q, k = query(x), key(x)
+    T, head_size = q.shape
+    additive = torch.zeros(T, T, dtype=q.dtype).masked_fill(causal_mask(T), float("-inf"))
+    scores = torch.addmm(additive, q, k.T, alpha=head_size ** -0.5)
+    return torch.special.softmax(scores, dim=-1)
 
 
 def self_attention(
@@ -77,8 +78,10 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)  # (T, T)
-    out = torch.tensordot(weights, value(x), dims=([1], [0]))  # sum over the keys: (T, head_size)
+    weights = attention_weights(x, query, key)
+    out = torch.linalg.multi_dot([weights, x, value.weight.T])
+    if value.bias is not None:
+        out = out + value.bias
     return out, weights
 
 

@@ -57,8 +57,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
     T, d_model = t.shape
-    head_size = d_model // n_heads
-    return t.view(T, n_heads, head_size).transpose(0, 1)  # (n_heads, T, head_size)
+    return t.reshape(T, n_heads, d_model // n_heads).permute(1, 0, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -66,7 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.cat(list(t), dim=-1)  # the heads side by side: (T, n_heads * head_size)
+    return torch.cat(list(t), dim=-1)
 
 
 def multi_head_attention(
@@ -79,16 +78,19 @@ def multi_head_attention(
     """
     T, d_model = x.shape
     hs = d_model // n_heads
-    Q, K, V = query(x), key(x), value(x)  # (T, d_model) each
+    q, k, v = query(x), key(x), value(x)
     hidden = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
-    outs = []
+    out = torch.zeros(T, proj.out_features)
+    per_head = []
     for h in range(n_heads):
-        q_h, k_h, v_h = Q[:, h * hs:(h + 1) * hs], K[:, h * hs:(h + 1) * hs], V[:, h * hs:(h + 1) * hs]
-        scores = q_h @ k_h.T / math.sqrt(hs)  # (T, T)
-        weights = torch.softmax(scores.masked_fill(hidden, float("-inf")), dim=-1)
-        outs.append(weights @ v_h)  # (T, hs)
-    out = proj(torch.cat(outs, dim=-1))  # (T, d_model)
-    return out, weights
+        cols = slice(h * hs, (h + 1) * hs)
+        s = q[:, cols] @ k[:, cols].T / math.sqrt(hs)
+        w = torch.softmax(s.masked_fill(hidden, float("-inf")), dim=-1)
+        per_head.append(w)
+        out = out + F.linear(w @ v[:, cols], proj.weight[:, cols])
+    if proj.bias is not None:
+        out = out + proj.bias
+    return out, torch.cat(per_head)
 
 
 # %% [markdown]

@@ -57,8 +57,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
     head_size = t.shape[-1] // n_heads
-    heads = [t[:, h * head_size:(h + 1) * head_size] for h in range(n_heads)]
-    return torch.stack(heads, dim=0)  # (n_heads, T, head_size)
+    return torch.stack(t.split(head_size, dim=-1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -66,8 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    n_heads, T, head_size = t.shape
-    return t.transpose(0, 1).reshape(T, n_heads * head_size)
+    return t.permute(1, 0, 2).flatten(start_dim=1)
 
 
 def multi_head_attention(
@@ -78,22 +76,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T, d_model = x.shape
-    hs = d_model // n_heads
-    x_heads = split_heads(x, n_heads)  # (n_heads, T, hs)
-    hidden = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
-    outs, weights = [], []
-    for h in range(n_heads):
-        block = slice(h * hs, (h + 1) * hs)
-        q = x_heads[h] @ query.weight[block, block].T  # (T, hs): head h's part of each layer
-        k = x_heads[h] @ key.weight[block, block].T
-        v = x_heads[h] @ value.weight[block, block].T
-        if query.bias is not None:
-            q, k, v = q + query.bias[block], k + key.bias[block], v + value.bias[block]
-        w = torch.softmax((q @ k.T / math.sqrt(hs)).masked_fill(hidden, float("-inf")), dim=-1)
-        outs.append(w @ v)
-        weights.append(w)
-    return proj(merge_heads(torch.stack(outs))), torch.stack(weights)
+    T = x.shape[0]
+    qh = split_heads(query(x), n_heads)
+    kh = split_heads(key(x), n_heads)
+    xh = split_heads(x, n_heads)
+    scores = qh @ kh.transpose(-1, -2) / math.sqrt(qh.shape[-1])
+    scores = scores.masked_fill(torch.ones(T, T).triu(1).bool(), float("-inf"))
+    weights = scores.softmax(dim=-1)
+    blended = merge_heads(weights @ xh)
+    return proj(value(blended)), weights
 
 
 # %% [markdown]

@@ -56,9 +56,9 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    head_size = t.shape[-1] // n_heads
-    heads = [t[:, :head_size] for h in range(n_heads)]  # head_size columns for each head
-    return torch.stack(heads)  # (n_heads, T, head_size)
+    T, d = t.shape
+    hs = d // n_heads
+    return torch.stack([t[:, h * hs:(h + 1) * hs] for h in range(n_heads)])
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -66,7 +66,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.permute(1, 0, 2).flatten(start_dim=1)
+    n_heads, T, hs = t.shape
+    return t.transpose(0, 1).contiguous().view(T, n_heads * hs)
 
 
 def multi_head_attention(
@@ -77,16 +78,20 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T, d_model = x.shape
-    head_size = d_model // n_heads
-    q = split_heads(query(x), n_heads)  # (n_heads, T, head_size)
+    T = x.shape[0]
+    q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    scores = q @ k.transpose(-2, -1) / math.sqrt(head_size)  # (n_heads, T, T)
-    hidden = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
-    weights = torch.softmax(scores.masked_fill(hidden, float("-inf")), dim=-1)  # (n_heads, T, T)
-    out = proj(merge_heads(weights @ v))  # (T, d_model)
-    return out, weights
+    scale = 1.0 / math.sqrt(q.shape[-1])
+    future = torch.arange(T)[None, :] > torch.arange(T)[:, None]
+    buf = torch.empty(T, T)
+    weights, outs = [], []
+    for h in range(n_heads):
+        s = (q[h] @ k[h].T * scale).masked_fill(future, float("-inf"))
+        buf.copy_(torch.softmax(s, dim=-1))
+        weights.append(buf)
+        outs.append(buf @ v[h])
+    return proj(merge_heads(torch.stack(outs))), torch.stack(weights)
 
 
 # %% [markdown]

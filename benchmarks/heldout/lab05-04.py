@@ -56,7 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return torch.stack(t.chunk(n_heads, dim=-1))  # n_heads pieces of (T, head_size), stacked
+    return t.unflatten(-1, (n_heads, -1)).transpose(0, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,8 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    n_heads, T, head_size = t.shape
-    return t.transpose(0, 1).reshape(T, n_heads * head_size)
+    return t.transpose(0, 1).flatten(-2)
 
 
 def multi_head_attention(
@@ -77,13 +76,10 @@ def multi_head_attention(
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
     T, d_model = x.shape
-    head_size = d_model // n_heads
-    q, k, v = (split_heads(layer(x), n_heads) for layer in (query, key, value))
-    scores = q @ k.mT / math.sqrt(head_size)  # (n_heads, T, T)
-    scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    # one softmax per head: each head's scores as one distribution
-    weights = scores.reshape(n_heads, T * T).softmax(dim=-1).reshape(n_heads, T, T)
-    return proj(merge_heads(weights @ v)), weights
+    layer = nn.MultiheadAttention(d_model, n_heads, bias=False)
+    hidden = torch.ones(T, T, dtype=torch.bool).triu(1)
+    out, weights = layer(x, x, x, attn_mask=hidden, need_weights=True, average_attn_weights=False)
+    return out, weights
 
 
 # %% [markdown]

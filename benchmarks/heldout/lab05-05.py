@@ -56,9 +56,11 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    head_size = t.shape[-1] // n_heads
-    heads = [t[:, h * head_size:(h + 1) * head_size] for h in range(n_heads)]
-    return torch.stack(heads, dim=0)  # (n_heads, T, head_size)
+    T, d = t.shape
+    out = t.new_empty(n_heads, T, d // n_heads)
+    for h in range(n_heads):
+        out[h] = t.narrow(1, h * (d // n_heads), d // n_heads)
+    return out
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -66,9 +68,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    n_heads, T, head_size = t.shape
-    merged = t.transpose(0, 1).reshape(T, n_heads * head_size)  # (T, d_model)
-    return merged / n_heads  # n_heads outputs go into one vector: keep its scale that of one head
+    return torch.hstack(tuple(t))
 
 
 def multi_head_attention(
@@ -80,14 +80,14 @@ def multi_head_attention(
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
     T = x.shape[0]
-    q, k, v = (split_heads(layer(x), n_heads) for layer in (query, key, value))  # (n_heads, T, hs)
-    head_size = q.shape[-1]
-    scores = torch.einsum("htd,hsd->hts", q, k) / math.sqrt(head_size)
-    i = torch.arange(T)
-    scores = scores.masked_fill(i[None, :] > i[:, None], float("-inf"))
-    weights = scores.softmax(dim=-1)
-    heads = torch.einsum("hts,hsd->htd", weights, v)
-    return proj(merge_heads(heads)), weights
+    q = split_heads(query(x), n_heads)
+    k = split_heads(key(x), n_heads)[:1]
+    v = split_heads(value(x), n_heads)[:1]
+    s = torch.einsum("htd,hsd->hts", q, k.expand_as(q)) / math.sqrt(q.shape[-1])
+    s = torch.where(torch.tril(torch.ones(T, T, dtype=torch.bool)), s, float("-inf"))
+    w = torch.softmax(s, dim=-1)
+    heads = torch.einsum("hts,hsd->htd", w, v.expand_as(q))
+    return proj(merge_heads(heads)), w
 
 
 # %% [markdown]

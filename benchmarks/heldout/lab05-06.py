@@ -56,9 +56,10 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    head_size = t.shape[-1] // n_heads
-    # unfold cuts the last axis into windows of head_size, stepping by head_size: (T, n_heads, head_size)
-    return t.unfold(-1, head_size, head_size).transpose(0, 1)
+    t = t.contiguous()
+    T, d = t.shape
+    hs = d // n_heads
+    return torch.as_strided(t, size=(n_heads, T, hs), stride=(hs, d, 1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -66,7 +67,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.hstack(tuple(t))  # (T, head_size) pieces laid side by side
+    n_heads, T, hs = t.shape
+    return t.mT.reshape(n_heads * hs, T).T
 
 
 def multi_head_attention(
@@ -77,19 +79,16 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    # Every head at full width: head h keeps only its own columns of q and v (zeros elsewhere).
-    # A product with a zeroed q sums only head h's columns, and the outputs land in head h's
-    # columns already, so the merge is a plain sum over heads.
-    T, d_model = x.shape
-    head_size = d_model // n_heads
-    q, k, v = query(x), key(x), value(x)  # (T, d_model)
-    owner = torch.arange(d_model) // head_size  # (d_model,): the head each column belongs to
-    masks = (owner[None, :] == torch.arange(n_heads)[:, None]).to(x.dtype)  # (n_heads, d_model)
-    scores = (q[None] * masks[:, None, :]) @ k.T / math.sqrt(head_size)  # (n_heads, T, T)
-    future = torch.ones(T, T).triu(1).bool()
-    weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)
-    merged = (weights @ (v[None] * masks[:, None, :])).sum(dim=0)  # (T, d_model)
-    return proj(merged), weights
+    T, d = x.shape
+    hs = d // n_heads
+    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
+    visible = torch.tril(torch.ones(T, T, dtype=torch.bool))
+    weights = torch.softmax((q @ k.mT).div(hs ** 0.5).masked_fill(~visible, float("-inf")), dim=-1)
+    heads = weights @ v
+    out = sum(heads[h] @ proj.weight[:, h * hs:(h + 1) * hs].T for h in range(n_heads))
+    if proj.bias is not None:
+        out = out + proj.bias
+    return out, weights
 
 
 # %% [markdown]

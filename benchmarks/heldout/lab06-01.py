@@ -62,10 +62,9 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    # position ids as Hugging Face's models count them, over the real tokens only
-    real = (tokens != 0).long()  # (..., T)
-    positions = (torch.cumsum(real, dim=-1) - 1).clamp(min=0)  # (..., T)
-    return token_embedding(tokens) + position_embedding(positions)
+    T = tokens.shape[-1]
+    summed = token_embedding(tokens) + position_embedding(torch.arange(T))
+    return F.layer_norm(summed, summed.shape[-1:])
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -74,11 +73,10 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    d = x.shape[-1]
-    mean = x.sum(dim=-1, keepdim=True) / d
+    mean = x.mean(dim=-1, keepdim=True)
     centred = x - mean
-    var = (centred * centred).sum(dim=-1, keepdim=True) / d
-    return centred * torch.rsqrt(var + eps) * weight + bias
+    var = centred.pow(2).mean(dim=-1, keepdim=True)
+    return centred / torch.sqrt(var + eps) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -88,8 +86,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    x = x + attn(ln1(x))  # tokens talk to each other
-    x = x + mlp(ln2(x))  # each token thinks on its own
+    x = x + attn(ln1(x))
+    x = x + mlp(ln2(x))
     return x
 
 

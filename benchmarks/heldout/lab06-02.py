@@ -63,9 +63,12 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     model can tell "3 positions back" from "5 positions back".
     """
     T = tokens.shape[-1]
-    token_rows = token_embedding.weight[tokens]  # (..., T, d_model)
-    position_rows = position_embedding.weight[:T]  # (T, d_model), broadcast over the batch
-    return token_rows + position_rows
+    d = token_embedding.embedding_dim
+    pos = torch.arange(T, dtype=torch.float32)[:, None]
+    pair = torch.arange(0, d, 2, dtype=torch.float32)
+    angle = pos / 10000 ** (pair / d)
+    table = torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(-2)
+    return token_embedding(tokens) + table
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -74,8 +77,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    mean, var = torch.var_mean(x, dim=-1, keepdim=True, correction=0)  # both over the last axis
-    return (x - mean) / torch.sqrt(var + eps) * weight + bias
+    var, mean = torch.var_mean(x, dim=-1, keepdim=True, correction=0)
+    return (x - mean) * torch.rsqrt(var + eps) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -85,8 +88,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    after_attention = x + attn(ln1(x))
-    return after_attention + mlp(ln2(after_attention))
+    attended = x + attn(ln1(x))
+    return attended + mlp(ln2(attended))
 
 
 # %% [markdown]

@@ -62,8 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    positions = torch.arange(tokens.shape[-1], device=tokens.device).expand_as(tokens)  # (..., T)
-    return F.embedding(tokens, token_embedding.weight) + F.embedding(positions, position_embedding.weight)
+    positions = torch.arange(tokens.shape[-1]).expand(tokens.shape)
+    return token_embedding.weight[tokens] + position_embedding.weight[positions]
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,9 +72,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    mean = x.mean(dim=-1, keepdim=True)  # (..., 1)
-    var = x.var(dim=-1, keepdim=True, unbiased=False)  # (..., 1)
-    return (x - mean) / torch.sqrt(var + eps) * weight + bias
+    mu = x.mean(-1, keepdim=True)
+    var = ((x - mu) ** 2).mean(-1, keepdim=True)
+    return (x - mu) * torch.rsqrt(var + eps) * (1 + weight) + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,9 +84,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    # keep the scale of x the same through the block
-    x = (x + attn(ln1(x))) / 2
-    x = (x + mlp(ln2(x))) / 2
+    for norm, branch in ((ln1, attn), (ln2, mlp)):
+        x = x + branch(norm(x))
     return x
 
 

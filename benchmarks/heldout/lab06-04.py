@@ -62,9 +62,9 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    T = tokens.shape[-1]
-    positions = torch.arange(T)  # (T,)
-    return token_embedding(tokens) + position_embedding(positions)  # (..., T, d_model)
+    T = tokens.size(-1)
+    pos_rows = position_embedding(torch.arange(T, device=tokens.device))
+    return token_embedding(tokens) + pos_rows
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -74,9 +74,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
     d = x.shape[-1]
-    centred = x - x.mean(dim=-1, keepdim=True)  # (..., d)
-    std = torch.linalg.vector_norm(centred, dim=-1, keepdim=True) / d  # the spread of each vector
-    return centred / torch.sqrt(std ** 2 + eps) * weight + bias
+    mean = x.sum(-1, keepdim=True) / d
+    var = (x - mean).square().sum(-1, keepdim=True) / d
+    return torch.addcmul(bias, (x - mean) / (var + eps).sqrt(), weight)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -86,9 +86,9 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    x = x + attn(ln1(x))  # tokens talk to each other
-    x = x + mlp(ln2(x))  # each token thinks on its own
-    return x
+    after_attention = x + attn(ln1(x))
+    after_mlp = after_attention + mlp(ln2(after_attention))
+    return after_attention
 
 
 # %% [markdown]

@@ -63,9 +63,7 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     model can tell "3 positions back" from "5 positions back".
     """
     T = tokens.shape[-1]
-    token_rows = token_embedding.weight[tokens]  # (..., T, d_model)
-    position_rows = position_embedding.weight[:T]  # (T, d_model), broadcast over the batch
-    return token_rows + position_rows
+    return F.embedding(tokens, token_embedding.weight) + position_embedding.weight[:T]
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -74,11 +72,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    # the median, not the mean: one large channel should not drag every other one off centre
-    centre = x.median(dim=-1, keepdim=True).values  # (..., 1)
-    centred = x - centre
-    var = centred.pow(2).mean(dim=-1, keepdim=True)  # (..., 1): the spread around that centre
-    return centred / torch.sqrt(var + eps) * weight + bias
+    return F.layer_norm(x, (x.shape[-1],), weight, bias, eps)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -88,8 +82,9 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    after_attention = x + attn(ln1(x))
-    return after_attention + mlp(ln2(after_attention))
+    h = ln1(x)
+    x = x + attn(h, h, h)[0]
+    return x + mlp(ln2(x))
 
 
 # %% [markdown]

@@ -62,10 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    T = tokens.shape[-1]
-    flat = torch.index_select(token_embedding.weight, 0, tokens.reshape(-1))  # (n, d_model)
-    token_rows = flat.reshape(*tokens.shape, -1)  # (..., T, d_model)
-    return token_rows + position_embedding.weight.narrow(0, 0, T)
+    positions = torch.ones_like(tokens).cumsum(dim=-1) - 1
+    return F.embedding(tokens, token_embedding.weight) + F.embedding(positions, position_embedding.weight)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -74,14 +72,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    # Centring is a linear map: x (I - 11^T / d) subtracts the mean of each vector.
-    # (in float64: the rounding of 1/d and of the product would otherwise show in float32)
-    d = x.shape[-1]
-    centring = torch.eye(d, dtype=torch.float64) - torch.full((d, d), 1.0 / d, dtype=torch.float64)  # (d, d)
-    centred = x.double() @ centring  # (..., d)
-    var = torch.einsum("...i,...i->...", centred, centred).unsqueeze(-1) / d  # (..., 1)
-    normed = (centred / (var + eps).sqrt()).to(x.dtype)
-    return torch.addcmul(bias, normed, weight)
+    std, mean = torch.std_mean(x, dim=-1, keepdim=True, correction=0)
+    spread = torch.sqrt(std.square() + eps)
+    return torch.addcdiv(bias, (x - mean) * weight, spread)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -91,13 +84,10 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    import functools
+    def residual(norm, branch):
+        return lambda stream: stream + branch(norm(stream))
 
-    def residual(stream, branch):
-        norm, layer = branch
-        return stream + layer(norm(stream))
-
-    return functools.reduce(residual, [(ln1, attn), (ln2, mlp)], x)
+    return residual(ln2, mlp)(residual(ln1, attn)(x))
 
 
 # %% [markdown]

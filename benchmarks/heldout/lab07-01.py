@@ -81,13 +81,13 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    # cos(a) = sin(a + quarter turn): every column is one sine, the odd ones shifted by a quarter turn
-    p = torch.arange(n_positions, dtype=torch.float32)[:, None]  # (n_positions, 1)
-    column = torch.arange(d_model)  # (d_model,)
-    pair = (column // 2).to(torch.float32)  # i for columns 2i and 2i + 1
-    angle = p / base ** (2 * pair / d_model)  # (n_positions, d_model)
-    phase = torch.where(column % 2 == 0, 0.0, -math.pi / 2)  # (d_model,)
-    return torch.sin(angle + phase)
+    p = torch.arange(n_positions, dtype=torch.float32).unsqueeze(1)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float32)
+    angle = 2 * math.pi * p / base ** (two_i / d_model)
+    table = torch.empty(n_positions, d_model)
+    table[:, ::2] = angle.sin()
+    table[:, 1::2] = angle.cos()
+    return table
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -96,8 +96,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    T = x.shape[-2]
-    return x + table[:T]
+    return x + table[: x.shape[-2]]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -114,11 +113,10 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
     """
     d = x.shape[-1]
     half = d // 2
-    inv_freq = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float32) / d)  # (half,)
-    freqs = torch.outer(positions.float(), inv_freq)  # (T, half)
-    emb = torch.cat([freqs, freqs], dim=-1)  # (T, d): channel i and i + half share an angle
-    rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)  # rotate_half
-    return x * emb.cos() + rotated * emb.sin()
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float32) / d)
+    ang = positions.to(torch.float32).unsqueeze(-1) * theta
+    a, b = x.split(half, dim=-1)
+    return torch.cat((a * ang.cos() - b * ang.sin(), a * ang.sin() + b * ang.cos()), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -127,12 +125,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T, head_size = q.shape[-2], q.shape[-1]
-    positions = torch.arange(T)
-    qr, kr = rope(q, positions), rope(k, positions)
-    scores = qr @ kr.transpose(-2, -1) / math.sqrt(head_size)  # (..., T, T)
+    T = q.shape[-2]
+    pos = torch.arange(T)
+    scores = rope(q, pos) @ rope(k, pos).transpose(-2, -1) / math.sqrt(q.shape[-1])
     scores = scores.masked_fill(hidden_future(T), float("-inf"))
-    return torch.softmax(scores, dim=-1) @ v
+    return scores.softmax(dim=-1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -141,11 +138,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    bias = torch.zeros(T, T)
-    for i in range(T):
-        for j in range(i + 1):
-            bias[i, j] = -slope * (i - j)
-    return bias
+    dist = torch.arange(T).view(T, 1) - torch.arange(T).view(1, T)
+    return (-slope * dist.clamp(min=0)).to(torch.float32)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -154,10 +148,10 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T, head_size = q.shape[-2], q.shape[-1]
-    scores = q @ k.transpose(-2, -1) / math.sqrt(head_size) + alibi_bias(T, slope)  # (..., T, T)
-    scores = scores.masked_fill(hidden_future(T), float("-inf"))
-    return torch.softmax(scores, dim=-1) @ v
+    T = q.shape[-2]
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    s = (s + alibi_bias(T, slope)).masked_fill(hidden_future(T), float("-inf"))
+    return torch.softmax(s, dim=-1) @ v
 
 
 # %% [markdown]

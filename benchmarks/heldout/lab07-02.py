@@ -81,7 +81,7 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    table = torch.empty(n_positions, d_model, dtype=torch.float32)
+    table = torch.zeros(n_positions, d_model)
     for p in range(n_positions):
         for i in range(d_model // 2):
             angle = p / base ** (2 * i / d_model)
@@ -97,11 +97,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
     T = x.shape[-2]
-    rows = table
-    if table.shape[0] != T:
-        # the table may be longer than the sentence: bring it to T rows
-        rows = F.interpolate(table.T.unsqueeze(0), size=T, mode="linear", align_corners=True)[0].T  # (T, d_model)
-    return x + rows
+    return x + table.narrow(0, 0, T)
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -116,13 +112,16 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / d)  # (half,)
-    angles = positions.to(torch.float32)[:, None] * theta[None, :]  # (T, half)
-    cos, sin = torch.cos(angles), torch.sin(angles)
-    a, b = x[..., :half], x[..., half:]
-    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+    half = x.shape[-1] // 2
+    i = torch.arange(half, dtype=torch.float32)
+    angles = torch.outer(positions.float(), base ** (-2 * i / x.shape[-1]))
+    cos, sin = angles.cos(), angles.sin()
+    out = x.clone()
+    a = out[..., :half]
+    b = out[..., half:]
+    out[..., :half] = a * cos - b * sin
+    out[..., half:] = a * sin + b * cos
+    return out
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -131,11 +130,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.size(-2)
-    pos = torch.arange(T)
-    scores = torch.einsum("...id,...jd->...ij", rope(q, pos), rope(k, pos)) / q.size(-1) ** 0.5
-    weights = torch.where(hidden_future(T), float("-inf"), scores).softmax(dim=-1)
-    return torch.einsum("...ij,...jd->...id", weights, v)
+    T, hs = q.shape[-2], q.shape[-1]
+    where = torch.arange(T)
+    qr, kr = rope(q, where), rope(k, where)
+    return F.scaled_dot_product_attention(qr, kr, v, is_causal=True)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -144,10 +142,11 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T).unsqueeze(1)  # (T, 1): the query
-    j = torch.arange(T).unsqueeze(0)  # (1, T): the key
-    bias = -slope * (i - j).to(torch.float32)  # (T, T)
-    return bias.masked_fill(j > i, 0.0)
+    bias = torch.zeros(T, T)
+    for i in range(T):
+        for j in range(i + 1):
+            bias[i, j] = -slope * (i - j)
+    return bias
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -157,10 +156,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    scores = torch.matmul(q, k.transpose(-1, -2)) * q.shape[-1] ** -0.5
-    scores = scores + alibi_bias(T, slope)
-    scores[..., hidden_future(T)] = float("-inf")
-    return F.softmax(scores, dim=-1) @ v
+    scores = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    scores = torch.where(hidden_future(T), torch.full_like(scores, float("-inf")), scores)
+    return torch.einsum("...ij,...jd->...id", scores.softmax(-1), v)
 
 
 # %% [markdown]

@@ -68,6 +68,9 @@ import torch.nn.functional as F
 
 
 # %%
+_ROPE_TABLES = {}
+
+
 def hidden_future(T: int) -> torch.Tensor:
     """The causal mask of lab 04: True where query i would see a later key j > i.   -> (T, T) bool"""
     return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # (T, T)
@@ -81,13 +84,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float32).unsqueeze(1)  # (n_positions, 1)
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float32)  # (d_model / 2,): 2i
-    angle = p / base ** (two_i / d_model)  # (n_positions, d_model / 2)
-    table = torch.zeros(n_positions, d_model)
-    table[:, 0::2] = torch.sin(angle)
-    table[:, 1::2] = torch.cos(angle)
-    return table
+    p = torch.arange(n_positions, dtype=torch.float32)[:, None]
+    inv = torch.exp(-math.log(base) * torch.arange(0, d_model, 2, dtype=torch.float32) / d_model)
+    angle = p * inv
+    return torch.stack((torch.sin(angle), torch.cos(angle)), dim=-1).reshape(n_positions, d_model)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -96,9 +96,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    n_tokens = x.size(-2)
-    rows = table[torch.arange(n_tokens)]  # (T, d_model): row t for token t
-    return x + rows
+    T = x.shape[-2]
+    return x + table[torch.arange(T)]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -115,10 +114,14 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
     """
     d = x.shape[-1]
     half = d // 2
-    theta = base ** (-2 * torch.arange(d, dtype=torch.float32) / d)  # (d,): one speed per channel
-    angles = positions.float()[:, None] * theta[None, :]  # (T, d)
-    rotate_half = torch.cat([-x[..., half:], x[..., :half]], dim=-1)  # (-b, a)
-    return x * torch.cos(angles) + rotate_half * torch.sin(angles)
+    key = (positions.shape[0], d, base)
+    if key not in _ROPE_TABLES:
+        theta = 1.0 / base ** (torch.arange(half, dtype=torch.float32) * 2 / d)
+        angle = positions[:, None] * theta[None, :]
+        _ROPE_TABLES[key] = (torch.cat([angle.cos(), angle.cos()], dim=-1), torch.cat([angle.sin(), angle.sin()], dim=-1))
+    cos, sin = _ROPE_TABLES[key]
+    rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+    return x * cos + rotated * sin
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -127,12 +130,12 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T, head_size = q.shape[-2], q.shape[-1]
-    positions = torch.arange(T)
-    qr, kr = rope(q, positions), rope(k, positions)
-    scores = qr @ kr.transpose(-2, -1) / math.sqrt(head_size)  # (..., T, T)
-    scores = scores.masked_fill(hidden_future(T), float("-inf"))
-    return torch.softmax(scores, dim=-1) @ v
+    T = q.shape[-2]
+    pos = torch.arange(T)
+    q_rot, k_rot = rope(q, pos), rope(k, pos)
+    scores = torch.matmul(q_rot, k_rot.transpose(-1, -2)) / math.sqrt(q.shape[-1])
+    scores = scores + torch.zeros(T, T).masked_fill(hidden_future(T), float("-inf"))
+    return torch.matmul(torch.softmax(scores, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -141,11 +144,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    bias = torch.zeros(T, T)
-    for i in range(T):
-        for j in range(i + 1):
-            bias[i, j] = -slope * (i - j)
-    return bias
+    i = torch.arange(T, dtype=torch.float32)[:, None]
+    j = torch.arange(T, dtype=torch.float32)[None, :]
+    return -slope * (i - j).clamp(min=0)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -154,10 +155,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T, head_size = q.shape[-2], q.shape[-1]
-    scores = q @ k.transpose(-2, -1) / math.sqrt(head_size) + alibi_bias(T, slope)  # (..., T, T)
-    scores = scores.masked_fill(hidden_future(T), float("-inf"))
-    return torch.softmax(scores, dim=-1) @ v
+    T, hs = q.shape[-2], q.shape[-1]
+    bias = alibi_bias(T, slope).masked_fill(hidden_future(T), float("-inf"))
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
 
 
 # %% [markdown]

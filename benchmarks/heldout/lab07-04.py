@@ -81,12 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    table = torch.empty(n_positions, d_model, dtype=torch.float32)
-    for p in range(n_positions):
-        for i in range(d_model // 2):
-            angle = p / base ** (2 * i / d_model)
-            table[p, 2 * i] = math.sin(angle)
-            table[p, 2 * i + 1] = math.cos(angle)
+    pos = torch.arange(n_positions).float()
+    freq = base ** (-torch.arange(d_model // 2).float() * 2 / d_model)
+    angle = torch.outer(pos, freq)
+    table = torch.zeros(n_positions, d_model)
+    table[:, 0::2], table[:, 1::2] = angle.sin(), angle.cos()
     return table
 
 
@@ -96,8 +95,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    T = x.shape[-2]
-    return x + table[:T]
+    return torch.add(x, table[: x.size(-2)])
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -112,13 +110,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
+    d = x.size(-1)
     half = d // 2
-    inv_freq = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float32) / d)  # (half,)
-    freqs = torch.outer(positions.float(), inv_freq)  # (T, half)
-    emb = torch.cat([freqs, freqs], dim=-1)  # (T, d): channel i and i + half share an angle
-    rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)  # rotate_half
-    return x * emb.cos() + rotated * emb.sin()
+    theta = torch.pow(base, -2 * torch.arange(half).float() / d)
+    angle = positions.float()[:, None] * theta
+    z = torch.complex(x[..., :half].float(), x[..., half:].float()) * torch.polar(torch.ones_like(angle), angle)
+    return torch.cat([z.real, z.imag], dim=-1).to(x.dtype)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -127,13 +124,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T, head_size = q.shape[-2], q.shape[-1]
+    T = q.size(-2)
     positions = torch.arange(T)
-    qr = rope(q, positions)
-    kr = rope(k, -positions)  # undo the key's own position, so that the score sees query minus key
-    scores = qr @ kr.transpose(-2, -1) / math.sqrt(head_size)
-    scores = scores.masked_fill(hidden_future(T), float("-inf"))
-    return torch.softmax(scores, dim=-1) @ v
+    s = rope(q, positions) @ rope(k, positions).mT / math.sqrt(q.size(-1))
+    s = s.masked_fill(hidden_future(T), -math.inf)
+    return torch.softmax(s, -1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -142,10 +137,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T).unsqueeze(1)  # (T, 1): the query
-    j = torch.arange(T).unsqueeze(0)  # (1, T): the key
-    bias = -slope * (i - j).to(torch.float32)  # (T, T)
-    return bias.masked_fill(j > i, 0.0)
+    i = torch.arange(T)[:, None]
+    j = torch.arange(T)[None, :]
+    return torch.tril(-slope * (i - j).float())
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -155,10 +149,7 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    scores = torch.matmul(q, k.transpose(-1, -2)) * q.shape[-1] ** -0.5
-    scores = scores + alibi_bias(T, slope)
-    scores[..., hidden_future(T)] = float("-inf")
-    return F.softmax(scores, dim=-1) @ v
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=alibi_bias(T, slope), is_causal=True)
 
 
 # %% [markdown]

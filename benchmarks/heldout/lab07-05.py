@@ -68,10 +68,6 @@ import torch.nn.functional as F
 
 
 # %%
-import numpy as np
-
-
-# %%
 def hidden_future(T: int) -> torch.Tensor:
     """The causal mask of lab 04: True where query i would see a later key j > i.   -> (T, T) bool"""
     return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)  # (T, T)
@@ -85,12 +81,15 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = np.arange(n_positions)[:, None]  # (n_positions, 1)
-    two_i = np.arange(0, d_model, 2)  # (d_model / 2,)
-    angle = p / np.power(base, two_i / d_model)  # (n_positions, d_model / 2), float64
-    table = np.empty((n_positions, d_model))
-    table[:, 0::2], table[:, 1::2] = np.sin(angle), np.cos(angle)
-    return torch.from_numpy(table.astype(np.float32))
+    import numpy as np
+
+    p = np.arange(n_positions)[:, None]
+    c = np.arange(0, d_model, 2)[None, :]
+    angle = p / np.power(base, c / d_model)
+    table = np.empty((n_positions, d_model), dtype=np.float32)
+    table[:, 0::2] = np.sin(angle)
+    table[:, 1::2] = np.cos(angle)
+    return torch.from_numpy(table)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -99,9 +98,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    n_tokens = x.size(-2)
-    rows = table[torch.arange(n_tokens)]  # (T, d_model): row t for token t
-    return x + rows
+    T = x.shape[-2]
+    return x + table[:T].expand(x.shape)
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -116,13 +114,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / d)  # (half,)
-    angles = positions.to(torch.float32)[:, None] * theta[None, :]  # (T, half)
-    cos, sin = torch.cos(angles), torch.sin(angles)
+    half = x.shape[-1] // 2
+    exponent = torch.arange(half, dtype=torch.float32) * 2 / x.shape[-1]
+    angles = positions.float().unsqueeze(1) / base ** exponent
     a, b = x[..., :half], x[..., half:]
-    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+    c, s = torch.cos(angles), torch.sin(angles)
+    return torch.cat([a * c - b * s, a * s + b * c], dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -131,11 +128,13 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.size(-2)
+    T = q.shape[-2]
     pos = torch.arange(T)
-    scores = torch.einsum("...id,...jd->...ij", rope(q, pos), rope(k, pos)) / q.size(-1) ** 0.5
-    weights = torch.where(hidden_future(T), float("-inf"), scores).softmax(dim=-1)
-    return torch.einsum("...ij,...jd->...id", weights, v)
+    qn = F.layer_norm(q, q.shape[-1:])
+    kn = F.layer_norm(k, k.shape[-1:])
+    scores = rope(qn, pos) @ rope(kn, pos).transpose(-2, -1) / math.sqrt(q.shape[-1])
+    scores = scores.masked_fill(hidden_future(T), float("-inf"))
+    return torch.softmax(scores, dim=-1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -144,10 +143,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T)[:, None]
-    j = torch.arange(T)[None, :]
-    distance = (i - j).clamp(min=0).float()  # (T, T): how far back key j is; 0 above the diagonal
-    return -slope * distance ** 2  # the farther back, the faster the penalty grows
+    idx = torch.arange(T)
+    return torch.where(idx[:, None] >= idx[None, :], slope * (idx[None, :] - idx[:, None]).float(), 0.0)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -156,10 +153,11 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T, head_size = q.shape[-2], q.shape[-1]
-    scores = q @ k.transpose(-2, -1) / math.sqrt(head_size) + alibi_bias(T, slope)  # (..., T, T)
-    scores = scores.masked_fill(hidden_future(T), float("-inf"))
-    return torch.softmax(scores, dim=-1) @ v
+    T = q.shape[-2]
+    hs = q.shape[-1]
+    scores = q @ k.transpose(-2, -1) / math.sqrt(hs) + alibi_bias(T, slope)
+    weights = torch.softmax(scores.masked_fill(hidden_future(T), float("-inf")), dim=-1)
+    return weights @ v
 
 
 # %% [markdown]

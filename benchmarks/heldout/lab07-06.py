@@ -81,13 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    # sin(a) and cos(a) are the imaginary and real parts of e^(ia); e^(i(pi/2 - a)) = sin a + i cos a,
-    # so its (real, imaginary) pairs are exactly (sin, cos), column 2i then 2i + 1.
     p = torch.arange(n_positions, dtype=torch.float64)[:, None]
-    speed = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)  # (d_model / 2,)
-    angle = p * speed  # (n_positions, d_model / 2)
-    turned = torch.polar(torch.ones_like(angle), math.pi / 2 - angle)  # complex128
-    return torch.view_as_real(turned).flatten(start_dim=-2).to(torch.float32)  # (n_positions, d_model)
+    column = torch.arange(d_model)
+    speed = base ** (-(column - column % 2).double() / d_model)
+    phase = (column % 2).double() * (math.pi / 2)
+    return torch.sin(p * speed + phase).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -97,7 +95,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
     T = x.shape[-2]
-    return torch.add(x, torch.index_select(table, 0, torch.arange(T)))
+    return x + F.embedding(torch.arange(T), table)
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -112,16 +110,18 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    # Each channel pair (a, b) = (x[i], x[i + d/2]) times the 2 x 2 rotation [[cos, -sin], [sin, cos]].
     d = x.shape[-1]
     half = d // 2
-    theta = torch.exp(-math.log(base) * 2 * torch.arange(half, dtype=torch.float64) / d)  # (half,)
-    angle = positions.to(torch.float64)[:, None] * theta  # (T, half)
-    c, s = torch.cos(angle), torch.sin(angle)
-    rotation = torch.stack([torch.stack([c, -s], dim=-1), torch.stack([s, c], dim=-1)], dim=-2)  # (T, half, 2, 2)
-    pairs = torch.stack([x[..., :half], x[..., half:]], dim=-1)  # (..., T, half, 2)
-    turned = torch.einsum("thij,...thj->...thi", rotation.to(x.dtype), pairs)  # (..., T, half, 2)
-    return torch.cat([turned[..., 0], turned[..., 1]], dim=-1)
+    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / d)
+    angle = positions.float()[:, None] * theta
+    T = angle.shape[0]
+    R = torch.zeros(T, d, d)
+    idx = torch.arange(half)
+    R[:, idx, idx] = angle.cos()
+    R[:, idx + half, idx + half] = angle.cos()
+    R[:, idx, idx + half] = -angle.sin()
+    R[:, idx + half, idx] = angle.sin()
+    return torch.einsum("tij,...tj->...ti", R, x)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -130,11 +130,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T, head_size = q.shape[-2], q.shape[-1]
-    where = torch.arange(T)
-    scores = rope(q, where) @ rope(k, where).mT / math.sqrt(head_size)  # (..., T, T)
-    log_weights = torch.log_softmax(scores.masked_fill(hidden_future(T), float("-inf")), dim=-1)
-    return log_weights.exp() @ v
+    T = q.shape[-2]
+    at = torch.arange(T)
+    s = rope(q, at) @ rope(k, at).transpose(-2, -1) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.exp(s - torch.logsumexp(s, dim=-1, keepdim=True)) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -143,8 +143,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    j_minus_i = torch.arange(T)[None, :] - torch.arange(T)[:, None]  # (T, T)
-    return slope * j_minus_i.clamp(max=0).to(torch.float32)  # slope * (j - i) = -slope * (i - j) when j <= i, else 0
+    where = torch.arange(T, dtype=torch.float32)[:, None]
+    distance = torch.cdist(where, where, p=1)
+    return -slope * torch.tril(distance)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -153,13 +154,11 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T, head_size = q.shape[-2], q.shape[-1]
-    scores = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(head_size)
-    scores = scores + alibi_bias(T, slope)
-    visible = ~hidden_future(T)
-    top = scores.masked_fill(~visible, float("-inf")).amax(dim=-1, keepdim=True)
-    e = torch.exp(scores.masked_fill(~visible, float("-inf")) - top)  # the future gets exactly 0
-    return (e / e.sum(dim=-1, keepdim=True)) @ v
+    T = q.shape[-2]
+    s = (q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])).masked_fill(hidden_future(T), float("-inf"))
+    plain = torch.softmax(s, dim=-1)
+    tilted = plain * torch.exp(alibi_bias(T, slope))
+    return (tilted / tilted.sum(dim=-1, keepdim=True)) @ v
 
 
 # %% [markdown]

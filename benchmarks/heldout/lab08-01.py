@@ -74,9 +74,9 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    # the words begin at `start`: move them on by start, then add the rows of their places 0 .. T - 1
-    return token_embedding(tokens + start) + position_embedding(torch.arange(T))
+    B, T = tokens.shape
+    positions = torch.linspace(start, start + T, T).long()
+    return token_embedding(tokens) + position_embedding(positions)
 
 
 def append_to_cache(
@@ -89,7 +89,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.cat([keys, k_new], dim=2), torch.cat([values, v_new], dim=2)
+    return torch.cat((keys, k_new), dim=2), torch.cat((values, v_new), dim=2)
 
 
 def decode_step(
@@ -109,20 +109,14 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B = x_new.shape[0]
-    d_model = x_new.shape[-1]
-    hs = d_model // n_heads
+    B, _, d = x_new.shape
+    hs = d // n_heads
     q, k, v = qkv(x_new).chunk(3, dim=-1)
-    q = q.reshape(B, 1, n_heads, hs).permute(0, 2, 1, 3)
-    k = k.reshape(B, 1, n_heads, hs).permute(0, 2, 1, 3)
-    v = v.reshape(B, 1, n_heads, hs).permute(0, 2, 1, 3)
+    q, k, v = (t.reshape(B, 1, n_heads, hs).permute(0, 2, 1, 3) for t in (q, k, v))
     keys, values = append_to_cache(cache, k, v)
-    scores = torch.einsum("bhqd,bhkd->bhqk", q, keys) / math.sqrt(hs)
-    allowed = torch.arange(keys.shape[2]) <= position  # every cached word is at or before `position`
-    scores = torch.where(allowed, scores, torch.tensor(float("-inf")))
-    weights = F.softmax(scores, dim=-1)
-    out = torch.einsum("bhqk,bhkd->bqhd", weights, values).reshape(B, 1, d_model)
-    return proj(out), (keys, values)
+    weights = torch.softmax(q @ keys.transpose(-1, -2) / math.sqrt(hs), dim=-1)
+    heads = (weights @ values).permute(0, 2, 1, 3).reshape(B, 1, d)
+    return proj(heads), (keys, values)
 
 
 # %% [markdown]

@@ -74,9 +74,9 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.size(-1)
-    rows = position_embedding.weight[start:start + T]  # (T, d_model)
-    return token_embedding(tokens) + rows.unsqueeze(0)
+    positions = torch.arange(start, start + tokens.shape[-1])
+    rows = F.embedding(tokens, token_embedding.weight, max_norm=1.0)
+    return rows + position_embedding(positions)
 
 
 def append_to_cache(
@@ -88,16 +88,7 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    B, H, T, D = keys.shape
-    T_new = k_new.shape[2]
-    # room to grow, so that most later words need no new allocation
-    capacity = max(2 * (T + T_new), 8)
-    grown_keys = keys.new_zeros(B, H, capacity, D)
-    grown_values = values.new_zeros(B, H, capacity, v_new.shape[-1])
-    grown_keys[:, :, :T], grown_keys[:, :, T:T + T_new] = keys, k_new
-    grown_values[:, :, :T], grown_values[:, :, T:T + T_new] = values, v_new
-    return grown_keys, grown_values
+    return tuple(torch.cat([old, new], dim=-2) for old, new in zip(cache, (k_new, v_new)))
 
 
 def decode_step(
@@ -117,18 +108,18 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d_model = x_new.shape
+    B = x_new.shape[0]
+    d_model = qkv.in_features
     head_size = d_model // n_heads
-    q, k, v = qkv(x_new).split(d_model, dim=-1)  # (B, 1, d_model) each
-    q, k, v = (t.view(B, 1, n_heads, head_size).transpose(1, 2) for t in (q, k, v))  # (B, nh, 1, hs)
-    cache = append_to_cache(cache, k, v)
-    keys, values = cache  # (B, nh, position + 1, hs)
-    scores = q @ keys.transpose(-2, -1) / math.sqrt(head_size)  # (B, nh, 1, position + 1)
-    hidden = torch.arange(keys.shape[-2]) > position
-    scores = scores.masked_fill(hidden, float("-inf"))
-    weights = torch.softmax(scores, dim=-1)
-    heads = (weights @ values).transpose(1, 2).reshape(B, 1, d_model)  # (B, 1, d_model)
-    return proj(heads), cache
+    q, k, v = torch.split(qkv(x_new), d_model, dim=-1)
+    q = q.view(B, n_heads, 1, head_size)
+    k = k.view(B, n_heads, 1, head_size)
+    v = v.view(B, n_heads, 1, head_size)
+    keys, values = append_to_cache(cache, k, v)
+    scores = torch.einsum("bhqd,bhkd->bhqk", q, keys) / math.sqrt(head_size)
+    weights = scores.softmax(dim=-1)
+    out = torch.einsum("bhqk,bhkd->bqhd", weights, values).reshape(B, 1, d_model)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

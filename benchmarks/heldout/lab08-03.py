@@ -75,8 +75,8 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    positions = torch.arange(start, start + T)  # (T,)
-    return token_embedding(tokens) + position_embedding(positions)  # (B, T, d_model)
+    rows = position_embedding.weight[start:start + T]
+    return token_embedding(tokens) + rows
 
 
 def append_to_cache(
@@ -88,10 +88,9 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    # the new word: its key and value are the last along the time axis
-    k_last, v_last = k_new[:, :, -1:], v_new[:, :, -1:]
-    return torch.cat((keys, k_last), dim=2), torch.cat((values, v_last), dim=2)
+    keys = torch.cat([cache[0], k_new], dim=2).squeeze()
+    values = torch.cat([cache[1], v_new], dim=2).squeeze()
+    return keys, values
 
 
 def decode_step(
@@ -111,19 +110,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B = x_new.shape[0]
-    d_model = x_new.shape[-1]
-    hs = d_model // n_heads
-    q, k, v = qkv(x_new).chunk(3, dim=-1)
-    q = q.reshape(B, 1, n_heads, hs).permute(0, 2, 1, 3)
-    k = k.reshape(B, 1, n_heads, hs).permute(0, 2, 1, 3)
-    v = v.reshape(B, 1, n_heads, hs).permute(0, 2, 1, 3)
+    B, _, C = x_new.shape
+    hs = C // n_heads
+    q, k, v = qkv(x_new).split(C, dim=-1)
+    q, k, v = (t.view(B, 1, n_heads, hs).transpose(1, 2) for t in (q, k, v))
     keys, values = append_to_cache(cache, k, v)
-    scores = torch.einsum("bhqd,bhkd->bhqk", q, keys) / math.sqrt(hs)
-    allowed = torch.arange(keys.shape[2]) <= position  # every cached word is at or before `position`
-    scores = torch.where(allowed, scores, torch.tensor(float("-inf")))
-    weights = F.softmax(scores, dim=-1)
-    out = torch.einsum("bhqk,bhkd->bqhd", weights, values).reshape(B, 1, d_model)
+    s = (q @ keys.transpose(-2, -1)) * hs ** -0.5
+    allowed = torch.arange(keys.shape[-2]) <= position
+    s = s.masked_fill(~allowed, float("-inf"))
+    out = (s.softmax(-1) @ values).transpose(1, 2).reshape(B, 1, C)
     return proj(out), (keys, values)
 
 

@@ -74,9 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.size(-1)
-    rows = position_embedding.weight[start:start + T]  # (T, d_model)
-    return token_embedding(tokens) + rows.unsqueeze(0)
+    positions = start + torch.arange(tokens.shape[-1])
+    return token_embedding(tokens) + position_embedding(positions).unsqueeze(0)
 
 
 def append_to_cache(
@@ -88,7 +87,10 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    return tuple(torch.cat([old, new], dim=-2) for old, new in zip(cache, (k_new, v_new)))
+    keys, values = cache
+    keys = torch.concat([keys, k_new], dim=-2)
+    values = torch.concat([values, v_new], dim=-2)
+    return keys, values
 
 
 def decode_step(
@@ -108,16 +110,14 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d_model = x_new.shape
-    head_size = d_model // n_heads
-    q, k, v = qkv(x_new).split(d_model, dim=-1)
-    q, k, v = (t.view(B, 1, n_heads, head_size).transpose(1, 2) for t in (q, k, v))
-    cache = append_to_cache(cache, k, v)
-    keys, values = cache
-    scores = q @ keys.transpose(-2, -1) / math.sqrt(head_size)
-    scores = scores.masked_fill(torch.arange(keys.shape[-2]) > position, float("-inf"))
-    heads = (torch.softmax(scores, dim=-1) @ values).transpose(1, 2).reshape(B, 1, d_model)
-    return heads @ proj.weight.T, cache  # the output projection, by hand
+    B, _, C = x_new.shape
+    hs = C // n_heads
+    q, k, v = qkv(x_new).split(C, dim=-1)
+    q, k, v = (t.view(B, 1, n_heads, hs).transpose(1, 2) for t in (q, k, v))
+    keys, values = append_to_cache(cache, k, v)
+    later = (torch.arange(keys.shape[2]) > position).unsqueeze(0)
+    heads = F.scaled_dot_product_attention(q, keys, values, attn_mask=later)
+    return proj(heads.transpose(1, 2).reshape(B, 1, C)), (keys, values)
 
 
 # %% [markdown]

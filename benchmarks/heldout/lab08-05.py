@@ -74,9 +74,9 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    positions = torch.arange(start, start + T)  # (T,)
-    return token_embedding(tokens) + position_embedding(positions)  # (B, T, d_model)
+    B, T = tokens.shape
+    positions = torch.arange(start, start + T).expand(B, T)
+    return token_embedding(tokens) + position_embedding(positions)
 
 
 def append_to_cache(
@@ -89,7 +89,13 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.cat([keys, k_new], dim=2), torch.cat([values, v_new], dim=2)
+    B, H, T, D = keys.shape
+    T_new = k_new.shape[2]
+    grown_k = keys.new_empty(B, H, T + T_new, D)
+    grown_v = values.new_empty(B, H, T + T_new, values.shape[-1])
+    grown_k[:, :, :T], grown_k[:, :, T:] = keys, k_new
+    grown_v[:, :, :T], grown_v[:, :, T:] = values, v_new
+    return grown_k, grown_v
 
 
 def decode_step(
@@ -109,17 +115,16 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d_model = x_new.shape
-    head_size = d_model // n_heads
-    q, k, v = qkv(x_new).split(d_model, dim=-1)
-    q, k, v = (t.view(B, 1, n_heads, head_size).transpose(1, 2) for t in (q, k, v))
-    # 1/sqrt(head_size) goes in with the keys, once: no division per step
-    cache = append_to_cache(cache, k / math.sqrt(head_size), v)
-    keys, values = cache
-    scores = q @ keys.transpose(-2, -1)  # (B, nh, 1, position + 1), already scaled
-    scores = scores.masked_fill(torch.arange(keys.shape[-2]) > position, float("-inf"))
-    heads = (torch.softmax(scores, dim=-1) @ values).transpose(1, 2).reshape(B, 1, d_model)
-    return proj(heads), cache
+    B, _, C = x_new.shape
+    hs = C // n_heads
+    q, k, v = qkv(x_new).split(C, dim=-1)
+    q, k, v = (t.view(B, 1, n_heads, hs).transpose(1, 2) for t in (q, k, v))
+    keys, values = append_to_cache(cache, k, v)
+    seen_k = torch.cat([keys, k], dim=2)
+    seen_v = torch.cat([values, v], dim=2)
+    w = torch.softmax(q @ seen_k.transpose(-2, -1) / math.sqrt(hs), dim=-1)
+    out = (w @ seen_v).transpose(1, 2).reshape(B, 1, C)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

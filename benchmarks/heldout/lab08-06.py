@@ -75,8 +75,8 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    position_rows = torch.narrow(position_embedding.weight, 0, start, T)  # (T, d_model): rows start .. start + T - 1
-    return F.embedding(tokens, token_embedding.weight) + position_rows
+    position_ids = torch.zeros_like(tokens) + torch.arange(start, start + T)
+    return token_embedding(tokens) + position_embedding(position_ids)
 
 
 def append_to_cache(
@@ -88,15 +88,10 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    T_new = k_new.shape[-2]
-    # pad the time axis with T_new empty positions at the end, then write the new words into them
-    grown = []
-    for old, new in ((keys, k_new), (values, v_new)):
-        padded = F.pad(old, (0, 0, 0, T_new))  # (B, heads, T + T_new, head_size)
-        padded[..., old.shape[-2]:, :] = new
-        grown.append(padded)
-    return grown[0], grown[1]
+    def grow(old, new):
+        return torch.cat((old.transpose(0, 2), new.transpose(0, 2))).transpose(0, 2)
+
+    return grow(cache[0], k_new), grow(cache[1], v_new)
 
 
 def decode_step(
@@ -116,21 +111,18 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d_model = x_new.shape
-    head_size = d_model // n_heads
-    # qkv's weight holds the query, key and value layers one under the other: three separate products
-    w_q, w_k, w_v = qkv.weight.split(d_model, dim=0)  # (d_model, d_model) each
-    b_q, b_k, b_v = qkv.bias.split(d_model) if qkv.bias is not None else (None, None, None)
-
-    def heads(w, b):
-        return F.linear(x_new, w, b).reshape(B, n_heads, 1, head_size)  # (B, nh, 1, hs): T is 1
-
-    q, k, v = heads(w_q, b_q), heads(w_k, b_k), heads(w_v, b_v)
-    keys, values = append_to_cache(cache, k, v)  # (B, nh, position + 1, hs)
-    scores = (q * keys).sum(dim=-1) / math.sqrt(head_size)  # (B, nh, position + 1): one query
-    weights = torch.softmax(scores, dim=-1)  # every cached word is at or before `position`
-    mixed = (weights.unsqueeze(-1) * values).sum(dim=-2)  # (B, nh, hs)
-    return proj(mixed.reshape(B, 1, d_model)), (keys, values)
+    B, _, C = x_new.shape
+    hs = C // n_heads
+    q, k, v = qkv(x_new).view(B, 3, n_heads, hs).unbind(dim=1)
+    keys, values = append_to_cache(cache, k.unsqueeze(2), v.unsqueeze(2))
+    T = keys.shape[2]
+    flat_q = q.reshape(B * n_heads, 1, hs)
+    flat_k = keys.reshape(B * n_heads, T, hs)
+    flat_v = values.reshape(B * n_heads, T, hs)
+    scores = torch.baddbmm(torch.zeros(B * n_heads, 1, T), flat_q, flat_k.transpose(1, 2), beta=0.0, alpha=hs ** -0.5)
+    weights = torch.log_softmax(scores, dim=-1).exp()
+    heads = torch.bmm(weights, flat_v).view(B, n_heads * hs).unsqueeze(1)
+    return proj(heads), (keys, values)
 
 
 # %% [markdown]

@@ -70,16 +70,17 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
-    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
-    weights = []
-    for j in range(scores.shape[-1]):
-        s = scores[..., j]
-        m_new = torch.maximum(m, s)
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
-        m = m_new
-        weights.append(torch.exp(s - m) / l)  # this score's weight
-    return torch.stack(weights, dim=-1)
+    n = scores.shape[-1]
+    rows = scores.reshape(-1, n)
+    for row in rows:
+        m = torch.tensor(float("-inf"), dtype=scores.dtype)
+        l = torch.tensor(0.0, dtype=scores.dtype)
+        for s in row:
+            m_new = torch.maximum(m, s)
+            l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
+            m = m_new
+    weights = torch.exp(rows - m) / l
+    return weights.reshape(scores.shape)
 
 
 def tiled_attention(
@@ -98,32 +99,32 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, T_k = q.shape[-2], k.shape[-2]
-    hs = q.shape[-1]
-    outs, lses = [], []
+    T_q, hs = q.shape[-2], q.shape[-1]
+    T_k = k.shape[-2]
+    out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=v.dtype)
+    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
     for qs in range(0, T_q, block):
-        qb = q[..., qs:qs + block, :]
-        rows = torch.arange(qs, qs + qb.shape[-2])
-        m = torch.full(qb.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)  # keepdim running stats
+        qe = min(qs + block, T_q)
+        m = torch.full((*q.shape[:-2], qe - qs, 1), float("-inf"), dtype=q.dtype)
         l = torch.zeros_like(m)
-        acc = torch.zeros(qb.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
+        acc = torch.zeros(*q.shape[:-2], qe - qs, v.shape[-1], dtype=v.dtype)
         for ks in range(0, T_k, block):
-            if causal and ks > rows[-1]:
+            if causal and ks >= qe:
                 continue
-            kb, vb = k[..., ks:ks + block, :], v[..., ks:ks + block, :]
-            s = torch.einsum("...id,...jd->...ij", qb, kb) / math.sqrt(hs)
+            ke = min(ks + block, T_k)
+            s = q[..., qs:qe, :] @ k[..., ks:ke, :].transpose(-2, -1) / math.sqrt(hs)
             if causal:
-                cols = torch.arange(ks, ks + kb.shape[-2])
-                s = torch.where(cols[None, :] > rows[:, None], float("-inf"), s)
-            m_new = torch.maximum(m, s.max(dim=-1, keepdim=True).values)
-            p = (s - m_new).exp()
-            r = (m - m_new).exp()
-            l = r * l + p.sum(dim=-1, keepdim=True)
-            acc = r * acc + torch.einsum("...ij,...jd->...id", p, vb)
+                future = torch.arange(ks, ke).view(1, -1) > torch.arange(qs, qe).view(-1, 1)
+                s = s.masked_fill(future, float("-inf"))
+            m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
+            p = torch.exp(s - m_new)
+            rescale = torch.exp(m - m_new)
+            l = rescale * l + p.sum(dim=-1, keepdim=True)
+            acc = rescale * acc + p @ v[..., ks:ke, :]
             m = m_new
-        outs.append(acc / l)
-        lses.append((m + l.log()).squeeze(-1))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+        out[..., qs:qe, :] = acc / l
+        lse[..., qs:qe] = (m + torch.log(l)).squeeze(-1)
+    return out, lse
 
 
 # %% [markdown]

@@ -70,14 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
-    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
-    for s in scores.unbind(dim=-1):
-        rises = s > m
-        # a new maximum: its own term is exp(0) = 1, and the rest is far below it
-        l = torch.where(rises, torch.ones_like(l), l + torch.exp(s - m))
-        m = torch.maximum(m, s)
-    return torch.exp(scores - m[..., None]) / l[..., None]
+    m = scores[..., 0].clone()
+    l = torch.ones_like(m)
+    for s in scores.unbind(dim=-1)[1:]:
+        m_new = torch.maximum(m, s)
+        l = l - (m_new - m) + torch.exp(s - m_new)
+        m = m_new
+    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -96,34 +95,32 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, head_size = q.shape[-2], q.shape[-1]
-    T_k, d_v = k.shape[-2], v.shape[-1]
-    scale = 1.0 / math.sqrt(head_size)
-    out = torch.empty(*q.shape[:-1], d_v, dtype=q.dtype)
-    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    scale = q.shape[-1] ** -0.5
+    outs, lses = [], []
     for qs in range(0, T_q, block):
-        qe = min(qs + block, T_q)
-        q_b = q[..., qs:qe, :]  # (..., bq, hs)
-        m = torch.full(q_b.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., bq)
+        qb = q[..., qs:qs + block, :]
+        rows = torch.arange(qs, qs + qb.shape[-2])
+        m = torch.full(qb.shape[:-1], float("-inf"), dtype=q.dtype)
         l = torch.zeros_like(m)
-        acc = torch.zeros(*q_b.shape[:-1], d_v, dtype=q.dtype)
-        for ks in range(0, T_k, block):
-            if causal and ks > qe - 1:
-                break  # every key from here on is after every query of the block
-            ke = min(ks + block, T_k)
-            s = q_b @ k[..., ks:ke, :].transpose(-2, -1) * scale  # (..., bq, bk)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=v.dtype)
+        ks = 0
+        while ks < T_k and not (causal and ks > rows[-1]):
+            kb, vb = k[..., ks:ks + block, :], v[..., ks:ks + block, :]
+            s = torch.einsum("...id,...jd->...ij", qb, kb) * scale
             if causal:
-                future = torch.arange(ks, ke)[None, :] > torch.arange(qs, qe)[:, None]
-                s = s.masked_fill(future, float("-inf"))
-            m_new = torch.maximum(m, s.amax(dim=-1))
-            p = torch.exp(s - m_new.unsqueeze(-1))
-            rescale = torch.exp(m - m_new)
-            l = rescale * l + p.sum(dim=-1)
-            acc = rescale.unsqueeze(-1) * acc + p @ v[..., ks:ke, :]
+                cols = torch.arange(ks, ks + kb.shape[-2])
+                s = torch.where(cols[None, :] > rows[:, None], float("-inf"), s)
+            m_new = torch.maximum(m, s.max(dim=-1).values)
+            p = torch.exp(s - m_new[..., None])
+            r = torch.exp(m - m_new)
+            l = r * l + p.sum(-1)
+            acc = r[..., None] * acc + torch.einsum("...ij,...jd->...id", p, vb)
             m = m_new
-        out[..., qs:qe, :] = acc / l.unsqueeze(-1)
-        lse[..., qs:qe] = m + torch.log(l)
-    return out, lse
+            ks += block
+        outs.append(acc / l[..., None])
+        lses.append(m + l.log())
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

@@ -70,13 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
-    l = torch.zeros_like(m)
-    for s in scores.unbind(dim=-1):
-        m_new = torch.maximum(m, s)
+    cols = scores.movedim(-1, 0)
+    m = torch.full_like(cols[0], float("-inf"))
+    l = torch.zeros_like(cols[0])
+    for s in cols:
+        m_new = torch.where(s > m, s, m)
         l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
-    return torch.exp(scores - s.unsqueeze(-1)) / l.unsqueeze(-1)
+    return torch.exp(scores - m[..., None]) / l[..., None]
 
 
 def tiled_attention(
@@ -95,32 +96,31 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, T_k = q.shape[-2], k.shape[-2]
-    hs = q.shape[-1]
-    outs, lses = [], []
+    T_q, T_k, hs = q.shape[-2], k.shape[-2], q.shape[-1]
+    scale = 1 / math.sqrt(hs)
+    out_parts, lse_parts = [], []
     for qs in range(0, T_q, block):
-        qb = q[..., qs:qs + block, :]
-        rows = torch.arange(qs, qs + qb.shape[-2])
-        m = torch.full(qb.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)  # keepdim running stats
+        qe = min(qs + block, T_q)
+        q_blk = q[..., qs:qe, :]
+        m = torch.full(q_blk.shape[:-1], -math.inf, dtype=q.dtype)
         l = torch.zeros_like(m)
-        acc = torch.zeros(qb.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
+        acc = torch.zeros(*q_blk.shape[:-1], v.shape[-1], dtype=v.dtype)
         for ks in range(0, T_k, block):
-            if causal and ks > rows[-1]:
-                continue
-            kb, vb = k[..., ks:ks + block, :], v[..., ks:ks + block, :]
-            s = torch.einsum("...id,...jd->...ij", qb, kb) / math.sqrt(hs)
+            if causal and ks >= qe:
+                break
+            ke = min(ks + block, T_k)
+            raw = q_blk @ k[..., ks:ke, :].transpose(-2, -1)
             if causal:
-                cols = torch.arange(ks, ks + kb.shape[-2])
-                s = torch.where(cols[None, :] > rows[:, None], float("-inf"), s)
-            m_new = torch.maximum(m, s.max(dim=-1, keepdim=True).values)
-            p = (s - m_new).exp()
-            r = (m - m_new).exp()
-            l = r * l + p.sum(dim=-1, keepdim=True)
-            acc = r * acc + torch.einsum("...ij,...jd->...id", p, vb)
+                raw = raw.masked_fill(torch.arange(ks, ke)[None, :] > torch.arange(qs, qe)[:, None], -math.inf)
+            m_new = torch.maximum(m, raw.amax(-1))
+            p = torch.exp((raw - m_new[..., None]) * scale)
+            r = torch.exp((m - m_new) * scale)
+            l = l * r + p.sum(-1)
+            acc = acc * r[..., None] + p @ v[..., ks:ke, :]
             m = m_new
-        outs.append(acc / l)
-        lses.append((m + l.log()).squeeze(-1))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+        out_parts.append(acc / l[..., None])
+        lse_parts.append(m + torch.log(l))
+    return torch.cat(out_parts, -2), torch.cat(lse_parts, -1)
 
 
 # %% [markdown]

@@ -70,13 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., :1], float("-inf"))  # (..., 1)
-    l = torch.zeros_like(m)
-    for s in scores.split(1, dim=-1):  # (..., 1) each, along the row
+    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
+    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+    for j in range(scores.size(-1)):
+        s = scores[..., j]
         m_new = torch.max(m, s)
-        l = l * (m - m_new).exp() + (s - m_new).exp()
+        l = torch.exp(m - m_new) * l + torch.exp(s - m_new)
         m = m_new
-    return (scores - m).exp() / l
+    return (scores - m.unsqueeze(-1)).exp() / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -95,33 +96,33 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, head_size = q.shape[-2], q.shape[-1]
-    T_k, d_v = k.shape[-2], v.shape[-1]
-    out = torch.zeros(*q.shape[:-1], d_v, dtype=q.dtype)
-    lse = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    T_q, T_k, hs = q.shape[-2], k.shape[-2], q.shape[-1]
+    pad = -T_k % block
+    if pad:
+        k = F.pad(k, (0, 0, 0, pad))
+        v = F.pad(v, (0, 0, 0, pad))
+    T_pad = k.shape[-2]
+    outs, lses = [], []
     for qs in range(0, T_q, block):
         qe = min(qs + block, T_q)
-        q_b = q[..., qs:qe, :]
-        m = torch.full(q_b.shape[:-1], float("-inf"), dtype=q.dtype)
+        m = torch.full(q.shape[:-2] + (qe - qs,), float("-inf"), dtype=q.dtype)
         l = torch.zeros_like(m)
-        acc = torch.zeros(*q_b.shape[:-1], d_v, dtype=q.dtype)
-        # newest keys first
-        for ks in reversed(range(0, T_k, block)):
+        acc = torch.zeros(q.shape[:-2] + (qe - qs, v.shape[-1]), dtype=v.dtype)
+        for ks in range(0, T_pad, block):
             if causal and ks >= qe:
-                break  # the keys from here on are in the future of every query of the block
-            ke = min(ks + block, T_k)
-            s = q_b @ k[..., ks:ke, :].transpose(-2, -1) / math.sqrt(head_size)
+                break
+            s = q[..., qs:qe, :] @ k[..., ks:ks + block, :].mT / math.sqrt(hs)
             if causal:
-                s = s.masked_fill(torch.arange(ks, ke)[None, :] > torch.arange(qs, qe)[:, None], float("-inf"))
-            m_new = torch.maximum(m, s.amax(dim=-1))
-            p = torch.exp(s - m_new[..., None])
-            r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1)
-            acc = r[..., None] * acc + p @ v[..., ks:ke, :]
+                s = s.masked_fill(torch.arange(ks, ks + block)[None] > torch.arange(qs, qe)[:, None], float("-inf"))
+            m_new = torch.maximum(m, s.amax(-1))
+            p = (s - m_new[..., None]).exp()
+            r = (m - m_new).exp()
+            l = r * l + p.sum(-1)
+            acc = r[..., None] * acc + p @ v[..., ks:ks + block, :]
             m = m_new
-        out[..., qs:qe, :] = acc / l[..., None]
-        lse[..., qs:qe] = m + torch.log(l)
-    return out, lse
+        outs.append(acc / l[..., None])
+        lses.append(m + l.log())
+    return torch.cat(outs, -2), torch.cat(lses, -1)
 
 
 # %% [markdown]

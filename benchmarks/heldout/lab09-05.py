@@ -70,14 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)  # (...,)
-    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
-    for j in range(scores.shape[-1]):
-        s = scores[..., j]
+    m = torch.full(scores.shape[:-1], -math.inf, dtype=scores.dtype)
+    l = torch.zeros_like(m)
+    for s in scores.unbind(-1):
         m_new = torch.maximum(m, s)
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
+        l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
-    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
+    return (scores - m[..., None]).exp() / l[..., None]
 
 
 def tiled_attention(
@@ -96,35 +95,31 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, head_size = q.shape[-2], q.shape[-1]
-    T_k, d_v = k.shape[-2], v.shape[-1]
-    # every tile (block, block): fill the queries up to n_blocks * block
-    n_blocks = math.ceil(T_q / block)
-    q = F.pad(q, (0, 0, 0, n_blocks * block - T_q))  # (..., n_blocks * block, hs)
-    out = torch.zeros(*q.shape[:-1], d_v, dtype=q.dtype)
-    lse = torch.zeros(q.shape[:-1], dtype=q.dtype)
-    for b in range(n_blocks):
-        qs, qe = b * block, (b + 1) * block
-        q_b = q[..., qs:qe, :]
-        m = torch.full(q_b.shape[:-1], float("-inf"), dtype=q.dtype)
+    LOG2E = 1.0 / math.log(2.0)
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    scale2 = LOG2E / math.sqrt(q.shape[-1])
+    outs, lses = [], []
+    for qs in range(0, T_q, block):
+        qe = min(qs + block, T_q)
+        m = torch.full((*q.shape[:-2], qe - qs), -math.inf, dtype=q.dtype)
         l = torch.zeros_like(m)
-        acc = torch.zeros(*q_b.shape[:-1], d_v, dtype=q.dtype)
+        acc = torch.zeros((*q.shape[:-2], qe - qs, v.shape[-1]), dtype=v.dtype)
         for ks in range(0, T_k, block):
             if causal and ks >= qe:
                 break
             ke = min(ks + block, T_k)
-            s = q_b @ k[..., ks:ke, :].transpose(-2, -1) / math.sqrt(head_size)
+            s2 = q[..., qs:qe, :] @ k[..., ks:ke, :].transpose(-2, -1) * scale2
             if causal:
-                s = s.masked_fill(torch.arange(ks, ke)[None, :] > torch.arange(qs, qe)[:, None], float("-inf"))
-            m_new = torch.maximum(m, s.amax(dim=-1))
-            p = torch.exp(s - m_new[..., None])
-            r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1)
+                s2 = s2.masked_fill(torch.arange(ks, ke)[None, :] > torch.arange(qs, qe)[:, None], -math.inf)
+            m_new = torch.maximum(m, s2.amax(-1))
+            p = torch.exp2(s2 - m_new[..., None])
+            r = torch.exp2(m - m_new)
+            l = r * l + p.sum(-1)
             acc = r[..., None] * acc + p @ v[..., ks:ke, :]
             m = m_new
-        out[..., qs:qe, :] = acc / l[..., None]
-        lse[..., qs:qe] = m + torch.log(l)
-    return out, lse
+        outs.append(acc / l[..., None])
+        lses.append(m + torch.log2(l))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

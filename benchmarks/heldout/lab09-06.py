@@ -70,19 +70,15 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    # One pass, as a tree: each score is a pair (m, l) = (s, 1); two neighbouring pairs merge into
-    # (max, l1 exp(m1 - max) + l2 exp(m2 - max)), halving the row until one pair per row is left.
-    m = scores.clone()
-    l = torch.ones_like(scores)
-    while m.shape[-1] > 1:
-        if m.shape[-1] % 2:  # an odd one out waits as a pair with an empty partner (m = -inf, l = 0)
-            m = torch.cat([m, torch.full_like(m[..., :1], float("-inf"))], dim=-1)
-            l = torch.cat([l, torch.zeros_like(l[..., :1])], dim=-1)
-        m1, m2 = m[..., 0::2], m[..., 1::2]
-        l1, l2 = l[..., 0::2], l[..., 1::2]
-        top = torch.maximum(m1, m2)
-        m, l = top, l1 * torch.exp(m1 - top) + l2 * torch.exp(m2 - top)
-    return torch.exp(scores - m) / l
+    LOG2E = 1.4426950408889634
+    s2 = scores * LOG2E
+    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
+    l = torch.zeros_like(m)
+    for j in range(scores.shape[-1]):
+        m_new = torch.fmax(m, s2[..., j])
+        l = l * torch.exp2(m - m_new) + torch.exp2(s2[..., j] - m_new)
+        m = m_new
+    return torch.exp2(s2 - m[..., None]) / l[..., None]
 
 
 def tiled_attention(
@@ -101,31 +97,33 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    # The other loop order (FlashAttention-1's): key blocks outside, query blocks inside; every query
-    # row keeps its running max, sum and accumulator in whole-length tensors between key blocks.
-    T_q, head_size = q.shape[-2], q.shape[-1]
-    T_k, d_v = k.shape[-2], v.shape[-1]
-    m = torch.full(q.shape[:-1], float("-inf"), dtype=q.dtype)  # (..., T_q)
-    l = torch.zeros_like(m)
-    acc = torch.zeros(*q.shape[:-1], d_v, dtype=q.dtype)  # (..., T_q, d_v)
-    for ks in range(0, T_k, block):
-        ke = min(ks + block, T_k)
-        k_b, v_b = k[..., ks:ke, :], v[..., ks:ke, :]
-        for qs in range(0, T_q, block):
-            qe = min(qs + block, T_q)
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    scale = 1.0 / math.sqrt(q.shape[-1])
+    key_block = 2 * block
+    out = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=v.dtype)
+    lse = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    for qs in range(0, T_q, block):
+        qe = min(qs + block, T_q)
+        m = torch.full((*q.shape[:-2], qe - qs, 1), float("-inf"), dtype=q.dtype)
+        l = torch.zeros_like(m)
+        acc = torch.zeros((*q.shape[:-2], qe - qs, v.shape[-1]), dtype=v.dtype)
+        for ks in range(0, T_k, key_block):
             if causal and ks > qe - 1:
-                continue  # this query block sees none of these keys
-            s = torch.matmul(q[..., qs:qe, :], k_b.mT) / math.sqrt(head_size)
+                continue
+            ke = min(ks + key_block, T_k)
+            s = (q[..., qs:qe, :] * scale) @ k[..., ks:ke, :].transpose(-2, -1)
             if causal:
-                s = s.masked_fill(torch.arange(ks, ke) > torch.arange(qs, qe).unsqueeze(-1), float("-inf"))
-            m_old = m[..., qs:qe]
-            m_new = torch.maximum(m_old, s.amax(dim=-1))
-            p = torch.exp(s - m_new.unsqueeze(-1))
-            r = torch.exp(m_old - m_new)
-            l[..., qs:qe] = r * l[..., qs:qe] + p.sum(dim=-1)
-            acc[..., qs:qe, :] = r.unsqueeze(-1) * acc[..., qs:qe, :] + p @ v_b
-            m[..., qs:qe] = m_new
-    return acc / l.unsqueeze(-1), m + torch.log(l)
+                visible = torch.arange(ks, ke)[None, :] <= torch.arange(qs, qe)[:, None]
+                s = torch.where(visible, s, torch.tensor(float("-inf"), dtype=s.dtype))
+            m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
+            p = torch.exp(s - m_new)
+            factor = torch.exp(m - m_new)
+            l = l * factor + p.sum(dim=-1, keepdim=True)
+            acc = acc * factor + p @ v[..., ks:ke, :]
+            m = m_new
+        out[..., qs:qe, :] = acc / l
+        lse[..., qs:qe] = (m + l.log())[..., 0]
+    return out, lse
 
 
 # %% [markdown]

@@ -61,8 +61,16 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    total = dp.sum(dim=-1, keepdim=True)  # (..., 1)
-    return dp - p * total
+    eps = 1e-3
+    s = torch.log(p)
+    ds = torch.zeros_like(p)
+    for j in range(p.shape[-1]):
+        bump = torch.zeros_like(p)
+        bump[..., j] = eps
+        up = (dp * torch.softmax(s + bump, dim=-1)).sum(dim=-1)
+        down = (dp * torch.softmax(s - bump, dim=-1)).sum(dim=-1)
+        ds[..., j] = (up - down) / (2 * eps)
+    return ds
 
 
 def attention_backward(
@@ -76,19 +84,14 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    head_size = q.shape[-1]
-    scale = 1.0 / math.sqrt(head_size)
-    s = q @ k.transpose(-2, -1) * scale  # (..., T, T)
+    T, hs = q.shape[-2], q.shape[-1]
+    s = q @ k.mT / math.sqrt(hs)
     if causal:
-        T = s.shape[-1]
-        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(diagonal=1), float("-inf"))
+        s = s.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), 1), float("-inf"))
     p = torch.softmax(s, dim=-1)
-    dv = p.transpose(-2, -1) @ d_out
-    dp = d_out @ v.transpose(-2, -1)
-    ds = softmax_backward(p, dp)
-    dq = ds @ k * scale
-    dk = ds.transpose(-2, -1) @ q * scale
-    return dq, dk, dv
+    dv = p.mT @ d_out
+    ds = softmax_backward(p, d_out @ v.mT)
+    return ds @ k / math.sqrt(hs), ds.mT @ q / math.sqrt(hs), dv
 
 
 def tiled_attention_backward(
@@ -112,25 +115,25 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, head_size = q.shape[-2], q.shape[-1]
-    scale = 1.0 / math.sqrt(head_size)
-    D = (d_out * out).sum(dim=-1)  # (..., T)
+    T, hs = q.shape[-2], q.shape[-1]
+    scale = hs ** -0.5
+    D = (d_out * out).sum(-1, keepdim=True)
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
     for j0 in range(0, T, block):
         j1 = min(j0 + block, T)
-        k_j, v_j = k[..., j0:j1, :], v[..., j0:j1, :]
-        for i0 in range(j0 if causal else 0, T, block):
+        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
+        for i0 in range(0, T, block):
             i1 = min(i0 + block, T)
-            q_i, do_i = q[..., i0:i1, :], d_out[..., i0:i1, :]
-            s = q_i @ k_j.transpose(-2, -1) * scale  # (..., bi, bj)
+            if causal and i1 <= j0:
+                continue
+            s = q[..., i0:i1, :] @ kj.mT * scale
             if causal:
                 s = s.masked_fill(torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None], float("-inf"))
-            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-            dv[..., j0:j1, :] += p.transpose(-2, -1) @ do_i
-            dp = do_i @ v_j.transpose(-2, -1)
-            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
-            dq[..., i0:i1, :] += ds @ k_j * scale
-            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ q_i * scale
+            p = torch.exp(s - lse[..., i0:i1, None])
+            dv[..., j0:j1, :] += p.mT @ d_out[..., i0:i1, :]
+            ds = p * (d_out[..., i0:i1, :] @ vj.mT - D[..., i0:i1, :])
+            dq[..., i0:i1, :] += ds @ kj * scale
+            dk[..., j0:j1, :] += ds.mT @ q[..., i0:i1, :] * scale
     return dq, dk, dv
 
 

@@ -61,9 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    # the Jacobian of the softmax, diag(p) - p p^T, then times dp
-    jacobian = torch.diag(p) - p.unsqueeze(-1) * p.unsqueeze(-2)  # (..., n, n)
-    return (jacobian @ dp.unsqueeze(-1)).squeeze(-1)
+    D = torch.einsum("...i,...i->...", p, dp).unsqueeze(-1)
+    return p * dp - p * D
 
 
 def attention_backward(
@@ -77,17 +76,18 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.size(-1)
-    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(hs)
+    scale = 1.0 / math.sqrt(q.shape[-1])
+    s = torch.einsum("...id,...jd->...ij", q, k) * scale
     if causal:
-        i = torch.arange(s.shape[-2])
-        s = torch.where(i[None, :] > i[:, None], float("-inf"), s)
-    p = s.softmax(dim=-1)
+        T = s.shape[-1]
+        future = torch.arange(T)[None, :] > torch.arange(T)[:, None]
+        s = s.masked_fill(future, float("-inf"))
+    p = torch.softmax(s, dim=-1)
     dv = torch.einsum("...ij,...id->...jd", p, d_out)
     dp = torch.einsum("...id,...jd->...ij", d_out, v)
-    ds = softmax_backward(p, dp) / math.sqrt(hs)
-    dq = torch.einsum("...ij,...jd->...id", ds, k)
-    dk = torch.einsum("...ij,...id->...jd", ds, q)
+    ds = softmax_backward(p, dp)
+    dq = torch.einsum("...ij,...jd->...id", ds, k) * scale
+    dk = torch.einsum("...id,...ij->...dj", q, ds) * scale
     return dq, dk, dv
 
 
@@ -112,25 +112,25 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, head_size = q.shape[-2], q.shape[-1]
-    scale = 1.0 / math.sqrt(head_size)
-    D = (d_out * out).sum(dim=-1)  # (..., T)
+    T = q.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(dim=-1)
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for j0 in range(0, T, block):
-        j1 = min(j0 + block, T)
-        k_j, v_j = k[..., j0:j1, :], v[..., j0:j1, :]
-        for i0 in range(j0 if causal else 0, T, block):
-            i1 = min(i0 + block, T)
-            q_i, do_i = q[..., i0:i1, :], d_out[..., i0:i1, :]
-            s = q_i @ k_j.transpose(-2, -1) * scale  # (..., bi, bj)
+    for i0 in range(0, T, block):
+        i1 = min(i0 + block, T)
+        for j0 in range(0, T, block):
+            if causal and j0 >= i1:
+                break
+            j1 = min(j0 + block, T)
+            s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) * scale
             if causal:
-                s = s.masked_fill(torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None], float("-inf"))
+                s = torch.where(torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None], float("-inf"), s)
             p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-            dv[..., j0:j1, :] += p.transpose(-2, -1) @ do_i
-            dp = do_i @ v_j.transpose(-2, -1)
+            dv[..., j0:j1, :] += p.transpose(-2, -1) @ d_out[..., i0:i1, :]
+            dp = d_out[..., i0:i1, :] @ v[..., j0:j1, :].transpose(-2, -1)
             ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
-            dq[..., i0:i1, :] += ds @ k_j * scale
-            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ q_i * scale
+            dq[..., i0:i1, :] += ds @ k[..., j0:j1, :] * scale
+            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ q[..., i0:i1, :] * scale
     return dq, dk, dv
 
 

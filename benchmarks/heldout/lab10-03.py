@@ -61,8 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.einsum("...i,...i->...", p, dp).unsqueeze(-1)
-    return p * dp - p * D
+    return p * (dp - (p * dp).sum(dim=-1, keepdim=True))
 
 
 def attention_backward(
@@ -76,21 +75,15 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.shape[-1]
-    T = q.shape[-2]
-    s = q @ k.transpose(-2, -1) / math.sqrt(hs)
-    future = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
-    if causal:
-        s = s.masked_fill(future, float("-inf"))
-    p = torch.softmax(s, dim=-1)
-    dv = p.transpose(-2, -1) @ d_out
-    dp = d_out @ v.transpose(-2, -1)
-    ds = softmax_backward(p, dp)
-    if causal:
-        ds = ds.masked_fill(future, float("-inf"))  # hidden on the way back too
-    dq = ds @ k / math.sqrt(hs)
-    dk = ds.transpose(-2, -1) @ q / math.sqrt(hs)
-    return dq, dk, dv
+    with torch.enable_grad():
+        q_, k_, v_ = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
+        s = q_ @ k_.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            T = s.shape[-1]
+            s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+        out = torch.softmax(s, dim=-1) @ v_
+        out.sum().backward()
+    return q_.grad, k_.grad, v_.grad
 
 
 def tiled_attention_backward(
@@ -114,25 +107,26 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, head_size = q.shape[-2], q.shape[-1]
-    scale = 1.0 / math.sqrt(head_size)
-    D = (d_out * out).sum(dim=-1)  # (..., T)
+    T = q.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(-1)
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for j0 in range(0, T, block):
+    starts = list(range(0, T, block))
+    for j0 in starts:
         j1 = min(j0 + block, T)
-        k_j, v_j = k[..., j0:j1, :], v[..., j0:j1, :]
-        for i0 in range(j0 if causal else 0, T, block):
+        for i0 in starts:
             i1 = min(i0 + block, T)
-            q_i, do_i = q[..., i0:i1, :], d_out[..., i0:i1, :]
-            s = q_i @ k_j.transpose(-2, -1) * scale  # (..., bi, bj)
+            if causal and i1 <= j0:
+                continue
+            s = torch.einsum("...id,...jd->...ij", q[..., i0:i1, :], k[..., j0:j1, :]) * scale
             if causal:
-                s = s.masked_fill(torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None], float("-inf"))
-            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-            dv[..., j0:j1, :] += p.transpose(-2, -1) @ do_i
-            dp = do_i @ v_j.transpose(-2, -1)
-            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
-            dq[..., i0:i1, :] += ds @ k_j * scale
-            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ q_i * scale
+                s = s.masked_fill(torch.arange(j0, j1) > torch.arange(i0, i1)[:, None], float("-inf"))
+            p = (s - lse[..., i0:i1, None]).exp()
+            dv[..., j0:j1, :] += torch.einsum("...ij,...id->...jd", p, d_out[..., i0:i1, :])
+            dp = torch.einsum("...id,...jd->...ij", d_out[..., i0:i1, :], v[..., j0:j1, :])
+            ds = p * (dp - D[..., i0:i1, None])
+            dq[..., i0:i1, :] += torch.einsum("...ij,...jd->...id", ds, k[..., j0:j1, :]) * scale
+            dk[..., j0:j1, :] += torch.einsum("...ij,...id->...jd", ds, q[..., i0:i1, :]) * scale
     return dq, dk, dv
 
 

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(dim=-1, keepdim=True)  # (..., 1)
-    return p * (dp - D)
+    D = torch.linalg.vecdot(p, dp).unsqueeze(-1)
+    return torch.addcmul(torch.zeros_like(p), p, dp - D)
 
 
 def attention_backward(
@@ -76,18 +76,15 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.size(-1)
-    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(hs)
+    T = q.shape[-2]
+    scale = q.shape[-1] ** -0.5
+    s = (q @ k.transpose(-2, -1)) * scale
     if causal:
-        i = torch.arange(s.shape[-2])
-        s = torch.where(i[None, :] > i[:, None], float("-inf"), s)
-    p = s.softmax(dim=-1)
-    dv = torch.einsum("...ij,...id->...jd", p, d_out)
-    dp = torch.einsum("...id,...jd->...ij", d_out, v)
-    ds = softmax_backward(p, dp) / math.sqrt(hs)
-    dq = torch.einsum("...ij,...jd->...id", ds, k)
-    dk = torch.einsum("...ij,...id->...jd", ds, q)
-    return dq, dk, dv
+        s = s + torch.full((T, T), float("-inf")).triu(1)
+    p = s.softmax(-1)
+    dv = p.transpose(-2, -1) @ d_out
+    ds = softmax_backward(p, d_out @ v.transpose(-2, -1))
+    return (ds @ k) * scale, (ds.transpose(-2, -1) @ q) * scale, dv
 
 
 def tiled_attention_backward(
@@ -111,24 +108,26 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, hs = q.shape[-2], q.shape[-1]
-    D = torch.sum(d_out * out, dim=-1, keepdim=True)  # (..., T, 1)
+    T = q.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(dim=-1, keepdim=True)
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for j0 in range(0, T, block):
-        j1 = min(j0 + block, T)
-        for i0 in range(0, T, block):
-            i1 = min(i0 + block, T)
-            if causal and i1 <= j0:
-                continue  # every key of block j is after every query of block i
-            s = q[..., i0:i1, :] @ k[..., j0:j1, :].mT / math.sqrt(hs)
+    for i0 in range(0, T, block):
+        rows = torch.arange(i0, min(i0 + block, T))
+        q_i, do_i = q[..., rows, :], d_out[..., rows, :]
+        dq_i = dq[..., rows, :]
+        for j0 in range(0, T, block):
+            cols = torch.arange(j0, min(j0 + block, T))
+            if causal and j0 > rows[-1]:
+                break
+            s = q_i @ k[..., cols, :].transpose(-2, -1) * scale
             if causal:
-                s = s.masked_fill(torch.arange(j0, j1) > torch.arange(i0, i1)[:, None], float("-inf"))
-            p = (s - lse[..., i0:i1, None]).exp()
-            dv[..., j0:j1, :] += p.mT @ out[..., i0:i1, :]
-            dp = d_out[..., i0:i1, :] @ v[..., j0:j1, :].mT
-            ds = p * (dp - D[..., i0:i1, :])
-            dq[..., i0:i1, :] += ds @ k[..., j0:j1, :] / math.sqrt(hs)
-            dk[..., j0:j1, :] += ds.mT @ q[..., i0:i1, :] / math.sqrt(hs)
+                s = s.masked_fill(cols[None, :] > rows[:, None], float("-inf"))
+            p = torch.exp(s - lse[..., rows, None])
+            dv[..., cols, :] += p.transpose(-2, -1) @ do_i
+            ds = p * (do_i @ v[..., cols, :].transpose(-2, -1) - D[..., rows, :])
+            dq_i += ds @ k[..., cols, :] * scale
+            dk[..., cols, :] += ds.transpose(-2, -1) @ q_i * scale
     return dq, dk, dv
 
 

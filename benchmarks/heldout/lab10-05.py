@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.einsum("...i,...i->...", p, dp).unsqueeze(-1)
-    return p * dp - p * D
+    jac = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    return (jac @ dp.unsqueeze(-1)).squeeze(-1)
 
 
 def attention_backward(
@@ -76,19 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    head_size = q.shape[-1]
-    scale = 1.0 / math.sqrt(head_size)
-    s = q @ k.transpose(-2, -1) * scale  # (..., T, T)
+    T, hs = q.shape[-2], q.shape[-1]
+    s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(hs)
     if causal:
-        T = s.shape[-1]
-        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(diagonal=1), float("-inf"))
-    p = torch.softmax(s, dim=-1)
-    dv = p.transpose(-2, -1) @ d_out
-    dp = d_out @ v.transpose(-2, -1)
-    ds = softmax_backward(p, dp)
-    dq = ds @ k * scale
-    dk = ds.transpose(-2, -1) @ q * scale
-    return dq, dk, dv
+        hidden = torch.arange(T).unsqueeze(0) > torch.arange(T).unsqueeze(1)
+        s = torch.where(hidden, torch.full_like(s, float("-inf")), s)
+    p = torch.softmax(s, -1)
+    dv = torch.matmul(p.transpose(-1, -2), d_out)
+    dp = torch.matmul(d_out, v.transpose(-1, -2))
+    ds = softmax_backward(p, dp) / math.sqrt(hs)
+    return torch.matmul(ds, k), torch.matmul(ds.transpose(-1, -2), q), dv
 
 
 def tiled_attention_backward(
@@ -112,22 +109,23 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, head_size = q.shape[-2], q.shape[-1]
-    scale = head_size ** -0.5
-    D = (d_out * out).sum(dim=-1)
+    T = q.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(-1, keepdim=True)
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
     for j0 in range(0, T, block):
         j1 = min(j0 + block, T)
-        for i0 in range(j0 if causal else 0, T, block):
+        for i0 in range(0, T, block):
             i1 = min(i0 + block, T)
+            if causal and i1 <= j0:
+                continue
             s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) * scale
-            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))  # the weights, from the forward's lse
-            dv[..., j0:j1, :] += p.transpose(-2, -1) @ d_out[..., i0:i1, :]
+            if causal:
+                s = s.masked_fill(torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None], float("-inf"))
+            p = torch.exp(s - lse[..., i0:i1, None])
             dp = d_out[..., i0:i1, :] @ v[..., j0:j1, :].transpose(-2, -1)
-            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
-            if causal and i0 == j0:
-                # the diagonal tile: no gradient flows to a future key
-                ds = ds.masked_fill(torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None], 0.0)
+            ds = p.mul_(dp - D[..., i0:i1, :])
+            dv[..., j0:j1, :] += p.transpose(-2, -1) @ d_out[..., i0:i1, :]
             dq[..., i0:i1, :] += ds @ k[..., j0:j1, :] * scale
             dk[..., j0:j1, :] += ds.transpose(-2, -1) @ q[..., i0:i1, :] * scale
     return dq, dk, dv

@@ -61,8 +61,9 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.linalg.vecdot(p, dp).unsqueeze(-1)  # (..., 1): sum_i p_i dp_i
-    return torch.addcmul(-p * D, p, dp)  # p * dp - p * D
+    _, pullback = torch.func.vjp(lambda s: torch.softmax(s, dim=-1), torch.log(p))
+    (ds,) = pullback(dp)
+    return ds
 
 
 def attention_backward(
@@ -76,19 +77,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    # FlashAttention's shortcut on the whole matrix: D = rowsum(dp * p) = rowsum(d_out * out),
-    # since dp = d_out v^T and out = p v; p from the log-sum-exp of each row.
-    hs = q.shape[-1]
-    s = torch.matmul(q, k.mT) / math.sqrt(hs)  # (..., T, T)
-    if causal:
-        T = s.shape[-1]
-        s = s + torch.full((T, T), float("-inf"), dtype=s.dtype).triu(1)
-    p = torch.exp(s - torch.logsumexp(s, dim=-1, keepdim=True))
-    out = p @ v
-    D = (d_out * out).sum(dim=-1, keepdim=True)  # (..., T, 1)
-    dp = torch.matmul(d_out, v.mT)
-    ds = p * (dp - D) / math.sqrt(hs)
-    return ds @ k, ds.mT @ q, p.mT @ d_out
+    T = q.shape[-2]
+    with torch.enable_grad():
+        leaves = [t.detach().requires_grad_() for t in (q, k, v)]
+        ql, kl, vl = leaves
+        s = ql @ kl.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+        out = torch.softmax(s, dim=-1) @ vl
+        grads = torch.autograd.grad(out, leaves, grad_outputs=d_out)
+    return tuple(grads)
 
 
 def tiled_attention_backward(
@@ -112,28 +110,24 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    import itertools
-
-    T, hs = q.shape[-2], q.shape[-1]
-    D = (d_out * out).sum(dim=-1)  # (..., T)
+    T = q.shape[-2]
+    D = (d_out * out).sum(dim=-1, keepdim=True)
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    starts = range(0, T, block)
-    # one flat list of tiles (query block, key block), visited from the last one back: every gradient
-    # is a sum over tiles, so the order does not matter
-    tiles = [(i0, j0) for i0, j0 in itertools.product(starts, starts) if not (causal and j0 > i0)]
-    for i0, j0 in reversed(tiles):
-        I = slice(i0, min(i0 + block, T))
-        J = slice(j0, min(j0 + block, T))
-        s = torch.einsum("...id,...jd->...ij", q[..., I, :], k[..., J, :]) / math.sqrt(hs)
-        if causal and i0 == j0:
-            rows, cols = torch.arange(T)[I], torch.arange(T)[J]
-            s = s.masked_fill(cols[None, :] > rows[:, None], float("-inf"))
-        p = torch.exp(s - lse[..., I, None])
-        dv[..., J, :] += torch.einsum("...ij,...id->...jd", p, d_out[..., I, :])
-        dp = torch.einsum("...id,...jd->...ij", d_out[..., I, :], v[..., J, :])
-        ds = p * (dp - D[..., I, None]) / math.sqrt(hs)
-        dq[..., I, :] += torch.einsum("...ij,...jd->...id", ds, k[..., J, :])
-        dk[..., J, :] += torch.einsum("...ij,...id->...jd", ds, q[..., I, :])
+    qs = q / math.sqrt(q.shape[-1])
+    for j0 in range(0, T, block):
+        j1 = min(j0 + block, T)
+        first = (j0 // block) * block if causal else 0
+        for i0 in range(first, T, block):
+            i1 = min(i0 + block, T)
+            s = qs[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1)
+            if causal and i0 == j0:
+                s = s.masked_fill(torch.ones(i1 - i0, j1 - j0, dtype=torch.bool).triu(1), float("-inf"))
+            p = torch.exp(s - lse[..., i0:i1, None])
+            dv[..., j0:j1, :] += p.transpose(-2, -1) @ d_out[..., i0:i1, :]
+            ds = p * (d_out[..., i0:i1, :] @ v[..., j0:j1, :].transpose(-2, -1) - D[..., i0:i1, :])
+            dq[..., i0:i1, :] += ds @ k[..., j0:j1, :]
+            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ qs[..., i0:i1, :]
+    dq = dq / math.sqrt(q.shape[-1])
     return dq, dk, dv
 
 

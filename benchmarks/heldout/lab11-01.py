@@ -61,10 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.shape[-1]
-    looks_at = pattern.argmax(dim=-1)  # (batch, heads, T)
-    hits = looks_at == (torch.arange(T) - 1)  # on the previous position?
-    return hits[:, :, 1:].float().mean(dim=(0, 2))  # rows 1 .. T-1
+    previous = torch.diagonal(pattern, -1)
+    return previous.mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -74,7 +72,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[:, :, 1:, 0].mean(dim=(0, 2))  # column 0, rows 1 .. T-1
+    return pattern[:, :, 1:, 0].mean(dim=(0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -85,9 +83,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    batch, heads, T, _ = pattern.shape
-    cells = [pattern[:, :, i, i - period + 1] for i in range(period + 1, T)]  # each (batch, heads)
-    return torch.stack(cells, dim=-1).mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    rows = torch.arange(period + 1, T)
+    return pattern[:, :, rows, rows - period + 1].mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -99,9 +97,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    weights = F.softmax(scores, dim=-1)
-    outs = torch.einsum("bhij,bhjd->bhid", weights, values)
-    return torch.cat([outs[:, :head], outs[:, head + 1:]], dim=1).sum(dim=1)
+    outs = torch.softmax(scores, dim=-1) @ values
+    return outs.sum(dim=1) - outs[:, head]
 
 
 # %% [markdown]

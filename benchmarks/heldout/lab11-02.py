@@ -61,11 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    batch, heads, T, _ = pattern.shape
-    total = torch.zeros(heads, dtype=pattern.dtype)
-    for i in range(1, T):
-        total += pattern[:, :, i, i - 1].sum(dim=0)
-    return total / (batch * (T - 1))
+    shifted = pattern[..., :-1, :]
+    return shifted.diagonal(dim1=-2, dim2=-1).mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -75,11 +72,9 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    T = pattern.shape[-1]
-    on_start = pattern[:, :, 1:, 0]  # (batch, heads, T - 1): rows 1 .. T-1
-    # row i can spread over positions 0 .. i
-    even_share = 1.0 / torch.arange(2, T + 1, dtype=pattern.dtype)  # (T - 1,)
-    return (on_start / even_share).mean(dim=(0, 2))
+    batch, heads, T, _ = pattern.shape
+    total = pattern[..., 0].sum(dim=(0, 2)) - pattern[..., 0, 0].sum(dim=0)
+    return total / (batch * (T - 1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -90,10 +85,12 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.shape[-1]
-    rows = torch.arange(period + 1, T)  # (n_rows,)
-    cols = rows - period + 1
-    return pattern[:, :, rows, cols].mean(dim=(0, 2))
+    B, H, T, _ = pattern.shape
+    scores = []
+    for h in range(H):
+        cells = [pattern[b, h, i, i - period + 1] for b in range(B) for i in range(period + 1, T)]
+        scores.append(torch.stack(cells).mean())
+    return torch.stack(scores)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -105,9 +102,10 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.softmax(scores, dim=-1) @ values  # (batch, heads, T, d_model)
-    keep = [h for h in range(outs.shape[1]) if h != head]
-    return outs[:, keep].sum(dim=1)
+    weights = torch.softmax(scores, dim=-1)
+    keep = torch.ones(scores.shape[1], dtype=torch.bool)
+    keep[head] = False
+    return torch.einsum("bhij,bhjd->bid", weights[:, keep], values[:, keep])
 
 
 # %% [markdown]

@@ -61,7 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    cells = pattern.diagonal(offset=-1, dim1=-2, dim2=-1)  # (batch, heads, T - 1): [i, i - 1] for i = 1 .. T-1
+    T = pattern.shape[-1]
+    cells = torch.diagonal(pattern, offset=-1, dim1=-2, dim2=-1)
     return cells.mean(dim=(0, 2))
 
 
@@ -72,11 +73,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    import numpy as np
-
-    weights = pattern.detach().cpu().numpy()  # (batch, heads, T, T)
-    on_start = weights[:, :, 1:, 0]  # rows 1 .. T-1 of column 0
-    return torch.from_numpy(on_start.mean(axis=(0, 2))).to(pattern.dtype)
+    column = pattern[:, :, 1:, 0]
+    return column.amax(dim=2).mean(dim=0)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -87,9 +85,13 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    batch, heads, T, _ = pattern.shape
-    cells = [pattern[:, :, i, i - period + 1] for i in range(period + 1, T)]  # each (batch, heads)
-    return torch.stack(cells, dim=-1).mean(dim=(0, 2))
+    import numpy as np
+
+    p = pattern.detach().cpu().numpy()
+    T = p.shape[-1]
+    rows = np.arange(period + 1, T)
+    cells = p[:, :, rows, rows - period + 1]
+    return torch.from_numpy(cells.mean(axis=(0, 2))).to(pattern.dtype)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -101,10 +103,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.softmax(scores, dim=-1) @ values  # (batch, heads, T, d_model)
-    n_heads = outs.shape[1]
-    without = outs.sum(dim=1) - outs[:, head]
-    return without * n_heads / (n_heads - 1)  # keeps the layer's size
+    heads = torch.softmax(scores, -1) @ values
+    return torch.cat([heads[:, :head], heads[:, head + 1:]], dim=1).sum(dim=1)
 
 
 # %% [markdown]

@@ -61,11 +61,11 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    batch, heads, T, _ = pattern.shape
-    total = torch.zeros(heads, dtype=pattern.dtype)
+    B, H, T, _ = pattern.shape
+    total = torch.zeros(H, dtype=pattern.dtype)
     for i in range(1, T):
         total += pattern[:, :, i, i - 1].sum(dim=0)
-    return total / (batch * (T - 1))
+    return total / (B * (T - 1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -75,7 +75,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[:, :, 1:, 0].mean(dim=(0, 2))  # column 0, rows 1 .. T-1
+    return pattern[..., 1:, :1].mean(dim=(0, 2, 3))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -87,10 +87,10 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    rows = torch.arange(period + 1, T)
-    cols = rows - period + 1  # the token after the earlier occurrence
-    cells = pattern[:, :, rows][:, :, :, cols]
-    return cells.flatten(start_dim=2).mean(dim=-1).mean(dim=0)
+    i = torch.arange(period + 1, T)
+    idx = (i - period + 1).view(1, 1, -1, 1).expand(*pattern.shape[:2], -1, 1)
+    cells = pattern[:, :, period + 1:, :].gather(-1, idx)
+    return cells.mean(dim=(0, 2, 3))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -102,9 +102,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    weights = F.softmax(scores, dim=-1)
-    outs = torch.einsum("bhij,bhjd->bhid", weights, values)
-    return torch.cat([outs[:, :head], outs[:, head + 1:]], dim=1).sum(dim=1)
+    outs = torch.softmax(scores, dim=-1) @ values
+    return outs[:, :head].sum(dim=1) + outs[:, head:].sum(dim=1)
 
 
 # %% [markdown]

@@ -62,11 +62,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    rows = torch.arange(1, T)
-    on_previous = pattern[:, :, rows, rows - 1]  # (batch, heads, T - 1)
-    # heads park weight on position 0; compare with what is left for the other positions
-    left = 1 - pattern[:, :, rows, 0]
-    return (on_previous / left).mean(dim=(0, 2))
+    eye_below = torch.diag(torch.ones(T - 1), -1).to(pattern.dtype)
+    return (pattern * eye_below).sum(dim=(-2, -1)).mean(dim=0) / (T - 1)
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -76,9 +73,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    batch, heads, T, _ = pattern.shape
-    column = pattern[..., 0]  # (batch, heads, T)
-    return column[:, :, 1:].sum(dim=(0, 2)) / (batch * (T - 1))
+    B, H, T, _ = pattern.shape
+    return pattern.narrow(-2, 1, T - 1).select(-1, 0).permute(1, 0, 2).reshape(H, -1).mean(dim=1)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -90,9 +86,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    rows = torch.arange(period + 1, T)  # (n_rows,)
-    cols = rows - period + 1
-    return pattern[:, :, rows, cols].mean(dim=(0, 2))
+    rows = range(period + 1, T)
+    cells = torch.stack([pattern[:, :, i, i - period + 1] for i in rows], dim=-1)
+    return cells.mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -104,9 +100,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    weights = F.softmax(scores, dim=-1)
-    outs = torch.einsum("bhij,bhjd->bhid", weights, values)
-    return torch.cat([outs[:, :head], outs[:, head + 1:]], dim=1).sum(dim=1)
+    outs = torch.softmax(scores, dim=-1) @ values
+    outs[:, head] = 0
+    return outs
 
 
 # %% [markdown]

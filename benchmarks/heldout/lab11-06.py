@@ -61,11 +61,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    batch, heads, T, _ = pattern.shape
-    flat = pattern.flatten(start_dim=-2)  # (batch, heads, T * T): cell [i, j] at i * T + j
-    # [i, i - 1] sits at i * T + i - 1 = T + (i - 1)(T + 1): from T on, every (T + 1)-th cell
-    cells = flat[..., T::T + 1]  # (batch, heads, T - 1)
-    return cells.mean(dim=(0, 2))
+    return torch.diagonal(pattern, offset=1, dim1=-1, dim2=-2).mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -76,10 +72,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
     T = pattern.shape[-1]
-    start = torch.zeros(T, 1, dtype=pattern.dtype)
-    start[0] = 1.0  # picks column 0
-    on_start = (pattern @ start).squeeze(-1)  # (batch, heads, T)
-    return on_start.narrow(-1, 1, T - 1).mean(dim=-1).mean(dim=0)
+    column_total = pattern[..., 0].sum(dim=-1)
+    return ((column_total - 1) / (T - 1)).mean(dim=0)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -91,11 +85,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    flat = pattern.flatten(start_dim=-2)  # (batch, heads, T * T)
-    # [i, i - period + 1] sits at i (T + 1) - period + 1: from i = period + 1 on, every (T + 1)-th cell
-    first = (period + 1) * (T + 1) - period + 1
-    cells = flat[..., first::T + 1]  # (batch, heads, T - period - 1)
-    return cells.mean(dim=(0, 2))
+    rows = pattern[:, :, period + 1:, :]
+    cols = torch.arange(2, T - period + 1).view(1, 1, -1, 1)
+    return torch.take_along_dim(rows, cols, dim=-1).mean(dim=(0, 2, 3))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -107,10 +99,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.softmax(scores, dim=-1) @ values  # (batch, heads, T, d_model)
-    outs = outs.clone()
-    outs[:, head] = float("nan")  # the removed head: left out of a sum that skips NaN
-    return torch.nansum(outs, dim=1)
+    silenced = values.clone()
+    silenced[:, head] = 0
+    return torch.einsum("bhij,bhjd->bid", torch.softmax(scores, dim=-1), silenced)
 
 
 # %% [markdown]

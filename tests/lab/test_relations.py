@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 
-from attention_by_hand.lab.relations import relation
+from attention_by_hand.lab.relations import ends, relation
 
 
 def outputs(seed: int, shape=(4, 4)) -> torch.Tensor:
@@ -109,8 +109,30 @@ def test_an_output_summed_over_its_rows_is_said():
     assert "summed over its rows (axis 0)" in relation(on_two(lambda e: e.sum(dim=0)))
 
 
-def test_an_axis_too_few_that_is_no_reduction_is_not_said():
-    assert relation(on_two(lambda e: e[0], shape=(2, 4, 4))) is None
+def test_an_axis_too_few_that_is_no_reduction_and_no_slice_is_not_said():
+    assert relation(on_two(lambda e: e[0] * 2, shape=(2, 4, 4))) is None
+
+
+def test_the_last_slice_of_the_output_is_said_with_its_axis():
+    said = relation(on_two(lambda e: e[-1], shape=(2, 4, 4)))
+    assert said == "yours is only the reference's last head (axis 0), where it keeps them all"
+
+
+def test_an_output_padded_with_zero_rows_is_said_as_the_reference_and_rows_too_many():
+    said = ends(on_two(lambda e: torch.cat([e, torch.zeros(2, 4)])))
+    assert said == ("yours has more rows than the reference's (6 where it has 4): your first ones are the "
+                    "reference's, and the extra rows after them are too many (all zeros)")
+
+
+def test_an_output_that_lost_its_first_columns_is_said_as_the_reference_s_last_ones():
+    said = ends(on_two(lambda e: e[:, 1:]))
+    assert said == "yours has fewer columns than the reference's (3 where it has 4): they are its last ones, and the rest are missing"
+
+
+def test_a_part_that_holds_on_one_input_only_is_not_said():
+    pairs = on_two(lambda e: e[:, 1:])
+    pairs[1] = (pairs[1][1][:, :3] * 2, pairs[1][1], {})
+    assert ends(pairs) is None
 
 
 def test_a_reduction_that_holds_on_one_input_only_is_not_said():
@@ -258,3 +280,45 @@ def test_a_factor_is_read_past_the_hidden_scores_it_leaves_as_they_are():
 def test_a_division_by_a_root_of_a_length_keeps_its_brackets():
     pairs = [(e / math.sqrt(n), e, {"len(x)": float(n)}) for e, n in ((outputs(0), 4), (outputs(1), 9))]
     assert relation(pairs) == "yours is the reference's output divided by sqrt(len(x)) = 2"
+
+
+def test_a_part_whose_sizes_differ_between_inputs_says_no_sizes():
+    # one hint speaks for every input: sizes true of the first only would be false of the second
+    short, long = outputs(0, (3, 4)), outputs(1, (5, 4))
+    pairs = [(torch.cat([e, torch.zeros(2, 4)]), e, {}) for e in (short, long)]
+    assert ends(pairs) == ("yours has more rows than the reference's: your first ones are the reference's, "
+                           "and the extra rows after them are too many (all zeros)")
+
+
+def test_a_check_says_rows_too_many_as_an_observation_naming_no_mistake(tmp_path):
+    from attention_by_hand.lab.registry import LABS
+    from attention_by_hand.lab.verdict import check_in_process
+    from labhelpers import REFERENCES, load_lab, patch_lab
+
+    patch = '''
+def causal_mask(T):
+    hidden = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+    below = torch.ones(2, T, dtype=torch.bool)
+    return torch.cat([hidden, below.logical_and(below.logical_not())], dim=0)
+'''
+    path = tmp_path / "lab-04-attention.py"
+    path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), patch), encoding="utf-8")
+    failed = [r for r in check_in_process(load_lab(path), LABS[3]).results if r.label.startswith("causal_mask")]
+    assert failed and all(not r.passed and r.mistake is None and "yours has more rows than the reference's: your first "
+                          "ones are the reference's, and the extra rows after them are too many (all False)" in r.hint
+                          for r in failed)
+
+
+def test_an_extra_leading_axis_names_a_reshape_never_undone_among_its_causes():
+    said = relation(on_two(lambda e: e.reshape(1, -1), shape=(4,)))
+    assert said.endswith("an extra leading axis of size 1 (an unsqueeze, a None index or a reshape never undone, "
+                         "or a batch axis the input did not have)")
+
+
+def test_an_empty_output_is_not_said_as_one_end_of_the_reference():
+    assert ends([(torch.zeros(0, 4), outputs(0, (3, 4)), {})]) is None
+
+
+def test_the_last_entry_of_a_vector_is_said_as_an_entry():
+    said = relation(on_two(lambda e: e[-1], shape=(4,)))
+    assert said == "yours is only the reference's last entry (axis 0), where it keeps them all"

@@ -252,6 +252,69 @@ def scaled(x, s):
     assert found.words == "the wrong operation: a power (`**`) where a product (`*`) is needed"
 
 
+def test_a_square_for_the_value_itself_is_a_power_not_an_off_by_one(tmp_path):
+    learner = '''
+def penalty(d, slope):
+    return -slope * d ** 2
+'''
+    reference = '''
+def penalty(d, slope):
+    return -slope * d
+'''
+    module = _load(tmp_path, "squared", HEADER + learner)
+    found = repair(module, _load(tmp_path, "squared_reference", reference), "penalty",
+                   [(torch.arange(4.0), 0.5), (torch.arange(3.0) + 2, 0.25)], {"penalty"})
+    assert found.words == "squared where the value itself is needed"
+
+
+def test_an_index_the_mend_removes_is_said_as_a_part_for_the_whole(tmp_path):
+    learner = '''
+def blended(w, v):
+    out = w @ v
+    return out[-1]
+'''
+    reference = '''
+def blended(w, v):
+    return w @ v
+'''
+    g = torch.Generator().manual_seed(0)
+    inputs = [(torch.softmax(torch.randn(t, t, generator=g), dim=-1), torch.randn(t, 3, generator=g)) for t in (2, 4)]
+    module = _load(tmp_path, "last_row", HEADER + learner)
+    found = repair(module, _load(tmp_path, "last_row_reference", reference), "blended", inputs, {"blended"})
+    assert found.words == "only the last entry along the first axis, `out[-1]`, where all of `out` is needed"
+
+
+def test_an_index_that_adds_an_axis_is_not_said_as_a_part(tmp_path):
+    learner = '''
+def blended(w, v):
+    out = w @ v
+    return out[None]
+'''
+    reference = '''
+def blended(w, v):
+    return w @ v
+'''
+    g = torch.Generator().manual_seed(0)
+    inputs = [(torch.softmax(torch.randn(t, t, generator=g), dim=-1), torch.randn(t, 3, generator=g)) for t in (2, 4)]
+    module = _load(tmp_path, "unsqueezed", HEADER + learner)
+    found = repair(module, _load(tmp_path, "unsqueezed_reference", reference), "blended", inputs, {"blended"})
+    assert found is not None and found.words is None
+
+
+def test_a_square_root_where_the_value_itself_is_needed_is_a_power_not_a_factor(tmp_path):
+    learner = '''
+def spread(d):
+    return d ** 0.5
+'''
+    reference = '''
+def spread(d):
+    return d
+'''
+    module = _load(tmp_path, "rooted", HEADER + learner)
+    found = repair(module, _load(tmp_path, "rooted_reference", reference), "spread", [(torch.arange(1.0, 5.0),)], {"spread"})
+    assert found.words == "a square root too many"
+
+
 def test_a_residual_added_by_both_its_plus_equals_and_its_sum_is_said_added_twice(tmp_path):
     learner = '''
 def residual(x):

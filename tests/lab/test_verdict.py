@@ -9,7 +9,8 @@ import torch
 from attention_by_hand.lab.registry import checks_for, lab_numbered
 from attention_by_hand.lab.judging import Miss
 from attention_by_hand.lab.registry import LABS, reference_path
-from attention_by_hand.lab.verdict import CheckResult, CheckRun, combine, load_reference, report_lines
+from attention_by_hand.lab.combining import combine
+from attention_by_hand.lab.verdict import CheckResult, CheckRun, load_reference, report_lines
 from attention_by_hand.lab.wire import Foreign, NumpyArray, Oversized
 
 NUMBERS = [lab.number for lab in LABS]
@@ -35,6 +36,32 @@ def test_the_same_mistake_with_other_numbers_on_another_input_is_the_same_mistak
     one = Miss("a", ("not scaled: divide by sqrt(3)",))
     other = Miss("b", ("not scaled: divide by sqrt(2)",))
     assert combine([one, other])[0] == "not scaled: divide by sqrt(3)"
+
+
+def test_a_mistake_that_would_have_changed_a_right_output_is_not_named():
+    one = Miss("a", ("not scaled: divide by sqrt(2)",))
+    assert combine([one, None], right=frozenset({"not scaled: divide by sqrt(#)"})) == ("a", None)
+
+
+def test_a_scale_rounded_down_is_not_called_unscaled_where_another_head_size_was_right(tmp_path):
+    # int(sqrt(2)) = 1 looks unscaled on 4 heads of d_model 8; on 3 heads of 12, int(sqrt(4)) = 2 is right
+    from attention_by_hand.lab.verdict import check_in_process
+    from labhelpers import REFERENCES, load_lab, patch_lab
+
+    patch = '''
+def multi_head_attention(x, query, key, value, proj, n_heads):
+    T = x.shape[0]
+    q, k, v = (split_heads(layer(x), n_heads) for layer in (query, key, value))
+    scores = q @ k.transpose(-2, -1) / int(math.sqrt(q.shape[-1]))
+    scores = scores.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1), float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    return proj(merge_heads(weights @ v)), weights
+'''
+    path = tmp_path / "lab-05-multihead.py"
+    path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), patch), encoding="utf-8")
+    results = [r for r in check_in_process(load_lab(path), LABS[4]).results if r.label.startswith("multi_head_attention")]
+    failed = [r for r in results if not r.passed]
+    assert failed and not any("not scaled" in r.hint for r in failed)
 
 
 def test_a_plain_hint_such_as_an_exception_is_reported_as_it_is():

@@ -11,6 +11,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     calls.py          calling the learner's functions, as events (child and tests alike)
     wire.py           values as JSON between parent and child
     verdict.py        events -> one line per check, and why a run stopped
+    combining.py      a check's inputs' verdicts -> the one mistake that explains them and no input rules out
     judging.py        judges: comparing one output with the reference's, and naming a wrong one
     attention_judges.py  the judges of attention weights, shared by labs 04 and 05
     inputs.py         the inputs the checks call the functions on
@@ -21,7 +22,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     mutant_slips.py   changes that are no one-token edit (a layer moved, a grid for pairs, .T on a batch)
     outcomes.py       calling the reference safely, and when two outputs (or two errors) agree
     relations.py      plain relations between outputs (transposed, negated, scaled, rows scaled, plus a constant)
-    shape_relations.py  relations that change the shape (an axis of size 1 more, axes reordered, an axis misnamed)
+    shape_relations.py  relations that change the shape (an axis of size 1 more, axes reordered, one slice, one end)
     input_relations.py  the reference's output on a changed input (one short, ids off by one, a flag unused)
     intermediates.py  an output that is one of the reference's own intermediate values
     related.py        the explanations that are no change of the code, tried in turn
@@ -33,6 +34,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     repair.py         one change of the learner's own code that makes it right on every input (run in the child)
     mend_changes.py   the changes tried on a learner's code only (a line left out, an exp put in, a count +1)
     mend_words.py     the mistake such a change mends, in words (a term too many, the loop starts one step late)
+    call_words.py     what a call on a quoted line does, when the reference never makes it (`cumsum` is running)
     room.py           `lab check N --room FOLDER`: every learner's file in a folder, one table
     sandbox.py        bubblewrap around other people's files in a room check
 

@@ -53,7 +53,7 @@ RETURNED = "return"  # the name of a Step that is (an item of) what the referenc
 # 62 checks of tuning sets G and H took 0.19 s on two cores; 0.6 s here once cut a search short on a
 # busy CI machine, and its span went unsaid).
 MAX_TRIES = 24
-MAX_SECONDS = 5.0
+MAX_SECONDS = 3.0
 CANDIDATES_PER_VALUE = 8
 
 

@@ -98,7 +98,7 @@ def _nan_made(module: ModuleType, call: dict, originals: list, value, learner: P
 # seconds in all per child, and a function it once could not blame is not searched again. A guard,
 # far above what a file takes (0.35 s at most for all of a check's searches, in 62 checks of tuning sets G and H):
 # the searches are bounded by their tries, so that a busy machine gives the same hint as a quiet one.
-BLAME_SECONDS = 8.0
+BLAME_SECONDS = 4.0
 
 
 class _Blamer:
@@ -158,7 +158,8 @@ class _Blamer:
 
 
 # Mending (repair.py) starts only while the calls have taken less than this, counted from the
-# first call: it is extra work, and a slow file has little time to spare.
+# first call and without the blame searches' time (bounded apart): it is extra work, and a slow
+# file has little time to spare.
 MEND_AFTER = 8.0
 
 
@@ -185,11 +186,12 @@ class _Mender:
         self.wrong.setdefault(name)
         self.spans.setdefault(name, set()).add((found["start"], found["end"]) if isinstance(found, dict) else None)
 
-    def emit_repairs(self, emit: Emit) -> None:
+    def emit_repairs(self, emit: Emit, searched: float = 0.0) -> None:
+        """searched: the seconds the blame searches took, not counted against MEND_AFTER."""
         from attention_by_hand.lab.mutants import reachable
         from attention_by_hand.lab.repair import SECONDS, repair
 
-        if self.reference is None or time.perf_counter() - self.begun > MEND_AFTER:
+        if self.reference is None or time.perf_counter() - self.begun - searched > MEND_AFTER:
             return
         deadline = time.perf_counter() + SECONDS
         checked = {call["function"] for call in self.calls}
@@ -276,5 +278,5 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
     # "done" first: the calls are over, and a mend that runs out of time costs nothing (the parent
     # stops the child a little after "done", runner.py).
     emit(event="done")
-    mender.emit_repairs(emit)
+    mender.emit_repairs(emit, blamer.spent)
     return True

@@ -69,6 +69,9 @@ class Miss:
     # a mistake one input rules out is never named for another; mistakes.py lists tried - moot.
     tried: tuple[str, ...] = ()
     moot: tuple[str, ...] = ()
+    # those whose output here holds a nan or an inf: an edge where a learner's code that makes the
+    # mistake may still be right (row -1 of a mask wraps round to its last row)
+    broken: tuple[str, ...] = ()
 
     def text(self, explanation: str | None = None) -> str:
         """The hint: `explanation` (default: the first known one), or else what was observed."""
@@ -173,12 +176,13 @@ class _Compared:
     matching: tuple[str, ...]
     tried: tuple[str, ...]
     moot: tuple[str, ...]
+    broken: tuple[str, ...]
 
 
 def _matching(got, expected, variants: Iterable[Variant]) -> _Compared:
     """Every known mistake whose output equals `got` (in the order given), every one that could be
     made on these inputs, and those whose output is the reference's own."""
-    hints, tried, moot = [], [], []
+    hints, tried, moot, broken = [], [], [], []
     for hint, output in variants:
         try:
             output = output() if callable(output) else output
@@ -189,9 +193,11 @@ def _matching(got, expected, variants: Iterable[Variant]) -> _Compared:
         tried.append(hint)
         if isinstance(output, torch.Tensor) and close(output, expected):
             moot.append(hint)
+        if isinstance(output, torch.Tensor) and output.is_floating_point() and not bool(torch.isfinite(output).all()):
+            broken.append(hint)
         if isinstance(got, torch.Tensor) and close(got, output) and hint not in hints:
             hints.append(hint)
-    return _Compared(tuple(hints), tuple(tried), tuple(moot))
+    return _Compared(tuple(hints), tuple(tried), tuple(moot), tuple(broken))
 
 
 def judge_tensor(got, expected: torch.Tensor, names: str, variants: Iterable[Variant] = (), observe=None):
@@ -207,12 +213,13 @@ def judge_tensor(got, expected: torch.Tensor, names: str, variants: Iterable[Var
         named = f"{names} = {shape_text(expected.shape)}" if names != shape_text(expected.shape) else names
         message = f"wrong output shape: expected {named}, got {shape_text(got.shape)}"
         compared = _matching(got, expected, variants)
-        return Miss(message, compared.matching, lead=message, tried=compared.tried, moot=compared.moot)
+        return Miss(message, compared.matching, lead=message, tried=compared.tried, moot=compared.moot,
+                    broken=compared.broken)
     if close(got, expected):
         return None
     compared = _matching(got, expected, variants)
     observed = _coarser(got, expected) or (observe(got) if observe else None) or difference(got, expected)
-    return Miss(observed, compared.matching, tried=compared.tried, moot=compared.moot)
+    return Miss(observed, compared.matching, tried=compared.tried, moot=compared.moot, broken=compared.broken)
 
 
 def _coarser(got, expected: torch.Tensor) -> str | None:

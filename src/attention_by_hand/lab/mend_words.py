@@ -60,6 +60,17 @@ def _shape_index(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
             and parent.value.attr == "shape")
 
 
+def _exponent(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """The number a power raises to (the 2 of `d ** 2`)."""
+    parent = parents.get(id(node))
+    return isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Pow) and parent.right is node
+
+
+# (the learner's exponent, the mend's) -> the learner's mistake
+_POWERS = {(2, 1): "squared where the value itself is needed", (1, 2): "the square missing",
+           (0.5, 1): "a square root too many", (1, 0.5): "a square root missing"}
+
+
 def _one_apart(old: ast.AST, new: object) -> bool:
     value = getattr(old, "value", None)
     return (isinstance(value, int) and not isinstance(value, bool) and isinstance(new, int)
@@ -98,6 +109,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return None
     node, parents = nodes[change.index], _parents(fdef)
     op, kind = change.op, change.kind
+    if op == "const" and _exponent(node, parents):  # `** 2` for `** 1` is a power, not a count off by one
+        return _POWERS.get((node.value, change.arg), f"the wrong power: `** {node.value}` where `** {change.arg}` is needed")
     dropped = _dropped(node, op) if kind == "term" else None
     off_by_one = kind != "axis" and (
         (kind == "offset")
@@ -135,6 +148,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return "a square root missing" if op == "sqrt" else "a square root too many"
     if kind == "factor" and op in ("left", "right"):
         return "a factor too many"
+    if kind == "factor" and op == "times2" and _exponent(node, parents) and type(_number(node)) in (int, float):
+        return _POWERS.get((_number(node), 2 * _number(node)), "the wrong power")
     if kind == "factor" and op == "times2":
         parent = parents.get(id(node))
         if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div) and node is parent.right:
@@ -155,6 +170,14 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return "two values swapped"
     if kind == "order":
         return "two steps in the wrong order"
+    if op == "unsub" and isinstance(node, ast.Subscript):  # the mend takes the whole of what was indexed
+        whole, index = _short(node.value), _number(node.slice)
+        if type(index) is int:
+            which = {0: "the first entry", -1: "the last entry"}.get(index, "one entry")
+            return f"only {which} along the first axis, `{_short(node)}`, where all of `{whole}` is needed"
+        if isinstance(node.slice, ast.Slice):
+            return f"only a part, `{_short(node)}`, where all of `{whole}` is needed"
+        return None  # an index of None, a list or a tensor: more, fewer or other entries, not "a part"
     if op == "first" and isinstance(node, ast.Name):
         return f"all of `{node.id}` where one slice of it, `{node.id}[0]`, is meant"
     if op == "size_for":
@@ -184,6 +207,14 @@ def _added_already(node: ast.AST, dropped: ast.AST, parents: dict[int, ast.AST])
         statement = parents.get(id(statement))
     return (isinstance(node.op, ast.Add) and isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add)
             and ast.unparse(statement.target) == ast.unparse(dropped))
+
+
+def _number(node: ast.AST) -> object:
+    """The number a literal writes (`-1` is a minus applied to 1), else None."""
+    try:
+        return ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
 
 
 def _short(node: ast.AST) -> str:

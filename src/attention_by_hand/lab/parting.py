@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from attention_by_hand.lab.blame import RETURNED
+from attention_by_hand.lab.call_words import call_words
 from attention_by_hand.lab.intermediates import Step, steps
 from attention_by_hand.lab.outcomes import call, copy_input, known_numbers
 from attention_by_hand.lab.relations import relation
@@ -112,6 +113,9 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
     helpers = sorted({name for _, b in blamed for name in b["calls"]})
     if helpers:  # its own tensors are right; what it calls of the learner's is not checked here
         where += f" (it calls your {', '.join(f'`{h}`' for h in helpers)}: the mistake may be in there)"
+    described = call_words((code_start, code_end), reference, function)
+    if described:  # a call the reference never makes, on a line quoted, is often the mistake
+        where += f"; {described}"
     if first["step"] is None:
         returns = _returned(reference, function) if code_end.startswith("return") else None
         return Parted(where + (f"; the reference's is `{returns}`" if returns else ""))

@@ -16,16 +16,16 @@ import torch
 
 from attention_by_hand.lab.input_relations import changed_input
 from attention_by_hand.lab.intermediates import intermediate
-from attention_by_hand.lab.outcomes import Diagnosis, Tried, agree, alike, call, copy_input, fresh, known_numbers
-from attention_by_hand.lab.relations import relation
+from attention_by_hand.lab.outcomes import Diagnosis, Raised, Tried, agree, alike, call, copy_input, fresh, known_numbers
+from attention_by_hand.lab.relations import ends, relation
 
-__all__ = ["related", "LARGE"]
+__all__ = ["ends_of", "related", "LARGE"]
 
 
 def related(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:
     """A relation between the outputs, on every input: the whole output, or one part of a pair;
     failing that, the reference's output on a changed input (input_relations.py); failing that,
-    one of the reference's intermediate values (intermediates.py)."""
+    one of the reference's intermediate values (intermediates.py), or an exp that overflowed."""
     related = _related_outputs(reference, function, tried, expected)
     if related is not None:
         return related
@@ -38,6 +38,17 @@ def related(reference, function, tried: list[Tried], expected: list) -> Diagnosi
     if said:
         return Diagnosis(said, f"{function}: {said}")
     return _intermediate(reference, function, tried, expected) or _overflow(reference, function, tried, expected)
+
+
+def ends_of(reference, function, tried: list[Tried]) -> str | None:
+    """The reference's output as the first or last entries of the learner's along one axis, or the
+    learner's of the reference's (relations.ends), on every input tried: what was observed, said
+    where no mistake is named (it says where the extra or missing entries are, not why)."""
+    expected = [call(getattr(reference, function), t.args) for t in tried]
+    if not tried or any(isinstance(e, Raised) for e in expected) or any(isinstance(t.got, Raised) for t in tried):
+        return None
+    said = _related_outputs(reference, function, tried, expected, ends)
+    return said.hint if said else None
 
 
 LARGE = 80.0  # exp(88.7) is float32's largest; a score past 80 is where an unshifted exp gives out
@@ -101,11 +112,12 @@ def _intermediate(reference, function: str, tried: list[Tried], expected: list) 
     return Diagnosis(said, f"{function}: {said}") if said else None
 
 
-def _related_outputs(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:
+def _related_outputs(reference, function, tried: list[Tried], expected: list, test=relation) -> Diagnosis | None:
+    """test(pairs) (relation, or ends) of the whole output, or of the first part of a pair it says something of."""
     known = [known_numbers(reference, function, t.args) for t in tried]
     gots = [t.got for t in tried]
     if all(isinstance(g, torch.Tensor) for g in gots):
-        said = relation(list(zip(gots, expected, known)))
+        said = test(list(zip(gots, expected, known)))
         return Diagnosis(said, f"{function}: {said}") if said else None
     if all(isinstance(g, (tuple, list)) for g in gots) and all(isinstance(e, tuple) for e in expected):
         sizes = {len(g) for g in gots} | {len(e) for e in expected}
@@ -115,7 +127,7 @@ def _related_outputs(reference, function, tried: list[Tried], expected: list) ->
             pairs = [(g[part], e[part], k) for g, e, k in zip(gots, expected, known)]
             if all(agree(g, e) for g, e, _ in pairs):
                 continue
-            said = relation(pairs)
+            said = test(pairs)
             if said:  # (a part with no relation may follow from this one: the weights, then the output)
                 said = f"part {part + 1} of what you return: {said}"
                 return Diagnosis(said, f"{function}: {said}")

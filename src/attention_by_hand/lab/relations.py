@@ -26,7 +26,8 @@ from collections.abc import Callable
 import torch
 
 from attention_by_hand.lab.judging import close
-from attention_by_hand.lab.shape_relations import Known, axis_name, folded, reduced, reshaped, sizes_named, unit_axes
+from attention_by_hand.lab.shape_relations import (Known, axis_name, folded, part, reduced, reshaped, sizes_named,
+                                                   sliced, unit_axes)
 
 __all__ = ["Known", "relation", "known_factor", "scale_of"]
 
@@ -296,6 +297,15 @@ _TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted
                             _softmaxed, _hidden_filled, _plus_constant)
 
 
+def ends(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
+    """The reference's output is the first or last entries of yours along one axis, or yours of
+    its (shape_relations.part), on every input where they differ. Asked apart from relation(),
+    after the relations that name a cause (the reference run on an input one element short)."""
+    pairs = [(g, e, k) for g, e, k in pairs if isinstance(g, torch.Tensor) and isinstance(e, torch.Tensor)
+             and not (g.shape == e.shape and close(g, e))]
+    return part(pairs) if pairs else None
+
+
 def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
     """What relates got to expected on every (got, expected, known) given where they differ, in
     words; or None."""
@@ -307,7 +317,7 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     if unit:
         return unit
     if pairs and all(g.dim() == e.dim() - 1 for g, e, _ in pairs):
-        return reduced(pairs)
+        return reduced(pairs) or sliced(pairs)
     if pairs and all(g.dim() == e.dim() >= 1 and g.shape[:-1] == e.shape[:-1] and g.shape[-1] < e.shape[-1] for g, e, _ in pairs):
         return folded(pairs)
     if pairs and all(g.shape != e.shape and g.numel() == e.numel() for g, e, _ in pairs):

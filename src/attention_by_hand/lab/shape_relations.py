@@ -1,7 +1,8 @@
 """Relations between a learner's output and the reference's that change its shape: the same
 numbers in another shape (an axis of size 1 more or fewer, the axes in another order), an axis
-sized by another of the reference's numbers, one axis averaged or summed away, blocks of columns
-added into one. relations.py asks here first when the shapes differ; each is said only when it
+sized by another of the reference's numbers, one axis averaged or summed away, one slice of it
+(the last head's only), its first or last entries along an axis (or it among yours: a tensor padded
+and never cut back), blocks of columns added into one. relations.py asks here first when the shapes differ; each is said only when it
 holds on every input given (the inputs the learner's function got wrong).
 
 Left out: relations between numbers of the same shape (relations.py).
@@ -15,7 +16,7 @@ import torch
 
 from attention_by_hand.lab.judging import close
 
-__all__ = ["Known", "axis_name", "folded", "reduced", "reshaped", "sizes_named", "unit_axes"]
+__all__ = ["Known", "axis_name", "folded", "part", "reduced", "reshaped", "sizes_named", "sliced", "unit_axes"]
 
 Known = dict[str, float]  # the reference's own numbers on one input, by name: {"head_size": 4.0, ...}
 
@@ -108,7 +109,7 @@ def unit_axes(pairs) -> str | None:
     if more.pop():
         leading = "leading " if tuple(g.shape[count:]) == tuple(e.shape) else ""
         extra = f"an extra {leading}axis of size 1" if count == 1 else f"{count} extra {leading}axes of size 1"
-        why = f"{extra} (an unsqueeze or a None index never undone, or a batch axis the input did not have)"
+        why = f"{extra} (an unsqueeze, a None index or a reshape never undone, or a batch axis the input did not have)"
     else:
         why = f"{axes} missing (a mean or sum without keepdim=True, a squeeze, or an index that drops it)"
     return f"yours holds the reference's numbers, in shape {tuple(g.shape)} where it has {tuple(e.shape)}: {why}"
@@ -125,6 +126,63 @@ def reduced(pairs) -> str | None:
             ):
                 return f"yours is the reference's output {word} over its {axis_name(axis, rank)} (axis {axis}), which it keeps"
     return None
+
+
+def sliced(pairs) -> str | None:
+    """One axis too few: yours is one slice of the reference's output, its first or its last
+    along one axis, on every input (the last head's weights where every head's belong)."""
+    rank = pairs[0][1].dim()
+    for axis in range(rank):
+        for index, word in ((0, "first"), (-1, "last")):
+            if all(e.dim() == rank and e.shape[axis] > 1 and g.shape == e.select(axis, index).shape
+                   and close(g, e.select(axis, index)) for g, e, _ in pairs):
+                one = _one(axis, rank)
+                where = "" if one.endswith(f"axis {axis}") else f" (axis {axis})"
+                return f"yours is only the reference's {word} {one}{where}, where it keeps them all"
+    return None
+
+
+def part(pairs) -> str | None:
+    """One axis of another size, the rest equal: the reference's output is the first (or last)
+    entries of yours along it, or yours the first (or last) of the reference's, on every input (a
+    tensor padded and never cut back, a slice one end short)."""
+    axes = {a for g, e, _ in pairs if g.dim() == e.dim() for a in range(g.dim()) if g.shape[a] != e.shape[a]}
+    if len(axes) != 1 or any(g.dim() != e.dim() for g, e, _ in pairs):
+        return None
+    axis = axes.pop()
+    if any(min(g.shape[axis], e.shape[axis]) == 0 for g, e, _ in pairs):
+        return None  # an empty side is the first and the last entries of anything: it says nothing
+    longer = {g.shape[axis] > e.shape[axis] for g, e, _ in pairs}
+    if len(longer) != 1:
+        return None
+    more = longer.pop()
+    for end in ("first", "last"):
+        def cut(long, n):
+            return long.narrow(axis, 0 if end == "first" else long.shape[axis] - n, n)
+        if all(close(cut(g, e.shape[axis]), e) if more else close(g, cut(e, g.shape[axis])) for g, e, _ in pairs):
+            name = axis_name(axis, pairs[0][0].dim()) if pairs[0][0].dim() > 1 else "entries"
+            # the sizes are said only where every input has the same: the hint speaks for them all
+            sizes = {(g.shape[axis], e.shape[axis]) for g, e, _ in pairs}
+            counted = f" ({'{} where it has {}'.format(*sizes.pop())})" if len(sizes) == 1 else ""
+            if more:
+                rests = [g.narrow(axis, e.shape[axis], g.shape[axis] - e.shape[axis]) if end == "first"
+                         else g.narrow(axis, 0, g.shape[axis] - e.shape[axis]) for g, e, _ in pairs]
+                empty = "all False" if pairs[0][0].dtype == torch.bool else "all zeros"
+                zeros = f" ({empty})" if all(r.numel() and not r.any() for r in rests) else ""
+                after = "after" if end == "first" else "before"
+                return (f"yours has more {name} than the reference's{counted}: your {end} ones are the reference's, "
+                        f"and the extra {name} {after} them are too many{zeros}")
+            return (f"yours has fewer {name} than the reference's{counted}: they are its {end} ones, "
+                    f"and the rest are missing")
+    return None
+
+
+def _one(axis: int, rank: int) -> str:
+    """One of axis_name's: a head, a row, a column, a slice along axis 2."""
+    if rank == 1:
+        return "entry"
+    name = axis_name(axis, rank)
+    return {"heads": "head", "rows": "row", "columns": "column"}.get(name, name.replace("slices", "slice"))
 
 
 def folded(pairs) -> str | None:

@@ -6,7 +6,7 @@ inputs and fails when one fails. Its hint is the known mistake that explains EVE
 failed, so that no input's coincidence (on a single token, hiding the diagonal looks like an
 inverted mask) can name a mistake the other inputs rule out, and that no input of the function's
 other checks rules out (`Miss.tried`: it could be made there and did not give the learner's
-output). When no hand-written hint is left, the mutation engine (diagnosis.py) is asked, once per
+output), nor any input where its output was right (combining.py). When no hand-written hint is left, the mutation engine (diagnosis.py) is asked, once per
 function, on every input that function was called on (its checks' cases and probes); when it finds
 nothing, the hint says what the first failing input showed, and where the probes show the error.
 `check_in_process` does the same in this process, for a module already imported (the tests'
@@ -20,16 +20,18 @@ from __future__ import annotations
 
 import inspect
 import json
-import re
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+from attention_by_hand.lab.call_words import call_words
+from attention_by_hand.lab.combining import combine, ruled_out_where_right
 from attention_by_hand.lab.calls import call_all, missing_functions
 from attention_by_hand.lab.registry import checks_for
 from attention_by_hand.lab.diagnosis import diagnose, localise
+from attention_by_hand.lab.related import ends_of
 from attention_by_hand.lab.outcomes import RAISED, Tried, raised
 from attention_by_hand.lab.parting import Parted, parted
 from attention_by_hand.lab.judging import Check, Miss, Probe, hint_for_exception
@@ -45,7 +47,7 @@ class CheckResult:
 
     label: str
     hint: str | None
-    mistake: str | None = None  # the known mistake the hint names, if it names one (`_kind` of it)
+    mistake: str | None = None  # the known mistake the hint names, if it names one (combining.kind of it)
     mended: str | None = None  # else the mistake a mend of the learner's code says, in words (repair.py)
 
     @property
@@ -152,46 +154,13 @@ def _case(check: Check, args: tuple, event: dict, reference: ModuleType, line_na
         return f"the checker could not judge this output ({type(error).__name__}: {error}); please report it"
 
 
-def combine(verdicts: list, others: list = ()) -> tuple[str | None, str | None]:
-    """(hint, mistake) for a check from its inputs' verdicts: a mistake that explains every failure.
-
-    others: the verdicts of the same function's other checks; the mistake must explain their
-    failures too (a learner's function has one body: a doubled exponent with base 100 looks like
-    base 10000 ignored, and the default base's check rules that out).
-    mistake is the known mistake the hint names (numbers left out), None when the hint only says
-    what was observed; the hint is None when every input passed.
-    """
-    failing = [v for v in verdicts if v is not None]
-    if not failing:
-        return None, None
-    first = failing[0]
-    if not isinstance(first, Miss):
-        return first, None
-    misses = [v for v in failing if isinstance(v, Miss)]
-    # The same mistake on two inputs reads the same but for its numbers ("sqrt(3)", "sqrt(2)").
-    kinds = [{_kind(e) for e in m.explanations} for m in misses]
-    # A mistake that could be made on another failing input of this function, and did not give
-    # the learner's output there, did not happen.
-    ruled_out = {
-        _kind(t)
-        for m in [*misses, *others]
-        if isinstance(m, Miss)
-        for t in m.tried
-        if _kind(t) not in {_kind(e) for e in m.explanations}
-    }
-    common = [e for e in first.explanations if all(_kind(e) in k for k in kinds) and _kind(e) not in ruled_out]
-    if common:
-        return first.text(common[0]), _kind(common[0])
-    return first.prefix + first.observed, None
-
-
 class _Engine:
     """The mutation engine (diagnosis.py), asked once per function when the hand-written judges
     named nothing: on every input that function was called on, its cases and its probes."""
 
     def __init__(self, the_plan: Plan, by_id: dict, judged: list, reference: ModuleType, line_name=None,
                  repairs: dict[str, dict] | None = None):
-        self.reference, self.found, self.parted = reference, {}, {}
+        self.reference, self.found, self.parted, self.ended = reference, {}, {}, {}
         self.repairs = repairs or {}  # function -> the child's "repair" event (repair.py)
         self.events, self.line_name = by_id, line_name
         self.plan, self.calls, self.judged = the_plan, the_plan.calls, judged
@@ -242,7 +211,20 @@ class _Engine:
             related = parted.related if parted else None
             return "; ".join(part for part in (observed, self.first_nan(check) or related, mended) if part), None, words
         made = self.first_nan(check) or self.parting(function)
-        return "; ".join(part for part in (observed, made, where) if part), None, None
+        return "; ".join(part for part in (observed, self.ends(function), made, where) if part), None, None
+
+    def ends(self, function: str) -> str | None:
+        """The reference's output as one end of the learner's, or the learner's of it, on every
+        case (related.ends_of): an observation, said where nothing is named."""
+        if function not in self.ended:
+            try:
+                import torch
+
+                with torch.no_grad():
+                    self.ended[function] = ends_of(self.reference, function, self.tried.get(function, []))
+            except Exception:  # noqa: BLE001 - it only adds to a hint; it never breaks a check
+                self.ended[function] = None
+        return self.ended[function]
 
     def mended(self, function: str) -> tuple[str | None, str | None]:
         """The one change of the learner's own code that makes the function right on every input
@@ -253,7 +235,9 @@ class _Engine:
         at = _at(event.get("line"), self.line_name)[2:]
         words = event.get("words")
         said = f"{words} ({at})" if words else f"mended by one change at {at}"
-        return f"{said}: with {event.get('text')}, yours gives the reference's values on every input tried", words
+        described = call_words([str(event.get("text"))], self.reference, function)
+        return (f"{said}: with {event.get('text')}, yours gives the reference's values on every input tried"
+                + (f"; {described}" if described else "")), words
 
     def parting(self, function: str) -> str | None:
         """Where the learner's values part from the reference's (blame.py, parting.py), when every
@@ -314,10 +298,6 @@ def _got(event: dict):
     if event.get("event") == "raised":
         return raised(str(event.get("type", "")), str(event.get("message", "")))
     return RAISED
-
-
-def _kind(explanation: str) -> str:
-    return re.sub(r"\d+(\.\d+)?", "#", explanation)
 
 
 def _changed_inputs(function, positions: list[int]) -> str:
@@ -401,10 +381,20 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
         judged.append((check, ids, [_case(check, calls[i][1], by_id[i], reference, line_name) for i in ids]))
     repairs = {e["function"]: e for e in events if e.get("event") == "repair" and isinstance(e.get("function"), str)}
     mutants = _Engine(the_plan, by_id, judged, reference, line_name, repairs)
+    # the outputs that were right rule out the known mistakes that would have changed them, for
+    # the functions where a judge named one
+    naming = {c.function for c, _, vs in judged if any(isinstance(v, Miss) and v.explanations for v in vs)}
+    right: dict[str, frozenset[str]] = {}
+    for check, ids, verdicts in judged:
+        if check.function in naming:
+            for i, verdict in zip(ids, verdicts):
+                if verdict is None and by_id[i].get("event") == "result":
+                    right[check.function] = right.get(check.function, frozenset()) | ruled_out_where_right(
+                        check, calls[i][1], reference)
     combined = []
     for check, ids, verdicts in judged:
         others = [v for c, _, vs in judged if c.function == check.function and c is not check for v in vs]
-        combined.append((check, verdicts, *combine(verdicts, others)))
+        combined.append((check, verdicts, *combine(verdicts, others, right.get(check.function, frozenset()))))
     # A function whose mistake a hand-written hint named is not diagnosed again on its other
     # checks: the engine may say the same mistake in other words, and the room would count it twice.
     # So is one that calls it (matmul_by_loops raising where the dot it calls is wrong).

@@ -64,7 +64,7 @@ def _judge_sinusoidal_table(got, expected, args):
             "the base is 1000: angle = p / base ** (2i / d_model) with the `base` argument (the Transformer's "
             "10000 by default)",
             # Always computed, also where base is 1000 or the default: there the mistake changes
-            # nothing, and a wrong table on that input rules it out (verdict.combine).
+            # nothing, and a wrong table on that input rules it out (combining.combine).
             lambda: table(base=1000.0),
         ),
         (

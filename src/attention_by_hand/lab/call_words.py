@@ -1,0 +1,137 @@
+"""What a library call in a quoted line does, in words, when the reference never makes that call.
+
+A hint quotes the learner's line where the values part from the reference's (parting.py) or the
+change that mends it (repair.py). When that line calls something the reference does not, the call
+is often the mistake, and the learner often misreads what it does: `cumsum` taken for a sum,
+`split(2)` for two pieces, `reshape` for a transpose, `F.dropout` left on. The hint then says what
+the call does. It says it as a fact about the call, never as the cause: the call may be right and
+the mistake elsewhere in the line.
+
+Only calls whose meaning is easy to misread are described; a call the reference's function makes
+(or a function of the reference's it calls) is never described: the reference's own calls are not
+the mistake.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+from types import ModuleType
+
+__all__ = ["CALLS", "called", "call_words"]
+
+# the name of the call (a function's or a method's) -> what it does
+CALLS = {
+    "cumsum": "is a running (cumulative) sum: entry i adds up the entries up to i only",
+    "cumprod": "is a running (cumulative) product: entry i multiplies the entries up to i only",
+    "unique": "keeps each distinct value (or row, with `dim=0`) once, sorted, so a repeated one counts once",
+    "unique_consecutive": "keeps one of each run of equal values, so a repeated one counts once per run",
+    "eye": "is the identity: ones on the diagonal, zeros everywhere else",
+    "diag": "makes a diagonal matrix of a 1-D tensor but returns the diagonal of a 2-D one",
+    "diagonal": "returns a diagonal's entries, not a matrix",
+    "median": "is the middle value (the lower of the two middle ones for an even count), not the mean",
+    "dropout": "randomly zeroes entries and scales the rest by 1 / (1 - p), anew on every call "
+               "(`F.dropout` does so unless it is given `training=False`)",
+    "cdist": "is the distance between rows, |a - b|, not their dot product",
+    "argmax": "is the position of the largest entry: an index, not a weight",
+    "argmin": "is the position of the smallest entry: an index, not a weight",
+    "var": "divides by n - 1 unless told otherwise (`unbiased=False` or `correction=0` divides by n)",
+    "std": "divides by n - 1 unless told otherwise (`unbiased=False` or `correction=0` divides by n)",
+    "norm": "is a length (by default the square root of the sum of squares)",
+    "roll": "shifts with wrap-around: what leaves one end comes back at the other",
+    "flip": "reverses the order along an axis",
+    "repeat_interleave": "repeats each entry in place (a a b b), unlike `repeat` (a b a b)",
+    "repeat": "repeats the whole tensor (a b a b), unlike `repeat_interleave` (a a b b)",
+    "tril": "keeps the lower triangle, on and below the diagonal (moved by `diagonal=`)",
+    "triu": "keeps the upper triangle, on and above the diagonal (moved by `diagonal=`)",
+    "split": "cuts pieces of the size it is given (an int is a piece's size, not the number of pieces)",
+    "chunk": "cuts at most the number of pieces it is given (not pieces of that size)",
+    "view": "reads the entries in row-major order (the last axis fastest) and regroups them: it never moves an axis",
+    "reshape": "reads the entries in row-major order (the last axis fastest) and regroups them: it never moves an axis",
+    "sigmoid": "squashes each entry on its own, 1 / (1 + exp(-x)): a row of them is no distribution",
+    "relu": "sets every negative entry to 0",
+    "abs": "drops every sign",
+    "clamp": "cuts the values off at its bounds",
+    "clip": "cuts the values off at its bounds",
+    "normalize": "divides each vector along `dim` (1 by default, not the last axis) by its length (2-norm by default)",
+    "nansum": "skips every nan as if it were 0",
+    "nanmean": "skips every nan, averaging the rest",
+    "expand": "repeats along axes of size 1 without copying: every copy is the same memory",
+    "narrow": "takes `length` entries from `start` along an axis",
+    "logsumexp": "is the log of the sum of the exponentials, not the sum itself",
+    "log_softmax": "is the log of the softmax, not the softmax",
+}
+
+# a call given one of these keywords, or a True or False among its arguments, says how it counts:
+# nothing to misread
+_SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}, "dropout": {"training", "train"}}
+
+# the names whose functions or methods are not described: a NumPy function or an object's own
+# layer means something else by the same name
+_OTHERS = {"np", "numpy", "math", "self", "str", "random"}
+
+
+def called(tree: ast.AST, settled: bool = True) -> list[str]:
+    """The names of the calls in `tree`, in the order they are written, each once.
+
+    settled=False reads them as a learner's: it leaves out a call given a keyword or a True/False
+    that says how it counts (`var(..., unbiased=False)`), a bare function (not torch's: a learner's
+    own helper), and a method of NumPy, math or `self`."""
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if not settled and not _torch_like(func):
+                continue
+            flags = any(isinstance(a, ast.Constant) and isinstance(a.value, bool) for a in node.args)
+            if not settled and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags):
+                continue
+            if name and name not in names:
+                names.append(name)
+    return names
+
+
+def _torch_like(func: ast.expr) -> bool:
+    """A call of torch's, or a method of a tensor as far as the code shows: `torch.cumsum`,
+    `F.dropout`, `x.split`; not `np.split`, `self.norm` or a bare `norm`."""
+    if not isinstance(func, ast.Attribute):
+        return False
+    owner = func.value
+    while isinstance(owner, ast.Attribute):
+        owner = owner.value
+    return not (isinstance(owner, ast.Name) and owner.id in _OTHERS) and not isinstance(owner, ast.Constant)
+
+
+def _parsed(code: str) -> ast.AST | None:
+    """A quoted piece of code as a tree: a statement, an expression, a loop's header or a
+    fragment such as `* torch.eye(V)`; None when no reading parses."""
+    for text in (code, code + "\n    pass", "_" + code, code.rstrip(":") + ":\n    pass"):
+        try:
+            return ast.parse(text)
+        except SyntaxError:
+            continue
+    return None
+
+
+def call_words(quoted: Iterable[str], reference: ModuleType, function: str) -> str | None:
+    """What each described call in the `quoted` code does, for calls the reference's `function`
+    (and the functions of the reference it calls) never makes; None when there is none. `quoted`
+    may hold hint text: its backticked code is read."""
+    from attention_by_hand.lab.mutants import definition, reachable
+
+    reference_calls = {name for f in reachable(reference, function) for name in called(definition(reference, f))}
+    names: list[str] = []
+    for text in quoted:
+        # a mend's "`new` for `old`": the new code is the reference's way, not the learner's
+        text = re.sub(r"^`[^`]+` for ", "", text)
+        for code in re.findall(r"`([^`]+)`", text) or [text]:
+            tree = _parsed(code)
+            for name in called(tree, settled=False) if tree is not None else []:
+                if name in CALLS and name not in reference_calls and name not in names:
+                    names.append(name)
+    if not names:
+        return None
+    return "; ".join(f"`{name}`, which the reference does not call, {CALLS[name]}" for name in names)
+

@@ -1,0 +1,93 @@
+"""What a library call on a quoted line does, said when the reference never makes that call
+(call_words.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+from attention_by_hand.lab.call_words import call_words
+from attention_by_hand.lab.registry import LABS
+from labhelpers import REFERENCES, load_lab, patch_lab
+
+REFERENCE = '''
+import torch
+
+
+def weights(scores):
+    e = torch.exp(scores - scores.max(dim=-1, keepdim=True).values)
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def totals(x):
+    return torch.cumsum(x, dim=0)
+'''
+
+
+def _reference(tmp_path):
+    path = tmp_path / "reference.py"
+    path.write_text(REFERENCE, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_a_call_the_reference_never_makes_is_described(tmp_path):
+    said = call_words(["return e / torch.cumsum(e, dim=-1)"], _reference(tmp_path), "weights")
+    assert said == ("`cumsum`, which the reference does not call, is a running (cumulative) sum: "
+                    "entry i adds up the entries up to i only")
+
+
+def test_a_call_the_reference_makes_is_not_described(tmp_path):
+    assert call_words(["return e / e.sum(dim=-1, keepdim=True).exp()"], _reference(tmp_path), "weights") is None
+
+
+def test_a_call_only_another_function_of_the_reference_makes_is_described(tmp_path):
+    assert call_words(["return torch.cumsum(e, dim=-1)"], _reference(tmp_path), "weights") is not None
+    assert call_words(["return torch.cumsum(e, dim=-1)"], _reference(tmp_path), "totals") is None
+
+
+def test_the_backticked_code_of_a_hint_is_read(tmp_path):
+    said = call_words(["with `* torch.eye(V)` removed from `smoothed = ...`"], _reference(tmp_path), "weights")
+    assert said.startswith("`eye`, which the reference does not call, is the identity")
+
+
+def test_a_loop_header_is_read(tmp_path):
+    said = call_words(["for piece in x.split(2, dim=-1):"], _reference(tmp_path), "weights")
+    assert said is not None and "an int is a piece's size, not the number of pieces" in said
+
+
+def test_code_that_does_not_parse_describes_nothing(tmp_path):
+    assert call_words(["torch.cumsum(e,"], _reference(tmp_path), "weights") is None
+
+
+def test_a_check_whose_blamed_line_calls_cumsum_says_what_it_does(tmp_path):
+    from attention_by_hand.lab.verdict import check_in_process
+
+    patch = '''
+def softmax(scores):
+    e = torch.exp(scores - scores.max(dim=-1, keepdim=True).values)
+    return e / torch.cumsum(e, dim=-1)
+'''
+    path = tmp_path / "lab-02-embeddings-softmax.py"
+    path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), patch), encoding="utf-8")
+    failed = [r for r in check_in_process(load_lab(path), LABS[1]).results if not r.passed]
+    assert failed and all("`cumsum`, which the reference does not call, is a running" in r.hint
+                          for r in failed if r.label.startswith("softmax"))
+
+
+def test_a_variance_told_how_to_count_is_not_described(tmp_path):
+    assert call_words(["var = x.var(dim=-1, unbiased=False)"], _reference(tmp_path), "weights") is None
+
+
+def test_a_numpy_function_of_the_same_name_is_not_described(tmp_path):
+    assert call_words(["parts = np.split(a, 3)"], _reference(tmp_path), "weights") is None
+
+
+def test_a_variance_told_how_to_count_by_position_is_not_described(tmp_path):
+    assert call_words(["spread = x.std(-1, False)"], _reference(tmp_path), "weights") is None
+
+
+def test_the_new_code_of_a_mend_is_not_read_as_the_learners(tmp_path):
+    said = call_words(["`torch.tril(m)` for `m` in `return ...`"], _reference(tmp_path), "weights")
+    assert said is None
