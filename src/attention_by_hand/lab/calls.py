@@ -96,8 +96,9 @@ def _nan_made(module: ModuleType, call: dict, originals: list, value, learner: P
 
 # The blame search runs the learner's function several times more, traced: it has this many
 # seconds in all per child, and a function it once could not blame is not searched again. A guard,
-# far above what a file takes (0.35 s at most for all of a check's searches, in 62 checks of tuning sets G and H):
-# the searches are bounded by their tries, so that a busy machine gives the same hint as a quiet one.
+# far above what a file takes (0.35 s at most for all of a check's searches, in 62 checks of tuning
+# sets G and H): the searches are bounded by their tries, so that a busy machine gives the same
+# hint as a quiet one. It runs inside the learner's time limit, so it stays small.
 BLAME_SECONDS = 4.0
 
 

@@ -1,9 +1,11 @@
 """Relations between a learner's output and the reference's that change its shape: the same
 numbers in another shape (an axis of size 1 more or fewer, the axes in another order), an axis
 sized by another of the reference's numbers, one axis averaged or summed away, one slice of it
-(the last head's only), its first or last entries along an axis (or it among yours: a tensor padded
-and never cut back), blocks of columns added into one. relations.py asks here first when the shapes differ; each is said only when it
-holds on every input given (the inputs the learner's function got wrong).
+(the last head's only), blocks of columns added into one. relations.py asks here first when the
+shapes differ; each is said only when it holds on every input given (the inputs the learner's
+function got wrong). `part` (the reference's output as the first or last entries of yours along an
+axis, or yours of its: a tensor padded and never cut back) names no cause: relations.ends asks it
+apart, for an observation.
 
 Left out: relations between numbers of the same shape (relations.py).
 """
