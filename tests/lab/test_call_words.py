@@ -91,3 +91,15 @@ def test_a_variance_told_how_to_count_by_position_is_not_described(tmp_path):
 def test_the_new_code_of_a_mend_is_not_read_as_the_learners(tmp_path):
     said = call_words(["`torch.tril(m)` for `m` in `return ...`"], _reference(tmp_path), "weights")
     assert said is None
+
+
+def test_a_bare_variance_is_described_where_the_reference_tells_its_own_how_to_count(tmp_path):
+    reference = tmp_path / "normed.py"
+    reference.write_text("import torch\n\n\ndef normed(x):\n    var = x.var(dim=-1, keepdim=True, unbiased=False)\n"
+                         "    return (x - x.mean(dim=-1, keepdim=True)) / torch.sqrt(var + 1e-5)\n", encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("normed", reference)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    said = call_words(["var = x.var(dim=-1, keepdim=True)"], module, "normed")
+    assert said is not None and said.startswith("`var`, which the reference calls only told how to count, divides by n - 1")
+    assert call_words(["var = x.var(dim=-1, keepdim=True, unbiased=False)"], module, "normed") is None

@@ -9,7 +9,8 @@ the mistake elsewhere in the line.
 
 Only calls whose meaning is easy to misread are described; a call the reference's function makes
 (or a function of the reference's it calls) is never described: the reference's own calls are not
-the mistake.
+the mistake. A call the reference makes only told how to count (`x.var(..., unbiased=False)`) is
+described where the learner's is not told (a bare `x.var(...)` divides by n - 1).
 """
 
 from __future__ import annotations
@@ -121,7 +122,11 @@ def call_words(quoted: Iterable[str], reference: ModuleType, function: str) -> s
     may hold hint text: its backticked code is read."""
     from attention_by_hand.lab.mutants import definition, reachable
 
-    reference_calls = {name for f in reachable(reference, function) for name in called(definition(reference, f))}
+    trees = [definition(reference, f) for f in reachable(reference, function)]
+    # read as the learner's are: a `var` the reference only makes told how to count
+    # (`unbiased=False`) leaves the learner's bare `var` described
+    reference_calls = {name for tree in trees for name in called(tree, settled=False)}
+    told = {name for tree in trees for name in called(tree)} - reference_calls
     names: list[str] = []
     for text in quoted:
         # a mend's "`new` for `old`": the new code is the reference's way, not the learner's
@@ -133,5 +138,6 @@ def call_words(quoted: Iterable[str], reference: ModuleType, function: str) -> s
                     names.append(name)
     if not names:
         return None
-    return "; ".join(f"`{name}`, which the reference does not call, {CALLS[name]}" for name in names)
+    how = {name: "calls only told how to count" if name in told else "does not call" for name in names}
+    return "; ".join(f"`{name}`, which the reference {how[name]}, {CALLS[name]}" for name in names)
 
