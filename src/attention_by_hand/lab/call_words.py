@@ -73,10 +73,10 @@ _SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}
 _OTHERS = {"np", "numpy", "math", "self", "str", "random"}
 
 
-def called(tree: ast.AST, settled: bool = True) -> list[str]:
+def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
     """The names of the calls in `tree`, in the order they are written, each once.
 
-    settled=False reads them as a learner's: it leaves out a call given a keyword or a True/False
+    as_learners reads them as a learner's are read: it leaves out a call given a keyword or a True/False
     that says how it counts (`var(..., unbiased=False)`), a bare function (not torch's: a learner's
     own helper), and a method of NumPy, math or `self`."""
     names = []
@@ -84,10 +84,10 @@ def called(tree: ast.AST, settled: bool = True) -> list[str]:
         if isinstance(node, ast.Call):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-            if not settled and not _torch_like(func):
+            if as_learners and not _torch_like(func):
                 continue
             flags = any(isinstance(a, ast.Constant) and isinstance(a.value, bool) for a in node.args)
-            if not settled and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags):
+            if as_learners and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags):
                 continue
             if name and name not in names:
                 names.append(name)
@@ -125,7 +125,7 @@ def call_words(quoted: Iterable[str], reference: ModuleType, function: str) -> s
     trees = [definition(reference, f) for f in reachable(reference, function)]
     # read as the learner's are: a `var` the reference only makes told how to count
     # (`unbiased=False`) leaves the learner's bare `var` described
-    reference_calls = {name for tree in trees for name in called(tree, settled=False)}
+    reference_calls = {name for tree in trees for name in called(tree, as_learners=True)}
     told = {name for tree in trees for name in called(tree)} - reference_calls
     names: list[str] = []
     for text in quoted:
@@ -133,7 +133,7 @@ def call_words(quoted: Iterable[str], reference: ModuleType, function: str) -> s
         text = re.sub(r"^`[^`]+` for ", "", text)
         for code in re.findall(r"`([^`]+)`", text) or [text]:
             tree = _parsed(code)
-            for name in called(tree, settled=False) if tree is not None else []:
+            for name in called(tree, as_learners=True) if tree is not None else []:
                 if name in CALLS and name not in reference_calls and name not in names:
                     names.append(name)
     if not names:

@@ -162,7 +162,7 @@ def part(pairs) -> str | None:
         def cut(long, n):
             return long.narrow(axis, 0 if end == "first" else long.shape[axis] - n, n)
         if all(close(cut(g, e.shape[axis]), e) if more else close(g, cut(e, g.shape[axis])) for g, e, _ in pairs):
-            name = axis_name(axis, pairs[0][0].dim()) if pairs[0][0].dim() > 1 else "entries"
+            name = _many(axis, pairs[0][0].dim())
             # the sizes are said only where every input has the same: the hint speaks for them all
             sizes = {(g.shape[axis], e.shape[axis]) for g, e, _ in pairs}
             counted = f" ({'{} where it has {}'.format(*sizes.pop())})" if len(sizes) == 1 else ""
@@ -179,12 +179,16 @@ def part(pairs) -> str | None:
     return None
 
 
+def _many(axis: int, rank: int) -> str:
+    """axis_name's words, but a vector's only axis holds entries (axis_name calls it columns)."""
+    return "entries" if rank == 1 else axis_name(axis, rank)
+
+
 def _one(axis: int, rank: int) -> str:
-    """One of axis_name's: a head, a row, a column, a slice along axis 2."""
-    if rank == 1:
-        return "entry"
-    name = axis_name(axis, rank)
-    return {"heads": "head", "rows": "row", "columns": "column"}.get(name, name.replace("slices", "slice"))
+    """One of _many's: an entry, a head, a row, a column, a slice along axis 2."""
+    name = _many(axis, rank)
+    singular = {"entries": "entry", "heads": "head", "rows": "row", "columns": "column"}
+    return singular.get(name, name.replace("slices", "slice"))
 
 
 def folded(pairs) -> str | None:

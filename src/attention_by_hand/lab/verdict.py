@@ -1,16 +1,16 @@
 """From what a learner's functions did to the report: one line per check, and why a run stopped.
 
-The calls to make come from the lab's checks (`plan`); what happened to each comes back as
-events (calls.py); `check_run` turns them into a `CheckRun`. A check calls its function on several
-inputs and fails when one fails. Its hint is the known mistake that explains EVERY input that
-failed, so that no input's coincidence (on a single token, hiding the diagonal looks like an
-inverted mask) can name a mistake the other inputs rule out, and that no input of the function's
-other checks rules out (`Miss.tried`: it could be made there and did not give the learner's
-output), nor any input where its output was right (combining.py). When no hand-written hint is left, the mutation engine (diagnosis.py) is asked, once per
-function, on every input that function was called on (its checks' cases and probes); when it finds
-nothing, the hint says what the first failing input showed, and where the probes show the error.
-`check_in_process` does the same in this process, for a module already imported (the tests'
-fixtures, where the child is not what is tested).
+The calls to make come from the lab's checks (`plan`); what happened to each comes back as events
+(calls.py); `check_run` turns them into a `CheckRun`. A check calls its function on several inputs
+and fails when one fails. Its hint is the known mistake that explains EVERY input that failed, so
+that no input's coincidence (on a single token, hiding the diagonal looks like an inverted mask) can
+name a mistake the other inputs rule out, and that no input of the function's other checks rules out
+(`Miss.tried`: it could be made there and did not give the learner's output), nor any input where
+its output was right (combining.py). When no hand-written hint is left, the mutation engine
+(diagnosis.py) is asked, once per function, on every input that function was called on (its checks'
+cases and probes); when it finds nothing, the hint says what the first failing input showed, and
+where the probes show the error. `check_in_process` does the same in this process, for a module
+already imported (the tests' fixtures, where the child is not what is tested).
 
 Left out: running the file (runner.py, child.py); the comparisons and the labs' checks
 (judging.py, each lab's checks.py); the mutants themselves (mutants.py, relations.py).
