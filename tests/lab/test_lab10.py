@@ -78,6 +78,24 @@ def test_the_right_gradient_in_float32_is_named_as_precision_not_a_mistake():
     assert miss.text().startswith("float32 precision, not a wrong formula")
 
 
+def test_float32_values_returned_as_float64_are_named_as_precision():
+    truth = torch.randn(4, 5, dtype=torch.float64)
+    assert C.judge_gradient(truth.float().double(), truth, "(4, 5)").explanations == (C.PRECISION,)
+
+
+def test_a_float64_near_miss_is_said_as_observed_not_as_precision(reference):
+    # a central finite difference of step 1e-3: float64 values, off by about 1e-7
+    p = torch.softmax(torch.randn(3, 6, dtype=torch.float64), dim=-1)
+    dp = torch.randn(3, 6, dtype=torch.float64)
+    truth = reference.softmax_backward(p, dp)
+    eye = torch.eye(6, dtype=torch.float64)
+    loss = lambda s: (torch.softmax(s, dim=-1) * dp).sum(-1)  # (3,) one loss per row
+    estimate = torch.stack([(loss(p.log() + 1e-3 * e) - loss(p.log() - 1e-3 * e)) / 2e-3 for e in eye], -1)
+    miss = C.judge_gradient(estimate, truth, "(3, 6)")
+    assert miss.explanations == ()
+    assert "off by at most" in miss.text() and "float32" not in miss.text()
+
+
 def test_a_wrong_formula_in_float32_is_named_as_the_formula_not_precision():
     q, k, v, d_out = head()
     right = autograd(q, k, v, d_out, False)
