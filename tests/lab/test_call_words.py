@@ -103,3 +103,15 @@ def test_a_bare_variance_is_described_where_the_reference_tells_its_own_how_to_c
     said = call_words(["var = x.var(dim=-1, keepdim=True)"], module, "normed")
     assert said is not None and said.startswith("`var`, which the reference calls only told how to count, divides by n - 1")
     assert call_words(["var = x.var(dim=-1, keepdim=True, unbiased=False)"], module, "normed") is None
+
+
+def test_a_diagonal_left_on_its_default_axes_is_described_and_one_told_its_axes_is_not(tmp_path):
+    said = call_words(["d = torch.diagonal(w, -1)"], _reference(tmp_path), "weights")
+    assert said is not None and "across the FIRST two axes" in said
+    assert call_words(["d = w.diagonal(-1, dim1=-2, dim2=-1)"], _reference(tmp_path), "weights") is None
+
+
+def test_a_histogram_left_on_its_default_range_is_described(tmp_path):
+    said = call_words(["h = torch.histc(pair, bins=V * V)"], _reference(tmp_path), "weights")
+    assert said is not None and "the data's own smallest to largest value" in said
+    assert call_words(["h = torch.histc(pair, bins=V * V, min=0, max=V * V - 1)"], _reference(tmp_path), "weights") is None

@@ -345,6 +345,16 @@ def normalised(s):
 
 def mean_after(x, start):
     return x[start + 1:].sum(dim=0) / (x.shape[0] - start - 1)
+
+
+def future(T):
+    i = torch.arange(T)[:, None]
+    j = torch.arange(T)[None, :]
+    return j > i
+
+
+def before(p, q):
+    return q - p
 '''
 
 EXTRA = {
@@ -358,6 +368,22 @@ def weights(s):
     "by_lse": '''
 def normalised(s):
     return torch.exp(s) / torch.logsumexp(s, dim=-1, keepdim=True)
+''',
+    "rounded": '''
+def weights(s):
+    e = torch.exp(s - s.max(dim=-1, keepdim=True).values)
+    w = e / e.sum(dim=-1, keepdim=True)
+    return torch.round(w, decimals=4)
+''',
+    "windowed": '''
+def future(T):
+    i = torch.arange(T)[:, None]
+    j = torch.arange(T)[None, :]
+    return (j > i) | (i - j >= 3)
+''',
+    "turned": '''
+def before(p, q):
+    return p - q
 ''',
     "one_row_more": '''
 def mean_after(x, start):
@@ -389,6 +415,23 @@ def test_a_count_one_too_large_is_said_off_by_one(tmp_path):
     x = torch.arange(18.0).reshape(6, 3)
     found = _extra(tmp_path, "one_row_more", "mean_after", [(x, 1), (x, 3)])
     assert found.words == "off by one" and "`n - start - 1` for `n - start`" in found.text
+
+
+def test_rounding_the_reference_never_does_is_mended_by_taking_the_call_away(tmp_path):
+    # decimals=5 mends it as well (within the tolerance), but the rounding is the mistake, not its places
+    s = torch.tensor([[1.0, 2.0, 0.5], [0.0, -1.0, 3.0]])
+    found = _extra(tmp_path, "rounded", "weights", [(s,), (s[:1],)])
+    assert found.words == "a call too many" and "`w` for `torch.round(w, decimals=4)`" in found.text
+
+
+def test_a_part_of_a_tensor_mask_too_many_is_mended_by_leaving_it_out(tmp_path):
+    found = _extra(tmp_path, "windowed", "future", [(1,), (4,), (7,)])
+    assert found.words == "a part of the condition too many" and "(the part `i - j >= 3` left out)" in found.text
+
+
+def test_a_difference_taken_the_other_way_round_is_no_arguments_swapped(tmp_path):
+    found = _extra(tmp_path, "turned", "before", [(torch.tensor([1.0, 2.0]), torch.tensor([0.5, 4.0]))])
+    assert found.words == "`p - q` the other way round"
 
 
 def test_a_check_that_said_a_mend_carries_its_words_for_the_room(tmp_path):

@@ -30,7 +30,8 @@ CALLS = {
     "unique_consecutive": "keeps one of each run of equal values, so a repeated one counts once per run",
     "eye": "is the identity: ones on the diagonal, zeros everywhere else",
     "diag": "makes a diagonal matrix of a 1-D tensor but returns the diagonal of a 2-D one",
-    "diagonal": "returns a diagonal's entries, not a matrix",
+    "diagonal": "returns a diagonal's entries, not a matrix, and takes it across the FIRST two axes "
+                "unless `dim1=` and `dim2=` say otherwise",
     "median": "is the middle value (the lower of the two middle ones for an even count), not the mean",
     "dropout": "randomly zeroes entries and scales the rest by 1 / (1 - p), anew on every call "
                "(`F.dropout` does so unless it is given `training=False`)",
@@ -61,12 +62,20 @@ CALLS = {
     "expand": "repeats along axes of size 1 without copying: every copy is the same memory",
     "narrow": "takes `length` entries from `start` along an axis",
     "logsumexp": "is the log of the sum of the exponentials, not the sum itself",
+    "round": "rounds every value (to a whole number, or to `decimals=` places): the digits after it are lost",
+    "histc": "counts values into `bins` equal bins from `min` to `max`; left at 0 and 0 (the default), "
+             "the bins span the data's own smallest to largest value",
+    "layer_norm": "rescales each vector over its last axes to mean 0 and variance 1 (times a weight, plus a bias, if given)",
+    "expm1": "is exp(x) - 1, not exp(x)",
+    "count_nonzero": "counts the entries that are not 0, not their sum",
+    "linspace": "spaces `steps` points from `start` to `end`, both ends included",
     "log_softmax": "is the log of the softmax, not the softmax",
 }
 
 # a call given one of these keywords, or a True or False among its arguments, says how it counts:
 # nothing to misread
-_SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}, "dropout": {"training", "train"}}
+_SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}, "dropout": {"training", "train"},
+            "diagonal": {"dim1", "dim2"}, "histc": {"min", "max"}}
 
 # the names whose functions or methods are not described: a NumPy function or an object's own
 # layer means something else by the same name

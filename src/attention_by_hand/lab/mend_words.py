@@ -115,7 +115,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     off_by_one = kind != "axis" and (
         (kind == "offset")
         or (isinstance(dropped, ast.Constant) and type(dropped.value) is int and dropped.value == 1)
-        or (op == "const" and _one_apart(node, change.arg) and not _shape_index(node, parents))
+        or (op == "const" and _one_apart(node, change.arg) and not _shape_index(node, parents)
+            and not _counting_keyword(node, parents))
     )
     if off_by_one:
         (bound, sign), delta = _bound(node, parents), _delta(node, change)
@@ -164,6 +165,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return "the sign the other way round"
     if op == "drop_kw":
         return "an argument too many"
+    if op == "swap" and isinstance(node, ast.BinOp):  # `i - j` is no call: its sides, not arguments
+        return f"`{_short(node)}` the other way round"
     if kind == "arguments":
         return "two arguments swapped"
     if kind in ("returned", "unpacked"):
@@ -215,6 +218,16 @@ def _number(node: ast.AST) -> object:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
+
+
+# keywords whose number is a place or a shift: one more or less there is off by one
+_OFFSET_KEYWORDS = {"diagonal", "offset", "shifts", "start", "end", "stop", "index", "length", "k"}
+
+
+def _counting_keyword(node: ast.AST, parents: dict) -> bool:
+    """Whether `node` is a keyword's number that is no place (`decimals=4`, `bins=10`, `p=2`)."""
+    parent = parents.get(id(node))
+    return isinstance(parent, ast.keyword) and parent.arg not in _OFFSET_KEYWORDS
 
 
 def _short(node: ast.AST) -> str:

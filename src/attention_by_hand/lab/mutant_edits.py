@@ -333,7 +333,7 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
     if op == "cond":
         return ast.Constant(arg)
     if op == "keep_part":
-        return node.values[arg]
+        return node.values[arg] if isinstance(node, ast.BoolOp) else (node.left, node.right)[arg]
     if op == "dot_t":
         return ast.Attribute(node.func.value, "T", ast.Load())
     if op == "layers_swapped":

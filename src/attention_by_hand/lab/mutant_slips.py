@@ -156,10 +156,13 @@ def _conditions(finder, node: ast.AST) -> None:
     if isinstance(node, (ast.If, ast.IfExp)) and not isinstance(node.test, ast.Constant):
         for value, word in ((True, "always"), (False, "never")):
             finder.add(node.test, "cond", value, "comparison", f"the condition `{quote(node.test)}` taken as {word} true")
-    if isinstance(node, ast.BoolOp) and len(node.values) == 2:
+    # `a and b`, or a tensor mask's `a | b` and `a & b`
+    parts = node.values if isinstance(node, ast.BoolOp) else (
+        [node.left, node.right] if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd)) else [])
+    if len(parts) == 2:
         for kept, dropped in ((0, 1), (1, 0)):
             finder.add(node, "keep_part", kept, "comparison",
-                       f"`{quote(node.values[kept])}` for `{quote(node)}` (the part `{quote(node.values[dropped])}` left out)")
+                       f"`{quote(parts[kept])}` for `{quote(node)}` (the part `{quote(parts[dropped])}` left out)")
 
 
 def _inner_first(finder, node: ast.AST) -> None:

@@ -34,6 +34,7 @@ from attention_by_hand.lab.mutant_edits import (
     KINDS,
     Change,
     AXIS_CALLS,
+    AXIS_KEYWORDS,
     AXIS_WORDS,
     CMP,
     COMMUTATIVE,
@@ -201,7 +202,9 @@ class _Finder:
                 if not isinstance(node.func.value, ast.Name) or node.func.value.id not in ("torch", "math", "F", "nn"):
                     self.add(node, "unwrap", None, "call", f"`{quote(node.func.value)}` for `{quote(node)}`")
             if name not in ("float", "range", "arange") and isinstance(node.func, (ast.Attribute, ast.Name)):
-                if len(node.args) == 1 and not node.keywords and name not in ("sqrt",):
+                # `torch.round(x, decimals=4)` unwraps to `x` too; a keyword that names an axis keeps it
+                told_axis = any(k.arg is None or k.arg in AXIS_KEYWORDS for k in node.keywords)
+                if len(node.args) == 1 and not told_axis and name not in ("sqrt",):
                     if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
                         if node.func.value.id in ("torch", "math"):
                             self.add(node, "unwrap", None, "call", f"`{quote(node.args[0])}` for `{quote(node)}`")

@@ -41,8 +41,10 @@ from types import ModuleType
 import torch
 
 from attention_by_hand.lab.blame import output_close
+from attention_by_hand.lab.call_words import called
 from attention_by_hand.lab.mend_changes import mend_changes
 from attention_by_hand.lab.mend_words import mistake_words
+from attention_by_hand.lab.mutant_edits import call_name
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
 from attention_by_hand.lab.outcomes import RAISED, Raised, call
 
@@ -124,6 +126,18 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     return (inside + [c for c in extra if c not in inside] + [c for c in allowed if c not in first])[:MAX_CHANGES]
 
 
+def _foreign_unwraps(module: ModuleType, reference: ModuleType, function: str, mends: list[Change]) -> list[Change]:
+    """The mends that take away a call the reference (its `function` and what that calls) never
+    makes (`w` for `torch.round(w, decimals=4)`, where `decimals=5` mends the line too)."""
+    theirs = {name for f in reachable(reference, function) for name in called(definition(reference, f))}
+    found = []
+    for change in (c for c in mends if c.op == "unwrap"):
+        node = list(ast.walk(definition(module, change.function)))[change.index]
+        if isinstance(node, ast.Call) and call_name(node) not in theirs:
+            found.append(change)
+    return found
+
+
 def repair(module: ModuleType, reference: ModuleType, function: str, inputs: list[tuple], checked: set[str],
            span: tuple[int, int] | None = None, deadline: float | None = None) -> Repair | None:
     """The change of the learner's `function` (in `module`) that mends it on every one of `inputs`,
@@ -149,7 +163,11 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
             mends.append(change)
     if not mends:
         return None
+    # another constant in a call the reference never makes reads as a slip of the constant, where
+    # taking the call away mends the line too: the call is said, not the constant
+    unwrapped = {c.line for c in _foreign_unwraps(module, reference, function, mends)}
     best = min(mends, key=lambda c: (span is not None and not span[0] <= c.line <= span[1],
+                                     c.kind == "constant" and c.line in unwrapped,
                                      PREFERRED.index(c.kind) if c.kind in PREFERRED else len(PREFERRED)))
     # mutants' words for an inverted mask explain the reference's slip; the mend is said plainly
     text = "the mask inverted" if best.op == "invert" else best.text
