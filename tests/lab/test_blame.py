@@ -375,6 +375,21 @@ def self_attention(x, query, key, value):
     assert all("the causal mask is not applied" in h for h in hints)
 
 
+def test_a_value_without_the_mask_is_not_said_to_miss_it_when_the_output_is_masked_later(tmp_path):
+    # the weights are not a softmax (a positive feature map, as linear attention uses), then masked:
+    # the product of the features has no mask, but the mask is applied, and the hint must not say otherwise
+    patch = '''
+def attention_weights(x, query, key):
+    q, k = torch.nn.functional.elu(query(x)) + 1, torch.nn.functional.elu(key(x)) + 1
+    affinity = q @ k.T / k.shape[-1] ** 0.5
+    affinity = affinity.masked_fill(causal_mask(x.shape[0]), 0.0)
+    return affinity / affinity.sum(dim=-1, keepdim=True)
+'''
+    hints = failed_hints(tmp_path, "lab-04-attention.py", patch, "attention_weights")
+    assert hints and all("your values part from the reference's" in h for h in hints)
+    assert not any("mask" in h for h in hints)
+
+
 def _weights_events(tmp_path, q, k):
     from attention_by_hand.lab.calls import call_all
 

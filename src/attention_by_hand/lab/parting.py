@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
 
-from attention_by_hand.lab.blame import RETURNED
+from attention_by_hand.lab.blame import RETURNED, output_close
 from attention_by_hand.lab.call_words import call_words
 from attention_by_hand.lab.intermediates import Step, steps
 from attention_by_hand.lab.outcomes import call, copy_input, known_numbers
@@ -158,7 +158,12 @@ def _related(reference: ModuleType, function: str, blamed) -> tuple[str | None, 
         pairs.append((decode(b["got"]), value, known_numbers(reference, function, args)))
     try:
         said = relation(pairs)
-        return (said, True) if said else (_future(pairs), False)
+        if said:
+            return said, True
+        # a mask applied later in the learner's code is not missing, though this value lacks it
+        masked_later = any(_hides_future(_wrong_parts(decode(b["output"]), call(getattr(reference, function), args)))
+                           for args, b in blamed if b.get("output") is not None)
+        return (None if masked_later else _future(pairs)), False
     except Exception:  # noqa: BLE001 - words about the value only add to the hint
         return None, False
 
@@ -188,6 +193,36 @@ def _related_to_argument(reference: ModuleType, function: str, blamed) -> str | 
         if said:
             return said.replace("the reference's output", f"`{name}` as given").replace("the reference's", f"`{name}`")
     return None
+
+
+def _wrong_parts(output, expected) -> list:
+    """The parts of the learner's output (one, or each of a tuple's) that differ from the reference's."""
+    parts = list(output) if isinstance(output, (tuple, list)) else [output]
+    theirs = list(expected) if isinstance(expected, (tuple, list)) else [expected]
+    if len(parts) != len(theirs):
+        return parts
+    wrong = []
+    for part, their in zip(parts, theirs):
+        try:
+            right = output_close(part, their)
+        except Exception:  # noqa: BLE001 - a part that cannot be compared is not known right
+            right = False
+        if not right:
+            wrong.append(part)
+    return wrong
+
+
+def _hides_future(parts: list) -> bool:
+    """Whether one of the learner's output parts is a (T, T) tensor (T > 1) that is 0 or -inf
+    wherever a query's key lies in its future: its code applies a causal mask somewhere."""
+    import torch
+
+    for value in parts:
+        if isinstance(value, torch.Tensor) and value.dim() >= 2 and value.shape[-1] == value.shape[-2] > 1:
+            future = value[torch.ones(value.shape[-2:], dtype=torch.bool).triu(1).expand(value.shape)]
+            if bool((future == 0).all()) or bool((future == float("-inf")).all()):
+                return True
+    return False
 
 
 def _future(pairs) -> str | None:

@@ -257,8 +257,9 @@ class _Engine:
                 # a call the checker judged wrong, or that made a nan or changed its inputs, and
                 # that was not searched (the child's test is the output alone), leaves it unsaid
                 failed = {i for check, ids, verdicts in self.judged for i, v in zip(ids, verdicts) if v is not None}
-                blamed = [(args[i], e.get("blame")) for i, e in events
-                          if "blame" in e or "nan" in e or e.get("changed") or i in failed]
+                # each with the learner's output: a word about a value is weighed against it
+                blamed = [(args[i], {**e["blame"], "output": e.get("value")} if e.get("blame") else e.get("blame"))
+                          for i, e in events if "blame" in e or "nan" in e or e.get("changed") or i in failed]
                 try:
                     said = parted(self.reference, function, blamed, self.failed, self.line_name)
                 except Exception:  # noqa: BLE001 - the span only adds to a hint; it never breaks a check
