@@ -12,6 +12,7 @@ not what is under test). An event is a JSON-able dict:
     {"event": "raised", "id": 3, "type": "IndexError", "message": "...", "line": 41, "function": "dot"}
     {"event": "fatal", "reason": "exit" | "memory" | "missing", ...}   nothing more is called
     {"event": "done"}                                every call was made; what follows only adds to hints:
+    {"event": "unused", "function": "dot", "arguments": [1]}   arguments that never reach its output (unused.py)
     {"event": "repair", "function": "dot", "line": 41, "text": "...", "words": "..."}   a mend (repair.py)
 
 Left out: importing the learner's file and the limits on it (child.py); judging (verdict.py, judging.py).
@@ -174,6 +175,7 @@ class _Mender:
         self.module, self.reference, self.calls = module, reference, calls
         self.begun = time.perf_counter()
         self.wrong: dict[str, None] = {}  # in the order they were first wrong
+        self.first_wrong: dict[str, dict] = {}  # function -> its first call that was wrong
         self.slow: set[str] = set()
         self.spans: dict[str, set] = {}
 
@@ -185,6 +187,7 @@ class _Mender:
         if found == _Blamer.RIGHT:
             return
         self.wrong.setdefault(name)
+        self.first_wrong.setdefault(name, call)
         self.spans.setdefault(name, set()).add((found["start"], found["end"]) if isinstance(found, dict) else None)
 
     def emit_repairs(self, emit: Emit, searched: float = 0.0) -> None:
@@ -279,5 +282,31 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
     # "done" first: the calls are over, and a mend that runs out of time costs nothing (the parent
     # stops the child a little after "done", runner.py).
     emit(event="done")
+    _emit_unused(module, reference, mender, emit)
     mender.emit_repairs(emit, blamer.spent)
     return True
+
+
+# The unused-argument search (unused.py) calls each wrong function twice per argument: a guard on
+# all of it, far above what it takes (a lab's function runs in milliseconds).
+UNUSED_SECONDS = 1.0
+
+
+def _emit_unused(module: ModuleType, reference: ModuleType | None, mender: _Mender, emit: Emit) -> None:
+    """For each function that was wrong on some call (not a slow one), the arguments whose values
+    never reach its output on the first such call (unused.py): {"event": "unused", ...}."""
+    from attention_by_hand.lab.unused import unused_arguments
+
+    if reference is None:
+        return
+    deadline = time.perf_counter() + UNUSED_SECONDS
+    for name in mender.wrong:
+        if name in mender.slow or time.perf_counter() > deadline or not hasattr(reference, name):
+            continue
+        first = mender.first_wrong[name]
+        try:
+            found = unused_arguments(module, reference, name, lambda: tuple(decode(a) for a in first["args"]))
+        except (Exception, SystemExit):  # noqa: BLE001 - it only adds to a hint; it never breaks a check
+            found = []
+        if found:
+            emit(event="unused", function=name, arguments=found)

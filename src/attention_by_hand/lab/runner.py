@@ -136,10 +136,11 @@ def _wait_ready(ready: int, within: float) -> str:
     return "ready" if os.read(ready, 1) == b"1" else "ended"
 
 
-# After "done" the child only looks for a mend of a wrong function (repair.py), which adds to a
-# hint and decides nothing: it gets this long more, then is stopped like any child. One second more
-# than the mends' own guard (repair.SECONDS), so that on a busy machine they stop themselves first.
-MEND_GRACE = 6.0
+# After "done" the child only looks for the arguments a wrong function never reads (unused.py) and
+# a mend of it (repair.py), which add to a hint and decide nothing: it gets this long more, then is
+# stopped like any child. One second more than the two guards together (calls.UNUSED_SECONDS,
+# repair.SECONDS), so that on a busy machine they stop themselves first.
+MEND_GRACE = 7.0
 DONE = b'{"event": "done"}'
 
 

@@ -162,6 +162,7 @@ class _Engine:
                  repairs: dict[str, dict] | None = None):
         self.reference, self.found, self.parted, self.ended = reference, {}, {}, {}
         self.repairs = repairs or {}  # function -> the child's "repair" event (repair.py)
+        self.unused: dict[str, object] = {}  # function -> the child's "unused" arguments (unused.py)
         self.events, self.line_name = by_id, line_name
         self.plan, self.calls, self.judged = the_plan, the_plan.calls, judged
         self.failed: set[str] = set()  # the functions that failed a check (set by _check_run)
@@ -209,9 +210,32 @@ class _Engine:
         if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)
             parted = self.parted_at(function)
             related = parted.related if parted else None
-            return "; ".join(part for part in (observed, self.first_nan(check) or related, mended) if part), None, words
+            parts = (observed, self.unused_words(function), self.first_nan(check) or related, mended)
+            return "; ".join(part for part in parts if part), None, words
         made = self.first_nan(check) or self.parting(function)
-        return "; ".join(part for part in (observed, self.ends(function), made, where) if part), None, None
+        parts = (observed, self.unused_words(function), self.ends(function), made, where)
+        return "; ".join(part for part in parts if part), None, None
+
+    def unused_words(self, function: str) -> str | None:
+        """The arguments whose values never reach the learner's output (the child's "unused"
+        event, unused.py), by the reference's names for them."""
+        names = list(inspect.signature(getattr(self.reference, function)).parameters)
+        found = self.unused.get(function)
+        if not isinstance(found, list) or not all(
+                isinstance(f, list) and len(f) == 2 and type(f[0]) is int and 0 <= f[0] < len(names)
+                and type(f[1]) is int for f in found):
+            return None
+        by_part: dict[int, list[str]] = {}
+        for i, part in found:
+            by_part.setdefault(part, []).append(f"`{names[i]}`")
+        said = []
+        for part, listed in sorted(by_part.items()):
+            what = "your output" if part < 0 else f"part {part + 1} of what you return"
+            which = "it" if len(listed) == 1 else "any one of them"
+            listed_text = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
+            said.append(f"{listed_text} never {'reaches' if len(listed) == 1 else 'reach'} {what}: with other "
+                        f"values in {which}, yours stays the same, and the reference's does not")
+        return "; ".join(said) or None
 
     def ends(self, function: str) -> str | None:
         """The reference's output as one end of the learner's, or the learner's of it, on every
@@ -382,6 +406,7 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
         judged.append((check, ids, [_case(check, calls[i][1], by_id[i], reference, line_name) for i in ids]))
     repairs = {e["function"]: e for e in events if e.get("event") == "repair" and isinstance(e.get("function"), str)}
     mutants = _Engine(the_plan, by_id, judged, reference, line_name, repairs)
+    mutants.unused = {e["function"]: e.get("arguments") for e in events if e.get("event") == "unused"}
     # the outputs that were right rule out the known mistakes that would have changed them, for
     # the functions where a judge named one
     naming = {c.function for c, _, vs in judged if any(isinstance(v, Miss) and v.explanations for v in vs)}

@@ -1,0 +1,99 @@
+"""Which arguments' values never reach a learner's output: asked, in the child, of a function
+whose output was wrong.
+
+A learner who builds a fresh layer instead of using the one given, takes autograd's gradient of a
+sum instead of passing `d_out`, or adds a fixed table where the learned positions belong, gets an
+output that does not move when that argument moves. Each argument is changed in turn (a tensor of
+floats gets noise added, one of ids or flags has its entries rolled by one place, a layer gets
+noise added to every weight), on the first input where the learner's output was wrong, and the
+learner's function and the reference's are called again. An argument is said when the learner's
+output stays exactly as it was (the same bits: its values never reach the output, at least on
+this input) while the reference's moves by more than the checker's tolerance. That is a fact about
+the learner's code, not a guess at the mistake: the hint says it as observed.
+
+Left out: arguments that are not tensors or layers (a size, a flag, a number: there is no small
+change of them that keeps the call meaningful), and a function slower than a trace allows.
+"""
+
+from __future__ import annotations
+
+import copy
+from types import ModuleType
+
+import torch
+
+from attention_by_hand.lab.outcomes import Raised, call
+
+__all__ = ["unused_arguments", "changed"]
+
+CALL_SECONDS = 0.5
+
+
+def changed(value):
+    """`value` changed so that a function that reads it should give another output; None for a
+    value that is not changed (not a tensor or a layer, or a tensor of one repeated entry)."""
+    g = torch.Generator().manual_seed(0)
+    if isinstance(value, torch.Tensor):
+        if value.is_floating_point():
+            return value + torch.randn(value.shape, generator=g, dtype=value.dtype)
+        rolled = value.flatten().roll(1).view_as(value)  # ids stay ids in range; a mask stays a mask
+        return None if torch.equal(rolled, value) else rolled
+    if isinstance(value, torch.nn.Module):
+        other = copy.deepcopy(value)
+        with torch.no_grad():
+            for tensor in [*other.parameters(), *other.buffers()]:
+                if tensor.is_floating_point():
+                    tensor.add_(torch.randn(tensor.shape, generator=g, dtype=tensor.dtype))
+        return other
+    return None
+
+
+def _identical(a, b) -> bool:
+    """The same output bit for bit: tensors (or tuples of them) of one shape, dtype and value."""
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return a.shape == b.shape and a.dtype == b.dtype and bool(torch.equal(a, b) or (
+            a.is_floating_point() and ((a == b) | (a.isnan() & b.isnan())).all()))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_identical(x, y) for x, y in zip(a, b))
+    if isinstance(a, Raised) or isinstance(b, Raised):
+        return False
+    return type(a) is type(b) and a == b
+
+
+def unused_arguments(module: ModuleType, reference: ModuleType, function: str, make_args) -> list[list[int]]:
+    """[argument's position, part] for each argument whose change leaves the learner's output
+    exactly as it was and moves the reference's: part -1 for the whole output, else the one part
+    of a tuple returned (the attention weights may use `query` where the blended output does not);
+    make_args() -> a fresh copy of the input (layers too)."""
+    from attention_by_hand.lab.blame import output_close
+
+    mine, theirs = getattr(module, function), getattr(reference, function)
+    before, expected = call(mine, make_args(), CALL_SECONDS), call(theirs, make_args(), CALL_SECONDS)
+    if isinstance(before, Raised) or isinstance(expected, Raised):
+        return []
+    found = []
+    for i, value in enumerate(make_args()):
+        other = changed(value)
+        if other is None:
+            continue
+        args = list(make_args())
+        args[i] = other
+        after, moved = call(mine, tuple(args), CALL_SECONDS), call(theirs, tuple(args), CALL_SECONDS)
+        if isinstance(after, Raised) or isinstance(moved, Raised):
+            continue
+        try:
+            found += [[i, part] for part in _parts_unmoved(before, after, expected, moved, output_close)]
+        except (RuntimeError, TypeError, ValueError):  # outputs that cannot be compared say nothing
+            continue
+    return found
+
+
+def _parts_unmoved(before, after, expected, moved, close) -> list[int]:
+    """[-1] when the learner's whole output stayed and the reference's moved; else the parts of a
+    tuple for which that holds, part by part."""
+    if _identical(before, after):
+        return [] if close(moved, expected) else [-1]
+    tuples = all(isinstance(v, (tuple, list)) for v in (before, after, expected, moved))
+    if not tuples or len({len(before), len(after), len(expected), len(moved)}) != 1:
+        return []
+    return [k for k in range(len(before)) if _identical(before[k], after[k]) and not close(moved[k], expected[k])]

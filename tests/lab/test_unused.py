@@ -1,0 +1,136 @@
+"""The arguments whose values never reach a learner's output (unused.py), and the hint that says so."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import torch
+
+from attention_by_hand.lab.unused import changed, unused_arguments
+from labhelpers import failed_hints
+
+REFERENCE = '''
+import torch
+
+
+def blend(x, w, scale):
+    return (x @ w) * scale
+
+
+def pair(x, w):
+    return x @ w, x.sum(dim=-1)
+
+
+def project(x, layer):
+    return layer(x)
+
+
+def look_up(table, ids):
+    return table[ids]
+
+
+def first_row(x, w):
+    return x[0] + 0 * w.sum()
+'''
+
+LEARNER = '''
+import torch
+
+
+def blend(x, w, scale):
+    return x * scale  # w never read
+
+
+def pair(x, w):
+    return x, (x @ w).sum(dim=-1)  # w read by the second part only, where the first needs it
+
+
+def project(x, layer):
+    fresh = torch.nn.Linear(layer.in_features, layer.out_features)
+    return fresh(x)
+
+
+def look_up(table, ids):
+    return table[torch.zeros_like(ids)]
+
+
+def first_row(x, w):
+    return x[0]
+'''
+
+
+def _load(tmp_path, name, text):
+    path = tmp_path / f"{name}.py"
+    path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _found(tmp_path, function, args):
+    learner, reference = _load(tmp_path, "learner", LEARNER), _load(tmp_path, "reference", REFERENCE)
+    return unused_arguments(learner, reference, function, lambda: tuple(a.clone() if isinstance(a, torch.Tensor) else a for a in args))
+
+
+def _x(*shape, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+def test_a_tensor_argument_never_read_is_found_by_its_position(tmp_path):
+    assert _found(tmp_path, "blend", (_x(3, 3), _x(3, 3, seed=1), 2.0)) == [[1, -1]]
+
+
+def test_a_number_argument_is_not_changed_so_never_said(tmp_path):
+    # scale is read (the output moves with it) but a plain number is left as it is: nothing said of it
+    assert [i for i, _ in _found(tmp_path, "blend", (_x(3, 3), _x(3, 3, seed=1), 2.0))] == [1]
+
+
+def test_an_argument_never_read_by_one_part_of_a_tuple_is_said_of_that_part(tmp_path):
+    assert _found(tmp_path, "pair", (_x(2, 3), _x(3, 3, seed=1))) == [[1, 0]]
+
+
+def test_a_layer_given_and_never_used_is_found(tmp_path):
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(4, 3)
+    learner, reference = _load(tmp_path, "learner", LEARNER), _load(tmp_path, "reference", REFERENCE)
+    assert unused_arguments(learner, reference, "project", lambda: (_x(2, 4), layer)) == [[1, -1]]
+
+
+def test_ids_never_read_are_found_by_rolling_them(tmp_path):
+    assert _found(tmp_path, "look_up", (_x(5, 2), torch.tensor([3, 1, 4, 1]))) == [[1, -1]]
+
+
+def test_an_argument_the_reference_does_not_need_either_is_not_said(tmp_path):
+    assert _found(tmp_path, "first_row", (_x(3, 2), _x(4, seed=1))) == []
+
+
+def test_a_function_that_reads_every_argument_has_none_unused(tmp_path):
+    reference = _load(tmp_path, "reference", REFERENCE)
+    args = (_x(3, 3), _x(3, 3, seed=1), 2.0)
+    assert unused_arguments(reference, reference, "blend", lambda: args) == []
+
+
+def test_a_layer_is_changed_on_a_copy_and_left_as_it_was():
+    layer = torch.nn.Linear(3, 2)
+    before = layer.weight.detach().clone()
+    other = changed(layer)
+    assert not torch.equal(other.weight, layer.weight) and torch.equal(layer.weight, before)
+
+
+def test_ids_of_one_repeated_value_cannot_be_changed_by_rolling():
+    assert changed(torch.tensor([2, 2, 2])) is None
+
+
+def test_a_check_says_which_argument_never_reaches_the_output(tmp_path):
+    # autograd of out.sum(): d_out is never used, so the gradients are those of a gradient of ones
+    patch = '''
+def attention_backward(q, k, v, d_out, causal):
+    leaves = [t.detach().clone().requires_grad_(True) for t in (q, k, v)]
+    with torch.enable_grad():
+        out = torch.nn.functional.scaled_dot_product_attention(*leaves, is_causal=causal)
+        out.sum().backward()
+    return tuple(t.grad for t in leaves)
+'''
+    hints = failed_hints(tmp_path, "lab-10-gradients.py", patch, "attention_backward")
+    assert hints and all("`d_out` never reaches your output" in h for h in hints)
