@@ -109,6 +109,24 @@ def test_an_output_summed_over_its_rows_is_said():
     assert "summed over its rows (axis 0)" in relation(on_two(lambda e: e.sum(dim=0)))
 
 
+def test_an_axis_kept_where_the_reference_sums_it_is_said():
+    # the learner's (heads, T, d) writes, never added up: the reference's output is their sum
+    g = torch.Generator().manual_seed(0)
+    pairs = []
+    for heads in (3, 2):
+        writes = torch.randn(2, heads, 5, 4, generator=g)
+        pairs.append((writes, writes.sum(dim=1), {}))
+    said = relation(pairs)
+    assert said is not None and "your axis 1, and is not summed over it" in said
+    assert "of size" not in said  # 3 heads on one input, 2 on the other
+
+
+def test_an_axis_too_many_that_no_sum_or_mean_removes_is_not_said():
+    g = torch.Generator().manual_seed(1)
+    writes = torch.randn(2, 3, 5, 4, generator=g)
+    assert relation([(writes, writes[:, 0] * 2, {})]) is None
+
+
 def test_an_axis_too_few_that_is_no_reduction_and_no_slice_is_not_said():
     assert relation(on_two(lambda e: e[0] * 2, shape=(2, 4, 4))) is None
 

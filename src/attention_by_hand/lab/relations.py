@@ -27,7 +27,7 @@ import torch
 
 from attention_by_hand.lab.judging import close
 from attention_by_hand.lab.shape_relations import (Known, axis_name, folded, part, reduced, reshaped, sizes_named,
-                                                   sliced, unit_axes)
+                                                   sliced, unit_axes, unreduced)
 
 __all__ = ["Known", "relation", "known_factor", "scale_of"]
 
@@ -318,6 +318,8 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
         return unit
     if pairs and all(g.dim() == e.dim() - 1 for g, e, _ in pairs):
         return reduced(pairs) or sliced(pairs)
+    if pairs and all(g.dim() == e.dim() + 1 for g, e, _ in pairs):
+        return unreduced(pairs)
     if pairs and all(g.dim() == e.dim() >= 1 and g.shape[:-1] == e.shape[:-1] and g.shape[-1] < e.shape[-1] for g, e, _ in pairs):
         return folded(pairs)
     if pairs and all(g.shape != e.shape and g.numel() == e.numel() for g, e, _ in pairs):

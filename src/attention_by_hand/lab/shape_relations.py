@@ -1,11 +1,11 @@
 """Relations between a learner's output and the reference's that change its shape: the same
 numbers in another shape (an axis of size 1 more or fewer, the axes in another order), an axis
-sized by another of the reference's numbers, one axis averaged or summed away, one slice of it
-(the last head's only), blocks of columns added into one. relations.py asks here first when the
-shapes differ; each is said only when it holds on every input given (the inputs the learner's
-function got wrong). `part` (the reference's output as the first or last entries of yours along an
-axis, or yours of its: a tensor padded and never cut back) names no cause: relations.ends asks it
-apart, for an observation.
+sized by another of the reference's numbers, one axis averaged or summed away (or kept where the
+reference sums it), one slice of it (the last head's only), blocks of columns added into one.
+relations.py asks here first when the shapes differ; each is said only when it holds on every
+input given (the inputs the learner's function got wrong). `part` (the reference's output as the
+first or last entries of yours along an axis, or yours of its: a tensor padded and never cut back)
+names no cause: relations.ends asks it apart, for an observation.
 
 Left out: relations between numbers of the same shape (relations.py).
 """
@@ -18,7 +18,7 @@ import torch
 
 from attention_by_hand.lab.judging import close
 
-__all__ = ["Known", "axis_name", "folded", "part", "reduced", "reshaped", "sizes_named", "sliced", "unit_axes"]
+__all__ = ["Known", "axis_name", "folded", "part", "reduced", "reshaped", "sizes_named", "sliced", "unit_axes", "unreduced"]
 
 Known = dict[str, float]  # the reference's own numbers on one input, by name: {"head_size": 4.0, ...}
 
@@ -127,6 +127,21 @@ def reduced(pairs) -> str | None:
                 e.dim() == rank and e.is_floating_point() and close(g, reduce(e.double(), dim=axis)) for g, e, _ in pairs
             ):
                 return f"yours is the reference's output {word} over its {axis_name(axis, rank)} (axis {axis}), which it keeps"
+    return None
+
+
+def unreduced(pairs) -> str | None:
+    """One axis too many: the learner's output summed (or averaged) over one of its axes is the
+    reference's, on every input (the heads' writes returned one by one, never added up)."""
+    rank = pairs[0][0].dim()
+    for axis in range(rank):
+        for word, reduce in (("sum", torch.sum), ("mean", torch.mean)):
+            if all(g.dim() == rank and g.is_floating_point() and close(reduce(g.double(), dim=axis), e) for g, e, _ in pairs):
+                sizes = {g.shape[axis] for g, _, _ in pairs}
+                size = f", of size {sizes.pop()}" if len(sizes) == 1 else ""
+                done = "summed" if word == "sum" else "averaged"
+                return (f"yours has an axis the reference's output does not, your axis {axis}{size}, and is not {done} "
+                        f"over it: with that {word} taken, yours equals the reference's output")
     return None
 
 
