@@ -9,7 +9,7 @@ import pytest
 
 from attention_by_hand.lab.registry import LABS
 from attention_by_hand.lab.verdict import check_in_process, plan
-from labhelpers import REFERENCES, load_lab, patch_lab
+from labhelpers import REFERENCES, failed_hints, load_lab, patch_lab
 
 
 def judged(tmp_path, filename: str, patch: str):
@@ -210,3 +210,16 @@ def test_an_invalid_combination_of_arguments_is_not_said_to_be_a_float_size():
     except TypeError as error:
         message = str(error)
     assert "tuple of ints" in message and "given as a float" not in hint_for_exception("TypeError", message)
+
+
+SCALED_NOT_SHIFTED = '''
+def softmax(scores):
+    top = scores.amax(dim=-1, keepdim=True)
+    e = torch.exp(scores / top)
+    return e / e.sum(dim=-1, keepdim=True)
+'''
+
+
+def test_a_row_divided_by_its_max_where_it_is_shifted_is_named_divided_not_subtracted(tmp_path):
+    hints = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", SCALED_NOT_SHIFTED, "softmax")
+    assert hints and all("divided, not subtracted" in h for h in hints)

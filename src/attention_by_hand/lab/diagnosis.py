@@ -278,10 +278,14 @@ def _moved_factor(reference, function: str, tried: list[Tried], scaled: list[Cha
         pairs = [(t.got, o, known_numbers(reference, function, t.args)) for t, o in zip(tried, outputs)]
         named = known_factor(pairs)
         if named:
-            said.append((change, named))
+            said.append((change, named, outputs))
+    # two changes with the same outputs on every input (`- sqrt(d)` for `/ sqrt(d)` before a
+    # softmax, which a shift leaves alone, and the factor removed) are one: the first is said
+    said = [s for k, s in enumerate(said) if not any(
+        all(agree(a, b) for a, b in zip(s[2], earlier[2])) for earlier in said[:k])]
     if len(said) != 1:  # none, or two that could be told apart only by guessing
         return None
-    change, named = said[0]
+    change, named, _ = said[0]
     name, _, value = named.partition(" = ")
     inverse = name.startswith("1/") and value
     how = f"divided by {name[2:]} = {1 / float(value):.3g}" if inverse else f"multiplied by {named}"

@@ -180,6 +180,11 @@ class _Finder:
                 self.add(node, "binop", other.__name__, "sign", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`)")
             if isinstance(node.op, ast.Add):
                 self.add(node, "binop", "Mult", "factor", f"`*` for `+` (`{quote(node)}`): multiplied, not added")
+            # a shift taken for a scale and back: `s / m` where `s - m` (the max-shift of a softmax)
+            if isinstance(node.op, ast.Sub):
+                self.add(node, "binop", "Div", "factor", f"`/` for `-` (`{quote(node)}`): divided, not subtracted")
+            if isinstance(node.op, ast.Div):
+                self.add(node, "binop", "Sub", "factor", f"`-` for `/` (`{quote(node)}`): subtracted, not divided")
             if isinstance(node.op, ast.Pow):
                 self.add(node.right, "times2", None, "factor", f"the exponent doubled, `{quote(node.right)}`")
                 self.add(node, "binop", "Mult", "factor", f"`*` for `**` (`{quote(node)}`)")
