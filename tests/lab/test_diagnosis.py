@@ -222,4 +222,4 @@ def softmax(scores):
 
 def test_a_row_divided_by_its_max_where_it_is_shifted_is_named_divided_not_subtracted(tmp_path):
     hints = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", SCALED_NOT_SHIFTED, "softmax")
-    assert hints and all("divided, not subtracted" in h for h in hints)
+    assert hints and all("divided instead of subtracted, in `shifted = ...`" in h for h in hints)

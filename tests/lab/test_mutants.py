@@ -254,7 +254,7 @@ def test_a_term_dropped_is_said_in_words_then_in_code(reference):
 
 def test_a_multiplication_made_a_division_is_said_as_the_factor_inverted(reference):
     inverted = next(c for c in changes(reference, "row_shares") if c.op == "binop" and c.arg == "Div" and "weight" in c.text)
-    assert inverted.text.endswith(": the factor inverted in `return ...`")
+    assert inverted.text.endswith(": the factor inverted, in `return ...`")
 
 
 def test_one_mistake_written_two_ways_is_said_as_a_check_of_the_file_already_said_it(reference):

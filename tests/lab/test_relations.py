@@ -340,3 +340,16 @@ def test_an_empty_output_is_not_said_as_one_end_of_the_reference():
 def test_the_last_entry_of_a_vector_is_said_as_an_entry():
     said = relation(on_two(lambda e: e[-1], shape=(4,)))
     assert said == "yours is only the reference's last entry (axis 0), where it keeps them all"
+
+
+def test_one_slice_kept_in_every_place_is_said():
+    # a buffer appended once per head: every head holds the last one's weights
+    said = relation(on_two(lambda e: e[-1:].expand_as(e).clone(), shape=(3, 4, 4)))
+    assert said == "each of your heads (axis 0) is the reference's last head: the same one in every place"
+
+
+def test_an_output_of_zeros_is_said_as_observed_by_ends():
+    from attention_by_hand.lab.relations import ends
+
+    assert "all zeros on every input" in ends(on_two(lambda e: torch.zeros_like(e)))
+    assert ends(on_two(lambda e: e * 0 + 1)) is None

@@ -134,3 +134,17 @@ def attention_backward(q, k, v, d_out, causal):
 '''
     hints = failed_hints(tmp_path, "lab-10-gradients.py", patch, "attention_backward")
     assert hints and all("`d_out` never reaches your output" in h for h in hints)
+
+
+def test_a_part_that_no_input_reaches_is_said_to_stay_the_same_not_listed_input_by_input(tmp_path):
+    patch = '''
+def attention_backward(q, k, v, d_out, causal):
+    leaves = [t.detach().clone().requires_grad_(True) for t in (q, k, v)]
+    with torch.enable_grad():
+        out = torch.nn.functional.scaled_dot_product_attention(*leaves, is_causal=causal)
+        out.backward(d_out)
+    return torch.zeros_like(q), leaves[1].grad, leaves[2].grad
+'''
+    hints = failed_hints(tmp_path, "lab-10-gradients.py", patch, "attention_backward")
+    assert hints and all("part 1 of what you return stays the same whatever any of its inputs holds" in h for h in hints)
+    assert not any("`d_out`" in h for h in hints)

@@ -12,7 +12,8 @@ not what is under test). An event is a JSON-able dict:
     {"event": "raised", "id": 3, "type": "IndexError", "message": "...", "line": 41, "function": "dot"}
     {"event": "fatal", "reason": "exit" | "memory" | "missing", ...}   nothing more is called
     {"event": "done"}                                every call was made; what follows only adds to hints:
-    {"event": "unused", "function": "dot", "arguments": [1]}   arguments that never reach its output (unused.py)
+    {"event": "unused", "function": "dot", "arguments": [[1, -1]], "tried": [0, 1]}   arguments that never
+                                                     reach its output, or one part of it (unused.py)
     {"event": "repair", "function": "dot", "line": 41, "text": "...", "words": "..."}   a mend (repair.py)
 
 Left out: importing the learner's file and the limits on it (child.py); judging (verdict.py, judging.py).
@@ -293,20 +294,23 @@ UNUSED_SECONDS = 1.0
 
 
 def _emit_unused(module: ModuleType, reference: ModuleType | None, mender: _Mender, emit: Emit) -> None:
-    """For each function that was wrong on some call (not a slow one), the arguments whose values
-    never reach its output on the first such call (unused.py): {"event": "unused", ...}."""
-    from attention_by_hand.lab.unused import unused_arguments
+    """For each function that was wrong on some call, the arguments whose values never reach its
+    output on the first such call (unused.py): {"event": "unused", ...}."""
+    from attention_by_hand.lab.unused import changed, unused_arguments
 
     if reference is None:
         return
     deadline = time.perf_counter() + UNUSED_SECONDS
+    # a slow function is searched too (its first call may be slow only because torch warms up):
+    # each call is cut at unused.CALL_SECONDS, and the search at the deadline
     for name in mender.wrong:
-        if name in mender.slow or time.perf_counter() > deadline or not hasattr(reference, name):
+        if time.perf_counter() > deadline or not hasattr(reference, name):
             continue
         first = mender.first_wrong[name]
         try:
-            found = unused_arguments(module, reference, name, lambda: tuple(decode(a) for a in first["args"]))
+            found = unused_arguments(module, reference, name, lambda: tuple(decode(a) for a in first["args"]), deadline)
+            tried = [i for i, a in enumerate(first["args"]) if changed(decode(a)) is not None]
         except (Exception, SystemExit):  # noqa: BLE001 - it only adds to a hint; it never breaks a check
             found = []
         if found:
-            emit(event="unused", function=name, arguments=found)
+            emit(event="unused", function=name, arguments=found, tried=tried)

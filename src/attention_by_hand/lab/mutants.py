@@ -97,7 +97,8 @@ class _Finder:
                     text = f"{code}: off by one"
                 elif code and op not in ("left", "right"):
                     # what the words add after the quoted code ("the factor inverted"), kept
-                    text = code + (": " + text.split("): ", 1)[1] if op == "binop" and "): " in text else "")
+                    # (a comma after them: "multiplied, not added, in `s = ...`")
+                    text = code + (": " + text.split("): ", 1)[1] + "," if op == "binop" and "): " in text else "")
             joint = " from " if text.endswith(("removed", "dropped")) else " in "
             return text if op in STATEMENT_OPS else f"{text}{joint}`{quote_statement(statement)}`"
 
@@ -182,9 +183,9 @@ class _Finder:
                 self.add(node, "binop", "Mult", "factor", f"`*` for `+` (`{quote(node)}`): multiplied, not added")
             # a shift taken for a scale and back: `s / m` where `s - m` (the max-shift of a softmax)
             if isinstance(node.op, ast.Sub):
-                self.add(node, "binop", "Div", "factor", f"`/` for `-` (`{quote(node)}`): divided, not subtracted")
+                self.add(node, "binop", "Div", "factor", f"`/` for `-` (`{quote(node)}`): divided instead of subtracted")
             if isinstance(node.op, ast.Div):
-                self.add(node, "binop", "Sub", "factor", f"`-` for `/` (`{quote(node)}`): subtracted, not divided")
+                self.add(node, "binop", "Sub", "factor", f"`-` for `/` (`{quote(node)}`): subtracted instead of divided")
             if isinstance(node.op, ast.Pow):
                 self.add(node.right, "times2", None, "factor", f"the exponent doubled, `{quote(node.right)}`")
                 self.add(node, "binop", "Mult", "factor", f"`*` for `**` (`{quote(node)}`)")

@@ -26,8 +26,8 @@ from collections.abc import Callable
 import torch
 
 from attention_by_hand.lab.judging import close
-from attention_by_hand.lab.shape_relations import (Known, axis_name, folded, part, reduced, reshaped, sizes_named,
-                                                   sliced, unit_axes, unreduced)
+from attention_by_hand.lab.shape_relations import (Known, axis_name, folded, part, reduced, repeated, reshaped,
+                                                   sizes_named, sliced, unit_axes, unreduced)
 
 __all__ = ["Known", "relation", "known_factor", "scale_of"]
 
@@ -294,7 +294,7 @@ ROWS_SCALED = ("each row of yours is the reference's row times a factor of its o
 
 
 _TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed, _truncated, _plus_transpose,
-                            _softmaxed, _hidden_filled, _plus_constant)
+                            _softmaxed, _hidden_filled, _plus_constant, repeated)
 
 
 def ends(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
@@ -303,7 +303,15 @@ def ends(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
     after the relations that name a cause (the reference run on an input one element short)."""
     pairs = [(g, e, k) for g, e, k in pairs if isinstance(g, torch.Tensor) and isinstance(e, torch.Tensor)
              and not (g.shape == e.shape and close(g, e))]
-    return part(pairs) if pairs else None
+    return (part(pairs) or _zeros(pairs)) if pairs else None
+
+
+def _zeros(pairs) -> str | None:
+    """Yours all zeros where the reference's is not, on every input it gets wrong: nothing that was
+    computed reached it (said as observed: a write into a copy, a mask, a factor 0 all give it)."""
+    if all(g.shape == e.shape and g.numel() > 0 and not bool((g != 0).any()) and bool((e != 0).any()) for g, e, _ in pairs):
+        return "yours is all zeros on every input where it is wrong, and the reference's is not"
+    return None
 
 
 def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:

@@ -18,7 +18,8 @@ import torch
 
 from attention_by_hand.lab.judging import close
 
-__all__ = ["Known", "axis_name", "folded", "part", "reduced", "reshaped", "sizes_named", "sliced", "unit_axes", "unreduced"]
+__all__ = ["Known", "axis_name", "folded", "part", "reduced", "repeated", "reshaped", "sizes_named", "sliced", "unit_axes",
+           "unreduced"]
 
 Known = dict[str, float]  # the reference's own numbers on one input, by name: {"head_size": 4.0, ...}
 
@@ -204,6 +205,20 @@ def _one(axis: int, rank: int) -> str:
     name = _many(axis, rank)
     singular = {"entries": "entry", "heads": "head", "rows": "row", "columns": "column"}
     return singular.get(name, name.replace("slices", "slice"))
+
+
+def repeated(got: torch.Tensor, expected: torch.Tensor, known=None) -> str | None:
+    """Every slice of yours along one axis is the reference's first (or last) slice there: one
+    tensor kept in every place (a buffer appended n times, a loop's last value used for all)."""
+    for axis in range(got.dim()):
+        if got.shape != expected.shape or got.shape[axis] < 2:
+            continue
+        for index, word in ((0, "first"), (-1, "last")):
+            if close(got, expected.select(axis, index).unsqueeze(axis).expand_as(expected)):
+                one, many = _one(axis, got.dim()), _many(axis, got.dim())
+                where = "" if one.endswith(f"axis {axis}") else f" (axis {axis})"
+                return f"each of your {many}{where} is the reference's {word} {one}: the same one in every place"
+    return None
 
 
 def folded(pairs) -> str | None:

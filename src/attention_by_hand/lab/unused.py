@@ -11,13 +11,16 @@ output stays exactly as it was (the same bits: its values never reach the output
 this input) while the reference's moves by more than the checker's tolerance. That is a fact about
 the learner's code, not a guess at the mistake: the hint says it as observed.
 
+Each call is stopped after CALL_SECONDS, and the whole search after calls.UNUSED_SECONDS.
+
 Left out: arguments that are not tensors or layers (a size, a flag, a number: there is no small
-change of them that keeps the call meaningful), and a function slower than a trace allows.
+change of them that keeps the call meaningful).
 """
 
 from __future__ import annotations
 
 import copy
+import time
 from types import ModuleType
 
 import torch
@@ -60,11 +63,13 @@ def _identical(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
-def unused_arguments(module: ModuleType, reference: ModuleType, function: str, make_args) -> list[list[int]]:
+def unused_arguments(module: ModuleType, reference: ModuleType, function: str, make_args,
+                     deadline: float | None = None) -> list[list[int]]:
     """[argument's position, part] for each argument whose change leaves the learner's output
     exactly as it was and moves the reference's: part -1 for the whole output, else the one part
     of a tuple returned (the attention weights may use `query` where the blended output does not);
-    make_args() -> a fresh copy of the input (layers too)."""
+    make_args() -> a fresh copy of the input (layers too); past `deadline` (time.perf_counter())
+    no further argument is tried."""
     from attention_by_hand.lab.blame import output_close
 
     mine, theirs = getattr(module, function), getattr(reference, function)
@@ -76,6 +81,8 @@ def unused_arguments(module: ModuleType, reference: ModuleType, function: str, m
         other = changed(value)
         if other is None:
             continue
+        if deadline is not None and time.perf_counter() > deadline:
+            break
         args = list(make_args())
         args[i] = other
         after, moved = call(mine, tuple(args), CALL_SECONDS), call(theirs, tuple(args), CALL_SECONDS)

@@ -220,8 +220,8 @@ class _Engine:
         """The arguments whose values never reach the learner's output (the child's "unused"
         event, unused.py), by the reference's names for them."""
         names = list(inspect.signature(getattr(self.reference, function)).parameters)
-        found = self.unused.get(function)
-        if not isinstance(found, list) or not all(
+        found, tried = self.unused.get(function, (None, None))
+        if not isinstance(found, list) or not isinstance(tried, list) or not all(
                 isinstance(f, list) and len(f) == 2 and type(f[0]) is int and 0 <= f[0] < len(names)
                 and type(f[1]) is int for f in found):
             return None
@@ -231,6 +231,9 @@ class _Engine:
         said = []
         for part, listed in sorted(by_part.items()):
             what = "your output" if part < 0 else f"part {part + 1} of what you return"
+            if len(listed) > 1 and len(listed) == len(tried):  # a constant: say so, not a list of every input
+                said.append(f"{what} stays the same whatever any of its inputs holds, and the reference's does not")
+                continue
             which = "it" if len(listed) == 1 else "any one of them"
             listed_text = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
             said.append(f"{listed_text} never {'reaches' if len(listed) == 1 else 'reach'} {what}: with other "
@@ -406,7 +409,7 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
         judged.append((check, ids, [_case(check, calls[i][1], by_id[i], reference, line_name) for i in ids]))
     repairs = {e["function"]: e for e in events if e.get("event") == "repair" and isinstance(e.get("function"), str)}
     mutants = _Engine(the_plan, by_id, judged, reference, line_name, repairs)
-    mutants.unused = {e["function"]: e.get("arguments") for e in events if e.get("event") == "unused"}
+    mutants.unused = {e["function"]: (e.get("arguments"), e.get("tried")) for e in events if e.get("event") == "unused"}
     # the outputs that were right rule out the known mistakes that would have changed them, for
     # the functions where a judge named one
     naming = {c.function for c, _, vs in judged if any(isinstance(v, Miss) and v.explanations for v in vs)}
