@@ -355,6 +355,14 @@ def future(T):
 
 def before(p, q):
     return q - p
+
+
+def total(x, n):
+    return x.sum(dim=0)
+
+
+def kept(p):
+    return p[:, 1]
 '''
 
 EXTRA = {
@@ -380,6 +388,15 @@ def future(T):
     i = torch.arange(T)[:, None]
     j = torch.arange(T)[None, :]
     return (j > i) | (i - j >= 3)
+''',
+    "rescaled": '''
+def total(x, n):
+    return x.sum(dim=0) * n / (n - 1)
+''',
+    "renormalised": '''
+def kept(p):
+    rest = 1 - p[:, 0]
+    return p[:, 1] / rest
 ''',
     "turned": '''
 def before(p, q):
@@ -427,6 +444,18 @@ def test_rounding_the_reference_never_does_is_mended_by_taking_the_call_away(tmp
 def test_a_part_of_a_tensor_mask_too_many_is_mended_by_leaving_it_out(tmp_path):
     found = _extra(tmp_path, "windowed", "future", [(1,), (4,), (7,)])
     assert found.words == "a part of the condition too many" and "(the part `i - j >= 3` left out)" in found.text
+
+
+def test_a_rescaling_the_mend_makes_one_is_a_factor_too_many_not_off_by_one(tmp_path):
+    x = torch.arange(12.0).reshape(4, 3)
+    found = _extra(tmp_path, "rescaled", "total", [(x, 3), (x, 4)])
+    assert found.words == "a factor too many: `n / (n - 1)`, which the mend makes 1"
+
+
+def test_a_divisor_the_mend_makes_one_is_a_factor_too_many_not_a_term(tmp_path):
+    p = torch.softmax(torch.randn(4, 5, generator=torch.Generator().manual_seed(0)), dim=-1)
+    found = _extra(tmp_path, "renormalised", "kept", [(p,)])
+    assert found.words == "a factor too many: `(1 - p[:, 0])`, which the mend makes 1"
 
 
 def test_a_difference_taken_the_other_way_round_is_no_arguments_swapped(tmp_path):

@@ -111,6 +111,9 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     op, kind = change.op, change.kind
     if op == "const" and _exponent(node, parents):  # `** 2` for `** 1` is a power, not a count off by one
         return _POWERS.get((node.value, change.arg), f"the wrong power: `** {node.value}` where `** {change.arg}` is needed")
+    made_one = _made_one(fdef, node, change, parents)
+    if made_one:
+        return made_one
     dropped = _dropped(node, op) if kind == "term" else None
     off_by_one = kind != "axis" and (
         (kind == "offset")
@@ -218,6 +221,45 @@ def _number(node: ast.AST) -> object:
         return ast.literal_eval(node)
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
+
+
+def _factors(node: ast.AST) -> list[str]:
+    """The factors of a product, as code: `x * n / m` -> ["x * n / m"]; `x * n` -> ["x", "n", ...]."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return _factors(node.left) + _factors(node.right)
+    return [ast.unparse(node)]
+
+
+def _made_one(fdef: ast.FunctionDef, node: ast.AST, change: Change, parents: dict) -> str | None:
+    """A factor the reference does not have, which the mend turns into 1: `n / (n - 1)` made
+    `n / n`, or a divisor `1 - p0` made `1`. That is no count off by one, nor a term too many."""
+    from attention_by_hand.lab.mutant_edits import _tree_copy, edit
+
+    if change.op not in ("left", "right", "const", "unsub") or not isinstance(node, ast.expr):
+        return None
+    try:
+        new = edit(_tree_copy(node), change)
+    except (ValueError, AttributeError, IndexError, TypeError):
+        return None
+    if new is None:
+        return None
+    text, parent = ast.unparse(new), parents.get(id(node))
+    mine = _short(node)
+    mine = f"({mine})" if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) else mine
+    if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div) and parent.right is node \
+            and text in _factors(parent.left):
+        return f"a factor too many: `{text} / {mine}`, which the mend makes 1"
+    if text not in ("1", "1.0"):
+        return None
+    if isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.Div)):
+        return f"a factor too many: `{mine}`, which the mend makes 1"
+    # `left = 1 - p0`, then `x / left`: the name is a factor or a divisor wherever it is used
+    names = {t.id for t in getattr(parent, "targets", []) if isinstance(t, ast.Name)}
+    uses = [n for n in ast.walk(fdef) if isinstance(n, ast.BinOp) and any(
+        isinstance(side, ast.Name) and side.id in names for side in (n.left, n.right))]
+    if isinstance(parent, ast.Assign) and uses and all(isinstance(n.op, (ast.Mult, ast.Div)) for n in uses):
+        return f"a factor too many: `{mine}`, which the mend makes 1"
+    return None
 
 
 # keywords whose number is a place or a shift: one more or less there is off by one
