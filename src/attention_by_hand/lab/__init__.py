@@ -20,6 +20,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     mutant_edits.py   how one such change is made to the syntax tree, and how a hint quotes it
     mutant_trees.py   where each node of a reference definition is, and copies to change
     mutant_slips.py   changes that are no one-token edit (a layer moved, a grid for pairs, .T on a batch)
+    mutant_arithmetic.py  the changes of one arithmetic operation (a factor removed, a term dropped, / for -)
     outcomes.py       calling the reference safely, and when two outputs (or two errors) agree
     relations.py      plain relations between outputs (transposed, negated, scaled, rows scaled, plus a constant)
     shape_relations.py  relations that change the shape (an axis of size 1 more, axes reordered, one slice, one end)

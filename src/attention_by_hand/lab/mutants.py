@@ -28,6 +28,7 @@ import types
 from functools import lru_cache
 from pathlib import Path
 
+from attention_by_hand.lab.mutant_arithmetic import arithmetic
 from attention_by_hand.lab.mutant_slips import slips
 from attention_by_hand.lab.mutant_trees import copy_along, routes_of
 from attention_by_hand.lab.mutant_edits import (
@@ -37,11 +38,9 @@ from attention_by_hand.lab.mutant_edits import (
     AXIS_KEYWORDS,
     AXIS_WORDS,
     CMP,
-    COMMUTATIVE,
     COMPARISONS,
     NEIGHBOURS,
     NEIGHBOUR_WORDS,
-    OPS,
     STATEMENT_OPS,
     TRANSPOSES,
     _tree_copy as _copy,
@@ -164,40 +163,7 @@ class _Finder:
 
     def _expression(self, node) -> None:  # noqa: C901 - one branch per kind of node, flat
         parent = self.parent.get(id(node))
-        if isinstance(node, ast.BinOp):
-            sign = OPS.get(type(node.op), "?")
-            if isinstance(node.op, (ast.Mult, ast.Div, ast.FloorDiv)):
-                self.add(node, "left", None, "factor", f"`{sign} {quote(node.right)}` removed")
-                if isinstance(node.op, ast.Mult):
-                    self.add(node, "right", None, "factor", f"`{quote(node.left)} *` removed")
-                other = ast.Mult if not isinstance(node.op, ast.Mult) else ast.Div
-                inverted = ": the factor inverted" if {type(node.op), other} == {ast.Mult, ast.Div} else ""
-                self.add(node, "binop", other.__name__, "factor", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`){inverted}")
-                self.add(node.right, "times2", None, "factor", f"`{quote(node.right)}` doubled")
-            if isinstance(node.op, (ast.Add, ast.Sub)):
-                self.add(node, "left", None, "term", f"the term `{quote(node.right)}` dropped")
-                self.add(node, "right", None, "term", f"the term `{quote(node.left)}` dropped")
-                other = ast.Sub if isinstance(node.op, ast.Add) else ast.Add
-                self.add(node, "binop", other.__name__, "sign", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`)")
-            if isinstance(node.op, ast.Add):
-                self.add(node, "binop", "Mult", "factor", f"`*` for `+` (`{quote(node)}`): multiplied, not added")
-            # a shift taken for a scale and back: `s / m` where `s - m` (the max-shift of a softmax)
-            if isinstance(node.op, ast.Sub):
-                self.add(node, "binop", "Div", "factor", f"`/` for `-` (`{quote(node)}`): divided instead of subtracted")
-            if isinstance(node.op, ast.Div):
-                self.add(node, "binop", "Sub", "factor", f"`-` for `/` (`{quote(node)}`): subtracted instead of divided")
-            if isinstance(node.op, ast.Pow):
-                self.add(node.right, "times2", None, "factor", f"the exponent doubled, `{quote(node.right)}`")
-                self.add(node, "binop", "Mult", "factor", f"`*` for `**` (`{quote(node)}`)")
-            if isinstance(node.op, ast.MatMult):
-                for side in ("left", "right"):
-                    operand = getattr(node, side)
-                    self.add(operand, "transpose", None, "transpose", f"`{quote(operand)}` transposed")
-            if not isinstance(node.op, COMMUTATIVE):
-                self.add(node, "swap", None, "arguments", f"the two sides of `{quote(node)}` swapped")
-            if isinstance(node.op, ast.Div) or isinstance(node.op, ast.Mult):
-                if not (isinstance(node.right, ast.Call) and call_name(node.right) == "sqrt"):
-                    self.add(node.right, "sqrt", None, "sqrt", f"`sqrt({quote(node.right)})` for `{quote(node.right)}`")
+        arithmetic(self, node)
         if isinstance(node, ast.Call):
             name = call_name(node)
             if name == "sqrt" and len(node.args) == 1:
