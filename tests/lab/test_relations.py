@@ -353,3 +353,14 @@ def test_an_output_of_zeros_is_said_as_observed_by_ends():
 
     assert "all zeros on every input" in ends(on_two(lambda e: torch.zeros_like(e)))
     assert ends(on_two(lambda e: e * 0 + 1)) is None
+
+
+def test_rows_scaled_holds_where_an_input_is_wrong_only_in_rows_of_inf():
+    # the last row's max and sum used for every row: on large scores the other rows overflow to inf,
+    # and the row left is right; that input shows nothing, the other shows each row's own factor
+    e1, e2 = outputs(0), outputs(1)
+    g1 = e1 * torch.tensor([[4.0], [2.0], [1.5], [1.0]])
+    g2 = e2.clone()
+    g2[:2] = float("inf")
+    said = relation([(g1, e1, {}), (g2, e2, {})])
+    assert said is not None and "times a factor of its own" in said

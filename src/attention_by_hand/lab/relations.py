@@ -277,7 +277,8 @@ def _rows_scaled(got, expected, known):
     if not bool(live.any()):
         return NO_EVIDENCE
     if bool(torch.isclose(factors[live], torch.ones_like(factors[live]), rtol=1e-3).all()):
-        return None
+        # right but for the rows set aside: they are where this input is wrong, so it shows nothing
+        return NO_EVIDENCE if bool(infinite.any()) else None
     if bool(torch.isclose(factors[live], factors[live][0], rtol=1e-3).all()):
         return NO_EVIDENCE  # one factor for every row: a constant, which shows no row's own
     shown = ", ".join(f"row {i}: x{float(c):.3g}" for i, c in enumerate(factors[:3])) + (", ..." if len(factors) > 3 else "")
