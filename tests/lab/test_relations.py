@@ -342,10 +342,13 @@ def test_the_last_entry_of_a_vector_is_said_as_an_entry():
     assert said == "yours is only the reference's last entry (axis 0), where it keeps them all"
 
 
-def test_one_slice_kept_in_every_place_is_said():
+def test_one_slice_kept_in_every_place_is_said_as_observed_by_ends_not_as_a_relation():
     # a buffer appended once per head: every head holds the last one's weights
-    said = relation(on_two(lambda e: e[-1:].expand_as(e).clone(), shape=(3, 4, 4)))
-    assert said == "each of your heads (axis 0) is the reference's last head: the same one in every place"
+    from attention_by_hand.lab.relations import ends
+
+    pairs = on_two(lambda e: e[-1:].expand_as(e).clone(), shape=(3, 4, 4))
+    assert ends(pairs) == "each of your heads (axis 0) holds the reference's last head: the same values in every place"
+    assert relation(pairs) is None
 
 
 def test_an_output_of_zeros_is_said_as_observed_by_ends():

@@ -295,16 +295,24 @@ ROWS_SCALED = ("each row of yours is the reference's row times a factor of its o
 
 
 _TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed, _truncated, _plus_transpose,
-                            _softmaxed, _hidden_filled, _plus_constant, repeated)
+                            _softmaxed, _hidden_filled, _plus_constant)
 
 
 def ends(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
     """The reference's output is the first or last entries of yours along one axis, or yours of
-    its (shape_relations.part), on every input where they differ. Asked apart from relation(),
-    after the relations that name a cause (the reference run on an input one element short)."""
+    its (shape_relations.part); or its first or last slice in every place; or yours all zeros; on
+    every input where they differ. These say where, not why: asked apart from relation(), after
+    the relations that name a cause (the reference run on an input one element short)."""
     pairs = [(g, e, k) for g, e, k in pairs if isinstance(g, torch.Tensor) and isinstance(e, torch.Tensor)
              and not (g.shape == e.shape and close(g, e))]
-    return (part(pairs) or _zeros(pairs)) if pairs else None
+    return (part(pairs) or _repeated(pairs) or _zeros(pairs)) if pairs else None
+
+
+def _repeated(pairs) -> str | None:
+    """One slice of the reference's in every place along an axis (shape_relations.repeated), in
+    the same words on every input: it says where the values are, not why."""
+    said = {repeated(g, e) for g, e, _ in pairs}
+    return said.pop() if len(said) == 1 and None not in said else None
 
 
 def _zeros(pairs) -> str | None:

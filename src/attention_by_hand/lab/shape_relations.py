@@ -217,7 +217,7 @@ def repeated(got: torch.Tensor, expected: torch.Tensor, known=None) -> str | Non
             if close(got, expected.select(axis, index).unsqueeze(axis).expand_as(expected)):
                 one, many = _one(axis, got.dim()), _many(axis, got.dim())
                 where = "" if one.endswith(f"axis {axis}") else f" (axis {axis})"
-                return f"each of your {many}{where} is the reference's {word} {one}: the same one in every place"
+                return f"each of your {many}{where} holds the reference's {word} {one}: the same values in every place"
     return None
 
 
