@@ -4,12 +4,13 @@ whose output was wrong.
 A learner who builds a fresh layer instead of using the one given, takes autograd's gradient of a
 sum instead of passing `d_out`, or adds a fixed table where the learned positions belong, gets an
 output that does not move when that argument moves. Each argument is changed in turn (a tensor of
-floats gets noise added, one of ids or flags has its entries rolled by one place, a layer gets
-noise added to every weight), on the first input where the learner's output was wrong, and the
-learner's function and the reference's are called again. An argument is said when the learner's
-output stays exactly as it was (the same bits: its values never reach the output, at least on
-this input) while the reference's moves by more than the checker's tolerance. That is a fact about
-the learner's code, not a guess at the mistake: the hint says it as observed.
+floats gets noise added, one of ids or flags has its entries rolled along, a layer gets noise
+added to every weight), twice and differently, on the first input where the learner's output was
+wrong, and the learner's function and the reference's are called again. An argument is said when,
+both times, the learner's output stays exactly as it was (the same bits: its values never reach
+the output, at least on this input) while the reference's moves by more than the checker's
+tolerance. That is a fact about the learner's code, not a guess at the mistake: the hint says it
+as observed.
 
 Each call is stopped after CALL_SECONDS, and the whole search after calls.UNUSED_SECONDS.
 
@@ -32,14 +33,16 @@ __all__ = ["unused_arguments", "changed"]
 CALL_SECONDS = 0.5
 
 
-def changed(value):
-    """`value` changed so that a function that reads it should give another output; None for a
-    value that is not changed (not a tensor or a layer, or a tensor of one repeated entry)."""
-    g = torch.Generator().manual_seed(0)
+def changed(value, trial: int = 0):
+    """`value` changed so that a function that reads it should give another output (trial 0, 1:
+    two different changes); None for a value that is not changed (not a tensor or a layer, or a
+    tensor of one repeated entry)."""
+    g = torch.Generator().manual_seed(trial)
     if isinstance(value, torch.Tensor):
         if value.is_floating_point():
             return value + torch.randn(value.shape, generator=g, dtype=value.dtype)
-        rolled = value.flatten().roll(1).view_as(value)  # ids stay ids in range; a mask stays a mask
+        # ids stay ids in range, a mask stays a mask
+        rolled = value.flatten().roll(1 + trial).view_as(value)
         return None if torch.equal(rolled, value) else rolled
     if isinstance(value, torch.nn.Module):
         other = copy.deepcopy(value)
@@ -78,20 +81,26 @@ def unused_arguments(module: ModuleType, reference: ModuleType, function: str, m
         return []
     found = []
     for i, value in enumerate(make_args()):
-        other = changed(value)
-        if other is None:
+        if changed(value) is None:
             continue
-        if deadline is not None and time.perf_counter() > deadline:
-            break
-        args = list(make_args())
-        args[i] = other
-        after, moved = call(mine, tuple(args), CALL_SECONDS), call(theirs, tuple(args), CALL_SECONDS)
-        if isinstance(after, Raised) or isinstance(moved, Raised):
-            continue
-        try:
-            found += [[i, part] for part in _parts_unmoved(before, after, expected, moved, output_close)]
-        except (RuntimeError, TypeError, ValueError):  # outputs that cannot be compared say nothing
-            continue
+        # two different changes must both leave it: one alone may fall where a rounding or an
+        # argmax of the learner's does not move by chance
+        parts = None
+        for trial in (0, 1):
+            if deadline is not None and time.perf_counter() > deadline:
+                return found
+            args = list(make_args())
+            args[i] = changed(args[i], trial)
+            after, moved = call(mine, tuple(args), CALL_SECONDS), call(theirs, tuple(args), CALL_SECONDS)
+            if isinstance(after, Raised) or isinstance(moved, Raised):
+                parts = set()
+                break
+            try:
+                unmoved = set(_parts_unmoved(before, after, expected, moved, output_close))
+            except (RuntimeError, TypeError, ValueError):  # outputs that cannot be compared say nothing
+                unmoved = set()
+            parts = unmoved if parts is None else parts & unmoved
+        found += [[i, part] for part in sorted(parts or ())]
     return found
 
 
