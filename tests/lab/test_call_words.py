@@ -115,3 +115,10 @@ def test_a_histogram_left_on_its_default_range_is_described(tmp_path):
     said = call_words(["h = torch.histc(pair, bins=V * V)"], _reference(tmp_path), "weights")
     assert said is not None and "the data's own smallest to largest value" in said
     assert call_words(["h = torch.histc(pair, bins=V * V, min=0, max=V * V - 1)"], _reference(tmp_path), "weights") is None
+
+
+def test_a_diagonal_or_a_histogram_told_by_position_is_not_described(tmp_path):
+    assert call_words(["d = x.diagonal(0, -2, -1)"], _reference(tmp_path), "weights") is None
+    assert call_words(["d = torch.diagonal(x, 0, -2, -1)"], _reference(tmp_path), "weights") is None
+    assert call_words(["h = torch.histc(x, 10, 0.0, 5.0)"], _reference(tmp_path), "weights") is None
+    assert call_words(["d = torch.diagonal(x, -1)"], _reference(tmp_path), "weights") is not None

@@ -367,3 +367,9 @@ def test_rows_scaled_holds_where_an_input_is_wrong_only_in_rows_of_inf():
     g2[:2] = float("inf")
     said = relation([(g1, e1, {}), (g2, e2, {})])
     assert said is not None and "times a factor of its own" in said
+
+
+def test_an_output_of_zeros_where_every_number_is_below_one_is_no_cutting_to_whole_numbers():
+    # weights in (0, 1): each cuts to 0, so zeros equal them cut, and show nothing of it
+    pairs = [(torch.zeros_like(e), e, {}) for e in (torch.softmax(outputs(0), -1), torch.softmax(outputs(1), -1))]
+    assert relation(pairs) is None or "whole number" not in relation(pairs)

@@ -363,6 +363,14 @@ def total(x, n):
 
 def kept(p):
     return p[:, 1]
+
+
+def count(n):
+    return torch.arange(n)
+
+
+def shifted(x, p):
+    return x + 1
 '''
 
 EXTRA = {
@@ -397,6 +405,18 @@ def total(x, n):
 def kept(p):
     rest = 1 - p[:, 0]
     return p[:, 1] / rest
+''',
+    "bits": '''
+def count(n):
+    a = torch.arange(n)
+    return a | 1
+''',
+    "also_added": '''
+def shifted(x, p):
+    s = 1 - p[:, :1]
+    y = x * s
+    y += s
+    return y
 ''',
     "turned": '''
 def before(p, q):
@@ -456,6 +476,18 @@ def test_a_divisor_the_mend_makes_one_is_a_factor_too_many_not_a_term(tmp_path):
     p = torch.softmax(torch.randn(4, 5, generator=torch.Generator().manual_seed(0)), dim=-1)
     found = _extra(tmp_path, "renormalised", "kept", [(p,)])
     assert found.words == "a factor too many: `(1 - p[:, 0])`, which the mend makes 1"
+
+
+def test_an_integers_bits_are_no_condition_with_a_part_too_many(tmp_path):
+    found = _extra(tmp_path, "bits", "count", [(8,), (5,)])
+    assert found is None or "condition" not in (found.words or "")
+
+
+def test_a_name_also_added_is_no_factor_too_many(tmp_path):
+    g = torch.Generator().manual_seed(0)
+    x, p = torch.randn(4, 3, generator=g), torch.softmax(torch.randn(4, 3, generator=g), dim=-1)
+    found = _extra(tmp_path, "also_added", "shifted", [(x, p)])
+    assert found is not None and not (found.words or "").startswith("a factor too many")
 
 
 def test_a_difference_taken_the_other_way_round_is_no_arguments_swapped(tmp_path):

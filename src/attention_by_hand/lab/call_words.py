@@ -96,11 +96,27 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
             if as_learners and not _torch_like(func):
                 continue
             flags = any(isinstance(a, ast.Constant) and isinstance(a.value, bool) for a in node.args)
-            if as_learners and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags):
+            if as_learners and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags
+                                                     or _told_by_position(node, name)):
                 continue
             if name and name not in names:
                 names.append(name)
     return names
+
+
+# the place, counting the tensor itself, from which a call's positional arguments say how it counts:
+# torch.diagonal(x, offset, dim1, dim2), torch.histc(x, bins, min, max)
+_TOLD_FROM = {"diagonal": 3, "histc": 3}
+
+
+def _told_by_position(node: ast.Call, name: str) -> bool:
+    """Whether the call's positional arguments reach what _SETTLED's keywords would say (`x.diagonal(0,
+    -2, -1)`); a method's tensor is the object it is called on, a function's its first argument."""
+    if name not in _TOLD_FROM:
+        return False
+    owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+    function_form = isinstance(owner, ast.Name) and owner.id == "torch"
+    return len(node.args) + (0 if function_form else 1) > _TOLD_FROM[name]
 
 
 def _torch_like(func: ast.expr) -> bool:

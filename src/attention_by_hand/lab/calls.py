@@ -161,8 +161,8 @@ class _Blamer:
 
 
 # Mending (repair.py) starts only while the calls have taken less than this, counted from the
-# first call and without the blame searches' time (bounded apart): it is extra work, and a slow
-# file has little time to spare.
+# first call and without the blame and unused searches' time (each bounded apart): it is extra work,
+# and a slow file has little time to spare.
 MEND_AFTER = 8.0
 
 
@@ -192,7 +192,7 @@ class _Mender:
         self.spans.setdefault(name, set()).add((found["start"], found["end"]) if isinstance(found, dict) else None)
 
     def emit_repairs(self, emit: Emit, searched: float = 0.0) -> None:
-        """searched: the seconds the blame searches took, not counted against MEND_AFTER."""
+        """searched: the seconds the blame and unused searches took, not counted against MEND_AFTER."""
         from attention_by_hand.lab.mutants import reachable
         from attention_by_hand.lab.repair import SECONDS, repair
 
@@ -283,8 +283,9 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
     # "done" first: the calls are over, and a mend that runs out of time costs nothing (the parent
     # stops the child a little after "done", runner.py).
     emit(event="done")
+    started = time.perf_counter()
     _emit_unused(module, reference, mender, emit)
-    mender.emit_repairs(emit, blamer.spent)
+    mender.emit_repairs(emit, blamer.spent + time.perf_counter() - started)
     return True
 
 

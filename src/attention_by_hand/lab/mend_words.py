@@ -253,17 +253,26 @@ def _made_one(fdef: ast.FunctionDef, node: ast.AST, change: Change, parents: dic
         return None
     if isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.Div)):
         return f"a factor too many: `{mine}`, which the mend makes 1"
-    # `left = 1 - p0`, then `x / left`: the name is a factor or a divisor wherever it is used
+    # `left = 1 - p0`, then `x / left`: the name is a factor or a divisor wherever it is read
     names = {t.id for t in getattr(parent, "targets", []) if isinstance(t, ast.Name)}
-    uses = [n for n in ast.walk(fdef) if isinstance(n, ast.BinOp) and any(
-        isinstance(side, ast.Name) and side.id in names for side in (n.left, n.right))]
-    if isinstance(parent, ast.Assign) and uses and all(isinstance(n.op, (ast.Mult, ast.Div)) for n in uses):
+    reads = [n for n in ast.walk(fdef) if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
+    if isinstance(parent, ast.Assign) and reads and all(_a_factor(n, parents) for n in reads):
         return f"a factor too many: `{mine}`, which the mend makes 1"
     return None
 
 
-# keywords whose number is a place or a shift: one more or less there is off by one
-_OFFSET_KEYWORDS = {"diagonal", "offset", "shifts", "start", "end", "stop", "index", "length", "k"}
+def _a_factor(name: ast.Name, parents: dict) -> bool:
+    """Whether this read of a name multiplies or divides: `x * s`, `x / s`, `s / x`, `x *= s` (not
+    `x + s` or `torch.add(x, s)`)."""
+    parent = parents.get(id(name))
+    if isinstance(parent, ast.BinOp):
+        return isinstance(parent.op, (ast.Mult, ast.Div))
+    return isinstance(parent, ast.AugAssign) and isinstance(parent.op, (ast.Mult, ast.Div)) and parent.value is name
+
+
+# keywords whose number is a place, a shift or a count: one more or less there is off by one
+_OFFSET_KEYWORDS = {"diagonal", "offset", "shifts", "start", "end", "stop", "index", "length", "k", "steps", "repeats",
+                    "split_size", "split_size_or_sections", "minlength", "num_classes"}
 
 
 def _counting_keyword(node: ast.AST, parents: dict) -> bool:

@@ -156,9 +156,10 @@ def _conditions(finder, node: ast.AST) -> None:
     if isinstance(node, (ast.If, ast.IfExp)) and not isinstance(node.test, ast.Constant):
         for value, word in ((True, "always"), (False, "never")):
             finder.add(node.test, "cond", value, "comparison", f"the condition `{quote(node.test)}` taken as {word} true")
-    # `a and b`, or a tensor mask's `a | b` and `a & b`
-    parts = node.values if isinstance(node, ast.BoolOp) else (
-        [node.left, node.right] if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd)) else [])
+    # `a and b`, or a tensor mask's `a | b` and `a & b` (one side a comparison: an integer's bits are no condition)
+    masks = isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd)) and any(
+        isinstance(side, ast.Compare) for side in (node.left, node.right))
+    parts = node.values if isinstance(node, ast.BoolOp) else ([node.left, node.right] if masks else [])
     if len(parts) == 2:
         for kept, dropped in ((0, 1), (1, 0)):
             finder.add(node, "keep_part", kept, "comparison",

@@ -4,15 +4,17 @@ whose output was wrong.
 A learner who builds a fresh layer instead of using the one given, takes autograd's gradient of a
 sum instead of passing `d_out`, or adds a fixed table where the learned positions belong, gets an
 output that does not move when that argument moves. Each argument is changed in turn (a tensor of
-floats gets noise added, one of ids or flags has its entries rolled along, a layer gets noise
-added to every weight), twice and differently, on the first input where the learner's output was
+floats gets noise added, ids get other ids, a mask other entries, a layer gets noise added to
+every weight), twice and differently, on the first input where the learner's output was
 wrong, and the learner's function and the reference's are called again. An argument is said when,
 both times, the learner's output stays exactly as it was (the same bits: its values never reach
 the output, at least on this input) while the reference's moves by more than the checker's
 tolerance. That is a fact about the learner's code, not a guess at the mistake: the hint says it
 as observed.
 
-Each call is stopped after CALL_SECONDS, and the whole search after calls.UNUSED_SECONDS.
+Each call is stopped after CALL_SECONDS or at the search's deadline (calls.UNUSED_SECONDS), the
+earlier. Nothing is said of a function whose output has another shape than the reference's (or
+is None): that is what its hint says already.
 
 Left out: arguments that are not tensors or layers (a size, a flag, a number: there is no small
 change of them that keeps the call meaningful).
@@ -41,9 +43,20 @@ def changed(value, trial: int = 0):
     if isinstance(value, torch.Tensor):
         if value.is_floating_point():
             return value + torch.randn(value.shape, generator=g, dtype=value.dtype)
-        # ids stay ids in range, a mask stays a mask
-        rolled = value.flatten().roll(1 + trial).view_as(value)
-        return None if torch.equal(rolled, value) else rolled
+        if value.numel() == 0:
+            return None
+        # the values change, not only their order: code that counts ids or sorts them reads them
+        # all the same. A mask stays a mask, ids stay ids in range (0 .. their largest).
+        if value.dtype == torch.bool:
+            every_other = (torch.arange(value.numel()) % 2 == trial).view_as(value)
+            return value ^ every_other if trial else ~value
+        if bool((value < 0).any()):
+            return None
+        top = int(value.max()) + 1
+        if top < 2:
+            return None
+        other = (value + 1) % top
+        return other.flip(-1) if trial and other.dim() else other
     if isinstance(value, torch.nn.Module):
         other = copy.deepcopy(value)
         with torch.no_grad():
@@ -52,6 +65,15 @@ def changed(value, trial: int = 0):
                     tensor.add_(torch.randn(tensor.shape, generator=g, dtype=tensor.dtype))
         return other
     return None
+
+
+def _shaped_alike(mine, theirs) -> bool:
+    """A tensor of the reference's shape, or a tuple of as many such parts."""
+    if isinstance(mine, torch.Tensor) and isinstance(theirs, torch.Tensor):
+        return mine.shape == theirs.shape
+    if isinstance(mine, (tuple, list)) and isinstance(theirs, (tuple, list)):
+        return len(mine) == len(theirs) and all(_shaped_alike(a, b) for a, b in zip(mine, theirs))
+    return False
 
 
 def _identical(a, b) -> bool:
@@ -76,9 +98,15 @@ def unused_arguments(module: ModuleType, reference: ModuleType, function: str, m
     from attention_by_hand.lab.blame import output_close
 
     mine, theirs = getattr(module, function), getattr(reference, function)
-    before, expected = call(mine, make_args(), CALL_SECONDS), call(theirs, make_args(), CALL_SECONDS)
-    if isinstance(before, Raised) or isinstance(expected, Raised):
+
+    def seconds() -> float:  # a call ends by its own limit or by the search's deadline, the earlier
+        return CALL_SECONDS if deadline is None else max(0.01, min(CALL_SECONDS, deadline - time.perf_counter()))
+
+    if deadline is not None and time.perf_counter() > deadline:
         return []
+    before, expected = call(mine, make_args(), seconds()), call(theirs, make_args(), seconds())
+    if isinstance(before, Raised) or isinstance(expected, Raised) or not _shaped_alike(before, expected):
+        return []  # a None returned, or another shape: that is the hint's news, not what it reads
     found = []
     for i, value in enumerate(make_args()):
         if changed(value) is None:
@@ -91,7 +119,7 @@ def unused_arguments(module: ModuleType, reference: ModuleType, function: str, m
                 return found
             args = list(make_args())
             args[i] = changed(args[i], trial)
-            after, moved = call(mine, tuple(args), CALL_SECONDS), call(theirs, tuple(args), CALL_SECONDS)
+            after, moved = call(mine, tuple(args), seconds()), call(theirs, tuple(args), seconds())
             if isinstance(after, Raised) or isinstance(moved, Raised):
                 parts = set()
                 break

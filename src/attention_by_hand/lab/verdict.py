@@ -231,7 +231,8 @@ class _Engine:
         said = []
         for part, listed in sorted(by_part.items()):
             what = "your output" if part < 0 else f"part {part + 1} of what you return"
-            if len(listed) > 1 and len(listed) == len(tried):  # a constant: say so, not a list of every input
+            # a constant: said so, not as a list of every input, when every input was changed
+            if len(listed) > 1 and len(listed) == len(tried) == len(names):
                 said.append(f"{what} stays the same whatever any of its inputs holds, and the reference's does not")
                 continue
             which = "it" if len(listed) == 1 else "any one of them"
