@@ -203,3 +203,13 @@ def alibi_attention(q, k, v, slope):
     hints = failed_hints(tmp_path, "lab-07-positions.py", patch, "alibi_attention")
     assert hints and all("`q`, `k` and `v` never reach your output" in h for h in hints)
     assert not any("whatever any of its inputs holds" in h for h in hints)
+
+
+def test_an_unused_event_without_a_function_name_is_ignored_not_a_crash():
+    from attention_by_hand.lab.registry import get_lab, load_reference, reference_path
+    from attention_by_hand.lab.verdict import check_run, plan
+
+    lab = get_lab("2")
+    run = check_run([{"event": "unused", "arguments": [[0, -1]]}, {"event": "done"}], plan(2, 0),
+                    load_reference(reference_path(lab)))
+    assert run.failure is None or "unused" not in run.failure

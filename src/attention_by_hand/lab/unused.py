@@ -37,8 +37,8 @@ CALL_SECONDS = 0.5
 
 def changed(value, trial: int = 0):
     """`value` changed so that a function that reads it should give another output (trial 0, 1:
-    two different changes); None for a value that is not changed (not a tensor or a layer, or a
-    tensor of one repeated entry)."""
+    two different changes); None for a value that is not changed (not a tensor or a layer; an
+    empty tensor; integers with a negative one, or none above 0)."""
     g = torch.Generator().manual_seed(trial)
     if isinstance(value, torch.Tensor):
         if value.is_floating_point():

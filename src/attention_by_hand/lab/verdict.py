@@ -410,7 +410,8 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
         judged.append((check, ids, [_case(check, calls[i][1], by_id[i], reference, line_name) for i in ids]))
     repairs = {e["function"]: e for e in events if e.get("event") == "repair" and isinstance(e.get("function"), str)}
     mutants = _Engine(the_plan, by_id, judged, reference, line_name, repairs)
-    mutants.unused = {e["function"]: (e.get("arguments"), e.get("tried")) for e in events if e.get("event") == "unused"}
+    mutants.unused = {e["function"]: (e.get("arguments"), e.get("tried")) for e in events
+                      if e.get("event") == "unused" and isinstance(e.get("function"), str)}
     # the outputs that were right rule out the known mistakes that would have changed them, for
     # the functions where a judge named one
     naming = {c.function for c, _, vs in judged if any(isinstance(v, Miss) and v.explanations for v in vs)}
