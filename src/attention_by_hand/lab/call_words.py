@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 from types import ModuleType
 
-__all__ = ["CALLS", "called", "call_words"]
+__all__ = ["CALLS", "called", "call_words", "reference_makes"]
 
 # the name of the call (a function's or a method's) -> what it does
 CALLS = {
@@ -141,17 +141,22 @@ def _parsed(code: str) -> ast.AST | None:
     return None
 
 
+def reference_makes(reference: ModuleType, function: str, as_learners: bool = False) -> set[str]:
+    """The names of the calls the reference's `function`, and the functions of the reference it
+    calls, make (read as `called` reads them)."""
+    from attention_by_hand.lab.mutants import definition, reachable
+
+    return {name for f in reachable(reference, function) for name in called(definition(reference, f), as_learners)}
+
+
 def call_words(quoted: Iterable[str], reference: ModuleType, function: str) -> str | None:
     """What each described call in the `quoted` code does, for calls the reference's `function`
     (and the functions of the reference it calls) never makes; None when there is none. `quoted`
     may hold hint text: its backticked code is read."""
-    from attention_by_hand.lab.mutants import definition, reachable
-
-    trees = [definition(reference, f) for f in reachable(reference, function)]
     # read as the learner's are: a `var` the reference only makes told how to count
     # (`unbiased=False`) leaves the learner's bare `var` described
-    reference_calls = {name for tree in trees for name in called(tree, as_learners=True)}
-    told = {name for tree in trees for name in called(tree)} - reference_calls
+    reference_calls = reference_makes(reference, function, as_learners=True)
+    told = reference_makes(reference, function) - reference_calls
     names: list[str] = []
     for text in quoted:
         # a mend's "`new` for `old`": the new code is the reference's way, not the learner's

@@ -297,7 +297,7 @@ UNUSED_SECONDS = 1.0
 def _emit_unused(module: ModuleType, reference: ModuleType | None, mender: _Mender, emit: Emit) -> None:
     """For each function that was wrong on some call, the arguments whose values never reach its
     output on the first such call (unused.py): {"event": "unused", ...}."""
-    from attention_by_hand.lab.unused import changed, unused_arguments
+    from attention_by_hand.lab.unused import unused_arguments
 
     if reference is None:
         return
@@ -309,8 +309,7 @@ def _emit_unused(module: ModuleType, reference: ModuleType | None, mender: _Mend
             continue
         first = mender.first_wrong[name]
         try:
-            found = unused_arguments(module, reference, name, lambda: tuple(decode(a) for a in first["args"]), deadline)
-            tried = [i for i, a in enumerate(first["args"]) if changed(decode(a)) is not None]
+            found, tried = unused_arguments(module, reference, name, lambda: tuple(decode(a) for a in first["args"]), deadline)
         except (Exception, SystemExit):  # noqa: BLE001 - it only adds to a hint; it never breaks a check
             found = []
         if found:

@@ -219,10 +219,17 @@ def _hides_future(parts: list) -> bool:
 
     for value in parts:
         if isinstance(value, torch.Tensor) and value.dim() >= 2 and value.shape[-1] == value.shape[-2] > 1:
-            future = value[torch.ones(value.shape[-2:], dtype=torch.bool).triu(1).expand(value.shape)]
+            future = _future_cells(value)
             if bool((future == 0).all()) or bool((future == float("-inf")).all()):
                 return True
     return False
+
+
+def _future_cells(value):
+    """The entries of a (..., T_q, T_k) tensor above the diagonal: each query's future keys."""
+    import torch
+
+    return value[torch.ones(value.shape[-2:], dtype=torch.bool).triu(1).expand(value.shape)]
 
 
 def _future(pairs) -> str | None:
@@ -234,13 +241,11 @@ def _future(pairs) -> str | None:
     for got, expected, _ in pairs:
         if not isinstance(got, torch.Tensor) or got.shape != expected.shape or expected.dim() < 2:
             return None
-        rows, cols = expected.shape[-2:]
-        if rows < 2:
+        if expected.shape[-2] < 2:
             continue
-        future = torch.ones(rows, cols, dtype=torch.bool).triu(1).expand(expected.shape)
-        kept = expected[future]
+        kept, yours = _future_cells(expected), _future_cells(got)
         for value, word in ((0.0, "0"), (float("-inf"), "-inf")):
-            if bool((kept == value).all()) and not bool((got[future] == value).all()) and hidden in (None, word):
+            if bool((kept == value).all()) and not bool((yours == value).all()) and hidden in (None, word):
                 hidden = word
                 break
         else:

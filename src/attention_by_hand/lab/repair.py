@@ -41,7 +41,7 @@ from types import ModuleType
 import torch
 
 from attention_by_hand.lab.blame import output_close
-from attention_by_hand.lab.call_words import called
+from attention_by_hand.lab.call_words import reference_makes
 from attention_by_hand.lab.mend_changes import mend_changes
 from attention_by_hand.lab.mend_words import mistake_words
 from attention_by_hand.lab.mutant_edits import call_name
@@ -129,7 +129,7 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
 def _foreign_unwraps(module: ModuleType, reference: ModuleType, function: str, mends: list[Change]) -> list[Change]:
     """The mends that take away a call the reference (its `function` and what that calls) never
     makes (`w` for `torch.round(w, decimals=4)`, where `decimals=5` mends the line too)."""
-    theirs = {name for f in reachable(reference, function) for name in called(definition(reference, f))}
+    theirs = reference_makes(reference, function)
     found = []
     for change in (c for c in mends if c.op == "unwrap"):
         node = list(ast.walk(definition(module, change.function)))[change.index]

@@ -89,12 +89,12 @@ def _identical(a, b) -> bool:
 
 
 def unused_arguments(module: ModuleType, reference: ModuleType, function: str, make_args,
-                     deadline: float | None = None) -> list[list[int]]:
-    """[argument's position, part] for each argument whose change leaves the learner's output
-    exactly as it was and moves the reference's: part -1 for the whole output, else the one part
-    of a tuple returned (the attention weights may use `query` where the blended output does not);
-    make_args() -> a fresh copy of the input (layers too); past `deadline` (time.perf_counter())
-    no further argument is tried."""
+                     deadline: float | None = None) -> tuple[list[list[int]], list[int]]:
+    """([argument's position, part] for each argument whose change leaves the learner's output
+    exactly as it was and moves the reference's, the positions of the arguments that can be
+    changed): part -1 for the whole output, else the one part of a tuple returned (the attention
+    weights may use `query` where the blended output does not); make_args() -> a fresh copy of
+    the input (layers too); past `deadline` (time.perf_counter()) no further argument is tried."""
     from attention_by_hand.lab.blame import output_close
 
     mine, theirs = getattr(module, function), getattr(reference, function)
@@ -102,23 +102,23 @@ def unused_arguments(module: ModuleType, reference: ModuleType, function: str, m
     def seconds() -> float:  # a call ends by its own limit or by the search's deadline, the earlier
         return CALL_SECONDS if deadline is None else max(0.01, min(CALL_SECONDS, deadline - time.perf_counter()))
 
+    # two different changes of each argument: one alone may fall where a rounding or an argmax of
+    # the learner's does not move by chance
+    others = [[changed(value, trial) for trial in (0, 1)] for value in make_args()]
+    tried = [i for i, two in enumerate(others) if two[0] is not None]
     if deadline is not None and time.perf_counter() > deadline:
-        return []
+        return [], tried
     before, expected = call(mine, make_args(), seconds()), call(theirs, make_args(), seconds())
     if isinstance(before, Raised) or isinstance(expected, Raised) or not _shaped_alike(before, expected):
-        return []  # a None returned, or another shape: that is the hint's news, not what it reads
+        return [], tried  # a None returned, or another shape: that is the hint's news, not what it reads
     found = []
-    for i, value in enumerate(make_args()):
-        if changed(value) is None:
-            continue
-        # two different changes must both leave it: one alone may fall where a rounding or an
-        # argmax of the learner's does not move by chance
+    for i in tried:
         parts = None
         for trial in (0, 1):
             if deadline is not None and time.perf_counter() > deadline:
-                return found
+                return found, tried
             args = list(make_args())
-            args[i] = changed(args[i], trial)
+            args[i] = others[i][trial]  # (call() hands each call copies of the tensors)
             after, moved = call(mine, tuple(args), seconds()), call(theirs, tuple(args), seconds())
             if isinstance(after, Raised) or isinstance(moved, Raised):
                 parts = set()
@@ -129,7 +129,7 @@ def unused_arguments(module: ModuleType, reference: ModuleType, function: str, m
                 unmoved = set()
             parts = unmoved if parts is None else parts & unmoved
         found += [[i, part] for part in sorted(parts or ())]
-    return found
+    return found, tried
 
 
 def _parts_unmoved(before, after, expected, moved, close) -> list[int]:
