@@ -213,3 +213,14 @@ def test_an_unused_event_without_a_function_name_is_ignored_not_a_crash():
     run = check_run([{"event": "unused", "arguments": [[0, -1]]}, {"event": "done"}], plan(2, 0),
                     load_reference(reference_path(lab)))
     assert run.failure is None or "unused" not in run.failure
+
+
+def test_no_call_starts_without_time_for_it_and_the_references(tmp_path):
+    # a timer of a few milliseconds would fire inside calls that are not slow (in a gc callback, say)
+    import time
+
+    learner, reference = _load(tmp_path, "learner", LEARNER), _load(tmp_path, "reference", REFERENCE)
+    started = time.perf_counter()
+    found, tried = unused_arguments(learner, reference, "slow", lambda: (_x(3, 3), _x(3, 3, seed=1)),
+                                    deadline=started + 0.15)
+    assert found == [] and tried == [0, 1] and time.perf_counter() - started < 0.1

@@ -13,8 +13,9 @@ tolerance. That is a fact about the learner's code, not a guess at the mistake: 
 as observed.
 
 Each call is stopped after CALL_SECONDS or at the search's deadline (calls.UNUSED_SECONDS), the
-earlier. Nothing is said of a function whose output has another shape than the reference's (or
-is None): that is what its hint says already.
+earlier, and none starts with less than MIN_CALL_SECONDS left for it and the reference's.
+Nothing is said of a function whose output has another shape than the reference's (or is None):
+that is what its hint says already.
 
 Left out: arguments that are not tensors or layers (a size, a flag, a number: there is no small
 change of them that keeps the call meaningful).
@@ -33,6 +34,9 @@ from attention_by_hand.lab.outcomes import Raised, call
 __all__ = ["unused_arguments", "changed"]
 
 CALL_SECONDS = 0.5
+# No call is given less: a timer that short fires inside calls that are not slow, at whatever
+# Python runs then (a garbage collector's callback, which cannot be stopped and only warns).
+MIN_CALL_SECONDS = 0.1
 
 
 def changed(value, trial: int = 0):
@@ -100,13 +104,16 @@ def unused_arguments(module: ModuleType, reference: ModuleType, function: str, m
     mine, theirs = getattr(module, function), getattr(reference, function)
 
     def seconds() -> float:  # a call ends by its own limit or by the search's deadline, the earlier
-        return CALL_SECONDS if deadline is None else max(0.01, min(CALL_SECONDS, deadline - time.perf_counter()))
+        return CALL_SECONDS if deadline is None else max(MIN_CALL_SECONDS, min(CALL_SECONDS, deadline - time.perf_counter()))
+
+    def late() -> bool:  # no time left for two calls of MIN_CALL_SECONDS
+        return deadline is not None and deadline - time.perf_counter() < 2 * MIN_CALL_SECONDS
 
     # two different changes of each argument: one alone may fall where a rounding or an argmax of
     # the learner's does not move by chance
     others = [[changed(value, trial) for trial in (0, 1)] for value in make_args()]
     tried = [i for i, two in enumerate(others) if two[0] is not None]
-    if deadline is not None and time.perf_counter() > deadline:
+    if late():
         return [], tried
     before, expected = call(mine, make_args(), seconds()), call(theirs, make_args(), seconds())
     if isinstance(before, Raised) or isinstance(expected, Raised) or not _shaped_alike(before, expected):
@@ -115,7 +122,7 @@ def unused_arguments(module: ModuleType, reference: ModuleType, function: str, m
     for i in tried:
         parts = None
         for trial in (0, 1):
-            if deadline is not None and time.perf_counter() > deadline:
+            if late():
                 return found, tried
             args = list(make_args())
             args[i] = others[i][trial]  # (call() hands each call copies of the tensors)
