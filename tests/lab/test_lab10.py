@@ -114,6 +114,23 @@ def test_an_output_off_by_no_known_mistake_is_described_not_diagnosed():
     assert miss.explanations == () and miss.text().startswith("dk: largest difference at [0, 1, 2, 3]")
 
 
+def test_a_mistake_that_explains_one_gradient_but_not_the_others_is_not_named():
+    # every gradient negated: the sign of ds negates dq and dk, but leaves dv as it is
+    q, k, v, d_out = head()
+    right = autograd(q, k, v, d_out, False)
+    miss = C._judge_three([-t for t in right], right, ("q", "k", "v"), C._WHOLE_MISTAKES,
+                          lambda m: C._whole(q, k, v, d_out, False, m))
+    assert miss is not None and C.SIGN not in miss.explanations
+
+
+def test_a_sign_flipped_in_ds_alone_is_still_named():
+    q, k, v, d_out = head()
+    right = autograd(q, k, v, d_out, False)
+    miss = C._judge_three(C._whole(q, k, v, d_out, False, "sign"), right, ("q", "k", "v"), C._WHOLE_MISTAKES,
+                          lambda m: C._whole(q, k, v, d_out, False, m))
+    assert miss.text() == "dq: " + C.SIGN
+
+
 def test_gradients_returned_in_another_order_are_named():
     q, k, v, d_out = head(d_v=4)
     dq, dk, dv = autograd(q, k, v, d_out, False)

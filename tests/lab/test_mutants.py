@@ -318,3 +318,51 @@ def test_routes_kept_for_a_definition_that_is_gone_are_not_given_to_one_that_too
     new = ast.parse("def g(x, y):\n    z = x + y\n    return z").body[0]
     mutant_trees._ROUTES[id(new)] = (gone, mutant_trees.routes(gone))  # as if `new` had taken gone's id
     assert mutant_trees.routes_of(new) == mutant_trees.routes(new)
+
+
+RANGES = '''
+import torch
+
+
+def rates(n):
+    theta = 10000.0 ** (-torch.arange(n) / n)
+    return theta
+
+
+def at(x, start):
+    positions = torch.arange(start, start + x.shape[0])
+    return x + positions[:, None]
+
+
+def later(x, start):
+    rows = torch.arange(start, start + x.shape[0])
+    return x + rows[:, None]
+'''
+
+
+@pytest.fixture(scope="module")
+def ranges(tmp_path_factory):
+    path = tmp_path_factory.mktemp("ranges") / "toy_ranges.py"
+    path.write_text(RANGES, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("toy_ranges", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _shift_text(module, function: str) -> str:
+    return next(c for c in changes(module, function) if c.op == "shift_all" and c.arg == 1).text
+
+
+def test_a_range_from_zero_shifted_is_said_counted_from_one_not_a_position(ranges):
+    # the pairs of a rotary table counted from 1: no position moved
+    said = _shift_text(ranges, "rates")
+    assert said.startswith("the range counted from 1 instead of 0 (every number +1)") and "position" not in said
+
+
+def test_a_range_of_positions_shifted_is_said_as_positions(ranges):
+    assert _shift_text(ranges, "at").startswith("every position shifted by one (+1)")
+
+
+def test_a_range_from_elsewhere_shifted_is_said_as_its_numbers(ranges):
+    assert _shift_text(ranges, "later").startswith("every number of the range shifted by one (+1)")

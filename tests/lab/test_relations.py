@@ -121,6 +121,24 @@ def test_an_axis_kept_where_the_reference_sums_it_is_said():
     assert "of size" not in said  # 3 heads on one input, 2 on the other
 
 
+def test_an_output_averaged_over_the_batch_and_kept_as_size_one_is_said_with_the_batch():
+    # one pattern of weights for every sequence: mean(dim=0, keepdim=True)
+    known = ({"B": 2}, {"B": 3})
+    pairs = [(e.mean(dim=0, keepdim=True), e, k) for e, k in zip((outputs(0, (2, 3, 4)), outputs(1, (3, 3, 4))), known)]
+    said = relation(pairs)
+    assert said is not None and "averaged over the batch (axis 0, `B` = 2), kept as an axis of size 1" in said
+
+
+def test_an_axis_summed_and_kept_without_a_known_name_is_said_by_its_number():
+    said = relation(on_two(lambda e: e.sum(dim=0, keepdim=True), shape=(3, 4)))
+    assert said is not None and "summed over its axis 0 (3 entries), kept as an axis of size 1" in said
+
+
+def test_an_axis_of_size_one_that_holds_no_mean_or_sum_is_not_said_as_one():
+    said = relation(on_two(lambda e: e[:1] * 3, shape=(3, 4)))
+    assert said is None or "kept as an axis of size 1" not in said
+
+
 def test_an_axis_too_many_that_no_sum_or_mean_removes_is_not_said():
     g = torch.Generator().manual_seed(1)
     writes = torch.randn(2, 3, 5, 4, generator=g)
@@ -188,7 +206,13 @@ def test_the_square_of_the_output_is_said():
 
 def test_rows_each_scaled_by_their_own_factor_are_said_as_a_wrong_divisor():
     said = relation(on_two(lambda e: e * torch.arange(1.0, 5.0)[:, None]))
-    assert said.startswith("each row of yours is the reference's row times a factor of its own (row 0: x1, row 1: x2")
+    assert said.startswith("each row of yours is the reference's row times a factor of its own (row 1: x2, row 2: x3, "
+                           "row 3: x4; 1 of 4 rows right)")
+
+
+def test_rows_scaled_name_first_the_rows_whose_factor_is_not_one():
+    said = relation(on_two(lambda e: e * torch.tensor([[1.0], [1.0], [1.0], [0.25]])))
+    assert said is not None and "(row 3: x0.25; 3 of 4 rows right)" in said
 
 
 def test_rows_divided_by_their_length_are_said_as_length_one_not_sum_one():

@@ -369,6 +369,10 @@ def count(n):
     return torch.arange(n)
 
 
+def pattern(w):
+    return torch.softmax(w, dim=-1)
+
+
 def shifted(x, p):
     return x + 1
 '''
@@ -417,6 +421,10 @@ def shifted(x, p):
     y = x * s
     y += s
     return y
+''',
+    "batch_mean": '''
+def pattern(w):
+    return torch.softmax(w, dim=-1).mean(dim=0, keepdim=True)
 ''',
     "turned": '''
 def before(p, q):
@@ -644,3 +652,10 @@ def test_a_term_inside_a_call_is_not_said_added_twice(tmp_path):
     x, y = torch.randn(4, generator=g), torch.randn(4, generator=g)
     found = _review(tmp_path, "once", "grown", [(x, y)])
     assert found is not None and "added twice" not in found.words
+
+
+def test_a_mean_the_reference_never_takes_is_mended_by_taking_it_away_not_by_another_axis(tmp_path):
+    # the mean over an axis of size 1 (dim=-2) mends it as well: a mean that does nothing
+    w = torch.randn(2, 1, 4, generator=torch.Generator().manual_seed(0))
+    found = _extra(tmp_path, "batch_mean", "pattern", [(w,), (w * 2,)])
+    assert found.words == "a call too many" and "keepdim=True)`" in found.text and "dim=-2" not in found.text

@@ -103,6 +103,15 @@ class _Finder:
 
         self.found.append(Change(self.fdef.name, change.index, op, arg, kind, say, statement.lineno))
 
+    def _shift_words(self, node: ast.Call, delta: int) -> str:
+        """Every number of a range one more or one less, said as what the range counts: positions
+        where its statement speaks of them, else a count from 0 made a count from 1 (or -1)."""
+        if "pos" in ast.unparse(self.statement_of(node)).lower():
+            return f"every position shifted by one ({delta:+d})"
+        if len(node.args) == 1 or number_of(node.args[0]) == 0:
+            return f"the range counted from {delta} instead of 0 (every number {delta:+d})"
+        return f"every number of the range shifted by one ({delta:+d})"
+
     def _in_keyword(self, node) -> bool:
         return isinstance(self.parent.get(id(node)), ast.keyword)
 
@@ -195,7 +204,7 @@ class _Finder:
                     self.add(node, "drop_kw", k, "arguments", f"`{keyword.arg}={quote(keyword.value)}` left out of `{name}(...)`")
             if name in ("arange", "range") and any(number_of(a) is None for a in node.args[:2]):
                 for delta in (1, -1):
-                    self.add(node, "shift_all", delta, "offset", f"every position shifted by one ({delta:+d})")
+                    self.add(node, "shift_all", delta, "offset", self._shift_words(node, delta))
             if name in ("arange", "range"):
                 for arg in node.args:
                     if number_of(arg) is None:

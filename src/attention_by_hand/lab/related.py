@@ -123,12 +123,19 @@ def _related_outputs(reference, function, tried: list[Tried], expected: list, te
         sizes = {len(g) for g in gots} | {len(e) for e in expected}
         if len(sizes) != 1:
             return None
+        saying = []  # (part, what the test says of it) for each part that differs
         for part in range(sizes.pop()):
             pairs = [(g[part], e[part], k) for g, e, k in zip(gots, expected, known)]
-            if all(agree(g, e) for g, e, _ in pairs):
-                continue
-            said = test(pairs)
-            if said:  # (a part with no relation may follow from this one: the weights, then the output)
-                said = f"part {part + 1} of what you return: {said}"
-                return Diagnosis(said, f"{function}: {said}")
+            if not all(agree(g, e) for g, e, _ in pairs):
+                saying.append((part, test(pairs)))
+        said = next((s for _, s in saying if s), None)
+        if said is None:
+            return None
+        # (a part with no relation may follow from this one: the weights, then the output)
+        parts = [p for p, s in saying if s == said]
+        if len(parts) > 1 and len(parts) == len(saying):  # the same of every part that differs: one thing done to all
+            said = f"parts {', '.join(str(p + 1) for p in parts[:-1])} and {parts[-1] + 1} of what you return, each: {said}"
+        else:
+            said = f"part {next(p for p, s in saying if s) + 1} of what you return: {said}"
+        return Diagnosis(said, f"{function}: {said}")
     return None

@@ -26,7 +26,7 @@ from collections.abc import Callable
 import torch
 
 from attention_by_hand.lab.judging import close
-from attention_by_hand.lab.shape_relations import (Known, axis_name, folded, part, reduced, repeated, reshaped,
+from attention_by_hand.lab.shape_relations import (Known, axis_name, folded, part, reduced, reduced_kept, repeated, reshaped,
                                                    sizes_named, sliced, unit_axes, unreduced)
 
 __all__ = ["Known", "relation", "known_factor", "scale_of"]
@@ -282,7 +282,11 @@ def _rows_scaled(got, expected, known):
         return NO_EVIDENCE if bool(infinite.any()) else None
     if bool(torch.isclose(factors[live], factors[live][0], rtol=1e-3).all()):
         return NO_EVIDENCE  # one factor for every row: a constant, which shows no row's own
-    shown = ", ".join(f"row {i}: x{float(c):.3g}" for i, c in enumerate(factors[:3])) + (", ..." if len(factors) > 3 else "")
+    # the rows whose factor is not 1 show it: a list of "x1" first says nothing
+    off = [i for i, c in enumerate(factors.tolist()) if abs(c - 1) > 1e-3]
+    shown = ", ".join(f"row {i}: x{float(factors[i]):.3g}" for i in off[:3]) + (", ..." if len(off) > 3 else "")
+    if len(off) < len(factors):
+        shown += f"; {len(factors) - len(off)} of {len(factors)} rows right"
     lengths = g.norm(dim=-1)
     if bool(torch.isclose(lengths[live], torch.ones_like(lengths[live]), atol=1e-4).all()):
         return ("each row of yours is the reference's row divided by its length: each row has length 1 (its squares "
@@ -343,7 +347,7 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     if pairs and all(g.shape != e.shape and g.numel() == e.numel() for g, e, _ in pairs):
         return reshaped(pairs)
     if not pairs or any(tuple(g.shape) != tuple(e.shape) for g, e, _ in pairs):
-        return sizes_named(pairs)
+        return reduced_kept(pairs) or sizes_named(pairs)
     differing = pairs  # (each differs: the equal ones were left out above)
     for test in _TESTS:
         said = [test(g, e, k) for g, e, k in differing]

@@ -167,7 +167,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     # taking the call away mends the line too: the call is said, not the constant
     unwrapped = {c.line for c in _foreign_unwraps(module, reference, function, mends)}
     best = min(mends, key=lambda c: (span is not None and not span[0] <= c.line <= span[1],
-                                     c.kind == "constant" and c.line in unwrapped,
+                                     c.kind in ("constant", "axis") and c.line in unwrapped,
                                      PREFERRED.index(c.kind) if c.kind in PREFERRED else len(PREFERRED)))
     # mutants' words for an inverted mask explain the reference's slip; the mend is said plainly
     text = "the mask inverted" if best.op == "invert" else best.text

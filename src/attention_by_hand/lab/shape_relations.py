@@ -18,7 +18,7 @@ import torch
 
 from attention_by_hand.lab.judging import close
 
-__all__ = ["Known", "axis_name", "folded", "part", "reduced", "repeated", "reshaped", "sizes_named", "sliced", "unit_axes",
+__all__ = ["Known", "axis_name", "folded", "part", "reduced", "reduced_kept", "repeated", "reshaped", "sizes_named", "sliced", "unit_axes",
            "unreduced"]
 
 Known = dict[str, float]  # the reference's own numbers on one input, by name: {"head_size": 4.0, ...}
@@ -65,6 +65,40 @@ def reshaped(pairs) -> str | None:
             f"{tuple(e.shape)}{extra}")
 
 
+# What an axis holds, told by the name of the reference's number that is its size.
+SIZE_MEANS = {"B": "the batch", "batch": "the batch", "n_heads": "the heads", "nh": "the heads", "H": "the heads"}
+
+
+def reduced_kept(pairs) -> str | None:
+    """An axis of size 1 where the reference's has several entries, holding their mean (or sum), on
+    every input: a reduction over an axis that must stay (keepdim=True kept its place), such as one
+    pattern of weights averaged over the whole batch."""
+    if not pairs or any(g.dim() != e.dim() or g.dim() == 0 or not e.is_floating_point() for g, e, _ in pairs):
+        return None
+    rank = pairs[0][1].dim()
+    for axis in range(rank):
+        if not all(g.shape[axis] == 1 < e.shape[axis] and g.shape[:axis] == e.shape[:axis]
+                   and g.shape[axis + 1:] == e.shape[axis + 1:] for g, e, _ in pairs):
+            continue
+        for word, reduce in REDUCTIONS:
+            if all(close(g, reduce(e.double(), dim=axis, keepdim=True)) for g, e, _ in pairs):
+                names = set.intersection(*(_named(e.shape[axis], k) for _, e, k in pairs))
+                e = pairs[0][1]
+                name = names.pop() if len(names) == 1 else None
+                over = f"{SIZE_MEANS[name]} (axis {axis}, `{name}` = {e.shape[axis]})" if name in SIZE_MEANS else (
+                    f"its axis {axis} (`{name}`, {e.shape[axis]} entries)" if name else f"its axis {axis} ({e.shape[axis]} entries)")
+                return (f"yours is the reference's output {word} over {over}, kept as an axis of size 1: one value "
+                        f"where the reference has one for each entry")
+    return None
+
+
+def _named(size: int, known: Known) -> set[str]:
+    """The reference's numbers equal to `size`: its own names first, the lengths of its tensors
+    (len(q)) only where none is."""
+    found = {n for n, v in known.items() if v == size}
+    return {n for n in found if not n.startswith("len(") and ".shape" not in n} or found
+
+
 def sizes_named(pairs) -> str | None:
     """Each axis of another size than the reference's, named by the one number of the reference's
     that equals its size on every input (`head_size` where `n_heads` belongs): a size taken from
@@ -72,17 +106,10 @@ def sizes_named(pairs) -> str | None:
     if not pairs or any(g.dim() != e.dim() or g.dim() == 0 for g, e, _ in pairs):
         return None
     axes = {a for g, e, _ in pairs for a in range(g.dim()) if g.shape[a] != e.shape[a]}
-
-    def named(size: int, known: Known) -> set[str]:
-        """The numbers equal to `size`: the reference's own names first, the lengths of its tensors
-        (len(q)) only where none is."""
-        found = {n for n, v in known.items() if v == size}
-        return {n for n in found if not n.startswith("len(") and ".shape" not in n} or found
-
     said = []
     for a in sorted(axes):
-        yours = set.intersection(*(named(g.shape[a], k) for g, _, k in pairs))
-        theirs = set.intersection(*(named(e.shape[a], k) for _, e, k in pairs))
+        yours = set.intersection(*(_named(g.shape[a], k) for g, _, k in pairs))
+        theirs = set.intersection(*(_named(e.shape[a], k) for _, e, k in pairs))
         if len(yours) != 1 or len(theirs) != 1 or yours == theirs:
             return None
         g, e = pairs[0][0], pairs[0][1]

@@ -126,9 +126,19 @@ def _judge_three(got, truth, names: tuple[str, str, str], mistakes: dict[str, st
             done[mistake] = run(mistake)
         return done[mistake]
 
+    def whole(mistake) -> bool:
+        """Whether the mistake gives all three of the learner's gradients: one that explains dq but
+        leaves dv right is not what made a dv that is wrong too (every gradient negated, say)."""
+        try:
+            made = outputs(mistake)
+        except Exception:  # noqa: BLE001 - a mistake that cannot be made here is judged as before
+            return True
+        return all(equals(g, m) for g, m in zip(got, made))
+
     misses = []
     for i, (label, shape) in enumerate(zip(("dq", "dk", "dv"), names)):
-        variants = [(hint, lambda mistake=mistake, i=i: outputs(mistake)[i]) for mistake, hint in mistakes.items()]
+        variants = [(hint, lambda mistake=mistake, i=i: outputs(mistake)[i]) for mistake, hint in mistakes.items()
+                    if whole(mistake)]
         miss = judge_gradient(got[i], truth[i], shape, variants)
         if miss:
             misses.append(miss.under(f"{label}: "))
