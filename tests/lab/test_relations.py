@@ -397,3 +397,18 @@ def test_an_output_of_zeros_where_every_number_is_below_one_is_no_cutting_to_who
     # weights in (0, 1): each cuts to 0, so zeros equal them cut, and show nothing of it
     pairs = [(torch.zeros_like(e), e, {}) for e in (torch.softmax(outputs(0), -1), torch.softmax(outputs(1), -1))]
     assert relation(pairs) is None or "whole number" not in relation(pairs)
+
+
+def test_each_row_sorted_is_said_as_a_sort_never_undone():
+    said = relation(on_two(lambda e: e.sort(dim=-1).values))
+    assert said is not None and "each row sorted (ascending)" in said
+
+
+def test_rows_sorted_the_other_way_are_said_as_descending():
+    said = relation(on_two(lambda e: e.sort(dim=-1, descending=True).values))
+    assert said is not None and "each row sorted (descending)" in said
+
+
+def test_rows_in_another_order_that_is_no_sort_are_not_said_sorted():
+    said = relation(on_two(lambda e: e.roll(1, dims=-1)))
+    assert said is None or "sorted" not in said

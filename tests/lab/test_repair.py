@@ -373,6 +373,18 @@ def pattern(w):
     return torch.softmax(w, dim=-1)
 
 
+def stretched(x, by=2.0):
+    return x * by
+
+
+def both(q, k):
+    return stretched(q) - stretched(k).flip(0)
+
+
+def spread(x, n):
+    return x / (x.shape[-1] // n) ** 0.5
+
+
 def shifted(x, p):
     return x + 1
 '''
@@ -425,6 +437,20 @@ def shifted(x, p):
     "batch_mean": '''
 def pattern(w):
     return torch.softmax(w, dim=-1).mean(dim=0, keepdim=True)
+''',
+    "twice": '''
+def stretched(x, by=2.0):
+    return x * by
+
+
+def both(q, k):
+    a = stretched(q, by=5.0)
+    b = stretched(k, by=5.0)
+    return a - b.flip(0)
+''',
+    "precedence": '''
+def spread(x, n):
+    return x / (x.shape[-1] // n ** 0.5)
 ''',
     "turned": '''
 def before(p, q):
@@ -659,3 +685,17 @@ def test_a_mean_the_reference_never_takes_is_mended_by_taking_it_away_not_by_ano
     w = torch.randn(2, 1, 4, generator=torch.Generator().manual_seed(0))
     found = _extra(tmp_path, "batch_mean", "pattern", [(w,), (w * 2,)])
     assert found.words == "a call too many" and "keepdim=True)`" in found.text and "dim=-2" not in found.text
+
+
+def test_one_slip_made_on_two_lines_is_mended_on_both_at_once(tmp_path):
+    q, k = torch.arange(6.0).reshape(3, 2), torch.ones(3, 2)
+    found = _extra(tmp_path, "twice", "both", [(q, k), (k, q)])
+    assert found is not None and "`by=5.0` left out of `stretched(...)`" in found.text
+    assert found.line == 10 and found.text.endswith(", and the same on line 11")
+
+
+def test_two_operations_grouped_by_python_not_as_meant_are_said_as_brackets(tmp_path):
+    x = torch.arange(24.0).reshape(2, 12)
+    found = _extra(tmp_path, "precedence", "spread", [(x, 2), (x, 3), (x[:, :8], 4)])
+    assert found is not None and found.words == "brackets: Python computes `n ** 0.5` first (`**` before `//`)"
+    assert "`(x.shape[-1] // n) ** 0.5` for `x.shape[-1] // n ** 0.5`" in found.text

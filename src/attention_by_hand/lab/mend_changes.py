@@ -11,7 +11,9 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - an exp or a log put around the right side of a product, division or difference (`wrap`): a
   log-sum-exp divided by where the sum of exponentials was meant;
 - one added to or taken from a count made of two names (`shift`): `T - period` where
-  `T - period - 1` rows were summed.
+  `T - period - 1` rows were summed;
+- two operations grouped the other way (`regroup`): `d // h ** 0.5`, which Python computes as
+  `d // (h ** 0.5)`, where `(d // h) ** 0.5` was meant.
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.mutant_edits import Change, quote, quote_statement
+from attention_by_hand.lab.mutant_edits import Change, edit, quote, quote_statement
 
 __all__ = ["mend_changes"]
 
@@ -58,6 +60,12 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             for wrap in _WRAPS:
                 found.append(Change(name, index[id(node.right)], "wrap", wrap, "function",
                                     f"`torch.{wrap}({quote(node.right)})` for `{quote(node.right)}`{where}", statement.lineno))
+        for side in ("right", "left"):
+            inner = getattr(node, side)
+            if isinstance(inner, ast.BinOp) and type(inner.op) is not type(node.op):
+                regrouped = edit(node, Change(name, 0, "regroup", side, "order", ""))
+                found.append(Change(name, index[id(node)], "regroup", side, "order",
+                                    f"`{quote(regrouped)}` for `{quote(node)}`{where}", statement.lineno))
         if isinstance(node.op, (ast.Add, ast.Sub)) and _is_count_side(node.left) and _is_count_side(node.right):
             for delta in (1, -1):
                 sign = "+" if delta > 0 else "-"

@@ -174,6 +174,11 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return "two arguments swapped"
     if kind in ("returned", "unpacked"):
         return "two values swapped"
+    if op == "regroup" and isinstance(node, ast.BinOp):
+        inner = getattr(node, change.arg)  # what Python computes first, as the learner wrote it
+        ops = OPS.get(type(inner.op)), OPS.get(type(node.op))
+        said = f" (`{ops[0]}` before `{ops[1]}`)" if all(ops) else ""
+        return f"brackets: Python computes `{_short(inner)}` first{said}"
     if kind == "order":
         return "two steps in the wrong order"
     if op == "unsub" and isinstance(node, ast.Subscript):  # the mend takes the whole of what was indexed

@@ -242,6 +242,10 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.BinOp(node.left, getattr(ast, arg)(), node.right)
     if op == "swap":
         return ast.BinOp(node.right, node.op, node.left)
+    if op == "regroup" and arg == "right" and isinstance(node.right, ast.BinOp):  # a o (b p c) -> (a o b) p c
+        return ast.BinOp(ast.BinOp(node.left, node.op, node.right.left), node.right.op, node.right.right)
+    if op == "regroup" and arg == "left" and isinstance(node.left, ast.BinOp):  # (a o b) p c -> a o (b p c)
+        return ast.BinOp(node.left.left, node.left.op, ast.BinOp(node.left.right, node.op, node.right))
     if op == "times2":
         return ast.BinOp(ast.Constant(2), ast.Mult(), node)
     if op == "sqrt":

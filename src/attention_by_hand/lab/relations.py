@@ -202,6 +202,17 @@ def _reversed(got, expected, known):
     return None
 
 
+def _sorted(got, expected, known):
+    """Each row's numbers right, in sorted order (a sort for a stable sum or a top-k, never undone)."""
+    if got.dim() < 1 or got.shape[-1] < 2 or got.is_complex() or expected.is_complex():
+        return None
+    for word, descending in (("ascending", False), ("descending", True)):
+        if close(got, expected.sort(dim=-1, descending=descending).values):
+            return (f"yours is the reference's output with each row sorted ({word}): the right numbers, each in "
+                    "another place (a sort that was never undone: put each back in its own place)")
+    return None
+
+
 def _plus_transpose(got, expected, known):
     if got.dim() >= 2 and got.shape[-1] == got.shape[-2] and close(got, expected + expected.transpose(-2, -1)):
         return ("yours is the reference's output with its own transpose added: each pair counted both ways, (a, b) "
@@ -299,7 +310,7 @@ ROWS_SCALED = ("each row of yours is the reference's row times a factor of its o
                "each row are right, its denominator is not (divide by the sum of the very numbers on top)")
 
 
-_TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed, _truncated, _plus_transpose,
+_TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed, _sorted, _truncated, _plus_transpose,
                             _softmaxed, _hidden_filled, _plus_constant)
 
 

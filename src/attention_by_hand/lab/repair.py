@@ -113,7 +113,8 @@ def _names_in(arg) -> set[str]:
 
 def _candidates(module: ModuleType, function: str, checked: set[str], span: tuple[int, int] | None) -> list[Change]:
     """The changes to try, at most MAX_CHANGES: the span's lines first, then the learner-only
-    changes (few, and each a whole kind of mistake), then the rest."""
+    changes (few, and each a whole kind of mistake), then the rest, then brackets moved (many,
+    and most of them give the same numbers)."""
     own = [name for name in reachable(module, function) if name == function or name not in checked]
     if not all(_is_the_def(module, name) for name in own):
         return []
@@ -123,7 +124,10 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
                and not (c.op in ("name", "size_for", "exchange") and _names_in(c.arg) & loops)]
     inside = [c for c in allowed if span is not None and c.function == function and span[0] <= c.line <= span[1]]
     first = set(inside) | set(extra)
-    return (inside + [c for c in extra if c not in inside] + [c for c in allowed if c not in first])[:MAX_CHANGES]
+    rest = [c for c in allowed if c not in first]
+    regrouped = [c for c in extra if c.op == "regroup" and c not in inside]
+    extra = [c for c in extra if c.op != "regroup" and c not in inside]
+    return (inside + extra + rest + regrouped)[:MAX_CHANGES]
 
 
 def _foreign_unwraps(module: ModuleType, reference: ModuleType, function: str, mends: list[Change]) -> list[Change]:
@@ -153,7 +157,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         return None
     order = wrong + [i for i in range(len(inputs)) if i not in wrong]  # a change fails fastest where yours does
     mends: list[Change] = []
-    for change in _candidates(module, function, checked, span):
+    candidates = _candidates(module, function, checked, span)
+    for change in candidates:
         if deadline is not None and time.perf_counter() > deadline:
             break
         built = build(module, function, (change,))
@@ -162,7 +167,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         if all(_right(call(built, inputs[i], CALL_SECONDS), expected[i]) for i in order):
             mends.append(change)
     if not mends:
-        return None
+        return _repeated_mend(module, function, inputs, expected, order, candidates, deadline)
     # another constant in a call the reference never makes reads as a slip of the constant, where
     # taking the call away mends the line too: the call is said, not the constant
     unwrapped = {c.line for c in _foreign_unwraps(module, reference, function, mends)}
@@ -172,3 +177,38 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     # mutants' words for an inverted mask explain the reference's slip; the mend is said plainly
     text = "the mask inverted" if best.op == "invert" else best.text
     return Repair(best.line, text, mistake_words(definition(module, best.function), best))
+
+
+def _twin_key(module: ModuleType, change: Change) -> tuple | None:
+    """What a change does, apart from where: the same key on two lines is one slip made twice
+    (`base=500000.0` given to both rope calls). None for changes that have no such key."""
+    node = list(ast.walk(definition(module, change.function)))[change.index]
+    if change.op == "drop_kw" and isinstance(node, ast.Call):
+        return (change.function, change.op, call_name(node), ast.dump(node.keywords[change.arg]))
+    try:
+        return (change.function, change.op, repr(change.arg), ast.dump(node))
+    except (TypeError, ValueError):
+        return None
+
+
+def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expected: list, order: list[int],
+                   candidates: list[Change], deadline: float | None) -> Repair | None:
+    """One change made on every line that repeats what it changes, where no single change mends:
+    a learner who slipped once in a line copied to the next (the query's and the key's) slipped twice."""
+    groups: dict[tuple, list[Change]] = {}
+    for change in candidates:
+        key = _twin_key(module, change)
+        if key is not None:
+            groups.setdefault(key, []).append(change)
+    for twins in groups.values():
+        if len({c.line for c in twins}) < 2 or len(twins) > 4:
+            continue
+        if deadline is not None and time.perf_counter() > deadline:
+            return None
+        built = build(module, function, tuple(twins))
+        if built is not None and all(_right(call(built, inputs[i], CALL_SECONDS), expected[i]) for i in order):
+            first, *rest = sorted(twins, key=lambda c: c.line)
+            lines = " and ".join(str(c.line) for c in rest)
+            text = f"{first.text}, and the same on line {lines}" if len(rest) == 1 else f"{first.text}, and the same on lines {lines}"
+            return Repair(first.line, text, mistake_words(definition(module, first.function), first))
+    return None

@@ -23,6 +23,7 @@ Left out: the lab's own comparisons (the lab prints them), timing and memory.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import torch
 import torch.nn.functional as F
@@ -137,9 +138,12 @@ def _judge_three(got, truth, names: tuple[str, str, str], mistakes: dict[str, st
 
     misses = []
     for i, (label, shape) in enumerate(zip(("dq", "dk", "dv"), names)):
-        variants = [(hint, lambda mistake=mistake, i=i: outputs(mistake)[i]) for mistake, hint in mistakes.items()
-                    if whole(mistake)]
+        variants = [(hint, lambda mistake=mistake, i=i: outputs(mistake)[i]) for mistake, hint in mistakes.items()]
         miss = judge_gradient(got[i], truth[i], shape, variants)
+        if miss and miss.explanations:
+            # tried, and said only where it gives the other two gradients as well
+            kept = {hint for mistake, hint in mistakes.items() if whole(mistake)}
+            miss = replace(miss, explanations=tuple(h for h in miss.explanations if h in kept or h not in mistakes.values()))
         if miss:
             misses.append(miss.under(f"{label}: "))
     # A wrong formula first: float32's rounding in one gradient must not hide a mistake in another.
