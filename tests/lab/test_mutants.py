@@ -366,3 +366,27 @@ def test_a_range_of_positions_shifted_is_said_as_positions(ranges):
 
 def test_a_range_from_elsewhere_shifted_is_said_as_its_numbers(ranges):
     assert _shift_text(ranges, "later").startswith("every number of the range shifted by one (+1)")
+
+
+MERGE = '''
+import torch
+
+
+def merge(x):
+    return x.transpose(1, 2).reshape(x.shape[0], 1, -1)
+'''
+
+
+def test_changes_that_no_input_tells_apart_are_each_said(tmp_path):
+    # axis 2 has size 1 on every input: transpose(0, 2) and transpose(1, 0) give the same numbers
+    path = tmp_path / "toy_merge.py"
+    path.write_text(MERGE, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("toy_merge", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    g = torch.Generator().manual_seed(0)
+    xs = [torch.randn(2, 3, 1, 4, generator=g), torch.randn(3, 2, 1, 2, generator=g)]
+    tried = [Tried((x,), x.transpose(0, 1).reshape(x.shape[0], 1, -1)) for x in xs]
+    found = diagnose(module, "merge", tried)
+    assert found is not None and "(or, with the same numbers on every input, " in found.hint
+    assert "transpose(1, 0)" in found.hint and "transpose(0, 2)" in found.hint

@@ -358,7 +358,24 @@ def _one_mistake(reference: ModuleType, function: str, found: list[tuple[Change,
         outputs = [[call(m, args) for args in others] for m in mutants if m is not None]
         if any(not all(agree(a, b) for a, b in zip(outputs[0], other)) for other in outputs[1:]):
             return None
-    return Diagnosis(_say(first, function), _mistake(first))
+    return Diagnosis(_say(first, function) + _twins(first, found), _mistake(first))
+
+
+def _twins(first: tuple[Change, ...], found: list[tuple[Change, ...]]) -> str:
+    """Other axes in the same statement that give the same numbers everywhere (`transpose(0, 2)`
+    and `transpose(1, 0)` where axis 2 has size 1): which the learner took, no input tells, so each
+    is said. (Other twins are left unsaid: `/ sqrt(d)` removed, or made `- sqrt(d)`, which the
+    softmax ignores, are one mistake said one way.)"""
+    if len(first) != 1 or first[0].kind != "axis":
+        return ""
+    codes = []
+    for chosen in found:
+        change = chosen[0]
+        if len(chosen) == 1 and chosen != first and change.line == first[0].line and change.kind == first[0].kind:
+            code = re.match(r"(`.*?` for `.*?`)", change.text)
+            if code and code.group(1) not in first[0].text and code.group(1) not in codes:
+                codes.append(code.group(1))
+    return f" (or, with the same numbers on every input, {' or '.join(codes[:2])})" if codes else ""
 
 
 def localise(reference: ModuleType, function: str, probes: list[Tried]) -> str | None:
