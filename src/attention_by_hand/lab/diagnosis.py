@@ -358,10 +358,10 @@ def _one_mistake(reference: ModuleType, function: str, found: list[tuple[Change,
         outputs = [[call(m, args) for args in others] for m in mutants if m is not None]
         if any(not all(agree(a, b) for a, b in zip(outputs[0], other)) for other in outputs[1:]):
             return None
-    return Diagnosis(_say(first, function) + _twins(first, found), _mistake(first))
+    return Diagnosis(_say(first, function) + _equal_axes(first, found), _mistake(first))
 
 
-def _twins(first: tuple[Change, ...], found: list[tuple[Change, ...]]) -> str:
+def _equal_axes(first: tuple[Change, ...], found: list[tuple[Change, ...]]) -> str:
     """Other axes in the same statement that give the same numbers everywhere (`transpose(0, 2)`
     and `transpose(1, 0)` where axis 2 has size 1): which the learner took, no input tells, so each
     is said. (Other twins are left unsaid: `/ sqrt(d)` removed, or made `- sqrt(d)`, which the
