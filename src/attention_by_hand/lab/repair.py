@@ -179,10 +179,11 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     return Repair(best.line, text, mistake_words(definition(module, best.function), best))
 
 
-def _twin_key(module: ModuleType, change: Change) -> tuple | None:
+def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
     """What a change does, apart from where: the same key on two lines is one slip made twice
-    (`base=500000.0` given to both rope calls). None for changes that have no such key."""
-    node = list(ast.walk(definition(module, change.function)))[change.index]
+    (`base=500000.0` given to both rope calls). None for changes that have no such key.
+    nodes: the nodes of the change's function, in ast.walk order."""
+    node = nodes[change.index]
     if change.op == "drop_kw" and isinstance(node, ast.Call):
         return (change.function, change.op, call_name(node), ast.dump(node.keywords[change.arg]))
     try:
@@ -196,8 +197,9 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
     """One change made on every line that repeats what it changes, where no single change mends:
     a learner who slipped once in a line copied to the next (the query's and the key's) slipped twice."""
     groups: dict[tuple, list[Change]] = {}
+    nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in candidates}}
     for change in candidates:
-        key = _twin_key(module, change)
+        key = _twin_key(nodes[change.function], change)
         if key is not None:
             groups.setdefault(key, []).append(change)
     for twins in groups.values():
