@@ -177,3 +177,13 @@ def test_the_float32_fixture_is_named_as_precision_and_no_formula(tmp_path):
     hints = [r.hint for r in run.results if not r.passed]
     assert hints and all("float32 precision, not a wrong formula" in h for h in hints)
     assert not any(word in h for h in hints for word in ("mask", "-D", "scale", "misprint", "lse"))
+
+
+def test_a_mistake_made_for_one_gradient_only_is_still_named_there():
+    # p left unmasked for dv, masked for ds: dq and dk are right, dv is the forgotten mask's
+    q, k, v, d_out = head()
+    right = autograd(q, k, v, d_out, True)
+    unmasked = C._whole(q, k, v, d_out, True, "mask")
+    miss = C._judge_three((right[0], right[1], unmasked[2]), right, ("q", "k", "v"), C._WHOLE_MISTAKES,
+                          lambda m: C._whole(q, k, v, d_out, True, m))
+    assert miss.text() == "dv: " + C.MASK_FORGOTTEN

@@ -128,20 +128,22 @@ def _judge_three(got, truth, names: tuple[str, str, str], mistakes: dict[str, st
         return done[mistake]
 
     def whole(mistake) -> bool:
-        """Whether the mistake gives all three of the learner's gradients: one that explains dq but
-        leaves dv right is not what made a dv that is wrong too (every gradient negated, say)."""
+        """Whether the mistake gives each of the learner's gradients that is wrong: one that explains
+        dq but leaves dv right is not what made a dv that is wrong too (every gradient negated,
+        say). A gradient the learner got right may differ from the mistake's: the mistake made in
+        one place only (p left unmasked for dv, masked for ds)."""
         try:
             made = outputs(mistake)
         except Exception:  # noqa: BLE001 - a mistake that cannot be made here is judged as before
             return True
-        return all(equals(g, m) for g, m in zip(got, made))
+        return all(equals(g, m) or equals(g, t) for g, m, t in zip(got, made, truth))
 
     misses = []
     for i, (label, shape) in enumerate(zip(("dq", "dk", "dv"), names)):
         variants = [(hint, lambda mistake=mistake, i=i: outputs(mistake)[i]) for mistake, hint in mistakes.items()]
         miss = judge_gradient(got[i], truth[i], shape, variants)
         if miss and miss.explanations:
-            # tried, and said only where it gives the other two gradients as well
+            # tried, and said only where it gives the other wrong gradients as well
             kept = {hint for mistake, hint in mistakes.items() if whole(mistake)}
             miss = replace(miss, explanations=tuple(h for h in miss.explanations if h in kept or h not in mistakes.values()))
         if miss:
