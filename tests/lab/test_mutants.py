@@ -390,3 +390,13 @@ def test_changes_that_no_input_tells_apart_are_each_said(tmp_path):
     found = diagnose(module, "merge", tried)
     assert found is not None and "(or, with the same numbers on every input, " in found.hint
     assert "transpose(1, 0)" in found.hint and "transpose(0, 2)" in found.hint
+
+
+def test_a_name_that_only_contains_pos_does_not_make_a_range_one_of_positions(tmp_path):
+    path = tmp_path / "toy_turned.py"
+    path.write_text("import torch\n\n\ndef turned(x, k):\n    theta = 10000.0 ** (-torch.arange(x.shape[-1]) / 4) + k.transpose(0, 1)\n"
+                    "    return x * theta\n", encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("toy_turned", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert _shift_text(module, "turned").startswith("the range counted from 1 instead of 0")

@@ -207,12 +207,12 @@ def test_the_square_of_the_output_is_said():
 def test_rows_each_scaled_by_their_own_factor_are_said_as_a_wrong_divisor():
     said = relation(on_two(lambda e: e * torch.arange(1.0, 5.0)[:, None]))
     assert said.startswith("each row of yours is the reference's row times a factor of its own (row 1: x2, row 2: x3, "
-                           "row 3: x4; 1 of 4 rows right)")
+                           "row 3: x4; 1 of 4 rows right on this input)")
 
 
 def test_rows_scaled_name_first_the_rows_whose_factor_is_not_one():
     said = relation(on_two(lambda e: e * torch.tensor([[1.0], [1.0], [1.0], [0.25]])))
-    assert said is not None and "(row 3: x0.25; 3 of 4 rows right)" in said
+    assert said is not None and "(row 3: x0.25; 3 of 4 rows right on this input)" in said
 
 
 def test_rows_divided_by_their_length_are_said_as_length_one_not_sum_one():
@@ -412,3 +412,18 @@ def test_rows_sorted_the_other_way_are_said_as_descending():
 def test_rows_in_another_order_that_is_no_sort_are_not_said_sorted():
     said = relation(on_two(lambda e: e.roll(1, dims=-1)))
     assert said is None or "sorted" not in said
+
+
+def test_rows_scaled_are_numbered_by_their_place_in_yours_past_a_row_of_inf():
+    e = outputs(0)
+    g = e.clone()
+    g[1] = float("inf")
+    g[2] *= 2
+    g[3] *= 3
+    said = relation([(g, e, {}), (e * torch.tensor([[1.0], [2.0], [3.0], [1.0]]), e, {})])
+    assert said is not None and "(row 2: x2, row 3: x3; 1 of 4 rows right on this input)" in said
+
+
+def test_a_mean_over_the_last_axis_kept_is_said_as_such_not_as_blocks_folded():
+    said = relation(on_two(lambda e: e.mean(dim=-1, keepdim=True), shape=(3, 4)))
+    assert said is not None and "averaged over its axis 1 (4 entries), kept as an axis of size 1" in said

@@ -3,10 +3,13 @@ function right on every input tried, and when none may be said."""
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 
+import pytest
 import torch
 
+from attention_by_hand.lab.mend_words import _brackets
 from attention_by_hand.lab.repair import repair
 from attention_by_hand.lab.registry import LABS
 from labhelpers import REFERENCES, failed_hints, load_lab, patch_lab
@@ -385,6 +388,10 @@ def spread(x, n):
     return x / (x.shape[-1] // n) ** 0.5
 
 
+def both_masked(s, t, keep):
+    return torch.softmax(s.masked_fill(~keep, float("-inf")), dim=-1) + torch.softmax(t.masked_fill(~keep, float("-inf")), dim=-1)
+
+
 def shifted(x, p):
     return x + 1
 '''
@@ -451,6 +458,12 @@ def both(q, k):
     "precedence": '''
 def spread(x, n):
     return x / (x.shape[-1] // n ** 0.5)
+''',
+    "inverted_twice": '''
+def both_masked(s, t, keep):
+    a = torch.softmax(s.masked_fill(keep, float("-inf")), dim=-1)
+    b = torch.softmax(t.masked_fill(keep, float("-inf")), dim=-1)
+    return a + b
 ''',
     "turned": '''
 def before(p, q):
@@ -691,7 +704,7 @@ def test_one_slip_made_on_two_lines_is_mended_on_both_at_once(tmp_path):
     q, k = torch.arange(6.0).reshape(3, 2), torch.ones(3, 2)
     found = _extra(tmp_path, "twice", "both", [(q, k), (k, q)])
     assert found is not None and "`by=5.0` left out of `stretched(...)`" in found.text
-    assert found.line == 10 and found.text.endswith(", and the same on line 11")
+    assert found.line == 10 and found.text.endswith(", and the same once more (line 11)")
 
 
 def test_two_operations_grouped_by_python_not_as_meant_are_said_as_brackets(tmp_path):
@@ -699,3 +712,21 @@ def test_two_operations_grouped_by_python_not_as_meant_are_said_as_brackets(tmp_
     found = _extra(tmp_path, "precedence", "spread", [(x, 2), (x, 3), (x[:, :8], 4)])
     assert found is not None and found.words == "brackets: Python computes `n ** 0.5` first (`**` before `//`)"
     assert "`(x.shape[-1] // n) ** 0.5` for `x.shape[-1] // n ** 0.5`" in found.text
+
+
+def test_a_mask_inverted_on_two_lines_is_said_plainly_as_the_mask_inverted(tmp_path):
+    g = torch.Generator().manual_seed(3)
+    keep = torch.tensor([[True, False, True], [False, True, True]])
+    inputs = [(torch.randn(2, 3, generator=g), torch.randn(2, 3, generator=g), keep) for _ in range(2)]
+    found = _extra(tmp_path, "inverted_twice", "both_masked", inputs)
+    assert found is not None and found.text.startswith("the mask inverted, and the same once more (line ")
+
+
+@pytest.mark.parametrize("source, side, words", [
+    ("d // h ** 0.5", "right", "brackets: Python computes `h ** 0.5` first (`**` before `//`)"),
+    ("x / 2 * d", "left", "brackets: Python computes `x / 2` first (left to right)"),
+    ("x * (w + b)", "right", "brackets: yours make Python compute `w + b` first"),
+    ("(d // h) ** 0.5", "left", "brackets: yours make Python compute `d // h` first"),
+])
+def test_brackets_are_said_by_what_grouped_them_python_or_the_learner(source, side, words):
+    assert _brackets(ast.parse(source, mode="eval").body, side) == words

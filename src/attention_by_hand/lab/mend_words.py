@@ -175,10 +175,7 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     if kind in ("returned", "unpacked"):
         return "two values swapped"
     if op == "regroup" and isinstance(node, ast.BinOp):
-        inner = getattr(node, change.arg)  # what Python computes first, as the learner wrote it
-        ops = OPS.get(type(inner.op)), OPS.get(type(node.op))
-        said = f" (`{ops[0]}` before `{ops[1]}`)" if all(ops) else ""
-        return f"brackets: Python computes `{_short(inner)}` first{said}"
+        return _brackets(node, change.arg)
     if kind == "order":
         return "two steps in the wrong order"
     if op == "unsub" and isinstance(node, ast.Subscript):  # the mend takes the whole of what was indexed
@@ -208,6 +205,29 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     if kind == "constant":
         return "the wrong constant"
     return None
+
+
+# How tightly Python binds each operator: the higher, the sooner it is computed without brackets.
+_BINDING = {ast.Pow: 4, ast.Mult: 3, ast.Div: 3, ast.FloorDiv: 3, ast.Mod: 3, ast.MatMult: 3, ast.Add: 2, ast.Sub: 2}
+
+
+def _brackets(node: ast.BinOp, side: str) -> str:
+    """Words for a mend that groups `node` the other way: why the learner's inner part, `side`
+    of it, is computed first (Python's binding, left to right, or the learner's own brackets)."""
+    inner = getattr(node, side)
+    outer_rank, inner_rank = _BINDING.get(type(node.op)), _BINDING.get(type(inner.op))
+    if outer_rank is None or inner_rank is None:
+        return "brackets in another place"
+    ops = f"`{OPS[type(inner.op)]}` before `{OPS[type(node.op)]}`"
+    # without brackets, Python groups a o (b p c) only where p binds tighter (or is a right-handed **),
+    # and (a o b) p c where o binds at least as tightly (same rank: left to right)
+    if side == "right" and (inner_rank > outer_rank or (inner_rank == outer_rank == 4)):
+        return f"brackets: Python computes `{_short(inner)}` first ({ops})"
+    if side == "left" and inner_rank > outer_rank:
+        return f"brackets: Python computes `{_short(inner)}` first ({ops})"
+    if side == "left" and inner_rank == outer_rank != 4:
+        return f"brackets: Python computes `{_short(inner)}` first (left to right)"
+    return f"brackets: yours make Python compute `{_short(inner)}` first"
 
 
 def _added_already(node: ast.AST, dropped: ast.AST, parents: dict[int, ast.AST]) -> bool:

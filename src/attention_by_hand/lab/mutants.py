@@ -63,6 +63,15 @@ __all__ = ["KINDS", "Change", "changes", "build", "reachable", "definition"]
 
 # Changes said in words first, then in code: the words name the concept ("q and k exchanged").
 CONCEPT_FIRST = ("exchange", "args", "shift_all", "invert")
+def _speaks_of_positions(statement: ast.stmt, node: ast.AST) -> bool:
+    """Whether a name in the range's statement (a loop's header only, not its body) is one of
+    positions: `pos`, `positions`, `n_positions`, `position_embedding` (not `transpose`)."""
+    around = [statement.target, statement.iter] if isinstance(statement, (ast.For, ast.AsyncFor)) else [statement]
+    names = {n.id for part in around for n in ast.walk(part) if isinstance(n, ast.Name)}
+    names |= {n.attr for part in around for n in ast.walk(part) if isinstance(n, ast.Attribute)}
+    return any(word.startswith("pos") for name in names for word in name.lower().split("_"))
+
+
 class _Finder:
     """Walks one function definition and lists every change it allows."""
 
@@ -106,7 +115,7 @@ class _Finder:
     def _shift_words(self, node: ast.Call, delta: int) -> str:
         """Every number of a range one more or one less, said as what the range counts: positions
         where its statement speaks of them, else a count from 0 made a count from 1 (or -1)."""
-        if "pos" in ast.unparse(self.statement_of(node)).lower():
+        if _speaks_of_positions(self.statement_of(node), node):
             return f"every position shifted by one ({delta:+d})"
         if len(node.args) == 1 or number_of(node.args[0]) == 0:
             return f"the range counted from {delta} instead of 0 (every number {delta:+d})"

@@ -293,11 +293,19 @@ def _rows_scaled(got, expected, known):
         return NO_EVIDENCE if bool(infinite.any()) else None
     if bool(torch.isclose(factors[live], factors[live][0], rtol=1e-3).all()):
         return NO_EVIDENCE  # one factor for every row: a constant, which shows no row's own
-    # the rows whose factor is not 1 show it: a list of "x1" first says nothing
-    off = [i for i, c in enumerate(factors.tolist()) if abs(c - 1) > 1e-3]
-    shown = ", ".join(f"row {i}: x{float(factors[i]):.3g}" for i in off[:3]) + (", ..." if len(off) > 3 else "")
-    if len(off) < len(factors):
-        shown += f"; {len(factors) - len(off)} of {len(factors)} rows right"
+    # the rows whose factor is not 1 show it (a list of "x1" says nothing), by their place in
+    # yours: the rows of +inf set aside above still count, as wrong ones
+    places = (~infinite).nonzero().flatten().tolist()
+    off = [j for j in range(len(g)) if not close(g[j], e[j])]
+
+    def where(r: int) -> str:
+        if got.dim() <= 2:
+            return "the row" if got.dim() == 1 else f"row {r}"
+        return f"row {[int(i) for i in torch.unravel_index(torch.tensor(r), got.shape[:-1])]}"
+
+    shown = ", ".join(f"{where(places[j])}: x{float(factors[j]):.3g}" for j in off[:3]) + (", ..." if len(off) > 3 else "")
+    if len(off) < len(g):
+        shown += f"; {len(g) - len(off)} of {len(infinite)} rows right on this input"
     lengths = g.norm(dim=-1)
     if bool(torch.isclose(lengths[live], torch.ones_like(lengths[live]), atol=1e-4).all()):
         return ("each row of yours is the reference's row divided by its length: each row has length 1 (its squares "
@@ -354,7 +362,8 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     if pairs and all(g.dim() == e.dim() + 1 for g, e, _ in pairs):
         return unreduced(pairs)
     if pairs and all(g.dim() == e.dim() >= 1 and g.shape[:-1] == e.shape[:-1] and g.shape[-1] < e.shape[-1] for g, e, _ in pairs):
-        return folded(pairs)
+        # a block one wide summed is a sum over the last axis, kept: said as that
+        return (reduced_kept(pairs) if all(g.shape[-1] == 1 for g, _, _ in pairs) else None) or folded(pairs)
     if pairs and all(g.shape != e.shape and g.numel() == e.numel() for g, e, _ in pairs):
         return reshaped(pairs)
     if not pairs or any(tuple(g.shape) != tuple(e.shape) for g, e, _ in pairs):

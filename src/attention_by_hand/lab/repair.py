@@ -28,7 +28,9 @@ safety net, far above what the labs' functions take (400 changes of a lab 04 fun
 but on a very slow machine they may stop a search early and leave a mend unsaid; they never make
 one said that would not be.
 
-Left out: pairs of changes, and changes of classes' methods.
+Pairs of changes are tried only as one change made on every line that repeats what it changes
+(`_repeated_mend`: a slip copied from the query's line to the key's). Left out: other pairs of
+changes, and changes of classes' methods.
 """
 
 from __future__ import annotations
@@ -174,9 +176,13 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     best = min(mends, key=lambda c: (span is not None and not span[0] <= c.line <= span[1],
                                      c.kind in ("constant", "axis") and c.line in unwrapped,
                                      PREFERRED.index(c.kind) if c.kind in PREFERRED else len(PREFERRED)))
-    # mutants' words for an inverted mask explain the reference's slip; the mend is said plainly
-    text = "the mask inverted" if best.op == "invert" else best.text
-    return Repair(best.line, text, mistake_words(definition(module, best.function), best))
+    return Repair(best.line, _said(best), mistake_words(definition(module, best.function), best))
+
+
+def _said(change: Change) -> str:
+    """The change in the learner's code. Mutants' words for an inverted mask explain the reference's
+    slip; the mend is said plainly."""
+    return "the mask inverted" if change.op == "invert" else change.text
 
 
 def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
@@ -184,12 +190,11 @@ def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
     (`base=500000.0` given to both rope calls). None for changes that have no such key.
     nodes: the nodes of the change's function, in ast.walk order."""
     node = nodes[change.index]
-    if change.op == "drop_kw" and isinstance(node, ast.Call):
+    if change.op == "drop_kw":
+        if not (isinstance(node, ast.Call) and isinstance(change.arg, int) and 0 <= change.arg < len(node.keywords)):
+            return None
         return (change.function, change.op, call_name(node), ast.dump(node.keywords[change.arg]))
-    try:
-        return (change.function, change.op, repr(change.arg), ast.dump(node))
-    except (TypeError, ValueError):
-        return None
+    return (change.function, change.op, repr(change.arg), ast.dump(node))
 
 
 def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expected: list, order: list[int],
@@ -209,8 +214,9 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
             return None
         built = build(module, function, tuple(twins))
         if built is not None and all(_right(call(built, inputs[i], CALL_SECONDS), expected[i]) for i in order):
-            first, *rest = sorted(twins, key=lambda c: c.line)
+            first, *rest = sorted(twins, key=lambda c: (c.line, c.index))
             lines = " and ".join(str(c.line) for c in rest)
-            text = f"{first.text}, and the same on line {lines}" if len(rest) == 1 else f"{first.text}, and the same on lines {lines}"
+            more = "once more" if len(rest) == 1 else f"{len(rest)} more times"
+            text = f"{_said(first)}, and the same {more} (line{'s' if len(rest) > 1 else ''} {lines})"
             return Repair(first.line, text, mistake_words(definition(module, first.function), first))
     return None

@@ -73,7 +73,8 @@ def reduced_kept(pairs) -> str | None:
     """An axis of size 1 where the reference's has several entries, holding their mean (or sum), on
     every input: a reduction over an axis that must stay (keepdim=True kept its place), such as one
     pattern of weights averaged over the whole batch."""
-    if not pairs or any(g.dim() != e.dim() or g.dim() == 0 or not e.is_floating_point() for g, e, _ in pairs):
+    if not pairs or any(g.dim() != e.dim() or g.dim() == 0 or not e.is_floating_point() or e.numel() == 0
+                        for g, e, _ in pairs):
         return None
     rank = pairs[0][1].dim()
     for axis in range(rank):
