@@ -340,14 +340,19 @@ def later(x, start):
 '''
 
 
-@pytest.fixture(scope="module")
-def ranges(tmp_path_factory):
-    path = tmp_path_factory.mktemp("ranges") / "toy_ranges.py"
-    path.write_text(RANGES, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("toy_ranges", path)
+def _module(folder, name: str, text: str):
+    """A toy reference module `name` with source `text`, written into `folder` and loaded."""
+    path = folder / f"{name}.py"
+    path.write_text(text, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def ranges(tmp_path_factory):
+    return _module(tmp_path_factory.mktemp("ranges"), "toy_ranges", RANGES)
 
 
 def _shift_text(module, function: str) -> str:
@@ -379,11 +384,7 @@ def merge(x):
 
 def test_changes_that_no_input_tells_apart_are_each_said(tmp_path):
     # axis 2 has size 1 on every input: transpose(0, 2) and transpose(1, 0) give the same numbers
-    path = tmp_path / "toy_merge.py"
-    path.write_text(MERGE, encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("toy_merge", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _module(tmp_path, "toy_merge", MERGE)
     g = torch.Generator().manual_seed(0)
     xs = [torch.randn(2, 3, 1, 4, generator=g), torch.randn(3, 2, 1, 2, generator=g)]
     tried = [Tried((x,), x.transpose(0, 1).reshape(x.shape[0], 1, -1)) for x in xs]
@@ -393,10 +394,6 @@ def test_changes_that_no_input_tells_apart_are_each_said(tmp_path):
 
 
 def test_a_name_that_only_contains_pos_does_not_make_a_range_one_of_positions(tmp_path):
-    path = tmp_path / "toy_turned.py"
-    path.write_text("import torch\n\n\ndef turned(x, k):\n    theta = 10000.0 ** (-torch.arange(x.shape[-1]) / 4) + k.transpose(0, 1)\n"
-                    "    return x * theta\n", encoding="utf-8")
-    spec = importlib.util.spec_from_file_location("toy_turned", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = _module(tmp_path, "toy_turned", "import torch\n\n\ndef turned(x, k):\n"
+                     "    theta = 10000.0 ** (-torch.arange(x.shape[-1]) / 4) + k.transpose(0, 1)\n    return x * theta\n")
     assert _shift_text(module, "turned").startswith("the range counted from 1 instead of 0")
