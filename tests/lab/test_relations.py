@@ -427,3 +427,11 @@ def test_rows_scaled_are_numbered_by_their_place_in_yours_past_a_row_of_inf():
 def test_a_mean_over_the_last_axis_kept_is_said_as_such_not_as_blocks_folded():
     said = relation(on_two(lambda e: e.mean(dim=-1, keepdim=True), shape=(3, 4)))
     assert said is not None and "averaged over its axis 1 (4 entries), kept as an axis of size 1" in said
+
+
+def test_in_a_batch_of_heads_axis_1_holds_the_heads():
+    assert "averaged over its heads (axis 1)" in relation(on_two(lambda e: e.mean(dim=1), shape=(2, 3, 4, 4)))
+
+
+def test_in_a_batch_of_heads_axis_0_holds_the_sequences():
+    assert "averaged over its sequences (axis 0)" in relation(on_two(lambda e: e.mean(dim=0), shape=(2, 3, 4, 4)))

@@ -430,7 +430,7 @@ def _scaled(differing) -> str | None:
 def _say_swapped(found, rank) -> str:
     axis, i, j = found
     what = axis_name(axis, rank)
-    single = {"heads": "head", "rows": "row", "columns": "column"}.get(what)
+    single = {"sequences": "sequence", "heads": "head", "rows": "row", "columns": "column"}.get(what)
     if single:
         return f"yours is the reference's output with {what} {i} and {j} swapped ({single} {i} holds the reference's {single} {j})"
     return f"yours is the reference's output with {what}: {i} and {j} swapped"

@@ -25,7 +25,10 @@ Known = dict[str, float]  # the reference's own numbers on one input, by name: {
 
 
 def axis_name(axis: int, rank: int) -> str:
-    if rank >= 3 and axis == 0:
+    """What the labs keep along an axis: (heads, T, T) weights, (B, heads, T, T) in a batch."""
+    if rank == 4 and axis < 2:
+        return ("sequences", "heads")[axis]
+    if rank == 3 and axis == 0:
         return "heads"
     return {rank - 1: "columns", rank - 2: "rows"}.get(axis, f"slices along axis {axis}")
 
@@ -231,7 +234,7 @@ def _many(axis: int, rank: int) -> str:
 def _one(axis: int, rank: int) -> str:
     """One of _many's: an entry, a head, a row, a column, a slice along axis 2."""
     name = _many(axis, rank)
-    singular = {"entries": "entry", "heads": "head", "rows": "row", "columns": "column"}
+    singular = {"entries": "entry", "sequences": "sequence", "heads": "head", "rows": "row", "columns": "column"}
     return singular.get(name, name.replace("slices", "slice"))
 
 
