@@ -26,7 +26,7 @@ from collections.abc import Callable
 import torch
 
 from attention_by_hand.lab.judging import close
-from attention_by_hand.lab.shape_relations import (Known, axis_name, folded, part, reduced, reduced_kept, repeated, reshaped,
+from attention_by_hand.lab.shape_relations import (SINGULAR, Known, axis_name, folded, part, reduced, reduced_kept, repeated, reshaped,
                                                    sizes_named, sliced, unit_axes, unreduced)
 
 __all__ = ["Known", "relation", "known_factor", "scale_of"]
@@ -430,7 +430,7 @@ def _scaled(differing) -> str | None:
 def _say_swapped(found, rank) -> str:
     axis, i, j = found
     what = axis_name(axis, rank)
-    single = {"sequences": "sequence", "heads": "head", "rows": "row", "columns": "column"}.get(what)
+    single = SINGULAR.get(what)
     if single:
         return f"yours is the reference's output with {what} {i} and {j} swapped ({single} {i} holds the reference's {single} {j})"
     return f"yours is the reference's output with {what}: {i} and {j} swapped"

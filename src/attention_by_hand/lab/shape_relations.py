@@ -18,10 +18,14 @@ import torch
 
 from attention_by_hand.lab.judging import close
 
-__all__ = ["Known", "axis_name", "folded", "part", "reduced", "reduced_kept", "repeated", "reshaped", "sizes_named", "sliced", "unit_axes",
+__all__ = ["Known", "SINGULAR", "axis_name", "folded", "part", "reduced", "reduced_kept", "repeated", "reshaped", "sizes_named", "sliced", "unit_axes",
            "unreduced"]
 
 Known = dict[str, float]  # the reference's own numbers on one input, by name: {"head_size": 4.0, ...}
+
+
+# One of what axis_name (and _many) call an axis's entries.
+SINGULAR = {"entries": "entry", "sequences": "sequence", "heads": "head", "rows": "row", "columns": "column"}
 
 
 def axis_name(axis: int, rank: int) -> str:
@@ -234,8 +238,7 @@ def _many(axis: int, rank: int) -> str:
 def _one(axis: int, rank: int) -> str:
     """One of _many's: an entry, a head, a row, a column, a slice along axis 2."""
     name = _many(axis, rank)
-    singular = {"entries": "entry", "sequences": "sequence", "heads": "head", "rows": "row", "columns": "column"}
-    return singular.get(name, name.replace("slices", "slice"))
+    return SINGULAR.get(name, name.replace("slices", "slice"))
 
 
 def repeated(got: torch.Tensor, expected: torch.Tensor, known=None) -> str | None:
