@@ -42,6 +42,18 @@ def test_a_constant_the_reference_computed_is_named_with_its_value():
     assert said == "yours is the reference's output multiplied by sqrt(head_size) = 2.83"
 
 
+def test_a_factor_that_is_the_batch_size_says_what_it_counts():
+    first, second = outputs(0), outputs(1)
+    pairs = [(first * 2, first, {"batch": 2.0}), (second * 3, second, {"batch": 3.0})]
+    assert relation(pairs) == "yours is the reference's output multiplied by batch = 2 (the number of sequences in the batch)"
+
+
+def test_a_division_by_the_number_of_heads_says_what_it_counts():
+    known = ({"n_heads": 4.0}, {"n_heads": 4.0})
+    said = relation(on_two(lambda e: e / 4, known))
+    assert said == "yours is the reference's output divided by n_heads = 4 (the number of heads)"
+
+
 def test_a_named_constant_must_hold_with_each_inputs_own_value():
     # sqrt(head_size) on the first input, 3 on the second where head_size is 4: not sqrt(head_size)
     first, second = outputs(0), outputs(1)

@@ -372,6 +372,14 @@ def count(n):
     return torch.arange(n)
 
 
+def blended(s, v):
+    return torch.softmax(s, dim=-1) @ v
+
+
+def running_total(x):
+    return x.cumsum(0)
+
+
 def pattern(w):
     return torch.softmax(w, dim=-1)
 
@@ -454,6 +462,21 @@ def both(q, k):
     a = stretched(q, by=5.0)
     b = stretched(k, by=5.0)
     return a - b.flip(0)
+''',
+    "softmax_again": '''
+def blended(s, v):
+    w = torch.softmax(s, dim=-1)
+    again = torch.softmax(w, dim=-1)
+    return again @ v
+''',
+    "returned_in_loop": '''
+def running_total(x):
+    out = torch.zeros_like(x)
+    running = torch.zeros_like(x[0])
+    for i in range(x.shape[0]):
+        running = running + x[i]
+        out[i] = running
+        return out
 ''',
     "precedence": '''
 def spread(x, n):
@@ -730,3 +753,19 @@ def test_a_mask_inverted_on_two_lines_is_said_plainly_as_the_mask_inverted(tmp_p
 ])
 def test_brackets_are_said_by_what_grouped_them_python_or_the_learner(source, side, words):
     assert _brackets(ast.parse(source, mode="eval").body, side) == words
+
+
+def test_a_return_indented_into_the_loop_is_mended_by_moving_it_after_the_loop(tmp_path):
+    x = torch.arange(12.0).reshape(4, 3)
+    found = _extra(tmp_path, "returned_in_loop", "running_total", [(x,), (x[:2] * 2,)])
+    assert found is not None and found.words.startswith("the `return` inside the loop (one indent too deep)")
+    assert "`return ...` moved out of `for i in range(x.shape[0]): ...`, after it" in found.text
+
+
+def test_a_mend_by_another_name_says_nothing_of_what_the_learners_names_mean(tmp_path):
+    # name_words.py speaks of the reference's names; in a mend the names are the learner's
+    g = torch.Generator().manual_seed(1)
+    inputs = [(torch.randn(3, 3, generator=g), torch.randn(3, 2, generator=g)) for _ in range(2)]
+    found = _extra(tmp_path, "softmax_again", "blended", inputs)
+    assert found is not None and found.words == "the wrong variable" and found.text.startswith("`torch.softmax(s, dim=-1)` for")
+    assert "the step that makes" not in found.text and "is made by" not in found.text

@@ -9,6 +9,8 @@ not what is under test). An event is a JSON-able dict:
                                                      the call modified in place, by position;
                                                      "nan": [line, name, code] where it first made a nan
                                                      "blame": {...} where it parts from the reference (blame.py)
+                                                     "shared": [[0, 1]] parts returned that are one tensor,
+                                                     "warned": [[line, text]] torch's warnings (learner_notes.py)
     {"event": "raised", "id": 3, "type": "IndexError", "message": "...", "line": 41, "function": "dot"}
     {"event": "fatal", "reason": "exit" | "memory" | "missing", ...}   nothing more is called
     {"event": "done"}                                every call was made; what follows only adds to hints:
@@ -29,6 +31,7 @@ from pathlib import Path
 from types import ModuleType
 
 from attention_by_hand.lab.first_nan import first_nan, has_nan
+from attention_by_hand.lab.learner_notes import recording, shared_parts
 from attention_by_hand.lab.wire import MAX_TEXT, decode, encode
 
 __all__ = ["call_all", "missing_functions", "learner_frame", "describe", "is_out_of_memory", "same"]
@@ -241,9 +244,10 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
         # answer and still break its caller, who needs x afterwards: compare with a copy.
         originals = [decode(a) for a in call["args"]]
         started = time.perf_counter()
+        warned: list = []
         try:
             torch.manual_seed(0)  # a function that draws random numbers draws the same ones each run
-            with torch.no_grad():
+            with torch.no_grad(), recording(learner) as warned:
                 value = getattr(module, call["function"])(*args)
             took = time.perf_counter() - started
             encoded = encode(value)
@@ -272,6 +276,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
                 line=line,
                 function=function,  # may be a helper the checked function called
                 **({} if found == _Blamer.RIGHT else {"blame": found}),
+                **({"warned": warned} if warned else {}),
             )
             continue
         changed = [i for i, (before, after) in enumerate(zip(originals, args)) if not same(before, after)]
@@ -279,6 +284,8 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
         found = None if where or changed else blamer(call, value, took)
         mender.saw(call, found, took)
         extra = {"nan": list(where)} if where else {} if found == _Blamer.RIGHT else {"blame": found}
+        shared = shared_parts(value)
+        extra.update({"shared": shared} if shared else {}, **({"warned": warned} if warned else {}))
         emit(event="result", id=call["id"], value=encoded, changed=changed, **extra)
     # "done" first: the calls are over, and a mend that runs out of time costs nothing (the parent
     # stops the child a little after "done", runner.py).

@@ -29,12 +29,14 @@ Left out: the hand-written hints (judging.py and each lab's checks.py), which co
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 from itertools import combinations
 from types import ModuleType
 
 import torch
 
+from attention_by_hand.lab.input_relations import returned_unchanged
 from attention_by_hand.lab.mutants import Change, build, changes, definition
 from attention_by_hand.lab.outcomes import (
     RAISED,
@@ -154,9 +156,21 @@ def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: f
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        return _diagnose(reference, function, tried, prefer)
+        return _unchanged(reference, function, tried, _diagnose(reference, function, tried, prefer))
     finally:
         torch.set_num_threads(threads)
+
+
+def _unchanged(reference: ModuleType, function: str, tried: list[Tried], found: Diagnosis | None) -> Diagnosis | None:
+    """The diagnosis with "yours returns `x` unchanged" before it, where that holds: what the
+    learner sees, before the changes of the reference that give it."""
+    wrong = [t for t in tried if not isinstance(t.got, Raised)]
+    names = list(inspect.signature(getattr(reference, function)).parameters)
+    expected = [call(getattr(reference, function), t.args) for t in wrong]
+    said = returned_unchanged(names, [t.args for t in wrong], [t.got for t in wrong], expected, agree)
+    if not said:
+        return found
+    return Diagnosis(f"{said}; {found.hint}" if found else said, found.mistake if found else f"{function}: {said}")
 
 
 def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: frozenset[str]) -> Diagnosis | None:

@@ -13,7 +13,9 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - one added to or taken from a count made of two names (`shift`): `T - period` where
   `T - period - 1` rows were summed;
 - two operations grouped the other way (`regroup`): `d // h ** 0.5`, which Python computes as
-  `d // (h ** 0.5)`, where `(d // h) ** 0.5` was meant.
+  `d // (h ** 0.5)`, where `(d // h) ** 0.5` was meant;
+- a `return` that ends a loop's body moved after the loop (`outdent`): indented one level too
+  deep, it returns after the loop's first pass.
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """
@@ -52,6 +54,9 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) and node is not docstring:
             found.append(Change(name, index[id(node)], "drop", None, "step", f"the line `{quote(node, 70)}` left out",
                                 node.lineno))
+        if isinstance(node, (ast.For, ast.While)) and len(node.body) > 1 and isinstance(node.body[-1], ast.Return):
+            found.append(Change(name, index[id(node)], "outdent", None, "order",
+                                f"`{quote_statement(node.body[-1])}` moved out of `{quote_statement(node)}`, after it", node.body[-1].lineno))
         if not isinstance(node, ast.BinOp):
             continue
         statement = statement_of[id(node)]

@@ -174,6 +174,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return "two arguments swapped"
     if kind in ("returned", "unpacked"):
         return "two values swapped"
+    if op == "outdent":
+        return "the `return` inside the loop (one indent too deep): your function returns after the loop's first pass"
     if op == "regroup" and isinstance(node, ast.BinOp):
         return _brackets(node, change.arg)
     if kind == "order":

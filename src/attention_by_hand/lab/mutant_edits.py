@@ -42,7 +42,7 @@ AXIS_CALLS = {
     "cat", "stack", "split", "chunk", "transpose", "cumsum", "logsumexp", "norm", "unsqueeze", "squeeze",
     "flip", "roll", "size",
 }
-STATEMENT_OPS = ("swap_next", "fold", "drop")
+STATEMENT_OPS = ("swap_next", "fold", "drop", "outdent")
 TRANSPOSES = {"transpose", "t", "permute"}
 # A function's neighbour, the one a learner writes by a slip of the mind.
 # Each function's neighbours, the ones a learner writes by a slip of the mind (or of the base:
@@ -366,6 +366,12 @@ def edit_statements(body: list, node: ast.stmt, change: Change) -> bool:
         if len(body) < 2:
             return False
         del body[at]
+        return True
+    if change.op == "outdent":  # a loop's last statement, a return, moved after the loop (mend_changes.py)
+        if not (isinstance(node, (ast.For, ast.While)) and len(node.body) > 1 and isinstance(node.body[-1], ast.Return)):
+            return False
+        loop = _tree_copy(node)
+        body[at : at + 1] = [loop, loop.body.pop()]
         return True
     if at + 1 >= len(body):
         return False

@@ -31,6 +31,7 @@ from pathlib import Path
 from attention_by_hand.lab.mutant_arithmetic import arithmetic
 from attention_by_hand.lab.mutant_slips import slips
 from attention_by_hand.lab.mutant_trees import copy_along, routes_of
+from attention_by_hand.lab.name_words import gloss
 from attention_by_hand.lab.mutant_edits import (
     KINDS,
     Change,
@@ -75,8 +76,8 @@ def _speaks_of_positions(statement: ast.stmt, node: ast.AST) -> bool:
 class _Finder:
     """Walks one function definition and lists every change it allows."""
 
-    def __init__(self, fdef: ast.FunctionDef):
-        self.fdef = fdef
+    def __init__(self, fdef: ast.FunctionDef, glossed: bool = True):
+        self.fdef, self.glossed = fdef, glossed
         self.nodes = list(ast.walk(fdef))
         self.index = {id(n): i for i, n in enumerate(self.nodes)}
         self.parent: dict[int, ast.AST] = {}
@@ -108,7 +109,8 @@ class _Finder:
                     # (a comma after them: "multiplied, not added, in `s = ...`")
                     text = code + (": " + text.split("): ", 1)[1] + "," if op == "binop" and "): " in text else "")
             joint = " from " if text.endswith(("removed", "dropped")) else " in "
-            return text if op in STATEMENT_OPS else f"{text}{joint}`{quote_statement(statement)}`"
+            glossed = gloss(self.fdef, *arg, statement.lineno) if op == "name" and self.glossed else ""
+            return text if op in STATEMENT_OPS else f"{text}{joint}`{quote_statement(statement)}`{glossed}"
 
         self.found.append(Change(self.fdef.name, change.index, op, arg, kind, say, statement.lineno))
 
@@ -416,11 +418,11 @@ def _reachable(definitions: dict[str, ast.FunctionDef], function: str) -> list[s
 
 
 @lru_cache(maxsize=64)
-def _changes(path: str, function: str) -> tuple[Change, ...]:
+def _changes(path: str, function: str, glossed: bool) -> tuple[Change, ...]:
     definitions = _definitions(path)
     found: list[Change] = []
     for name in _reachable(definitions, function):
-        found.extend(_Finder(definitions[name]).run())
+        found.extend(_Finder(definitions[name], glossed).run())
     return tuple(found)
 
 
@@ -444,9 +446,11 @@ def definition(reference: types.ModuleType, function: str) -> ast.FunctionDef:
     return _definitions(_path(reference))[function]
 
 
-def changes(reference: types.ModuleType, function: str) -> tuple[Change, ...]:
-    """Every single change of `function` and of the reference functions it calls."""
-    return _changes(_path(reference), function)
+def changes(reference: types.ModuleType, function: str, glossed: bool = True) -> tuple[Change, ...]:
+    """Every single change of `function` and of the reference functions it calls. glossed: a name
+    used for another says what the reference's names mean (name_words.py); a learner's code
+    mended (repair.py) is said without."""
+    return _changes(_path(reference), function, glossed)
 
 
 _BUILT: dict[tuple, object] = {}  # single changes already compiled: a room checks many files of one lab

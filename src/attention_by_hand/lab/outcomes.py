@@ -26,6 +26,7 @@ from types import ModuleType
 
 import torch
 
+from attention_by_hand.lab.axis_words import docstring_sizes
 from attention_by_hand.lab.judging import close
 from attention_by_hand.lab.relations import Known
 from attention_by_hand.lab.wire import MAX_TEXT
@@ -205,10 +206,12 @@ def locals_on(reference: ModuleType, function: str, args: tuple, functions: set[
 
 def known_numbers(reference: ModuleType, function: str, args: tuple) -> Known:
     """The reference's own numbers on these inputs, by name: its arguments and locals (ints and
-    floats), then the lengths of its tensors ("len(ids)": an average over the wrong count is off by
+    floats), the sizes its docstring names (axis_words.py), then the lengths of its tensors ("len(ids)": an average over the wrong count is off by
     a ratio of two of them), then the lengths of their rows ("scores.shape[-1]")."""
     values = locals_on(reference, function, args, {function}).get(function, {})
     known = {k: float(v) for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    for k, v in docstring_sizes(getattr(reference, function), args).items():  # "batch", in the learner's words
+        known.setdefault(k, v)
     for k, v in values.items():
         if isinstance(v, torch.Tensor) and v.dim() >= 1:
             known.setdefault(f"len({k})", float(v.shape[0]))

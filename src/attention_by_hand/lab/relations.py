@@ -26,7 +26,7 @@ from collections.abc import Callable
 import torch
 
 from attention_by_hand.lab.judging import close
-from attention_by_hand.lab.shape_relations import (SINGULAR, Known, axis_name, folded, part, reduced, reduced_kept, repeated, reshaped,
+from attention_by_hand.lab.shape_relations import (COUNTS, SINGULAR, SIZE_MEANS, Known, axis_name, folded, part, reduced, reduced_kept, repeated, reshaped,
                                                    sizes_named, sliced, unit_axes, unreduced)
 
 __all__ = ["Known", "relation", "known_factor", "scale_of"]
@@ -416,15 +416,21 @@ def _scaled(differing) -> str | None:
         divisor = name[2:]
         if divisor.startswith("(") and divisor.endswith(")"):
             divisor = divisor[1:-1]
-        return f"yours is the reference's output divided by {divisor} = {1 / float(value):.3g}"
+        return f"yours is the reference's output divided by {divisor} = {1 / float(value):.3g}{_counts(divisor)}"
     if named:
-        return f"yours is the reference's output multiplied by {named}"
+        return f"yours is the reference's output multiplied by {named}{_counts(named.split(' = ')[0])}"
     factors = [scale_of(g, e) for g, e, _ in differing]
     if any(c is None for c in factors):
         return None
     if all(math.isclose(c, factors[0], rel_tol=1e-3) for c in factors):
         return f"yours is the reference's output multiplied by {factors[0]:.4g} on every input"
     return None
+
+
+def _counts(name: str) -> str:
+    """What a size the labs name counts ("batch": the sequences in the batch), said after it."""
+    means = SIZE_MEANS.get(name)
+    return f" ({COUNTS[means]})" if means in COUNTS else ""
 
 
 def _say_swapped(found, rank) -> str:

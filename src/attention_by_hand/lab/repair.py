@@ -122,7 +122,7 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
         return []
     loops = set().union(*(_loop_names(definition(module, name)) for name in own))
     extra = [c for name in own for c in mend_changes(definition(module, name))]
-    allowed = [c for c in (*changes(module, function), *extra) if c.function in own
+    allowed = [c for c in (*changes(module, function, glossed=False), *extra) if c.function in own
                and not (c.op in ("name", "size_for", "exchange") and _names_in(c.arg) & loops)]
     inside = [c for c in allowed if span is not None and c.function == function and span[0] <= c.line <= span[1]]
     first = set(inside) | set(extra)

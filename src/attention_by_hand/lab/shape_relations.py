@@ -18,7 +18,7 @@ import torch
 
 from attention_by_hand.lab.judging import close
 
-__all__ = ["Known", "SINGULAR", "axis_name", "folded", "part", "reduced", "reduced_kept", "repeated", "reshaped", "sizes_named", "sliced", "unit_axes",
+__all__ = ["Known", "COUNTS", "SIZE_MEANS", "SINGULAR", "axis_name", "folded", "part", "reduced", "reduced_kept", "repeated", "reshaped", "sizes_named", "sliced", "unit_axes",
            "unreduced"]
 
 Known = dict[str, float]  # the reference's own numbers on one input, by name: {"head_size": 4.0, ...}
@@ -73,7 +73,8 @@ def reshaped(pairs) -> str | None:
 
 
 # What an axis holds, told by the name of the reference's number that is its size.
-SIZE_MEANS = {"B": "the batch", "batch": "the batch", "n_heads": "the heads", "nh": "the heads", "H": "the heads"}
+SIZE_MEANS = {"B": "the batch", "batch": "the batch", "n_heads": "the heads", "nh": "the heads", "H": "the heads", "heads": "the heads"}
+COUNTS = {"the batch": "the number of sequences in the batch", "the heads": "the number of heads"}  # what a size counts
 
 
 def reduced_kept(pairs) -> str | None:

@@ -35,6 +35,7 @@ from attention_by_hand.lab.related import ends_of
 from attention_by_hand.lab.outcomes import RAISED, Tried, raised
 from attention_by_hand.lab.parting import Parted, parted
 from attention_by_hand.lab.judging import Check, Miss, Probe, hint_for_exception
+from attention_by_hand.lab.learner_notes import with_notes
 from attention_by_hand.lab.registry import Lab, get_lab, load_reference, reference_path
 from attention_by_hand.lab.wire import decode, encode
 
@@ -438,6 +439,9 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
             hint, mistake, mended = mutants.hint(check, hint)
         elif ask and hint.startswith("raised "):
             hint, mistake, mended = mutants.after_error(check, hint)
+        if hint is not None:  # what the child saw of the learner's code, first (learner_notes.py)
+            made = [(by_id[i], calls[i][1]) for c, cids, _ in judged if c.function == check.function for i in cids]
+            hint = with_notes(hint, made, getattr(reference, check.function), line_name)
         run.results.append(CheckResult(f"{check.function}: {check.label}", hint, mistake, mended))
 
     fatal = next((e for e in events if e.get("event") == "fatal"), None)

@@ -1,0 +1,65 @@
+"""The sizes a reference function's docstring names, read off the arguments it is given.
+
+Every lab function's docstring gives its arguments' shapes in words the learner reads:
+"pattern: (batch, heads, T, T)", "q, k: (..., T, head_size)". A factor or a size the learner
+got wrong is best named in those words: an induction score batch times too large is "multiplied
+by batch = 2", not "multiplied by len(pattern) = 2", which is the same number under a name the
+learner never saw. `docstring_sizes` gives {axis word: size} on one call's arguments, for
+outcomes.known_numbers to add after the reference's own locals.
+
+Left out: axes written as expressions ("T - period + 1", "3 * d_model") and the output's shape
+(after "->"), which is no argument.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import torch
+
+__all__ = ["docstring_sizes"]
+
+# "q, k: (..., T, head_size)": the names, then the shape in brackets
+_SHAPED = re.compile(r"(\w+(?:\s*,\s*\w+)*)\s*:\s*\(([^()]*)\)")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
+def _axes(doc: str) -> dict[str, list[str]]:
+    """{argument: its axis words, '...' kept} as the docstring states them, before any '->'."""
+    found: dict[str, list[str]] = {}
+    for line in doc.splitlines():
+        line = line.split("->")[0]
+        for names, shape in _SHAPED.findall(line):
+            axes = [a.strip() for a in shape.split(",") if a.strip()]
+            for name in re.split(r"\s*,\s*", names):
+                found.setdefault(name, axes)
+    return found
+
+
+def docstring_sizes(function, args: tuple) -> dict[str, float]:
+    """{axis word: its size} on these arguments, for each axis word the docstring gives a tensor
+    argument; a word whose sizes disagree on one call (T and T of different tensors) is left out."""
+    doc = inspect.getdoc(function) or ""
+    try:
+        parameters = list(inspect.signature(function).parameters)
+    except (TypeError, ValueError):
+        return {}
+    sizes: dict[str, float] = {}
+    clashing: set[str] = set()
+    for name, axes in _axes(doc).items():
+        if name not in parameters or parameters.index(name) >= len(args):
+            continue
+        value = args[parameters.index(name)]
+        if not isinstance(value, torch.Tensor):
+            continue
+        # "..." holds any number of leading axes: the words after it count from the right
+        named = axes[axes.index("...") + 1:] if "..." in axes else axes
+        if ("..." not in axes and len(axes) != value.dim()) or len(named) > value.dim():
+            continue
+        for word, size in zip(named, value.shape[value.dim() - len(named):]):
+            if _WORD.fullmatch(word):
+                if sizes.get(word, size) != size:
+                    clashing.add(word)
+                sizes[word] = float(size)
+    return {w: s for w, s in sizes.items() if w not in clashing}

@@ -1,0 +1,69 @@
+"""What one variable used for another means, said after the change itself.
+
+"`values[:, others]` for `writes[:, others]`" is exact but leaves the learner to look up what
+`writes` is; the reference made it from `values` one line before (`writes = softmax(scores) @
+values`), so the mistake is that step left out. And "`math.sqrt(T)` for `math.sqrt(head_size)`"
+says more once the learner knows that the reference's `T` is `keys.shape[2]`, the number of keys.
+So a change of one name for another (mutants.py, op "name") ends with one of:
+
+- the step (or steps) that make the reference's variable from the one used, left out, when the
+  one used is what the reference's variable was made from;
+- else what the one used is, in the reference's line that makes it.
+
+Left out: names that are arguments (the learner has them, with the docstring's words), and
+assignments other than plain ones (a loop's target, `+=`: what they hold changes as it runs).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from attention_by_hand.lab.mutant_edits import quote
+
+__all__ = ["gloss"]
+
+LIMIT = 70  # characters of a quoted statement
+
+
+def _made(fdef: ast.FunctionDef, name: str, before: int) -> ast.Assign | None:
+    """The last plain assignment to `name` on a line before `before` (None: none, or an argument)."""
+    found = None
+    for node in ast.walk(fdef):
+        if (isinstance(node, ast.Assign) and node.lineno < before
+                and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+                and (found is None or node.lineno > found.lineno)):
+            found = node
+    return found
+
+
+def _reads(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _steps_from(fdef: ast.FunctionDef, old: str, new: str, line: int) -> list[ast.Assign] | None:
+    """The assignments that lead from `new` to `old` (the last first), when `old` was made from
+    `new` through at most three of them; None otherwise."""
+    made = _made(fdef, old, line)
+    chain = []
+    while made is not None and len(chain) < 3:
+        chain.append(made)
+        read = _reads(made.value)
+        if new in read:
+            return chain
+        # one step back: the single name this step made its value from, if it read one local
+        before = [n for n in read if _made(fdef, n, made.lineno) is not None]
+        made = _made(fdef, before[0], made.lineno) if len(before) == 1 else None
+    return None
+
+
+def gloss(fdef: ast.FunctionDef, old: str, new: str, line: int) -> str:
+    """Words to add after "`new` for `old`" in the statement on `line`, or ""."""
+    steps = _steps_from(fdef, old, new, line)
+    if steps:
+        quoted = ", then ".join(f"`{quote(s, LIMIT)}`" for s in reversed(steps))
+        what = "the step that makes" if len(steps) == 1 else "the steps that make"
+        return f": {what} `{old}` from `{new}` left out ({quoted})"
+    made = _made(fdef, new, line)
+    if made is not None:
+        return f" (the reference's `{new}` is made by `{quote(made, LIMIT)}`)"
+    return ""

@@ -1,0 +1,44 @@
+"""The sizes a reference's docstring names, read off its arguments (axis_words.py)."""
+
+from __future__ import annotations
+
+import torch
+
+from attention_by_hand.lab.axis_words import docstring_sizes
+
+
+def score(pattern, period):
+    """A score per head.
+
+    pattern: (batch, heads, T, T) on repeated sequences  ->  (heads,)
+    """
+
+
+def backward(q, k, lse, scale):
+    """q, k: (..., T, head_size); lse: (..., T), and scale: a number  ->  dq: (..., T, head_size)"""
+
+
+def lookup(ids, weight):
+    """ids: (n,) whole numbers; weight: (n_vocabulary, d_model)  ->  (n, d_model)"""
+
+
+def test_every_axis_word_gets_its_size():
+    assert docstring_sizes(score, (torch.zeros(2, 3, 5, 5), 2)) == {"batch": 2, "heads": 3, "T": 5}
+
+
+def test_words_after_an_ellipsis_count_from_the_right():
+    args = (torch.zeros(4, 2, 7, 8), torch.zeros(4, 2, 7, 8), torch.zeros(4, 2, 7), 0.5)
+    assert docstring_sizes(backward, args) == {"T": 7, "head_size": 8}
+
+
+def test_a_word_with_two_sizes_on_one_call_is_left_out():
+    args = (torch.zeros(7, 8), torch.zeros(6, 8), torch.zeros(7), 0.5)
+    assert docstring_sizes(backward, args) == {"head_size": 8}
+
+
+def test_a_tensor_of_another_rank_than_its_docstring_says_is_skipped():
+    assert docstring_sizes(lookup, (torch.zeros(3, dtype=torch.long), torch.zeros(2, 5, 4))) == {"n": 3}
+
+
+def test_an_argument_that_is_no_tensor_gives_nothing():
+    assert docstring_sizes(score, ([[0.5]], 2)) == {}

@@ -1,0 +1,46 @@
+"""What a variable used for another means (name_words.py): the steps left out, or what it is."""
+
+from __future__ import annotations
+
+import ast
+
+from attention_by_hand.lab.name_words import gloss
+
+CODE = '''
+def f(scores, values, x, k):
+    writes = scores.softmax(-1) @ values
+    doubled = x * 2
+    shifted = doubled + 1
+    T = k.shape[0]
+    size = k.shape[-1]
+    return writes.sum(0) + shifted / size
+'''
+
+
+def _fdef():
+    return ast.parse(CODE).body[0]
+
+
+RETURN_LINE = 8
+
+
+def test_a_name_made_from_the_one_used_says_that_step_was_left_out():
+    assert gloss(_fdef(), "writes", "values", RETURN_LINE) == (
+        ": the step that makes `writes` from `values` left out (`writes = scores.softmax(-1) @ values`)")
+
+
+def test_two_steps_left_out_are_said_in_their_order():
+    assert gloss(_fdef(), "shifted", "x", RETURN_LINE) == (
+        ": the steps that make `shifted` from `x` left out (`doubled = x * 2`, then `shifted = doubled + 1`)")
+
+
+def test_a_name_used_that_the_reference_makes_is_said_with_its_line():
+    assert gloss(_fdef(), "size", "T", RETURN_LINE) == " (the reference's `T` is made by `T = k.shape[0]`)"
+
+
+def test_an_argument_used_for_a_name_not_made_from_it_gets_no_words():
+    assert gloss(_fdef(), "size", "scores", RETURN_LINE) == ""
+
+
+def test_a_name_made_only_after_the_line_is_not_said():
+    assert gloss(_fdef(), "doubled", "T", 4) == ""
