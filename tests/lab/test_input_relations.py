@@ -17,7 +17,7 @@ X, Y = torch.arange(6.0).reshape(2, 3), torch.ones(2, 3)
 
 def test_an_input_returned_as_it_came_is_named():
     said = returned_unchanged(["x", "y"], [(X, Y)], [X.clone()], [X + Y], _agree)
-    assert said == "yours returns its input `x` unchanged: nothing it computes reaches what it returns"
+    assert said == "yours returns its input unchanged (`x`, as it was given): nothing it computes reaches what it returns"
 
 
 def test_inputs_where_the_output_is_right_do_not_count():

@@ -447,3 +447,30 @@ def test_in_a_batch_of_heads_axis_1_holds_the_heads():
 
 def test_in_a_batch_of_heads_axis_0_holds_the_sequences():
     assert "averaged over its sequences (axis 0)" in relation(on_two(lambda e: e.mean(dim=0), shape=(2, 3, 4, 4)))
+
+
+def _rows_zeroed(expected, rows):
+    got = expected.clone()
+    got[..., rows, :] = 0.0
+    return got
+
+
+def test_last_rows_left_zero_on_inputs_of_two_ranks_are_said_as_its_last_rows():
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(7, 3, generator=g) + 5, torch.randn(2, 10, 3, generator=g) + 5
+    pairs = [(_rows_zeroed(a, slice(4, 7)), a, {}), (_rows_zeroed(b, slice(8, 10)), b, {})]
+    assert relation(pairs) == ("yours equals the reference's output but for its last rows, all zeros where the reference's "
+                               "are not (rows 4 to 6 of 7 on one input): nothing reached them")
+
+
+def test_rows_left_zero_in_the_middle_are_said_as_some_rows():
+    a = torch.randn(5, 3, generator=torch.Generator().manual_seed(1)) + 5
+    said = relation([(_rows_zeroed(a, [1, 3]), a, {})])
+    assert said is not None and said.startswith("yours equals the reference's output but for some rows") and "(rows 1, 3 of 5" in said
+
+
+def test_rows_left_zero_with_another_row_wrong_too_are_not_said():
+    a = torch.randn(5, 3, generator=torch.Generator().manual_seed(2)) + 5
+    got = _rows_zeroed(a, [4])
+    got[0, 0] += 1.0
+    assert relation([(got, a, {})]) is None or "zeros" not in relation([(got, a, {})])

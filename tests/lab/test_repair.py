@@ -376,6 +376,10 @@ def blended(s, v):
     return torch.softmax(s, dim=-1) @ v
 
 
+def row_totals(x):
+    return x.sum(dim=-1)
+
+
 def running_total(x):
     return x.cumsum(0)
 
@@ -468,6 +472,10 @@ def blended(s, v):
     w = torch.softmax(s, dim=-1)
     again = torch.softmax(w, dim=-1)
     return again @ v
+''',
+    "last_cut": '''
+def row_totals(x):
+    return x[..., :-1].sum(dim=-1)
 ''',
     "returned_in_loop": '''
 def running_total(x):
@@ -769,3 +777,9 @@ def test_a_mend_by_another_name_says_nothing_of_what_the_learners_names_mean(tmp
     found = _extra(tmp_path, "softmax_again", "blended", inputs)
     assert found is not None and found.words == "the wrong variable" and found.text.startswith("`torch.softmax(s, dim=-1)` for")
     assert "the step that makes" not in found.text and "is made by" not in found.text
+
+
+def test_an_index_that_cuts_the_last_entry_of_one_axis_is_said_as_that(tmp_path):
+    x = torch.arange(12.0).reshape(3, 4)
+    found = _extra(tmp_path, "last_cut", "row_totals", [(x,), (x[None] * 2,)])
+    assert found is not None and found.words == "`x` without its last entry, `x[..., :-1]`, where all of it is needed"

@@ -163,4 +163,4 @@ def returned_unchanged(names: list[str], inputs: list[tuple], gots: list, expect
     if said is None:
         return None
     name = names[said] if said < len(names) else f"argument {said + 1}"
-    return f"yours returns its input `{name}` unchanged: nothing it computes reaches what it returns"
+    return f"yours returns its input unchanged (`{name}`, as it was given): nothing it computes reaches what it returns"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.mutant_edits import CMP, OPS, Change
+from attention_by_hand.lab.mutant_edits import CMP, OPS, Change, number_of
 
 __all__ = ["mistake_words"]
 
@@ -102,6 +102,15 @@ def _delta(node: ast.AST, change: Change) -> int | None:
     return None
 
 
+def _one_axis_cut(index: ast.AST) -> ast.Slice | None:
+    """The one slice of an index that cuts a single axis (`[1:]`, `[..., :-1]`, `[:, 2:]`), else None."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    cuts = [p for p in parts if isinstance(p, ast.Slice) and not (p.lower is None and p.upper is None and p.step is None)]
+    rest = [p for p in parts if p not in cuts]
+    whole = all((isinstance(p, ast.Constant) and p.value is Ellipsis) or isinstance(p, ast.Slice) for p in rest)
+    return cuts[0] if len(cuts) == 1 and whole else None
+
+
 def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa: C901 - one branch per kind, flat
     """The learner's mistake that `change` of its function `fdef` mends, in words, or None."""
     nodes = list(ast.walk(fdef))
@@ -185,7 +194,13 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         if type(index) is int:
             which = {0: "the first entry", -1: "the last entry"}.get(index, "one entry")
             return f"only {which} along the first axis, `{_short(node)}`, where all of `{whole}` is needed"
-        if isinstance(node.slice, ast.Slice):
+        cut = _one_axis_cut(node.slice)
+        last = cut is not None and cut.lower is None and number_of(cut.upper) == -1
+        first = cut is not None and number_of(cut.lower) == 1 and cut.upper is None
+        if (last or first) and cut.step is None:
+            end = "last" if last else "first"
+            return f"`{whole}` without its {end} entry, `{_short(node)}`, where all of it is needed"
+        if cut is not None:
             return f"only a part, `{_short(node)}`, where all of `{whole}` is needed"
         return None  # an index of None, a list or a tensor: more, fewer or other entries, not "a part"
     if op == "first" and isinstance(node, ast.Name):
