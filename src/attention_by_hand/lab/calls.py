@@ -17,6 +17,7 @@ not what is under test). An event is a JSON-able dict:
     {"event": "unused", "function": "dot", "arguments": [[1, -1]], "tried": [0, 1]}   arguments that never
                                                      reach its output, or one part of it (unused.py)
     {"event": "repair", "function": "dot", "line": 41, "text": "...", "words": "..."}   a mend (repair.py)
+    {"event": "pitfalls", "function": "dot", "found": [[41, "..."]]}   Python pitfalls of its code (pitfalls.py)
 
 Left out: importing the learner's file and the limits on it (child.py); judging (verdict.py, judging.py).
 """
@@ -291,9 +292,24 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
     # stops the child a little after "done", runner.py).
     emit(event="done")
     started = time.perf_counter()
+    _emit_pitfalls(module, mender, emit)
     _emit_unused(module, reference, mender, emit)
     mender.emit_repairs(emit, blamer.spent + time.perf_counter() - started)
     return True
+
+
+def _emit_pitfalls(module: ModuleType, mender: _Mender, emit: Emit) -> None:
+    """For each function that was wrong on some call, the Python pitfalls of its code
+    (pitfalls.py): {"event": "pitfalls", "function": "f", "found": [[line, words]]}."""
+    from attention_by_hand.lab.pitfalls import pitfalls
+
+    for name in mender.wrong:
+        try:
+            found = pitfalls(getattr(module, name))
+        except Exception:  # noqa: BLE001 - it only adds to a hint; it never breaks a check
+            found = []
+        if found:
+            emit(event="pitfalls", function=name, found=found)
 
 
 # The unused-argument search (unused.py) calls each wrong function twice per argument: a guard on

@@ -1,5 +1,6 @@
-"""Two facts about a learner's call that its output's numbers cannot show: parts of what it returns
-that are one tensor under two names, and the warnings PyTorch gave while it ran.
+"""Facts about a learner's call that its output's numbers cannot show: parts of what it returns
+that are one tensor under two names, and the warnings PyTorch gave while it ran (and, said with
+them, the Python pitfalls of its code that pitfalls.py finds).
 
 `dq = dk = torch.zeros_like(q)` makes ONE tensor with two names: whatever is added to dq is
 added to dk, and both come back as the same sum. Compared number by number, that is only "dq is
@@ -98,11 +99,12 @@ def say_warned(warned, line_name=None) -> str | None:
     return "; ".join(said) or None
 
 
-def with_notes(hint: str, made: list[tuple[dict, tuple]], reference, line_name=None) -> str:
+def with_notes(hint: str, made: list[tuple[dict, tuple]], reference, line_name=None, pitfalls=None) -> str:
     """A failed check's hint with these facts before it, from the events of the calls made of its
     function, each with its arguments (torch warns once per process, on the first call only);
-    `reference` is the reference's function, called only where the learner's parts are shared."""
-    said: list[str] = []
+    `reference` is the reference's function, called only where the learner's parts are shared;
+    pitfalls: the child's [[line, words]] of pitfalls.py for the function."""
+    said: list[str] = [words for line, words in _pairs(pitfalls)]
     for event, args in made:
         if event.get("shared") and not any(s.startswith("parts ") for s in said):
             import torch
@@ -118,3 +120,9 @@ def with_notes(hint: str, made: list[tuple[dict, tuple]], reference, line_name=N
             said.append(warned)
     said = [s for s in said if s]
     return "; ".join(said + [hint]) if said else hint
+
+
+def _pairs(found) -> list[tuple[int, str]]:
+    """The [[line, words]] the child sent that have that form (anything else is left out)."""
+    return [(a, b) for a, b in (f for f in (found or []) if isinstance(f, (list, tuple)) and len(f) == 2)
+            if type(a) is int and isinstance(b, str)][:MAX_WARNINGS]

@@ -411,6 +411,7 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
         judged.append((check, ids, [_case(check, calls[i][1], by_id[i], reference, line_name) for i in ids]))
     repairs = {e["function"]: e for e in events if e.get("event") == "repair" and isinstance(e.get("function"), str)}
     mutants = _Engine(the_plan, by_id, judged, reference, line_name, repairs)
+    pitfalls = {e.get("function"): e.get("found") for e in events if e.get("event") == "pitfalls"}
     mutants.unused = {e["function"]: (e.get("arguments"), e.get("tried")) for e in events
                       if e.get("event") == "unused" and isinstance(e.get("function"), str)}
     # the outputs that were right rule out the known mistakes that would have changed them, for
@@ -441,7 +442,7 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
             hint, mistake, mended = mutants.after_error(check, hint)
         if hint is not None:  # what the child saw of the learner's code, first (learner_notes.py)
             made = [(by_id[i], calls[i][1]) for c, cids, _ in judged if c.function == check.function for i in cids]
-            hint = with_notes(hint, made, getattr(reference, check.function), line_name)
+            hint = with_notes(hint, made, getattr(reference, check.function), line_name, pitfalls.get(check.function))
         run.results.append(CheckResult(f"{check.function}: {check.label}", hint, mistake, mended))
 
     fatal = next((e for e in events if e.get("event") == "fatal"), None)

@@ -1,0 +1,131 @@
+"""Python pitfalls read off a learner's function (pitfalls.py), and the hint that says them."""
+
+from __future__ import annotations
+
+import importlib.util
+
+from attention_by_hand.lab.pitfalls import pitfalls
+from attention_by_hand.lab.registry import LABS
+from attention_by_hand.lab.verdict import check_in_process
+from labhelpers import REFERENCES, load_lab, patch_lab
+
+LEARNER = '''
+import torch
+
+
+def twice(xs):
+    doubled = (x * 2 for x in xs)
+    total = sum(doubled)
+    return total, list(doubled)
+
+
+def once(xs):
+    doubled = (x * 2 for x in xs)
+    return sum(doubled)
+
+
+def one_branch_each(xs, flag):
+    doubled = map(abs, xs)
+    if flag:
+        return sum(doubled)
+    else:
+        return max(doubled)
+
+
+def kept_lambdas(n):
+    scale = []
+    for h in range(n):
+        scale.append(lambda x: x * h)
+    return [f(1) for f in scale]
+
+
+def bound_lambdas(n):
+    scale = []
+    for h in range(n):
+        scale.append(lambda x, h=h: x * h)
+    return [f(1) for f in scale]
+
+
+def used_in_the_loop(n):
+    out = []
+    for h in range(n):
+        f = lambda x: x * h
+        out.append(f(1))
+    return out
+
+
+def kept_defs(n):
+    made = []
+    for h in range(n):
+        def head(x):
+            return x + h
+        made.append(head)
+    return [m(0) for m in made]
+'''
+
+
+def _module(tmp_path):
+    path = tmp_path / "learner.py"
+    path.write_text(LEARNER, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("learner_pitfalls", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _line(code: str) -> int:
+    return 1 + LEARNER.splitlines().index(code)
+
+
+def test_a_generator_used_twice_is_said_with_both_lines(tmp_path):
+    found = pitfalls(_module(tmp_path).twice)
+    made, again = _line("    doubled = (x * 2 for x in xs)"), _line("    return total, list(doubled)")
+    assert found == [[made, f"`doubled` (line {made}) is a generator: it can be gone through once, so its next use "
+                            f"(line {again}) finds it already empty"]]
+
+
+def test_a_generator_used_once_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).once) == []
+
+
+def test_a_lazy_map_read_in_two_branches_of_one_if_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).one_branch_each) == []
+
+
+def test_lambdas_kept_from_a_loop_that_read_its_variable_are_said(tmp_path):
+    (found,) = pitfalls(_module(tmp_path).kept_lambdas)
+    assert found[0] == _line("        scale.append(lambda x: x * h)") and "reads `h` when it is called" in found[1]
+
+
+def test_a_loop_variable_bound_as_a_default_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).bound_lambdas) == []
+
+
+def test_a_lambda_called_within_its_own_pass_of_the_loop_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).used_in_the_loop) == []
+
+
+def test_a_def_in_a_loop_kept_in_a_list_is_said(tmp_path):
+    (found,) = pitfalls(_module(tmp_path).kept_defs)
+    assert found[0] == _line("        def head(x):") and "every one of them sees the last `h`" in found[1]
+
+
+HEADS_TWICE = '''
+def multi_head_attention(x, query, key, value, proj, n_heads):
+    T = x.shape[0]
+    q, k, v = (split_heads(layer(x), n_heads) for layer in (query, key, value))
+    hidden = torch.ones(T, T, dtype=torch.bool).triu(1)
+    pairs = (torch.softmax((q[h] @ k[h].T / math.sqrt(q.shape[-1])).masked_fill(hidden, float("-inf")), dim=-1)
+             for h in range(n_heads))
+    weights = torch.stack(list(pairs))
+    heads = torch.stack([w @ v[h] for h, w in enumerate(pairs)])
+    return proj(merge_heads(heads)), weights
+'''
+
+
+def test_a_failed_check_says_the_pitfall_first(tmp_path):
+    path = tmp_path / "lab-05-multihead.py"
+    path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), HEADS_TWICE), encoding="utf-8")
+    run = check_in_process(load_lab(path), LABS[4])
+    hints = [r.hint for r in run.results if not r.passed and r.label.startswith("multi_head_attention")]
+    assert hints and all(h.startswith("`pairs` (line ") and "is a generator: it can be gone through once" in h for h in hints)
