@@ -26,6 +26,7 @@ from collections.abc import Callable
 import torch
 
 from attention_by_hand.lab.judging import close
+from attention_by_hand.lab.places import moved, zeroed
 from attention_by_hand.lab.shape_relations import (COUNTS, SINGULAR, SIZE_MEANS, Known, axis_name, folded, part, reduced, reduced_kept, repeated, reshaped,
                                                    sizes_named, sliced, unit_axes, unreduced)
 
@@ -313,38 +314,6 @@ def _rows_scaled(got, expected, known):
     return ROWS_SCALED.format(shown=shown)
 
 
-def _zero_slices(got, expected, known):
-    """(axis from the end, the slices, how many) where some slices along one axis are all zeros where the
-    reference's are not and every other slice equals its: places never filled (a loop that
-    stopped a block short); ALL_ZEROS where every place is zero; else None."""
-    if got.dim() == 0 or not got.is_floating_point():
-        return None
-    if not bool((got != 0).any()) and bool((expected != 0).any()):
-        return ALL_ZEROS  # fits (every slice short), and shows no place
-    for axis in range(got.dim()):
-        g, e = got.movedim(axis, 0).reshape(got.shape[axis], -1), expected.movedim(axis, 0).reshape(got.shape[axis], -1)
-        zero = [bool((g[i] == 0).all()) and bool((e[i] != 0).any()) for i in range(len(g))]
-        rest = [i for i, z in enumerate(zero) if not z]
-        if any(zero) and rest and close(g[rest], e[rest]):
-            return axis - got.dim(), [i for i, z in enumerate(zero) if z], len(g)  # from the end: ranks differ
-    return None
-
-
-def _say_zero_slices(found: list, rank: int) -> str | None:
-    """Words for _zero_slices on every input: the same axis each time, its places on one input
-    (and "its last" when on every input they are the last ones)."""
-    shown = [f for f in found if f is not ALL_ZEROS]
-    if not all(found) or not shown or len({axis for axis, _, _ in shown}) != 1:
-        return None
-    axis, listed, n = shown[0]
-    what = axis_name(rank + axis, rank) if rank + axis >= 0 else f"slices along axis {axis}"
-    last = all(places == list(range(size - len(places), size)) for _, places, size in shown)
-    span = (f"{listed[0]} to {listed[-1]}" if listed == list(range(listed[0], listed[-1] + 1)) and len(listed) > 2
-            else ", ".join(map(str, listed[:6])) + (", ..." if len(listed) > 6 else ""))
-    return (f"yours equals the reference's output but for {'its last' if last else 'some'} {what}, all zeros where the "
-            f"reference's are not ({what} {span} of {n} on one input): nothing reached them")
-
-
 NO_EVIDENCE = "no row's own factor shows here"
 ALL_ZEROS = "all zeros"  # a marker: nothing reached any place, which fits slices left unfilled  # it fits this input, and shows nothing
 ROWS_SCALED = ("each row of yours is the reference's row times a factor of its own ({shown}): the proportions within "
@@ -357,12 +326,14 @@ _TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted
 
 def ends(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
     """The reference's output is the first or last entries of yours along one axis, or yours of
-    its (shape_relations.part); or its first or last slice in every place; or yours all zeros; on
-    every input where they differ. These say where, not why: asked apart from relation(), after
+    its (shape_relations.part); or its first or last slice in every place; or yours all zeros, or
+    zeros in some slices and right elsewhere; or each row moved along itself; on every input
+    where they differ. These say where, not why: asked apart from relation(), after
     the relations that name a cause (the reference run on an input one element short)."""
     pairs = [(g, e, k) for g, e, k in pairs if isinstance(g, torch.Tensor) and isinstance(e, torch.Tensor)
              and not (g.shape == e.shape and close(g, e))]
-    return (part(pairs) or _repeated(pairs) or _zeros(pairs)) if pairs else None
+    return (part(pairs) or _repeated(pairs) or _zeros(pairs) or zeroed(pairs) or moved(pairs)) if pairs else None
+
 
 
 def _repeated(pairs) -> str | None:
@@ -413,9 +384,6 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     shown = [r for r in rows if r is not NO_EVIDENCE]
     if all(rows) and shown:  # it fits every input, and some input shows a factor of its own
         return shown[0]
-    zeroed = _say_zero_slices([_zero_slices(g, e, k) for g, e, k in differing], differing[0][0].dim())
-    if zeroed:
-        return zeroed
     for find, say in ((_swapped, _say_swapped), (_shifted, _say_shifted)):
         found = [find(g, e) for g, e, _ in differing]
         if found[0] is not None and all(f == found[0] for f in found):
