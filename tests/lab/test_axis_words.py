@@ -42,3 +42,17 @@ def test_a_tensor_of_another_rank_than_its_docstring_says_is_skipped():
 
 def test_an_argument_that_is_no_tensor_gives_nothing():
     assert docstring_sizes(score, ([[0.5]], 2)) == {}
+
+
+def test_a_docstring_word_for_a_number_a_local_names_is_not_added():
+    # decode_step's `C` is d_model: a second name for it would leave that size unnamed (ambiguous)
+    from attention_by_hand.lab.outcomes import known_numbers
+    from attention_by_hand.lab.registry import LABS
+    from labhelpers import REFERENCES, load_lab
+
+    lab = LABS[7]
+    reference = load_lab(REFERENCES[lab.filename])
+    qkv, proj = torch.nn.Linear(8, 24), torch.nn.Linear(8, 8)
+    cache = (torch.zeros(2, 2, 3, 4), torch.zeros(2, 2, 3, 4))
+    known = known_numbers(reference, "decode_step", (torch.zeros(2, 1, 8), cache, 3, qkv, proj, 2))
+    assert known["C"] == 8 and "d_model" not in known and known["B"] == 2

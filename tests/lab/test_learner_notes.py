@@ -41,6 +41,10 @@ def no_axis(x):
     return torch.nn.functional.softmax(x)
 
 
+def reversed_axes(x):
+    return x.T
+
+
 def warns_then_raises(x):
     warnings.warn("first this")
     raise ValueError("then this")
@@ -71,6 +75,14 @@ def test_a_torch_warning_from_the_learners_line_is_kept_with_that_line(tmp_path)
     assert len(warned) == 1 and warned[0][0] == 7 and warned[0][1].startswith("Implicit dimension choice for softmax")
 
 
+def test_a_warning_torch_gives_once_per_process_is_kept_on_every_call(tmp_path):
+    module, path = _module(tmp_path)
+    for _ in range(2):
+        with recording(path) as warned:
+            module.reversed_axes(torch.zeros(2, 3, 4))
+        assert len(warned) == 1 and "`x.T`" in warned[0][1]
+
+
 def test_a_warning_from_another_file_is_not_kept(tmp_path):
     _, path = _module(tmp_path)
     with recording(path) as warned:
@@ -85,7 +97,7 @@ def test_a_warning_before_an_error_is_kept(tmp_path):
             module.warns_then_raises(None)
     except ValueError:
         pass
-    assert warned == [[11, "first this"]]
+    assert warned == [[15, "first this"]]
 
 
 def test_at_most_a_few_warnings_are_kept(tmp_path):
@@ -100,7 +112,7 @@ def test_parts_the_reference_shares_too_are_not_said():
     assert say_shared([[0, 1]], []).startswith("parts 1 and 2 of what you return are one tensor")
 
 
-def test_a_hint_gets_the_warning_of_any_call_of_its_function():
+def test_a_hint_gets_the_warning_of_any_of_its_checks_calls():
     made = [({"event": "result"}, ()), ({"event": "result", "warned": [[7, "a warning"]]}, ())]
     assert with_notes("the hint", made, None) == 'PyTorch warned at line 7: "a warning"; the hint'
 
@@ -155,3 +167,41 @@ def test_a_check_of_a_call_torch_warned_about_quotes_the_warning_and_its_line(tm
     run = check_in_process(load_lab(path), LABS[4])
     hints = [r.hint for r in run.results if not r.passed and r.label.startswith("multi_head_attention")]
     assert hints and all(f'PyTorch warned at line {line}: "Implicit dimension choice for softmax has been deprecated' in h for h in hints)
+
+
+REFUSES_ITS_STORAGE = '''
+class NoStorage(torch.Tensor):
+    def untyped_storage(self):
+        raise RuntimeError("no storage here")
+
+
+def attention_backward(q, k, v, d_out, causal):
+    return q.as_subclass(NoStorage), k, v
+'''
+
+
+def test_a_returned_tensor_that_refuses_its_storage_still_gets_its_hints(tmp_path):
+    path = tmp_path / "lab-10-gradients.py"
+    path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), REFUSES_ITS_STORAGE), encoding="utf-8")
+    run = check_in_process(load_lab(path), LABS[9])
+    assert run.failure is None and any(not r.passed and r.label.startswith("attention_backward") for r in run.results)
+
+
+# only its 3-D inputs reach the transpose that warns; only its other inputs are wrong
+WARNS_ON_OTHER_INPUTS = '''
+def softmax_backward(p, dp):
+    D = (p * dp).sum(dim=-1, keepdim=True)
+    if p.dim() == 3:
+        D = D.T.T
+    if p.dim() == 1:
+        D = D * 2
+    return p * (dp - D)
+'''
+
+
+def test_a_warning_from_one_checks_inputs_is_not_said_in_anothers_hint(tmp_path):
+    path = tmp_path / "lab-10-gradients.py"
+    path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), WARNS_ON_OTHER_INPUTS), encoding="utf-8")
+    run = check_in_process(load_lab(path), LABS[9])
+    failed = [r.hint for r in run.results if not r.passed and r.label.startswith("softmax_backward")]
+    assert failed and not any("PyTorch warned" in h for h in failed)

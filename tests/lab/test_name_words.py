@@ -44,3 +44,30 @@ def test_an_argument_used_for_a_name_not_made_from_it_gets_no_words():
 
 def test_a_name_made_only_after_the_line_is_not_said():
     assert gloss(_fdef(), "doubled", "T", 4) == ""
+
+
+SIZES = '''
+def g(x, q, k, n_heads):
+    scores = q @ k.T
+    scores = scores.masked_fill(torch.ones(x.shape[-2], x.shape[-2]).bool(), 0.0)
+    head_size = q.shape[-1] // n_heads
+    return scores.softmax(-1) / head_size
+'''
+
+
+def _g():
+    return ast.parse(SIZES).body[0]
+
+
+def test_a_name_read_only_for_its_size_is_no_step_left_out():
+    # the mask's step measures x; the scores are made from q and k
+    assert gloss(_g(), "scores", "x", 6) == ""
+
+
+def test_a_name_made_again_is_followed_back_to_its_first_making():
+    said = gloss(_g(), "scores", "q", 6)
+    assert said.startswith(": the steps that make `scores` from `q` left out (`scores = q @ k.T`, then `scores = scores.masked_fill(")
+
+
+def test_whole_number_arithmetic_is_no_step_left_out():
+    assert gloss(_g(), "head_size", "n_heads", 6) == ""

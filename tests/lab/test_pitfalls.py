@@ -54,6 +54,41 @@ def used_in_the_loop(n):
     return out
 
 
+def early_return(xs, flag):
+    doubled = map(abs, xs)
+    if flag:
+        return sum(doubled)
+    return max(doubled)
+
+
+def peeked(xs, ys):
+    pairs = zip(xs, ys)
+    first = next(pairs)
+    return first, list(pairs)
+
+
+def shadowed(xs):
+    doubled = (x * 2 for x in xs)
+    twice = lambda doubled: doubled * 2
+    return twice(sum(doubled))
+
+
+def name_reused_after_the_loop(n):
+    for h in range(n):
+        def head(x):
+            return x[h]
+        first = head([0, 1, 2])
+    head = 2
+    return first * head
+
+
+def own_variable(n):
+    made = []
+    for h in range(n):
+        made.append(lambda x: [x * h for h in range(3)])
+    return [m(1) for m in made]
+
+
 def kept_defs(n):
     made = []
     for h in range(n):
@@ -77,11 +112,35 @@ def _line(code: str) -> int:
     return 1 + LEARNER.splitlines().index(code)
 
 
+def _said(found):
+    return [words.format(*(f"line {n}" for n in lines)) for _, words, lines in found]
+
+
 def test_a_generator_used_twice_is_said_with_both_lines(tmp_path):
     found = pitfalls(_module(tmp_path).twice)
     made, again = _line("    doubled = (x * 2 for x in xs)"), _line("    return total, list(doubled)")
-    assert found == [[made, f"`doubled` (line {made}) is a generator: it can be gone through once, so its next use "
-                            f"(line {again}) finds it already empty"]]
+    assert found[0][0] == made and _said(found) == [
+        f"`doubled` (line {made}) is a generator: it can be gone through once, so its next use (line {again}) finds it already empty"]
+
+
+def test_a_use_after_an_early_return_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).early_return) == []
+
+
+def test_a_peek_with_next_leaves_the_rest_to_use(tmp_path):
+    assert pitfalls(_module(tmp_path).peeked) == []
+
+
+def test_a_lambdas_own_parameter_of_the_same_name_is_no_use(tmp_path):
+    assert pitfalls(_module(tmp_path).shadowed) == []
+
+
+def test_a_def_whose_name_is_bound_again_after_the_loop_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).name_reused_after_the_loop) == []
+
+
+def test_a_lambda_that_binds_the_loops_name_itself_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).own_variable) == []
 
 
 def test_a_generator_used_once_is_fine(tmp_path):
@@ -92,9 +151,17 @@ def test_a_lazy_map_read_in_two_branches_of_one_if_is_fine(tmp_path):
     assert pitfalls(_module(tmp_path).one_branch_each) == []
 
 
+def test_a_lazy_map_is_said_as_a_one_pass_iterator():
+    from attention_by_hand.lab.learner_notes import with_notes
+
+    found = [[3, "`d` ({0}) is a one-pass iterator (`map(...)`): it can be gone through once, so its next use ({1}) finds it already empty", [3, 5]]]
+    said = with_notes("the hint", [], None, line_name=lambda n: f"cell 2, line {n}", pitfalls=found)
+    assert said.startswith("`d` (cell 2, line 3) is a one-pass iterator") and "next use (cell 2, line 5)" in said
+
+
 def test_lambdas_kept_from_a_loop_that_read_its_variable_are_said(tmp_path):
-    (found,) = pitfalls(_module(tmp_path).kept_lambdas)
-    assert found[0] == _line("        scale.append(lambda x: x * h)") and "reads `h` when it is called" in found[1]
+    found = pitfalls(_module(tmp_path).kept_lambdas)
+    assert found[0][0] == _line("        scale.append(lambda x: x * h)") and "reads `h` when it is called" in _said(found)[0]
 
 
 def test_a_loop_variable_bound_as_a_default_is_fine(tmp_path):
@@ -106,8 +173,8 @@ def test_a_lambda_called_within_its_own_pass_of_the_loop_is_fine(tmp_path):
 
 
 def test_a_def_in_a_loop_kept_in_a_list_is_said(tmp_path):
-    (found,) = pitfalls(_module(tmp_path).kept_defs)
-    assert found[0] == _line("        def head(x):") and "every one of them sees the last `h`" in found[1]
+    found = pitfalls(_module(tmp_path).kept_defs)
+    assert found[0][0] == _line("        made.append(head)") - 2 and "every one of them sees the last `h`" in _said(found)[0]
 
 
 HEADS_TWICE = '''

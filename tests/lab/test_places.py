@@ -26,3 +26,16 @@ def test_rows_with_their_numbers_in_another_order_than_a_rotation_are_not_said()
 
 def test_rows_in_place_are_not_said():
     assert rows_moved(E.clone(), E) is None
+
+
+def test_rows_of_two_turned_round_are_not_said_as_moved():
+    e = torch.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    assert rows_moved(torch.stack([e[0], e[1].flip(0), e[2]]), e) is None
+
+
+def test_rows_moved_are_said_where_a_hint_observes():
+    from attention_by_hand.lab.relations import ends
+
+    padded_left = torch.stack([torch.roll(E[i], 3 - i) for i in range(4)])
+    said = ends([(padded_left, E, {})])
+    assert said is not None and said.startswith("each row of yours holds the reference's row's numbers moved along the row")

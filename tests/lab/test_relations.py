@@ -480,3 +480,9 @@ def test_rows_left_zero_are_no_relation_that_would_stand_in_for_a_mend():
     # said by ends(), beside a mend of the learner's code, never instead of one
     a = torch.randn(5, 3, generator=torch.Generator().manual_seed(3)) + 5
     assert relation([(_rows_zeroed(a, [4]), a, {})]) is None
+
+
+def test_a_single_row_left_zero_is_said_in_the_singular():
+    a = torch.randn(5, 3, generator=torch.Generator().manual_seed(4)) + 5
+    said = ends([(_rows_zeroed(a, [2]), a, {})])
+    assert said is not None and "(row 2 of 5 on one input)" in said

@@ -9,7 +9,7 @@ import importlib.util
 import pytest
 import torch
 
-from attention_by_hand.lab.mend_words import _brackets
+from attention_by_hand.lab.mend_words import _brackets, _one_axis_cut
 from attention_by_hand.lab.repair import repair
 from attention_by_hand.lab.registry import LABS
 from labhelpers import REFERENCES, failed_hints, load_lab, patch_lab
@@ -782,4 +782,15 @@ def test_a_mend_by_another_name_says_nothing_of_what_the_learners_names_mean(tmp
 def test_an_index_that_cuts_the_last_entry_of_one_axis_is_said_as_that(tmp_path):
     x = torch.arange(12.0).reshape(3, 4)
     found = _extra(tmp_path, "last_cut", "row_totals", [(x,), (x[None] * 2,)])
-    assert found is not None and found.words == "`x` without its last entry, `x[..., :-1]`, where all of it is needed"
+    assert found is not None and found.words == "`x` without the last entry along its last axis, `x[..., :-1]`, where all of it is needed"
+
+
+@pytest.mark.parametrize("index, axis", [("x[1:]", "its first axis"), ("x[..., :-1]", "its last axis"),
+                                         ("x[:, :-1]", "axis 1"), ("x[..., 1:, :]", "axis -2")])
+def test_the_axis_a_cut_shortens_is_named(index, axis):
+    cut, said = _one_axis_cut(ast.parse(index, mode="eval").body.slice)
+    assert cut is not None and said == axis
+
+
+def test_an_index_that_cuts_two_axes_is_no_one_axis_cut():
+    assert _one_axis_cut(ast.parse("x[1:, :-1]", mode="eval").body.slice) == (None, "")

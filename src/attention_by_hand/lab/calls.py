@@ -285,7 +285,10 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
         found = None if where or changed else blamer(call, value, took)
         mender.saw(call, found, took)
         extra = {"nan": list(where)} if where else {} if found == _Blamer.RIGHT else {"blame": found}
-        shared = shared_parts(value)
+        try:
+            shared = shared_parts(value)
+        except Exception:  # noqa: BLE001 - a tensor subclass may refuse its storage: nothing to say then
+            shared = []
         extra.update({"shared": shared} if shared else {}, **({"warned": warned} if warned else {}))
         emit(event="result", id=call["id"], value=encoded, changed=changed, **extra)
     # "done" first: the calls are over, and a mend that runs out of time costs nothing (the parent

@@ -27,6 +27,7 @@ from pathlib import Path
 __all__ = ["shared_parts", "recording", "say_shared", "say_warned", "MAX_WARNINGS"]
 
 MAX_WARNINGS = 2  # distinct warnings kept per call: the first say the most
+MAX_SEEN = 100  # warnings looked at per call; after them, Python's own rule (once per line)
 WARNING_TEXT = 160  # characters of a warning's message kept
 
 
@@ -51,29 +52,39 @@ def shared_parts(value) -> list[list[int]]:
 
 @contextmanager
 def recording(learner: Path):
-    """Collects torch's warnings raised from the learner's own lines while the block runs, as
+    """Collects the warnings raised from the learner's own lines while the block runs, as
     [[line, message], ...] in the list it yields (each distinct one once, at most MAX_WARNINGS)."""
+    import torch
+
     kept: list[list] = []
     learner = Path(learner).resolve()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            yield kept
-        finally:  # a call that raised may have warned first: kept all the same
-            _keep(caught, learner, kept)
+    ours: dict[str, bool] = {}  # file name -> whether it is the learner's, resolved once
+    seen = [0]
 
-
-def _keep(caught, learner: Path, kept: list) -> None:
-    for w in caught:
-        try:
-            ours = Path(w.filename).resolve() == learner
-        except (OSError, ValueError):
-            ours = False
-        text = str(w.message).split(". ")[0][:WARNING_TEXT]
+    def note(message, category, filename, lineno, file=None, line=None):
+        seen[0] += 1
+        if seen[0] > MAX_SEEN:  # a warning in a hot loop: the rest go by Python's usual rule
+            warnings.simplefilter("default")
+        if filename not in ours:
+            try:
+                ours[filename] = Path(filename).resolve() == learner
+            except (OSError, ValueError):
+                ours[filename] = False
+        text = str(message).split(". ")[0][:WARNING_TEXT]
         # torch names the line that called it (its stack level), so a warning from the
         # learner's line is one its code caused; one the learner raised itself is kept too
-        if ours and [w.lineno, text] not in kept and len(kept) < MAX_WARNINGS:
-            kept.append([w.lineno, text])
+        if ours[filename] and [lineno, text] not in kept and len(kept) < MAX_WARNINGS:
+            kept.append([lineno, text])
+
+    always = torch.is_warn_always_enabled()
+    with warnings.catch_warnings():  # restores the filters and showwarning as they were
+        warnings.simplefilter("always")  # each call's own warnings, not only the first call's
+        warnings.showwarning = note
+        torch.set_warn_always(True)  # a warning torch's C++ gives once per process: on every call
+        try:
+            yield kept
+        finally:
+            torch.set_warn_always(always)
 
 
 def say_shared(pairs, reference_pairs) -> str | None:
@@ -100,11 +111,12 @@ def say_warned(warned, line_name=None) -> str | None:
 
 
 def with_notes(hint: str, made: list[tuple[dict, tuple]], reference, line_name=None, pitfalls=None) -> str:
-    """A failed check's hint with these facts before it, from the events of the calls made of its
-    function, each with its arguments (torch warns once per process, on the first call only);
+    """A failed check's hint with these facts before it, from the events of the check's own calls,
+    each with its arguments;
     `reference` is the reference's function, called only where the learner's parts are shared;
-    pitfalls: the child's [[line, words]] of pitfalls.py for the function."""
-    said: list[str] = [words for line, words in _pairs(pitfalls)]
+    pitfalls: the child's [[line, words, lines]] of pitfalls.py for the function."""
+    at = line_name or (lambda line: f"line {line}")
+    said: list[str] = [words.format(*(at(n) for n in lines)) for words, lines in _pitfalls(pitfalls)]
     for event, args in made:
         if event.get("shared") and not any(s.startswith("parts ") for s in said):
             import torch
@@ -122,7 +134,17 @@ def with_notes(hint: str, made: list[tuple[dict, tuple]], reference, line_name=N
     return "; ".join(said + [hint]) if said else hint
 
 
-def _pairs(found) -> list[tuple[int, str]]:
-    """The [[line, words]] the child sent that have that form (anything else is left out)."""
-    return [(a, b) for a, b in (f for f in (found or []) if isinstance(f, (list, tuple)) and len(f) == 2)
-            if type(a) is int and isinstance(b, str)][:MAX_WARNINGS]
+def _pitfalls(found) -> list[tuple[str, list[int]]]:
+    """(words, lines) of the child's [[line, words, lines]] that have that form (anything else,
+    or words that do not fit their lines, is left out)."""
+    kept = []
+    for item in found or []:
+        if not (isinstance(item, (list, tuple)) and len(item) == 3 and isinstance(item[1], str) and isinstance(item[2], list)
+                and all(type(n) is int for n in item[2])):
+            continue
+        try:
+            item[1].format(*item[2])
+        except (IndexError, KeyError, ValueError):
+            continue
+        kept.append((item[1], item[2]))
+    return kept[:MAX_WARNINGS]

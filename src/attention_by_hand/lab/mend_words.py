@@ -102,13 +102,20 @@ def _delta(node: ast.AST, change: Change) -> int | None:
     return None
 
 
-def _one_axis_cut(index: ast.AST) -> ast.Slice | None:
-    """The one slice of an index that cuts a single axis (`[1:]`, `[..., :-1]`, `[:, 2:]`), else None."""
+def _one_axis_cut(index: ast.AST) -> tuple[ast.Slice | None, str]:
+    """The one slice of an index that cuts a single axis (`[1:]`, `[..., :-1]`, `[:, 2:]`), with
+    that axis in words ("its first axis", "its last axis", "axis 1"); (None, "") otherwise."""
     parts = index.elts if isinstance(index, ast.Tuple) else [index]
     cuts = [p for p in parts if isinstance(p, ast.Slice) and not (p.lower is None and p.upper is None and p.step is None)]
     rest = [p for p in parts if p not in cuts]
-    whole = all((isinstance(p, ast.Constant) and p.value is Ellipsis) or isinstance(p, ast.Slice) for p in rest)
-    return cuts[0] if len(cuts) == 1 and whole else None
+    dots = [i for i, p in enumerate(parts) if isinstance(p, ast.Constant) and p.value is Ellipsis]
+    if len(cuts) != 1 or len(dots) > 1 or not all(isinstance(p, ast.Slice) or i in dots for i, p in enumerate(parts) if p in rest):
+        return None, ""
+    at = parts.index(cuts[0])
+    if dots and dots[0] < at:  # counted from the end
+        back = len(parts) - 1 - at
+        return cuts[0], "its last axis" if back == 0 else f"axis {-1 - back}"
+    return cuts[0], "its first axis" if at == 0 else f"axis {at}"
 
 
 def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa: C901 - one branch per kind, flat
@@ -194,12 +201,12 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         if type(index) is int:
             which = {0: "the first entry", -1: "the last entry"}.get(index, "one entry")
             return f"only {which} along the first axis, `{_short(node)}`, where all of `{whole}` is needed"
-        cut = _one_axis_cut(node.slice)
+        cut, axis = _one_axis_cut(node.slice)
         last = cut is not None and cut.lower is None and number_of(cut.upper) == -1
         first = cut is not None and number_of(cut.lower) == 1 and cut.upper is None
         if (last or first) and cut.step is None:
             end = "last" if last else "first"
-            return f"`{whole}` without its {end} entry, `{_short(node)}`, where all of it is needed"
+            return f"`{whole}` without the {end} entry along {axis}, `{_short(node)}`, where all of it is needed"
         if cut is not None:
             return f"only a part, `{_short(node)}`, where all of `{whole}` is needed"
         return None  # an index of None, a list or a tensor: more, fewer or other entries, not "a part"

@@ -36,22 +36,51 @@ def _made(fdef: ast.FunctionDef, name: str, before: int) -> ast.Assign | None:
     return found
 
 
+_SIZES = ("shape", "ndim", "dtype", "device")  # attributes that read a tensor's form, not its numbers
+_SIZE_CALLS = ("len", "size", "dim", "numel", "zeros", "ones", "full", "empty", "arange", "eye", "randn", "rand", "linspace")
+
+
 def _reads(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    """The names whose numbers `node` reads: not those it only measures (`x.shape[-2]`, `len(x)`)
+    or passes as a size (`torch.ones(T, T)`)."""
+    found: set[str] = set()
+
+    def visit(n):
+        if isinstance(n, ast.Attribute) and n.attr in _SIZES:
+            return
+        if isinstance(n, ast.Call):
+            name = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", None)
+            if name in _SIZE_CALLS:
+                return
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            found.add(n.id)
+        for child in ast.iter_child_nodes(n):
+            visit(child)
+
+    visit(node)
+    return found
+
+
+def _computes(node: ast.AST) -> bool:
+    """A step that computes numbers (a call, an operation), not a size's whole-number arithmetic
+    (`C // n_heads`)."""
+    return not any(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.FloorDiv, ast.Mod)) for n in ast.walk(node)) and any(
+        isinstance(n, (ast.Call, ast.BinOp)) for n in ast.walk(node))
 
 
 def _steps_from(fdef: ast.FunctionDef, old: str, new: str, line: int) -> list[ast.Assign] | None:
     """The assignments that lead from `new` to `old` (the last first), when `old` was made from
-    `new` through at most three of them; None otherwise."""
+    `new`'s numbers through at most three steps that compute; None otherwise."""
     made = _made(fdef, old, line)
     chain = []
-    while made is not None and len(chain) < 3:
+    while made is not None and len(chain) < 3 and _computes(made.value):
         chain.append(made)
         read = _reads(made.value)
         if new in read:
             return chain
-        # one step back: the single name this step made its value from, if it read one local
-        before = [n for n in read if _made(fdef, n, made.lineno) is not None]
+        # one step back: the name made again (`s = s.masked_fill(...)`), else the one local it read
+        target = next(t.id for t in made.targets if isinstance(t, ast.Name))
+        before = [target] if target in read else [n for n in read if _made(fdef, n, made.lineno) is not None]
         made = _made(fdef, before[0], made.lineno) if len(before) == 1 else None
     return None
 

@@ -211,7 +211,9 @@ def known_numbers(reference: ModuleType, function: str, args: tuple) -> Known:
     values = locals_on(reference, function, args, {function}).get(function, {})
     known = {k: float(v) for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
     for k, v in docstring_sizes(getattr(reference, function), args).items():  # "batch", in the learner's words
-        known.setdefault(k, v)
+        # a word for a number a local already names would make that number's name ambiguous
+        if k not in known and v not in known.values():
+            known[k] = v
     for k, v in values.items():
         if isinstance(v, torch.Tensor) and v.dim() >= 1:
             known.setdefault(f"len({k})", float(v.shape[0]))

@@ -28,40 +28,80 @@ __all__ = ["pitfalls"]
 _LAZY = ("map", "filter", "zip", "reversed", "enumerate")  # calls that give a one-pass iterator
 
 
+def _binds(scope: ast.AST, name: str) -> bool:
+    """Whether a nested function, lambda or comprehension binds `name` for itself."""
+    if isinstance(scope, (ast.Lambda, ast.FunctionDef)):
+        a = scope.args
+        return name in {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p is not None}
+    if isinstance(scope, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+        return any(name in {n.id for n in ast.walk(g.target) if isinstance(n, ast.Name)} for g in scope.generators)
+    return False
+
+
 def _loads(tree: ast.AST, name: str) -> list[ast.Name]:
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    """The reads of `name` in `tree` that mean the same variable (not a nested scope's own)."""
+    found = []
+
+    def visit(node):
+        if node is not tree and _binds(node, name):
+            return
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            found.append(node)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return found
 
 
 def _stores(tree: ast.AST, name: str) -> list[ast.Name]:
     return [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
 
 
+def _parents(fdef: ast.FunctionDef) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(fdef) for child in ast.iter_child_nodes(node)}
+
+
 def _apart(fdef: ast.FunctionDef, a: ast.AST, b: ast.AST) -> bool:
-    """Whether a and b sit in the two branches of one `if` (only one of them runs)."""
+    """Whether b can run only where a did not: the two branches of one `if`, or a in a block that
+    ends by leaving the function (`return`, `raise`) and b outside it."""
     for node in ast.walk(fdef):
-        if isinstance(node, ast.If):
-            inside = [{id(n) for s in branch for n in ast.walk(s)} for branch in (node.body, node.orelse)]
-            if (id(a) in inside[0] and id(b) in inside[1]) or (id(a) in inside[1] and id(b) in inside[0]):
+        blocks = [node.body, node.orelse] if isinstance(node, ast.If) else [getattr(node, "body", None)]
+        inside = [{id(n) for s in block for n in ast.walk(s)} if isinstance(block, list) else set() for block in blocks]
+        if isinstance(node, ast.If) and ((id(a) in inside[0] and id(b) in inside[1]) or (id(a) in inside[1] and id(b) in inside[0])):
+            return True
+        for block, ids in zip(blocks, inside):
+            if (isinstance(block, list) and block and isinstance(block[-1], (ast.Return, ast.Raise))
+                    and id(a) in ids and id(b) not in ids and node is not fdef):
                 return True
-    return False
+    parents = _parents(fdef)
+    holder = parents.get(id(a))
+    while holder is not None and not isinstance(holder, ast.stmt):
+        holder = parents.get(id(holder))
+    return isinstance(holder, (ast.Return, ast.Raise))
 
 
-def _generators(fdef: ast.FunctionDef, offset: int) -> list[tuple[int, str]]:
+def _stops_early(fdef: ast.FunctionDef, use: ast.Name) -> bool:
+    """A use that may take only part of the iterator (`next(it)`, `any(...)`): the rest is still there."""
+    call = _parents(fdef).get(id(use))
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in ("next", "any", "all")
+
+
+def _generators(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     found = []
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             continue
         value = node.value
-        lazy = isinstance(value, ast.GeneratorExp) or (
-            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _LAZY)
+        call = isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _LAZY
         name = node.targets[0].id
-        if not lazy or len(_stores(fdef, name)) != 1:
+        if not (isinstance(value, ast.GeneratorExp) or call) or len(_stores(fdef, name)) != 1:
             continue
         uses = sorted((n for n in _loads(fdef, name) if n.lineno > node.end_lineno), key=lambda n: (n.lineno, n.col_offset))
-        if len(uses) >= 2 and not _apart(fdef, uses[0], uses[1]):
-            made, again = node.lineno + offset, uses[1].lineno + offset
-            found.append((made, f"`{name}` (line {made}) is a generator: it can be gone through once, so its next use "
-                                f"(line {again}) finds it already empty"))
+        if len(uses) >= 2 and not _apart(fdef, uses[0], uses[1]) and not _stops_early(fdef, uses[0]):
+            what = f"a one-pass iterator (`{value.func.id}(...)`)" if call else "a generator"
+            found.append((node.lineno, f"`{name}` ({{0}}) is {what}: it can be gone through once, so its next use "
+                                       f"({{1}}) finds it already empty", [node.lineno, uses[1].lineno]))
     return found
 
 
@@ -81,26 +121,39 @@ def _holders(loop: ast.For, made: ast.AST) -> set[str]:
     return held
 
 
-def _late_bound(fdef: ast.FunctionDef, offset: int) -> list[tuple[int, str]]:
+def _own(made: ast.AST) -> set[str]:
+    """The names a function made in the loop binds itself: its parameters and its own variables."""
+    a = made.args
+    names = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if p is not None}
+    return names | {n.id for n in ast.walk(made) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _kept_after(fdef: ast.FunctionDef, loop: ast.For, holder: str) -> bool:
+    """Whether the holder is read after the loop, still holding what the loop put in it (never
+    bound again after the loop)."""
+    if any(n.lineno > loop.end_lineno for n in _stores(fdef, holder)):
+        return False
+    return any(n.lineno > loop.end_lineno for n in _loads(fdef, holder))
+
+
+def _late_bound(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     found = []
     for loop in (n for n in ast.walk(fdef) if isinstance(n, ast.For)):
         variables = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
         for made in (n for n in ast.walk(loop) if isinstance(n, (ast.Lambda, ast.FunctionDef)) and n is not loop):
-            bound = {a.arg for a in made.args.args + made.args.kwonlyargs + made.args.posonlyargs}
             body = made.body if isinstance(made, ast.Lambda) else ast.Module(made.body, [])
-            read = sorted({v for v in variables - bound if _loads(body, v)})
-            after = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-                     and n.lineno > loop.end_lineno}
-            if read and _holders(loop, made) & after:
-                line = made.lineno + offset
-                found.append((line, f"the function made in the loop at line {line} reads `{read[0]}` when "
-                                           f"it is called, not when it was made: called after the loop, every one of "
-                                           f"them sees the last `{read[0]}`"))
+            read = sorted(v for v in variables - _own(made) if _loads(body, v))
+            if read and any(_kept_after(fdef, loop, h) for h in _holders(loop, made)):
+                found.append((made.lineno, f"the function made in the loop ({{0}}) reads `{read[0]}` when it is called, "
+                                           f"not when it was made: called after the loop, every one of them sees the "
+                                           f"last `{read[0]}`", [made.lineno]))
     return found
 
 
 def pitfalls(function) -> list[list]:
-    """[[line, words], ...] for the pitfalls of `function`'s own code (lines of its file)."""
+    """[[line, words, lines], ...] for the pitfalls of `function`'s own code: `words` holds {0},
+    {1}, ... where the lines of `lines` (of its file) are to be said, as the parent says lines
+    (a script's line, a notebook's cell)."""
     try:
         lines, start = inspect.getsourcelines(function)
         tree = ast.parse(textwrap.dedent("".join(lines)))
@@ -110,4 +163,5 @@ def pitfalls(function) -> list[list]:
     if fdef is None:
         return []
     # the lines of the parsed text count from 1 at the `def`: the file's lines count from `start`
-    return [[line, words] for line, words in sorted(_generators(fdef, start - 1) + _late_bound(fdef, start - 1))]
+    found = sorted(_generators(fdef) + _late_bound(fdef))
+    return [[line + start - 1, words, [at + start - 1 for at in where]] for line, words, where in found]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import torch
 
 from attention_by_hand.lab.judging import close
-from attention_by_hand.lab.shape_relations import axis_name
+from attention_by_hand.lab.shape_relations import SINGULAR, axis_name
 
 __all__ = ["rows_moved", "moved", "zeroed"]
 
@@ -39,7 +39,8 @@ def _rotation(g: torch.Tensor, e: torch.Tensor) -> int | None:
 def rows_moved(got: torch.Tensor, expected: torch.Tensor) -> str | None:
     """Words when each row of got is expected's row rotated along the row, not all by 0 and not all
     by one amount (one amount for every row is a shift of the whole, said elsewhere)."""
-    if got.dim() < 2 or got.shape != expected.shape or got.shape[-1] < 2 or got.is_complex():
+    # a row of two turned round is as much a swap as a move: three places at least
+    if got.dim() < 2 or got.shape != expected.shape or got.shape[-1] < 3 or got.is_complex():
         return None
     g, e = got.reshape(-1, got.shape[-1]), expected.reshape(-1, expected.shape[-1])
     if len(g) > MAX_ROWS:
@@ -79,11 +80,12 @@ def _say_zero_slices(found: list, rank: int) -> str | None:
         return None
     axis, listed, n = shown[0]
     what = axis_name(rank + axis, rank) if rank + axis >= 0 else f"slices along axis {axis}"
+    one = SINGULAR.get(what, what) if len(listed) == 1 else what
     last = all(places == list(range(size - len(places), size)) for _, places, size in shown)
     span = (f"{listed[0]} to {listed[-1]}" if listed == list(range(listed[0], listed[-1] + 1)) and len(listed) > 2
             else ", ".join(map(str, listed[:6])) + (", ..." if len(listed) > 6 else ""))
     return (f"yours equals the reference's output but for {'its last' if last else 'some'} {what}, all zeros where the "
-            f"reference's are not ({what} {span} of {n} on one input): nothing reached them")
+            f"reference's are not ({one} {span} of {n} on one input): nothing reached them")
 
 
 def zeroed(pairs) -> str | None:

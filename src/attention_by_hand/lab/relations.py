@@ -314,8 +314,7 @@ def _rows_scaled(got, expected, known):
     return ROWS_SCALED.format(shown=shown)
 
 
-NO_EVIDENCE = "no row's own factor shows here"
-ALL_ZEROS = "all zeros"  # a marker: nothing reached any place, which fits slices left unfilled  # it fits this input, and shows nothing
+NO_EVIDENCE = "no row's own factor shows here"  # it fits this input, and shows nothing
 ROWS_SCALED = ("each row of yours is the reference's row times a factor of its own ({shown}): the proportions within "
                "each row are right, its denominator is not (divide by the sum of the very numbers on top)")
 
@@ -333,7 +332,6 @@ def ends(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
     pairs = [(g, e, k) for g, e, k in pairs if isinstance(g, torch.Tensor) and isinstance(e, torch.Tensor)
              and not (g.shape == e.shape and close(g, e))]
     return (part(pairs) or _repeated(pairs) or _zeros(pairs) or zeroed(pairs) or moved(pairs)) if pairs else None
-
 
 
 def _repeated(pairs) -> str | None:

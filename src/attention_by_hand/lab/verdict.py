@@ -433,7 +433,7 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
     # So is one that calls it (matmul_by_loops raising where the dot it calls is wrong).
     named_by_hand = {check.function for check, _, _, mistake in combined if mistake is not None}
     mutants.failed = {check.function for check, _, hint, _ in combined if hint is not None}
-    for check, verdicts, hint, mistake in combined:
+    for (check, verdicts, hint, mistake), (_, ids, _) in zip(combined, judged):
         mended = None
         ask = hint is not None and mistake is None and engine and not (mutants.reaches(check.function) & named_by_hand)
         if ask and _Engine.may_diagnose(check, verdicts):
@@ -441,7 +441,7 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
         elif ask and hint.startswith("raised "):
             hint, mistake, mended = mutants.after_error(check, hint)
         if hint is not None:  # what the child saw of the learner's code, first (learner_notes.py)
-            made = [(by_id[i], calls[i][1]) for c, cids, _ in judged if c.function == check.function for i in cids]
+            made = [(by_id[i], calls[i][1]) for i in ids]  # this check's own calls: what holds on its inputs
             hint = with_notes(hint, made, getattr(reference, check.function), line_name, pitfalls.get(check.function))
         run.results.append(CheckResult(f"{check.function}: {check.label}", hint, mistake, mended))
 
