@@ -380,6 +380,10 @@ def row_totals(x):
     return x.sum(dim=-1)
 
 
+def doubled(x):
+    return x * 2
+
+
 def running_total(x):
     return x.cumsum(0)
 
@@ -476,6 +480,10 @@ def blended(s, v):
     "last_cut": '''
 def row_totals(x):
     return x[..., :-1].sum(dim=-1)
+''',
+    "tripled": '''
+def doubled(x):
+    return x * 3
 ''',
     "returned_in_loop": '''
 def running_total(x):
@@ -794,3 +802,9 @@ def test_the_axis_a_cut_shortens_is_named(index, axis):
 
 def test_an_index_that_cuts_two_axes_is_no_one_axis_cut():
     assert _one_axis_cut(ast.parse("x[1:, :-1]", mode="eval").body.slice) == (None, "")
+
+
+def test_a_factor_one_apart_is_said_as_a_factor_not_a_count_off_by_one(tmp_path):
+    x = torch.arange(6.0).reshape(2, 3)
+    found = _extra(tmp_path, "tripled", "doubled", [(x,), (x + 1,)])
+    assert found is not None and found.words == "the wrong factor: `* 3` where `* 2` is needed (there, 1.5 times what it should be)"

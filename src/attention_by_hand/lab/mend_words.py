@@ -71,6 +71,20 @@ _POWERS = {(2, 1): "squared where the value itself is needed", (1, 2): "the squa
            (0.5, 1): "a square root too many", (1, 0.5): "a square root missing"}
 
 
+def _factor(node: ast.AST, change: Change, parents: dict[int, ast.AST]) -> str | None:
+    """A number that multiplies or divides, mended to another: so many times what it should be,
+    whatever the two numbers (2 for 1 is a factor of two, not a count off by one)."""
+    parent = parents.get(id(node))
+    mine, theirs = getattr(node, "value", None), change.arg
+    if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.Div)) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and v != 0 for v in (mine, theirs))):
+        return None
+    ratio = mine / theirs if isinstance(parent.op, ast.Mult) or parent.left is node else theirs / mine
+    said = f"`* {mine}` where `* {theirs}`" if isinstance(parent.op, ast.Mult) else (
+        f"`/ {mine}` where `/ {theirs}`" if parent.right is node else f"`{mine} / ...` where `{theirs} / ...`")
+    return f"the wrong factor: {said} is needed (there, {ratio:.3g} times what it should be)"
+
+
 def _one_apart(old: ast.AST, new: object) -> bool:
     value = getattr(old, "value", None)
     return (isinstance(value, int) and not isinstance(value, bool) and isinstance(new, int)
@@ -130,6 +144,9 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     made_one = _made_one(fdef, node, change, parents)
     if made_one:
         return made_one
+    scaled = _factor(node, change, parents) if op == "const" else None
+    if scaled:
+        return scaled
     dropped = _dropped(node, op) if kind == "term" else None
     off_by_one = kind != "axis" and (
         (kind == "offset")
