@@ -56,3 +56,14 @@ def test_a_docstring_word_for_a_number_a_local_names_is_not_added():
     cache = (torch.zeros(2, 2, 3, 4), torch.zeros(2, 2, 3, 4))
     known = known_numbers(reference, "decode_step", (torch.zeros(2, 1, 8), cache, 3, qkv, proj, 2))
     assert known["C"] == 8 and "d_model" not in known and known["B"] == 2
+
+
+def test_two_docstring_words_equal_on_one_input_are_both_kept():
+    # lab 02's one_hot_lookup: three ids into a table three wide; d_model still names the width
+    from attention_by_hand.lab.outcomes import known_numbers
+    from attention_by_hand.lab.registry import LABS
+    from labhelpers import REFERENCES, load_lab
+
+    reference = load_lab(REFERENCES[LABS[1].filename])
+    known = known_numbers(reference, "one_hot_lookup", (torch.tensor([0, 2, 1]), torch.zeros(5, 3)))
+    assert known["n"] == 3 and known["d_model"] == 3

@@ -210,9 +210,11 @@ def known_numbers(reference: ModuleType, function: str, args: tuple) -> Known:
     a ratio of two of them), then the lengths of their rows ("scores.shape[-1]")."""
     values = locals_on(reference, function, args, {function}).get(function, {})
     known = {k: float(v) for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    named = set(known.values())  # the locals' numbers, before any word is added
     for k, v in docstring_sizes(getattr(reference, function), args).items():  # "batch", in the learner's words
         # a word for a number a local already names would make that number's name ambiguous
-        if k not in known and v not in known.values():
+        # (two words equal on one input are told apart by the other inputs)
+        if k not in known and v not in named:
             known[k] = v
     for k, v in values.items():
         if isinstance(v, torch.Tensor) and v.dim() >= 1:
