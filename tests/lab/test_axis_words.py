@@ -67,3 +67,15 @@ def test_two_docstring_words_equal_on_one_input_are_both_kept():
     reference = load_lab(REFERENCES[LABS[1].filename])
     known = known_numbers(reference, "one_hot_lookup", (torch.tensor([0, 2, 1]), torch.zeros(5, 3)))
     assert known["n"] == 3 and known["d_model"] == 3
+
+
+def test_a_docstring_word_never_names_an_axis_size_taken_from_the_wrong_number():
+    from attention_by_hand.lab.shape_relations import Known, sizes_named
+
+    def known():
+        k = Known({"heads": 3.0, "T": 9.0})
+        k.words = frozenset({"heads", "T"})
+        return k
+
+    said = sizes_named([(torch.ones(9), torch.ones(3), known())])
+    assert said is None or ("`heads`" not in said and "`T`" not in said)

@@ -209,13 +209,15 @@ def known_numbers(reference: ModuleType, function: str, args: tuple) -> Known:
     floats), the sizes its docstring names (axis_words.py), then the lengths of its tensors ("len(ids)": an average over the wrong count is off by
     a ratio of two of them), then the lengths of their rows ("scores.shape[-1]")."""
     values = locals_on(reference, function, args, {function}).get(function, {})
-    known = {k: float(v) for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
-    named = set(known.values())  # the locals' numbers, before any word is added
+    known = Known({k: float(v) for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})
+    named, words = set(known.values()), set()  # the locals' numbers, before any word is added
     for k, v in docstring_sizes(getattr(reference, function), args).items():  # "batch", in the learner's words
         # a word for a number a local already names would make that number's name ambiguous
         # (two words equal on one input are told apart by the other inputs)
         if k not in known and v not in named:
             known[k] = v
+            words.add(k)
+    known.words = frozenset(words)
     for k, v in values.items():
         if isinstance(v, torch.Tensor) and v.dim() >= 1:
             known.setdefault(f"len({k})", float(v.shape[0]))

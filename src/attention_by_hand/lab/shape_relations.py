@@ -21,7 +21,13 @@ from attention_by_hand.lab.judging import close
 __all__ = ["Known", "COUNTS", "SIZE_MEANS", "SINGULAR", "axis_name", "folded", "part", "reduced", "reduced_kept", "repeated", "reshaped", "sizes_named", "sliced", "unit_axes",
            "unreduced"]
 
-Known = dict[str, float]  # the reference's own numbers on one input, by name: {"head_size": 4.0, ...}
+class Known(dict):
+    """The reference's own numbers on one input, by name: {"head_size": 4.0, ...}. `words`: the
+    names that are only its docstring's words for sizes (axis_words.py): they name a factor, but
+    an axis's size is named by the reference's code alone (a docstring word there would say a
+    size was "taken from the wrong number" where an axis was read wrong)."""
+
+    words: frozenset[str] = frozenset()
 
 
 # One of what axis_name (and _many) call an axis's entries.
@@ -104,7 +110,8 @@ def reduced_kept(pairs) -> str | None:
 def _named(size: int, known: Known) -> set[str]:
     """The reference's numbers equal to `size`: its own names first, the lengths of its tensors
     (len(q)) only where none is."""
-    found = {n for n, v in known.items() if v == size}
+    words = getattr(known, "words", frozenset())
+    found = {n for n, v in known.items() if v == size and n not in words}
     return {n for n in found if not n.startswith("len(") and ".shape" not in n} or found
 
 
