@@ -156,30 +156,31 @@ def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: f
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        return _unchanged(reference, function, tried, _diagnose(reference, function, tried, prefer))
+        # the reference's outputs, made once: both steps compare the learner's with them
+        expected = [call(getattr(reference, function), t.args) for t in tried]
+        return _unchanged(reference, function, tried, expected, _diagnose(reference, function, tried, prefer, expected))
     finally:
         torch.set_num_threads(threads)
 
 
-def _unchanged(reference: ModuleType, function: str, tried: list[Tried], found: Diagnosis | None) -> Diagnosis | None:
+def _unchanged(reference: ModuleType, function: str, tried: list[Tried], expected: list,
+               found: Diagnosis | None) -> Diagnosis | None:
     """The diagnosis with "yours returns `x` unchanged" before it, where that holds: what the
     learner sees, before the changes of the reference that give it."""
-    wrong = [t for t in tried if not isinstance(t.got, Raised)]
+    ran = [(t, e) for t, e in zip(tried, expected) if not isinstance(t.got, Raised)]
     names = list(inspect.signature(getattr(reference, function)).parameters)
-    expected = [call(getattr(reference, function), t.args) for t in wrong]
-    said = returned_unchanged(names, [t.args for t in wrong], [t.got for t in wrong], expected, agree)
+    said = returned_unchanged(names, [t.args for t, _ in ran], [t.got for t, _ in ran], [e for _, e in ran], agree)
     if not said:
         return found
     return Diagnosis(f"{said}; {found.hint}" if found else said, found.mistake if found else f"{function}: {said}")
 
 
-def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: frozenset[str]) -> Diagnosis | None:
+def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: frozenset[str],
+              expected: list) -> Diagnosis | None:
     if not tried:
         return None
     if all(isinstance(t.got, Raised) for t in tried):
         return _raised_alike(reference, function, tried)
-    reference_function = getattr(reference, function)
-    expected = [call(reference_function, t.args) for t in tried]
     if any(isinstance(e, Raised) for e in expected):
         return None
     # Where the learner's function raised, the hint says so (verdict.py); a change must raise there

@@ -24,7 +24,7 @@ import warnings
 from contextlib import contextmanager
 from pathlib import Path
 
-__all__ = ["shared_parts", "recording", "say_shared", "say_warned", "MAX_WARNINGS"]
+__all__ = ["shared_parts", "recording", "say_shared", "say_warned", "with_notes", "MAX_WARNINGS"]
 
 MAX_WARNINGS = 2  # distinct warnings kept per call: the first say the most
 MAX_SEEN = 100  # warnings looked at per call; after them, Python's own rule (once per line)

@@ -206,8 +206,9 @@ def locals_on(reference: ModuleType, function: str, args: tuple, functions: set[
 
 def known_numbers(reference: ModuleType, function: str, args: tuple) -> Known:
     """The reference's own numbers on these inputs, by name: its arguments and locals (ints and
-    floats), the sizes its docstring names (axis_words.py), then the lengths of its tensors ("len(ids)": an average over the wrong count is off by
-    a ratio of two of them), then the lengths of their rows ("scores.shape[-1]")."""
+    floats), the sizes its docstring names (axis_words.py), then the lengths of its tensors
+    ("len(ids)": an average over the wrong count is off by a ratio of two of them), then the
+    lengths of their rows ("scores.shape[-1]")."""
     values = locals_on(reference, function, args, {function}).get(function, {})
     known = Known({k: float(v) for k, v in values.items() if isinstance(v, (int, float)) and not isinstance(v, bool)})
     named, words = set(known.values()), set()  # the locals' numbers, before any word is added

@@ -55,7 +55,7 @@ def rows_moved(got: torch.Tensor, expected: torch.Tensor) -> str | None:
             f"the right numbers in the wrong places")
 
 
-def _zero_slices(got, expected, known):
+def _zero_slices(got, expected):
     """(axis from the end, the slices, how many) where some slices along one axis are all zeros where the
     reference's are not and every other slice equals its: places never filled (a loop that
     stopped a block short); ALL_ZEROS where every place is zero; else None."""
@@ -92,7 +92,7 @@ def zeroed(pairs) -> str | None:
     """Some slices of yours all zeros, the rest the reference's (_zero_slices), on every input."""
     if any(g.shape != e.shape for g, e, _ in pairs):
         return None
-    return _say_zero_slices([_zero_slices(g, e, k) for g, e, k in pairs], pairs[0][0].dim())
+    return _say_zero_slices([_zero_slices(g, e) for g, e, _ in pairs], pairs[0][0].dim())
 
 
 def moved(pairs) -> str | None:
