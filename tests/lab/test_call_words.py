@@ -57,6 +57,17 @@ def test_a_loop_header_is_read(tmp_path):
     assert said is not None and "an int is a piece's size, not the number of pieces" in said
 
 
+def test_a_split_given_a_worked_out_size_is_not_described(tmp_path):
+    # `d // 2` is a piece's size, as split reads it: the learner did not take it for a count
+    assert call_words(["for chunk in x.split(d // 2, dim=-1):"], _reference(tmp_path), "weights") is None
+    assert call_words(["a, b = torch.split(x, half, dim=-1)"], _reference(tmp_path), "weights") is None
+
+
+def test_a_split_given_a_bare_number_in_torch_form_is_described(tmp_path):
+    said = call_words(["a, b = torch.split(x, 2, dim=-1)"], _reference(tmp_path), "weights")
+    assert said is not None and "not the number of pieces" in said
+
+
 def test_code_that_does_not_parse_describes_nothing(tmp_path):
     assert call_words(["torch.cumsum(e,"], _reference(tmp_path), "weights") is None
 

@@ -223,3 +223,105 @@ def softmax(scores):
 def test_a_row_divided_by_its_max_where_it_is_shifted_is_named_divided_not_subtracted(tmp_path):
     hints = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", SCALED_NOT_SHIFTED, "softmax")
     assert hints and all("divided instead of subtracted, in `shifted = ...`" in h for h in hints)
+
+
+ROW_TERM_WITHOUT_ITS_AXIS = '''
+def tiled_attention_backward(q, k, v, out, lse, d_out, block, causal):
+    T = q.shape[-2]
+    scale = q.shape[-1] ** -0.5
+    D = torch.einsum("...td,...td->...t", d_out, out)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    for j in range(0, T, block):
+        for i in range(j if causal else 0, T, block):
+            s = q[..., i : i + block, :] @ k[..., j : j + block, :].transpose(-2, -1) * scale
+            if causal and i == j:
+                s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
+            p = torch.exp(s - lse[..., i : i + block, None])
+            dv[..., j : j + block, :] += p.transpose(-2, -1) @ d_out[..., i : i + block, :]
+            dp = d_out[..., i : i + block, :] @ v[..., j : j + block, :].transpose(-2, -1)
+            ds = p * (dp - D[..., i : i + block])  # one number per query row, not lined up with the rows
+            dq[..., i : i + block, :] += ds @ k[..., j : j + block, :] * scale
+            dk[..., j : j + block, :] += ds.transpose(-2, -1) @ q[..., i : i + block, :] * scale
+    return dq, dk, dv
+'''
+
+
+def test_a_row_term_without_its_new_axis_is_named_as_the_none_left_out(tmp_path):
+    hints = failing(judged(tmp_path, "lab-10-gradients.py", ROW_TERM_WITHOUT_ITS_AXIS), "tiled_attention_backward")
+    assert hints and all("`D[..., i:i + block]` for `D[..., i:i + block, None]` (the new axis, `None`, left out" in h
+                         for h in hints)
+
+
+HEADS_AFTER_THE_REMOVED_ONE_DROPPED = '''
+def ablate_head(scores, values, head):
+    out = None
+    for h, (s, v) in enumerate(zip(scores.unbind(1), values.unbind(1))):
+        if h == head:
+            break  # meant: skip this head only
+        term = torch.softmax(s, dim=-1) @ v
+        out = term if out is None else out + term
+    return out if out is not None else torch.zeros_like(values[:, 0])
+'''
+
+
+def test_a_break_where_continue_was_meant_is_said_in_the_learners_code_and_no_other_head_is_blamed(tmp_path):
+    hints = failing(judged(tmp_path, "lab-11-induction-heads.py", HEADS_AFTER_THE_REMOVED_ONE_DROPPED), "ablate_head")
+    assert hints and all(h.startswith("`break` where `continue` is needed") and "with `continue` for `break`" in h
+                         for h in hints)
+    # removing a head in the middle (a probe) tells "every head after it" from "the last head"
+    assert not any("shape[1] - 1" in h for h in hints)
+
+
+FUSED_WITHOUT_THE_MASK = '''
+def multi_head_attention(x, query, key, value, proj, n_heads):
+    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
+    mixed = torch.nn.functional.scaled_dot_product_attention(q, k, v)
+    future = torch.ones(x.shape[0], x.shape[0], dtype=torch.bool).triu(1)
+    weights = (q @ k.mT / q.shape[-1] ** 0.5).masked_fill(future, float("-inf")).softmax(-1)
+    return proj(merge_heads(mixed)), weights
+'''
+
+
+def test_the_fused_attention_without_its_causal_flag_is_mended_by_the_flag(tmp_path):
+    hints = failing(judged(tmp_path, "lab-05-multihead.py", FUSED_WITHOUT_THE_MASK), "multi_head_attention")
+    assert hints and all("`is_causal=True` left out" in h and "is_causal=True)` for `" in h for h in hints)
+
+
+def test_a_scale_read_off_the_values_width_is_named_as_the_size_of_the_wrong_tensor(tmp_path):
+    # the values' width d_v for the head size: the same wherever d_v == head_size, so one check fails
+    patch = UNSCALED_TILES.replace("1 / math.sqrt(q.shape[-1])", "1 / math.sqrt(v.shape[-1])").replace(" * 0.5)", ")")
+    hints = failing(judged(tmp_path, "lab-09-flash-attention.py", patch), "tiled_attention")
+    assert hints and all("`math.sqrt(v.shape[-1])` for `math.sqrt(q.shape[-1])`" in h for h in hints)
+
+
+LOG2_NORMALISER = '''
+def softmax(scores):
+    shifted = scores - scores.amax(dim=-1, keepdim=True)
+    return torch.exp(shifted - torch.log2(torch.exp(shifted).sum(dim=-1, keepdim=True)))
+'''
+
+
+def test_a_relation_between_outputs_is_followed_by_the_mend_that_names_the_function(tmp_path):
+    hints = failing(judged(tmp_path, "lab-02-embeddings-softmax.py", LOG2_NORMALISER), "softmax")
+    assert hints and all("times a factor of its own" in h and "with `log(...)` for `log2(...)`" in h for h in hints)
+
+
+RESCALED_ONLY_WHEN_EVERY_ROW_GROWS = '''
+def online_softmax(scores):
+    top = torch.full_like(scores[..., :1], float("-inf"))
+    total = torch.zeros_like(top)
+    for j in range(scores.shape[-1]):
+        col = scores[..., j : j + 1]
+        if bool((col > top).all()):  # meant for each row on its own
+            total = total * torch.exp(top - col)
+        top = torch.maximum(top, col)
+        total = total + torch.exp(col - top)
+    return torch.exp(scores - top) / total
+'''
+
+
+def test_another_variable_that_happens_to_mend_it_is_not_said_after_a_relation(tmp_path):
+    # `torch.maximum(top, scores)` gives the right numbers too, but the mistake is the `.all()`:
+    # a variable's mend names no concept, so only the relation is said
+    hints = failing(judged(tmp_path, "lab-09-flash-attention.py", RESCALED_ONLY_WHEN_EVERY_ROW_GROWS), "online_softmax")
+    assert hints and all("times a factor of its own" in h and "the wrong variable" not in h for h in hints)

@@ -96,6 +96,34 @@ def kept_defs(n):
             return x + h
         made.append(head)
     return [m(0) for m in made]
+
+
+def shared_counts(pairs, n):
+    table = [[0] * n] * n
+    for a, b in pairs:
+        table[a][b] += 1
+    return table
+
+
+def shared_tensors(n, d):
+    rows = n * [torch.zeros(d)]
+    for i in range(n):
+        rows[i] += i
+    return rows
+
+
+def copied_rows(pairs, n):
+    table = [[0] * n for _ in range(n)]
+    for a, b in pairs:
+        table[a][b] += 1
+    return table
+
+
+def rows_replaced(n, d):
+    rows = [torch.zeros(d)] * n
+    for i in range(n):
+        rows[i] = rows[i] + i
+    return rows
 '''
 
 
@@ -196,3 +224,25 @@ def test_a_failed_check_says_the_pitfall_first(tmp_path):
     run = check_in_process(load_lab(path), LABS[4])
     hints = [r.hint for r in run.results if not r.passed and r.label.startswith("multi_head_attention")]
     assert hints and all(h.startswith("`pairs` (line ") and "is a generator: it can be gone through once" in h for h in hints)
+
+
+def test_a_list_of_one_row_repeated_then_counted_into_is_said_with_both_lines(tmp_path):
+    found = pitfalls(_module(tmp_path).shared_counts)
+    made, changed = _line("    table = [[0] * n] * n"), _line("        table[a][b] += 1")
+    assert [f[0] for f in found] == [made] and _said(found) == [
+        f"`table` (line {made}) holds one object many times: `[row] * n` repeats the same row, not copies of it, "
+        f"so a change to one entry (line {changed}) shows in every one"]
+
+
+def test_a_tensor_repeated_in_a_list_and_added_to_in_place_is_said(tmp_path):
+    found = pitfalls(_module(tmp_path).shared_tensors)
+    assert [f[0] for f in found] == [_line("    rows = n * [torch.zeros(d)]")]
+
+
+def test_rows_made_one_by_one_are_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).copied_rows) == []
+
+
+def test_repeated_rows_that_are_only_replaced_are_fine(tmp_path):
+    # `rows[i] = rows[i] + i` makes a new tensor: the shared one is never changed
+    assert pitfalls(_module(tmp_path).rows_replaced) == []

@@ -384,6 +384,10 @@ def doubled(x):
     return x * 2
 
 
+def centred(x):
+    return x - x.mean(dim=-1, keepdim=True)
+
+
 def running_total(x):
     return x.cumsum(0)
 
@@ -484,6 +488,15 @@ def row_totals(x):
     "tripled": '''
 def doubled(x):
     return x * 3
+''',
+    "centred_without_keepdim": '''
+def centred(x):
+    return x - x.mean(dim=-1)
+''',
+    "centred_by_halves": '''
+def centred(x):
+    d = x.shape[-1]
+    return torch.cat([c - c.mean(dim=-1, keepdim=True) for c in x.split(d // 2, dim=-1)], dim=-1)
 ''',
     "returned_in_loop": '''
 def running_total(x):
@@ -808,3 +821,18 @@ def test_a_factor_one_apart_is_said_as_a_factor_not_a_count_off_by_one(tmp_path)
     x = torch.arange(6.0).reshape(2, 3)
     found = _extra(tmp_path, "tripled", "doubled", [(x,), (x + 1,)])
     assert found is not None and found.words == "the wrong factor: `* 3` where `* 2` is needed (there, 1.5 times what it should be)"
+
+
+def test_a_divisor_one_apart_is_said_as_a_divisor_not_a_count_off_by_one(tmp_path):
+    # `d // 2` for `d // 1` is two pieces for one, not a count one too large
+    x = torch.arange(8.0).reshape(2, 4) ** 2
+    found = _extra(tmp_path, "centred_by_halves", "centred", [(x,), (x[:1] - 3,)])
+    assert found is not None and found.words == "the wrong divisor: `// 2` where `// 1` is needed"
+
+
+def test_a_reduction_without_keepdim_is_mended_by_the_flag_and_said_so(tmp_path):
+    # square inputs: the row means broadcast along the rows instead of the columns, and nothing raises
+    x = torch.arange(9.0).reshape(3, 3) ** 2
+    found = _extra(tmp_path, "centred_without_keepdim", "centred", [(x,), (x[:2, :2] - 1,)])
+    assert found is not None and found.text == "`x.mean(dim=-1, keepdim=True)` for `x.mean(dim=-1)`"
+    assert found.words.startswith("`keepdim=True` left out")

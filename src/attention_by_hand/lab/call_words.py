@@ -99,6 +99,8 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
             if as_learners and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags
                                                      or _told_by_position(node, name)):
                 continue
+            if as_learners and _sized_as_meant(node, name):
+                continue
             if name and name not in names:
                 names.append(name)
     return names
@@ -117,6 +119,19 @@ def _told_by_position(node: ast.Call, name: str) -> bool:
     owner = node.func.value if isinstance(node.func, ast.Attribute) else None
     function_form = isinstance(owner, ast.Name) and owner.id == "torch"
     return len(node.args) + (0 if function_form else 1) > _TOLD_FROM[name]
+
+
+def _sized_as_meant(node: ast.Call, name: str) -> bool:
+    """A `split` given a size worked out (`d // 2`, `head_size`, a list of sizes): the learner
+    counted a piece's size, as `split` reads it, so there is nothing to misread. Only a bare number
+    (`split(2)`, meant as two pieces?) is described."""
+    if name != "split":
+        return False
+    owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+    at = 1 if isinstance(owner, ast.Name) and owner.id == "torch" else 0
+    given = node.args[at] if len(node.args) > at else next(
+        (k.value for k in node.keywords if k.arg in ("split_size_or_sections", "split_size")), None)
+    return given is not None and not (isinstance(given, ast.Constant) and type(given.value) is int)
 
 
 def _torch_like(func: ast.expr) -> bool:

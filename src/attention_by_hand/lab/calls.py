@@ -218,7 +218,7 @@ class _Mender:
             except (Exception, SystemExit):  # noqa: BLE001 - a mend only adds to a hint; it never breaks a check
                 found = None
             if found is not None:
-                emit(event="repair", function=name, line=found.line, text=found.text[:MAX_TEXT], words=found.words)
+                emit(event="repair", function=name, line=found.line, text=found.text[:MAX_TEXT], words=found.words, op=found.op)
 
 
 def missing_functions(module: ModuleType, names: list[str]) -> list[str]:

@@ -105,11 +105,13 @@ def _plausible(change: Change, values: dict[str, dict[str, object]]) -> bool:
         value = seen.get(change.arg[0])
         return (isinstance(value, int) and not isinstance(value, bool)) or (
             isinstance(value, torch.Tensor) and not value.is_floating_point() and value.dtype != torch.bool)
-    if change.op not in ("name", "exchange"):
+    if change.op not in ("name", "exchange", "shape_of"):
         return True
     old, new = change.arg
     if old not in seen or new not in seen:
         return False
+    if change.op == "shape_of":  # a size read off another tensor of as many axes (v's width for q's)
+        return all(isinstance(seen[n], torch.Tensor) for n in (old, new)) and seen[old].dim() == seen[new].dim()
     if change.op == "exchange" and all(isinstance(seen[n], torch.Tensor) for n in (old, new)):
         # two tensors exchanged in one statement need only as many axes (positions and theta of
         # an outer product: the product comes out transposed)

@@ -15,7 +15,12 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - two operations grouped the other way (`regroup`): `d // h ** 0.5`, which Python computes as
   `d // (h ** 0.5)`, where `(d // h) ** 0.5` was meant;
 - a `return` that ends a loop's body moved after the loop (`outdent`): indented one level too
-  deep, it returns after the loop's first pass.
+  deep, it returns after the loop's first pass;
+- `continue` for `break`, or `break` for `continue` (`jump`): a loop that should skip one pass
+  stops there, every pass after it left out (or the other way round);
+- a flag a call needed, left out (`add_kw`): `keepdim=True` on a reduction, so that it lines up
+  with the rows it came from, or `is_causal=True` on the fused attention, so that it hides the
+  future.
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """
@@ -24,9 +29,18 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.mutant_edits import Change, edit, quote, quote_statement
+from attention_by_hand.lab.mutant_edits import Change, call_name, edit, quote, quote_statement
 
-__all__ = ["mend_changes"]
+__all__ = ["FLAGS", "FLOW_MENDS", "NAMING_MENDS", "mend_changes"]
+
+# a call's name -> the flag it may have been meant to have (as `add_kw` adds it)
+FLAGS = {**dict.fromkeys(("sum", "mean", "amax", "amin", "max", "min", "logsumexp", "var", "std", "norm", "prod", "argmax"),
+                         ("keepdim", True)), "scaled_dot_product_attention": ("is_causal", True)}
+
+FLOW_MENDS = ("jump", "outdent")  # a loop's control: said even where a change of the reference is named (verdict.py)
+# mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
+# or an operator; another variable that happens to mend it (`m` of every score) is no such name
+NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw")
 
 _WRAPS = ("exp", "log")
 
@@ -57,6 +71,15 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
         if isinstance(node, (ast.For, ast.While)) and len(node.body) > 1 and isinstance(node.body[-1], ast.Return):
             found.append(Change(name, index[id(node)], "outdent", None, "order",
                                 f"`{quote_statement(node.body[-1])}` moved out of `{quote_statement(node)}`, after it", node.body[-1].lineno))
+        flag = FLAGS.get(call_name(node)) if isinstance(node, ast.Call) else None
+        if flag and flag[0] not in {k.arg for k in node.keywords} and (node.args or node.keywords):
+            found.append(Change(name, index[id(node)], "add_kw", flag, "arguments",
+                                f"`{quote(edit(node, Change(name, 0, 'add_kw', flag, 'arguments', '')))}` for `{quote(node)}`",
+                                statement_of[id(node)].lineno))
+        if isinstance(node, (ast.Break, ast.Continue)):
+            mended = "continue" if isinstance(node, ast.Break) else "break"
+            found.append(Change(name, index[id(node)], "jump", mended, "step",
+                                f"`{mended}` for `{'break' if mended == 'continue' else 'continue'}`", node.lineno))
         if not isinstance(node, ast.BinOp):
             continue
         statement = statement_of[id(node)]

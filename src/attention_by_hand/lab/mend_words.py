@@ -76,9 +76,13 @@ def _factor(node: ast.AST, change: Change, parents: dict[int, ast.AST]) -> str |
     whatever the two numbers (2 for 1 is a factor of two, not a count off by one)."""
     parent = parents.get(id(node))
     mine, theirs = getattr(node, "value", None), change.arg
-    if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.Div)) and all(
+    if not (isinstance(parent, ast.BinOp) and isinstance(parent.op, (ast.Mult, ast.Div, ast.FloorDiv)) and all(
             isinstance(v, (int, float)) and not isinstance(v, bool) and v != 0 for v in (mine, theirs))):
         return None
+    if isinstance(parent.op, ast.FloorDiv):  # `d // 2` where `d // 1`: a divisor, and what it leaves is whole
+        if parent.right is not node:
+            return None
+        return f"the wrong divisor: `// {mine}` where `// {theirs}` is needed"
     ratio = mine / theirs if isinstance(parent.op, ast.Mult) or parent.left is node else theirs / mine
     said = f"`* {mine}` where `* {theirs}`" if isinstance(parent.op, ast.Mult) else (
         f"`/ {mine}` where `/ {theirs}`" if parent.right is node else f"`{mine} / ...` where `{theirs} / ...`")
@@ -141,6 +145,10 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     op, kind = change.op, change.kind
     if op == "const" and _exponent(node, parents):  # `** 2` for `** 1` is a power, not a count off by one
         return _POWERS.get((node.value, change.arg), f"the wrong power: `** {node.value}` where `** {change.arg}` is needed")
+    if op == "add_kw":
+        flag = f"`{change.arg[0]}={change.arg[1]}`"
+        return (f"{flag} left out: the fused attention then lets every token see the later ones" if change.arg[0] == "is_causal"
+                else f"{flag} left out: the reduced axis is dropped, so the result no longer lines up with the rows it came from")
     made_one = _made_one(fdef, node, change, parents)
     if made_one:
         return made_one
@@ -207,6 +215,10 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return "two arguments swapped"
     if kind in ("returned", "unpacked"):
         return "two values swapped"
+    if op == "jump":
+        return ("`break` where `continue` is needed: the loop stops at that pass, and every pass after it is left out"
+                if change.arg == "continue" else
+                "`continue` where `break` is needed: the loop goes on after the pass that should end it")
     if op == "outdent":
         return "the `return` inside the loop (one indent too deep): your function returns after the loop's first pass"
     if op == "regroup" and isinstance(node, ast.BinOp):

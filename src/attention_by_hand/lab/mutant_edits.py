@@ -49,7 +49,7 @@ TRANSPOSES = {"transpose", "t", "permute"}
 # exp2 and log2 for exp and log).
 NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin": ("amax", "mean"), "sin": ("cos",), "cos": ("sin",),
               "triu": ("tril",), "tril": ("triu",), "sum": ("mean",), "mean": ("sum",), "exp": ("log", "exp2", "sigmoid"),
-              "log": ("exp", "log2", "log10"), "cat": ("stack",), "stack": ("cat",), "softmax": ("exp", "sigmoid")}
+              "log": ("exp", "log2", "log10"), "log2": ("log",), "log10": ("log",), "exp2": ("exp",), "cat": ("stack",), "stack": ("cat",), "softmax": ("exp", "sigmoid")}
 ELEMENTWISE = {"exp", "sigmoid"}  # a softmax's neighbours that take no axis
 # What the learner's function does instead, where its name alone does not say it.
 NEIGHBOUR_WORDS = {
@@ -288,7 +288,7 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         elts = list(node.elts)
         elts[i], elts[j] = elts[j], elts[i]
         return ast.Tuple(elts, node.ctx)
-    if op == "name":
+    if op in ("name", "shape_of"):
         return ast.Name(arg[1], ast.Load())
     if op == "exchange":
         return _Exchange(*arg).visit(_tree_copy(node))
@@ -345,6 +345,13 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.Call(inner.func, [ast.Call(node.func, inner.args, [])], [])
     if op == "layer_on":
         return ast.Call(ast.Name(arg, ast.Load()), [node], [])
+    if op == "add_kw":  # a flag a learner's call left out (mend_changes.py)
+        return ast.Call(node.func, node.args, node.keywords + [ast.keyword(arg[0], ast.Constant(arg[1]))])
+    if op == "jump":  # a learner's `break` made `continue`, or back (mend_changes.py)
+        return ast.Continue() if arg == "continue" else ast.Break()
+    if op == "no_new_axis":
+        parts = node.slice.elts
+        return ast.Subscript(node.value, ast.Tuple(parts[:arg] + parts[arg + 1:], ast.Load()), ast.Load())
     if op == "grid":
         rows, columns = node.slice.elts
         first = ast.Subscript(node.value, rows, ast.Load())

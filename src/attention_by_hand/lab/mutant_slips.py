@@ -205,8 +205,22 @@ def _counted_back(finder, node: ast.AST) -> None:
         finder.add(node, "flip", None, "offset", f"`{quote(node)}` counted from the end (`.flip(0)`), not from the start")
 
 
+def _new_axis_left_out(finder, node: ast.AST) -> None:
+    """`lse[..., rows]` for `lse[..., rows, None]`: the axis of size 1 that lines a row's number up
+    with that row's entries left out, so it broadcasts along the other axis instead."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple):
+        parts = node.slice.elts
+        for i, part in enumerate(parts):
+            if isinstance(part, ast.Constant) and part.value is None and len(parts) > 1:
+                kept = ast.Subscript(node.value, ast.Tuple(parts[:i] + parts[i + 1:], ast.Load()), ast.Load())
+                finder.add(node, "no_new_axis", i, "index",
+                           f"`{quote(kept)}` for `{quote(node)}` (the new axis, `None`, left out: what it lines up "
+                           f"broadcasts along another axis)")
+
+
 def slips(finder, node: ast.AST) -> None:
     """Add to `finder` (mutants._Finder) the slips this node allows."""
+    _new_axis_left_out(finder, node)
     _linear_by_hand(finder, node)
     _counted_back(finder, node)
     _argument_off_by_one(finder, node)

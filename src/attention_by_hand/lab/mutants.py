@@ -98,7 +98,7 @@ class _Finder:
 
         def say(text=text) -> str:
             # Made when a hint needs it: thousands of changes are tried, one or two are named.
-            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "times2", "whole", "given", "size_for", "mean_for", "unlayer", "layers_swapped", "layer_on", "grid", "slice_name", "dot_t", "keep_part", "cond", "inner_first", "by_hand", "flip", "arg_shift") and not self._in_keyword(node):
+            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "times2", "whole", "given", "size_for", "mean_for", "unlayer", "layers_swapped", "layer_on", "grid", "no_new_axis", "slice_name", "dot_t", "keep_part", "cond", "inner_first", "by_hand", "flip", "arg_shift") and not self._in_keyword(node):
                 code = self._before_after(node, change)
                 if code and (op in CONCEPT_FIRST or kind == "term"):
                     text = f"{text} ({code})"  # what changed in words, then in the reference's code
@@ -291,9 +291,10 @@ class _Finder:
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.scope:
             # one slice for all (v[0] for v: every head blends head 0's values), where it broadcasts
             self.add(node, "first", node.id, "index", f"`{node.id}[0]` for `{node.id}` (its first slice used for every one)")
+            sized = isinstance(parent, ast.Attribute) and parent.attr in ("shape", "size")  # only a size read from it
             for other in self.scope:
                 if other != node.id:
-                    self.add(node, "name", (node.id, other), "variable", f"`{other}` for `{node.id}`")
+                    self.add(node, "shape_of" if sized else "name", (node.id, other), "variable", f"`{other}` for `{node.id}`")
         if isinstance(parent, ast.Return) and isinstance(node, ast.expr) and not isinstance(node, ast.Tuple):
             self.add(node, "negate", None, "sign", f"`-({quote(node)})` returned")
             self.add(node, "transpose", None, "transpose", f"`{quote(node)}` transposed")

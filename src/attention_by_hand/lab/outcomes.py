@@ -53,6 +53,7 @@ class Tried:
 class Diagnosis:
     hint: str
     mistake: str  # the same words for the same mistake in every file (the room's summary counts them)
+    relation: bool = False  # a relation between outputs (related.py), not a change of the reference's code
 
 
 @dataclass(frozen=True)

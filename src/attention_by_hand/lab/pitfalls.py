@@ -1,4 +1,4 @@
-"""Two Python pitfalls read off a learner's function, said when its check fails: they are facts of
+"""Three Python pitfalls read off a learner's function, said when its check fails: they are facts of
 its code that no output shows, and each breaks a function that reads right line by line.
 
 - A generator used twice: `heads = (attend(h) for h in range(n))` can be gone through once;
@@ -6,11 +6,14 @@ its code that no output shows, and each breaks a function that reads right line 
 - A function made in a loop that reads the loop's variable (`lambda x: x[h]`, a `def` in the
   loop's body) and is kept for after the loop: Python looks the variable up when the function
   runs, so every one of them sees its last value (every head computes the last head).
+- A list that repeats one object, `[[0] * V] * V` or `[torch.zeros(d)] * n`, then changed one
+  entry at a time: every "row" is the same row, so a count made in one shows in all.
 
 Each is said only where the code shows it for certain: the generator's name read two or more
 times after it was made and never made again; the function stored (appended, put in a list or
 a dict, or the `def`'s own name) in something read after the loop, and the variable not bound
-as a default (`lambda x, h=h: ...`). The child (calls.py) reads the learner's source; verdict.py
+as a default (`lambda x, h=h: ...`); the repeated list bound once and changed in place, through
+an entry, after it was made. The child (calls.py) reads the learner's source; verdict.py
 puts the words before a failed check's hint (learner_notes.with_notes).
 
 Left out: iterators made other ways (`iter(...)`, a generator function), and loops in helpers
@@ -150,6 +153,62 @@ def _late_bound(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     return found
 
 
+_MADE = ("zeros", "ones", "empty", "full", "tensor", "zeros_like", "ones_like", "list", "dict", "set")
+
+
+def _one_object(node: ast.AST) -> bool:
+    """A value made anew where it is written (a list, a tensor, a dict): `[it] * n` holds it n times."""
+    if isinstance(node, (ast.List, ast.ListComp, ast.Dict, ast.DictComp, ast.Set)):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return isinstance(node.left, ast.List) or isinstance(node.right, ast.List)
+    func = node.func if isinstance(node, ast.Call) else None
+    return (isinstance(func, ast.Attribute) and func.attr in _MADE) or (isinstance(func, ast.Name) and func.id in _MADE)
+
+
+def _repeated(value: ast.AST) -> bool:
+    """`[row] * n` or `n * [row]`, row a list or tensor made there: one object, n places."""
+    if not (isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult)):
+        return False
+    held = value.left if isinstance(value.left, ast.List) else value.right if isinstance(value.right, ast.List) else None
+    return held is not None and len(held.elts) == 1 and _one_object(held.elts[0])
+
+
+def _changed_in_place(fdef: ast.FunctionDef, name: str) -> list[ast.AST]:
+    """The statements that change one entry of `name` in place: `name[i][j] = ...`, `name[i][j] += ...`,
+    `name[i] += ...`, `name[i].append(...)` (or another method that changes it)."""
+    found = []
+    for node in ast.walk(fdef):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        for target in targets:
+            inner = target.value if isinstance(target, ast.Subscript) else None
+            deep = isinstance(inner, ast.Subscript) and isinstance(inner.value, ast.Name) and inner.value.id == name
+            shallow = (isinstance(node, ast.AugAssign) and isinstance(inner, ast.Name) and inner.id == name)
+            if deep or shallow:
+                found.append(node)
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Subscript)
+                and isinstance(node.func.value.value, ast.Name) and node.func.value.value.id == name
+                and (node.func.attr in ("append", "extend", "insert", "update") or node.func.attr.endswith("_"))):
+            found.append(node)
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
+def _shared_rows(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    found = []
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        name = node.targets[0].id
+        if not _repeated(node.value) or len(_stores(fdef, name)) != 1:
+            continue
+        changed = [c for c in _changed_in_place(fdef, name) if c.lineno > node.end_lineno]
+        if changed:
+            found.append((node.lineno, f"`{name}` ({{0}}) holds one object many times: `[row] * n` repeats the same row, "
+                                       f"not copies of it, so a change to one entry ({{1}}) shows in every one",
+                          [node.lineno, changed[0].lineno]))
+    return found
+
+
 def pitfalls(function) -> list[list]:
     """[[line, words, lines], ...] for the pitfalls of `function`'s own code: `words` holds {0},
     {1}, ... where the lines of `lines` (of its file) are to be said, as the parent says lines
@@ -163,5 +222,5 @@ def pitfalls(function) -> list[list]:
     if fdef is None:
         return []
     # the lines of the parsed text count from 1 at the `def`: the file's lines count from `start`
-    found = sorted(_generators(fdef) + _late_bound(fdef))
+    found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef))
     return [[line + start - 1, words, [at + start - 1 for at in where]] for line, words, where in found]

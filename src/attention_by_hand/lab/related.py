@@ -9,6 +9,7 @@ Left out: the changes of the reference's code (mutants.py, diagnosis.py).
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from pathlib import Path
 
@@ -25,7 +26,13 @@ __all__ = ["ends_of", "related", "LARGE"]
 def related(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:
     """A relation between the outputs, on every input: the whole output, or one part of a pair;
     failing that, the reference's output on a changed input (input_relations.py); failing that,
-    one of the reference's intermediate values (intermediates.py), or an exp that overflowed."""
+    one of the reference's intermediate values (intermediates.py), or an exp that overflowed.
+    Each is marked a relation: what the outputs show, which a mend of the learner's code may add to."""
+    found = _related(reference, function, tried, expected)
+    return dataclasses.replace(found, relation=True) if found else None
+
+
+def _related(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:
     related = _related_outputs(reference, function, tried, expected)
     if related is not None:
         return related

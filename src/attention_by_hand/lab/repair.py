@@ -73,6 +73,7 @@ class Repair:
     line: int
     text: str
     words: str | None = None
+    op: str | None = None  # the change's op: a loop's control (`jump`, `outdent`) is said before any mutant
 
 
 def _right(got, expected) -> bool:
@@ -123,7 +124,7 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     loops = set().union(*(_loop_names(definition(module, name)) for name in own))
     extra = [c for name in own for c in mend_changes(definition(module, name))]
     allowed = [c for c in (*changes(module, function, glossed=False), *extra) if c.function in own
-               and not (c.op in ("name", "size_for", "exchange") and _names_in(c.arg) & loops)]
+               and not (c.op in ("name", "shape_of", "size_for", "exchange") and _names_in(c.arg) & loops)]
     inside = [c for c in allowed if span is not None and c.function == function and span[0] <= c.line <= span[1]]
     first = set(inside) | set(extra)
     rest = [c for c in allowed if c not in first]
@@ -176,7 +177,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     best = min(mends, key=lambda c: (span is not None and not span[0] <= c.line <= span[1],
                                      c.kind in ("constant", "axis") and c.line in unwrapped,
                                      PREFERRED.index(c.kind) if c.kind in PREFERRED else len(PREFERRED)))
-    return Repair(best.line, _said(best), mistake_words(definition(module, best.function), best))
+    return Repair(best.line, _said(best), mistake_words(definition(module, best.function), best), best.op)
 
 
 def _said(change: Change) -> str:

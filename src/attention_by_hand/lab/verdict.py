@@ -36,6 +36,7 @@ from attention_by_hand.lab.outcomes import RAISED, Tried, raised
 from attention_by_hand.lab.parting import Parted, parted
 from attention_by_hand.lab.judging import Check, Miss, Probe, hint_for_exception
 from attention_by_hand.lab.learner_notes import with_notes
+from attention_by_hand.lab.mend_changes import FLOW_MENDS, NAMING_MENDS
 from attention_by_hand.lab.registry import Lab, get_lab, load_reference, reference_path
 from attention_by_hand.lab.wire import decode, encode
 
@@ -205,9 +206,11 @@ class _Engine:
                 found, where = None, None
             self.found[function] = (found, where)
         found, where = self.found[function]
-        if found:
-            return found.hint, found.mistake, None
         mended, words = self.mended(function)
+        if found:  # a loop's `break` or `return` mended is said first; a named mend after what the outputs show
+            op = self.repairs.get(function, {}).get("op")
+            first, after = (mended if mended and op in FLOW_MENDS else None), (mended if mended and found.relation and op in NAMING_MENDS else None)
+            return "; ".join(p for p in (first, found.hint, after) if p), found.mistake, words if first or after else None
         if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)
             parted = self.parted_at(function)
             related = parted.related if parted else None

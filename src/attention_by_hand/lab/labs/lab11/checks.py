@@ -19,7 +19,7 @@ from __future__ import annotations
 import torch
 
 from attention_by_hand.lab.inputs import fixed, randn, seeded
-from attention_by_hand.lab.judging import Check, judge_tensor
+from attention_by_hand.lab.judging import Check, Probe, judge_tensor
 
 # One mistake, one hint.
 WRONG_AXES = (
@@ -199,6 +199,14 @@ def _layer(g: torch.Generator, batch: int, heads: int, T: int, d: int) -> tuple[
     return scores, randn(g, batch, heads, T, d)
 
 
+def _ablate_probes() -> tuple[Probe, ...]:
+    """A head in the middle removed (never judged): the checks remove the first, the second of
+    three and the last, where dropping every head after the removed one, or the last head, gives
+    the same sums; here the heads on both sides of it count."""
+    p = torch.Generator().manual_seed(11)  # their own generator: the checks' inputs stay as they were
+    return (Probe("(1, 5, 4, 4), head 2 of 5 removed: heads kept on both sides of it", (*_layer(p, 1, 5, 4, 3), 2)),)
+
+
 def checks(seed: int) -> list[Check]:
     f, g = fixed(), seeded(seed)
     # Shapes chosen so that no two of batch, heads and the rows kept are the same size.
@@ -218,5 +226,6 @@ def checks(seed: int) -> list[Check]:
             "random (3, 2, 5, 5), head 0; (1, 4, 7, 7), head 3",
             ((*_layer(g, 3, 2, 5, 3), 0), (*_layer(g, 1, 4, 7, 2), 3)),
             _judge_ablate,
+            probes=_ablate_probes(),
         ),
     ]
