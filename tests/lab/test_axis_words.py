@@ -79,3 +79,26 @@ def test_a_docstring_word_never_names_an_axis_size_taken_from_the_wrong_number()
 
     said = sizes_named([(torch.ones(9), torch.ones(3), known())])
     assert said is None or ("`heads`" not in said and "`T`" not in said)
+
+
+def _fdef(code: str):
+    import ast
+
+    return ast.parse(code).body[0]
+
+
+WIDTHS = '''
+def f(q, v):
+    """q: (..., T, head_size); v: (T, d_v)"""
+'''
+
+
+def test_a_size_read_off_another_tensor_is_said_in_the_docstrings_words():
+    import ast
+
+    from attention_by_hand.lab.axis_words import size_words
+
+    at = ast.parse("v.shape[-1]", mode="eval").body
+    assert size_words(_fdef(WIDTHS), "q", "v", at) == " (d_v, not head_size)"
+    # axis 0 of q is behind '...': no word for it, so nothing is said
+    assert size_words(_fdef(WIDTHS), "q", "v", ast.parse("v.shape[0]", mode="eval").body) == ""

@@ -291,7 +291,7 @@ def test_a_scale_read_off_the_values_width_is_named_as_the_size_of_the_wrong_ten
     # the values' width d_v for the head size: the same wherever d_v == head_size, so one check fails
     patch = UNSCALED_TILES.replace("1 / math.sqrt(q.shape[-1])", "1 / math.sqrt(v.shape[-1])").replace(" * 0.5)", ")")
     hints = failing(judged(tmp_path, "lab-09-flash-attention.py", patch), "tiled_attention")
-    assert hints and all("`math.sqrt(v.shape[-1])` for `math.sqrt(q.shape[-1])`" in h for h in hints)
+    assert hints and all("`math.sqrt(v.shape[-1])` for `math.sqrt(q.shape[-1])` (d_v, not head_size)" in h for h in hints)
 
 
 LOG2_NORMALISER = '''
@@ -325,3 +325,19 @@ def test_another_variable_that_happens_to_mend_it_is_not_said_after_a_relation(t
     # a variable's mend names no concept, so only the relation is said
     hints = failing(judged(tmp_path, "lab-09-flash-attention.py", RESCALED_ONLY_WHEN_EVERY_ROW_GROWS), "online_softmax")
     assert hints and all("times a factor of its own" in h and "the wrong variable" not in h for h in hints)
+
+
+NEXT_ID_AS_ID_PLUS_ONE = '''
+def bigram_counts(ids, vocab_size):
+    table = torch.zeros(vocab_size, vocab_size)
+    for t in range(len(ids) - 1):
+        here, after = ids[t], ids[t] + 1  # meant: the id that comes after
+        table[here, after % vocab_size] += 1
+    return table
+'''
+
+
+def test_one_added_to_an_entry_where_it_belongs_in_the_index_is_mended_by_moving_it(tmp_path):
+    hints = failing(judged(tmp_path, "lab-03-bigram.py", NEXT_ID_AS_ID_PLUS_ONE), "bigram_counts")
+    assert hints and all("`+ 1` added to the entry, not to its index" in h and "with `ids[t + 1]` for `ids[t] + 1`" in h
+                         for h in hints)

@@ -119,6 +119,37 @@ def copied_rows(pairs, n):
     return table
 
 
+def tested_not_stored(x, hidden):
+    x[hidden] == 0.0
+    return x
+
+
+def fill_dropped(x, hidden):
+    x.masked_fill(hidden, 0.0)
+    return x
+
+
+def reshape_dropped(x):
+    x.reshape(-1)
+    return x
+
+
+def fill_kept(x, hidden):
+    x.masked_fill_(hidden, 0.0)
+    """a string alone is no statement with an effect lost"""
+    return x
+
+
+def written_into(a, b):
+    top = torch.maximum(a, b, out=a)
+    return top - a
+
+
+def written_into_and_not_read(a, b):
+    top = torch.maximum(a, b, out=a)
+    return top * 2
+
+
 def rows_replaced(n, d):
     rows = [torch.zeros(d)] * n
     for i in range(n):
@@ -246,3 +277,34 @@ def test_rows_made_one_by_one_are_fine(tmp_path):
 def test_repeated_rows_that_are_only_replaced_are_fine(tmp_path):
     # `rows[i] = rows[i] + i` makes a new tensor: the shared one is never changed
     assert pitfalls(_module(tmp_path).rows_replaced) == []
+
+
+def test_a_comparison_where_an_assignment_was_meant_is_said(tmp_path):
+    found = pitfalls(_module(tmp_path).tested_not_stored)
+    at = _line("    x[hidden] == 0.0")
+    assert _said(found) == [f"`x[hidden] == 0.0` (line {at}) compares and throws the answer away: `==` asks, `=` stores"]
+
+
+def test_a_new_tensor_made_and_dropped_is_said_with_the_in_place_call_torch_has(tmp_path):
+    said = _said(pitfalls(_module(tmp_path).fill_dropped))
+    assert len(said) == 1 and "returns a new tensor and changes nothing" in said[0] and "(`masked_fill_` changes" in said[0]
+
+
+def test_a_call_torch_has_no_in_place_form_of_is_said_without_one(tmp_path):
+    said = _said(pitfalls(_module(tmp_path).reshape_dropped))
+    assert len(said) == 1 and said[0].endswith("its result is thrown away")
+
+
+def test_an_in_place_call_and_a_string_alone_are_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).fill_kept) == []
+
+
+def test_a_result_written_into_an_input_and_read_as_the_old_value_is_said(tmp_path):
+    made, read = _line("    top = torch.maximum(a, b, out=a)"), _line("    return top - a")
+    assert _said(pitfalls(_module(tmp_path).written_into)) == [
+        f"`top` (line {made}) is `a` itself: `out=a` writes the result into `a` and returns it, so `a` no longer "
+        f"holds its old values (read at line {read})"]
+
+
+def test_a_result_written_into_an_input_never_read_again_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).written_into_and_not_read) == []

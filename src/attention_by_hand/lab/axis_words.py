@@ -13,12 +13,13 @@ Left out: axes written as expressions ("T - period + 1", "3 * d_model") and the 
 
 from __future__ import annotations
 
+import ast
 import inspect
 import re
 
 import torch
 
-__all__ = ["docstring_sizes"]
+__all__ = ["docstring_sizes", "size_words"]
 
 # "q, k: (..., T, head_size)": the names, then the shape in brackets
 _SHAPED = re.compile(r"(\w+(?:\s*,\s*\w+)*)\s*:\s*\(([^()]*)\)")
@@ -63,3 +64,27 @@ def docstring_sizes(function, args: tuple) -> dict[str, float]:
                     clashing.add(word)
                 sizes[word] = float(size)
     return {w: s for w, s in sizes.items() if w not in clashing}
+
+
+def _word_at(axes: list[str] | None, index: int) -> str | None:
+    """The docstring's word for axis `index` of a tensor whose axes it gives ('...' for any)."""
+    if not axes:
+        return None
+    if index < 0:
+        word = axes[index] if len(axes) >= -index else None
+    else:
+        word = axes[index] if index < len(axes) and "..." not in axes[: index + 1] else None
+    return word if word and _WORD.fullmatch(word) else None
+
+
+def size_words(fdef: ast.FunctionDef, old: str, new: str, at: ast.AST | None) -> str:
+    """" (d_v, not head_size)": the docstring's words for the axis that `new.shape[i]` reads where
+    the reference reads `old.shape[i]`, when it names both and they differ; else ""."""
+    index = at.slice.value if isinstance(at, ast.Subscript) and isinstance(at.slice, ast.Constant) else None
+    if isinstance(at, ast.Subscript) and isinstance(at.slice, ast.UnaryOp) and isinstance(at.slice.operand, ast.Constant):
+        index = -at.slice.operand.value if isinstance(at.slice.op, ast.USub) else None
+    if type(index) is not int:
+        return ""
+    axes = _axes(ast.get_docstring(fdef) or "")
+    mine, theirs = _word_at(axes.get(new), index), _word_at(axes.get(old), index)
+    return f" ({mine}, not {theirs})" if mine and theirs and mine != theirs else ""

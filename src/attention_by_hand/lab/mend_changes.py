@@ -18,6 +18,8 @@ added or never lacked what the learner left out. Those are tried here, on the le
   deep, it returns after the loop's first pass;
 - `continue` for `break`, or `break` for `continue` (`jump`): a loop that should skip one pass
   stops there, every pass after it left out (or the other way round);
+- a number added to an entry where it belongs in its index (`into_index`): `ids[i] + 1`, the
+  entry plus one, where `ids[i + 1]`, the next entry, was meant;
 - a flag a call needed, left out (`add_kw`): `keepdim=True` on a reduction, so that it lines up
   with the rows it came from, or `is_causal=True` on the fused attention, so that it hides the
   future.
@@ -75,6 +77,12 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
         if flag and flag[0] not in {k.arg for k in node.keywords} and (node.args or node.keywords):
             found.append(Change(name, index[id(node)], "add_kw", flag, "arguments",
                                 f"`{quote(edit(node, Change(name, 0, 'add_kw', flag, 'arguments', '')))}` for `{quote(node)}`",
+                                statement_of[id(node)].lineno))
+        if (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and isinstance(node.left, ast.Subscript)
+                and isinstance(node.right, ast.Constant) and type(node.right.value) is int
+                and not isinstance(node.left.slice, (ast.Slice, ast.Tuple))):
+            moved = edit(node, Change(name, 0, "into_index", None, "offset", ""))
+            found.append(Change(name, index[id(node)], "into_index", None, "offset", f"`{quote(moved)}` for `{quote(node)}`",
                                 statement_of[id(node)].lineno))
         if isinstance(node, (ast.Break, ast.Continue)):
             mended = "continue" if isinstance(node, ast.Break) else "break"

@@ -32,6 +32,7 @@ from attention_by_hand.lab.mutant_arithmetic import arithmetic
 from attention_by_hand.lab.mutant_slips import slips
 from attention_by_hand.lab.mutant_trees import copy_along, routes_of
 from attention_by_hand.lab.name_words import gloss
+from attention_by_hand.lab.axis_words import size_words
 from attention_by_hand.lab.mutant_edits import (
     KINDS,
     Change,
@@ -107,7 +108,8 @@ class _Finder:
                 elif code and op not in ("left", "right"):
                     # what the words add after the quoted code ("the factor inverted"), kept
                     # (a comma after them: "multiplied, not added, in `s = ...`")
-                    text = code + (": " + text.split("): ", 1)[1] + "," if op == "binop" and "): " in text else "")
+                    text = code + (": " + text.split("): ", 1)[1] + "," if op == "binop" and "): " in text else
+                                   text[text.index("` ("):][1:] if op == "shape_of" and "` (" in text else "")
             joint = " from " if text.endswith(("removed", "dropped")) else " in "
             glossed = gloss(self.fdef, *arg, statement.lineno) if op == "name" and self.glossed else ""
             return text if op in STATEMENT_OPS else f"{text}{joint}`{quote_statement(statement)}`{glossed}"
@@ -294,7 +296,8 @@ class _Finder:
             sized = isinstance(parent, ast.Attribute) and parent.attr in ("shape", "size")  # only a size read from it
             for other in self.scope:
                 if other != node.id:
-                    self.add(node, "shape_of" if sized else "name", (node.id, other), "variable", f"`{other}` for `{node.id}`")
+                    words = size_words(self.fdef, node.id, other, self.parent.get(id(parent))) if sized else ""
+                    self.add(node, "shape_of" if sized else "name", (node.id, other), "variable", f"`{other}` for `{node.id}`{words}")
         if isinstance(parent, ast.Return) and isinstance(node, ast.expr) and not isinstance(node, ast.Tuple):
             self.add(node, "negate", None, "sign", f"`-({quote(node)})` returned")
             self.add(node, "transpose", None, "transpose", f"`{quote(node)}` transposed")

@@ -1,4 +1,4 @@
-"""Three Python pitfalls read off a learner's function, said when its check fails: they are facts of
+"""Python pitfalls read off a learner's function, said when its check fails: they are facts of
 its code that no output shows, and each breaks a function that reads right line by line.
 
 - A generator used twice: `heads = (attend(h) for h in range(n))` can be gone through once;
@@ -6,6 +6,10 @@ its code that no output shows, and each breaks a function that reads right line 
 - A function made in a loop that reads the loop's variable (`lambda x: x[h]`, a `def` in the
   loop's body) and is kept for after the loop: Python looks the variable up when the function
   runs, so every one of them sees its last value (every head computes the last head).
+- A statement that computes a value and drops it: `scores[hidden] == float("-inf")` (a test
+  where `=` was meant), or `x.masked_fill(...)` whose new tensor nobody keeps.
+- A result written into an input with `out=` and kept under another name: both names are one
+  tensor, and the old values the code reads next are gone.
 - A list that repeats one object, `[[0] * V] * V` or `[torch.zeros(d)] * n`, then changed one
   entry at a time: every "row" is the same row, so a count made in one shows in all.
 
@@ -25,6 +29,8 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+
+import torch
 
 __all__ = ["pitfalls"]
 
@@ -209,6 +215,59 @@ def _shared_rows(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     return found
 
 
+# methods and torch functions that return a new tensor and change nothing: called as a statement,
+# their work is lost
+_PURE = {"masked_fill", "clamp", "clip", "softmax", "log_softmax", "transpose", "t", "reshape", "view", "float",
+         "double", "to", "add", "sub", "mul", "div", "exp", "log", "sqrt", "abs", "neg", "unsqueeze", "squeeze",
+         "flip", "roll", "tril", "triu", "sum", "mean", "cumsum", "contiguous", "permute", "expand", "repeat",
+         "where", "maximum", "minimum", "matmul", "cat", "stack", "pow", "scatter", "index_put", "index_add",
+         "fill_diagonal", "masked_scatter", "scatter_add", "zeros_like", "clone", "detach"}
+
+
+def _no_effect(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """A statement whose value is computed and dropped: a comparison (`==` where `=` was meant),
+    an arithmetic expression, or a call that returns a new tensor (`x.masked_fill(...)`, not
+    `masked_fill_`)."""
+    found = []
+    for node in ast.walk(fdef):
+        if not isinstance(node, ast.Expr) or isinstance(node.value, ast.Constant):
+            continue
+        value, code = node.value, ast.unparse(node.value)
+        code = code if len(code) <= 60 else code[:57] + "..."
+        if isinstance(value, ast.Compare) and len(value.ops) == 1 and isinstance(value.ops[0], ast.Eq):
+            words = f"`{code}` ({{0}}) compares and throws the answer away: `==` asks, `=` stores"
+        elif isinstance(value, (ast.Compare, ast.BinOp, ast.UnaryOp)):
+            words = f"`{code}` ({{0}}) computes a value and throws it away: nothing stores it"
+        elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _PURE
+              and not (isinstance(value.func.value, ast.Name) and value.func.value.id in ("math", "np", "numpy"))):
+            in_place = f" (`{value.func.attr}_` changes the tensor itself)" if hasattr(torch.Tensor, value.func.attr + "_") else ""
+            words = f"`{code}` ({{0}}) returns a new tensor and changes nothing, and its result is thrown away{in_place}"
+        else:
+            continue
+        found.append((node.lineno, words, [node.lineno]))
+    return found
+
+
+def _written_into(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`new = torch.maximum(old, s, out=old)`: `new` and `old` are one tensor from then on, and
+    the old values are gone, where the code goes on to read `old` as the value before."""
+    found = []
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call)):
+            continue
+        out = next((k.value for k in node.value.keywords if k.arg == "out"), None)
+        name = node.targets[0].id
+        if isinstance(out, ast.Name) and out.id != name:
+            inside = {id(n) for n in ast.walk(node)}
+            later = [n for n in _loads(fdef, out.id) if id(n) not in inside and n.lineno >= node.lineno]
+            if later:
+                found.append((node.lineno, f"`{name}` ({{0}}) is `{out.id}` itself: `out={out.id}` writes the result into "
+                                           f"`{out.id}` and returns it, so `{out.id}` no longer holds its old values "
+                                           f"(read at {{1}})", [node.lineno, later[0].lineno]))
+    return found
+
+
 def pitfalls(function) -> list[list]:
     """[[line, words, lines], ...] for the pitfalls of `function`'s own code: `words` holds {0},
     {1}, ... where the lines of `lines` (of its file) are to be said, as the parent says lines
@@ -222,5 +281,5 @@ def pitfalls(function) -> list[list]:
     if fdef is None:
         return []
     # the lines of the parsed text count from 1 at the `def`: the file's lines count from `start`
-    found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef))
+    found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + _no_effect(fdef) + _written_into(fdef))
     return [[line + start - 1, words, [at + start - 1 for at in where]] for line, words, where in found]
