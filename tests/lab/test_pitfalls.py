@@ -150,6 +150,28 @@ def written_into_and_not_read(a, b):
     return top * 2
 
 
+def rows_rebound(x):
+    for row in x:
+        row = row - row.mean()
+        if row.numel() > 1:
+            row = row / row.std()
+    return x
+
+
+def rows_rebound_and_kept(x):
+    out = []
+    for row in x:
+        row = row - row.mean()
+        out.append(row)
+    return out
+
+
+def rows_rebound_and_read_after_the_loop(x):
+    for row in x:
+        row = row * 2
+    return row
+
+
 def rows_replaced(n, d):
     rows = [torch.zeros(d)] * n
     for i in range(n):
@@ -308,3 +330,17 @@ def test_a_result_written_into_an_input_and_read_as_the_old_value_is_said(tmp_pa
 
 def test_a_result_written_into_an_input_never_read_again_is_fine(tmp_path):
     assert pitfalls(_module(tmp_path).written_into_and_not_read) == []
+
+
+def test_the_loops_own_name_given_a_value_nothing_reads_is_said_at_its_last_store(tmp_path):
+    found = pitfalls(_module(tmp_path).rows_rebound)
+    at = _line("            row = row / row.std()")
+    assert [f[0] for f in found] == [at] and _said(found)[0].startswith(f"`row` is the loop's own name: giving it a new value (line {at})")
+
+
+def test_the_loops_name_given_a_value_that_is_then_kept_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).rows_rebound_and_kept) == []
+
+
+def test_the_loops_name_read_after_the_loop_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).rows_rebound_and_read_after_the_loop) == []

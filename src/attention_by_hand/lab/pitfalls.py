@@ -10,6 +10,8 @@ its code that no output shows, and each breaks a function that reads right line 
   where `=` was meant), or `x.masked_fill(...)` whose new tensor nobody keeps.
 - A result written into an input with `out=` and kept under another name: both names are one
   tensor, and the old values the code reads next are gone.
+- The loop's own name given a new value (`for r in rows: r = r / r.sum()`) that nothing reads
+  before the next pass: the row it came from stays as it was.
 - A list that repeats one object, `[[0] * V] * V` or `[torch.zeros(d)] * n`, then changed one
   entry at a time: every "row" is the same row, so a count made in one shows in all.
 
@@ -268,6 +270,34 @@ def _written_into(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     return found
 
 
+def _after(statement: ast.stmt, body: list[ast.stmt]) -> list[ast.stmt]:
+    """The statements of `body` after the one that holds `statement` (itself, or a block holding it)."""
+    for k, s in enumerate(body):
+        if any(n is statement for n in ast.walk(s)):
+            return body[k + 1:] if s is statement else _after(statement, [*getattr(s, "body", []), *getattr(s, "orelse", [])]) + body[k + 1:]
+    return []
+
+
+def _loop_rebound(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`for r in rows: r = r / r.sum()`: the loop's name given a new value that nothing reads
+    before the next pass replaces it, and that is not read after the loop: the entry it came from
+    stays as it was."""
+    found = []
+    for loop in (n for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)):
+        name = loop.target.id
+        if any(n.lineno > loop.end_lineno for n in _loads(fdef, name)):
+            continue
+        stores = [a for a in ast.walk(loop) if isinstance(a, ast.Assign) and a is not loop
+                  and any(isinstance(t, ast.Name) and t.id == name for t in a.targets)]
+        if not stores:
+            continue
+        last = max(stores, key=lambda a: a.lineno)
+        if not any(_loads(s, name) for s in _after(last, loop.body)):
+            found.append((last.lineno, f"`{name}` is the loop's own name: giving it a new value ({{0}}) changes "
+                                       f"nothing the loop goes through, and the next pass replaces it", [last.lineno]))
+    return found
+
+
 def pitfalls(function) -> list[list]:
     """[[line, words, lines], ...] for the pitfalls of `function`'s own code: `words` holds {0},
     {1}, ... where the lines of `lines` (of its file) are to be said, as the parent says lines
@@ -281,5 +311,5 @@ def pitfalls(function) -> list[list]:
     if fdef is None:
         return []
     # the lines of the parsed text count from 1 at the `def`: the file's lines count from `start`
-    found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + _no_effect(fdef) + _written_into(fdef))
+    found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + _no_effect(fdef) + _written_into(fdef) + _loop_rebound(fdef))
     return [[line + start - 1, words, [at + start - 1 for at in where]] for line, words, where in found]
