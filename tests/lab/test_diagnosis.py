@@ -341,3 +341,17 @@ def test_one_added_to_an_entry_where_it_belongs_in_the_index_is_mended_by_moving
     hints = failing(judged(tmp_path, "lab-03-bigram.py", NEXT_ID_AS_ID_PLUS_ONE), "bigram_counts")
     assert hints and all("`+ 1` added to the entry, not to its index" in h and "with `ids[t + 1]` for `ids[t] + 1`" in h
                          for h in hints)
+
+
+STANDARDISED_FIRST = '''
+def softmax(scores):
+    z = (scores - scores.mean(dim=-1, keepdim=True)) / scores.std(dim=-1, keepdim=True)  # "keeps exp tame"
+    e = torch.exp(z - z.max(dim=-1, keepdim=True).values)
+    return e / e.sum(dim=-1, keepdim=True)
+'''
+
+
+def test_scores_standardised_before_the_softmax_are_said_as_the_reference_on_a_changed_input(tmp_path):
+    hints = failing(judged(tmp_path, "lab-02-embeddings-softmax.py", STANDARDISED_FIRST), "softmax")
+    assert hints and all(h.startswith("yours is the reference's output on `scores` standardised along its last axis")
+                         for h in hints)

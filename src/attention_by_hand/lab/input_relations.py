@@ -1,7 +1,7 @@
 """A learner's output that is the reference's output on a changed input: one element short (a loop
 that stops a step early), every id off by one, a matrix transposed, an axis reversed, two
-arguments of the same shape exchanged, a number or a flag it was given left unused (fixed at its
-default, 0 or 1, True or False).
+arguments of the same shape exchanged, numbers rescaled to 0..1 or standardised along the last
+axis, a number or a flag it was given left unused (fixed at its default, 0 or 1, True or False).
 
 The reference is called on each changed input; a change is said only when it gives the learner's
 output on EVERY input tried, and only when exactly one change does (two that both do could be two
@@ -55,7 +55,26 @@ def _changes(name: str, value) -> list[tuple[str, Callable]]:
     for axis in sorted({0, value.dim() - 1}):
         found.append((f"yours is the reference's output on `{name}` reversed along axis {axis} (its order turned round)",
                       lambda v, axis=axis: v.flip(axis) if isinstance(v, torch.Tensor) and v.dim() > axis else None))
+    if value.is_floating_point() and value.shape[-1] >= 2:
+        # numbers squashed or standardised along the last axis first, as some libraries do to inputs
+        found.append((f"yours is the reference's output on `{name}` rescaled to 0..1 along its last axis ((x - min) / "
+                      f"(max - min) of each row): each row's spread was changed before the reference's steps", _to_unit))
+        found.append((f"yours is the reference's output on `{name}` standardised along its last axis ((x - mean) / std "
+                      f"of each row): each row's spread was changed before the reference's steps", _standardised))
     return found
+
+
+def _to_unit(v):
+    if not isinstance(v, torch.Tensor) or not v.is_floating_point() or v.dim() == 0:
+        return None
+    low, high = v.amin(dim=-1, keepdim=True), v.amax(dim=-1, keepdim=True)
+    return (v - low) / (high - low)
+
+
+def _standardised(v):
+    if not isinstance(v, torch.Tensor) or not v.is_floating_point() or v.dim() == 0:
+        return None
+    return (v - v.mean(dim=-1, keepdim=True)) / v.std(dim=-1, keepdim=True)
 
 
 def _settings(name: str, values: list, default) -> list[tuple[str, Callable]]:
