@@ -60,7 +60,7 @@ def test_a_loop_header_is_read(tmp_path):
 def test_a_split_given_a_worked_out_size_is_not_described(tmp_path):
     # `d // 2` is a piece's size, as split reads it: the learner did not take it for a count
     assert call_words(["for chunk in x.split(d // 2, dim=-1):"], _reference(tmp_path), "weights") is None
-    assert call_words(["a, b = torch.split(x, half, dim=-1)"], _reference(tmp_path), "weights") is None
+    assert call_words(["a, b = torch.split(x, [2, 2], dim=-1)"], _reference(tmp_path), "weights") is None
 
 
 def test_a_split_given_a_bare_number_in_torch_form_is_described(tmp_path):
@@ -133,3 +133,13 @@ def test_a_diagonal_or_a_histogram_told_by_position_is_not_described(tmp_path):
     assert call_words(["d = torch.diagonal(x, 0, -2, -1)"], _reference(tmp_path), "weights") is None
     assert call_words(["h = torch.histc(x, 10, 0.0, 5.0)"], _reference(tmp_path), "weights") is None
     assert call_words(["d = torch.diagonal(x, -1)"], _reference(tmp_path), "weights") is not None
+
+
+def test_a_split_given_a_size_by_keyword_is_not_described(tmp_path):
+    assert call_words(["a, b = x.split(split_size=x.shape[-1] // 2, dim=-1)"], _reference(tmp_path), "weights") is None
+
+
+def test_a_split_given_a_bare_name_is_described(tmp_path):
+    # `split(n_heads)` is the classic misreading: n_heads pieces meant, pieces of n_heads made
+    said = call_words(["heads = t.split(n_heads, dim=-1)"], _reference(tmp_path), "weights")
+    assert said is not None and "not the number of pieces" in said

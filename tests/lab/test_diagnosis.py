@@ -268,8 +268,9 @@ def test_a_break_where_continue_was_meant_is_said_in_the_learners_code_and_no_ot
     hints = failing(judged(tmp_path, "lab-11-induction-heads.py", HEADS_AFTER_THE_REMOVED_ONE_DROPPED), "ablate_head")
     assert hints and all(h.startswith("`break` where `continue` is needed") and "with `continue` for `break`" in h
                          for h in hints)
-    # removing a head in the middle (a probe) tells "every head after it" from "the last head"
-    assert not any("shape[1] - 1" in h for h in hints)
+    # removing a head in the middle (a probe) tells "every head after it" from "the last head"; the
+    # mend of the learner's own line is said alone, with no change of the reference beside it
+    assert not any("shape[1] - 1" in h or "yours equals the reference" in h for h in hints)
 
 
 FUSED_WITHOUT_THE_MASK = '''
@@ -339,7 +340,7 @@ def bigram_counts(ids, vocab_size):
 
 def test_one_added_to_an_entry_where_it_belongs_in_the_index_is_mended_by_moving_it(tmp_path):
     hints = failing(judged(tmp_path, "lab-03-bigram.py", NEXT_ID_AS_ID_PLUS_ONE), "bigram_counts")
-    assert hints and all("`+ 1` added to the entry, not to its index" in h and "with `ids[t + 1]` for `ids[t] + 1`" in h
+    assert hints and all("1 added to the entry, not added to its index" in h and "with `ids[t + 1]` for `ids[t] + 1`" in h
                          for h in hints)
 
 
@@ -355,3 +356,14 @@ def test_scores_standardised_before_the_softmax_are_said_as_the_reference_on_a_c
     hints = failing(judged(tmp_path, "lab-02-embeddings-softmax.py", STANDARDISED_FIRST), "softmax")
     assert hints and all(h.startswith("yours is the reference's output on `scores` standardised along its last axis")
                          for h in hints)
+
+
+def test_a_size_is_read_off_another_tensor_only_of_as_many_axes():
+    import torch
+
+    from attention_by_hand.lab.diagnosis import _plausible
+    from attention_by_hand.lab.mutant_edits import Change
+
+    seen = {"f": {"q": torch.zeros(2, 3, 4), "v": torch.zeros(2, 3, 5), "w": torch.zeros(4, 5)}}
+    assert _plausible(Change("f", 0, "shape_of", ("q", "v"), "variable", ""), seen)
+    assert not _plausible(Change("f", 0, "shape_of", ("q", "w"), "variable", ""), seen)

@@ -172,6 +172,75 @@ def rows_rebound_and_read_after_the_loop(x):
     return row
 
 
+def calls_with_effects(x, seen, layer):
+    seen.add(1)
+    torch.exp(x, out=x)
+    layer.float()
+    return x
+
+
+def sum_dropped(x):
+    x * 2
+    return x
+
+
+def rows_divided_in_place(x):
+    for row in x:
+        row = row.div_(row.sum())
+    return x
+
+
+def rows_read_by_a_closure(x):
+    out = []
+    for row in x:
+        row = row * 2
+
+        def twice():
+            return row * 2
+
+        out.append(twice())
+    return out
+
+
+def rows_read_in_else(x):
+    for row in x:
+        row = row * 2
+    else:
+        print(row)
+    return x
+
+
+def rows_read_in_finally(x):
+    for row in x:
+        try:
+            row = row * 2
+        finally:
+            print(row)
+    return x
+
+
+def buffer_filled(a, b):
+    buffer = torch.empty(3)
+    kept = torch.add(a, b, out=buffer)
+    buffer.mul_(2)
+    return kept
+
+
+def shared_then_replaced(pairs, n):
+    table = [[0] * n] * n
+    for a in range(n):
+        table[a] = [0] * n
+    for a, b in pairs:
+        table[a][b] += 1
+    return table
+
+
+def shared_appended(n):
+    lists = [[]] * n
+    lists[0].append(1)
+    return lists
+
+
 def rows_replaced(n, d):
     rows = [torch.zeros(d)] * n
     for i in range(n):
@@ -325,7 +394,7 @@ def test_a_result_written_into_an_input_and_read_as_the_old_value_is_said(tmp_pa
     made, read = _line("    top = torch.maximum(a, b, out=a)"), _line("    return top - a")
     assert _said(pitfalls(_module(tmp_path).written_into)) == [
         f"`top` (line {made}) is `a` itself: `out=a` writes the result into `a` and returns it, so `a` no longer "
-        f"holds its old values (read at line {read})"]
+        f"holds its old values, which line {read} reads beside `top`"]
 
 
 def test_a_result_written_into_an_input_never_read_again_is_fine(tmp_path):
@@ -344,3 +413,42 @@ def test_the_loops_name_given_a_value_that_is_then_kept_is_fine(tmp_path):
 
 def test_the_loops_name_read_after_the_loop_is_fine(tmp_path):
     assert pitfalls(_module(tmp_path).rows_rebound_and_read_after_the_loop) == []
+
+
+def test_calls_that_change_their_object_or_write_with_out_are_no_lost_statements(tmp_path):
+    # a set's add, exp written into x, and a layer's float() all have an effect
+    assert pitfalls(_module(tmp_path).calls_with_effects) == []
+
+
+def test_arithmetic_as_a_statement_is_said_to_be_thrown_away(tmp_path):
+    said = _said(pitfalls(_module(tmp_path).sum_dropped))
+    assert said == [f"`x * 2` (line {_line('    x * 2')}) computes a value and throws it away: nothing stores it"]
+
+
+def test_a_loop_name_rebound_to_an_in_place_result_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).rows_divided_in_place) == []
+
+
+def test_a_loop_name_read_by_a_function_made_in_the_loop_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).rows_read_by_a_closure) == []
+
+
+def test_a_loop_name_read_in_the_loops_else_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).rows_read_in_else) == []
+
+
+def test_a_loop_name_read_in_a_finally_after_the_store_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).rows_read_in_finally) == []
+
+
+def test_a_buffer_filled_with_out_and_read_alone_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).buffer_filled) == []
+
+
+def test_repeated_rows_each_replaced_before_any_change_are_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).shared_then_replaced) == []
+
+
+def test_repeated_lists_changed_through_a_method_are_said(tmp_path):
+    found = pitfalls(_module(tmp_path).shared_appended)
+    assert [f[2] for f in found] == [[_line("    lists = [[]] * n"), _line("    lists[0].append(1)")]]

@@ -9,7 +9,8 @@ import importlib.util
 import pytest
 import torch
 
-from attention_by_hand.lab.mend_words import _brackets, _one_axis_cut
+from attention_by_hand.lab.mend_words import _brackets, _one_axis_cut, mistake_words
+from attention_by_hand.lab.mutant_edits import Change
 from attention_by_hand.lab.repair import repair
 from attention_by_hand.lab.registry import LABS
 from labhelpers import REFERENCES, failed_hints, load_lab, patch_lab
@@ -388,6 +389,19 @@ def centred(x):
     return x - x.mean(dim=-1, keepdim=True)
 
 
+def previous(x, i):
+    return x[i - 1]
+
+
+def total_before_negative(x):
+    total = x[0] * 0
+    for v in x:
+        if v < 0:
+            break
+        total = total + v
+    return total
+
+
 def running_total(x):
     return x.cumsum(0)
 
@@ -488,6 +502,19 @@ def row_totals(x):
     "tripled": '''
 def doubled(x):
     return x * 3
+''',
+    "value_minus_one": '''
+def previous(x, i):
+    return x[i] - 1
+''',
+    "skips_negatives": '''
+def total_before_negative(x):
+    total = x[0] * 0
+    for v in x:
+        if v < 0:
+            continue
+        total = total + v
+    return total
 ''',
     "centred_without_keepdim": '''
 def centred(x):
@@ -836,3 +863,26 @@ def test_a_reduction_without_keepdim_is_mended_by_the_flag_and_said_so(tmp_path)
     found = _extra(tmp_path, "centred_without_keepdim", "centred", [(x,), (x[:2, :2] - 1,)])
     assert found is not None and found.text == "`x.mean(dim=-1, keepdim=True)` for `x.mean(dim=-1)`"
     assert found.words.startswith("`keepdim=True` left out")
+
+
+def test_one_taken_from_an_entry_where_its_index_was_meant_is_said_as_taken(tmp_path):
+    x = torch.tensor([3.0, 7.0, 20.0, 50.0])
+    found = _extra(tmp_path, "value_minus_one", "previous", [(x, 2), (x, 3)])
+    assert found is not None and found.text == "`x[i - 1]` for `x[i] - 1`"
+    assert found.words == "1 taken from the entry, not taken from its index: `x[i] - 1` is a value minus 1, not another entry"
+
+
+def test_continue_where_break_was_meant_is_said_as_the_loop_going_on(tmp_path):
+    x = torch.tensor([1.0, 2.0, -1.0, 5.0])
+    found = _extra(tmp_path, "skips_negatives", "total_before_negative", [(x,), (x.flip(0),)])
+    assert found is not None and found.text == "`break` for `continue`"
+    assert found.words == "`continue` where `break` is needed: the loop goes on after the pass that should end it"
+
+
+def test_a_floor_division_whose_number_is_divided_is_no_divisor():
+    # `6 // d` mended to `7 // d`: the 6 is what is divided, so it is not said as "the wrong divisor"
+    fdef = ast.parse("def f(d):\n    return 6 // d\n").body[0]
+    nodes = list(ast.walk(fdef))
+    six = next(i for i, n in enumerate(nodes) if isinstance(n, ast.Constant) and n.value == 6)
+    words = mistake_words(fdef, Change("f", six, "const", 7, "constant", "", 2))
+    assert words is None or "divisor" not in words

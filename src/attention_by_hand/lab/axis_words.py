@@ -70,8 +70,9 @@ def _word_at(axes: list[str] | None, index: int) -> str | None:
     """The docstring's word for axis `index` of a tensor whose axes it gives ('...' for any)."""
     if not axes:
         return None
-    if index < 0:
-        word = axes[index] if len(axes) >= -index else None
+    if index < 0:  # counted from the right: only past the last '...', which may stand for any number of axes
+        dots = max((k for k, a in enumerate(axes) if a == "..."), default=-1)
+        word = axes[index] if len(axes) >= -index and len(axes) + index > dots else None
     else:
         word = axes[index] if index < len(axes) and "..." not in axes[: index + 1] else None
     return word if word and _WORD.fullmatch(word) else None

@@ -122,16 +122,17 @@ def _told_by_position(node: ast.Call, name: str) -> bool:
 
 
 def _sized_as_meant(node: ast.Call, name: str) -> bool:
-    """A `split` given a size worked out (`d // 2`, `head_size`, a list of sizes): the learner
-    counted a piece's size, as `split` reads it, so there is nothing to misread. Only a bare number
-    (`split(2)`, meant as two pieces?) is described."""
+    """A `split` given a size worked out (`d // 2`, `d / 2`) or a list of sizes: the learner counted
+    a piece's size, as `split` reads it, so there is nothing to misread. A bare number or name
+    (`split(2)`, `split(n_heads)`: meant as that many pieces?) is described."""
     if name != "split":
         return False
     owner = node.func.value if isinstance(node.func, ast.Attribute) else None
     at = 1 if isinstance(owner, ast.Name) and owner.id == "torch" else 0
     given = node.args[at] if len(node.args) > at else next(
         (k.value for k in node.keywords if k.arg in ("split_size_or_sections", "split_size")), None)
-    return given is not None and not (isinstance(given, ast.Constant) and type(given.value) is int)
+    worked_out = isinstance(given, ast.BinOp) and isinstance(given.op, (ast.FloorDiv, ast.Div))
+    return worked_out or isinstance(given, (ast.List, ast.Tuple))
 
 
 def _torch_like(func: ast.expr) -> bool:

@@ -29,6 +29,7 @@ Left out: the hand-written hints (judging.py and each lab's checks.py), which co
 from __future__ import annotations
 
 import ast
+import dataclasses
 import inspect
 import re
 from itertools import combinations
@@ -87,7 +88,8 @@ def _sort(value) -> object:
 
 def _plausible(change: Change, values: dict[str, dict[str, object]]) -> bool:
     """A variable is replaced only by another of the same sort (shape, class) on the first input,
-    a size only by an integer; only a tensor of two axes or more is replaced by its first slice."""
+    a tensor whose size is read (`q.shape[-1]`) by another of as many axes, a size only by an
+    integer; only a tensor of two axes or more is replaced by its first slice."""
     seen = values.get(change.function, {})
     if change.op == "first":
         value = seen.get(change.arg)
@@ -174,7 +176,7 @@ def _unchanged(reference: ModuleType, function: str, tried: list[Tried], expecte
     said = returned_unchanged(names, [t.args for t, _ in ran], [t.got for t, _ in ran], [e for _, e in ran], agree)
     if not said:
         return found
-    return Diagnosis(f"{said}; {found.hint}" if found else said, found.mistake if found else f"{function}: {said}")
+    return dataclasses.replace(found, hint=f"{said}; {found.hint}") if found else Diagnosis(said, f"{function}: {said}")
 
 
 def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: frozenset[str],

@@ -146,9 +146,10 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     if op == "const" and _exponent(node, parents):  # `** 2` for `** 1` is a power, not a count off by one
         return _POWERS.get((node.value, change.arg), f"the wrong power: `** {node.value}` where `** {change.arg}` is needed")
     if op == "into_index" and isinstance(node, ast.BinOp):
-        sign = "+" if isinstance(node.op, ast.Add) else "-"
-        return (f"`{sign} {node.right.value}` added to the entry, not to its index: `{_short(node)}` is a value "
-                f"{'plus' if sign == '+' else 'minus'} {node.right.value}, not another entry")
+        added = isinstance(node.op, ast.Add)
+        n, to = node.right.value, "added to" if added else "taken from"
+        return (f"{n} {to} the entry, not {to} its index: `{_short(node)}` is a value "
+                f"{'plus' if added else 'minus'} {n}, not another entry")
     if op == "add_kw":
         flag = f"`{change.arg[0]}={change.arg[1]}`"
         return (f"{flag} left out: the fused attention then lets every token see the later ones" if change.arg[0] == "is_causal"

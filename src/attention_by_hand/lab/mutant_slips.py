@@ -210,8 +210,10 @@ def _new_axis_left_out(finder, node: ast.AST) -> None:
     with that row's entries left out, so it broadcasts along the other axis instead."""
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple):
         parts = node.slice.elts
+        # not a leading None (broadcasting adds leading axes anyway), and not `x[..., None]`,
+        # which "the indexing left out" already is
         for i, part in enumerate(parts):
-            if isinstance(part, ast.Constant) and part.value is None and len(parts) > 1:
+            if isinstance(part, ast.Constant) and part.value is None and i > 0 and len(parts) > 2:
                 kept = ast.Subscript(node.value, ast.Tuple(parts[:i] + parts[i + 1:], ast.Load()), ast.Load())
                 finder.add(node, "no_new_axis", i, "index",
                            f"`{quote(kept)}` for `{quote(node)}` (the new axis, `None`, left out: what it lines up "

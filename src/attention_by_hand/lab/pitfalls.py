@@ -8,8 +8,8 @@ its code that no output shows, and each breaks a function that reads right line 
   runs, so every one of them sees its last value (every head computes the last head).
 - A statement that computes a value and drops it: `scores[hidden] == float("-inf")` (a test
   where `=` was meant), or `x.masked_fill(...)` whose new tensor nobody keeps.
-- A result written into an input with `out=` and kept under another name: both names are one
-  tensor, and the old values the code reads next are gone.
+- A result written into an input with `out=` and kept under another name, then both names read
+  in one statement (`exp(m - m_new)`): they are one tensor, and the old values are gone.
 - The loop's own name given a new value (`for r in rows: r = r / r.sum()`) that nothing reads
   before the next pass: the row it came from stays as it was.
 - A list that repeats one object, `[[0] * V] * V` or `[torch.zeros(d)] * n`, then changed one
@@ -19,7 +19,10 @@ Each is said only where the code shows it for certain: the generator's name read
 times after it was made and never made again; the function stored (appended, put in a list or
 a dict, or the `def`'s own name) in something read after the loop, and the variable not bound
 as a default (`lambda x, h=h: ...`); the repeated list bound once and changed in place, through
-an entry, after it was made. The child (calls.py) reads the learner's source; verdict.py
+an entry, before any entry was replaced; a dropped call only of a name that tensors alone have
+(not `add`, which sets have, nor `float`, which changes a layer), and never one given `out=`;
+the loop's name not given a value made in place (`r.div_(...)`), and not read after the loop,
+in its `else`, or by a function made in the function. The child (calls.py) reads the learner's source; verdict.py
 puts the words before a failed check's hint (learner_notes.with_notes).
 
 Left out: iterators made other ways (`iter(...)`, a generator function), and loops in helpers
@@ -202,6 +205,7 @@ def _changed_in_place(fdef: ast.FunctionDef, name: str) -> list[ast.AST]:
 
 
 def _shared_rows(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`[row] * n` bound to a name once, then one entry changed in place through it."""
     found = []
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
@@ -210,7 +214,10 @@ def _shared_rows(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
         if not _repeated(node.value) or len(_stores(fdef, name)) != 1:
             continue
         changed = [c for c in _changed_in_place(fdef, name) if c.lineno > node.end_lineno]
-        if changed:
+        replaced = [a for a in ast.walk(fdef) if isinstance(a, ast.Assign) and a.lineno > node.end_lineno and any(
+            isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name for t in a.targets)]
+        # rows put in one by one (`name[i] = [0] * n`) before anything is changed: no longer one row
+        if changed and not any(a.lineno <= changed[0].lineno for a in replaced):
             found.append((node.lineno, f"`{name}` ({{0}}) holds one object many times: `[row] * n` repeats the same row, "
                                        f"not copies of it, so a change to one entry ({{1}}) shows in every one",
                           [node.lineno, changed[0].lineno]))
@@ -218,12 +225,12 @@ def _shared_rows(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
 
 
 # methods and torch functions that return a new tensor and change nothing: called as a statement,
-# their work is lost
-_PURE = {"masked_fill", "clamp", "clip", "softmax", "log_softmax", "transpose", "t", "reshape", "view", "float",
-         "double", "to", "add", "sub", "mul", "div", "exp", "log", "sqrt", "abs", "neg", "unsqueeze", "squeeze",
-         "flip", "roll", "tril", "triu", "sum", "mean", "cumsum", "contiguous", "permute", "expand", "repeat",
-         "where", "maximum", "minimum", "matmul", "cat", "stack", "pow", "scatter", "index_put", "index_add",
-         "fill_diagonal", "masked_scatter", "scatter_add", "zeros_like", "clone", "detach"}
+# their work is lost. Names that Python's own types or nn.Module use too (`add` of a set, `float`
+# and `to` of a layer, which change it, `log` of a logger) are left out: the code alone cannot tell.
+_PURE = {"masked_fill", "clamp", "clip", "softmax", "log_softmax", "transpose", "reshape", "view", "sub", "mul", "div",
+         "exp", "sqrt", "neg", "unsqueeze", "squeeze", "flip", "roll", "tril", "triu", "cumsum", "contiguous", "permute",
+         "expand", "repeat", "maximum", "minimum", "matmul", "pow", "scatter", "index_put", "index_add", "masked_scatter",
+         "scatter_add", "zeros_like", "clone", "detach"}
 
 
 def _no_effect(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
@@ -241,6 +248,7 @@ def _no_effect(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
         elif isinstance(value, (ast.Compare, ast.BinOp, ast.UnaryOp)):
             words = f"`{code}` ({{0}}) computes a value and throws it away: nothing stores it"
         elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _PURE
+              and not any(k.arg == "out" for k in value.keywords)  # out= writes its result: not lost
               and not (isinstance(value.func.value, ast.Name) and value.func.value.id in ("math", "np", "numpy"))):
             in_place = f" (`{value.func.attr}_` changes the tensor itself)" if hasattr(torch.Tensor, value.func.attr + "_") else ""
             words = f"`{code}` ({{0}}) returns a new tensor and changes nothing, and its result is thrown away{in_place}"
@@ -251,8 +259,9 @@ def _no_effect(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
 
 
 def _written_into(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
-    """`new = torch.maximum(old, s, out=old)`: `new` and `old` are one tensor from then on, and
-    the old values are gone, where the code goes on to read `old` as the value before."""
+    """`new = torch.maximum(old, s, out=old)`, then a statement that reads both `new` and `old`
+    (`exp(old - new)`): it takes them for two values, but they are one tensor and the old values
+    are gone. A buffer filled with `out=` and then read under either name alone is fine."""
     found = []
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
@@ -260,22 +269,41 @@ def _written_into(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
             continue
         out = next((k.value for k in node.value.keywords if k.arg == "out"), None)
         name = node.targets[0].id
-        if isinstance(out, ast.Name) and out.id != name:
-            inside = {id(n) for n in ast.walk(node)}
-            later = [n for n in _loads(fdef, out.id) if id(n) not in inside and n.lineno >= node.lineno]
-            if later:
-                found.append((node.lineno, f"`{name}` ({{0}}) is `{out.id}` itself: `out={out.id}` writes the result into "
-                                           f"`{out.id}` and returns it, so `{out.id}` no longer holds its old values "
-                                           f"(read at {{1}})", [node.lineno, later[0].lineno]))
+        if not isinstance(out, ast.Name) or out.id == name:
+            continue
+        both = [s for s in ast.walk(fdef) if isinstance(s, ast.stmt) and not isinstance(s, _BLOCKS) and s is not node
+                and s.lineno > node.lineno and _loads(s, name) and _loads(s, out.id)]
+        if both:
+            first = min(both, key=lambda s: s.lineno)
+            found.append((node.lineno, f"`{name}` ({{0}}) is `{out.id}` itself: `out={out.id}` writes the result into "
+                                       f"`{out.id}` and returns it, so `{out.id}` no longer holds its old values, which "
+                                       f"{{1}} reads beside `{name}`", [node.lineno, first.lineno]))
     return found
 
 
+# statements that hold others: a read is counted at the simple statement that makes it
+_BLOCKS = (ast.For, ast.While, ast.If, ast.With, ast.Try, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 def _after(statement: ast.stmt, body: list[ast.stmt]) -> list[ast.stmt]:
-    """The statements of `body` after the one that holds `statement` (itself, or a block holding it)."""
+    """The statements of `body` after the one that holds `statement` (itself, or a block holding
+    it: its branches, `else`, handlers and `finally` all count as after)."""
     for k, s in enumerate(body):
         if any(n is statement for n in ast.walk(s)):
-            return body[k + 1:] if s is statement else _after(statement, [*getattr(s, "body", []), *getattr(s, "orelse", [])]) + body[k + 1:]
+            if s is statement:
+                return body[k + 1:]
+            # in the order they can run (an `if`'s other branch counts too: said too seldom, never wrongly)
+            inner = [*getattr(s, "body", []), *getattr(s, "orelse", [])]
+            inner += [h for handler in getattr(s, "handlers", []) for h in handler.body] + getattr(s, "finalbody", [])
+            return _after(statement, inner) + body[k + 1:]
     return []
+
+
+def _changes_itself(value: ast.AST) -> bool:
+    """A right side that changes a tensor in place (`row.div_(...)`, `out=`): the row does change."""
+    return any(isinstance(n, ast.Call) and ((isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_")
+                                            and not n.func.attr.startswith("_")) or any(k.arg == "out" for k in n.keywords))
+               for n in ast.walk(value))
 
 
 def _loop_rebound(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
@@ -285,14 +313,17 @@ def _loop_rebound(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     found = []
     for loop in (n for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)):
         name = loop.target.id
-        if any(n.lineno > loop.end_lineno for n in _loads(fdef, name)):
+        # read after the loop, in its `else`, or by a function made in it: the new value may be used
+        nested = [n for n in ast.walk(fdef) if isinstance(n, (ast.FunctionDef, ast.Lambda)) and n is not fdef]
+        if (any(n.lineno > loop.end_lineno for n in _loads(fdef, name)) or any(_loads(s, name) for s in loop.orelse)
+                or any(_loads(n, name) for n in nested)):
             continue
         stores = [a for a in ast.walk(loop) if isinstance(a, ast.Assign) and a is not loop
                   and any(isinstance(t, ast.Name) and t.id == name for t in a.targets)]
         if not stores:
             continue
         last = max(stores, key=lambda a: a.lineno)
-        if not any(_loads(s, name) for s in _after(last, loop.body)):
+        if not _changes_itself(last.value) and not any(_loads(s, name) for s in _after(last, loop.body)):
             found.append((last.lineno, f"`{name}` is the loop's own name: giving it a new value ({{0}}) changes "
                                        f"nothing the loop goes through, and the next pass replaces it", [last.lineno]))
     return found
@@ -311,5 +342,6 @@ def pitfalls(function) -> list[list]:
     if fdef is None:
         return []
     # the lines of the parsed text count from 1 at the `def`: the file's lines count from `start`
-    found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + _no_effect(fdef) + _written_into(fdef) + _loop_rebound(fdef))
+    found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + _no_effect(fdef)
+                   + _written_into(fdef) + _loop_rebound(fdef))
     return [[line + start - 1, words, [at + start - 1 for at in where]] for line, words, where in found]

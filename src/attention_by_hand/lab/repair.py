@@ -219,5 +219,5 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
             lines = " and ".join(str(c.line) for c in rest)
             more = "once more" if len(rest) == 1 else f"{len(rest)} more times"
             text = f"{_said(first)}, and the same {more} (line{'s' if len(rest) > 1 else ''} {lines})"
-            return Repair(first.line, text, mistake_words(definition(module, first.function), first))
+            return Repair(first.line, text, mistake_words(definition(module, first.function), first), first.op)
     return None

@@ -31,7 +31,7 @@ import torch
 
 from attention_by_hand.lab.outcomes import Raised, call
 
-__all__ = ["unused_arguments", "changed"]
+__all__ = ["unused_arguments", "changed", "unused_words"]
 
 CALL_SECONDS = 0.5
 # No call is given less: a timer that short fires inside calls that are not slow, at whatever
@@ -148,3 +148,28 @@ def _parts_unmoved(before, after, expected, moved, close) -> list[int]:
     if not tuples or len({len(before), len(after), len(expected), len(moved)}) != 1:
         return []
     return [k for k in range(len(before)) if _identical(before[k], after[k]) and not close(moved[k], expected[k])]
+
+
+def unused_words(names: list[str], found, tried) -> str | None:
+    """The child's "unused" event (found: [[argument index, part], ...]; tried: the arguments it
+    changed) in words, by the reference's names for the arguments (`names`); None when there is
+    nothing to say or the event is not well formed (it comes from the learner's process)."""
+    if not isinstance(found, list) or not isinstance(tried, list) or not all(
+            isinstance(f, list) and len(f) == 2 and type(f[0]) is int and 0 <= f[0] < len(names)
+            and type(f[1]) is int for f in found):
+        return None
+    by_part: dict[int, list[str]] = {}
+    for i, part in found:
+        by_part.setdefault(part, []).append(f"`{names[i]}`")
+    said = []
+    for part, listed in sorted(by_part.items()):
+        what = "your output" if part < 0 else f"part {part + 1} of what you return"
+        # a constant: said so, not as a list of every input, when every input was changed
+        if len(listed) > 1 and len(listed) == len(tried) == len(names):
+            said.append(f"{what} stays the same whatever any of its inputs holds, and the reference's does not")
+            continue
+        which = "it" if len(listed) == 1 else "any one of them"
+        listed_text = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
+        said.append(f"{listed_text} never {'reaches' if len(listed) == 1 else 'reach'} {what}: with other "
+                    f"values in {which}, yours stays the same, and the reference's does not")
+    return "; ".join(said) or None

@@ -38,6 +38,7 @@ from attention_by_hand.lab.judging import Check, Miss, Probe, hint_for_exception
 from attention_by_hand.lab.learner_notes import with_notes
 from attention_by_hand.lab.mend_changes import FLOW_MENDS, NAMING_MENDS
 from attention_by_hand.lab.registry import Lab, get_lab, load_reference, reference_path
+from attention_by_hand.lab.unused import unused_words
 from attention_by_hand.lab.wire import decode, encode
 
 __all__ = ["CheckResult", "CheckRun", "Ending", "Plan", "plan", "check_run", "check_in_process", "load_reference", "report_lines"]
@@ -207,10 +208,12 @@ class _Engine:
             self.found[function] = (found, where)
         found, where = self.found[function]
         mended, words = self.mended(function)
-        if found:  # a loop's `break` or `return` mended is said first; a named mend after what the outputs show
-            op = self.repairs.get(function, {}).get("op")
-            first, after = (mended if mended and op in FLOW_MENDS else None), (mended if mended and found.relation and op in NAMING_MENDS else None)
-            return "; ".join(p for p in (first, found.hint, after) if p), found.mistake, words if first or after else None
+        op = self.repairs.get(function, {}).get("op")
+        if found and mended and op in FLOW_MENDS:  # a loop's `break` or `return`, mended: the learner's own line, alone
+            return mended, None, words
+        if found:  # a mend that names a function, a flag or a number, after what the outputs show
+            after = mended if mended and found.relation and op in NAMING_MENDS else None
+            return "; ".join(p for p in (found.hint, after) if p), found.mistake, words if after else None
         if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)
             parted = self.parted_at(function)
             related = parted.related if parted else None
@@ -221,29 +224,9 @@ class _Engine:
         return "; ".join(part for part in parts if part), None, None
 
     def unused_words(self, function: str) -> str | None:
-        """The arguments whose values never reach the learner's output (the child's "unused"
-        event, unused.py), by the reference's names for them."""
-        names = list(inspect.signature(getattr(self.reference, function)).parameters)
-        found, tried = self.unused.get(function, (None, None))
-        if not isinstance(found, list) or not isinstance(tried, list) or not all(
-                isinstance(f, list) and len(f) == 2 and type(f[0]) is int and 0 <= f[0] < len(names)
-                and type(f[1]) is int for f in found):
-            return None
-        by_part: dict[int, list[str]] = {}
-        for i, part in found:
-            by_part.setdefault(part, []).append(f"`{names[i]}`")
-        said = []
-        for part, listed in sorted(by_part.items()):
-            what = "your output" if part < 0 else f"part {part + 1} of what you return"
-            # a constant: said so, not as a list of every input, when every input was changed
-            if len(listed) > 1 and len(listed) == len(tried) == len(names):
-                said.append(f"{what} stays the same whatever any of its inputs holds, and the reference's does not")
-                continue
-            which = "it" if len(listed) == 1 else "any one of them"
-            listed_text = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
-            said.append(f"{listed_text} never {'reaches' if len(listed) == 1 else 'reach'} {what}: with other "
-                        f"values in {which}, yours stays the same, and the reference's does not")
-        return "; ".join(said) or None
+        """The arguments whose values never reach the learner's output, in the reference's names."""
+        return unused_words(list(inspect.signature(getattr(self.reference, function)).parameters),
+                            *self.unused.get(function, (None, None)))
 
     def ends(self, function: str) -> str | None:
         """The reference's output as one end of the learner's, or the learner's of it, on every
