@@ -39,7 +39,7 @@ __all__ = ["FLAGS", "FLOW_MENDS", "NAMING_MENDS", "mend_changes"]
 FLAGS = {**dict.fromkeys(("sum", "mean", "amax", "amin", "max", "min", "logsumexp", "var", "std", "norm", "prod", "argmax"),
                          ("keepdim", True)), "scaled_dot_product_attention": ("is_causal", True)}
 
-FLOW_MENDS = ("jump", "outdent")  # a loop's control: said even where a change of the reference is named (verdict.py)
+FLOW_MENDS = ("jump", "outdent")  # a loop's control: said alone, even where a change of the reference fits (verdict.py)
 # mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
 NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw")

@@ -22,8 +22,8 @@ as a default (`lambda x, h=h: ...`); the repeated list bound once and changed in
 an entry, before any entry was replaced; a dropped call only of a name that tensors alone have
 (not `add`, which sets have, nor `float`, which changes a layer), and never one given `out=`;
 the loop's name not given a value made in place (`r.div_(...)`), and not read after the loop,
-in its `else`, or by a function made in the function. The child (calls.py) reads the learner's source; verdict.py
-puts the words before a failed check's hint (learner_notes.with_notes).
+in its `else`, or by a function made in the function. The child (calls.py) reads the learner's
+source; verdict.py puts the words before a failed check's hint (learner_notes.with_notes).
 
 Left out: iterators made other ways (`iter(...)`, a generator function), and loops in helpers
 the function calls.

@@ -73,7 +73,7 @@ class Repair:
     line: int
     text: str
     words: str | None = None
-    op: str | None = None  # the change's op: a loop's control (`jump`, `outdent`) is said before any mutant
+    op: str | None = None  # the change's op: a loop's control (`jump`, `outdent`) is said alone (verdict.py)
 
 
 def _right(got, expected) -> bool:
