@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+from functools import lru_cache
 
 import torch
 
@@ -26,8 +27,11 @@ _SHAPED = re.compile(r"(\w+(?:\s*,\s*\w+)*)\s*:\s*\(([^()]*)\)")
 _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
+@lru_cache(maxsize=64)
 def _axes(doc: str) -> dict[str, list[str]]:
-    """{argument: its axis words, '...' kept} as the docstring states them, before any '->'."""
+    """{argument: its axis words, '...' kept} as the docstring states them, before any '->'; read
+    once per docstring (asked for every input and every size read in the reference). Not to be
+    changed by its callers: the dict is shared."""
     found: dict[str, list[str]] = {}
     for line in doc.splitlines():
         line = line.split("->")[0]

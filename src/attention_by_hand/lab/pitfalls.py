@@ -311,10 +311,10 @@ def _loop_rebound(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     before the next pass replaces it, and that is not read after the loop: the entry it came from
     stays as it was."""
     found = []
+    nested = [n for n in ast.walk(fdef) if isinstance(n, (ast.FunctionDef, ast.Lambda)) and n is not fdef]
     for loop in (n for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)):
         name = loop.target.id
-        # read after the loop, in its `else`, or by a function made in it: the new value may be used
-        nested = [n for n in ast.walk(fdef) if isinstance(n, (ast.FunctionDef, ast.Lambda)) and n is not fdef]
+        # read after the loop, in its `else`, or by a function made in the function: the new value may be used
         if (any(n.lineno > loop.end_lineno for n in _loads(fdef, name)) or any(_loads(s, name) for s in loop.orelse)
                 or any(_loads(n, name) for n in nested)):
             continue
