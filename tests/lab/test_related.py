@@ -52,3 +52,31 @@ def test_parts_wrong_in_different_ways_are_said_by_the_first_that_shows_a_relati
     tried, expected = _tried(reference, lambda e: (-e[0], e[1].T.contiguous().T + 7.5, e[2]))
     found = related(reference, "three", tried, expected)
     assert found is not None and found.hint.startswith("part 1 of what you return: ")
+
+
+def _rows_scaled_tried(reference):
+    """`three`'s first part with each row times its own factor, on a 3-row and a 5-row input."""
+    xs = [torch.randn(n, 4, generator=torch.Generator().manual_seed(n)) for n in (3, 5)]
+    wrong = [(2 * x * torch.arange(2.0, 2.0 + n)[:, None], x + 1, x - 3) for x, n in zip(xs, (3, 5))]
+    return [Tried((x,), w, label) for x, w, label in zip(xs, wrong, ("small", "large"))]
+
+
+def test_a_relation_under_a_check_shows_the_numbers_of_that_checks_own_input(reference):
+    from attention_by_hand.lab.related import worded_for
+
+    tried = _rows_scaled_tried(reference)
+    found = related(reference, "three", tried, [reference.three(*t.args) for t in tried])
+    assert found is not None and "factor of its own" in found.hint
+    # 2 * arange(2, ...) on top of the reference's x * 2: row r is x(r + 2), the same on both inputs,
+    # so the third row's factor tells the inputs apart only by being there: 3 rows, then 5
+    small, large = (worded_for(reference, "three", tried, label, found) for label in ("small", "large"))
+    assert "row 2: x4" in small and "rows right" not in small and ", ..." not in small
+    assert "row 2: x4, ..." in large
+
+
+def test_a_diagnosis_that_is_no_relation_is_said_as_it_was(reference):
+    from attention_by_hand.lab.outcomes import Diagnosis
+    from attention_by_hand.lab.related import worded_for
+
+    found = Diagnosis("yours equals the reference with `x * 3` for `x * 2`", "three: x * 3")
+    assert worded_for(reference, "three", _rows_scaled_tried(reference), "large", found) == found.hint

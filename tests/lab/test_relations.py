@@ -486,3 +486,12 @@ def test_a_single_row_left_zero_is_said_in_the_singular():
     a = torch.randn(5, 3, generator=torch.Generator().manual_seed(4)) + 5
     said = ends([(_rows_zeroed(a, [2]), a, {})])
     assert said is not None and "(row 2 of 5 on one input)" in said
+
+
+def test_rows_scaled_advise_the_sum_only_where_the_reference_rows_sum_to_one():
+    weights = torch.softmax(torch.randn(4, 5, dtype=torch.float64), dim=-1)  # (T, T): rows sum to 1
+    out = torch.randn(4, 5, dtype=torch.float64)  # (T, d): attention's output, rows sum to anything
+    factors = torch.arange(1.0, 5.0, dtype=torch.float64)[:, None]  # (T, 1)
+    assert relation([(weights * factors, weights, {})]).endswith("(divide by the sum of the very numbers on top)")
+    said = relation([(out * factors, out, {})])
+    assert said is not None and "factor of its own" in said and "sum of the very numbers" not in said

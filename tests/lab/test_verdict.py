@@ -117,3 +117,22 @@ def test_judges_pass_the_reference_output_itself(number):
             with torch.no_grad():
                 expected = getattr(reference, check.function)(*args)
                 assert check.judge(expected, expected, args) is None, check.label
+
+
+def test_a_relations_numbers_under_each_check_are_of_that_checks_input(tmp_path):
+    # rows divided by their largest count: the factors differ from input to input, so each check
+    # must show its own, not the first check's repeated under the second
+    from attention_by_hand.lab.verdict import check_in_process
+    from labhelpers import REFERENCES, load_lab, patch_lab
+
+    patch = '''
+def counts_to_probs(counts, smoothing=1.0):
+    smoothed = counts + smoothing
+    return smoothed / smoothed.amax(dim=1, keepdim=True)
+'''
+    path = tmp_path / "lab-03-bigram.py"
+    path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), patch), encoding="utf-8")
+    lab = next(lab for lab in LABS if lab.number == 3)
+    failed = [r for r in check_in_process(load_lab(path), lab).results if r.label.startswith("counts_to_probs") and not r.passed]
+    shown = [r.hint[r.hint.index("(row 0: "):].split(")")[0] for r in failed]
+    assert len(failed) == 2 and all("factor of its own" in r.hint for r in failed) and shown[0] != shown[1]

@@ -20,7 +20,7 @@ from attention_by_hand.lab.intermediates import intermediate
 from attention_by_hand.lab.outcomes import Diagnosis, Raised, Tried, agree, alike, call, copy_input, fresh, known_numbers
 from attention_by_hand.lab.relations import ends, relation
 
-__all__ = ["ends_of", "related", "LARGE"]
+__all__ = ["ends_of", "related", "worded_for", "LARGE"]
 
 
 def related(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:
@@ -30,6 +30,23 @@ def related(reference, function, tried: list[Tried], expected: list) -> Diagnosi
     Each is marked a relation: what the outputs show, which a mend of the learner's code may add to."""
     found = _related(reference, function, tried, expected)
     return dataclasses.replace(found, relation=True) if found else None
+
+
+def worded_for(reference, function, tried: list[Tried], label: str, found: Diagnosis) -> str:
+    """found's hint as said under the check labelled `label`: a relation between outputs holds on
+    every input tried, but what it shows of one input (each row's factor, the shapes, how many
+    blocks of columns) is read off that check's own inputs, since the hint stands under its label.
+    The relation is found again with the check's inputs first; anything else is said as it was."""
+    own = [t for t in tried if t.label == label]
+    if not found.relation or not own or len(own) == len(tried):
+        return found.hint
+    first = own + [t for t in tried if t.label != label]
+    expected = {id(t): call(getattr(reference, function), t.args) for t in tried}
+    before = _related_outputs(reference, function, tried, [expected[id(t)] for t in tried])
+    if before is None or not found.hint.endswith(before.hint):
+        return found.hint  # a changed input or an intermediate value: words with no one input's numbers
+    after = _related_outputs(reference, function, first, [expected[id(t)] for t in first])
+    return found.hint[: len(found.hint) - len(before.hint)] + after.hint if after else found.hint
 
 
 def _related(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:

@@ -311,12 +311,16 @@ def _rows_scaled(got, expected, known):
     if bool(torch.isclose(lengths[live], torch.ones_like(lengths[live]), atol=1e-4).all()):
         return ("each row of yours is the reference's row divided by its length: each row has length 1 (its squares "
                 "sum to 1), as F.normalize makes it, where each row must SUM to 1 (divide by the row's sum)")
-    return ROWS_SCALED.format(shown=shown)
+    # the advice fits weights, whose rows sum to 1; another row (attention's output) has another divisor
+    sums = e.sum(dim=-1)
+    advice = SUM_ADVICE if bool(torch.isclose(sums, torch.ones_like(sums), atol=1e-4).all()) else ""
+    return ROWS_SCALED.format(shown=shown) + advice
 
 
 NO_EVIDENCE = "no row's own factor shows here"  # it fits this input, and shows nothing
 ROWS_SCALED = ("each row of yours is the reference's row times a factor of its own ({shown}): the proportions within "
-               "each row are right, its denominator is not (divide by the sum of the very numbers on top)")
+               "each row are right, its denominator is not")
+SUM_ADVICE = " (divide by the sum of the very numbers on top)"
 
 
 _TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed, _sorted, _truncated, _plus_transpose,

@@ -31,7 +31,7 @@ from attention_by_hand.lab.combining import combine, ruled_out_where_right
 from attention_by_hand.lab.calls import call_all, missing_functions
 from attention_by_hand.lab.registry import checks_for
 from attention_by_hand.lab.diagnosis import diagnose, localise
-from attention_by_hand.lab.related import ends_of
+from attention_by_hand.lab.related import ends_of, worded_for
 from attention_by_hand.lab.outcomes import RAISED, Tried, raised
 from attention_by_hand.lab.parting import Parted, parted
 from attention_by_hand.lab.judging import Check, Miss, Probe, hint_for_exception
@@ -163,7 +163,7 @@ class _Engine:
 
     def __init__(self, the_plan: Plan, by_id: dict, judged: list, reference: ModuleType, line_name=None,
                  repairs: dict[str, dict] | None = None):
-        self.reference, self.found, self.parted, self.ended = reference, {}, {}, {}
+        self.reference, self.found, self.parted, self.ended, self.worded = reference, {}, {}, {}, {}
         self.repairs = repairs or {}  # function -> the child's "repair" event (repair.py)
         self.unused: dict[str, object] = {}  # function -> the child's "unused" arguments (unused.py)
         self.events, self.line_name = by_id, line_name
@@ -213,7 +213,7 @@ class _Engine:
             return mended, None, words
         if found:  # a mend that names a function, a flag or a number, after what the outputs show
             after = mended if mended and found.relation and op in NAMING_MENDS else None
-            return "; ".join(p for p in (found.hint, after) if p), found.mistake, words if after else None
+            return "; ".join(p for p in (self.said(check, found), after) if p), found.mistake, words if after else None
         if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)
             parted = self.parted_at(function)
             related = parted.related if parted else None
@@ -222,6 +222,20 @@ class _Engine:
         made = self.first_nan(check) or self.parting(function)
         parts = (observed, self.unused_words(function), self.ends(function), made, where)
         return "; ".join(part for part in parts if part), None, None
+
+    def said(self, check: Check, found) -> str:
+        """The diagnosis in words under this check: a relation's numbers are of its own inputs."""
+        key = (check.function, check.label)
+        if key not in self.worded:
+            try:
+                import torch
+
+                with torch.no_grad():
+                    tried = self.tried[check.function] + self.probes.get(check.function, [])
+                    self.worded[key] = worded_for(self.reference, check.function, tried, check.label, found)
+            except Exception:  # noqa: BLE001 - the words only; the diagnosis stands as it was said
+                self.worded[key] = found.hint
+        return self.worded[key]
 
     def unused_words(self, function: str) -> str | None:
         """The arguments whose values never reach the learner's output, in the reference's names."""

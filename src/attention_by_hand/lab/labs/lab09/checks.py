@@ -53,9 +53,12 @@ MAX_FROZEN = (
     "the maximum is never updated after the first score: m = max(m, s) at every step; when a score "
     "rises far above the first, exp(s - m) overflows"
 )
+# Said of every way to take exp of a raw score: no maximum at all, or one kept but used only as
+# exp(m_old) / exp(m_new). Their outputs are the same (right, until a score passes 88).
 NO_MAX = (
-    "there is no running maximum: exp(score) overflows past 88 in float32; subtract the running "
-    "maximum m, and rescale by exp(m_old - m_new) when it grows"
+    "exp is taken of a raw score, not of a score minus the running maximum: exp(score) overflows past "
+    "88 in float32, whatever it is divided by afterwards; take exp only of differences, exp(score - m), "
+    "and rescale by exp(m_old - m_new) when the maximum m grows"
 )
 DIVIDED_IN_LOOP = (
     "the accumulator was divided by the running sum inside the loop: keep acc unnormalised and "
