@@ -208,7 +208,13 @@ def test_blocks_of_columns_summed_into_one_are_said_and_a_mere_narrowing_is_not(
 def test_an_output_reversed_along_its_rows_is_said_with_its_axis():
     expected = torch.randn(5, 3, dtype=torch.float64)  # (T, d)
     said = relation([(expected.flip(0), expected, {})])
-    assert said is not None and "reversed along" in said and "(axis 0)" in said
+    assert said is not None and "reversed along" in said and "(axis -2)" in said
+
+
+def test_an_output_reversed_along_its_last_axis_is_said_alike_on_every_rank():
+    expected = [outputs(0, (3, 8)), outputs(1, (2, 3, 9)), outputs(2, (4,))]
+    said = relation([(e.flip(-1), e, {}) for e in expected])
+    assert said == "yours is the reference's output reversed along its columns (axis -1): its order turned round"
 
 
 def test_the_square_of_the_output_is_said():
@@ -266,8 +272,16 @@ def test_a_relation_is_read_on_the_inputs_that_came_out_wrong_alone():
 
 
 def test_blocks_of_columns_in_another_order_are_said_as_blocks():
-    said = relation(on_two(lambda e: torch.cat([e[:, 2:], e[:, :2]], dim=-1)))
-    assert said.startswith("yours holds the reference's blocks of columns (side by side, 2 wide on the first input) in another order: your blocks 0, 1, ... are its 1, 0")
+    said = relation(on_two(lambda e: torch.cat([e[:, 4:], e[:, :2], e[:, 2:4]], dim=-1), shape=(4, 6)))
+    assert said.startswith("yours holds the reference's blocks of columns (side by side, 2 wide on the first input) in another order: your blocks 0, 1, ... are its 2, 0, 1")
+
+
+def test_two_halves_swapped_are_said_as_halves_on_every_width_down_to_one_pair():
+    # (T, 8), (B, T, 6) and one pair (d = 2): each with its own width, the halves swapped in each
+    expected = [outputs(0, (4, 8)), outputs(1, (2, 4, 6)), outputs(2, (3, 2))]
+    pairs = [(torch.cat([e[..., e.shape[-1] // 2:], e[..., : e.shape[-1] // 2]], dim=-1), e, {}) for e in expected]
+    said = relation(pairs)
+    assert said is not None and said.startswith("yours holds the reference's columns with their two halves swapped (4 columns each")
 
 
 def test_axes_in_another_order_are_said_with_the_order():
@@ -495,3 +509,19 @@ def test_rows_scaled_advise_the_sum_only_where_the_reference_rows_sum_to_one():
     assert relation([(weights * factors, weights, {})]).endswith("(divide by the sum of the very numbers on top)")
     said = relation([(out * factors, out, {})])
     assert said is not None and "factor of its own" in said and "sum of the very numbers" not in said
+
+
+def test_one_average_of_everything_in_every_place_is_said():
+    said = relation(on_two(lambda e: e.mean().expand_as(e), shape=(5,)))
+    assert said == ("every number of yours is the same: the average of all the reference's numbers, one for all, "
+                    "where each of its places has its own")
+
+
+def test_an_average_over_one_axis_repeated_along_it_is_said_with_its_axis():
+    said = relation(on_two(lambda e: e.mean(dim=0, keepdim=True).expand_as(e), shape=(3, 4, 4)))
+    assert said is not None and said.startswith("yours is the reference's output averaged over its heads (axis 0), the one number")
+
+
+def test_a_constant_output_that_is_not_the_references_average_is_not_said_as_one():
+    said = relation(on_two(lambda e: (e.mean() + 0.5).expand_as(e), shape=(5,)))
+    assert said is None or "average" not in said

@@ -418,6 +418,10 @@ def both(q, k):
     return stretched(q) - stretched(k).flip(0)
 
 
+def heads(t, n):
+    return torch.stack(t.chunk(n, dim=-1))
+
+
 def spread(x, n):
     return x / (x.shape[-1] // n) ** 0.5
 
@@ -515,6 +519,22 @@ def total_before_negative(x):
             continue
         total = total + v
     return total
+''',
+    "split_by_rows": '''
+def heads(t, n):
+    return torch.stack(torch.tensor_split(t, n))
+''',
+    "chunk_method": '''
+def heads(t, n):
+    return torch.stack(t.chunk(n))
+''',
+    "einsum_keeps_keys": '''
+def blended(s, v):
+    return torch.einsum("ij,jd->jd", torch.softmax(s, dim=-1), v)
+''',
+    "einsum_reads_transposed": '''
+def blended(s, v):
+    return torch.einsum("ji,jd->id", torch.softmax(s, dim=-1), v)
 ''',
     "centred_without_keepdim": '''
 def centred(x):
@@ -886,3 +906,32 @@ def test_a_floor_division_whose_number_is_divided_is_no_divisor():
     six = next(i for i, n in enumerate(nodes) if isinstance(n, ast.Constant) and n.value == 6)
     words = mistake_words(fdef, Change("f", six, "const", 7, "constant", "", 2))
     assert words is None or "divisor" not in words
+
+
+def test_a_split_left_along_its_default_first_axis_is_mended_by_its_dim(tmp_path):
+    x = torch.arange(40.0).reshape(5, 8)  # (T, d_model): 2 heads of 4 columns, not 2 groups of rows
+    found = _extra(tmp_path, "split_by_rows", "heads", [(x, 2), (x[:4], 4)])
+    assert found is not None and found.text == "`torch.tensor_split(t, n, dim=-1)` for `torch.tensor_split(t, n)`"
+    assert found.words == "`dim=-1` left out: `tensor_split` then works along its default axis, the first (dim 0)"
+
+
+def test_a_method_called_without_its_dim_is_mended_by_its_dim(tmp_path):
+    x = torch.arange(24.0).reshape(4, 6)
+    found = _extra(tmp_path, "chunk_method", "heads", [(x, 2), (x, 3)])
+    assert found is not None and found.text == "`t.chunk(n, dim=-1)` for `t.chunk(n)`"
+
+
+def test_an_einsum_output_that_keeps_the_wrong_letter_is_said_with_the_letter_summed_over(tmp_path):
+    g = torch.Generator().manual_seed(0)
+    inputs = [(torch.randn(4, 4, generator=g), torch.randn(4, 3, generator=g)) for _ in range(2)]
+    found = _extra(tmp_path, "einsum_keeps_keys", "blended", inputs)
+    assert found is not None and found.text == '`"ij,jd->id"` for `"ij,jd->jd"`'
+    assert found.words.startswith("einsum's output keeps `j` where `i` belongs") and "sums over `i`" in found.words
+
+
+def test_an_einsum_operand_with_its_letters_swapped_is_said_read_transposed(tmp_path):
+    g = torch.Generator().manual_seed(1)
+    inputs = [(torch.randn(4, 4, generator=g), torch.randn(4, 3, generator=g)) for _ in range(2)]
+    found = _extra(tmp_path, "einsum_reads_transposed", "blended", inputs)
+    assert found is not None and found.text == '`"ij,jd->id"` for `"ji,jd->id"`'
+    assert found.words.startswith("einsum reads operand 1 as `ji` where `ij` is meant")

@@ -22,7 +22,11 @@ added or never lacked what the learner left out. Those are tried here, on the le
   entry plus one, where `ids[i + 1]`, the next entry, was meant;
 - a flag a call needed, left out (`add_kw`): `keepdim=True` on a reduction, so that it lines up
   with the rows it came from, or `is_causal=True` on the fused attention, so that it hides the
-  future.
+  future; or an axis left to its default (`dim`): `tensor_split`, `split`, `chunk`, `cat`, `stack`
+  and `unbind` work along the first axis unless told, and `sum` or `mean` over every axis;
+- einsum's subscripts written otherwise (`subscripts`): the output's letters in another order or
+  one of them another letter (`"ij,jd->jd"` where `"ij,jd->id"` was meant), or two letters of an
+  operand swapped (that operand read transposed).
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """
@@ -30,6 +34,7 @@ Each is a `Change` that mutants.build makes like any other. Left out: which one 
 from __future__ import annotations
 
 import ast
+from itertools import combinations, permutations
 
 from attention_by_hand.lab.mutant_edits import Change, call_name, edit, quote, quote_statement
 
@@ -39,10 +44,17 @@ __all__ = ["FLAGS", "FLOW_MENDS", "NAMING_MENDS", "mend_changes"]
 FLAGS = {**dict.fromkeys(("sum", "mean", "amax", "amin", "max", "min", "logsumexp", "var", "std", "norm", "prod", "argmax"),
                          ("keepdim", True)), "scaled_dot_product_attention": ("is_causal", True)}
 
+# a call's name -> how many positional arguments come before its `dim`, called as torch.<name>(x, ...)
+# (one fewer as a method, x.<name>(...)); without `dim` each works along its first axis, or all of them
+DIM_DEFAULTS = {"tensor_split": 2, "split": 2, "chunk": 2, "cat": 1, "concat": 1, "stack": 1, "unbind": 1, "sum": 1, "mean": 1}
+DIMS = (-1, 0, 1, -2)  # the axes a learner most often meant
+_FUNCTION_FORMS = ("torch", "F")
+MAX_SUBSCRIPTS = 24  # einsum spellings tried per call
+
 FLOW_MENDS = ("jump", "outdent")  # a loop's control: said alone, even where a change of the reference fits (verdict.py)
 # mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
-NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw")
+NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts")
 
 _WRAPS = ("exp", "log")
 
@@ -78,6 +90,9 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             found.append(Change(name, index[id(node)], "add_kw", flag, "arguments",
                                 f"`{quote(edit(node, Change(name, 0, 'add_kw', flag, 'arguments', '')))}` for `{quote(node)}`",
                                 statement_of[id(node)].lineno))
+        if isinstance(node, ast.Call):
+            found += _dims(name, node, index[id(node)], statement_of[id(node)].lineno)
+            found += _subscripts(name, node, index, statement_of[id(node)].lineno)
         if (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and isinstance(node.left, ast.Subscript)
                 and isinstance(node.right, ast.Constant) and type(node.right.value) is int
                 and not isinstance(node.left.slice, (ast.Slice, ast.Tuple))):
@@ -108,3 +123,49 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                 found.append(Change(name, index[id(node)], "shift", delta, "offset",
                                     f"`{quote(node)} {sign} 1` for `{quote(node)}`{where}", statement.lineno))
     return found
+
+
+def _dims(name: str, node: ast.Call, at: int, line: int) -> list[Change]:
+    """`dim=` added to a call that left its axis to the default, for each of DIMS."""
+    before = DIM_DEFAULTS.get(call_name(node) or "")
+    if before is None or {k.arg for k in node.keywords} & {"dim", "axis"}:
+        return []
+    function_form = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id in _FUNCTION_FORMS
+    if function_form or isinstance(node.func, ast.Name):
+        given = len(node.args)
+    elif call_name(node) in ("cat", "concat", "stack"):
+        return []  # no method of that name on a tensor: a list's or another object's
+    else:
+        given = len(node.args) + 1
+    if given > before or any(isinstance(a, ast.Starred) for a in node.args):
+        return []
+    return [Change(name, at, "add_kw", ("dim", d), "arguments",
+                   f"`{quote(edit(node, Change(name, 0, 'add_kw', ('dim', d), 'arguments', '')))}` for `{quote(node)}`", line)
+            for d in DIMS]
+
+
+def _subscripts(name: str, node: ast.Call, index: dict[int, int], line: int) -> list[Change]:
+    """einsum's subscripts spelled otherwise: the output's letters reordered or one replaced by a
+    letter of the operands it lacks, or two letters of one operand swapped."""
+    if call_name(node) != "einsum" or not node.args or not isinstance(node.args[0], ast.Constant):
+        return []
+    spec = node.args[0].value
+    if not isinstance(spec, str) or spec.count("->") != 1 or "." in spec:
+        return []
+    inputs, output = spec.replace(" ", "").split("->")
+    operands = inputs.split(",")
+    if not all(o.isalpha() for o in operands) or (output and not output.isalpha()):
+        return []
+    spelled: list[str] = []
+    for p in (permutations(output) if 2 <= len(output) <= 4 else ()):
+        spelled.append(inputs + "->" + "".join(p))
+    for i, letter in enumerate(output):
+        for other in sorted(set(inputs) - set(output) - {","}):
+            spelled.append(inputs + "->" + output[:i] + other + output[i + 1:])
+    for k, operand in enumerate(operands):
+        for i, j in combinations(range(len(operand)), 2):
+            swapped = list(operand)
+            swapped[i], swapped[j] = swapped[j], swapped[i]
+            spelled.append(",".join(operands[:k] + ["".join(swapped)] + operands[k + 1:]) + "->" + output)
+    tried = [s for s in dict.fromkeys(spelled) if s != inputs + "->" + output][:MAX_SUBSCRIPTS]
+    return [Change(name, index[id(node.args[0])], "subscripts", s, "subscripts", f'`"{s}"` for `"{spec}"`', line) for s in tried]

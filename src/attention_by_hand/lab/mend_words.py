@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.mutant_edits import CMP, OPS, Change, number_of
+from attention_by_hand.lab.mutant_edits import CMP, OPS, Change, call_name, number_of
 
 __all__ = ["mistake_words"]
 
@@ -150,6 +150,12 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         n, to = node.right.value, "added to" if added else "taken from"
         return (f"{n} {to} the entry, not {to} its index: `{_short(node)}` is a value "
                 f"{'plus' if added else 'minus'} {n}, not another entry")
+    if op == "subscripts" and isinstance(node, ast.Constant):
+        return _subscripts_words(str(node.value), str(change.arg))
+    if op == "add_kw" and change.arg[0] == "dim" and isinstance(node, ast.Call):
+        whole = call_name(node) in ("sum", "mean")
+        return (f"`dim={change.arg[1]}` left out: `{call_name(node)}` then works along "
+                + ("every axis at once, to one number" if whole else "its default axis, the first (dim 0)"))
     if op == "add_kw":
         flag = f"`{change.arg[0]}={change.arg[1]}`"
         return (f"{flag} left out: the fused attention then lets every token see the later ones" if change.arg[0] == "is_causal"
@@ -374,3 +380,19 @@ def _dropped(node: ast.AST, op: str) -> ast.AST | None:
     if not isinstance(node, ast.BinOp):
         return None
     return node.right if op == "left" else node.left if op == "right" else None
+
+
+def _subscripts_words(spec: str, mended: str) -> str:
+    """What einsum's subscripts `spec` did that `mended` does not, in words."""
+    (inputs, output), (new_inputs, new_output) = spec.replace(" ", "").split("->"), mended.split("->")
+    if inputs != new_inputs:
+        k, old, new = next((k, a, b) for k, (a, b) in enumerate(zip(inputs.split(","), new_inputs.split(","))) if a != b)
+        return (f"einsum reads operand {k + 1} as `{old}` where `{new}` is meant: the same letters swapped, "
+                "so that operand is read transposed")
+    if sorted(output) == sorted(new_output):
+        return (f"einsum's output letters in another order: `->{output}` where `->{new_output}` is meant (the result's "
+                "axes come out in the order the output names them)")
+    kept = "".join(c for c in output if c not in new_output)
+    meant = "".join(c for c in new_output if c not in output)
+    return (f"einsum's output keeps `{kept}` where `{meant}` belongs: every letter the output leaves out is summed "
+            f"over, so yours sums over `{meant}`")

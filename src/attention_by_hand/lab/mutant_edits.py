@@ -347,6 +347,8 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.Call(ast.Name(arg, ast.Load()), [node], [])
     if op == "into_index":  # `ids[i] + 1` made `ids[i + 1]` (mend_changes.py)
         return ast.Subscript(node.left.value, ast.BinOp(node.left.slice, node.op, node.right), ast.Load())
+    if op == "subscripts":  # einsum's subscripts spelled otherwise (mend_changes.py)
+        return ast.Constant(arg)
     if op == "add_kw":  # a flag a learner's call left out (mend_changes.py)
         return ast.Call(node.func, node.args, node.keywords + [ast.keyword(arg[0], ast.Constant(arg[1]))])
     if op == "jump":  # a learner's `break` made `continue`, or back (mend_changes.py)

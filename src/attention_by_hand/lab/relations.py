@@ -27,7 +27,7 @@ import torch
 
 from attention_by_hand.lab.judging import close
 from attention_by_hand.lab.places import moved, zeroed
-from attention_by_hand.lab.shape_relations import (COUNTS, SINGULAR, SIZE_MEANS, Known, axis_name, folded, part, reduced, reduced_kept, repeated, reshaped,
+from attention_by_hand.lab.shape_relations import (COUNTS, REDUCTIONS, SINGULAR, SIZE_MEANS, Known, axis_name, folded, part, reduced, reduced_kept, repeated, reshaped,
                                                    sizes_named, sliced, unit_axes, unreduced)
 
 __all__ = ["Known", "relation", "known_factor", "scale_of"]
@@ -94,7 +94,7 @@ def _shifted(got: torch.Tensor, expected: torch.Tensor) -> tuple[int, int] | Non
 def _reordered(got: torch.Tensor, expected: torch.Tensor) -> list[int] | None:
     """order, when got's columns are expected's in another order, the same in every row: got[..., c]
     is expected[..., order[c]]."""
-    if got.dim() < 2 or got.shape[-1] < 3:
+    if got.dim() < 1 or got.shape[-1] < 2:
         return None
     left = list(range(got.shape[-1]))
     order = []
@@ -135,6 +135,9 @@ def _blocks_moved(order: list[int]) -> tuple[int, list[int]] | None:
 
 def _say_reordered(orders: list[list[int]]) -> str:
     moved = [_blocks_moved(order) for order in orders]
+    if all(moved) and moved[0][0] > 1 and all(m[1] == [1, 0] for m in moved):
+        return (f"yours holds the reference's columns with their two halves swapped ({moved[0][0]} columns each on the "
+                "first input): your first half is its second (two halves, or two heads, concatenated in the other order)")
     if all(moved) and moved[0][0] > 1:  # blocks one column wide say nothing: any order is such
         width, blocks = moved[0]
         shown = ", ".join(str(b) for b in blocks[:8]) + (", ..." if len(blocks) > 8 else "")
@@ -199,7 +202,9 @@ def _rooted(got, expected, known):
 def _reversed(got, expected, known):
     for axis in range(got.dim()):
         if got.shape[axis] > 1 and close(got, expected.flip(axis)):
-            return f"yours is the reference's output reversed along its {axis_name(axis, got.dim())} (axis {axis}): its order turned round"
+            # the last two axes counted from the end, as dim=-1 is written: the same words on a batch
+            shown = axis - got.dim() if axis >= got.dim() - 2 else axis
+            return f"yours is the reference's output reversed along its {axis_name(axis, got.dim())} (axis {shown}): its order turned round"
     return None
 
 
@@ -242,6 +247,24 @@ def _plus_constant(got, expected, known):
         return None
     return (f"every number of yours is {abs(c):.4g} too {'high' if c > 0 else 'low'}: the reference's "
             f"{'plus' if c > 0 else 'minus'} {abs(c):.4g}, the same amount on each")
+
+
+def _spread(got, expected, known):
+    """One number in every place along an axis: the reference's average (or sum) over that axis,
+    repeated (a mean over too many axes, or with no axis at all, broadcast back to the shape)."""
+    g, e = got.double(), expected.double()
+    if g.numel() < 2 or not (torch.isfinite(g).all() and torch.isfinite(e).all()):
+        return None
+    for word, reduce in REDUCTIONS:
+        if g.dim() == 1 and close(g, reduce(e).expand_as(e)):
+            return (f"every number of yours is the same: the {'average' if word == 'averaged' else 'sum'} of all "
+                    "the reference's numbers, one for all, where each of its places has its own")
+        for axis in range(g.dim() if g.dim() > 1 else 0):
+            if g.shape[axis] > 1 and close(g, reduce(e, dim=axis, keepdim=True).expand_as(e)):
+                shown = axis - g.dim() if axis >= g.dim() - 2 else axis
+                return (f"yours is the reference's output {word} over its {axis_name(axis, g.dim())} (axis {shown}), "
+                        "the one number repeated in every place along it, where each place has its own")
+    return None
 
 
 def _hidden_filled(got, expected, known):
@@ -324,7 +347,7 @@ SUM_ADVICE = " (divide by the sum of the very numbers on top)"
 
 
 _TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed, _sorted, _truncated, _plus_transpose,
-                            _softmaxed, _hidden_filled, _plus_constant)
+                            _softmaxed, _hidden_filled, _plus_constant, _spread)
 
 
 def ends(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
