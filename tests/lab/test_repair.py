@@ -422,6 +422,10 @@ def heads(t, n):
     return torch.stack(t.chunk(n, dim=-1))
 
 
+def first(x):
+    return x[..., 0]
+
+
 def spread(x, n):
     return x / (x.shape[-1] // n) ** 0.5
 
@@ -527,6 +531,11 @@ def heads(t, n):
     "chunk_method": '''
 def heads(t, n):
     return torch.stack(t.chunk(n))
+''',
+    "first_four": '''
+def first(x):
+    sinks = 4
+    return x[..., :sinks].sum(dim=-1)
 ''',
     "einsum_keeps_keys": '''
 def blended(s, v):
@@ -935,3 +944,9 @@ def test_an_einsum_operand_with_its_letters_swapped_is_said_read_transposed(tmp_
     found = _extra(tmp_path, "einsum_reads_transposed", "blended", inputs)
     assert found is not None and found.text == '`"ij,jd->id"` for `"ji,jd->id"`'
     assert found.words.startswith("einsum reads operand 1 as `ji` where `ij` is meant")
+
+
+def test_a_count_of_several_where_one_was_meant_is_mended_by_1(tmp_path):
+    x = torch.arange(24.0).reshape(4, 6)
+    found = _extra(tmp_path, "first_four", "first", [(x,), (x[:2],)])
+    assert found is not None and found.text == "`1` for `4` in `sinks = ...`"

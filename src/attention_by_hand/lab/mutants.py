@@ -250,7 +250,9 @@ class _Finder:
                         self.add(node, "const", other, "axis", f"`{keyword}{other}` for `{keyword}{value}`{inside}")
             else:
                 neighbours = {0: (1,), 1: (0, 2)} if isinstance(value, int) else {0.0: (1.0,), 1.0: (0.0, 2.0)}
-                others = neighbours.get(value, (value - 1, value + 1) if isinstance(value, int) else (value / 10, value * 10))
+                # a count of several where one was meant (`sinks = 4`, the first four for the first) too
+                others = neighbours.get(value, (value - 1, value + 1, *((1,) if value > 2 else ()))
+                                        if isinstance(value, int) else (value / 10, value * 10))
                 for other in others:
                     self.add(node, "const", other, "constant", f"`{keyword}{other}` for `{keyword}{value}`{inside}")
         if isinstance(node, ast.Compare) and len(node.ops) == 1:
