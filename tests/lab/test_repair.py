@@ -426,6 +426,10 @@ def first(x):
     return x[..., 0]
 
 
+def carried(acc, r, x):
+    return r * acc + x
+
+
 def spread(x, n):
     return x / (x.shape[-1] // n) ** 0.5
 
@@ -536,6 +540,10 @@ def heads(t, n):
 def first(x):
     sinks = 4
     return x[..., :sinks].sum(dim=-1)
+''',
+    "rescaled_new_term": '''
+def carried(acc, r, x):
+    return acc + r * x
 ''',
     "einsum_keeps_keys": '''
 def blended(s, v):
@@ -950,3 +958,25 @@ def test_a_count_of_several_where_one_was_meant_is_mended_by_1(tmp_path):
     x = torch.arange(24.0).reshape(4, 6)
     found = _extra(tmp_path, "first_four", "first", [(x,), (x[:2],)])
     assert found is not None and found.text == "`1` for `4` in `sinks = ...`"
+
+
+def test_a_factor_on_the_wrong_term_of_a_sum_is_said_with_the_term_it_belongs_on(tmp_path):
+    g = torch.Generator().manual_seed(2)
+    inputs = [(torch.randn(3, 4, generator=g), torch.rand(3, 1, generator=g), torch.randn(3, 4, generator=g)) for _ in range(2)]
+    found = _extra(tmp_path, "rescaled_new_term", "carried", inputs)
+    assert found is not None and found.text == "`r * acc + x` for `acc + r * x` in `return ...`"
+    assert found.words == "the factor `r` on the wrong term: it multiplies `x`, where it belongs on `acc`"
+
+
+def test_the_learner_only_mends_on_a_span_are_tried_before_the_spans_other_changes(tmp_path):
+    # a span that is the whole function (a loop's values part at its end) must not let the
+    # reference's many slips fill the budget before the few mends only a learner's code needs
+    from attention_by_hand.lab.mend_changes import mend_changes
+    from attention_by_hand.lab.mutants import definition
+    from attention_by_hand.lab.repair import _candidates
+
+    module = _load(tmp_path, "rescaled_new_term", HEADER + EXTRA["rescaled_new_term"])
+    ours = {c for c in mend_changes(definition(module, "carried")) if c.op != "regroup"}  # brackets: many, tried last
+    found = [c for c in _candidates(module, "carried", {"carried"}, (1, 10_000)) if c.op != "regroup"]
+    first = [c in ours for c in found]
+    assert any(first) and first == sorted(first, reverse=True)

@@ -24,6 +24,8 @@ added or never lacked what the learner left out. Those are tried here, on the le
   with the rows it came from, or `is_causal=True` on the fused attention, so that it hides the
   future; or an axis left to its default (`dim`): `tensor_split`, `split`, `chunk`, `cat`, `stack`
   and `unbind` work along the first axis unless told, and `sum` or `mean` over every axis;
+- a factor on the wrong term of a sum (`factor_moved`): `acc + r * (p @ v)` where `r * acc + p @ v`
+  was meant, the rescale applied to the new term instead of the old one;
 - einsum's subscripts written otherwise (`subscripts`): the output's letters in another order or
   one of them another letter (`"ij,jd->jd"` where `"ij,jd->id"` was meant), or two letters of an
   operand swapped (that operand read transposed).
@@ -117,6 +119,10 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                 regrouped = edit(node, Change(name, 0, "regroup", side, "order", ""))
                 found.append(Change(name, index[id(node)], "regroup", side, "order",
                                     f"`{quote(regrouped)}` for `{quote(node)}`{where}", statement.lineno))
+        if isinstance(node.op, (ast.Add, ast.Sub)):
+            found += [Change(name, index[id(node)], "factor_moved", arg, "factor",
+                             f"`{quote(edit(node, Change(name, 0, 'factor_moved', arg, 'factor', '')))}` for `{quote(node)}`{where}",
+                             statement.lineno) for arg in _factor_moves(node)]
         if isinstance(node.op, (ast.Add, ast.Sub)) and _is_count_side(node.left) and _is_count_side(node.right):
             for delta in (1, -1):
                 sign = "+" if delta > 0 else "-"
@@ -169,3 +175,14 @@ def _subscripts(name: str, node: ast.Call, index: dict[int, int], line: int) -> 
             spelled.append(",".join(operands[:k] + ["".join(swapped)] + operands[k + 1:]) + "->" + output)
     tried = [s for s in dict.fromkeys(spelled) if s != inputs + "->" + output][:MAX_SUBSCRIPTS]
     return [Change(name, index[id(node.args[0])], "subscripts", s, "subscripts", f'`"{s}"` for `"{spec}"`', line) for s in tried]
+
+
+def _factor_moves(node: ast.BinOp) -> list[tuple[str, str]]:
+    """(the side of the sum whose product loses a factor, which factor of it) for each factor of a
+    product on one side of `a + f * b` that may belong on the other side (`f * a + b`)."""
+    moves = []
+    for side in ("left", "right"):
+        term = getattr(node, side)
+        if isinstance(term, ast.BinOp) and isinstance(term.op, ast.Mult):
+            moves += [(side, "left"), (side, "right")]
+    return moves

@@ -150,6 +150,13 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         n, to = node.right.value, "added to" if added else "taken from"
         return (f"{n} {to} the entry, not {to} its index: `{_short(node)}` is a value "
                 f"{'plus' if added else 'minus'} {n}, not another entry")
+    if op == "factor_moved" and isinstance(node, ast.BinOp):
+        side, which = change.arg
+        product = getattr(node, side)
+        factor, rest = (product.left, product.right) if which == "left" else (product.right, product.left)
+        other = node.right if side == "left" else node.left
+        return (f"the factor `{_short(factor)}` on the wrong term: it multiplies `{_short(rest)}`, where it belongs "
+                f"on `{_short(other)}`")
     if op == "subscripts" and isinstance(node, ast.Constant):
         return _subscripts_words(str(node.value), str(change.arg))
     if op == "add_kw" and change.arg[0] == "dim" and isinstance(node, ast.Call):

@@ -347,6 +347,13 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.Call(ast.Name(arg, ast.Load()), [node], [])
     if op == "into_index":  # `ids[i] + 1` made `ids[i + 1]` (mend_changes.py)
         return ast.Subscript(node.left.value, ast.BinOp(node.left.slice, node.op, node.right), ast.Load())
+    if op == "factor_moved":  # a + f * b -> f * a + b: the factor moved to the other term (mend_changes.py)
+        side, which = arg
+        product = getattr(node, side)
+        factor, rest = (product.left, product.right) if which == "left" else (product.right, product.left)
+        other = node.right if side == "left" else node.left
+        moved = ast.BinOp(factor, ast.Mult(), other) if which == "left" else ast.BinOp(other, ast.Mult(), factor)
+        return ast.BinOp(rest, node.op, moved) if side == "left" else ast.BinOp(moved, node.op, rest)
     if op == "subscripts":  # einsum's subscripts spelled otherwise (mend_changes.py)
         return ast.Constant(arg)
     if op == "add_kw":  # a flag a learner's call left out (mend_changes.py)

@@ -115,9 +115,11 @@ def _names_in(arg) -> set[str]:
 
 
 def _candidates(module: ModuleType, function: str, checked: set[str], span: tuple[int, int] | None) -> list[Change]:
-    """The changes to try, at most MAX_CHANGES: the span's lines first, then the learner-only
-    changes (few, and each a whole kind of mistake), then the rest, then brackets moved (many,
-    and most of them give the same numbers)."""
+    """The changes to try, at most MAX_CHANGES: the learner-only changes on the span's lines first
+    (few, and each a whole kind of mistake), then the span's other changes, then the learner-only
+    changes elsewhere, then the rest, then brackets moved (many, and most of them give the same
+    numbers). A span can be the whole function (a loop's values part at its end): its own changes
+    alone can then fill the budget."""
     own = [name for name in reachable(module, function) if name == function or name not in checked]
     if not all(_is_the_def(module, name) for name in own):
         return []
@@ -128,6 +130,8 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     inside = [c for c in allowed if span is not None and c.function == function and span[0] <= c.line <= span[1]]
     first = set(inside) | set(extra)
     rest = [c for c in allowed if c not in first]
+    ours = [c for c in inside if c in set(extra) and c.op != "regroup"]
+    inside = ours + [c for c in inside if c not in set(ours)]
     regrouped = [c for c in extra if c.op == "regroup" and c not in inside]
     extra = [c for c in extra if c.op != "regroup" and c not in inside]
     return (inside + extra + rest + regrouped)[:MAX_CHANGES]
