@@ -29,3 +29,13 @@ def test_nans_made_elsewhere_are_not_blamed_on_the_overflow():
     got[0, 0] = float("nan")  # a nan in row 0, which sees one key and cannot overflow
     said = str(judge_weights(got, expected, q, k, 8, "the weights"))
     assert "NaN at row 0" in said and "overflows" not in said
+
+
+def test_nans_of_an_unshifted_exp_masked_by_a_product_are_blamed_on_the_overflow():
+    # exp(scores) * keep: a hidden score past 88 gives inf * 0 = nan in a row the softmax-first mask spares
+    q, k, expected = _large()
+    scores = q.float() @ k.float().T / 2  # (T, T)
+    e = torch.exp(scores) * ~hidden("future", 5)
+    got = e / e.sum(dim=-1, keepdim=True)
+    assert got.isnan().any()
+    assert "float32's exp overflows" in str(judge_weights(got, expected, q, k, 8, "the weights"))

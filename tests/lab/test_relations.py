@@ -525,3 +525,12 @@ def test_an_average_over_one_axis_repeated_along_it_is_said_with_its_axis():
 def test_a_constant_output_that_is_not_the_references_average_is_not_said_as_one():
     said = relation(on_two(lambda e: (e.mean() + 0.5).expand_as(e), shape=(5,)))
     assert said is None or "average" not in said
+
+
+def test_rows_scaled_are_said_without_numbers_where_the_first_input_shows_no_factor_of_its_own():
+    # the first input: one factor for every row (no evidence); the second: a factor per row
+    first, second = outputs(0, (2, 4)), outputs(1, (3, 4))
+    pairs = [(first * 2, first, {}), (second * torch.tensor([[1.5], [2.0], [3.0]]), second, {})]
+    said = relation(pairs)
+    assert said is not None and said.startswith("each row of yours is the reference's row times a factor of its own: ")
+    assert "x1.5" not in said

@@ -430,6 +430,10 @@ def carried(acc, r, x):
     return r * acc + x
 
 
+def batched(w, v):
+    return w @ v
+
+
 def spread(x, n):
     return x / (x.shape[-1] // n) ** 0.5
 
@@ -544,6 +548,14 @@ def first(x):
     "rescaled_new_term": '''
 def carried(acc, r, x):
     return acc + r * x
+''',
+    "einsum_unknown_letter": '''
+def blended(s, v):
+    return torch.einsum("ij,jd->ik", torch.softmax(s, dim=-1), v)
+''',
+    "einsum_batched_keeps_keys": '''
+def batched(w, v):
+    return torch.einsum("bhqk,bhkd->bhkd", w, v)
 ''',
     "einsum_keeps_keys": '''
 def blended(s, v):
@@ -980,3 +992,19 @@ def test_the_learner_only_mends_on_a_span_are_tried_before_the_spans_other_chang
     found = [c for c in _candidates(module, "carried", {"carried"}, (1, 10_000)) if c.op != "regroup"]
     first = [c in ours for c in found]
     assert any(first) and first == sorted(first, reverse=True)
+
+
+def test_an_einsum_output_letter_no_operand_has_is_said_as_such_not_as_a_sum(tmp_path):
+    g = torch.Generator().manual_seed(0)
+    inputs = [(torch.randn(4, 4, generator=g), torch.randn(4, 3, generator=g)) for _ in range(2)]
+    found = _extra(tmp_path, "einsum_unknown_letter", "blended", inputs)
+    assert found is not None and found.text == '`"ij,jd->id"` for `"ij,jd->ik"`'
+    assert found.words == "einsum's output names `k`, a letter no operand has, where `d` is meant"
+
+
+def test_a_batched_einsum_with_four_output_letters_is_mended_by_one_letter(tmp_path):
+    # its 23 other orders of the output must not use up the spellings tried before one letter is
+    g = torch.Generator().manual_seed(0)
+    inputs = [(torch.softmax(torch.randn(2, 3, 4, 4, generator=g), -1), torch.randn(2, 3, 4, 5, generator=g)) for _ in range(2)]
+    found = _extra(tmp_path, "einsum_batched_keeps_keys", "batched", inputs)
+    assert found is not None and found.text == '`"bhqk,bhkd->bhqd"` for `"bhqk,bhkd->bhkd"`'

@@ -136,3 +136,32 @@ def counts_to_probs(counts, smoothing=1.0):
     failed = [r for r in check_in_process(load_lab(path), lab).results if r.label.startswith("counts_to_probs") and not r.passed]
     shown = [r.hint[r.hint.index("(row 0: "):].split(")")[0] for r in failed]
     assert len(failed) == 2 and all("factor of its own" in r.hint for r in failed) and shown[0] != shown[1]
+
+
+def test_where_the_values_part_a_relations_numbers_under_each_check_are_of_its_own_inputs(tmp_path):
+    # the weights divided by their row's largest exp, not its sum: parting.py says it of `p`, and
+    # each check's row factors must be its own (a causal row 0 is right, x1, on the random check)
+    from attention_by_hand.lab.verdict import check_in_process
+    from labhelpers import REFERENCES, load_lab, patch_lab
+
+    patch = '''
+def attention_backward(q, k, v, d_out, causal):
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = q @ k.transpose(-2, -1) * scale
+    if causal:
+        T = s.shape[-1]
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(diagonal=1), float("-inf"))
+    e = torch.exp(s - s.amax(dim=-1, keepdim=True))
+    p = e / e.amax(dim=-1, keepdim=True)
+    dv = p.transpose(-2, -1) @ d_out
+    dp = d_out @ v.transpose(-2, -1)
+    ds = softmax_backward(p, dp)
+    return ds @ k * scale, ds.transpose(-2, -1) @ q * scale, dv
+'''
+    name = next(n for n in REFERENCES if n.startswith("lab-10-"))
+    path = tmp_path / name
+    path.write_text(patch_lab(REFERENCES[name].read_text(encoding="utf-8"), patch), encoding="utf-8")
+    lab = next(lab for lab in LABS if lab.number == 10)
+    failed = [r for r in check_in_process(load_lab(path), lab).results if r.label.startswith("attention_backward") and not r.passed]
+    shown = [r.hint[r.hint.index("factor of its own ("):].split(")")[0] for r in failed if "factor of its own (" in r.hint]
+    assert len(shown) == len(failed) >= 2 and len(set(shown)) == len(shown)

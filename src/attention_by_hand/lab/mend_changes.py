@@ -51,12 +51,12 @@ FLAGS = {**dict.fromkeys(("sum", "mean", "amax", "amin", "max", "min", "logsumex
 DIM_DEFAULTS = {"tensor_split": 2, "split": 2, "chunk": 2, "cat": 1, "concat": 1, "stack": 1, "unbind": 1, "sum": 1, "mean": 1}
 DIMS = (-1, 0, 1, -2)  # the axes a learner most often meant
 _FUNCTION_FORMS = ("torch", "F")
-MAX_SUBSCRIPTS = 24  # einsum spellings tried per call
+MAX_SUBSCRIPTS = 48  # einsum spellings tried per call: two operands and an output of four letters, all
 
 FLOW_MENDS = ("jump", "outdent")  # a loop's control: said alone, even where a change of the reference fits (verdict.py)
 # mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
-NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts")
+NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts", "factor_moved")
 
 _WRAPS = ("exp", "log")
 
@@ -162,9 +162,7 @@ def _subscripts(name: str, node: ast.Call, index: dict[int, int], line: int) -> 
     operands = inputs.split(",")
     if not all(o.isalpha() for o in operands) or (output and not output.isalpha()):
         return []
-    spelled: list[str] = []
-    for p in (permutations(output) if 2 <= len(output) <= 4 else ()):
-        spelled.append(inputs + "->" + "".join(p))
+    spelled: list[str] = []  # one letter first, then two swapped, then the output's orders (23 of four letters)
     for i, letter in enumerate(output):
         for other in sorted(set(inputs) - set(output) - {","}):
             spelled.append(inputs + "->" + output[:i] + other + output[i + 1:])
@@ -173,6 +171,7 @@ def _subscripts(name: str, node: ast.Call, index: dict[int, int], line: int) -> 
             swapped = list(operand)
             swapped[i], swapped[j] = swapped[j], swapped[i]
             spelled.append(",".join(operands[:k] + ["".join(swapped)] + operands[k + 1:]) + "->" + output)
+    spelled += [inputs + "->" + "".join(p) for p in (permutations(output) if 2 <= len(output) <= 4 else ())]
     tried = [s for s in dict.fromkeys(spelled) if s != inputs + "->" + output][:MAX_SUBSCRIPTS]
     return [Change(name, index[id(node.args[0])], "subscripts", s, "subscripts", f'`"{s}"` for `"{spec}"`', line) for s in tried]
 

@@ -401,5 +401,7 @@ def _subscripts_words(spec: str, mended: str) -> str:
                 "axes come out in the order the output names them)")
     kept = "".join(c for c in output if c not in new_output)
     meant = "".join(c for c in new_output if c not in output)
+    if any(c not in inputs for c in kept):  # a letter no operand has: einsum raises, it sums nothing
+        return f"einsum's output names `{kept}`, a letter no operand has, where `{meant}` is meant"
     return (f"einsum's output keeps `{kept}` where `{meant}` belongs: every letter the output leaves out is summed "
             f"over, so yours sums over `{meant}`")

@@ -179,7 +179,7 @@ class _Finder:
             return parent.arg in AXIS_WORDS
         if isinstance(parent, ast.Call) and node in parent.args:
             return call_name(parent) in AXIS_CALLS and not (
-                call_name(parent) in ("split", "chunk") and parent.args.index(node) == 0
+                call_name(parent) in ("split", "chunk", "roll") and parent.args.index(node) == 0  # a size, a count, a shift
             )
         return False
 

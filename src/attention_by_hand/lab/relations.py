@@ -334,14 +334,17 @@ def _rows_scaled(got, expected, known):
     if bool(torch.isclose(lengths[live], torch.ones_like(lengths[live]), atol=1e-4).all()):
         return ("each row of yours is the reference's row divided by its length: each row has length 1 (its squares "
                 "sum to 1), as F.normalize makes it, where each row must SUM to 1 (divide by the row's sum)")
-    # the advice fits weights, whose rows sum to 1; another row (attention's output) has another divisor
-    sums = e.sum(dim=-1)
-    advice = SUM_ADVICE if bool(torch.isclose(sums, torch.ones_like(sums), atol=1e-4).all()) else ""
-    return ROWS_SCALED.format(shown=shown) + advice
+    return ROWS_SCALED.format(shown=f" ({shown})") + _advice(e)
+
+
+def _advice(expected: torch.Tensor) -> str:
+    """The advice fits weights, whose rows sum to 1; another row (attention's output) has another divisor."""
+    sums = expected.double().sum(dim=-1)
+    return SUM_ADVICE if bool(torch.isclose(sums, torch.ones_like(sums), atol=1e-4).all()) else ""
 
 
 NO_EVIDENCE = "no row's own factor shows here"  # it fits this input, and shows nothing
-ROWS_SCALED = ("each row of yours is the reference's row times a factor of its own ({shown}): the proportions within "
+ROWS_SCALED = ("each row of yours is the reference's row times a factor of its own{shown}: the proportions within "
                "each row are right, its denominator is not")
 SUM_ADVICE = " (divide by the sum of the very numbers on top)"
 
@@ -408,7 +411,11 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     rows = [_rows_scaled(g, e, k) for g, e, k in differing]
     shown = [r for r in rows if r is not NO_EVIDENCE]
     if all(rows) and shown:  # it fits every input, and some input shows a factor of its own
-        return shown[0]
+        # said with the numbers of the first input, where that one shows them; else without numbers
+        if rows[0] is not NO_EVIDENCE or not shown[0].startswith(ROWS_SCALED.split("{shown}")[0] + " ("):
+            return shown[0]
+        finite = [e[torch.isfinite(g).all(dim=-1)] if e.dim() > 1 else e for g, e, _ in differing]
+        return ROWS_SCALED.format(shown="") + ("" if not all(_advice(e) for e in finite if e.numel()) else SUM_ADVICE)
     for find, say in ((_swapped, _say_swapped), (_shifted, _say_shifted)):
         found = [find(g, e) for g, e, _ in differing]
         if found[0] is not None and all(f == found[0] for f in found):

@@ -215,11 +215,11 @@ class _Engine:
             after = mended if mended and found.relation and op in NAMING_MENDS else None
             return "; ".join(p for p in (self.said(check, found), after) if p), found.mistake, words if after else None
         if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)
-            parted = self.parted_at(function)
+            parted = self.parted_at(function, check)
             related = parted.related if parted else None
             parts = (observed, self.unused_words(function), self.first_nan(check) or related, mended)
             return "; ".join(part for part in parts if part), None, words
-        made = self.first_nan(check) or self.parting(function)
+        made = self.first_nan(check) or self.parting(function, check)
         parts = (observed, self.unused_words(function), self.ends(function), made, where)
         return "; ".join(part for part in parts if part), None, None
 
@@ -264,28 +264,31 @@ class _Engine:
         at = _at(event.get("line"), self.line_name)[2:]
         words = event.get("words")
         said = f"{words} ({at})" if words else f"mended by one change at {at}"
-        described = call_words([str(event.get("text"))], self.reference, function)
+        described = None if event.get("op") == "add_kw" else call_words([str(event.get("text"))], self.reference, function)
         return (f"{said}: with {event.get('text')}, yours gives the reference's values on every input tried"
                 + (f"; {described}" if described else "")), words
 
-    def parting(self, function: str) -> str | None:
+    def parting(self, function: str, check: Check | None = None) -> str | None:
         """Where the learner's values part from the reference's (blame.py, parting.py), when every
         wrong call of the function says the same (a call that raised is a wrong call)."""
-        said = self.parted_at(function)
+        said = self.parted_at(function, check)
         return said.text if said else None
 
-    def parted_at(self, function: str) -> Parted | None:
-        """parting.py's Parted for the function, made once, or None."""
-        if function not in self.parted:
-            ids = [i for check, ids, _ in self.judged if check.function == function for i in ids]
-            ids += [len(self.calls) + k for k, (check, _) in enumerate(self.plan.probes) if check.function == function]
+    def parted_at(self, function: str, check: Check | None = None) -> Parted | None:
+        """parting.py's Parted for the function, or None, per check: its calls first (a relation's numbers are its inputs')."""
+        own = self.ids.get(id(check), []) if check is not None else []
+        key = (function, tuple(own))
+        if key not in self.parted:
+            ids = [i for c, ids, _ in self.judged if c.function == function for i in ids]
+            ids = own + [i for i in ids if i not in own]
+            ids += [len(self.calls) + k for k, (c, _) in enumerate(self.plan.probes) if c.function == function]
             events = [(i, self.events.get(i)) for i in ids]
             said = None
             if all(e is not None and e.get("event") in ("result", "raised") for _, e in events):
                 args = {i: (self.calls[i][1] if i < len(self.calls) else self.plan.probes[i - len(self.calls)][1].args) for i, _ in events}
                 # a call the checker judged wrong, or that made a nan or changed its inputs, and
                 # that was not searched (the child's test is the output alone), leaves it unsaid
-                failed = {i for check, ids, verdicts in self.judged for i, v in zip(ids, verdicts) if v is not None}
+                failed = {i for _, ids, verdicts in self.judged for i, v in zip(ids, verdicts) if v is not None}
                 # each with the learner's output: a word about a value is weighed against it
                 blamed = [(args[i], {**e["blame"], "output": e.get("value")} if e.get("blame") else e.get("blame"))
                           for i, e in events if "blame" in e or "nan" in e or e.get("changed") or i in failed]
@@ -293,8 +296,8 @@ class _Engine:
                     said = parted(self.reference, function, blamed, self.failed, self.line_name)
                 except Exception:  # noqa: BLE001 - the span only adds to a hint; it never breaks a check
                     said = None
-            self.parted[function] = said
-        return self.parted[function]
+            self.parted[key] = said
+        return self.parted[key]
 
     def first_nan(self, check: Check) -> str | None:
         """Where the learner's function first made a nan, on the first of this check's calls that
@@ -316,7 +319,7 @@ class _Engine:
         if mended:
             return f"{raised}; {mended}", None, words
         where = self.found[check.function][1]
-        parted = self.parting(check.function)
+        parted = self.parting(check.function, check)
         # where it runs and is right (one row alone) and where it raises says what it cannot handle
         where = where if where and where.startswith("right ") else None
         return "; ".join(part for part in (raised, parted, where) if part), None, None
