@@ -69,7 +69,8 @@ def test_a_relation_under_a_check_shows_the_numbers_of_that_checks_own_input(ref
     assert found is not None and "factor of its own" in found.hint
     # 2 * arange(2, ...) on top of the reference's x * 2: row r is x(r + 2), the same on both inputs,
     # so the third row's factor tells the inputs apart only by being there: 3 rows, then 5
-    small, large = (worded_for(reference, "three", tried, label, found) for label in ("small", "large"))
+    words = worded_for(reference, "three", tried, found)
+    small, large = words["small"], words["large"]
     assert "row 2: x4" in small and "rows right" not in small and ", ..." not in small
     assert "row 2: x4, ..." in large
 
@@ -79,4 +80,4 @@ def test_a_diagnosis_that_is_no_relation_is_said_as_it_was(reference):
     from attention_by_hand.lab.related import worded_for
 
     found = Diagnosis("yours equals the reference with `x * 3` for `x * 2`", "three: x * 3")
-    assert worded_for(reference, "three", _rows_scaled_tried(reference), "large", found) == found.hint
+    assert worded_for(reference, "three", _rows_scaled_tried(reference), found) == {"small": found.hint, "large": found.hint}

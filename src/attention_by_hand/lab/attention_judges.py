@@ -109,7 +109,7 @@ def judge_weights(got, expected, q, k, d_model: int, names: str):
         # where an exp taken unshifted leaves its NaNs in the very places of the learner's: a NaN
         # made otherwise (a mask of integers) is not blamed on the exp.
         scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])
-        overflowed = isinstance(got, torch.Tensor) and got.shape == expected.shape and _overflow_rows(got, q, k)
+        overflowed = isinstance(got, torch.Tensor) and got.shape == expected.shape and _overflow_rows(got, scores)
         if seen and "NaN" in seen and scores.abs().max() > 80 and overflowed:
             seen += f"; the scores reach {scores.abs().max().item():.0f}, where float32's exp overflows"
         return seen
@@ -118,11 +118,10 @@ def judge_weights(got, expected, q, k, d_model: int, names: str):
     return judge_tensor(got, expected, names, [*variants(q, k, d_model), *more], facts)
 
 
-def _overflow_rows(got: torch.Tensor, q: torch.Tensor, k: torch.Tensor) -> bool:
+def _overflow_rows(got: torch.Tensor, scores: torch.Tensor) -> bool:
     """Whether the learner's NaNs are where an unshifted exp overflows: every row with a NaN holds a
     score past 88 (hidden or not: a mask applied after the exp, by a product, still meets inf), and
-    every row where even the visible scores pass 88 has one."""
-    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., T, T)
+    every row where even the visible scores pass 88 has one.   scores: (..., T, T), scaled, unmasked"""
     T = scores.shape[-1]
     rows = got.isnan().any(dim=-1)  # (..., T)
     anywhere = (scores > 88).any(dim=-1)

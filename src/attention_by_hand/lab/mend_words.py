@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.mutant_edits import CMP, OPS, Change, call_name, number_of
+from attention_by_hand.lab.mutant_edits import CMP, OPS, Change, call_name, factor_parts, number_of
 
 __all__ = ["mistake_words"]
 
@@ -151,10 +151,7 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return (f"{n} {to} the entry, not {to} its index: `{_short(node)}` is a value "
                 f"{'plus' if added else 'minus'} {n}, not another entry")
     if op == "factor_moved" and isinstance(node, ast.BinOp):
-        side, which = change.arg
-        product = getattr(node, side)
-        factor, rest = (product.left, product.right) if which == "left" else (product.right, product.left)
-        other = node.right if side == "left" else node.left
+        factor, rest, other = factor_parts(node, change.arg)
         return (f"the factor `{_short(factor)}` on the wrong term: it multiplies `{_short(rest)}`, where it belongs "
                 f"on `{_short(other)}`")
     if op == "subscripts" and isinstance(node, ast.Constant):

@@ -231,6 +231,15 @@ def averaged(node: ast.Attribute) -> ast.Call:
     return ast.Call(ast.Attribute(call.func.value, "mean", ast.Load()), call.args, call.keywords)
 
 
+def factor_parts(node: ast.BinOp, arg: tuple[str, str]) -> tuple[ast.AST, ast.AST, ast.AST]:
+    """(the factor, the term it multiplies, the other term of the sum) of a `factor_moved` change:
+    arg = (the side of the sum holding the product, the side of the product holding the factor)."""
+    side, which = arg
+    product = getattr(node, side)
+    factor, rest = (product.left, product.right) if which == "left" else (product.right, product.left)
+    return factor, rest, node.right if side == "left" else node.left
+
+
 def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one branch per op
     """The node that takes `node`'s place (None: this change cannot be made here)."""
     op, arg = change.op, change.arg
@@ -348,12 +357,9 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
     if op == "into_index":  # `ids[i] + 1` made `ids[i + 1]` (mend_changes.py)
         return ast.Subscript(node.left.value, ast.BinOp(node.left.slice, node.op, node.right), ast.Load())
     if op == "factor_moved":  # a + f * b -> f * a + b: the factor moved to the other term (mend_changes.py)
-        side, which = arg
-        product = getattr(node, side)
-        factor, rest = (product.left, product.right) if which == "left" else (product.right, product.left)
-        other = node.right if side == "left" else node.left
-        moved = ast.BinOp(factor, ast.Mult(), other) if which == "left" else ast.BinOp(other, ast.Mult(), factor)
-        return ast.BinOp(rest, node.op, moved) if side == "left" else ast.BinOp(moved, node.op, rest)
+        factor, rest, other = factor_parts(node, arg)
+        moved = ast.BinOp(factor, ast.Mult(), other) if arg[1] == "left" else ast.BinOp(other, ast.Mult(), factor)
+        return ast.BinOp(rest, node.op, moved) if arg[0] == "left" else ast.BinOp(moved, node.op, rest)
     if op == "subscripts":  # einsum's subscripts spelled otherwise (mend_changes.py)
         return ast.Constant(arg)
     if op == "add_kw":  # a flag a learner's call left out (mend_changes.py)

@@ -32,21 +32,24 @@ def related(reference, function, tried: list[Tried], expected: list) -> Diagnosi
     return dataclasses.replace(found, relation=True) if found else None
 
 
-def worded_for(reference, function, tried: list[Tried], label: str, found: Diagnosis) -> str:
-    """found's hint as said under the check labelled `label`: a relation between outputs holds on
-    every input tried, but what it shows of one input (each row's factor, the shapes, how many
-    blocks of columns) is read off that check's own inputs, since the hint stands under its label.
-    The relation is found again with the check's inputs first; anything else is said as it was."""
-    own = [t for t in tried if t.label == label]
-    if not found.relation or not own or len(own) == len(tried):
-        return found.hint
-    first = own + [t for t in tried if t.label != label]
-    expected = {id(t): call(getattr(reference, function), t.args) for t in tried}
+def worded_for(reference, function, tried: list[Tried], found: Diagnosis) -> dict[str, str]:
+    """found's hint as said under each check, by label: a relation between outputs holds on every
+    input tried, but what it shows of one input (each row's factor, the shapes, how many blocks of
+    columns) is read off that check's own inputs, since the hint stands under its label. The
+    relation is found again with each check's inputs first; anything else is said as it was."""
+    labels = list(dict.fromkeys(t.label for t in tried))
+    if not found.relation or len(labels) < 2:
+        return dict.fromkeys(labels, found.hint)
+    expected = {id(t): call(getattr(reference, function), t.args) for t in tried}  # made once for every check
     before = _related_outputs(reference, function, tried, [expected[id(t)] for t in tried])
     if before is None or not found.hint.endswith(before.hint):
-        return found.hint  # a changed input or an intermediate value: words with no one input's numbers
-    after = _related_outputs(reference, function, first, [expected[id(t)] for t in first])
-    return found.hint[: len(found.hint) - len(before.hint)] + after.hint if after else found.hint
+        return dict.fromkeys(labels, found.hint)  # a changed input or an intermediate value: no one input's numbers
+    said = {}
+    for label in labels:
+        first = [t for t in tried if t.label == label] + [t for t in tried if t.label != label]
+        after = _related_outputs(reference, function, first, [expected[id(t)] for t in first])
+        said[label] = found.hint[: len(found.hint) - len(before.hint)] + after.hint if after else found.hint
+    return said
 
 
 def _related(reference, function, tried: list[Tried], expected: list) -> Diagnosis | None:

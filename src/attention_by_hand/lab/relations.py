@@ -332,8 +332,7 @@ def _rows_scaled(got, expected, known):
         shown += f"; {len(g) - len(off)} of {len(infinite)} rows right on this input"
     lengths = g.norm(dim=-1)
     if bool(torch.isclose(lengths[live], torch.ones_like(lengths[live]), atol=1e-4).all()):
-        return ("each row of yours is the reference's row divided by its length: each row has length 1 (its squares "
-                "sum to 1), as F.normalize makes it, where each row must SUM to 1 (divide by the row's sum)")
+        return LENGTH_ONE
     return ROWS_SCALED.format(shown=f" ({shown})") + _advice(e)
 
 
@@ -344,6 +343,8 @@ def _advice(expected: torch.Tensor) -> str:
 
 
 NO_EVIDENCE = "no row's own factor shows here"  # it fits this input, and shows nothing
+LENGTH_ONE = ("each row of yours is the reference's row divided by its length: each row has length 1 (its squares "
+              "sum to 1), as F.normalize makes it, where each row must SUM to 1 (divide by the row's sum)")
 ROWS_SCALED = ("each row of yours is the reference's row times a factor of its own{shown}: the proportions within "
                "each row are right, its denominator is not")
 SUM_ADVICE = " (divide by the sum of the very numbers on top)"
@@ -412,7 +413,7 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     shown = [r for r in rows if r is not NO_EVIDENCE]
     if all(rows) and shown:  # it fits every input, and some input shows a factor of its own
         # said with the numbers of the first input, where that one shows them; else without numbers
-        if rows[0] is not NO_EVIDENCE or not shown[0].startswith(ROWS_SCALED.split("{shown}")[0] + " ("):
+        if rows[0] is not NO_EVIDENCE or shown[0] == LENGTH_ONE:
             return shown[0]
         finite = [e[torch.isfinite(g).all(dim=-1)] if e.dim() > 1 else e for g, e, _ in differing]
         return ROWS_SCALED.format(shown="") + ("" if not all(_advice(e) for e in finite if e.numel()) else SUM_ADVICE)

@@ -225,17 +225,16 @@ class _Engine:
 
     def said(self, check: Check, found) -> str:
         """The diagnosis in words under this check: a relation's numbers are of its own inputs."""
-        key = (check.function, check.label)
-        if key not in self.worded:
+        if check.function not in self.worded:  # every check's words at once: the reference runs once
             try:
                 import torch
 
                 with torch.no_grad():
                     tried = self.tried[check.function] + self.probes.get(check.function, [])
-                    self.worded[key] = worded_for(self.reference, check.function, tried, check.label, found)
+                    self.worded[check.function] = worded_for(self.reference, check.function, tried, found)
             except Exception:  # noqa: BLE001 - the words only; the diagnosis stands as it was said
-                self.worded[key] = found.hint
-        return self.worded[key]
+                self.worded[check.function] = {}
+        return self.worded[check.function].get(check.label, found.hint)
 
     def unused_words(self, function: str) -> str | None:
         """The arguments whose values never reach the learner's output, in the reference's names."""
