@@ -616,3 +616,17 @@ def test_a_blamed_value_related_to_an_argument_as_given_names_the_argument(tmp_p
     event = {**_event(12, name="safe", step=("probs", 0, 7)), "got": encode(scores.masked_fill(torch.isinf(scores), 0.0))}
     hint = parting(reference, "softmax_rows", [((scores,), event)], set())
     assert "there, yours has 0 where `scores` has -inf (each -inf replaced by 0)" in hint
+
+
+def test_a_causal_mask_on_some_heads_only_is_said_where_it_is_not_as_missing():
+    from attention_by_hand.lab.parting import _future
+
+    T = 4
+    hidden = torch.ones(T, T, dtype=torch.bool).triu(1)  # (T, T): each query's future keys
+    scores = torch.randn(3, T, T, generator=torch.Generator().manual_seed(0))  # (heads, T, T)
+    expected = torch.softmax(scores.masked_fill(hidden, float("-inf")), dim=-1)
+    got = torch.softmax(scores, dim=-1)
+    got[2] = expected[2]  # the loop's last head masked, the others not
+    said = _future([(got, expected, None)])
+    assert said is not None and "only slice 2 of the 3" in said and "not applied to the others" in said
+    assert not said.endswith("the causal mask is not applied to it")

@@ -234,7 +234,8 @@ def test_rows_scaled_name_first_the_rows_whose_factor_is_not_one():
 
 
 def test_rows_divided_by_their_length_are_said_as_length_one_not_sum_one():
-    said = relation(on_two(lambda e: e / e.norm(dim=-1, keepdim=True)))
+    weights = [torch.softmax(outputs(seed), dim=-1) for seed in (0, 1)]  # (4, 4) each: rows sum to 1
+    said = relation([(w / w.norm(dim=-1, keepdim=True), w, {}) for w in weights])
     assert "each row has length 1" in said and "must SUM to 1" in said
 
 
@@ -534,3 +535,35 @@ def test_rows_scaled_are_said_without_numbers_where_the_first_input_shows_no_fac
     said = relation(pairs)
     assert said is not None and said.startswith("each row of yours is the reference's row times a factor of its own: ")
     assert "x1.5" not in said
+
+
+def test_rows_scaled_blame_no_denominator_where_the_reference_rows_are_not_weights():
+    out = torch.randn(4, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(7))  # (T, d)
+    factors = torch.arange(1.0, 5.0, dtype=torch.float64)[:, None]  # (T, 1)
+    said = relation([(out * factors, out, {})])
+    assert said is not None and said.endswith("its size is not") and "denominator" not in said
+
+
+def test_a_softmax_of_values_is_not_said_to_be_of_weights():
+    v = torch.randn(4, 6, dtype=torch.float64, generator=torch.Generator().manual_seed(8))  # (T, d): values
+    said = relation([(torch.softmax(v, dim=-1), v, {})])
+    assert said == "yours is the softmax of the reference's output along its last axis"
+
+
+def test_a_softmax_of_weights_is_said_to_be_one_too_many():
+    w = torch.softmax(torch.randn(4, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(9)), dim=-1)
+    said = relation([(torch.softmax(w, dim=-1), w, {})])
+    assert said is not None and said.endswith("a softmax once more, of numbers that are already weights")
+
+
+def test_blocks_of_columns_reduced_to_their_largest_entry_are_said_as_such():
+    heads = torch.randn(3, 5, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(10))  # (n_heads, T, head_size)
+    merged = heads.transpose(0, 1).reshape(5, 12)  # (T, n_heads * head_size)
+    said = relation([(heads.max(dim=0).values, merged, {})])
+    assert said is not None and "reduced to one by their largest entry" in said and "side by side" in said
+
+
+def test_rows_of_length_one_are_told_to_sum_to_one_only_where_the_reference_rows_do():
+    out = torch.randn(4, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(11))  # (T, d): not weights
+    said = relation([(torch.nn.functional.normalize(out, dim=-1), out, {})])
+    assert said is not None and "SUM to 1" not in said and "factor of its own" in said

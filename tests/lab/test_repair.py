@@ -9,7 +9,7 @@ import importlib.util
 import pytest
 import torch
 
-from attention_by_hand.lab.mend_words import _brackets, _one_axis_cut, mistake_words
+from attention_by_hand.lab.mend_words import _brackets, _one_axis_cut, mend_said, mistake_words
 from attention_by_hand.lab.mutant_edits import Change
 from attention_by_hand.lab.repair import repair
 from attention_by_hand.lab.registry import LABS
@@ -444,6 +444,34 @@ def both_masked(s, t, keep):
 
 def shifted(x, p):
     return x + 1
+
+
+def without(x, i):
+    return torch.cat([x[:i], x[i + 1:]]).sum(dim=0)
+
+
+def appended(values, v):
+    return torch.cat([values, v], dim=0)
+
+
+def scored(q, k):
+    return q @ k.transpose(-2, -1)
+
+
+def row_dots(a, b):
+    return (a * b).sum(dim=-1)
+
+
+def pieces(t, n):
+    return torch.stack(t.chunk(n, dim=-1))
+
+
+def tempered(s):
+    return torch.softmax(s, dim=-1)
+
+
+def grouped(T):
+    return torch.arange(T)
 '''
 
 EXTRA = {
@@ -596,6 +624,40 @@ def both_masked(s, t, keep):
     "turned": '''
 def before(p, q):
     return p - q
+''',
+    "removed_twice": '''
+def without(x, i):
+    rest = torch.cat([x[:i], x[i + 1:]])
+    return rest.sum(dim=0) - x[i]
+''',
+    "blend_cached": '''
+def appended(values, v):
+    values = torch.cat([values, v], dim=0)
+    blend = values.mean(dim=0, keepdim=True)
+    return torch.cat([values[:-1], blend], dim=0)
+''',
+    "einsum_two_batches": '''
+def scored(q, k):
+    return torch.einsum("bqd,ckd->bqk", q, k)
+''',
+    "einsum_two_rows": '''
+def row_dots(a, b):
+    return torch.einsum("...id,...jd->...i", a, b)
+''',
+    "windows_overlap": '''
+def pieces(t, n):
+    size = t.shape[-1] // n
+    return t.unfold(-1, size, 1)[..., :n, :].movedim(-2, 0)
+''',
+    "tempered_by_hand": '''
+def tempered(s):
+    _, width = s.shape
+    t = 0.8
+    return torch.softmax(s / t, dim=-1)
+''',
+    "halved_groups": '''
+def grouped(T):
+    return torch.arange(T) // 2
 ''',
     "one_row_more": '''
 def mean_after(x, start):
@@ -1008,3 +1070,70 @@ def test_a_batched_einsum_with_four_output_letters_is_mended_by_one_letter(tmp_p
     inputs = [(torch.softmax(torch.randn(2, 3, 4, 4, generator=g), -1), torch.randn(2, 3, 4, 5, generator=g)) for _ in range(2)]
     found = _extra(tmp_path, "einsum_batched_keeps_keys", "batched", inputs)
     assert found is not None and found.text == '`"bhqk,bhkd->bhqd"` for `"bhqk,bhkd->bhkd"`'
+
+
+def _g(seed):
+    return torch.Generator().manual_seed(seed)
+
+
+def test_a_slip_mended_two_ways_that_name_different_slips_keeps_both(tmp_path):
+    inputs = [(torch.randn(5, 3, generator=_g(0)), 1), (torch.randn(4, 2, generator=_g(1)), 2)]
+    found = _extra(tmp_path, "removed_twice", "without", inputs)
+    assert found is not None and found.other is not None and found.words != found.other.words
+    texts = (found.text, found.other.text)
+    assert any("the term `x[i]` dropped" in t for t in texts)
+
+
+def test_one_count_off_by_one_said_two_ways_is_one_slip_not_two(tmp_path):
+    found = _mend(tmp_path, "hidden", "hidden", [(1,), (4,), (6,)])
+    assert found is not None and found.other is None
+
+
+def test_a_mend_said_with_another_that_names_another_slip_offers_both():
+    event = {"words": "off by one", "text": "`x[i:]` for `x[i + 1:]`"}
+    other = {"words": "a term too many (`x[i]`)", "text": "the term `x[i]` dropped"}
+    said, words = mend_said(event, other, "line 3", "line 4")
+    assert said.startswith("either of two changes gives the reference's values on every input tried")
+    assert "off by one (line 3), with `x[i:]` for `x[i + 1:]`" in said and "a term too many (`x[i]`) (line 4)" in said
+    assert words == "off by one, or a term too many (`x[i]`)"
+
+
+def test_two_variables_of_different_shapes_are_not_exchanged_and_the_right_one_is_found(tmp_path):
+    # `[blend[:-1], values]` mends it too, but only because blend[:-1] is empty
+    inputs = [(torch.randn(3, 4, generator=_g(2)), torch.randn(1, 4, generator=_g(3))),
+              (torch.randn(5, 2, generator=_g(4)), torch.randn(1, 2, generator=_g(5)))]
+    found = _extra(tmp_path, "blend_cached", "appended", inputs)
+    assert found is not None and found.op == "name" and found.text.startswith("`[values[:-1], v]` for")
+    assert found.other is None or "exchanged" not in found.other.text
+
+
+def test_an_einsum_operand_with_its_own_batch_letter_is_mended_by_the_shared_letter(tmp_path):
+    inputs = [(torch.randn(2, 3, 4, generator=_g(6)), torch.randn(2, 5, 4, generator=_g(7))) for _ in range(2)]
+    found = _extra(tmp_path, "einsum_two_batches", "scored", inputs)
+    assert found is not None and found.text == '`"bqd,bkd->bqk"` for `"bqd,ckd->bqk"`'
+    assert found.words.startswith("einsum's operand 2 is `ckd` where `bkd` is meant") and "`c`" in found.words
+
+
+def test_an_einsum_with_leading_dots_is_mended_too(tmp_path):
+    inputs = [(torch.randn(2, 3, 4, generator=_g(8)), torch.randn(2, 3, 4, generator=_g(9)))]
+    found = _extra(tmp_path, "einsum_two_rows", "row_dots", inputs)
+    assert found is not None and found.text == '`"...id,...id->...i"` for `"...id,...jd->...i"`'
+
+
+def test_a_fixed_number_where_a_size_in_scope_was_meant_is_mended_by_the_size(tmp_path):
+    inputs = [(torch.randn(4, 6, generator=_g(10)), 2), (torch.randn(3, 12, generator=_g(11)), 3)]
+    found = _extra(tmp_path, "windows_overlap", "pieces", inputs)
+    assert found is not None and found.text == "`size` for `1` in `t.unfold(-1, size, 1)`"
+    assert found.words == "a fixed number, `1`, where the size `size` is meant"
+
+
+def test_a_name_that_happens_to_hold_1_is_never_put_for_another(tmp_path):
+    # `_` is 1 on these inputs: `/ _` for `/ t` would mend it only by removing the division
+    inputs = [(torch.randn(1, 4, generator=_g(12)),), (torch.randn(1, 6, generator=_g(13)),)]
+    found = _extra(tmp_path, "tempered_by_hand", "tempered", inputs)
+    assert found is not None and "`/ t` removed" in found.text and found.other is None
+
+
+def test_a_divisor_made_1_and_the_division_removed_are_one_slip(tmp_path):
+    found = _extra(tmp_path, "halved_groups", "grouped", [(4,), (7,)])
+    assert found is not None and found.other is None

@@ -6,7 +6,7 @@ import importlib.util
 
 import torch
 
-from attention_by_hand.lab.unused import changed, unused_arguments
+from attention_by_hand.lab.unused import changed, draws_random, unused_arguments, unused_words
 from labhelpers import failed_hints
 
 REFERENCE = '''
@@ -224,3 +224,55 @@ def test_no_call_starts_without_time_for_it_and_the_references(tmp_path):
     found, tried = unused_arguments(learner, reference, "slow", lambda: (_x(3, 3), _x(3, 3, seed=1)),
                                     deadline=started + 0.15)
     assert found == [] and tried == [0, 1] and time.perf_counter() - started < 0.1
+
+
+RENUMBERED = '''
+import torch
+
+
+def look_up(table, ids):
+    # each id renumbered by where it first turns up: reads which ids repeat, not their values
+    first = {}
+    codes = [first.setdefault(i, len(first)) for i in ids.tolist()]
+    return table[torch.tensor(codes)]
+'''
+
+
+def test_ids_are_also_changed_so_that_which_of_them_repeat_changes():
+    other = changed(torch.tensor([0, 1, 2]), 1)
+    assert len(set(other.tolist())) < 3
+
+
+def test_ids_read_only_by_which_of_them_repeat_are_not_said_to_go_unused(tmp_path):
+    # distinct ids stay distinct under any renaming of the values: only a change of the repeats shows they are read
+    learner, reference = _load(tmp_path, "renumbered", RENUMBERED), _load(tmp_path, "reference", REFERENCE)
+    found = unused_arguments(learner, reference, "look_up", lambda: (_x(5, 2), torch.tensor([3, 1, 4])))[0]
+    assert found == []
+
+
+DRAWS = '''
+import torch
+
+
+def blend(x, w, scale):
+    return (x @ w) * scale * torch.rand(()).item()
+
+
+def nothing(x, w):
+    return (x @ w) * 2
+'''
+
+
+def test_a_function_whose_output_moves_with_the_random_seed_draws_random_numbers(tmp_path):
+    learner, reference = _load(tmp_path, "draws", DRAWS), _load(tmp_path, "reference", REFERENCE)
+    assert draws_random(learner, reference, "blend", lambda: (_x(3, 3), _x(3, 3, seed=1), 2.0))
+
+
+def test_a_wrong_function_that_draws_nothing_is_not_said_to_draw(tmp_path):
+    learner, reference = _load(tmp_path, "draws", DRAWS), _load(tmp_path, "reference", REFERENCE)
+    assert not draws_random(learner, reference, "nothing", lambda: (_x(3, 3), _x(3, 3, seed=1)))
+
+
+def test_random_draws_are_said_in_the_hint_words_even_with_no_argument_unused():
+    said = unused_words(["x", "w"], [], [0, 1], True)
+    assert said is not None and "draws random numbers" in said and "never reach" not in said

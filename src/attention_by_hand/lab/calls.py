@@ -14,9 +14,11 @@ not what is under test). An event is a JSON-able dict:
     {"event": "raised", "id": 3, "type": "IndexError", "message": "...", "line": 41, "function": "dot"}
     {"event": "fatal", "reason": "exit" | "memory" | "missing", ...}   nothing more is called
     {"event": "done"}                                every call was made; what follows only adds to hints:
-    {"event": "unused", "function": "dot", "arguments": [[1, -1]], "tried": [0, 1]}   arguments that never
-                                                     reach its output, or one part of it (unused.py)
-    {"event": "repair", "function": "dot", "line": 41, "text": "...", "words": "..."}   a mend (repair.py)
+    {"event": "unused", "function": "dot", "arguments": [[1, -1]], "tried": [0, 1], "random": false}
+                                                     arguments that never reach its output, or one part
+                                                     of it; whether it draws random numbers (unused.py)
+    {"event": "repair", "function": "dot", "line": 41, "text": "...", "words": "...", "other": null}
+                                                     a mend, and another naming another slip (repair.py)
     {"event": "pitfalls", "function": "dot", "found": [[41, "..."]]}   Python pitfalls of its code (pitfalls.py)
 
 Left out: importing the learner's file and the limits on it (child.py); judging (verdict.py, judging.py).
@@ -218,7 +220,9 @@ class _Mender:
             except (Exception, SystemExit):  # noqa: BLE001 - a mend only adds to a hint; it never breaks a check
                 found = None
             if found is not None:
-                emit(event="repair", function=name, line=found.line, text=found.text[:MAX_TEXT], words=found.words, op=found.op)
+                other = found.other and {"line": found.other.line, "text": found.other.text[:MAX_TEXT], "words": found.other.words}
+                emit(event="repair", function=name, line=found.line, text=found.text[:MAX_TEXT], words=found.words, op=found.op,
+                     other=other)
 
 
 def missing_functions(module: ModuleType, names: list[str]) -> list[str]:
@@ -323,7 +327,7 @@ UNUSED_SECONDS = 1.0
 def _emit_unused(module: ModuleType, reference: ModuleType | None, mender: _Mender, emit: Emit) -> None:
     """For each function that was wrong on some call, the arguments whose values never reach its
     output on the first such call (unused.py): {"event": "unused", ...}."""
-    from attention_by_hand.lab.unused import unused_arguments
+    from attention_by_hand.lab.unused import draws_random, unused_arguments
 
     if reference is None:
         return
@@ -336,7 +340,8 @@ def _emit_unused(module: ModuleType, reference: ModuleType | None, mender: _Mend
         first = mender.first_wrong[name]
         try:
             found, tried = unused_arguments(module, reference, name, lambda: tuple(decode(a) for a in first["args"]), deadline)
+            random = draws_random(module, reference, name, lambda: tuple(decode(a) for a in first["args"]))
         except (Exception, SystemExit):  # noqa: BLE001 - it only adds to a hint; it never breaks a check
-            found = []
-        if found:
-            emit(event="unused", function=name, arguments=found, tried=tried)
+            found, tried, random = [], [], False
+        if found or random:
+            emit(event="unused", function=name, arguments=found, tried=tried, random=random)

@@ -1,7 +1,10 @@
 """A learner's output that is the reference's output on a changed input: one element short (a loop
 that stops a step early), every id off by one, a matrix transposed, an axis reversed, two
 arguments of the same shape exchanged, numbers rescaled to 0..1 or standardised along the last
-axis, a number or a flag it was given left unused (fixed at its default, 0 or 1, True or False).
+axis, a number or a flag it was given left unused (fixed at its default, 0 or 1, True or False). And
+two that need no call of the reference on a changed input: an input added to the reference's
+output (`dq + 0.01 * q`, a residual), and an output that is a plain formula of the inputs alone
+(`p - dp`).
 
 The reference is called on each changed input; a change is said only when it gives the learner's
 output on EVERY input tried, and only when exactly one change does (two that both do could be two
@@ -13,11 +16,12 @@ Left out: other changes of arguments that are not tensors (a size made another s
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 import torch
 
-__all__ = ["changed_input"]
+__all__ = ["changed_input", "added_input", "formula_of_inputs", "returned_unchanged"]
 
 
 def _trim(value, axis: int, end: str):
@@ -183,3 +187,89 @@ def returned_unchanged(names: list[str], inputs: list[tuple], gots: list, expect
         return None
     name = names[said] if said < len(names) else f"argument {said + 1}"
     return f"yours returns its input unchanged (`{name}`, as it was given): nothing it computes reaches what it returns"
+
+
+def _multiple_of(difference, value) -> float | None:
+    """c where difference = c * value (a float tensor of its shape) and c is not 0; else None."""
+    if not (isinstance(value, torch.Tensor) and value.is_floating_point() and value.shape == difference.shape):
+        return None
+    d, v = difference.double(), value.double()
+    square = float((v * v).sum())
+    if square == 0.0 or not bool(torch.isfinite(d).all()):
+        return None
+    c = float((d * v).sum()) / square
+    fits = torch.allclose(d, c * v, rtol=1e-4, atol=1e-5 * max(1.0, float(v.abs().max())))
+    return c if fits and abs(c) > 1e-6 else None
+
+
+def added_input(names: list[str], inputs: list[tuple], gots: list, expected: list) -> str | None:
+    """"yours is the reference's plus 0.01 times `q`": on every input, each wrong part of the
+    learner's output is the reference's plus one number times one argument as it was given (a
+    residual added, a weight decay applied to a gradient), the same number and argument each time."""
+    found: dict[int, tuple[int, float]] = {}  # part -> (argument, its factor)
+    for args, got, output in zip(inputs, gots, expected):
+        parts = list(zip(got, output)) if isinstance(got, (tuple, list)) and isinstance(output, (tuple, list)) else [(got, output)]
+        if isinstance(got, (tuple, list)) and len(got) != len(output):
+            return None
+        for k, (g, e) in enumerate(parts):
+            if not (isinstance(g, torch.Tensor) and isinstance(e, torch.Tensor) and g.shape == e.shape):
+                return None
+            difference = g.double() - e.double()
+            if bool((difference.abs() <= 1e-6 * (1 + e.double().abs())).all()):
+                continue  # this part is right
+            fitting = [(p, c) for p, a in enumerate(args) if (c := _multiple_of(difference, a)) is not None]
+            if len(fitting) != 1:
+                return None
+            p, c = fitting[0]
+            if k in found and (found[k][0] != p or abs(found[k][1] - c) > 1e-4 * abs(c)):
+                return None
+            found[k] = (p, c)
+    if not found or len({round(c, 6) for _, c in found.values()}) != 1:
+        return None
+
+    def term(p: int, c: float) -> str:
+        name = names[p] if p < len(names) else f"argument {p + 1}"
+        return f"`{name}`" if abs(c - 1) < 1e-6 else f"{c:.3g} times `{name}`"
+
+    if len(found) == 1 and not isinstance(gots[0], (tuple, list)):
+        (p, c), = found.values()
+        return f"yours is the reference's output plus {term(p, c)}, an input as it was given: a term the reference does not add"
+    listed = ", ".join(f"part {k + 1} plus {term(p, c)}" for k, (p, c) in sorted(found.items()))
+    return f"yours is the reference's output with an input added, as it was given ({listed}): a term the reference does not add"
+
+
+def _formulas(names: list[str], args: tuple, shape) -> list[tuple[str, Callable]]:
+    """Plain formulas of the float arguments of the output's shape: `p - dp`, `p * dp`, `dp - its
+    row mean` (what a learner computes straight from the inputs, skipping the step between)."""
+    floats = [p for p, a in enumerate(args) if isinstance(a, torch.Tensor) and a.is_floating_point() and a.shape == shape]
+    name = {p: names[p] if p < len(names) else f"argument {p + 1}" for p in floats}
+    found: list[tuple[str, Callable]] = []
+    for p in floats:
+        found.append((f"{name[p]} - {name[p]}.mean(dim=-1, keepdim=True)", lambda a, p=p: a[p] - a[p].mean(dim=-1, keepdim=True)))
+    for p, q in itertools.permutations(floats, 2):
+        found.append((f"{name[p]} - {name[q]}", lambda a, p=p, q=q: a[p] - a[q]))
+        if p < q:
+            found.append((f"{name[p]} + {name[q]}", lambda a, p=p, q=q: a[p] + a[q]))
+            found.append((f"{name[p]} * {name[q]}", lambda a, p=p, q=q: a[p] * a[q]))
+    return found
+
+
+def formula_of_inputs(names: list[str], inputs: list[tuple], gots: list, expected: list) -> str | None:
+    """"yours is `p - dp`": on every input, the learner's output is one plain formula of its
+    arguments (_formulas), the same one each time, and the reference's is not."""
+    first = gots[0]
+    if not inputs or not isinstance(first, torch.Tensor) or not first.is_floating_point():
+        return None
+    for said, formula in _formulas(names, inputs[0], first.shape):
+        fits = True
+        for args, got, output in zip(inputs, gots, expected):
+            if not (isinstance(got, torch.Tensor) and isinstance(output, torch.Tensor) and got.shape == output.shape):
+                return None
+            made = formula(args) if len(args) == len(inputs[0]) else None
+            if made is None or made.shape != got.shape or not torch.allclose(got.double(), made.double(), rtol=1e-4, atol=1e-5):
+                fits = False
+                break
+        if fits and not all(torch.allclose(o.double(), f.double(), rtol=1e-4, atol=1e-5)
+                            for o, f in ((output, formula(args)) for args, output in zip(inputs, expected))):
+            return f"yours is `{said}` on every input, a formula of the inputs alone; the reference's is not"
+    return None

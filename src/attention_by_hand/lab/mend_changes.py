@@ -93,6 +93,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                                 f"`{quote(edit(node, Change(name, 0, 'add_kw', flag, 'arguments', '')))}` for `{quote(node)}`",
                                 statement_of[id(node)].lineno))
         if isinstance(node, ast.Call):
+            found += _numbers_for_sizes(fdef, node, index, statement_of[id(node)].lineno)
             found += _dims(name, node, index[id(node)], statement_of[id(node)].lineno)
             found += _subscripts(name, node, index, statement_of[id(node)].lineno)
         if (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and isinstance(node.left, ast.Subscript)
@@ -131,6 +132,18 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
     return found
 
 
+def _numbers_for_sizes(fdef: ast.FunctionDef, node: ast.Call, index: dict[int, int], line: int) -> list[Change]:
+    """A whole number given to a call (`unfold(-1, head_size, 1)`'s step) replaced by each name the
+    function binds or is given: a fixed number where a size was meant. Which names hold whole
+    numbers is known only when it runs (repair.py keeps those)."""
+    names = sorted({a.arg for a in fdef.args.args} | {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
+                                                      and isinstance(n.ctx, ast.Store)})
+    numbers = [a for a in (*node.args, *(k.value for k in node.keywords if k.arg not in ("dim", "axis")))
+               if isinstance(a, ast.Constant) and type(a.value) is int and a.value >= 1]
+    return [Change(fdef.name, index[id(a)], "size_for", other, "variable", f"`{other}` for `{a.value}` in `{quote(node)}`", line)
+            for a in numbers for other in names]
+
+
 def _dims(name: str, node: ast.Call, at: int, line: int) -> list[Change]:
     """`dim=` added to a call that left its axis to the default, for each of DIMS."""
     before = DIM_DEFAULTS.get(call_name(node) or "")
@@ -156,23 +169,29 @@ def _subscripts(name: str, node: ast.Call, index: dict[int, int], line: int) -> 
     if call_name(node) != "einsum" or not node.args or not isinstance(node.args[0], ast.Constant):
         return []
     spec = node.args[0].value
-    if not isinstance(spec, str) or spec.count("->") != 1 or "." in spec:
+    if not isinstance(spec, str) or spec.count("->") != 1 or spec.replace("...", "").count("."):
         return []
-    inputs, output = spec.replace(" ", "").split("->")
+    # `...` (the leading axes) is one token: spelled `0` while the letters move, `...` again after
+    inputs, output = spec.replace(" ", "").replace("...", "0").split("->")
     operands = inputs.split(",")
-    if not all(o.isalpha() for o in operands) or (output and not output.isalpha()):
+    if not all(o.replace("0", "x").isalpha() for o in operands) or (output and not output.replace("0", "x").isalpha()):
         return []
+    letters = set(inputs) - {",", "0"}
     spelled: list[str] = []  # one letter first, then two swapped, then the output's orders (23 of four letters)
     for i, letter in enumerate(output):
-        for other in sorted(set(inputs) - set(output) - {","}):
+        for other in sorted(letters - set(output)):
             spelled.append(inputs + "->" + output[:i] + other + output[i + 1:])
+    for k, operand in enumerate(operands):  # an operand's letter for one the others use (`chkd` for `bhkd`)
+        for i, letter in enumerate(operand):
+            for other in sorted(letters - set(operand)) if letter != "0" else ():
+                spelled.append(",".join(operands[:k] + [operand[:i] + other + operand[i + 1:]] + operands[k + 1:]) + "->" + output)
     for k, operand in enumerate(operands):
         for i, j in combinations(range(len(operand)), 2):
             swapped = list(operand)
             swapped[i], swapped[j] = swapped[j], swapped[i]
             spelled.append(",".join(operands[:k] + ["".join(swapped)] + operands[k + 1:]) + "->" + output)
     spelled += [inputs + "->" + "".join(p) for p in (permutations(output) if 2 <= len(output) <= 4 else ())]
-    tried = [s for s in dict.fromkeys(spelled) if s != inputs + "->" + output][:MAX_SUBSCRIPTS]
+    tried = [s.replace("0", "...") for s in dict.fromkeys(spelled) if s != inputs + "->" + output][:MAX_SUBSCRIPTS]
     return [Change(name, index[id(node.args[0])], "subscripts", s, "subscripts", f'`"{s}"` for `"{spec}"`', line) for s in tried]
 
 

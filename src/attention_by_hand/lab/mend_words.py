@@ -15,7 +15,7 @@ import ast
 
 from attention_by_hand.lab.mutant_edits import CMP, OPS, Change, call_name, factor_parts, number_of
 
-__all__ = ["mistake_words"]
+__all__ = ["mistake_words", "mend_said"]
 
 # A comparison in words: a learner reads `>=` as "greater than or equal".
 _COMPARED = {">": "greater than", ">=": "greater than or equal", "<": "less than", "<=": "less than or equal",
@@ -256,6 +256,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return None  # an index of None, a list or a tensor: more, fewer or other entries, not "a part"
     if op == "first" and isinstance(node, ast.Name):
         return f"all of `{node.id}` where one slice of it, `{node.id}[0]`, is meant"
+    if op == "size_for" and isinstance(node, ast.Constant):
+        return f"a fixed number, `{node.value}`, where the size `{change.arg}` is meant"
     if op == "size_for":
         return "the wrong size"
     if op == "exchange":
@@ -391,8 +393,13 @@ def _subscripts_words(spec: str, mended: str) -> str:
     (inputs, output), (new_inputs, new_output) = spec.replace(" ", "").split("->"), mended.split("->")
     if inputs != new_inputs:
         k, old, new = next((k, a, b) for k, (a, b) in enumerate(zip(inputs.split(","), new_inputs.split(","))) if a != b)
-        return (f"einsum reads operand {k + 1} as `{old}` where `{new}` is meant: the same letters swapped, "
-                "so that operand is read transposed")
+        if sorted(old) == sorted(new):
+            return (f"einsum reads operand {k + 1} as `{old}` where `{new}` is meant: the same letters swapped, "
+                    "so that operand is read transposed")
+        mine, meant = next((a, b) for a, b in zip(old, new) if a != b)
+        summed = f", and `{mine}`, which the output leaves out, is summed over" if mine not in output else ""
+        return (f"einsum's operand {k + 1} is `{old}` where `{new}` is meant: its axis `{mine}` is a different "
+                f"axis from the others' `{meant}`, so the two are not matched one to one{summed}")
     if sorted(output) == sorted(new_output):
         return (f"einsum's output letters in another order: `->{output}` where `->{new_output}` is meant (the result's "
                 "axes come out in the order the output names them)")
@@ -402,3 +409,17 @@ def _subscripts_words(spec: str, mended: str) -> str:
         return f"einsum's output names `{kept}`, a letter no operand has, where `{meant}` is meant"
     return (f"einsum's output keeps `{kept}` where `{meant}` belongs: every letter the output leaves out is summed "
             f"over, so yours sums over `{meant}`")
+
+
+def mend_said(event: dict, other: dict, at: str, other_at: str) -> tuple[str, str | None]:
+    """A mend (repair.py's, as the child sent it) in a sentence, and its words for the room. Where
+    another change mends it too and names another slip (`other`), both are said as alternatives:
+    the outputs are the same either way, so which slip was made is the learner's to tell."""
+    words, text = event.get("words"), event.get("text")
+    if other.get("words") and other.get("text") and words:
+        return (f"either of two changes gives the reference's values on every input tried (the outputs cannot "
+                f"tell which slip it was): {words} ({at}), with {text}; or {other['words']} ({other_at}), with "
+                f"{other['text']}",
+                f"{words}, or {other['words']}")
+    said = f"{words} ({at})" if words else f"mended by one change at {at}"
+    return f"{said}: with {text}, yours gives the reference's values on every input tried", words

@@ -237,7 +237,7 @@ def _future(pairs) -> str | None:
     lies in its future (above the diagonal), and the learner's are not, on every input."""
     import torch
 
-    hidden = None
+    hidden, masked = None, []
     for got, expected, _ in pairs:
         if not isinstance(got, torch.Tensor) or got.shape != expected.shape or expected.dim() < 2:
             return None
@@ -247,10 +247,32 @@ def _future(pairs) -> str | None:
         for value, word in ((0.0, "0"), (float("-inf"), "-inf")):
             if bool((kept == value).all()) and not bool((yours == value).all()) and hidden in (None, word):
                 hidden = word
+                masked.append(_masked_slices(got, value))
                 break
         else:
             return None
     if hidden is None:
         return None
-    return (f"the reference's is {hidden} above the diagonal, where each query's future keys are, "
-            f"and yours is not: the causal mask is not applied to it")
+    said = f"the reference's is {hidden} above the diagonal, where each query's future keys are, and yours is not"
+    some = next((m for m in masked if m[0]), None)
+    if some is None:
+        return said + ": the causal mask is not applied to it"
+    # a mask applied to one head only (the loop's last) is not "not applied": say where it is
+    shown = ", ".join(str(i) for i in some[0][:4]) + (", ..." if len(some[0]) > 4 else "")
+    which = f"slice{'s' if len(some[0]) > 1 else ''} {shown} of the {some[1]}"
+    return (f"{said} on every (T, T) slice: only {which} along its leading axes "
+            f"{'are' if len(some[0]) > 1 else 'is'} masked; the causal mask is not applied to the others")
+
+
+def _masked_slices(got, value) -> tuple[list, int]:
+    """(the leading indices of the (T, T) slices of `got` whose future cells are all `value`, their count)."""
+    import torch
+
+    if got.dim() < 3:
+        return [], 1
+    flat = got.reshape(-1, *got.shape[-2:])
+    future = torch.ones(got.shape[-2:], dtype=torch.bool).triu(1)
+    lead = got.shape[:-2]
+    found = [[int(i) for i in torch.unravel_index(torch.tensor(n), lead)] for n in range(len(flat))
+             if bool((flat[n][future] == value).all())]
+    return [f[0] if len(f) == 1 else f for f in found], len(flat)

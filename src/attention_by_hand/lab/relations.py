@@ -284,8 +284,9 @@ def _hidden_filled(got, expected, known):
 def _softmaxed(got, expected, known):
     """A softmax taken of what is already one (weights treated as scores)."""
     if expected.dim() >= 1 and torch.isfinite(expected).all() and close(got, torch.softmax(expected.double(), dim=-1)):
-        return ("yours is the softmax of the reference's output along its last axis: a softmax once more, of "
-                "numbers that are already weights")
+        said = "yours is the softmax of the reference's output along its last axis"
+        # "once more" only where the reference's rows are weights already (they sum to 1)
+        return said + (": a softmax once more, of numbers that are already weights" if _weights(expected) else "")
     return None
 
 
@@ -331,23 +332,30 @@ def _rows_scaled(got, expected, known):
     if len(off) < len(g):
         shown += f"; {len(g) - len(off)} of {len(infinite)} rows right on this input"
     lengths = g.norm(dim=-1)
-    if bool(torch.isclose(lengths[live], torch.ones_like(lengths[live]), atol=1e-4).all()):
-        return LENGTH_ONE
+    if bool(torch.isclose(lengths[live], torch.ones_like(lengths[live]), atol=1e-4).all()) and _weights(e):
+        return LENGTH_ONE  # its advice (rows that SUM to 1) is for weights alone
     return ROWS_SCALED.format(shown=f" ({shown})") + _advice(e)
+
+
+def _weights(expected: torch.Tensor) -> bool:
+    """Whether each row of the reference's sums to 1 (weights): only there is a row's size its denominator."""
+    sums = expected.double().sum(dim=-1)
+    return bool(torch.isclose(sums, torch.ones_like(sums), atol=1e-4).all())
 
 
 def _advice(expected: torch.Tensor) -> str:
     """The advice fits weights, whose rows sum to 1; another row (attention's output) has another divisor."""
-    sums = expected.double().sum(dim=-1)
-    return SUM_ADVICE if bool(torch.isclose(sums, torch.ones_like(sums), atol=1e-4).all()) else ""
+    return SUM_ADVICE if _weights(expected) else SIZE_WRONG
 
 
 NO_EVIDENCE = "no row's own factor shows here"  # it fits this input, and shows nothing
 LENGTH_ONE = ("each row of yours is the reference's row divided by its length: each row has length 1 (its squares "
               "sum to 1), as F.normalize makes it, where each row must SUM to 1 (divide by the row's sum)")
 ROWS_SCALED = ("each row of yours is the reference's row times a factor of its own{shown}: the proportions within "
-               "each row are right, its denominator is not")
-SUM_ADVICE = " (divide by the sum of the very numbers on top)"
+               "each row are right")
+# said only where the reference's rows sum to 1 (weights): a row of another kind has no denominator to blame
+SUM_ADVICE = ", its denominator is not (divide by the sum of the very numbers on top)"
+SIZE_WRONG = ", its size is not"
 
 
 _TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed, _sorted, _truncated, _plus_transpose,
@@ -416,7 +424,7 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
         if rows[0] is not NO_EVIDENCE or shown[0] == LENGTH_ONE:
             return shown[0]
         finite = [e[torch.isfinite(g).all(dim=-1)] if e.dim() > 1 else e for g, e, _ in differing]
-        return ROWS_SCALED.format(shown="") + ("" if not all(_advice(e) for e in finite if e.numel()) else SUM_ADVICE)
+        return ROWS_SCALED.format(shown="") + (SUM_ADVICE if all(_weights(e) for e in finite if e.numel()) else SIZE_WRONG)
     for find, say in ((_swapped, _say_swapped), (_shifted, _say_shifted)):
         found = [find(g, e) for g, e, _ in differing]
         if found[0] is not None and all(f == found[0] for f in found):

@@ -17,7 +17,11 @@ not check (a checked helper has its own checks; a change there would name the wr
 Where blame.py found one span on every wrong call, the span's lines are changed first, then the
 learner-only changes, then the rest. A function that calls a checked function that was wrong is
 not mended (its own code may be right). When several changes mend it, the one said first reads
-most like a mistake (`PREFERRED`); a change that puts a loop's variable (of the function or its
+most like a mistake (`PREFERRED`), and where another names a different slip (`head:` for
+`head + 1:`, or the term `- x[head]` dropped) it is said beside it: the outputs cannot tell them
+apart. A variable is put for another only where both hold values of one kind on the first input
+(a tensor of the same shape, but for axes of size 1; a whole number for a size): `[heads[:-1],
+values]` for `[values[:-1], heads]` mends a line only because a slice came out empty. A change that puts a loop's variable (of the function or its
 helpers) for another name or size is never said (it is right only because the loop left that
 variable at its last value). Nothing is tried when the function or one of its helpers is not the
 file's `def` (a name rebound).
@@ -48,7 +52,7 @@ from attention_by_hand.lab.mend_changes import mend_changes
 from attention_by_hand.lab.mend_words import mistake_words
 from attention_by_hand.lab.mutant_edits import call_name
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
-from attention_by_hand.lab.outcomes import RAISED, Raised, call
+from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
 
 __all__ = ["Repair", "repair", "MAX_CHANGES", "SECONDS", "PREFERRED"]
 
@@ -74,6 +78,7 @@ class Repair:
     text: str
     words: str | None = None
     op: str | None = None  # the change's op: a loop's control (`jump`, `outdent`) is said alone (verdict.py)
+    other: Repair | None = None  # another change that mends it too, whose words name another slip
 
 
 def _right(got, expected) -> bool:
@@ -114,7 +119,38 @@ def _names_in(arg) -> set[str]:
     return set().union(*(_names_in(a) for a in arg)) if isinstance(arg, (tuple, list)) else set()
 
 
-def _candidates(module: ModuleType, function: str, checked: set[str], span: tuple[int, int] | None) -> list[Change]:
+def _alike(a, b) -> bool:
+    """Whether one value could stand for the other: tensors of one shape but for axes of size 1
+    (they broadcast alike), layers of one class, else values of one type."""
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        return [n for n in a.shape if n != 1] == [n for n in b.shape if n != 1]
+    if isinstance(a, torch.nn.Module) or isinstance(b, torch.nn.Module):
+        return type(a) is type(b)
+    return type(a) is type(b) or {type(a), type(b)} <= {int, float}
+
+
+def _fits(change: Change, seen: dict[str, dict[str, object]]) -> bool:
+    """A variable put for another (or two exchanged) only where both hold values of one kind on the
+    first input: `x_new` for `heads` cannot mend a line, and trying it takes a place in the budget.
+    A name not seen (a global, a comprehension's) is kept."""
+    values = seen.get(change.function, {})
+    new = change.arg if change.op == "size_for" else change.arg[1] if change.op == "name" and isinstance(change.arg, tuple) else None
+    # `_` (a value thrown away) or a whole number that is 0 or 1 here mends a line only as the
+    # number it happens to be: `/ _` for `/ t_gen` where `_` is 1 removes the division, by chance
+    if new == "_" or (new in values and type(values[new]) is int and values[new] in (0, 1)):
+        return False
+    if change.op == "size_for" and isinstance(change.arg, str):  # a size only by a whole number
+        return change.arg not in values or (type(values[change.arg]) is int)
+    if change.op not in ("name", "exchange") or not (isinstance(change.arg, tuple) and len(change.arg) == 2):
+        return True
+    old, new = change.arg
+    if not (isinstance(old, str) and isinstance(new, str) and old in values and new in values):
+        return True
+    return _alike(values[old], values[new])
+
+
+def _candidates(module: ModuleType, function: str, checked: set[str], span: tuple[int, int] | None,
+                args: tuple = ()) -> list[Change]:
     """The changes to try, at most MAX_CHANGES: the learner-only changes on the span's lines first
     (few, and each a whole kind of mistake), then the span's other changes, then the learner-only
     changes elsewhere, then the rest, then brackets moved (many, and most of them give the same
@@ -125,7 +161,8 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
         return []
     loops = set().union(*(_loop_names(definition(module, name)) for name in own))
     extra = [c for name in own for c in mend_changes(definition(module, name))]
-    allowed = [c for c in (*changes(module, function, glossed=False), *extra) if c.function in own
+    seen = locals_on(module, function, args, set(own))  # each function's locals as it returns, on the first input
+    allowed = [c for c in (*changes(module, function, glossed=False), *extra) if c.function in own and _fits(c, seen)
                and not (c.op in ("name", "shape_of", "size_for", "exchange") and _names_in(c.arg) & loops)]
     inside = [c for c in allowed if span is not None and c.function == function and span[0] <= c.line <= span[1]]
     first = set(inside) | set(extra)
@@ -164,7 +201,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         return None
     order = wrong + [i for i in range(len(inputs)) if i not in wrong]  # a change fails fastest where yours does
     mends: list[Change] = []
-    candidates = _candidates(module, function, checked, span)
+    candidates = _candidates(module, function, checked, span, inputs[wrong[0]])
     for change in candidates:
         if deadline is not None and time.perf_counter() > deadline:
             break
@@ -180,8 +217,35 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     unwrapped = {c.line for c in _foreign_unwraps(module, reference, function, mends)}
     best = min(mends, key=lambda c: (span is not None and not span[0] <= c.line <= span[1],
                                      c.kind in ("constant", "axis") and c.line in unwrapped,
-                                     PREFERRED.index(c.kind) if c.kind in PREFERRED else len(PREFERRED)))
-    return Repair(best.line, _said(best), mistake_words(definition(module, best.function), best), best.op)
+                                     _rank(c)))
+    words = {c: mistake_words(definition(module, c.function), c) for c in mends}
+    # Two changes that each mend it and name different slips (`head:` for `head + 1:`, or the term
+    # `- writes[:, head]` dropped): the outputs cannot tell which was made, so both are said.
+    nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
+    rivals = [c for c in mends if words[best] and words[c] and words[c] != words[best] and not _one_slip(c, best, nodes)]
+    other = min(rivals, key=_rank) if rivals else None
+    return Repair(best.line, _said(best), words[best], best.op,
+                  other and Repair(other.line, _said(other), words[other], other.op))
+
+
+_NUMBERS = {"constant", "offset", "factor", "term"}
+
+
+def _one_slip(a: Change, b: Change, nodes: dict[str, list[ast.AST]]) -> bool:
+    """Whether two mends say one slip two ways: one changes a number inside what the other changes
+    (`range(0, T)` and `range(1 - 1, T - 1)` for `range(1, T)`; `// 1` for `// 2` and `// 2`
+    removed). Changes apart (the slice's `+ 1` and a term subtracted after it) are two slips."""
+    if a.text == b.text:
+        return True
+    # brackets moved around a number change it too (`T + (1 // 2)`): one slip, said once
+    if a.function != b.function or not all(c.kind in _NUMBERS or c.op == "regroup" for c in (a, b)):
+        return False
+    first, second = nodes[a.function][a.index], nodes[b.function][b.index]
+    return any(n is second for n in ast.walk(first)) or any(n is first for n in ast.walk(second))
+
+
+def _rank(change: Change) -> int:
+    return PREFERRED.index(change.kind) if change.kind in PREFERRED else len(PREFERRED)
 
 
 def _said(change: Change) -> str:

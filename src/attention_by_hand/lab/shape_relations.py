@@ -267,7 +267,9 @@ def folded(pairs) -> str | None:
     """A last axis k times too short: yours is the reference's output cut into k blocks of columns,
     the blocks summed (or averaged) into one, on every input (heads added where they belong side
     by side)."""
-    for word, reduce in REDUCTIONS:
+    # a max over the heads too (a max-pool), said as such
+    largest = ("reduced to one by their largest entry, place by place", lambda b, dim: b.max(dim=dim).values)
+    for word, reduce in (*REDUCTIONS, largest):
         for g, e, _ in pairs:
             width = g.shape[-1]
             if width == 0 or e.shape[-1] % width or not e.is_floating_point():
@@ -276,6 +278,7 @@ def folded(pairs) -> str | None:
             if not close(g, reduce(blocks, dim=-2)):
                 break
         else:
+            joined = word if word == largest[0] else f"{word} into one"
             return (f"yours is the reference's output cut along its last axis into blocks as wide as yours, and the "
-                    f"blocks {word} into one: they belong side by side (concatenated), not {word}")
+                    f"blocks {joined}: they belong side by side (concatenated), not {word.split(' ')[0]}")
     return None

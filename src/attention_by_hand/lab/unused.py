@@ -4,7 +4,8 @@ whose output was wrong.
 A learner who builds a fresh layer instead of using the one given, takes autograd's gradient of a
 sum instead of passing `d_out`, or adds a fixed table where the learned positions belong, gets an
 output that does not move when that argument moves. Each argument is changed in turn (a tensor of
-floats gets noise added, ids get other ids, a mask other entries, a layer gets noise added to
+floats gets noise added, ids get other ids (once each one moved, once all one id: code that
+renumbers ids reads only which of them repeat), a mask other entries, a layer gets noise added to
 every weight), twice and differently, on the first input where the learner's output was
 wrong, and the learner's function and the reference's are called again. An argument is said when,
 both times, the learner's output stays exactly as it was (the same bits: its values never reach
@@ -16,6 +17,9 @@ Each call is stopped after CALL_SECONDS or at the search's deadline (calls.UNUSE
 earlier, and none starts with less than MIN_CALL_SECONDS left for it and the reference's.
 Nothing is said of a function whose output has another shape than the reference's (or is None):
 that is what its hint says already.
+
+The same first input is also run with torch's generator seeded otherwise (draws_random): an
+output that moves with the seed, where the reference's does not, draws random numbers.
 
 Left out: arguments that are not tensors or layers (a size, a flag, a number: there is no small
 change of them that keeps the call meaningful).
@@ -31,7 +35,7 @@ import torch
 
 from attention_by_hand.lab.outcomes import Raised, call
 
-__all__ = ["unused_arguments", "changed", "unused_words"]
+__all__ = ["unused_arguments", "changed", "unused_words", "draws_random"]
 
 CALL_SECONDS = 0.5
 # No call is given less: a timer that short fires inside calls that are not slow, at whatever
@@ -59,8 +63,11 @@ def changed(value, trial: int = 0):
         top = int(value.max()) + 1
         if top < 2:
             return None
-        other = (value + 1) % top
-        return other.flip(-1) if trial and other.dim() else other
+        if not trial:
+            return (value + 1) % top
+        # one id everywhere: which ids repeat changes too (code that renumbers the ids by first
+        # appearance reads the repeats, not the values, and any change that keeps them misses it)
+        return torch.full_like(value, (int(value.flatten()[0]) + 1) % top)
     if isinstance(value, torch.nn.Module):
         other = copy.deepcopy(value)
         with torch.no_grad():
@@ -139,6 +146,23 @@ def unused_arguments(module: ModuleType, reference: ModuleType, function: str, m
     return found, tried
 
 
+def draws_random(module: ModuleType, reference: ModuleType, function: str, make_args) -> bool:
+    """Whether the learner's function gives another output when torch's generator is seeded
+    otherwise, on the same input, and the reference's does not: it draws random numbers (a
+    dropout, a random choice of rows) where the result is meant to be fixed."""
+    def reseeded(function):
+        def run(*args):
+            torch.random.default_generator.manual_seed(1)  # call() seeds 0 first; this call sees 1
+            return function(*args)
+        return run
+
+    mine, theirs = getattr(module, function), getattr(reference, function)
+    outputs = [call(f, make_args(), CALL_SECONDS) for f in (mine, reseeded(mine), theirs, reseeded(theirs))]
+    if any(isinstance(o, Raised) for o in outputs):
+        return False
+    return not _identical(outputs[0], outputs[1]) and _identical(outputs[2], outputs[3])
+
+
 def _parts_unmoved(before, after, expected, moved, close) -> list[int]:
     """[-1] when the learner's whole output stayed and the reference's moved; else the parts of a
     tuple for which that holds, part by part."""
@@ -150,14 +174,16 @@ def _parts_unmoved(before, after, expected, moved, close) -> list[int]:
     return [k for k in range(len(before)) if _identical(before[k], after[k]) and not close(moved[k], expected[k])]
 
 
-def unused_words(names: list[str], found, tried) -> str | None:
+def unused_words(names: list[str], found, tried, random: bool = False) -> str | None:
     """The child's "unused" event (found: [[argument index, part], ...]; tried: the arguments it
     changed) in words, by the reference's names for the arguments (`names`); None when there is
     nothing to say or the event is not well formed (it comes from the learner's process)."""
+    drawn = ("yours gives another output when torch's random generator is seeded otherwise, on the same input, "
+             "and the reference's does not: your function draws random numbers") if random is True else None
     if not isinstance(found, list) or not isinstance(tried, list) or not all(
             isinstance(f, list) and len(f) == 2 and type(f[0]) is int and 0 <= f[0] < len(names)
             and type(f[1]) is int for f in found):
-        return None
+        return drawn
     by_part: dict[int, list[str]] = {}
     for i, part in found:
         by_part.setdefault(part, []).append(f"`{names[i]}`")
@@ -172,4 +198,4 @@ def unused_words(names: list[str], found, tried) -> str | None:
         listed_text = listed[0] if len(listed) == 1 else ", ".join(listed[:-1]) + " and " + listed[-1]
         said.append(f"{listed_text} never {'reaches' if len(listed) == 1 else 'reach'} {what}: with other "
                     f"values in {which}, yours stays the same, and the reference's does not")
-    return "; ".join(said) or None
+    return "; ".join([*said, *([drawn] if drawn else [])]) or None

@@ -37,6 +37,7 @@ from attention_by_hand.lab.parting import Parted, parted
 from attention_by_hand.lab.judging import Check, Miss, Probe, hint_for_exception
 from attention_by_hand.lab.learner_notes import with_notes
 from attention_by_hand.lab.mend_changes import FLOW_MENDS, NAMING_MENDS
+from attention_by_hand.lab.mend_words import mend_said
 from attention_by_hand.lab.registry import Lab, get_lab, load_reference, reference_path
 from attention_by_hand.lab.unused import unused_words
 from attention_by_hand.lab.wire import decode, encode
@@ -239,7 +240,7 @@ class _Engine:
     def unused_words(self, function: str) -> str | None:
         """The arguments whose values never reach the learner's output, in the reference's names."""
         return unused_words(list(inspect.signature(getattr(self.reference, function)).parameters),
-                            *self.unused.get(function, (None, None)))
+                            *self.unused.get(function, (None, None, False)))
 
     def ends(self, function: str) -> str | None:
         """The reference's output as one end of the learner's, or the learner's of it, on every
@@ -260,12 +261,10 @@ class _Engine:
         event = self.repairs.get(function)
         if not event:
             return None, None
-        at = _at(event.get("line"), self.line_name)[2:]
-        words = event.get("words")
-        said = f"{words} ({at})" if words else f"mended by one change at {at}"
+        other = event.get("other") if isinstance(event.get("other"), dict) else {}
+        said, words = mend_said(event, other, *(_at(e.get("line"), self.line_name)[2:] for e in (event, other)))
         described = None if event.get("op") == "add_kw" else call_words([str(event.get("text"))], self.reference, function)
-        return (f"{said}: with {event.get('text')}, yours gives the reference's values on every input tried"
-                + (f"; {described}" if described else "")), words
+        return said + (f"; {described}" if described else ""), words
 
     def parting(self, function: str, check: Check | None = None) -> str | None:
         """Where the learner's values part from the reference's (blame.py, parting.py), when every
@@ -414,7 +413,7 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
     repairs = {e["function"]: e for e in events if e.get("event") == "repair" and isinstance(e.get("function"), str)}
     mutants = _Engine(the_plan, by_id, judged, reference, line_name, repairs)
     pitfalls = {e.get("function"): e.get("found") for e in events if e.get("event") == "pitfalls"}
-    mutants.unused = {e["function"]: (e.get("arguments"), e.get("tried")) for e in events
+    mutants.unused = {e["function"]: (e.get("arguments"), e.get("tried"), e.get("random") is True) for e in events
                       if e.get("event") == "unused" and isinstance(e.get("function"), str)}
     # the outputs that were right rule out the known mistakes that would have changed them, for
     # the functions where a judge named one

@@ -203,7 +203,13 @@ def _judge_rope_attention(got, expected, args):
         ),
         ("only q is rotated: rotate k too, rope(k, positions)", lambda: own.attend(rq, k, v)),
         ("only k is rotated: rotate q too, rope(q, positions)", lambda: own.attend(q, rk, v)),
-        (ROPE_HINTS["none"], lambda: own.attend(q, k, v)),
+        # no rotation at all and both turned by one same angle give the same scores: say both
+        (
+            "the scores are those of no rotation at all: q and k are not rotated, or are both turned by one "
+            "same angle, which cancels in each dot product; turn each by its own position, rope(q, positions) "
+            "and rope(k, positions), so that a score sees the distance m - n",
+            lambda: own.attend(q, k, v),
+        ),
         (
             f"the scores are not scaled: divide by sqrt(head_size) = sqrt({head_size})",
             lambda: own.attend(rq, rk, v, scale=False),
