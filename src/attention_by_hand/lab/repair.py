@@ -135,9 +135,9 @@ def _fits(change: Change, seen: dict[str, dict[str, object]]) -> bool:
     A name not seen (a global, a comprehension's) is kept."""
     values = seen.get(change.function, {})
     new = change.arg if change.op == "size_for" else change.arg[1] if change.op == "name" and isinstance(change.arg, tuple) else None
-    # `_` (a value thrown away) or a whole number that is 0 or 1 here mends a line only as the
-    # number it happens to be: `/ _` for `/ t_gen` where `_` is 1 removes the division, by chance
-    if new == "_" or (new in values and type(values[new]) is int and values[new] in (0, 1)):
+    # a whole number that is 0 or 1 here mends a line only as the number it happens to be: `/ _`
+    # for `/ t_gen`, where `_` (from `B, _, C = x.shape`) is 1, removes the division by chance
+    if new in values and type(values[new]) is int and values[new] in (0, 1):
         return False
     if change.op == "size_for" and isinstance(change.arg, str):  # a size only by a whole number
         return change.arg not in values or (type(values[change.arg]) is int)
@@ -222,7 +222,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     # Two changes that each mend it and name different slips (`head:` for `head + 1:`, or the term
     # `- writes[:, head]` dropped): the outputs cannot tell which was made, so both are said.
     nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
-    rivals = [c for c in mends if words[best] and words[c] and words[c] != words[best] and not _one_slip(c, best, nodes)]
+    rivals = [c for c in mends if words[best] and words[c] and words[c] != words[best] and not _one_slip(c, best, nodes)
+              and not (c.kind in ("constant", "axis") and c.line in unwrapped)]  # the call is said, as above
     other = min(rivals, key=_rank) if rivals else None
     return Repair(best.line, _said(best), words[best], best.op,
                   other and Repair(other.line, _said(other), words[other], other.op))
@@ -235,10 +236,13 @@ def _one_slip(a: Change, b: Change, nodes: dict[str, list[ast.AST]]) -> bool:
     """Whether two mends say one slip two ways: one changes a number inside what the other changes
     (`range(0, T)` and `range(1 - 1, T - 1)` for `range(1, T)`; `// 1` for `// 2` and `// 2`
     removed). Changes apart (the slice's `+ 1` and a term subtracted after it) are two slips."""
-    if a.text == b.text:
-        return True
-    # brackets moved around a number change it too (`T + (1 // 2)`): one slip, said once
-    if a.function != b.function or not all(c.kind in _NUMBERS or c.op == "regroup" for c in (a, b)):
+    if a.text == b.text or (a.function, a.index) == (b.function, b.index):
+        return True  # one node changed two ways (`dim=-1` or `dim=1` added) is one slip
+    # brackets moved around a number change it too (`T + (1 // 2)`), and a line left out whose
+    # only work is a term or a factor (`out = out + proj.bias`) is that term dropped: one slip
+    kinds = {a.kind, b.kind}
+    if a.function != b.function or not all(c.kind in _NUMBERS or c.op == "regroup" or c.op == "drop" for c in (a, b)) or (
+            "step" in kinds and not kinds & {"term", "factor"}):
         return False
     first, second = nodes[a.function][a.index], nodes[b.function][b.index]
     return any(n is second for n in ast.walk(first)) or any(n is first for n in ast.walk(second))
