@@ -472,6 +472,10 @@ def tempered(s):
 
 def grouped(T):
     return torch.arange(T)
+
+
+def lifted(s):
+    return torch.exp(s - s.max(dim=-1, keepdim=True).values)
 '''
 
 EXTRA = {
@@ -658,6 +662,11 @@ def tempered(s):
     "halved_groups": '''
 def grouped(T):
     return torch.arange(T) // 2
+''',
+    "clamped_below": '''
+def lifted(s):
+    z = torch.clamp(s - s.max(dim=-1, keepdim=True).values, min=-10.0)
+    return torch.exp(z)
 ''',
     "one_row_more": '''
 def mean_after(x, start):
@@ -1137,3 +1146,16 @@ def test_a_name_that_happens_to_hold_1_is_never_put_for_another(tmp_path):
 def test_a_divisor_made_1_and_the_division_removed_are_one_slip(tmp_path):
     found = _extra(tmp_path, "halved_groups", "grouped", [(4,), (7,)])
     assert found is not None and found.other is None
+
+
+def test_one_call_given_another_axis_two_ways_is_one_slip(tmp_path):
+    x = torch.arange(40.0).reshape(5, 8)  # `dim=-1` and `dim=1` both mend it: the same slip
+    found = _extra(tmp_path, "split_by_rows", "heads", [(x, 2), (x[:4], 4)])
+    assert found is not None and found.other is None
+
+
+def test_a_bound_of_a_call_the_reference_never_makes_is_no_rival_of_the_call(tmp_path):
+    # `min=-100.0` mends it too, only because that bound is never reached: the clamp is said, alone
+    s = torch.tensor([[0.0, -20.0, 1.0], [3.0, 2.0, -30.0]])
+    found = _extra(tmp_path, "clamped_below", "lifted", [(s,), (s * 2,)])
+    assert found is not None and "for `torch.clamp(" in found.text and found.other is None
