@@ -630,3 +630,19 @@ def test_a_causal_mask_on_some_heads_only_is_said_where_it_is_not_as_missing():
     said = _future([(got, expected, None)])
     assert said is not None and "only slice 2 of the 3" in said and "not applied to the others" in said
     assert not said.endswith("the causal mask is not applied to it")
+
+
+def test_a_causal_mask_on_other_slices_in_each_input_is_said_without_naming_them():
+    from attention_by_hand.lab.parting import _future
+
+    T = 4
+    hidden = torch.ones(T, T, dtype=torch.bool).triu(1)  # (T, T)
+    pairs = []
+    for masked in (0, 2):  # the first input masks head 0, the second head 2
+        scores = torch.randn(3, T, T, generator=torch.Generator().manual_seed(masked))  # (heads, T, T)
+        expected = torch.softmax(scores.masked_fill(hidden, float("-inf")), dim=-1)
+        got = torch.softmax(scores, dim=-1)
+        got[masked] = expected[masked]
+        pairs.append((got, expected, None))
+    said = _future(pairs)
+    assert said is not None and "some are masked" in said and "slice 0" not in said and "slice 2" not in said

@@ -81,3 +81,27 @@ def test_no_formula_is_said_where_the_reference_computes_that_same_formula():
     a, b = torch.randn(3, 3, generator=_g(12)), torch.randn(3, 3, generator=_g(13))
     assert formula_of_inputs(["a", "b"], [(a, b)], [a * b * 2], [a * b]) is None
     assert formula_of_inputs(["a", "b"], [(a, b)], [a + b], [a + b]) is None
+
+
+def test_an_input_left_out_is_said_as_less_of_it_not_as_a_term_added():
+    x, f = torch.randn(4, 6, generator=_g(14)), torch.randn(4, 6, generator=_g(15))  # (T, d)
+    said = added_input(["x"], [(x,)], [f], [x + f])  # a residual forgotten
+    assert said is not None and "minus `x`" in said and "does not add" not in said
+
+
+def test_an_input_of_one_number_everywhere_explains_no_difference():
+    ones, out = torch.ones(4, 6), torch.randn(4, 6, generator=_g(16))
+    assert added_input(["weight"], [(ones,)], [out + 1], [out]) is None
+
+
+def test_a_formula_that_is_one_input_as_it_was_given_is_not_said():
+    param, zeros = torch.randn(3, 4, generator=_g(17)), torch.zeros(3, 4)
+    expected = param - 0.1 * torch.randn(3, 4, generator=_g(18))
+    assert formula_of_inputs(["param", "m"], [(param, zeros)], [param.clone()], [expected]) is None
+
+
+def test_a_formula_that_cannot_be_made_on_another_input_is_not_said_and_raises_nothing():
+    a, b = torch.randn(3, 3, generator=_g(19)), torch.randn(3, 3, generator=_g(20))
+    c, d = torch.randn(3, 3, generator=_g(21)), torch.randn(3, 1, generator=_g(22))  # (3, 1): a - b broadcasts here
+    inputs, gots = [(a, b), (c, d[:2])], [a - b, torch.randn(3, 3, generator=_g(23))]
+    assert formula_of_inputs(["a", "b"], inputs, gots, [a * b, c * 2]) is None

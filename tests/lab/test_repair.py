@@ -476,6 +476,18 @@ def grouped(T):
 
 def lifted(s):
     return torch.exp(s - s.max(dim=-1, keepdim=True).values)
+
+
+def rectified(x, w):
+    return torch.relu(x @ w)
+
+
+def placed(x, start):
+    return x * (torch.arange(x.shape[0]) + start)[:, None]
+
+
+def dot(a, b):
+    return (a * b).sum()
 '''
 
 EXTRA = {
@@ -667,6 +679,29 @@ def grouped(T):
 def lifted(s):
     z = torch.clamp(s - s.max(dim=-1, keepdim=True).values, min=-10.0)
     return torch.exp(z)
+''',
+    "rectified_input": '''
+def rectified(x, w):
+    h = x @ w
+    out = torch.relu(x)
+    return out
+''',
+    "cat_other_way": '''
+def appended(values, v):
+    return torch.cat([v, values], dim=0)
+''',
+    "placed_from_n": '''
+def placed(x, start):
+    n = x.shape[0]
+    pos = torch.arange(n) + n
+    return x * pos[:, None]
+''',
+    "dot_from_one": '''
+def dot(a, b):
+    total = 0
+    for i in range(1, len(a)):
+        total = total + a[i] * b[i]
+    return total
 ''',
     "one_row_more": '''
 def mean_after(x, start):
@@ -1159,3 +1194,30 @@ def test_a_bound_of_a_call_the_reference_never_makes_is_no_rival_of_the_call(tmp
     s = torch.tensor([[0.0, -20.0, 1.0], [3.0, 2.0, -30.0]])
     found = _extra(tmp_path, "clamped_below", "lifted", [(s,), (s * 2,)])
     assert found is not None and "for `torch.clamp(" in found.text and found.other is None
+
+
+def test_a_variable_of_another_shape_is_still_put_for_the_wrong_one(tmp_path):
+    inputs = [(torch.randn(3, 4, generator=_g(14)), torch.randn(4, 6, generator=_g(15))),
+              (torch.randn(5, 4, generator=_g(16)), torch.randn(4, 6, generator=_g(17)))]
+    found = _extra(tmp_path, "rectified_input", "rectified", inputs)
+    assert found is not None and found.text == "`torch.relu(h)` for `torch.relu(x)` in `out = ...`"
+
+
+def test_two_arguments_of_different_shapes_joined_in_the_wrong_order_are_said_exchanged(tmp_path):
+    inputs = [(torch.randn(3, 4, generator=_g(18)), torch.randn(1, 4, generator=_g(19))),
+              (torch.randn(5, 2, generator=_g(20)), torch.randn(1, 2, generator=_g(21)))]
+    found = _extra(tmp_path, "cat_other_way", "appended", inputs)
+    assert found is not None and found.op == "exchange"
+
+
+def test_a_name_holding_0_on_one_input_only_may_still_mend(tmp_path):
+    inputs = [(torch.randn(3, 4, generator=_g(22)), 0), (torch.randn(2, 5, generator=_g(23)), 4)]
+    found = _extra(tmp_path, "placed_from_n", "placed", inputs)
+    assert found is not None and found.text == "`... + start` for `... + n` in `pos = ...`"
+
+
+def test_an_accumulator_that_starts_at_0_is_never_said_for_a_loop_start(tmp_path):
+    inputs = [(torch.randn(4, generator=_g(24)), torch.randn(4, generator=_g(25))),
+              (torch.randn(6, generator=_g(26)), torch.randn(6, generator=_g(27)))]
+    found = _extra(tmp_path, "dot_from_one", "dot", inputs)
+    assert found is not None and "`range(0, len(a))` for `range(1, len(a))`" in found.text and found.other is None

@@ -276,3 +276,21 @@ def test_a_wrong_function_that_draws_nothing_is_not_said_to_draw(tmp_path):
 def test_random_draws_are_said_in_the_hint_words_even_with_no_argument_unused():
     said = unused_words(["x", "w"], [], [0, 1], True)
     assert said is not None and "draws random numbers" in said and "never reach" not in said
+
+
+COUNTING = '''
+import torch
+
+calls = 0
+
+
+def nothing(x, w):
+    global calls
+    calls += 1  # state kept between calls: the output moves on every call, seeded alike or not
+    return (x @ w) * calls
+'''
+
+
+def test_a_function_that_keeps_state_between_calls_is_not_said_to_draw(tmp_path):
+    learner, reference = _load(tmp_path, "counting", COUNTING), _load(tmp_path, "reference", REFERENCE)
+    assert not draws_random(learner, reference, "nothing", lambda: (_x(3, 3), _x(3, 3, seed=1)))

@@ -338,10 +338,16 @@ def _emit_unused(module: ModuleType, reference: ModuleType | None, mender: _Mend
         if time.perf_counter() > deadline or not hasattr(reference, name):
             continue
         first = mender.first_wrong[name]
+        def make_args(first=first):
+            return tuple(decode(a) for a in first["args"])
+
         try:
-            found, tried = unused_arguments(module, reference, name, lambda: tuple(decode(a) for a in first["args"]), deadline)
-            random = draws_random(module, reference, name, lambda: tuple(decode(a) for a in first["args"]))
+            found, tried = unused_arguments(module, reference, name, make_args, deadline)
         except (Exception, SystemExit):  # noqa: BLE001 - it only adds to a hint; it never breaks a check
-            found, tried, random = [], [], False
+            found, tried = [], []
+        try:
+            random = draws_random(module, reference, name, make_args, deadline)
+        except (Exception, SystemExit):  # noqa: BLE001 - as above
+            random = False
         if found or random:
             emit(event="unused", function=name, arguments=found, tried=tried, random=random)

@@ -194,6 +194,8 @@ def _multiple_of(difference, value) -> float | None:
     if not (isinstance(value, torch.Tensor) and value.is_floating_point() and value.shape == difference.shape):
         return None
     d, v = difference.double(), value.double()
+    if v.numel() < 2 or bool((v == v.flatten()[0]).all()):
+        return None  # one number, or one number everywhere: any difference is a multiple of it
     square = float((v * v).sum())
     if square == 0.0 or not bool(torch.isfinite(d).all()):
         return None
@@ -229,13 +231,17 @@ def added_input(names: list[str], inputs: list[tuple], gots: list, expected: lis
 
     def term(p: int, c: float) -> str:
         name = names[p] if p < len(names) else f"argument {p + 1}"
-        return f"`{name}`" if abs(c - 1) < 1e-6 else f"{c:.3g} times `{name}`"
+        sign = "plus" if c > 0 else "minus"
+        return f"{sign} `{name}`" if abs(abs(c) - 1) < 1e-6 else f"{sign} {abs(c):.3g} times `{name}`"
 
+    # added: a term the reference does not have; taken away: the reference's has more of that input
+    tail = ("a term the reference does not add" if all(c > 0 for _, c in found.values())
+            else "the reference's output has that much more of the input (a term left out, or one subtracted)")
     if len(found) == 1 and not isinstance(gots[0], (tuple, list)):
         (p, c), = found.values()
-        return f"yours is the reference's output plus {term(p, c)}, an input as it was given: a term the reference does not add"
-    listed = ", ".join(f"part {k + 1} plus {term(p, c)}" for k, (p, c) in sorted(found.items()))
-    return f"yours is the reference's output with an input added, as it was given ({listed}): a term the reference does not add"
+        return f"yours is the reference's output {term(p, c)}, an input as it was given: {tail}"
+    listed = ", ".join(f"part {k + 1} {term(p, c)}" for k, (p, c) in sorted(found.items()))
+    return f"yours is the reference's output and an input, as it was given ({listed}): {tail}"
 
 
 def _formulas(names: list[str], args: tuple, shape) -> list[tuple[str, Callable]]:
@@ -257,19 +263,27 @@ def _formulas(names: list[str], args: tuple, shape) -> list[tuple[str, Callable]
 def formula_of_inputs(names: list[str], inputs: list[tuple], gots: list, expected: list) -> str | None:
     """"yours is `p - dp`": on every input, the learner's output is one plain formula of its
     arguments (_formulas), the same one each time, and the reference's is not."""
-    first = gots[0]
-    if not inputs or not isinstance(first, torch.Tensor) or not first.is_floating_point():
+    if not inputs or not gots or not isinstance(gots[0], torch.Tensor) or not gots[0].is_floating_point():
         return None
-    for said, formula in _formulas(names, inputs[0], first.shape):
-        fits = True
-        for args, got, output in zip(inputs, gots, expected):
-            if not (isinstance(got, torch.Tensor) and isinstance(output, torch.Tensor) and got.shape == output.shape):
-                return None
-            made = formula(args) if len(args) == len(inputs[0]) else None
-            if made is None or made.shape != got.shape or not torch.allclose(got.double(), made.double(), rtol=1e-4, atol=1e-5):
-                fits = False
-                break
-        if fits and not all(torch.allclose(o.double(), f.double(), rtol=1e-4, atol=1e-5)
-                            for o, f in ((output, formula(args)) for args, output in zip(inputs, expected))):
+    if not all(isinstance(g, torch.Tensor) and isinstance(o, torch.Tensor) and g.shape == o.shape for g, o in zip(gots, expected)):
+        return None
+
+    def same(a, b) -> bool:
+        return isinstance(a, torch.Tensor) and a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e-4, atol=1e-5)
+
+    def made(formula, args):
+        try:  # an input of other shapes, or of whole numbers, may not take the formula
+            return formula(args) if len(args) == len(inputs[0]) else None
+        except (RuntimeError, TypeError, ValueError, IndexError):
+            return None
+
+    for said, formula in _formulas(names, inputs[0], gots[0].shape):
+        outputs = [made(formula, args) for args in inputs]
+        if not all(m is not None and same(m, g) for m, g in zip(outputs, gots)):
+            continue
+        # a formula equal to one input as it was given (`param - m` where m is 0) says no more than that
+        if any(all(same(a, m) for a, m in zip((args[p] for args in inputs), outputs)) for p in range(len(inputs[0]))):
+            continue
+        if not all(same(m, e) for m, e in zip(outputs, expected)):
             return f"yours is `{said}` on every input, a formula of the inputs alone; the reference's is not"
     return None

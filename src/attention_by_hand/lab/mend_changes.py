@@ -92,8 +92,9 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             found.append(Change(name, index[id(node)], "add_kw", flag, "arguments",
                                 f"`{quote(edit(node, Change(name, 0, 'add_kw', flag, 'arguments', '')))}` for `{quote(node)}`",
                                 statement_of[id(node)].lineno))
-        if isinstance(node, ast.Call):
+        if isinstance(node, ast.Call) and call_name(node) != "range":  # a range's bounds are counts, not sizes
             found += _numbers_for_sizes(fdef, node, index, statement_of[id(node)].lineno)
+        if isinstance(node, ast.Call):
             found += _dims(name, node, index[id(node)], statement_of[id(node)].lineno)
             found += _subscripts(name, node, index, statement_of[id(node)].lineno)
         if (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and isinstance(node.left, ast.Subscript)

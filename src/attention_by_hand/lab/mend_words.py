@@ -418,8 +418,7 @@ def mend_said(event: dict, other: dict, at: str, other_at: str) -> tuple[str, st
     words, text = event.get("words"), event.get("text")
     if other.get("words") and other.get("text") and words:
         return (f"either of two changes gives the reference's values on every input tried (the outputs cannot "
-                f"tell which slip it was): {words} ({at}), with {text}; or {other['words']} ({other_at}), with "
-                f"{other['text']}",
+                f"tell them apart): {words} ({at}), with {text}; or {other['words']} ({other_at}), with {other['text']}",
                 f"{words}, or {other['words']}")
     said = f"{words} ({at})" if words else f"mended by one change at {at}"
     return f"{said}: with {text}, yours gives the reference's values on every input tried", words

@@ -257,7 +257,10 @@ def _future(pairs) -> str | None:
     some = next((m for m in masked if m[0]), None)
     if some is None:
         return said + ": the causal mask is not applied to it"
-    # a mask applied to one head only (the loop's last) is not "not applied": say where it is
+    # a mask applied to one head only (the loop's last) is not "not applied": say where it is,
+    # when every input agrees on where
+    if any(m != some for m in masked):
+        return f"{said} on every (T, T) slice: some are masked, and the causal mask is not applied to the others"
     shown = ", ".join(str(i) for i in some[0][:4]) + (", ..." if len(some[0]) > 4 else "")
     which = f"slice{'s' if len(some[0]) > 1 else ''} {shown} of the {some[1]}"
     return (f"{said} on every (T, T) slice: only {which} along its leading axes "

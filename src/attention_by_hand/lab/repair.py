@@ -129,41 +129,70 @@ def _alike(a, b) -> bool:
     return type(a) is type(b) or {type(a), type(b)} <= {int, float}
 
 
-def _fits(change: Change, seen: dict[str, dict[str, object]]) -> bool:
-    """A variable put for another (or two exchanged) only where both hold values of one kind on the
-    first input: `x_new` for `heads` cannot mend a line, and trying it takes a place in the budget.
-    A name not seen (a global, a comprehension's) is kept."""
-    values = seen.get(change.function, {})
-    new = change.arg if change.op == "size_for" else change.arg[1] if change.op == "name" and isinstance(change.arg, tuple) else None
-    # a whole number that is 0 or 1 here mends a line only as the number it happens to be: `/ _`
-    # for `/ t_gen`, where `_` (from `B, _, C = x.shape`) is 1, removes the division by chance
-    if new in values and type(values[new]) is int and values[new] in (0, 1):
+def _names_of(change: Change) -> tuple[str, str] | None:
+    """(the name replaced, the name put in) of a change that puts one variable for another."""
+    if change.op == "size_for" and isinstance(change.arg, str):
+        return None, change.arg
+    if change.op in ("name", "exchange") and isinstance(change.arg, tuple) and len(change.arg) == 2:
+        return change.arg
+    return None
+
+
+def _by_chance(change: Change, seens: list[dict[str, dict[str, object]]], nodes: dict[str, list[ast.AST]]) -> bool:
+    """A variable put for another that can mend a line only by chance, never tried:
+    - a whole number that is 0 or 1 on every input (`/ _` for `/ t_gen`, where `_` from
+      `B, _, C = x.shape` is 1, removes the division);
+    - a size replaced by what is not a whole number;
+    - two variables exchanged where one is sliced and the two differ in shape: the slice then
+      reads other entries, or none (`[heads[:, :, :-1], values]` is right only because the
+      slice of the one-row `heads` is empty)."""
+    names = _names_of(change)
+    if names is None:
         return False
-    if change.op == "size_for" and isinstance(change.arg, str):  # a size only by a whole number
-        return change.arg not in values or (type(values[change.arg]) is int)
-    if change.op not in ("name", "exchange") or not (isinstance(change.arg, tuple) and len(change.arg) == 2):
+    old, new = names
+    values = [seen.get(change.function, {}) for seen in seens]
+    if values and all(type(v.get(new)) is int and v.get(new) in (0, 1) for v in values):
         return True
-    old, new = change.arg
-    if not (isinstance(old, str) and isinstance(new, str) and old in values and new in values):
-        return True
-    return _alike(values[old], values[new])
+    first = values[0] if values else {}
+    if change.op == "size_for":
+        return new in first and type(first[new]) is not int
+    if change.op != "exchange" or old not in first or new not in first or _alike(first[old], first[new]):
+        return False
+    sliced = {n.value.id for n in ast.walk(nodes[change.function][change.index]) if isinstance(n, ast.Subscript)
+              and isinstance(n.value, ast.Name) and any(isinstance(k, ast.Slice) for k in ast.walk(n.slice))}
+    return bool(sliced & {old, new})
+
+
+def _unlike(change: Change, seen: dict[str, dict[str, object]]) -> bool:
+    """A variable put for another of another shape or kind on the first input: tried after the
+    others (it can mend, as `torch.relu(h)` for `torch.relu(x)` does, but seldom)."""
+    names = _names_of(change)
+    values = seen.get(change.function, {})
+    if names is None or names[0] is None or names[0] not in values or names[1] not in values:
+        return False
+    return not _alike(values[names[0]], values[names[1]])
 
 
 def _candidates(module: ModuleType, function: str, checked: set[str], span: tuple[int, int] | None,
-                args: tuple = ()) -> list[Change]:
+                inputs: list[tuple] = ()) -> list[Change]:
     """The changes to try, at most MAX_CHANGES: the learner-only changes on the span's lines first
     (few, and each a whole kind of mistake), then the span's other changes, then the learner-only
     changes elsewhere, then the rest, then brackets moved (many, and most of them give the same
     numbers). A span can be the whole function (a loop's values part at its end): its own changes
-    alone can then fill the budget."""
+    alone can then fill the budget. In that order, a variable put for another of another shape
+    comes after all the rest, and one that can mend only by chance is never tried."""
     own = [name for name in reachable(module, function) if name == function or name not in checked]
     if not all(_is_the_def(module, name) for name in own):
         return []
     loops = set().union(*(_loop_names(definition(module, name)) for name in own))
     extra = [c for name in own for c in mend_changes(definition(module, name))]
-    seen = locals_on(module, function, args, set(own))  # each function's locals as it returns, on the first input
-    allowed = [c for c in (*changes(module, function, glossed=False), *extra) if c.function in own and _fits(c, seen)
+    seens = [locals_on(module, function, args, set(own)) for args in inputs]  # each function's locals as it returns
+    nodes = {name: list(ast.walk(definition(module, name))) for name in own}
+    allowed = [c for c in (*changes(module, function, glossed=False), *extra) if c.function in own
+               and not _by_chance(c, seens, nodes)
                and not (c.op in ("name", "shape_of", "size_for", "exchange") and _names_in(c.arg) & loops)]
+    kept = set(allowed)
+    extra = [c for c in extra if c in kept]  # the learner-only changes pass the same filters
     inside = [c for c in allowed if span is not None and c.function == function and span[0] <= c.line <= span[1]]
     first = set(inside) | set(extra)
     rest = [c for c in allowed if c not in first]
@@ -171,7 +200,9 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     inside = ours + [c for c in inside if c not in set(ours)]
     regrouped = [c for c in extra if c.op == "regroup" and c not in inside]
     extra = [c for c in extra if c.op != "regroup" and c not in inside]
-    return (inside + extra + rest + regrouped)[:MAX_CHANGES]
+    ordered = inside + extra + rest + regrouped
+    unlike = [c for c in ordered if _unlike(c, seens[0] if seens else {})]
+    return ([c for c in ordered if c not in set(unlike)] + unlike)[:MAX_CHANGES]
 
 
 def _foreign_unwraps(module: ModuleType, reference: ModuleType, function: str, mends: list[Change]) -> list[Change]:
@@ -201,7 +232,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         return None
     order = wrong + [i for i in range(len(inputs)) if i not in wrong]  # a change fails fastest where yours does
     mends: list[Change] = []
-    candidates = _candidates(module, function, checked, span, inputs[wrong[0]])
+    candidates = _candidates(module, function, checked, span, [inputs[i] for i in wrong + [i for i in range(len(inputs)) if i not in wrong]])
     for change in candidates:
         if deadline is not None and time.perf_counter() > deadline:
             break

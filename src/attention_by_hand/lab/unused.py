@@ -146,21 +146,32 @@ def unused_arguments(module: ModuleType, reference: ModuleType, function: str, m
     return found, tried
 
 
-def draws_random(module: ModuleType, reference: ModuleType, function: str, make_args) -> bool:
+def draws_random(module: ModuleType, reference: ModuleType, function: str, make_args,
+                 deadline: float | None = None) -> bool:
     """Whether the learner's function gives another output when torch's generator is seeded
-    otherwise, on the same input, and the reference's does not: it draws random numbers (a
-    dropout, a random choice of rows) where the result is meant to be fixed."""
-    def reseeded(function):
+    otherwise, on the same input, the same output again when seeded as before, and the
+    reference's does not move: it draws random numbers (a dropout, a random choice of rows) where
+    the result is meant to be fixed. A function that keeps state between calls (a counter, a
+    cache) moves on every call, seeded alike or not: it is not said to draw. No call starts past
+    `deadline` (time.perf_counter())."""
+    def reseeded(function, seed):
         def run(*args):
-            torch.random.default_generator.manual_seed(1)  # call() seeds 0 first; this call sees 1
+            torch.random.default_generator.manual_seed(seed)  # call() seeds 0 first; this call sees `seed`
             return function(*args)
         return run
 
     mine, theirs = getattr(module, function), getattr(reference, function)
-    outputs = [call(f, make_args(), CALL_SECONDS) for f in (mine, reseeded(mine), theirs, reseeded(theirs))]
+    outputs = []
+    for f in (mine, reseeded(mine, 1), mine, theirs, reseeded(theirs, 1)):
+        left = CALL_SECONDS if deadline is None else deadline - time.perf_counter()
+        if left < MIN_CALL_SECONDS:
+            return False
+        outputs.append(call(f, make_args(), min(CALL_SECONDS, left)))
     if any(isinstance(o, Raised) for o in outputs):
         return False
-    return not _identical(outputs[0], outputs[1]) and _identical(outputs[2], outputs[3])
+    first, other, again, reference_first, reference_other = outputs
+    return (_identical(first, again) and not _identical(first, other)
+            and _identical(reference_first, reference_other))
 
 
 def _parts_unmoved(before, after, expected, moved, close) -> list[int]:
