@@ -19,9 +19,11 @@ learner-only changes, then the rest. A function that calls a checked function th
 not mended (its own code may be right). When several changes mend it, the one said first reads
 most like a mistake (`PREFERRED`), and where another names a different slip (`head:` for
 `head + 1:`, or the term `- x[head]` dropped) it is said beside it: the outputs cannot tell them
-apart. A variable is put for another only where both hold values of one kind on the first input
-(a tensor of the same shape, but for axes of size 1; a whole number for a size): `[heads[:-1],
-values]` for `[values[:-1], heads]` mends a line only because a slice came out empty. A change that puts a loop's variable (of the function or its
+apart (`_one_slip`: one number changed two ways is one slip). A variable put for another of
+another shape (or kind) on the first input is tried after every other change; one that can mend
+only by chance is never tried (`_by_chance`: a name holding 0 or 1 on every input; a slice read
+from a tensor of another shape, as `[heads[:-1], values]` for `[values[:-1], heads]`, right only
+because the slice came out empty). A change that puts a loop's variable (of the function or its
 helpers) for another name or size is never said (it is right only because the loop left that
 variable at its last value). Nothing is tried when the function or one of its helpers is not the
 file's `def` (a name rebound).
@@ -232,7 +234,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         return None
     order = wrong + [i for i in range(len(inputs)) if i not in wrong]  # a change fails fastest where yours does
     mends: list[Change] = []
-    candidates = _candidates(module, function, checked, span, [inputs[i] for i in wrong + [i for i in range(len(inputs)) if i not in wrong]])
+    candidates = _candidates(module, function, checked, span, [inputs[i] for i in order])
     for change in candidates:
         if deadline is not None and time.perf_counter() > deadline:
             break
