@@ -488,6 +488,19 @@ def placed(x, start):
 
 def dot(a, b):
     return (a * b).sum()
+
+
+def normed(c):
+    return c / c.sum(dim=-1, keepdim=True)
+
+
+def grown(cache, k, v):
+    keys, values = cache
+    return torch.cat([keys, k], dim=2), torch.cat([values, v], dim=2)
+
+
+def rows(x):
+    return x.sum(dim=0)
 '''
 
 EXTRA = {
@@ -702,6 +715,29 @@ def dot(a, b):
     for i in range(1, len(a)):
         total = total + a[i] * b[i]
     return total
+''',
+    "flattened": '''
+def normed(c):
+    s = c ** 0.75
+    return s / s.sum(dim=-1, keepdim=True)
+''',
+    "transposed_both": '''
+def grown(cache, k, v):
+    keys, values = cache
+    k = k.transpose(1, 2)
+    v = v.transpose(1, 2)
+    return torch.cat([keys, k], dim=2), torch.cat([values, v], dim=2)
+''',
+    "anti_diagonal": '''
+def future(T):
+    i = torch.arange(T)[:, None]
+    j = torch.arange(T)[None, :]
+    return i + j > T - 1
+''',
+    "padded_row": '''
+def rows(x):
+    pad = torch.ones(1, x.shape[1])
+    return torch.cat([pad, x]).sum(dim=0)
 ''',
     "one_row_more": '''
 def mean_after(x, start):
@@ -1221,3 +1257,38 @@ def test_an_accumulator_that_starts_at_0_is_never_said_for_a_loop_start(tmp_path
               (torch.randn(6, generator=_g(26)), torch.randn(6, generator=_g(27)))]
     found = _extra(tmp_path, "dot_from_one", "dot", inputs)
     assert found is not None and "`range(0, len(a))` for `range(1, len(a))`" in found.text and found.other is None
+
+
+def test_a_change_that_takes_out_what_another_tweaks_is_said_instead(tmp_path):
+    # `* 0.75` for `** 0.75` mends it too (the rows' division cancels a factor): the power is the learner's own
+    inputs = [(torch.rand(3, 4, generator=_g(28)) + 0.1,), (torch.rand(2, 5, generator=_g(29)) + 0.1,)]
+    found = _extra(tmp_path, "flattened", "normed", inputs)
+    assert found is not None and found.text == "`** 0.75` removed from `s = ...`"
+    assert found.words == "a power too many (`** 0.75`)"
+
+
+def test_one_call_too_many_on_two_lines_is_said_taken_off_both(tmp_path):
+    cache = (torch.randn(1, 2, 3, 4, generator=_g(30)), torch.randn(1, 2, 3, 4, generator=_g(31)))
+    inputs = [(cache, torch.randn(1, 2, 2, 4, generator=_g(32)), torch.randn(1, 2, 2, 4, generator=_g(33)))]
+    found = _extra(tmp_path, "transposed_both", "grown", inputs)
+    assert found is not None and found.text.startswith("`k` for `k.transpose(1, 2)`") and "once more" in found.text
+
+
+def test_a_count_run_from_its_end_is_said_reversed_not_off_by_one(tmp_path):
+    found = _extra(tmp_path, "anti_diagonal", "future", [(4,), (6,)])
+    assert found is not None and found.op == "flip"
+    assert found.words == "the order reversed: counted from the end, where it counts from the start"
+
+
+def test_a_made_tensor_one_entry_too_long_is_said_as_an_extra_slot(tmp_path):
+    inputs = [(torch.randn(3, 4, generator=_g(34)),), (torch.randn(2, 5, generator=_g(35)),)]
+    found = _extra(tmp_path, "padded_row", "rows", inputs)
+    assert found is not None and found.words.startswith("an extra slot: `torch.ones(1, x.shape[1])`")
+
+
+def test_a_whole_number_given_to_a_helper_is_no_size_to_mend():
+    from attention_by_hand.lab.mend_changes import mend_changes
+
+    fdef = ast.parse("def f(x, hs):\n    m = helper(1)\n    return x.unfold(-1, hs, 1) * m\n").body[0]
+    sized = [c for c in mend_changes(fdef) if c.op == "size_for"]
+    assert sized and all("unfold" in c.text for c in sized)

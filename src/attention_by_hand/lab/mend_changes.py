@@ -92,7 +92,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             found.append(Change(name, index[id(node)], "add_kw", flag, "arguments",
                                 f"`{quote(edit(node, Change(name, 0, 'add_kw', flag, 'arguments', '')))}` for `{quote(node)}`",
                                 statement_of[id(node)].lineno))
-        if isinstance(node, ast.Call) and call_name(node) != "range":  # a range's bounds are counts, not sizes
+        if isinstance(node, ast.Call) and call_name(node) in SIZE_CALLS:
             found += _numbers_for_sizes(fdef, node, index, statement_of[id(node)].lineno)
         if isinstance(node, ast.Call):
             found += _dims(name, node, index[id(node)], statement_of[id(node)].lineno)
@@ -111,6 +111,9 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             continue
         statement = statement_of[id(node)]
         where = f" in `{quote_statement(statement)}`"
+        if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant):  # a power the reference never takes
+            found.append(Change(name, index[id(node)], "left", None, "factor",
+                                f"`** {quote(node.right)}` removed from `{quote_statement(statement)}`", statement.lineno))
         if isinstance(node.op, (ast.Div, ast.Mult, ast.Sub)) and not isinstance(node.right, ast.Constant):
             for wrap in _WRAPS:
                 found.append(Change(name, index[id(node.right)], "wrap", wrap, "function",
@@ -131,6 +134,13 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                 found.append(Change(name, index[id(node)], "shift", delta, "offset",
                                     f"`{quote(node)} {sign} 1` for `{quote(node)}`{where}", statement.lineno))
     return found
+
+
+# torch's calls whose whole numbers are sizes (a window, a step, a chunk, a shape): elsewhere a
+# number (a range's bound, a helper's argument) is no size, and a name put for it mends only by
+# chance (`alibi_slopes(hs)` for `alibi_slopes(1)`, where 2 ** (-8 / hs) happens to be the slope)
+SIZE_CALLS = frozenset({"unfold", "view", "reshape", "split", "chunk", "tensor_split", "narrow", "unflatten",
+                        "repeat", "expand", "zeros", "ones", "empty", "full", "randn", "rand", "new_zeros", "new_ones"})
 
 
 def _numbers_for_sizes(fdef: ast.FunctionDef, node: ast.Call, index: dict[int, int], line: int) -> list[Change]:

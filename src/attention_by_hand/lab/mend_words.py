@@ -17,6 +17,8 @@ from attention_by_hand.lab.mutant_edits import CMP, OPS, Change, call_name, fact
 
 __all__ = ["mistake_words", "mend_said"]
 
+# torch's calls that make a tensor of the sizes they are given
+_MAKERS = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "new_zeros", "new_ones"})
 # A comparison in words: a learner reads `>=` as "greater than or equal".
 _COMPARED = {">": "greater than", ">=": "greater than or equal", "<": "less than", "<=": "less than or equal",
              "==": "equal", "!=": "not equal"}
@@ -164,6 +166,16 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         flag = f"`{change.arg[0]}={change.arg[1]}`"
         return (f"{flag} left out: the fused attention then lets every token see the later ones" if change.arg[0] == "is_causal"
                 else f"{flag} left out: the reduced axis is dropped, so the result no longer lines up with the rows it came from")
+    parent = parents.get(id(node))
+    if (op == "const" and change.arg == 0 and isinstance(node, ast.Constant) and node.value == 1
+            and isinstance(parent, ast.Call) and call_name(parent) in _MAKERS and node in parent.args):
+        # a size of 1 made 0: the tensor made holds one slot too many (a pad, a sink), no count off by one
+        return f"an extra slot: `{_short(parent)}` makes one entry along an axis where none is meant"
+    if op == "left" and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):  # the power taken out
+        exponent = node.right.value if isinstance(node.right, ast.Constant) else None
+        return _POWERS.get((exponent, 1), f"a power too many (`** {_short(node.right)}`)")
+    if op == "flip":  # a count run from its end: no bound one off, the whole order turned round
+        return "the order reversed: counted from the end, where it counts from the start"
     made_one = _made_one(fdef, node, change, parents)
     if made_one:
         return made_one

@@ -251,10 +251,17 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     best = min(mends, key=lambda c: (span is not None and not span[0] <= c.line <= span[1],
                                      c.kind in ("constant", "axis") and c.line in unwrapped,
                                      _rank(c)))
+    nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
+    # A change that takes out the very thing the best one tweaks (the power whose operation it
+    # swaps, the transpose whose axes it makes one) names the learner's own element: said instead.
+    # A number made the one that does nothing (`// 1`, `** 1`) already says which, in its words.
+    taken = [c for c in mends if c.op in REMOVALS and best.op not in REMOVALS and best.kind not in ("constant", "offset")
+             and c.function == best.function
+             and any(n is nodes[best.function][best.index] for n in ast.walk(nodes[c.function][c.index]))]
+    best = min(taken, key=_rank) if taken else best
     words = {c: mistake_words(definition(module, c.function), c) for c in mends}
     # Two changes that each mend it and name different slips (`head:` for `head + 1:`, or the term
     # `- writes[:, head]` dropped): the outputs cannot tell which was made, so both are said.
-    nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
     rivals = [c for c in mends if words[best] and words[c] and words[c] != words[best] and not _one_slip(c, best, nodes)
               and not (c.kind in ("constant", "axis") and c.line in unwrapped)]  # the call is said, as above
     other = min(rivals, key=_rank) if rivals else None
@@ -263,6 +270,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
 
 
 _NUMBERS = {"constant", "offset", "factor", "term"}
+REMOVALS = ("left", "right", "drop", "unwrap")  # a term or factor dropped, a line left out, a call taken away
 
 
 def _one_slip(a: Change, b: Change, nodes: dict[str, list[ast.AST]]) -> bool:
@@ -296,6 +304,9 @@ def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
     (`base=500000.0` given to both rope calls). None for changes that have no such key.
     nodes: the nodes of the change's function, in ast.walk order."""
     node = nodes[change.index]
+    if change.op == "unwrap" and isinstance(node, ast.Call):  # one call taken off two tensors (`k.T`, `v.T`)
+        return (change.function, change.op, call_name(node), tuple(ast.dump(a) for a in node.args),
+                tuple(ast.dump(k) for k in node.keywords))
     if change.op == "drop_kw":
         if not (isinstance(node, ast.Call) and isinstance(change.arg, int) and 0 <= change.arg < len(node.keywords)):
             return None
@@ -313,7 +324,8 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
         key = _twin_key(nodes[change.function], change)
         if key is not None:
             groups.setdefault(key, []).append(change)
-    for twins in groups.values():
+    # a slip taken out on every line (a transpose too many, twice) before one tweaked on every line
+    for twins in sorted(groups.values(), key=lambda twins: twins[0].op not in REMOVALS):
         if len({c.line for c in twins}) < 2 or len(twins) > 4:
             continue
         if deadline is not None and time.perf_counter() > deadline:
