@@ -27,8 +27,12 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - a factor on the wrong term of a sum (`factor_moved`): `acc + r * (p @ v)` where `r * acc + p @ v`
   was meant, the rescale applied to the new term instead of the old one;
 - einsum's subscripts written otherwise (`subscripts`): the output's letters in another order or
-  one of them another letter (`"ij,jd->jd"` where `"ij,jd->id"` was meant), or two letters of an
-  operand swapped (that operand read transposed).
+  one of them another letter (`"ij,jd->jd"` where `"ij,jd->id"` was meant), two letters of an
+  operand swapped (that operand read transposed), or an operand's letter where it shares another
+  operand's (`"bqd,ckd->bqk"` where `"bqd,bkd->bqk"` was meant); `...` stays as it is;
+- a name the function binds put for a whole number of a size-taking call (`size_for`):
+  `unfold(-1, head_size, 1)`, whose step of 1 makes windows that overlap, where `head_size` was meant;
+- a power with a number for exponent taken out (`left`): `c ** 0.75` where `c` was meant.
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """
@@ -111,7 +115,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             continue
         statement = statement_of[id(node)]
         where = f" in `{quote_statement(statement)}`"
-        if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant):  # a power the reference never takes
+        if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant):  # a power taken out (`** 0.75`)
             found.append(Change(name, index[id(node)], "left", None, "factor",
                                 f"`** {quote(node.right)}` removed from `{quote_statement(statement)}`", statement.lineno))
         if isinstance(node.op, (ast.Div, ast.Mult, ast.Sub)) and not isinstance(node.right, ast.Constant):

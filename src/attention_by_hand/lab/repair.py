@@ -19,7 +19,8 @@ learner-only changes, then the rest. A function that calls a checked function th
 not mended (its own code may be right). When several changes mend it, the one said first reads
 most like a mistake (`PREFERRED`), and where another names a different slip (`head:` for
 `head + 1:`, or the term `- x[head]` dropped) it is said beside it: the outputs cannot tell them
-apart (`_one_slip`: one number changed two ways is one slip). A variable put for another of
+apart (`_one_slip`: one number changed two ways is one slip); where one change takes out what the
+best one only tweaks (`** 0.75` removed, or `* 0.75` for it), the removal is said. A variable put for another of
 another shape (or kind) on the first input is tried after every other change; one that can mend
 only by chance is never tried (`_by_chance`: a name holding 0 or 1 on every input; a slice read
 from a tensor of another shape, as `[heads[:-1], values]` for `[values[:-1], heads]`, right only
