@@ -21,6 +21,8 @@ from collections.abc import Callable
 
 import torch
 
+from attention_by_hand.lab.judging import equals
+
 __all__ = ["changed_input", "added_input", "formula_of_inputs", "returned_unchanged"]
 
 
@@ -268,9 +270,6 @@ def formula_of_inputs(names: list[str], inputs: list[tuple], gots: list, expecte
     if not all(isinstance(g, torch.Tensor) and isinstance(o, torch.Tensor) and g.shape == o.shape for g, o in zip(gots, expected)):
         return None
 
-    def same(a, b) -> bool:
-        return isinstance(a, torch.Tensor) and a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e-4, atol=1e-5)
-
     def made(formula, args):
         try:  # an input of other shapes, or of whole numbers, may not take the formula
             return formula(args) if len(args) == len(inputs[0]) else None
@@ -279,11 +278,11 @@ def formula_of_inputs(names: list[str], inputs: list[tuple], gots: list, expecte
 
     for said, formula in _formulas(names, inputs[0], gots[0].shape):
         outputs = [made(formula, args) for args in inputs]
-        if not all(m is not None and same(m, g) for m, g in zip(outputs, gots)):
+        if not all(m is not None and equals(m, g) for m, g in zip(outputs, gots)):
             continue
         # a formula equal to one input as it was given (`param - m` where m is 0) says no more than that
-        if any(all(same(a, m) for a, m in zip((args[p] for args in inputs), outputs)) for p in range(len(inputs[0]))):
+        if any(all(equals(a, m) for a, m in zip((args[p] for args in inputs), outputs)) for p in range(len(inputs[0]))):
             continue
-        if not all(same(m, e) for m, e in zip(outputs, expected)):
+        if not all(equals(m, e) for m, e in zip(outputs, expected)):
             return f"yours is `{said}` on every input, a formula of the inputs alone; the reference's is not"
     return None

@@ -42,7 +42,7 @@ from __future__ import annotations
 import ast
 from itertools import combinations, permutations
 
-from attention_by_hand.lab.mutant_edits import Change, call_name, edit, quote, quote_statement
+from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, quote, quote_statement
 
 __all__ = ["FLAGS", "FLOW_MENDS", "NAMING_MENDS", "mend_changes"]
 
@@ -83,6 +83,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
     docstring = fdef.body[0] if ast.get_docstring(fdef, clean=False) is not None else None
     found: list[Change] = []
     name = fdef.name
+    bound = sorted({a.arg for a in fdef.args.args} | {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
     # the body's nodes only: an annotation (`x: Tensor | None`) or a default (`s=1 / 2`) is no step
     for node in (n for n in nodes if id(n) in statement_of):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) and node is not docstring:
@@ -97,7 +98,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                                 f"`{quote(edit(node, Change(name, 0, 'add_kw', flag, 'arguments', '')))}` for `{quote(node)}`",
                                 statement_of[id(node)].lineno))
         if isinstance(node, ast.Call) and call_name(node) in SIZE_CALLS:
-            found += _numbers_for_sizes(fdef, node, index, statement_of[id(node)].lineno)
+            found += _numbers_for_sizes(fdef, bound, node, index, statement_of[id(node)].lineno)
         if isinstance(node, ast.Call):
             found += _dims(name, node, index[id(node)], statement_of[id(node)].lineno)
             found += _subscripts(name, node, index, statement_of[id(node)].lineno)
@@ -143,16 +144,15 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
 # torch's calls whose whole numbers are sizes (a window, a step, a chunk, a shape): elsewhere a
 # number (a range's bound, a helper's argument) is no size, and a name put for it mends only by
 # chance (`alibi_slopes(hs)` for `alibi_slopes(1)`, where 2 ** (-8 / hs) happens to be the slope)
-SIZE_CALLS = frozenset({"unfold", "view", "reshape", "split", "chunk", "tensor_split", "narrow", "unflatten",
-                        "repeat", "expand", "zeros", "ones", "empty", "full", "randn", "rand", "new_zeros", "new_ones"})
+SIZE_CALLS = TENSOR_MAKERS | {"unfold", "view", "reshape", "split", "chunk", "tensor_split", "narrow", "unflatten",
+                              "repeat", "expand"}
 
 
-def _numbers_for_sizes(fdef: ast.FunctionDef, node: ast.Call, index: dict[int, int], line: int) -> list[Change]:
-    """A whole number given to a call (`unfold(-1, head_size, 1)`'s step) replaced by each name the
-    function binds or is given: a fixed number where a size was meant. Which names hold whole
-    numbers is known only when it runs (repair.py keeps those)."""
-    names = sorted({a.arg for a in fdef.args.args} | {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name)
-                                                      and isinstance(n.ctx, ast.Store)})
+def _numbers_for_sizes(fdef: ast.FunctionDef, names: list[str], node: ast.Call, index: dict[int, int],
+                       line: int) -> list[Change]:
+    """A whole number given to a call (`unfold(-1, head_size, 1)`'s step) replaced by each of
+    `names`, those the function binds or is given: a fixed number where a size was meant. Which
+    names hold whole numbers is known only when it runs (repair.py keeps those)."""
     numbers = [a for a in (*node.args, *(k.value for k in node.keywords if k.arg not in ("dim", "axis")))
                if isinstance(a, ast.Constant) and type(a.value) is int and a.value >= 1]
     return [Change(fdef.name, index[id(a)], "size_for", other, "variable", f"`{other}` for `{a.value}` in `{quote(node)}`", line)

@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.mutant_edits import CMP, OPS, Change, call_name, factor_parts, number_of
+from attention_by_hand.lab.mutant_edits import CMP, OPS, TENSOR_MAKERS, Change, call_name, factor_parts, number_of
 
 __all__ = ["mistake_words", "mend_said"]
 
-# torch's calls that make a tensor of the sizes they are given
-_MAKERS = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "new_zeros", "new_ones"})
 # A comparison in words: a learner reads `>=` as "greater than or equal".
 _COMPARED = {">": "greater than", ">=": "greater than or equal", "<": "less than", "<=": "less than or equal",
              "==": "equal", "!=": "not equal"}
@@ -168,7 +166,7 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
                 else f"{flag} left out: the reduced axis is dropped, so the result no longer lines up with the rows it came from")
     parent = parents.get(id(node))
     if (op == "const" and change.arg == 0 and isinstance(node, ast.Constant) and node.value == 1
-            and isinstance(parent, ast.Call) and call_name(parent) in _MAKERS and node in parent.args):
+            and isinstance(parent, ast.Call) and call_name(parent) in TENSOR_MAKERS and node in parent.args):
         # a size of 1 made 0: the tensor made holds one slot too many (a pad, a sink), no count off by one
         return f"an extra slot: `{_short(parent)}` makes one entry along an axis where none is meant"
     if op == "left" and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):  # the power taken out

@@ -12,7 +12,7 @@ import ast
 import pickle
 from dataclasses import dataclass, field
 
-__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "elide", "fold_target", "given_name", "is_minus_inf", "locals_of", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
+__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TENSOR_MAKERS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "elide", "fold_target", "given_name", "is_minus_inf", "locals_of", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
 
 # The kinds of change, in the order a match is preferred when two explain the same outputs.
 KINDS = (
@@ -44,6 +44,8 @@ AXIS_CALLS = {
 }
 STATEMENT_OPS = ("swap_next", "fold", "drop", "outdent")
 TRANSPOSES = {"transpose", "t", "permute"}
+# torch's calls that make a tensor of the sizes they are given
+TENSOR_MAKERS = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "new_zeros", "new_ones"})
 # A function's neighbour, the one a learner writes by a slip of the mind.
 # Each function's neighbours, the ones a learner writes by a slip of the mind (or of the base:
 # exp2 and log2 for exp and log).
