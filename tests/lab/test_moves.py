@@ -62,7 +62,8 @@ def attention_weights(x, query, key):
 
 def test_a_scale_applied_to_the_weights_after_the_softmax_is_named_as_a_factor_moved_to_the_end(tmp_path):
     found = failed_hints(tmp_path, "lab-04-attention.py", SCALE_AFTER_THE_SOFTMAX, "attention_weights")
-    assert found and all("`/ math.sqrt(head_size)` removed" in h and "then divided by sqrt(head_size) = 2" in h
+    # the probes' head sizes 1 and 16 are among the inputs: no one value of sqrt(head_size) is said
+    assert found and all("`/ math.sqrt(head_size)` removed" in h and "then divided by sqrt(head_size):" in h
                          and "the factor applied at the end" in h for h in found)
 
 
@@ -329,3 +330,16 @@ def test_a_size_error_is_not_put_down_to_t_when_t_equals_the_head_size():
     message = "The size of tensor a (4) must match the size of tensor b (8) at non-singleton dimension 1"
     assert "T is x.shape[-2]" in explain_size_error(message, 4, 8)
     assert explain_size_error(message, 4, 8, others=(4,)) is None
+
+
+SUMMED_OVER_THE_ROWS = '''
+def first_token_score(pattern):
+    col0 = pattern[..., 1:, 0]
+    return col0.mean(dim=0).sum(dim=-1)
+'''
+
+
+def test_a_sum_for_a_mean_is_said_by_the_learners_own_mend_not_as_a_factor_moved_to_the_end(tmp_path):
+    # the reference's `sum` for `mean`, then divided by the batch, gives it too: two steps, where one of yours says it
+    found = failed_hints(tmp_path, "lab-11-induction-heads.py", SUMMED_OVER_THE_ROWS, "first_token_score")
+    assert found and all("with `mean(...)` for `sum(...)` in `return ...`" in h and "applied at the end" not in h for h in found)

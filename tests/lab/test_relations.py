@@ -44,8 +44,15 @@ def test_a_constant_the_reference_computed_is_named_with_its_value():
 
 def test_a_factor_that_is_the_batch_size_says_what_it_counts():
     first, second = outputs(0), outputs(1)
-    pairs = [(first * 2, first, {"batch": 2.0}), (second * 3, second, {"batch": 3.0})]
+    pairs = [(first * 2, first, {"batch": 2.0}), (second * 2, second, {"batch": 2.0})]
     assert relation(pairs) == "yours is the reference's output multiplied by batch = 2 (the number of sequences in the batch)"
+
+
+def test_a_size_that_differs_between_the_inputs_is_named_without_one_inputs_value():
+    # batch 2, then 3: "batch = 2" would be false of the second input
+    first, second = outputs(0), outputs(1)
+    pairs = [(first / 2, first, {"batch": 2.0}), (second / 3, second, {"batch": 3.0})]
+    assert relation(pairs) == "yours is the reference's output divided by batch (the number of sequences in the batch)"
 
 
 def test_a_division_by_the_number_of_heads_says_what_it_counts():
@@ -239,6 +246,20 @@ def test_rows_divided_by_their_length_are_said_as_length_one_not_sum_one():
     assert "each row has length 1" in said and "must SUM to 1" in said
 
 
+def test_rows_that_are_no_weights_brought_to_length_1_are_said_normalised_without_sum_advice():
+    keys = [torch.randn(4, 3, generator=torch.Generator().manual_seed(seed)) for seed in (0, 1)]
+    said = relation([(k / k.norm(dim=-1, keepdim=True), k, {}) for k in keys])
+    assert said is not None and "divided by its length" in said and "F.normalize" in said and "SUM" not in said
+
+
+def test_rows_brought_to_length_1_beside_rows_kept_as_given_are_said_normalised():
+    # a cache: the old rows as they were, the new ones normalised
+    keys = [torch.randn(4, 3, generator=torch.Generator().manual_seed(seed)) for seed in (2, 3)]
+    got = [torch.cat([k[:2], k[2:] / k[2:].norm(dim=-1, keepdim=True)]) for k in keys]
+    said = relation([(g, k, {}) for g, k in zip(got, keys)])
+    assert said is not None and said.startswith("each row of yours that differs is the reference's row divided by its length")
+
+
 def test_rows_of_zeros_alone_show_no_factor_of_their_own():
     assert relation(on_two(lambda e: torch.zeros_like(e))) is None
 
@@ -325,7 +346,9 @@ def test_a_softmax_of_the_weights_is_said():
 
 def test_a_division_by_the_number_of_pairs_is_named():
     pairs = [(e / (n - 1), e, {"len(ids)": float(n)}) for e, n in ((outputs(0), 11), (outputs(1), 7))]
-    assert "yours is the reference's output divided by len(ids) - 1 = 10" in relation(pairs)
+    assert "yours is the reference's output divided by len(ids) - 1 = 10" in relation(pairs[:1])
+    # 10, then 6: the name alone speaks for both inputs
+    assert relation(pairs) == "yours is the reference's output divided by len(ids) - 1"
 
 
 def test_an_axis_whose_size_is_another_of_the_references_numbers_is_named_by_it():
@@ -348,7 +371,8 @@ def test_a_factor_is_read_past_the_hidden_scores_it_leaves_as_they_are():
 
 def test_a_division_by_a_root_of_a_length_keeps_its_brackets():
     pairs = [(e / math.sqrt(n), e, {"len(x)": float(n)}) for e, n in ((outputs(0), 4), (outputs(1), 9))]
-    assert relation(pairs) == "yours is the reference's output divided by sqrt(len(x)) = 2"
+    assert relation(pairs) == "yours is the reference's output divided by sqrt(len(x))"
+    assert relation(pairs[:1]) == "yours is the reference's output divided by sqrt(len(x)) = 2"
 
 
 def test_a_part_whose_sizes_differ_between_inputs_says_no_sizes():
@@ -400,6 +424,12 @@ def test_one_slice_kept_in_every_place_is_said_as_observed_by_ends_not_as_a_rela
     pairs = on_two(lambda e: e[-1:].expand_as(e).clone(), shape=(3, 4, 4))
     assert ends(pairs) == "each of your heads (axis 0) holds the reference's last head: the same values in every place"
     assert relation(pairs) is None
+
+
+def test_the_last_column_in_every_place_is_said_in_the_same_words_with_a_batch_axis_or_without():
+    one, batched = outputs(0, (2, 7)), outputs(1, (2, 3, 7))
+    pairs = [(e[..., -1:].expand_as(e).clone(), e, {}) for e in (one, batched)]
+    assert ends(pairs) == "each of your columns (its last axis) holds the reference's last column: the same values in every place"
 
 
 def test_an_output_of_zeros_is_said_as_observed_by_ends():
@@ -566,4 +596,4 @@ def test_blocks_of_columns_reduced_to_their_largest_entry_are_said_as_such():
 def test_rows_of_length_one_are_told_to_sum_to_one_only_where_the_reference_rows_do():
     out = torch.randn(4, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(11))  # (T, d): not weights
     said = relation([(torch.nn.functional.normalize(out, dim=-1), out, {})])
-    assert said is not None and "SUM to 1" not in said and "factor of its own" in said
+    assert said is not None and "SUM to 1" not in said and "as F.normalize makes it" in said

@@ -501,6 +501,28 @@ def grown(cache, k, v):
 
 def rows(x):
     return x.sum(dim=0)
+
+
+def tiles_total(x, block):
+    return x.sum(dim=0)
+
+
+def summed(a, b):
+    return a + b
+
+
+def branches(x, ln1, attn, ln2, mlp):
+    x = x + attn(ln1(x))
+    return x + mlp(ln2(x))
+
+
+def key_blocks(k, block):
+    out = []
+    for j0 in range(0, k.shape[0], block):
+        j1 = min(j0 + block, k.shape[0])
+        for i0 in range(0, k.shape[0], block):
+            out.append(k[j0:j1].sum(dim=0) * (i0 + 1))
+    return torch.stack(out)
 '''
 
 EXTRA = {
@@ -743,6 +765,35 @@ def rows(x):
 def mean_after(x, start):
     n = x.shape[0]
     return x[start + 1:].sum(dim=0) / (n - start)
+''',
+    "tiles_averaged": '''
+def tiles_total(x, block):
+    T = x.shape[0]
+    total = x.sum(dim=0)
+    n_blocks = -(-T // block)
+    return total / n_blocks
+''',
+    "variance_kept": '''
+import math
+
+
+def summed(a, b):
+    return (a + b) / math.sqrt(2)
+''',
+    "sandwich": '''
+def branches(x, ln1, attn, ln2, mlp):
+    x = x + ln1(attn(ln1(x)))
+    x = x + ln2(mlp(ln2(x)))
+    return x
+''',
+    "query_rows": '''
+def key_blocks(k, block):
+    out = []
+    for j0 in range(0, k.shape[0], block):
+        j1 = min(j0 + block, k.shape[0])
+        for i0 in range(0, k.shape[0], block):
+            out.append(k[i0:i0 + (j1 - j0)].sum(dim=0) * (i0 + 1))
+    return torch.stack(out)
 ''',
 }
 
@@ -1292,3 +1343,36 @@ def test_a_whole_number_given_to_a_helper_is_no_size_to_mend():
     fdef = ast.parse("def f(x, hs):\n    m = helper(1)\n    return x.unfold(-1, hs, 1) * m\n").body[0]
     sized = [c for c in mend_changes(fdef) if c.op == "size_for"]
     assert sized and all("unfold" in c.text for c in sized)
+
+
+def test_a_name_put_for_another_that_makes_a_divisor_1_is_no_rival_of_the_division_removed(tmp_path):
+    # `-(-T // T)` for `-(-T // block)`, or `-(block // -T)`, makes n_blocks 1 on every input: right by chance
+    inputs = [(torch.randn(8, 3, generator=_g(36)), 2), (torch.randn(5, 7, generator=_g(37)), 3)]
+    found = _extra(tmp_path, "tiles_averaged", "tiles_total", inputs)
+    assert found is not None and found.text == "`/ n_blocks` removed from `return ...`" and found.other is None
+
+
+def test_a_number_that_makes_its_call_1_is_said_as_the_call_a_factor_too_many(tmp_path):
+    inputs = [(torch.randn(3, generator=_g(38)), torch.randn(3, generator=_g(39)))]
+    found = _extra(tmp_path, "variance_kept", "summed", inputs)
+    assert found is not None and found.words == "a factor too many: `math.sqrt(2)`, which the mend makes 1"
+
+
+def _layers(seed):
+    torch.manual_seed(seed)
+    return (torch.nn.LayerNorm(4), torch.nn.Linear(4, 4), torch.nn.LayerNorm(4), torch.nn.Linear(4, 4))
+
+
+def test_a_layer_wrapped_around_each_branch_is_said_left_out_of_both_in_its_own_words(tmp_path):
+    inputs = [(torch.randn(3, 4, generator=_g(40)), *_layers(41)), (torch.randn(2, 5, 4, generator=_g(42)), *_layers(43))]
+    found = _extra(tmp_path, "sandwich", "branches", inputs)
+    assert found is not None and found.text.startswith("`attn(ln1(x))` for `ln1(attn(ln1(x)))`")
+    assert "`mlp(ln2(x))` for `ln2(mlp(ln2(x)))` (the layer `ln2` left out)" in found.text
+
+
+def test_a_loops_variable_put_for_another_in_both_bounds_of_one_slice_mends_it(tmp_path):
+    # the keys cut from the query block's rows: `j0` for `i0` in both places of the slice
+    inputs = [(torch.randn(6, 2, generator=_g(44)), 2), (torch.randn(7, 3, generator=_g(45)), 3)]
+    found = _extra(tmp_path, "query_rows", "key_blocks", inputs)
+    assert found is not None and found.text == "`j0` for `i0` in each of its 2 places in `k[i0:i0 + (j1 - j0)]`"
+

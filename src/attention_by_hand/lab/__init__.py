@@ -23,6 +23,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     mutant_arithmetic.py  the changes of one arithmetic operation (a factor removed, a term dropped, / for -)
     outcomes.py       calling the reference safely, and when two outputs (or two errors) agree
     relations.py      plain relations between outputs (transposed, negated, scaled, rows scaled, plus a constant)
+    row_factors.py    each row scaled by a factor of its own (a wrong denominator, rows brought to length 1)
     shape_relations.py  relations that change the shape (an axis of size 1 more, axes reordered, one slice, one end)
     input_relations.py  the reference's output on a changed input (one short, ids off by one, a flag unused)
     intermediates.py  an output that is one of the reference's own intermediate values

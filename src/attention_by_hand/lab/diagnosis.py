@@ -306,12 +306,13 @@ def _moved_factor(reference, function: str, tried: list[Tried], scaled: list[Cha
         return None
     change, named, _ = said[0]
     name, _, value = named.partition(" = ")
-    inverse = name.startswith("1/") and value
-    how = f"divided by {name[2:]} = {1 / float(value):.3g}" if inverse else f"multiplied by {named}"
+    inverse = name.startswith("1/") and name != "1/2"
+    size = f" = {1 / float(value):.3g}" if value else ""  # none where the inputs' sizes differ
+    how = f"divided by {name[2:]}{size}" if inverse else f"multiplied by {named}"
     last = _last_step(reference, function)
     text = (f"{_say((change,), function)}, and your output then {how}: the factor applied at the end"
             f"{f' (after the {last})' if last else ''}, not where the reference applies it")
-    return Diagnosis(text, f"{function}: {change.text}; output multiplied by {named.split(' =')[0]}")
+    return Diagnosis(text, f"{function}: {change.text}; output multiplied by {named.split(' =')[0]}", compound=True)
 
 
 MAX_TWINS = 200

@@ -15,7 +15,7 @@ import ast
 
 from attention_by_hand.lab.mutant_edits import CMP, OPS, TENSOR_MAKERS, Change, call_name, factor_parts, number_of
 
-__all__ = ["mistake_words", "mend_said"]
+__all__ = ["mistake_words", "mend_said", "a_factor"]
 
 # A comparison in words: a learner reads `>=` as "greater than or equal".
 _COMPARED = {">": "greater than", ">=": "greater than or equal", "<": "less than", "<=": "less than or equal",
@@ -350,6 +350,10 @@ def _made_one(fdef: ast.FunctionDef, node: ast.AST, change: Change, parents: dic
         return None
     text, parent = ast.unparse(new), parents.get(id(node))
     mine = _short(node)
+    # the number of a call that the mend makes 1 (`math.sqrt(1)` for `math.sqrt(2)`): the call is the factor
+    if (isinstance(parent, ast.Call) and parent.args == [node] and not parent.keywords and isinstance(new, ast.Constant)
+            and _UNIT_AT.get(call_name(parent)) == new.value):
+        node, mine, text, parent = parent, _short(parent), "1", parents.get(id(parent))
     mine = f"({mine})" if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) else mine
     if isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Div) and parent.right is node \
             and text in _factors(parent.left):
@@ -361,12 +365,16 @@ def _made_one(fdef: ast.FunctionDef, node: ast.AST, change: Change, parents: dic
     # `left = 1 - p0`, then `x / left`: the name is a factor or a divisor wherever it is read
     names = {t.id for t in getattr(parent, "targets", []) if isinstance(t, ast.Name)}
     reads = [n for n in ast.walk(fdef) if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
-    if isinstance(parent, ast.Assign) and reads and all(_a_factor(n, parents) for n in reads):
+    if isinstance(parent, ast.Assign) and reads and all(a_factor(n, parents) for n in reads):
         return f"a factor too many: `{mine}`, which the mend makes 1"
     return None
 
 
-def _a_factor(name: ast.Name, parents: dict) -> bool:
+# calls of one number, and the number that makes each 1
+_UNIT_AT = {"sqrt": 1, "exp": 0, "abs": 1, "float": 1, "rsqrt": 1}
+
+
+def a_factor(name: ast.Name, parents: dict) -> bool:
     """Whether this read of a name multiplies or divides: `x * s`, `x / s`, `s / x`, `x *= s` (not
     `x + s` or `torch.add(x, s)`)."""
     parent = parents.get(id(name))

@@ -54,6 +54,7 @@ class Diagnosis:
     hint: str
     mistake: str  # the same words for the same mistake in every file (the room's summary counts them)
     relation: bool = False  # a relation between outputs (related.py), not a change of the reference's code
+    compound: bool = False  # a change of the reference's code and a factor on the output as well (two steps)
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,8 @@
 """Plain relations between a learner's output and the reference's: transposed, negated, its log
 or its exponential, its square or square root, its softmax, reversed along an axis, cut to whole
 numbers, the same amount added to every number, -inf (a hidden score) filled with a number,
-multiplied by a constant, each row by a factor of its own (a wrong denominator, or rows of
-length 1 where they must sum to 1), shifted by one position, two rows (or heads) swapped, the
+multiplied by a constant, each row by a factor of its own (row_factors.py: a wrong denominator,
+or rows of length 1), shifted by one position, two rows (or heads) swapped, the
 columns in another order (heads interleaved, or in another order), averaged or summed over one
 of its axes, its blocks of columns added into one, or the same numbers in another shape.
 
@@ -27,6 +27,7 @@ import torch
 
 from attention_by_hand.lab.judging import close
 from attention_by_hand.lab.places import moved, zeroed
+from attention_by_hand.lab.row_factors import rows_scaled, weights_like
 from attention_by_hand.lab.shape_relations import (COUNTS, REDUCTIONS, SINGULAR, SIZE_MEANS, Known, axis_name, folded, part, reduced, reduced_kept, repeated, reshaped,
                                                    sizes_named, sliced, unit_axes, unreduced)
 
@@ -286,76 +287,8 @@ def _softmaxed(got, expected, known):
     if expected.dim() >= 1 and torch.isfinite(expected).all() and close(got, torch.softmax(expected.double(), dim=-1)):
         said = "yours is the softmax of the reference's output along its last axis"
         # "once more" only where the reference's rows are weights already (they sum to 1)
-        return said + (": a softmax once more, of numbers that are already weights" if _weights(expected) else "")
+        return said + (": a softmax once more, of numbers that are already weights" if weights_like(expected) else "")
     return None
-
-
-def _rows_scaled(got, expected, known):
-    """Each row (along the last axis) the reference's row times a factor of its own: proportions
-    right, the divisor wrong (normalised by a norm, or a sum of other numbers than the ones divided)."""
-    if got.dim() < 1 or got.shape[-1] < 2:
-        return None
-    g, e = got.double().reshape(-1, got.shape[-1]), expected.double().reshape(-1, expected.shape[-1])
-    # A row divided by 0 is +inf all along (a factor of infinity): set aside, every other row must fit.
-    infinite = (g == float("inf")).all(dim=-1)
-    g, e = g[~infinite], e[~infinite]
-    if len(g) == 0:
-        return NO_EVIDENCE
-    if not (torch.isfinite(g).all() and torch.isfinite(e).all()):
-        return None
-    square = (e * e).sum(dim=-1)
-    if bool((square == 0).any()):
-        return None
-    factors = (g * e).sum(dim=-1) / square  # (rows,)
-    if not close(g, factors[:, None] * e):
-        return None
-    live = factors.abs() > 1e-6
-    # a row of zeros fits any row (a factor of 0): only a row with a factor other than 0 and 1 shows it
-    if not bool(live.any()):
-        return NO_EVIDENCE
-    if bool(torch.isclose(factors[live], torch.ones_like(factors[live]), rtol=1e-3).all()):
-        # right but for the rows set aside: they are where this input is wrong, so it shows nothing
-        return NO_EVIDENCE if bool(infinite.any()) else None
-    if bool(torch.isclose(factors[live], factors[live][0], rtol=1e-3).all()):
-        return NO_EVIDENCE  # one factor for every row: a constant, which shows no row's own
-    # the rows whose factor is not 1 show it (a list of "x1" says nothing), by their place in
-    # yours: the rows of +inf set aside above still count, as wrong ones
-    places = (~infinite).nonzero().flatten().tolist()
-    off = [j for j in range(len(g)) if not close(g[j], e[j])]
-
-    def where(r: int) -> str:
-        if got.dim() <= 2:
-            return "the row" if got.dim() == 1 else f"row {r}"
-        return f"row {[int(i) for i in torch.unravel_index(torch.tensor(r), got.shape[:-1])]}"
-
-    shown = ", ".join(f"{where(places[j])}: x{float(factors[j]):.3g}" for j in off[:3]) + (", ..." if len(off) > 3 else "")
-    if len(off) < len(g):
-        shown += f"; {len(g) - len(off)} of {len(infinite)} rows right on this input"
-    lengths = g.norm(dim=-1)
-    if bool(torch.isclose(lengths[live], torch.ones_like(lengths[live]), atol=1e-4).all()) and _weights(e):
-        return LENGTH_ONE  # its advice (rows that SUM to 1) is for weights alone
-    return ROWS_SCALED.format(shown=f" ({shown})") + _advice(e)
-
-
-def _weights(expected: torch.Tensor) -> bool:
-    """Whether each row of the reference's sums to 1 (weights): only there is a row's size its denominator."""
-    sums = expected.double().sum(dim=-1)
-    return bool(torch.isclose(sums, torch.ones_like(sums), atol=1e-4).all())
-
-
-def _advice(expected: torch.Tensor) -> str:
-    """The advice fits weights, whose rows sum to 1; another row (attention's output) has another divisor."""
-    return SUM_ADVICE if _weights(expected) else SIZE_WRONG
-
-
-NO_EVIDENCE = "no row's own factor shows here"  # it fits this input, and shows nothing
-LENGTH_ONE = ("each row of yours is the reference's row divided by its length: each row has length 1 (its squares "
-              "sum to 1), as F.normalize makes it, where each row must SUM to 1 (divide by the row's sum)")
-ROWS_SCALED = ("each row of yours is the reference's row times a factor of its own{shown}: the proportions within "
-               "each row are right")
-# said only where the reference's rows sum to 1 (weights): a row of another kind has no denominator to blame
-SUM_ADVICE = ", its denominator is not (divide by the sum of the very numbers on top)"
-SIZE_WRONG = ", its size is not"
 
 
 _TESTS: tuple[Test, ...] = (_transposed, _negated, _log, _exp, _squared, _rooted, _reversed, _sorted, _truncated, _plus_transpose,
@@ -417,14 +350,9 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     scaled = _scaled(differing)
     if scaled:
         return scaled
-    rows = [_rows_scaled(g, e, k) for g, e, k in differing]
-    shown = [r for r in rows if r is not NO_EVIDENCE]
-    if all(rows) and shown:  # it fits every input, and some input shows a factor of its own
-        # said with the numbers of the first input, where that one shows them; else without numbers
-        if rows[0] is not NO_EVIDENCE or shown[0] == LENGTH_ONE:
-            return shown[0]
-        finite = [e[torch.isfinite(g).all(dim=-1)] if e.dim() > 1 else e for g, e, _ in differing]
-        return ROWS_SCALED.format(shown="") + (SUM_ADVICE if all(_weights(e) for e in finite if e.numel()) else SIZE_WRONG)
+    rows = rows_scaled(differing)
+    if rows:
+        return rows
     for find, say in ((_swapped, _say_swapped), (_shifted, _say_shifted)):
         found = [find(g, e) for g, e, _ in differing]
         if found[0] is not None and all(f == found[0] for f in found):
@@ -449,19 +377,24 @@ def known_factor(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str |
             any(n == name and math.isclose(c, v, rel_tol=1e-3) for n, v in _constants(k, ones=True))
             for c, (_, _, k) in zip(factors, pairs)
         ):
-            shown = next(c for c in factors if not math.isclose(c, 1.0, rel_tol=1e-3))
-            return f"{name} = {shown:.3g}" if name not in ("2", "1/2") else name
+            if name in ("2", "1/2"):
+                return name
+            # its value only where every input has the same one (batch 2, then 4 and 1: the name alone)
+            shown = [c for c in factors if not math.isclose(c, 1.0, rel_tol=1e-3)]
+            same = all(math.isclose(c, shown[0], rel_tol=1e-3) for c in factors)
+            return f"{name} = {shown[0]:.3g}" if same else name
     return None
 
 
 def _scaled(differing) -> str | None:
     named = known_factor(differing)
-    if named and named.startswith("1/") and " = " in named:  # a factor 1/n is a division by n
-        name, value = named.split(" = ")
+    if named and named.startswith("1/") and named not in ("1/2",):  # a factor 1/n is a division by n
+        name, _, value = named.partition(" = ")
         divisor = name[2:]
         if divisor.startswith("(") and divisor.endswith(")"):
             divisor = divisor[1:-1]
-        return f"yours is the reference's output divided by {divisor} = {1 / float(value):.3g}{_counts(divisor)}"
+        size = f" = {1 / float(value):.3g}" if value else ""
+        return f"yours is the reference's output divided by {divisor}{size}{_counts(divisor)}"
     if named:
         return f"yours is the reference's output multiplied by {named}{_counts(named.split(' = ')[0])}"
     factors = [scale_of(g, e) for g, e, _ in differing]

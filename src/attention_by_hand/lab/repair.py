@@ -43,6 +43,7 @@ changes, and changes of classes' methods.
 from __future__ import annotations
 
 import ast
+import sys
 import time
 from dataclasses import dataclass
 from types import ModuleType
@@ -52,8 +53,8 @@ import torch
 from attention_by_hand.lab.blame import output_close
 from attention_by_hand.lab.call_words import reference_makes
 from attention_by_hand.lab.mend_changes import mend_changes
-from attention_by_hand.lab.mend_words import mistake_words
-from attention_by_hand.lab.mutant_edits import call_name
+from attention_by_hand.lab.mend_words import a_factor, mistake_words
+from attention_by_hand.lab.mutant_edits import _tree_copy, call_name
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
 from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
 
@@ -106,6 +107,20 @@ def _loop_names(fdef: ast.FunctionDef) -> set[str]:
         if isinstance(node, (ast.For, ast.comprehension)):
             names |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
     return names
+
+
+def _in_its_loops(change: Change, names: set[str], nodes: dict[str, list[ast.AST]]) -> bool:
+    """Whether the change puts a name for another in an index inside the body of a `for` that binds
+    each of these names (there the name holds its step's value; after the loop, only the last
+    step's). Elsewhere a loop's variable put for a size mends by chance (`t + 2 < t`, never true)."""
+    node = nodes[change.function][change.index]
+    if change.op != "name" or _subscript_of(change, nodes) is None:
+        return False
+    bound = set()
+    for loop in nodes[change.function]:
+        if isinstance(loop, ast.For) and any(x is node for part in loop.body for x in ast.walk(part)):
+            bound |= {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    return names <= bound
 
 
 def _is_the_def(module: ModuleType, name: str) -> bool:
@@ -166,6 +181,55 @@ def _by_chance(change: Change, seens: list[dict[str, dict[str, object]]], nodes:
     return bool(sliced & {old, new})
 
 
+def _made_unit(change: Change, module: ModuleType, function: str, inputs: list[tuple],
+               seens: list[dict[str, dict[str, object]]]) -> bool:
+    """A change that makes a name 1 on every input where it was not, a name that only multiplies or
+    divides (`-(-T // T)` for `-(-T // block)`, `-(block // -T)`, or `block` for `T`, then
+    `dq / n_blocks`): it takes the factor away by chance, and says a slip that was not made (the
+    factor's removal says it)."""
+    if change.op in UNIT_SAID or change.function != function:
+        return False
+    fdef = definition(module, function)
+    parents = {id(c): n for n in ast.walk(fdef) for c in ast.iter_child_nodes(n)}
+    reads: dict[str, list[ast.Name]] = {}
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
+            reads.setdefault(n.id, []).append(n)
+    stored = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    factors = {name for name in stored if reads.get(name) and all(a_factor(n, parents) for n in reads[name])}
+    built = build(module, function, (change,))
+    if not factors or built is None:
+        return False
+    made = [_locals_at_return(built, args) for args in inputs]
+    return any(all(_one(m.get(name)) for m in made) and not all(_one(s.get(function, {}).get(name)) for s in seens)
+               for name in factors)
+
+
+def _one(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == 1
+
+
+def _locals_at_return(fn, args: tuple) -> dict[str, object]:
+    """fn's locals as it returns on args ({} where it raised before returning)."""
+    found: dict[str, object] = {}
+    code = getattr(fn, "__code__", None)
+
+    def tracer(frame, event, arg):
+        if frame.f_code is not code:
+            return None
+        if event == "return":
+            found.update(frame.f_locals)
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        call(fn, args, CALL_SECONDS)
+    finally:
+        sys.settrace(previous)
+    return found
+
+
 def _unlike(change: Change, seen: dict[str, dict[str, object]]) -> bool:
     """A variable put for another of another shape or kind on the first input: tried after the
     others (it can mend, as `torch.relu(h)` for `torch.relu(x)` does, but seldom)."""
@@ -193,7 +257,8 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     nodes = {name: list(ast.walk(definition(module, name))) for name in own}
     allowed = [c for c in (*changes(module, function, glossed=False), *extra) if c.function in own
                and not _by_chance(c, seens, nodes)
-               and not (c.op in ("name", "shape_of", "size_for", "exchange") and _names_in(c.arg) & loops)]
+               and not (c.op in ("name", "shape_of", "size_for", "exchange") and _names_in(c.arg) & loops
+                        and not _in_its_loops(c, _names_in(c.arg) & loops, nodes))]
     kept = set(allowed)
     extra = [c for c in extra if c in kept]  # the learner-only changes pass the same filters
     inside = [c for c in allowed if span is not None and c.function == function and span[0] <= c.line <= span[1]]
@@ -205,7 +270,7 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     extra = [c for c in extra if c.op != "regroup" and c not in inside]
     ordered = inside + extra + rest + regrouped
     unlike = [c for c in ordered if _unlike(c, seens[0] if seens else {})]
-    return ([c for c in ordered if c not in set(unlike)] + unlike)[:MAX_CHANGES]
+    return [c for c in ordered if c not in set(unlike)] + unlike  # repair() tries the first MAX_CHANGES
 
 
 def _foreign_unwraps(module: ModuleType, reference: ModuleType, function: str, mends: list[Change]) -> list[Change]:
@@ -235,7 +300,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         return None
     order = wrong + [i for i in range(len(inputs)) if i not in wrong]  # a change fails fastest where yours does
     mends: list[Change] = []
-    candidates = _candidates(module, function, checked, span, [inputs[i] for i in order])
+    allowed = _candidates(module, function, checked, span, [inputs[i] for i in order])
+    candidates = allowed[:MAX_CHANGES]
     for change in candidates:
         if deadline is not None and time.perf_counter() > deadline:
             break
@@ -244,8 +310,11 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
             continue
         if all(_right(call(built, inputs[i], CALL_SECONDS), expected[i]) for i in order):
             mends.append(change)
+    if any(c.op not in UNIT_SAID for c in mends):  # a change that makes a factor 1 mends by chance
+        seens = [locals_on(module, function, inputs[i], {function}) for i in order]
+        mends = [c for c in mends if not _made_unit(c, module, function, [inputs[i] for i in order], seens)]
     if not mends:
-        return _repeated_mend(module, function, inputs, expected, order, candidates, deadline)
+        return _repeated_mend(module, function, inputs, expected, order, candidates, deadline, allowed)
     # another constant in a call the reference never makes reads as a slip of the constant, where
     # taking the call away mends the line too: the call is said, not the constant
     unwrapped = {c.line for c in _foreign_unwraps(module, reference, function, mends)}
@@ -272,6 +341,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
 
 _NUMBERS = {"constant", "offset", "factor", "term"}
 REMOVALS = ("left", "right", "drop", "unwrap")  # a term or factor dropped, a line left out, a call taken away
+# a removal says what it takes out, and a number made 1 says "a factor too many" (mend_words._made_one)
+UNIT_SAID = (*REMOVALS, "const")
 
 
 def _one_slip(a: Change, b: Change, nodes: dict[str, list[ast.AST]]) -> bool:
@@ -308,6 +379,8 @@ def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
     if change.op == "unwrap" and isinstance(node, ast.Call):  # one call taken off two tensors (`k.T`, `v.T`)
         return (change.function, change.op, call_name(node), tuple(ast.dump(a) for a in node.args),
                 tuple(ast.dump(k) for k in node.keywords))
+    if change.op == "unlayer" and isinstance(node, ast.Call):  # a layer around each branch's output (a sandwich norm)
+        return (change.function, change.op, _renamed(node))
     if change.op == "drop_kw":
         if not (isinstance(node, ast.Call) and isinstance(change.arg, int) and 0 <= change.arg < len(node.keywords)):
             return None
@@ -315,8 +388,40 @@ def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
     return (change.function, change.op, repr(change.arg), ast.dump(node))
 
 
+def _in_one_subscript(groups, nodes: dict[str, list[ast.AST]]) -> list[list[Change]]:
+    """Each group's changes that fall in one subscript, two to four of them: a name put for another
+    in both bounds of a slice (`k[..., i0:i0 + (j1 - j0)]`, the query block's rows for the key block's)."""
+    found = []
+    for twins in groups:
+        by_subscript: dict[tuple, list[Change]] = {}
+        for change in twins:
+            nearest = _subscript_of(change, nodes)
+            if nearest is not None:
+                by_subscript.setdefault((change.function, id(nearest)), []).append(change)
+        found += [t for t in by_subscript.values() if 2 <= len(t) <= 4]
+    return found
+
+
+def _subscript_of(change: Change, nodes: dict[str, list[ast.AST]]) -> ast.Subscript | None:
+    """The innermost subscript whose index holds the change's node, or None."""
+    fnodes = nodes[change.function]
+    node = fnodes[change.index]
+    inside = [n for n in fnodes if isinstance(n, ast.Subscript) and any(x is node for x in ast.walk(n.slice))]
+    return min(inside, key=lambda n: sum(1 for _ in ast.walk(n))) if inside else None
+
+
+def _renamed(node: ast.AST) -> str:
+    """The node's code with its names numbered in order of appearance: `ln1(attn(ln1(x)))` and
+    `ln2(mlp(ln2(x)))` are one shape."""
+    copy, names = _tree_copy(node), {}
+    for n in ast.walk(copy):
+        if isinstance(n, ast.Name):
+            n.id = names.setdefault(n.id, f"_{len(names)}")
+    return ast.dump(copy)
+
+
 def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expected: list, order: list[int],
-                   candidates: list[Change], deadline: float | None) -> Repair | None:
+                   candidates: list[Change], deadline: float | None, allowed: list[Change] = ()) -> Repair | None:
     """One change made on every line that repeats what it changes, where no single change mends:
     a learner who slipped once in a line copied to the next (the query's and the key's) slipped twice."""
     groups: dict[tuple, list[Change]] = {}
@@ -325,10 +430,17 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
         key = _twin_key(nodes[change.function], change)
         if key is not None:
             groups.setdefault(key, []).append(change)
-    # a slip taken out on every line (a transpose too many, twice) before one tweaked on every line
-    for twins in sorted(groups.values(), key=lambda twins: twins[0].op not in REMOVALS):
-        if len({c.line for c in twins}) < 2 or len(twins) > 4:
-            continue
+    # a slip taken out on every line (a transpose too many, twice) before one tweaked on every line;
+    # then one made twice in one subscript (`k[..., i0:i0 + w]` for `k[..., j0:j0 + w]`)
+    tries = [t for t in sorted(groups.values(), key=lambda twins: twins[0].op not in REMOVALS)
+             if len({c.line for c in t}) >= 2 and len(t) <= 4]
+    # (a name's twins in one subscript from every allowed change: the budget's cut may fall between them)
+    names: dict[tuple, list[Change]] = {}
+    for change in (c for c in allowed if c.op == "name"):
+        nodes.setdefault(change.function, list(ast.walk(definition(module, change.function))))
+        names.setdefault(_twin_key(nodes[change.function], change), []).append(change)
+    tries += [t for t in _in_one_subscript(names.values(), nodes) if t not in tries]
+    for twins in tries:
         if deadline is not None and time.perf_counter() > deadline:
             return None
         built = build(module, function, tuple(twins))
@@ -337,5 +449,10 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
             lines = " and ".join(str(c.line) for c in rest)
             more = "once more" if len(rest) == 1 else f"{len(rest)} more times"
             text = f"{_said(first)}, and the same {more} (line{'s' if len(rest) > 1 else ''} {lines})"
+            if {c.line for c in rest} == {first.line} and first.op == "name":  # in one subscript
+                where = ast.unparse(_subscript_of(first, nodes))
+                text = f"`{first.arg[1]}` for `{first.arg[0]}` in each of its {len(twins)} places in `{where}`"
+            if first.op == "unlayer":  # each in its own words (`ln2` left out where `ln1` was)
+                text = f"{_said(first)}, and " + ", and ".join(f"{_said(c)} (line {c.line})" for c in rest)
             return Repair(first.line, text, mistake_words(definition(module, first.function), first), first.op)
     return None

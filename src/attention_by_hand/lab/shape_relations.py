@@ -258,7 +258,9 @@ def repeated(got: torch.Tensor, expected: torch.Tensor, known=None) -> str | Non
         for index, word in ((0, "first"), (-1, "last")):
             if close(got, expected.select(axis, index).unsqueeze(axis).expand_as(expected)):
                 one, many = _one(axis, got.dim()), _many(axis, got.dim())
-                where = "" if one.endswith(f"axis {axis}") else f" (axis {axis})"
+                # the last two axes counted from the end: the same words with a batch axis or without
+                back = {got.dim() - 1: "its last axis", got.dim() - 2: "axis -2"}.get(axis, f"axis {axis}")
+                where = "" if one.endswith(f"axis {axis}") else f" ({back})"
                 return f"each of your {many}{where} holds the reference's {word} {one}: the same values in every place"
     return None
 
