@@ -252,6 +252,12 @@ def test_rows_that_are_no_weights_brought_to_length_1_are_said_normalised_withou
     assert said is not None and "divided by its length" in said and "F.normalize" in said and "SUM" not in said
 
 
+def test_rows_turned_round_as_well_as_brought_to_length_1_are_not_said_normalised():
+    keys = [torch.randn(4, 3, generator=torch.Generator().manual_seed(seed)) for seed in (4, 5)]
+    said = relation([(-k / k.norm(dim=-1, keepdim=True), k, {}) for k in keys])
+    assert said is not None and "F.normalize" not in said and "factor of its own" in said
+
+
 def test_rows_brought_to_length_1_beside_rows_kept_as_given_are_said_normalised():
     # a cache: the old rows as they were, the new ones normalised
     keys = [torch.randn(4, 3, generator=torch.Generator().manual_seed(seed)) for seed in (2, 3)]

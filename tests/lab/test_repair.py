@@ -1376,3 +1376,19 @@ def test_a_loops_variable_put_for_another_in_both_bounds_of_one_slice_mends_it(t
     found = _extra(tmp_path, "query_rows", "key_blocks", inputs)
     assert found is not None and found.text == "`j0` for `i0` in each of its 2 places in `k[i0:i0 + (j1 - j0)]`"
 
+
+
+def test_a_factor_set_in_a_loop_is_not_judged_by_its_last_value(tmp_path):
+    # `r` at the return is the last step's: made 1 there says nothing of the steps before it
+    from attention_by_hand.lab.mutants import changes
+    from attention_by_hand.lab.outcomes import locals_on
+    from attention_by_hand.lab.repair import _made_unit
+
+    looped = "def f(x, n):\n    out = x\n    for i in range(n):\n        r = n - i + 1\n        out = out * r\n    return out\n"
+    once = "def f(x, n):\n    i = n - 1\n    r = n - i + 1\n    return x * r\n"
+    inputs = [(torch.ones(2), 3), (torch.ones(3), 2)]
+    for name, source, line, expected in (("looped", looped, 4, False), ("once", once, 3, True)):
+        module = _load(tmp_path, name, source)
+        change = next(c for c in changes(module, "f", glossed=False) if c.op == "name" and c.arg == ("n", "i") and c.line == line)
+        seens = [locals_on(module, "f", args, {"f"}) for args in inputs]
+        assert _made_unit(change, module, "f", inputs, seens) is expected

@@ -19,8 +19,11 @@ learner-only changes, then the rest. A function that calls a checked function th
 not mended (its own code may be right). When several changes mend it, the one said first reads
 most like a mistake (`PREFERRED`), and where another names a different slip (`head:` for
 `head + 1:`, or the term `- x[head]` dropped) it is said beside it: the outputs cannot tell them
-apart (`_one_slip`: one number changed two ways is one slip); where one change takes out what the
-best one only tweaks (`** 0.75` removed, or `* 0.75` for it), the removal is said. A variable put for another of
+apart (`_one_slip`: one number changed two ways is one slip, and so is a change inside what
+another takes out, `exp(s.mean(...))` for the term `s.mean(...)` dropped); where one change takes
+out what the best one only tweaks (`** 0.75` removed, or `* 0.75` for it), the removal is said. A
+change that mends only by making a name that multiplies or divides 1 on every input
+(`-(-T // T)` for `-(-T // block)`, then `/ n_blocks`) is never said (`_made_unit`). A variable put for another of
 another shape (or kind) on the first input is tried after every other change; one that can mend
 only by chance is never tried (`_by_chance`: a name holding 0 or 1 on every input; a slice read
 from a tensor of another shape, as `[heads[:-1], values]` for `[values[:-1], heads]`, right only
@@ -36,8 +39,11 @@ but on a very slow machine they may stop a search early and leave a mend unsaid;
 one said that would not be.
 
 Pairs of changes are tried only as one change made on every line that repeats what it changes
-(`_repeated_mend`: a slip copied from the query's line to the key's). Left out: other pairs of
-changes, and changes of classes' methods.
+(`_repeated_mend`: a slip copied from the query's line to the key's, a layer wrapped around each
+branch's output), or at every place of a name in one subscript (`j0` for `i0` in
+`k[..., i0:i0 + (j1 - j0)]`: the query block's rows for the key block's), where a loop's variable
+may stand for another inside that loop. Left out: other pairs of changes, and changes of classes'
+methods.
 """
 
 from __future__ import annotations
@@ -196,7 +202,10 @@ def _made_unit(change: Change, module: ModuleType, function: str, inputs: list[t
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
             reads.setdefault(n.id, []).append(n)
     stored = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    factors = {name for name in stored if reads.get(name) and all(a_factor(n, parents) for n in reads[name])}
+    # a name set in a loop holds its last step's value at the return, which says nothing of the others
+    looped = {n.id for loop in ast.walk(fdef) if isinstance(loop, (ast.For, ast.While))
+              for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    factors = {name for name in stored - looped if reads.get(name) and all(a_factor(n, parents) for n in reads[name])}
     built = build(module, function, (change,))
     if not factors or built is None:
         return False
@@ -351,6 +360,8 @@ def _one_slip(a: Change, b: Change, nodes: dict[str, list[ast.AST]]) -> bool:
     removed). Changes apart (the slice's `+ 1` and a term subtracted after it) are two slips."""
     if a.text == b.text or (a.function, a.index) == (b.function, b.index):
         return True  # one node changed two ways (`dim=-1` or `dim=1` added) is one slip
+    if a.function == b.function and any(_inside_removed(r, o, nodes[a.function]) for r, o in ((a, b), (b, a))):
+        return True  # a change inside what the other takes out only makes it harmless: the removal says it
     # brackets moved around a number change it too (`T + (1 // 2)`), and a line left out whose
     # only work is a term or a factor (`out = out + proj.bias`) is that term dropped: one slip
     kinds = {a.kind, b.kind}
@@ -359,6 +370,16 @@ def _one_slip(a: Change, b: Change, nodes: dict[str, list[ast.AST]]) -> bool:
         return False
     first, second = nodes[a.function][a.index], nodes[b.function][b.index]
     return any(n is second for n in ast.walk(first)) or any(n is first for n in ast.walk(second))
+
+
+def _inside_removed(removal: Change, other: Change, nodes: list[ast.AST]) -> bool:
+    """Whether `other` changes a node inside what `removal` takes out (`exp(s.mean(...))` for
+    `s.mean(...)`, where the term `s.mean(...)` dropped mends it too)."""
+    if removal.op not in ("left", "right", "drop") or other.op in REMOVALS:
+        return False
+    node = nodes[removal.index]
+    gone = node if removal.op == "drop" else getattr(node, "right" if removal.op == "left" else "left", None)
+    return gone is not None and any(n is nodes[other.index] for n in ast.walk(gone))
 
 
 def _rank(change: Change) -> int:

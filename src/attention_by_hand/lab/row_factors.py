@@ -75,7 +75,9 @@ def _rows_scaled(got: torch.Tensor, expected: torch.Tensor) -> str | None:
     if bool(torch.isclose(lengths[live], torch.ones_like(lengths[live]), atol=1e-4).all()) and weights_like(e):
         return LENGTH_ONE  # its advice (rows that SUM to 1) is for weights alone
     # rows of another kind (keys, an output) brought to length 1: every row that differs has it
-    if off and not weights_like(e) and bool(torch.isclose(lengths[off], torch.ones(len(off), dtype=lengths.dtype), atol=1e-4).all()):
+    # (each factor positive: a row turned round as well is no row normalised; a row of +inf set aside differs too)
+    if (off and not weights_like(e) and not bool(infinite.any()) and bool((factors[off] > 0).all())
+            and bool(torch.isclose(lengths[off], torch.ones(len(off), dtype=lengths.dtype), atol=1e-4).all())):
         return UNIT_ROWS
     return ROWS_SCALED.format(shown=f" ({shown})") + _advice(e)
 
