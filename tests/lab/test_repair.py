@@ -507,6 +507,10 @@ def tiles_total(x, block):
     return x.sum(dim=0)
 
 
+def positions(T):
+    return torch.arange(T)
+
+
 def summed(a, b):
     return a + b
 
@@ -765,6 +769,10 @@ def rows(x):
 def mean_after(x, start):
     n = x.shape[0]
     return x[start + 1:].sum(dim=0) / (n - start)
+''',
+    "from_the_middle": '''
+def positions(T):
+    return torch.arange(T) - T // 2
 ''',
     "tiles_averaged": '''
 def tiles_total(x, block):
@@ -1392,3 +1400,10 @@ def test_a_factor_set_in_a_loop_is_not_judged_by_its_last_value(tmp_path):
         change = next(c for c in changes(module, "f", glossed=False) if c.op == "name" and c.arg == ("n", "i") and c.line == line)
         seens = [locals_on(module, "f", args, {"f"}) for args in inputs]
         assert _made_unit(change, module, "f", inputs, seens) is expected
+
+
+def test_a_change_inside_a_term_whose_removal_mends_it_is_no_rival_of_the_removal(tmp_path):
+    # `- 2 // T` for `- T // 2` mends it too, only because 2 // T is 0: the term is what was added
+    found = _extra(tmp_path, "from_the_middle", "positions", [(4,), (6,)])
+    assert found is not None and "the term `T // 2` dropped" in found.text and found.other is None
+

@@ -12,9 +12,7 @@ raise an error of the same family, a pair the very same words), and only when it
 mistake that does: when two changes both reproduce every output, they are run on fresh random
 inputs of the same shapes; if they still agree, they are one mistake written two ways (`dim=0`
 and `dim=-2` of a matrix) and the first is named; if they part, neither is. Outputs that are nan
-everywhere name nothing: any change that breaks the arithmetic fits them; nor do outputs right
-wherever they are a number and nan elsewhere, which many changes give alike (a -inf filled with
-+inf, a mean of a row holding -inf): the line of the first nan says more.
+everywhere name nothing: any change that breaks the arithmetic fits them.
 
 Failing a change, the explanations that are no change of the code are tried (related.py), then a
 change whose output is the learner's times a constant the reference knows (a factor moved to the
@@ -202,11 +200,6 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
     # arithmetic somewhere: no evidence of which. The hint says what was observed.
     if all(nothing_finite(t.got) or isinstance(t.got, Raised) for t in tried):
         return None
-    # Right wherever yours is a number, nan elsewhere, on every input it gets wrong: a change that
-    # matches it agrees only on where the nan is, which many break alike (a -inf filled with +inf,
-    # a mean of a row holding -inf). The first nan's line says more (verdict.py).
-    if all(_nan_only(tried[i].got, expected[i]) for i in differ):
-        return None
     # The smallest failing input first: most changes fail there, at the lowest cost.
     wrong.sort(key=lambda i: size_of(tried[i].args))
     order = wrong + raised + [i for i in range(len(tried)) if i not in differ]
@@ -250,15 +243,6 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
             found.append((a, b))
     return ((_one_mistake(reference, function, found, tried, prefer) if found else None)
             or related(reference, function, tried, expected) or _moved_factor(reference, function, tried, scaled))
-
-
-def _nan_only(got, expected) -> bool:
-    """Whether got is nan somewhere and equals expected everywhere else."""
-    mine, theirs = flat(got), flat(expected)
-    if mine is None or theirs is None or mine.shape != theirs.shape or not mine.is_floating_point():
-        return False
-    nan = torch.isnan(mine)
-    return bool(nan.any()) and agree(mine[~nan], theirs[~nan].to(mine.dtype))
 
 
 def _singles(reference: ModuleType, function: str, args: tuple) -> list[Change]:
