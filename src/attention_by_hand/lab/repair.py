@@ -115,18 +115,27 @@ def _loop_names(fdef: ast.FunctionDef) -> set[str]:
     return names
 
 
-def _in_its_loops(change: Change, names: set[str], nodes: dict[str, list[ast.AST]]) -> bool:
+def _in_its_loops(change: Change, names: set[str], scopes: dict[str, tuple[dict, dict]]) -> bool:
     """Whether the change puts a name for another in an index inside the body of a `for` that binds
     each of these names (there the name holds its step's value; after the loop, only the last
-    step's). Elsewhere a loop's variable put for a size mends by chance (`t + 2 < t`, never true)."""
-    node = nodes[change.function][change.index]
-    if change.op != "name" or _subscript_of(change, nodes) is None:
-        return False
-    bound = set()
-    for loop in nodes[change.function]:
-        if isinstance(loop, ast.For) and any(x is node for part in loop.body for x in ast.walk(part)):
-            bound |= {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-    return names <= bound
+    step's). Elsewhere a loop's variable put for a size mends by chance (`t + 2 < t`, never true).
+    scopes: per function, _loop_scopes of its nodes."""
+    inner, bound = scopes[change.function]
+    return change.op == "name" and change.index in inner and names <= bound.get(change.index, set())
+
+
+def _loop_scopes(fnodes: list[ast.AST]) -> tuple[dict[int, ast.Subscript], dict[int, set[str]]]:
+    """({node's place: the innermost subscript whose index holds it}, {node's place: the names the
+    `for` loops whose bodies hold it bind}), places counted in ast.walk order."""
+    place = {id(n): i for i, n in enumerate(fnodes)}
+    inner = {place[k]: v for k, v in _innermost_subscripts(fnodes).items()}
+    bound: dict[int, set[str]] = {}
+    for loop in (n for n in fnodes if isinstance(n, ast.For)):
+        targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        for part in loop.body:
+            for x in ast.walk(part):
+                bound.setdefault(place[id(x)], set()).update(targets)
+    return inner, bound
 
 
 def _is_the_def(module: ModuleType, name: str) -> bool:
@@ -264,10 +273,11 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     extra = [c for name in own for c in mend_changes(definition(module, name))]
     seens = [locals_on(module, function, args, set(own)) for args in inputs]  # each function's locals as it returns
     nodes = {name: list(ast.walk(definition(module, name))) for name in own}
+    scopes = {name: _loop_scopes(fnodes) for name, fnodes in nodes.items()}
     allowed = [c for c in (*changes(module, function, glossed=False), *extra) if c.function in own
                and not _by_chance(c, seens, nodes)
                and not (c.op in ("name", "shape_of", "size_for", "exchange") and _names_in(c.arg) & loops
-                        and not _in_its_loops(c, _names_in(c.arg) & loops, nodes))]
+                        and not _in_its_loops(c, _names_in(c.arg) & loops, scopes))]
     kept = set(allowed)
     extra = [c for c in extra if c in kept]  # the learner-only changes pass the same filters
     inside = [c for c in allowed if span is not None and c.function == function and span[0] <= c.line <= span[1]]
@@ -412,23 +422,30 @@ def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
 def _in_one_subscript(groups, nodes: dict[str, list[ast.AST]]) -> list[list[Change]]:
     """Each group's changes that fall in one subscript, two to four of them: a name put for another
     in both bounds of a slice (`k[..., i0:i0 + (j1 - j0)]`, the query block's rows for the key block's)."""
-    found = []
+    found, inner = [], {name: _innermost_subscripts(fnodes) for name, fnodes in nodes.items()}
     for twins in groups:
         by_subscript: dict[tuple, list[Change]] = {}
         for change in twins:
-            nearest = _subscript_of(change, nodes)
+            nearest = inner[change.function].get(id(nodes[change.function][change.index]))
             if nearest is not None:
                 by_subscript.setdefault((change.function, id(nearest)), []).append(change)
         found += [t for t in by_subscript.values() if 2 <= len(t) <= 4]
     return found
 
 
+def _innermost_subscripts(fnodes: list[ast.AST]) -> dict[int, ast.Subscript]:
+    """{id of a node: the innermost subscript whose index holds it}, for a function's nodes."""
+    found: dict[int, ast.Subscript] = {}
+    # ast.walk goes outside in, so an inner subscript, met later, overwrites the outer one
+    for subscript in (n for n in fnodes if isinstance(n, ast.Subscript)):
+        for inside in ast.walk(subscript.slice):
+            found[id(inside)] = subscript
+    return found
+
+
 def _subscript_of(change: Change, nodes: dict[str, list[ast.AST]]) -> ast.Subscript | None:
     """The innermost subscript whose index holds the change's node, or None."""
-    fnodes = nodes[change.function]
-    node = fnodes[change.index]
-    inside = [n for n in fnodes if isinstance(n, ast.Subscript) and any(x is node for x in ast.walk(n.slice))]
-    return min(inside, key=lambda n: sum(1 for _ in ast.walk(n))) if inside else None
+    return _innermost_subscripts(nodes[change.function]).get(id(nodes[change.function][change.index]))
 
 
 def _renamed(node: ast.AST) -> str:
