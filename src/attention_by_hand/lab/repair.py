@@ -12,25 +12,25 @@ function returns the reference's output on EVERY input (its dtype too): the hint
 the learner can test, "with `range(0, T)` for `range(1, T)` (line 56) yours gives the
 reference's values".
 
-Which changes: those of the function's own lines, and of the learner's helpers the checker does
-not check (a checked helper has its own checks; a change there would name the wrong function).
-Where blame.py found one span on every wrong call, the span's lines are changed first, then the
-learner-only changes, then the rest. A function that calls a checked function that was wrong is
-not mended (its own code may be right). When several changes mend it, the one said first reads
-most like a mistake (`PREFERRED`), and where another names a different slip (`head:` for
-`head + 1:`, or the term `- x[head]` dropped) it is said beside it: the outputs cannot tell them
-apart (`_one_slip`: one number changed two ways is one slip, and so is a change inside what
-another takes out, `exp(s.mean(...))` for the term `s.mean(...)` dropped); where one change takes
-out what the best one only tweaks (`** 0.75` removed, or `* 0.75` for it), the removal is said. A
-change that mends only by making a name that multiplies or divides 1 on every input
-(`-(-T // T)` for `-(-T // block)`, then `/ n_blocks`) is never said (`_made_unit`). A variable put for another of
-another shape (or kind) on the first input is tried after every other change; one that can mend
-only by chance is never tried (`_by_chance`: a name holding 0 or 1 on every input; a slice read
-from a tensor of another shape, as `[heads[:-1], values]` for `[values[:-1], heads]`, right only
-because the slice came out empty). A change that puts a loop's variable (of the function or its
-helpers) for another name or size is never said (it is right only because the loop left that
-variable at its last value). Nothing is tried when the function or one of its helpers is not the
-file's `def` (a name rebound).
+Which changes: those of the function's own lines, and of the learner's helpers the checker does not
+check (a checked helper has its own checks; a change there would name the wrong function). Where
+blame.py found one span on every wrong call, the span's lines are changed first, then the
+learner-only changes, then the rest. A function that calls a checked function that was wrong is not
+mended (its own code may be right). When several changes mend it, the one said first reads most
+like a mistake (`PREFERRED`), and where another names a different slip (`head:` for `head + 1:`, or
+the term `- x[head]` dropped) it is said beside it: the outputs cannot tell them apart
+(`_one_slip`: one number changed two ways is one slip, and so is a change inside what another takes
+out, `exp(s.mean(...))` for the term `s.mean(...)` dropped); where one change takes out what the
+best one only tweaks (`** 0.75` removed, or `* 0.75` for it), the removal is said. A change that
+mends only by making a name that multiplies or divides 1 on every input (`-(-T // T)` for
+`-(-T // block)`, then `/ n_blocks`) is never said (`_made_unit`). A variable put for another of
+another shape (or kind) on the first input is tried after every other change; one that can mend only by
+chance is never tried (`_by_chance`: a name holding 0 or 1 on every input; a slice read from a
+tensor of another shape, as `[heads[:-1], values]` for `[values[:-1], heads]`, right only because
+the slice came out empty). A change that puts a loop's variable (of the function or its helpers)
+for another name or size is never said (it is right only because the loop left that variable at its
+last value), but inside that loop, in an index, where it holds its step's value. Nothing is tried
+when the function or one of its helpers is not the file's `def` (a name rebound).
 
 Costs are bounded by counts (`MAX_CHANGES` per function) and by time: `SECONDS` for all the
 mends of one child, `CALL_SECONDS` per call (a change that made a loop endless). The times are a
