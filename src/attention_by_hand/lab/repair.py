@@ -49,17 +49,16 @@ methods.
 from __future__ import annotations
 
 import ast
-import sys
 import time
 from dataclasses import dataclass
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import torch
 
 from attention_by_hand.lab.blame import output_close
 from attention_by_hand.lab.call_words import reference_makes
 from attention_by_hand.lab.mend_changes import mend_changes
-from attention_by_hand.lab.mend_words import a_factor, mistake_words
+from attention_by_hand.lab.mend_words import _parents, a_factor, mistake_words
 from attention_by_hand.lab.mutant_edits import _tree_copy, call_name
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
 from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
@@ -205,7 +204,7 @@ def _made_unit(change: Change, module: ModuleType, function: str, inputs: list[t
     if change.op in UNIT_SAID or change.function != function:
         return False
     fdef = definition(module, function)
-    parents = {id(c): n for n in ast.walk(fdef) for c in ast.iter_child_nodes(n)}
+    parents = _parents(fdef)
     reads: dict[str, list[ast.Name]] = {}
     for n in ast.walk(fdef):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
@@ -218,34 +217,14 @@ def _made_unit(change: Change, module: ModuleType, function: str, inputs: list[t
     built = build(module, function, (change,))
     if not factors or built is None:
         return False
-    made = [_locals_at_return(built, args) for args in inputs]
+    # the changed function's locals as it returns, by the same tracer the reference's are read with
+    made = [locals_on(SimpleNamespace(**{function: built}), function, args, {function}).get(function, {}) for args in inputs]
     return any(all(_one(m.get(name)) for m in made) and not all(_one(s.get(function, {}).get(name)) for s in seens)
                for name in factors)
 
 
 def _one(value) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and value == 1
-
-
-def _locals_at_return(fn, args: tuple) -> dict[str, object]:
-    """fn's locals as it returns on args ({} where it raised before returning)."""
-    found: dict[str, object] = {}
-    code = getattr(fn, "__code__", None)
-
-    def tracer(frame, event, arg):
-        if frame.f_code is not code:
-            return None
-        if event == "return":
-            found.update(frame.f_locals)
-        return tracer
-
-    previous = sys.gettrace()
-    sys.settrace(tracer)
-    try:
-        call(fn, args, CALL_SECONDS)
-    finally:
-        sys.settrace(previous)
-    return found
 
 
 def _unlike(change: Change, seen: dict[str, dict[str, object]]) -> bool:
