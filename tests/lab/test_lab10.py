@@ -187,3 +187,21 @@ def test_a_mistake_made_for_one_gradient_only_is_still_named_there():
     miss = C._judge_three((right[0], right[1], unmasked[2]), right, ("q", "k", "v"), C._WHOLE_MISTAKES,
                           lambda m: C._whole(q, k, v, d_out, True, m))
     assert miss.text() == "dv: " + C.MASK_FORGOTTEN
+
+
+def test_the_scale_left_out_of_dk_alone_is_named_for_dk_not_for_both():
+    # dq divided by sqrt(head_size), dk not: "missing from dq and dk" would name a slip not made
+    q, k, v, d_out = head()
+    right = autograd(q, k, v, d_out, False)
+    unscaled = C._whole(q, k, v, d_out, False, "no_scale")
+    miss = C._judge_three((right[0], unscaled[1], right[2]), right, ("q", "k", "v"), C._WHOLE_MISTAKES,
+                          lambda m: C._whole(q, k, v, d_out, False, m))
+    assert miss.text() == "dk: " + C.DK_UNSCALED
+
+
+def test_the_scale_left_out_of_both_gradients_is_still_named_for_both():
+    q, k, v, d_out = head()
+    right = autograd(q, k, v, d_out, True)
+    miss = C._judge_three(C._whole(q, k, v, d_out, True, "no_scale"), right, ("q", "k", "v"), C._WHOLE_MISTAKES,
+                          lambda m: C._whole(q, k, v, d_out, True, m))
+    assert miss.text() == "dq: " + C.NO_SCALE

@@ -172,3 +172,16 @@ def test_a_child_that_said_done_is_stopped_a_little_later_without_timing_out(tmp
     finally:
         process.kill()
         process.wait()
+
+
+def test_tensors_read_before_they_are_written_hold_nan_in_the_child_and_the_mend_says_zeros(tmp_path):
+    # torch.empty_like hands out whatever memory held, so the hint would change from run to run;
+    # the child fills empty tensors with nan, and the accumulators made with zeros are the mend
+    source = LABS[9].reference().read_text(encoding="utf-8")
+    path = tmp_path / "lab10-empty.py"
+    path.write_text(source.replace("torch.zeros_like(", "torch.empty_like("), encoding="utf-8")
+    run = check_file(path, lab_numbered(10), limits=Limits(timeout=TIMEOUT))
+    hints = [r.hint for r in run.results if not r.passed]
+    assert hints and all(r.label.startswith("tiled_attention_backward") for r in run.results if not r.passed)
+    assert all("got nan" in h and "`zeros_like(...)` for `empty_like(...)`" in h for h in hints)
+    assert not any("never reach your output" in h for h in hints)

@@ -43,6 +43,10 @@ def nothing(x, w):
 
 def slow(x, w):
     return x @ w
+
+
+def swamped(x, w):
+    return x @ w
 '''
 
 LEARNER = '''
@@ -82,6 +86,10 @@ def slow(x, w):
     import time
     time.sleep(0.25)
     return x
+
+
+def swamped(x, w):
+    return (x @ w) * float("nan")  # x and w are read; the nan hides them
 '''
 
 
@@ -294,3 +302,7 @@ def nothing(x, w):
 def test_a_function_that_keeps_state_between_calls_is_not_said_to_draw(tmp_path):
     learner, reference = _load(tmp_path, "counting", COUNTING), _load(tmp_path, "reference", REFERENCE)
     assert not draws_random(learner, reference, "nothing", lambda: (_x(3, 3), _x(3, 3, seed=1)))
+
+
+def test_an_output_of_nan_says_nothing_of_which_arguments_are_read(tmp_path):
+    assert _found(tmp_path, "swamped", (_x(2, 3), _x(3, 3, seed=1))) == []

@@ -27,6 +27,7 @@ import gc
 import json
 import os
 import sys
+import warnings
 from pathlib import Path
 
 from attention_by_hand.lab.calls import call_all, describe, is_out_of_memory, learner_frame, missing_functions
@@ -82,6 +83,12 @@ def main(argv: list[str]) -> int:
     import torch
 
     torch.set_num_threads(1)  # the calls are tiny; one thread is faster to start and deterministic
+    # torch.empty and empty_like then hand out NaN (integers their largest value), not whatever the
+    # memory held: a tensor read before it is written gives the same output on every run, and on
+    # every change repair.py tries. Only a warning where an op has no deterministic form (a CPU
+    # has almost none), and that warning is not the learner's business.
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    warnings.filterwarnings("ignore", message=".*does not have a deterministic implementation")
     request = json.loads(sys.stdin.read())
     # A learner's input() gets end-of-file, never the checker's request.
     sys.stdin = open(os.devnull, encoding="utf-8")

@@ -11,7 +11,8 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - an exp or a log put around the right side of a product, division or difference (`wrap`): a
   log-sum-exp divided by where the sum of exponentials was meant;
 - one added to or taken from a count made of two names (`shift`): `T - period` where
-  `T - period - 1` rows were summed;
+  `T - period - 1` rows were summed; or from a divisor that is a count (`/ T` where T - 1 rows were
+  summed);
 - two operations grouped the other way (`regroup`): `d // h ** 0.5`, which Python computes as
   `d // (h ** 0.5)`, where `(d // h) ** 0.5` was meant;
 - a `return` that ends a loop's body moved after the loop (`outdent`): indented one level too
@@ -32,7 +33,9 @@ added or never lacked what the learner left out. Those are tried here, on the le
   operand's (`"bqd,ckd->bqk"` where `"bqd,bkd->bqk"` was meant); `...` stays as it is;
 - a name the function binds put for a whole number of a size-taking call (`size_for`):
   `unfold(-1, head_size, 1)`, whose step of 1 makes windows that overlap, where `head_size` was meant;
-- a power with a number for exponent taken out (`left`): `c ** 0.75` where `c` was meant.
+- a power with a number for exponent taken out (`left`): `c ** 0.75` where `c` was meant;
+- a name that a statement both sets and reads put for another at each of its places there
+  (`rebind`): `q, v = rope(q), rope(v)` where `q, k = rope(q), rope(k)` was meant.
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """
@@ -84,11 +87,15 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
     found: list[Change] = []
     name = fdef.name
     bound = sorted({a.arg for a in fdef.args.args} | {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
+    loops = {n.id for loop in nodes if isinstance(loop, (ast.For, ast.comprehension))
+             for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
     # the body's nodes only: an annotation (`x: Tensor | None`) or a default (`s=1 / 2`) is no step
     for node in (n for n in nodes if id(n) in statement_of):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) and node is not docstring:
             found.append(Change(name, index[id(node)], "drop", None, "step", f"the line `{quote(node, 70)}` left out",
                                 node.lineno))
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Tuple):  # `q, v = ...`: a few names, few changes
+            found += _rebinds(name, node, bound, loops, index[id(node)])
         if isinstance(node, (ast.For, ast.While)) and len(node.body) > 1 and isinstance(node.body[-1], ast.Return):
             found.append(Change(name, index[id(node)], "outdent", None, "order",
                                 f"`{quote_statement(node.body[-1])}` moved out of `{quote_statement(node)}`, after it", node.body[-1].lineno))
@@ -138,6 +145,26 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                 sign = "+" if delta > 0 else "-"
                 found.append(Change(name, index[id(node)], "shift", delta, "offset",
                                     f"`{quote(node)} {sign} 1` for `{quote(node)}`{where}", statement.lineno))
+        if isinstance(node.op, (ast.Div, ast.FloorDiv)) and _is_count_side(node.right):
+            for delta in (-1, 1):  # a mean over a count one too many: `/ T` where T - 1 rows were summed
+                sign = "+" if delta > 0 else "-"
+                found.append(Change(name, index[id(node.right)], "shift", delta, "offset",
+                                    f"`{quote(node.right)} {sign} 1` for `{quote(node.right)}`{where}", statement.lineno))
+    return found
+
+
+def _rebinds(name: str, node: ast.Assign, bound: list[str], loops: set[str], at: int) -> list[Change]:
+    """A name the statement both reads and sets, put for another name at each of its places there
+    (`q, k = rope(q), rope(k)` for `q, v = rope(q), rope(v)`: the values rotated where the keys were
+    meant). Loops' variables are left alone (after the loop they hold the last step's value)."""
+    stored = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    read = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+    found = []
+    for old in sorted((stored & read) - loops):
+        for new in (b for b in bound if b not in stored | loops):
+            change = Change(name, at, "rebind", (old, new), "variable", "", node.lineno)
+            found.append(Change(name, at, "rebind", (old, new), "variable",
+                                f"`{quote(edit(node, change), 70)}` for `{quote(node, 70)}`", node.lineno))
     return found
 
 

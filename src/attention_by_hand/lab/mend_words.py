@@ -172,6 +172,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     if op == "left" and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow):  # the power taken out
         exponent = node.right.value if isinstance(node.right, ast.Constant) else None
         return _POWERS.get((exponent, 1), f"a power too many (`** {_short(node.right)}`)")
+    if op == "rebind":
+        return f"`{change.arg[0]}` where `{change.arg[1]}` belongs, at each of its places on that line"
     if op == "flip":  # a count run from its end: no bound one off, the whole order turned round
         return "the order reversed: counted from the end, where it counts from the start"
     made_one = _made_one(fdef, node, change, parents)

@@ -51,7 +51,8 @@ TENSOR_MAKERS = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "n
 # exp2 and log2 for exp and log).
 NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin": ("amax", "mean"), "sin": ("cos",), "cos": ("sin",),
               "triu": ("tril",), "tril": ("triu",), "sum": ("mean",), "mean": ("sum",), "exp": ("log", "exp2", "sigmoid"),
-              "log": ("exp", "log2", "log10"), "log2": ("log",), "log10": ("log",), "exp2": ("exp",), "cat": ("stack",), "stack": ("cat",), "softmax": ("exp", "sigmoid")}
+              "log": ("exp", "log2", "log10"), "log2": ("log",), "log10": ("log",), "exp2": ("exp",), "cat": ("stack",), "stack": ("cat",), "softmax": ("exp", "sigmoid"),
+              "empty_like": ("zeros_like",), "empty": ("zeros",), "new_empty": ("new_zeros",)}
 ELEMENTWISE = {"exp", "sigmoid"}  # a softmax's neighbours that take no axis
 # What the learner's function does instead, where its name alone does not say it.
 NEIGHBOUR_WORDS = {
@@ -60,6 +61,9 @@ NEIGHBOUR_WORDS = {
     ("sigmoid", "exp"): " (sigmoid(s) = 1 / (1 + exp(-s)) is no exponential)",
     ("exp", "softmax"): " (the exps never divided by their row's sum)",
     ("sigmoid", "softmax"): " (each weight squashed on its own; a softmax divides by the row's sum, so that rows sum to 1)",
+    **dict.fromkeys((("zeros_like", "empty_like"), ("zeros", "empty"), ("new_zeros", "new_empty")),
+                    " (an empty tensor is never cleared: what is added to it starts from whatever the memory held; "
+                    "the check fills it with nan)"),
 }
 COMMUTATIVE = (ast.Add, ast.Mult)
 CMP = {ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!="}
@@ -247,6 +251,12 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
     op, arg = change.op, change.arg
     if op == "left":
         return node.left
+    if op == "rebind":  # one name put for another at each of its places in one statement, set and read
+        new = _tree_copy(node)
+        for n in ast.walk(new):
+            if isinstance(n, ast.Name) and n.id == arg[0]:
+                n.id = arg[1]
+        return new
     if op == "right":
         return node.right
     if op == "binop":

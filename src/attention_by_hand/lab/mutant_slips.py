@@ -156,14 +156,40 @@ def _conditions(finder, node: ast.AST) -> None:
     if isinstance(node, (ast.If, ast.IfExp)) and not isinstance(node.test, ast.Constant):
         for value, word in ((True, "always"), (False, "never")):
             finder.add(node.test, "cond", value, "comparison", f"the condition `{quote(node.test)}` taken as {word} true")
-    # `a and b`, or a tensor mask's `a | b` and `a & b` (one side a comparison: an integer's bits are no condition)
+    # `a and b`, or a tensor mask's `a | b` and `a & b` (one side a comparison, or a name the
+    # function made of one: an integer's bits are no condition)
     masks = isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd)) and any(
-        isinstance(side, ast.Compare) for side in (node.left, node.right))
+        _a_mask(side, _assigned(finder.fdef)) for side in (node.left, node.right))
     parts = node.values if isinstance(node, ast.BoolOp) else ([node.left, node.right] if masks else [])
     if len(parts) == 2:
         for kept, dropped in ((0, 1), (1, 0)):
             finder.add(node, "keep_part", kept, "comparison",
                        f"`{quote(parts[kept])}` for `{quote(node)}` (the part `{quote(parts[dropped])}` left out)")
+
+
+def _a_mask(node: ast.AST, assigned: dict[str, ast.AST], depth: int = 3) -> bool:
+    """Whether `node` is a comparison, `~`, `|` or `&` of one, or a name the function set to one
+    once (`off_stride = (i - j >= 2) & ...`, then `future | off_stride`)."""
+    if isinstance(node, ast.Compare):
+        return True
+    if depth == 0:
+        return False
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return _a_mask(node.operand, assigned, depth - 1)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd)):
+        return any(_a_mask(side, assigned, depth - 1) for side in (node.left, node.right))
+    return isinstance(node, ast.Name) and node.id in assigned and _a_mask(assigned[node.id], assigned, depth - 1)
+
+
+@lru_cache(maxsize=256)
+def _assigned(fdef: ast.FunctionDef) -> dict[str, ast.AST]:
+    """{name: its value} for the names the function binds exactly once, by a plain `name = ...`."""
+    stores: dict[str, int] = {}
+    for n in ast.walk(fdef):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            stores[n.id] = stores.get(n.id, 0) + 1
+    return {a.targets[0].id: a.value for a in ast.walk(fdef) if isinstance(a, ast.Assign) and len(a.targets) == 1
+            and isinstance(a.targets[0], ast.Name) and stores[a.targets[0].id] == 1}
 
 
 def _inner_first(finder, node: ast.AST) -> None:

@@ -23,7 +23,7 @@ the term `- x[head]` dropped) it is said beside it: the outputs cannot tell them
 out, `exp(s.mean(...))` for the term `s.mean(...)` dropped); where one change takes out what the
 best one only tweaks (`** 0.75` removed, or `* 0.75` for it), the removal is said. A change that
 mends only by making a name that multiplies or divides 1 on every input (`-(-T // T)` for
-`-(-T // block)`, then `/ n_blocks`) is never said (`_made_unit`). A variable put for another of
+`-(-T // block)`, then `/ n_blocks`) is never said (idle_names.py). A variable put for another of
 another shape (or kind) on the first input is tried after every other change; one that can mend only by
 chance is never tried (`_by_chance`: a name holding 0 or 1 on every input; a slice read from a
 tensor of another shape, as `[heads[:-1], values]` for `[values[:-1], heads]`, right only because
@@ -51,14 +51,15 @@ from __future__ import annotations
 import ast
 import time
 from dataclasses import dataclass
-from types import ModuleType, SimpleNamespace
+from types import ModuleType
 
 import torch
 
 from attention_by_hand.lab.blame import output_close
 from attention_by_hand.lab.call_words import reference_makes
 from attention_by_hand.lab.mend_changes import mend_changes
-from attention_by_hand.lab.mend_words import _parents, a_factor, mistake_words
+from attention_by_hand.lab.idle_names import made_idle
+from attention_by_hand.lab.mend_words import mistake_words
 from attention_by_hand.lab.mutant_edits import _tree_copy, call_name
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
 from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
@@ -195,38 +196,6 @@ def _by_chance(change: Change, seens: list[dict[str, dict[str, object]]], nodes:
     return bool(sliced & {old, new})
 
 
-def _made_unit(change: Change, module: ModuleType, function: str, inputs: list[tuple],
-               seens: list[dict[str, dict[str, object]]]) -> bool:
-    """A change that makes a name 1 on every input where it was not, a name that only multiplies or
-    divides (`-(-T // T)` for `-(-T // block)`, `-(block // -T)`, or `block` for `T`, then
-    `dq / n_blocks`): it takes the factor away by chance, and says a slip that was not made (the
-    factor's removal says it)."""
-    if change.op in UNIT_SAID or change.function != function:
-        return False
-    fdef = definition(module, function)
-    parents = _parents(fdef)
-    reads: dict[str, list[ast.Name]] = {}
-    for n in ast.walk(fdef):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-            reads.setdefault(n.id, []).append(n)
-    stored = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    # a name set in a loop holds its last step's value at the return, which says nothing of the others
-    looped = {n.id for loop in ast.walk(fdef) if isinstance(loop, (ast.For, ast.While))
-              for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    factors = {name for name in stored - looped if reads.get(name) and all(a_factor(n, parents) for n in reads[name])}
-    built = build(module, function, (change,))
-    if not factors or built is None:
-        return False
-    # the changed function's locals as it returns, by the same tracer the reference's are read with
-    made = [locals_on(SimpleNamespace(**{function: built}), function, args, {function}).get(function, {}) for args in inputs]
-    return any(all(_one(m.get(name)) for m in made) and not all(_one(s.get(function, {}).get(name)) for s in seens)
-               for name in factors)
-
-
-def _one(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == 1
-
-
 def _unlike(change: Change, seen: dict[str, dict[str, object]]) -> bool:
     """A variable put for another of another shape or kind on the first input: tried after the
     others (it can mend, as `torch.relu(h)` for `torch.relu(x)` does, but seldom)."""
@@ -308,9 +277,16 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
             continue
         if all(_right(call(built, inputs[i], CALL_SECONDS), expected[i]) for i in order):
             mends.append(change)
+    seens = None
     if any(c.op not in UNIT_SAID for c in mends):  # a change that makes a factor 1 mends by chance
         seens = [locals_on(module, function, inputs[i], {function}) for i in order]
-        mends = [c for c in mends if not _made_unit(c, module, function, [inputs[i] for i in order], seens)]
+        mends = [c for c in mends if not made_idle(c, module, function, [inputs[i] for i in order], seens, UNIT_SAID)]
+    # where a side of an operation taken out mends it too, a call taken away or another number
+    # that makes a name do nothing (`pattern` for `tril(pattern)`, then `/ past`) is chance
+    if any(c.op in SIDE_REMOVALS for c in mends) and any(c.op not in (*SIDE_REMOVALS, "drop") for c in mends):
+        seens = seens or [locals_on(module, function, inputs[i], {function}) for i in order]
+        mends = [c for c in mends
+                 if not made_idle(c, module, function, [inputs[i] for i in order], seens, (*SIDE_REMOVALS, "drop"))]
     if not mends:
         return _repeated_mend(module, function, inputs, expected, order, candidates, deadline, allowed)
     # another constant in a call the reference never makes reads as a slip of the constant, where
@@ -341,6 +317,7 @@ _NUMBERS = {"constant", "offset", "factor", "term"}
 REMOVALS = ("left", "right", "drop", "unwrap")  # a term or factor dropped, a line left out, a call taken away
 # a removal says what it takes out, and a number made 1 says "a factor too many" (mend_words._made_one)
 UNIT_SAID = (*REMOVALS, "const")
+SIDE_REMOVALS = ("left", "right", "keep_part")  # a factor, a term or a part of a condition taken out
 
 
 def _one_slip(a: Change, b: Change, nodes: dict[str, list[ast.AST]]) -> bool:
@@ -364,10 +341,14 @@ def _one_slip(a: Change, b: Change, nodes: dict[str, list[ast.AST]]) -> bool:
 def _inside_removed(removal: Change, other: Change, nodes: list[ast.AST]) -> bool:
     """Whether `other` changes a node inside what `removal` takes out (`exp(s.mean(...))` for
     `s.mean(...)`, where the term `s.mean(...)` dropped mends it too)."""
-    if removal.op not in ("left", "right", "drop") or other.op in REMOVALS:
+    if removal.op not in ("left", "right", "drop", "keep_part") or other.op in REMOVALS:
         return False
     node = nodes[removal.index]
-    gone = node if removal.op == "drop" else getattr(node, "right" if removal.op == "left" else "left", None)
+    if removal.op == "keep_part":  # `a` for `a | b`: the part b goes
+        parts = node.values if isinstance(node, ast.BoolOp) else [node.left, node.right]
+        gone = parts[1 - removal.arg]
+    else:
+        gone = node if removal.op == "drop" else getattr(node, "right" if removal.op == "left" else "left", None)
     return gone is not None and any(n is nodes[other.index] for n in ast.walk(gone))
 
 
@@ -391,6 +372,8 @@ def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
                 tuple(ast.dump(k) for k in node.keywords))
     if change.op == "unlayer" and isinstance(node, ast.Call):  # a layer around each branch's output (a sandwich norm)
         return (change.function, change.op, _renamed(node))
+    if change.op == "rename" and isinstance(node, ast.Call):  # one call for another on each tensor (`empty_like` thrice)
+        return (change.function, change.op, change.arg, call_name(node))
     if change.op == "drop_kw":
         if not (isinstance(node, ast.Call) and isinstance(change.arg, int) and 0 <= change.arg < len(node.keywords)):
             return None
@@ -450,7 +433,7 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
     # a slip taken out on every line (a transpose too many, twice) before one tweaked on every line;
     # then one made twice in one subscript (`k[..., i0:i0 + w]` for `k[..., j0:j0 + w]`)
     tries = [t for t in sorted(groups.values(), key=lambda twins: twins[0].op not in REMOVALS)
-             if len({c.line for c in t}) >= 2 and len(t) <= 4]
+             if (len({c.line for c in t}) >= 2 or (t[0].op == "rename" and len(t) >= 2)) and len(t) <= 4]
     # (a name's twins in one subscript from every allowed change: the budget's cut may fall between them)
     names: dict[tuple, list[Change]] = {}
     for change in (c for c in allowed if c.op == "name"):
@@ -466,6 +449,8 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
             lines = " and ".join(str(c.line) for c in rest)
             more = "once more" if len(rest) == 1 else f"{len(rest)} more times"
             text = f"{_said(first)}, and the same {more} (line{'s' if len(rest) > 1 else ''} {lines})"
+            if {c.line for c in rest} == {first.line}:
+                text = f"{_said(first)}, and the same {more} on that line"
             if {c.line for c in rest} == {first.line} and first.op == "name":  # in one subscript
                 where = ast.unparse(_subscript_of(first, nodes))
                 text = f"`{first.arg[1]}` for `{first.arg[0]}` in each of its {len(twins)} places in `{where}`"

@@ -99,6 +99,17 @@ def _identical(a, b) -> bool:
     return type(a) is type(b) and a == b
 
 
+def _all_finite(value) -> bool:
+    """Whether no tensor in the output (a tensor, or a tuple or list of them) holds a nan or an inf."""
+    import torch
+
+    if isinstance(value, torch.Tensor):
+        return not value.is_floating_point() or bool(torch.isfinite(value).all())
+    if isinstance(value, (tuple, list)):
+        return all(_all_finite(v) for v in value)
+    return True
+
+
 def unused_arguments(module: ModuleType, reference: ModuleType, function: str, make_args,
                      deadline: float | None = None) -> tuple[list[list[int]], list[int]]:
     """([argument's position, part] for each argument whose change leaves the learner's output
@@ -125,6 +136,8 @@ def unused_arguments(module: ModuleType, reference: ModuleType, function: str, m
     before, expected = call(mine, make_args(), seconds()), call(theirs, make_args(), seconds())
     if isinstance(before, Raised) or isinstance(expected, Raised) or not _shaped_alike(before, expected):
         return [], tried  # a None returned, or another shape: that is the hint's news, not what it reads
+    if not _all_finite(before):
+        return [], tried  # a nan stays nan whatever goes in: an input unseen there may still be read
     found = []
     for i in tried:
         parts = None

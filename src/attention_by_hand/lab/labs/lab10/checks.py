@@ -66,6 +66,8 @@ NO_SCALE = (
     "the scale is missing from dq and dk: s = q @ k^T / sqrt(head_size), so both gradients are divided "
     "by sqrt(head_size) too"
 )
+DQ_UNSCALED = "the scale is missing from dq: dq = ds @ k / sqrt(head_size), divided like dk"
+DK_UNSCALED = "the scale is missing from dk: dk = ds^T @ q / sqrt(head_size), divided like dq"
 SCALE_TWICE = "the scale is applied twice: divide dq and dk by sqrt(head_size) once"
 SCORES_UNSCALED = "the recomputed scores are not scaled: s = q @ k^T / sqrt(head_size), as in the forward"
 MASK_FORGOTTEN = (
@@ -138,13 +140,24 @@ def _judge_three(got, truth, names: tuple[str, str, str], mistakes: dict[str, st
             return True
         return all(equals(g, m) or equals(g, t) for g, m, t in zip(got, made, truth))
 
+    def exact(mistake) -> bool:
+        """Whether the mistake gives all three of the learner's gradients."""
+        try:
+            return all(equals(g, m) for g, m in zip(got, outputs(mistake)))
+        except Exception:  # noqa: BLE001 - a mistake that cannot be made here
+            return False
+
     misses = []
     for i, (label, shape) in enumerate(zip(("dq", "dk", "dv"), names)):
         variants = [(hint, lambda mistake=mistake, i=i: outputs(mistake)[i]) for mistake, hint in mistakes.items()]
         miss = judge_gradient(got[i], truth[i], shape, variants)
         if miss and miss.explanations:
-            # tried, and said only where it gives the other wrong gradients as well
-            kept = {hint for mistake, hint in mistakes.items() if whole(mistake)}
+            # tried, and said only where it gives the other wrong gradients as well; where one
+            # mistake gives all three, one made in more places (the scale left out of dq and dk,
+            # where dq was divided) is not said
+            whole_ones = [m for m in mistakes if whole(m)]
+            exact_ones = [m for m in whole_ones if mistakes[m] in miss.explanations and exact(m)]
+            kept = {mistakes[m] for m in (exact_ones or whole_ones)}
             miss = replace(miss, explanations=tuple(h for h in miss.explanations if h in kept or h not in mistakes.values()))
         if miss:
             misses.append(miss.under(f"{label}: "))
@@ -208,8 +221,8 @@ def _whole(q, k, v, d_out, causal: bool, mistake: str):
     }.get(mistake, (p * dp).sum(dim=-1, keepdim=True))
     ds = p * (D - dp) if mistake == "sign" else p * (dp - D)
     factor = {"no_scale": 1.0, "scale_twice": scale * scale}.get(mistake, scale)
-    dq = (ds.transpose(-2, -1) if mistake == "dq_T" else ds) @ k * factor
-    dk = (ds @ q if mistake == "dk_misprint" else ds.transpose(-2, -1) @ q) * factor
+    dq = (ds.transpose(-2, -1) if mistake == "dq_T" else ds) @ k * (1.0 if mistake == "dq_unscaled" else factor)
+    dk = (ds @ q if mistake == "dk_misprint" else ds.transpose(-2, -1) @ q) * (1.0 if mistake == "dk_unscaled" else factor)
     return dq, dk, dv
 
 
@@ -223,6 +236,8 @@ _HEAD_MISTAKES = {
     "dk_misprint": DK_MISPRINT,
     "dq_T": DQ_TRANSPOSED,
     "no_scale": NO_SCALE,
+    "dq_unscaled": DQ_UNSCALED,
+    "dk_unscaled": DK_UNSCALED,
     "scale_twice": SCALE_TWICE,
     "scores_unscaled": SCORES_UNSCALED,
     "mask": MASK_FORGOTTEN,  # tiled: the diagonal tile not masked
@@ -261,12 +276,13 @@ def _tiled(q, k, v, out, lse, d_out, block: int, causal: bool, mistake: str):
             dp = d_out_i @ v_j.transpose(-2, -1)
             D_i = {"no_D": 0.0, "D_from_dp": dp.sum(dim=-1, keepdim=True)}.get(mistake, D[..., i : i + block, None])
             ds = p * (D_i - dp) if mistake == "sign" else p * (dp - D_i)
-            dq_i = (ds.transpose(-2, -1) if mistake == "dq_T" else ds) @ k_j * factor
+            dq_i = (ds.transpose(-2, -1) if mistake == "dq_T" else ds) @ k_j * (1.0 if mistake == "dq_unscaled" else factor)
             if mistake == "dq_overwritten":
                 dq[..., i : i + block, :] = dq_i
             else:
                 dq[..., i : i + block, :] += dq_i
-            dk[..., j : j + block, :] += (ds @ q_i if mistake == "dk_misprint" else ds.transpose(-2, -1) @ q_i) * factor
+            dk_j = ds @ q_i if mistake == "dk_misprint" else ds.transpose(-2, -1) @ q_i
+            dk[..., j : j + block, :] += dk_j * (1.0 if mistake == "dk_unscaled" else factor)
     return dq, dk, dv
 
 
