@@ -348,6 +348,10 @@ def first_weight(p):
     return p[..., 0]
 
 
+def tile_maxima(x, block):
+    return torch.stack([x[j:j + block].amax(dim=0) for j in range(0, x.shape[0], block)])
+
+
 def sums(a, b):
     return a.sum(dim=0), b.sum(dim=0)
 
@@ -544,6 +548,18 @@ def key_blocks(k, block):
 '''
 
 EXTRA = {
+    "slice_end_clamped": '''
+def tile_maxima(x, block):
+    T = x.shape[0]
+    centre = x.mean(dim=0)
+    spread = (x - centre).abs().mean(dim=0)
+    top = x.amax(dim=0) - x.amin(dim=0)
+    out = []
+    for j in range(0, T, block):
+        e = min(j + block, T - 1)
+        out.append(x[j:e].amax(dim=0))
+    return torch.stack(out) + 0.0 * (centre + spread + top).sum()
+''',
     "strided": '''
 def future(T):
     i = torch.arange(T)[:, None]
@@ -1496,3 +1512,29 @@ def test_a_name_set_and_read_on_one_line_is_mended_by_another_name_at_both_place
     found = _extra(tmp_path, "rotated_values", "turned", inputs)
     assert found is not None and found.words == "`v` where `k` belongs, at each of its places on that line"
     assert found.text == "`q, k = (torch.tanh(q), torch.tanh(k))` for `q, v = (torch.tanh(q), torch.tanh(v))`"
+
+
+def test_where_the_function_raised_the_lines_that_feed_that_line_are_tried_first(tmp_path, monkeypatch):
+    # the slice's end, one short, empties the last tile: `amax` raises a line later; with room for
+    # only a few changes, those of the lines feeding the raising one come first
+    import attention_by_hand.lab.repair as repair_module
+
+    monkeypatch.setattr(repair_module, "MAX_CHANGES", 80)
+    inputs = [(torch.randn(5, 3, generator=_g(55)), 4), (torch.randn(8, 2, generator=_g(56)), 4)]
+    found = _extra(tmp_path, "slice_end_clamped", "tile_maxima", inputs)
+    assert found is not None and "`min(j + block, T)` for `min(j + block, T - 1)`" in found.text
+
+
+def test_the_lines_feeding_a_line_are_those_setting_what_it_reads_two_steps_back():
+    from attention_by_hand.lab.raised_lines import feeding_lines
+
+    fdef = ast.parse("def f(x):\n    a = x + 1\n    b = a * 2\n    c = x - 1\n    d = b.sum()\n    return d\n").body[0]
+    assert feeding_lines(fdef, 5) == {5, 3, 2}
+
+
+def test_the_line_a_function_raised_at_is_its_own_line_not_torchs():
+    from attention_by_hand.lab.raised_lines import raised_at
+
+    namespace = {}
+    exec(compile("import torch\ndef f(x):\n    y = x[:0]\n    return y.amax(dim=0)\n", "learner.py", "exec"), namespace)
+    assert raised_at(namespace["f"], (torch.ones(3),)) == 4

@@ -63,6 +63,7 @@ from attention_by_hand.lab.mend_words import mistake_words
 from attention_by_hand.lab.mutant_edits import _tree_copy, call_name
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
 from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
+from attention_by_hand.lab.raised_lines import feeding_lines, raised_at
 
 __all__ = ["Repair", "repair", "MAX_CHANGES", "SECONDS", "PREFERRED"]
 
@@ -207,12 +208,13 @@ def _unlike(change: Change, seen: dict[str, dict[str, object]]) -> bool:
 
 
 def _candidates(module: ModuleType, function: str, checked: set[str], span: tuple[int, int] | None,
-                inputs: list[tuple] = ()) -> list[Change]:
+                inputs: list[tuple] = (), near: set[int] = frozenset()) -> list[Change]:
     """The changes to try, at most MAX_CHANGES: the learner-only changes on the span's lines first
     (few, and each a whole kind of mistake), then the span's other changes, then the learner-only
     changes elsewhere, then the rest, then brackets moved (many, and most of them give the same
     numbers). A span can be the whole function (a loop's values part at its end): its own changes
-    alone can then fill the budget. In that order, a variable put for another of another shape
+    alone can then fill the budget. Without a span, the lines `near` (where the function raised,
+    and the lines feeding it: raised_lines.py) take its place. In that order, a variable put for another of another shape
     comes after all the rest, and one that can mend only by chance is never tried."""
     own = [name for name in reachable(module, function) if name == function or name not in checked]
     if not all(_is_the_def(module, name) for name in own):
@@ -228,7 +230,8 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
                         and not _in_its_loops(c, _names_in(c.arg) & loops, scopes))]
     kept = set(allowed)
     extra = [c for c in extra if c in kept]  # the learner-only changes pass the same filters
-    inside = [c for c in allowed if span is not None and c.function == function and span[0] <= c.line <= span[1]]
+    inside = [c for c in allowed if c.function == function
+              and (span[0] <= c.line <= span[1] if span is not None else c.line in near)]
     first = set(inside) | set(extra)
     rest = [c for c in allowed if c not in first]
     ours = [c for c in inside if c in set(extra) and c.op != "regroup"]
@@ -267,7 +270,11 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         return None
     order = wrong + [i for i in range(len(inputs)) if i not in wrong]  # a change fails fastest where yours does
     mends: list[Change] = []
-    allowed = _candidates(module, function, checked, span, [inputs[i] for i in order])
+    near = set()
+    if span is None and any(isinstance(g, Raised) for g in got):  # where it raised, and what feeds that line
+        line = raised_at(getattr(module, function), inputs[next(i for i, g in enumerate(got) if isinstance(g, Raised))])
+        near = feeding_lines(definition(module, function), line) if line is not None else set()
+    allowed = _candidates(module, function, checked, span, [inputs[i] for i in order], near)
     candidates = allowed[:MAX_CHANGES]
     for change in candidates:
         if deadline is not None and time.perf_counter() > deadline:
