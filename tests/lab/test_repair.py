@@ -348,6 +348,10 @@ def first_weight(p):
     return p[..., 0]
 
 
+def pooled(p, v):
+    return (p @ v) / p.sum(dim=-1, keepdim=True)
+
+
 def tile_maxima(x, block):
     return torch.stack([x[j:j + block].amax(dim=0) for j in range(0, x.shape[0], block)])
 
@@ -548,6 +552,11 @@ def key_blocks(k, block):
 '''
 
 EXTRA = {
+    "pooled_by_columns": '''
+def pooled(p, v):
+    total = p.sum(dim=0).unsqueeze(-1)
+    return (p @ v) / total
+''',
     "slice_end_clamped": '''
 def tile_maxima(x, block):
     T = x.shape[0]
@@ -1538,3 +1547,21 @@ def test_the_line_a_function_raised_at_is_its_own_line_not_torchs():
     namespace = {}
     exec(compile("import torch\ndef f(x):\n    y = x[:0]\n    return y.amax(dim=0)\n", "learner.py", "exec"), namespace)
     assert raised_at(namespace["f"], (torch.ones(3),)) == 4
+
+
+def test_a_function_that_is_no_def_of_its_own_is_not_run_for_the_line_it_raised_at():
+    import functools
+
+    from attention_by_hand.lab.raised_lines import raised_at
+
+    assert raised_at(functools.partial(torch.amax, dim=0), (torch.ones(0),)) is None
+
+
+def test_another_axis_that_makes_a_sum_of_weights_each_rows_total_is_still_said_beside_the_removal(tmp_path):
+    # the reference divides by each row's total (1 for weights): `dim=-1` for `dim=0` is a true mend,
+    # no chance, though `/ total` removed mends it too
+    g = _g(57)
+    inputs = [(torch.softmax(torch.randn(5, 5, generator=g), -1), torch.randn(5, 3, generator=g)),
+              (torch.softmax(torch.randn(4, 4, generator=g), -1), torch.randn(4, 2, generator=g))]
+    found = _extra(tmp_path, "pooled_by_columns", "pooled", inputs)
+    assert found is not None and found.words == "the wrong axis"

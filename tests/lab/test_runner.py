@@ -185,3 +185,14 @@ def test_tensors_read_before_they_are_written_hold_nan_in_the_child_and_the_mend
     assert hints and all(r.label.startswith("tiled_attention_backward") for r in run.results if not r.passed)
     assert all("got nan" in h and "`zeros_like(...)` for `empty_like(...)`" in h for h in hints)
     assert not any("never reach your output" in h for h in hints)
+
+
+def test_a_gradient_all_nan_from_an_empty_accumulator_names_no_change_of_the_reference(tmp_path):
+    # dq and dk from torch.empty_like (nan in the child), dv right: a change of the reference that
+    # also makes nan there (a square root of a negative) fits by nan alone and says a slip not made
+    source = LABS[9].reference().read_text(encoding="utf-8")
+    path = tmp_path / "lab10-empty-two.py"
+    path.write_text(source.replace("torch.zeros_like(", "torch.empty_like(", 2), encoding="utf-8")
+    run = check_file(path, lab_numbered(10), limits=Limits(timeout=TIMEOUT))
+    hints = [r.hint for r in run.results if not r.passed]
+    assert hints and not any("yours equals the reference with" in h for h in hints)

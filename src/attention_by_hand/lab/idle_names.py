@@ -27,14 +27,14 @@ __all__ = ["made_idle"]
 
 
 def made_idle(change: Change, module: ModuleType, function: str, inputs: list[tuple],
-              seens: list[dict[str, dict[str, object]]], said: tuple[str, ...]) -> bool:
+              seens: list[dict[str, dict[str, object]]], said: tuple[str, ...], only: set[str] | None = None) -> bool:
     """A change that makes a name do nothing on every input where it did something: a name that
     only multiplies or divides made 1 (`-(-T // T)` for `-(-T // block)`, or `block` for `T`, then
     `dq / n_blocks`; `pattern` for `tril(pattern, -1)` whose rows then sum to 1, then `/ past`), a
     name that is only a part of `a | b` made all False (`==` for `>=` in `extra = i - j >= 2`,
     then `future | extra`), of `a & b` all True. It takes the name's work away by chance, and says
     a slip that was not made (the factor's or the part's removal says it). said: the ops never
-    counted so (a removal names the learner's own element)."""
+    counted so (a removal names the learner's own element); only: the names to look at (None: all)."""
     if change.op in said or change.function != function:
         return False
     fdef = definition(module, function)
@@ -48,7 +48,7 @@ def made_idle(change: Change, module: ModuleType, function: str, inputs: list[tu
     looped = {n.id for loop in ast.walk(fdef) if isinstance(loop, (ast.For, ast.While))
               for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     idle = {}  # name -> the test of its value (and of the other side's, for `|` and `&`) that makes it do nothing
-    for name in stored - looped:
+    for name in (stored - looped) & (stored if only is None else only):
         for role, test in ((lambda n: a_factor(n, parents), _one), (lambda n: _a_part(n, parents, ast.BitOr), _none),
                            (lambda n: _a_part(n, parents, ast.BitAnd), _every)):
             if reads.get(name) and all(role(n) for n in reads[name]):

@@ -27,14 +27,16 @@ DEPTH = 2  # the error's line, the lines setting what it reads, and those settin
 def raised_at(function, args: tuple, seconds: float = CALL_SECONDS) -> int | None:
     """The line of `function`'s own code where it raised on `args`, or None (it did not, or not
     in its own lines, or ran out of time)."""
-    code = function.__code__
+    code = getattr(function, "__code__", None)  # a partial or a callable object has none of its own
+    if code is None or seconds < 0.01:  # (a timer of 0 seconds is no timer at all)
+        return None
     try:
         with warnings.catch_warnings(), torch.no_grad(), _at_most(seconds):
             warnings.simplefilter("ignore")
             function(*(copy_input(a) for a in args))
     except _TooLong:
         return None
-    except Exception as error:  # noqa: BLE001 - any error of the learner's: its line is what is asked
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - any error of the learner's: its line is what is asked
         line, tb = None, error.__traceback__
         while tb is not None:
             if tb.tb_frame.f_code is code:

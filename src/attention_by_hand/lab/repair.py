@@ -271,8 +271,10 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     order = wrong + [i for i in range(len(inputs)) if i not in wrong]  # a change fails fastest where yours does
     mends: list[Change] = []
     near = set()
-    if span is None and any(isinstance(g, Raised) for g in got):  # where it raised, and what feeds that line
-        line = raised_at(getattr(module, function), inputs[next(i for i, g in enumerate(got) if isinstance(g, Raised))])
+    if span is None and _is_the_def(module, function) and any(isinstance(g, Raised) for g in got):
+        # where it raised, and what feeds that line; within what is left of the time
+        left = CALL_SECONDS if deadline is None else min(CALL_SECONDS, max(0.0, deadline - time.perf_counter()))
+        line = raised_at(getattr(module, function), inputs[next(i for i, g in enumerate(got) if isinstance(g, Raised))], left)
         near = feeding_lines(definition(module, function), line) if line is not None else set()
     allowed = _candidates(module, function, checked, span, [inputs[i] for i in order], near)
     candidates = allowed[:MAX_CHANGES]
@@ -289,11 +291,14 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         seens = [locals_on(module, function, inputs[i], {function}) for i in order]
         mends = [c for c in mends if not made_idle(c, module, function, [inputs[i] for i in order], seens, UNIT_SAID)]
     # where a side of an operation taken out mends it too, a call taken away or another number
-    # that makes a name do nothing (`pattern` for `tril(pattern)`, then `/ past`) is chance
-    if any(c.op in SIDE_REMOVALS for c in mends) and any(c.op not in (*SIDE_REMOVALS, "drop") for c in mends):
+    # that makes a name do nothing (`pattern` for `tril(pattern)`, then `/ past`) is chance; not
+    # another axis, which makes a sum of weights each row's total, a normalisation the reference
+    # may make (`p.sum(dim=-1)` for `p.sum(dim=0)`): that is said beside the removal
+    removed = _names_removed(module, function, mends)
+    if removed and any(c.op not in (*SIDE_REMOVALS, "drop") for c in mends):
         seens = seens or [locals_on(module, function, inputs[i], {function}) for i in order]
-        mends = [c for c in mends
-                 if not made_idle(c, module, function, [inputs[i] for i in order], seens, (*SIDE_REMOVALS, "drop"))]
+        mends = [c for c in mends if c.kind == "axis" or not made_idle(
+            c, module, function, [inputs[i] for i in order], seens, (*SIDE_REMOVALS, "drop"), removed)]
     if not mends:
         return _repeated_mend(module, function, inputs, expected, order, candidates, deadline, allowed)
     # another constant in a call the reference never makes reads as a slip of the constant, where
@@ -343,6 +348,22 @@ def _one_slip(a: Change, b: Change, nodes: dict[str, list[ast.AST]]) -> bool:
         return False
     first, second = nodes[a.function][a.index], nodes[b.function][b.index]
     return any(n is second for n in ast.walk(first)) or any(n is first for n in ast.walk(second))
+
+
+def _names_removed(module: ModuleType, function: str, mends: list[Change]) -> set[str]:
+    """The names that mends taking out one side of an operation take out (`/ past` removed:
+    past; `a` for `a | b`: b)."""
+    nodes, found = list(ast.walk(definition(module, function))), set()
+    for change in (c for c in mends if c.op in SIDE_REMOVALS and c.function == function):
+        node = nodes[change.index]
+        if change.op == "keep_part":
+            parts = node.values if isinstance(node, ast.BoolOp) else [node.left, node.right]
+            gone = parts[1 - change.arg]
+        else:
+            gone = getattr(node, "right" if change.op == "left" else "left", None)
+        if isinstance(gone, ast.Name):
+            found.add(gone.id)
+    return found
 
 
 def _inside_removed(removal: Change, other: Change, nodes: list[ast.AST]) -> bool:
