@@ -34,7 +34,9 @@ def made_idle(change: Change, module: ModuleType, function: str, inputs: list[tu
     name that is only a part of `a | b` made all False (`==` for `>=` in `extra = i - j >= 2`,
     then `future | extra`), of `a & b` all True. It takes the name's work away by chance, and says
     a slip that was not made (the factor's or the part's removal says it). said: the ops never
-    counted so (a removal names the learner's own element); only: the names to look at (None: all)."""
+    counted so (a removal names the learner's own element); only: the names to look at (None:
+    all); a tensor of ones counts as 1 only for these, beside their removal (alone, another axis
+    or name that makes a sum of weights each row's total may be the reference's own division)."""
     if change.op in said or change.function != function:
         return False
     fdef = definition(module, function)
@@ -49,10 +51,11 @@ def made_idle(change: Change, module: ModuleType, function: str, inputs: list[tu
               for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     idle = {}  # name -> the test of its value (and of the other side's, for `|` and `&`) that makes it do nothing
     for name in (stored - looped) & (stored if only is None else only):
-        for role, test in ((lambda n: a_factor(n, parents), _one), (lambda n: _a_part(n, parents, ast.BitOr), _none),
+        unit = _ones if only is not None else _one
+        for role, test in ((lambda n: a_factor(n, parents), unit), (lambda n: _a_part(n, parents, ast.BitOr), _none),
                            (lambda n: _a_part(n, parents, ast.BitAnd), _every)):
             if reads.get(name) and all(role(n) for n in reads[name]):
-                idle[name] = (test, _other_side(reads[name], parents) if test is not _one else None)
+                idle[name] = (test, _other_side(reads[name], parents) if test not in (_one, _ones) else None)
     built = build(module, function, (change,))
     if not idle or built is None:
         return False
@@ -79,11 +82,16 @@ def _other_side(reads: list[ast.Name], parents: dict) -> str | None:
 
 
 def _one(value, _=None) -> bool:
+    """The number 1."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == 1
+
+
+def _ones(value, _=None) -> bool:
     """1, or a float tensor of ones (a row's sums of weights: 1 within rounding)."""
     if isinstance(value, torch.Tensor):
         return (value.dtype.is_floating_point and value.numel() > 0
                 and torch.allclose(value, torch.ones_like(value), rtol=0.0, atol=1e-5))
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == 1
+    return _one(value)
 
 
 def _none(value, other=None) -> bool:
