@@ -15,22 +15,25 @@ reference's values".
 Which changes: those of the function's own lines, and of the learner's helpers the checker does not
 check (a checked helper has its own checks; a change there would name the wrong function). Where
 blame.py found one span on every wrong call, the span's lines are changed first, then the
-learner-only changes, then the rest. A function that calls a checked function that was wrong is not
-mended (its own code may be right). When several changes mend it, the one said first reads most
-like a mistake (`PREFERRED`), and where another names a different slip (`head:` for `head + 1:`, or
-the term `- x[head]` dropped) it is said beside it: the outputs cannot tell them apart
-(`_one_slip`: one number changed two ways is one slip, and so is a change inside what another takes
-out, `exp(s.mean(...))` for the term `s.mean(...)` dropped); where one change takes out what the
-best one only tweaks (`** 0.75` removed, or `* 0.75` for it), the removal is said. A change that
-mends only by making a name that multiplies or divides 1 on every input (`-(-T // T)` for
-`-(-T // block)`, then `/ n_blocks`) is never said (idle_names.py). A variable put for another of
-another shape (or kind) on the first input is tried after every other change; one that can mend only by
-chance is never tried (`_by_chance`: a name holding 0 or 1 on every input; a slice read from a
-tensor of another shape, as `[heads[:-1], values]` for `[values[:-1], heads]`, right only because
-the slice came out empty). A change that puts a loop's variable (of the function or its helpers)
-for another name or size is never said (it is right only because the loop left that variable at its
-last value), but inside that loop, in an index, where it holds its step's value. Nothing is tried
-when the function or one of its helpers is not the file's `def` (a name rebound).
+learner-only changes, then the rest (where it found none and the function raised, the raising line
+and the lines feeding it come first: raised_lines.py). A function that calls a checked function
+that was wrong is not mended (its own code may be right). When several changes mend it, the one
+said first reads most like a mistake (`PREFERRED`), and where another names a different slip
+(`head:` for `head + 1:`, or the term `- x[head]` dropped) it is said beside it: the outputs cannot
+tell them apart (`_one_slip`: one number changed two ways is one slip, and so is a change inside
+what another takes out, `exp(s.mean(...))` for the term `s.mean(...)` dropped); where one change
+takes out what the best one only tweaks (`** 0.75` removed, or `* 0.75` for it), the removal is
+said. A change that mends only by making a factor 1 on every input (`-(-T // T)` for
+`-(-T // block)`, then `/ n_blocks`) is never said, nor, beside the removal of a name, one that
+makes that very name do nothing (a tensor of ones divided by, a part of a mask made empty:
+idle_names.py). A variable put for another of another shape (or kind) on the first input is tried
+after every other change; one that can mend only by chance is never tried (`_by_chance`: a name
+holding 0 or 1 on every input; a slice read from a tensor of another shape, as `[heads[:-1],
+values]` for `[values[:-1], heads]`, right only because the slice came out empty). A change that
+puts a loop's variable (of the function or its helpers) for another name or size is never said (it
+is right only because the loop left that variable at its last value), but inside that loop, in an
+index, where it holds its step's value. Nothing is tried when the function or one of its helpers is
+not the file's `def` (a name rebound).
 
 Costs are bounded by counts (`MAX_CHANGES` per function) and by time: `SECONDS` for all the
 mends of one child, `CALL_SECONDS` per call (a change that made a loop endless). The times are a
@@ -40,7 +43,8 @@ one said that would not be.
 
 Pairs of changes are tried only as one change made on every line that repeats what it changes
 (`_repeated_mend`: a slip copied from the query's line to the key's, a layer wrapped around each
-branch's output), or at every place of a name in one subscript (`j0` for `i0` in
+branch's output; one call put for another at each of its places, `zeros_like` for `empty_like`
+thrice on one line), or at every place of a name in one subscript (`j0` for `i0` in
 `k[..., i0:i0 + (j1 - j0)]`: the query block's rows for the key block's), where a loop's variable
 may stand for another inside that loop. Left out: other pairs of changes, and changes of classes'
 methods.
@@ -214,8 +218,9 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     changes elsewhere, then the rest, then brackets moved (many, and most of them give the same
     numbers). A span can be the whole function (a loop's values part at its end): its own changes
     alone can then fill the budget. Without a span, the lines `near` (where the function raised,
-    and the lines feeding it: raised_lines.py) take its place. In that order, a variable put for another of another shape
-    comes after all the rest, and one that can mend only by chance is never tried."""
+    and the lines feeding it: raised_lines.py) take its place. In that order, a variable put for
+    another of another shape comes after all the rest, and one that can mend only by chance is
+    never tried."""
     own = [name for name in reachable(module, function) if name == function or name not in checked]
     if not all(_is_the_def(module, name) for name in own):
         return []
@@ -355,15 +360,21 @@ def _names_removed(module: ModuleType, function: str, mends: list[Change]) -> se
     past; `a` for `a | b`: b)."""
     nodes, found = list(ast.walk(definition(module, function))), set()
     for change in (c for c in mends if c.op in SIDE_REMOVALS and c.function == function):
-        node = nodes[change.index]
-        if change.op == "keep_part":
-            parts = node.values if isinstance(node, ast.BoolOp) else [node.left, node.right]
-            gone = parts[1 - change.arg]
-        else:
-            gone = getattr(node, "right" if change.op == "left" else "left", None)
+        gone = _taken_out(change, nodes[change.index])
         if isinstance(gone, ast.Name):
             found.add(gone.id)
     return found
+
+
+def _taken_out(removal: Change, node: ast.AST) -> ast.AST | None:
+    """What a removal at `node` takes out: the line (`drop`), the side that goes (`left` keeps the
+    left side: the right one goes), the part of `a | b` that is not kept."""
+    if removal.op == "drop":
+        return node
+    if removal.op == "keep_part":
+        parts = node.values if isinstance(node, ast.BoolOp) else [node.left, node.right]
+        return parts[1 - removal.arg]
+    return getattr(node, "right" if removal.op == "left" else "left", None)
 
 
 def _inside_removed(removal: Change, other: Change, nodes: list[ast.AST]) -> bool:
@@ -371,12 +382,7 @@ def _inside_removed(removal: Change, other: Change, nodes: list[ast.AST]) -> boo
     `s.mean(...)`, where the term `s.mean(...)` dropped mends it too)."""
     if removal.op not in ("left", "right", "drop", "keep_part") or other.op in REMOVALS:
         return False
-    node = nodes[removal.index]
-    if removal.op == "keep_part":  # `a` for `a | b`: the part b goes
-        parts = node.values if isinstance(node, ast.BoolOp) else [node.left, node.right]
-        gone = parts[1 - removal.arg]
-    else:
-        gone = node if removal.op == "drop" else getattr(node, "right" if removal.op == "left" else "left", None)
+    gone = _taken_out(removal, nodes[removal.index])
     return gone is not None and any(n is nodes[other.index] for n in ast.walk(gone))
 
 
