@@ -47,7 +47,7 @@ from itertools import combinations, permutations
 
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, quote, quote_statement
 
-__all__ = ["FLAGS", "FLOW_MENDS", "NAMING_MENDS", "mend_changes"]
+__all__ = ["FLAGS", "FLOW_MENDS", "NAMING_MENDS", "loop_names", "mend_changes"]
 
 # a call's name -> the flag it may have been meant to have (as `add_kw` adds it)
 FLAGS = {**dict.fromkeys(("sum", "mean", "amax", "amin", "max", "min", "logsumexp", "var", "std", "norm", "prod", "argmax"),
@@ -87,8 +87,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
     found: list[Change] = []
     name = fdef.name
     bound = sorted({a.arg for a in fdef.args.args} | {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
-    loops = {n.id for loop in nodes if isinstance(loop, (ast.For, ast.comprehension))
-             for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+    loops = loop_names(fdef)
     # the body's nodes only: an annotation (`x: Tensor | None`) or a default (`s=1 / 2`) is no step
     for node in (n for n in nodes if id(n) in statement_of):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) and node is not docstring:
@@ -151,6 +150,15 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                 found.append(Change(name, index[id(node.right)], "shift", delta, "offset",
                                     f"`{quote(node.right)} {sign} 1` for `{quote(node.right)}`{where}", statement.lineno))
     return found
+
+
+def loop_names(fdef: ast.FunctionDef) -> set[str]:
+    """The names a `for` of the function binds (their value after the loop is its last step)."""
+    names = set()
+    for node in ast.walk(fdef):
+        if isinstance(node, (ast.For, ast.comprehension)):
+            names |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+    return names
 
 
 def _rebinds(name: str, node: ast.Assign, bound: list[str], loops: set[str], at: int) -> list[Change]:

@@ -61,7 +61,7 @@ import torch
 
 from attention_by_hand.lab.blame import output_close
 from attention_by_hand.lab.call_words import reference_makes
-from attention_by_hand.lab.mend_changes import mend_changes
+from attention_by_hand.lab.mend_changes import loop_names, mend_changes
 from attention_by_hand.lab.idle_names import made_idle
 from attention_by_hand.lab.mend_words import mistake_words
 from attention_by_hand.lab.mutant_edits import _tree_copy, call_name
@@ -109,15 +109,6 @@ def _right(got, expected) -> bool:
         return output_close(got, expected)
     except (RuntimeError, TypeError, ValueError):  # a tensor against a plain bool: no truth value, not the same
         return False
-
-
-def _loop_names(fdef: ast.FunctionDef) -> set[str]:
-    """The names a `for` of the function binds (their value after the loop is its last step)."""
-    names = set()
-    for node in ast.walk(fdef):
-        if isinstance(node, (ast.For, ast.comprehension)):
-            names |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-    return names
 
 
 def _in_its_loops(change: Change, names: set[str], scopes: dict[str, tuple[dict, dict]]) -> bool:
@@ -224,7 +215,7 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     own = [name for name in reachable(module, function) if name == function or name not in checked]
     if not all(_is_the_def(module, name) for name in own):
         return []
-    loops = set().union(*(_loop_names(definition(module, name)) for name in own))
+    loops = set().union(*(loop_names(definition(module, name)) for name in own))
     extra = [c for name in own for c in mend_changes(definition(module, name))]
     seens = [locals_on(module, function, args, set(own)) for args in inputs]  # each function's locals as it returns
     nodes = {name: list(ast.walk(definition(module, name))) for name in own}
