@@ -491,7 +491,7 @@ def multi_head_attention(x, query, key, value, proj, n_heads):
 '''
     hints = failed_hints(tmp_path, "lab-05-multihead.py", patch, "multi_head_attention")
     quoted = "`out = joined.T @ proj.weight.T + proj.bias`"
-    assert hints and all(quoted in h and "the tensors it reads agree with the reference's" in h for h in hints)
+    assert hints and all(quoted in h and "each tensor it reads equals one the reference made on its way" in h for h in hints)
     assert all("yours runs and is right on each input it got wrong" in h for h in hints)
 
 
@@ -646,3 +646,35 @@ def test_a_causal_mask_on_other_slices_in_each_input_is_said_without_naming_them
         pairs.append((got, expected, None))
     said = _future(pairs)
     assert said is not None and "some are masked" in said and "slice 0" not in said and "slice 2" not in said
+
+
+def _return_event(code):
+    return {**_event(12, name=None, step=None), "code": [code, code]}
+
+
+def test_a_return_line_like_the_references_is_not_quoted_again_as_the_references(tmp_path):
+    # the reference's `weights` ends `return probs`: the same line told twice says nothing
+    reference = _load(tmp_path, "reference", REFERENCE)
+    args = _inputs()[:2]
+    hint = parting(reference, "weights", [(args, _return_event("return probs"))], set())
+    assert "`return probs` returns a wrong value" in hint and "the reference's is" not in hint
+
+
+def test_a_return_line_unlike_the_references_is_quoted_beside_the_references(tmp_path):
+    reference = _load(tmp_path, "reference", REFERENCE)
+    args = _inputs()[:2]
+    hint = parting(reference, "weights", [(args, _return_event("return probs.T"))], set())
+    assert hint.endswith("; the reference's is `return probs`")
+
+
+def test_a_span_that_starts_at_a_call_of_a_failed_function_of_the_learners_says_so(tmp_path):
+    reference = _load(tmp_path, "reference", REFERENCE)
+    event = {**_event(13, start=12), "code": ["w = weights(q, k)", "out = w @ v"]}
+    hint = parting(reference, "blend", [(_inputs(), event)], {"weights"})
+    assert "(line 12 calls your `weights`, which fails its own checks: the mistake is likely in there)" in hint
+
+
+def test_a_span_that_starts_at_a_call_of_a_passing_function_says_nothing_of_it(tmp_path):
+    reference = _load(tmp_path, "reference", REFERENCE)
+    event = {**_event(13, start=12), "code": ["w = weights(q, k)", "out = w @ v"]}
+    assert "calls your" not in parting(reference, "blend", [(_inputs(), event)], set())

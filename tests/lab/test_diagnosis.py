@@ -367,3 +367,28 @@ def test_a_size_is_read_off_another_tensor_only_of_as_many_axes():
     seen = {"f": {"q": torch.zeros(2, 3, 4), "v": torch.zeros(2, 3, 5), "w": torch.zeros(4, 5)}}
     assert _plausible(Change("f", 0, "shape_of", ("q", "v"), "variable", ""), seen)
     assert not _plausible(Change("f", 0, "shape_of", ("q", "w"), "variable", ""), seen)
+
+
+# the rows' mean taken after the mask: every row with a masked score becomes nan, and so does the
+# reference with the mask's fill made +inf; nan matches nan whatever made it
+CENTRED_AFTER_THE_MASK = '''
+def attention_weights(x, query, key):
+    q, k = query(x), key(x)
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(causal_mask(x.shape[-2]), float("-inf"))
+    s = s - s.mean(dim=-1, keepdim=True)
+    return torch.softmax(s, dim=-1)
+'''
+
+
+def test_a_change_of_the_reference_that_matches_only_by_nan_where_the_learners_is_nan_is_not_said(tmp_path):
+    hints = failed_hints(tmp_path, "lab-04-attention.py", CENTRED_AFTER_THE_MASK, "attention_weights")
+    assert hints and not any("float('inf')" in h for h in hints)
+    assert all("the first nan was made at line" in h and "a term too many (`s.mean(dim=-1, keepdim=True)`)" in h for h in hints)
+
+
+def test_a_fill_of_plus_inf_that_no_mend_of_the_learners_line_explains_is_still_said(tmp_path):
+    patch = CENTRED_AFTER_THE_MASK.replace('float("-inf")', 'float("inf")').replace(
+        "    s = s - s.mean(dim=-1, keepdim=True)\n", "")
+    hints = failed_hints(tmp_path, "lab-04-attention.py", patch, "attention_weights")
+    assert hints and all(h == "yours equals the reference with `float('inf')` for `float('-inf')` in `scores = ...`" for h in hints)

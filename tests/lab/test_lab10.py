@@ -8,6 +8,7 @@ one fixture for every mistake the lab was written to catch.
 
 from __future__ import annotations
 
+import ast
 
 import pytest
 import torch
@@ -15,7 +16,7 @@ import torch.nn.functional as F
 
 from attention_by_hand.lab.labs.lab10 import checks as C
 from attention_by_hand.lab.registry import get_lab
-from labhelpers import FIXTURES_DIR, expectation, load_lab
+from labhelpers import FIXTURES_DIR, REFERENCES, expectation, failed_hints, load_lab
 
 LAB10_FIXTURES = sorted(FIXTURES_DIR.glob("lab10-*.py"))
 
@@ -205,3 +206,23 @@ def test_the_scale_left_out_of_both_gradients_is_still_named_for_both():
     miss = C._judge_three(C._whole(q, k, v, d_out, True, "no_scale"), right, ("q", "k", "v"), C._WHOLE_MISTAKES,
                           lambda m: C._whole(q, k, v, d_out, True, m))
     assert miss.text() == "dq: " + C.NO_SCALE
+
+
+def _reference_source(name: str) -> str:
+    """The reference's own definition of `name`, as its file spells it."""
+    text = REFERENCES["lab-10-gradients.py"].read_text(encoding="utf-8")
+    node = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and n.name == name)
+    return ast.get_source_segment(text, node)
+
+
+# the causal key block's query blocks started one block late: the diagonal tile is skipped. Two
+# changes of the reference (its whole tile masked) give the same gradients by another road; one
+# change of the learner's own line names what was done
+DIAGONAL_SKIPPED = _reference_source("tiled_attention_backward").replace(
+    "range(j if causal else 0, T, block)", "range(j + block if causal else 0, T, block)")
+
+
+def test_a_mend_of_the_learners_line_is_said_before_two_changes_of_the_reference(tmp_path):
+    assert "j + block if causal" in DIAGONAL_SKIPPED
+    hints = failed_hints(tmp_path, "lab-10-gradients.py", DIAGONAL_SKIPPED, "tiled_attention_backward")
+    assert hints and all("a term too many (`block`)" in h and "yours equals the reference with" not in h for h in hints)

@@ -549,9 +549,90 @@ def key_blocks(k, block):
         for i0 in range(0, k.shape[0], block):
             out.append(k[j0:j1].sum(dim=0) * (i0 + 1))
     return torch.stack(out)
+
+def block_sums(x, block):
+    out = torch.zeros(x.shape[0], x.shape[1])
+    for i in range(0, x.shape[0], block):
+        out[i:i + block] += x[i:i + block] * 2
+    return out
+
+
+def normed_rows(x):
+    mean = x.mean(dim=-1, keepdim=True)
+    var = x.var(dim=-1, keepdim=True, unbiased=False)
+    return (x - mean) / torch.sqrt(var + 1e-5)
+
+
+def pair_counts(ids, V):
+    counts = torch.zeros(V, V)
+    for i in range(len(ids) - 1):
+        counts[ids[i], ids[i + 1]] += 1
+    return counts
+
+
+def scaled_blocks(x, block, scale):
+    out = []
+    for j in range(0, x.shape[0], block):
+        s = x[j:j + block] * scale
+        if j == 0:
+            s = s - 1
+        out.append(s)
+    return torch.cat(out)
+
+
+def without_head(w, v, head):
+    w = w.clone()
+    w[head] = 0.0
+    return (w @ v).sum(dim=0)
+
+
+def turns(x, theta, p):
+    return x * torch.cos(theta * p) + torch.sin(theta * p)
 '''
 
 EXTRA = {
+    "powers_for_turns": '''
+def turns(x, theta, p):
+    return x * torch.cos(theta) ** p + torch.sin(theta) ** p
+''',
+    "identity_head": '''
+def without_head(w, v, head):
+    w = w.clone()
+    w[head] = torch.eye(w.shape[-1])
+    return (w @ v).sum(dim=0)
+''',
+    "rebound_slice": '''
+def block_sums(x, block):
+    out = torch.zeros(x.shape[0], x.shape[1])
+    for i in range(0, x.shape[0], block):
+        rows = out[i:i + block]
+        rows = rows + x[i:i + block] * 2
+    return out
+''',
+    "two_axes_normed": '''
+def normed_rows(x):
+    mean = x.mean(dim=(-2, -1), keepdim=True)
+    var = x.var(dim=(-2, -1), keepdim=True, unbiased=False)
+    return (x - mean) / torch.sqrt(var + 1e-5)
+''',
+    "counted_by_place": '''
+def pair_counts(ids, V):
+    counts = torch.zeros(V, V)
+    for i in range(len(ids) - 1):
+        counts[ids[i], ids[i + 1]] += i
+    return counts
+''',
+    "scaled_on_first": '''
+def scaled_blocks(x, block, scale):
+    out = []
+    for j in range(0, x.shape[0], block):
+        s = x[j:j + block]
+        if j == 0:
+            s = s * scale
+            s = s - 1
+        out.append(s)
+    return torch.cat(out)
+''',
     "pooled_by_columns": '''
 def pooled(p, v):
     total = p.sum(dim=0).unsqueeze(-1)
@@ -1565,3 +1646,46 @@ def test_another_axis_that_makes_a_sum_of_weights_each_rows_total_is_still_said_
               (torch.softmax(torch.randn(4, 4, generator=g), -1), torch.randn(4, 2, generator=g))]
     found = _extra(tmp_path, "pooled_by_columns", "pooled", inputs)
     assert found is not None and found.words == "the wrong axis"
+
+
+def test_a_slice_rebound_by_a_sum_is_mended_by_adding_into_it_in_place(tmp_path):
+    inputs = [(torch.randn(6, 3, generator=_g(60)), 2), (torch.randn(5, 2, generator=_g(61)), 3)]
+    found = _extra(tmp_path, "rebound_slice", "block_sums", inputs)
+    assert found is not None and found.text == "`rows += x[i:i + block] * 2` for `rows = rows + x[i:i + block] * 2`"
+    assert found.words.startswith("`rows = rows + ...` makes a new tensor and leaves the one `rows` was sliced from as it was")
+
+
+def test_a_reduction_over_two_axes_on_two_lines_is_mended_by_one_axis_on_both(tmp_path):
+    inputs = [(torch.randn(3, 5, generator=_g(62)),), (torch.randn(2, 4, 6, generator=_g(63)),)]
+    found = _extra(tmp_path, "two_axes_normed", "normed_rows", inputs)
+    assert found is not None and found.text.startswith("`dim=-1` for `dim=(-2, -1)` in `mean(...)`, and the same once more")
+    assert found.words == "the reduction over 2 axes at once (`(-2, -1)`), where it works along axis -1 alone"
+
+
+def test_a_loops_counter_added_where_one_was_meant_is_mended_by_1(tmp_path):
+    inputs = [(torch.tensor([0, 1, 2, 1, 0, 1]), 3), (torch.tensor([2, 2, 0, 1]), 3)]
+    found = _extra(tmp_path, "counted_by_place", "pair_counts", inputs)
+    assert found is not None and found.text == "`1` for `i` in `counts[ids[i], ids[i + 1]] += ...`"
+    assert found.words == "the loop's counter `i` added on each pass, where each pass adds 1"
+
+
+def test_a_step_inside_an_if_that_every_pass_needs_is_mended_by_moving_it_before_the_if(tmp_path):
+    inputs = [(torch.randn(7, 2, generator=_g(64)), 3, 0.5), (torch.randn(4, 3, generator=_g(65)), 2, 2.0)]
+    found = _extra(tmp_path, "scaled_on_first", "scaled_blocks", inputs)
+    assert found is not None and found.text == "`s = s * scale` moved out of `if j == 0: ...`, before it"
+    assert found.words.startswith("`s = s * scale` inside `if j == 0: ...` (one indent too deep)")
+
+
+def test_the_identity_where_nothing_should_stay_is_mended_by_zeros(tmp_path):
+    inputs = [(torch.randn(3, 4, 4, generator=_g(66)), torch.randn(3, 4, 2, generator=_g(67)), 1),
+              (torch.randn(2, 5, 5, generator=_g(68)), torch.randn(2, 5, 3, generator=_g(69)), 0)]
+    found = _extra(tmp_path, "identity_head", "without_head", inputs)
+    assert found is not None and found.text.startswith("`zeros(...)` for `eye(...)` (eye is the identity")
+
+
+def test_a_power_of_cos_and_of_sin_for_the_turn_by_a_product_is_mended_on_both(tmp_path):
+    inputs = [(torch.randn(3, 4, generator=_g(70)), torch.rand(4, generator=_g(71)), torch.arange(3.0)[:, None]),
+              (torch.randn(2, 2, generator=_g(72)), torch.rand(2, generator=_g(73)), torch.tensor([[5.0], [2.0]]))]
+    found = _extra(tmp_path, "powers_for_turns", "turns", inputs)
+    assert found is not None and found.text.startswith("`torch.cos(theta * p)` for `torch.cos(theta) ** p`, and the same once more")
+    assert found.words == "`torch.cos(theta) ** p`, a power of the cos, where the cos of the product is meant: `cos(a) ** p` is not `cos(a * p)`"

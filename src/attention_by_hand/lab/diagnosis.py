@@ -38,6 +38,7 @@ from types import ModuleType
 import torch
 
 from attention_by_hand.lab.input_relations import returned_unchanged
+from attention_by_hand.lab.judging import ATOL, RTOL
 from attention_by_hand.lab.mutants import Change, build, changes, definition
 from attention_by_hand.lab.outcomes import (
     RAISED,
@@ -162,7 +163,13 @@ def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: f
     try:
         # the reference's outputs, made once: both steps compare the learner's with them
         expected = [call(getattr(reference, function), t.args) for t in tried]
-        return _unchanged(reference, function, tried, expected, _diagnose(reference, function, tried, prefer, expected))
+        found = _unchanged(reference, function, tried, expected, _diagnose(reference, function, tried, prefer, expected))
+        # outputs wrong only where they hold nan (the rows of a mask whose every score became nan)
+        # fit any change of the reference that makes nan in those rows, whatever made the learner's
+        wrong = [(t.got, e) for t, e in zip(tried, expected) if not isinstance(t.got, Raised) and not agree(t.got, e)]
+        if found and wrong and all(_wrong_only_as_nan(g, e) for g, e in wrong):
+            found = dataclasses.replace(found, nan_only=True)
+        return found
     finally:
         torch.set_num_threads(threads)
 
@@ -188,6 +195,23 @@ def _lost(got, expected, k: int) -> bool:
     if not (isinstance(got, (tuple, list)) and isinstance(expected, (tuple, list)) and k < min(len(got), len(expected))):
         return False
     return nothing_finite(got[k]) and not nothing_finite(expected[k])
+
+
+def _wrong_only_as_nan(got, expected) -> bool:
+    """Whether got differs from expected somewhere, and holds nan wherever it does (tensors, or
+    tuples of them)."""
+    pairs = list(zip(got, expected)) if isinstance(got, (tuple, list)) and isinstance(expected, (tuple, list)) else [(got, expected)]
+    differs = False
+    for g, e in pairs:
+        if not (isinstance(g, torch.Tensor) and isinstance(e, torch.Tensor) and g.shape == e.shape
+                and g.is_floating_point() and e.is_floating_point()):
+            return False
+        apart = ~torch.isclose(g, e, rtol=RTOL, atol=ATOL, equal_nan=True)
+        if bool(apart.any()):
+            if not bool(torch.isnan(g[apart]).all()):
+                return False
+            differs = True
+    return differs
 
 
 def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: frozenset[str],
@@ -393,7 +417,8 @@ def _one_mistake(reference: ModuleType, function: str, found: list[tuple[Change,
         outputs = [[call(m, args) for args in others] for m in mutants if m is not None]
         if any(not all(agree(a, b) for a, b in zip(outputs[0], other)) for other in outputs[1:]):
             return None
-    return Diagnosis(_say(first, function) + _equal_axes(first, found), _mistake(first))
+    # two different changes, not one slip made twice (`stack` for `cat`, both times it is done there)
+    return Diagnosis(_say(first, function) + _equal_axes(first, found), _mistake(first), pair=len({c.text for c in first}) > 1)
 
 
 def _equal_axes(first: tuple[Change, ...], found: list[tuple[Change, ...]]) -> str:

@@ -35,7 +35,16 @@ added or never lacked what the learner left out. Those are tried here, on the le
   `unfold(-1, head_size, 1)`, whose step of 1 makes windows that overlap, where `head_size` was meant;
 - a power with a number for exponent taken out (`left`): `c ** 0.75` where `c` was meant;
 - a name that a statement both sets and reads put for another at each of its places there
-  (`rebind`): `q, v = rope(q), rope(v)` where `q, k = rope(q), rope(k)` was meant.
+  (`rebind`): `q, v = rope(q), rope(v)` where `q, k = rope(q), rope(k)` was meant;
+- a slice's name added to in place (`in_place`): `dq_i = dq_i + x`, where `dq_i = dq[..., rows, :]`,
+  makes a new tensor and leaves `dq` as it was; `dq_i += x` writes into the slice;
+- the first statement of an `if` moved before it, or its last after it (`hoist`, `sink`): a step
+  indented one level too deep, taken only by the passes that take the branch;
+- a reduction over several axes at once made one over one of them (`const` of an axis):
+  `x.mean(dim=(-2, -1))` where each row's own mean, `dim=-1`, was meant;
+- a loop's counter added where one was meant (`const`): `counts[a, b] += i` for `+= 1`;
+- a power of a call taken for the call of a product (`power_inside`): `cos(theta) ** p`, where
+  `cos(theta * p)`, a turn by p times the angle, was meant.
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """
@@ -45,7 +54,7 @@ from __future__ import annotations
 import ast
 from itertools import combinations, permutations
 
-from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, quote, quote_statement
+from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, number_of, quote, quote_statement
 
 __all__ = ["FLAGS", "FLOW_MENDS", "NAMING_MENDS", "loop_names", "mend_changes"]
 
@@ -88,6 +97,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
     name = fdef.name
     bound = sorted({a.arg for a in fdef.args.args} | {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
     loops = loop_names(fdef)
+    views = _views(nodes)
     # the body's nodes only: an annotation (`x: Tensor | None`) or a default (`s=1 / 2`) is no step
     for node in (n for n in nodes if id(n) in statement_of):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) and node is not docstring:
@@ -95,6 +105,17 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                                 node.lineno))
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Tuple):  # `q, v = ...`: a few names, few changes
             found += _rebinds(name, node, bound, loops, index[id(node)])
+        if isinstance(node, ast.Assign) and _adds_to_a_view(node, views):
+            found.append(Change(name, index[id(node)], "in_place", None, "step",
+                                f"`{quote(edit(node, Change(name, 0, 'in_place', None, 'step', '')))}` for `{quote(node)}`", node.lineno))
+        if isinstance(node, ast.If) and len(node.body) > 1:
+            for op, moved, where in (("hoist", node.body[0], "before"), ("sink", node.body[-1], "after")):
+                found.append(Change(name, index[id(node)], op, None, "order",
+                                    f"`{quote(moved)}` moved out of `{quote_statement(node)}`, {where} it", moved.lineno))
+        if (isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.value, ast.Name)
+                and node.value.id in loops):  # `counts[a, b] += i`: the counter where each pass adds one
+            found.append(Change(name, index[id(node.value)], "const", 1, "constant",
+                                f"`1` for `{node.value.id}` in `{quote_statement(node)}`", node.lineno))
         if isinstance(node, (ast.For, ast.While)) and len(node.body) > 1 and isinstance(node.body[-1], ast.Return):
             found.append(Change(name, index[id(node)], "outdent", None, "order",
                                 f"`{quote_statement(node.body[-1])}` moved out of `{quote_statement(node)}`, after it", node.body[-1].lineno))
@@ -107,6 +128,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             found += _numbers_for_sizes(fdef, bound, node, index, statement_of[id(node)].lineno)
         if isinstance(node, ast.Call):
             found += _dims(name, node, index[id(node)], statement_of[id(node)].lineno)
+            found += _one_axis(name, node, index, statement_of[id(node)].lineno)
             found += _subscripts(name, node, index, statement_of[id(node)].lineno)
         if (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and isinstance(node.left, ast.Subscript)
                 and isinstance(node.right, ast.Constant) and type(node.right.value) is int
@@ -122,6 +144,11 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             continue
         statement = statement_of[id(node)]
         where = f" in `{quote_statement(statement)}`"
+        if (isinstance(node.op, ast.Pow) and not isinstance(node.right, ast.Constant) and isinstance(node.left, ast.Call)
+                and len(node.left.args) == 1 and not node.left.keywords):  # `cos(theta) ** p` for `cos(theta * p)`
+            inside = edit(node, Change(name, 0, "power_inside", None, "function", ""))
+            found.append(Change(name, index[id(node)], "power_inside", None, "function",
+                                f"`{quote(inside)}` for `{quote(node)}`", statement.lineno))
         if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant):  # a power taken out (`** 0.75`)
             found.append(Change(name, index[id(node)], "left", None, "factor",
                                 f"`** {quote(node.right)}` removed from `{quote_statement(statement)}`", statement.lineno))
@@ -159,6 +186,41 @@ def loop_names(fdef: ast.FunctionDef) -> set[str]:
         if isinstance(node, (ast.For, ast.comprehension)):
             names |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
     return names
+
+
+# the calls whose result shares the memory of the tensor they are called on
+_VIEW_CALLS = ("view", "narrow", "select", "unflatten", "diagonal")
+
+
+def _views(nodes: list[ast.AST]) -> set[str]:
+    """The names the function sets to a slice or a view of another tensor (`dq_i = dq[..., rows, :]`)."""
+    return {n.targets[0].id for n in nodes if isinstance(n, ast.Assign) and len(n.targets) == 1
+            and isinstance(n.targets[0], ast.Name)
+            and (isinstance(n.value, ast.Subscript) or (isinstance(n.value, ast.Call) and call_name(n.value) in _VIEW_CALLS))}
+
+
+def _adds_to_a_view(node: ast.Assign, views: set[str]) -> bool:
+    """`x = x + y` (or -, *, /) where x is a view: a new tensor, the viewed one left as it was."""
+    if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) or node.targets[0].id not in views:
+        return False
+    value = node.value
+    return (isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub, ast.Mult, ast.Div))
+            and isinstance(value.left, ast.Name) and value.left.id == node.targets[0].id)
+
+
+def _one_axis(name: str, node: ast.Call, index: dict[int, int], line: int) -> list[Change]:
+    """A reduction over a tuple of axes (`dim=(-2, -1)`) made one over each of them alone."""
+    if call_name(node) not in FLAGS:
+        return []
+    given = [(f"{k.arg}=", k.value) for k in node.keywords if k.arg in ("dim", "axis")] + [("", a) for a in node.args]
+    found = []
+    for prefix, axes in given:
+        if not (isinstance(axes, ast.Tuple) and len(axes.elts) > 1
+                and all(type(number_of(e)) is int for e in axes.elts)):
+            continue
+        found += [Change(name, index[id(axes)], "const", number_of(e), "axis",
+                         f"`{prefix}{number_of(e)}` for `{prefix}{quote(axes)}` in `{call_name(node)}(...)`", line) for e in axes.elts]
+    return found
 
 
 def _rebinds(name: str, node: ast.Assign, bound: list[str], loops: set[str], at: int) -> list[Change]:

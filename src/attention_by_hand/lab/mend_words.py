@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.mutant_edits import CMP, OPS, TENSOR_MAKERS, Change, call_name, factor_parts, number_of
+from attention_by_hand.lab.mutant_edits import CMP, OPS, TENSOR_MAKERS, Change, call_name, factor_parts, number_of, quote_statement
 
 __all__ = ["mistake_words", "mend_said", "a_factor"]
 
@@ -145,6 +145,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     op, kind = change.op, change.kind
     if op == "const" and _exponent(node, parents):  # `** 2` for `** 1` is a power, not a count off by one
         return _POWERS.get((node.value, change.arg), f"the wrong power: `** {node.value}` where `** {change.arg}` is needed")
+    if op == "const" and kind == "axis" and isinstance(node, ast.Tuple):
+        return f"the reduction over {len(node.elts)} axes at once (`{_short(node)}`), where it works along axis {change.arg} alone"
     if op == "into_index" and isinstance(node, ast.BinOp):
         added = isinstance(node.op, ast.Add)
         n, to = node.right.value, "added to" if added else "taken from"
@@ -246,6 +248,20 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return ("`break` where `continue` is needed: the loop stops at that pass, and every pass after it is left out"
                 if change.arg == "continue" else
                 "`continue` where `break` is needed: the loop goes on after the pass that should end it")
+    if op == "power_inside" and isinstance(node, ast.BinOp) and isinstance(node.left, ast.Call):
+        called = call_name(node.left)
+        return (f"`{_short(node)}`, a power of the {called}, where the {called} of the product is meant: "
+                f"`{called}(a) ** p` is not `{called}(a * p)`")
+    if op == "in_place" and isinstance(node, ast.Assign):
+        target = node.targets[0].id
+        return (f"`{target} = {target} {OPS[type(node.value.op)]} ...` makes a new tensor and leaves the one `{target}` "
+                f"was sliced from as it was; `{OPS[type(node.value.op)]}=` writes into it")
+    if op in ("hoist", "sink") and isinstance(node, ast.If):
+        moved = node.body[0] if op == "hoist" else node.body[-1]
+        return (f"`{ast.unparse(moved)}` inside `{quote_statement(node)}` (one indent too deep): only the passes that "
+                f"take that branch make it, where every pass needs it")
+    if op == "const" and isinstance(node, ast.Name) and isinstance(parents.get(id(node)), ast.AugAssign):
+        return f"the loop's counter `{node.id}` added on each pass, where each pass adds {change.arg}"
     if op == "outdent":
         return "the `return` inside the loop (one indent too deep): your function returns after the loop's first pass"
     if op == "regroup" and isinstance(node, ast.BinOp):

@@ -42,7 +42,7 @@ AXIS_CALLS = {
     "cat", "stack", "split", "chunk", "transpose", "cumsum", "logsumexp", "norm", "unsqueeze", "squeeze",
     "flip", "roll", "size",
 }
-STATEMENT_OPS = ("swap_next", "fold", "drop", "outdent")
+STATEMENT_OPS = ("swap_next", "fold", "drop", "outdent", "hoist", "sink")
 TRANSPOSES = {"transpose", "t", "permute"}
 # torch's calls that make a tensor of the sizes they are given
 TENSOR_MAKERS = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "new_zeros", "new_ones"})
@@ -52,7 +52,7 @@ TENSOR_MAKERS = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "n
 NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin": ("amax", "mean"), "sin": ("cos",), "cos": ("sin",),
               "triu": ("tril",), "tril": ("triu",), "sum": ("mean",), "mean": ("sum",), "exp": ("log", "exp2", "sigmoid"),
               "log": ("exp", "log2", "log10"), "log2": ("log",), "log10": ("log",), "exp2": ("exp",), "cat": ("stack",), "stack": ("cat",), "softmax": ("exp", "sigmoid"),
-              "empty_like": ("zeros_like",), "empty": ("zeros",), "new_empty": ("new_zeros",)}
+              "empty_like": ("zeros_like",), "empty": ("zeros",), "new_empty": ("new_zeros",), "eye": ("zeros",)}
 ELEMENTWISE = {"exp", "sigmoid"}  # a softmax's neighbours that take no axis
 # What the learner's function does instead, where its name alone does not say it.
 NEIGHBOUR_WORDS = {
@@ -61,6 +61,7 @@ NEIGHBOUR_WORDS = {
     ("sigmoid", "exp"): " (sigmoid(s) = 1 / (1 + exp(-s)) is no exponential)",
     ("exp", "softmax"): " (the exps never divided by their row's sum)",
     ("sigmoid", "softmax"): " (each weight squashed on its own; a softmax divides by the row's sum, so that rows sum to 1)",
+    ("zeros", "eye"): " (eye is the identity: ones on the diagonal, so each row keeps its own entry)",
     **dict.fromkeys((("zeros_like", "empty_like"), ("zeros", "empty"), ("new_zeros", "new_empty")),
                     " (an empty tensor is never cleared: what is added to it starts from whatever the memory held; "
                     "the check fills it with nan)"),
@@ -376,6 +377,11 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.Constant(arg)
     if op == "add_kw":  # a flag a learner's call left out (mend_changes.py)
         return ast.Call(node.func, node.args, node.keywords + [ast.keyword(arg[0], ast.Constant(arg[1]))])
+    if op == "power_inside":  # f(a) ** p made f(a * p) (mend_changes.py)
+        call = node.left
+        return ast.Call(call.func, [ast.BinOp(call.args[0], ast.Mult(), node.right)], [])
+    if op == "in_place":  # `x = x + y` made `x += y`, which writes into the tensor x views (mend_changes.py)
+        return ast.AugAssign(ast.Name(node.targets[0].id, ast.Store()), node.value.op, node.value.right)
     if op == "jump":  # a learner's `break` made `continue`, or back (mend_changes.py)
         return ast.Continue() if arg == "continue" else ast.Break()
     if op == "no_new_axis":
@@ -408,6 +414,12 @@ def edit_statements(body: list, node: ast.stmt, change: Change) -> bool:
             return False
         loop = _tree_copy(node)
         body[at : at + 1] = [loop, loop.body.pop()]
+        return True
+    if change.op in ("hoist", "sink"):  # an `if`'s first statement moved before it, or its last after it (mend_changes.py)
+        if not (isinstance(node, ast.If) and len(node.body) > 1):
+            return False
+        branch = _tree_copy(node)
+        body[at : at + 1] = [branch.body.pop(0), branch] if change.op == "hoist" else [branch, branch.body.pop()]
         return True
     if at + 1 >= len(body):
         return False

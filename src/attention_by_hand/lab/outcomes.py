@@ -55,6 +55,10 @@ class Diagnosis:
     mistake: str  # the same words for the same mistake in every file (the room's summary counts them)
     relation: bool = False  # a relation between outputs (related.py), not a change of the reference's code
     compound: bool = False  # a change of the reference's code and a factor on the output as well (two steps)
+    # the learner's outputs are wrong only where they hold nan: the change matches by its nan, which
+    # many causes make alike (a mend of the learner's own line, where one is found, says more)
+    nan_only: bool = False
+    pair: bool = False  # two different changes of the reference: a file's one mistake, more likely, by another road
 
 
 @dataclass(frozen=True)

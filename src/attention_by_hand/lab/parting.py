@@ -15,6 +15,7 @@ Left out: a span whose line calls one of the learner's own functions that failed
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
@@ -62,6 +63,16 @@ def _returned(reference: ModuleType, function: str) -> str | None:
     return ast.unparse(returns[0]) if len(returns) == 1 else None
 
 
+def _same_code(a: str, b: str) -> bool:
+    """Whether two quoted statements are the same code (`return a, b` and `return (a, b)` are)."""
+    import ast
+
+    try:
+        return ast.dump(ast.parse(a)) == ast.dump(ast.parse(b))
+    except SyntaxError:  # a quote cut short by "..."
+        return False
+
+
 def parting(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict | None]],
             failed: set[str], line_name: Callable[[int], str] | None = None) -> str | None:
     """The hint for `function` from each wrong call's (args, blame event or None); None when the
@@ -106,18 +117,26 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
     else:
         does = wrong + (f", and {'' if all(later) else 'on some inputs '}a later line raises with it" if any(later) else "")
     if start == end:
-        where = f"your values part from the reference's at {at(end)}: {made} {does}, though the tensors it reads agree with the reference's"
+        where = f"your values part from the reference's at {at(end)}: {made} {does}, though each tensor it reads equals one the reference made on its way"
     else:
         where = (f"your values part from the reference's between {at(start)} ({_loop(code_start)}`{code_start}`) and {at(end)} ({made}), "
                  f"which {does}: before them your tensors agree with the reference's")
     helpers = sorted({name for _, b in blamed for name in b["calls"]})
     if helpers:  # its own tensors are right; what it calls of the learner's is not checked here
         where += f" (it calls your {', '.join(f'`{h}`' for h in helpers)}: the mistake may be in there)"
+    # the span's first line may call a function of the learner's that fails its own checks: what
+    # it returned is wrong, and the span starts there because of it
+    starts = sorted(f for f in failed if start != end and re.search(rf"\b{re.escape(f)}\(", code_start))
+    if starts:
+        fails = "fails its own checks" if len(starts) == 1 else "fail their own checks"
+        where += f" ({at(start)} calls your {', '.join(f'`{f}`' for f in starts)}, which {fails}: the mistake is likely in there)"
     described = call_words((code_start, code_end), reference, function)
     if described:  # a call the reference never makes, on a line quoted, is often the mistake
         where += f"; {described}"
     if first["step"] is None:
         returns = _returned(reference, function) if code_end.startswith("return") else None
+        if returns and _same_code(returns, code_end):  # the same line: quoting it would say nothing
+            returns = None
         return Parted(where + (f"; the reference's is `{returns}`" if returns else ""))
     local = first["step"][0]
     related, of_values = _related(reference, function, blamed)

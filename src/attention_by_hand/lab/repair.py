@@ -399,6 +399,8 @@ def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
         return (change.function, change.op, _renamed(node))
     if change.op == "rename" and isinstance(node, ast.Call):  # one call for another on each tensor (`empty_like` thrice)
         return (change.function, change.op, change.arg, call_name(node))
+    if change.op == "power_inside" and isinstance(node, ast.BinOp):  # the same power on each of two calls (`cos`, `sin`)
+        return (change.function, change.op, ast.dump(node.right))
     if change.op == "drop_kw":
         if not (isinstance(node, ast.Call) and isinstance(change.arg, int) and 0 <= change.arg < len(node.keywords)):
             return None
@@ -458,7 +460,7 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
     # a slip taken out on every line (a transpose too many, twice) before one tweaked on every line;
     # then one made twice in one subscript (`k[..., i0:i0 + w]` for `k[..., j0:j0 + w]`)
     tries = [t for t in sorted(groups.values(), key=lambda twins: twins[0].op not in REMOVALS)
-             if (len({c.line for c in t}) >= 2 or (t[0].op == "rename" and len(t) >= 2)) and len(t) <= 4]
+             if (len({c.line for c in t}) >= 2 or (t[0].op in ("rename", "power_inside") and len(t) >= 2)) and len(t) <= 4]
     # (a name's twins in one subscript from every allowed change: the budget's cut may fall between them)
     names: dict[tuple, list[Change]] = {}
     for change in (c for c in allowed if c.op == "name"):
@@ -470,7 +472,8 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
             return None
         built = build(module, function, tuple(twins))
         if built is not None and all(_right(call(built, inputs[i], CALL_SECONDS), expected[i]) for i in order):
-            first, *rest = sorted(twins, key=lambda c: (c.line, c.index))
+            # in reading order: on one line, by column (ast.walk's order is by depth)
+            first, *rest = sorted(twins, key=lambda c: (c.line, getattr(nodes[c.function][c.index], "col_offset", 0), c.index))
             lines = " and ".join(str(c.line) for c in rest)
             more = "once more" if len(rest) == 1 else f"{len(rest)} more times"
             text = f"{_said(first)}, and the same {more} (line{'s' if len(rest) > 1 else ''} {lines})"

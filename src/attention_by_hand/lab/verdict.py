@@ -210,8 +210,8 @@ class _Engine:
         found, where = self.found[function]
         mended, words = self.mended(function)
         op = self.repairs.get(function, {}).get("op")
-        if found and found.compound and mended and op not in ("left", "right"):
-            found = None  # one change of the learner's line says it in one step (a factor taken off: the move says more)
+        if found and mended and ((found.compound and op not in ("left", "right")) or found.nan_only or found.pair):
+            found = None  # the learner's line mended says it in one step (a factor taken off: the move says more), or more than nan matched
         if found and mended and op in FLOW_MENDS:  # a loop's `break` or `return`, mended: the learner's own line, alone
             return mended, None, words
         if found:  # a mend that names a function, a flag or a number, after what the outputs show
