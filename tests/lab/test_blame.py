@@ -678,3 +678,10 @@ def test_a_span_that_starts_at_a_call_of_a_passing_function_says_nothing_of_it(t
     reference = _load(tmp_path, "reference", REFERENCE)
     event = {**_event(13, start=12), "code": ["w = weights(q, k)", "out = w @ v"]}
     assert "calls your" not in parting(reference, "blend", [(_inputs(), event)], set())
+
+
+def test_a_call_of_the_same_name_through_a_module_or_an_object_is_not_the_learners(tmp_path):
+    reference = _load(tmp_path, "reference", REFERENCE)
+    for code in ("w = torch.weights(q, k)", "w = self.weights(q, k)", "w = q @ k  # weights(q, k)"):
+        event = {**_event(13, start=12), "code": [code, "out = w @ v"]}
+        assert "calls your" not in parting(reference, "blend", [(_inputs(), event)], {"weights"})

@@ -604,8 +604,3 @@ def test_rows_of_length_one_are_told_to_sum_to_one_only_where_the_reference_rows
     said = relation([(torch.nn.functional.normalize(out, dim=-1), out, {})])
     assert said is not None and "SUM to 1" not in said and "as F.normalize makes it" in said
 
-
-def test_an_output_flattened_into_one_axis_is_said_a_reshape_left_out():
-    said = relation(on_two(lambda e: e.flatten(), shape=(5, 5)))
-    assert said == ("yours holds the reference's numbers in the same order, in shape (25,) where it has (5, 5): "
-                    "flattened into one axis (a reshape left out)")

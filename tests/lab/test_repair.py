@@ -682,6 +682,13 @@ def turned(q, k, v):
     q, v = torch.tanh(q), torch.tanh(v)
     return q @ k.T + v.sum()
 ''',
+    "counted_by_next": '''
+def pair_counts(ids, V):
+    counts = torch.zeros(V, V)
+    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
+        counts[a, b] += b
+    return counts
+''',
     "normalised_twice": '''
 def weights(s):
     s = s - s.max(dim=-1, keepdim=True).values
@@ -1652,7 +1659,7 @@ def test_a_slice_rebound_by_a_sum_is_mended_by_adding_into_it_in_place(tmp_path)
     inputs = [(torch.randn(6, 3, generator=_g(60)), 2), (torch.randn(5, 2, generator=_g(61)), 3)]
     found = _extra(tmp_path, "rebound_slice", "block_sums", inputs)
     assert found is not None and found.text == "`rows += x[i:i + block] * 2` for `rows = rows + x[i:i + block] * 2`"
-    assert found.words.startswith("`rows = rows + ...` makes a new tensor and leaves the one `rows` was sliced from as it was")
+    assert found.words.startswith("`rows = rows + ...` makes a new tensor, and the one `rows` was taken from (a slice or a view of it) keeps")
 
 
 def test_a_reduction_over_two_axes_on_two_lines_is_mended_by_one_axis_on_both(tmp_path):
@@ -1689,3 +1696,9 @@ def test_a_power_of_cos_and_of_sin_for_the_turn_by_a_product_is_mended_on_both(t
     found = _extra(tmp_path, "powers_for_turns", "turns", inputs)
     assert found is not None and found.text.startswith("`torch.cos(theta * p)` for `torch.cos(theta) ** p`, and the same once more")
     assert found.words == "`torch.cos(theta) ** p`, a power of the cos, where the cos of the product is meant: `cos(a) ** p` is not `cos(a * p)`"
+
+
+def test_an_item_of_a_loop_that_is_no_counter_is_never_said_a_counter(tmp_path):
+    inputs = [(torch.tensor([0, 1, 2, 1, 0, 1]), 3), (torch.tensor([2, 2, 0, 1]), 3)]
+    found = _extra(tmp_path, "counted_by_next", "pair_counts", inputs)
+    assert found is None or "counter" not in found.words

@@ -54,7 +54,7 @@ from __future__ import annotations
 import ast
 from itertools import combinations, permutations
 
-from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, number_of, quote, quote_statement
+from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
 
 __all__ = ["FLAGS", "FLOW_MENDS", "NAMING_MENDS", "loop_names", "mend_changes"]
 
@@ -98,6 +98,8 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
     bound = sorted({a.arg for a in fdef.args.args} | {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
     loops = loop_names(fdef)
     views = _views(nodes)
+    counters = {n.target.id for n in nodes if isinstance(n, ast.For) and isinstance(n.target, ast.Name)
+                and isinstance(n.iter, ast.Call) and call_name(n.iter) == "range"}
     # the body's nodes only: an annotation (`x: Tensor | None`) or a default (`s=1 / 2`) is no step
     for node in (n for n in nodes if id(n) in statement_of):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) and node is not docstring:
@@ -111,9 +113,9 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
         if isinstance(node, ast.If) and len(node.body) > 1:
             for op, moved, where in (("hoist", node.body[0], "before"), ("sink", node.body[-1], "after")):
                 found.append(Change(name, index[id(node)], op, None, "order",
-                                    f"`{quote(moved)}` moved out of `{quote_statement(node)}`, {where} it", moved.lineno))
+                                    f"`{moved_text(moved)}` moved out of `{quote_statement(node)}`, {where} it", moved.lineno))
         if (isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.value, ast.Name)
-                and node.value.id in loops):  # `counts[a, b] += i`: the counter where each pass adds one
+                and node.value.id in counters):  # `counts[a, b] += i`: the counter where each pass adds one
             found.append(Change(name, index[id(node.value)], "const", 1, "constant",
                                 f"`1` for `{node.value.id}` in `{quote_statement(node)}`", node.lineno))
         if isinstance(node, (ast.For, ast.While)) and len(node.body) > 1 and isinstance(node.body[-1], ast.Return):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.mutant_edits import CMP, OPS, TENSOR_MAKERS, Change, call_name, factor_parts, number_of, quote_statement
+from attention_by_hand.lab.mutant_edits import CMP, OPS, TENSOR_MAKERS, Change, call_name, factor_parts, moved_text, number_of, quote_statement
 
 __all__ = ["mistake_words", "mend_said", "a_factor"]
 
@@ -254,12 +254,12 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
                 f"`{called}(a) ** p` is not `{called}(a * p)`")
     if op == "in_place" and isinstance(node, ast.Assign):
         target = node.targets[0].id
-        return (f"`{target} = {target} {OPS[type(node.value.op)]} ...` makes a new tensor and leaves the one `{target}` "
-                f"was sliced from as it was; `{OPS[type(node.value.op)]}=` writes into it")
+        return (f"`{target} = {target} {OPS[type(node.value.op)]} ...` makes a new tensor, and the one `{target}` was taken from "
+                f"(a slice or a view of it) keeps its old values; `{OPS[type(node.value.op)]}=` writes into it")
     if op in ("hoist", "sink") and isinstance(node, ast.If):
         moved = node.body[0] if op == "hoist" else node.body[-1]
-        return (f"`{ast.unparse(moved)}` inside `{quote_statement(node)}` (one indent too deep): only the passes that "
-                f"take that branch make it, where every pass needs it")
+        return (f"`{moved_text(moved)}` inside `{quote_statement(node)}` (one indent too deep): it is done only when "
+                f"that branch is taken, where it is needed every time")
     if op == "const" and isinstance(node, ast.Name) and isinstance(parents.get(id(node)), ast.AugAssign):
         return f"the loop's counter `{node.id}` added on each pass, where each pass adds {change.arg}"
     if op == "outdent":

@@ -12,7 +12,7 @@ import ast
 import pickle
 from dataclasses import dataclass, field
 
-__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TENSOR_MAKERS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "elide", "fold_target", "given_name", "is_minus_inf", "locals_of", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
+__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TENSOR_MAKERS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "elide", "fold_target", "given_name", "is_minus_inf", "locals_of", "moved_text", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
 
 # The kinds of change, in the order a match is preferred when two explain the same outputs.
 KINDS = (
@@ -103,6 +103,11 @@ class Change:
 def quote(node: ast.AST, limit: int = 60) -> str:
     text = ast.unparse(node)
     return text if len(text) <= limit else text[: limit - 25] + " ... " + text[-20:]
+
+
+def moved_text(statement: ast.stmt) -> str:
+    """A statement quoted whole when it is one line (`s = s * scale`), by its header when it has a body."""
+    return quote_statement(statement) if hasattr(statement, "body") else quote(statement, 70)
 
 
 def quote_statement(node: ast.stmt) -> str:

@@ -126,7 +126,8 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
         where += f" (it calls your {', '.join(f'`{h}`' for h in helpers)}: the mistake may be in there)"
     # the span's first line may call a function of the learner's that fails its own checks: what
     # it returned is wrong, and the span starts there because of it
-    starts = sorted(f for f in failed if start != end and re.search(rf"\b{re.escape(f)}\(", code_start))
+    code = code_start.split("#")[0]  # a call through a bare name, not `torch.f(` nor `obj.f(`, nor a comment's
+    starts = sorted(f for f in failed if start != end and re.search(rf"(?<![\w.]){re.escape(f)}\s*\(", code))
     if starts:
         fails = "fails its own checks" if len(starts) == 1 else "fail their own checks"
         where += f" ({at(start)} calls your {', '.join(f'`{f}`' for f in starts)}, which {fails}: the mistake is likely in there)"

@@ -331,8 +331,6 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     unit = unit_axes(pairs)
     if unit:
         return unit
-    if pairs and all(g.shape != e.shape and g.numel() == e.numel() for g, e, _ in pairs) and reshaped(pairs):
-        return reshaped(pairs)  # the same numbers in another shape: no axis summed or sliced away
     if pairs and all(g.dim() == e.dim() - 1 for g, e, _ in pairs):
         return reduced(pairs) or sliced(pairs)
     if pairs and all(g.dim() == e.dim() + 1 for g, e, _ in pairs):
@@ -340,6 +338,8 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     if pairs and all(g.dim() == e.dim() >= 1 and g.shape[:-1] == e.shape[:-1] and g.shape[-1] < e.shape[-1] for g, e, _ in pairs):
         # a block one wide summed is a sum over the last axis, kept: said as that
         return (reduced_kept(pairs) if all(g.shape[-1] == 1 for g, _, _ in pairs) else None) or folded(pairs)
+    if pairs and all(g.shape != e.shape and g.numel() == e.numel() for g, e, _ in pairs):
+        return reshaped(pairs)
     if not pairs or any(tuple(g.shape) != tuple(e.shape) for g, e, _ in pairs):
         return reduced_kept(pairs) or sizes_named(pairs)
     differing = pairs  # (each differs: the equal ones were left out above)

@@ -74,8 +74,6 @@ def reshaped(pairs) -> str | None:
     extra = ""
     if [n for n in g.shape if n != 1] == [n for n in e.shape if n != 1]:
         extra = ": an axis of size 1 added or lost" if g.dim() != e.dim() else ""
-    elif g.dim() == 1 and e.dim() > 1:
-        extra = ": flattened into one axis (a reshape left out)"
     return (f"yours holds the reference's numbers in the same order, in shape {tuple(g.shape)} where it has "
             f"{tuple(e.shape)}{extra}")
 
