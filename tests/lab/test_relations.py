@@ -603,4 +603,3 @@ def test_rows_of_length_one_are_told_to_sum_to_one_only_where_the_reference_rows
     out = torch.randn(4, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(11))  # (T, d): not weights
     said = relation([(torch.nn.functional.normalize(out, dim=-1), out, {})])
     assert said is not None and "SUM to 1" not in said and "as F.normalize makes it" in said
-

@@ -39,10 +39,10 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - a slice's name added to in place (`in_place`): `dq_i = dq_i + x`, where `dq_i = dq[..., rows, :]`,
   makes a new tensor and leaves `dq` as it was; `dq_i += x` writes into the slice;
 - the first statement of an `if` moved before it, or its last after it (`hoist`, `sink`): a step
-  indented one level too deep, taken only by the passes that take the branch;
+  indented one level too deep, done only when the branch is taken;
 - a reduction over several axes at once made one over one of them (`const` of an axis):
   `x.mean(dim=(-2, -1))` where each row's own mean, `dim=-1`, was meant;
-- a loop's counter added where one was meant (`const`): `counts[a, b] += i` for `+= 1`;
+- a range's counter added where one was meant (`const`): `counts[a, b] += i` for `+= 1`;
 - a power of a call taken for the call of a product (`power_inside`): `cos(theta) ** p`, where
   `cos(theta * p)`, a turn by p times the angle, was meant.
 
