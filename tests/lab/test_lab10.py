@@ -222,7 +222,14 @@ DIAGONAL_SKIPPED = _reference_source("tiled_attention_backward").replace(
     "range(j if causal else 0, T, block)", "range(j + block if causal else 0, T, block)")
 
 
-def test_a_mend_of_the_learners_line_is_said_before_two_changes_of_the_reference(tmp_path):
+def test_a_mend_of_the_learners_line_is_said_before_two_changes_of_the_reference(tmp_path, monkeypatch):
+    import attention_by_hand.lab.calls as calls_module
+    import attention_by_hand.lab.repair as repair_module
+
+    # the mend is searched within seconds a busy machine may not give it: here the preference is
+    # tested, not the budget, so the search gets all the time it needs
+    monkeypatch.setattr(calls_module, "MEND_AFTER", 1e9)
+    monkeypatch.setattr(repair_module, "SECONDS", 1e9)
     assert "j + block if causal" in DIAGONAL_SKIPPED
     hints = failed_hints(tmp_path, "lab-10-gradients.py", DIAGONAL_SKIPPED, "tiled_attention_backward")
     assert hints and all("a term too many (`block`)" in h and "yours equals the reference with" not in h for h in hints)
