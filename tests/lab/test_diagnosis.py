@@ -116,9 +116,25 @@ def one_hot_lookup(ids, weight):
 
 def test_a_function_that_raised_on_every_case_is_diagnosed_by_the_change_that_raises_there_too(tmp_path):
     # It raises on the (6, 3) table and runs on the probe's square one: only the width mix-up does both.
+    from attention_by_hand.lab.diagnosis import diagnose
+    from attention_by_hand.lab.outcomes import Tried, call
+
+    path = tmp_path / "lab-02-embeddings-softmax.py"
+    path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), ONE_HOT_BY_WIDTH), encoding="utf-8")
+    learner, reference = load_lab(path), load_lab(REFERENCES[path.name])
+    the_plan = plan(2, 0)
+    args = [a for c, a in the_plan.calls if c.function == "one_hot_lookup"]
+    args += [p.args for c, p in the_plan.probes if c.function == "one_hot_lookup"]
+    found = diagnose(reference, "one_hot_lookup", [Tried(a, call(learner.one_hot_lookup, a)) for a in args])
+    assert found is not None and found.hint.startswith("yours equals the reference with `weight.shape[-1]` for `weight.shape[0]`")
+    assert "`weight.shape[1]` for `weight.shape[0]`" in found.hint  # the same numbers on a (rows, width) table
+    assert found.raised_only
+
+
+def test_a_change_that_matched_by_its_error_alone_gives_way_to_the_mend_of_the_learners_line(tmp_path):
     hints = failing(judged(tmp_path, "lab-02-embeddings-softmax.py", ONE_HOT_BY_WIDTH), "one_hot_lookup")
     assert len(hints) == 1 and hints[0].startswith("raised RuntimeError")
-    assert "yours equals the reference with `weight.shape[1]` for `weight.shape[0]`" in hints[0]
+    assert "the wrong axis (line " in hints[0] and "with `weight.shape[-2]` for `weight.shape[1]` in `return ...`" in hints[0]
 
 
 MEAN_OVER_EVERY_ID = '''
@@ -392,3 +408,70 @@ def test_a_fill_of_plus_inf_that_no_mend_of_the_learners_line_explains_is_still_
         "    s = s - s.mean(dim=-1, keepdim=True)\n", "")
     hints = failed_hints(tmp_path, "lab-04-attention.py", patch, "attention_weights")
     assert hints and all(h == "yours equals the reference with `float('inf')` for `float('-inf')` in `scores = ...`" for h in hints)
+
+
+ROWS_BY_A_MATRIX_PRODUCT = '''
+def softmax_backward(p, dp):
+    D = torch.matmul(p, dp.T)
+    return p * (dp - D)
+'''
+
+
+def test_a_change_that_raises_a_size_error_in_other_words_is_never_said_where_the_learners_only_raised(tmp_path):
+    # `keepdim=False` raises a size error too, of other sizes: no evidence of that slip
+    hints = failing(judged(tmp_path, "lab-10-gradients.py", ROWS_BY_A_MATRIX_PRODUCT), "softmax_backward")
+    assert hints and not any("yours equals the reference with" in h for h in hints)
+    assert all("`D = torch.matmul(p, dp.T)`" in h for h in hints)
+
+
+BUFFER_LIKE_THE_KEYS = '''
+def tiled_attention_backward(q, k, v, out, lse, d_out, block, causal):
+    T = q.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(dim=-1)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(k)
+    for j in range(0, T, block):
+        k_j, v_j = k[..., j : j + block, :], v[..., j : j + block, :]
+        for i in range(j if causal else 0, T, block):
+            q_i, d_out_i = q[..., i : i + block, :], d_out[..., i : i + block, :]
+            s = q_i @ k_j.transpose(-2, -1) * scale
+            if causal and i == j:
+                rows = torch.arange(i, i + s.shape[-2])[:, None]
+                columns = torch.arange(j, j + s.shape[-1])[None, :]
+                s = s.masked_fill(columns > rows, float("-inf"))
+            p = torch.exp(s - lse[..., i : i + block, None])
+            dv[..., j : j + block, :] += p.transpose(-2, -1) @ d_out_i
+            ds = p * (d_out_i @ v_j.transpose(-2, -1) - D[..., i : i + block, None])
+            dq[..., i : i + block, :] += ds @ k_j * scale
+            dk[..., j : j + block, :] += ds.transpose(-2, -1) @ q_i * scale
+    return dq, dk, dv
+'''
+
+
+def test_a_buffer_made_like_another_tensor_is_mended_on_its_own_line_not_said_as_two_buffers_swapped(tmp_path):
+    # swapping dq and dv raises the same error, before the swapped dq is ever used: only dv was wrong
+    hints = failing(judged(tmp_path, "lab-10-gradients.py", BUFFER_LIKE_THE_KEYS), "tiled_attention_backward")
+    assert hints and not any("swapped" in h for h in hints)
+    assert all("with `torch.zeros_like(v)` for `torch.zeros_like(k)`" in h for h in hints)
+
+
+def test_a_mask_of_another_dtype_is_told_to_be_bool_not_to_be_converted_to_float():
+    from attention_by_hand.lab.judging import hint_for_exception
+
+    for message in ("masked_fill_ only supports boolean masks, but got mask with dtype float",
+                    "where expected condition to be a boolean tensor, but got a tensor with dtype Long"):
+        said = hint_for_exception("RuntimeError", message)
+        assert "bool" in said and ".float()" not in said
+
+
+DIVIDED_BY_THE_FIRST_ROWS_SUM = '''
+def softmax(scores):
+    shifted = torch.exp(scores - scores.amax(dim=-1, keepdim=True))
+    return shifted / shifted.sum(-1, keepdim=True)[0]
+'''
+
+
+def test_an_index_of_habit_is_said_after_the_rows_factors_that_show_it(tmp_path):
+    hints = failing(judged(tmp_path, "lab-02-embeddings-softmax.py", DIVIDED_BY_THE_FIRST_ROWS_SUM), "softmax")
+    assert hints and all("a factor of its own" in h for h in hints)
+    assert all("only the first entry along the first axis, `shifted.sum(" in h and "keepdim=True)[0]` in `return ...`" in h for h in hints)

@@ -603,3 +603,10 @@ def test_rows_of_length_one_are_told_to_sum_to_one_only_where_the_reference_rows
     out = torch.randn(4, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(11))  # (T, d): not weights
     said = relation([(torch.nn.functional.normalize(out, dim=-1), out, {})])
     assert said is not None and "SUM to 1" not in said and "as F.normalize makes it" in said
+
+
+def test_a_table_returned_flat_is_said_as_its_numbers_in_another_shape():
+    # one axis fewer, and no reduction or slice: the same numbers, in the same order
+    tables = [torch.arange(25.0).reshape(5, 5), torch.arange(49.0).reshape(7, 7) % 5]
+    said = relation([(t.flatten(), t, {}) for t in tables])
+    assert said == "yours holds the reference's numbers in the same order, in shape (25,) where it has (5, 5)"

@@ -48,6 +48,7 @@ from attention_by_hand.lab.outcomes import (
     agree,
     alike,
     call,
+    family,
     flat,
     fresh,
     known_numbers,
@@ -169,6 +170,8 @@ def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: f
         wrong = [(t.got, e) for t, e in zip(tried, expected) if not isinstance(t.got, Raised) and not agree(t.got, e)]
         if found and wrong and all(_wrong_only_as_nan(g, e) for g, e in wrong):
             found = dataclasses.replace(found, nan_only=True)
+        if found and not wrong and not found.relation:
+            found = dataclasses.replace(found, raised_only=True)
         return found
     finally:
         torch.set_num_threads(threads)
@@ -261,10 +264,12 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
             near.append((-gain, n, change))
         if len(scaled) < MAX_SCALED and _proportional(first_got, first):
             scaled.append(change)
-    if found:
-        # those that raise the learner's very words, where it raised, before those that raise alike
-        exact = [c for c in found if _matches(build(reference, function, c), tried, order, single=False)[0]]
+    # those that raise the learner's very words, where it raised, before those that raise alike;
+    # where it only raised, a size error in other words is another error (its sizes are the evidence)
+    exact = [c for c in found if _matches(build(reference, function, c), tried, order, single=False)[0]]
+    if found and (exact or wrong or all(family(tried[i].got) == "index" for i in raised)):
         return _one_mistake(reference, function, exact or found, tried, prefer) or related(reference, function, tried, expected)
+    found = []
     near.sort(key=lambda item: item[:2])
     pool = [change for _, _, change in near[:PAIR_POOL]]
     pairs = sorted(combinations(pool, 2), key=lambda p: p[0].rank + p[1].rank)

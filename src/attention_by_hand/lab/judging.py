@@ -293,6 +293,8 @@ def hint_for_exception(type_name: str, message: str) -> str:
     if _FLOAT_SIZE.search(message):
         return (" (a size or an axis given as a float: `/` divides to a float even when the result is whole; "
                 "sizes take `//`)")
+    if "boolean mask" in message or "to be a boolean tensor" in message:
+        return " (a mask must be a bool tensor: made with a comparison, or converted with .bool())"
     if "scalar type" in message or "same dtype" in message or "dtype" in message:
         return " (integer and float tensors mixed: convert with .float() or .to(other.dtype))"
     if type_name == "IndexError" or "out of range" in message:

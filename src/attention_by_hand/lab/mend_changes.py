@@ -44,7 +44,20 @@ added or never lacked what the learner left out. Those are tried here, on the le
   `x.mean(dim=(-2, -1))` where each row's own mean, `dim=-1`, was meant;
 - a range's counter added where one was meant (`const`): `counts[a, b] += i` for `+= 1`;
 - a power of a call taken for the call of a product (`power_inside`): `cos(theta) ** p`, where
-  `cos(theta * p)`, a turn by p times the angle, was meant.
+  `cos(theta * p)`, a turn by p times the angle, was meant;
+- a factor put on a call's result where it belongs on the call's input (`factor_inside`):
+  `softmax(s, dim=-1) / math.sqrt(hs)`, where `softmax(s / math.sqrt(hs), dim=-1)` was meant;
+- a division or product that belongs in a power's exponent (`into_exponent`): `p / base ** (2 * i) / d`,
+  where `p / base ** (2 * i / d)` was meant;
+- a loop over `range(n)` that starts at 1 (`from_one`): its pass for 0 was already made before the
+  loop (a sum started at the first score's 1, then every score added);
+- a tensor of indices that picks whole rows where one entry per row was meant (`each_row`):
+  `hot[ids] = 1` sets every row whose number is in `ids`; `hot[torch.arange(len(ids)), ids] = 1`
+  sets row i's entry at column ids[i];
+- a sequence cut into windows that do not overlap where every window was meant (`overlap`):
+  `ids.view(-1, 2)` gives the pairs (0, 1), (2, 3), ...; `ids.unfold(0, 2, 1)` gives each with the next;
+- a floor division where the count rounds up (`ceil`): `range(T // block)` leaves a last, shorter
+  block out; `-(-T // block)` counts it.
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """
@@ -72,7 +85,8 @@ MAX_SUBSCRIPTS = 48  # einsum spellings tried per call: two operands and an outp
 FLOW_MENDS = ("jump", "outdent")  # a loop's control: said alone, even where a change of the reference fits (verdict.py)
 # mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
-NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts", "factor_moved")
+NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts", "factor_moved",
+                "unsub", "ceil", "into_exponent")
 
 _WRAPS = ("exp", "log")
 
@@ -107,6 +121,11 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                                 node.lineno))
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Tuple):  # `q, v = ...`: a few names, few changes
             found += _rebinds(name, node, bound, loops, index[id(node)])
+        if (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript)
+                and isinstance(node.targets[0].slice, ast.Name)):  # `hot[ids] = 1.0`: whole rows, by a tensor of ids
+            picked = edit(node.targets[0], Change(name, 0, "each_row", None, "index", ""))
+            found.append(Change(name, index[id(node.targets[0])], "each_row", None, "index",
+                                f"`{quote(picked)}` for `{quote(node.targets[0])}`", node.lineno))
         if isinstance(node, ast.Assign) and _adds_to_a_view(node, views):
             found.append(Change(name, index[id(node)], "in_place", None, "step",
                                 f"`{quote(edit(node, Change(name, 0, 'in_place', None, 'step', '')))}` for `{quote(node)}`", node.lineno))
@@ -118,6 +137,10 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                 and node.value.id in counters):  # `counts[a, b] += i`: the counter where each pass adds one
             found.append(Change(name, index[id(node.value)], "const", 1, "constant",
                                 f"`1` for `{node.value.id}` in `{quote_statement(node)}`", node.lineno))
+        if (isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and call_name(node.iter) == "range"
+                and len(node.iter.args) == 1 and not node.iter.keywords):
+            found.append(Change(name, index[id(node.iter)], "from_one", None, "offset",
+                                f"`range(1, {quote(node.iter.args[0])})` for `{quote(node.iter)}`", node.lineno))
         if isinstance(node, (ast.For, ast.While)) and len(node.body) > 1 and isinstance(node.body[-1], ast.Return):
             found.append(Change(name, index[id(node)], "outdent", None, "order",
                                 f"`{quote_statement(node.body[-1])}` moved out of `{quote_statement(node)}`, after it", node.body[-1].lineno))
@@ -125,6 +148,11 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
         if flag and flag[0] not in {k.arg for k in node.keywords} and (node.args or node.keywords):
             found.append(Change(name, index[id(node)], "add_kw", flag, "arguments",
                                 f"`{quote(edit(node, Change(name, 0, 'add_kw', flag, 'arguments', '')))}` for `{quote(node)}`",
+                                statement_of[id(node)].lineno))
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("view", "reshape")
+                and len(node.args) == 2 and number_of(node.args[0]) == -1 and not node.keywords):  # `ids.view(-1, 2)`
+            windows = edit(node, Change(name, 0, "overlap", None, "call", ""))
+            found.append(Change(name, index[id(node)], "overlap", None, "call", f"`{quote(windows)}` for `{quote(node)}`",
                                 statement_of[id(node)].lineno))
         if isinstance(node, ast.Call) and call_name(node) in SIZE_CALLS:
             found += _numbers_for_sizes(fdef, bound, node, index, statement_of[id(node)].lineno)
@@ -151,6 +179,9 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             inside = edit(node, Change(name, 0, "power_inside", None, "function", ""))
             found.append(Change(name, index[id(node)], "power_inside", None, "function",
                                 f"`{quote(inside)}` for `{quote(node)}`", statement.lineno))
+        if isinstance(node.op, ast.FloorDiv) and not isinstance(node.right, ast.Constant):  # `T // block`, rounded down
+            found.append(Change(name, index[id(node)], "ceil", None, "offset",
+                                f"`-(-{quote(node)})` for `{quote(node)}`{where}", statement.lineno))
         if isinstance(node.op, ast.Pow) and isinstance(node.right, ast.Constant):  # a power taken out (`** 0.75`)
             found.append(Change(name, index[id(node)], "left", None, "factor",
                                 f"`** {quote(node.right)}` removed from `{quote_statement(statement)}`", statement.lineno))
@@ -158,6 +189,16 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             for wrap in _WRAPS:
                 found.append(Change(name, index[id(node.right)], "wrap", wrap, "function",
                                     f"`torch.{wrap}({quote(node.right)})` for `{quote(node.right)}`{where}", statement.lineno))
+        if (isinstance(node.op, (ast.Div, ast.Mult)) and isinstance(node.left, ast.Call) and node.left.args
+                and not isinstance(node.right, ast.Constant) and _function_form(node.left)):
+            inside = edit(node, Change(name, 0, "factor_inside", None, "factor", ""))
+            found.append(Change(name, index[id(node)], "factor_inside", None, "factor",
+                                f"`{quote(inside)}` for `{quote(node)}`{where}", statement.lineno))
+        if (isinstance(node.op, (ast.Div, ast.Mult)) and isinstance(node.left, ast.BinOp)
+                and isinstance(node.left.right, ast.BinOp) and isinstance(node.left.right.op, ast.Pow)):
+            moved = edit(node, Change(name, 0, "into_exponent", None, "order", ""))
+            found.append(Change(name, index[id(node)], "into_exponent", None, "order",
+                                f"`{quote(moved)}` for `{quote(node)}`{where}", statement.lineno))
         for side in ("right", "left"):
             inner = getattr(node, side)
             if isinstance(inner, ast.BinOp) and type(inner.op) is not type(node.op):
@@ -179,6 +220,12 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                 found.append(Change(name, index[id(node.right)], "shift", delta, "offset",
                                     f"`{quote(node.right)} {sign} 1` for `{quote(node.right)}`{where}", statement.lineno))
     return found
+
+
+def _function_form(node: ast.Call) -> bool:
+    """`torch.softmax(x, ...)`, `F.relu(x)` or `f(x)`: the first argument is the input (a method's is not)."""
+    return isinstance(node.func, ast.Name) or (isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                                                and node.func.value.id in _FUNCTION_FORMS)
 
 
 def loop_names(fdef: ast.FunctionDef) -> set[str]:

@@ -147,6 +147,24 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return _POWERS.get((node.value, change.arg), f"the wrong power: `** {node.value}` where `** {change.arg}` is needed")
     if op == "const" and kind == "axis" and isinstance(node, ast.Tuple):
         return f"the reduction over {len(node.elts)} axes at once (`{_short(node)}`), where it works along axis {change.arg} alone"
+    if op == "factor_inside" and isinstance(node, ast.BinOp) and isinstance(node.left, ast.Call):
+        return (f"`{OPS[type(node.op)]} {_short(node.right)}` applied to what `{call_name(node.left)}` returns, "
+                "where it belongs on its input")
+    if op == "into_exponent" and isinstance(node, ast.BinOp):
+        return (f"brackets: `{OPS[type(node.op)]} {_short(node.right)}` stands outside the power `{_short(node.left.right)}`, "
+                "where it belongs in its exponent")
+    if op == "each_row" and isinstance(node, ast.Subscript):
+        table, ids = _short(node.value), _short(node.slice)
+        return (f"`{table}[{ids}]` picks whole rows of `{table}`, those whose numbers are in `{ids}`, where one entry "
+                f"per row is meant: row i's at column {ids}[i]")
+    if op == "overlap" and isinstance(node, ast.Call):
+        k = _short(node.args[1])
+        return (f"`{_short(node)}` cuts the sequence into windows of {k} that do not overlap (the first {k}, then the next {k}, ...), "
+                f"where every window is meant, each starting one place after the last")
+    if op == "from_one":
+        return "off by one: the loop starts at 0, one step early, so its pass for 0 is one too many"
+    if op == "ceil" and isinstance(node, ast.BinOp):
+        return f"`{_short(node)}` rounds down, so a last, shorter part is left out; `-(-{_short(node)})` rounds up and counts it"
     if op == "into_index" and isinstance(node, ast.BinOp):
         added = isinstance(node.op, ast.Add)
         n, to = node.right.value, "added to" if added else "taken from"

@@ -12,7 +12,7 @@ import ast
 import pickle
 from dataclasses import dataclass, field
 
-__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TENSOR_MAKERS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "elide", "fold_target", "given_name", "is_minus_inf", "locals_of", "moved_text", "number_of", "quote", "quote_statement", "replace_node", "step_name"]
+__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TENSOR_MAKERS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "elide", "fold_target", "given_name", "is_minus_inf", "locals_of", "moved_text", "number_of", "quote", "quote_statement", "replace_node", "speaks_of_positions", "step_name"]
 
 # The kinds of change, in the order a match is preferred when two explain the same outputs.
 KINDS = (
@@ -52,7 +52,8 @@ TENSOR_MAKERS = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "n
 NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin": ("amax", "mean"), "sin": ("cos",), "cos": ("sin",),
               "triu": ("tril",), "tril": ("triu",), "sum": ("mean",), "mean": ("sum",), "exp": ("log", "exp2", "sigmoid"),
               "log": ("exp", "log2", "log10"), "log2": ("log",), "log10": ("log",), "exp2": ("exp",), "cat": ("stack",), "stack": ("cat",), "softmax": ("exp", "sigmoid"),
-              "empty_like": ("zeros_like",), "empty": ("zeros",), "new_empty": ("new_zeros",), "eye": ("zeros",)}
+              "empty_like": ("zeros_like",), "empty": ("zeros",), "new_empty": ("new_zeros",), "eye": ("zeros",),
+              "ones_like": ("zeros_like",), "zeros_like": ("ones_like",), "ones": ("zeros",), "zeros": ("ones",)}
 ELEMENTWISE = {"exp", "sigmoid"}  # a softmax's neighbours that take no axis
 # What the learner's function does instead, where its name alone does not say it.
 NEIGHBOUR_WORDS = {
@@ -62,6 +63,8 @@ NEIGHBOUR_WORDS = {
     ("exp", "softmax"): " (the exps never divided by their row's sum)",
     ("sigmoid", "softmax"): " (each weight squashed on its own; a softmax divides by the row's sum, so that rows sum to 1)",
     ("zeros", "eye"): " (eye is the identity: ones on the diagonal, so each row keeps its own entry)",
+    **dict.fromkeys((("zeros_like", "ones_like"), ("zeros", "ones")), " (a sum or a count made with ones starts at 1, not at 0)"),
+    **dict.fromkeys((("ones_like", "zeros_like"), ("ones", "zeros")), " (a product or a count made with zeros starts at 0, not at 1)"),
     **dict.fromkeys((("zeros_like", "empty_like"), ("zeros", "empty"), ("new_zeros", "new_empty")),
                     " (an empty tensor is never cleared: what is added to it starts from whatever the memory held; "
                     "the check fills it with nan)"),
@@ -385,6 +388,22 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
     if op == "power_inside":  # f(a) ** p made f(a * p) (mend_changes.py)
         call = node.left
         return ast.Call(call.func, [ast.BinOp(call.args[0], ast.Mult(), node.right)], [])
+    if op == "factor_inside":  # `f(a, ...) / c` made `f(a / c, ...)` (mend_changes.py)
+        call = node.left
+        return ast.Call(call.func, [ast.BinOp(call.args[0], node.op, node.right), *call.args[1:]], call.keywords)
+    if op == "into_exponent":  # `a / b ** e / d` made `a / b ** (e / d)` (mend_changes.py)
+        power = node.left.right
+        return ast.BinOp(node.left.left, node.left.op, ast.BinOp(power.left, ast.Pow(), ast.BinOp(power.right, node.op, node.right)))
+    if op == "each_row":  # `x[ids]` made `x[torch.arange(len(ids)), ids]`: one entry per row (mend_changes.py)
+        rows = ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "arange", ast.Load()),
+                        [ast.Call(ast.Name("len", ast.Load()), [node.slice], [])], [])
+        return ast.Subscript(node.value, ast.Tuple([rows, node.slice], ast.Load()), node.ctx)
+    if op == "overlap":  # `x.view(-1, k)` made `x.unfold(0, k, 1)`: every window of k, each with the next (mend_changes.py)
+        return ast.Call(ast.Attribute(node.func.value, "unfold", ast.Load()), [ast.Constant(0), node.args[1], ast.Constant(1)], [])
+    if op == "from_one":  # `range(n)` made `range(1, n)` (mend_changes.py)
+        return ast.Call(node.func, [ast.Constant(1), node.args[0]], [])
+    if op == "ceil":  # `a // b` made `-(-a // b)`, the count rounded up (mend_changes.py)
+        return ast.UnaryOp(ast.USub(), ast.BinOp(ast.UnaryOp(ast.USub(), node.left), ast.FloorDiv(), node.right))
     if op == "in_place":  # `x = x + y` made `x += y`, which writes into the tensor x views (mend_changes.py)
         return ast.AugAssign(ast.Name(node.targets[0].id, ast.Store()), node.value.op, node.value.right)
     if op == "jump":  # a learner's `break` made `continue`, or back (mend_changes.py)
@@ -460,3 +479,12 @@ def elide(new: str, old: str) -> tuple[str, str]:
     tail = len(new) - cut if cut > 0 and len(new) - cut >= KEEP else 0
     new, old = new[start : len(new) - tail], old[start : len(old) - tail]
     return ("... " if start else "") + new + (" ..." if tail else ""), ("... " if start else "") + old + (" ..." if tail else "")
+
+
+def speaks_of_positions(statement: ast.stmt) -> bool:
+    """Whether a name in the range's statement (a loop's header only, not its body) is one of
+    positions: `pos`, `positions`, `n_positions`, `position_embedding` (not `transpose`)."""
+    around = [statement.target, statement.iter] if isinstance(statement, (ast.For, ast.AsyncFor)) else [statement]
+    names = {n.id for part in around for n in ast.walk(part) if isinstance(n, ast.Name)}
+    names |= {n.attr for part in around for n in ast.walk(part) if isinstance(n, ast.Attribute)}
+    return any(word.startswith("pos") for name in names for word in name.lower().split("_"))

@@ -8,12 +8,12 @@ one node of one reference function, and describes itself in the reference's own 
 
     `/ math.sqrt(head_size)` removed from `scores = q @ k.transpose(-2, -1) / math.sqrt(head_size)`
 
-The kinds of change (`KINDS`, in the order a match is preferred when two explain the same outputs):
-a factor dropped or inverted, sqrt added or removed, another axis, a neighbouring constant
-(0/1, a diagonal offset, a flag flipped, -inf made 0), a sign, two arguments swapped, two returned
-values or two unpacked names swapped, a transpose added or removed, +1/-1 on an index or a
-position, two steps done in the other order, one variable replaced by another in scope, one term
-of a sum dropped, a call left out. The functions the checked one calls (in the reference's own
+The kinds of change (`KINDS`, in the order a match is preferred when two explain the same outputs): a
+factor dropped or inverted, sqrt added or removed, another axis (of a call, or of a size `x.shape[0]`),
+a neighbouring constant (0/1, a diagonal offset, a flag flipped, -inf made 0), a sign, two arguments
+swapped, two returned values or two unpacked names swapped, a transpose added or removed, +1/-1 on an
+index or a position, two steps done in the other order, one variable replaced by another in scope, one
+term of a sum dropped, a call left out. The functions the checked one calls (in the reference's own
 module) are changed too: a learner's `self_attention` is wrong when its `attention_weights` is.
 
 The reference is trusted code, so mutants run in this (the checker's) process. Left out: which
@@ -58,6 +58,7 @@ from attention_by_hand.lab.mutant_edits import (
     quote,
     quote_statement,
     replace_node,
+    speaks_of_positions,
     step_name,
 )
 
@@ -65,13 +66,6 @@ __all__ = ["KINDS", "Change", "changes", "build", "reachable", "definition"]
 
 # Changes said in words first, then in code: the words name the concept ("q and k exchanged").
 CONCEPT_FIRST = ("exchange", "args", "shift_all", "invert")
-def _speaks_of_positions(statement: ast.stmt, node: ast.AST) -> bool:
-    """Whether a name in the range's statement (a loop's header only, not its body) is one of
-    positions: `pos`, `positions`, `n_positions`, `position_embedding` (not `transpose`)."""
-    around = [statement.target, statement.iter] if isinstance(statement, (ast.For, ast.AsyncFor)) else [statement]
-    names = {n.id for part in around for n in ast.walk(part) if isinstance(n, ast.Name)}
-    names |= {n.attr for part in around for n in ast.walk(part) if isinstance(n, ast.Attribute)}
-    return any(word.startswith("pos") for name in names for word in name.lower().split("_"))
 
 
 class _Finder:
@@ -119,7 +113,7 @@ class _Finder:
     def _shift_words(self, node: ast.Call, delta: int) -> str:
         """Every number of a range one more or one less, said as what the range counts: positions
         where its statement speaks of them, else a count from 0 made a count from 1 (or -1)."""
-        if _speaks_of_positions(self.statement_of(node), node):
+        if speaks_of_positions(self.statement_of(node)):
             return f"every position shifted by one ({delta:+d})"
         if len(node.args) == 1 or number_of(node.args[0]) == 0:
             return f"the range counted from {delta} instead of 0 (every number {delta:+d})"
@@ -177,6 +171,8 @@ class _Finder:
         parent = self.parent.get(id(node))
         if isinstance(parent, ast.keyword):
             return parent.arg in AXIS_WORDS
+        if isinstance(parent, ast.Subscript) and node is parent.slice:  # `q.shape[0]`: the size along an axis
+            return isinstance(parent.value, ast.Attribute) and parent.value.attr == "shape"
         if isinstance(parent, ast.Call) and node in parent.args:
             return call_name(parent) in AXIS_CALLS and not (
                 call_name(parent) in ("split", "chunk", "roll") and parent.args.index(node) == 0  # a size, a count, a shift
@@ -278,7 +274,9 @@ class _Finder:
                 elif number_of(b) is None:
                     for delta in (1, -1):
                         self.add(b, "shift", delta, "offset", f"`{quote(b)} {'+' if delta > 0 else '-'} 1` for `{quote(b)}`")
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Name):
+        # a name indexed, or a call's result indexed by a number of habit (`e.sum(-1, keepdim=True)[0]`, as after `max`)
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and (isinstance(node.value, ast.Name) or (
+                isinstance(node.value, ast.Call) and type(number_of(node.slice)) is int)):
             self.add(node, "unsub", None, "index", f"`{quote(node.value)}` for `{quote(node)}` (the indexing left out)")
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
             if isinstance(node.slice, (ast.Name, ast.BinOp)):

@@ -59,6 +59,9 @@ class Diagnosis:
     # many causes make alike (a mend of the learner's own line, where one is found, says more)
     nan_only: bool = False
     pair: bool = False  # two different changes of the reference: a file's one mistake, more likely, by another road
+    # the learner's function raised wherever it was wrong: the change matches by its error alone, and
+    # what it changes after the raising line was never seen (`dq` and `dv` swapped, where only `dv` was)
+    raised_only: bool = False
 
 
 @dataclass(frozen=True)

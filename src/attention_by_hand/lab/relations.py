@@ -331,10 +331,15 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     unit = unit_axes(pairs)
     if unit:
         return unit
+    # an axis fewer or more is a reduction or a slice, or else the same numbers in another shape
+    # (a (V * V,) vector of counts where (V, V) is expected), said below
+    said = None
     if pairs and all(g.dim() == e.dim() - 1 for g, e, _ in pairs):
-        return reduced(pairs) or sliced(pairs)
+        said = reduced(pairs) or sliced(pairs)
     if pairs and all(g.dim() == e.dim() + 1 for g, e, _ in pairs):
-        return unreduced(pairs)
+        said = unreduced(pairs)
+    if said or (pairs and all(abs(g.dim() - e.dim()) == 1 for g, e, _ in pairs) and any(g.numel() != e.numel() for g, e, _ in pairs)):
+        return said
     if pairs and all(g.dim() == e.dim() >= 1 and g.shape[:-1] == e.shape[:-1] and g.shape[-1] < e.shape[-1] for g, e, _ in pairs):
         # a block one wide summed is a sum over the last axis, kept: said as that
         return (reduced_kept(pairs) if all(g.shape[-1] == 1 for g, _, _ in pairs) else None) or folded(pairs)

@@ -26,10 +26,11 @@ takes out what the best one only tweaks (`** 0.75` removed, or `* 0.75` for it),
 said. A change that mends only by making a factor 1 on every input (`-(-T // T)` for
 `-(-T // block)`, then `/ n_blocks`) is never said, nor, beside the removal of a name, one that
 makes that very name do nothing (a tensor of ones divided by, a part of a mask made empty:
-idle_names.py). A variable put for another of another shape (or kind) on the first input is tried
-after every other change; one that can mend only by chance is never tried (`_by_chance`: a name
-holding 0 or 1 on every input; a slice read from a tensor of another shape, as `[heads[:-1],
-values]` for `[values[:-1], heads]`, right only because the slice came out empty). A change that
+idle_names.py). A variable put for another of another shape (or kind) is tried after every other
+change, unless the shapes differ just where yours is wrong (`zeros_like(v)` for `zeros_like(q)`);
+one that can mend only by chance is never tried (`_by_chance`: a name holding 0 or 1 on every
+input; a slice read from a tensor of another shape, as `[heads[:-1], values]` for
+`[values[:-1], heads]`, right only because the slice came out empty). A change that
 puts a loop's variable (of the function or its helpers) for another name or size is never said (it
 is right only because the loop left that variable at its last value), but inside that loop, in an
 index, where it holds its step's value. Nothing is tried when the function or one of its helpers is
@@ -193,8 +194,9 @@ def _by_chance(change: Change, seens: list[dict[str, dict[str, object]]], nodes:
 
 
 def _unlike(change: Change, seen: dict[str, dict[str, object]]) -> bool:
-    """A variable put for another of another shape or kind on the first input: tried after the
-    others (it can mend, as `torch.relu(h)` for `torch.relu(x)` does, but seldom)."""
+    """A variable put for another of another shape or kind on one input (`_candidates` tries most
+    of those after the others: they can mend, as `torch.relu(h)` for `torch.relu(x)` does, but
+    seldom)."""
     names = _names_of(change)
     values = seen.get(change.function, {})
     if names is None or names[0] is None or names[0] not in values or names[1] not in values:
@@ -203,7 +205,7 @@ def _unlike(change: Change, seen: dict[str, dict[str, object]]) -> bool:
 
 
 def _candidates(module: ModuleType, function: str, checked: set[str], span: tuple[int, int] | None,
-                inputs: list[tuple] = (), near: set[int] = frozenset()) -> list[Change]:
+                inputs: list[tuple] = (), near: set[int] = frozenset(), wrong: int = 0) -> list[Change]:
     """The changes to try, at most MAX_CHANGES: the learner-only changes on the span's lines first
     (few, and each a whole kind of mistake), then the span's other changes, then the learner-only
     changes elsewhere, then the rest, then brackets moved (many, and most of them give the same
@@ -211,7 +213,7 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     alone can then fill the budget. Without a span, the lines `near` (where the function raised,
     and the lines feeding it: raised_lines.py) take its place. In that order, a variable put for
     another of another shape comes after all the rest, and one that can mend only by chance is
-    never tried."""
+    never tried. inputs: the inputs yours is wrong on first, `wrong` of them, then the others."""
     own = [name for name in reachable(module, function) if name == function or name not in checked]
     if not all(_is_the_def(module, name) for name in own):
         return []
@@ -235,7 +237,11 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     regrouped = [c for c in extra if c.op == "regroup" and c not in inside]
     extra = [c for c in extra if c.op != "regroup" and c not in inside]
     ordered = inside + extra + rest + regrouped
-    unlike = [c for c in ordered if _unlike(c, seens[0] if seens else {})]
+    # unlike on the first input, where yours is wrong, unless alike on every input where yours is right:
+    # a name of another shape just where yours goes wrong (`zeros_like(v)` for `zeros_like(q)`, where
+    # d_v is not head_size) may be the very slip
+    right = seens[wrong:] if wrong else []
+    unlike = [c for c in ordered if seens and _unlike(c, seens[0]) and not (right and not any(_unlike(c, s) for s in right))]
     return [c for c in ordered if c not in set(unlike)] + unlike  # repair() tries the first MAX_CHANGES
 
 
@@ -272,7 +278,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         left = CALL_SECONDS if deadline is None else min(CALL_SECONDS, max(0.0, deadline - time.perf_counter()))
         line = raised_at(getattr(module, function), inputs[next(i for i, g in enumerate(got) if isinstance(g, Raised))], left)
         near = feeding_lines(definition(module, function), line) if line is not None else set()
-    allowed = _candidates(module, function, checked, span, [inputs[i] for i in order], near)
+    allowed = _candidates(module, function, checked, span, [inputs[i] for i in order], near, len(wrong))
     candidates = allowed[:MAX_CHANGES]
     for change in candidates:
         if deadline is not None and time.perf_counter() > deadline:
@@ -300,9 +306,11 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     # another constant in a call the reference never makes reads as a slip of the constant, where
     # taking the call away mends the line too: the call is said, not the constant
     unwrapped = {c.line for c in _foreign_unwraps(module, reference, function, mends)}
+    # a count rounded up that mends is that very slip; a range made longer some other way (`// block`
+    # removed, `+ 1`) mends it too, but only because the passes it adds find nothing to do
     best = min(mends, key=lambda c: (span is not None and not span[0] <= c.line <= span[1],
                                      c.kind in ("constant", "axis") and c.line in unwrapped,
-                                     _rank(c)))
+                                     c.op != "ceil", _rank(c)))
     nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
     # A change that takes out the very thing the best one tweaks (the power whose operation it
     # swaps, the transpose whose axes it makes one) names the learner's own element: said instead.

@@ -210,8 +210,8 @@ class _Engine:
         found, where = self.found[function]
         mended, words = self.mended(function)
         op = self.repairs.get(function, {}).get("op")
-        if found and mended and ((found.compound and op not in ("left", "right")) or found.nan_only or found.pair):
-            found = None  # the learner's line mended says it in one step (a factor taken off: the move says more), or more than nan matched
+        if found and mended and ((found.compound and op not in ("left", "right")) or found.nan_only or found.pair or found.raised_only):
+            found = None  # the learner's line mended says it in one step (a factor taken off: the move says more), or more than nan or an error matched
         if found and mended and op in FLOW_MENDS:  # a loop's `break` or `return`, mended: the learner's own line, alone
             return mended, None, words
         if found:  # a mend that names a function, a flag or a number, after what the outputs show
@@ -265,7 +265,7 @@ class _Engine:
             return None, None
         other = event.get("other") if isinstance(event.get("other"), dict) else {}
         said, words = mend_said(event, other, *(_at(e.get("line"), self.line_name)[2:] for e in (event, other)))
-        described = None if event.get("op") == "add_kw" else call_words([str(event.get("text"))], self.reference, function)
+        described = None if event.get("op") in ("add_kw", "overlap") else call_words([str(event.get("text"))], self.reference, function)
         return said + (f"; {described}" if described else ""), words
 
     def parting(self, function: str, check: Check | None = None) -> str | None:
