@@ -475,3 +475,30 @@ def test_an_index_of_habit_is_said_after_the_rows_factors_that_show_it(tmp_path)
     hints = failing(judged(tmp_path, "lab-02-embeddings-softmax.py", DIVIDED_BY_THE_FIRST_ROWS_SUM), "softmax")
     assert hints and all("a factor of its own" in h for h in hints)
     assert all("only the first entry along the first axis, `shifted.sum(" in h and "keepdim=True)[0]` in `return ...`" in h for h in hints)
+
+
+COUNTS_FROM_ONE = '''
+def bigram_counts(ids, vocab_size):
+    counts = torch.ones(vocab_size, vocab_size)
+    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
+        counts[a, b] += 1
+    return counts
+'''
+
+
+def test_ones_for_zeros_in_the_reference_is_said_with_words_that_take_no_side(tmp_path):
+    # the reference's zeros are right: the words must not argue for ones
+    hints = failing(judged(tmp_path, "lab-03-bigram.py", COUNTS_FROM_ONE), "bigram_counts")
+    assert hints and all("`ones(...)` for `zeros(...)` (zeros start a sum or a count at 0; ones start it at 1)" in h for h in hints)
+
+
+SOFTMAX_ALONG_AXIS_ONE = '''
+def softmax(scores):
+    return torch.nn.functional.softmax(scores, dim=1)
+'''
+
+
+def test_a_change_that_matched_by_its_error_alone_stays_where_two_mends_of_the_learners_line_name_two_slips(tmp_path):
+    # `dim=-1` for `dim=1`, or `dim=1` left out (softmax's implicit axis): the change says one slip
+    hints = failing(judged(tmp_path, "lab-02-embeddings-softmax.py", SOFTMAX_ALONG_AXIS_ONE), "softmax")
+    assert hints and all("yours equals the reference with `dim=1` for `dim=-1`" in h and "either of two" not in h for h in hints)

@@ -1821,7 +1821,7 @@ def test_a_loop_over_every_row_after_the_first_row_was_taken_is_mended_by_starti
 def test_a_sum_started_with_ones_is_mended_by_zeros(tmp_path):
     inputs = [(torch.randn(4, 3, generator=_g(80)),), (torch.randn(2, 5, generator=_g(81)),)]
     found = _extra(tmp_path, "total_from_ones", "row_total", inputs)
-    assert found is not None and found.text.startswith("`zeros_like(...)` for `ones_like(...)` (a sum or a count made with ones starts at 1")
+    assert found is not None and found.text.startswith("`zeros_like(...)` for `ones_like(...)` (zeros start a sum or a count at 0; ones start it at 1)")
 
 
 def test_a_divisor_outside_a_power_is_mended_by_moving_it_into_the_exponent(tmp_path):

@@ -63,8 +63,9 @@ NEIGHBOUR_WORDS = {
     ("exp", "softmax"): " (the exps never divided by their row's sum)",
     ("sigmoid", "softmax"): " (each weight squashed on its own; a softmax divides by the row's sum, so that rows sum to 1)",
     ("zeros", "eye"): " (eye is the identity: ones on the diagonal, so each row keeps its own entry)",
-    **dict.fromkeys((("zeros_like", "ones_like"), ("zeros", "ones")), " (a sum or a count made with ones starts at 1, not at 0)"),
-    **dict.fromkeys((("ones_like", "zeros_like"), ("ones", "zeros")), " (a product or a count made with zeros starts at 0, not at 1)"),
+    # said of a change of the reference and of a mend of the learner's code alike: no side is the slip
+    **dict.fromkeys((("zeros_like", "ones_like"), ("zeros", "ones"), ("ones_like", "zeros_like"), ("ones", "zeros")),
+                    " (zeros start a sum or a count at 0; ones start it at 1)"),
     **dict.fromkeys((("zeros_like", "empty_like"), ("zeros", "empty"), ("new_zeros", "new_empty")),
                     " (an empty tensor is never cleared: what is added to it starts from whatever the memory held; "
                     "the check fills it with nan)"),

@@ -209,8 +209,8 @@ class _Engine:
             self.found[function] = (found, where)
         found, where = self.found[function]
         mended, words = self.mended(function)
-        op = self.repairs.get(function, {}).get("op")
-        if found and mended and ((found.compound and op not in ("left", "right")) or found.nan_only or found.pair or found.raised_only):
+        op, alone = self.repairs.get(function, {}).get("op"), not self.repairs.get(function, {}).get("other")  # alone: no rival mend
+        if found and mended and ((found.compound and op not in ("left", "right")) or found.nan_only or found.pair or (found.raised_only and alone)):
             found = None  # the learner's line mended says it in one step (a factor taken off: the move says more), or more than nan or an error matched
         if found and mended and op in FLOW_MENDS:  # a loop's `break` or `return`, mended: the learner's own line, alone
             return mended, None, words
