@@ -71,8 +71,9 @@ class Raised:
     evidence (a wrong change of the reference raises on many inputs), the same complaint about the
     same sizes is. A single change may raise the same type of error with other words (an index
     past the table's end, said by nn.Embedding or by indexing): `_matches` allows that for single
-    changes, never for pairs, which have more ways to fit by chance. RAISED: a call whose error is
-    not known (it ran out of time)."""
+    changes, never for pairs, which have more ways to fit by chance, nor where the learner's function
+    raised wherever it was wrong and one of its errors is of sizes (its sizes are all the evidence:
+    diagnosis.py). RAISED: a call whose error is not known (it ran out of time)."""
 
     kind: str = ""
     message: str = ""
