@@ -69,7 +69,7 @@ def test_a_split_given_a_bare_number_in_torch_form_is_described(tmp_path):
 
 
 def test_code_that_does_not_parse_describes_nothing(tmp_path):
-    assert call_words(["torch.cumsum(e,"], _reference(tmp_path), "weights") is None
+    assert call_words(["torch.cumsum(e,, dim=0)"], _reference(tmp_path), "weights") is None
 
 
 def test_a_check_whose_blamed_line_calls_cumsum_says_what_it_does(tmp_path):
@@ -143,3 +143,13 @@ def test_a_split_given_a_bare_name_is_described(tmp_path):
     # `split(n_heads)` is the classic misreading: n_heads pieces meant, pieces of n_heads made
     said = call_words(["heads = t.split(n_heads, dim=-1)"], _reference(tmp_path), "weights")
     assert said is not None and "not the number of pieces" in said
+
+
+def test_the_first_line_of_a_call_over_several_lines_is_read(tmp_path):
+    said = call_words(["`return F.scaled_dot_product_attention(` returns a wrong value"], _reference(tmp_path), "weights")
+    assert said is not None and "reads a bool `attn_mask` as True = may attend" in said
+
+
+def test_group_norm_is_said_to_take_axis_1_as_its_channels(tmp_path):
+    said = call_words(["return F.group_norm(x, 1, weight, bias)"], _reference(tmp_path), "weights")
+    assert said is not None and "takes axis 1 as the channels, not the last axis" in said

@@ -345,3 +345,18 @@ def test_a_sum_for_a_mean_is_said_by_the_learners_own_mend_not_as_a_factor_moved
     # the reference's `sum` for `mean`, then divided by the batch, gives it too: two steps, where one of yours says it
     found = failed_hints(tmp_path, "lab-11-induction-heads.py", SUMMED_OVER_THE_ROWS, "first_token_score")
     assert found and all("with `mean(...)` for `sum(...)` in `return ...`" in h and "applied at the end" not in h for h in found)
+
+
+# a float mask handed to scaled_dot_product_attention is added to the scores: the future is not hidden
+ROPE_ATTENTION_FLOAT_MASK = '''
+def rope_attention(q, k, v):
+    T = q.shape[-2]
+    positions = torch.arange(T)
+    return torch.nn.functional.scaled_dot_product_attention(
+        rope(q, positions), rope(k, positions), v, attn_mask=hidden_future(T).float())
+'''
+
+
+def test_a_checked_function_that_passed_its_checks_is_not_offered_as_where_the_mistake_may_be(tmp_path):
+    found = failed_hints(tmp_path, "lab-07-positions.py", ROPE_ATTENTION_FLOAT_MASK, "rope_attention")
+    assert found and all("(it calls your `hidden_future`: the mistake may be in there)" in h for h in found)

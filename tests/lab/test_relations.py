@@ -610,3 +610,14 @@ def test_a_table_returned_flat_is_said_as_its_numbers_in_another_shape():
     tables = [torch.arange(25.0).reshape(5, 5), torch.arange(49.0).reshape(7, 7) % 5]
     said = relation([(t.flatten(), t, {}) for t in tables])
     assert said == "yours holds the reference's numbers in the same order, in shape (25,) where it has (5, 5)"
+
+
+def test_a_factor_no_size_names_is_said_only_where_they_differ():
+    assert relation(on_two(lambda e: e * 1.37)) == "yours is the reference's output multiplied by 1.37 on every input where they differ"
+
+
+def test_one_number_wrong_on_one_input_is_no_constant_factor():
+    # any number is a multiple of any other: a scalar loss wrong on one input says nothing of a factor
+    pairs = [(torch.tensor(2.038), torch.tensor(1.955), {})]
+    said = relation(pairs)
+    assert said is None or "multiplied" not in said

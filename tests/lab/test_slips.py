@@ -168,3 +168,63 @@ def test_every_id_off_by_one_is_said_as_the_references_output_on_ids_plus_one(tm
     found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", IDS_OFF_BY_ONE, "one_hot_lookup")
     assert found and any("`ids + 1` for `ids` in `F.one_hot(ids, num_classes=weight.shape[0])`: off by one there" in h
                          for h in found)
+
+
+# the values' gradient taken with the forward's output where the gradient at it belongs
+TILED_BACKWARD_OUT_FOR_D_OUT = '''
+def tiled_attention_backward(q, k, v, out, lse, d_out, block, causal):
+    n = q.shape[-2]
+    c = q.shape[-1] ** -0.5
+    rowdot = (out * d_out).sum(-1)
+    grads = [torch.zeros_like(t) for t in (q, k, v)]
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        for a in range(start if causal else 0, n, block):
+            b = min(a + block, n)
+            s = torch.einsum("...qd,...kd->...qk", q[..., a:b, :], k[..., start:stop, :]) * c
+            if causal and a == start:
+                s = s.masked_fill(torch.ones(b - a, stop - start, dtype=torch.bool).triu(1), float("-inf"))
+            p = (s - lse[..., a:b].unsqueeze(-1)).exp()
+            grads[2][..., start:stop, :] += p.transpose(-1, -2) @ out[..., a:b, :]
+            ds = p * (d_out[..., a:b, :] @ v[..., start:stop, :].transpose(-1, -2) - rowdot[..., a:b].unsqueeze(-1))
+            grads[0][..., a:b, :] += ds @ k[..., start:stop, :] * c
+            grads[1][..., start:stop, :] += ds.transpose(-1, -2) @ q[..., a:b, :] * c
+    return tuple(grads)
+'''
+
+
+def test_a_tile_of_the_wrong_input_is_named_as_the_same_slice_of_it(tmp_path):
+    found = failed_hints(tmp_path, "lab-10-gradients.py", TILED_BACKWARD_OUT_FOR_D_OUT, "tiled_attention_backward")
+    assert found and all("`out[..., i:i + block, :]` for `d_out_i` (the same slice of `out` as `d_out_i` takes of `d_out`)" in h
+                         for h in found)
+
+
+# log1p taken for a more accurate log: log(1 + p) of each pair's probability
+NLL_WITH_LOG1P = '''
+def average_nll(probs, ids):
+    picked = torch.stack([probs[a, b] for a, b in zip(ids[:-1].tolist(), ids[1:].tolist())])
+    return -picked.log1p().mean()
+'''
+
+
+def test_log1p_for_log_is_named_as_log_of_one_plus(tmp_path):
+    found = failed_hints(tmp_path, "lab-03-bigram.py", NLL_WITH_LOG1P, "average_nll")
+    assert found and all("`log1p(...)` for `log(...)` (log1p(x) is log(1 + x), not a more accurate log(x))" in h for h in found)
+
+
+# the rescale of the running sum bracketed around the new score's term as well
+ONLINE_SOFTMAX_RESCALE_AROUND_NEW_TERM = '''
+def online_softmax(scores):
+    best = torch.full(scores.shape[:-1], float("-inf"))
+    total = torch.zeros(scores.shape[:-1])
+    for column in scores.unbind(-1):
+        raised = torch.maximum(best, column)
+        total = (total + torch.exp(column - raised)) * torch.exp(best - raised)
+        best = raised
+    return torch.exp(scores - best.unsqueeze(-1)) / total.unsqueeze(-1)
+'''
+
+
+def test_a_factor_bracketed_around_the_added_term_too_is_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-09-flash-attention.py", ONLINE_SOFTMAX_RESCALE_AROUND_NEW_TERM, "online_softmax")
+    assert found and all("multiplies the added term too in `l = ...`" in h for h in found)

@@ -70,6 +70,11 @@ CALLS = {
     "count_nonzero": "counts the entries that are not 0, not their sum",
     "linspace": "spaces `steps` points from `start` to `end`, both ends included",
     "log_softmax": "is the log of the softmax, not the softmax",
+    "log1p": "is log(1 + x), not log(x)",
+    "group_norm": "takes axis 1 as the channels, not the last axis: it normalises each group over its channels and "
+                  "every axis after them, with one weight per channel (axis 1)",
+    "scaled_dot_product_attention": "reads a bool `attn_mask` as True = may attend (the opposite of a mask of hidden "
+                                    "cells), adds a float one to the scores, and divides by sqrt(head_size) itself",
 }
 
 # a call given one of these keywords, or a True or False among its arguments, says how it counts:
@@ -148,13 +153,25 @@ def _torch_like(func: ast.expr) -> bool:
 
 def _parsed(code: str) -> ast.AST | None:
     """A quoted piece of code as a tree: a statement, an expression, a loop's header or a
-    fragment such as `* torch.eye(V)`; None when no reading parses."""
-    for text in (code, code + "\n    pass", "_" + code, code.rstrip(":") + ":\n    pass"):
+    fragment such as `* torch.eye(V)`, or the first line of a call that goes on over more lines
+    (`return F.scaled_dot_product_attention(`); None when no reading parses."""
+    for text in (code, code + "\n    pass", "_" + code, code.rstrip(":") + ":\n    pass", _closed(code)):
         try:
             return ast.parse(text)
         except SyntaxError:
             continue
     return None
+
+
+def _closed(code: str) -> str:
+    """The code with the brackets it left open closed, innermost first (strings are not read)."""
+    pairs, opened = {"(": ")", "[": "]", "{": "}"}, []
+    for char in code:
+        if char in pairs:
+            opened.append(pairs[char])
+        elif opened and char == opened[-1]:
+            opened.pop()
+    return code + "".join(reversed(opened))
 
 
 def reference_makes(reference: ModuleType, function: str, as_learners: bool = False) -> set[str]:

@@ -35,6 +35,7 @@ from types import ModuleType
 
 from attention_by_hand.lab.first_nan import first_nan, has_nan
 from attention_by_hand.lab.learner_notes import recording, shared_parts
+from attention_by_hand.lab.raised_where import in_loop
 from attention_by_hand.lab.wire import MAX_TEXT, decode, encode
 
 __all__ = ["call_all", "missing_functions", "learner_frame", "describe", "is_out_of_memory", "same"]
@@ -280,6 +281,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
                 message=message,
                 line=line,
                 function=function,  # may be a helper the checked function called
+                in_loop=in_loop(str(learner), line),  # raised_where.py: where a change of the reference must raise too
                 **({} if found == _Blamer.RIGHT else {"blame": found}),
                 **({"warned": warned} if warned else {}),
             )
@@ -301,6 +303,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
     started = time.perf_counter()
     _emit_pitfalls(module, mender, emit)
     _emit_unused(module, reference, mender, emit)
+    _emit_helped(module, reference, mender, emit)
     mender.emit_repairs(emit, blamer.spent + time.perf_counter() - started)
     return True
 
@@ -317,6 +320,28 @@ def _emit_pitfalls(module: ModuleType, mender: _Mender, emit: Emit) -> None:
             found = []
         if found:
             emit(event="pitfalls", function=name, found=found)
+
+
+def _emit_helped(module: ModuleType, reference: ModuleType | None, mender: _Mender, emit: Emit) -> None:
+    """For each wrong function that is right with the reference's versions of the wrong checked
+    functions it calls (helped.py): {"event": "helped", "function": "f", "helpers": ["g"]}."""
+    from attention_by_hand.lab.helped import SECONDS, right_with_reference_helpers
+
+    if reference is None:
+        return
+    deadline = time.perf_counter() + SECONDS
+    checked = {call["function"] for call in mender.calls}
+    through: set[str] = set()  # wrong only through a helper: a caller names the helper first
+    for name in mender.wrong:  # in the order first wrong: the lab checks helpers before callers
+        inputs = [lambda call=call: tuple(decode(a) for a in call["args"]) for call in mender.calls if call["function"] == name]
+        try:
+            found = right_with_reference_helpers(module, reference, name, inputs, set(mender.wrong), checked, deadline,
+                                                 frozenset(through))
+        except (Exception, SystemExit):  # noqa: BLE001 - it only adds to a hint; it never breaks a check
+            found = []
+        if found:
+            through.add(name)
+            emit(event="helped", function=name, helpers=found)
 
 
 # The unused-argument search (unused.py) calls each wrong function twice per argument: a guard on

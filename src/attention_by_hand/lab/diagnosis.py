@@ -109,6 +109,9 @@ def _plausible(change: Change, values: dict[str, dict[str, object]]) -> bool:
         value = seen.get(change.arg[0])
         return (isinstance(value, int) and not isinstance(value, bool)) or (
             isinstance(value, torch.Tensor) and not value.is_floating_point() and value.dtype != torch.bool)
+    if change.op == "sibling":  # the same slice of another tensor: only one of the same shape
+        whole, other = (seen.get(n) for n in change.arg[:2])
+        return isinstance(whole, torch.Tensor) and isinstance(other, torch.Tensor) and whole.shape == other.shape
     if change.op not in ("name", "exchange", "shape_of"):
         return True
     old, new = change.arg

@@ -295,8 +295,41 @@ def hint_for_exception(type_name: str, message: str) -> str:
                 "sizes take `//`)")
     if "boolean mask" in message or "to be a boolean tensor" in message:
         return " (a mask must be a bool tensor: made with a comparison, or converted with .bool())"
-    if "scalar type" in message or "same dtype" in message or "dtype" in message:
-        return " (integer and float tensors mixed: convert with .float() or .to(other.dtype))"
+    if any(w in message for w in ("scalar type", "dtype", "used as indices", "can't be cast")):
+        return _dtype_words(message)
+    too_many = re.search(r"too many indices for tensor of dimension (\d+)", message)
+    if too_many:
+        return f" (indexed with more axes than the tensor has: it has {too_many.group(1)}; print its shape)"
     if type_name == "IndexError" or "out of range" in message:
         return " (an index out of range: print the shape of what you index)"
     return ""
+
+
+_INTEGER = {"long", "int", "int64", "int32", "int16", "byte", "uint8", "short", "char"}
+_FLOAT = {"float", "double", "half", "float16", "float32", "float64", "bfloat16"}
+
+
+def _dtype_words(message: str) -> str:
+    """torch's complaint about dtypes, said by the dtypes it names: an index or a target that must
+    be integers, integers met by floats, or float64 met by float32 (both floats: no integer
+    is involved, and `.float()` on an integer is no mend there)."""
+    low = message.lower()
+    if "for index" in low:  # index_select, gather, scatter: positions, never a mask
+        return (" (this index must hold integer positions (int64): not floats (convert with .long()) nor a bool "
+                "mask (a mask's positions are mask.nonzero()))")
+    if "used as indices" in low:
+        return " (a tensor used as an index must hold integers or bools, not floats: convert with .long())"
+    if "target dtype" in low:
+        return " (the targets must be integer class ids (int64): convert with .long())"
+    words = set(re.findall(r"[a-z]+\d*", low))
+    if "can't be cast" in low and words & _INTEGER and words & _FLOAT:
+        return " (a float result written into an integer tensor in place (+=, add_, index_add_): make that tensor float)"
+    if "bool" in words and words & (_INTEGER | _FLOAT):
+        return " (a bool tensor where numbers belong: convert it with .float(), or use it as a mask (masked_fill, torch.where))"
+    if words & _INTEGER and words & _FLOAT:
+        return " (integer and float tensors mixed: convert with .float() or .to(other.dtype))"
+    if words & {"double", "float64"} and words & {"float", "float32"}:
+        return (" (a float64 (double) tensor met a float32 one: find what made float64, a dtype=torch.float64, "
+                "a .double() or a tensor from NumPy, and keep float32, like the inputs)")
+    return " (tensors of different dtypes were combined: print each one's .dtype)"
+

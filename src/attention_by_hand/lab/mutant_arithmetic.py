@@ -36,6 +36,14 @@ def arithmetic(finder, node: ast.AST) -> None:  # noqa: C901 - one branch per op
         finder.add(node, "binop", other.__name__, "sign", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`)")
     if isinstance(node.op, ast.Add):
         finder.add(node, "binop", "Mult", "factor", f"`*` for `+` (`{quote(node)}`): multiplied, not added")
+    if isinstance(node.op, ast.Add) and isinstance(node.left, ast.BinOp) and isinstance(node.left.op, ast.Mult):
+        # a factor of one term bracketed around the added term too (a rescale of what was gathered
+        # applied to the new tile as well): each operand of the product may be the factor
+        for side in ("left", "right"):
+            factor, kept = (node.left.left, node.left.right) if side == "left" else (node.left.right, node.left.left)
+            inner = f"{quote(kept)} + {quote(node.right)}"
+            new = f"{quote(factor)} * ({inner})" if side == "left" else f"({inner}) * {quote(factor)}"
+            finder.add(node, "widen", side, "factor", f"`{new}` for `{quote(node)}`: `{quote(factor)}` multiplies the added term too")
     # a shift taken for a scale and back: `s / m` where `s - m` (the max-shift of a softmax)
     if isinstance(node.op, ast.Sub):
         finder.add(node, "binop", "Div", "factor", f"`/` for `-` (`{quote(node)}`): divided instead of subtracted")

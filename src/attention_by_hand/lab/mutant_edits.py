@@ -50,8 +50,9 @@ TENSOR_MAKERS = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "n
 # Each function's neighbours, the ones a learner writes by a slip of the mind (or of the base:
 # exp2 and log2 for exp and log).
 NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin": ("amax", "mean"), "sin": ("cos",), "cos": ("sin",),
-              "triu": ("tril",), "tril": ("triu",), "sum": ("mean",), "mean": ("sum",), "exp": ("log", "exp2", "sigmoid"),
-              "log": ("exp", "log2", "log10"), "log2": ("log",), "log10": ("log",), "exp2": ("exp",), "cat": ("stack",), "stack": ("cat",), "softmax": ("exp", "sigmoid"),
+              "triu": ("tril",), "tril": ("triu",), "sum": ("mean",), "mean": ("sum",), "exp": ("log", "exp2", "sigmoid", "expm1"),
+              "log": ("exp", "log2", "log10", "log1p"), "log2": ("log",), "log10": ("log",), "exp2": ("exp",),
+              "log1p": ("log",), "expm1": ("exp",), "cat": ("stack",), "stack": ("cat",), "softmax": ("exp", "sigmoid"),
               "empty_like": ("zeros_like",), "empty": ("zeros",), "new_empty": ("new_zeros",), "eye": ("zeros",),
               "ones_like": ("zeros_like",), "zeros_like": ("ones_like",), "ones": ("zeros",), "zeros": ("ones",)}
 ELEMENTWISE = {"exp", "sigmoid"}  # a softmax's neighbours that take no axis
@@ -63,6 +64,8 @@ NEIGHBOUR_WORDS = {
     ("exp", "softmax"): " (the exps never divided by their row's sum)",
     ("sigmoid", "softmax"): " (each weight squashed on its own; a softmax divides by the row's sum, so that rows sum to 1)",
     ("zeros", "eye"): " (eye is the identity: ones on the diagonal, so each row keeps its own entry)",
+    ("log1p", "log"): " (log1p(x) is log(1 + x), not a more accurate log(x))",
+    ("expm1", "exp"): " (expm1(x) is exp(x) - 1, not a more accurate exp(x))",
     # said of a change of the reference and of a mend of the learner's code alike: no side is the slip
     **dict.fromkeys((("zeros_like", "ones_like"), ("zeros", "ones"), ("ones_like", "zeros_like"), ("ones", "zeros")),
                     " (zeros start a sum or a count at 0; ones start it at 1)"),
@@ -321,6 +324,12 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.Tuple(elts, node.ctx)
     if op in ("name", "shape_of"):
         return ast.Name(arg[1], ast.Load())
+    if op == "widen":  # mutant_arithmetic: f * a + b -> f * (a + b), or a * f + b -> (a + b) * f
+        factor, kept = (node.left.left, node.left.right) if arg == "left" else (node.left.right, node.left.left)
+        inner = ast.BinOp(kept, ast.Add(), node.right)
+        return ast.BinOp(factor, ast.Mult(), inner) if arg == "left" else ast.BinOp(inner, ast.Mult(), factor)
+    if op == "sibling":  # the same slice of another tensor (mutant_slips._sibling_slice)
+        return ast.parse(arg[2], mode="eval").body
     if op == "exchange":
         return _Exchange(*arg).visit(_tree_copy(node))
     if op == "posinf":

@@ -139,6 +139,40 @@ def _slice_slips(finder, node: ast.AST) -> None:
                 finder.add(node, "slice_name", (name, other), "variable", said)
 
 
+def _sliced_names(fdef: ast.FunctionDef) -> dict[str, ast.Subscript]:
+    """The names bound once, to a slice of a name (`d_out_i = d_out[..., i:i + block, :]`, alone or
+    unpacked from a tuple of such slices)."""
+    bound: dict[str, list] = {}
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+            pairs = (zip(target.elts, value.elts) if isinstance(target, ast.Tuple) and isinstance(value, ast.Tuple)
+                     and len(target.elts) == len(value.elts) else [(target, value)])
+            for t, v in pairs:
+                if isinstance(t, ast.Name):
+                    bound.setdefault(t.id, []).append(v)
+        elif isinstance(node, (ast.AugAssign, ast.For)) and isinstance(node.target, ast.Name):
+            bound.setdefault(node.target.id, []).extend([None, None])  # bound otherwise: not a plain slice
+    return {name: values[0] for name, values in bound.items() if len(values) == 1 and isinstance(values[0], ast.Subscript)
+            and isinstance(values[0].value, ast.Name)}
+
+
+def _sibling_slice(finder, node: ast.AST) -> None:
+    """The same slice of another tensor, where a name bound to a slice is read (`out[..., i:i + b, :]`
+    for `d_out_i`, from `d_out[..., i:i + b, :]`): the tile of the wrong input, at one use."""
+    if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
+        return
+    sliced = _sliced_names(finder.fdef).get(node.id)
+    if sliced is None:
+        return
+    whole = sliced.value.id
+    for other in finder.scope:
+        if other not in (whole, node.id):
+            code = ast.unparse(Rename(whole, other).visit(copy.deepcopy(sliced)))
+            finder.add(node, "sibling", (whole, other, code), "variable",
+                       f"`{code}` for `{node.id}` (the same slice of `{other}` as `{node.id}` takes of `{whole}`)")
+
+
 def _dot_t(finder, node: ast.AST) -> None:
     """`k.T` for `k.transpose(-2, -1)`: on a batch, .T turns EVERY axis round, not the last two."""
     if isinstance(node, ast.Call) and call_name(node) == "transpose" and isinstance(node.func, ast.Attribute):
@@ -258,6 +292,7 @@ def slips(finder, node: ast.AST) -> None:
     _layer_slips(finder, node)
     _grid_slip(finder, node)
     _slice_slips(finder, node)
+    _sibling_slice(finder, node)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and call_name(node) in WHOLE_CALLS:
         axes = node.args or any(k.arg in AXIS_KEYWORDS for k in node.keywords)
         if axes and not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "F")):

@@ -21,13 +21,14 @@ import sys
 import threading
 import warnings
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import ModuleType
 
 import torch
 
 from attention_by_hand.lab.axis_words import docstring_sizes
 from attention_by_hand.lab.judging import close
+from attention_by_hand.lab.raised_where import raised_in_loop
 from attention_by_hand.lab.relations import Known
 from attention_by_hand.lab.wire import MAX_TEXT
 
@@ -77,14 +78,16 @@ class Raised:
 
     kind: str = ""
     message: str = ""
+    # whether the raising line lies in a loop's body (raised_where.py); None: not told
+    in_loop: bool | None = field(default=None, compare=False)
 
 
 RAISED = Raised()
 
 
-def raised(kind: str, message: str) -> Raised:
+def raised(kind: str, message: str, in_loop: bool | None = None) -> Raised:
     """An error as the learner's child reports it: its message cut where the child cuts it."""
-    return Raised(kind, message[:MAX_TEXT].strip())
+    return Raised(kind, message[:MAX_TEXT].strip(), in_loop)
 
 
 def copy_input(value):
@@ -124,7 +127,8 @@ def _at_most(seconds: float):
 
 def call(function, args: tuple, seconds: float = CALL_SECONDS):
     """function(*copies of args), quietly; RAISED when it raises or runs past `seconds`. A mutant
-    may change its inputs in place or warn: neither may reach the next call."""
+    may change its inputs in place or warn: neither may reach the next call. An error says whether
+    the function's file raised it inside a loop (raised_where.py)."""
     args = tuple(copy_input(a) for a in args)
     try:
         with warnings.catch_warnings(), torch.no_grad(), _at_most(seconds):
@@ -134,14 +138,16 @@ def call(function, args: tuple, seconds: float = CALL_SECONDS):
     except _TooLong:
         return RAISED
     except (Exception, SystemExit) as error:  # noqa: BLE001 - a mutant that cannot run on this input does not match it
-        return raised(type(error).__name__, str(error))
+        code = getattr(function, "__code__", None)
+        where = raised_in_loop(error.__traceback__, code.co_filename) if code else None
+        return raised(type(error).__name__, str(error), where)
 
 
 def agree(mine, theirs) -> bool:
     """Whether two outputs are equal: tensors within the checker's tolerance, pairs part by part;
     a call that raised agrees with another that raised the same error, with the same message."""
     if isinstance(mine, Raised) or isinstance(theirs, Raised):
-        return mine == theirs and mine is not RAISED
+        return mine == theirs and mine is not RAISED and not _apart(mine, theirs)
     if isinstance(theirs, torch.Tensor) or isinstance(mine, torch.Tensor):
         if isinstance(theirs, (int, float)) and not isinstance(theirs, bool):
             theirs = torch.tensor(float(theirs), dtype=torch.float64)
@@ -243,8 +249,13 @@ def alike(output, got) -> bool:
     family counts, in whatever words (an index past the end, said by nn.Embedding, F.one_hot or
     indexing: an IndexError or a RuntimeError)."""
     if isinstance(output, Raised) and isinstance(got, Raised) and RAISED not in (output, got):
-        return family(output) == family(got)
+        return family(output) == family(got) and not _apart(output, got)
     return agree(output, got)
+
+
+def _apart(a: Raised, b: Raised) -> bool:
+    """Two errors raised at places of different kinds: one in a loop's body, the other not."""
+    return None not in (a.in_loop, b.in_loop) and a.in_loop != b.in_loop
 
 
 INDEX_WORDS = ("index", "out of range", "out of bounds", "num_classes")

@@ -82,8 +82,9 @@ def parting(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict
 
 
 def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict | None]],
-           failed: set[str], line_name: Callable[[int], str] | None = None) -> Parted | None:
-    """parting's hint, with the relation it found kept apart."""
+           failed: set[str], line_name: Callable[[int], str] | None = None, passed: frozenset[str] = frozenset()) -> Parted | None:
+    """parting's hint, with the relation it found kept apart. passed: the learner's checked
+    functions that passed every check (a call of one is no place to look)."""
     if not blamed or any(b is None for _, b in blamed):
         return None
     if len({(b["end"], b["name"], b["step"] is None) for _, b in blamed}) != 1 or any(set(b["calls"]) & failed for _, b in blamed):
@@ -121,8 +122,8 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
     else:
         where = (f"your values part from the reference's between {at(start)} ({_loop(code_start)}`{code_start}`) and {at(end)} ({made}), "
                  f"which {does}: before them your tensors agree with the reference's")
-    helpers = sorted({name for _, b in blamed for name in b["calls"]})
-    if helpers:  # its own tensors are right; what it calls of the learner's is not checked here
+    helpers = sorted({name for _, b in blamed for name in b["calls"]} - passed)
+    if helpers:  # its own tensors are right; what it calls of the learner's is not checked here (or failed)
         where += f" (it calls your {', '.join(f'`{h}`' for h in helpers)}: the mistake may be in there)"
     # the span's first line may call a function of the learner's that fails its own checks: what
     # it returned is wrong, and the span starts there because of it

@@ -402,11 +402,15 @@ def _scaled(differing) -> str | None:
         return f"yours is the reference's output divided by {divisor}{size}{_counts(divisor)}"
     if named:
         return f"yours is the reference's output multiplied by {named}{_counts(named.split(' = ')[0])}"
+    # a factor no size names needs two numbers to rest on: one number is a multiple of any other
+    if sum(g.numel() for g, _, _ in differing) < 2:
+        return None
     factors = [scale_of(g, e) for g, e, _ in differing]
     if any(c is None for c in factors):
         return None
     if all(math.isclose(c, factors[0], rel_tol=1e-3) for c in factors):
-        return f"yours is the reference's output multiplied by {factors[0]:.4g} on every input"
+        # only the inputs where yours is wrong are here: where it is right, the factor is 1
+        return f"yours is the reference's output multiplied by {factors[0]:.4g} on every input where they differ"
     return None
 
 

@@ -74,6 +74,8 @@ def _row(path: Path, lab: Lab, run) -> Row:
             functions[function] = result.hint
         # One mistake, one key, whichever function's check showed it (a head whose weights are
         # unscaled fails the weights' check and the head's, for one mistake).
+        if result.through:  # counted once, at the function it is wrong through (helped.py)
+            continue
         if result.mistake and result.mistake.split(": ", 1)[0] in functions:
             key = words = result.mistake  # found by the mutation engine: "function: change"
         elif result.mistake:

@@ -29,16 +29,17 @@ from types import ModuleType
 from attention_by_hand.lab.call_words import call_words
 from attention_by_hand.lab.combining import combine, ruled_out_where_right
 from attention_by_hand.lab.calls import call_all, missing_functions
-from attention_by_hand.lab.registry import checks_for
 from attention_by_hand.lab.diagnosis import diagnose, localise
 from attention_by_hand.lab.related import ends_of, worded_for
 from attention_by_hand.lab.outcomes import RAISED, Tried, raised
 from attention_by_hand.lab.parting import Parted, parted
 from attention_by_hand.lab.judging import Check, Miss, Probe, hint_for_exception
+from attention_by_hand.lab.fatal_words import at_line, fatal_message
+from attention_by_hand.lab.helped import helped_words
 from attention_by_hand.lab.learner_notes import with_notes
 from attention_by_hand.lab.mend_changes import FLOW_MENDS, NAMING_MENDS
 from attention_by_hand.lab.mend_words import mend_said
-from attention_by_hand.lab.registry import Lab, get_lab, load_reference, reference_path
+from attention_by_hand.lab.registry import Lab, checks_for, get_lab, load_reference, reference_path
 from attention_by_hand.lab.unused import unused_words
 from attention_by_hand.lab.wire import decode, encode
 
@@ -53,6 +54,7 @@ class CheckResult:
     hint: str | None
     mistake: str | None = None  # the known mistake the hint names, if it names one (combining.kind of it)
     mended: str | None = None  # else the mistake a mend of the learner's code says, in words (repair.py)
+    through: tuple[str, ...] = ()  # else the learner's checked functions it is wrong only through (helped.py)
 
     @property
     def passed(self) -> bool:
@@ -128,12 +130,6 @@ def plan(number: int, seed: int) -> Plan:
     return Plan(checks, calls, json.dumps(request).encode("utf-8"), probes)
 
 
-def _at(line, line_name=None) -> str:
-    if not line:
-        return ""
-    return f", {line_name(line)}" if line_name else f", line {line}"
-
-
 def _case(check: Check, args: tuple, event: dict, reference: ModuleType, line_name) -> Miss | str | None:
     """None when this call passed, else a Miss or a hint. A judge that fails is reported, not raised."""
     import torch
@@ -144,7 +140,7 @@ def _case(check: Check, args: tuple, event: dict, reference: ModuleType, line_na
             other = event.get("function")
             who = f"{other}() is " if other and other != check.function else ""
             return f"{who}not written yet: {event['message']}"
-        where = f" ({_at(event.get('line'), line_name)[2:]})" if event.get("line") else ""
+        where = f" ({at_line(event.get('line'), line_name)[2:]})" if event.get("line") else ""
         known = check.explain_error(event["type"], event["message"], args) if check.explain_error else None
         said = f": {known}" if known else hint_for_exception(event["type"], event["message"])
         return f"raised {event['type']}: {event['message']}{where}{said}"
@@ -264,7 +260,7 @@ class _Engine:
         if not event:
             return None, None
         other = event.get("other") if isinstance(event.get("other"), dict) else {}
-        said, words = mend_said(event, other, *(_at(e.get("line"), self.line_name)[2:] for e in (event, other)))
+        said, words = mend_said(event, other, *(at_line(e.get("line"), self.line_name)[2:] for e in (event, other)))
         described = None if event.get("op") in ("add_kw", "overlap") else call_words([str(event.get("text"))], self.reference, function)
         return said + (f"; {described}" if described else ""), words
 
@@ -293,7 +289,7 @@ class _Engine:
                 blamed = [(args[i], {**e["blame"], "output": e.get("value")} if e.get("blame") else e.get("blame"))
                           for i, e in events if "blame" in e or "nan" in e or e.get("changed") or i in failed]
                 try:
-                    said = parted(self.reference, function, blamed, self.failed, self.line_name)
+                    said = parted(self.reference, function, blamed, self.failed, self.line_name, frozenset(self.tried) - self.failed)
                 except Exception:  # noqa: BLE001 - the span only adds to a hint; it never breaks a check
                     said = None
             self.parted[key] = said
@@ -306,7 +302,7 @@ class _Engine:
             made = self.events[i].get("nan")
             if made:
                 line, name, code = made
-                return f"the first nan was made at{_at(line, self.line_name)[1:]}: `{code}` (stored in `{name}`)"
+                return f"the first nan was made at{at_line(line, self.line_name)[1:]}: `{code}` (stored in `{name}`)"
         return None
 
     def after_error(self, check: Check, raised: str) -> tuple[str, str | None, str | None]:
@@ -329,7 +325,8 @@ def _got(event: dict):
     if event.get("event") == "result":
         return decode(event["value"])
     if event.get("event") == "raised":
-        return raised(str(event.get("type", "")), str(event.get("message", "")))
+        where = event.get("in_loop")
+        return raised(str(event.get("type", "")), str(event.get("message", "")), where if isinstance(where, bool) else None)
     return RAISED
 
 
@@ -346,26 +343,6 @@ def _changed_inputs(function, positions: list[int]) -> str:
         f"your function changed its {inputs} {' and '.join(changed)} in place; its caller still needs {it}: "
         "compute new tensors (y = x * 2), not x.mul_(2), x *= 2 or x[...] = ..."
     )
-
-
-def _fatal_message(event: dict, where: str, memory_mb: int, line_name) -> str:
-    reason, at = event.get("reason"), _at(event.get("line"), line_name)
-    if reason == "syntax":
-        return f"syntax error{at}: {event.get('message')}"
-    if reason == "import":
-        return f"error while importing the file{at}: {event.get('message')}"
-    if reason == "exit":
-        keep = 'keep the steps under if __name__ == "__main__":'
-        return f"the file called sys.exit() {where}{at}; {keep}"
-    if reason == "memory":
-        return (
-            f"memory limit: used more than {memory_mb} MB beyond torch {where}{at} "
-            "(a list or tensor that grows without end?)"
-        )
-    if reason == "missing":
-        names = ", ".join(event.get("names", []))
-        return f"missing function(s): {names}; the checker calls them by name, keep the names of the exercise"
-    return f"the checker's helper stopped: {reason}"
 
 
 def check_run(
@@ -436,8 +413,13 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
     # So is one that calls it (matmul_by_loops raising where the dot it calls is wrong).
     named_by_hand = {check.function for check, _, _, mistake in combined if mistake is not None}
     mutants.failed = {check.function for check, _, hint, _ in combined if hint is not None}
+    helped = {e["function"]: tuple(e["helpers"]) for e in events if e.get("event") == "helped" and isinstance(e.get("function"), str)}
     for (check, verdicts, hint, mistake), (_, ids, _) in zip(combined, judged):
-        mended = None
+        # a helper not written yet is said so already (_case), in plainer words
+        mended, through = None, helped.get(check.function, ()) if hint is not None and "not written yet" not in hint else ()
+        if through and set(through) <= mutants.failed:  # its own code is right: the hint says where the mistake is
+            run.results.append(CheckResult(f"{check.function}: {check.label}", helped_words(check.function, list(through)), through=through))
+            continue
         ask = hint is not None and mistake is None and engine and not (mutants.reaches(check.function) & named_by_hand)
         if ask and _Engine.may_diagnose(check, verdicts):
             hint, mistake, mended = mutants.hint(check, hint)
@@ -459,7 +441,7 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
     elif ending and ending.timed_out:
         run.failure = f"time limit: still running after {ending.timeout:g} s {where} (a loop that never ends?)"
     elif fatal:
-        run.failure = _fatal_message(fatal, where, memory_mb, line_name)
+        run.failure = fatal_message(fatal, where, memory_mb, line_name)
     elif not done and ending:
         if ending.returncode is not None and ending.returncode < 0:
             try:

@@ -1,0 +1,54 @@
+"""judging.hint_for_exception on torch's errors of dtypes and of indexing: the words follow what the
+error names (its dtypes, its count of axes), never a cause it does not name.
+
+Each error is raised by torch itself here (not typed), so a change of torch's wording shows up.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from attention_by_hand.lab.judging import hint_for_exception
+
+
+def _words(make) -> str:
+    """The gloss of the error that make() raises."""
+    with pytest.raises(Exception) as raised:
+        make()
+    return hint_for_exception(type(raised.value).__name__, str(raised.value))
+
+
+def test_float64_met_by_float32_is_said_so_and_no_integer_is_claimed():
+    said = _words(lambda: torch.ones(2, 2, dtype=torch.float64) @ torch.ones(2, 2))
+    assert "float64" in said and "float32" in said and "integer" not in said
+
+
+def test_a_bool_mask_given_to_index_select_is_told_the_index_takes_positions():
+    said = _words(lambda: torch.ones(2, 3).index_select(1, torch.tensor([True, False, True])))
+    assert "integer positions" in said and "bool mask" in said and "float tensors mixed" not in said
+
+
+def test_integers_met_by_floats_keep_their_words():
+    said = _words(lambda: torch.ones(2, 2, dtype=torch.long) @ torch.ones(2, 2))
+    assert "integer and float tensors mixed" in said
+
+
+def test_a_float_tensor_used_as_an_index_is_no_index_out_of_range():
+    said = _words(lambda: torch.ones(2, 2)[torch.tensor([0.0, 1.0])])
+    assert "not floats" in said and "out of range" not in said
+
+
+def test_a_float_written_into_an_integer_tensor_in_place_is_said_so():
+    said = _words(lambda: torch.zeros(3, dtype=torch.long).add_(torch.ones(3)))
+    assert "in place" in said and "integer tensor" in said
+
+
+def test_float_targets_are_told_to_be_class_ids():
+    said = _words(lambda: torch.nn.functional.nll_loss(torch.zeros(2, 3), torch.tensor([0.0, 1.0])))
+    assert "class ids" in said
+
+
+def test_too_many_indices_is_said_as_axes_not_as_an_index_out_of_range():
+    said = _words(lambda: torch.zeros(5)[torch.tensor([0, 1]), torch.tensor([1, 2])])
+    assert "more axes than the tensor has: it has 1" in said and "out of range" not in said
