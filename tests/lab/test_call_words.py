@@ -69,6 +69,7 @@ def test_a_split_given_a_bare_number_in_torch_form_is_described(tmp_path):
 
 
 def test_code_that_does_not_parse_describes_nothing(tmp_path):
+    # (a call's first line, `torch.cumsum(e,`, is read closed: the test below)
     assert call_words(["torch.cumsum(e,, dim=0)"], _reference(tmp_path), "weights") is None
 
 

@@ -41,7 +41,23 @@ def test_a_float_tensor_used_as_an_index_is_no_index_out_of_range():
 
 def test_a_float_written_into_an_integer_tensor_in_place_is_said_so():
     said = _words(lambda: torch.zeros(3, dtype=torch.long).add_(torch.ones(3)))
-    assert "in place" in said and "integer tensor" in said
+    assert "an integer tensor was to hold" in said and "in-place step" in said
+
+
+def test_an_integer_attn_mask_is_told_what_masks_the_call_takes_and_not_called_a_bool():
+    q = torch.zeros(1, 2, 4)
+    said = _words(lambda: torch.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=torch.ones(2, 2, dtype=torch.long)))
+    assert "attn_mask must be a bool tensor, True = may attend" in said and "where numbers belong" not in said
+
+
+def test_one_tensor_of_a_dtype_the_call_does_not_take_is_not_said_to_be_two_combined():
+    said = _words(lambda: torch.arange(3).mean())
+    assert "does not take" in said and "combined" not in said and "mixed" not in said
+
+
+def test_float_ids_given_to_an_embedding_are_told_to_be_integers():
+    said = _words(lambda: torch.nn.Embedding(3, 2)(torch.tensor([0.0])))
+    assert "ids must be integers" in said
 
 
 def test_float_targets_are_told_to_be_class_ids():

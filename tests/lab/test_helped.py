@@ -76,3 +76,19 @@ def test_a_helper_not_written_yet_is_said_so_in_the_callers_hint(tmp_path):
     _, run = _run(tmp_path, NOT_WRITTEN)
     hints = _hints(run, "attention_weights")
     assert hints and all(h.startswith("causal_mask() is not written yet") for h in hints)
+
+
+# right numbers, but the input x is cleared in place after use: a mistake of its own
+CLEARS_ITS_INPUT = '''
+def self_attention(x, query, key, value):
+    weights = attention_weights(x, query, key)
+    out = weights @ value(x)
+    x.zero_()
+    return out, weights
+'''
+
+
+def test_a_caller_that_changes_its_input_in_place_is_not_sent_elsewhere(tmp_path):
+    _, run = _run(tmp_path, PAST_MASK + CLEARS_ITS_INPUT)
+    hints = _hints(run, "self_attention")
+    assert hints and not any("wrong only through" in h for h in hints) and any("in place" in h for h in hints)

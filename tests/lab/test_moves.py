@@ -359,4 +359,4 @@ def rope_attention(q, k, v):
 
 def test_a_checked_function_that_passed_its_checks_is_not_offered_as_where_the_mistake_may_be(tmp_path):
     found = failed_hints(tmp_path, "lab-07-positions.py", ROPE_ATTENTION_FLOAT_MASK, "rope_attention")
-    assert found and all("(it calls your `hidden_future`: the mistake may be in there)" in h for h in found)
+    assert found and all("(it calls your `hidden_future`: the mistake may be in there)" in h and "`rope`" not in h for h in found)

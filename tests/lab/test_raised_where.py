@@ -31,6 +31,12 @@ def test_the_loops_header_and_the_return_are_not(tmp_path):
     assert (in_loop(path, 3), in_loop(path, 5)) == (False, False)
 
 
+def test_a_comprehension_is_a_loop_and_a_function_without_loops_tells_nothing(tmp_path):
+    path = tmp_path / "g.py"
+    path.write_text("def g(xs):\n    return [x + 1 for x in xs]\n\n\ndef h(x):\n    return x + 1\n", encoding="utf-8")
+    assert (in_loop(str(path), 2), in_loop(str(path), 6)) == (True, None)
+
+
 def test_a_file_that_cannot_be_read_tells_nothing(tmp_path):
     assert in_loop(str(tmp_path / "missing.py"), 3) is None
 

@@ -621,3 +621,9 @@ def test_one_number_wrong_on_one_input_is_no_constant_factor():
     pairs = [(torch.tensor(2.038), torch.tensor(1.955), {})]
     said = relation(pairs)
     assert said is None or "multiplied" not in said
+
+
+def test_zeros_on_both_sides_add_no_number_to_a_constant_factor():
+    pairs = [(torch.tensor([0.0, 2.038]), torch.tensor([0.0, 1.955]), {})]
+    said = relation(pairs)
+    assert said is None or "multiplied" not in said

@@ -74,7 +74,7 @@ CALLS = {
     "group_norm": "takes axis 1 as the channels, not the last axis: it normalises each group over its channels and "
                   "every axis after them, with one weight per channel (axis 1)",
     "scaled_dot_product_attention": "reads a bool `attn_mask` as True = may attend (the opposite of a mask of hidden "
-                                    "cells), adds a float one to the scores, and divides by sqrt(head_size) itself",
+                                    "cells), adds a float one to the scores, and divides by sqrt(head_size) itself unless given `scale=`",
 }
 
 # a call given one of these keywords, or a True or False among its arguments, says how it counts:

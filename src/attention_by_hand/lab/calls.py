@@ -35,7 +35,7 @@ from types import ModuleType
 
 from attention_by_hand.lab.first_nan import first_nan, has_nan
 from attention_by_hand.lab.learner_notes import recording, shared_parts
-from attention_by_hand.lab.raised_where import in_loop
+from attention_by_hand.lab.raised_where import raised_in_loop
 from attention_by_hand.lab.wire import MAX_TEXT, decode, encode
 
 __all__ = ["call_all", "missing_functions", "learner_frame", "describe", "is_out_of_memory", "same"]
@@ -271,6 +271,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
                 return False
             took = time.perf_counter() - started
             kind, message = type(error).__name__, str(error)[:MAX_TEXT]
+            where = raised_in_loop(error.__traceback__, str(learner), resolve=True)
             del error  # its traceback holds the call's frames
             found = blamer(call, None, took, raised=True)
             mender.saw(call, found, took)
@@ -281,7 +282,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
                 message=message,
                 line=line,
                 function=function,  # may be a helper the checked function called
-                in_loop=in_loop(str(learner), line),  # raised_where.py: where a change of the reference must raise too
+                in_loop=where,  # raised_where.py: where a change of the reference must raise too
                 **({} if found == _Blamer.RIGHT else {"blame": found}),
                 **({"warned": warned} if warned else {}),
             )
@@ -333,6 +334,8 @@ def _emit_helped(module: ModuleType, reference: ModuleType | None, mender: _Mend
     checked = {call["function"] for call in mender.calls}
     through: set[str] = set()  # wrong only through a helper: a caller names the helper first
     for name in mender.wrong:  # in the order first wrong: the lab checks helpers before callers
+        if name in mender.slow:
+            continue  # each input is run again: a slow function has no time for it
         inputs = [lambda call=call: tuple(decode(a) for a in call["args"]) for call in mender.calls if call["function"] == name]
         try:
             found = right_with_reference_helpers(module, reference, name, inputs, set(mender.wrong), checked, deadline,

@@ -14,6 +14,7 @@ none to put in its place.
 from __future__ import annotations
 
 import time
+import warnings
 from types import ModuleType
 
 # A guard on all of it: each wrong caller is called once more per input, in milliseconds.
@@ -45,10 +46,13 @@ def right_with_reference_helpers(module: ModuleType, reference: ModuleType, name
 def _right_with(module: ModuleType, reference: ModuleType, name: str, inputs: list, chosen: list[str],
                 deadline: float) -> bool:
     """Whether `name` is right on every input with the reference's `chosen` functions in place of
-    the learner's (put back afterwards, whatever happens)."""
+    the learner's (put back afterwards, whatever happens), and leaves its inputs as they were (an
+    input changed in place is a mistake of its own, which its hint says)."""
     import torch
 
     from attention_by_hand.lab.blame import output_close
+    from attention_by_hand.lab.calls import same
+    from attention_by_hand.lab.outcomes import CALL_SECONDS, _at_most, _TooLong
 
     saved = {h: getattr(module, h) for h in chosen}
     try:
@@ -60,12 +64,14 @@ def _right_with(module: ModuleType, reference: ModuleType, name: str, inputs: li
             torch.manual_seed(0)
             with torch.no_grad():
                 expected = getattr(reference, name)(*make())
+            args, originals = make(), make()
             torch.manual_seed(0)
-            with torch.no_grad():
-                got = getattr(module, name)(*make())
-            if not output_close(got, expected):
+            with warnings.catch_warnings(), torch.no_grad(), _at_most(CALL_SECONDS):
+                warnings.simplefilter("ignore")  # the learner's warnings were reported from its own calls
+                got = getattr(module, name)(*args)
+            if not output_close(got, expected) or not all(same(a, b) for a, b in zip(originals, args)):
                 return False
-    except (Exception, SystemExit):  # noqa: BLE001 - still wrong (or raising) with the reference's helpers
+    except (Exception, SystemExit, _TooLong):  # noqa: BLE001 - still wrong (or raising, or too slow) with the reference's helpers
         return False
     finally:
         for h, function in saved.items():

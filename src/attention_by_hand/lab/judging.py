@@ -314,16 +314,22 @@ def _dtype_words(message: str) -> str:
     be integers, integers met by floats, or float64 met by float32 (both floats: no integer
     is involved, and `.float()` on an integer is no mend there)."""
     low = message.lower()
+    if "attn_mask" in low:  # scaled_dot_product_attention's mask
+        return (" (attn_mask must be a bool tensor, True = may attend, or a float one of the query's dtype, "
+                "added to the scores)")
     if "for index" in low:  # index_select, gather, scatter: positions, never a mask
         return (" (this index must hold integer positions (int64): not floats (convert with .long()) nor a bool "
                 "mask (a mask's positions are mask.nonzero()))")
+    if "'indices'" in low:  # nn.Embedding, F.embedding, F.one_hot: the ids
+        return " (the ids must be integers (int64), not floats: convert with .long())"
     if "used as indices" in low:
         return " (a tensor used as an index must hold integers or bools, not floats: convert with .long())"
     if "target dtype" in low:
         return " (the targets must be integer class ids (int64): convert with .long())"
-    words = set(re.findall(r"[a-z]+\d*", low))
+    words = set(re.findall(r"[a-z]+\d*", low.replace("tensor", " tensor")))  # torch.FloatTensor: float
     if "can't be cast" in low and words & _INTEGER and words & _FLOAT:
-        return " (a float result written into an integer tensor in place (+=, add_, index_add_): make that tensor float)"
+        return (" (a float result that an integer tensor was to hold: an in-place step on an integer tensor, or an "
+                "integer tensor given to a call that computes in floats; make it float)")
     if "bool" in words and words & (_INTEGER | _FLOAT):
         return " (a bool tensor where numbers belong: convert it with .float(), or use it as a mask (masked_fill, torch.where))"
     if words & _INTEGER and words & _FLOAT:
@@ -331,5 +337,5 @@ def _dtype_words(message: str) -> str:
     if words & {"double", "float64"} and words & {"float", "float32"}:
         return (" (a float64 (double) tensor met a float32 one: find what made float64, a dtype=torch.float64, "
                 "a .double() or a tensor from NumPy, and keep float32, like the inputs)")
-    return " (tensors of different dtypes were combined: print each one's .dtype)"
+    return " (a dtype this call does not take: print each tensor's .dtype)"
 

@@ -41,9 +41,9 @@ def arithmetic(finder, node: ast.AST) -> None:  # noqa: C901 - one branch per op
         # applied to the new tile as well): each operand of the product may be the factor
         for side in ("left", "right"):
             factor, kept = (node.left.left, node.left.right) if side == "left" else (node.left.right, node.left.left)
-            inner = f"{quote(kept)} + {quote(node.right)}"
-            new = f"{quote(factor)} * ({inner})" if side == "left" else f"({inner}) * {quote(factor)}"
-            finder.add(node, "widen", side, "factor", f"`{new}` for `{quote(node)}`: `{quote(factor)}` multiplies the added term too")
+            inner = ast.BinOp(kept, ast.Add(), node.right)
+            new = ast.BinOp(factor, ast.Mult(), inner) if side == "left" else ast.BinOp(inner, ast.Mult(), factor)
+            finder.add(node, "widen", side, "factor", f"`{quote(new)}` for `{quote(node)}`: `{quote(factor)}` multiplies the added term too")
     # a shift taken for a scale and back: `s / m` where `s - m` (the max-shift of a softmax)
     if isinstance(node.op, ast.Sub):
         finder.add(node, "binop", "Div", "factor", f"`/` for `-` (`{quote(node)}`): divided instead of subtracted")

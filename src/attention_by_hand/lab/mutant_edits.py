@@ -328,8 +328,8 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         factor, kept = (node.left.left, node.left.right) if arg == "left" else (node.left.right, node.left.left)
         inner = ast.BinOp(kept, ast.Add(), node.right)
         return ast.BinOp(factor, ast.Mult(), inner) if arg == "left" else ast.BinOp(inner, ast.Mult(), factor)
-    if op == "sibling":  # the same slice of another tensor (mutant_slips._sibling_slice)
-        return ast.parse(arg[2], mode="eval").body
+    if op == "sibling":  # the same slice of another tensor (mutant_slips._sibling_slice), at the name's line
+        return ast.increment_lineno(ast.parse(arg[2], mode="eval"), node.lineno - 1).body
     if op == "exchange":
         return _Exchange(*arg).visit(_tree_copy(node))
     if op == "posinf":

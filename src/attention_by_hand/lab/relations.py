@@ -403,7 +403,7 @@ def _scaled(differing) -> str | None:
     if named:
         return f"yours is the reference's output multiplied by {named}{_counts(named.split(' = ')[0])}"
     # a factor no size names needs two numbers to rest on: one number is a multiple of any other
-    if sum(g.numel() for g, _, _ in differing) < 2:
+    if sum(int((torch.isfinite(g) & torch.isfinite(e) & (e != 0)).sum()) for g, e, _ in differing) < 2:
         return None
     factors = [scale_of(g, e) for g, e, _ in differing]
     if any(c is None for c in factors):
