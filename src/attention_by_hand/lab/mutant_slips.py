@@ -158,16 +158,22 @@ def _sliced_names(fdef: ast.FunctionDef) -> dict[str, ast.Subscript]:
 
 
 def _sibling_slice(finder, node: ast.AST) -> None:
-    """The same slice of another tensor, where a name bound to a slice is read (`out[..., i:i + b, :]`
-    for `d_out_i`, from `d_out[..., i:i + b, :]`): the tile of the wrong input, at one use."""
+    """The same slice of another input, where a name bound to a slice of an input is read
+    (`out[..., i:i + b, :]` for `d_out_i`, from `d_out[..., i:i + b, :]`): the tile of the wrong
+    input, at one use."""
     if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
         return
     sliced = _sliced_names(finder.fdef).get(node.id)
     if sliced is None:
         return
     whole = sliced.value.id
-    for other in finder.scope:
-        if other not in (whole, node.id):
+    # inputs only: a slice of a tensor the function fills (`dq`, zeros until written) fits any
+    # output that stays zeros, by chance
+    given = [a.arg for a in finder.fdef.args.posonlyargs + finder.fdef.args.args + finder.fdef.args.kwonlyargs]
+    if whole not in given:
+        return
+    for other in given:
+        if other != whole:
             code = ast.unparse(Rename(whole, other).visit(copy.deepcopy(sliced)))
             finder.add(node, "sibling", (whole, other, code), "variable",
                        f"`{code}` for `{node.id}` (the same slice of `{other}` as `{node.id}` takes of `{whole}`)")
