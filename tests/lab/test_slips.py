@@ -228,3 +228,32 @@ def online_softmax(scores):
 def test_a_factor_bracketed_around_the_added_term_too_is_named(tmp_path):
     found = failed_hints(tmp_path, "lab-09-flash-attention.py", ONLINE_SOFTMAX_RESCALE_AROUND_NEW_TERM, "online_softmax")
     assert found and all("multiplies the added term too in `l = ...`" in h for h in found)
+
+
+# a slice of dq added to as `x = x + y`: dq itself stays zeros (no write goes back into it)
+TILED_BACKWARD_DQ_NEVER_WRITTEN = '''
+def tiled_attention_backward(q, k, v, out, lse, d_out, block, causal):
+    n = q.shape[-2]
+    c = q.shape[-1] ** -0.5
+    rowdot = (out * d_out).sum(-1)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    for start in range(0, n, block):
+        k_j, v_j = k[..., start:start + block, :], v[..., start:start + block, :]
+        for a in range(start if causal else 0, n, block):
+            q_i, g_i = q[..., a:a + block, :], d_out[..., a:a + block, :]
+            s = q_i @ k_j.transpose(-1, -2) * c
+            if causal and a == start:
+                s = s.masked_fill(torch.ones(s.shape[-2], s.shape[-1], dtype=torch.bool).triu(1), float("-inf"))
+            p = (s - lse[..., a:a + block, None]).exp()
+            dv[..., start:start + block, :] += p.transpose(-1, -2) @ g_i
+            ds = p * (g_i @ v_j.transpose(-1, -2) - rowdot[..., a:a + block, None])
+            dq_i = dq[..., a:a + block, :]
+            dq_i = dq_i + ds @ k_j * c
+            dk[..., start:start + block, :] += ds.transpose(-1, -2) @ q_i * c
+    return dq, dk, dv
+'''
+
+
+def test_a_slice_of_a_tensor_the_function_fills_is_not_offered_for_an_input(tmp_path):
+    found = failed_hints(tmp_path, "lab-10-gradients.py", TILED_BACKWARD_DQ_NEVER_WRITTEN, "tiled_attention_backward")
+    assert found and not any("the same slice of `dq`" in h for h in found)
