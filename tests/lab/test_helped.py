@@ -92,3 +92,12 @@ def test_a_caller_that_changes_its_input_in_place_is_not_sent_elsewhere(tmp_path
     _, run = _run(tmp_path, PAST_MASK + CLEARS_ITS_INPUT)
     hints = _hints(run, "self_attention")
     assert hints and not any("wrong only through" in h for h in hints) and any("in place" in h for h in hints)
+
+
+def test_a_helped_event_with_helpers_that_are_not_names_is_ignored_not_a_crash():
+    from attention_by_hand.lab.registry import load_reference, reference_path
+    from attention_by_hand.lab.verdict import check_run, plan
+
+    events = [{"event": "helped", "function": "attention_weights", "helpers": 5}, {"event": "done"}]
+    run = check_run(events, plan(4, 0), load_reference(reference_path(lab_numbered(4))))
+    assert all(not r.through for r in run.results)

@@ -413,7 +413,8 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
     # So is one that calls it (matmul_by_loops raising where the dot it calls is wrong).
     named_by_hand = {check.function for check, _, _, mistake in combined if mistake is not None}
     mutants.failed = {check.function for check, _, hint, _ in combined if hint is not None}
-    helped = {e["function"]: tuple(e["helpers"]) for e in events if e.get("event") == "helped" and isinstance(e.get("function"), str)}
+    helped = {e["function"]: tuple(e["helpers"]) for e in events if e.get("event") == "helped" and isinstance(e.get("function"), str)
+              and isinstance(e.get("helpers"), list) and all(isinstance(h, str) for h in e["helpers"])}
     for (check, verdicts, hint, mistake), (_, ids, _) in zip(combined, judged):
         # a helper not written yet is said so already (_case), in plainer words
         mended, through = None, helped.get(check.function, ()) if hint is not None and "not written yet" not in hint else ()
