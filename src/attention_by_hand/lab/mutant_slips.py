@@ -139,9 +139,10 @@ def _slice_slips(finder, node: ast.AST) -> None:
                 finder.add(node, "slice_name", (name, other), "variable", said)
 
 
+@lru_cache(maxsize=256)
 def _sliced_names(fdef: ast.FunctionDef) -> dict[str, ast.Subscript]:
     """The names bound once, to a slice of a name (`d_out_i = d_out[..., i:i + block, :]`, alone or
-    unpacked from a tuple of such slices)."""
+    unpacked from a tuple of such slices); once per definition (asked at every name read)."""
     bound: dict[str, list] = {}
     for node in ast.walk(fdef):
         if isinstance(node, ast.Assign) and len(node.targets) == 1:
