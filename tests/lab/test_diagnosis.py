@@ -76,6 +76,44 @@ def test_where_nothing_explains_the_output_the_probes_say_where_it_is_right_and_
     assert "wrong with" in first and "5 queries x 11 keys (T_q != T_k)" in first.split("wrong with")[1]
 
 
+SHORT_LAST_TILE_DROPPED = '''
+def tiled_attention(q, k, v, block, causal):
+    T_q = q.shape[-2]
+    scale = q.shape[-1] ** -0.5
+    k_tiles = k.unfold(-2, block, block)  # (..., n_tiles, head_size, block): unfold keeps whole tiles only
+    v_tiles = v.unfold(-2, block, block)  # (..., n_tiles, d_v, block)
+    outs, lses = [], []
+    for start in range(0, T_q, block):
+        qb = q[..., start:start + block, :]
+        top = torch.full(qb.shape[:-1], float("-inf"), dtype=q.dtype)
+        total = torch.zeros_like(top)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
+        for t in range(k_tiles.shape[-3]):
+            j = t * block
+            if causal and j > start + qb.shape[-2] - 1:
+                break
+            s = qb @ k_tiles[..., t, :, :] * scale
+            if causal:
+                later = torch.arange(j, j + s.shape[-1])[None, :] > torch.arange(start, start + s.shape[-2])[:, None]
+                s = s.masked_fill(later, float("-inf"))
+            new_top = torch.maximum(top, s.amax(dim=-1))
+            shrink = torch.exp(top - new_top)
+            e = torch.exp(s - new_top[..., None])
+            total = shrink * total + e.sum(dim=-1)
+            acc = shrink[..., None] * acc + e @ v_tiles[..., t, :, :].transpose(-2, -1)
+            top = new_top
+        outs.append(acc / total[..., None])
+        lses.append(top + total.log())
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+'''
+
+
+def test_keys_of_a_short_last_tile_dropped_are_right_only_on_the_probe_of_whole_tiles(tmp_path):
+    hints = failing(judged(tmp_path, "lab-09-flash-attention.py", SHORT_LAST_TILE_DROPPED), "tiled_attention")
+    assert hints and "right with 8 queries x 8 keys in two whole tiles (block 4, no short last tile)" in hints[0]
+    assert "one tile covering every key (block 16, not causal)" in hints[0].split("wrong with")[1]
+
+
 def test_probes_are_called_after_every_case_and_are_no_checks_of_their_own():
     the_plan = plan(9, 0)
     calls = json.loads(the_plan.request)["calls"]

@@ -68,3 +68,13 @@ def test_float_targets_are_told_to_be_class_ids():
 def test_too_many_indices_is_said_as_axes_not_as_an_index_out_of_range():
     said = _words(lambda: torch.zeros(5)[torch.tensor([0, 1]), torch.tensor([1, 2])])
     assert "more axes than the tensor has: it has 1" in said and "out of range" not in said
+
+
+def test_an_axis_one_past_the_last_is_said_as_axes_numbered_from_zero():
+    said = _words(lambda: torch.ones(3, 8).mean(dim=2))
+    assert "axis 2 asked of a tensor with 2 axes, numbered 0 to 1" in said and "the last axis is 1 or -1, not 2" in said
+
+
+def test_an_axis_far_past_the_last_is_said_without_the_one_past_words():
+    said = _words(lambda: torch.ones(3, 8).sum(dim=5))
+    assert "axis 5 asked of a tensor with 2 axes" in said and "not 2" not in said and "an index out of range" not in said

@@ -233,3 +233,32 @@ def test_a_mend_of_the_learners_line_is_said_before_two_changes_of_the_reference
     assert "j + block if causal" in DIAGONAL_SKIPPED
     hints = failed_hints(tmp_path, "lab-10-gradients.py", DIAGONAL_SKIPPED, "tiled_attention_backward")
     assert hints and all("a term too many (`block`)" in h and "yours equals the reference with" not in h for h in hints)
+
+
+KEYS_MASKED_AS_CAUSAL_TOO = '''
+def attention_backward(q, k, v, d_out, causal=False):
+    size = q.shape[-1]
+    T = q.shape[-2]
+    later = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(size)
+    if causal:
+        s = s.masked_fill(later, float("-inf"))
+    p = s.softmax(dim=-1)
+    dv = torch.einsum("...ij,...id->...jd", p, d_out)
+    dp = torch.einsum("...id,...jd->...ij", d_out, v)
+    ds = p * (dp - (p * dp).sum(dim=-1, keepdim=True))
+    dq = torch.einsum("...ij,...jd->...id", ds, k) / math.sqrt(size)
+    from_queries = ds.transpose(-2, -1)
+    if causal:
+        from_queries = from_queries.masked_fill(later, 0.0)
+    dk = torch.einsum("...ji,...id->...jd", from_queries, q) / math.sqrt(size)
+    return dq, dk, dv
+'''
+
+
+def test_a_value_related_to_an_argument_claims_nothing_of_the_references_rows(tmp_path):
+    # each row of this dk is q's row times a factor, but the reference's dk rows are no such rows:
+    # the relation is said of `q`, without the words that hold only of the reference's rows
+    found = failed_hints(tmp_path, "lab-10-gradients.py", KEYS_MASKED_AS_CAUSAL_TOO, "attention_backward")
+    causal = [h for h in found if "`q`'s row times a factor of its own" in h]
+    assert causal and not any("proportions within each row are right" in h for h in found)

@@ -248,6 +248,19 @@ def rows_replaced(n, d):
     for i in range(n):
         rows[i] = rows[i] + i
     return rows
+
+
+def appended_kept(xs):
+    halves, doubles = [], []
+    for x in xs:
+        halves = halves.append(x / 2)
+        doubles.append(x * 2)
+    return halves, doubles
+
+
+def appended_to_something_else(queue, x):
+    size = queue.append(x)
+    return size
 '''
 
 
@@ -420,3 +433,15 @@ def test_repeated_lists_changed_through_a_method_are_said(tmp_path):
 ])
 def test_code_that_only_looks_like_a_pitfall_is_said_nothing_of(tmp_path, function):
     assert pitfalls(getattr(_module(tmp_path), function)) == []
+
+
+def test_a_lists_append_kept_as_its_value_is_said_as_none(tmp_path):
+    line = _line("        halves = halves.append(x / 2)")
+    assert _said(pitfalls(_module(tmp_path).appended_kept)) == [
+        f"`halves = halves.append(...)` (line {line}) keeps None in `halves`: a list's `append` changes the list "
+        f"itself and returns None; call `halves.append(...)` alone, without the assignment"]
+
+
+def test_an_append_of_something_not_made_as_a_list_is_not_said(tmp_path):
+    # a queue of the caller's own kind may well return what its `append` gives
+    assert pitfalls(_module(tmp_path).appended_to_something_else) == []

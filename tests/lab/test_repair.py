@@ -1870,3 +1870,18 @@ def test_a_tensor_of_ids_that_picks_whole_rows_is_mended_by_one_entry_per_row(tm
     found = _extra(tmp_path, "marks_by_rows", "marks", inputs)
     assert found is not None and found.text == "`m[torch.arange(len(ids)), ids]` for `m[ids]`"
     assert found.words == "`m[ids]` picks whole rows of `m`, those whose numbers are in `ids`, where one entry per row is meant: row i's at column ids[i]"
+
+
+LAYER_NORM_PAST_THE_LAST_AXIS = '''
+def layer_norm(x, weight, bias, eps=1e-5):
+    last = x.ndim
+    mean = x.mean(dim=last, keepdim=True)
+    var = ((x - mean) ** 2).mean(dim=last, keepdim=True)
+    return weight * (x - mean) / torch.sqrt(var + eps) + bias
+'''
+
+
+def test_a_count_of_axes_is_never_mended_by_a_slice_of_the_tensor(tmp_path):
+    # `x[0].ndim` is `x.ndim - 1` and gives the right values, but the learner meant no slice
+    found = failed_hints(tmp_path, "lab-06-transformer.py", LAYER_NORM_PAST_THE_LAST_AXIS, "layer_norm")
+    assert found and all("x[0]" not in h and "the last axis is" in h for h in found)

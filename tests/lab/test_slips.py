@@ -57,6 +57,22 @@ def test_a_softmax_shifted_by_its_rows_average_is_named_and_not_as_a_minimum(tmp
     assert found and all("the average, not the maximum" in h and "min(" not in h for h in found)
 
 
+SOFTMAX_SHIFTED_BY_THE_FIRST_OF_A_SORT = '''
+def softmax(scores):
+    ordered, _ = torch.sort(scores, dim=-1)
+    e = torch.exp(scores - ordered[..., :1])
+    return e / e.sum(dim=-1, keepdim=True)
+'''
+
+
+def test_a_softmax_shifted_by_the_first_of_an_ascending_sort_is_named_as_the_minimum_not_an_index_off_by_one(tmp_path):
+    # softmax ignores every finite shift, so the second smallest score (`1:2`) gives the reference's
+    # values wherever nothing overflows: only a row whose second smallest is far below its largest
+    # tells it apart from the maximum
+    found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", SOFTMAX_SHIFTED_BY_THE_FIRST_OF_A_SORT, "softmax")
+    assert found and all("`min(...)` for `max(...)`" in h and "off by one" not in h for h in found)
+
+
 HEADS_ADDED = '''
 def merge_heads(t):
     total = t[0]

@@ -291,8 +291,10 @@ class _Finder:
                         a, b = quote(node.elts[i]), quote(node.elts[j])
                         self.add(node, "elts", (i, j), where, f"`{a}` and `{b}` swapped in `{quote(node)}`")
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.scope:
-            # one slice for all (v[0] for v: every head blends head 0's values), where it broadcasts
-            self.add(node, "first", node.id, "index", f"`{node.id}[0]` for `{node.id}` (its first slice used for every one)")
+            # one slice for all (v[0] for v: every head blends head 0's values), where it broadcasts;
+            # not where only its axes are counted (`x[0].ndim` is `x.ndim - 1`: a count off by one, no slice)
+            if not (isinstance(parent, ast.Attribute) and parent.attr in ("ndim", "dim", "shape", "size")):
+                self.add(node, "first", node.id, "index", f"`{node.id}[0]` for `{node.id}` (its first slice used for every one)")
             sized = isinstance(parent, ast.Attribute) and parent.attr in ("shape", "size")  # only a size read from it
             for other in self.scope:
                 if other != node.id:

@@ -25,6 +25,7 @@ from attention_by_hand.lab.call_words import call_words
 from attention_by_hand.lab.intermediates import Step, steps
 from attention_by_hand.lab.outcomes import call, copy_input, known_numbers
 from attention_by_hand.lab.relations import relation
+from attention_by_hand.lab.row_factors import ROWS_SCALED_RIGHT
 from attention_by_hand.lab.wire import decode
 
 __all__ = ["Parted", "parted", "parting"]
@@ -212,7 +213,11 @@ def _related_to_argument(reference: ModuleType, function: str, blamed) -> str | 
         except Exception:  # noqa: BLE001 - words about the value only add to the hint
             said = None
         if said:
-            return said.replace("the reference's output", f"`{name}` as given").replace("the reference's", f"`{name}`")
+            # what a relation adds of the reference's being right ("the proportions within each
+            # row are right") is no claim about an argument: only the relation is said of it
+            said = said.split(ROWS_SCALED_RIGHT)[0]
+            return (said.replace("the reference's output", f"`{name}` as given").replace("the reference's row", f"`{name}`'s row")
+                    .replace("the reference's", f"`{name}`"))
     return None
 
 

@@ -12,6 +12,8 @@ its code that no output shows, and each breaks a function that reads right line 
   in one statement (`exp(m - m_new)`): they are one tensor, and the old values are gone.
 - The loop's own name given a new value (`for r in rows: r = r / r.sum()`) that nothing reads
   before the next pass: the row it came from stays as it was.
+- A list's own change kept as its value, `outs = outs.append(o)`: `append` (like `extend`,
+  `insert`, `remove`, `clear`) changes the list and returns None, so the name holds None after.
 - A list that repeats one object, `[[0] * V] * V` or `[torch.zeros(d)] * n`, then changed one
   entry at a time: every "row" is the same row, so a count made in one shows in all.
 
@@ -258,6 +260,45 @@ def _no_effect(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     return found
 
 
+_LIST_CHANGES = ("append", "extend", "insert", "remove", "clear")  # list methods that return None (no tensor has them)
+
+
+def _made_as_list(fdef: ast.FunctionDef, name: str) -> bool:
+    """`name` bound somewhere in the function to a list: `[]`, `[...]`, a list comprehension,
+    `list(...)`, alone or in a tuple unpacked (`outs, weights = [], []`)."""
+    def is_list(value: ast.AST) -> bool:
+        return isinstance(value, (ast.List, ast.ListComp)) or (
+            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list")
+    for node in ast.walk(fdef):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name) and target.id == name and is_list(node.value):
+                return True
+            if (isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple)
+                    and len(target.elts) == len(node.value.elts)):
+                if any(isinstance(t, ast.Name) and t.id == name and is_list(v) for t, v in zip(target.elts, node.value.elts)):
+                    return True
+    return False
+
+
+def _none_kept(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`outs = outs.append(o)`, where `outs` was made as a list: the list's method changes it and
+    returns None, which the assignment keeps."""
+    found = []
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+                and node.value.func.attr in _LIST_CHANGES and isinstance(node.value.func.value, ast.Name)):
+            continue
+        target, owner, method = node.targets[0].id, node.value.func.value.id, node.value.func.attr
+        if _made_as_list(fdef, owner):
+            found.append((node.lineno, f"`{target} = {owner}.{method}(...)` ({{0}}) keeps None in `{target}`: a list's "
+                                       f"`{method}` changes the list itself and returns None; call `{owner}.{method}(...)` "
+                                       f"alone, without the assignment", [node.lineno]))
+    return found
+
+
 def _written_into(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     """`new = torch.maximum(old, s, out=old)`, then a statement that reads both `new` and `old`
     (`exp(old - new)`): it takes them for two values, but they are one tensor and the old values
@@ -343,5 +384,5 @@ def pitfalls(function) -> list[list]:
         return []
     # the lines of the parsed text count from 1 at the `def`: the file's lines count from `start`
     found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + _no_effect(fdef)
-                   + _written_into(fdef) + _loop_rebound(fdef))
+                   + _written_into(fdef) + _loop_rebound(fdef) + _none_kept(fdef))
     return [[line + start - 1, words, [at + start - 1 for at in where]] for line, words, where in found]

@@ -10,7 +10,7 @@ import torch
 
 from attention_by_hand.lab.judging import close
 
-__all__ = ["rows_scaled", "weights_like"]
+__all__ = ["ROWS_SCALED_RIGHT", "rows_scaled", "weights_like"]
 
 
 def rows_scaled(differing: list[tuple[torch.Tensor, torch.Tensor, object]]) -> str | None:
@@ -96,8 +96,8 @@ def _advice(expected: torch.Tensor) -> str:
 NO_EVIDENCE = "no row's own factor shows here"  # it fits this input, and shows nothing
 LENGTH_ONE = ("each row of yours is the reference's row divided by its length: each row has length 1 (its squares "
               "sum to 1), as F.normalize makes it, where each row must SUM to 1 (divide by the row's sum)")
-ROWS_SCALED = ("each row of yours is the reference's row times a factor of its own{shown}: the proportions within "
-               "each row are right")
+ROWS_SCALED_RIGHT = ": the proportions within each row are right"  # true only of the reference's rows
+ROWS_SCALED = "each row of yours is the reference's row times a factor of its own{shown}" + ROWS_SCALED_RIGHT
 # said only where the reference's rows sum to 1 (weights): a row of another kind has no denominator to blame
 UNIT_ROWS = ("each row of yours that differs is the reference's row divided by its length: it has length 1 (its "
              "squares sum to 1), as F.normalize makes it, where the reference's rows keep their own lengths")

@@ -132,7 +132,30 @@ def sizes_named(pairs) -> str | None:
         said.append(f"axis {a} has `{yours.pop()}` ({g.shape[a]}) entries instead of `{theirs.pop()}` ({e.shape[a]})")
     if not said:
         return None
+    if _same_sizes(pairs):
+        # every size is one the reference's shape has, in other counts ((T, n_heads, n_heads) for
+        # (n_heads, T, T); the same sizes in another order hold as many numbers and are read by
+        # reshaped() instead): nothing was sized by a wrong number, an axis stayed where the
+        # reference moves it, so that later steps ran along the wrong one
+        return (f"yours: {'; '.join(said)}: each of your sizes is one of the reference's own, on another axis: an "
+                f"axis left where the reference moves it (a transpose left out), so that later steps ran along the "
+                f"wrong axes")
     return f"yours: {'; '.join(said)}: a size taken from the wrong number"
+
+
+def _same_sizes(pairs) -> bool:
+    """The learner's axes and the reference's are sized by the same set of the reference's numbers,
+    each axis by one of them on every input ((T, n_heads, n_heads) for (n_heads, T, T))."""
+    def names(which: int) -> set[str] | None:
+        found = set()
+        for a in range(pairs[0][which].dim()):
+            named = set.intersection(*(_named(p[which].shape[a], p[2]) for p in pairs))
+            if len(named) != 1:
+                return None
+            found |= named
+        return found
+    yours, theirs = names(0), names(1)
+    return yours is not None and yours == theirs
 
 
 def unit_axes(pairs) -> str | None:

@@ -117,9 +117,12 @@ def _one_hot_probes() -> tuple[Probe, ...]:
 def _softmax_probes() -> tuple[Probe, ...]:
     """Rows that tell apart the shifts a softmax may use (never judged; diagnosis.py uses them):
     one low score far below two high ones (shifting by the row's minimum overflows there, by its
-    maximum or its mean does not), and every score far below zero (no shift at all gives 0 / 0)."""
+    maximum or its mean does not), two low scores far below one high one (shifting by any score but
+    the largest overflows there, the second smallest too: softmax ignores every finite shift, so only
+    an overflow tells the largest apart), and every score far below zero (no shift at all gives 0 / 0)."""
     return (
         Probe("a row with one score far below the rest ([0, 100, 100])", (torch.tensor([[0.0, 100.0, 100.0]]),)),
+        Probe("a row with one score far above the rest ([0, 0, 100])", (torch.tensor([[0.0, 0.0, 100.0]]),)),
         Probe("every score far below zero ([-1000, -1001, -1002])", (torch.tensor([[-1000.0, -1001.0, -1002.0]]),)),
     )
 

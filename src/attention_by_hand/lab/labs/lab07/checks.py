@@ -14,6 +14,7 @@ Left out: the models and the training (the lab's own self-check covers them).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import torch
@@ -22,7 +23,7 @@ from attention_by_hand.lab.labs.lab07 import position_math as own
 from attention_by_hand.lab.attention_judges import MASK_HINTS
 from attention_by_hand.lab.labs.lab07.position_math import BASE
 from attention_by_hand.lab.inputs import fixed, randn, seeded
-from attention_by_hand.lab.judging import Check, Probe, judge_tensor, mismatched_sizes
+from attention_by_hand.lab.judging import Check, Probe, close, judge_tensor, mismatched_sizes
 
 # One mistake, one hint: where a function and the attention built on it show the same mistake,
 # both name it in these words.
@@ -45,6 +46,9 @@ ALIBI_HINTS = {
     "divided": "the distance is divided by the slope: multiply, bias[i, j] = -slope * (i - j)",
     "none": "no penalty reaches the keys j <= i: the scores of query i need -slope * (i - j) added for every "
     "key j <= i (a penalty above the diagonal, on j > i, is hidden by the mask)",
+    "transposed": "the bias is the reference's transposed: its penalty lies above the diagonal, on the keys j > i "
+    "that the mask hides, and none on j <= i; the query i runs down the rows and the key j along the columns, "
+    "bias[i, j] = -slope * (i - j) (a grid of positions built with its two axes the other way round transposes it)",
 }
 
 
@@ -263,7 +267,12 @@ def _judge_alibi_bias(got, expected, args):
         ),
         (ALIBI_HINTS["none"], torch.zeros(T, T, dtype=torch.float64)),
     ]
-    return judge_tensor(_below(got), _below(expected), "(T, T)", variants)
+    miss = judge_tensor(_below(got), _below(expected), "(T, T)", variants)
+    if miss and not _below(got).any() and close(_below(got.transpose(-2, -1)), _below(expected)):
+        # nothing below the diagonal, the reference's penalty above it: more than "no penalty"
+        return dataclasses.replace(miss, explanations=(ALIBI_HINTS["transposed"],),
+                                   tried=(*miss.tried, ALIBI_HINTS["transposed"]))
+    return miss
 
 
 # --- alibi_attention -------------------------------------------------------------------------------

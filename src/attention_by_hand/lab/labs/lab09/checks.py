@@ -296,6 +296,10 @@ def _probes() -> tuple[Probe, ...]:
         Probe("one tile covering every key, causal (block 16)", (q, k, v, 16, True)),
         Probe("q = 0, so every weight is uniform (block 4, not causal)", (torch.zeros_like(q), k, v, 4, False)),
         Probe("5 queries x 11 keys (T_q != T_k), block 4, not causal", (randn(p, 1, 5, 4), randn(p, 1, 11, 4), randn(p, 1, 11, 4), 4, False)),
+        # drawn last, so that the probes above keep their numbers: the only probe whose key
+        # tiles are all whole (every other one ends in a short tile, or is one short tile)
+        Probe("8 queries x 8 keys in two whole tiles (block 4, no short last tile), not causal",
+              (randn(p, 1, 8, 4), randn(p, 1, 8, 4), randn(p, 1, 8, 4), 4, False)),
     )
 
 
