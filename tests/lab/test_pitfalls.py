@@ -258,6 +258,25 @@ def appended_kept(xs):
     return halves, doubles
 
 
+def grown(cache, row):
+    return torch.cat([cache, row[None]])
+
+
+def grown_in_place(rows, row):
+    rows.append(row)
+    return rows
+
+
+def call_dropped(cache, row):
+    grown(cache, row)
+    return cache
+
+
+def call_kept_for_its_change(rows, row):
+    grown_in_place(rows, row)
+    return rows
+
+
 def appended_to_something_else(queue, x):
     size = queue.append(x)
     return size
@@ -445,3 +464,14 @@ def test_a_lists_append_kept_as_its_value_is_said_as_none(tmp_path):
 def test_an_append_of_something_not_made_as_a_list_is_not_said(tmp_path):
     # a queue of the caller's own kind may well return what its `append` gives
     assert pitfalls(_module(tmp_path).appended_to_something_else) == []
+
+
+def test_a_call_of_a_function_of_the_file_whose_result_is_dropped_is_said(tmp_path):
+    line = _line("    grown(cache, row)")
+    assert _said(pitfalls(_module(tmp_path).call_dropped)) == [
+        f"`grown(...)` (line {line}) returns what it makes and changes none of its arguments, and its result is "
+        f"thrown away here: the call changes nothing; keep what it returns"]
+
+
+def test_a_dropped_result_of_a_function_that_changes_its_argument_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).call_kept_for_its_change) == []

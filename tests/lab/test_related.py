@@ -16,6 +16,10 @@ import torch
 
 def three(x):
     return x * 2, x + 1, x - 3
+
+
+def nested(x):
+    return x * 2, (x + 1, x - 3)
 '''
 
 
@@ -81,3 +85,13 @@ def test_a_diagnosis_that_is_no_relation_is_said_as_it_was(reference):
 
     found = Diagnosis("yours equals the reference with `x * 3` for `x * 2`", "three: x * 3")
     assert worded_for(reference, "three", _rows_scaled_tried(reference), found) == {"small": found.hint, "large": found.hint}
+
+
+def test_a_part_inside_a_returned_pair_is_said_as_its_entry_with_its_axes_moved(reference):
+    # the cache's keys kept transposed: a square input keeps its shape, the other shows the axes moved
+    xs = [torch.randn(n, 4, generator=torch.Generator().manual_seed(n)) for n in (4, 3)]
+    expected = [reference.nested(x) for x in xs]
+    tried = [Tried((x,), (e[0], (e[1][0].transpose(-2, -1), e[1][1]))) for x, e in zip(xs, expected)]
+    found = related(reference, "nested", tried, expected)
+    assert found is not None and found.hint.startswith("entry 1 of part 2 of what you return: ")
+    assert "axes in another order" in found.hint and "its 1, 0" in found.hint

@@ -12,6 +12,8 @@ its code that no output shows, and each breaks a function that reads right line 
   in one statement (`exp(m - m_new)`): they are one tensor, and the old values are gone.
 - The loop's own name given a new value (`for r in rows: r = r / r.sum()`) that nothing reads
   before the next pass: the row it came from stays as it was.
+- A call of another function of the file whose result nobody keeps, `append_to_cache(cache, k, v)`,
+  where that function changes none of its arguments and returns what it made: the call changes nothing.
 - A list's own change kept as its value, `outs = outs.append(o)`: `append` (like `extend`,
   `insert`, `remove`, `clear`) changes the list and returns None, so the name holds None after.
 - A list that repeats one object, `[[0] * V] * V` or `[torch.zeros(d)] * n`, then changed one
@@ -299,6 +301,49 @@ def _none_kept(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     return found
 
 
+def _changes_arguments(fdef: ast.FunctionDef) -> bool:
+    """Whether a function may change what it was given: a store into an item or an attribute, an
+    augmented assignment, a method that changes its tensor or list (`add_`, `append`), `out=`."""
+    for node in ast.walk(fdef):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if isinstance(node, ast.AugAssign) or any(
+                    isinstance(t, (ast.Subscript, ast.Attribute, ast.Starred)) or isinstance(t, (ast.Tuple, ast.List))
+                    and any(not isinstance(e, ast.Name) for e in t.elts) for t in targets):
+                return True
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
+            return True
+        if isinstance(node, ast.Call) and (any(k.arg == "out" for k in node.keywords) or (
+                isinstance(node.func, ast.Attribute) and (node.func.attr.endswith("_") or node.func.attr in _LIST_CHANGES
+                                                          or node.func.attr in ("update", "setdefault", "pop", "add")))):
+            return True
+    return False
+
+
+def _result_dropped(fdef: ast.FunctionDef, function) -> list[tuple[int, str, list[int]]]:
+    """`append_to_cache(cache, k, v)` alone on its line, where `append_to_cache` is a function of
+    the same file that returns a value and changes none of its arguments: the call is lost."""
+    found = []
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)):
+            continue
+        name = node.value.func.id
+        called = getattr(function, "__globals__", {}).get(name)
+        if not (inspect.isfunction(called) and called.__module__ == function.__module__):
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(called)))
+        except (OSError, TypeError, SyntaxError, IndentationError):
+            continue
+        own = tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
+        returns = own is not None and any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(own))
+        if returns and not _changes_arguments(own):
+            found.append((node.lineno, f"`{name}(...)` ({{0}}) returns what it makes and changes none of its arguments, "
+                                       f"and its result is thrown away here: the call changes nothing; keep what it "
+                                       f"returns", [node.lineno]))
+    return found
+
+
 def _written_into(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     """`new = torch.maximum(old, s, out=old)`, then a statement that reads both `new` and `old`
     (`exp(old - new)`): it takes them for two values, but they are one tensor and the old values
@@ -384,5 +429,5 @@ def pitfalls(function) -> list[list]:
         return []
     # the lines of the parsed text count from 1 at the `def`: the file's lines count from `start`
     found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + _no_effect(fdef)
-                   + _written_into(fdef) + _loop_rebound(fdef) + _none_kept(fdef))
+                   + _written_into(fdef) + _loop_rebound(fdef) + _none_kept(fdef) + _result_dropped(fdef, function))
     return [[line + start - 1, words, [at + start - 1 for at in where]] for line, words, where in found]

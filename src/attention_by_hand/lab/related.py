@@ -141,6 +141,33 @@ def _intermediate(reference, function: str, tried: list[Tried], expected: list) 
     return Diagnosis(said, f"{function}: {said}") if said else None
 
 
+def _paths(value) -> list[tuple[int, ...]] | None:
+    """The places of a tuple's entries, one level of tuples inside it opened ((out, (keys, values))
+    gives (0,), (1, 0), (1, 1)); None where a deeper tuple leaves the shape unclear."""
+    if not isinstance(value, (tuple, list)):
+        return None
+    found = []
+    for i, entry in enumerate(value):
+        if isinstance(entry, (tuple, list)):
+            if any(isinstance(e, (tuple, list)) for e in entry):
+                return None
+            found += [(i, j) for j in range(len(entry))]
+        else:
+            found.append((i,))
+    return found
+
+
+def _at(value, path: tuple[int, ...]):
+    for i in path:
+        value = value[i]
+    return value
+
+
+def _part_words(path: tuple[int, ...]) -> str:
+    """part 2, or entry 1 of part 2: counted from 1, as the learner reads a returned tuple."""
+    return f"part {path[0] + 1}" if len(path) == 1 else f"entry {path[1] + 1} of part {path[0] + 1}"
+
+
 def _related_outputs(reference, function, tried: list[Tried], expected: list, test=relation) -> Diagnosis | None:
     """test(pairs) (relation, or ends) of the whole output, or of the first part of a pair it says something of."""
     known = [known_numbers(reference, function, t.args) for t in tried]
@@ -149,22 +176,24 @@ def _related_outputs(reference, function, tried: list[Tried], expected: list, te
         said = test(list(zip(gots, expected, known)))
         return Diagnosis(said, f"{function}: {said}") if said else None
     if all(isinstance(g, (tuple, list)) for g in gots) and all(isinstance(e, tuple) for e in expected):
-        sizes = {len(g) for g in gots} | {len(e) for e in expected}
-        if len(sizes) != 1:
+        paths = _paths(expected[0])
+        if any(_paths(g) != paths or _paths(e) != paths for g, e in zip(gots, expected)):
             return None
         saying = []  # (part, what the test says of it) for each part that differs
-        for part in range(sizes.pop()):
-            pairs = [(g[part], e[part], k) for g, e, k in zip(gots, expected, known)]
+        for path in paths:
+            pairs = [(_at(g, path), _at(e, path), k) for g, e, k in zip(gots, expected, known)]
             if not all(agree(g, e) for g, e, _ in pairs):
-                saying.append((part, test(pairs)))
+                saying.append((path, test(pairs)))
         said = next((s for _, s in saying if s), None)
         if said is None:
             return None
         # (a part with no relation may follow from this one: the weights, then the output)
-        parts = [p for p, s in saying if s == said]
-        if len(parts) > 1 and len(parts) == len(saying):  # the same of every part that differs: one thing done to all
-            said = f"parts {', '.join(str(p + 1) for p in parts[:-1])} and {parts[-1] + 1} of what you return, each: {said}"
+        paths = [p for p, s in saying if s == said]
+        if len(paths) > 1 and len(paths) == len(saying):  # the same of every part that differs: one thing done to all
+            single = all(len(p) == 1 for p in paths)  # "parts 1, 2 and 3", else "part 1 and entry 1 of part 2"
+            parts = [str(p[0] + 1) if single else _part_words(p) for p in paths]
+            said = f"{'parts ' if single else ''}{', '.join(parts[:-1])} and {parts[-1]} of what you return, each: {said}"
         else:
-            said = f"part {next(p for p, s in saying if s) + 1} of what you return: {said}"
+            said = f"{_part_words(next(p for p, s in saying if s))} of what you return: {said}"
         return Diagnosis(said, f"{function}: {said}")
     return None

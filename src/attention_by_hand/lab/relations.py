@@ -29,7 +29,7 @@ from attention_by_hand.lab.judging import close
 from attention_by_hand.lab.places import moved, zeroed
 from attention_by_hand.lab.row_factors import rows_scaled, weights_like
 from attention_by_hand.lab.shape_relations import (COUNTS, REDUCTIONS, SINGULAR, SIZE_MEANS, Known, axis_name, folded, part, reduced, reduced_kept, repeated, reshaped,
-                                                   sizes_named, sliced, unit_axes, unreduced)
+                                                   permuted, sizes_named, sliced, unit_axes, unreduced)
 
 __all__ = ["Known", "relation", "known_factor", "scale_of"]
 
@@ -345,6 +345,11 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
         return (reduced_kept(pairs) if all(g.shape[-1] == 1 for g, _, _ in pairs) else None) or folded(pairs)
     if pairs and all(g.shape != e.shape and g.numel() == e.numel() for g, e, _ in pairs):
         return reshaped(pairs)
+    if (pairs and all(g.dim() == e.dim() and g.numel() == e.numel() for g, e, _ in pairs)
+            and any(g.shape != e.shape for g, e, _ in pairs)):
+        # some inputs keep the shape (a (4, 4) transposed is (4, 4)), others show the axes moved:
+        # one order of the axes on every input is said; nothing else holds across both kinds
+        return permuted(pairs)
     if not pairs or any(tuple(g.shape) != tuple(e.shape) for g, e, _ in pairs):
         return reduced_kept(pairs) or sizes_named(pairs)
     differing = pairs  # (each differs: the equal ones were left out above)

@@ -18,7 +18,7 @@ import torch
 
 from attention_by_hand.lab.judging import close
 
-__all__ = ["Known", "COUNTS", "SIZE_MEANS", "SINGULAR", "axis_name", "folded", "part", "reduced", "reduced_kept", "repeated", "reshaped", "sizes_named", "sliced", "unit_axes",
+__all__ = ["Known", "COUNTS", "SIZE_MEANS", "SINGULAR", "axis_name", "folded", "part", "permuted", "reduced", "reduced_kept", "repeated", "reshaped", "sizes_named", "sliced", "unit_axes",
            "unreduced"]
 
 class Known(dict):
@@ -46,7 +46,7 @@ def axis_name(axis: int, rank: int) -> str:
 REDUCTIONS = (("averaged", torch.mean), ("summed", torch.sum))
 
 
-def _permuted(pairs) -> str | None:
+def permuted(pairs) -> str | None:
     """The reference's output with its axes in another order (a transpose too many, or one that
     moved the wrong axes), the same order on every input."""
     rank = pairs[0][1].dim()
@@ -57,17 +57,18 @@ def _permuted(pairs) -> str | None:
             tuple(g.shape) == tuple(e.permute(order).shape) and close(g, e.permute(order)) for g, e, _ in pairs
         ):
             g, e = pairs[0][0], pairs[0][1]
-            return (f"yours is the reference's output with its axes in another order: shape {tuple(g.shape)} where it has "
-                    f"{tuple(e.shape)} (your axes are its {', '.join(str(a) for a in order)}: a transpose or permute "
-                    f"too many, or of the wrong axes)")
+            # the first input's shapes, where they show it (a square (4, 4) transposed keeps its shape)
+            shapes = f": shape {tuple(g.shape)} where it has {tuple(e.shape)}" if g.shape != e.shape else ""
+            return (f"yours is the reference's output with its axes in another order{shapes} (your axes are its "
+                    f"{', '.join(str(a) for a in order)}: a transpose or permute too many, or of the wrong axes)")
     return None
 
 
 def reshaped(pairs) -> str | None:
     """The reference's numbers, in its order, in another shape (an axis added or lost, a view)."""
-    permuted = _permuted(pairs)
-    if permuted:
-        return permuted
+    permuted_ = permuted(pairs)
+    if permuted_:
+        return permuted_
     if not all(close(g.flatten(), e.flatten()) for g, e, _ in pairs):
         return None
     g, e = pairs[0][0], pairs[0][1]
