@@ -154,3 +154,13 @@ def test_the_first_line_of_a_call_over_several_lines_is_read(tmp_path):
 def test_group_norm_is_said_to_take_axis_1_as_its_channels(tmp_path):
     said = call_words(["return F.group_norm(x, 1, weight, bias)"], _reference(tmp_path), "weights")
     assert said is not None and "takes axis 1 as the channels, not the last axis" in said
+
+
+def test_a_categorical_given_logits_is_said_to_take_a_softmax(tmp_path):
+    said = call_words(["return torch.distributions.Categorical(logits=counts + 1).probs"], _reference(tmp_path), "weights")
+    assert said.startswith("`Categorical`, which the reference does not call, reads `logits=` as scores") and "softmax" in said
+
+
+def test_a_binary_cross_entropy_is_said_to_score_every_entry(tmp_path):
+    said = call_words(["return F.binary_cross_entropy(rows, targets)"], _reference(tmp_path), "weights")
+    assert said.startswith("`binary_cross_entropy`, which the reference does not call, scores every entry as a yes/no guess")

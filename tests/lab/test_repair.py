@@ -1885,3 +1885,40 @@ def test_a_count_of_axes_is_never_mended_by_a_slice_of_the_tensor(tmp_path):
     # `x[0].ndim` is `x.ndim - 1` and gives the right values, but the learner meant no slice
     found = failed_hints(tmp_path, "lab-06-transformer.py", LAYER_NORM_PAST_THE_LAST_AXIS, "layer_norm")
     assert found and all("x[0]" not in h and "the last axis is" in h for h in found)
+
+
+PAIRS_COUNTED_BY_EITHER = '''
+def bigram_counts(ids, vocab_size):
+    table = torch.zeros(vocab_size, vocab_size)
+    firsts, seconds = ids[:-1], ids[1:]
+    for row in range(vocab_size):
+        starts = firsts == row
+        for col in range(vocab_size):
+            table[row, col] = (starts | (seconds == col)).float().sum()
+    return table
+'''
+
+
+def test_an_either_or_of_two_masks_where_both_must_hold_is_mended_by_the_other_operation(tmp_path):
+    found = failed_hints(tmp_path, "lab-03-bigram.py", PAIRS_COUNTED_BY_EITHER, "bigram_counts")
+    assert found and all("an either-or of two masks (`|`) where a both-and of two masks (`&`) is needed" in h for h in found)
+
+
+MASKED_WHEN_NOT_CAUSAL = '''
+def attention_backward(q, k, v, d_out, causal=False):
+    root = math.sqrt(q.shape[-1])
+    T = q.shape[-2]
+    s = q @ k.transpose(-2, -1) / root
+    if not causal:
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    p = torch.softmax(s, -1)
+    dv = p.transpose(-2, -1) @ d_out
+    dp = d_out @ v.transpose(-2, -1)
+    ds = p * (dp - (p * dp).sum(-1, keepdim=True))
+    return ds @ k / root, ds.transpose(-2, -1) @ q / root, dv
+'''
+
+
+def test_a_condition_written_with_a_not_too_many_is_mended_by_taking_it_away(tmp_path):
+    found = failed_hints(tmp_path, "lab-10-gradients.py", MASKED_WHEN_NOT_CAUSAL, "attention_backward")
+    assert found and all("with `causal` for `not causal` in `if not causal: ...`" in h for h in found)

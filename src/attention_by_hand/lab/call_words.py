@@ -73,6 +73,12 @@ CALLS = {
     "log1p": "is log(1 + x), not log(x)",
     "group_norm": "takes axis 1 as the channels, not the last axis: it normalises each group over its channels and "
                   "every axis after them, with one weight per channel (axis 1)",
+    "Categorical": "reads `logits=` as scores and makes them probabilities with a softmax (exp, then divided by the "
+                   "row's sum); only `probs=` takes numbers that are already weights and divides each row by its sum",
+    "binary_cross_entropy": "scores every entry as a yes/no guess of its own, -(t log p + (1 - t) log(1 - p)), averaged "
+                            "over every entry: each wrong answer's probability counts too, not only the true one's",
+    "binary_cross_entropy_with_logits": "scores every entry as a yes/no guess of its own after a sigmoid, averaged over "
+                                        "every entry: each wrong answer counts too, not only the true one",
     "scaled_dot_product_attention": "reads a bool `attn_mask` as True = may attend (the opposite of a mask of hidden "
                                     "cells), adds a float one to the scores, and divides by sqrt(head_size) itself unless given `scale=`",
 }

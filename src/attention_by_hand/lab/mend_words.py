@@ -23,7 +23,7 @@ _COMPARED = {">": "greater than", ">=": "greater than or equal", "<": "less than
 _OP_NAMES = {kind.__name__: sign for kind, sign in OPS.items()}
 # An operation in words: `slope ** dist` is a power where a product was meant.
 _OP_WORDS = {"+": "a sum", "-": "a difference", "*": "a product", "/": "a division", "//": "a whole-number division",
-             "**": "a power", "@": "a matrix product"}
+             "**": "a power", "@": "a matrix product", "|": "an either-or of two masks", "&": "a both-and of two masks"}
 
 
 def _parents(fdef: ast.FunctionDef) -> dict[int, ast.AST]:
@@ -229,6 +229,10 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return "a special case the reference does not make"
     if op == "keep_part":
         return "a part of the condition too many"
+    if op == "binop" and kind == "comparison" and isinstance(node, ast.BinOp):  # `|` for `&` in a mask
+        mine, theirs = _OP_NAMES.get(type(node.op).__name__), _OP_NAMES.get(str(change.arg))
+        return f"the wrong operation: {_OP_WORDS[mine]} (`{mine}`) where {_OP_WORDS[theirs]} (`{theirs}`) is needed" if (
+            mine in ("|", "&") and theirs in ("|", "&")) else None
     if kind == "comparison":
         return "a condition the other way round"
     if kind == "transpose" and op == "transpose":

@@ -78,7 +78,7 @@ CMP = {ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast
 # `>=` and `==` are neighbours too: a one-hot row compared with >= is a thermometer code.
 COMPARISONS = {ast.Gt: (ast.GtE, ast.Lt), ast.GtE: (ast.Gt, ast.LtE, ast.Eq), ast.Lt: (ast.LtE, ast.Gt),
                ast.LtE: (ast.Lt, ast.GtE, ast.Eq), ast.Eq: (ast.NotEq, ast.GtE, ast.LtE), ast.NotEq: (ast.Eq,)}
-OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Pow: "**", ast.MatMult: "@"}
+OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Pow: "**", ast.MatMult: "@", ast.BitOr: "|", ast.BitAnd: "&"}
 
 
 @dataclass(frozen=True)

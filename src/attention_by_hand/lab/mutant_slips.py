@@ -197,10 +197,17 @@ def _conditions(finder, node: ast.AST) -> None:
     if isinstance(node, (ast.If, ast.IfExp)) and not isinstance(node.test, ast.Constant):
         for value, word in ((True, "always"), (False, "never")):
             finder.add(node.test, "cond", value, "comparison", f"the condition `{quote(node.test)}` taken as {word} true")
+        if isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not):  # `if not causal:` the other way round
+            finder.add(node.test, "unneg", None, "comparison",
+                       f"`{quote(node.test.operand)}` for `{quote(node.test)}` (the condition the other way round)")
     # `a and b`, or a tensor mask's `a | b` and `a & b` (one side a comparison, or a name the
     # function made of one: an integer's bits are no condition)
     masks = isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitOr, ast.BitAnd)) and any(
         _a_mask(side, _assigned(finder.fdef)) for side in (node.left, node.right))
+    if masks:  # the other of the two: cells where either holds for cells where both do, and back
+        other = "BitAnd" if isinstance(node.op, ast.BitOr) else "BitOr"
+        mine, theirs = ("|", "&") if other == "BitAnd" else ("&", "|")
+        finder.add(node, "binop", other, "comparison", f"`{theirs}` for `{mine}` (`{quote(node)}`)")
     parts = node.values if isinstance(node, ast.BoolOp) else ([node.left, node.right] if masks else [])
     if len(parts) == 2:
         for kept, dropped in ((0, 1), (1, 0)):
