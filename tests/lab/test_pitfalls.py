@@ -277,6 +277,18 @@ def call_kept_for_its_change(rows, row):
     return rows
 
 
+def counted_into_an_expanded_row(pairs, n):
+    table = torch.zeros(1, n).expand(n, n)
+    for a, b in pairs:
+        table[a, b] += 1
+    return table
+
+
+def expanded_and_only_read(row, n):
+    table = row.expand(n, -1)
+    return table * 2
+
+
 def appended_to_something_else(queue, x):
     size = queue.append(x)
     return size
@@ -475,3 +487,14 @@ def test_a_call_of_a_function_of_the_file_whose_result_is_dropped_is_said(tmp_pa
 
 def test_a_dropped_result_of_a_function_that_changes_its_argument_is_fine(tmp_path):
     assert pitfalls(_module(tmp_path).call_kept_for_its_change) == []
+
+
+def test_a_tensor_made_by_expand_then_written_into_is_said_with_both_lines(tmp_path):
+    made, written = _line("    table = torch.zeros(1, n).expand(n, n)"), _line("        table[a, b] += 1")
+    said = _said(pitfalls(_module(tmp_path).counted_into_an_expanded_row))
+    assert len(said) == 1 and said[0].startswith(f"`table` (line {made}) is made by `expand`, which repeats one memory")
+    assert f"a write into one entry (line {written}) shows along all of them" in said[0]
+
+
+def test_an_expanded_tensor_that_is_only_read_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).expanded_and_only_read) == []

@@ -16,6 +16,8 @@ its code that no output shows, and each breaks a function that reads right line 
   where that function changes none of its arguments and returns what it made: the call changes nothing.
 - A list's own change kept as its value, `outs = outs.append(o)`: `append` (like `extend`,
   `insert`, `remove`, `clear`) changes the list and returns None, so the name holds None after.
+- A tensor made by `expand` (or `broadcast_to`), then written into: its repeated axes are one
+  memory, so a write into one entry shows along all of them.
 - A list that repeats one object, `[[0] * V] * V` or `[torch.zeros(d)] * n`, then changed one
   entry at a time: every "row" is the same row, so a count made in one shows in all.
 
@@ -228,6 +230,44 @@ def _shared_rows(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     return found
 
 
+_EXPANDS = ("expand", "expand_as", "broadcast_to")  # views that repeat one memory along an axis
+
+
+def _written(fdef: ast.FunctionDef, name: str) -> list[ast.AST]:
+    """The statements that write into `name` itself: `name[...] = ...`, `name[...] += ...`, `name += ...`,
+    a method of it that changes it (`name.index_put_(...)`, `name[i].add_(...)`)."""
+    found = []
+    for node in ast.walk(fdef):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        for target in targets:
+            if (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name) or (
+                    isinstance(node, ast.AugAssign) and isinstance(target, ast.Name) and target.id == name):
+                found.append(node)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_"):
+            owner = node.func.value.value if isinstance(node.func.value, ast.Subscript) else node.func.value
+            if isinstance(owner, ast.Name) and owner.id == name:
+                found.append(node)
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
+def _expanded_written(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`counts = torch.zeros(V).expand(V, V)` bound once, then written into: one row in many places."""
+    found = []
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+                and node.value.func.attr in _EXPANDS) or len(_stores(fdef, node.targets[0].id)) != 1:
+            continue
+        name, how = node.targets[0].id, node.value.func.attr
+        writes = [w for w in _written(fdef, name) if w.lineno > node.end_lineno]
+        if writes:
+            found.append((node.lineno, f"`{name}` ({{0}}) is made by `{how}`, which repeats one memory along the axes it "
+                                       f"widens, without copying: a write into one entry ({{1}}) shows along all of them; "
+                                       f"make a tensor of its own (`torch.zeros` of the full shape, or `.clone()` after "
+                                       f"`{how}`)", [node.lineno, writes[0].lineno]))
+    return found
+
+
 # methods and torch functions that return a new tensor and change nothing: called as a statement,
 # their work is lost. Names that Python's own types or nn.Module use too (`add` of a set, `float`
 # and `to` of a layer, which change it, `log` of a logger) are left out: the code alone cannot tell.
@@ -429,5 +469,6 @@ def pitfalls(function) -> list[list]:
         return []
     # the lines of the parsed text count from 1 at the `def`: the file's lines count from `start`
     found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + _no_effect(fdef)
-                   + _written_into(fdef) + _loop_rebound(fdef) + _none_kept(fdef) + _result_dropped(fdef, function))
+                   + _written_into(fdef) + _loop_rebound(fdef) + _none_kept(fdef) + _result_dropped(fdef, function)
+                   + _expanded_written(fdef))
     return [[line + start - 1, words, [at + start - 1 for at in where]] for line, words, where in found]
