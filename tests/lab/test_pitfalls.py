@@ -289,6 +289,16 @@ def expanded_and_only_read(row, n):
     return table * 2
 
 
+def hidden_by_bits(T):
+    seen = torch.ones(T, T, dtype=torch.int32).tril()
+    return ~seen > 0
+
+
+def hidden_by_a_bool_not(T):
+    seen = torch.ones(T, T, dtype=torch.bool).tril()
+    return ~seen
+
+
 def appended_to_something_else(queue, x):
     size = queue.append(x)
     return size
@@ -498,3 +508,28 @@ def test_a_tensor_made_by_expand_then_written_into_is_said_with_both_lines(tmp_p
 
 def test_an_expanded_tensor_that_is_only_read_is_fine(tmp_path):
     assert pitfalls(_module(tmp_path).expanded_and_only_read) == []
+
+
+def test_a_not_of_an_integer_tensor_is_said_to_flip_bits(tmp_path):
+    line = _line("    return ~seen > 0")
+    assert _said(pitfalls(_module(tmp_path).hidden_by_bits)) == [
+        f"`~seen` (line {line}) flips every bit of an integer tensor: ~1 is -2 and ~0 is -1, and both are True as a "
+        f"bool; `~` is a logical not only on a bool tensor (make the mask with a comparison or a bool dtype)"]
+
+
+def test_a_not_of_a_bool_tensor_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).hidden_by_a_bool_not) == []
+
+
+def test_the_last_step_decides_the_dtype_of_what_is_inverted():
+    import ast
+
+    from attention_by_hand.lab.made_pitfalls import inverted_integers
+
+    def said(code):
+        return inverted_integers(ast.parse(f"def f(T):\n    seen = {code}\n    return ~seen\n").body[0])
+
+    assert said("torch.tril(torch.ones(T, T, dtype=torch.long))")
+    assert said("torch.ones(T, T).tril().long()")
+    assert not said("torch.ones(T, T, dtype=torch.long).tril().bool()")
+    assert not said("torch.ones(T, T).tril()")

@@ -14,10 +14,6 @@ its code that no output shows, and each breaks a function that reads right line 
   before the next pass: the row it came from stays as it was.
 - A call of another function of the file whose result nobody keeps, `append_to_cache(cache, k, v)`,
   where that function changes none of its arguments and returns what it made: the call changes nothing.
-- A list's own change kept as its value, `outs = outs.append(o)`: `append` (like `extend`,
-  `insert`, `remove`, `clear`) changes the list and returns None, so the name holds None after.
-- A tensor made by `expand` (or `broadcast_to`), then written into: its repeated axes are one
-  memory, so a write into one entry shows along all of them.
 - A list that repeats one object, `[[0] * V] * V` or `[torch.zeros(d)] * n`, then changed one
   entry at a time: every "row" is the same row, so a count made in one shows in all.
 
@@ -31,6 +27,9 @@ the loop's name not given a value made in place (`r.div_(...)`), and not read af
 in its `else`, or by a function made in the function. The child (calls.py) reads the learner's
 source; verdict.py puts the words before a failed check's hint (learner_notes.with_notes).
 
+Pitfalls of how a value was made (a list's `append` kept as its value, a tensor made by `expand`
+and written into, `~` of an integer tensor) are read in made_pitfalls.py and said with these.
+
 Left out: iterators made other ways (`iter(...)`, a generator function), and loops in helpers
 the function calls.
 """
@@ -42,6 +41,8 @@ import inspect
 import textwrap
 
 import torch
+
+from attention_by_hand.lab.made_pitfalls import LIST_CHANGES, expanded_written, inverted_integers, none_kept
 
 __all__ = ["pitfalls"]
 
@@ -230,44 +231,6 @@ def _shared_rows(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     return found
 
 
-_EXPANDS = ("expand", "expand_as", "broadcast_to")  # views that repeat one memory along an axis
-
-
-def _written(fdef: ast.FunctionDef, name: str) -> list[ast.AST]:
-    """The statements that write into `name` itself: `name[...] = ...`, `name[...] += ...`, `name += ...`,
-    a method of it that changes it (`name.index_put_(...)`, `name[i].add_(...)`)."""
-    found = []
-    for node in ast.walk(fdef):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
-        for target in targets:
-            if (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name) or (
-                    isinstance(node, ast.AugAssign) and isinstance(target, ast.Name) and target.id == name):
-                found.append(node)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_"):
-            owner = node.func.value.value if isinstance(node.func.value, ast.Subscript) else node.func.value
-            if isinstance(owner, ast.Name) and owner.id == name:
-                found.append(node)
-    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
-
-
-def _expanded_written(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
-    """`counts = torch.zeros(V).expand(V, V)` bound once, then written into: one row in many places."""
-    found = []
-    for node in ast.walk(fdef):
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
-                and node.value.func.attr in _EXPANDS) or len(_stores(fdef, node.targets[0].id)) != 1:
-            continue
-        name, how = node.targets[0].id, node.value.func.attr
-        writes = [w for w in _written(fdef, name) if w.lineno > node.end_lineno]
-        if writes:
-            found.append((node.lineno, f"`{name}` ({{0}}) is made by `{how}`, which repeats one memory along the axes it "
-                                       f"widens, without copying: a write into one entry ({{1}}) shows along all of them; "
-                                       f"make a tensor of its own (`torch.zeros` of the full shape, or `.clone()` after "
-                                       f"`{how}`)", [node.lineno, writes[0].lineno]))
-    return found
-
-
 # methods and torch functions that return a new tensor and change nothing: called as a statement,
 # their work is lost. Names that Python's own types or nn.Module use too (`add` of a set, `float`
 # and `to` of a layer, which change it, `log` of a logger) are left out: the code alone cannot tell.
@@ -302,45 +265,6 @@ def _no_effect(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     return found
 
 
-_LIST_CHANGES = ("append", "extend", "insert", "remove", "clear")  # list methods that return None (no tensor has them)
-
-
-def _made_as_list(fdef: ast.FunctionDef, name: str) -> bool:
-    """`name` bound somewhere in the function to a list: `[]`, `[...]`, a list comprehension,
-    `list(...)`, alone or in a tuple unpacked (`outs, weights = [], []`)."""
-    def is_list(value: ast.AST) -> bool:
-        return isinstance(value, (ast.List, ast.ListComp)) or (
-            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list")
-    for node in ast.walk(fdef):
-        if not isinstance(node, ast.Assign):
-            continue
-        for target in node.targets:
-            if isinstance(target, ast.Name) and target.id == name and is_list(node.value):
-                return True
-            if (isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple)
-                    and len(target.elts) == len(node.value.elts)):
-                if any(isinstance(t, ast.Name) and t.id == name and is_list(v) for t, v in zip(target.elts, node.value.elts)):
-                    return True
-    return False
-
-
-def _none_kept(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
-    """`outs = outs.append(o)`, where `outs` was made as a list: the list's method changes it and
-    returns None, which the assignment keeps."""
-    found = []
-    for node in ast.walk(fdef):
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
-                and node.value.func.attr in _LIST_CHANGES and isinstance(node.value.func.value, ast.Name)):
-            continue
-        target, owner, method = node.targets[0].id, node.value.func.value.id, node.value.func.attr
-        if _made_as_list(fdef, owner):
-            found.append((node.lineno, f"`{target} = {owner}.{method}(...)` ({{0}}) keeps None in `{target}`: a list's "
-                                       f"`{method}` changes the list itself and returns None; call `{owner}.{method}(...)` "
-                                       f"alone, without the assignment", [node.lineno]))
-    return found
-
-
 def _changes_arguments(fdef: ast.FunctionDef) -> bool:
     """Whether a function may change what it was given: a store into an item or an attribute, an
     augmented assignment, a method that changes its tensor or list (`add_`, `append`), `out=`."""
@@ -354,7 +278,7 @@ def _changes_arguments(fdef: ast.FunctionDef) -> bool:
         if isinstance(node, (ast.Global, ast.Nonlocal)):
             return True
         if isinstance(node, ast.Call) and (any(k.arg == "out" for k in node.keywords) or (
-                isinstance(node.func, ast.Attribute) and (node.func.attr.endswith("_") or node.func.attr in _LIST_CHANGES
+                isinstance(node.func, ast.Attribute) and (node.func.attr.endswith("_") or node.func.attr in LIST_CHANGES
                                                           or node.func.attr in ("update", "setdefault", "pop", "add")))):
             return True
     return False
@@ -469,6 +393,6 @@ def pitfalls(function) -> list[list]:
         return []
     # the lines of the parsed text count from 1 at the `def`: the file's lines count from `start`
     found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + _no_effect(fdef)
-                   + _written_into(fdef) + _loop_rebound(fdef) + _none_kept(fdef) + _result_dropped(fdef, function)
-                   + _expanded_written(fdef))
+                   + _written_into(fdef) + _loop_rebound(fdef) + none_kept(fdef) + _result_dropped(fdef, function)
+                   + expanded_written(fdef) + inverted_integers(fdef))
     return [[line + start - 1, words, [at + start - 1 for at in where]] for line, words, where in found]

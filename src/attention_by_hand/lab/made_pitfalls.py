@@ -1,0 +1,141 @@
+"""Pitfalls of how a value was made, read off a learner's function (pitfalls.py says them with the
+rest): the code alone shows each for certain.
+
+- A list's own change kept as its value, `outs = outs.append(o)`: `append` (like `extend`,
+  `insert`, `remove`, `clear`) changes the list and returns None, so the name holds None after;
+  said only where the name was made as a list in the function.
+- A tensor made by `expand` (or `broadcast_to`), bound once, then written into: its repeated axes
+  are one memory, so a write into one entry shows along all of them.
+- `~` on a tensor the code makes with an integer dtype (`torch.ones(T, T, dtype=torch.long)`): it
+  flips every bit, ~1 = -2 and ~0 = -1, both True as a bool; it is a logical not only on bools.
+
+Left out: values whose dtype or kind only a run shows (a tensor handed in, a helper's result).
+"""
+
+from __future__ import annotations
+
+import ast
+
+__all__ = ["LIST_CHANGES", "expanded_written", "inverted_integers", "none_kept"]
+
+
+def _stores(tree: ast.AST, name: str) -> list[ast.Name]:
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+
+
+LIST_CHANGES = ("append", "extend", "insert", "remove", "clear")  # list methods that return None (no tensor has them)
+
+
+def _made_as_list(fdef: ast.FunctionDef, name: str) -> bool:
+    """`name` bound somewhere in the function to a list: `[]`, `[...]`, a list comprehension,
+    `list(...)`, alone or in a tuple unpacked (`outs, weights = [], []`)."""
+    def is_list(value: ast.AST) -> bool:
+        return isinstance(value, (ast.List, ast.ListComp)) or (
+            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list")
+    for node in ast.walk(fdef):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name) and target.id == name and is_list(node.value):
+                return True
+            if (isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple)
+                    and len(target.elts) == len(node.value.elts)):
+                if any(isinstance(t, ast.Name) and t.id == name and is_list(v) for t, v in zip(target.elts, node.value.elts)):
+                    return True
+    return False
+
+
+def none_kept(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`outs = outs.append(o)`, where `outs` was made as a list: the list's method changes it and
+    returns None, which the assignment keeps."""
+    found = []
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+                and node.value.func.attr in LIST_CHANGES and isinstance(node.value.func.value, ast.Name)):
+            continue
+        target, owner, method = node.targets[0].id, node.value.func.value.id, node.value.func.attr
+        if _made_as_list(fdef, owner):
+            found.append((node.lineno, f"`{target} = {owner}.{method}(...)` ({{0}}) keeps None in `{target}`: a list's "
+                                       f"`{method}` changes the list itself and returns None; call `{owner}.{method}(...)` "
+                                       f"alone, without the assignment", [node.lineno]))
+    return found
+
+
+_EXPANDS = ("expand", "expand_as", "broadcast_to")  # views that repeat one memory along an axis
+
+
+def _written(fdef: ast.FunctionDef, name: str) -> list[ast.AST]:
+    """The statements that write into `name` itself: `name[...] = ...`, `name[...] += ...`, `name += ...`,
+    a method of it that changes it (`name.index_put_(...)`, `name[i].add_(...)`)."""
+    found = []
+    for node in ast.walk(fdef):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AugAssign) else []
+        for target in targets:
+            if (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name) or (
+                    isinstance(node, ast.AugAssign) and isinstance(target, ast.Name) and target.id == name):
+                found.append(node)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_"):
+            owner = node.func.value.value if isinstance(node.func.value, ast.Subscript) else node.func.value
+            if isinstance(owner, ast.Name) and owner.id == name:
+                found.append(node)
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
+def expanded_written(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`counts = torch.zeros(V).expand(V, V)` bound once, then written into: one row in many places."""
+    found = []
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
+                and node.value.func.attr in _EXPANDS) or len(_stores(fdef, node.targets[0].id)) != 1:
+            continue
+        name, how = node.targets[0].id, node.value.func.attr
+        writes = [w for w in _written(fdef, name) if w.lineno > node.end_lineno]
+        if writes:
+            found.append((node.lineno, f"`{name}` ({{0}}) is made by `{how}`, which repeats one memory along the axes it "
+                                       f"widens, without copying: a write into one entry ({{1}}) shows along all of them; "
+                                       f"make a tensor of its own (`torch.zeros` of the full shape, or `.clone()` after "
+                                       f"`{how}`)", [node.lineno, writes[0].lineno]))
+    return found
+
+
+_INTEGERS = ("long", "int", "int64", "int32", "int16", "int8", "uint8", "short")
+
+
+def _integer_made(value: ast.AST) -> bool:
+    """A value whose code gives it an integer dtype at its last step that decides one: a call told
+    `dtype=torch.long` (or int, ...), or `.long()` / `.int()`, reached through steps that keep the
+    dtype (`.tril()`, `torch.tril(...)`); a last `.bool()`, `.float()` or `.to(...)` decides otherwise."""
+    node = value
+    while isinstance(node, ast.Call):
+        told = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+        if told is not None:
+            return isinstance(told, ast.Attribute) and told.attr in _INTEGERS
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if name in ("long", "int", "short"):
+            return True
+        if name in ("bool", "float", "double", "half", "to", "type", "type_as"):
+            return False
+        method = isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
+                                                               and node.func.value.id == "torch")
+        node = node.func.value if method else (node.args[0] if node.args else None)
+    return False
+
+
+def inverted_integers(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`~seen` where `seen` was bound once to an integer tensor (or `~` of one made in place)."""
+    assigned = {a.targets[0].id: a.value for a in ast.walk(fdef) if isinstance(a, ast.Assign) and len(a.targets) == 1
+                and isinstance(a.targets[0], ast.Name) and len(_stores(fdef, a.targets[0].id)) == 1}
+    found = []
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert)):
+            continue
+        operand = node.operand
+        value = assigned.get(operand.id) if isinstance(operand, ast.Name) else operand
+        if value is not None and _integer_made(value):
+            code = ast.unparse(node)
+            found.append((node.lineno, f"`{code}` ({{0}}) flips every bit of an integer tensor: ~1 is -2 and ~0 is -1, "
+                                       f"and both are True as a bool; `~` is a logical not only on a bool tensor (make "
+                                       f"the mask with a comparison or a bool dtype)", [node.lineno]))
+    return found
