@@ -1922,3 +1922,18 @@ def attention_backward(q, k, v, d_out, causal=False):
 def test_a_condition_written_with_a_not_too_many_is_mended_by_taking_it_away(tmp_path):
     found = failed_hints(tmp_path, "lab-10-gradients.py", MASKED_WHEN_NOT_CAUSAL, "attention_backward")
     assert found and all("with `causal` for `not causal` in `if not causal: ...`" in h for h in found)
+
+
+LOG_SUM_STARTED_AT_ZERO = '''
+def online_softmax(scores):
+    acc = scores.new_zeros(scores.shape[:-1])
+    for column in scores.unbind(dim=-1):
+        acc = torch.logaddexp(acc, column)
+    return (scores - acc.unsqueeze(-1)).exp()
+'''
+
+
+def test_a_running_log_sum_started_at_zero_is_mended_by_starting_it_at_minus_infinity(tmp_path):
+    found = failed_hints(tmp_path, "lab-09-flash-attention.py", LOG_SUM_STARTED_AT_ZERO, "online_softmax")
+    assert found and all("a running value started at 0 where it starts at -inf" in h
+                         and "with `-inf` for `0` as the start of `acc`" in h for h in found)

@@ -126,6 +126,9 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             picked = edit(node.targets[0], Change(name, 0, "each_row", None, "index", ""))
             found.append(Change(name, index[id(node.targets[0])], "each_row", None, "index",
                                 f"`{quote(picked)}` for `{quote(node.targets[0])}`", node.lineno))
+        if isinstance(node, ast.Assign) and _running_start(fdef, node):  # `m = torch.zeros(...)`, then max(m, s)
+            found.append(Change(name, index[id(node.value)], "wrap", "log", "constant",
+                                f"`-inf` for `0` as the start of `{node.targets[0].id}` (`{quote(node.value)}`)", node.lineno))
         if isinstance(node, ast.Assign) and _adds_to_a_view(node, views):
             found.append(Change(name, index[id(node)], "in_place", None, "step",
                                 f"`{quote(edit(node, Change(name, 0, 'in_place', None, 'step', '')))}` for `{quote(node)}`", node.lineno))
@@ -220,6 +223,21 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                 found.append(Change(name, index[id(node.right)], "shift", delta, "offset",
                                     f"`{quote(node.right)} {sign} 1` for `{quote(node.right)}`{where}", statement.lineno))
     return found
+
+
+_RUNNING = ("maximum", "fmax", "logaddexp", "max")  # a running maximum or log-sum, carried as its first argument
+
+
+def _running_start(fdef: ast.FunctionDef, node: ast.Assign) -> bool:
+    """`m = torch.zeros(...)` (or `zeros_like`, `new_zeros`), later `m = torch.maximum(m, ...)` or
+    `torch.logaddexp(m, ...)`: a running maximum or log-sum, whose start (nothing seen yet) is -inf;
+    log(0) = -inf makes that start from the learner's own zeros, in its shape and dtype."""
+    if not (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)
+            and call_name(node.value) in ("zeros", "zeros_like", "new_zeros")):
+        return False
+    carried = node.targets[0].id
+    return any(isinstance(n, ast.Call) and call_name(n) in _RUNNING and len(n.args) == 2
+               and any(isinstance(a, ast.Name) and a.id == carried for a in n.args) for n in ast.walk(fdef))
 
 
 def _function_form(node: ast.Call) -> bool:

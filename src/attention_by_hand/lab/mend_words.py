@@ -314,6 +314,9 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return "two variables swapped"
     if kind == "variable":
         return "the wrong variable"
+    if op == "wrap" and kind == "constant":  # log(0) = -inf: the start of a running maximum or log-sum
+        return ("a running value started at 0 where it starts at -inf: 0 counts as a score already seen "
+                "(an exp(0) = 1 too many in a log-sum, a maximum that never goes below 0)")
     if op == "wrap":
         return f"{'an' if str(change.arg)[0] in 'aeiou' else 'a'} {change.arg} missing"
     if op == "drop":
