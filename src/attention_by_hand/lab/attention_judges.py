@@ -100,8 +100,9 @@ def observe(w: torch.Tensor, expected: torch.Tensor) -> str | None:
     return None
 
 
-def judge_weights(got, expected, q, k, d_model: int, names: str):
-    """Weights against the reference, with every explanation that fits.   q, k: (..., T, head_size)"""
+def judge_weights(got, expected, q, k, d_model: int, names: str, others=()):
+    """Weights against the reference, with every explanation that fits.   q, k: (..., T, head_size)
+    others: more (hint, weights maker) pairs that only the caller knows how to make."""
 
     def facts(got):
         seen = observe(got, expected)
@@ -115,7 +116,14 @@ def judge_weights(got, expected, q, k, d_model: int, names: str):
         return seen
 
     more = [(f"{NO_MAX_SHIFT} (or use torch.softmax, which does)", lambda: _without_max_shift(q, k))]
-    return judge_tensor(got, expected, names, [*variants(q, k, d_model), *more], facts)
+    return judge_tensor(got, expected, names, [*variants(q, k, d_model), *more, *others], facts)
+
+
+def right_weights(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """Causal weights of q and k, scaled by sqrt(head_size), in float64.   q, k: (..., T, head_size)"""
+    T = q.shape[-2]
+    scores = q.double() @ k.double().transpose(-2, -1) / math.sqrt(q.shape[-1])  # (..., T, T)
+    return torch.softmax(scores.masked_fill(hidden("future", T), float("-inf")), dim=-1)
 
 
 def _overflow_rows(got: torch.Tensor, scores: torch.Tensor) -> bool:

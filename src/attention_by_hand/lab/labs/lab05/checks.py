@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import torch
 
-from attention_by_hand.lab.attention_judges import explain_size_error, judge_weights
+from attention_by_hand.lab.attention_judges import explain_size_error, judge_weights, right_weights
 from attention_by_hand.lab.inputs import fixed, linear, randn, seeded
 from attention_by_hand.lab.judging import Check, equals, judge_pair, judge_tensor
 
 
 # One mistake, one hint: merge_heads and multi_head_attention name it in the same words.
 INTERLEAVED = "the heads are interleaved: transpose to (T, n_heads, head_size) before reshaping to (T, d_model)"
+
+
+STRIDED = ("each head must get a block of neighbouring columns (head h: columns h * head_size up to (h + 1) * "
+           "head_size); yours takes every n_heads-th column (head h: columns h, h + n_heads, ...), a stride")
+
+
+def strides(t: torch.Tensor, n_heads: int) -> torch.Tensor:
+    """Head h as every n_heads-th column from h (`t[:, h::n_heads]`).   (T, d) -> (n_heads, T, d // n_heads)"""
+    T, d = t.shape
+    return t.reshape(T, d // n_heads, n_heads).permute(2, 0, 1)
 
 
 def split(t: torch.Tensor, n_heads: int) -> torch.Tensor:
@@ -31,7 +41,7 @@ def _judge_split_heads(got, expected, args):
         (
             "each head must get a block of neighbouring columns (head h: columns h * head_size onwards): "
             "view as (T, n_heads, head_size), not (T, head_size, n_heads)",
-            lambda: t.reshape(T, d // n_heads, n_heads).permute(2, 0, 1),
+            lambda: strides(t, n_heads),
         ),
     ]
     return judge_tensor(got, expected, "(n_heads, T, head_size)", variants)
@@ -62,7 +72,8 @@ def _judge_multi_head_attention(got, expected, args):
     out, weights = got
     T, d_model = x.shape
     q, k = split(query(x), n_heads), split(key(x), n_heads)  # (n_heads, T, head_size) each
-    miss = judge_weights(weights, weights_expected, q, k, d_model, "(n_heads, T, T)")
+    strided = [(STRIDED, lambda: right_weights(strides(query(x), n_heads), strides(key(x), n_heads)))]
+    miss = judge_weights(weights, weights_expected, q, k, d_model, "(n_heads, T, T)", strided)
     if miss:
         return miss.under("weights: ")
     heads = weights_expected @ split(value(x), n_heads)  # (n_heads, T, head_size)
