@@ -268,11 +268,13 @@ def _judge_alibi_bias(got, expected, args):
         (ALIBI_HINTS["none"], torch.zeros(T, T, dtype=torch.float64)),
     ]
     miss = judge_tensor(_below(got), _below(expected), "(T, T)", variants)
-    if miss and not _below(got).any() and close(_below(got.transpose(-2, -1)), _below(expected)):
+    if not miss:
+        return None
+    tried = (*miss.tried, ALIBI_HINTS["transposed"])  # tried on every wrong bias: ruled out where it does not fit
+    if not _below(got).any() and close(_below(got.transpose(-2, -1)), _below(expected)):
         # nothing below the diagonal, the reference's penalty above it: more than "no penalty"
-        return dataclasses.replace(miss, explanations=(ALIBI_HINTS["transposed"],),
-                                   tried=(*miss.tried, ALIBI_HINTS["transposed"]))
-    return miss
+        return dataclasses.replace(miss, explanations=(ALIBI_HINTS["transposed"],), tried=tried)
+    return dataclasses.replace(miss, tried=tried)
 
 
 # --- alibi_attention -------------------------------------------------------------------------------
