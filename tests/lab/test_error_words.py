@@ -78,3 +78,8 @@ def test_an_axis_one_past_the_last_is_said_as_axes_numbered_from_zero():
 def test_an_axis_far_past_the_last_is_said_without_the_one_past_words():
     said = _words(lambda: torch.ones(3, 8).sum(dim=5))
     assert "axis 5 asked of a tensor with 2 axes" in said and "not 2" not in said and "an index out of range" not in said
+
+
+def test_an_axis_asked_of_a_vector_is_said_with_its_one_axis():
+    said = _words(lambda: torch.ones(4).sum(dim=-2))
+    assert "axis -2 asked of a tensor with 1 axis, axis 0 (or -1)" in said

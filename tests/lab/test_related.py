@@ -95,3 +95,12 @@ def test_a_part_inside_a_returned_pair_is_said_as_its_entry_with_its_axes_moved(
     found = related(reference, "nested", tried, expected)
     assert found is not None and found.hint.startswith("entry 1 of part 2 of what you return: ")
     assert "axes in another order" in found.hint and "its 1, 0" in found.hint
+
+
+def test_a_part_that_is_an_argument_as_given_is_said_so_before_any_relation(reference):
+    # a cache returned as it came: nothing was added to it
+    xs = [torch.randn(n, 4, generator=torch.Generator().manual_seed(n)) for n in (4, 3)]
+    expected = [reference.nested(x) for x in xs]
+    tried = [Tried((x,), (e[0], (x.clone(), e[1][1]))) for x, e in zip(xs, expected)]
+    found = related(reference, "nested", tried, expected)
+    assert found is not None and found.hint == "entry 1 of part 2 of what you return: yours is `x` as it was given, unchanged"

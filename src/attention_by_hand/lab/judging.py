@@ -305,8 +305,8 @@ def hint_for_exception(type_name: str, message: str) -> str:
         # an axis number, not a position: the tensor has n axes, numbered 0 to n - 1 (or -n to -1)
         n, got = int(axis.group(1)), int(axis.group(2))
         past = f": the last axis is {n - 1} or -1, not {n}" if got == n else ""
-        return (f" (axis {got} asked of a tensor with {n} {'axis' if n == 1 else 'axes'}, numbered 0 to {n - 1}, or "
-                f"-{n} to -1 from the end{past}; print the tensor's shape)")
+        axes = "1 axis, axis 0 (or -1)" if n == 1 else f"{n} axes, numbered 0 to {n - 1}, or -{n} to -1 from the end"
+        return f" (axis {got} asked of a tensor with {axes}{past}; print the tensor's shape)"
     if type_name == "IndexError" or "out of range" in message:
         return " (an index out of range: print the shape of what you index)"
     return ""

@@ -163,6 +163,29 @@ def _at(value, path: tuple[int, ...]):
     return value
 
 
+def _given(reference, function, tried: list[Tried], path: tuple[int, ...]) -> str | None:
+    """A part of the learner's output that is an argument (or an entry of a tuple argument) exactly
+    as it was given, on every input: a cache returned as it came, nothing added to it."""
+    names = list(inspect.signature(getattr(reference, function)).parameters)
+    for i, name in enumerate(names):
+        for entry in (None, 0, 1, 2, 3):  # the argument itself, or one entry of a tuple of them
+            if all(_same(_at(t.got, path), _entry(t.args[i] if i < len(t.args) else None, entry)) for t in tried):
+                return f"yours is `{name}{'' if entry is None else f'[{entry}]'}` as it was given, unchanged"
+    return None
+
+
+def _entry(arg, entry: int | None):
+    if entry is None:
+        return arg
+    return arg[entry] if isinstance(arg, (tuple, list)) and entry < len(arg) else None
+
+
+def _same(a, b) -> bool:
+    """The very numbers, shape and dtype (no tolerance: an argument passed through untouched)."""
+    return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape and a.dtype == b.dtype
+            and bool(torch.equal(a, b)))
+
+
 def _part_words(path: tuple[int, ...]) -> str:
     """part 2, or entry 1 of part 2: counted from 1, as the learner reads a returned tuple."""
     return f"part {path[0] + 1}" if len(path) == 1 else f"entry {path[1] + 1} of part {path[0] + 1}"
@@ -183,7 +206,7 @@ def _related_outputs(reference, function, tried: list[Tried], expected: list, te
         for path in paths:
             pairs = [(_at(g, path), _at(e, path), k) for g, e, k in zip(gots, expected, known)]
             if not all(agree(g, e) for g, e, _ in pairs):
-                saying.append((path, test(pairs)))
+                saying.append((path, _given(reference, function, tried, path) or test(pairs)))
         said = next((s for _, s in saying if s), None)
         if said is None:
             return None
