@@ -152,9 +152,10 @@ def tiled_attention(q, k, v, block, causal):
 
 def test_values_sliced_with_the_query_tiles_index_are_named_as_a_slice_of_another_variable(tmp_path):
     found = failed_hints(tmp_path, "lab-09-flash-attention.py", VALUES_OF_THE_QUERY_TILE, "tiled_attention")
-    # where it raised: said as the learner's own slice mended (a change of the reference matched by the error alone)
-    assert found and all("the wrong variable (line 103): with `b` for `a` in each of its 2 places in `v[..., a:a + block, :]`" in h
-                         for h in found)
+    # it raises on the checks' own inputs, but the probe of whole square tiles runs it: the change of
+    # the reference is matched by values there, and by the error on the rest
+    assert found and all("yours equals the reference with `v[..., i:i + block, :]` for `v[..., j:j + block, :]` (the slice "
+                         "made from `i`, not `j`)" in h for h in found)
 
 
 ONE_ROW_OF_PYTHON_NUMBERS = '''
