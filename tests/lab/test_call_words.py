@@ -164,3 +164,7 @@ def test_a_categorical_given_logits_is_said_to_take_a_softmax(tmp_path):
 def test_a_binary_cross_entropy_is_said_to_score_every_entry(tmp_path):
     said = call_words(["return F.binary_cross_entropy(rows, targets)"], _reference(tmp_path), "weights")
     assert said.startswith("`binary_cross_entropy`, which the reference does not call, scores every entry as a yes/no guess")
+
+
+def test_a_binary_cross_entropy_told_how_to_reduce_is_not_described(tmp_path):
+    assert call_words(["return F.binary_cross_entropy(rows, targets, reduction='sum')"], _reference(tmp_path), "weights") is None

@@ -272,6 +272,20 @@ def call_dropped(cache, row):
     return cache
 
 
+def _push(rows, row):
+    rows.append(row)
+
+
+def remember(rows, row):
+    _push(rows, row)
+    return len(rows)
+
+
+def remembered_through_a_helper(rows, row):
+    remember(rows, row)
+    return rows
+
+
 def call_kept_for_its_change(rows, row):
     grown_in_place(rows, row)
     return rows
@@ -533,3 +547,10 @@ def test_the_last_step_decides_the_dtype_of_what_is_inverted():
     assert said("torch.ones(T, T).tril().long()")
     assert not said("torch.ones(T, T, dtype=torch.long).tril().bool()")
     assert not said("torch.ones(T, T).tril()")
+    assert not said("torch.ones(T, T, dtype=torch.long).tril().eq(1)")  # a comparison makes bools
+    assert not said("int(T // 2)")  # a Python int: no tensor
+
+
+def test_a_dropped_result_of_a_function_that_changes_its_argument_through_a_helper_is_fine(tmp_path):
+    # `remember` calls a helper of its own, which appends: its text alone cannot show it pure
+    assert pitfalls(_module(tmp_path).remembered_through_a_helper) == []

@@ -104,3 +104,10 @@ def test_a_part_that_is_an_argument_as_given_is_said_so_before_any_relation(refe
     tried = [Tried((x,), (e[0], (x.clone(), e[1][1]))) for x, e in zip(xs, expected)]
     found = related(reference, "nested", tried, expected)
     assert found is not None and found.hint == "entry 1 of part 2 of what you return: yours is `x` as it was given, unchanged"
+
+
+def test_a_tuple_nested_two_deep_is_left_alone_not_a_crash(reference):
+    xs = [torch.randn(3, 4, generator=torch.Generator().manual_seed(s)) for s in (0, 1)]
+    expected = [(x * 2, ((x + 1, x - 3), x)) for x in xs]
+    tried = [Tried((x,), (-e[0], e[1])) for x, e in zip(xs, expected)]
+    assert related(reference, "three", tried, expected) is None

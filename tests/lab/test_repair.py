@@ -1884,7 +1884,7 @@ def layer_norm(x, weight, bias, eps=1e-5):
 def test_a_count_of_axes_is_never_mended_by_a_slice_of_the_tensor(tmp_path):
     # `x[0].ndim` is `x.ndim - 1` and gives the right values, but the learner meant no slice
     found = failed_hints(tmp_path, "lab-06-transformer.py", LAYER_NORM_PAST_THE_LAST_AXIS, "layer_norm")
-    assert found and all("x[0]" not in h and "the last axis is" in h for h in found)
+    assert found and all("x[0]" not in h and "is one past the last" in h for h in found)
 
 
 PAIRS_COUNTED_BY_EITHER = '''
@@ -1935,5 +1935,23 @@ def online_softmax(scores):
 
 def test_a_running_log_sum_started_at_zero_is_mended_by_starting_it_at_minus_infinity(tmp_path):
     found = failed_hints(tmp_path, "lab-09-flash-attention.py", LOG_SUM_STARTED_AT_ZERO, "online_softmax")
-    assert found and all("a running value started at 0 where it starts at -inf" in h
+    assert found and all("a running log-sum started at 0 where it starts at -inf" in h
                          and "with `-inf` for `0` as the start of `acc`" in h for h in found)
+
+
+RUNNING_MAXIMUM_STARTED_AT_ZERO = '''
+def online_softmax(scores):
+    top = scores.new_zeros(scores.shape[:-1])
+    total = torch.zeros_like(top)
+    for column in scores.unbind(dim=-1):
+        higher = torch.maximum(top, column)
+        total = total * torch.exp(top - higher) + torch.exp(column - higher)
+        top = higher
+    return torch.exp(scores - top[..., None]) / total[..., None]
+'''
+
+
+def test_a_running_maximum_started_at_zero_is_said_as_a_maximum_not_a_log_sum(tmp_path):
+    found = failed_hints(tmp_path, "lab-09-flash-attention.py", RUNNING_MAXIMUM_STARTED_AT_ZERO, "online_softmax")
+    assert found and all("log-sum" not in h for h in found)
+    assert any("a running maximum started at 0 where it starts at -inf" in h for h in found)

@@ -86,7 +86,8 @@ CALLS = {
 # a call given one of these keywords, or a True or False among its arguments, says how it counts:
 # nothing to misread
 _SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}, "dropout": {"training", "train"},
-            "diagonal": {"dim1", "dim2"}, "histc": {"min", "max"}}
+            "diagonal": {"dim1", "dim2"}, "histc": {"min", "max"}, "binary_cross_entropy": {"reduction"},
+            "binary_cross_entropy_with_logits": {"reduction"}}
 
 # the names whose functions or methods are not described: a NumPy function or an object's own
 # layer means something else by the same name

@@ -300,13 +300,14 @@ def hint_for_exception(type_name: str, message: str) -> str:
     too_many = re.search(r"too many indices for tensor of dimension (\d+)", message)
     if too_many:
         return f" (indexed with more axes than the tensor has: it has {too_many.group(1)}; print its shape)"
-    axis = re.search(r"Dimension out of range \(expected to be in range of \[-(\d+), -?\d+\], but got (-?\d+)\)", message)
+    axis = re.search(r"Dimension out of range \(expected to be in range of \[(-\d+), (-?\d+)\], but got (-?\d+)\)", message)
     if axis:
-        # an axis number, not a position: the tensor has n axes, numbered 0 to n - 1 (or -n to -1)
-        n, got = int(axis.group(1)), int(axis.group(2))
-        past = f": the last axis is {n - 1} or -1, not {n}" if got == n else ""
-        axes = "1 axis, axis 0 (or -1)" if n == 1 else f"{n} axes, numbered 0 to {n - 1}, or -{n} to -1 from the end"
-        return f" (axis {got} asked of a tensor with {axes}{past}; print the tensor's shape)"
+        # an axis number, not a position; the range is the call's (a 0-d tensor is given [-1, 0],
+        # unsqueeze one more than the tensor has), so it is said, not a count of the tensor's axes
+        low, high, got = (int(g) for g in axis.groups())
+        past = f": {got} is one past the last, {high} (or -1)" if got == high + 1 else ""
+        return (f" (axis {got} asked where the axis numbers allowed run from {low} to {high}, -1 being the last"
+                f"{past}; print the tensor's shape)")
     if type_name == "IndexError" or "out of range" in message:
         return " (an index out of range: print the shape of what you index)"
     return ""

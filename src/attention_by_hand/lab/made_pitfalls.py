@@ -20,6 +20,7 @@ __all__ = ["LIST_CHANGES", "expanded_written", "inverted_integers", "none_kept"]
 
 
 def _stores(tree: ast.AST, name: str) -> list[ast.Name]:
+    """Where `name` is given a value in `tree`."""
     return [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
 
 
@@ -75,7 +76,8 @@ def _written(fdef: ast.FunctionDef, name: str) -> list[ast.AST]:
             if (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name) or (
                     isinstance(node, ast.AugAssign) and isinstance(target, ast.Name) and target.id == name):
                 found.append(node)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_"):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr.endswith("_")
+                and node.func.attr not in ("requires_grad_", "share_memory_")):  # those change no value
             owner = node.func.value.value if isinstance(node.func.value, ast.Subscript) else node.func.value
             if isinstance(owner, ast.Name) and owner.id == name:
                 found.append(node)
@@ -94,7 +96,7 @@ def expanded_written(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
         writes = [w for w in _written(fdef, name) if w.lineno > node.end_lineno]
         if writes:
             found.append((node.lineno, f"`{name}` ({{0}}) is made by `{how}`, which repeats one memory along the axes it "
-                                       f"widens, without copying: a write into one entry ({{1}}) shows along all of them; "
+                                       f"widens, without copying: a write into one entry ({{1}}) shows along all of them, or torch refuses it; "
                                        f"make a tensor of its own (`torch.zeros` of the full shape, or `.clone()` after "
                                        f"`{how}`)", [node.lineno, writes[0].lineno]))
     return found
@@ -103,23 +105,31 @@ def expanded_written(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
 _INTEGERS = ("long", "int", "int64", "int32", "int16", "int8", "uint8", "short")
 
 
+# steps that keep a tensor's dtype: the walk back to where the dtype was decided goes through these only
+_KEEPS_DTYPE = ("tril", "triu", "clone", "view", "reshape", "transpose", "permute", "contiguous", "flip", "roll",
+                "expand", "repeat", "t", "unsqueeze", "squeeze", "masked_fill", "detach")
+
+
 def _integer_made(value: ast.AST) -> bool:
-    """A value whose code gives it an integer dtype at its last step that decides one: a call told
-    `dtype=torch.long` (or int, ...), or `.long()` / `.int()`, reached through steps that keep the
-    dtype (`.tril()`, `torch.tril(...)`); a last `.bool()`, `.float()` or `.to(...)` decides otherwise."""
+    """A tensor whose code gives it an integer dtype: a call told `dtype=torch.long` (or int, ...),
+    or a method `.long()` / `.int()`, reached back through steps that keep the dtype (`.tril()`,
+    `torch.tril(...)`) only; any other step (a comparison, `.bool()`, `int(...)`) says nothing."""
     node = value
     while isinstance(node, ast.Call):
         told = next((k.value for k in node.keywords if k.arg == "dtype"), None)
         if told is not None:
             return isinstance(told, ast.Attribute) and told.attr in _INTEGERS
-        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
-        if name in ("long", "int", "short"):
-            return True
-        if name in ("bool", "float", "double", "half", "to", "type", "type_as"):
+        func = node.func
+        if not isinstance(func, ast.Attribute):
+            return False  # a bare call (`int(n)`, a helper): no tensor's dtype can be read off it
+        if func.attr in ("long", "int", "short") and not node.args:
+            return not (isinstance(func.value, ast.Name) and func.value.id == "torch")
+        if func.attr in ("zeros", "ones", "full", "empty", "arange", "tensor", "zeros_like", "ones_like"):
+            return False  # made without a dtype: a float (or the like's), which `~` refuses
+        if func.attr not in _KEEPS_DTYPE:
             return False
-        method = isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
-                                                               and node.func.value.id == "torch")
-        node = node.func.value if method else (node.args[0] if node.args else None)
+        torch_form = isinstance(func.value, ast.Name) and func.value.id == "torch"
+        node = (node.args[0] if node.args else None) if torch_form else func.value
     return False
 
 

@@ -315,8 +315,12 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     if kind == "variable":
         return "the wrong variable"
     if op == "wrap" and kind == "constant":  # log(0) = -inf: the start of a running maximum or log-sum
-        return ("a running value started at 0 where it starts at -inf: 0 counts as a score already seen "
-                "(an exp(0) = 1 too many in a log-sum, a maximum that never goes below 0)")
+        carried = parents.get(id(node))
+        carried = carried.targets[0].id if isinstance(carried, ast.Assign) and isinstance(carried.targets[0], ast.Name) else ""
+        log_sum = any(isinstance(n, ast.Call) and call_name(n) == "logaddexp" and any(
+            isinstance(a, ast.Name) and a.id == carried for a in n.args) for n in ast.walk(fdef))
+        return ("a running log-sum started at 0 where it starts at -inf: exp(0) = 1 is counted in every sum" if log_sum else
+                "a running maximum started at 0 where it starts at -inf: it never goes below 0, whatever the scores")
     if op == "wrap":
         return f"{'an' if str(change.arg)[0] in 'aeiou' else 'a'} {change.arg} missing"
     if op == "drop":

@@ -215,7 +215,8 @@ def _related_to_argument(reference: ModuleType, function: str, blamed) -> str | 
         if said:
             # what a relation adds of the reference's being right ("the proportions within each
             # row are right") is no claim about an argument: only the relation is said of it
-            said = said.split(ROWS_SCALED_RIGHT)[0]
+            said = said.split(ROWS_SCALED_RIGHT)[0].split(", where each row must SUM to 1")[0]
+            said = re.sub(r"; \d+ of \d+ rows right on this input", "", said)
             return (said.replace("the reference's output", f"`{name}` as given").replace("the reference's row", f"`{name}`'s row")
                     .replace("the reference's", f"`{name}`"))
     return None

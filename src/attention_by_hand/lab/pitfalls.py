@@ -42,7 +42,7 @@ import textwrap
 
 import torch
 
-from attention_by_hand.lab.made_pitfalls import LIST_CHANGES, expanded_written, inverted_integers, none_kept
+from attention_by_hand.lab.made_pitfalls import expanded_written, inverted_integers, none_kept
 
 __all__ = ["pitfalls"]
 
@@ -265,28 +265,40 @@ def _no_effect(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     return found
 
 
-def _changes_arguments(fdef: ast.FunctionDef) -> bool:
-    """Whether a function may change what it was given: a store into an item or an attribute, an
-    augmented assignment, a method that changes its tensor or list (`add_`, `append`), `out=`."""
+def _plainly_pure(fdef: ast.FunctionDef) -> bool:
+    """Whether a function's own text shows it changes nothing it was given and does nothing but
+    compute: no store into an item or attribute, no augmented assignment, no `del`, `assert`,
+    `raise`, `global`, no `out=` or `inplace=`, and every call one of torch's (`torch.cat`,
+    `F.pad`) or a method that returns a new tensor (`.transpose`): a call of anything else (a helper
+    of its own, `xs.sort()`, `random.shuffle`, `print`) may change its arguments, or be the point."""
     for node in ast.walk(fdef):
-        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+        if isinstance(node, (ast.AugAssign, ast.Delete, ast.Assert, ast.Raise, ast.Global, ast.Nonlocal)):
+            return False
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if isinstance(node, ast.AugAssign) or any(
-                    isinstance(t, (ast.Subscript, ast.Attribute, ast.Starred)) or isinstance(t, (ast.Tuple, ast.List))
-                    and any(not isinstance(e, ast.Name) for e in t.elts) for t in targets):
-                return True
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
-            return True
-        if isinstance(node, ast.Call) and (any(k.arg == "out" for k in node.keywords) or (
-                isinstance(node.func, ast.Attribute) and (node.func.attr.endswith("_") or node.func.attr in LIST_CHANGES
-                                                          or node.func.attr in ("update", "setdefault", "pop", "add")))):
-            return True
-    return False
+            if any(not isinstance(n, (ast.Name, ast.Tuple, ast.List)) for t in targets for n in ast.walk(t)
+                   if isinstance(n, ast.expr) and not isinstance(n, ast.expr_context)):
+                return False
+        if isinstance(node, ast.Call):
+            if any(k.arg in ("out", "inplace") for k in node.keywords):
+                return False
+            func = node.func
+            torch_call = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("torch", "F")
+            method = isinstance(func, ast.Attribute) and (func.attr in _PURE or func.attr in _NEW_TENSOR)
+            if not (torch_call or method) or (isinstance(func, ast.Attribute) and func.attr.endswith("_")):
+                return False
+    return True
+
+
+# methods that return a new tensor (or tensors) and change nothing, beside _PURE's
+_NEW_TENSOR = {"cat", "stack", "split", "chunk", "unbind", "sum", "mean", "amax", "amin", "max", "min", "t", "float",
+               "double", "to", "narrow", "select", "index_select", "gather", "new_zeros", "new_ones", "new_full", "size"}
 
 
 def _result_dropped(fdef: ast.FunctionDef, function) -> list[tuple[int, str, list[int]]]:
     """`append_to_cache(cache, k, v)` alone on its line, where `append_to_cache` is a function of
-    the same file that returns a value and changes none of its arguments: the call is lost."""
+    the same file that returns a value and whose text shows it computes only (_plainly_pure): the
+    call is lost."""
     found = []
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)):
@@ -301,7 +313,7 @@ def _result_dropped(fdef: ast.FunctionDef, function) -> list[tuple[int, str, lis
             continue
         own = tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
         returns = own is not None and any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(own))
-        if returns and not _changes_arguments(own):
+        if returns and _plainly_pure(own):
             found.append((node.lineno, f"`{name}(...)` ({{0}}) returns what it makes and changes none of its arguments, "
                                        f"and its result is thrown away here: the call changes nothing; keep what it "
                                        f"returns", [node.lineno]))

@@ -158,6 +158,7 @@ def _paths(value) -> list[tuple[int, ...]] | None:
 
 
 def _at(value, path: tuple[int, ...]):
+    """The entry of a (nested) tuple at `path`."""
     for i in path:
         value = value[i]
     return value
@@ -200,7 +201,7 @@ def _related_outputs(reference, function, tried: list[Tried], expected: list, te
         return Diagnosis(said, f"{function}: {said}") if said else None
     if all(isinstance(g, (tuple, list)) for g in gots) and all(isinstance(e, tuple) for e in expected):
         paths = _paths(expected[0])
-        if any(_paths(g) != paths or _paths(e) != paths for g, e in zip(gots, expected)):
+        if paths is None or any(_paths(g) != paths or _paths(e) != paths for g, e in zip(gots, expected)):
             return None
         saying = []  # (part, what the test says of it) for each part that differs
         for path in paths:

@@ -349,7 +349,7 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
             and any(g.shape != e.shape for g, e, _ in pairs)):
         # some inputs keep the shape (a (4, 4) transposed is (4, 4)), others show the axes moved:
         # one order of the axes on every input is said; nothing else holds across both kinds
-        return permuted(pairs)
+        return permuted(pairs) or reduced_kept(pairs) or sizes_named(pairs)
     if not pairs or any(tuple(g.shape) != tuple(e.shape) for g, e, _ in pairs):
         return reduced_kept(pairs) or sizes_named(pairs)
     differing = pairs  # (each differs: the equal ones were left out above)

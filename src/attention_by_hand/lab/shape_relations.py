@@ -135,12 +135,9 @@ def sizes_named(pairs) -> str | None:
         return None
     if _same_sizes(pairs):
         # every size is one the reference's shape has, in other counts ((T, n_heads, n_heads) for
-        # (n_heads, T, T); the same sizes in another order hold as many numbers and are read by
-        # reshaped() instead): nothing was sized by a wrong number, an axis stayed where the
-        # reference moves it, so that later steps ran along the wrong one
-        return (f"yours: {'; '.join(said)}: each of your sizes is one of the reference's own, on another axis: an "
-                f"axis left where the reference moves it (a transpose left out), so that later steps ran along the "
-                f"wrong axes")
+        # (n_heads, T, T)): nothing was sized by a wrong number; how the axes came to stand there
+        # (a transpose left out, an axis added in another place) the shapes alone cannot tell
+        return f"yours: {'; '.join(said)}: each of your sizes is one of the reference's own, on another axis"
     return f"yours: {'; '.join(said)}: a size taken from the wrong number"
 
 
