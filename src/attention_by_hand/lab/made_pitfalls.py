@@ -96,9 +96,9 @@ def expanded_written(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
         writes = [w for w in _written(fdef, name) if w.lineno > node.end_lineno]
         if writes:
             found.append((node.lineno, f"`{name}` ({{0}}) is made by `{how}`, which repeats one memory along the axes it "
-                                       f"widens, without copying: a write into one entry ({{1}}) shows along all of them, or torch refuses it; "
-                                       f"make a tensor of its own (`torch.zeros` of the full shape, or `.clone()` after "
-                                       f"`{how}`)", [node.lineno, writes[0].lineno]))
+                                       f"widens, without copying: a write into one entry ({{1}}) shows along all of them, "
+                                       f"or torch refuses it; make a tensor of its own (`torch.zeros` of the full shape, "
+                                       f"or `.clone()` after `{how}`)", [node.lineno, writes[0].lineno]))
     return found
 
 
