@@ -15,6 +15,7 @@ Left out: which changes there are (mutants.py) and which explain the learner (di
 
 from __future__ import annotations
 
+import gc
 import math
 import signal
 import sys
@@ -106,7 +107,23 @@ class _TooLong(BaseException):
 
 
 def _stop(signum, frame):
+    if _in_gc_callback(frame):
+        # an exception raised in a garbage collector's callback is lost (Python reports it as
+        # unraisable and goes on): the stop is asked again a moment later, back in the call
+        signal.setitimer(signal.ITIMER_REAL, 0.01)
+        return
     raise _TooLong
+
+
+def _in_gc_callback(frame, depth: int = 20) -> bool:
+    """Whether `frame`, or one of the frames that called it, runs a callback of the garbage
+    collector's (`gc.callbacks`: a library's, such as Hypothesis's)."""
+    codes = {getattr(callback, "__code__", None) for callback in gc.callbacks} - {None}
+    while frame is not None and depth > 0 and codes:
+        if frame.f_code in codes:
+            return True
+        frame, depth = frame.f_back, depth - 1
+    return False
 
 
 @contextmanager
