@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["LIST_CHANGES", "expanded_written", "inverted_integers", "none_kept"]
+__all__ = ["expanded_written", "inverted_integers", "none_kept", "stores"]
 
 
-def _stores(tree: ast.AST, name: str) -> list[ast.Name]:
+def stores(tree: ast.AST, name: str) -> list[ast.Name]:
     """Where `name` is given a value in `tree`."""
     return [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
 
 
-LIST_CHANGES = ("append", "extend", "insert", "remove", "clear")  # list methods that return None (no tensor has them)
+_LIST_CHANGES = ("append", "extend", "insert", "remove", "clear")  # list methods that return None (no tensor has them)
 
 
 def _made_as_list(fdef: ast.FunctionDef, name: str) -> bool:
@@ -53,7 +53,7 @@ def none_kept(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
-                and node.value.func.attr in LIST_CHANGES and isinstance(node.value.func.value, ast.Name)):
+                and node.value.func.attr in _LIST_CHANGES and isinstance(node.value.func.value, ast.Name)):
             continue
         target, owner, method = node.targets[0].id, node.value.func.value.id, node.value.func.attr
         if _made_as_list(fdef, owner):
@@ -90,7 +90,7 @@ def expanded_written(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
-                and node.value.func.attr in _EXPANDS) or len(_stores(fdef, node.targets[0].id)) != 1:
+                and node.value.func.attr in _EXPANDS) or len(stores(fdef, node.targets[0].id)) != 1:
             continue
         name, how = node.targets[0].id, node.value.func.attr
         writes = [w for w in _written(fdef, name) if w.lineno > node.end_lineno]
@@ -136,7 +136,7 @@ def _integer_made(value: ast.AST) -> bool:
 def inverted_integers(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     """`~seen` where `seen` was bound once to an integer tensor (or `~` of one made in place)."""
     assigned = {a.targets[0].id: a.value for a in ast.walk(fdef) if isinstance(a, ast.Assign) and len(a.targets) == 1
-                and isinstance(a.targets[0], ast.Name) and len(_stores(fdef, a.targets[0].id)) == 1}
+                and isinstance(a.targets[0], ast.Name) and len(stores(fdef, a.targets[0].id)) == 1}
     found = []
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert)):

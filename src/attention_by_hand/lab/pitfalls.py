@@ -43,6 +43,7 @@ import textwrap
 import torch
 
 from attention_by_hand.lab.made_pitfalls import expanded_written, inverted_integers, none_kept
+from attention_by_hand.lab.made_pitfalls import stores as _stores
 
 __all__ = ["pitfalls"]
 
@@ -73,10 +74,6 @@ def _loads(tree: ast.AST, name: str) -> list[ast.Name]:
 
     visit(tree)
     return found
-
-
-def _stores(tree: ast.AST, name: str) -> list[ast.Name]:
-    return [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
 
 
 def _parents(fdef: ast.FunctionDef) -> dict[int, ast.AST]:
