@@ -1,26 +1,52 @@
 """outcomes.call's time limit: a call past it comes back as one that raised, even when the stop
-falls inside a garbage collector's callback, where a raised exception would be lost."""
+falls in code whose exceptions Python cannot raise (a garbage collector's callback, a weakref's
+callback, a `__del__`), where the stop would be lost and reported as unraisable."""
 
 from __future__ import annotations
 
 import gc
+import sys
 import time
+import weakref
 
 from attention_by_hand.lab.outcomes import RAISED, call
+
+
+def _spin(seconds: float) -> None:
+    deadline = time.perf_counter() + seconds
+    while time.perf_counter() < deadline:
+        pass
+
+
+def _spins_in_a_weakref_callback_then_runs_on():
+    class Held:
+        pass
+
+    held = Held()
+    ref = weakref.ref(held, lambda _: _spin(0.3))  # the timer runs out inside this callback
+    del held  # the callback runs here, from the reference count, outside any garbage collection
+    _spin(3.0)  # far past the limit: a lost stop lets it finish
+    return ref, "finished"
+
+
+def _spins_in_a_finalizer_then_runs_on():
+    class Slow:
+        def __del__(self):
+            _spin(0.3)
+
+    Slow()  # dropped at once: its __del__ runs here
+    _spin(3.0)
+    return "finished"
 
 
 def test_a_stop_that_falls_in_a_gc_callback_still_stops_the_call():
     def slow_callback(phase, info):  # a library's gc callback that takes its time
         if phase == "start":
-            deadline = time.perf_counter() + 0.3
-            while time.perf_counter() < deadline:
-                pass
+            _spin(0.3)
 
     def collects_then_spins():
         gc.collect()  # the timer runs out inside slow_callback
-        deadline = time.perf_counter() + 3.0  # far past the limit: a lost stop lets it finish
-        while time.perf_counter() < deadline:
-            pass
+        _spin(3.0)
         return "finished"
 
     gc.callbacks.append(slow_callback)
@@ -28,3 +54,39 @@ def test_a_stop_that_falls_in_a_gc_callback_still_stops_the_call():
         assert call(collects_then_spins, (), seconds=0.1) is RAISED
     finally:
         gc.callbacks.remove(slow_callback)
+
+
+def test_a_stop_that_falls_in_a_weakref_callback_still_stops_the_call():
+    assert call(_spins_in_a_weakref_callback_then_runs_on, (), seconds=0.1) is RAISED
+
+
+def test_a_stop_that_falls_in_a_finalizer_still_stops_the_call():
+    assert call(_spins_in_a_finalizer_then_runs_on, (), seconds=0.1) is RAISED
+
+
+def test_a_lost_stop_is_not_reported_as_unraisable():
+    reported = []
+    previous, sys.unraisablehook = sys.unraisablehook, reported.append
+    try:
+        call(_spins_in_a_weakref_callback_then_runs_on, (), seconds=0.1)
+    finally:
+        sys.unraisablehook = previous
+    assert reported == []
+
+
+def test_another_unraisable_exception_still_reaches_the_hook_that_was_there():
+    class Failing:
+        def __del__(self):
+            raise ValueError("from a finalizer")
+
+    def drops_a_failing_object():
+        Failing()
+        return "done"
+
+    reported = []
+    previous, sys.unraisablehook = sys.unraisablehook, reported.append
+    try:
+        call(drops_a_failing_object, (), seconds=1.0)
+    finally:
+        sys.unraisablehook = previous
+    assert [r.exc_type for r in reported] == [ValueError]
