@@ -85,3 +85,18 @@ def test_an_axis_asked_of_a_zero_dimensional_tensor_claims_no_count_of_its_axes(
     # torch allows [-1, 0] for a 0-d tensor, which has no axis at all: the range is said, not a count
     said = _words(lambda: torch.tensor(1.0).sum(dim=1))
     assert "axis 1 asked where the axis numbers allowed run from -1 to 0" in said and "tensor with" not in said
+
+
+def test_xor_of_floats_is_told_that_a_power_is_two_stars():
+    said = _words(lambda: torch.e ^ torch.ones(3))
+    assert "`^` is Python's exclusive or, not a power: a power is `**`" in said
+
+
+def test_a_batch_of_ids_given_to_index_select_is_told_it_takes_a_1d_index():
+    said = _words(lambda: torch.ones(5, 2).index_select(0, torch.zeros(2, 3, dtype=torch.long)))
+    assert "index_select takes a 1-D index" in said and "out of range" not in said
+
+
+def test_an_index_past_the_end_is_still_said_out_of_range():
+    said = _words(lambda: torch.ones(3)[torch.tensor([5])])
+    assert "an index out of range" in said

@@ -316,6 +316,41 @@ def hidden_by_a_bool_not(T):
 def appended_to_something_else(queue, x):
     size = queue.append(x)
     return size
+
+def norms_zipped_as_rows(x, ln1, attn, ln2, mlp):
+    for norm, branch in zip((ln1, attn), (ln2, mlp)):
+        x = x + branch(norm(x))
+    return x
+
+
+def pairs_zipped_from_two_lists(x, norms, branches):
+    for norm, branch in zip(norms, branches):
+        x = x + branch(norm(x))
+    return x
+
+def stop_test_without_brackets(causal, ks, qs):
+    if causal & ks > qs:
+        return 1
+    return 0
+
+
+def stop_test_with_brackets(causal, ks, qs):
+    if causal & (ks > qs):
+        return 1
+    return (causal & ks) > qs
+
+def below_by_pairs(T):
+    bias = torch.zeros(T, T)
+    below = torch.tril_indices(T, T, -1)
+    bias[below] = 1.0
+    return bias
+
+
+def below_by_two_indices(T):
+    bias = torch.zeros(T, T)
+    below = torch.tril_indices(T, T, -1)
+    bias[below[0], below[1]] = 1.0
+    return bias
 '''
 
 
@@ -554,3 +589,37 @@ def test_the_last_step_decides_the_dtype_of_what_is_inverted():
 def test_a_dropped_result_of_a_function_that_changes_its_argument_through_a_helper_is_fine(tmp_path):
     # `remember` calls a helper of its own, which appends: its text alone cannot show it pure
     assert pitfalls(_module(tmp_path).remembered_through_a_helper) == []
+
+
+def test_written_tuples_zipped_as_rows_are_said_pass_by_pass(tmp_path):
+    line = _line("    for norm, branch in zip((ln1, attn), (ln2, mlp)):")
+    assert _said(pitfalls(_module(tmp_path).norms_zipped_as_rows)) == [
+        f"`for norm, branch in zip(...)` (line {line}) takes `norm, branch` = `ln1, ln2` and then `attn, mlp`: zip pairs "
+        f"the entries of its arguments by position, the first of each together, not each argument's own entries"]
+
+
+def test_two_sequences_zipped_by_name_are_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).pairs_zipped_from_two_lists) == []
+
+
+def test_an_and_beside_a_comparison_without_brackets_is_said_as_python_reads_it(tmp_path):
+    line = _line("    if causal & ks > qs:")
+    assert _said(pitfalls(_module(tmp_path).stop_test_without_brackets)) == [
+        f"`causal & ks > qs` (line {line}) is read by Python as `(causal & ks) > qs`: `&` binds tighter than a "
+        f"comparison; for both conditions, `causal and ks > qs` (bools) or `causal & (ks > qs)` (tensors)"]
+
+
+def test_an_and_beside_a_comparison_in_brackets_the_learner_wrote_is_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).stop_test_with_brackets) == []
+
+
+def test_index_pairs_given_as_one_index_are_said_with_the_two_indices_meant(tmp_path):
+    line = _line("    bias[below] = 1.0")
+    said = _said(pitfalls(_module(tmp_path).below_by_pairs))
+    assert said == [f"`bias[below]` (line {line}) gives `below` as one index: it is (2, n), a row of first positions over a "
+                    f"row of second, and a tensor given as one index picks whole entries along the first axis, one per "
+                    f"number it holds; for the cells, give its positions as two indices, `bias[below[0], below[1]]`"]
+
+
+def test_index_pairs_given_as_two_indices_are_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).below_by_two_indices) == []

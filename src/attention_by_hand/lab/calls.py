@@ -12,6 +12,8 @@ not what is under test). An event is a JSON-able dict:
                                                      "shared": [[0, 1]] parts returned that are one tensor,
                                                      "warned": [[line, text]] torch's warnings (learner_notes.py)
     {"event": "raised", "id": 3, "type": "IndexError", "message": "...", "line": 41, "function": "dot"}
+                                                     "own_raise": a NotImplementedError of the file's own `raise`
+                                                     "broadcast": words for a 1-D tensor met by the wrong axis
     {"event": "fatal", "reason": "exit" | "memory" | "missing", ...}   nothing more is called
     {"event": "done"}                                every call was made; what follows only adds to hints:
     {"event": "unused", "function": "dot", "arguments": [[1, -1]], "tried": [0, 1], "random": false}
@@ -33,6 +35,7 @@ from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
+from attention_by_hand.lab.broadcast_words import misaligned_vector
 from attention_by_hand.lab.first_nan import first_nan, has_nan
 from attention_by_hand.lab.learner_notes import recording, shared_parts
 from attention_by_hand.lab.raised_where import raised_in_loop
@@ -50,6 +53,17 @@ def learner_frame(tb, learner: Path) -> tuple[int | None, str | None]:
         if Path(frame.filename).resolve() == learner:
             line, function = frame.lineno, frame.name
     return line, function
+
+
+def raised_by_a_raise(tb, learner: Path) -> bool:
+    """Whether the learner's file raised the exception with a `raise` statement of its own (the
+    NotImplementedError of a function not written yet), not torch from inside a call on that line
+    (torch raises NotImplementedError too, for an operation a dtype does not have). A line that
+    cannot be read counts as a raise."""
+    frames = traceback.extract_tb(tb)
+    if not frames or Path(frames[-1].filename).resolve() != learner:
+        return False
+    return not frames[-1].line or frames[-1].line.lstrip().startswith("raise")
 
 
 def describe(error: BaseException) -> str:
@@ -272,6 +286,8 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
             took = time.perf_counter() - started
             kind, message = type(error).__name__, str(error)[:MAX_TEXT]
             where = raised_in_loop(error.__traceback__, str(learner), resolve=True)
+            own = raised_by_a_raise(error.__traceback__, learner) if kind == "NotImplementedError" else None
+            vector = misaligned_vector(error.__traceback__, learner, message) if kind == "RuntimeError" else None
             del error  # its traceback holds the call's frames
             found = blamer(call, None, took, raised=True)
             mender.saw(call, found, took)
@@ -283,6 +299,8 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
                 line=line,
                 function=function,  # may be a helper the checked function called
                 in_loop=where,  # raised_where.py: where a change of the reference must raise too
+                **({} if own is None else {"own_raise": own}),  # a function not written yet, or torch
+                **({"broadcast": vector} if vector else {}),  # a 1-D tensor met the wrong axis (broadcast_words.py)
                 **({} if found == _Blamer.RIGHT else {"blame": found}),
                 **({"warned": warned} if warned else {}),
             )

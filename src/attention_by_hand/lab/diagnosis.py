@@ -158,16 +158,21 @@ def _say(chosen: tuple[Change, ...], function: str) -> str:
     return "yours equals the reference with " + ", and ".join(parts)
 
 
-def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: frozenset[str] = frozenset()) -> Diagnosis | None:
+def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: frozenset[str] = frozenset(),
+             sound: frozenset[str] = frozenset()) -> Diagnosis | None:
     """The change of the reference, or the relation, that gives the learner's outputs on every
-    input in `tried`; None when none does (or the learner's function raised on every one)."""
+    input in `tried`; None when none does (or the learner's function raised on every one).
+
+    sound: the functions the learner's passed every check of. A change inside one of them (the
+    mask's dtype, for weights that turned a right mask into floats) says what the learner's code
+    did as if that function were wrong, and sends the learner to code that is right: none is tried."""
     # Hundreds of tiny calls: one thread is faster (no waking of a pool for a 4 x 4 product).
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
         # the reference's outputs, made once: both steps compare the learner's with them
         expected = [call(getattr(reference, function), t.args) for t in tried]
-        found = _unchanged(reference, function, tried, expected, _diagnose(reference, function, tried, prefer, expected))
+        found = _unchanged(reference, function, tried, expected, _diagnose(reference, function, tried, prefer, expected, sound))
         # outputs wrong only where they hold nan (the rows of a mask whose every score became nan)
         # fit any change of the reference that makes nan in those rows, whatever made the learner's
         wrong = [(t.got, e) for t, e in zip(tried, expected) if not isinstance(t.got, Raised) and not agree(t.got, e)]
@@ -221,11 +226,11 @@ def _wrong_only_as_nan(got, expected) -> bool:
 
 
 def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: frozenset[str],
-              expected: list) -> Diagnosis | None:
+              expected: list, sound: frozenset[str] = frozenset()) -> Diagnosis | None:
     if not tried:
         return None
     if all(isinstance(t.got, Raised) for t in tried):
-        return _raised_alike(reference, function, tried)
+        return _raised_alike(reference, function, tried, sound)
     if any(isinstance(e, Raised) for e in expected):
         return None
     # Where the learner's function raised, the hint says so (verdict.py); a change must raise there
@@ -250,7 +255,7 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
     order = wrong + raised + [i for i in range(len(tried)) if i not in differ]
     first_got, first_expected = tried[order[0]].got, expected[order[0]]
 
-    singles = _singles(reference, function, tried[order[0]].args)
+    singles = _singles(reference, function, tried[order[0]].args, sound)
     near: list[tuple[int, int, Change]] = []
     found: list[tuple[Change, ...]] = []
     scaled: list[Change] = []  # changes whose output is the learner's but for a constant factor
@@ -292,22 +297,23 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
             or related(reference, function, tried, expected) or _moved_factor(reference, function, tried, scaled))
 
 
-def _singles(reference: ModuleType, function: str, args: tuple) -> list[Change]:
+def _singles(reference: ModuleType, function: str, args: tuple, sound: frozenset[str] = frozenset()) -> list[Change]:
     """The single changes worth trying, in rank order: at most MAX_SINGLES, each plausible for the
-    values the reference's functions hold on `args`."""
-    every = changes(reference, function)
+    values the reference's functions hold on `args`; none inside a function in `sound` but this one."""
+    every = [c for c in changes(reference, function) if c.function == function or c.function not in sound]
     values = locals_on(reference, function, args, {c.function for c in every})
     return sorted((c for c in every[:MAX_SINGLES] if _plausible(c, values)), key=lambda c: c.rank)
 
 
-def _raised_alike(reference: ModuleType, function: str, tried: list[Tried]) -> Diagnosis | None:
+def _raised_alike(reference: ModuleType, function: str, tried: list[Tried],
+                  sound: frozenset[str] = frozenset()) -> Diagnosis | None:
     """A function that raised on every input: named only by the one single change that raises the
     very same error, in the same words (its sizes), on each of them; two such changes, and the
     errors cannot tell them apart (they would agree on any input)."""
     if any(t.got is RAISED for t in tried):
         return None
     found = []
-    for change in _singles(reference, function, tried[0].args):
+    for change in _singles(reference, function, tried[0].args, sound):
         mutant = build(reference, function, (change,))
         if mutant is not None and _matches(mutant, tried, list(range(len(tried))), single=False)[0]:
             found.append(change)

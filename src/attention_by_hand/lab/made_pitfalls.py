@@ -9,6 +9,9 @@ rest): the code alone shows each for certain.
 - `~` on a tensor the code makes with an integer dtype (`torch.ones(T, T, dtype=torch.long)`): it
   flips every bit, ~1 = -2 and ~0 = -1, both True as a bool; it is a logical not only on bools.
 
+- A tensor of index pairs given as one index, `bias[torch.tril_indices(T, T, -1)]` (or `x.nonzero()`):
+  it picks whole entries of the first axis, one per number, not the cells the pairs name.
+
 Left out: values whose dtype or kind only a run shows (a tensor handed in, a helper's result).
 """
 
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["expanded_written", "inverted_integers", "none_kept", "stores"]
+__all__ = ["expanded_written", "inverted_integers", "none_kept", "pairs_as_one_index", "stores"]
 
 
 def stores(tree: ast.AST, name: str) -> list[ast.Name]:
@@ -148,4 +151,41 @@ def inverted_integers(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]
             found.append((node.lineno, f"`{code}` ({{0}}) flips every bit of an integer tensor: ~1 is -2 and ~0 is -1, "
                                        f"and both are True as a bool; `~` is a logical not only on a bool tensor (make "
                                        f"the mask with a comparison or a bool dtype)", [node.lineno]))
+    return found
+
+
+_PAIRS_OF_INDICES = ("tril_indices", "triu_indices")  # (2, n): a row of first indices over a row of second
+
+
+def _pairs_made(value: ast.AST) -> bool:
+    """`torch.tril_indices(...)`, `torch.triu_indices(...)`, or `x.nonzero()` (not as_tuple): a
+    tensor whose rows (or columns) are positions, not one index."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+        return False
+    if value.func.attr in _PAIRS_OF_INDICES:
+        return True
+    return value.func.attr == "nonzero" and not any(k.arg == "as_tuple" for k in value.keywords)
+
+
+def pairs_as_one_index(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`bias[torch.tril_indices(T, T, -1)]`, or through a name bound once to it: a tensor of index
+    pairs given as one index picks whole entries of the first axis, one per number it holds."""
+    assigned = {a.targets[0].id: a.value for a in ast.walk(fdef) if isinstance(a, ast.Assign) and len(a.targets) == 1
+                and isinstance(a.targets[0], ast.Name) and len(stores(fdef, a.targets[0].id)) == 1}
+    found = []
+    for node in ast.walk(fdef):
+        if not isinstance(node, ast.Subscript):
+            continue
+        index = node.slice
+        made = assigned.get(index.id) if isinstance(index, ast.Name) else index
+        if made is None or not _pairs_made(made):
+            continue
+        how, code = made.func.attr, ast.unparse(index)
+        shape = "(2, n), a row of first positions over a row of second" if how in _PAIRS_OF_INDICES else \
+            "(n, 2), one position per row"
+        split = f"{code}[0], {code}[1]" if how in _PAIRS_OF_INDICES else f"{code}[:, 0], {code}[:, 1]"
+        found.append((node.lineno, f"`{ast.unparse(node)}` ({{0}}) gives `{code}` as one index: it is {shape}, and a "
+                                   f"tensor given as one index picks whole entries along the first axis, one per "
+                                   f"number it holds; for the cells, give its positions as two indices, "
+                                   f"`{ast.unparse(node.value)}[{split}]`", [node.lineno]))
     return found

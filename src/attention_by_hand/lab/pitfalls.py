@@ -14,6 +14,10 @@ its code that no output shows, and each breaks a function that reads right line 
   before the next pass: the row it came from stays as it was.
 - A call of another function of the file whose result nobody keeps, `append_to_cache(cache, k, v)`,
   where that function changes none of its arguments and returns what it made: the call changes nothing.
+- `&` or `|` beside a comparison without brackets, `causal & ks > qs`: they bind tighter than `>`,
+  so Python compares `causal & ks` with `qs` (said with the reading Python makes).
+- Written tuples given to `zip` as rows, `for norm, branch in zip((ln1, attn), (ln2, mlp))`: zip
+  takes them by position, so the passes are `ln1, ln2` and then `attn, mlp` (said, pass by pass).
 - A list that repeats one object, `[[0] * V] * V` or `[torch.zeros(d)] * n`, then changed one
   entry at a time: every "row" is the same row, so a count made in one shows in all.
 
@@ -28,7 +32,7 @@ in its `else`, or by a function made in the function. The child (calls.py) reads
 source; verdict.py puts the words before a failed check's hint (learner_notes.with_notes).
 
 Pitfalls of how a value was made (a list's `append` kept as its value, a tensor made by `expand`
-and written into, `~` of an integer tensor) are read in made_pitfalls.py and said with these.
+and written into, `~` of an integer tensor, index pairs given as one index) are read in made_pitfalls.py and said with these.
 
 Left out: iterators made other ways (`iter(...)`, a generator function), and loops in helpers
 the function calls.
@@ -42,7 +46,7 @@ import textwrap
 
 import torch
 
-from attention_by_hand.lab.made_pitfalls import expanded_written, inverted_integers, none_kept
+from attention_by_hand.lab.made_pitfalls import expanded_written, inverted_integers, none_kept, pairs_as_one_index
 from attention_by_hand.lab.made_pitfalls import stores as _stores
 
 __all__ = ["pitfalls"]
@@ -388,6 +392,58 @@ def _loop_rebound(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     return found
 
 
+def _zipped_rows(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`for norm, branch in zip((ln1, attn), (ln2, mlp))`: written tuples given to zip as rows,
+    as many as the loop's names and each as long: zip pairs them by position, so each pass takes
+    one column, the first entries together (`ln1, ln2`), then the second. The passes are said."""
+    found = []
+    for loop in (n for n in ast.walk(fdef) if isinstance(n, ast.For)):
+        zipped, target = loop.iter, loop.target
+        if not (isinstance(zipped, ast.Call) and isinstance(zipped.func, ast.Name) and zipped.func.id == "zip"
+                and not zipped.keywords and isinstance(target, ast.Tuple) and all(isinstance(t, ast.Name) for t in target.elts)):
+            continue
+        rows, names = zipped.args, [t.id for t in target.elts]
+        if not (len(rows) == len(names) >= 2 and all(isinstance(r, (ast.Tuple, ast.List)) and len(r.elts) == len(names)
+                                                     for r in rows)):
+            continue
+        passes = [", ".join(ast.unparse(r.elts[k]) for r in rows) for k in range(len(names))]
+        said = " and then ".join(f"`{p}`" for p in passes)
+        found.append((loop.lineno, f"`for {', '.join(names)} in zip(...)` ({{0}}) takes `{', '.join(names)}` = {said}: "
+                                   "zip pairs the entries of its arguments by position, the first of each together, "
+                                   "not each argument's own entries", [loop.lineno]))
+    return found
+
+
+_BITWISE = {ast.BitAnd: ("&", "and"), ast.BitOr: ("|", "or")}
+
+
+def _bitwise_before_comparison(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`causal & ks > qs` without brackets: `&` and `|` bind tighter than a comparison, so Python
+    compares `causal & ks` with `qs`. Brackets the learner wrote (`(a & b) > c`) are seen by where
+    the nodes start and end, and said nothing of."""
+    found = []
+    for test in (n for n in ast.walk(fdef) if isinstance(n, ast.Compare) and len(n.ops) == 1):
+        left, right = test.left, test.comparators[0]
+        side = left if isinstance(left, ast.BinOp) and type(left.op) in _BITWISE and left.col_offset == test.col_offset \
+            else right if isinstance(right, ast.BinOp) and type(right.op) in _BITWISE and right.end_col_offset == test.end_col_offset \
+            else None
+        if side is None or test.lineno != test.end_lineno:
+            continue
+        sign, word = _BITWISE[type(side.op)]
+        text, inner = ast.unparse(test), ast.unparse(side)
+        if side is left:  # `a & b > c`: read `(a & b) > c`, meant `a & (b > c)`
+            compared = ast.unparse(ast.Compare(side.right, test.ops, test.comparators))
+            read = f"({inner}) {text[len(inner):].strip()}"
+            meant = f"`{ast.unparse(side.left)} {word} {compared}` (bools) or `{ast.unparse(side.left)} {sign} ({compared})` (tensors)"
+        else:  # `c > a | b`: read `c > (a | b)`, meant `(c > a) | b`
+            compared = ast.unparse(ast.Compare(test.left, test.ops, [side.left]))
+            read = f"{text[: len(text) - len(inner)].strip()} ({inner})"
+            meant = f"`{compared} {word} {ast.unparse(side.right)}` (bools) or `({compared}) {sign} {ast.unparse(side.right)}` (tensors)"
+        found.append((test.lineno, f"`{text}` ({{0}}) is read by Python as `{read}`: `{sign}` binds tighter than a "
+                                   f"comparison; for both conditions, {meant}", [test.lineno]))
+    return found
+
+
 def pitfalls(function) -> list[list]:
     """[[line, words, lines], ...] for the pitfalls of `function`'s own code: `words` holds {0},
     {1}, ... where the lines of `lines` (of its file) are to be said, as the parent says lines
@@ -403,5 +459,6 @@ def pitfalls(function) -> list[list]:
     # the lines of the parsed text count from 1 at the `def`: the file's lines count from `start`
     found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + _no_effect(fdef)
                    + _written_into(fdef) + _loop_rebound(fdef) + none_kept(fdef) + _result_dropped(fdef, function)
-                   + expanded_written(fdef) + inverted_integers(fdef))
+                   + expanded_written(fdef) + inverted_integers(fdef) + _zipped_rows(fdef)
+                   + _bitwise_before_comparison(fdef) + pairs_as_one_index(fdef))
     return [[line + start - 1, words, [at + start - 1 for at in where]] for line, words, where in found]

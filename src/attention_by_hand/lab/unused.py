@@ -27,6 +27,7 @@ change of them that keeps the call meaningful).
 
 from __future__ import annotations
 
+import ast
 import copy
 import time
 from types import ModuleType
@@ -223,3 +224,22 @@ def unused_words(names: list[str], found, tried, random: bool = False) -> str | 
         said.append(f"{listed_text} never {'reaches' if len(listed) == 1 else 'reach'} {what}: with other "
                     f"values in {which}, yours stays the same, and the reference's does not")
     return "; ".join([*said, *([drawn] if drawn else [])]) or None
+
+
+def first_read(reference: ModuleType, function: str, name: str) -> str | None:
+    """The reference's first statement in `function` that reads argument `name`, on one line of at
+    most 60 characters (`D = (d_out * out).sum(dim=-1)`); None where there is none that short."""
+    from attention_by_hand.lab.mutants import definition  # (mutants reads the reference's source: only here)
+
+    try:
+        fdef = definition(reference, function)
+    except Exception:  # noqa: BLE001 - a reference the checker cannot read has nothing to quote
+        return None
+    simple = sorted((n for n in ast.walk(fdef) if isinstance(n, ast.stmt) and n is not fdef), key=lambda n: n.lineno)
+    for statement in simple:
+        if not hasattr(statement, "body") and any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+                                                  for n in ast.walk(statement)):
+            text = ast.unparse(statement)
+            return text if "\n" not in text and len(text) <= 60 else None
+    return None
+

@@ -40,7 +40,7 @@ from attention_by_hand.lab.learner_notes import with_notes
 from attention_by_hand.lab.mend_changes import FLOW_MENDS, NAMING_MENDS
 from attention_by_hand.lab.mend_words import mend_said
 from attention_by_hand.lab.registry import Lab, checks_for, get_lab, load_reference, reference_path
-from attention_by_hand.lab.unused import unused_words
+from attention_by_hand.lab.unused import first_read, unused_words
 from attention_by_hand.lab.wire import decode, encode
 
 __all__ = ["CheckResult", "CheckRun", "Ending", "Plan", "plan", "check_run", "check_in_process", "load_reference", "report_lines"]
@@ -135,7 +135,7 @@ def _case(check: Check, args: tuple, event: dict, reference: ModuleType, line_na
     import torch
 
     if event["event"] == "raised":
-        if event["type"] == "NotImplementedError":
+        if event["type"] == "NotImplementedError" and event.get("own_raise", True):
             # The function checked may be written and call one that is not: name the one to write.
             other = event.get("function")
             who = f"{other}() is " if other and other != check.function else ""
@@ -143,7 +143,8 @@ def _case(check: Check, args: tuple, event: dict, reference: ModuleType, line_na
         where = f" ({at_line(event.get('line'), line_name)[2:]})" if event.get("line") else ""
         known = check.explain_error(event["type"], event["message"], args) if check.explain_error else None
         said = f": {known}" if known else hint_for_exception(event["type"], event["message"])
-        return f"raised {event['type']}: {event['message']}{where}{said}"
+        vector = f"; {event['broadcast']}" if isinstance(event.get("broadcast"), str) else ""
+        return f"raised {event['type']}: {event['message']}{where}{said}{vector}"
     if event.get("changed"):
         return _changed_inputs(getattr(reference, check.function), event["changed"])
     try:
@@ -198,7 +199,7 @@ class _Engine:
                 with torch.no_grad():
                     tried = self.tried[function] + self.probes.get(function, [])
                     named = frozenset(d.mistake for d, _ in self.found.values() if d)
-                    found = diagnose(self.reference, function, tried, prefer=named)
+                    found = diagnose(self.reference, function, tried, prefer=named, sound=frozenset(self.tried) - self.failed)
                     where = None if found else localise(self.reference, function, self.probes.get(function, []))
             except Exception:  # noqa: BLE001 - the engine only adds to a hint; it never breaks a check
                 found, where = None, None
@@ -236,9 +237,14 @@ class _Engine:
         return self.worded[check.function].get(check.label, found.hint)
 
     def unused_words(self, function: str) -> str | None:
-        """The arguments whose values never reach the learner's output, in the reference's names."""
-        return unused_words(list(inspect.signature(getattr(self.reference, function)).parameters),
-                            *self.unused.get(function, (None, None, False)))
+        """The arguments whose values never reach the learner's output, in the reference's names;
+        where that is one argument, with the reference's first statement that reads it."""
+        names = list(inspect.signature(getattr(self.reference, function)).parameters)
+        found = self.unused.get(function, (None, None, False))
+        said = unused_words(names, *found)
+        one = {f[0] for f in found[0]} if said and isinstance(found[0], list) else set()
+        read = first_read(self.reference, function, names[one.pop()]) if len(one) == 1 else None
+        return f"{said} (the reference reads it first in `{read}`)" if read else said
 
     def ends(self, function: str) -> str | None:
         """The reference's output as one end of the learner's, or the learner's of it, on every

@@ -1,0 +1,39 @@
+"""broadcast_words.misaligned_vector: the words for a 1-D tensor that broadcasting met with the last
+axis, said only when the raising line shows one such tensor and one axis it fits."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from attention_by_hand.lab.broadcast_words import misaligned_vector
+
+
+def _raised_here(make):
+    with pytest.raises(RuntimeError) as raised:
+        make()
+    return raised.value
+
+
+def test_a_vector_of_the_heads_met_by_the_last_axis_is_shaped_for_its_own():
+    outs, keep = torch.ones(2, 3, 6, 4), torch.ones(3)
+    error = _raised_here(lambda: outs * keep)
+    said = misaligned_vector(error.__traceback__, Path(__file__).resolve(), str(error))
+    assert said == ("`keep` is 1-D, of size 3, and broadcasting lines its one axis up with the last axis of `outs` "
+                    "(2, 3, 6, 4), not with axis 1, the one of size 3; shaped for that axis, `keep[:, None, None]`, "
+                    "it meets that axis")
+
+
+def test_two_vectors_on_the_line_are_said_nothing():
+    a, b = torch.ones(3), torch.ones(4)
+    error = _raised_here(lambda: a * b)
+    assert misaligned_vector(error.__traceback__, Path(__file__).resolve(), str(error)) is None
+
+
+def test_an_error_raised_outside_the_learners_file_is_said_nothing():
+    outs, keep = torch.ones(2, 3, 6, 4), torch.ones(3)
+    error = _raised_here(lambda: outs * keep)
+    assert misaligned_vector(error.__traceback__, Path(sys.executable).resolve(), str(error)) is None
