@@ -60,8 +60,9 @@ def _said(function, inputs: list[tuple]) -> str | None:
 
 def test_a_loop_over_whole_tiles_only_is_said_to_leave_the_last_tile_out():
     said = _said(_whole_tiles_only, [_inputs(13, 13, 4, True, 0), _inputs(8, 8, 4, False, 1), _inputs(8, 13, 4, False, 2)])
-    assert said is not None and said.startswith("yours is the reference's output on `q`, `k` and `v` cut to the tiles "
-                                                "before the last (the 13 rows of one input, in tiles of 4, cut to the first 12)")
+    assert said is not None and said.startswith("yours is the reference's output on its inputs cut to the tiles before the "
+                                                "last (on one input, `q`, `k` and `v` cut from 13 rows to the first 12, in "
+                                                "tiles of 4)")
 
 
 def test_a_function_right_on_every_input_is_said_nothing():

@@ -32,8 +32,9 @@ def _hints(tmp_path, old: str, new: str) -> list[str]:
 def test_key_tiles_paired_by_zip_one_short_are_said_to_leave_the_last_tile_of_keys_out(tmp_path):
     hints = _hints(tmp_path, "    for j in range(0, T, block):\n",
                    "    for j, _ in zip(range(0, T, block), range(block, T, block)):\n")
-    assert hints and all(h.startswith("yours is the reference's output on `k` and `v` cut to the tiles before the last")
-                         and "the rows after them left at zero" in h for h in hints)
+    assert hints and all(h.startswith("yours is the reference's output on its inputs cut to the tiles before the last "
+                                      "(on one input, `k` and `v` cut from") and "the rows after them left at zero" in h
+                         for h in hints)
 
 
 def test_an_argument_that_never_reaches_the_output_is_said_with_the_reference_line_that_reads_it(tmp_path):

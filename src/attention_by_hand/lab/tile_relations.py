@@ -98,8 +98,7 @@ def last_tile_left_out(call: Callable[[tuple], object], names: list[str], inputs
                    for c, got, e in zip(cuts, gots, expected)):
                 made = [(c, got) for c, got in zip(cuts, gots) if c is not None]
                 longer = any(_longer(got, call(c[0])) for c, got in made)
-                cut = sorted({n for c, _ in made for n in c[1]}, key=names.index)  # in the signature's order
-                return _words(cut, made[0][0][2], longer)
+                return _words(made[0][0][1], made[0][0][2], longer)  # one input's cut, said as an example
     return None
 
 
@@ -113,7 +112,7 @@ def _words(cut: list[str], example: tuple[int, int, int], longer: bool) -> str:
     names = [f"`{n}`" for n in cut]
     listed = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
     T, n, block = example
-    return (f"yours is the reference's output on {listed} cut to the tiles before the last (the {T} rows of one "
-            f"input, in tiles of {block}, cut to the first {n}){', the rows after them left at zero' if longer else ''}: "
+    return (f"yours is the reference's output on its inputs cut to the tiles before the last (on one input, {listed} "
+            f"cut from {T} rows to the first {n}, in tiles of {block}){', the rows after them left at zero' if longer else ''}: "
             f"the last tile was never visited. A loop over the tiles takes ceil(T / block) of them, the last one "
             f"shorter where block does not divide T, as `range(0, T, block)` does")
