@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import sys
 from collections import Counter
-from pathlib import Path
 
 from benchlib import RESULTS, ROOT, Parser, write
 
