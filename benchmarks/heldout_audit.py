@@ -32,7 +32,8 @@ class AuditError(ValueError):
 
 
 def _cells(line: str) -> list[str]:
-    return [cell.strip() for cell in line.strip().strip("|").split("|")]
+    """A table row's cells; a `\\|` inside a cell (`causal \\| ks`) is no boundary."""
+    return [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
 
 
 def rows(text: str) -> list[dict[str, str]]:

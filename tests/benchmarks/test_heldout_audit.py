@@ -31,7 +31,7 @@ Some words first.
 | --- | --- | --- | --- | --- | --- |
 | a.py | 02 | named | A (borderline B) | A | named |
 | b.py | 02 | observed-only | B | A (borderline C) | moved |
-| c.py | 03 | wrong-name | C | C (borderline A) | false |
+| c.py | 03 | wrong-name | C | C (borderline A) | says `causal \\| ks` wrongly |
 | d.py | 03 | pass | pass 6/6 | pass 6/6 | correct |
 
 ## Summary

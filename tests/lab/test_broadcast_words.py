@@ -23,13 +23,19 @@ def test_a_vector_of_the_heads_met_by_the_last_axis_is_shaped_for_its_own():
     error = _raised_here(lambda: outs * keep)
     said = misaligned_vector(error.__traceback__, Path(__file__).resolve(), str(error))
     assert said == ("`keep` is 1-D, of size 3, and broadcasting lines its one axis up with the last axis of `outs` "
-                    "(2, 3, 6, 4), not with axis 1, the one of size 3; shaped for that axis, `keep[:, None, None]`, "
-                    "it meets that axis")
+                    "(2, 3, 6, 4); to meet axis 1, the one of size 3, it needs that axis's place, `keep[:, None, None]`; "
+                    "if it is meant for the last axis, `outs`'s axes are not in the order meant")
 
 
-def test_two_vectors_on_the_line_are_said_nothing():
-    a, b = torch.ones(3), torch.ones(4)
-    error = _raised_here(lambda: a * b)
+def test_two_vectors_of_the_sizes_on_the_line_are_said_nothing():
+    x, a, b = torch.ones(2, 3, 6, 4), torch.ones(3), torch.ones(4)
+    error = _raised_here(lambda: x * a * b)
+    assert misaligned_vector(error.__traceback__, Path(__file__).resolve(), str(error)) is None
+
+
+def test_a_vector_already_shaped_beside_a_wrong_bias_is_said_nothing():
+    x, g, bias = torch.ones(2, 3, 5, 4), torch.ones(3), torch.ones(2, 5, 4)
+    error = _raised_here(lambda: x * g[:, None, None] + bias)
     assert misaligned_vector(error.__traceback__, Path(__file__).resolve(), str(error)) is None
 
 

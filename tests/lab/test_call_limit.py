@@ -5,6 +5,7 @@ callback, a `__del__`), where the stop would be lost and reported as unraisable.
 from __future__ import annotations
 
 import gc
+import signal
 import sys
 import time
 import weakref
@@ -18,12 +19,19 @@ def _spin(seconds: float) -> None:
         pass
 
 
+BEGUN: list[str] = []  # the callbacks that began: a stop can only be lost in one that ran
+
+
 def _spins_in_a_weakref_callback_then_runs_on():
     class Held:
         pass
 
+    def slow(_):
+        BEGUN.append("weakref")
+        _spin(0.3)  # the timer runs out in here
+
     held = Held()
-    ref = weakref.ref(held, lambda _: _spin(0.3))  # the timer runs out inside this callback
+    ref = weakref.ref(held, slow)
     del held  # the callback runs here, from the reference count, outside any garbage collection
     _spin(3.0)  # far past the limit: a lost stop lets it finish
     return ref, "finished"
@@ -32,6 +40,7 @@ def _spins_in_a_weakref_callback_then_runs_on():
 def _spins_in_a_finalizer_then_runs_on():
     class Slow:
         def __del__(self):
+            BEGUN.append("finalizer")
             _spin(0.3)
 
     Slow()  # dropped at once: its __del__ runs here
@@ -57,11 +66,13 @@ def test_a_stop_that_falls_in_a_gc_callback_still_stops_the_call():
 
 
 def test_a_stop_that_falls_in_a_weakref_callback_still_stops_the_call():
-    assert call(_spins_in_a_weakref_callback_then_runs_on, (), seconds=0.1) is RAISED
+    BEGUN.clear()
+    assert call(_spins_in_a_weakref_callback_then_runs_on, (), seconds=0.1) is RAISED and BEGUN == ["weakref"]
 
 
 def test_a_stop_that_falls_in_a_finalizer_still_stops_the_call():
-    assert call(_spins_in_a_finalizer_then_runs_on, (), seconds=0.1) is RAISED
+    BEGUN.clear()
+    assert call(_spins_in_a_finalizer_then_runs_on, (), seconds=0.1) is RAISED and BEGUN == ["finalizer"]
 
 
 def test_a_lost_stop_is_not_reported_as_unraisable():
@@ -90,3 +101,19 @@ def test_another_unraisable_exception_still_reaches_the_hook_that_was_there():
     finally:
         sys.unraisablehook = previous
     assert [r.exc_type for r in reported] == [ValueError]
+
+
+def test_the_hook_and_the_handler_are_put_back_after_a_call_that_ran_out():
+    hook, handler = sys.unraisablehook, signal.getsignal(signal.SIGALRM)
+    call(_spin, (1.0,), seconds=0.05)
+    assert sys.unraisablehook is hook and signal.getsignal(signal.SIGALRM) is handler
+
+
+def test_a_call_inside_another_keeps_the_outer_limit():
+    def outer():
+        call(_spin, (0.01,), seconds=1.0)  # its own limit, longer than what the outer call has left
+        _spin(1.5)
+        return "finished"
+
+    started = time.perf_counter()
+    assert call(outer, (), seconds=0.2) is RAISED and time.perf_counter() - started < 1.0

@@ -89,7 +89,7 @@ def test_an_axis_asked_of_a_zero_dimensional_tensor_claims_no_count_of_its_axes(
 
 def test_xor_of_floats_is_told_that_a_power_is_two_stars():
     said = _words(lambda: torch.e ^ torch.ones(3))
-    assert "`^` is Python's exclusive or, not a power: a power is `**`" in said
+    assert "bitwise exclusive or, Python's `^`, which floats do not have; a power is `**`" in said
 
 
 def test_a_batch_of_ids_given_to_index_select_is_told_it_takes_a_1d_index():
@@ -100,3 +100,13 @@ def test_a_batch_of_ids_given_to_index_select_is_told_it_takes_a_1d_index():
 def test_an_index_past_the_end_is_still_said_out_of_range():
     said = _words(lambda: torch.ones(3)[torch.tensor([5])])
     assert "an index out of range" in said
+
+
+def test_a_batch_of_ids_given_to_index_add_is_told_what_index_add_takes():
+    said = _words(lambda: torch.zeros(5, 2).index_add_(0, torch.zeros(2, 3, dtype=torch.long), torch.ones(6, 2)))
+    assert "index_add_ takes a 1-D index" in said and "index_select" not in said and "weight[ids]" not in said
+
+
+def test_a_bool_mask_of_another_shape_is_no_index_out_of_range():
+    said = _words(lambda: torch.ones(2, 4, 4)[torch.ones(4, 4, dtype=torch.bool)])
+    assert "must have the shape of the axes it indexes" in said and "out of range" not in said

@@ -351,6 +351,15 @@ def below_by_two_indices(T):
     below = torch.tril_indices(T, T, -1)
     bias[below[0], below[1]] = 1.0
     return bias
+
+def even_rows(idx):
+    return idx & 1 == 0
+
+
+def weights_zipped_with_biases(x, w1, w2, b1, b2):
+    for w, b in zip((w1, w2), (b1, b2)):
+        x = x @ w + b
+    return x
 '''
 
 
@@ -623,3 +632,11 @@ def test_index_pairs_given_as_one_index_are_said_with_the_two_indices_meant(tmp_
 
 def test_index_pairs_given_as_two_indices_are_fine(tmp_path):
     assert pitfalls(_module(tmp_path).below_by_two_indices) == []
+
+
+def test_a_bitwise_and_with_a_number_beside_a_comparison_is_read_as_meant(tmp_path):
+    assert pitfalls(_module(tmp_path).even_rows) == []
+
+
+def test_columns_of_pairs_zipped_are_fine(tmp_path):
+    assert pitfalls(_module(tmp_path).weights_zipped_with_biases) == []

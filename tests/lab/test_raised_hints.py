@@ -49,13 +49,18 @@ def _hints(tmp_path, number: int, patch: str, function: str) -> list[str]:
 
 def test_torch_refusing_xor_on_floats_is_no_function_left_unwritten(tmp_path):
     hints = _hints(tmp_path, 2, XOR_FOR_A_POWER, "softmax")
-    assert hints and all("not written yet" not in h and "`^` is Python's exclusive or, not a power" in h for h in hints)
+    assert hints and all("not written yet" not in h and "bitwise exclusive or, Python's `^`" in h for h in hints)
 
 
 def test_a_function_still_raising_its_own_not_implemented_error_is_not_written_yet(tmp_path):
     unwritten = 'def softmax(scores):\n    raise NotImplementedError("softmax along the last axis")\n'
     hints = _hints(tmp_path, 2, unwritten, "softmax")
     assert hints and all(h.startswith("not written yet: softmax along the last axis") for h in hints)
+
+
+def test_a_one_line_raise_of_a_function_not_written_is_not_written_yet(tmp_path):
+    hints = _hints(tmp_path, 2, "def softmax(scores): raise NotImplementedError\n", "softmax")
+    assert hints and all(h.startswith("not written yet") for h in hints)
 
 
 def test_a_mask_turned_to_floats_in_the_caller_is_not_placed_in_the_right_causal_mask(tmp_path):
@@ -66,7 +71,7 @@ def test_a_mask_turned_to_floats_in_the_caller_is_not_placed_in_the_right_causal
 
 def test_a_vector_met_by_the_last_axis_is_named_with_the_axis_it_was_meant_for(tmp_path):
     hints = _hints(tmp_path, 11, HEADS_KEPT_BY_A_VECTOR, "ablate_head")
-    assert hints and all("`keep` is 1-D, of size" in h and "not with axis 1" in h and "`keep[:, None, None]`" in h
+    assert hints and all("`keep` is 1-D, of size" in h and "to meet axis 1" in h and "`keep[:, None, None]`" in h
                          for h in hints)
 
 

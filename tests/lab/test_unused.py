@@ -306,3 +306,11 @@ def test_a_function_that_keeps_state_between_calls_is_not_said_to_draw(tmp_path)
 
 def test_an_output_of_nan_says_nothing_of_which_arguments_are_read(tmp_path):
     assert _found(tmp_path, "swamped", (_x(2, 3), _x(3, 3, seed=1))) == []
+
+
+def test_the_first_read_of_an_argument_in_a_loops_header_is_that_header():
+    from attention_by_hand.lab.registry import LABS, load_reference
+    from attention_by_hand.lab.unused import first_read
+
+    reference = load_reference(LABS[8].reference())
+    assert first_read(reference, "tiled_attention", "block") == "for i in range(0, T_q, block):"

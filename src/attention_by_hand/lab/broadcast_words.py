@@ -8,13 +8,15 @@ torch's words give two sizes; this says which tensor of the line is the 1-D one,
 the other it was meant for, and how to shape it for that axis. The child (calls.py) reads the
 learner's line and its values where the error was raised, and the hint carries the words.
 
-Said only when the line reads exactly one 1-D tensor of one of the two sizes in the error, and
-one tensor of more axes whose last axis is not of that size but exactly one other axis is.
+Said only when the two sizes in the error are those of a 1-D tensor the line's statement reads and
+of the last axis of one other tensor it reads, which has exactly one other axis of the vector's
+size; either mistake may have been made (the vector's shape, or the other tensor's order of axes),
+so both are said.
 """
 
 from __future__ import annotations
 
-import re
+import ast
 import traceback
 from pathlib import Path
 
@@ -35,9 +37,23 @@ def _learner_frame(tb, learner: Path):
     return found, summary.line or ""
 
 
+def _names_read(line: str) -> list[str]:
+    """The names the line's statement reads (not attributes, not words in a comment); [] when the
+    line is no whole statement."""
+    text = line.strip().rstrip(":")
+    for source in (text, text.removeprefix("return ")):
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        return list(dict.fromkeys(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)))
+    return []
+
+
 def misaligned_vector(tb, learner: Path, message: str) -> str | None:
-    """Words for a broadcasting error raised on the learner's line by a 1-D tensor meant for an
-    axis other than the last; None where the line does not show that for certain."""
+    """Words for a broadcasting error raised on the learner's line by a 1-D tensor that met the last
+    axis of another where one other axis has its size; None where the line does not show that for
+    certain (the two sizes in the error must be the vector's and that last axis's)."""
     import torch
 
     sizes = mismatched_sizes(message)
@@ -45,20 +61,29 @@ def misaligned_vector(tb, learner: Path, message: str) -> str | None:
     if got is None:
         return None
     frame, line = got
-    read = dict.fromkeys(re.findall(r"[A-Za-z_]\w*", line))
-    tensors = {n: frame.f_locals[n] for n in read if isinstance(frame.f_locals.get(n), torch.Tensor)}
+    tensors = {n: frame.f_locals[n] for n in _names_read(line) if isinstance(frame.f_locals.get(n), torch.Tensor)}
     vectors = [(n, t) for n, t in tensors.items() if t.dim() == 1 and t.shape[0] in sizes]
     if len(vectors) != 1:
         return None
     name, vector = vectors[0]
     size = vector.shape[0]
-    wider = [(n, t) for n, t in tensors.items() if t.dim() >= 2 and t.shape[-1] != size
-             and sum(s == size for s in t.shape) == 1]
+    wider = [(n, t) for n, t in tensors.items() if t.dim() >= 2 and {size, t.shape[-1]} == set(sizes)
+             and t.shape[-1] != size and sum(s == size for s in t.shape) == 1]
     if len(wider) != 1:
         return None
     other, tensor = wider[0]
     axis = list(tensor.shape).index(size)
+    placed = [size if a == axis else 1 for a in range(axis, tensor.dim())]
+    try:
+        torch.broadcast_shapes(tuple(vector.shape), tuple(tensor.shape))
+        return None  # they broadcast: the error came from another pair on the line
+    except RuntimeError:
+        pass
+    try:
+        torch.broadcast_shapes(tuple(placed), tuple(tensor.shape))
+    except RuntimeError:
+        return None
     nones = ", ".join(["None"] * (tensor.dim() - 1 - axis))
     return (f"`{name}` is 1-D, of size {size}, and broadcasting lines its one axis up with the last axis of "
-            f"`{other}` {tuple(tensor.shape)}, not with axis {axis}, the one of size {size}; shaped for that axis, "
-            f"`{name}[:, {nones}]`, it meets that axis")
+            f"`{other}` {tuple(tensor.shape)}; to meet axis {axis}, the one of size {size}, it needs that axis's place, "
+            f"`{name}[:, {nones}]`; if it is meant for the last axis, `{other}`'s axes are not in the order meant")

@@ -28,6 +28,7 @@ Left out: importing the learner's file and the limits on it (child.py); judging 
 
 from __future__ import annotations
 
+import dis
 import linecache
 import time
 import traceback
@@ -58,12 +59,16 @@ def learner_frame(tb, learner: Path) -> tuple[int | None, str | None]:
 def raised_by_a_raise(tb, learner: Path) -> bool:
     """Whether the learner's file raised the exception with a `raise` statement of its own (the
     NotImplementedError of a function not written yet), not torch from inside a call on that line
-    (torch raises NotImplementedError too, for an operation a dtype does not have). A line that
-    cannot be read counts as a raise."""
-    frames = traceback.extract_tb(tb)
-    if not frames or Path(frames[-1].filename).resolve() != learner:
+    (torch raises NotImplementedError too, for an operation a dtype does not have): the innermost
+    frame is the learner's, stopped at a RAISE_VARARGS instruction."""
+    if tb is None:
         return False
-    return not frames[-1].line or frames[-1].line.lstrip().startswith("raise")
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    if Path(code.co_filename).resolve() != learner:
+        return False
+    return 0 <= tb.tb_lasti < len(code.co_code) and code.co_code[tb.tb_lasti] == dis.opmap["RAISE_VARARGS"]
 
 
 def describe(error: BaseException) -> str:

@@ -308,13 +308,18 @@ def hint_for_exception(type_name: str, message: str) -> str:
         past = f": {got} is one past the last, {high} (or -1)" if got == high + 1 else ""
         return (f" (axis {got} asked where the axis numbers allowed run from {low} to {high}, -1 being the last"
                 f"{past}; print the tensor's shape)")
-    if "Index is supposed to be a vector" in message:
-        # index_select's own words: the index it was given has more than one axis
-        return (" (index_select takes a 1-D index; given ids of more axes, such as a batch, it refuses: "
-                "index with `weight[ids]`, which keeps the ids' shape, or flatten the ids first)")
+    vector = re.search(r"(\w+)\(\): Index is supposed to be a vector", message)
+    if vector:
+        # the op's own words: the index it was given has more than one axis
+        plain = ", or index with `weight[ids]`, which keeps the ids' shape" if vector.group(1) == "index_select" else ""
+        return (f" ({vector.group(1)} takes a 1-D index; given ids of more axes, such as a batch, it refuses: "
+                f"flatten the ids first{plain})")
     if "bitwise_xor" in message:
         # `^` on floats reaches torch as bitwise_xor, which only integers and bools have
-        return " (`^` is Python's exclusive or, not a power: a power is `**`, and e to a power `torch.exp`)"
+        return (" (bitwise exclusive or, Python's `^`, which floats do not have; a power is `**`, and e to a power "
+                "`torch.exp`)")
+    if "The shape of the mask" in message and "does not match the shape of the indexed tensor" in message:
+        return " (a bool mask used as an index must have the shape of the axes it indexes, from the first; print both shapes)"
     if "out of range" in message or "out of bounds" in message:
         return " (an index out of range: print the shape of what you index)"
     return ""

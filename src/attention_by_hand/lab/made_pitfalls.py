@@ -9,7 +9,7 @@ rest): the code alone shows each for certain.
 - `~` on a tensor the code makes with an integer dtype (`torch.ones(T, T, dtype=torch.long)`): it
   flips every bit, ~1 = -2 and ~0 = -1, both True as a bool; it is a logical not only on bools.
 
-- A tensor of index pairs given as one index, `bias[torch.tril_indices(T, T, -1)]` (or `x.nonzero()`):
+- A tensor of index pairs given as one index, `bias[torch.tril_indices(T, T, -1)]`:
   it picks whole entries of the first axis, one per number, not the cells the pairs name.
 
 Left out: values whose dtype or kind only a run shows (a tensor handed in, a helper's result).
@@ -158,13 +158,10 @@ _PAIRS_OF_INDICES = ("tril_indices", "triu_indices")  # (2, n): a row of first i
 
 
 def _pairs_made(value: ast.AST) -> bool:
-    """`torch.tril_indices(...)`, `torch.triu_indices(...)`, or `x.nonzero()` (not as_tuple): a
-    tensor whose rows (or columns) are positions, not one index."""
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
-        return False
-    if value.func.attr in _PAIRS_OF_INDICES:
-        return True
-    return value.func.attr == "nonzero" and not any(k.arg == "as_tuple" for k in value.keywords)
+    """`torch.tril_indices(...)` or `torch.triu_indices(...)`: a (2, n) tensor of positions, first
+    positions over second, never one index. (`nonzero()` is left out: on a 1-D mask its (n, 1)
+    result is a right index.)"""
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _PAIRS_OF_INDICES
 
 
 def pairs_as_one_index(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
@@ -180,10 +177,8 @@ def pairs_as_one_index(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]
         made = assigned.get(index.id) if isinstance(index, ast.Name) else index
         if made is None or not _pairs_made(made):
             continue
-        how, code = made.func.attr, ast.unparse(index)
-        shape = "(2, n), a row of first positions over a row of second" if how in _PAIRS_OF_INDICES else \
-            "(n, 2), one position per row"
-        split = f"{code}[0], {code}[1]" if how in _PAIRS_OF_INDICES else f"{code}[:, 0], {code}[:, 1]"
+        code = ast.unparse(index)
+        shape, split = "(2, n), a row of first positions over a row of second", f"{code}[0], {code}[1]"
         found.append((node.lineno, f"`{ast.unparse(node)}` ({{0}}) gives `{code}` as one index: it is {shape}, and a "
                                    f"tensor given as one index picks whole entries along the first axis, one per "
                                    f"number it holds; for the cells, give its positions as two indices, "

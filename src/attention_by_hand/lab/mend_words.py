@@ -257,8 +257,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
             return None
         if mine == "*" and theirs == "/" and isinstance(node.left, ast.BinOp) and isinstance(node.left.op, ast.Div):
             # `a / b * c` for `a / b / c`: one mend, and as often meant as `a / (b * c)` without brackets
-            b, c = (f"({_short(n)})" if isinstance(n, ast.BinOp) and _BINDING.get(type(n.op), 0) < 3 else _short(n)
-                    for n in (node.left.right, node.right))  # `T - 1` keeps its brackets
+            b, c = (f"({_short(n)})" if isinstance(n, ast.BinOp) and _BINDING.get(type(n.op), 0) < 4 else _short(n)
+                    for n in (node.left.right, node.right))  # `T - 1` and `B * 1` keep their brackets
             return (f"`/ {b} * {c}` is computed left to right: divided by {b}, then multiplied by {c}; "
                     f"to divide by both, bracket them, `/ ({b} * {c})`")
         return f"the wrong operation: {_OP_WORDS[mine]} (`{mine}`) where {_OP_WORDS[theirs]} (`{theirs}`) is needed"

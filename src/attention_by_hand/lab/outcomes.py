@@ -19,6 +19,7 @@ import math
 import signal
 import sys
 import threading
+import time
 import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -128,19 +129,30 @@ def _lost_stop_asked_again(previous):
 @contextmanager
 def _at_most(seconds: float):
     """Stop a call after `seconds` (a changed loop bound may make a loop very long): on the main
-    thread, where a timer signal can be had; elsewhere the call runs as long as it takes."""
+    thread, where a timer signal can be had; elsewhere the call runs as long as it takes. A call
+    inside another keeps the outer one's limit: the outer timer is armed again, with what it had
+    left, when the inner call ends."""
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
         yield
         return
     previous, previous_hook = signal.signal(signal.SIGALRM, _stop), sys.unraisablehook
     sys.unraisablehook = _lost_stop_asked_again(previous_hook)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    started = time.perf_counter()
+    outer, _ = signal.setitimer(signal.ITIMER_REAL, seconds)
+    if 0 < outer < seconds:
+        signal.setitimer(signal.ITIMER_REAL, outer)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-        sys.unraisablehook = previous_hook
+        # nested: a stop raised while this block runs (a timer that ran out at the call's very end)
+        # must not leave the handler and the hook behind
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        finally:
+            signal.signal(signal.SIGALRM, previous)
+            sys.unraisablehook = previous_hook
+            if outer > 0:
+                signal.setitimer(signal.ITIMER_REAL, max(outer - (time.perf_counter() - started), 0.001))
 
 
 def call(function, args: tuple, seconds: float = CALL_SECONDS):

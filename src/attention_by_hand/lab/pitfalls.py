@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import textwrap
 
 import torch
@@ -406,6 +407,12 @@ def _zipped_rows(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
         if not (len(rows) == len(names) >= 2 and all(isinstance(r, (ast.Tuple, ast.List)) and len(r.elts) == len(names)
                                                      for r in rows)):
             continue
+        # said where the code's own names show rows written as pairs: a column holds one kind
+        # (`ln1, ln2`) and no row does; `zip((w1, w2), (b1, b2))`, columns of pairs, is right
+        stem = [[re.sub(r"\d+$", "", ast.unparse(e)) for e in r.elts] for r in rows]
+        columns = [[row[k] for row in stem] for k in range(len(names))]
+        if not (any(len(set(c)) == 1 for c in columns) and all(len(set(r)) == len(r) for r in stem)):
+            continue
         passes = [", ".join(ast.unparse(r.elts[k]) for r in rows) for k in range(len(names))]
         said = " and then ".join(f"`{p}`" for p in passes)
         found.append((loop.lineno, f"`for {', '.join(names)} in zip(...)` ({{0}}) takes `{', '.join(names)}` = {said}: "
@@ -428,6 +435,11 @@ def _bitwise_before_comparison(fdef: ast.FunctionDef) -> list[tuple[int, str, li
             else right if isinstance(right, ast.BinOp) and type(right.op) in _BITWISE and right.end_col_offset == test.end_col_offset \
             else None
         if side is None or test.lineno != test.end_lineno:
+            continue
+        # `idx & 1 == 0` (an even index) is read as meant; so is a comparison of two bitwise terms
+        far = right if side is left else left
+        if any(isinstance(n, ast.Constant) for n in (side.left, side.right, far)) or (
+                isinstance(far, ast.BinOp) and type(far.op) in _BITWISE):
             continue
         sign, word = _BITWISE[type(side.op)]
         text, inner = ast.unparse(test), ast.unparse(side)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import ast
 import copy
 import time
+from pathlib import Path
 from types import ModuleType
 
 import torch
@@ -226,20 +227,37 @@ def unused_words(names: list[str], found, tried, random: bool = False) -> str | 
     return "; ".join([*said, *([drawn] if drawn else [])]) or None
 
 
+_HEADERS = {ast.For: ("target", "iter"), ast.While: ("test",), ast.If: ("test",), ast.With: ("items",)}
+
+
+def _reads(nodes, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+               for node in nodes for n in ast.walk(node))
+
+
 def first_read(reference: ModuleType, function: str, name: str) -> str | None:
-    """The reference's first statement in `function` that reads argument `name`, on one line of at
-    most 60 characters (`D = (d_out * out).sum(dim=-1)`); None where there is none that short."""
+    """The reference's first statement in `function` that reads argument `name`, as its file has it
+    on one line of at most 60 characters (`D = (d_out * out).sum(dim=-1)`, or a loop's header
+    `for i in range(0, T_q, block):`); None where that statement is longer or spans lines."""
     from attention_by_hand.lab.mutants import definition  # (mutants reads the reference's source: only here)
 
     try:
         fdef = definition(reference, function)
+        source = Path(reference.__file__).read_text(encoding="utf-8")
     except Exception:  # noqa: BLE001 - a reference the checker cannot read has nothing to quote
         return None
-    simple = sorted((n for n in ast.walk(fdef) if isinstance(n, ast.stmt) and n is not fdef), key=lambda n: n.lineno)
-    for statement in simple:
-        if not hasattr(statement, "body") and any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-                                                  for n in ast.walk(statement)):
-            text = ast.unparse(statement)
-            return text if "\n" not in text and len(text) <= 60 else None
+    for statement in sorted((n for n in ast.walk(fdef) if isinstance(n, ast.stmt) and n is not fdef),
+                            key=lambda n: (n.lineno, n.col_offset)):
+        header = _HEADERS.get(type(statement))
+        if header is not None:
+            parts = [p for field in header for p in (lambda v: v if isinstance(v, list) else [v])(getattr(statement, field))]
+            if not _reads(parts, name):
+                continue
+            text = source.splitlines()[statement.lineno - 1].strip()
+            text = text.split("#")[0].rstrip()  # the header's line, without a comment after it
+        elif hasattr(statement, "body") or not _reads([statement], name):
+            continue
+        else:
+            text = ast.get_source_segment(source, statement) or ""
+        return text if text and "\n" not in text and len(text) <= 60 else None
     return None
-

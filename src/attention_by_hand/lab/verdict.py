@@ -167,6 +167,8 @@ class _Engine:
         self.events, self.line_name = by_id, line_name
         self.plan, self.calls, self.judged = the_plan, the_plan.calls, judged
         self.failed: set[str] = set()  # the functions that failed a check (set by _check_run)
+        seen = {id(check) for check, _, _ in judged}  # a run stopped early judges only the checks before
+        self.whole = {c.function for c in the_plan.checks} - {c.function for c in the_plan.checks if id(c) not in seen}
         self.ids = {id(check): ids for check, ids, _ in judged}
         self.tried: dict[str, list[Tried]] = {}
         self.probes: dict[str, list[Tried]] = {}
@@ -199,7 +201,7 @@ class _Engine:
                 with torch.no_grad():
                     tried = self.tried[function] + self.probes.get(function, [])
                     named = frozenset(d.mistake for d, _ in self.found.values() if d)
-                    found = diagnose(self.reference, function, tried, prefer=named, sound=frozenset(self.tried) - self.failed)
+                    found = diagnose(self.reference, function, tried, prefer=named, sound=frozenset(self.whole) - self.failed)
                     where = None if found else localise(self.reference, function, self.probes.get(function, []))
             except Exception:  # noqa: BLE001 - the engine only adds to a hint; it never breaks a check
                 found, where = None, None
@@ -242,8 +244,12 @@ class _Engine:
         names = list(inspect.signature(getattr(self.reference, function)).parameters)
         found = self.unused.get(function, (None, None, False))
         said = unused_words(names, *found)
-        one = {f[0] for f in found[0]} if said and isinstance(found[0], list) else set()
-        read = first_read(self.reference, function, names[one.pop()]) if len(one) == 1 else None
+        # one clause about one argument (the event comes from the learner's process: checked first)
+        entries = found[0] if isinstance(found[0], list) else []
+        one = {f[0] for f in entries if isinstance(f, list) and len(f) == 2 and type(f[0]) is int and 0 <= f[0] < len(names)}
+        name = names[next(iter(one))] if len(one) == 1 else None
+        alone = name is not None and said is not None and "; " not in said and said.startswith(f"`{name}` never reaches")
+        read = first_read(self.reference, function, name) if alone else None
         return f"{said} (the reference reads it first in `{read}`)" if read else said
 
     def ends(self, function: str) -> str | None:
