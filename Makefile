@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/attention_scale.py --write
 	$(PY) benchmarks/kv_cache.py --write
 	$(PY) benchmarks/hints_heldout.py --write
+	$(PY) benchmarks/heldout_audit.py --write
 	$(PY) benchmarks/worksheet_room.py --write
 	$(PY) benchmarks/attention_backward.py --write
 	$(PY) benchmarks/phase_change.py --write
