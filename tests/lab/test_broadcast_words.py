@@ -43,3 +43,13 @@ def test_an_error_raised_outside_the_learners_file_is_said_nothing():
     outs, keep = torch.ones(2, 3, 6, 4), torch.ones(3)
     error = _raised_here(lambda: outs * keep)
     assert misaligned_vector(error.__traceback__, Path(sys.executable).resolve(), str(error)) is None
+
+
+def test_a_tensor_that_fails_when_asked_its_size_is_said_nothing():
+    class Odd(torch.Tensor):
+        def dim(self):
+            raise ValueError("no")
+
+    outs, keep = torch.ones(2, 3, 6, 4), torch.ones(3).as_subclass(Odd)
+    error = _raised_here(lambda: outs * keep.as_subclass(torch.Tensor))
+    assert misaligned_vector(error.__traceback__, Path(__file__).resolve(), str(error)) is None

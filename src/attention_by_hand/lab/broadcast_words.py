@@ -53,7 +53,15 @@ def _names_read(line: str) -> list[str]:
 def misaligned_vector(tb, learner: Path, message: str) -> str | None:
     """Words for a broadcasting error raised on the learner's line by a 1-D tensor that met the last
     axis of another where one other axis has its size; None where the line does not show that for
-    certain (the two sizes in the error must be the vector's and that last axis's)."""
+    certain (the two sizes in the error must be the vector's and that last axis's). It reads the
+    learner's values in the child, so nothing it meets may stop the calls that follow."""
+    try:
+        return _misaligned_vector(tb, learner, message)
+    except Exception:  # noqa: BLE001 - a learner's object that misbehaves when asked its shape: nothing said
+        return None
+
+
+def _misaligned_vector(tb, learner: Path, message: str) -> str | None:
     import torch
 
     sizes = mismatched_sizes(message)
