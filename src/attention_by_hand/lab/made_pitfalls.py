@@ -113,6 +113,12 @@ _KEEPS_DTYPE = ("tril", "triu", "clone", "view", "reshape", "transpose", "permut
                 "expand", "repeat", "t", "unsqueeze", "squeeze", "masked_fill", "detach")
 
 
+def _bound_once(fdef: ast.FunctionDef) -> dict[str, ast.AST]:
+    """name -> its value, for each name the function binds in one plain assignment and nowhere else."""
+    return {a.targets[0].id: a.value for a in ast.walk(fdef) if isinstance(a, ast.Assign) and len(a.targets) == 1
+            and isinstance(a.targets[0], ast.Name) and len(stores(fdef, a.targets[0].id)) == 1}
+
+
 def _integer_made(value: ast.AST) -> bool:
     """A tensor whose code gives it an integer dtype: a call told `dtype=torch.long` (or int, ...),
     or a method `.long()` / `.int()`, reached back through steps that keep the dtype (`.tril()`,
@@ -138,8 +144,7 @@ def _integer_made(value: ast.AST) -> bool:
 
 def inverted_integers(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     """`~seen` where `seen` was bound once to an integer tensor (or `~` of one made in place)."""
-    assigned = {a.targets[0].id: a.value for a in ast.walk(fdef) if isinstance(a, ast.Assign) and len(a.targets) == 1
-                and isinstance(a.targets[0], ast.Name) and len(stores(fdef, a.targets[0].id)) == 1}
+    assigned = _bound_once(fdef)
     found = []
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert)):
@@ -167,8 +172,7 @@ def _pairs_made(value: ast.AST) -> bool:
 def pairs_as_one_index(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     """`bias[torch.tril_indices(T, T, -1)]`, or through a name bound once to it: a tensor of index
     pairs given as one index picks whole entries of the first axis, one per number it holds."""
-    assigned = {a.targets[0].id: a.value for a in ast.walk(fdef) if isinstance(a, ast.Assign) and len(a.targets) == 1
-                and isinstance(a.targets[0], ast.Name) and len(stores(fdef, a.targets[0].id)) == 1}
+    assigned = _bound_once(fdef)
     found = []
     for node in ast.walk(fdef):
         if not isinstance(node, ast.Subscript):

@@ -94,12 +94,24 @@ def last_tile_left_out(call: Callable[[tuple], object], names: list[str], inputs
             cuts = [_cut(names, args, rule, side) for args in inputs]
             if all(c is None for c in cuts):
                 continue
-            if all(agree(got, e) if c is None else _fits(got, call(c[0]), agree)
-                   for c, got, e in zip(cuts, gots, expected)):
-                made = [(c, got) for c, got in zip(cuts, gots) if c is not None]
-                longer = any(_longer(got, call(c[0])) for c, got in made)
+            outputs = _fitted(cuts, gots, expected, call, agree)
+            if outputs is not None:
+                made = [(c, got, o) for c, got, o in zip(cuts, gots, outputs) if c is not None]
+                longer = any(_longer(got, o) for _, got, o in made)
                 return _words(made[0][0][1], made[0][0][2], longer)  # one input's cut, said as an example
     return None
+
+
+def _fitted(cuts: list, gots: list, expected: list, call, agree) -> list | None:
+    """The reference's output on each input as cut (its own where nothing is cut), each made once,
+    when every got fits it; None at the first that does not (the rest are never called)."""
+    outputs = []
+    for c, got, e in zip(cuts, gots, expected):
+        output = e if c is None else call(c[0])
+        if not (agree(got, output) if c is None else _fits(got, output, agree)):
+            return None
+        outputs.append(output)
+    return outputs
 
 
 def _longer(got, expected) -> bool:

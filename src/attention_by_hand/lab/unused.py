@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import time
 from pathlib import Path
 from types import ModuleType
@@ -200,15 +201,20 @@ def _parts_unmoved(before, after, expected, moved, close) -> list[int]:
     return [k for k in range(len(before)) if _identical(before[k], after[k]) and not close(moved[k], expected[k])]
 
 
+def well_formed(names: list[str], found) -> bool:
+    """Whether the child's "unused" entries are [[argument index, part], ...] for these names (the
+    event comes from the learner's process)."""
+    return isinstance(found, list) and all(isinstance(f, list) and len(f) == 2 and type(f[0]) is int
+                                           and 0 <= f[0] < len(names) and type(f[1]) is int for f in found)
+
+
 def unused_words(names: list[str], found, tried, random: bool = False) -> str | None:
     """The child's "unused" event (found: [[argument index, part], ...]; tried: the arguments it
     changed) in words, by the reference's names for the arguments (`names`); None when there is
     nothing to say or the event is not well formed (it comes from the learner's process)."""
     drawn = ("yours gives another output when torch's random generator is seeded otherwise, on the same input, "
              "and the reference's does not: your function draws random numbers") if random is True else None
-    if not isinstance(found, list) or not isinstance(tried, list) or not all(
-            isinstance(f, list) and len(f) == 2 and type(f[0]) is int and 0 <= f[0] < len(names)
-            and type(f[1]) is int for f in found):
+    if not isinstance(tried, list) or not well_formed(names, found):
         return drawn
     by_part: dict[int, list[str]] = {}
     for i, part in found:
@@ -227,6 +233,12 @@ def unused_words(names: list[str], found, tried, random: bool = False) -> str | 
     return "; ".join([*said, *([drawn] if drawn else [])]) or None
 
 
+@functools.lru_cache(maxsize=16)
+def _source(path: str) -> str:
+    """A reference file's text, read once (each failed check's hint may quote from it)."""
+    return Path(path).read_text(encoding="utf-8")
+
+
 _HEADERS = {ast.For: ("target", "iter"), ast.While: ("test",), ast.If: ("test",), ast.With: ("items",)}
 
 
@@ -243,7 +255,7 @@ def first_read(reference: ModuleType, function: str, name: str) -> str | None:
 
     try:
         fdef = definition(reference, function)
-        source = Path(reference.__file__).read_text(encoding="utf-8")
+        source = _source(reference.__file__)
     except Exception:  # noqa: BLE001 - a reference the checker cannot read has nothing to quote
         return None
     for statement in sorted((n for n in ast.walk(fdef) if isinstance(n, ast.stmt) and n is not fdef),

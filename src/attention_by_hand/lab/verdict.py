@@ -40,7 +40,7 @@ from attention_by_hand.lab.learner_notes import with_notes
 from attention_by_hand.lab.mend_changes import FLOW_MENDS, NAMING_MENDS
 from attention_by_hand.lab.mend_words import mend_said
 from attention_by_hand.lab.registry import Lab, checks_for, get_lab, load_reference, reference_path
-from attention_by_hand.lab.unused import first_read, unused_words
+from attention_by_hand.lab.unused import first_read, unused_words, well_formed
 from attention_by_hand.lab.wire import decode, encode
 
 __all__ = ["CheckResult", "CheckRun", "Ending", "Plan", "plan", "check_run", "check_in_process", "load_reference", "report_lines"]
@@ -245,8 +245,7 @@ class _Engine:
         found = self.unused.get(function, (None, None, False))
         said = unused_words(names, *found)
         # one clause about one argument (the event comes from the learner's process: checked first)
-        entries = found[0] if isinstance(found[0], list) else []
-        one = {f[0] for f in entries if isinstance(f, list) and len(f) == 2 and type(f[0]) is int and 0 <= f[0] < len(names)}
+        one = {f[0] for f in found[0]} if well_formed(names, found[0]) else set()
         name = names[next(iter(one))] if len(one) == 1 else None
         alone = name is not None and said is not None and "; " not in said and said.startswith(f"`{name}` never reaches")
         read = first_read(self.reference, function, name) if alone else None
