@@ -168,3 +168,24 @@ def test_a_binary_cross_entropy_is_said_to_score_every_entry(tmp_path):
 
 def test_a_binary_cross_entropy_told_how_to_reduce_is_not_described(tmp_path):
     assert call_words(["return F.binary_cross_entropy(rows, targets, reduction='sum')"], _reference(tmp_path), "weights") is None
+
+
+def test_a_running_log_sum_exp_is_described_as_running(tmp_path):
+    said = call_words(["lse = torch.logcumsumexp(scores, dim=-1)"], _reference(tmp_path), "weights")
+    assert said == ("`logcumsumexp`, which the reference does not call, is a running log-sum-exp: entry i takes the "
+                    "entries up to i only, not the whole row")
+
+
+def test_a_running_total_found_by_the_engine_is_followed_by_what_the_learners_call_does(tmp_path):
+    from attention_by_hand.lab.verdict import check_in_process
+
+    patch = '''
+def softmax(scores):
+    return (scores - torch.logcumsumexp(scores, dim=-1)).exp()
+'''
+    path = tmp_path / "lab-02-embeddings-softmax.py"
+    path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), patch), encoding="utf-8")
+    failed = [r for r in check_in_process(load_lab(path), LABS[1]).results if not r.passed and r.label.startswith("softmax")]
+    assert failed and all("a running total, where the whole row's was meant" in r.hint
+                          and "`logcumsumexp`, which the reference does not call, is a running log-sum-exp" in r.hint
+                          for r in failed)

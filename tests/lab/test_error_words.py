@@ -110,3 +110,34 @@ def test_a_batch_of_ids_given_to_index_add_is_told_what_index_add_takes():
 def test_a_bool_mask_of_another_shape_is_no_index_out_of_range():
     said = _words(lambda: torch.ones(2, 4, 4)[torch.ones(4, 4, dtype=torch.bool)])
     assert "must have the shape of the axes it indexes" in said and "out of range" not in said
+
+
+def test_invert_of_a_float_tensor_is_told_to_make_it_bool():
+    said = _words(lambda: ~torch.tril(torch.ones(3, 3)))
+    assert "bitwise not" in said and "dtype=torch.bool" in said
+
+
+def test_a_cat_written_into_its_own_input_is_told_to_keep_a_new_tensor():
+    keys = torch.ones(1, 2, 3)
+    said = _words(lambda: torch.cat([keys, torch.ones(1, 2, 3)], dim=1, out=keys))
+    assert "also read by the same step" in said and "`out=`" in said
+
+
+def test_an_int_given_where_a_tensor_index_belongs_names_the_argument():
+    said = _words(lambda: torch.ones(2, 3).index_fill(1, 1, 0))
+    assert said == " (index_fill() takes `index`, argument 2, as a Tensor, not an int (wrap the int: `torch.tensor([...])`))"
+
+
+def test_an_int_given_where_a_mask_belongs_names_the_first_argument():
+    said = _words(lambda: torch.ones(2, 3).masked_fill(1, 0.0))
+    assert said.startswith(" (masked_fill() takes `mask`, argument 1, as a Tensor, not an int")
+
+
+def test_a_sparse_tensor_reshaped_is_told_to_be_made_dense():
+    said = _words(lambda: torch.ones(2, 2).to_sparse().reshape(4))
+    assert "`.to_dense()`" in said
+
+
+def test_a_wrong_number_of_arguments_is_not_read_as_a_wrong_type():
+    said = _words(lambda: torch.ones(2, 3).index_fill(1))
+    assert "takes `" not in said

@@ -282,14 +282,14 @@ def test_a_number_is_never_replaced_by_its_first_slice(reference):
 
 
 def test_a_long_common_beginning_of_a_quoted_change_is_cut_to_dots():
-    from attention_by_hand.lab.mutant_edits import elide
+    from attention_by_hand.lab.mutant_quotes import elide
 
     new, old = "(x - mean) / torch.sqrt(var + eps) * bias + weight", "(x - mean) / torch.sqrt(var + eps) * weight + bias"
     assert elide(new, old) == ("... * bias + weight", "... * weight + bias")
 
 
 def test_a_short_common_part_of_a_quoted_change_is_kept():
-    from attention_by_hand.lab.mutant_edits import elide
+    from attention_by_hand.lab.mutant_quotes import elide
 
     assert elide("k @ q.transpose(-2, -1)", "q @ k.transpose(-2, -1)") == ("k @ q.transpose(-2, -1)", "q @ k.transpose(-2, -1)")
 

@@ -18,6 +18,8 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     mistakes.py       the checker's catalogue of the mistakes it names, for the instructor page
     mutants.py        small changes of a reference function's code: candidate mistakes nobody wrote a hint for
     mutant_edits.py   how one such change is made to the syntax tree, and how a hint quotes it
+    mutant_slices.py  the changes of a slice (moved by one, the colon on the other side, one `, :` short)
+    mutant_quotes.py  the two quoted sides of a change, cut to what differs
     mutant_trees.py   where each node of a reference definition is, and copies to change
     mutant_slips.py   changes that are no one-token edit (a layer moved, a grid for pairs, .T on a batch)
     mutant_arithmetic.py  the changes of one arithmetic operation (a factor removed, a term dropped, / for -)
@@ -27,6 +29,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     shape_relations.py  relations that change the shape (an axis of size 1 more, axes reordered, one slice, one end)
     input_relations.py  the reference's output on a changed input (one short, ids off by one, a flag unused)
     intermediates.py  an output that is one of the reference's own intermediate values
+    running_relations.py  each entry the reference's on the entries up to it (a running total for the row's)
     related.py        the explanations that are no change of the code, tried in turn
     diagnosis.py      the change or relation that gives a learner's outputs on every input tried
     first_nan.py      the line of the learner's file that made its first nan
@@ -37,6 +40,8 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     mend_changes.py   the changes tried on a learner's code only (a line left out, an exp put in, a count +1)
     mend_words.py     the mistake such a change mends, in words (a term too many, the loop starts one step late)
     call_words.py     what a call on a quoted line does, when the reference never makes it (`cumsum` is running)
+    call_pitfalls.py  calls whose defaults read otherwise (`tensordot` without `dims`, `take`, pieces of `split(1)`)
+    none_words.py     which name on the line that raised is None (a layer made with bias=False)
     unused.py         the arguments whose values never reach a wrong function's output (run in the child)
     room.py           `lab check N --room FOLDER`: every learner's file in a folder, one table
     sandbox.py        bubblewrap around other people's files in a room check

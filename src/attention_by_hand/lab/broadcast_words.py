@@ -22,10 +22,10 @@ from pathlib import Path
 
 from attention_by_hand.lab.judging import mismatched_sizes
 
-__all__ = ["misaligned_vector"]
+__all__ = ["learner_frame_and_line", "line_tree", "misaligned_vector"]
 
 
-def _learner_frame(tb, learner: Path):
+def learner_frame_and_line(tb, learner: Path):
     """The innermost frame of the learner's file in a traceback, with its line's text; or None."""
     found = None
     for frame, _ in traceback.walk_tb(tb):
@@ -37,17 +37,25 @@ def _learner_frame(tb, learner: Path):
     return found, summary.line or ""
 
 
-def _names_read(line: str) -> list[str]:
-    """The names the line's statement reads (not attributes, not words in a comment); [] when the
-    line is no whole statement."""
+def line_tree(line: str) -> ast.AST | None:
+    """The line's statement parsed (a loop's or a branch's header, a `return`'s value alike); None
+    when the line is no whole statement."""
     text = line.strip().rstrip(":")
     for source in (text, text.removeprefix("return ")):
         try:
-            tree = ast.parse(source)
+            return ast.parse(source)
         except SyntaxError:
             continue
-        return list(dict.fromkeys(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)))
-    return []
+    return None
+
+
+def _names_read(line: str) -> list[str]:
+    """The names the line's statement reads (not attributes, not words in a comment); [] when the
+    line is no whole statement."""
+    tree = line_tree(line)
+    if tree is None:
+        return []
+    return list(dict.fromkeys(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)))
 
 
 def misaligned_vector(tb, learner: Path, message: str) -> str | None:
@@ -65,7 +73,7 @@ def _misaligned_vector(tb, learner: Path, message: str) -> str | None:
     import torch
 
     sizes = mismatched_sizes(message)
-    got = _learner_frame(tb, learner) if sizes else None
+    got = learner_frame_and_line(tb, learner) if sizes else None
     if got is None:
         return None
     frame, line = got

@@ -26,6 +26,7 @@ __all__ = ["CALLS", "called", "call_words", "reference_makes"]
 CALLS = {
     "cumsum": "is a running (cumulative) sum: entry i adds up the entries up to i only",
     "cumprod": "is a running (cumulative) product: entry i multiplies the entries up to i only",
+    "logcumsumexp": "is a running log-sum-exp: entry i takes the entries up to i only, not the whole row",
     "unique": "keeps each distinct value (or row, with `dim=0`) once, sorted, so a repeated one counts once",
     "unique_consecutive": "keeps one of each run of equal values, so a repeated one counts once per run",
     "eye": "is the identity: ones on the diagonal, zeros everywhere else",

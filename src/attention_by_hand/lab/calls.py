@@ -13,7 +13,8 @@ not what is under test). An event is a JSON-able dict:
                                                      "warned": [[line, text]] torch's warnings (learner_notes.py)
     {"event": "raised", "id": 3, "type": "IndexError", "message": "...", "line": 41, "function": "dot"}
                                                      "own_raise": a NotImplementedError of the file's own `raise`
-                                                     "broadcast": words for a 1-D tensor met by the wrong axis
+                                                     "line_words": what the raising line's values show (a 1-D
+                                                     tensor met by the wrong axis, a name that is None)
     {"event": "fatal", "reason": "exit" | "memory" | "missing", ...}   nothing more is called
     {"event": "done"}                                every call was made; what follows only adds to hints:
     {"event": "unused", "function": "dot", "arguments": [[1, -1]], "tried": [0, 1], "random": false}
@@ -39,6 +40,7 @@ from types import ModuleType
 from attention_by_hand.lab.broadcast_words import misaligned_vector
 from attention_by_hand.lab.first_nan import first_nan, has_nan
 from attention_by_hand.lab.learner_notes import recording, shared_parts
+from attention_by_hand.lab.none_words import none_read
 from attention_by_hand.lab.raised_where import raised_in_loop
 from attention_by_hand.lab.wire import MAX_TEXT, decode, encode
 
@@ -292,7 +294,8 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
             kind, message = type(error).__name__, str(error)[:MAX_TEXT]
             where = raised_in_loop(error.__traceback__, str(learner), resolve=True)
             own = raised_by_a_raise(error.__traceback__, learner) if kind == "NotImplementedError" else None
-            vector = misaligned_vector(error.__traceback__, learner, message) if kind == "RuntimeError" else None
+            seen = (misaligned_vector(error.__traceback__, learner, message) if kind == "RuntimeError"
+                    else none_read(error.__traceback__, learner, message) if kind == "TypeError" else None)
             del error  # its traceback holds the call's frames
             found = blamer(call, None, took, raised=True)
             mender.saw(call, found, took)
@@ -305,7 +308,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
                 function=function,  # may be a helper the checked function called
                 in_loop=where,  # raised_where.py: where a change of the reference must raise too
                 **({} if own is None else {"own_raise": own}),  # a function not written yet, or torch
-                **({"broadcast": vector} if vector else {}),  # a 1-D tensor met the wrong axis (broadcast_words.py)
+                **({"line_words": seen} if seen else {}),  # broadcast_words.py, none_words.py
                 **({} if found == _Blamer.RIGHT else {"blame": found}),
                 **({"warned": warned} if warned else {}),
             )

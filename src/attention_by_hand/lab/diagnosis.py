@@ -126,14 +126,15 @@ def _plausible(change: Change, values: dict[str, dict[str, object]]) -> bool:
     return _sort(seen[old]) == _sort(seen[new])
 
 
-def _matches(function, tried: list[Tried], order: list[int], single: bool = True) -> tuple[bool, object]:
-    """(whether `function` reproduces the learner on every input, its output on the first in `order`)."""
+def _matches(function, tried: list[Tried], order: list[int], single: bool = True, words: bool = False) -> tuple[bool, object]:
+    """(whether `function` reproduces the learner on every input, its output on the first in `order`);
+    words: a shape error only in the same words (outcomes.alike)."""
     first = None
     for n, i in enumerate(order):
         output = call(function, tried[i].args)
         if n == 0:
             first = output
-        if not (alike(output, tried[i].got) if single else agree(output, tried[i].got)):
+        if not (alike(output, tried[i].got, words) if single else agree(output, tried[i].got)):
             return False, first
     return True, first
 
@@ -263,7 +264,8 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
         mutant = build(reference, function, (change,))
         if mutant is None:
             continue
-        matched, first = _matches(mutant, tried, order)
+        # a call put for another (stack for cat) that raises says that call's words: the learner's must be them
+        matched, first = _matches(mutant, tried, order, words=change.kind == "function")
         if matched:
             found.append((change,))
             continue

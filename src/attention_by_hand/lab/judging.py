@@ -318,11 +318,48 @@ def hint_for_exception(type_name: str, message: str) -> str:
         # `^` on floats reaches torch as bitwise_xor, which only integers and bools have
         return (" (bitwise exclusive or, Python's `^`, which floats do not have; a power is `**`, and e to a power "
                 "`torch.exp`)")
+    if "~ (operator.invert) is only implemented on integer and Boolean-type tensors" in message:
+        return (" (`~` is a bitwise not, which float tensors do not have, and `torch.ones(...)` makes floats unless "
+                "given a dtype: make the tensor bool first, `dtype=torch.bool` or a comparison such as `== 0`)")
+    if "refer to a single memory location" in message:
+        # cat(..., out=x) with x among the inputs, or an in-place step whose argument overlaps the tensor written
+        return (" (the tensor written to is also read by the same step, as with `out=` naming one of the inputs: "
+                "keep the result as a new tensor instead, `x = torch.cat([x, new], dim=...)`)")
+    if "for sparse tensors" in message or "sparse tensors do not" in message.lower():
+        return " (a sparse tensor where an ordinary one is needed: `.to_dense()` makes it one)"
+    arguments = _argument_words(message)
+    if arguments:
+        return arguments
     if "The shape of the mask" in message and "does not match the shape of the indexed tensor" in message:
         return " (a bool mask used as an index must have the shape of the axes it indexes, from the first; print both shapes)"
     if "out of range" in message or "out of bounds" in message:
         return " (an index out of range: print the shape of what you index)"
     return ""
+
+
+_COMBINATION = re.compile(r"(\w+)\(\) received an invalid combination of arguments")
+_SIGNATURE = re.compile(r"\* \(([^)]*)\)\s*didn't match because some of the arguments have invalid types: \(([^)]*)\)")
+
+
+def _argument_words(message: str) -> str:
+    """torch's "invalid combination of arguments", said as the first argument that does not fit the
+    form it matched furthest: its name, its place and the type it takes."""
+    op = _COMBINATION.search(message)
+    best = None
+    for parameters, given in _SIGNATURE.findall(message) if op else ():
+        params, types = [p.strip() for p in parameters.split(",")], [t.strip() for t in given.split(",")]
+        wrong = next((i for i, t in enumerate(types) if t.startswith("!")), None)
+        if wrong is not None and wrong < len(params) and len(params[wrong].split()) == 2 and (best is None or wrong > best[0]):
+            best = (wrong, params[wrong].split(), types[wrong].strip("!"))
+    if best is None:
+        return ""
+    at, (kind, name), got = best
+    made = f" (wrap the {got}: `torch.tensor([...])`)" if kind == "Tensor" and got in ("int", "float", "bool", "list") else ""
+    return f" ({op.group(1)}() takes `{name}`, argument {at + 1}, as {_an(kind)}, not {_an(got)}{made})"
+
+
+def _an(word: str) -> str:
+    return ("an " if word[:1].lower() in "aeiou" else "a ") + word
 
 
 _INTEGER = {"long", "int", "int64", "int32", "int16", "byte", "uint8", "short", "char"}

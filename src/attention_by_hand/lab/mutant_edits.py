@@ -12,7 +12,9 @@ import ast
 import pickle
 from dataclasses import dataclass, field
 
-__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TENSOR_MAKERS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "elide", "fold_target", "given_name", "is_minus_inf", "locals_of", "moved_text", "number_of", "quote", "quote_statement", "replace_node", "speaks_of_positions", "step_name"]
+from attention_by_hand.lab.mutant_slices import SLICE_OPS, slice_edit
+
+__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TENSOR_MAKERS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "fold_target", "given_name", "is_minus_inf", "locals_of", "moved_text", "number_of", "quote", "quote_statement", "replace_node", "speaks_of_positions", "step_name"]
 
 # The kinds of change, in the order a match is preferred when two explain the same outputs.
 KINDS = (
@@ -301,11 +303,8 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.BinOp(node, ast.Add() if arg > 0 else ast.Sub(), ast.Constant(1))
     if op == "const":
         return ast.Constant(arg)
-    if op == "slice_shift":
-        lower = node.lower if node.lower is not None else ast.Constant(0)
-        moved = [ast.BinOp(b, ast.Add() if arg > 0 else ast.Sub(), ast.Constant(1)) if b is not None else None
-                 for b in (lower, node.upper)]
-        return ast.Slice(moved[0], moved[1], node.step)
+    if op in SLICE_OPS:
+        return slice_edit(node, op, arg)
     if op == "unneg":
         return node.operand
     if op == "negate":
@@ -314,9 +313,6 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.UnaryOp(ast.Invert(), node)
     if op == "attr":
         return node.value
-    if op == "bound":
-        bound, value = arg
-        return ast.Slice(**{"lower": node.lower, "upper": node.upper, "step": node.step, bound: ast.Constant(value)})
     if op == "elts":
         i, j = arg
         elts = list(node.elts)
@@ -469,26 +465,6 @@ def edit_statements(body: list, node: ast.stmt, change: Change) -> bool:
     folded.value = _Substitute(name, second.value).visit(_tree_copy(first.value))
     body[at : at + 2] = [folded]
     return True
-
-
-KEEP = 16  # characters two quoted expressions may share at either end before the rest is "..."
-
-
-def elide(new: str, old: str) -> tuple[str, str]:
-    """The two sides of a change with a long common beginning or end cut to "...", at a space:
-    what differs stands out, and what is the same is not quoted twice."""
-    start = 0
-    while start < min(len(new), len(old)) and new[start] == old[start]:
-        start += 1
-    start = new.rfind(" ", 0, start - 1) + 1 if start > KEEP else 0
-    start = start if start >= KEEP else 0  # only a long common beginning is worth a "..."
-    end = 0
-    while end < min(len(new), len(old)) - start and new[-1 - end] == old[-1 - end]:
-        end += 1
-    cut = new.find(" ", len(new) - end) if end > KEEP else -1
-    tail = len(new) - cut if cut > 0 and len(new) - cut >= KEEP else 0
-    new, old = new[start : len(new) - tail], old[start : len(old) - tail]
-    return ("... " if start else "") + new + (" ..." if tail else ""), ("... " if start else "") + old + (" ..." if tail else "")
 
 
 def speaks_of_positions(statement: ast.stmt) -> bool:

@@ -24,6 +24,9 @@ given was meant.
 - `if causal and i == j:` taken as always (or never) true, or with one part of the `and` left out.
 - `v[..., i : i + block]` for `v[..., j : j + block]`: a slice made from another variable (the
   queries' tile where the keys' was meant).
+- `ids[:1]` for `ids[1:]`: the colon typed on the other side of its bound; `k[..., j : j + block]`
+  for `k[..., j : j + block, :]`: one `, :` short, so the slice falls on the last axis
+  (mutant_slices.py makes both).
 
 mutants.py asks `slips(finder, node)` for every node of a reference function; `edit` (in
 mutant_edits.py) makes each change.
@@ -36,6 +39,7 @@ import copy
 from functools import lru_cache
 
 from attention_by_hand.lab.mutant_edits import AXIS_KEYWORDS, Rename, call_name, quote
+from attention_by_hand.lab.mutant_slices import colon_swapped, one_short
 
 __all__ = ["WHOLE_CALLS", "slips", "called_names"]
 
@@ -294,8 +298,25 @@ def _new_axis_left_out(finder, node: ast.AST) -> None:
                            f"broadcasts along another axis)")
 
 
+def _typed_slices(finder, node: ast.AST) -> None:
+    """The colon on the other side (`ids[:1]` for `ids[1:]`) and a subscript one `, :` short."""
+    parent = finder.parent.get(id(node))
+    if isinstance(node, ast.Slice) and isinstance(parent, ast.Subscript) and parent.slice is node:
+        swapped = colon_swapped(node)
+        if swapped is not None:
+            typed = ast.Subscript(parent.value, swapped, ast.Load())
+            finder.add(node, "colon", None, "index",
+                       f"`{quote(typed)}` for `{quote(parent)}` (the colon on the other side of `{quote(node.lower or node.upper)}`)")
+    if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+        short = one_short(node)
+        if short is not None:
+            finder.add(node, "short", None, "index",
+                       f"`{quote(short)}` for `{quote(node)}` (one `, :` short: the slice falls on the last axis)")
+
+
 def slips(finder, node: ast.AST) -> None:
     """Add to `finder` (mutants._Finder) the slips this node allows."""
+    _typed_slices(finder, node)
     _new_axis_left_out(finder, node)
     _linear_by_hand(finder, node)
     _counted_back(finder, node)

@@ -33,6 +33,7 @@ from attention_by_hand.lab.mutant_slips import slips
 from attention_by_hand.lab.mutant_trees import copy_along, routes_of
 from attention_by_hand.lab.name_words import gloss
 from attention_by_hand.lab.axis_words import size_words
+from attention_by_hand.lab.mutant_quotes import elide
 from attention_by_hand.lab.mutant_edits import (
     KINDS,
     Change,
@@ -49,7 +50,6 @@ from attention_by_hand.lab.mutant_edits import (
     call_name,
     edit,
     edit_statements,
-    elide,
     fold_target,
     given_name,
     is_minus_inf,
@@ -93,7 +93,7 @@ class _Finder:
 
         def say(text=text) -> str:
             # Made when a hint needs it: thousands of changes are tried, one or two are named.
-            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "times2", "whole", "given", "size_for", "mean_for", "unlayer", "layers_swapped", "layer_on", "grid", "no_new_axis", "slice_name", "dot_t", "keep_part", "cond", "inner_first", "by_hand", "flip", "arg_shift", "sibling", "widen") and not self._in_keyword(node):
+            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "times2", "whole", "given", "size_for", "mean_for", "unlayer", "layers_swapped", "layer_on", "grid", "no_new_axis", "slice_name", "dot_t", "keep_part", "cond", "inner_first", "by_hand", "flip", "arg_shift", "sibling", "widen", "colon", "short") and not self._in_keyword(node):
                 code = self._before_after(node, change)
                 if code and (op in CONCEPT_FIRST or kind == "term"):
                     text = f"{text} ({code})"  # what changed in words, then in the reference's code

@@ -7,7 +7,7 @@ a call that cannot break the checker (`call`: copies of the inputs, no warnings,
 time limit, an error returned as a `Raised`); when two outputs agree (`agree`: within the
 checker's tolerance; two errors only with the same type and words) or are alike enough for one
 explanation (`alike`: two errors of one family, an index past the end or a shape that does not
-fit, in any words); the reference's own numbers on an input (`known_numbers`), and fresh random
+fit, in any words, or for a call put in, in that call's words); the reference's own numbers on an input (`known_numbers`), and fresh random
 inputs of the same kind (`fresh`).
 
 Left out: which changes there are (mutants.py) and which explain the learner (diagnosis.py).
@@ -16,6 +16,7 @@ Left out: which changes there are (mutants.py) and which explain the learner (di
 from __future__ import annotations
 
 import math
+import re
 import signal
 import sys
 import threading
@@ -274,13 +275,21 @@ def known_numbers(reference: ModuleType, function: str, args: tuple) -> Known:
     return known
 
 
-def alike(output, got) -> bool:
+def alike(output, got, words: bool = False) -> bool:
     """agree, but for one explanation (a single change, a changed input): an error of the same
     family counts, in whatever words (an index past the end, said by nn.Embedding, F.one_hot or
-    indexing: an IndexError or a RuntimeError)."""
+    indexing: an IndexError or a RuntimeError). words: a shape that does not fit only in the same
+    words but for its sizes (the call a change put in refused it, so the learner's must be that call)."""
     if isinstance(output, Raised) and isinstance(got, Raised) and RAISED not in (output, got):
+        if words and family(output) == "shape" and _template(output) != _template(got):
+            return False  # stack's words where the learner's cat raised: another call refused it
         return family(output) == family(got) and not _apart(output, got)
     return agree(output, got)
+
+
+def _template(error: Raised) -> str:
+    """An error's words with its numbers left out: the op that raised, whatever the sizes."""
+    return re.sub(r"\d+", "#", error.message)
 
 
 def _apart(a: Raised, b: Raised) -> bool:

@@ -35,10 +35,12 @@ __all__ = ["Parted", "parted", "parting"]
 class Parted:
     """What parting says: `text`, the whole hint part; `related`, the plain relation it holds
     between the learner's value and the reference's or an argument's (said alone beside a mend),
-    or None."""
+    or None; `described`, what a call on its lines does that the reference never makes (said
+    beside a relation the engine found), or None."""
 
     text: str
     related: str | None = None
+    described: str | None = None
 
 
 def _source_line(module: ModuleType, line: int) -> str:
@@ -140,7 +142,7 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
         returns = _returned(reference, function) if code_end.startswith("return") else None
         if returns and _same_code(returns, code_end):  # the same line: quoting it would say nothing
             returns = None
-        return Parted(where + (f"; the reference's is `{returns}`" if returns else ""))
+        return Parted(where + (f"; the reference's is `{returns}`" if returns else ""), described=described)
     local = first["step"][0]
     related, of_values = _related(reference, function, blamed)
     if not related:
@@ -159,7 +161,7 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
     also = f"; there, {related}" if related else ""
     runs = "runs and " if any(raised) else ""
     return Parted(f"{where}{also}; with `{name}` equal to the reference's {ref}, yours {runs}is right on each input it got wrong",
-                  f"at {at(end)}, {related}" if related and of_values else None)
+                  f"at {at(end)}, {related}" if related and of_values else None, described)
 
 
 def _related(reference: ModuleType, function: str, blamed) -> tuple[str | None, bool]:

@@ -32,7 +32,9 @@ in its `else`, or by a function made in the function. The child (calls.py) reads
 source; verdict.py puts the words before a failed check's hint (learner_notes.with_notes).
 
 Pitfalls of how a value was made (a list's `append` kept as its value, a tensor made by `expand`
-and written into, `~` of an integer tensor, index pairs given as one index) are read in made_pitfalls.py and said with these.
+and written into, `~` of an integer tensor, index pairs given as one index) are read in made_pitfalls.py,
+pitfalls of calls whose defaults read otherwise (`tensordot` without `dims`, `take`) in call_pitfalls.py,
+and said with these.
 
 Left out: iterators made other ways (`iter(...)`, a generator function), and loops in helpers
 the function calls.
@@ -47,6 +49,7 @@ import textwrap
 
 import torch
 
+from attention_by_hand.lab.call_pitfalls import call_pitfalls
 from attention_by_hand.lab.made_pitfalls import expanded_written, inverted_integers, none_kept, pairs_as_one_index
 from attention_by_hand.lab.made_pitfalls import stores as _stores
 
@@ -472,5 +475,5 @@ def pitfalls(function) -> list[list]:
     found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + _no_effect(fdef)
                    + _written_into(fdef) + _loop_rebound(fdef) + none_kept(fdef) + _result_dropped(fdef, function)
                    + expanded_written(fdef) + inverted_integers(fdef) + _zipped_rows(fdef)
-                   + _bitwise_before_comparison(fdef) + pairs_as_one_index(fdef))
+                   + _bitwise_before_comparison(fdef) + pairs_as_one_index(fdef) + call_pitfalls(fdef))
     return [[line + start - 1, words, [at + start - 1 for at in where]] for line, words, where in found]

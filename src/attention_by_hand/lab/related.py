@@ -19,6 +19,7 @@ from attention_by_hand.lab.input_relations import added_input, changed_input, fo
 from attention_by_hand.lab.intermediates import intermediate
 from attention_by_hand.lab.outcomes import Diagnosis, Raised, Tried, agree, alike, call, copy_input, fresh, known_numbers
 from attention_by_hand.lab.relations import ends, relation
+from attention_by_hand.lab.running_relations import running_rows
 from attention_by_hand.lab.tile_relations import last_tile_left_out
 
 __all__ = ["ends_of", "related", "worded_for", "LARGE"]
@@ -65,6 +66,8 @@ def _related(reference, function, tried: list[Tried], expected: list) -> Diagnos
                          [t.got for t in tried], alike, lambda args: tuple(fresh(a, generator) for a in args), defaults)
     said = said or last_tile_left_out(lambda args: call(getattr(reference, function), args), names,
                                       [t.args for t in tried], [t.got for t in tried], expected, alike)
+    said = said or running_rows(lambda args: call(getattr(reference, function), args), [t.args for t in tried],
+                                [t.got for t in tried], expected, agree)
     said = said or added_input(names, [t.args for t in tried], [t.got for t in tried], expected)
     said = said or formula_of_inputs(names, [t.args for t in tried], [t.got for t in tried], expected)
     if said:

@@ -143,8 +143,10 @@ def _case(check: Check, args: tuple, event: dict, reference: ModuleType, line_na
         where = f" ({at_line(event.get('line'), line_name)[2:]})" if event.get("line") else ""
         known = check.explain_error(event["type"], event["message"], args) if check.explain_error else None
         said = f": {known}" if known else hint_for_exception(event["type"], event["message"])
-        vector = f"; {event['broadcast']}" if isinstance(event.get("broadcast"), str) else ""
-        return f"raised {event['type']}: {event['message']}{where}{said}{vector}"
+        seen = f"; {event['line_words']}" if isinstance(event.get("line_words"), str) else ""
+        # torch's list of the forms a call takes runs to many lines: where its words are said, its first line is enough
+        message = event["message"].split("\n", 1)[0] + " ..." if said and "\n" in event["message"] else event["message"]
+        return f"raised {event['type']}: {message}{where}{said}{seen}"
     if event.get("changed"):
         return _changed_inputs(getattr(reference, check.function), event["changed"])
     try:
@@ -215,7 +217,10 @@ class _Engine:
             return mended, None, words
         if found:  # a mend that names a function, a flag or a number, after what the outputs show
             after = mended if mended and found.relation and op in NAMING_MENDS else None
-            return "; ".join(p for p in (self.said(check, found), after) if p), found.mistake, words if after else None
+            # what the outputs show, then what a call the reference never makes does on the line where they part
+            parted = self.parted_at(function, check) if found.relation and not after else None
+            calls = f"at the line where your values part, {parted.described}" if parted and parted.described else None
+            return "; ".join(p for p in (self.said(check, found), after, calls) if p), found.mistake, words if after else None
         if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)
             parted = self.parted_at(function, check)
             related = parted.related if parted else None
