@@ -1,4 +1,5 @@
-"""call_pitfalls: calls whose defaults read otherwise than they look, said from the code."""
+"""call_pitfalls: the pieces of `split(1)` joined along another axis, said from the code, and only
+where the joined tensor is used as it is."""
 
 from __future__ import annotations
 
@@ -12,32 +13,21 @@ def _said(source: str) -> list[str]:
     return [words for _, words, _ in call_pitfalls(ast.parse(textwrap.dedent(source)).body[0])]
 
 
-def test_take_of_a_table_is_said_to_read_it_flat():
-    said = _said('''
-    def pick(table, rows, cols):
-        picked = table[rows]
-        return torch.take(picked, cols)
-    ''')
-    assert said == ["`torch.take(picked, cols)` ({0}) reads `picked` as one flat row, its rows end to end: `cols` are "
-                    "positions in `picked.flatten()`, not one column of each row; one entry per row is "
-                    "`picked.gather(-1, cols[..., None])`"]
+def test_cat_of_pieces_indexed_after_is_said_nothing():
+    assert _said("def f(t):\n    return torch.cat(t.split(1), dim=-1)[0]\n") == []
 
 
-def test_take_as_a_method_is_said_too():
-    assert len(_said("def f(x, i):\n    return x.take(i)\n")) == 1
+def test_cat_of_pieces_squeezed_after_is_said_nothing():
+    assert _said("def f(t):\n    return torch.cat(t.split(1), dim=-1).squeeze(0)\n") == []
 
 
-def test_tensordot_given_its_dims_is_said_nothing():
-    assert _said("def f(a, b):\n    return torch.tensordot(a, b, dims=1)\n") == []
+def test_an_axis_written_as_an_expression_is_said_nothing_and_raises_nothing():
+    assert _said("def f(t, d):\n    return torch.cat(t.split(1), dim=-d)\n") == []
 
 
-def test_tensordot_given_dims_by_position_is_said_nothing():
-    assert _said("def f(a, b):\n    return torch.tensordot(a, b, ([1], [0]))\n") == []
-
-
-def test_tensordot_without_dims_is_said():
-    said = _said("def f(a, b):\n    return torch.tensordot(a, b)\n")
-    assert len(said) == 1 and "the default, 2, contracts the last two axes of `a` with the first two of `b`" in said[0]
+def test_the_tensor_split_is_bracketed_where_it_is_an_expression():
+    said = _said("def f(a, b):\n    return torch.cat((a + b).split(1), dim=-1)\n")
+    assert len(said) == 1 and "`(a + b).unbind(0)` gives pieces without it" in said[0]
 
 
 def test_cat_of_pieces_of_one_along_another_axis_is_said_to_keep_the_cut_axis():

@@ -189,3 +189,8 @@ def softmax(scores):
     assert failed and all("a running total, where the whole row's was meant" in r.hint
                           and "`logcumsumexp`, which the reference does not call, is a running log-sum-exp" in r.hint
                           for r in failed)
+
+
+def test_take_is_described_as_reading_its_tensor_flat(tmp_path):
+    said = call_words(["return -torch.log(torch.take(rows, ids[1:])).mean()"], _reference(tmp_path), "weights")
+    assert said.startswith("`take`, which the reference does not call, reads its tensor as one flat row")

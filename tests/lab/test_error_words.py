@@ -141,3 +141,28 @@ def test_a_sparse_tensor_reshaped_is_told_to_be_made_dense():
 def test_a_wrong_number_of_arguments_is_not_read_as_a_wrong_type():
     said = _words(lambda: torch.ones(2, 3).index_fill(1))
     assert "takes `" not in said
+
+
+def test_a_float_where_an_int_or_a_tensor_is_taken_is_told_of_floor_division():
+    d = 4
+    said = _words(lambda: torch.ones(3, 4).narrow(-1, d / 2, d // 2))
+    assert "as a Tensor or an int, not a float" in said and "`//` keeps an int" in said and "wrap" not in said
+
+
+def test_an_argument_given_by_keyword_is_named_by_its_type_alone():
+    said = _words(lambda: torch.index_fill(torch.ones(3, 4), 1, value=0.0, index=2))
+    assert "not an int" in said and "index=int" not in said
+
+
+def test_a_list_of_forms_without_a_parsable_one_gets_no_dtype_words():
+    assert _words(lambda: torch.ones(3, 4).view(3 / 1, 4)) == ""
+
+
+def test_an_overlapping_in_place_step_is_not_told_of_cat():
+    def shift():
+        x = torch.ones(5)
+        x[1:] += x[:-1]
+        return x
+
+    said = _words(shift)
+    assert "also read by the same step" in said and "torch.cat" not in said

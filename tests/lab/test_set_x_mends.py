@@ -116,13 +116,13 @@ def multi_head_attention(x, query, key, value, proj, n_heads):
     scores = torch.where(torch.ones(T, T).tril().bool(), scores, float("-inf"))
     weights = scores.softmax(dim=-1)
     joined = merge_heads(weights @ v)
-    return torch.addmm(proj.bias, joined, proj.weight.t()), weights
+    return joined @ proj.weight.T + proj.bias, weights
 '''
 
 
 def test_a_layer_made_without_a_bias_is_said_to_have_none_when_its_bias_is_added(tmp_path):
     found = failed_hints(tmp_path, "lab-05-multihead.py", PROJECTION_BY_HAND, "multi_head_attention")
-    assert found and all("`proj.bias` is None: `proj` was made with bias=False" in h for h in found)
+    assert found and all("`proj.bias` is None: `proj` was made without a bias (`bias=False`)" in h for h in found)
 
 
 PRODUCT_BY_TENSORDOT = '''
@@ -132,9 +132,9 @@ def self_attention(x, query, key, value):
 '''
 
 
-def test_tensordot_without_dims_is_said_to_contract_two_axes(tmp_path):
+def test_tensordot_is_said_to_contract_two_axes_unless_given_dims(tmp_path):
     found = failed_hints(tmp_path, "lab-04-attention.py", PRODUCT_BY_TENSORDOT, "self_attention")
-    assert found and all("is given no `dims`: the default, 2, contracts the last two axes of `w`" in h for h in found)
+    assert found and all("contracts, unless given `dims`, the last TWO axes of the first tensor" in h for h in found)
 
 
 ABLATION_BY_A_PLAIN_INDEX = '''

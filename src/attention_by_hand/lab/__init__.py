@@ -40,7 +40,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     mend_changes.py   the changes tried on a learner's code only (a line left out, an exp put in, a count +1)
     mend_words.py     the mistake such a change mends, in words (a term too many, the loop starts one step late)
     call_words.py     what a call on a quoted line does, when the reference never makes it (`cumsum` is running)
-    call_pitfalls.py  calls whose defaults read otherwise (`tensordot` without `dims`, `take`, pieces of `split(1)`)
+    call_pitfalls.py  the pieces of `split(1)` joined along another axis, which keep the axis they were cut from
     none_words.py     which name on the line that raised is None (a layer made with bias=False)
     unused.py         the arguments whose values never reach a wrong function's output (run in the child)
     room.py           `lab check N --room FOLDER`: every learner's file in a folder, one table

@@ -1,15 +1,14 @@
-"""Pitfalls of calls whose defaults read otherwise than they look, read off a learner's function
+"""Pitfalls of calls whose results read otherwise than they look, read off a learner's function
 (pitfalls.py says them with the rest, when its check fails).
 
-- `torch.tensordot(a, b)` with no `dims`: the default is 2, so it contracts the last two axes of
-  `a` with the first two of `b`; two matrices give one number, not their product.
-- `torch.take(x, ids)` (or `x.take(ids)`): `x` is read as one flat row, its rows end to end, so
-  `ids` are positions in `x.flatten()`, not one column of each row.
-- `torch.cat(x.split(1), dim=-1)` (or of `chunk`): each piece keeps the axis it was cut from, with
-  size 1, so joined along another axis, the result keeps that axis too; `unbind` drops it.
-  Said where split's axis is the first (its default, or 0) and cat's is written as another.
+- `torch.cat(x.split(1), dim=-1)`: each piece keeps the axis it was cut from, with size 1, so
+  joined along another axis, the result keeps that axis too; `unbind` drops it. Said where split
+  cuts pieces of 1 along the first axis (its default, or 0), cat joins them along another axis
+  written as a number, and the joined tensor is used as it is (not indexed, squeezed, viewed or
+  reshaped after, which may take the axis away).
 
-Each is said where the call is written so; whether it was the mistake, the failing check says.
+What `take` and `tensordot` do is said where the values part at their line (call_words.py), since
+either may be called rightly; tensordot's own error is glossed (judging.py).
 """
 
 from __future__ import annotations
@@ -27,49 +26,53 @@ def _torch_form(node: ast.Call) -> bool:
     return isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
 
 
-def _axis(node: ast.Call, position: int) -> object:
-    """The axis a call is given (by keyword or at `position`), as written; 0 where it is left out."""
-    for k in node.keywords:
-        if k.arg == "dim":
-            return ast.literal_eval(k.value) if isinstance(k.value, (ast.Constant, ast.UnaryOp)) else None
-    if len(node.args) > position:
-        given = node.args[position]
-        return ast.literal_eval(given) if isinstance(given, (ast.Constant, ast.UnaryOp)) else None
-    return 0
+def _axis(node: ast.Call, position: int) -> int | None:
+    """The axis a call is given (by keyword or at `position`) when written as a whole number; 0
+    where it is left out; None otherwise (a name, `-d`)."""
+    given = next((k.value for k in node.keywords if k.arg == "dim"), node.args[position] if len(node.args) > position else None)
+    if given is None:
+        return 0
+    try:
+        value = ast.literal_eval(given)
+    except ValueError:
+        return None
+    return value if type(value) is int else None
+
+
+def _bracketed(node: ast.expr) -> str:
+    """The code of `node`, bracketed where an attribute put after it would bind to its last part."""
+    code = ast.unparse(node)
+    return code if isinstance(node, (ast.Name, ast.Attribute, ast.Call, ast.Subscript)) else f"({code})"
 
 
 def _pieces_of_one(node: ast.expr) -> ast.Call | None:
-    """`x.split(1)` or `x.chunk(n)` along the first axis (a method, so its axis is argument 1)."""
-    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("split", "chunk")
-            and not _torch_form(node) and node.args and _axis(node, 1) == 0):
-        size = node.args[0]
-        if node.func.attr == "chunk" or (isinstance(size, ast.Constant) and size.value == 1):
-            return node
+    """`x.split(1)` along the first axis (a method, so its axis is argument 1)."""
+    if (isinstance(node, ast.Call) and _called(node, "split") and not _torch_form(node) and node.args
+            and isinstance(node.args[0], ast.Constant) and node.args[0].value == 1 and _axis(node, 1) == 0):
+        return node
     return None
+
+
+def _parents(fdef: ast.FunctionDef) -> dict[int, ast.AST]:
+    return {id(child): node for node in ast.walk(fdef) for child in ast.iter_child_nodes(node)}
 
 
 def call_pitfalls(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     found = []
+    parents = _parents(fdef)
     for node in ast.walk(fdef):
-        if not isinstance(node, ast.Call):
+        if not (isinstance(node, ast.Call) and _called(node, "cat") and _torch_form(node) and node.args):
             continue
-        code = ast.unparse(node)
-        if _called(node, "tensordot") and _torch_form(node) and len(node.args) == 2 and not node.keywords:
-            a, b = (ast.unparse(x) for x in node.args)
-            found.append((node.lineno, f"`{code}` ({{0}}) is given no `dims`: the default, 2, contracts the last two "
-                                       f"axes of `{a}` with the first two of `{b}`, so two matrices give one number; "
-                                       f"a matrix product is `{a} @ {b}` (or `dims=1`)", [node.lineno]))
-        if _called(node, "take") and ((_torch_form(node) and len(node.args) == 2) or (not _torch_form(node) and len(node.args) == 1)):
-            x = ast.unparse(node.args[0] if _torch_form(node) else node.func.value)
-            ids = ast.unparse(node.args[-1])
-            found.append((node.lineno, f"`{code}` ({{0}}) reads `{x}` as one flat row, its rows end to end: `{ids}` are "
-                                       f"positions in `{x}.flatten()`, not one column of each row; one entry per row "
-                                       f"is `{x}.gather(-1, {ids}[..., None])`", [node.lineno]))
-        pieces = _pieces_of_one(node.args[0]) if _called(node, "cat") and _torch_form(node) and node.args else None
-        if pieces is not None and isinstance(_axis(node, 1), int) and _axis(node, 1) != 0:
-            cut = ast.unparse(pieces)
-            found.append((node.lineno, f"`{code}` ({{0}}) joins the pieces of `{cut}`, and each keeps the axis it was "
-                                       f"cut from, with size 1: joined along another axis, the result keeps it too "
-                                       f"(a leading axis of size 1); `{ast.unparse(pieces.func.value)}.unbind(0)` "
-                                       f"gives pieces without it", [node.lineno]))
+        pieces = _pieces_of_one(node.args[0])
+        axis = _axis(node, 1)
+        parent = parents.get(id(node))
+        # `torch.cat(...)[0]`, `.squeeze(0)`, `.view(...)`: the axis may be taken away after
+        used_after = isinstance(parent, ast.Subscript) or (isinstance(parent, ast.Attribute) and parent.value is node)
+        if pieces is None or axis is None or axis == 0 or used_after:
+            continue
+        whole = _bracketed(pieces.func.value)
+        found.append((node.lineno, f"`{ast.unparse(node)}` ({{0}}) joins the pieces of `{ast.unparse(pieces)}`, and each "
+                                   f"keeps the axis it was cut from, with size 1: joined along another axis, the result "
+                                   f"keeps it too (a leading axis of size 1); `{whole}.unbind(0)` gives pieces without it",
+                      [node.lineno]))
     return found

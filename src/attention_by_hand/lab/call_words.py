@@ -27,6 +27,10 @@ CALLS = {
     "cumsum": "is a running (cumulative) sum: entry i adds up the entries up to i only",
     "cumprod": "is a running (cumulative) product: entry i multiplies the entries up to i only",
     "logcumsumexp": "is a running log-sum-exp: entry i takes the entries up to i only, not the whole row",
+    "take": "reads its tensor as one flat row, its rows end to end: the positions it is given are positions "
+            "in the flattened tensor, not one column of each row (that is `gather`)",
+    "tensordot": "contracts, unless given `dims`, the last TWO axes of the first tensor with the first two of the "
+                 "second (dims=2); a matrix product is `a @ b`, or `dims=1`",
     "unique": "keeps each distinct value (or row, with `dim=0`) once, sorted, so a repeated one counts once",
     "unique_consecutive": "keeps one of each run of equal values, so a repeated one counts once per run",
     "eye": "is the identity: ones on the diagonal, zeros everywhere else",

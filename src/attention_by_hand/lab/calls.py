@@ -291,7 +291,9 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
                 emit(event="fatal", reason="exit", id=call["id"], line=line, message=describe(error))
                 return False
             took = time.perf_counter() - started
-            kind, message = type(error).__name__, str(error)[:MAX_TEXT]
+            # torch's list of a call's forms runs long: kept whole, so that the form meant can be read (judging.py)
+            whole = "invalid combination of arguments" in str(error)
+            kind, message = type(error).__name__, str(error)[: 4 * MAX_TEXT if whole else MAX_TEXT]
             where = raised_in_loop(error.__traceback__, str(learner), resolve=True)
             own = raised_by_a_raise(error.__traceback__, learner) if kind == "NotImplementedError" else None
             seen = (misaligned_vector(error.__traceback__, learner, message) if kind == "RuntimeError"

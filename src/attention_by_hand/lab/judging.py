@@ -295,6 +295,8 @@ def hint_for_exception(type_name: str, message: str) -> str:
                 "sizes take `//`)")
     if "boolean mask" in message or "to be a boolean tensor" in message:
         return " (a mask must be a bool tensor: made with a comparison, or converted with .bool())"
+    if _COMBINATION.search(message):  # torch's list of a call's forms: it names dtypes of its own
+        return _argument_words(message)
     if any(w in message for w in ("scalar type", "dtype", "used as indices", "can't be cast")):
         return _dtype_words(message)
     too_many = re.search(r"too many indices for tensor of dimension (\d+)", message)
@@ -323,13 +325,14 @@ def hint_for_exception(type_name: str, message: str) -> str:
                 "given a dtype: make the tensor bool first, `dtype=torch.bool` or a comparison such as `== 0`)")
     if "refer to a single memory location" in message:
         # cat(..., out=x) with x among the inputs, or an in-place step whose argument overlaps the tensor written
-        return (" (the tensor written to is also read by the same step, as with `out=` naming one of the inputs: "
-                "keep the result as a new tensor instead, `x = torch.cat([x, new], dim=...)`)")
+        return (" (the tensor written to is also read by the same step: an `out=` that names one of the inputs, or "
+                "an in-place step on a tensor that overlaps what it reads; write the result into a new tensor "
+                "instead, or `.clone()` what is read)")
+    if "contracted dimensions need to match" in message:  # torch.tensordot's own words
+        return (" (torch.tensordot contracts, unless given `dims`, the last TWO axes of the first tensor with the "
+                "first two of the second; a matrix product is `a @ b`, or `dims=1`)")
     if "for sparse tensors" in message or "sparse tensors do not" in message.lower():
         return " (a sparse tensor where an ordinary one is needed: `.to_dense()` makes it one)"
-    arguments = _argument_words(message)
-    if arguments:
-        return arguments
     if "The shape of the mask" in message and "does not match the shape of the indexed tensor" in message:
         return " (a bool mask used as an index must have the shape of the axes it indexes, from the first; print both shapes)"
     if "out of range" in message or "out of bounds" in message:
@@ -342,20 +345,27 @@ _SIGNATURE = re.compile(r"\* \(([^)]*)\)\s*didn't match because some of the argu
 
 
 def _argument_words(message: str) -> str:
-    """torch's "invalid combination of arguments", said as the first argument that does not fit the
-    form it matched furthest: its name, its place and the type it takes."""
+    """torch's "invalid combination of arguments", said as the first argument that does not fit
+    the forms that match furthest: its name, its place, and every type those forms take there."""
     op = _COMBINATION.search(message)
-    best = None
+    forms = []
     for parameters, given in _SIGNATURE.findall(message) if op else ():
         params, types = [p.strip() for p in parameters.split(",")], [t.strip() for t in given.split(",")]
         wrong = next((i for i, t in enumerate(types) if t.startswith("!")), None)
-        if wrong is not None and wrong < len(params) and len(params[wrong].split()) == 2 and (best is None or wrong > best[0]):
-            best = (wrong, params[wrong].split(), types[wrong].strip("!"))
-    if best is None:
+        if wrong is not None and wrong < len(params) and len(params[wrong].split()) == 2:
+            got = types[wrong].strip("!").split("=")[-1]  # `index=int`: a keyword's name is no type
+            forms.append((wrong, *params[wrong].split(), got))
+    if not forms:
         return ""
-    at, (kind, name), got = best
-    made = f" (wrap the {got}: `torch.tensor([...])`)" if kind == "Tensor" and got in ("int", "float", "bool", "list") else ""
-    return f" ({op.group(1)}() takes `{name}`, argument {at + 1}, as {_an(kind)}, not {_an(got)}{made})"
+    at = max(f[0] for f in forms)
+    kinds = list(dict.fromkeys(f[1] for f in forms if f[0] == at))
+    name, got = next((f[2], f[3]) for f in forms if f[0] == at)
+    advice = ""
+    if got == "float" and "int" in kinds:
+        advice = " (`/` makes a float even where the result is whole; `//` keeps an int)"
+    elif kinds == ["Tensor"] and got in ("int", "float", "bool", "list"):
+        advice = f" (wrap the {got}: `torch.tensor([...])`)"
+    return f" ({op.group(1)}() takes `{name}`, argument {at + 1}, as {' or '.join(_an(k) for k in kinds)}, not {_an(got)}{advice})"
 
 
 def _an(word: str) -> str:

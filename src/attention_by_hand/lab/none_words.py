@@ -2,9 +2,12 @@
 
 `merged @ proj.weight + proj.bias` raises "unsupported operand type(s) for +: 'Tensor' and
 'NoneType'" when `proj` was made with `bias=False`: torch's words say that something on the line
-is None, not which. The child (calls.py) evaluates the names and attribute chains the raising
-line reads, in the learner's frame, and says the one that is None; where it is a layer's `bias`,
-that the layer has none. Said only where exactly one of them is None.
+is None, not which. The child (calls.py) evaluates, in the learner's frame, the names and
+attribute chains of the raising line that torch's words point at (the operands of the operator
+it names, on the side it names; what was indexed, called or asked an attribute of) and says the
+one that is None; where it is a layer's `bias`, that the layer has none. Said only where exactly
+one of them is None; a None given to a call as an argument (which the call may allow) is never
+suspected.
 
 Left out: a None made by a call on the line (`f(x) + 1`, where f returns nothing): calls are not
 made again here, since that would run the learner's code a second time.
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import re
 from pathlib import Path
 
 from attention_by_hand.lab.broadcast_words import learner_frame_and_line, line_tree
@@ -21,18 +25,44 @@ from attention_by_hand.lab.broadcast_words import learner_frame_and_line, line_t
 __all__ = ["none_read"]
 
 
-def _chains(line: str) -> list[ast.expr]:
-    """The names and the attribute chains of names (`proj.bias`, `self.proj.bias`) the line reads."""
+_OPERANDS = re.compile(r"unsupported operand type\(s\) for ([^:]+): '(\w+)' and '(\w+)'")
+_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.MatMult: "@", ast.Pow: "**",
+            ast.Mod: "%", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
+
+
+def _chain(node: ast.expr) -> bool:
+    """A name, or an attribute chain of a name (`proj.bias`, `self.proj.bias`)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _suspects(line: str, message: str) -> list[ast.expr]:
+    """The names and attribute chains on the line that the error's own words say may be None: the
+    operands of the operator it names, on the side it names; what was indexed, called or asked an
+    attribute of. Nothing for other words (a None given as an argument may be allowed there)."""
     tree = line_tree(line)
-    found = []
-    for node in ast.walk(tree) if tree is not None else ():
-        if isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
-            root = node
-            while isinstance(root, ast.Attribute):
-                root = root.value
-            if isinstance(root, ast.Name):
-                found.append(node)
-    return found
+    if tree is None:
+        return []
+    nodes = list(ast.walk(tree))
+    operands = _OPERANDS.search(message)
+    if operands:
+        symbol, left, right = operands.group(1).strip(), operands.group(2), operands.group(3)
+        found = []
+        for n in nodes:
+            if isinstance(n, ast.BinOp) and _SYMBOLS.get(type(n.op)) == symbol:
+                found += [side for side, kind in ((n.left, left), (n.right, right)) if kind == "NoneType"]
+            if isinstance(n, ast.AugAssign) and _SYMBOLS.get(type(n.op)) == symbol.rstrip("="):
+                found += [side for side, kind in ((n.target, left), (n.value, right)) if kind == "NoneType"]
+        return [n for n in found if _chain(n)]
+    if "'NoneType' object is not subscriptable" in message:
+        return [n.value for n in nodes if isinstance(n, ast.Subscript) and _chain(n.value)]
+    if "'NoneType' object is not callable" in message:
+        return [n.func for n in nodes if isinstance(n, ast.Call) and _chain(n.func)]
+    attribute = re.search(r"'NoneType' object has no attribute '(\w+)'", message)
+    if attribute:
+        return [n.value for n in nodes if isinstance(n, ast.Attribute) and n.attr == attribute.group(1) and _chain(n.value)]
+    return []
 
 
 _MISSING = object()
@@ -69,7 +99,7 @@ def _none_read(tb, learner: Path, message: str) -> str | None:
     if got is None:
         return None
     frame, line = got
-    nones = {ast.unparse(n): n for n in _chains(line) if _value(n, frame) is None}
+    nones = {ast.unparse(n): n for n in _suspects(line, message) if _value(n, frame) is None}
     if len(nones) != 1:
         return None
     text, node = next(iter(nones.items()))
@@ -78,6 +108,6 @@ def _none_read(tb, learner: Path, message: str) -> str | None:
     owner = _value(node.value, frame) if isinstance(node, ast.Attribute) else None
     if isinstance(node, ast.Attribute) and node.attr == "bias" and isinstance(owner, torch.nn.Module):
         layer = ast.unparse(node.value)
-        return (f"`{text}` is None: `{layer}` was made with bias=False and has no bias to add; "
+        return (f"`{text}` is None: `{layer}` was made without a bias (`bias=False`) and has none to add; "
                 f"`{layer}(x)` applies the layer, weight and bias (where it has one) alike")
     return f"`{text}` is None on this line"

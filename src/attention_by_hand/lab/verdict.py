@@ -144,8 +144,8 @@ def _case(check: Check, args: tuple, event: dict, reference: ModuleType, line_na
         known = check.explain_error(event["type"], event["message"], args) if check.explain_error else None
         said = f": {known}" if known else hint_for_exception(event["type"], event["message"])
         seen = f"; {event['line_words']}" if isinstance(event.get("line_words"), str) else ""
-        # torch's list of the forms a call takes runs to many lines: where its words are said, its first line is enough
-        message = event["message"].split("\n", 1)[0] + " ..." if said and "\n" in event["message"] else event["message"]
+        whole = event["message"]  # torch's list of a call's forms, where its words are said: its first line
+        message = whole.split("\n", 1)[0] + " ..." if "invalid combination of arguments" in whole and said.startswith(" (") else whole
         return f"raised {event['type']}: {message}{where}{said}{seen}"
     if event.get("changed"):
         return _changed_inputs(getattr(reference, check.function), event["changed"])
