@@ -7,8 +7,8 @@ a call that cannot break the checker (`call`: copies of the inputs, no warnings,
 time limit, an error returned as a `Raised`); when two outputs agree (`agree`: within the
 checker's tolerance; two errors only with the same type and words) or are alike enough for one
 explanation (`alike`: two errors of one family, an index past the end or a shape that does not
-fit, in any words, or for a call put in, in that call's words); the reference's own numbers on an input (`known_numbers`), and fresh random
-inputs of the same kind (`fresh`).
+fit, in any words, or for a call put in, in that call's words); the reference's own numbers on
+an input (`known_numbers`), and fresh random inputs of the same kind (`fresh`).
 
 Left out: which changes there are (mutants.py) and which explain the learner (diagnosis.py).
 """
