@@ -148,3 +148,19 @@ def test_an_int_for_a_tensor_index_names_the_argument_and_cuts_torchs_list_of_fo
     found = failed_hints(tmp_path, "lab-11-induction-heads.py", ABLATION_BY_A_PLAIN_INDEX, "ablate_head")
     assert found and all("index_fill() takes `index`, argument 3, as a Tensor, not an int" in h
                          and "expected one of: ..." in h and "didn't match" not in h for h in found)
+
+
+ROPE_WITH_ONE_HALF_TWICE = '''
+def rope(x, positions, base=10000.0):
+    d = x.shape[-1]
+    speeds = 1.0 / base ** (torch.arange(0, d, 2).float() / d)
+    turn = torch.outer(positions.float(), speeds)
+    lo, hi = x[..., : d // 2], x[..., : d // 2]
+    c, s = turn.cos(), turn.sin()
+    return torch.cat((lo * c - hi * s, hi * c + lo * s), dim=-1)
+'''
+
+
+def test_a_colon_on_the_other_side_in_one_part_of_several_is_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-07-positions.py", ROPE_WITH_ONE_HALF_TWICE, "rope")
+    assert found and all("(the colon on the other side of `half`)" in h for h in found)

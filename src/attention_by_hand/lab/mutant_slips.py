@@ -301,12 +301,14 @@ def _new_axis_left_out(finder, node: ast.AST) -> None:
 def _typed_slices(finder, node: ast.AST) -> None:
     """The colon on the other side (`ids[:1]` for `ids[1:]`) and a subscript one `, :` short."""
     parent = finder.parent.get(id(node))
-    if isinstance(node, ast.Slice) and isinstance(parent, ast.Subscript) and parent.slice is node:
-        swapped = colon_swapped(node)
-        if swapped is not None:
-            typed = ast.Subscript(parent.value, swapped, ast.Load())
-            finder.add(node, "colon", None, "index",
-                       f"`{quote(typed)}` for `{quote(parent)}` (the colon on the other side of `{quote(node.lower or node.upper)}`)")
+    # the slice alone (`ids[1:]`) or one part of several (`x[..., half:]`)
+    whole = finder.parent.get(id(parent)) if isinstance(parent, ast.Tuple) else parent
+    swapped = colon_swapped(node) if isinstance(node, ast.Slice) else None
+    if swapped is not None and isinstance(whole, ast.Subscript) and whole.slice in (node, parent):
+        index = swapped if whole.slice is node else ast.Tuple([swapped if p is node else p for p in parent.elts], ast.Load())
+        typed = ast.Subscript(whole.value, index, ast.Load())
+        finder.add(node, "colon", None, "index",
+                   f"`{quote(typed)}` for `{quote(whole)}` (the colon on the other side of `{quote(node.lower or node.upper)}`)")
     if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
         short = one_short(node)
         if short is not None:
