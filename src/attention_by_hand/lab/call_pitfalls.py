@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ast
 
+from attention_by_hand.lab.code_layout import parents as parents_in
+
 __all__ = ["call_pitfalls"]
 
 
@@ -53,19 +55,15 @@ def _pieces_of_one(node: ast.expr) -> ast.Call | None:
     return None
 
 
-def _parents(fdef: ast.FunctionDef) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(fdef) for child in ast.iter_child_nodes(node)}
-
-
 def call_pitfalls(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     found = []
-    parents = _parents(fdef)
+    parent_of = parents_in(fdef)
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Call) and _called(node, "cat") and _torch_form(node) and node.args):
             continue
         pieces = _pieces_of_one(node.args[0])
         axis = _axis(node, 1)
-        parent = parents.get(id(node))
+        parent = parent_of.get(id(node))
         # `torch.cat(...)[0]`, `.squeeze(0)`, `.view(...)`: the axis may be taken away after
         used_after = isinstance(parent, ast.Subscript) or (isinstance(parent, ast.Attribute) and parent.value is node)
         if pieces is None or axis is None or axis == 0 or used_after:

@@ -14,7 +14,7 @@ import linecache
 import sys
 from dataclasses import dataclass, field
 
-__all__ = ["LOOPS", "Layout", "inlined", "layout_of", "reads_of"]
+__all__ = ["LOOPS", "Layout", "inlined", "layout_of", "parents", "reads_of"]
 
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -105,3 +105,8 @@ def inlined(statements: dict[int, ast.stmt], version: tuple = sys.version_info[:
     if tuple(version) < (3, 12):
         return False
     return any(isinstance(n, (ast.ListComp, ast.SetComp, ast.DictComp)) for t in statements.values() for n in ast.walk(t))
+
+
+def parents(tree: ast.AST) -> dict[int, ast.AST]:
+    """Each node's parent in `tree`, by the child's id."""
+    return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}

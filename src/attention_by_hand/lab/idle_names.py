@@ -19,7 +19,8 @@ from types import ModuleType, SimpleNamespace
 
 import torch
 
-from attention_by_hand.lab.mend_words import _parents, a_factor
+from attention_by_hand.lab.code_layout import parents as parents_in
+from attention_by_hand.lab.mend_words import a_factor
 from attention_by_hand.lab.mutants import Change, build, definition
 from attention_by_hand.lab.outcomes import locals_on
 
@@ -40,7 +41,7 @@ def made_idle(change: Change, module: ModuleType, function: str, inputs: list[tu
     if change.op in said or change.function != function:
         return False
     fdef = definition(module, function)
-    parents = _parents(fdef)
+    parents = parents_in(fdef)
     reads: dict[str, list[ast.Name]] = {}
     for n in ast.walk(fdef):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 
+from attention_by_hand.lab.code_layout import parents as parents_in
 from attention_by_hand.lab.mutant_edits import CMP, OPS, TENSOR_MAKERS, Change, call_name, factor_parts, moved_text, number_of, quote_statement
 
 __all__ = ["mistake_words", "mend_said", "a_factor"]
@@ -24,10 +25,6 @@ _OP_NAMES = {kind.__name__: sign for kind, sign in OPS.items()}
 # An operation in words: `slope ** dist` is a power where a product was meant.
 _OP_WORDS = {"+": "a sum", "-": "a difference", "*": "a product", "/": "a division", "//": "a whole-number division",
              "**": "a power", "@": "a matrix product", "|": "an either-or of two masks", "&": "a both-and of two masks"}
-
-
-def _parents(fdef: ast.FunctionDef) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(fdef) for child in ast.iter_child_nodes(node)}
 
 
 def _bound(node: ast.AST, parents: dict[int, ast.AST]) -> tuple[str | None, int]:
@@ -141,7 +138,7 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     nodes = list(ast.walk(fdef))
     if not 0 <= change.index < len(nodes):
         return None
-    node, parents = nodes[change.index], _parents(fdef)
+    node, parents = nodes[change.index], parents_in(fdef)
     op, kind = change.op, change.kind
     if op == "const" and _exponent(node, parents):  # `** 2` for `** 1` is a power, not a count off by one
         return _POWERS.get((node.value, change.arg), f"the wrong power: `** {node.value}` where `** {change.arg}` is needed")

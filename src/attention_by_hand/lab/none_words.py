@@ -21,13 +21,13 @@ import re
 from pathlib import Path
 
 from attention_by_hand.lab.broadcast_words import learner_frame_and_line, line_tree
+from attention_by_hand.lab.mutant_edits import OPS
 
 __all__ = ["none_read"]
 
 
 _OPERANDS = re.compile(r"unsupported operand type\(s\) for ([^:]+): '(\w+)' and '(\w+)'")
-_SYMBOLS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.MatMult: "@", ast.Pow: "**",
-            ast.Mod: "%", ast.BitAnd: "&", ast.BitOr: "|", ast.BitXor: "^"}
+_SYMBOLS = {**OPS, ast.Mod: "%", ast.BitXor: "^"}  # as Python's error names each operator
 
 
 def _chain(node: ast.expr) -> bool:

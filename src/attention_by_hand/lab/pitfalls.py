@@ -49,6 +49,7 @@ import textwrap
 import torch
 
 from attention_by_hand.lab.call_pitfalls import call_pitfalls
+from attention_by_hand.lab.code_layout import parents as parents_in
 from attention_by_hand.lab.made_pitfalls import expanded_written, inverted_integers, none_kept, pairs_as_one_index
 from attention_by_hand.lab.made_pitfalls import stores as _stores
 
@@ -83,10 +84,6 @@ def _loads(tree: ast.AST, name: str) -> list[ast.Name]:
     return found
 
 
-def _parents(fdef: ast.FunctionDef) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(fdef) for child in ast.iter_child_nodes(node)}
-
-
 def _apart(fdef: ast.FunctionDef, a: ast.AST, b: ast.AST) -> bool:
     """Whether b can run only where a did not: the two branches of one `if`, or a in a block that
     ends by leaving the function (`return`, `raise`) and b outside it."""
@@ -99,7 +96,7 @@ def _apart(fdef: ast.FunctionDef, a: ast.AST, b: ast.AST) -> bool:
             if (isinstance(block, list) and block and isinstance(block[-1], (ast.Return, ast.Raise))
                     and id(a) in ids and id(b) not in ids and node is not fdef):
                 return True
-    parents = _parents(fdef)
+    parents = parents_in(fdef)
     holder = parents.get(id(a))
     while holder is not None and not isinstance(holder, ast.stmt):
         holder = parents.get(id(holder))
@@ -108,7 +105,7 @@ def _apart(fdef: ast.FunctionDef, a: ast.AST, b: ast.AST) -> bool:
 
 def _stops_early(fdef: ast.FunctionDef, use: ast.Name) -> bool:
     """A use that may take only part of the iterator (`next(it)`, `any(...)`): the rest is still there."""
-    call = _parents(fdef).get(id(use))
+    call = parents_in(fdef).get(id(use))
     return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id in ("next", "any", "all")
 
 
