@@ -194,3 +194,18 @@ def softmax(scores):
 def test_take_is_described_as_reading_its_tensor_flat(tmp_path):
     said = call_words(["return -torch.log(torch.take(rows, ids[1:])).mean()"], _reference(tmp_path), "weights")
     assert said.startswith("`take`, which the reference does not call, reads its tensor as one flat row")
+
+
+def test_block_diag_is_told_to_put_blocks_on_the_diagonal(tmp_path):
+    said = call_words(["return torch.block_diag(*heads)"], _reference(tmp_path), "weights")
+    assert said.startswith("`block_diag`, which the reference does not call, puts each matrix in its own block")
+
+
+def test_inner_is_told_to_pair_every_row_with_every_row(tmp_path):
+    said = call_words(["D = torch.inner(p, dp)"], _reference(tmp_path), "weights")
+    assert "EVERY row of the first with every row of the second" in said
+
+
+def test_index_copy_is_told_to_replace_what_was_there(tmp_path):
+    said = call_words(["dk.index_copy_(-2, rows, share)"], _reference(tmp_path), "weights")
+    assert "`index_add_` adds" in said

@@ -166,3 +166,51 @@ def test_an_overlapping_in_place_step_is_not_told_of_cat():
 
     said = _words(shift)
     assert "also read by the same step" in said and "torch.cat" not in said
+
+
+def test_a_tensor_called_with_round_brackets_is_told_a_tensor_was_called():
+    said = _words(lambda: torch.eye(3)(torch.tensor([0, 2])))
+    assert "a tensor was called" in said and "square brackets" in said
+
+
+def test_an_attribute_called_as_a_method_is_told_it_is_read_without_brackets():
+    said = _words(lambda: torch.ones(2, 3).max(dim=-1).values())
+    assert "`.values` or `.T` is read without brackets" in said
+
+
+def test_pairs_as_rows_given_to_sparse_coo_tensor_are_told_one_row_per_axis():
+    pairs = torch.tensor([[0, 1], [1, 2], [2, 0]])  # (3 entries, 2): one pair per row
+    said = _words(lambda: torch.sparse_coo_tensor(pairs, torch.ones(3), (3, 3)))
+    assert "one ROW per axis" in said and "transpose it" in said
+
+
+def test_an_axis_given_as_layer_norms_normalized_shape_is_told_it_takes_a_shape():
+    said = _words(lambda: torch.nn.functional.layer_norm(torch.ones(3, 8), (-1,), torch.ones(8), torch.zeros(8)))
+    assert "SHAPE of the trailing axes" in said and "`(d_model,)`" in said
+
+
+def test_a_normalized_shape_that_does_not_fit_the_input_is_told_of_the_input():
+    said = _words(lambda: torch.nn.functional.layer_norm(torch.ones(3, 8), (4,)))
+    assert "input's trailing axes" in said
+
+
+def test_a_layer_given_where_its_result_was_meant_is_told_the_brackets_are_missing():
+    norm = torch.nn.LayerNorm(4)
+    said = _words(lambda: torch.nn.functional.linear(norm, torch.ones(4, 4)))
+    assert "a call's brackets are missing" in said
+
+
+def test_a_function_given_where_a_tensor_was_meant_is_told_the_brackets_are_missing():
+    said = _words(lambda: torch.softmax(torch.ones, dim=-1))
+    assert "a call's brackets are missing" in said
+
+
+def test_an_input_of_the_wrong_width_for_layer_norm_is_told_of_the_input_not_an_axis():
+    said = _words(lambda: torch.nn.LayerNorm(8)(torch.ones(8, 4)))
+    assert "input's trailing axes" in said and "axis number" not in said
+
+
+def test_indices_of_one_row_given_to_sparse_coo_tensor_get_no_transpose_advice():
+    with pytest.raises(Exception) as raised:
+        torch.sparse_coo_tensor(torch.tensor([[0, 1, 2]]), torch.ones(3), (3, 3))
+    assert "transpose it" not in hint_for_exception(type(raised.value).__name__, str(raised.value))

@@ -85,3 +85,34 @@ def test_a_hint_that_observes_a_nan_says_where_the_learners_code_made_it(tmp_pat
     run = check_in_process(load_lab(path), LABS[2])
     (hint,) = [r.hint for r in run.results if not r.passed and "nan" in r.hint]
     assert "the first nan was made at line" in hint and "`shares = counts / counts.sum(dim=1, keepdim=True)` (stored in `shares`)" in hint
+
+
+def test_a_nan_typed_into_the_line_is_said_to_spread():
+    from attention_by_hand.lab.first_nan import written_nan
+
+    said = written_nan('scores = scores.masked_fill(mask, float("nan"))')
+    assert "typed there by hand" in said and "`float('-inf')`" in said
+
+
+def test_torch_nan_is_a_nan_typed_too():
+    from attention_by_hand.lab.first_nan import written_nan
+
+    assert written_nan("x = torch.where(m, torch.nan, s)") != ""
+
+
+def test_a_line_that_types_no_nan_says_nothing_more():
+    from attention_by_hand.lab.first_nan import written_nan
+
+    assert written_nan("e = torch.exp(scores - m)") == "" and written_nan("x = nanmean(y)") == ""
+
+
+def test_a_nan_typed_as_a_tensors_start_is_no_fill():
+    from attention_by_hand.lab.first_nan import written_nan
+
+    assert written_nan('out = torch.full((T, d), float("nan"))') == ""
+
+
+def test_a_nan_assigned_into_chosen_entries_is_a_fill():
+    from attention_by_hand.lab.first_nan import written_nan
+
+    assert written_nan("s[hidden] = math.nan") != ""

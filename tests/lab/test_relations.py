@@ -636,3 +636,15 @@ def test_zeros_on_both_sides_add_no_number_to_a_constant_factor():
     pairs = [(torch.tensor([0.0, 2.038]), torch.tensor([0.0, 1.955]), {})]
     said = relation(pairs)
     assert said is None or "multiplied" not in said
+
+
+def test_one_and_the_same_number_throughout_relates_to_nothing():
+    # zeros of either width are every block, average or reshaping of each other: nothing holds
+    pairs = [(torch.zeros(6, 2), torch.zeros(6, 4), {}), (torch.zeros(3, 5), torch.zeros(3, 10), {})]
+    assert relation(pairs) is None
+
+
+def test_two_different_numbers_throughout_relate_to_nothing_either():
+    # zeros are the log of ones, and ones minus one: no relation is told apart from another
+    pairs = [(torch.zeros(4, 4), torch.ones(4, 4), {}), (torch.zeros(3, 3), torch.ones(3, 3), {})]
+    assert relation(pairs) is None

@@ -7,6 +7,14 @@
   written as a number, and the joined tensor is used as it is (not indexed, squeezed, viewed or
   reshaped after, which may take the axis away).
 
+- `int(smoothing)` (or `math.floor`, `math.trunc`) of an argument the signature gives as a float
+  (annotated `float`, or a float default): it cuts the number to a whole one toward zero, 0.5 to 0
+  and 1.5 to 1, so only a whole-number value comes through as given.
+
+- `q.grad` read, of an argument the function copies with `.detach()` or `.clone()` (itself, or as
+  the variable of a comprehension over it): a backward through the copy fills the copy's `.grad`,
+  and the argument's stays None.
+
 What `take` and `tensordot` do is said where the values part at their line (call_words.py), since
 either may be called rightly; tensordot's own error is glossed (judging.py).
 """
@@ -55,8 +63,85 @@ def _pieces_of_one(node: ast.expr) -> ast.Call | None:
     return None
 
 
-def call_pitfalls(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+def _float_arguments(fdef: ast.FunctionDef) -> set[str]:
+    """The arguments the signature gives as floats: annotated `float`, or with a float default."""
+    args = fdef.args.posonlyargs + fdef.args.args
+    defaults = dict(zip([a.arg for a in args][len(args) - len(fdef.args.defaults):], fdef.args.defaults))
+    defaults.update({a.arg: d for a, d in zip(fdef.args.kwonlyargs, fdef.args.kw_defaults) if d is not None})
+    named = {a.arg for a in args + fdef.args.kwonlyargs if isinstance(a.annotation, ast.Name) and a.annotation.id == "float"}
+    return named | {name for name, d in defaults.items() if isinstance(d, ast.Constant) and type(d.value) is float}
+
+
+def _truncated(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`int(x)` of a float argument, said with what it makes of 0.5 and 1.5."""
+    floats, found = _float_arguments(fdef), []
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
+                and isinstance(node.args[0], ast.Name) and node.args[0].id in floats):
+            continue
+        func = node.func
+        name = (func.id if isinstance(func, ast.Name) and func.id == "int" else
+                func.attr if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == "math" and func.attr in ("floor", "trunc") else None)
+        if name is None:
+            continue
+        found.append((node.lineno, f"`{ast.unparse(node)}` ({{0}}) cuts `{node.args[0].id}`, which the signature gives as "
+                                   f"a float, to a whole number toward zero: 0.5 becomes 0 and 1.5 becomes 1, so only a "
+                                   f"whole-number `{node.args[0].id}` comes through as given", [node.lineno]))
+    return found
+
+
+def _root(node: ast.expr) -> ast.expr:
+    """The name a chain of calls and attributes starts from: `q` of `q.detach().clone()`; a chain
+    through `.grad` (`x.grad.clone()`) copies a gradient, not the tensor, and has no such root."""
+    while isinstance(node, (ast.Call, ast.Attribute)):
+        if isinstance(node, ast.Attribute) and node.attr == "grad":
+            return node
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
+
+
+def _copied(fdef: ast.FunctionDef, arguments: set[str]) -> dict[str, int]:
+    """{argument: line} for the arguments the function copies with `.detach()` or `.clone()`,
+    directly or as a comprehension's variable over a tuple or list that holds them."""
+    over: dict[str, set[str]] = {}  # a comprehension's variable -> the arguments it runs over
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.comprehension) and isinstance(node.target, ast.Name) and isinstance(node.iter, (ast.Tuple, ast.List)):
+            over.setdefault(node.target.id, set()).update(e.id for e in node.iter.elts if isinstance(e, ast.Name) and e.id in arguments)
+    found: dict[str, int] = {}
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("detach", "clone"):
+            root = _root(node.func.value)
+            if isinstance(root, ast.Name):
+                for name in ({root.id} & arguments) | over.get(root.id, set()):
+                    found.setdefault(name, node.lineno)
+    return found
+
+
+def _grad_of_original(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`q.grad` read, where the function copies the argument `q` and never gives the name `q`
+    another value (`q = q.detach().requires_grad_()` makes `q` the copy: its `.grad` is filled)."""
+    arguments = {a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs}
+    rebound = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    copied, read = {k: v for k, v in _copied(fdef, arguments).items() if k not in rebound}, {}
+    for node in ast.walk(fdef):
+        if (isinstance(node, ast.Attribute) and node.attr == "grad" and isinstance(node.ctx, ast.Load)
+                and isinstance(node.value, ast.Name) and node.value.id in copied):
+            read.setdefault(node.lineno, []).append(node)
     found = []
+    for line, nodes in sorted(read.items()):
+        names = sorted({n.value.id for n in nodes}, key=lambda name: min(n.col_offset for n in nodes if n.value.id == name))
+        grads, args = (", ".join(f"`{n}{suffix}`" for n in names) for suffix in (".grad", ""))
+        one = len(names) == 1
+        found.append((line, f"{grads} ({{0}}) read{'s' if one else ''} the gradient{'' if one else 's'} of the argument{'' if one else 's'} {args} "
+                            f"{'itself' if one else 'themselves'}, copied with `.detach()` or `.clone()` ({{1}}): a backward through "
+                            f"{'the copy' if one else 'the copies'} fills {'its' if one else 'their'} own `.grad`, and "
+                            f"{grads} stay{'s' if one else ''} None", [line, min(copied[n] for n in names)]))
+    return found
+
+
+def call_pitfalls(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    found = _truncated(fdef) + _grad_of_original(fdef)
     parent_of = parents_in(fdef)
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Call) and _called(node, "cat") and _torch_form(node) and node.args):

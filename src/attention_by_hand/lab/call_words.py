@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable
 from types import ModuleType
 
-__all__ = ["CALLS", "called", "call_words", "reference_makes"]
+__all__ = ["CALLS", "called", "call_words", "described", "reference_makes"]
 
 # the name of the call (a function's or a method's) -> what it does
 CALLS = {
@@ -31,10 +31,39 @@ CALLS = {
             "in the flattened tensor, not one column of each row (that is `gather`)",
     "tensordot": "contracts, unless given `dims`, the last TWO axes of the first tensor with the first two of the "
                  "second (dims=2); a matrix product is `a @ b`, or `dims=1`",
-    "unique": "keeps each distinct value (or row, with `dim=0`) once, sorted, so a repeated one counts once",
+    "unique": "keeps each distinct value (or row, with `dim=0`) once, sorted, so a repeated one counts once; "
+              "what `return_inverse=True` adds is each entry's position among those kept, not a count "
+              "(that is `return_counts=True`)",
     "unique_consecutive": "keeps one of each run of equal values, so a repeated one counts once per run",
+    "block_diag": "puts each matrix in its own block on the diagonal, zeros everywhere else, so its shape is the "
+                  "sum of their rows by the sum of their columns; side by side is `torch.cat(..., dim=-1)`",
+    "dstack": "joins along the THIRD axis (axis 2), after making each tensor at least 3-D: n (T, T) matrices "
+              "give (T, T, n); `torch.stack` puts the new axis first",
+    "hstack": "joins along axis 1 (along axis 0 for 1-D tensors)",
+    "vstack": "joins along axis 0, each 1-D tensor as a row",
+    "column_stack": "joins along axis 1, each 1-D tensor as a column",
+    "tensor_split": "given a list, cuts BEFORE each index in it (an int is a number of pieces), so an index 0 "
+                    "makes an empty first piece",
+    "outer": "multiplies every pair, a[i] * b[j] (every pair's difference is `a[:, None] - b[None, :]`)",
+    "inner": "takes the dot product over the last axis of EVERY row of the first with every row of the second: "
+             "two (n, d) matrices give (n, n), not one dot product per row (`(a * b).sum(-1)`)",
+    "index_copy_": "writes the rows it is given in place of what was there, so a second write to a row replaces "
+                   "the first (`index_add_` adds)",
+    "index_copy": "writes the rows it is given in place of what was there, so a second write to a row replaces "
+                  "the first (`index_add` adds)",
+    "triu_indices": "returns the row and the column numbers of the triangle's cells, a (2, n) tensor of "
+                    "integers, not a mask",
+    "tril_indices": "returns the row and the column numbers of the triangle's cells, a (2, n) tensor of "
+                    "integers, not a mask",
+    "most_common": "keeps, given n, only the n most frequent items (a Counter's method)",
+    "kthvalue": "is the k-th SMALLEST value along the axis: `kthvalue(1)` is the minimum",
+    "trapezoid": "integrates by the trapezoidal rule: the first and the last entry count half, so it is not the sum",
+    "std_mean": "returns the standard deviation (not the variance), then the mean",
+    "vjp": "returns a pair, the function's output first: `torch.autograd.functional.vjp` then the vector-Jacobian "
+           "products (the gradients), `torch.func.vjp` a function that computes them",
     "eye": "is the identity: ones on the diagonal, zeros everywhere else",
-    "diag": "makes a diagonal matrix of a 1-D tensor but returns the diagonal of a 2-D one",
+    "diag": "makes a diagonal matrix of a 1-D tensor but returns the diagonal of a 2-D one; given an offset k, "
+            "n entries make an (n + |k|, n + |k|) matrix",
     "diagonal": "returns a diagonal's entries, not a matrix, and takes it across the FIRST two axes "
                 "unless `dim1=` and `dim2=` say otherwise",
     "median": "is the middle value (the lower of the two middle ones for an even count), not the mean",
@@ -194,10 +223,17 @@ def reference_makes(reference: ModuleType, function: str, as_learners: bool = Fa
     return {name for f in reachable(reference, function) for name in called(definition(reference, f), as_learners)}
 
 
-def call_words(quoted: Iterable[str], reference: ModuleType, function: str) -> str | None:
+def call_words(quoted: Iterable[str], reference: ModuleType, function: str, said: Iterable[str] = ()) -> str | None:
     """What each described call in the `quoted` code does, for calls the reference's `function`
-    (and the functions of the reference it calls) never makes; None when there is none. `quoted`
-    may hold hint text: its backticked code is read."""
+    (and the functions of the reference it calls) never makes, leaving out those `said` (their
+    names); None when there is none. `quoted` may hold hint text: its backticked code is read."""
+    words = described(quoted, reference, function)
+    parts = [text for name, text in words.items() if name not in set(said)]
+    return "; ".join(parts) if parts else None
+
+
+def described(quoted: Iterable[str], reference: ModuleType, function: str) -> dict[str, str]:
+    """{name: its words} for call_words, in the order the calls are first written."""
     # read as the learner's are: a `var` the reference only makes told how to count
     # (`unbiased=False`) leaves the learner's bare `var` described
     reference_calls = reference_makes(reference, function, as_learners=True)
@@ -211,8 +247,6 @@ def call_words(quoted: Iterable[str], reference: ModuleType, function: str) -> s
             for name in called(tree, as_learners=True) if tree is not None else []:
                 if name in CALLS and name not in reference_calls and name not in names:
                     names.append(name)
-    if not names:
-        return None
     how = {name: "calls only told how to count" if name in told else "does not call" for name in names}
-    return "; ".join(f"`{name}`, which the reference {how[name]}, {CALLS[name]}" for name in names)
+    return {name: f"`{name}`, which the reference {how[name]}, {CALLS[name]}" for name in names}
 

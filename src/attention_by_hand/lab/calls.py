@@ -8,13 +8,20 @@ not what is under test). An event is a JSON-able dict:
     {"event": "result", "id": 3, "value": <encoded>, "changed": [0]}   changed: the arguments
                                                      the call modified in place, by position;
                                                      "nan": [line, name, code] where it first made a nan
-                                                     "blame": {...} where it parts from the reference (blame.py)
+                                                     "blame": {...} where it parts from the reference (blame.py),
+                                                     with "body", the code of the span's lines between its
+                                                     first and last (a last line that is a loop: its body),
+                                                     and "sizes", those that end unlike the reference's
                                                      "shared": [[0, 1]] parts returned that are one tensor,
                                                      "warned": [[line, text]] torch's warnings (learner_notes.py)
+                                                     "line_calls": not right, no span found: {call: words}
+                                                     for its one `return` line (line_calls.py)
     {"event": "raised", "id": 3, "type": "IndexError", "message": "...", "line": 41, "function": "dot"}
                                                      "own_raise": a NotImplementedError of the file's own `raise`
                                                      "line_words": what the raising line's values show (a 1-D
                                                      tensor met by the wrong axis, a name that is None)
+                                                     "line_calls": {call: words} for the calls on the raising
+                                                     line the reference never makes (line_calls.py)
     {"event": "fatal", "reason": "exit" | "memory" | "missing", ...}   nothing more is called
     {"event": "done"}                                every call was made; what follows only adds to hints:
     {"event": "unused", "function": "dot", "arguments": [[1, -1]], "tried": [0, 1], "random": false}
@@ -40,8 +47,10 @@ from types import ModuleType
 from attention_by_hand.lab.broadcast_words import misaligned_vector
 from attention_by_hand.lab.first_nan import first_nan, has_nan
 from attention_by_hand.lab.learner_notes import recording, shared_parts
+from attention_by_hand.lab.line_calls import line_calls, return_line, span_body
 from attention_by_hand.lab.none_words import none_read
 from attention_by_hand.lab.raised_where import raised_in_loop
+from attention_by_hand.lab.size_locals import sizes_apart
 from attention_by_hand.lab.wire import MAX_TEXT, decode, encode
 
 __all__ = ["call_all", "missing_functions", "learner_frame", "describe", "is_out_of_memory", "same"]
@@ -142,7 +151,7 @@ class _Blamer:
 
     def __init__(self, module: ModuleType, reference: ModuleType | None):
         self.module, self.reference = module, reference
-        self.spent, self.given_up = 0.0, set()
+        self.spent, self.given_up, self.sized = 0.0, set(), set()  # given_up: searched, and no span found
 
     def __call__(self, call: dict, value, took: float, raised: bool = False):
         """raised: the call raised (value is then nothing)."""
@@ -184,8 +193,31 @@ class _Blamer:
         step = [[s.name, s.binding, s.line] for s in found.alike] or None
         file = getattr(self.module, name).__code__.co_filename
         code = [linecache.getline(file, line).split("#")[0].strip()[:MAX_TEXT] for line in (found.start, found.end)]
+        body = [linecache.getline(file, line).split("#")[0].strip()[:MAX_TEXT] for line in span_body(file, found.start, found.end)]
+        sizes = self.sizes(name, reference, make_args, expected)
         return {"start": found.start, "end": found.end, "name": found.name, "step": step, "code": code,
-                "calls": list(found.calls), "got": encode(found.got), "raised": raised}
+                "calls": list(found.calls), "got": encode(found.got), "raised": raised, **({"body": body} if body else {}),
+                **({"sizes": sizes} if sizes else {})}
+
+    def sizes(self, name: str, reference, make_args, expected) -> list:
+        """size_locals.py: the sizes the learner's function took otherwise than the reference, once
+        per function (on its first wrong call with a span) and within the search's budget."""
+        import torch
+
+        from attention_by_hand.lab.blame import output_close
+
+        if name in self.sized or self.spent >= BLAME_SECONDS:
+            return []
+        self.sized.add(name)
+        started = time.perf_counter()
+        try:
+            torch.manual_seed(0)
+            with torch.no_grad():
+                return sizes_apart(getattr(self.module, name), reference, make_args, lambda got: output_close(got, expected))
+        except (Exception, SystemExit):  # noqa: BLE001 - sizes only add to a hint
+            return []
+        finally:
+            self.spent += time.perf_counter() - started
 
 
 # Mending (repair.py) starts only while the calls have taken less than this, counted from the
@@ -298,6 +330,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
             own = raised_by_a_raise(error.__traceback__, learner) if kind == "NotImplementedError" else None
             seen = (misaligned_vector(error.__traceback__, learner, message) if kind == "RuntimeError"
                     else none_read(error.__traceback__, learner, message) if kind == "TypeError" else None)
+            calls_said = line_calls(learner, line, reference, call["function"])
             del error  # its traceback holds the call's frames
             found = blamer(call, None, took, raised=True)
             mender.saw(call, found, took)
@@ -311,6 +344,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
                 in_loop=where,  # raised_where.py: where a change of the reference must raise too
                 **({} if own is None else {"own_raise": own}),  # a function not written yet, or torch
                 **({"line_words": seen} if seen else {}),  # broadcast_words.py, none_words.py
+                **({"line_calls": calls_said} if calls_said else {}),  # line_calls.py, of the raising line
                 **({} if found == _Blamer.RIGHT else {"blame": found}),
                 **({"warned": warned} if warned else {}),
             )
@@ -320,6 +354,11 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
         found = None if where or changed else blamer(call, value, took)
         mender.saw(call, found, took)
         extra = {"nan": list(where)} if where else {} if found == _Blamer.RIGHT else {"blame": found}
+        # wrong (or not searched) and no span found: the calls of the line that returned it (line_calls.py)
+        if found is None and not where and not changed:
+            returned = return_line(getattr(module, call["function"]), parts=isinstance(value, (tuple, list)))
+            calls_said = line_calls(learner, returned, reference, call["function"]) if returned else None
+            extra.update({"line_calls": calls_said} if calls_said else {})
         try:
             shared = shared_parts(value)
         except Exception:  # noqa: BLE001 - a tensor subclass may refuse its storage: nothing to say then

@@ -110,3 +110,4 @@ def inlined(statements: dict[int, ast.stmt], version: tuple = sys.version_info[:
 def parents(tree: ast.AST) -> dict[int, ast.AST]:
     """Each node's parent in `tree`, by the child's id."""
     return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+

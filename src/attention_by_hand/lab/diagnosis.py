@@ -177,8 +177,8 @@ def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: f
         # outputs wrong only where they hold nan (the rows of a mask whose every score became nan)
         # fit any change of the reference that makes nan in those rows, whatever made the learner's
         wrong = [(t.got, e) for t, e in zip(tried, expected) if not isinstance(t.got, Raised) and not agree(t.got, e)]
-        if found and wrong and all(_wrong_only_as_nan(g, e) for g, e in wrong):
-            found = dataclasses.replace(found, nan_only=True)
+        if found and wrong and all(_wrong_only_as_nan(g, e) or _all_zeros(g) for g, e in wrong):
+            found = dataclasses.replace(found, vacuous=True)
         if found and not wrong and not found.relation:
             found = dataclasses.replace(found, raised_only=True)
         return found
@@ -207,6 +207,13 @@ def _lost(got, expected, k: int) -> bool:
     if not (isinstance(got, (tuple, list)) and isinstance(expected, (tuple, list)) and k < min(len(got), len(expected))):
         return False
     return nothing_finite(got[k]) and not nothing_finite(expected[k])
+
+
+def _all_zeros(got) -> bool:
+    """Whether every number of got is 0 (tensors, or tuples of them): a change that zeroes the
+    output (an overflow to inf divided by, a sum that never grew) fits any other that does."""
+    numbers = flat(got)
+    return numbers is not None and numbers.numel() > 0 and not bool((numbers != 0).any())
 
 
 def _wrong_only_as_nan(got, expected) -> bool:

@@ -15,13 +15,17 @@ Left out: inf (a mask's -inf is no mistake), and nans a learner stored nowhere (
 from __future__ import annotations
 
 import linecache
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from attention_by_hand.lab.wire import MAX_TEXT
 
-__all__ = ["has_nan", "first_nan"]
+__all__ = ["has_nan", "first_nan", "written_nan"]
+
+# a nan typed into the code: float("nan"), math.nan, torch.nan, np.nan, numpy.nan
+_NAN_LITERAL = re.compile(r"""float\(\s*['"][+-]?nan['"]\s*\)|\b(?:math|torch|np|numpy)\.nan\b""", re.IGNORECASE)
 
 
 def has_nan(value) -> bool:
@@ -33,6 +37,24 @@ def has_nan(value) -> bool:
     if isinstance(value, (tuple, list)):
         return any(has_nan(v) for v in value)
     return isinstance(value, float) and value != value
+
+
+# calls that fill chosen entries of a tensor with the value given: a nan there marks those entries
+_FILLS = re.compile(r"\b(masked_fill_?|where|index_fill_?|fill_diagonal_|masked_scatter_?)\s*\(")
+
+
+def written_nan(code: str) -> str:
+    """What a nan typed as the fill of chosen entries does, on the line that first made one ("" when
+    the line types none, or types it as a tensor's start, `torch.full(..., nan)`, which later lines
+    may overwrite): the nan is no "missing" mark that a softmax or a sum skips, as a table tool's
+    is; it spreads."""
+    if not _NAN_LITERAL.search(code):
+        return ""
+    # a fill call, or an assignment into entries: `s[mask] = math.nan`
+    if not (_FILLS.search(code) or re.match(r"^[\w.]+\[.*\]\s*=[^=]", code)):
+        return ""
+    return ("; the nan is typed there by hand: a softmax or a sum does not skip a nan as a missing "
+            "value, it makes its whole row nan (a score is hidden by `float('-inf')`, whose exp is 0)")
 
 
 def first_nan(call: Callable[[], object], learner: Path) -> tuple[int, str, str] | None:

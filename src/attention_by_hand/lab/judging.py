@@ -333,6 +333,24 @@ def hint_for_exception(type_name: str, message: str) -> str:
                 "first two of the second; a matrix product is `a @ b`, or `dims=1`)")
     if "for sparse tensors" in message or "sparse tensors do not" in message.lower():
         return " (a sparse tensor where an ordinary one is needed: `.to_dense()` makes it one)"
+    shape_given = re.search(r"normalized_shape = \[([^\]]*)\]", message)
+    if shape_given and "same shape as normalized_shape" in message:  # the weight against what it was given
+        negative = any(part.strip().startswith("-") for part in shape_given.group(1).split(","))
+        axis = ", not an axis number like `dim=-1`" if negative else ""
+        return (f" (layer_norm's `normalized_shape` is the SHAPE of the trailing axes it normalises over, "
+                f"`(d_model,)`{axis}; the weight and the bias must have that shape)")
+    if "normalized_shape" in message and "expected input with shape" in message:
+        return " (the input's trailing axes must have the shape `normalized_shape` names; print the input's shape)"
+    if re.search(r"must be Tensor, not (function|method|builtin_function_or_method|Linear|LayerNorm|Sequential)\b", message):
+        return (" (a function or a layer itself where its result was meant: a call's brackets are missing, "
+                "`ln1` for `ln1(x)`)")
+    if "'Tensor' object is not callable" in message:
+        return (" (a tensor was called: round brackets after a name or an attribute that holds a tensor, `t(...)` or "
+                "`x.values()`; a tensor is indexed with square brackets, and `.values` or `.T` is read without brackets)")
+    coo = re.search(r"len\(size\) = (\d+), sparse_dim = (\d+)", message)  # torch.sparse_coo_tensor's own words
+    if coo and int(coo.group(2)) > int(coo.group(1)):
+        return (" (sparse_coo_tensor takes its indices as one ROW per axis, (2, number of entries) for a matrix: "
+                "a pair per row, (number of entries, 2), is read as that many axes; transpose it)")
     if "The shape of the mask" in message and "does not match the shape of the indexed tensor" in message:
         return " (a bool mask used as an index must have the shape of the axes it indexes, from the first; print both shapes)"
     if "out of range" in message or "out of bounds" in message:

@@ -58,9 +58,11 @@ class Diagnosis:
     mistake: str  # the same words for the same mistake in every file (the room's summary counts them)
     relation: bool = False  # a relation between outputs (related.py), not a change of the reference's code
     compound: bool = False  # a change of the reference's code and a factor on the output as well (two steps)
-    # the learner's outputs are wrong only where they hold nan: the change matches by its nan, which
-    # many causes make alike (a mend of the learner's own line, where one is found, says more)
-    nan_only: bool = False
+    # the learner's outputs are wrong only where they hold nan, or are all zeros wherever they are
+    # wrong: the change matches by its nan or its zeros, which many causes make alike (`float('inf')`
+    # for `-inf` and a nan fill both make a masked row nan): a mend of the learner's own line, or a
+    # nan typed where the first one was made, says more
+    vacuous: bool = False
     pair: bool = False  # two different changes of the reference: a file's one mistake, more likely, by another road
     # the learner's function raised wherever it was wrong: the change matches by its error alone, and
     # what it changes after the raising line was never seen (`dq` and `dv` swapped, where only `dv` was)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from attention_by_hand.lab.blame import RETURNED, output_close
-from attention_by_hand.lab.call_words import call_words
+from attention_by_hand.lab.call_words import call_words, described as described_calls
 from attention_by_hand.lab.intermediates import Step, steps
 from attention_by_hand.lab.outcomes import call, copy_input, known_numbers
 from attention_by_hand.lab.relations import relation
@@ -135,9 +135,18 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
     if starts:
         fails = "fails its own checks" if len(starts) == 1 else "fail their own checks"
         where += f" ({at(start)} calls your {', '.join(f'`{f}`' for f in starts)}, which {fails}: the mistake is likely in there)"
-    described = call_words((code_start, code_end), reference, function)
+    ends = described_calls((code_start, code_end), reference, function)
+    described = "; ".join(ends.values()) or None
     if described:  # a call the reference never makes, on a line quoted, is often the mistake
         where += f"; {described}"
+    # and on the lines the span holds between them (a loop's body, where it ends at one): said with
+    # where the values part, never beside a relation that already says what the values are
+    inside = call_words(first.get("body", ()), reference, function, said=ends)
+    if inside:
+        where += f"; {inside}"
+    sizes = next((b["sizes"] for _, b in blamed if b.get("sizes")), [])  # asked on one call only (size_locals.py)
+    for size, mine, theirs, line, code in sizes[:2]:  # a size bound otherwise, whose reference's number mends it
+        where += f"; `{size}` is {mine} in yours ({at(line)}: `{code}`), where the reference's `{size}` is {theirs} on the same input"
     if first["step"] is None:
         returns = _returned(reference, function) if code_end.startswith("return") else None
         if returns and _same_code(returns, code_end):  # the same line: quoting it would say nothing

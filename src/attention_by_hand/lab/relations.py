@@ -321,6 +321,11 @@ def _zeros(pairs) -> str | None:
     return None
 
 
+def _one_number(t: torch.Tensor) -> bool:
+    """Several entries, all one number (a single number is no table: its relations still tell)."""
+    return t.numel() > 1 and bool((t == t.flatten()[0]).all())
+
+
 def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | None:
     """What relates got to expected on every (got, expected, known) given where they differ, in
     words; or None."""
@@ -328,6 +333,13 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     # Only the inputs it gets wrong tell: an unbatched input may come out one axis too many where
     # a batched one is right.
     pairs = [(g, e, k) for g, e, k in pairs if not close(g, e)]
+    # yours and the reference's each one number throughout, the same two on every input (tables of
+    # zeros not yet filled), fit every relation that maps the one to the other (a log of ones is
+    # zeros, and so are the blocks of zeros averaged): nothing but their sizes tells. Two inputs
+    # with other numbers (2 for 1, then 4 for 2) still pin one relation down.
+    if (pairs and all(_one_number(g) and _one_number(e) for g, e, _ in pairs)
+            and len({(float(g.flatten()[0]), float(e.flatten()[0])) for g, e, _ in pairs}) == 1):
+        return sizes_named(pairs) if any(g.shape != e.shape for g, e, _ in pairs) else None
     unit = unit_axes(pairs)
     if unit:
         return unit

@@ -60,7 +60,8 @@ def permuted(pairs) -> str | None:
             # the first input's shapes, where they show it (a square (4, 4) transposed keeps its shape)
             shapes = f": shape {tuple(g.shape)} where it has {tuple(e.shape)}" if g.shape != e.shape else ""
             return (f"yours is the reference's output with its axes in another order{shapes} (your axes are its "
-                    f"{', '.join(str(a) for a in order)}: a transpose or permute too many, or of the wrong axes)")
+                    f"{', '.join(str(a) for a in order)}: the axes moved, by a transpose or permute too many or of the wrong "
+                    f"axes, or a stack or join along another axis)")
     return None
 
 

@@ -29,12 +29,14 @@ from types import ModuleType
 from attention_by_hand.lab.call_words import call_words
 from attention_by_hand.lab.combining import combine, ruled_out_where_right
 from attention_by_hand.lab.calls import call_all, missing_functions
+from attention_by_hand.lab.case_verdict import case_verdict
 from attention_by_hand.lab.diagnosis import diagnose, localise
 from attention_by_hand.lab.related import ends_of, worded_for
 from attention_by_hand.lab.outcomes import RAISED, Tried, raised
 from attention_by_hand.lab.parting import Parted, parted
-from attention_by_hand.lab.judging import Check, Miss, Probe, hint_for_exception
+from attention_by_hand.lab.judging import Check, Miss, Probe
 from attention_by_hand.lab.fatal_words import at_line, fatal_message
+from attention_by_hand.lab.first_nan import written_nan
 from attention_by_hand.lab.helped import helped_words
 from attention_by_hand.lab.learner_notes import with_notes
 from attention_by_hand.lab.mend_changes import FLOW_MENDS, NAMING_MENDS
@@ -130,33 +132,6 @@ def plan(number: int, seed: int) -> Plan:
     return Plan(checks, calls, json.dumps(request).encode("utf-8"), probes)
 
 
-def _case(check: Check, args: tuple, event: dict, reference: ModuleType, line_name) -> Miss | str | None:
-    """None when this call passed, else a Miss or a hint. A judge that fails is reported, not raised."""
-    import torch
-
-    if event["event"] == "raised":
-        if event["type"] == "NotImplementedError" and event.get("own_raise", True):
-            # The function checked may be written and call one that is not: name the one to write.
-            other = event.get("function")
-            who = f"{other}() is " if other and other != check.function else ""
-            return f"{who}not written yet: {event['message']}"
-        where = f" ({at_line(event.get('line'), line_name)[2:]})" if event.get("line") else ""
-        known = check.explain_error(event["type"], event["message"], args) if check.explain_error else None
-        said = f": {known}" if known else hint_for_exception(event["type"], event["message"])
-        seen = f"; {event['line_words']}" if isinstance(event.get("line_words"), str) else ""
-        whole = event["message"]  # torch's list of a call's forms, where its words are said: its first line
-        message = whole.split("\n", 1)[0] + " ..." if "invalid combination of arguments" in whole and said.startswith(" (") else whole
-        return f"raised {event['type']}: {message}{where}{said}{seen}"
-    if event.get("changed"):
-        return _changed_inputs(getattr(reference, check.function), event["changed"])
-    try:
-        with torch.no_grad():
-            expected = getattr(reference, check.function)(*args)
-            return check.judge(decode(event["value"]), expected, args)
-    except Exception as error:  # noqa: BLE001 - the checker never crashes on a learner's output
-        return f"the checker could not judge this output ({type(error).__name__}: {error}); please report it"
-
-
 class _Engine:
     """The mutation engine (diagnosis.py), asked once per function when the hand-written judges
     named nothing: on every input that function was called on, its cases and its probes."""
@@ -211,8 +186,10 @@ class _Engine:
         found, where = self.found[function]
         mended, words = self.mended(function)
         op, alone = self.repairs.get(function, {}).get("op"), not self.repairs.get(function, {}).get("other")  # alone: no rival mend
-        if found and mended and ((found.compound and op not in ("left", "right")) or found.nan_only or found.pair or (found.raised_only and alone)):
-            found = None  # the learner's line mended says it in one step (a factor taken off: the move says more), or more than nan or an error matched
+        if found and mended and ((found.compound and op not in ("left", "right")) or found.vacuous or found.pair or (found.raised_only and alone)):
+            found = None  # the learner's line mended says it in one step (a factor taken off: the move says more), or more than nan, zeros or an error matched
+        if found and found.vacuous and self.typed_nan(check):
+            found = None  # matched by its nan alone, and the learner typed a nan where the first one was made: that is said
         if found and mended and op in FLOW_MENDS:  # a loop's `break` or `return`, mended: the learner's own line, alone
             return mended, None, words
         if found:  # a mend that names a function, a flag or a number, after what the outputs show
@@ -226,7 +203,7 @@ class _Engine:
             related = parted.related if parted else None
             parts = (observed, self.unused_words(function), self.first_nan(check) or related, mended)
             return "; ".join(part for part in parts if part), None, words
-        made = self.first_nan(check) or self.parting(function, check)
+        made = self.first_nan(check) or self.parting(function, check) or self.line_calls(check, observed or "")
         parts = (observed, self.unused_words(function), self.ends(function), made, where)
         return "; ".join(part for part in parts if part), None, None
 
@@ -311,6 +288,11 @@ class _Engine:
             self.parted[key] = said
         return self.parted[key]
 
+    def typed_nan(self, check: Check) -> bool:
+        """Whether the line where this check's first nan was made types a nan (first_nan.written_nan)."""
+        made = next((self.events[i]["nan"] for i in self.ids.get(id(check), []) if self.events[i].get("nan")), None)
+        return bool(made and written_nan(made[2]))
+
     def first_nan(self, check: Check) -> str | None:
         """Where the learner's function first made a nan, on the first of this check's calls that
         returned one (calls.py traced it), in the learner's own code."""
@@ -318,7 +300,8 @@ class _Engine:
             made = self.events[i].get("nan")
             if made:
                 line, name, code = made
-                return f"the first nan was made at{at_line(line, self.line_name)[1:]}: `{code}` (stored in `{name}`)"
+                said = f"the first nan was made at{at_line(line, self.line_name)[1:]}: `{code}` (stored in `{name}`)"
+                return said + written_nan(code)
         return None
 
     def after_error(self, check: Check, raised: str) -> tuple[str, str | None, str | None]:
@@ -334,7 +317,16 @@ class _Engine:
         parted = self.parting(check.function, check)
         # where it runs and is right (one row alone) and where it raises says what it cannot handle
         where = where if where and where.startswith("right ") else None
-        return "; ".join(part for part in (raised, parted, where) if part), None, None
+        return "; ".join(part for part in (raised, parted or self.line_calls(check, raised), where) if part), None, None
+
+    def line_calls(self, check: Check, said: str = "") -> str | None:
+        """Where no line is found where the values part: what a call the reference never makes does
+        on the line that raised or returned (and the lines that made what it reads), in the child's
+        words (line_calls.py), but for a call the words `said` already name (a gloss of torch's error)."""
+        calls = next((e["line_calls"] for e in map(self.events.get, self.ids.get(id(check), []))
+                      if e and isinstance(e.get("line_calls"), dict)), {})
+        parts = [words for name, words in calls.items() if f"torch.{name}" not in said and f"`{name}`" not in said]
+        return "; ".join(parts) or None
 
 
 def _got(event: dict):
@@ -344,21 +336,6 @@ def _got(event: dict):
         where = event.get("in_loop")
         return raised(str(event.get("type", "")), str(event.get("message", "")), where if isinstance(where, bool) else None)
     return RAISED
-
-
-def _changed_inputs(function, positions: list[int]) -> str:
-    """The hint for a call that modified its arguments in place, named as the reference names them.
-
-    Reported before the output is judged: a function that zeroes x and then computes from it
-    gives a wrong output whose cause is the change, and the right output does not excuse it.
-    """
-    names = list(inspect.signature(function).parameters)
-    changed = [names[i] if i < len(names) else f"argument {i + 1}" for i in positions]
-    inputs, it = ("inputs", "them") if len(changed) > 1 else ("input", "it")
-    return (
-        f"your function changed its {inputs} {' and '.join(changed)} in place; its caller still needs {it}: "
-        "compute new tensors (y = x * 2), not x.mul_(2), x *= 2 or x[...] = ..."
-    )
 
 
 def check_run(
@@ -404,7 +381,7 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
         ids = [i for i, (c, _) in enumerate(calls) if c is check]
         if not all(i in by_id for i in ids):
             break
-        judged.append((check, ids, [_case(check, calls[i][1], by_id[i], reference, line_name) for i in ids]))
+        judged.append((check, ids, [case_verdict(check, calls[i][1], by_id[i], reference, line_name) for i in ids]))
     repairs = {e["function"]: e for e in events if e.get("event") == "repair" and isinstance(e.get("function"), str)}
     mutants = _Engine(the_plan, by_id, judged, reference, line_name, repairs)
     pitfalls = {e.get("function"): e.get("found") for e in events if e.get("event") == "pitfalls"}
@@ -432,7 +409,7 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
     helped = {e["function"]: tuple(e["helpers"]) for e in events if e.get("event") == "helped" and isinstance(e.get("function"), str)
               and isinstance(e.get("helpers"), list) and all(isinstance(h, str) for h in e["helpers"])}
     for (check, verdicts, hint, mistake), (_, ids, _) in zip(combined, judged):
-        # a helper not written yet is said so already (_case), in plainer words
+        # a helper not written yet is said so already (case_verdict.py), in plainer words
         mended, through = None, helped.get(check.function, ()) if hint is not None and "not written yet" not in hint else ()
         if through and set(through) <= mutants.failed:  # its own code is right: the hint says where the mistake is
             run.results.append(CheckResult(f"{check.function}: {check.label}", helped_words(check.function, list(through)), through=through))

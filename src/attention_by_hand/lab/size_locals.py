@@ -1,0 +1,123 @@
+"""Sizes a learner's function took otherwise than the reference, on the same input.
+
+A size unpacked from the wrong tensor or in the wrong order (`T_q, T_k = q.shape[-2:]`, where
+k's length was meant) leaves every tensor line right and makes a loop run to the wrong bound:
+blame.py finds the values parting over the whole loop, and nothing says why. The learner and the
+reference often name their sizes alike (the stubs' docstrings name them), so the numbers a
+learner's local bound from a shape holds as the function ends are set beside the reference's
+local of the same name. A name may rightly mean another size in the learner's code (lab 8's `T`,
+the one new word, where the reference's is the cache's length), so a difference is said only
+where it is the mistake: the learner's function, run again with the reference's number put into
+that name right after the line that bound it, gives the reference's output.
+
+Only names bound by a one-line assignment whose value reads a shape (`.shape`, `.size(...)`,
+`len(...)`) are compared, and only whole numbers on both sides. calls.py asks once per function,
+after a wrong call's span was found; parting.py says it.
+
+Left out: sizes named otherwise than the reference's, and sizes of helpers the function calls.
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import sys
+import textwrap
+
+__all__ = ["sizes_apart"]
+
+
+def _shape_bound(function) -> dict[str, tuple[int, str]]:
+    """{name: (line, code)}: the names the function binds from a shape, each at its first such line
+    (the file's line, and the line's code)."""
+    lines, start = inspect.getsourcelines(function)
+    tree = ast.parse(textwrap.dedent("".join(lines)))
+    found: dict[str, tuple[int, str]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign) or node.lineno != node.end_lineno:
+            continue
+        reads_shape = any(
+            (isinstance(n, ast.Attribute) and n.attr == "shape")
+            or (isinstance(n, ast.Call) and ((isinstance(n.func, ast.Attribute) and n.func.attr == "size")
+                                             or (isinstance(n.func, ast.Name) and n.func.id == "len")))
+            for n in ast.walk(node.value))
+        if not reads_shape:
+            continue
+        for target in node.targets:
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
+                    line = node.lineno + start - 1
+                    if name.id not in found or line < found[name.id][0]:
+                        found[name.id] = (line, lines[node.lineno - 1].split("#")[0].strip())
+    return found
+
+
+def _ends_with(function, args: tuple) -> dict[str, object]:
+    """The locals of the function's own frame as it ends (returns or raises), on these inputs."""
+    code, seen = function.__code__, {}
+
+    def tracer(frame, event, arg):
+        if frame.f_code is not code:
+            return None
+        if event == "return" and not seen:
+            seen.update(frame.f_locals)
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        function(*args)
+    except Exception:  # noqa: BLE001 - a call that raises still ends with its locals
+        pass
+    finally:
+        sys.settrace(previous)
+    return seen
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _with_number(function, name: str, line: int, number: int):
+    """The function again, with `name = number` put right after the statement at the file's `line`
+    (in the function's own globals); None when the statement is not found or it does not compile."""
+    lines, start = inspect.getsourcelines(function)
+    tree = ast.parse(textwrap.dedent("".join(lines)))
+    ast.increment_lineno(tree, start - 1)
+    fdef = tree.body[0]
+    for node in ast.walk(fdef):
+        for field in ("body", "orelse"):
+            block = getattr(node, field, None)
+            if not isinstance(block, list):
+                continue
+            for i, statement in enumerate(block):
+                if isinstance(statement, ast.Assign) and statement.lineno == line:
+                    put = ast.Assign([ast.Name(name, ast.Store())], ast.Constant(number))
+                    block.insert(i + 1, ast.copy_location(put, statement))
+                    fdef.decorator_list = []
+                    namespace = dict(function.__globals__)
+                    exec(compile(ast.fix_missing_locations(tree), function.__code__.co_filename, "exec"), namespace)
+                    return namespace[fdef.name]
+    return None
+
+
+def sizes_apart(function, reference_function, make_args, right) -> list[list]:
+    """[[name, yours, the reference's, line, code], ...]: the learner's sizes bound from a shape that
+    end unlike the reference's same-named locals on the input `make_args()` makes (fresh each run),
+    each one that, set to the reference's number, makes the output right (`right(output)`)."""
+    bound = _shape_bound(function)
+    if not bound:
+        return []
+    mine = _ends_with(function, make_args())
+    theirs = _ends_with(reference_function, make_args())
+    apart = [[name, mine[name], theirs[name], line, code] for name, (line, code) in bound.items()
+             if _whole(mine.get(name)) and _whole(theirs.get(name)) and mine[name] != theirs[name]]
+    said = []
+    for name, yours, number, line, code in sorted(apart, key=lambda a: a[3]):
+        mended = _with_number(function, name, line, number)
+        try:
+            if mended is not None and right(mended(*make_args())):
+                said.append([name, yours, number, line, code])
+        except Exception:  # noqa: BLE001 - the number did not mend it
+            continue
+    return said
