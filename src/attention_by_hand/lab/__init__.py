@@ -11,6 +11,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     calls.py          calling the learner's functions, as events (child and tests alike)
     wire.py           values as JSON between parent and child
     verdict.py        events -> one line per check, and why a run stopped
+    case_verdict.py   what one call's event says under one check (passed, raised, changed its input, a Miss)
     combining.py      a check's inputs' verdicts -> the one mistake that explains them and no input rules out
     judging.py        judges: comparing one output with the reference's, and naming a wrong one
     attention_judges.py  the judges of attention weights, shared by labs 04 and 05
@@ -40,7 +41,9 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     mend_changes.py   the changes tried on a learner's code only (a line left out, an exp put in, a count +1)
     mend_words.py     the mistake such a change mends, in words (a term too many, the loop starts one step late)
     call_words.py     what a call on a quoted line does, when the reference never makes it (`cumsum` is running)
-    call_pitfalls.py  the pieces of `split(1)` joined along another axis, which keep the axis they were cut from
+    call_pitfalls.py  calls that read otherwise: `split(1)` pieces joined, `int()` of a float, `.grad` of a copied argument
+    line_calls.py     which lines' calls a hint describes: the raising line and what fed it, the return, a span's body
+    size_locals.py    a size bound from a shape unlike the reference's same-named one, where its number mends it
     none_words.py     which name on the line that raised is None (a layer made with bias=False)
     unused.py         the arguments whose values never reach a wrong function's output (run in the child)
     room.py           `lab check N --room FOLDER`: every learner's file in a folder, one table

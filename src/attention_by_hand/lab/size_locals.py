@@ -75,6 +75,7 @@ def _ends_with(function, args: tuple) -> dict[str, object]:
 
 
 def _whole(value) -> bool:
+    """A whole number, not a bool (True is 1 to Python, but no size)."""
     return isinstance(value, int) and not isinstance(value, bool)
 
 
