@@ -174,8 +174,8 @@ def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: f
         # the reference's outputs, made once: both steps compare the learner's with them
         expected = [call(getattr(reference, function), t.args) for t in tried]
         found = _unchanged(reference, function, tried, expected, _diagnose(reference, function, tried, prefer, expected, sound))
-        # outputs wrong only where they hold nan (the rows of a mask whose every score became nan)
-        # fit any change of the reference that makes nan in those rows, whatever made the learner's
+        # outputs wrong only where they hold nan (the rows of a mask whose every score became nan), or
+        # all zeros, fit any change of the reference that makes nan or zeros there, whatever made the learner's
         wrong = [(t.got, e) for t, e in zip(tried, expected) if not isinstance(t.got, Raised) and not agree(t.got, e)]
         if found and wrong and all(_wrong_only_as_nan(g, e) or _all_zeros(g) for g, e in wrong):
             found = dataclasses.replace(found, vacuous=True)

@@ -290,7 +290,7 @@ class _Engine:
 
     def typed_nan(self, check: Check) -> bool:
         """Whether the line where this check's first nan was made types a nan (first_nan.written_nan)."""
-        made = next((self.events[i]["nan"] for i in self.ids.get(id(check), []) if self.events[i].get("nan")), None)
+        made = next((e["nan"] for e in map(self.events.get, self.ids.get(id(check), [])) if e and e.get("nan")), None)
         return bool(made and written_nan(made[2]))
 
     def first_nan(self, check: Check) -> str | None:
