@@ -14,7 +14,7 @@ import linecache
 import sys
 from dataclasses import dataclass, field
 
-__all__ = ["LOOPS", "Layout", "inlined", "layout_of", "parents", "reads_of"]
+__all__ = ["LOOPS", "Layout", "function_def", "inlined", "layout_of", "parents", "reads_of"]
 
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -31,34 +31,43 @@ class Layout:
     loop: dict[int, int] = field(default_factory=dict)
 
 
+@functools.lru_cache(maxsize=64)
+def function_def(code) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The definition of the function whose code object is `code`, parsed from its file, with the
+    file's line numbers; None when the file does not parse or holds no such definition. Shared
+    between its readers: never to be changed (copy it first)."""
+    try:
+        tree = ast.parse("".join(linecache.getlines(code.co_filename)))
+    except SyntaxError:
+        return None
+    return next((node for node in ast.walk(tree)
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name
+                 and code.co_firstlineno in {node.lineno, *(d.lineno for d in node.decorator_list)}), None)
+
+
 @functools.lru_cache(maxsize=64)  # a search reads the same functions again for every call it tries
 def layout_of(code) -> Layout:
     """How the lines of the function whose code object is `code` group into the statements its
     values are read after."""
-    try:
-        tree = ast.parse("".join(linecache.getlines(code.co_filename)))
-    except SyntaxError:
+    node = function_def(code)
+    if node is None:
         return Layout()
-    for node in ast.walk(tree):
-        if (isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == code.co_name
-                and code.co_firstlineno in {node.lineno, *(d.lineno for d in node.decorator_list)}):
-            found: dict[int, ast.stmt] = {}
-            after: dict[int, int] = {}
-            loop: dict[int, int] = {}
-            outermost: dict[int, ast.stmt] = {}  # first line -> the loop
-            for inner in ast.walk(node):  # breadth first: a deeper statement on the same line wins
-                if isinstance(inner, LOOPS) and inner.lineno not in loop:  # an outermost loop
-                    loop.update((n, inner.lineno) for n in range(inner.lineno, inner.end_lineno + 1))
-                    outermost[inner.lineno] = inner
-                # a statement inside a loop, even on the loop's own line (`for r in x: t = t + r`), is the loop's
-                if isinstance(inner, ast.stmt) and inner is not node and (inner.lineno not in loop or outermost.get(inner.lineno) is inner):
-                    found[inner.lineno] = inner
-                for block in ("body", "orelse", "finalbody"):
-                    body = getattr(inner, block, None)
-                    if isinstance(body, list):
-                        after.update((a.lineno, b.lineno) for a, b in zip(body, body[1:]))
-            return Layout(found, after, loop)
-    return Layout()
+    found: dict[int, ast.stmt] = {}
+    after: dict[int, int] = {}
+    loop: dict[int, int] = {}
+    outermost: dict[int, ast.stmt] = {}  # first line -> the loop
+    for inner in ast.walk(node):  # breadth first: a deeper statement on the same line wins
+        if isinstance(inner, LOOPS) and inner.lineno not in loop:  # an outermost loop
+            loop.update((n, inner.lineno) for n in range(inner.lineno, inner.end_lineno + 1))
+            outermost[inner.lineno] = inner
+        # a statement inside a loop, even on the loop's own line (`for r in x: t = t + r`), is the loop's
+        if isinstance(inner, ast.stmt) and inner is not node and (inner.lineno not in loop or outermost.get(inner.lineno) is inner):
+            found[inner.lineno] = inner
+        for block in ("body", "orelse", "finalbody"):
+            body = getattr(inner, block, None)
+            if isinstance(body, list):
+                after.update((a.lineno, b.lineno) for a, b in zip(body, body[1:]))
+    return Layout(found, after, loop)
 
 
 # Reading only these of a tensor takes its shape, not its numbers: a right value made so (a mask

@@ -18,13 +18,13 @@ a call a gloss of torch's error already explains (tensordot's sizes) is not said
 from __future__ import annotations
 
 import ast
-import inspect
 import linecache
-import textwrap
+from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 
 from attention_by_hand.lab.call_words import described
+from attention_by_hand.lab.code_layout import function_def
 
 __all__ = ["SPAN_LINES", "last_setters", "line_calls", "return_line", "span_body"]
 
@@ -94,17 +94,25 @@ def return_line(function, parts: bool = False) -> int | None:
     none or several. parts: the output has several parts, so the line is given only where one
     expression makes them all (`return vjp(...)`), not where each part has its own (`return a, b`),
     since the calls of a right part would be said of the wrong one."""
-    try:
-        lines, start = inspect.getsourcelines(function)
-        fdef = ast.parse(textwrap.dedent("".join(lines))).body[0]
-    except (OSError, TypeError, SyntaxError, IndexError):
-        return None
-    nested = {id(n) for d in ast.walk(fdef) if d is not fdef and isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
-              for n in ast.walk(d)}
-    returns = [n for n in ast.walk(fdef) if isinstance(n, ast.Return) and id(n) not in nested]
+    code = getattr(function, "__code__", None)
+    fdef = function_def(code) if code is not None else None
+    returns = [n for n in _own_nodes(fdef) if isinstance(n, ast.Return)] if fdef is not None else []
     if len(returns) != 1 or (parts and isinstance(returns[0].value, (ast.Tuple, ast.List))):
         return None
-    return returns[0].lineno + start - 1
+    return returns[0].lineno
+
+
+@lru_cache(maxsize=8)
+def _parsed(source: str) -> ast.Module | None:
+    """A learner's file parsed once for all its calls that raise or part (None: it does not parse)."""
+    try:
+        return ast.parse(source)
+    except SyntaxError:
+        return None
+
+
+def _file_tree(file) -> ast.Module | None:
+    return _parsed("".join(linecache.getlines(str(file))))
 
 
 def line_calls(learner: Path, line: int | None, reference: ModuleType | None, function: str) -> dict[str, str] | None:
@@ -114,7 +122,7 @@ def line_calls(learner: Path, line: int | None, reference: ModuleType | None, fu
     if reference is None or not line:
         return None
     try:
-        tree = ast.parse("".join(linecache.getlines(str(learner))))
+        tree = _file_tree(learner)
         holders = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                    and n.lineno <= line <= (n.end_lineno or n.lineno)]
         setters = last_setters(max(holders, key=lambda n: n.lineno), line) if holders else []
@@ -127,9 +135,8 @@ def span_body(file: str, start: int, end: int) -> list[int]:
     """The lines of a span past its first and last: those between them, and the body of a loop
     whose header is its last line; at most SPAN_LINES of them."""
     inside = list(range(start + 1, end))
-    try:
-        tree = ast.parse("".join(linecache.getlines(file)))
-    except SyntaxError:
+    tree = _file_tree(file)
+    if tree is None:
         return inside[:SPAN_LINES]
     loop = next((n for n in ast.walk(tree) if isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and n.lineno == end), None)
     return (inside + (list(range(end + 1, loop.end_lineno + 1)) if loop else []))[:SPAN_LINES]

@@ -20,22 +20,21 @@ Left out: sizes named otherwise than the reference's, and sizes of helpers the f
 from __future__ import annotations
 
 import ast
-import inspect
+import copy
+import linecache
 import sys
-import textwrap
 
+from attention_by_hand.lab.code_layout import function_def
 from attention_by_hand.lab.outcomes import CALL_SECONDS, call
 
 __all__ = ["sizes_apart"]
 
 
-def _shape_bound(function) -> dict[str, tuple[int, str]]:
+def _shape_bound(fdef: ast.AST, file: str) -> dict[str, tuple[int, str]]:
     """{name: (line, code)}: the names the function binds from a shape, each at its first such line
     (the file's line, and the line's code)."""
-    lines, start = inspect.getsourcelines(function)
-    tree = ast.parse(textwrap.dedent("".join(lines)))
     found: dict[str, tuple[int, str]] = {}
-    for node in ast.walk(tree):
+    for node in ast.walk(fdef):
         if not isinstance(node, ast.Assign) or node.lineno != node.end_lineno:
             continue
         reads_shape = any(
@@ -48,9 +47,8 @@ def _shape_bound(function) -> dict[str, tuple[int, str]]:
         for target in node.targets:
             for name in ast.walk(target):
                 if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store):
-                    line = node.lineno + start - 1
-                    if name.id not in found or line < found[name.id][0]:
-                        found[name.id] = (line, lines[node.lineno - 1].split("#")[0].strip())
+                    if name.id not in found or node.lineno < found[name.id][0]:
+                        found[name.id] = (node.lineno, linecache.getline(file, node.lineno).split("#")[0].strip())
     return found
 
 
@@ -81,13 +79,11 @@ def _whole(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _with_number(function, name: str, line: int, number: int):
-    """The function again, with `name = number` put right after the statement at the file's `line`
-    (in the function's own globals); None when the statement is not found or it does not compile."""
-    lines, start = inspect.getsourcelines(function)
-    tree = ast.parse(textwrap.dedent("".join(lines)))
-    ast.increment_lineno(tree, start - 1)
-    fdef = tree.body[0]
+def _with_number(function, fdef: ast.AST, name: str, line: int, number: int):
+    """The function again, from a copy of its definition `fdef`, with `name = number` put right
+    after the statement at the file's `line` (in the function's own globals); None when the
+    statement is not found."""
+    fdef = copy.deepcopy(fdef)  # the parsed definition is shared (code_layout.function_def)
     for node in ast.walk(fdef):
         for field in ("body", "orelse"):
             block = getattr(node, field, None)
@@ -99,7 +95,8 @@ def _with_number(function, name: str, line: int, number: int):
                     block.insert(i + 1, ast.copy_location(put, statement))
                     fdef.decorator_list = []
                     namespace = dict(function.__globals__)
-                    exec(compile(ast.fix_missing_locations(tree), function.__code__.co_filename, "exec"), namespace)
+                    module = ast.fix_missing_locations(ast.Module([fdef], []))
+                    exec(compile(module, function.__code__.co_filename, "exec"), namespace)
                     return namespace[fdef.name]
     return None
 
@@ -108,7 +105,8 @@ def sizes_apart(function, reference_function, make_args, right) -> list[list]:
     """[[name, yours, the reference's, line, code], ...]: the learner's sizes bound from a shape that
     end unlike the reference's same-named locals on the input `make_args()` makes (fresh each run),
     each one that, set to the reference's number, makes the output right (`right(output)`)."""
-    bound = _shape_bound(function)
+    fdef = function_def(function.__code__)
+    bound = _shape_bound(fdef, function.__code__.co_filename) if fdef is not None else {}
     if not bound:
         return []
     mine = _ends_with(function, make_args())
@@ -117,7 +115,7 @@ def sizes_apart(function, reference_function, make_args, right) -> list[list]:
              if _whole(mine.get(name)) and _whole(theirs.get(name)) and mine[name] != theirs[name]]
     said = []
     for name, yours, number, line, code in sorted(apart, key=lambda a: a[3]):
-        mended = _with_number(function, name, line, number)
+        mended = _with_number(function, fdef, name, line, number)
         # within a call's time limit: a loop run to the reference's bound may run long (an error or
         # running out of time comes back as a Raised, which is no right output)
         if mended is not None and right(call(mended, make_args(), CALL_SECONDS)):

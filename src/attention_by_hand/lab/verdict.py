@@ -288,21 +288,25 @@ class _Engine:
             self.parted[key] = said
         return self.parted[key]
 
+    def first_of(self, check: Check, key: str):
+        """The child's `key` on the first of this check's calls whose event has one (a "nan", the
+        "line_calls"); None when none has."""
+        return next((e[key] for e in map(self.events.get, self.ids.get(id(check), [])) if e and e.get(key)), None)
+
     def typed_nan(self, check: Check) -> bool:
         """Whether the line where this check's first nan was made types a nan (first_nan.written_nan)."""
-        made = next((e["nan"] for e in map(self.events.get, self.ids.get(id(check), [])) if e and e.get("nan")), None)
+        made = self.first_of(check, "nan")
         return bool(made and written_nan(made[2]))
 
     def first_nan(self, check: Check) -> str | None:
         """Where the learner's function first made a nan, on the first of this check's calls that
         returned one (calls.py traced it), in the learner's own code."""
-        for i in self.ids.get(id(check), []):
-            made = self.events[i].get("nan")
-            if made:
-                line, name, code = made
-                said = f"the first nan was made at{at_line(line, self.line_name)[1:]}: `{code}` (stored in `{name}`)"
-                return said + written_nan(code)
-        return None
+        made = self.first_of(check, "nan")
+        if not made:
+            return None
+        line, name, code = made
+        said = f"the first nan was made at{at_line(line, self.line_name)[1:]}: `{code}` (stored in `{name}`)"
+        return said + written_nan(code)
 
     def after_error(self, check: Check, raised: str) -> tuple[str, str | None, str | None]:
         """A check where the learner's function raised: the error, and the change that raises
@@ -323,8 +327,8 @@ class _Engine:
         """Where no line is found where the values part: what a call the reference never makes does
         on the line that raised or returned (and the lines that made what it reads), in the child's
         words (line_calls.py), but for a call the words `said` already name (a gloss of torch's error)."""
-        calls = next((e["line_calls"] for e in map(self.events.get, self.ids.get(id(check), []))
-                      if e and isinstance(e.get("line_calls"), dict)), {})
+        calls = self.first_of(check, "line_calls")
+        calls = calls if isinstance(calls, dict) else {}
         parts = [words for name, words in calls.items() if f"torch.{name}" not in said and f"`{name}`" not in said]
         return "; ".join(parts) or None
 
