@@ -38,13 +38,15 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     code_layout.py    how a learner's function is read line by line (statements, reads, a loop as one)
     parting.py        saying that span, when every wrong call of a function agrees on it
     repair.py         one change of the learner's own code that makes it right on every input (run in the child)
+    repeated_mends.py  one slip made at several places: the changes repair.py tries together
     mend_changes.py   the changes tried on a learner's code only (a line left out, an exp put in, a count +1)
     mend_words.py     the mistake such a change mends, in words (a term too many, the loop starts one step late)
     call_words.py     what a call on a quoted line does, when the reference never makes it (`cumsum` is running)
     call_pitfalls.py  calls that read otherwise: `split(1)` pieces joined, `int()` of a float, `.grad` of a copied argument
     line_calls.py     which lines' calls a hint describes: the raising line and what fed it, the return, a span's body
     size_locals.py    a size bound from a shape unlike the reference's same-named one, where its number mends it
-    none_words.py     which name on the line that raised is None (a layer made with bias=False)
+    none_words.py     which name on the line that raised is None (a layer made with bias=False), or a number
+    unit_slice.py     a slice with bounds on an axis of length 1, on the line that raised (`D[..., i0:i1]`)
     unused.py         the arguments whose values never reach a wrong function's output (run in the child)
     room.py           `lab check N --room FOLDER`: every learner's file in a folder, one table
     sandbox.py        bubblewrap around other people's files in a room check

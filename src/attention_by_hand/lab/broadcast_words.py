@@ -22,7 +22,7 @@ from pathlib import Path
 
 from attention_by_hand.lab.judging import mismatched_sizes
 
-__all__ = ["learner_frame_and_line", "line_tree", "misaligned_vector"]
+__all__ = ["learner_frame_and_line", "line_tree", "misaligned_vector", "quietly"]
 
 
 def learner_frame_and_line(tb, learner: Path):
@@ -63,9 +63,16 @@ def misaligned_vector(tb, learner: Path, message: str) -> str | None:
     axis of another where one other axis has its size; None where the line does not show that for
     certain (the two sizes in the error must be the vector's and that last axis's). It reads the
     learner's values in the child, so nothing it meets may stop the calls that follow."""
+    return quietly(_misaligned_vector, tb, learner, message)
+
+
+def quietly(read, tb, learner: Path, message: str) -> str | None:
+    """`read(tb, learner, message)`, or None where it raises: a reader of the learner's values in
+    the child meets the learner's objects, and one that misbehaves when asked its shape or an
+    attribute may not stop the calls that follow."""
     try:
-        return _misaligned_vector(tb, learner, message)
-    except Exception:  # noqa: BLE001 - a learner's object that misbehaves when asked its shape: nothing said
+        return read(tb, learner, message)
+    except Exception:  # noqa: BLE001 - nothing said of a value that cannot be read
         return None
 
 

@@ -95,6 +95,10 @@ CALLS = {
     "nanmean": "skips every nan, averaging the rest",
     "expand": "repeats along axes of size 1 without copying: every copy is the same memory",
     "narrow": "takes `length` entries from `start` along an axis",
+    "masked_select": "returns the entries the mask picks as one flat 1-D tensor: every axis of the input is gone",
+    "gather": "takes, along `dim`, the entries its index tensor names, counted from 0: an index below 0 is refused",
+    "index_fill": "fills whole slices: along `dim`, every entry of each slice the indices name (a row's or a column's all)",
+    "renorm": "scales down each slice along `dim` whose p-norm is over `maxnorm`, to that norm; no slice is made to sum to 1",
     "logsumexp": "is the log of the sum of the exponentials, not the sum itself",
     "round": "rounds every value (to a whole number, or to `decimals=` places): the digits after it are lost",
     "histc": "counts values into `bins` equal bins from `min` to `max`; left at 0 and 0 (the default), "
@@ -245,8 +249,13 @@ def described(quoted: Iterable[str], reference: ModuleType, function: str) -> di
         for code in re.findall(r"`([^`]+)`", text) or [text]:
             tree = _parsed(code)
             for name in called(tree, as_learners=True) if tree is not None else []:
-                if name in CALLS and name not in reference_calls and name not in names:
+                if _meant(name) in CALLS and {name, _meant(name)}.isdisjoint(reference_calls) and name not in names:
                     names.append(name)
     how = {name: "calls only told how to count" if name in told else "does not call" for name in names}
-    return {name: f"`{name}`, which the reference {how[name]}, {CALLS[name]}" for name in names}
+    return {name: f"`{name}`, which the reference {how[name]}, {CALLS[_meant(name)]}" for name in names}
+
+
+def _meant(name: str) -> str:
+    """The call an in-place method does (`index_fill_` is `index_fill`, written into its tensor)."""
+    return name[:-1] if name not in CALLS and name.endswith("_") and not name.startswith("_") and name[:-1] in CALLS else name
 

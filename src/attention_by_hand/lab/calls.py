@@ -19,7 +19,12 @@ not what is under test). An event is a JSON-able dict:
     {"event": "raised", "id": 3, "type": "IndexError", "message": "...", "line": 41, "function": "dot"}
                                                      "own_raise": a NotImplementedError of the file's own `raise`
                                                      "line_words": what the raising line's values show (a 1-D
-                                                     tensor met by the wrong axis, a name that is None)
+                                                     tensor met by the wrong axis, a name that is None or a
+                                                     number, a slice of an axis of length 1); "line_cause":
+                                                     true where that slice is said (unit_slice.py)
+                                                     "names", "known": the names its raising statement and its
+                                                     function assign that the reference's assigns too
+                                                     (raised_where.py)
                                                      "line_calls": {call: words} for the calls on the raising
                                                      line the reference never makes (line_calls.py)
     {"event": "fatal", "reason": "exit" | "memory" | "missing", ...}   nothing more is called
@@ -45,12 +50,14 @@ from pathlib import Path
 from types import ModuleType
 
 from attention_by_hand.lab.broadcast_words import misaligned_vector
+from attention_by_hand.lab.code_layout import function_def
 from attention_by_hand.lab.first_nan import first_nan, has_nan
 from attention_by_hand.lab.learner_notes import recording, shared_parts
 from attention_by_hand.lab.line_calls import line_calls, return_line, span_body
 from attention_by_hand.lab.none_words import none_read
-from attention_by_hand.lab.raised_where import raised_in_loop
+from attention_by_hand.lab.raised_where import assigned_around, assigned_at, assigned_names, raised_in_loop
 from attention_by_hand.lab.size_locals import sizes_apart
+from attention_by_hand.lab.unit_slice import unit_slice
 from attention_by_hand.lab.wire import MAX_TEXT, decode, encode
 
 __all__ = ["call_all", "missing_functions", "learner_frame", "describe", "is_out_of_memory", "same"]
@@ -65,6 +72,23 @@ def learner_frame(tb, learner: Path) -> tuple[int | None, str | None]:
         if Path(frame.filename).resolve() == learner:
             line, function = frame.lineno, frame.name
     return line, function
+
+
+def _shared_names(learner: Path, line: int | None, reference: ModuleType | None,
+                  *functions: str | None) -> tuple[list[str], list[str]]:
+    """(the names the learner's raising statement assigns, the names its function assigns), each
+    kept only where the reference's function assigns it too (raised_where.py): the learner's own
+    names say nothing of where the reference would raise. functions: the function the line is in,
+    then the checked one (the reference's of the first name it has). Nothing on a file that
+    cannot be read."""
+    try:
+        theirs = next((getattr(reference, f) for f in functions if f and callable(getattr(reference, f, None))), None)
+        fdef = function_def(theirs.__code__) if hasattr(theirs, "__code__") else None
+        shared = assigned_names(fdef) if fdef is not None else frozenset()
+        mine, known = assigned_at(str(learner), line), assigned_around(str(learner), line)
+    except Exception:  # noqa: BLE001 - where the error was raised only narrows a diagnosis; it never breaks a check
+        return [], []
+    return sorted((mine or frozenset()) & shared), sorted((known or frozenset()) & shared)
 
 
 def raised_by_a_raise(tb, learner: Path) -> bool:
@@ -327,8 +351,10 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
             whole = "invalid combination of arguments" in str(error)
             kind, message = type(error).__name__, str(error)[: 4 * MAX_TEXT if whole else MAX_TEXT]
             where = raised_in_loop(error.__traceback__, str(learner), resolve=True)
+            names, known = _shared_names(learner, line, reference, function, call["function"])
             own = raised_by_a_raise(error.__traceback__, learner) if kind == "NotImplementedError" else None
-            seen = (misaligned_vector(error.__traceback__, learner, message) if kind == "RuntimeError"
+            cut = unit_slice(error.__traceback__, learner, message) if kind == "RuntimeError" else None
+            seen = ((misaligned_vector(error.__traceback__, learner, message) or cut) if kind == "RuntimeError"
                     else none_read(error.__traceback__, learner, message) if kind == "TypeError" else None)
             calls_said = line_calls(learner, line, reference, call["function"])
             del error  # its traceback holds the call's frames
@@ -342,8 +368,10 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
                 line=line,
                 function=function,  # may be a helper the checked function called
                 in_loop=where,  # raised_where.py: where a change of the reference must raise too
+                **({"names": names, "known": known} if names else {}),  # by a statement that assigns one of these
                 **({} if own is None else {"own_raise": own}),  # a function not written yet, or torch
                 **({"line_words": seen} if seen else {}),  # broadcast_words.py, none_words.py
+                **({"line_cause": True} if seen and seen == cut else {}),  # unit_slice.py: the line's slice is the cause
                 **({"line_calls": calls_said} if calls_said else {}),  # line_calls.py, of the raising line
                 **({} if found == _Blamer.RIGHT else {"blame": found}),
                 **({"warned": warned} if warned else {}),

@@ -33,6 +33,8 @@ added or never lacked what the learner left out. Those are tried here, on the le
   operand's (`"bqd,ckd->bqk"` where `"bqd,bkd->bqk"` was meant); `...` stays as it is;
 - a name the function binds put for a whole number of a size-taking call (`size_for`):
   `unfold(-1, head_size, 1)`, whose step of 1 makes windows that overlap, where `head_size` was meant;
+  or a name bound from a size for a number subtracted: `total - 1`, one taken away, where one per
+  sequence, `total - B` (B from `x.shape`), was meant;
 - a power with a number for exponent taken out (`left`): `c ** 0.75` where `c` was meant;
 - a name that a statement both sets and reads put for another at each of its places there
   (`rebind`): `q, v = rope(q), rope(v)` where `q, k = rope(q), rope(k)` was meant;
@@ -56,6 +58,10 @@ added or never lacked what the learner left out. Those are tried here, on the le
   sets row i's entry at column ids[i];
 - a sequence cut into windows that do not overlap where every window was meant (`overlap`):
   `ids.view(-1, 2)` gives the pairs (0, 1), (2, 3), ...; `ids.unfold(0, 2, 1)` gives each with the next;
+- a number added to a shape where one more axis was meant (`one_tuple`): `x.shape[:-1] + 1` raises,
+  a torch.Size being a tuple; `x.shape[:-1] + (1,)` appends the axis;
+- a block's number taken for its first position (`scaled`): `ks = kb` in `for kb in range(n)`, where
+  `kb * block` was meant;
 - a floor division where the count rounds up (`ceil`): `range(T // block)` leaves a last, shorter
   block out; `-(-T // block)` counts it.
 
@@ -68,6 +74,7 @@ import ast
 from itertools import combinations, permutations
 
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
+from attention_by_hand.lab.size_locals import reads_shape
 
 __all__ = ["FLAGS", "FLOW_MENDS", "NAMING_MENDS", "loop_names", "mend_changes"]
 
@@ -86,7 +93,7 @@ FLOW_MENDS = ("jump", "outdent")  # a loop's control: said alone, even where a c
 # mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
 NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts", "factor_moved",
-                "unsub", "ceil", "into_exponent")
+                "unsub", "ceil", "into_exponent", "one_tuple")
 
 _WRAPS = ("exp", "log")
 
@@ -96,6 +103,18 @@ def _is_count_side(node: ast.AST) -> bool:
     if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
         return True
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
+
+
+def _sized_plus_number(node: ast.BinOp) -> bool:
+    """`x.shape[:-1] + 1` (or `1 + x.size()`): a whole number added to a shape, which is a tuple."""
+    def a_shape(side: ast.AST) -> bool:  # `x.shape`, `x.shape[:-1]` (a slice of it is a tuple too), `x.size()`
+        if isinstance(side, ast.Subscript) and isinstance(side.slice, ast.Slice):
+            side = side.value
+        return (isinstance(side, ast.Attribute) and side.attr == "shape") or (
+            isinstance(side, ast.Call) and call_name(side) == "size" and not side.args and not side.keywords)
+
+    sides = (node.left, node.right)
+    return sum(isinstance(s, ast.Constant) and type(s.value) is int for s in sides) == 1 and sum(map(a_shape, sides)) == 1
 
 
 def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
@@ -111,6 +130,9 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
     name = fdef.name
     bound = sorted({a.arg for a in fdef.args.args} | {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
     loops = loop_names(fdef)
+    # the names bound from a size (`B, H, T, _ = x.shape`, `n = len(ids)`): a number subtracted may be meant as one
+    sized = sorted({t.id for n in nodes if isinstance(n, ast.Assign) and reads_shape(n.value)
+                    for target in n.targets for t in ast.walk(target) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)})
     views = _views(nodes)
     counters = {n.target.id for n in nodes if isinstance(n, ast.For) and isinstance(n.target, ast.Name)
                 and isinstance(n.iter, ast.Call) and call_name(n.iter) == "range"}
@@ -169,6 +191,8 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             moved = edit(node, Change(name, 0, "into_index", None, "offset", ""))
             found.append(Change(name, index[id(node)], "into_index", None, "offset", f"`{quote(moved)}` for `{quote(node)}`",
                                 statement_of[id(node)].lineno))
+        if isinstance(node, ast.For) and isinstance(node.target, ast.Name) and node.target.id in counters:
+            found += _counts_as_starts(fdef, node, index)
         if isinstance(node, (ast.Break, ast.Continue)):
             mended = "continue" if isinstance(node, ast.Break) else "break"
             found.append(Change(name, index[id(node)], "jump", mended, "step",
@@ -182,6 +206,13 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             inside = edit(node, Change(name, 0, "power_inside", None, "function", ""))
             found.append(Change(name, index[id(node)], "power_inside", None, "function",
                                 f"`{quote(inside)}` for `{quote(node)}`", statement.lineno))
+        if isinstance(node.op, ast.Sub) and isinstance(node.right, ast.Constant) and type(node.right.value) is int and node.right.value >= 1:
+            found += [Change(name, index[id(node.right)], "size_for", other, "variable",  # `- 1` where one per sequence, `- B`
+                             f"`{other}` for `{node.right.value}` in `{quote(node)}`", statement.lineno) for other in sized]
+        if isinstance(node.op, ast.Add) and _sized_plus_number(node):  # `x.shape[:-1] + 1`, a Size and a number
+            found.append(Change(name, index[id(node)], "one_tuple", None, "arguments",
+                                f"`{quote(edit(node, Change(name, 0, 'one_tuple', None, 'arguments', '')))}` for `{quote(node)}`{where}",
+                                statement.lineno))
         if isinstance(node.op, ast.FloorDiv) and not isinstance(node.right, ast.Constant):  # `T // block`, rounded down
             found.append(Change(name, index[id(node)], "ceil", None, "offset",
                                 f"`-(-{quote(node)})` for `{quote(node)}`{where}", statement.lineno))
@@ -310,6 +341,26 @@ def _rebinds(name: str, node: ast.Assign, bound: list[str], loops: set[str], at:
 # chance (`alibi_slopes(hs)` for `alibi_slopes(1)`, where 2 ** (-8 / hs) happens to be the slope)
 SIZE_CALLS = TENSOR_MAKERS | {"unfold", "view", "reshape", "split", "chunk", "tensor_split", "narrow", "unflatten",
                               "repeat", "expand"}
+
+
+def _counts_as_starts(fdef: ast.FunctionDef, loop: ast.For, index: dict[int, int]) -> list[Change]:
+    """A block's number taken for its first position (`scaled`): in `for kb in range(n_blocks)`,
+    `ks = kb` or `x.narrow(-2, kb, n)` where `kb * block` was meant, for each name the function is
+    given (a size such as `block`; which are whole numbers is known only when it runs)."""
+    counter = loop.target.id
+    given = [a.arg for a in fdef.args.args if a.arg != counter]
+    places = []
+    for node in (n for part in loop.body for n in ast.walk(part)):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id == counter:
+            places.append((node.value, node.lineno))
+        if isinstance(node, ast.Call) and call_name(node) == "narrow":  # x.narrow(dim, start, length), torch.narrow(x, ...)
+            function_form = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
+            at = 2 if function_form else 1
+            start = next((k.value for k in node.keywords if k.arg == "start"), node.args[at] if len(node.args) > at else None)
+            if isinstance(start, ast.Name) and start.id == counter:
+                places.append((start, node.lineno))
+    return [Change(fdef.name, index[id(place)], "scaled", other, "factor", f"`{counter} * {other}` for `{counter}`", line)
+            for place, line in places for other in given]
 
 
 def _numbers_for_sizes(fdef: ast.FunctionDef, names: list[str], node: ast.Call, index: dict[int, int],

@@ -24,6 +24,7 @@ _COMPARED = {">": "greater than", ">=": "greater than or equal", "<": "less than
 _OP_NAMES = {kind.__name__: sign for kind, sign in OPS.items()}
 # An operation in words: `slope ** dist` is a power where a product was meant.
 _OP_WORDS = {"+": "a sum", "-": "a difference", "*": "a product", "/": "a division", "//": "a whole-number division",
+             "%": "a remainder (what a whole-number division leaves over)",
              "**": "a power", "@": "a matrix product", "|": "an either-or of two masks", "&": "a both-and of two masks"}
 
 
@@ -160,6 +161,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
                 f"where every window is meant, each starting one place after the last")
     if op == "from_one":
         return "off by one: the loop starts at 0, one step early, so its pass for 0 is one too many"
+    if op == "one_tuple":
+        return "a shape is a tuple (torch.Size): `+` joins it to another tuple, so one more axis is `+ (1,)`, and a number raises"
     if op == "ceil" and isinstance(node, ast.BinOp):
         return f"`{_short(node)}` rounds down, so a last, shorter part is left out; `-(-{_short(node)})` rounds up and counts it"
     if op == "into_index" and isinstance(node, ast.BinOp):
@@ -309,6 +312,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return None  # an index of None, a list or a tensor: more, fewer or other entries, not "a part"
     if op == "first" and isinstance(node, ast.Name):
         return f"all of `{node.id}` where one slice of it, `{node.id}[0]`, is meant"
+    if op == "scaled" and isinstance(node, ast.Name):
+        return f"a block's number, `{node.id}`, where its first position, `{node.id} * {change.arg}`, is meant: the blocks start one apart"
     if op == "size_for" and isinstance(node, ast.Constant):
         return f"a fixed number, `{node.value}`, where the size `{change.arg}` is meant"
     if op == "size_for":

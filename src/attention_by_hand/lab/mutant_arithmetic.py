@@ -1,7 +1,7 @@
 """The changes of one arithmetic operation in a reference function: a factor removed, inverted,
 doubled or put under a square root; a term dropped; another operator (`*` for `+`, `-` for `+`, a
-shift taken for a scale: `/` for `-`); a matrix product's side transposed; the two sides of a
-non-commutative operation swapped.
+shift taken for a scale: `/` for `-`, the remainder for the quotient: `%` for `//`); a matrix
+product's side transposed; the two sides of a non-commutative operation swapped.
 
 mutants.py asks `arithmetic(finder, node)` for every node of a reference function; `edit` (in
 mutant_edits.py) makes each change.
@@ -29,6 +29,11 @@ def arithmetic(finder, node: ast.AST) -> None:  # noqa: C901 - one branch per op
         inverted = ": the factor inverted" if {type(node.op), other} == {ast.Mult, ast.Div} else ""
         finder.add(node, "binop", other.__name__, "factor", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`){inverted}")
         finder.add(node.right, "times2", None, "factor", f"`{quote(node.right)}` doubled")
+    # the quotient and the remainder of a whole-number division, one key apart (`%` for `//` in a
+    # head's size gives 0 where the heads divide the width)
+    if isinstance(node.op, (ast.FloorDiv, ast.Mod)):
+        other = ast.Mod if isinstance(node.op, ast.FloorDiv) else ast.FloorDiv
+        finder.add(node, "binop", other.__name__, "factor", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`)")
     if isinstance(node.op, (ast.Add, ast.Sub)):
         finder.add(node, "left", None, "term", f"the term `{quote(node.right)}` dropped")
         finder.add(node, "right", None, "term", f"the term `{quote(node.left)}` dropped")

@@ -80,7 +80,7 @@ CMP = {ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast
 # `>=` and `==` are neighbours too: a one-hot row compared with >= is a thermometer code.
 COMPARISONS = {ast.Gt: (ast.GtE, ast.Lt), ast.GtE: (ast.Gt, ast.LtE, ast.Eq), ast.Lt: (ast.LtE, ast.Gt),
                ast.LtE: (ast.Lt, ast.GtE, ast.Eq), ast.Eq: (ast.NotEq, ast.GtE, ast.LtE), ast.NotEq: (ast.Eq,)}
-OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Pow: "**", ast.MatMult: "@", ast.BitOr: "|", ast.BitAnd: "&"}
+OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitOr: "|", ast.BitAnd: "&"}
 
 
 @dataclass(frozen=True)
@@ -357,6 +357,8 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return node.args[0]
     if op == "size_for":
         return ast.Name(arg, ast.Load())
+    if op == "scaled":  # a loop's counter made `counter * size` (mend_changes.py)
+        return ast.BinOp(node, ast.Mult(), ast.Name(arg, ast.Load()))
     if op == "given":
         return ast.Name(given_name(arg), ast.Load())  # kept by _apply (mutants.py) at the start
     if op == "inner_first":
@@ -408,6 +410,10 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.Call(ast.Attribute(node.func.value, "unfold", ast.Load()), [ast.Constant(0), node.args[1], ast.Constant(1)], [])
     if op == "from_one":  # `range(n)` made `range(1, n)` (mend_changes.py)
         return ast.Call(node.func, [ast.Constant(1), node.args[0]], [])
+    if op == "one_tuple":  # `x.shape[:-1] + 1` made `x.shape[:-1] + (1,)` (mend_changes.py)
+        number_left = isinstance(node.left, ast.Constant)
+        one = ast.Tuple([node.left if number_left else node.right], ast.Load())
+        return ast.BinOp(one, ast.Add(), node.right) if number_left else ast.BinOp(node.left, ast.Add(), one)
     if op == "ceil":  # `a // b` made `-(-a // b)`, the count rounded up (mend_changes.py)
         return ast.UnaryOp(ast.USub(), ast.BinOp(ast.UnaryOp(ast.USub(), node.left), ast.FloorDiv(), node.right))
     if op == "in_place":  # `x = x + y` made `x += y`, which writes into the tensor x views (mend_changes.py)

@@ -9,6 +9,10 @@ one that is None; where it is a layer's `bias`, that the layer has none. Said on
 one of them is None; a None given to a call as an argument (which the call may allow) is never
 suspected.
 
+A plain number indexed is the same slip in another guise: `dq = dk = dv = 0`, then `dq[..., rows, :]
++= ...`, raises "'int' object is not subscriptable"; the one name indexed on the line that holds a
+number is said, with what can be indexed and added into.
+
 Left out: a None made by a call on the line (`f(x) + 1`, where f returns nothing): calls are not
 made again here, since that would run the learner's code a second time.
 """
@@ -20,7 +24,7 @@ import builtins
 import re
 from pathlib import Path
 
-from attention_by_hand.lab.broadcast_words import learner_frame_and_line, line_tree
+from attention_by_hand.lab.broadcast_words import learner_frame_and_line, line_tree, quietly
 from attention_by_hand.lab.mutant_edits import OPS
 
 __all__ = ["none_read"]
@@ -55,7 +59,7 @@ def _suspects(line: str, message: str) -> list[ast.expr]:
             if isinstance(n, ast.AugAssign) and _SYMBOLS.get(type(n.op)) == symbol.rstrip("="):
                 found += [side for side, kind in ((n.target, left), (n.value, right)) if kind == "NoneType"]
         return [n for n in found if _chain(n)]
-    if "'NoneType' object is not subscriptable" in message:
+    if re.search(r"'(NoneType|int|float)' object is not subscriptable", message):
         return [n.value for n in nodes if isinstance(n, ast.Subscript) and _chain(n.value)]
     if "'NoneType' object is not callable" in message:
         return [n.func for n in nodes if isinstance(n, ast.Call) and _chain(n.func)]
@@ -86,19 +90,26 @@ def none_read(tb, learner: Path, message: str) -> str | None:
     """Words for the one name or attribute that is None on the learner's line that raised a
     TypeError about a NoneType; None where the line does not show exactly one. Nothing a
     learner's object does when asked an attribute may stop the calls that follow."""
-    try:
-        return _none_read(tb, learner, message)
-    except Exception:  # noqa: BLE001 - a property of the learner's that raises: nothing said
-        return None
+    return quietly(_none_read, tb, learner, message)
 
 
 def _none_read(tb, learner: Path, message: str) -> str | None:
-    if "NoneType" not in message:
+    number = re.search(r"'(int|float)' object is not subscriptable", message)
+    if "NoneType" not in message and not number:
         return None
     got = learner_frame_and_line(tb, learner)
     if got is None:
         return None
     frame, line = got
+    if number:  # the one name indexed on the line that holds a plain number (not a bool)
+        kind = int if number.group(1) == "int" else float
+        numbers = {ast.unparse(n): v for n in _suspects(line, message) if type(v := _value(n, frame)) is kind}
+        if len(numbers) != 1:
+            return None
+        (text, value), = numbers.items()
+        said = f"`{text}` is the number {value!r} here, not a tensor, and a number has no entries to index"
+        # a 0 is where a sum starts: a tensor of zeros is what it was meant to be (a size indexed, `T[0]`, is not)
+        return said + (" or add into: a tensor of zeros (`torch.zeros(...)`, `torch.zeros_like(...)`) has" if value == 0 else "")
     nones = {ast.unparse(n): n for n in _suspects(line, message) if _value(n, frame) is None}
     if len(nones) != 1:
         return None

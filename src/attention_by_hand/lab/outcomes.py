@@ -30,7 +30,7 @@ import torch
 
 from attention_by_hand.lab.axis_words import docstring_sizes
 from attention_by_hand.lab.judging import close
-from attention_by_hand.lab.raised_where import raised_in_loop
+from attention_by_hand.lab.raised_where import raised_in_loop, raising_names
 from attention_by_hand.lab.relations import Known
 from attention_by_hand.lab.wire import MAX_TEXT
 
@@ -84,14 +84,19 @@ class Raised:
     message: str = ""
     # whether the raising line lies in a loop's body (raised_where.py); None: not told
     in_loop: bool | None = field(default=None, compare=False)
+    # the names the raising statement assigns, and (a learner's) those its function assigns
+    # (raised_where.py); None: not told
+    names: frozenset[str] | None = field(default=None, compare=False)
+    known: frozenset[str] | None = field(default=None, compare=False)
 
 
 RAISED = Raised()
 
 
-def raised(kind: str, message: str, in_loop: bool | None = None) -> Raised:
+def raised(kind: str, message: str, in_loop: bool | None = None, names: frozenset[str] | None = None,
+           known: frozenset[str] | None = None) -> Raised:
     """An error as the learner's child reports it: its message cut where the child cuts it."""
-    return Raised(kind, message[:MAX_TEXT].strip(), in_loop)
+    return Raised(kind, message[:MAX_TEXT].strip(), in_loop, names or None, known or None)
 
 
 def copy_input(value):
@@ -173,7 +178,8 @@ def call(function, args: tuple, seconds: float = CALL_SECONDS):
     except (Exception, SystemExit) as error:  # noqa: BLE001 - a mutant that cannot run on this input does not match it
         code = getattr(function, "__code__", None)
         where = raised_in_loop(error.__traceback__, code.co_filename) if code else None
-        return raised(type(error).__name__, str(error), where)
+        names = raising_names(error.__traceback__, code.co_filename) if code else None
+        return raised(type(error).__name__, str(error), where, names)
 
 
 def agree(mine, theirs) -> bool:
@@ -295,8 +301,12 @@ def _template(error: Raised) -> str:
 
 
 def _apart(a: Raised, b: Raised) -> bool:
-    """Two errors raised at places of different kinds: one in a loop's body, the other not."""
-    return None not in (a.in_loop, b.in_loop) and a.in_loop != b.in_loop
+    """Two errors raised at places of different kinds: one in a loop's body, the other not; or by
+    statements that assign no name in common, where one side's function has a statement of the
+    other's name that did not raise (raised_where.py)."""
+    return (None not in (a.in_loop, b.in_loop) and a.in_loop != b.in_loop) or (
+        None not in (a.names, b.names) and not a.names & b.names
+        and bool((a.known or frozenset()) & b.names or (b.known or frozenset()) & a.names))
 
 
 INDEX_WORDS = ("index", "out of range", "out of bounds", "num_classes")

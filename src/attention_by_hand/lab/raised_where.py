@@ -9,6 +9,17 @@ line that called it, of the same file) lies in the body of a loop (`for`, `while
 comprehension); the error of a change of the reference and the learner's agree only where both
 sides say the same (diagnosis.py, through outcomes.agree).
 
+The statement that raised says more: a change of the reference that raises the learner's very words
+in its `dv[...] +=` line (the keys of every block where one block's were meant) names no slip of a
+learner whose `ds = ...` line raised them, while the learner's own `dv` line ran. So an error also
+carries the names its raising statement assigns (`assigned_at`), and the learner's also the names
+its function assigns (`assigned_around`): two errors were raised at different steps where their
+statements share no name and the learner's function has a statement of the other's name, which is
+not the one that raised. The learner's names are kept only where the reference assigns them too
+(calls.py): a learner's own names (`scores` where the reference has `s`) tell nothing, and a name
+the learner never assigns may be a step the learner wrote otherwise (`q = q @ k.T` where the
+reference has `scores = ...`).
+
 Left out: a function with no loop (a learner's loop where the reference has none raises "in a
 loop" at a place the reference's code cannot show: nothing is said), and a file whose source
 cannot be read or parsed (a notebook's cell).
@@ -22,7 +33,7 @@ from functools import lru_cache
 from pathlib import Path
 from types import TracebackType
 
-__all__ = ["in_loop", "raised_in_loop"]
+__all__ = ["assigned_around", "assigned_at", "assigned_names", "in_loop", "raised_in_loop", "raising_names"]
 
 
 _LOOPS = (ast.For, ast.While, ast.AsyncFor)
@@ -75,3 +86,68 @@ def raised_in_loop(tb: TracebackType | None, path: str, resolve: bool = False) -
             told.add(in_loop(path, tb.tb_lineno))
         tb = tb.tb_next
     return True if True in told else False if False in told else None
+
+
+def _roots(target: ast.AST) -> set[str]:
+    """The names an assignment's target binds or writes into: `ds`; `dv` of `dv[..., j:j + b, :]`;
+    `k_j` and `v_j` of `k_j, v_j`."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_roots(t) for t in target.elts)) if target.elts else set()
+    while isinstance(target, (ast.Subscript, ast.Attribute, ast.Starred)):
+        target = target.value
+    return {target.id} if isinstance(target, ast.Name) else set()
+
+
+@lru_cache(maxsize=64)
+def _statements(path: str) -> tuple[tuple[int, int, frozenset[str]], ...] | None:
+    """Each assignment of the file: its first and last line and the names it assigns."""
+    source = "".join(linecache.getlines(path))
+    try:
+        tree = ast.parse(source) if source else None
+    except (SyntaxError, ValueError):
+        return None
+    if tree is None:
+        return None
+    found = []
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+        names = set().union(*(_roots(t) for t in targets)) if targets else set()
+        if names:
+            found.append((node.lineno, node.end_lineno, frozenset(names)))
+    return tuple(found)
+
+
+def assigned_at(path: str, line: int | None) -> frozenset[str] | None:
+    """The names the assignment holding `line` of the file assigns; None when the line is in none
+    (a `return`, a bare call) or the file cannot be read."""
+    around = [s for s in _statements(path) or () if line and s[0] <= line <= s[1]]
+    return min(around, key=lambda s: s[1] - s[0])[2] if around else None
+
+
+def assigned_around(path: str, line: int | None) -> frozenset[str] | None:
+    """Every name the assignments of the innermost function holding `line` of the file assign;
+    None when no function holds it or the file cannot be read."""
+    around = [f for f in _functions(path) or () if line and f[0] <= line <= f[1]]
+    if not around:
+        return None
+    first, last = max(around, key=lambda f: f[0])[:2]
+    inner = [f for f in _functions(path) or () if first < f[0] and f[1] <= last]  # nested functions' own
+    return frozenset().union(*(names for start, end, names in _statements(path) or ()
+                               if first <= start and end <= last and not any(f[0] <= start <= f[1] for f in inner)))
+
+
+def assigned_names(fdef: ast.AST) -> frozenset[str]:
+    """Every name a function's assignments assign (its definition parsed)."""
+    targets = [t for n in ast.walk(fdef) for t in (n.targets if isinstance(n, ast.Assign) else
+                                                    [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else [])]
+    return frozenset(set().union(*(_roots(t) for t in targets))) if targets else frozenset()
+
+
+def raising_names(tb: TracebackType | None, path: str) -> frozenset[str] | None:
+    """assigned_at for the innermost frame of the traceback that runs code of the file at `path`."""
+    line = None
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == path:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return assigned_at(path, line)

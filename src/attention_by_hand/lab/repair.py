@@ -23,7 +23,8 @@ said first reads most like a mistake (`PREFERRED`), and where another names a di
 tell them apart (`_one_slip`: one number changed two ways is one slip, and so is a change inside
 what another takes out, `exp(s.mean(...))` for the term `s.mean(...)` dropped); where one change
 takes out what the best one only tweaks (`** 0.75` removed, or `* 0.75` for it), the removal is
-said. A change that mends only by making a factor 1 on every input (`-(-T // T)` for
+said, but not where the best one mends the very operation that raised (`+ (1,)` for `+ 1` added
+to a shape): taking the call around it away mends only by another route, and is not said. A change that mends only by making a factor 1 on every input (`-(-T // T)` for
 `-(-T // block)`, then `/ n_blocks`) is never said, nor, beside the removal of a name, one that
 makes that very name do nothing (a tensor of ones divided by, a part of a mask made empty:
 idle_names.py). A variable put for another of another shape (or kind) is tried after every other
@@ -42,10 +43,11 @@ safety net, far above what the labs' functions take (400 changes of a lab 04 fun
 but on a very slow machine they may stop a search early and leave a mend unsaid; they never make
 one said that would not be.
 
-Pairs of changes are tried only as one change made on every line that repeats what it changes
-(`_repeated_mend`: a slip copied from the query's line to the key's, a layer wrapped around each
-branch's output; one call put for another at each of its places, `zeros_like` for `empty_like`
-thrice on one line), or at every place of a name in one subscript (`j0` for `i0` in
+Pairs of changes are tried only as one change made at every place that repeats what it changes
+(`_repeated_mend`, the groups from repeated_mends.py): a slip copied from the query's line to the
+key's, a layer wrapped around each branch's output; one call put for another at each of its
+places, `zeros_like` for `empty_like` thrice on one line; the same bound of both slices of a line
+(`:i + 1` for `:i` in `w[i, :i] @ v[:i]`); every place of a name in one subscript (`j0` for `i0` in
 `k[..., i0:i0 + (j1 - j0)]`: the query block's rows for the key block's), where a loop's variable
 may stand for another inside that loop. Left out: other pairs of changes, and changes of classes'
 methods.
@@ -65,10 +67,11 @@ from attention_by_hand.lab.call_words import reference_makes
 from attention_by_hand.lab.mend_changes import loop_names, mend_changes
 from attention_by_hand.lab.idle_names import made_idle
 from attention_by_hand.lab.mend_words import mistake_words
-from attention_by_hand.lab.mutant_edits import _tree_copy, call_name
+from attention_by_hand.lab.mutant_edits import call_name
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
 from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
 from attention_by_hand.lab.raised_lines import feeding_lines, raised_at
+from attention_by_hand.lab.repeated_mends import innermost_subscripts, subscript_of, twin_groups
 
 __all__ = ["Repair", "repair", "MAX_CHANGES", "SECONDS", "PREFERRED"]
 
@@ -125,7 +128,7 @@ def _loop_scopes(fnodes: list[ast.AST]) -> tuple[dict[int, ast.Subscript], dict[
     """({node's place: the innermost subscript whose index holds it}, {node's place: the names the
     `for` loops whose bodies hold it bind}), places counted in ast.walk order."""
     place = {id(n): i for i, n in enumerate(fnodes)}
-    inner = {place[k]: v for k, v in _innermost_subscripts(fnodes).items()}
+    inner = {place[k]: v for k, v in innermost_subscripts(fnodes).items()}
     bound: dict[int, set[str]] = {}
     for loop in (n for n in fnodes if isinstance(n, ast.For)):
         targets = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
@@ -315,14 +318,16 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     # A change that takes out the very thing the best one tweaks (the power whose operation it
     # swaps, the transpose whose axes it makes one) names the learner's own element: said instead.
     # A number made the one that does nothing (`// 1`, `** 1`) already says which, in its words.
-    taken = [c for c in mends if c.op in REMOVALS and best.op not in REMOVALS and best.kind not in ("constant", "offset")
-             and c.function == best.function
-             and any(n is nodes[best.function][best.index] for n in ast.walk(nodes[c.function][c.index]))]
-    best = min(taken, key=_rank) if taken else best
+    # Not where the best one mends the very operation that raised (a shape plus a number): what
+    # takes it out, with its call, only mends by another route, and is not said beside it either.
+    around = [c for c in mends if c.op in REMOVALS and c.function == best.function
+              and any(n is nodes[best.function][best.index] for n in ast.walk(nodes[c.function][c.index]))]
+    taken = [c for c in around if best.op not in REMOVALS and best.kind not in ("constant", "offset")] if best.op != "one_tuple" else []
+    best, around = (min(taken, key=_rank), []) if taken else (best, around if best.op == "one_tuple" else [])
     words = {c: mistake_words(definition(module, c.function), c) for c in mends}
     # Two changes that each mend it and name different slips (`head:` for `head + 1:`, or the term
     # `- writes[:, head]` dropped): the outputs cannot tell which was made, so both are said.
-    rivals = [c for c in mends if words[best] and words[c] and words[c] != words[best] and not _one_slip(c, best, nodes)
+    rivals = [c for c in mends if words[best] and words[c] and words[c] != words[best] and not _one_slip(c, best, nodes) and c not in around
               and not (c.kind in ("constant", "axis") and c.line in unwrapped)]  # the call is said, as above
     other = min(rivals, key=_rank) if rivals else None
     return Repair(best.line, _said(best), words[best], best.op,
@@ -395,86 +400,15 @@ def _said(change: Change) -> str:
     return "the mask inverted" if change.op == "invert" else change.text
 
 
-def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
-    """What a change does, apart from where: the same key on two lines is one slip made twice
-    (`base=500000.0` given to both rope calls). None for changes that have no such key.
-    nodes: the nodes of the change's function, in ast.walk order."""
-    node = nodes[change.index]
-    if change.op == "unwrap" and isinstance(node, ast.Call):  # one call taken off two tensors (`k.T`, `v.T`)
-        return (change.function, change.op, call_name(node), tuple(ast.dump(a) for a in node.args),
-                tuple(ast.dump(k) for k in node.keywords))
-    if change.op == "unlayer" and isinstance(node, ast.Call):  # a layer around each branch's output (a sandwich norm)
-        return (change.function, change.op, _renamed(node))
-    if change.op == "rename" and isinstance(node, ast.Call):  # one call for another on each tensor (`empty_like` thrice)
-        return (change.function, change.op, change.arg, call_name(node))
-    if change.op == "power_inside" and isinstance(node, ast.BinOp):  # the same power on each of two calls (`cos`, `sin`)
-        return (change.function, change.op, ast.dump(node.right))
-    if change.op == "drop_kw":
-        if not (isinstance(node, ast.Call) and isinstance(change.arg, int) and 0 <= change.arg < len(node.keywords)):
-            return None
-        return (change.function, change.op, call_name(node), ast.dump(node.keywords[change.arg]))
-    return (change.function, change.op, repr(change.arg), ast.dump(node))
-
-
-def _in_one_subscript(groups, nodes: dict[str, list[ast.AST]]) -> list[list[Change]]:
-    """Each group's changes that fall in one subscript, two to four of them: a name put for another
-    in both bounds of a slice (`k[..., i0:i0 + (j1 - j0)]`, the query block's rows for the key block's)."""
-    found, inner = [], {name: _innermost_subscripts(fnodes) for name, fnodes in nodes.items()}
-    for twins in groups:
-        by_subscript: dict[tuple, list[Change]] = {}
-        for change in twins:
-            nearest = inner[change.function].get(id(nodes[change.function][change.index]))
-            if nearest is not None:
-                by_subscript.setdefault((change.function, id(nearest)), []).append(change)
-        found += [t for t in by_subscript.values() if 2 <= len(t) <= 4]
-    return found
-
-
-def _innermost_subscripts(fnodes: list[ast.AST]) -> dict[int, ast.Subscript]:
-    """{id of a node: the innermost subscript whose index holds it}, for a function's nodes."""
-    found: dict[int, ast.Subscript] = {}
-    # ast.walk goes outside in, so an inner subscript, met later, overwrites the outer one
-    for subscript in (n for n in fnodes if isinstance(n, ast.Subscript)):
-        for inside in ast.walk(subscript.slice):
-            found[id(inside)] = subscript
-    return found
-
-
-def _subscript_of(change: Change, nodes: dict[str, list[ast.AST]]) -> ast.Subscript | None:
-    """The innermost subscript whose index holds the change's node, or None."""
-    return _innermost_subscripts(nodes[change.function]).get(id(nodes[change.function][change.index]))
-
-
-def _renamed(node: ast.AST) -> str:
-    """The node's code with its names numbered in order of appearance: `ln1(attn(ln1(x)))` and
-    `ln2(mlp(ln2(x)))` are one shape."""
-    copy, names = _tree_copy(node), {}
-    for n in ast.walk(copy):
-        if isinstance(n, ast.Name):
-            n.id = names.setdefault(n.id, f"_{len(names)}")
-    return ast.dump(copy)
-
-
 def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expected: list, order: list[int],
                    candidates: list[Change], deadline: float | None, allowed: list[Change] = ()) -> Repair | None:
-    """One change made on every line that repeats what it changes, where no single change mends:
-    a learner who slipped once in a line copied to the next (the query's and the key's) slipped twice."""
-    groups: dict[tuple, list[Change]] = {}
+    """One change made at every place that repeats what it changes, where no single change mends
+    (the groups of repeated_mends.py): a learner who slipped once in a line copied to the next (the
+    query's and the key's) slipped twice."""
     nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in candidates}}
-    for change in candidates:
-        key = _twin_key(nodes[change.function], change)
-        if key is not None:
-            groups.setdefault(key, []).append(change)
-    # a slip taken out on every line (a transpose too many, twice) before one tweaked on every line;
-    # then one made twice in one subscript (`k[..., i0:i0 + w]` for `k[..., j0:j0 + w]`)
-    tries = [t for t in sorted(groups.values(), key=lambda twins: twins[0].op not in REMOVALS)
-             if (len({c.line for c in t}) >= 2 or (t[0].op in ("rename", "power_inside") and len(t) >= 2)) and len(t) <= 4]
-    # (a name's twins in one subscript from every allowed change: the budget's cut may fall between them)
-    names: dict[tuple, list[Change]] = {}
-    for change in (c for c in allowed if c.op == "name"):
-        nodes.setdefault(change.function, list(ast.walk(definition(module, change.function))))
-        names.setdefault(_twin_key(nodes[change.function], change), []).append(change)
-    tries += [t for t in _in_one_subscript(names.values(), nodes) if t not in tries]
+    for name in {c.function for c in allowed if c.op == "name"}:
+        nodes.setdefault(name, list(ast.walk(definition(module, name))))
+    tries = twin_groups(candidates, allowed, nodes, REMOVALS)
     for twins in tries:
         if deadline is not None and time.perf_counter() > deadline:
             return None
@@ -488,7 +422,7 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
             if {c.line for c in rest} == {first.line}:
                 text = f"{_said(first)}, and the same {more} on that line"
             if {c.line for c in rest} == {first.line} and first.op == "name":  # in one subscript
-                where = ast.unparse(_subscript_of(first, nodes))
+                where = ast.unparse(subscript_of(first, nodes))
                 text = f"`{first.arg[1]}` for `{first.arg[0]}` in each of its {len(twins)} places in `{where}`"
             if first.op == "unlayer":  # each in its own words (`ln2` left out where `ln1` was)
                 text = f"{_said(first)}, and " + ", and ".join(f"{_said(c)} (line {c.line})" for c in rest)

@@ -27,7 +27,15 @@ import sys
 from attention_by_hand.lab.code_layout import function_def
 from attention_by_hand.lab.outcomes import CALL_SECONDS, call
 
-__all__ = ["sizes_apart"]
+__all__ = ["reads_shape", "sizes_apart"]
+
+
+def reads_shape(value: ast.AST) -> bool:
+    """Whether an expression reads a size: `.shape`, `.size(...)` or `len(...)`."""
+    return any((isinstance(n, ast.Attribute) and n.attr == "shape")
+               or (isinstance(n, ast.Call) and ((isinstance(n.func, ast.Attribute) and n.func.attr == "size")
+                                                or (isinstance(n.func, ast.Name) and n.func.id == "len")))
+               for n in ast.walk(value))
 
 
 def _shape_bound(fdef: ast.AST, file: str) -> dict[str, tuple[int, str]]:
@@ -37,12 +45,7 @@ def _shape_bound(fdef: ast.AST, file: str) -> dict[str, tuple[int, str]]:
     for node in ast.walk(fdef):
         if not isinstance(node, ast.Assign) or node.lineno != node.end_lineno:
             continue
-        reads_shape = any(
-            (isinstance(n, ast.Attribute) and n.attr == "shape")
-            or (isinstance(n, ast.Call) and ((isinstance(n.func, ast.Attribute) and n.func.attr == "size")
-                                             or (isinstance(n.func, ast.Name) and n.func.id == "len")))
-            for n in ast.walk(node.value))
-        if not reads_shape:
+        if not reads_shape(node.value):
             continue
         for target in node.targets:
             for name in ast.walk(target):

@@ -171,6 +171,10 @@ class _Engine:
     def hint(self, check: Check, observed: str) -> tuple[str, str | None, str | None]:
         """(hint, the known mistake it names or None, the words of the mend it says or None)."""
         function = check.function
+        if function not in self.found and self.line_caused(function):
+            # where a raising line's own values show the cause (a slice of an axis of length 1,
+            # unit_slice.py), on any call of the function, a change of the reference says another
+            self.found[function] = (None, None)
         if function not in self.found:
             try:
                 import torch
@@ -288,6 +292,10 @@ class _Engine:
             self.parted[key] = said
         return self.parted[key]
 
+    def line_caused(self, function: str) -> bool:
+        """Whether a call of the function raised where its line's values show the cause (unit_slice.py)."""
+        return any((self.events.get(i) or {}).get("line_cause") for c, ids, _ in self.judged if c.function == function for i in ids)
+
     def first_of(self, check: Check, key: str):
         """The child's `key` on the first of this check's calls whose event has one (a "nan", the
         "line_calls"); None when none has."""
@@ -317,7 +325,7 @@ class _Engine:
         mended, words = self.mended(check.function)
         if mended:
             return f"{raised}; {mended}", None, words
-        where = self.found[check.function][1]
+        where = self.found.get(check.function, (None, None))[1]
         parted = self.parting(check.function, check)
         # where it runs and is right (one row alone) and where it raises says what it cannot handle
         where = where if where and where.startswith("right ") else None
@@ -338,7 +346,10 @@ def _got(event: dict):
         return decode(event["value"])
     if event.get("event") == "raised":
         where = event.get("in_loop")
-        return raised(str(event.get("type", "")), str(event.get("message", "")), where if isinstance(where, bool) else None)
+        names, known = (frozenset(n for n in v if isinstance(n, str)) if isinstance(v, list) else None
+                        for v in (event.get("names"), event.get("known")))
+        return raised(str(event.get("type", "")), str(event.get("message", "")), where if isinstance(where, bool) else None,
+                      names, known)
     return RAISED
 
 
@@ -423,6 +434,10 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
             hint, mistake, mended = mutants.hint(check, hint)
         elif ask and hint.startswith("raised "):
             hint, mistake, mended = mutants.after_error(check, hint)
+        elif ask and any(isinstance(v, str) and v.startswith("raised ") for v in verdicts):
+            # a wrong output said, where another of its calls raised: the mend alone, which holds on both
+            said, mended = mutants.mended(check.function)
+            hint = f"{hint}; {said}" if said else hint
         if hint is not None:  # what the child saw of the learner's code, first (learner_notes.py)
             made = [(by_id[i], calls[i][1]) for i in ids]  # this check's own calls: what holds on its inputs
             hint = with_notes(hint, made, getattr(reference, check.function), line_name, pitfalls.get(check.function))
