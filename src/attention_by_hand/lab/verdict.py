@@ -9,7 +9,8 @@ name a mistake the other inputs rule out, and that no input of the function's ot
 its output was right (combining.py). When no hand-written hint is left, the mutation engine
 (diagnosis.py) is asked, once per function, on every input that function was called on (its checks'
 cases and probes); when it finds nothing, the hint says what the first failing input showed, and
-where the probes show the error. `check_in_process` does the same in this process, for a module
+where the probes show the error. A check that raised on some inputs and gave wrong outputs on others
+gets only the mend of the learner's own code (repair.py), which holds on both. `check_in_process` does the same in this process, for a module
 already imported (the tests' fixtures, where the child is not what is tested).
 
 Left out: running the file (runner.py, child.py); the comparisons and the labs' checks
