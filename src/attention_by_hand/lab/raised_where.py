@@ -41,16 +41,22 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 @lru_cache(maxsize=64)
+def _tree(path: str) -> ast.Module | None:
+    """The file parsed, once for its readers here; None when it cannot be read or parsed."""
+    source = "".join(linecache.getlines(path))
+    try:
+        return ast.parse(source) if source else None
+    except (SyntaxError, ValueError):
+        return None
+
+
+@lru_cache(maxsize=64)
 def _functions(path: str) -> tuple[tuple[int, int, tuple[tuple[int, int], ...]], ...] | None:
     """Each function of the file: its first and last line, and the line ranges of its loops'
     bodies (a loop's header and its `else` left out; a comprehension's whole expression); None
     when the file cannot be read or parsed."""
-    source = "".join(linecache.getlines(path))
-    if not source:
-        return None
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
+    tree = _tree(path)
+    if tree is None:
         return None
     found = []
     for function in ast.walk(tree):
@@ -101,20 +107,16 @@ def _roots(target: ast.AST) -> set[str]:
 @lru_cache(maxsize=64)
 def _statements(path: str) -> tuple[tuple[int, int, frozenset[str]], ...] | None:
     """Each assignment of the file: its first and last line and the names it assigns."""
-    source = "".join(linecache.getlines(path))
-    try:
-        tree = ast.parse(source) if source else None
-    except (SyntaxError, ValueError):
-        return None
+    tree = _tree(path)
     if tree is None:
         return None
-    found = []
-    for node in ast.walk(tree):
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
-        names = set().union(*(_roots(t) for t in targets)) if targets else set()
-        if names:
-            found.append((node.lineno, node.end_lineno, frozenset(names)))
-    return tuple(found)
+    return tuple((node.lineno, node.end_lineno, names) for node in ast.walk(tree) if (names := _assigns(node)))
+
+
+def _assigns(node: ast.AST) -> frozenset[str]:
+    """The names one statement assigns (none for a statement that is no assignment)."""
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, (ast.AugAssign, ast.AnnAssign)) else []
+    return frozenset().union(*(_roots(t) for t in targets))
 
 
 def assigned_at(path: str, line: int | None) -> frozenset[str] | None:
@@ -138,9 +140,7 @@ def assigned_around(path: str, line: int | None) -> frozenset[str] | None:
 
 def assigned_names(fdef: ast.AST) -> frozenset[str]:
     """Every name a function's assignments assign (its definition parsed)."""
-    targets = [t for n in ast.walk(fdef) for t in (n.targets if isinstance(n, ast.Assign) else
-                                                    [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else [])]
-    return frozenset(set().union(*(_roots(t) for t in targets))) if targets else frozenset()
+    return frozenset().union(*(_assigns(n) for n in ast.walk(fdef)))
 
 
 def raising_names(tb: TracebackType | None, path: str) -> frozenset[str] | None:

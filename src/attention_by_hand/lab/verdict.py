@@ -326,7 +326,7 @@ class _Engine:
         mended, words = self.mended(check.function)
         if mended:
             return f"{raised}; {mended}", None, words
-        where = self.found.get(check.function, (None, None))[1]
+        where = self.found[check.function][1]
         parted = self.parting(check.function, check)
         # where it runs and is right (one row alone) and where it raises says what it cannot handle
         where = where if where and where.startswith("right ") else None
