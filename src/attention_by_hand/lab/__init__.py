@@ -14,11 +14,14 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     case_verdict.py   what one call's event says under one check (passed, raised, changed its input, a Miss)
     combining.py      a check's inputs' verdicts -> the one mistake that explains them and no input rules out
     judging.py        judges: comparing one output with the reference's, and naming a wrong one
+    foreign_words.py  a name or keyword from NumPy, TensorFlow or JAX in torch's error, said with torch's own
+    error_words.py    torch's words for a common slip, said as the slip (Python's `max` of two tensors, `view` after `.T`)
     attention_judges.py  the judges of attention weights, shared by labs 04 and 05
     inputs.py         the inputs the checks call the functions on
     mistakes.py       the checker's catalogue of the mistakes it names, for the instructor page
     mutants.py        small changes of a reference function's code: candidate mistakes nobody wrote a hint for
     mutant_edits.py   how one such change is made to the syntax tree, and how a hint quotes it
+    triangle_words.py  a triangle's diagonal offset changed, said as whether it holds the main diagonal
     mutant_slices.py  the changes of a slice (moved by one, the colon on the other side, one `, :` short)
     mutant_quotes.py  the two quoted sides of a change, cut to what differs
     mutant_trees.py   where each node of a reference definition is, and copies to change
@@ -41,11 +44,16 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     repeated_mends.py  one slip made at several places: the changes repair.py tries together
     mend_changes.py   the changes tried on a learner's code only (a line left out, an exp put in, a count +1)
     mend_words.py     the mistake such a change mends, in words (a term too many, the loop starts one step late)
+    einsum_words.py   einsum's subscripts mended, in words (an operand read transposed, an axis summed over)
+    loop_starts.py    a running value started again at every pass of its loop: the mend that starts it once
+    habit_mends.py    mends of forms a habit from elsewhere misreads (`l *= r + p`, `+` to join, F.pad's pairs)
+    mend_edits.py     how a change tried on a learner's code only is made to the syntax tree
     call_words.py     what a call on a quoted line does, when the reference never makes it (`cumsum` is running)
     call_pitfalls.py  calls that read otherwise: `split(1)` pieces joined, `int()` of a float, `.grad` of a copied argument
     line_calls.py     which lines' calls a hint describes: the raising line and what fed it, the return, a span's body
     size_locals.py    a size bound from a shape unlike the reference's same-named one, where its number mends it
     none_words.py     which name on the line that raised is None (a layer made with bias=False), or a number
+    called_words.py   a layer's `apply(x)` taken for running it, on the line that raised (the tensor called)
     unit_slice.py     a slice with bounds on an axis of length 1, on the line that raised (`D[..., i0:i1]`)
     unused.py         the arguments whose values never reach a wrong function's output (run in the child)
     room.py           `lab check N --room FOLDER`: every learner's file in a folder, one table

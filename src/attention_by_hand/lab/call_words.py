@@ -74,7 +74,9 @@ CALLS = {
     "argmin": "is the position of the smallest entry: an index, not a weight",
     "var": "divides by n - 1 unless told otherwise (`unbiased=False` or `correction=0` divides by n)",
     "std": "divides by n - 1 unless told otherwise (`unbiased=False` or `correction=0` divides by n)",
-    "norm": "is a length (by default the square root of the sum of squares)",
+    "norm": "is a length (by default the square root of the sum of squares); given no `dim`, it is one number for "
+            "the whole tensor, not one per row (and `torch.linalg.norm` with `ord=1` of a matrix is its largest "
+            "column sum)",
     "roll": "shifts with wrap-around: what leaves one end comes back at the other",
     "flip": "reverses the order along an axis",
     "repeat_interleave": "repeats each entry in place (a a b b), unlike `repeat` (a b a b)",
@@ -96,7 +98,11 @@ CALLS = {
     "expand": "repeats along axes of size 1 without copying: every copy is the same memory",
     "narrow": "takes `length` entries from `start` along an axis",
     "masked_select": "returns the entries the mask picks as one flat 1-D tensor: every axis of the input is gone",
-    "gather": "takes, along `dim`, the entries its index tensor names, counted from 0: an index below 0 is refused",
+    "func.grad": "makes a function that differentiates f with respect to its FIRST argument alone, unless told "
+                 "others: `argnums=(0, 1, 2)` gives one gradient per argument, as a tuple",
+    "gather": "takes, along `dim`, the entries its index tensor names, counted from 0 (an index below 0 is "
+              "refused); its index is not broadcast: the output has the index's shape, so where the index has one "
+              "entry on an axis (the batch, the heads) only the first slice there is read",
     "index_fill": "fills whole slices: along `dim`, every entry of each slice the indices name (a row's or a column's all)",
     "renorm": "scales down each slice along `dim` whose p-norm is over `maxnorm`, to that norm; no slice is made to sum to 1",
     "logsumexp": "is the log of the sum of the exponentials, not the sum itself",
@@ -119,13 +125,45 @@ CALLS = {
                                         "every entry: each wrong answer counts too, not only the true one",
     "scaled_dot_product_attention": "reads a bool `attn_mask` as True = may attend (the opposite of a mask of hidden "
                                     "cells), adds a float one to the scores, and divides by sqrt(head_size) itself unless given `scale=`",
+    "nonzero": "returns the positions of the entries that are not 0, (number of them, number of axes) integers, "
+               "not a mask (a mask is the comparison itself, `x != 0`)",
+    "squeeze": "drops, given no axis, EVERY axis of size 1 (a batch of one, a single head and a sequence of one alike); "
+               "`squeeze(dim)` drops that one alone",
+    "movedim": "moves the axes it is given to the places it is given and keeps the others in their order: no swap "
+               "of two axes, unless they are neighbours",
+    "rot90": "turns the matrix a quarter turn, a transpose and a flip: not a transpose",
+    "argsort": "gives, for each place of the sorted order, the index of the entry that goes there, not each entry's "
+               "rank (the rank is the argsort of the argsort)",
+    "addcdiv": "adds `value * t1 / t2` to its tensor, `value` being one number, not a tensor",
+    "addcmul": "adds `value * t1 * t2` to its tensor, `value` being one number, not a tensor",
+    "dsplit": "splits along the THIRD axis (axis 2), of a tensor of at least three axes",
+    "hsplit": "splits along axis 1 (axis 0 of a 1-D tensor)",
+    "vsplit": "splits along axis 0",
+    "bmm": "multiplies batches of matrices, both exactly 3-D, (b, n, m) and (b, m, p), with no broadcasting (`@` broadcasts)",
+    "mm": "multiplies two matrices, both exactly 2-D, with no broadcasting (`@` takes batches)",
+    "kron": "is the Kronecker product, every entry of the first times the whole second: a block matrix, not a product "
+            "of matrices",
+    "trace": "sums the main diagonal of one matrix into one number",
+    "cummax": "is a running maximum: entry i is the largest up to i (with its index), not the row's largest",
+    "unfold": "cuts, as `x.unfold(dim, size, step)`, windows of `size` entries every `step` along `dim` and puts "
+              "each window's entries on a new LAST axis",
+    "exp2": "is 2 to the power, not e to the power",
+    "log2": "is the logarithm in base 2, not the natural log",
+    "log10": "is the logarithm in base 10, not the natural log",
+    "rsqrt": "is 1 / sqrt(x), the reciprocal of the square root",
+    "softplus": "is log(1 + exp(x)), a smooth ReLU: each entry on its own, no distribution",
+    "bincount": "counts how often each whole number 0, 1, 2, ... occurs (given `weights`, it sums them instead); "
+                "its length is the largest number plus one unless `minlength` is larger",
+    "scatter": "writes, and does not add: a second write to one place replaces the first (`scatter_add` adds)",
+    "index_put": "writes, and adds only with `accumulate=True`: a position given twice is written once, not counted twice",
 }
 
 # a call given one of these keywords, or a True or False among its arguments, says how it counts:
 # nothing to misread
 _SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}, "dropout": {"training", "train"},
             "diagonal": {"dim1", "dim2"}, "histc": {"min", "max"}, "binary_cross_entropy": {"reduction"},
-            "binary_cross_entropy_with_logits": {"reduction"}}
+            "binary_cross_entropy_with_logits": {"reduction"}, "index_put": {"accumulate"}, "index_put_": {"accumulate"},
+            "scatter": {"reduce"}, "scatter_": {"reduce"}}
 
 # the names whose functions or methods are not described: a NumPy function or an object's own
 # layer means something else by the same name
@@ -143,6 +181,9 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
         if isinstance(node, ast.Call):
             func = node.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name == "grad" and isinstance(func, ast.Attribute):  # torch.func's and torch.autograd's differ
+                owner = getattr(func.value, "attr", getattr(func.value, "id", None))
+                name = f"{owner}.grad" if owner in ("func", "autograd") else name
             if as_learners and not _torch_like(func):
                 continue
             flags = any(isinstance(a, ast.Constant) and isinstance(a.value, bool) for a in node.args)

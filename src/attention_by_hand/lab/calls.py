@@ -50,12 +50,13 @@ from pathlib import Path
 from types import ModuleType
 
 from attention_by_hand.lab.broadcast_words import misaligned_vector
+from attention_by_hand.lab.called_words import layer_applied
 from attention_by_hand.lab.code_layout import function_def
 from attention_by_hand.lab.first_nan import first_nan, has_nan
 from attention_by_hand.lab.learner_notes import recording, shared_parts
 from attention_by_hand.lab.line_calls import line_calls, return_line, span_body
 from attention_by_hand.lab.none_words import none_read
-from attention_by_hand.lab.raised_where import assigned_around, assigned_at, assigned_names, raised_in_loop
+from attention_by_hand.lab.raised_where import assigned_around, assigned_at, assigned_names, checked_line, raised_in_loop
 from attention_by_hand.lab.size_locals import sizes_apart
 from attention_by_hand.lab.unit_slice import unit_slice
 from attention_by_hand.lab.wire import MAX_TEXT, decode, encode
@@ -75,14 +76,13 @@ def learner_frame(tb, learner: Path) -> tuple[int | None, str | None]:
 
 
 def _shared_names(learner: Path, line: int | None, reference: ModuleType | None,
-                  *functions: str | None) -> tuple[list[str], list[str]]:
-    """(the names the learner's raising statement assigns, the names its function assigns), each
-    kept only where the reference's function assigns it too (raised_where.py): the learner's own
-    names say nothing of where the reference would raise. functions: the function the line is in,
-    then the checked one (the reference's of the first name it has). Nothing on a file that
-    cannot be read."""
+                  function: str) -> tuple[list[str], list[str]]:
+    """(the names the learner's statement at `line` assigns, the names its function assigns), each
+    kept only where the reference's `function` assigns it too (raised_where.py): the learner's own
+    names say nothing of where the reference would raise. `line` is the checked function's own
+    step that raised (raised_where.checked_line). Nothing on a file that cannot be read."""
     try:
-        theirs = next((getattr(reference, f) for f in functions if f and callable(getattr(reference, f, None))), None)
+        theirs = getattr(reference, function, None)
         fdef = function_def(theirs.__code__) if hasattr(theirs, "__code__") else None
         shared = assigned_names(fdef) if fdef is not None else frozenset()
         mine, known = assigned_at(str(learner), line), assigned_around(str(learner), line)
@@ -351,11 +351,14 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
             whole = "invalid combination of arguments" in str(error)
             kind, message = type(error).__name__, str(error)[: 4 * MAX_TEXT if whole else MAX_TEXT]
             where = raised_in_loop(error.__traceback__, str(learner), resolve=True)
-            names, known = _shared_names(learner, line, reference, function, call["function"])
+            step = checked_line(error.__traceback__, lambda frame: frame.f_code.co_name == call["function"]
+                                and Path(frame.f_code.co_filename).resolve() == learner)
+            names, known = _shared_names(learner, step, reference, call["function"])
             own = raised_by_a_raise(error.__traceback__, learner) if kind == "NotImplementedError" else None
             cut = unit_slice(error.__traceback__, learner, message) if kind == "RuntimeError" else None
             seen = ((misaligned_vector(error.__traceback__, learner, message) or cut) if kind == "RuntimeError"
-                    else none_read(error.__traceback__, learner, message) if kind == "TypeError" else None)
+                    else (none_read(error.__traceback__, learner, message) or layer_applied(error.__traceback__, learner, message))
+                    if kind == "TypeError" else None)
             calls_said = line_calls(learner, line, reference, call["function"])
             del error  # its traceback holds the call's frames
             found = blamer(call, None, took, raised=True)

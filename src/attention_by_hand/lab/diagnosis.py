@@ -59,6 +59,7 @@ from attention_by_hand.lab.outcomes import (
 )
 from attention_by_hand.lab.related import related
 from attention_by_hand.lab.relations import known_factor, scale_of
+from attention_by_hand.lab.triangle_words import diagonal_words
 
 __all__ = ["diagnose", "localise", "MAX_SINGLES", "PAIR_POOL"]
 
@@ -144,7 +145,7 @@ def _mistake(chosen: tuple[Change, ...]) -> str:
     return "; ".join(f"{c.function}: {c.text}" for c in chosen)
 
 
-def _say(chosen: tuple[Change, ...], function: str) -> str:
+def _say(chosen: tuple[Change, ...], function: str, reference: ModuleType) -> str:
     if len(chosen) == 2 and {c.op for c in chosen} == {"unlayer", "layer_on"}:
         left_out, applied = sorted(chosen, key=lambda c: c.op != "unlayer")
         where = re.match(r"`(.*?)` for `.*` \(the layer `.*?` left out\)(.*)$", left_out.text)
@@ -152,8 +153,10 @@ def _say(chosen: tuple[Change, ...], function: str) -> str:
         return (f"yours applies the layer {applied.arg} at the wrong place: the reference with {applied.text}{belongs}")
     parts = []
     for change in chosen:
-        where = f" (in {change.function}(), which {function}() calls)" if change.function != function else ""
-        parts.append(change.text + where)
+        # the learner's function may not call that helper: its own code does what the change does
+        said = [f"in {change.function}(), which the reference's {function}() calls"] if change.function != function else []
+        said += [words] if (words := diagonal_words(definition(reference, change.function), change)) else []
+        parts.append(change.text + (f" ({'; '.join(said)})" if said else ""))
     if len(parts) == 2 and parts[0] == parts[1]:
         return f"yours equals the reference with {parts[0]}, both times it is done there"
     return "yours equals the reference with " + ", and ".join(parts)
@@ -328,7 +331,7 @@ def _raised_alike(reference: ModuleType, function: str, tried: list[Tried],
             found.append(change)
             if len(found) > 1:
                 return None
-    return Diagnosis(_say((found[0],), function), _mistake((found[0],))) if found else None
+    return Diagnosis(_say((found[0],), function, reference), _mistake((found[0],))) if found else None
 
 
 MAX_SCALED = 8
@@ -372,7 +375,7 @@ def _moved_factor(reference, function: str, tried: list[Tried], scaled: list[Cha
     size = f" = {1 / float(value):.3g}" if value else ""  # none where the inputs' sizes differ
     how = f"divided by {name[2:]}{size}" if inverse else f"multiplied by {named}"
     last = _last_step(reference, function)
-    text = (f"{_say((change,), function)}, and your output then {how}: the factor applied at the end"
+    text = (f"{_say((change,), function, reference)}, and your output then {how}: the factor applied at the end"
             f"{f' (after the {last})' if last else ''}, not where the reference applies it")
     return Diagnosis(text, f"{function}: {change.text}; output multiplied by {named.split(' =')[0]}", compound=True)
 
@@ -441,7 +444,7 @@ def _one_mistake(reference: ModuleType, function: str, found: list[tuple[Change,
         if any(not all(agree(a, b) for a, b in zip(outputs[0], other)) for other in outputs[1:]):
             return None
     # two different changes, not one slip made twice (`stack` for `cat`, both times it is done there)
-    return Diagnosis(_say(first, function) + _equal_axes(first, found), _mistake(first), pair=len({c.text for c in first}) > 1)
+    return Diagnosis(_say(first, function, reference) + _equal_axes(first, found), _mistake(first), pair=len({c.text for c in first}) > 1)
 
 
 def _equal_axes(first: tuple[Change, ...], found: list[tuple[Change, ...]]) -> str:

@@ -24,6 +24,8 @@ from dataclasses import dataclass, replace
 
 import torch
 
+from attention_by_hand.lab.error_words import error_words
+from attention_by_hand.lab.foreign_words import foreign_words
 from attention_by_hand.lab.wire import Foreign, NumpyArray, Oversized
 
 __all__ = [
@@ -344,9 +346,18 @@ def hint_for_exception(type_name: str, message: str) -> str:
     if re.search(r"must be Tensor, not (function|method|builtin_function_or_method|Linear|LayerNorm|Sequential)\b", message):
         return (" (a function or a layer itself where its result was meant: a call's brackets are missing, "
                 "`ln1` for `ln1(x)`)")
+    if "does not require grad and does not have a grad_fn" in message:
+        # the checks call a function under torch.no_grad(), as a caller that only wants values may
+        return (" (what `.backward()` or `autograd.grad` was given has no graph behind it: no input it was made from "
+                "requires grad, or it was made while gradients were switched off, as they are when the checks call "
+                "your function (under `torch.no_grad()`); build it inside `with torch.enable_grad():`, from inputs "
+                "made `.requires_grad_()`)")
     if "'Tensor' object is not callable" in message:
         return (" (a tensor was called: round brackets after a name or an attribute that holds a tensor, `t(...)` or "
                 "`x.values()`; a tensor is indexed with square brackets, and `.values` or `.T` is read without brackets)")
+    known = foreign_words(message) or error_words(message)  # a foreign name, or a slip torch's words always mean
+    if known:
+        return known
     coo = re.search(r"len\(size\) = (\d+), sparse_dim = (\d+)", message)  # torch.sparse_coo_tensor's own words
     if coo and int(coo.group(2)) > int(coo.group(1)):
         return (" (sparse_coo_tensor takes its indices as one ROW per axis, (2, number of entries) for a matrix: "

@@ -62,6 +62,11 @@ added or never lacked what the learner left out. Those are tried here, on the le
   a torch.Size being a tuple; `x.shape[:-1] + (1,)` appends the axis;
 - a block's number taken for its first position (`scaled`): `ks = kb` in `for kb in range(n)`, where
   `kb * block` was meant;
+- a running value's start moved before its loop, or made once, on the loop's first pass
+  (`start_before`, `once`: loop_starts.py): `l = torch.zeros_like(s)` inside the loop starts the sum
+  again at every pass;
+- forms a habit from elsewhere reads otherwise (habit_mends.py): `l *= r + p` unfolded, two slices
+  joined where `+` added them, a factor taken out of a call, F.pad's pairs moved one axis back;
 - a floor division where the count rounds up (`ceil`): `range(T // block)` leaves a last, shorter
   block out; `-(-T // block)` counts it.
 
@@ -73,6 +78,8 @@ from __future__ import annotations
 import ast
 from itertools import combinations, permutations
 
+from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_mends
+from attention_by_hand.lab.loop_starts import loop_starts
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
 from attention_by_hand.lab.size_locals import reads_shape
 
@@ -89,11 +96,11 @@ DIMS = (-1, 0, 1, -2)  # the axes a learner most often meant
 _FUNCTION_FORMS = ("torch", "F")
 MAX_SUBSCRIPTS = 48  # einsum spellings tried per call: two operands and an output of four letters, all
 
-FLOW_MENDS = ("jump", "outdent")  # a loop's control: said alone, even where a change of the reference fits (verdict.py)
+FLOW_MENDS = ("jump", "outdent", "once", "start_before")  # a loop's control: said alone, even where a change of the reference fits (verdict.py)
 # mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
 NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts", "factor_moved",
-                "unsub", "ceil", "into_exponent", "one_tuple")
+                "unsub", "ceil", "into_exponent", "one_tuple", *HABIT_OPS)
 
 _WRAPS = ("exp", "log")
 
@@ -253,7 +260,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                 sign = "+" if delta > 0 else "-"
                 found.append(Change(name, index[id(node.right)], "shift", delta, "offset",
                                     f"`{quote(node.right)} {sign} 1` for `{quote(node.right)}`{where}", statement.lineno))
-    return found
+    return found + loop_starts(fdef, index) + habit_mends(fdef, index)
 
 
 _RUNNING = ("maximum", "fmax", "logaddexp", "max")  # a running maximum or log-sum, carried as its first argument

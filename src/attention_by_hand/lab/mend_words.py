@@ -14,6 +14,9 @@ from __future__ import annotations
 import ast
 
 from attention_by_hand.lab.code_layout import parents as parents_in
+from attention_by_hand.lab.einsum_words import subscripts_words
+from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_words
+from attention_by_hand.lab.loop_starts import start_words
 from attention_by_hand.lab.mutant_edits import CMP, OPS, TENSOR_MAKERS, Change, call_name, factor_parts, moved_text, number_of, quote_statement
 
 __all__ = ["mistake_words", "mend_said", "a_factor"]
@@ -141,6 +144,12 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return None
     node, parents = nodes[change.index], parents_in(fdef)
     op, kind = change.op, change.kind
+    if op == "once":
+        return start_words([node], parents.get(id(node)))
+    if op == "start_before" and isinstance(node, (ast.For, ast.While)) and all(0 <= i < len(node.body) for i in change.arg):
+        return start_words([node.body[i] for i in change.arg], node)
+    if op in HABIT_OPS:
+        return habit_words(node, change)
     if op == "const" and _exponent(node, parents):  # `** 2` for `** 1` is a power, not a count off by one
         return _POWERS.get((node.value, change.arg), f"the wrong power: `** {node.value}` where `** {change.arg}` is needed")
     if op == "const" and kind == "axis" and isinstance(node, ast.Tuple):
@@ -175,7 +184,7 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return (f"the factor `{_short(factor)}` on the wrong term: it multiplies `{_short(rest)}`, where it belongs "
                 f"on `{_short(other)}`")
     if op == "subscripts" and isinstance(node, ast.Constant):
-        return _subscripts_words(str(node.value), str(change.arg))
+        return subscripts_words(str(node.value), str(change.arg))
     if op == "add_kw" and change.arg[0] == "dim" and isinstance(node, ast.Call):
         whole = call_name(node) in ("sum", "mean")
         return (f"`dim={change.arg[1]}` left out: `{call_name(node)}` then works along "
@@ -459,29 +468,6 @@ def _dropped(node: ast.AST, op: str) -> ast.AST | None:
     if not isinstance(node, ast.BinOp):
         return None
     return node.right if op == "left" else node.left if op == "right" else None
-
-
-def _subscripts_words(spec: str, mended: str) -> str:
-    """What einsum's subscripts `spec` did that `mended` does not, in words."""
-    (inputs, output), (new_inputs, new_output) = spec.replace(" ", "").split("->"), mended.split("->")
-    if inputs != new_inputs:
-        k, old, new = next((k, a, b) for k, (a, b) in enumerate(zip(inputs.split(","), new_inputs.split(","))) if a != b)
-        if sorted(old) == sorted(new):
-            return (f"einsum reads operand {k + 1} as `{old}` where `{new}` is meant: the same letters swapped, "
-                    "so that operand is read transposed")
-        mine, meant = next((a, b) for a, b in zip(old, new) if a != b)
-        summed = f", and `{mine}`, which the output leaves out, is summed over" if mine not in output else ""
-        return (f"einsum's operand {k + 1} is `{old}` where `{new}` is meant: its axis `{mine}` is a different "
-                f"axis from the others' `{meant}`, so the two are not matched one to one{summed}")
-    if sorted(output) == sorted(new_output):
-        return (f"einsum's output letters in another order: `->{output}` where `->{new_output}` is meant (the result's "
-                "axes come out in the order the output names them)")
-    kept = "".join(c for c in output if c not in new_output)
-    meant = "".join(c for c in new_output if c not in output)
-    if any(c not in inputs for c in kept):  # a letter no operand has: einsum raises, it sums nothing
-        return f"einsum's output names `{kept}`, a letter no operand has, where `{meant}` is meant"
-    return (f"einsum's output keeps `{kept}` where `{meant}` belongs: every letter the output leaves out is summed "
-            f"over, so yours sums over `{meant}`")
 
 
 def mend_said(event: dict, other: dict, at: str, other_at: str) -> tuple[str, str | None]:

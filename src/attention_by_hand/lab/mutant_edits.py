@@ -12,6 +12,7 @@ import ast
 import pickle
 from dataclasses import dataclass, field
 
+from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_slices import SLICE_OPS, slice_edit
 
 __all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TENSOR_MAKERS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "fold_target", "given_name", "is_minus_inf", "locals_of", "moved_text", "number_of", "quote", "quote_statement", "replace_node", "speaks_of_positions", "step_name"]
@@ -44,7 +45,7 @@ AXIS_CALLS = {
     "cat", "stack", "split", "chunk", "transpose", "cumsum", "logsumexp", "norm", "unsqueeze", "squeeze",
     "flip", "roll", "size",
 }
-STATEMENT_OPS = ("swap_next", "fold", "drop", "outdent", "hoist", "sink")
+STATEMENT_OPS = ("swap_next", "fold", "drop", "outdent", "hoist", "sink", "once", "start_before")
 TRANSPOSES = {"transpose", "t", "permute"}
 # torch's calls that make a tensor of the sizes they are given
 TENSOR_MAKERS = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "new_zeros", "new_ones"})
@@ -383,43 +384,10 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.Call(inner.func, [ast.Call(node.func, inner.args, [])], [])
     if op == "layer_on":
         return ast.Call(ast.Name(arg, ast.Load()), [node], [])
-    if op == "into_index":  # `ids[i] + 1` made `ids[i + 1]` (mend_changes.py)
-        return ast.Subscript(node.left.value, ast.BinOp(node.left.slice, node.op, node.right), ast.Load())
     if op == "factor_moved":  # a + f * b -> f * a + b: the factor moved to the other term (mend_changes.py)
         factor, rest, other = factor_parts(node, arg)
         moved = ast.BinOp(factor, ast.Mult(), other) if arg[1] == "left" else ast.BinOp(other, ast.Mult(), factor)
         return ast.BinOp(rest, node.op, moved) if arg[0] == "left" else ast.BinOp(moved, node.op, rest)
-    if op == "subscripts":  # einsum's subscripts spelled otherwise (mend_changes.py)
-        return ast.Constant(arg)
-    if op == "add_kw":  # a flag a learner's call left out (mend_changes.py)
-        return ast.Call(node.func, node.args, node.keywords + [ast.keyword(arg[0], ast.Constant(arg[1]))])
-    if op == "power_inside":  # f(a) ** p made f(a * p) (mend_changes.py)
-        call = node.left
-        return ast.Call(call.func, [ast.BinOp(call.args[0], ast.Mult(), node.right)], [])
-    if op == "factor_inside":  # `f(a, ...) / c` made `f(a / c, ...)` (mend_changes.py)
-        call = node.left
-        return ast.Call(call.func, [ast.BinOp(call.args[0], node.op, node.right), *call.args[1:]], call.keywords)
-    if op == "into_exponent":  # `a / b ** e / d` made `a / b ** (e / d)` (mend_changes.py)
-        power = node.left.right
-        return ast.BinOp(node.left.left, node.left.op, ast.BinOp(power.left, ast.Pow(), ast.BinOp(power.right, node.op, node.right)))
-    if op == "each_row":  # `x[ids]` made `x[torch.arange(len(ids)), ids]`: one entry per row (mend_changes.py)
-        rows = ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "arange", ast.Load()),
-                        [ast.Call(ast.Name("len", ast.Load()), [node.slice], [])], [])
-        return ast.Subscript(node.value, ast.Tuple([rows, node.slice], ast.Load()), node.ctx)
-    if op == "overlap":  # `x.view(-1, k)` made `x.unfold(0, k, 1)`: every window of k, each with the next (mend_changes.py)
-        return ast.Call(ast.Attribute(node.func.value, "unfold", ast.Load()), [ast.Constant(0), node.args[1], ast.Constant(1)], [])
-    if op == "from_one":  # `range(n)` made `range(1, n)` (mend_changes.py)
-        return ast.Call(node.func, [ast.Constant(1), node.args[0]], [])
-    if op == "one_tuple":  # `x.shape[:-1] + 1` made `x.shape[:-1] + (1,)` (mend_changes.py)
-        number_left = isinstance(node.left, ast.Constant)
-        one = ast.Tuple([node.left if number_left else node.right], ast.Load())
-        return ast.BinOp(one, ast.Add(), node.right) if number_left else ast.BinOp(node.left, ast.Add(), one)
-    if op == "ceil":  # `a // b` made `-(-a // b)`, the count rounded up (mend_changes.py)
-        return ast.UnaryOp(ast.USub(), ast.BinOp(ast.UnaryOp(ast.USub(), node.left), ast.FloorDiv(), node.right))
-    if op == "in_place":  # `x = x + y` made `x += y`, which writes into the tensor x views (mend_changes.py)
-        return ast.AugAssign(ast.Name(node.targets[0].id, ast.Store()), node.value.op, node.value.right)
-    if op == "jump":  # a learner's `break` made `continue`, or back (mend_changes.py)
-        return ast.Continue() if arg == "continue" else ast.Break()
     if op == "no_new_axis":
         parts = node.slice.elts
         return ast.Subscript(node.value, ast.Tuple(parts[:arg] + parts[arg + 1:], ast.Load()), ast.Load())
@@ -435,7 +403,7 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         outer_args[arg] = inner.func.value
         outer = ast.Call(node.func, outer_args, node.keywords)
         return ast.Call(ast.Attribute(outer, inner.func.attr, ast.Load()), inner.args, inner.keywords)
-    raise ValueError(op)
+    return mend_edit(node, change)  # a change made to a learner's code only (mend_changes.py)
 
 
 def edit_statements(body: list, node: ast.stmt, change: Change) -> bool:
@@ -450,6 +418,22 @@ def edit_statements(body: list, node: ast.stmt, change: Change) -> bool:
             return False
         loop = _tree_copy(node)
         body[at : at + 1] = [loop, loop.body.pop()]
+        return True
+    if change.op == "once":  # a loop's `l = zeros(...)` run on its first pass only, while `l` is unbound (loop_starts.py)
+        if not (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)):
+            return False
+        caught = ast.ExceptHandler(ast.Name("NameError", ast.Load()), None, [node])
+        body[at] = ast.fix_missing_locations(ast.copy_location(ast.Try([ast.Expr(ast.Name(node.targets[0].id, ast.Load()))],
+                                                                        [caught], [], []), node))
+        return True
+    if change.op == "start_before":  # a loop's statements at change.arg moved before the loop (loop_starts.py)
+        if not (isinstance(node, (ast.For, ast.While)) and all(0 <= i < len(node.body) for i in change.arg)
+                and len(node.body) > len(change.arg)):
+            return False
+        loop = _tree_copy(node)
+        moved = [loop.body[i] for i in change.arg]
+        loop.body = [s for i, s in enumerate(loop.body) if i not in change.arg]
+        body[at : at + 1] = [*moved, loop]
         return True
     if change.op in ("hoist", "sink"):  # an `if`'s first statement moved before it, or its last after it (mend_changes.py)
         if not (isinstance(node, ast.If) and len(node.body) > 1):

@@ -27,7 +27,7 @@ from pathlib import Path
 from attention_by_hand.lab.broadcast_words import learner_frame_and_line, line_tree, quietly
 from attention_by_hand.lab.mutant_edits import OPS
 
-__all__ = ["none_read"]
+__all__ = ["none_read", "value_of"]
 
 
 _OPERANDS = re.compile(r"unsupported operand type\(s\) for ([^:]+): '(\w+)' and '(\w+)'")
@@ -72,15 +72,17 @@ def _suspects(line: str, message: str) -> list[ast.expr]:
 _MISSING = object()
 
 
-def _value(node: ast.expr, frame):
+def value_of(node: ast.expr, frame):
     """The value of a name or an attribute chain in the frame, or _MISSING (no call is made but
-    the attribute lookups themselves)."""
+    the attribute lookups themselves; any other expression is not read)."""
+    if not _chain(node):
+        return _MISSING
     if isinstance(node, ast.Name):
         for space in (frame.f_locals, frame.f_globals, vars(builtins)):
             if node.id in space:
                 return space[node.id]
         return _MISSING
-    owner = _value(node.value, frame)
+    owner = value_of(node.value, frame)
     if owner is _MISSING or owner is None:
         return _MISSING
     return getattr(owner, node.attr, _MISSING)
@@ -103,20 +105,20 @@ def _none_read(tb, learner: Path, message: str) -> str | None:
     frame, line = got
     if number:  # the one name indexed on the line that holds a plain number (not a bool)
         kind = int if number.group(1) == "int" else float
-        numbers = {ast.unparse(n): v for n in _suspects(line, message) if type(v := _value(n, frame)) is kind}
+        numbers = {ast.unparse(n): v for n in _suspects(line, message) if type(v := value_of(n, frame)) is kind}
         if len(numbers) != 1:
             return None
         (text, value), = numbers.items()
         said = f"`{text}` is the number {value!r} here, not a tensor, and a number has no entries to index"
         # a 0 is where a sum starts: a tensor of zeros is what it was meant to be (a size indexed, `T[0]`, is not)
         return said + (" or add into: a tensor of zeros (`torch.zeros(...)`, `torch.zeros_like(...)`) has" if value == 0 else "")
-    nones = {ast.unparse(n): n for n in _suspects(line, message) if _value(n, frame) is None}
+    nones = {ast.unparse(n): n for n in _suspects(line, message) if value_of(n, frame) is None}
     if len(nones) != 1:
         return None
     text, node = next(iter(nones.items()))
     import torch
 
-    owner = _value(node.value, frame) if isinstance(node, ast.Attribute) else None
+    owner = value_of(node.value, frame) if isinstance(node, ast.Attribute) else None
     if isinstance(node, ast.Attribute) and node.attr == "bias" and isinstance(owner, torch.nn.Module):
         layer = ast.unparse(node.value)
         return (f"`{text}` is None: `{layer}` was made without a bias (`bias=False`) and has none to add; "

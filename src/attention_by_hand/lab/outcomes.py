@@ -178,7 +178,7 @@ def call(function, args: tuple, seconds: float = CALL_SECONDS):
     except (Exception, SystemExit) as error:  # noqa: BLE001 - a mutant that cannot run on this input does not match it
         code = getattr(function, "__code__", None)
         where = raised_in_loop(error.__traceback__, code.co_filename) if code else None
-        names = raising_names(error.__traceback__, code.co_filename) if code else None
+        names = raising_names(error.__traceback__, code) if code else None
         return raised(type(error).__name__, str(error), where, names)
 
 

@@ -13,7 +13,12 @@ The statement that raised says more: a change of the reference that raises the l
 in its `dv[...] +=` line (the keys of every block where one block's were meant) names no slip of a
 learner whose `ds = ...` line raised them, while the learner's own `dv` line ran. So an error also
 carries the names its raising statement assigns (`assigned_at`), and the learner's also the names
-its function assigns (`assigned_around`): two errors were raised at different steps where their
+its function assigns (`assigned_around`). The raising statement is the checked function's own step
+(`checked_line`), where a function it called raised: a change of the reference's `self_attention`
+that puts the tensor `x` where `query` belongs raises "'Tensor' object is not callable" inside the
+reference's `attention_weights`, at its `q, k = ...`, and so does a learner's `v = value.apply(x)`
+(the tensor called by the layer) at its own `v = ...`; the steps of `self_attention` that raised,
+`weights = ...` and `v = ...`, tell them apart. Two errors were raised at different steps where their
 statements share no name and the learner's function has a statement of the other's name, which is
 not the one that raised. The learner's names are kept only where the reference assigns them too
 (calls.py): a learner's own names (`scores` where the reference has `s`) tell nothing, and a name
@@ -31,9 +36,9 @@ import ast
 import linecache
 from functools import lru_cache
 from pathlib import Path
-from types import TracebackType
+from types import CodeType, TracebackType
 
-__all__ = ["assigned_around", "assigned_at", "assigned_names", "in_loop", "raised_in_loop", "raising_names"]
+__all__ = ["assigned_around", "assigned_at", "assigned_names", "checked_line", "in_loop", "raised_in_loop", "raising_names"]
 
 
 _LOOPS = (ast.For, ast.While, ast.AsyncFor)
@@ -143,11 +148,20 @@ def assigned_names(fdef: ast.AST) -> frozenset[str]:
     return frozenset().union(*(_assigns(n) for n in ast.walk(fdef)))
 
 
-def raising_names(tb: TracebackType | None, path: str) -> frozenset[str] | None:
-    """assigned_at for the innermost frame of the traceback that runs code of the file at `path`."""
-    line = None
+def raising_names(tb: TracebackType | None, code: CodeType) -> frozenset[str] | None:
+    """assigned_at for the step of the checked function (its code `code`) that raised, itself or
+    through a call it made: the outermost frame running that code."""
+    line = checked_line(tb, lambda frame: frame.f_code is code)
+    return assigned_at(code.co_filename, line)
+
+
+def checked_line(tb: TracebackType | None, is_checked) -> int | None:
+    """The line of the outermost frame of the traceback that `is_checked` (the frame) accepts: the
+    checked function's own step, where a helper it called raised. Two sides compare the steps of
+    the one function both were asked for: the reference's helpers are not the learner's, and a
+    learner may write inline what the reference leaves to a helper (or the other way round)."""
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename == path:
-            line = tb.tb_lineno
+        if is_checked(tb.tb_frame):
+            return tb.tb_lineno
         tb = tb.tb_next
-    return assigned_at(path, line)
+    return None

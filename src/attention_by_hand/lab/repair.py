@@ -67,7 +67,7 @@ from attention_by_hand.lab.call_words import reference_makes
 from attention_by_hand.lab.mend_changes import loop_names, mend_changes
 from attention_by_hand.lab.idle_names import made_idle
 from attention_by_hand.lab.mend_words import mistake_words
-from attention_by_hand.lab.mutant_edits import call_name
+from attention_by_hand.lab.mutant_edits import call_name, edit
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
 from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
 from attention_by_hand.lab.raised_lines import feeding_lines, raised_at
@@ -372,19 +372,24 @@ def _names_removed(module: ModuleType, function: str, mends: list[Change]) -> se
 
 def _taken_out(removal: Change, node: ast.AST) -> ast.AST | None:
     """What a removal at `node` takes out: the line (`drop`), the side that goes (`left` keeps the
-    left side: the right one goes), the part of `a | b` that is not kept."""
+    left side: the right one goes), the part of `a | b` that is not kept, the arguments of a call
+    taken away."""
     if removal.op == "drop":
         return node
     if removal.op == "keep_part":
         parts = node.values if isinstance(node, ast.BoolOp) else [node.left, node.right]
         return parts[1 - removal.arg]
+    if removal.op == "unwrap" and isinstance(node, ast.Call):  # the call taken away: what it was told (its axes)
+        kept = edit(node, removal)
+        return ast.Tuple([a for a in [*node.args, *(k.value for k in node.keywords)] if a is not kept], ast.Load())
     return getattr(node, "right" if removal.op == "left" else "left", None)
 
 
 def _inside_removed(removal: Change, other: Change, nodes: list[ast.AST]) -> bool:
     """Whether `other` changes a node inside what `removal` takes out (`exp(s.mean(...))` for
-    `s.mean(...)`, where the term `s.mean(...)` dropped mends it too)."""
-    if removal.op not in ("left", "right", "drop", "keep_part") or other.op in REMOVALS:
+    `s.mean(...)`, where the term `s.mean(...)` dropped mends it too; `transpose(2, -1)`, on three
+    axes no transpose at all, where the transpose taken away mends it)."""
+    if removal.op not in ("left", "right", "drop", "keep_part", "unwrap") or other.op in REMOVALS:
         return False
     gone = _taken_out(removal, nodes[removal.index])
     return gone is not None and any(n is nodes[other.index] for n in ast.walk(gone))

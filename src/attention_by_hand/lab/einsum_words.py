@@ -1,0 +1,36 @@
+"""einsum's subscripts in words: what a learner's spelling did that the mended one does not.
+
+A mend of einsum's subscripts (mend_changes.py, `subscripts`) is a fact in code, `"ij,jd->id"` for
+`"ij,jd->jd"`; here it is said as what the letters mean: an operand read transposed (its letters
+swapped), an axis not matched one to one (a letter where it should share another operand's), the
+output's axes in another order, or a letter the output keeps where another is summed over.
+
+Left out: which spelling mends (repair.py) and every other mend's words (mend_words.py).
+"""
+
+from __future__ import annotations
+
+__all__ = ["subscripts_words"]
+
+
+def subscripts_words(spec: str, mended: str) -> str:
+    """What einsum's subscripts `spec` did that `mended` does not, in words."""
+    (inputs, output), (new_inputs, new_output) = spec.replace(" ", "").split("->"), mended.split("->")
+    if inputs != new_inputs:
+        k, old, new = next((k, a, b) for k, (a, b) in enumerate(zip(inputs.split(","), new_inputs.split(","))) if a != b)
+        if sorted(old) == sorted(new):
+            return (f"einsum reads operand {k + 1} as `{old}` where `{new}` is meant: the same letters swapped, "
+                    "so that operand is read transposed")
+        mine, meant = next((a, b) for a, b in zip(old, new) if a != b)
+        summed = f", and `{mine}`, which the output leaves out, is summed over" if mine not in output else ""
+        return (f"einsum's operand {k + 1} is `{old}` where `{new}` is meant: its axis `{mine}` is a different "
+                f"axis from the others' `{meant}`, so the two are not matched one to one{summed}")
+    if sorted(output) == sorted(new_output):
+        return (f"einsum's output letters in another order: `->{output}` where `->{new_output}` is meant (the result's "
+                "axes come out in the order the output names them)")
+    kept = "".join(c for c in output if c not in new_output)
+    meant = "".join(c for c in new_output if c not in output)
+    if any(c not in inputs for c in kept):  # a letter no operand has: einsum raises, it sums nothing
+        return f"einsum's output names `{kept}`, a letter no operand has, where `{meant}` is meant"
+    return (f"einsum's output keeps `{kept}` where `{meant}` belongs: every letter the output leaves out is summed "
+            f"over, so yours sums over `{meant}`")

@@ -1,0 +1,66 @@
+"""torch's and Python's own words for a common slip, said as the slip: a table read by judging.py.
+
+Each entry is a piece of an error's message and what it means for a learner's code. torch says
+"Boolean value of Tensor with more than one value is ambiguous"; the slip is a Python `max`, `if`
+or `and` given a tensor of several values. Nothing of the learner's runs again: the words are read
+off the message alone, so each says only what every code that raises those words did.
+
+Left out: the errors whose sizes or types tell more (judging.py reads those: sizes that do not
+match, an invalid combination of arguments, a dtype), and a name or keyword torch lacks
+(foreign_words.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["error_words"]
+
+_WORDS = (
+    ("Boolean value of Tensor with more than one value is ambiguous",
+     "a tensor of several values where Python needs one True or False: an `if`, `and`, `or`, `not`, or Python's "
+     "`max` or `min` of two tensors; `torch.maximum(a, b)` and `torch.where(mask, a, b)` work entry by entry, and "
+     "`&`, `|`, `~` combine masks"),
+    ("only one element tensors can be converted to Python scalars",
+     "a tensor of several values made one Python number: `math.exp`, `math.sqrt` or `math.log` of a tensor, "
+     "`float(x)`, `int(x)`, or a list of tensors given to `torch.tensor`; torch's own (`torch.exp`, "
+     "`torch.sqrt`) work entry by entry, and `torch.stack` joins tensors"),
+    ("cannot be converted to Scalar",
+     "`.item()` reads the one number of a tensor of one entry; this tensor has more"),
+    ("Can't call numpy() on Tensor that requires grad",
+     "a NumPy function given a tensor that records gradients: use torch's own (`torch.exp` for `np.exp`), which "
+     "keeps the tensor and its gradients"),
+    ("must be tuple of Tensors, not Tensor",
+     "`torch.stack` and `torch.cat` take a list or a tuple of tensors, `torch.cat([a, b], dim=...)`: one tensor "
+     "is no list of them"),
+    ("view size is not compatible with input tensor's size and stride",
+     "`view` reads the memory as it lies and cannot follow a transpose or a permute before it: `.reshape(...)` "
+     "copies where it must"),
+    ("must be a 3D tensor",
+     "a batched matrix product (`torch.bmm`, `baddbmm`) takes exactly three axes, (b, n, m) and (b, m, p); `@` "
+     "takes any number and broadcasts"),
+    ("must be a matrix",
+     "`torch.mm` (and `addmm`) takes matrices of exactly two axes; `@` takes batches"),
+    ("only supports a 0-dimensional value tensor",
+     "`masked_fill` puts ONE value in every masked cell (a number, or a tensor of one entry); to take each cell from "
+     "another tensor, `torch.where(mask, other, x)`"),
+    ("which does not broadcast with previously seen size",
+     "one of einsum's letters names axes of different lengths: a letter must stand for axes of one length in every "
+     "operand; read each operand's letters against its shape"),
+    ("of a 0-d tensor",
+     "a tensor of no axes, one number (a reduction over every axis, or an index on each): it has no length and "
+     "cannot be walked"),
+    ("iteration over a 0-d tensor",
+     "a tensor of no axes, one number (a reduction over every axis, or an index on each): it has no length and "
+     "cannot be walked"),
+)
+
+_NO_AXIS = re.compile(r"(\w+)\(\) missing 1 required positional arguments?: \"dim\"")
+
+
+def error_words(message: str) -> str:
+    """" (...)" for a message the table knows, else ""."""
+    no_axis = _NO_AXIS.search(message)
+    if no_axis:
+        return f" (torch's `{no_axis.group(1)}` has no default axis: give `dim=`, `dim=-1` for each row's own)"
+    return next((f" ({words})" for piece, words in _WORDS if piece in message), "")

@@ -1,0 +1,105 @@
+"""A name or a keyword torch does not have, said as where it comes from and what torch calls it.
+
+A learner who knows NumPy, TensorFlow or JAX writes their names: `torch.reduce_max`, `x.astype`,
+`tril(..., k=1)`. torch answers "module 'torch' has no attribute 'reduce_max'", which names the
+word but not what to write instead. The names here are read off torch's own words (nothing of the
+learner's runs again): an attribute a module, a tensor or a layer does not have, and a keyword a
+call does not take. Each is said with its home and torch's way where a table below knows it; else,
+where torch has the name elsewhere (`F.gelu` for `torch.gelu`, `F.one_hot` for `torch.nn.one_hot`),
+where it is.
+
+Two of NumPy's attributes read as torch's are said the same way: `x.size[0]` indexes a method,
+`x.shape()` calls a torch.Size.
+
+Left out: names torch accepts as NumPy's (`axis` in most reductions, `keepdims`, `np.newaxis`'s
+`torch.newaxis`), which raise nothing, and a call's forms, which judging.py reads from torch's
+"invalid combination of arguments".
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["foreign_words"]
+
+# a name torch does not have -> (where a learner knows it from, what torch writes)
+_NAMES = {
+    "reduce_max": ("TensorFlow's `tf.reduce_max`", "`x.amax(dim=..., keepdim=...)`"),
+    "reduce_min": ("TensorFlow's `tf.reduce_min`", "`x.amin(dim=..., keepdim=...)`"),
+    "reduce_sum": ("TensorFlow's `tf.reduce_sum`", "`x.sum(dim=..., keepdim=...)`"),
+    "reduce_mean": ("TensorFlow's `tf.reduce_mean`", "`x.mean(dim=..., keepdim=...)`"),
+    "reduce_logsumexp": ("TensorFlow's `tf.reduce_logsumexp`", "`torch.logsumexp(x, dim=...)`"),
+    "band_part": ("TensorFlow's `tf.linalg.band_part`", "`torch.tril(x, diagonal=...)` and `torch.triu`"),
+    "cast": ("TensorFlow's `tf.cast`", "`x.to(dtype)`, or `x.float()`, `x.bool()`"),
+    "GradientTape": ("TensorFlow's `tf.GradientTape`",
+                     "`loss.backward()` or `torch.autograd.grad(loss, inputs)`: torch records the graph as it computes"),
+    "expand_dims": ("NumPy's and TensorFlow's `expand_dims`", "`x.unsqueeze(dim)`, or `x[:, None]`"),
+    "astype": ("NumPy's `astype`", "`x.to(dtype)`"),
+    "take_along_axis": ("NumPy's `np.take_along_axis`", "`torch.take_along_dim`, or `gather`"),
+    "get_shape": ("TensorFlow's `get_shape`", "`x.shape`"),
+    "assign": ("TensorFlow's `Variable.assign`", "indexing, `x[...] = value`, or `x.copy_(value)`"),
+    "at": ("JAX's `x.at[i].set(...)`", "indexing, `x[i] = value`, or `x.index_add_(...)` to add"),
+    "append": ("a Python list's `append`", "a list of pieces joined once by `torch.cat`: a tensor never grows"),
+    "in_proj_weight": ("`nn.MultiheadAttention`'s fused weight", "a Linear's own `.weight`, (out_features, in_features)"),
+    "apply_gradients": ("a Keras optimizer's `apply_gradients`", "`optimizer.step()` after `loss.backward()`"),
+}
+
+# a keyword a torch call does not take -> what torch calls it
+_KEYWORDS = {
+    "k": "NumPy's `k`: torch's `tril`, `triu` and `diag` call it `diagonal`",
+    "keep_dim": "torch's flag is `keepdim`",
+    "axis": "NumPy's `axis`: this call takes `dim`",
+    "axes": "NumPy's `axes`: torch's calls take `dim` (a tuple of axes where it reduces over several)",
+    "perm": "TensorFlow's `perm`: torch's `x.permute(*dims)` takes the order itself",
+    "limit": "TensorFlow's `limit`: torch's `arange` takes `start`, `end` and `step`",
+    "ddof": "NumPy's `ddof`: torch's `var` and `std` take `correction`",
+    "keepdims": "NumPy's `keepdims`: this call takes `keepdim`",
+}
+
+_MODULE = re.compile(r"module '(torch(?:\.\w+)*)' has no attribute '(\w+)'")
+_OBJECT = re.compile(r"'(\w+)' object has no attribute '(\w+)'")
+_KEYWORD = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
+
+
+# NumPy's attributes read as torch's: `x.size[0]` (NumPy's size is a number, torch's a method), `x.shape()`
+_MISREAD = {
+    "'builtin_function_or_method' object is not subscriptable": (
+        " (a method indexed without being called: in torch `size` is a method, `x.size(0)`, while `x.shape[0]` "
+        "is indexed)"),
+    "'torch.Size' object is not callable": " (`shape` is no method in torch: `x.shape`, or the method `x.size()`)",
+}
+
+
+def foreign_words(message: str) -> str:
+    """" (...)" for a name or a keyword torch's error says it lacks, where it is known; else ""."""
+    misread = next((words for text, words in _MISREAD.items() if text in message), None)
+    if misread:
+        return misread
+    keyword = _KEYWORD.search(message)
+    if keyword and keyword.group(2) in _KEYWORDS:
+        return f" ({_KEYWORDS[keyword.group(2)]})"
+    found = _MODULE.search(message) or _OBJECT.search(message)
+    if not found:
+        return ""
+    owner, name = found.groups()
+    if name in _NAMES:
+        home, torch_way = _NAMES[name]
+        return f" (`{name}` is {home}; torch's way is {torch_way})"
+    # elsewhere in torch: only for torch's modules and tensors (an int's missing `exp` is no torch name misplaced)
+    return _elsewhere(owner, name) if owner.startswith("torch") or owner in ("Tensor", "Parameter") else ""
+
+
+def _elsewhere(owner: str, name: str) -> str:
+    """Where torch has the name, if not where it was asked for: `F.gelu`, `torch.cat`, `x.unsqueeze`."""
+    import torch
+    import torch.nn.functional as F
+
+    if name.startswith("_"):
+        return ""
+    if owner != "torch.nn.functional" and hasattr(F, name):
+        return f" (`{name}` is in `torch.nn.functional`: `F.{name}(...)`, with `import torch.nn.functional as F`)"
+    if owner != "torch" and hasattr(torch, name):
+        return f" (`{name}` is torch's own: `torch.{name}(...)`)"
+    if owner.startswith("torch") and hasattr(torch.Tensor, name):
+        return f" (`{name}` is a tensor's method: `x.{name}(...)`)"
+    return ""

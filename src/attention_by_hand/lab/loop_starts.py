@@ -1,0 +1,110 @@
+"""A running value started again at every pass of its loop: the mend that starts it once.
+
+An online softmax keeps a running sum `l`, set to zero before the loop and updated at every pass,
+`l = l * torch.exp(m - m_new) + torch.exp(s - m_new)`. A learner who writes its start inside the
+loop, `l = torch.zeros_like(s)` as the body's first line, starts the sum again at each pass: the
+update's old term is multiplied by zero, and at the end `l` holds only the last pass's term. The
+outputs are those of the reference with that term dropped, and a change of the reference says so,
+though the learner's line has the term: what is wrong is where the start stands.
+
+Where the start reads no name the loop gives a value to, the mend moves it before the loop
+(`start_before`): in tiled attention, an accumulator started inside the loop over key blocks
+belongs before it, once per query block. Where it reads one (`s`, for its shape), the mend runs it
+only on the loop's first pass (`once`): the statement becomes
+
+    try:
+        l            # already started: keep it
+    except NameError:
+        l = torch.zeros_like(s)
+
+which `mend_changes` offers (mutant_edits.edit_statements makes both) and repair.py verifies on every input, like any other change. A start
+is a statement of the loop's own body that assigns one name a fresh value (a number, or a tensor
+made from sizes: `zeros`, `zeros_like`, `full`, `new_zeros`, ...), whose name the later statements
+of that body both read and set again (`l = l * r + p`; `m_new = max(m, s)`, then `m = m_new`).
+
+Left out: a start in a branch of the loop (done only on some passes), and one that unpacks several
+names.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, quote
+
+__all__ = ["loop_starts", "start_words"]
+
+_LOOPS = (ast.For, ast.While)
+_MAKERS = TENSOR_MAKERS | {f"{name}_like" for name in TENSOR_MAKERS} | {"full_like", "tensor"}
+
+
+def _fresh(value: ast.expr) -> bool:
+    """A value that depends on no earlier pass: a number, `-inf`, or a tensor made from sizes."""
+    if isinstance(value, ast.UnaryOp):
+        value = value.operand
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
+    return isinstance(value, ast.Call) and (call_name(value) in _MAKERS or (
+        call_name(value) == "float" and len(value.args) == 1 and isinstance(value.args[0], ast.Constant)))
+
+
+def _carried(name: str, later: list[ast.stmt]) -> bool:
+    """Whether the statements after the start both read `name` and give it a new value: a value
+    carried from pass to pass (`l = l * r + p`; `m_new = max(m, s)`, then `m = m_new`)."""
+    walked = [n for s in later for n in ast.walk(s)]
+    if any(isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id == name for n in walked):
+        return True  # `acc += p @ v` reads and sets it
+    nodes = [n for n in walked if isinstance(n, ast.Name) and n.id == name]
+    return any(isinstance(n.ctx, ast.Load) for n in nodes) and any(isinstance(n.ctx, ast.Store) for n in nodes)
+
+
+def loop_starts(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `start_before` and `once` changes of `fdef`: each start of a running value in a loop's
+    own body moved before the loop (each alone, then all of that loop's together), or run on the
+    first pass only."""
+    found = []
+    for loop in (n for n in ast.walk(fdef) if isinstance(n, _LOOPS)):
+        starts = [at for at, statement in enumerate(loop.body) if _starts_running(statement, loop.body[at + 1:])]
+        movable = [at for at in starts if not _reads(loop.body[at].value) & _binds(loop)]  # they can stand before it
+        for group in [(at,) for at in movable] + ([tuple(movable)] if len(movable) > 1 else []):
+            moved = " and ".join(f"`{quote(loop.body[at])}`" for at in group)
+            found.append(Change(fdef.name, index[id(loop)], "start_before", group, "step",
+                                f"{moved} moved before {_the_loop(loop)}", loop.body[group[0]].lineno))
+        found += [Change(fdef.name, index[id(loop.body[at])], "once", None, "step",
+                         f"`{quote(loop.body[at])}` done once, on the first pass of {_the_loop(loop)}", loop.body[at].lineno)
+                  for at in starts]
+    return found
+
+
+def _starts_running(statement: ast.stmt, later: list[ast.stmt]) -> bool:
+    """`l = torch.zeros(...)` (one name, a fresh value) that the later statements carry on."""
+    return (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+            and _fresh(statement.value) and _carried(statement.targets[0].id, later))
+
+
+def _reads(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def _binds(loop: ast.AST) -> set[str]:
+    """The names a loop gives values to: its variable and what its body assigns."""
+    parts = [loop.target, *loop.body] if isinstance(loop, ast.For) else loop.body
+    return {n.id for part in parts for n in ast.walk(part) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def _the_loop(loop: ast.AST) -> str:
+    """The loop by what it walks (its header's calls would be described as the learner's: call_words.py)."""
+    target = loop.target if isinstance(loop, ast.For) else None
+    return f"the loop over `{quote(target)}`" if target is not None else "the `while` loop"
+
+
+def start_words(statements: list[ast.AST], loop: ast.AST | None) -> str | None:
+    """The mistake the `once` and `start_before` changes mend, in words."""
+    if not (statements and all(isinstance(s, ast.Assign) for s in statements) and isinstance(loop, _LOOPS)):
+        return None
+    names = " and ".join(f"`{s.targets[0].id}`" for s in statements)
+    lines = " and ".join(f"`{quote(s)}`" for s in statements)
+    it, them = ("it", "it") if len(statements) == 1 else ("they", "them")
+    return (f"{lines} inside {_the_loop(loop)} {'starts' if it == 'it' else 'start'} {names} again at every pass, so "
+            f"what earlier passes added is lost and {it} {'ends' if it == 'it' else 'end'} with the last pass's alone; "
+            f"start {them} once, before the loop")

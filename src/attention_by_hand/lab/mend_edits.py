@@ -1,0 +1,82 @@
+"""How a change that only a learner's code needs is made to the syntax tree (mend_changes.py lists them).
+
+mutant_edits.edit makes the changes of the reference's code, which made to a learner's code mend
+the inverse slip; the changes here have no such inverse (the reference never had what they take
+out, or never lacked what they put in), and each is made in a learner's function alone: `ids[i] + 1`
+made `ids[i + 1]`, a flag added, `-(-a // b)` for `a // b`, `x += y` for `x = x + y`, and the
+forms a habit from elsewhere gets wrong (habit_mends.py): an augmented assignment unfolded, two
+slices joined where `+` added them, a factor taken out of a call, F.pad's pairs moved to the axis
+before. Each takes the node the change names and returns the node that takes its place.
+
+Left out: which changes are tried (mend_changes.py, habit_mends.py) and their words (mend_words.py).
+"""
+
+from __future__ import annotations
+
+import ast
+
+__all__ = ["mend_edit"]
+
+
+def _torch(attribute: str) -> ast.expr:
+    """`torch.<attribute>`, torch found by import: the learner may have named it otherwise."""
+    module = ast.Call(ast.Name("__import__", ast.Load()), [ast.Constant("torch")], [])
+    return ast.Attribute(module, attribute, ast.Load())
+
+
+def _read(target: ast.expr) -> ast.expr:
+    """An assignment's target as an expression that reads it (`acc[i]` stored, then loaded)."""
+    read = ast.parse(ast.unparse(target), mode="eval").body
+    return ast.copy_location(read, target)
+
+
+def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one branch per op
+    """The node that takes `node`'s place for one of the learner-only changes."""
+    op, arg = change.op, change.arg
+    if op == "into_index":  # `ids[i] + 1` made `ids[i + 1]` (mend_changes.py)
+        return ast.Subscript(node.left.value, ast.BinOp(node.left.slice, node.op, node.right), ast.Load())
+    if op == "subscripts":  # einsum's subscripts spelled otherwise (mend_changes.py)
+        return ast.Constant(arg)
+    if op == "add_kw":  # a flag a learner's call left out (mend_changes.py)
+        return ast.Call(node.func, node.args, node.keywords + [ast.keyword(arg[0], ast.Constant(arg[1]))])
+    if op == "power_inside":  # f(a) ** p made f(a * p) (mend_changes.py)
+        call = node.left
+        return ast.Call(call.func, [ast.BinOp(call.args[0], ast.Mult(), node.right)], [])
+    if op == "factor_inside":  # `f(a, ...) / c` made `f(a / c, ...)` (mend_changes.py)
+        call = node.left
+        return ast.Call(call.func, [ast.BinOp(call.args[0], node.op, node.right), *call.args[1:]], call.keywords)
+    if op == "into_exponent":  # `a / b ** e / d` made `a / b ** (e / d)` (mend_changes.py)
+        power = node.left.right
+        return ast.BinOp(node.left.left, node.left.op, ast.BinOp(power.left, ast.Pow(), ast.BinOp(power.right, node.op, node.right)))
+    if op == "each_row":  # `x[ids]` made `x[torch.arange(len(ids)), ids]`: one entry per row (mend_changes.py)
+        rows = ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "arange", ast.Load()),
+                        [ast.Call(ast.Name("len", ast.Load()), [node.slice], [])], [])
+        return ast.Subscript(node.value, ast.Tuple([rows, node.slice], ast.Load()), node.ctx)
+    if op == "overlap":  # `x.view(-1, k)` made `x.unfold(0, k, 1)`: every window of k, each with the next (mend_changes.py)
+        return ast.Call(ast.Attribute(node.func.value, "unfold", ast.Load()), [ast.Constant(0), node.args[1], ast.Constant(1)], [])
+    if op == "from_one":  # `range(n)` made `range(1, n)` (mend_changes.py)
+        return ast.Call(node.func, [ast.Constant(1), node.args[0]], [])
+    if op == "one_tuple":  # `x.shape[:-1] + 1` made `x.shape[:-1] + (1,)` (mend_changes.py)
+        number_left = isinstance(node.left, ast.Constant)
+        one = ast.Tuple([node.left if number_left else node.right], ast.Load())
+        return ast.BinOp(one, ast.Add(), node.right) if number_left else ast.BinOp(node.left, ast.Add(), one)
+    if op == "ceil":  # `a // b` made `-(-a // b)`, the count rounded up (mend_changes.py)
+        return ast.UnaryOp(ast.USub(), ast.BinOp(ast.UnaryOp(ast.USub(), node.left), ast.FloorDiv(), node.right))
+    if op == "in_place":  # `x = x + y` made `x += y`, which writes into the tensor x views (mend_changes.py)
+        return ast.AugAssign(ast.Name(node.targets[0].id, ast.Store()), node.value.op, node.value.right)
+    if op == "jump":  # a learner's `break` made `continue`, or back (mend_changes.py)
+        return ast.Continue() if arg == "continue" else ast.Break()
+
+    if op == "unfold_aug":  # `x *= a + b` made `x = x * a + b`: the operator on x alone (habit_mends.py)
+        first = ast.BinOp(_read(node.target), node.op, node.value.left)
+        return ast.Assign([node.target], ast.BinOp(first, node.value.op, node.value.right))
+    if op == "join":  # `a + b` of two slices made `torch.cat((a, b), dim=arg)` (habit_mends.py)
+        return ast.Call(_torch("cat"), [ast.Tuple([node.left, node.right], ast.Load())], [ast.keyword("dim", ast.Constant(arg))])
+    if op == "factor_outside":  # `f(a / b)` made `f(a) / b` (habit_mends.py)
+        inner = node.args[0]
+        return ast.BinOp(ast.Call(node.func, [inner.left], []), inner.op, inner.right)
+    if op == "pad_before":  # F.pad's pairs moved one axis back: `(0, n)` made `(0, 0, 0, n)` (habit_mends.py)
+        pairs = node.args[1]
+        moved = [ast.Constant(0), ast.Constant(0), *pairs.elts] if len(pairs.elts) == 2 else [*pairs.elts[2:], *pairs.elts[:2]]
+        return ast.Call(node.func, [node.args[0], ast.Tuple(moved, ast.Load()), *node.args[2:]], node.keywords)
+    raise ValueError(op)
