@@ -60,3 +60,7 @@ def softmax(scores):
 def test_a_numpy_method_in_a_learners_file_is_said_with_torchs(tmp_path):
     found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", NUMPY_ASTYPE, "softmax")
     assert found and all("`astype` is NumPy's `astype`" in h and "`x.to(dtype)`" in h for h in found)
+
+
+def test_a_none_without_a_lists_method_is_not_told_about_tensors():
+    assert _words(lambda: None.append(1)) == ""

@@ -82,11 +82,19 @@ def foreign_words(message: str) -> str:
     if not found:
         return ""
     owner, name = found.groups()
+    if not _torchs(owner):
+        return ""  # a None, a number or a list: what lacks the name is no torch object, whatever its name means
     if name in _NAMES:
         home, torch_way = _NAMES[name]
         return f" (`{name}` is {home}; torch's way is {torch_way})"
-    # elsewhere in torch: only for torch's modules and tensors (an int's missing `exp` is no torch name misplaced)
-    return _elsewhere(owner, name) if owner.startswith("torch") or owner in ("Tensor", "Parameter") else ""
+    return _elsewhere(owner, name)
+
+
+def _torchs(owner: str) -> bool:
+    """A torch module, a tensor, or a layer torch.nn makes (`Linear`): an object torch's names belong to."""
+    import torch
+
+    return owner.startswith("torch") or owner in ("Tensor", "Parameter") or isinstance(getattr(torch.nn, owner, None), type)
 
 
 def _elsewhere(owner: str, name: str) -> str:

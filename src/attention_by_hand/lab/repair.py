@@ -67,7 +67,7 @@ from attention_by_hand.lab.call_words import reference_makes
 from attention_by_hand.lab.mend_changes import loop_names, mend_changes
 from attention_by_hand.lab.idle_names import made_idle
 from attention_by_hand.lab.mend_words import mistake_words
-from attention_by_hand.lab.mutant_edits import call_name, edit
+from attention_by_hand.lab.mutant_edits import TRANSPOSES, call_name, edit
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
 from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
 from attention_by_hand.lab.raised_lines import feeding_lines, raised_at
@@ -327,8 +327,11 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     words = {c: mistake_words(definition(module, c.function), c) for c in mends}
     # Two changes that each mend it and name different slips (`head:` for `head + 1:`, or the term
     # `- writes[:, head]` dropped): the outputs cannot tell which was made, so both are said.
+    # a change inside what another mend takes away (an axis that makes a transpose do nothing) says that removal
     rivals = [c for c in mends if words[best] and words[c] and words[c] != words[best] and not _one_slip(c, best, nodes) and c not in around
-              and not (c.kind in ("constant", "axis") and c.line in unwrapped)]  # the call is said, as above
+              and not (c.kind in ("constant", "axis") and c.line in unwrapped)  # the call is said, as above
+              and not any(_inside_removed(r, c, nodes[c.function]) or _undoes(c, r, nodes[c.function])
+                          for r in mends if r.function == c.function)]
     other = min(rivals, key=_rank) if rivals else None
     return Repair(best.line, _said(best), words[best], best.op,
                   other and Repair(other.line, _said(other), words[other], other.op))
@@ -393,6 +396,14 @@ def _inside_removed(removal: Change, other: Change, nodes: list[ast.AST]) -> boo
         return False
     gone = _taken_out(removal, nodes[removal.index])
     return gone is not None and any(n is nodes[other.index] for n in ast.walk(gone))
+
+
+def _undoes(change: Change, removal: Change, nodes: list[ast.AST]) -> bool:
+    """Whether `change` transposes the very transpose that `removal` takes away (`k.T.transpose(-2, -1)`
+    for `k.T`): the two cancel, so it mends only as the removal does, which says the slip."""
+    node = nodes[removal.index]
+    return (removal.op == "unwrap" and change.op == "transpose" and nodes[change.index] is node
+            and isinstance(node, ast.Call) and call_name(node) in TRANSPOSES)
 
 
 def _rank(change: Change) -> int:
