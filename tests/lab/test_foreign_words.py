@@ -64,3 +64,15 @@ def test_a_numpy_method_in_a_learners_file_is_said_with_torchs(tmp_path):
 
 def test_a_none_without_a_lists_method_is_not_told_about_tensors():
     assert _words(lambda: None.append(1)) == ""
+
+
+def test_a_keyword_given_to_a_function_of_the_learners_own_is_not_said_as_torchs():
+    def causal_mask(T):  # the learner's own, called with NumPy's `k`
+        return torch.ones(T, T).triu(1)
+
+    assert _words(lambda: causal_mask(3, k=1)) == ""
+
+
+def test_a_method_indexed_for_called_is_told_round_brackets_call_it():
+    said = _words(lambda: torch.ones(2, 3).transpose[0])
+    assert "round brackets call it" in said

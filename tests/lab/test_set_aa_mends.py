@@ -56,6 +56,7 @@ def online_softmax(scores):
 def test_a_running_sum_started_at_every_pass_is_named_and_not_as_a_term_dropped(tmp_path):
     found = failed_hints(tmp_path, "lab-09-flash-attention.py", SUM_STARTED_EACH_PASS, "online_softmax")
     assert found and all("starts `total` again at every pass" in h and "done once, on the first pass" in h for h in found)
+    assert all("on the loop's first pass, or before the loop from a shape known there" in h for h in found)
     assert not any("dropped" in h for h in found)
 
 

@@ -66,3 +66,18 @@ def test_maths_exp_of_a_tensor_in_a_learners_file_is_said_with_torchs(tmp_path):
     found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", MATH_ON_A_TENSOR, "softmax")
     raised = [h for h in found if h.startswith("raised")]
     assert raised and all("`math.exp`" in h and "`torch.exp`" in h for h in raised)
+
+
+def test_index_fill_given_a_tensor_of_values_is_named_as_index_fill():
+    said = _words(lambda: torch.ones(2, 2).index_fill(0, torch.tensor([0]), torch.ones(2)))
+    assert "`index_fill` puts ONE value" in said and "masked_fill" not in said
+
+
+def test_a_value_of_one_entry_but_one_axis_is_told_it_needs_no_axes():
+    said = _words(lambda: torch.ones(2, 2).masked_fill(torch.eye(2, dtype=torch.bool), torch.tensor([-math.inf])))
+    assert "a tensor of no axes" in said
+
+
+def test_an_axis_missing_from_unsqueeze_is_not_told_about_rows():
+    said = _words(lambda: torch.ones(2).unsqueeze())
+    assert "`dim=`" in said and "row" not in said

@@ -154,7 +154,8 @@ CALLS = {
     "softplus": "is log(1 + exp(x)), a smooth ReLU: each entry on its own, no distribution",
     "bincount": "counts how often each whole number 0, 1, 2, ... occurs (given `weights`, it sums them instead); "
                 "its length is the largest number plus one unless `minlength` is larger",
-    "scatter": "writes, and does not add: a second write to one place replaces the first (`scatter_add` adds)",
+    "scatter": "writes, and does not add: of two writes to one place only one is kept, which one undefined "
+               "(`scatter_add` adds)",
     "index_put": "writes, and adds only with `accumulate=True`: a position given twice is written once, not counted twice",
 }
 
@@ -163,7 +164,10 @@ CALLS = {
 _SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}, "dropout": {"training", "train"},
             "diagonal": {"dim1", "dim2"}, "histc": {"min", "max"}, "binary_cross_entropy": {"reduction"},
             "binary_cross_entropy_with_logits": {"reduction"}, "index_put": {"accumulate"}, "index_put_": {"accumulate"},
-            "scatter": {"reduce"}, "scatter_": {"reduce"}}
+            "scatter": {"reduce"}, "scatter_": {"reduce"}, "nonzero": {"as_tuple"}}
+
+# a name whose call, made of these owners, is another function (`F.unfold` cuts image patches)
+_NOT_OF = {"unfold": {"F", "functional", "nn"}, "trace": {"jit"}}
 
 # the names whose functions or methods are not described: a NumPy function or an object's own
 # layer means something else by the same name
@@ -185,6 +189,9 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
                 owner = getattr(func.value, "attr", getattr(func.value, "id", None))
                 name = f"{owner}.grad" if owner in ("func", "autograd") else name
             if as_learners and not _torch_like(func):
+                continue
+            owner = getattr(func, "value", None)
+            if getattr(owner, "attr", getattr(owner, "id", None)) in _NOT_OF.get(name, ()):
                 continue
             flags = any(isinstance(a, ast.Constant) and isinstance(a.value, bool) for a in node.args)
             if as_learners and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags

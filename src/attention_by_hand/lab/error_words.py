@@ -3,7 +3,7 @@
 Each entry is a piece of an error's message and what it means for a learner's code. torch says
 "Boolean value of Tensor with more than one value is ambiguous"; the slip is a Python `max`, `if`
 or `and` given a tensor of several values. Nothing of the learner's runs again: the words are read
-off the message alone, so each says only what every code that raises those words did.
+off the message alone, so each names the ways of reaching those words, or the one they have.
 
 Left out: the errors whose sizes or types tell more (judging.py reads those: sizes that do not
 match, an invalid combination of arguments, a dtype), and a name or keyword torch lacks
@@ -34,16 +34,13 @@ _WORDS = (
      "`torch.stack` and `torch.cat` take a list or a tuple of tensors, `torch.cat([a, b], dim=...)`: one tensor "
      "is no list of them"),
     ("view size is not compatible with input tensor's size and stride",
-     "`view` reads the memory as it lies and cannot follow a transpose or a permute before it: `.reshape(...)` "
-     "copies where it must"),
+     "`view` needs the memory laid out in order, which a transpose, a permute, an expand or a slice of part of an "
+     "axis leaves otherwise: `.reshape(...)` copies where it must"),
     ("must be a 3D tensor",
      "a batched matrix product (`torch.bmm`, `baddbmm`) takes exactly three axes, (b, n, m) and (b, m, p); `@` "
      "takes any number and broadcasts"),
     ("must be a matrix",
      "`torch.mm` (and `addmm`) takes matrices of exactly two axes; `@` takes batches"),
-    ("only supports a 0-dimensional value tensor",
-     "`masked_fill` puts ONE value in every masked cell (a number, or a tensor of one entry); to take each cell from "
-     "another tensor, `torch.where(mask, other, x)`"),
     ("which does not broadcast with previously seen size",
      "one of einsum's letters names axes of different lengths: a letter must stand for axes of one length in every "
      "operand; read each operand's letters against its shape"),
@@ -56,11 +53,19 @@ _WORDS = (
 )
 
 _NO_AXIS = re.compile(r"(\w+)\(\) missing 1 required positional arguments?: \"dim\"")
+_ONE_VALUE = re.compile(r"(\w+?)_? only supports a 0-dimensional value tensor")
+_ALONG_ROWS = ("softmax", "log_softmax", "cumsum", "cumprod", "logcumsumexp")  # each row's own: dim=-1
 
 
 def error_words(message: str) -> str:
     """" (...)" for a message the table knows, else ""."""
     no_axis = _NO_AXIS.search(message)
     if no_axis:
-        return f" (torch's `{no_axis.group(1)}` has no default axis: give `dim=`, `dim=-1` for each row's own)"
+        op = no_axis.group(1)
+        rows = ", `dim=-1` for each row's own" if op in _ALONG_ROWS else ""
+        return f" (torch's `{op}` has no default axis: give `dim=`{rows})"
+    one_value = _ONE_VALUE.search(message)
+    if one_value:  # masked_fill, index_fill: one value for every cell they fill
+        return (f" (`{one_value.group(1)}` puts ONE value in every cell it fills: a number, or a tensor of no axes "
+                f"(`torch.tensor(...)` of one number); a value per cell is `torch.where(mask, other, x)`)")
     return next((f" ({words})" for piece, words in _WORDS if piece in message), "")

@@ -8,8 +8,8 @@ call does not take. Each is said with its home and torch's way where a table bel
 where torch has the name elsewhere (`F.gelu` for `torch.gelu`, `F.one_hot` for `torch.nn.one_hot`),
 where it is.
 
-Two of NumPy's attributes read as torch's are said the same way: `x.size[0]` indexes a method,
-`x.shape()` calls a torch.Size.
+Two of NumPy's attributes read as torch's are said the same way: `x.size[0]` indexes a method (as
+any method indexed for called does), `x.shape()` calls a torch.Size.
 
 Left out: names torch accepts as NumPy's (`axis` in most reductions, `keepdims`, `np.newaxis`'s
 `torch.newaxis`), which raise nothing, and a call's forms, which judging.py reads from torch's
@@ -44,16 +44,14 @@ _NAMES = {
     "apply_gradients": ("a Keras optimizer's `apply_gradients`", "`optimizer.step()` after `loss.backward()`"),
 }
 
-# a keyword a torch call does not take -> what torch calls it
+# a keyword a torch call does not take -> (the calls it is said of, what torch calls it); a call of
+# the learner's own with that name says nothing of torch's, so only torch's calls are named here
 _KEYWORDS = {
-    "k": "NumPy's `k`: torch's `tril`, `triu` and `diag` call it `diagonal`",
-    "keep_dim": "torch's flag is `keepdim`",
-    "axis": "NumPy's `axis`: this call takes `dim`",
-    "axes": "NumPy's `axes`: torch's calls take `dim` (a tuple of axes where it reduces over several)",
-    "perm": "TensorFlow's `perm`: torch's `x.permute(*dims)` takes the order itself",
-    "limit": "TensorFlow's `limit`: torch's `arange` takes `start`, `end` and `step`",
-    "ddof": "NumPy's `ddof`: torch's `var` and `std` take `correction`",
-    "keepdims": "NumPy's `keepdims`: this call takes `keepdim`",
+    "k": (("tril", "triu", "diag"), "NumPy's `k`: torch's `tril`, `triu` and `diag` call it `diagonal`"),
+    "keep_dim": (("sum", "mean", "amax", "amin", "max", "min", "logsumexp", "norm", "var", "std", "prod", "argmax",
+                  "argmin", "all", "any", "median"), "torch's flag is `keepdim`"),
+    "axis": (("split", "chunk", "unbind", "squeeze", "unsqueeze", "narrow", "select", "index_select", "gather",
+              "roll", "movedim", "tensor_split", "repeat_interleave"), "NumPy's `axis`: this call takes `dim`"),
 }
 
 _MODULE = re.compile(r"module '(torch(?:\.\w+)*)' has no attribute '(\w+)'")
@@ -64,8 +62,8 @@ _KEYWORD = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
 # NumPy's attributes read as torch's: `x.size[0]` (NumPy's size is a number, torch's a method), `x.shape()`
 _MISREAD = {
     "'builtin_function_or_method' object is not subscriptable": (
-        " (a method indexed without being called: in torch `size` is a method, `x.size(0)`, while `x.shape[0]` "
-        "is indexed)"),
+        " (a method or a function indexed where it was to be called: round brackets call it, `x.size(0)` or "
+        "`x.transpose(-2, -1)`; square brackets index a tensor or its `shape`)"),
     "'torch.Size' object is not callable": " (`shape` is no method in torch: `x.shape`, or the method `x.size()`)",
 }
 
@@ -76,15 +74,15 @@ def foreign_words(message: str) -> str:
     if misread:
         return misread
     keyword = _KEYWORD.search(message)
-    if keyword and keyword.group(2) in _KEYWORDS:
-        return f" ({_KEYWORDS[keyword.group(2)]})"
+    if keyword and keyword.group(1) in _KEYWORDS.get(keyword.group(2), ((), ""))[0]:
+        return f" ({_KEYWORDS[keyword.group(2)][1]})"
     found = _MODULE.search(message) or _OBJECT.search(message)
     if not found:
         return ""
     owner, name = found.groups()
     if not _torchs(owner):
         return ""  # a None, a number or a list: what lacks the name is no torch object, whatever its name means
-    if name in _NAMES:
+    if name in _NAMES and (name != "append" or owner in ("Tensor", "Parameter")):  # a layer has no list's append
         home, torch_way = _NAMES[name]
         return f" (`{name}` is {home}; torch's way is {torch_way})"
     return _elsewhere(owner, name)

@@ -16,7 +16,7 @@ repair.py finds that it gives the reference's output on every input:
   and go backwards, so `(0, n)` widens the last axis. The mend moves every pair one axis back,
   `(0, 0, 0, n)` (two pairs exchanged where four numbers were given).
 
-Left out: a join along an axis no learner means (4 and up), and a layer's or a table's row of a
+Left out: a join along an axis other than -1, 0, 1 and -2 (2 where the tensors have four axes is -2), and a layer's or a table's row of a
 sum taken for the sum of its rows (`pe(a) + pe(b)` for `pe(a + b)`): the learner's code seldom
 reads that way in one expression.
 """

@@ -281,7 +281,8 @@ def matmul_sizes(message: str) -> tuple[int, int, int, int] | None:
 
 
 def hint_for_exception(type_name: str, message: str) -> str:
-    """What torch's error says, in the learner's terms; no cause is guessed."""
+    """What torch's error says, in the learner's terms: a cause only where the words name it (a
+    name torch lacks, a slip that alone raises those words: foreign_words.py, error_words.py)."""
     found = matmul_sizes(message)
     if found:
         n, k, k2, m = found
@@ -353,8 +354,9 @@ def hint_for_exception(type_name: str, message: str) -> str:
                 "your function (under `torch.no_grad()`); build it inside `with torch.enable_grad():`, from inputs "
                 "made `.requires_grad_()`)")
     if "'Tensor' object is not callable" in message:
-        return (" (a tensor was called: round brackets after a name or an attribute that holds a tensor, `t(...)` or "
-                "`x.values()`; a tensor is indexed with square brackets, and `.values` or `.T` is read without brackets)")
+        return (" (a tensor was called as a function is: round brackets after a name or an attribute that holds a "
+                "tensor, `t(...)` or `x.values()`, or a tensor handed where a function belongs; a tensor is indexed "
+                "with square brackets, and `.values` or `.T` is read without brackets)")
     known = foreign_words(message) or error_words(message)  # a foreign name, or a slip torch's words always mean
     if known:
         return known

@@ -66,7 +66,8 @@ def loop_starts(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     for loop in (n for n in ast.walk(fdef) if isinstance(n, _LOOPS)):
         starts = [at for at, statement in enumerate(loop.body) if _starts_running(statement, loop.body[at + 1:])]
         movable = [at for at in starts if not _reads(loop.body[at].value) & _binds(loop)]  # they can stand before it
-        for group in [(at,) for at in movable] + ([tuple(movable)] if len(movable) > 1 else []):
+        # every start of the loop together first: where several restart, no one of them alone mends it
+        for group in ([tuple(movable)] if len(movable) > 1 else []) + [(at,) for at in movable]:
             moved = " and ".join(f"`{quote(loop.body[at])}`" for at in group)
             found.append(Change(fdef.name, index[id(loop)], "start_before", group, "step",
                                 f"{moved} moved before {_the_loop(loop)}", loop.body[group[0]].lineno))
@@ -98,13 +99,16 @@ def _the_loop(loop: ast.AST) -> str:
     return f"the loop over `{quote(target)}`" if target is not None else "the `while` loop"
 
 
-def start_words(statements: list[ast.AST], loop: ast.AST | None) -> str | None:
-    """The mistake the `once` and `start_before` changes mend, in words."""
+def start_words(statements: list[ast.AST], loop: ast.AST | None, movable: bool = True) -> str | None:
+    """The mistake the `once` and `start_before` changes mend, in words. movable: the start reads
+    nothing the loop makes, so it can stand before the loop as it is."""
     if not (statements and all(isinstance(s, ast.Assign) for s in statements) and isinstance(loop, _LOOPS)):
         return None
     names = " and ".join(f"`{s.targets[0].id}`" for s in statements)
     lines = " and ".join(f"`{quote(s)}`" for s in statements)
     it, them = ("it", "it") if len(statements) == 1 else ("they", "them")
+    advice = (f"start {them} once, before the loop" if movable else
+              f"start {them} once: on the loop's first pass, or before the loop from a shape known there")
     return (f"{lines} inside {_the_loop(loop)} {'starts' if it == 'it' else 'start'} {names} again at every pass, so "
             f"what earlier passes added is lost and {it} {'ends' if it == 'it' else 'end'} with the last pass's alone; "
-            f"start {them} once, before the loop")
+            f"{advice}")

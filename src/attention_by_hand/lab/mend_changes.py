@@ -260,7 +260,8 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                 sign = "+" if delta > 0 else "-"
                 found.append(Change(name, index[id(node.right)], "shift", delta, "offset",
                                     f"`{quote(node.right)} {sign} 1` for `{quote(node.right)}`{where}", statement.lineno))
-    return found + loop_starts(fdef, index) + habit_mends(fdef, index)
+    # a loop's restarted state first: few changes, each a whole kind of mistake, tried before the budget runs out
+    return loop_starts(fdef, index) + found + habit_mends(fdef, index)
 
 
 _RUNNING = ("maximum", "fmax", "logaddexp", "max")  # a running maximum or log-sum, carried as its first argument
