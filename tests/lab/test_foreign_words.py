@@ -76,3 +76,8 @@ def test_a_keyword_given_to_a_function_of_the_learners_own_is_not_said_as_torchs
 def test_a_method_indexed_for_called_is_told_round_brackets_call_it():
     said = _words(lambda: torch.ones(2, 3).transpose[0])
     assert "round brackets call it" in said
+
+
+def test_torchs_missing_append_is_said_as_numpys_and_a_tensors_as_a_lists():
+    assert "`np.append`" in _words(lambda: torch.append(torch.ones(2), torch.ones(2)))
+    assert "Python list's" in _words(lambda: torch.ones(2).append(1))

@@ -226,3 +226,9 @@ def test_nonzero_is_said_to_give_positions_not_a_mask():
     lab = load_lab(REFERENCES["lab-04-attention.py"])
     said = call_words(["hidden = causal_mask(T).nonzero()"], lab, "attention_weights") or ""
     assert "positions" in said and "not a mask" in said
+
+
+def test_addcmul_is_described_only_where_given_a_value():
+    lab = load_lab(REFERENCES["lab-06-transformer.py"])
+    assert call_words(["return torch.addcmul(bias, normed, weight)"], lab, "layer_norm") is None
+    assert "one number" in (call_words(["return torch.addcmul(bias, normed, weight, value=g)"], lab, "layer_norm") or "")

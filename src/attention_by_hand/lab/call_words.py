@@ -166,6 +166,9 @@ _SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}
             "binary_cross_entropy_with_logits": {"reduction"}, "index_put": {"accumulate"}, "index_put_": {"accumulate"},
             "scatter": {"reduce"}, "scatter_": {"reduce"}, "nonzero": {"as_tuple"}}
 
+# a call described only where given one of these keywords: its words are about that keyword alone
+_ONLY_WITH = {"addcdiv": {"value"}, "addcmul": {"value"}}
+
 # a name whose call, made of these owners, is another function (`F.unfold` cuts image patches)
 _NOT_OF = {"unfold": {"F", "functional", "nn"}, "trace": {"jit"}}
 
@@ -191,7 +194,9 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
             if as_learners and not _torch_like(func):
                 continue
             owner = getattr(func, "value", None)
-            if getattr(owner, "attr", getattr(owner, "id", None)) in _NOT_OF.get(name, ()):
+            if as_learners and getattr(owner, "attr", getattr(owner, "id", None)) in _NOT_OF.get(name, ()):
+                continue
+            if as_learners and name in _ONLY_WITH and not {k.arg for k in node.keywords} & _ONLY_WITH[name]:
                 continue
             flags = any(isinstance(a, ast.Constant) and isinstance(a.value, bool) for a in node.args)
             if as_learners and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags

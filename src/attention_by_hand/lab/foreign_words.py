@@ -39,10 +39,13 @@ _NAMES = {
     "get_shape": ("TensorFlow's `get_shape`", "`x.shape`"),
     "assign": ("TensorFlow's `Variable.assign`", "indexing, `x[...] = value`, or `x.copy_(value)`"),
     "at": ("JAX's `x.at[i].set(...)`", "indexing, `x[i] = value`, or `x.index_add_(...)` to add"),
-    "append": ("a Python list's `append`", "a list of pieces joined once by `torch.cat`: a tensor never grows"),
     "in_proj_weight": ("`nn.MultiheadAttention`'s fused weight", "a Linear's own `.weight`, (out_features, in_features)"),
     "apply_gradients": ("a Keras optimizer's `apply_gradients`", "`optimizer.step()` after `loss.backward()`"),
 }
+
+# a name meant otherwise of a module than of a tensor: `torch.append` is NumPy's, `x.append` a list's
+_MODULE_NAMES = {"append": ("NumPy's `np.append`", "`torch.cat([a, b], dim=...)`")}
+_TENSOR_NAMES = {"append": ("a Python list's `append`", "a list of pieces joined once by `torch.cat`: a tensor never grows")}
 
 # a keyword a torch call does not take -> (the calls it is said of, what torch calls it); a call of
 # the learner's own with that name says nothing of torch's, so only torch's calls are named here
@@ -82,8 +85,10 @@ def foreign_words(message: str) -> str:
     owner, name = found.groups()
     if not _torchs(owner):
         return ""  # a None, a number or a list: what lacks the name is no torch object, whatever its name means
-    if name in _NAMES and (name != "append" or owner in ("Tensor", "Parameter")):  # a layer has no list's append
-        home, torch_way = _NAMES[name]
+    names = {**_NAMES, **(_MODULE_NAMES if owner.startswith("torch") else
+                          _TENSOR_NAMES if owner in ("Tensor", "Parameter") else {})}
+    if name in names:
+        home, torch_way = names[name]
         return f" (`{name}` is {home}; torch's way is {torch_way})"
     return _elsewhere(owner, name)
 
