@@ -17,10 +17,11 @@ only on the loop's first pass (`once`): the statement becomes
     except NameError:
         l = torch.zeros_like(s)
 
-which `mend_changes` offers (mutant_edits.edit_statements makes both) and repair.py verifies on every input, like any other change. A start
-is a statement of the loop's own body that assigns one name a fresh value (a number, or a tensor
-made from sizes: `zeros`, `zeros_like`, `full`, `new_zeros`, ...), whose name the later statements
-of that body both read and set again (`l = l * r + p`; `m_new = max(m, s)`, then `m = m_new`).
+which `mend_changes` offers (mutant_edits.edit_statements makes both) and repair.py verifies on
+every input, like any other change. A start is a statement of the loop's own body that assigns one
+name a fresh value (a number, or a tensor made from sizes: `zeros`, `zeros_like`, `full`,
+`new_zeros`, ...), whose name the later statements of that body both read and set again
+(`l = l * r + p`; `m_new = max(m, s)`, then `m = m_new`).
 
 Left out: a start in a branch of the loop (done only on some passes), and one that unpacks several
 names.
