@@ -399,8 +399,9 @@ def _inside_removed(removal: Change, other: Change, nodes: list[ast.AST]) -> boo
 
 
 def _undoes(change: Change, removal: Change, nodes: list[ast.AST]) -> bool:
-    """Whether `change` transposes the very transpose that `removal` takes away (`k.T.transpose(-2, -1)`
-    for `k.T`): the two cancel, so it mends only as the removal does, which says the slip."""
+    """Whether `change` transposes the very transpose that `removal` takes away (`k.transpose(-2,
+    -1).transpose(-2, -1)` for `k.transpose(-2, -1)`): the two cancel, so it mends only as the
+    removal does, which says the slip."""
     node = nodes[removal.index]
     return (removal.op == "unwrap" and change.op == "transpose" and nodes[change.index] is node
             and isinstance(node, ast.Call) and call_name(node) in TRANSPOSES)
