@@ -44,10 +44,7 @@ _WORDS = (
     ("which does not broadcast with previously seen size",
      "one of einsum's letters names axes of different lengths: a letter must stand for axes of one length in every "
      "operand; read each operand's letters against its shape"),
-    ("of a 0-d tensor",
-     "a tensor of no axes, one number (a reduction over every axis, or an index on each): it has no length and "
-     "cannot be walked"),
-    ("iteration over a 0-d tensor",
+    (("of a 0-d tensor", "iteration over a 0-d tensor"),
      "a tensor of no axes, one number (a reduction over every axis, or an index on each): it has no length and "
      "cannot be walked"),
 )
@@ -68,4 +65,6 @@ def error_words(message: str) -> str:
     if one_value:  # masked_fill, index_fill: one value for every cell they fill
         return (f" (`{one_value.group(1)}` puts ONE value in every cell it fills: a number, or a tensor of no axes "
                 f"(`torch.tensor(...)` of one number); a value per cell is `torch.where(mask, other, x)`)")
-    return next((f" ({words})" for piece, words in _WORDS if piece in message), "")
+    # a piece, or a tuple of pieces that mean one slip
+    return next((f" ({words})" for pieces, words in _WORDS
+                 if any(p in message for p in ((pieces,) if isinstance(pieces, str) else pieces))), "")
