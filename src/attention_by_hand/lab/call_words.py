@@ -119,6 +119,8 @@ CALLS = {
                   "every axis after them, with one weight per channel (axis 1)",
     "Categorical": "reads `logits=` as scores and makes them probabilities with a softmax (exp, then divided by the "
                    "row's sum); only `probs=` takes numbers that are already weights and divides each row by its sum",
+    "entropy": "of a distribution is -sum p log p over its own outcomes, each weighted by its own probability: it never "
+               "looks at which outcome came; the loss of a text is -log p of each next id, `-dist.log_prob(next_ids)`",
     "binary_cross_entropy": "scores every entry as a yes/no guess of its own, -(t log p + (1 - t) log(1 - p)), averaged "
                             "over every entry: each wrong answer's probability counts too, not only the true one's",
     "binary_cross_entropy_with_logits": "scores every entry as a yes/no guess of its own after a sigmoid, averaged over "
@@ -164,7 +166,7 @@ CALLS = {
 _SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}, "dropout": {"training", "train"},
             "diagonal": {"dim1", "dim2"}, "histc": {"min", "max"}, "binary_cross_entropy": {"reduction"},
             "binary_cross_entropy_with_logits": {"reduction"}, "index_put": {"accumulate"}, "index_put_": {"accumulate"},
-            "scatter": {"reduce"}, "scatter_": {"reduce"}, "nonzero": {"as_tuple"}}
+            "scatter": {"reduce"}, "scatter_": {"reduce"}, "nonzero": {"as_tuple"}, "squeeze": {"dim"}}
 
 # a call described only where given one of these keywords: its words are about that keyword alone
 _ONLY_WITH = {"addcdiv": {"value"}, "addcmul": {"value"}}
@@ -210,8 +212,8 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
 
 
 # the place, counting the tensor itself, from which a call's positional arguments say how it counts:
-# torch.diagonal(x, offset, dim1, dim2), torch.histc(x, bins, min, max)
-_TOLD_FROM = {"diagonal": 3, "histc": 3}
+# torch.diagonal(x, offset, dim1, dim2), torch.histc(x, bins, min, max), torch.squeeze(x, dim)
+_TOLD_FROM = {"diagonal": 3, "histc": 3, "squeeze": 1}
 
 
 def _told_by_position(node: ast.Call, name: str) -> bool:

@@ -43,6 +43,17 @@ _NAMES = {
     "apply_gradients": ("a Keras optimizer's `apply_gradients`", "`optimizer.step()` after `loss.backward()`"),
 }
 
+# a name of NumPy's or TensorFlow's own module, asked of torch itself (`torch.nn.identity` means nn.Identity)
+_TOP_NAMES = {
+    "identity": ("NumPy's `np.identity`", "`torch.eye(n)`"),
+    "tri": ("NumPy's `np.tri`", "`torch.tril(torch.ones(n, n))`, ones on and below the diagonal"),
+    "average": ("NumPy's `np.average`", "`x.mean(dim=...)`; with weights, `(x * w).sum(dim) / w.sum(dim)`"),
+    "array_split": ("NumPy's `np.array_split`", "`torch.tensor_split(x, n, dim=...)` for n pieces, or `torch.split(x, "
+                    "size, dim=...)` for pieces of one size"),
+    "tensor_scatter_nd_add": ("TensorFlow's `tf.tensor_scatter_nd_add`", "`x.index_put_(indices, values, accumulate=True)`, "
+                              "or `x.index_add_(dim, index, values)`"),
+}
+
 # a name meant otherwise of a module than of a tensor: `torch.append` is NumPy's, `x.append` a list's
 _MODULE_NAMES = {"append": ("NumPy's `np.append`", "`torch.cat([a, b], dim=...)`")}
 _TENSOR_NAMES = {"append": ("a Python list's `append`", "a list of pieces joined once by `torch.cat`: a tensor never grows")}
@@ -53,6 +64,9 @@ _KEYWORDS = {
     "k": (("tril", "triu", "diag"), "NumPy's `k`: torch's `tril`, `triu` and `diag` call it `diagonal`"),
     "keep_dim": (("sum", "mean", "amax", "amin", "max", "min", "logsumexp", "norm", "var", "std", "prod", "argmax",
                   "argmin", "all", "any", "median"), "torch's flag is `keepdim`"),
+    "causal": (("scaled_dot_product_attention",), "flash-attn's `causal`: torch's flag is `is_causal`"),
+    "need_weights": (("scaled_dot_product_attention",), "`nn.MultiheadAttention`'s `need_weights`: "
+                     "F.scaled_dot_product_attention returns the output alone, never the weights"),
     "axis": (("split", "chunk", "unbind", "squeeze", "unsqueeze", "narrow", "select", "index_select", "gather",
               "roll", "movedim", "tensor_split", "repeat_interleave"), "NumPy's `axis`: this call takes `dim`"),
 }
@@ -85,7 +99,7 @@ def foreign_words(message: str) -> str:
     owner, name = found.groups()
     if not _torchs(owner):
         return ""  # a None, a number or a list: what lacks the name is no torch object, whatever its name means
-    names = {**_NAMES, **(_MODULE_NAMES if owner.startswith("torch") else
+    names = {**_NAMES, **(_TOP_NAMES if owner == "torch" else {}), **(_MODULE_NAMES if owner.startswith("torch") else
                           _TENSOR_NAMES if owner in ("Tensor", "Parameter") else {})}
     if name in names:
         home, torch_way = names[name]

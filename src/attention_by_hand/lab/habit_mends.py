@@ -15,6 +15,16 @@ repair.py finds that it gives the reference's output on every input:
 - `pad_before`: `F.pad(x, (0, n))`, meant for the time axis; F.pad's pairs start at the LAST axis
   and go backwards, so `(0, n)` widens the last axis. The mend moves every pair one axis back,
   `(0, 0, 0, n)` (two pairs exchanged where four numbers were given).
+- `lead_colon`: `table[:, :T]`, a slice written for a tensor with a batch axis in front (TensorFlow's
+  `(1, n, d)` tables); on a table without one, the leading `:` takes the rows whole and `:T` cuts
+  the columns. The mend drops the leading `:`, `table[:T]`.
+- `comma_colon`: `w[start, start + T]`, a comma typed where a colon was meant: the comma puts the
+  two on separate axes and picks one entry. The mend makes them one slice, `w[start : start + T]`.
+- `enumerate_order`: `for x, i in enumerate(xs)`, the pair read item first as some languages' loops
+  give it; Python's enumerate gives (index, item). The mend exchanges the two names.
+- `all_but`: `x[:, ~head]` with an int `head`, NumPy's `~` of a bool mask read as "every index but
+  this one"; on an int, `~` is Python's bitwise not, `-head - 1`, one index from the end. The mend
+  lists every other index of that axis, `[i for i in range(x.shape[1]) if i != head]`.
 
 Left out: a join along an axis other than -1, 0, 1 and -2 (2 where the tensors have four axes is -2), and a layer's or a table's row of a
 sum taken for the sum of its rows (`pe(a) + pe(b)` for `pe(a + b)`): the learner's code seldom
@@ -25,11 +35,12 @@ from __future__ import annotations
 
 import ast
 
+from attention_by_hand.lab.mend_edits import other_index
 from attention_by_hand.lab.mutant_edits import Change, call_name, quote
 
 __all__ = ["HABIT_OPS", "habit_mends", "habit_words"]
 
-HABIT_OPS = ("unfold_aug", "join", "factor_outside", "pad_before")
+HABIT_OPS = ("unfold_aug", "join", "factor_outside", "pad_before", "lead_colon", "comma_colon", "enumerate_order", "all_but")
 
 _JOIN_AXES = (-1, 0, 1, -2)
 _AUG_OPS = {ast.Mult: "*", ast.Div: "/", ast.Sub: "-"}
@@ -80,7 +91,54 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             moved = ["0", "0", *pairs] if len(pairs) == 2 else [*pairs[2:], *pairs[:2]]
             found.append(Change(name, at, "pad_before", None, "arguments",
                                 f"`({', '.join(moved)})` for `({', '.join(pairs)})` in `{quote(node)}`", line))
+        if isinstance(node, ast.Subscript) and _lead_colon(node):
+            rest = node.slice.elts[1:]
+            shorter = f"{quote(node.value)}[{', '.join(quote(e) for e in rest)}]"
+            found.append(Change(name, at, "lead_colon", None, "slice", f"`{shorter}` for `{quote(node)}`", line))
+        if isinstance(node, ast.Subscript):
+            found += _subscript_habits(node, name, at, line)
+        if (isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and call_name(node.iter) == "enumerate"
+                and isinstance(node.target, ast.Tuple) and len(node.target.elts) == 2):
+            first, second = (quote(e) for e in node.target.elts)  # the change is the pair's: its node is the target
+            found.append(Change(name, index[id(node.target)], "enumerate_order", None, "order",
+                                f"`for {second}, {first} in ...` for `for {first}, {second} in {quote(node.iter)}`", line))
     return found
+
+
+def _subscript_habits(node: ast.Subscript, name: str, at: int, line: int | None) -> list[Change]:
+    """`comma_colon` for each two neighbouring entries of a subscript that are no slices, and
+    `all_but` for each `~name` in it (see the module's docstring)."""
+    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    found = []
+    for k in range(len(parts) - 1):
+        a, b = parts[k], parts[k + 1]
+        if not any(isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and p.value in (None, Ellipsis)) for p in (a, b)):
+            found.append(Change(name, at, "comma_colon", k, "slice",
+                                f"`{quote(a)} : {quote(b)}` for `{quote(a)}, {quote(b)}` in `{quote(node)}`", line))
+    if not any(isinstance(p, ast.Constant) and p.value in (None, Ellipsis) for p in parts):  # axis k is the k-th part
+        for k, p in enumerate(parts):
+            if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Invert) and isinstance(p.operand, ast.Name):
+                n = other_index(p.operand.id)
+                others = f"[{n} for {n} in range({quote(node.value)}.shape[{k}]) if {n} != {p.operand.id}]"
+                found.append(Change(name, at, "all_but", k, "slice", f"`{others}` for `{quote(p)}` in `{quote(node)}`", line))
+    return found
+
+
+def _cuts(part: ast.expr) -> bool:
+    """A part of a subscript that cuts its axis: a slice with a bound or a step, or an index (not a
+    `None`, which adds an axis, nor `...`)."""
+    if isinstance(part, ast.Slice):
+        return not (part.lower is part.upper is part.step is None)
+    return not (isinstance(part, ast.Constant) and part.value in (None, Ellipsis))
+
+
+def _lead_colon(node: ast.Subscript) -> bool:
+    """`x[:, a:b]`: a whole `:` first, then a cut of its own, and no `None` or `...` (which move the axes)."""
+    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else []
+    first = parts[0] if parts else None
+    whole = isinstance(first, ast.Slice) and first.lower is first.upper is first.step is None
+    plain = not any(isinstance(p, ast.Constant) and p.value in (None, Ellipsis) for p in parts)
+    return whole and plain and any(_cuts(p) for p in parts[1:])
 
 
 def habit_words(node: ast.AST, change: Change) -> str | None:
@@ -101,4 +159,17 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
     if op == "pad_before" and isinstance(node, ast.Call):
         return ("F.pad's pairs start at the LAST axis and go backwards: the first pair pads the last axis, the next "
                 "pair the axis before it")
+    if op == "comma_colon" and isinstance(node, ast.Subscript):
+        return (f"`{quote(node)}`: a comma puts its two sides on two axes, an index on each; a colon makes one "
+                "slice of the two, from the first up to the second")
+    if op == "enumerate_order" and isinstance(node, ast.Tuple):
+        first, second = (quote(e) for e in node.elts)
+        return (f"`for {first}, {second} in enumerate(...)`: enumerate gives (index, item), so `{first}` is the index "
+                f"and `{second}` the item")
+    if op == "all_but" and isinstance(node, ast.Subscript):
+        return ("on an int, `~` is Python's bitwise not, `~h == -h - 1`: one index counted from the end, not every "
+                "index but h (`~` inverts a bool mask)")
+    if op == "lead_colon" and isinstance(node, ast.Subscript):
+        return (f"`{quote(node)}`: the leading `:` takes axis 0 whole, so the next cut falls on axis 1; a leading `:` "
+                "belongs to a tensor with a batch axis in front, (1, n, d)")
     return None

@@ -220,8 +220,18 @@ def judge_tensor(got, expected: torch.Tensor, names: str, variants: Iterable[Var
     if close(got, expected):
         return None
     compared = _matching(got, expected, variants)
-    observed = _coarser(got, expected) or (observe(got) if observe else None) or difference(got, expected)
+    observed = _coarser(got, expected) or _truth_values(got, expected) or (observe(got) if observe else None) or difference(got, expected)
     return Miss(observed, compared.matching, tried=compared.tried, moot=compared.moot, broken=compared.broken)
+
+
+def _truth_values(got, expected: torch.Tensor) -> str | None:
+    """True and False where the reference returns float numbers: what a comparison returns."""
+    if not (isinstance(got, torch.Tensor) and got.dtype == torch.bool and expected.is_floating_point()):
+        return None
+    if bool(((expected == 0) | (expected == 1)).all()):
+        return None  # a table of 0 and 1 is compared as True and False: what differs there is which, not the type
+    return (f"yours returns True and False (torch.bool), the reference's {expected.dtype} numbers: a comparison (`>`, "
+            f"`==`) or a `.bool()` where the number itself was meant; {difference(got, expected)}")
 
 
 def _coarser(got, expected: torch.Tensor) -> str | None:
@@ -344,9 +354,11 @@ def hint_for_exception(type_name: str, message: str) -> str:
                 f"`(d_model,)`{axis}; the weight and the bias must have that shape)")
     if "normalized_shape" in message and "expected input with shape" in message:
         return " (the input's trailing axes must have the shape `normalized_shape` names; print the input's shape)"
-    if re.search(r"must be Tensor, not (function|method|builtin_function_or_method|Linear|LayerNorm|Sequential)\b", message):
-        return (" (a function or a layer itself where its result was meant: a call's brackets are missing, "
-                "`ln1` for `ln1(x)`)")
+    itself = re.search(r"must be Tensor, not (function|method|builtin_function_or_method|Linear|LayerNorm|Sequential)\b", message)
+    if itself:  # the layer or function given is named by its type alone: the example names none of the learner's
+        kind = "function" if "function" in itself.group(1) or itself.group(1) == "method" else f"layer ({itself.group(1)})"
+        return (f" (a {kind} itself where its result was meant: a call's brackets are missing or misplaced, "
+                "`f` for `f(x)`)")
     if "does not require grad and does not have a grad_fn" in message:
         # the checks call a function under torch.no_grad(), as a caller that only wants values may
         return (" (what `.backward()` or `autograd.grad` was given has no graph behind it: no input it was made from "
@@ -412,6 +424,9 @@ def _dtype_words(message: str) -> str:
     be integers, integers met by floats, or float64 met by float32 (both floats: no integer
     is involved, and `.float()` on an integer is no mend there)."""
     low = message.lower()
+    given = re.search(r"(\w+)\(\): argument '\w+' \(position \d+\) must be torch\.dtype, not (Tensor|Parameter)", message)
+    if given:  # torch.finfo(x): the tensor itself where its dtype was meant
+        return f" ({given.group(1)}() takes a dtype, not a tensor: give it the tensor's `.dtype`, `{given.group(1)}(x.dtype)`)"
     if "attn_mask" in low:  # scaled_dot_product_attention's mask
         return (" (attn_mask must be a bool tensor, True = may attend, or a float one of the query's dtype, "
                 "added to the scores)")

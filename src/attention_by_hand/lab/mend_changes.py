@@ -66,7 +66,9 @@ added or never lacked what the learner left out. Those are tried here, on the le
   (`start_before`, `once`: loop_starts.py): `l = torch.zeros_like(s)` inside the loop starts the sum
   again at every pass;
 - forms a habit from elsewhere reads otherwise (habit_mends.py): `l *= r + p` unfolded, two slices
-  joined where `+` added them, a factor taken out of a call, F.pad's pairs moved one axis back;
+  joined where `+` added them, a factor taken out of a call, F.pad's pairs moved one axis back, a
+  leading `:` dropped, a comma made a colon, enumerate's pair read (index, item), `~h` made every
+  index but h;
 - a floor division where the count rounds up (`ceil`): `range(T // block)` leaves a last, shorter
   block out; `-(-T // block)` counts it.
 
@@ -83,7 +85,7 @@ from attention_by_hand.lab.loop_starts import loop_starts
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
 from attention_by_hand.lab.size_locals import reads_shape
 
-__all__ = ["FLAGS", "FLOW_MENDS", "NAMING_MENDS", "loop_names", "mend_changes"]
+__all__ = ["AXIS_MENDS", "FLAGS", "FLOW_MENDS", "NAMING_MENDS", "loop_names", "mend_changes"]
 
 # a call's name -> the flag it may have been meant to have (as `add_kw` adds it)
 FLAGS = {**dict.fromkeys(("sum", "mean", "amax", "amin", "max", "min", "logsumexp", "var", "std", "norm", "prod", "argmax"),
@@ -101,6 +103,7 @@ FLOW_MENDS = ("jump", "outdent", "once", "start_before")  # a loop's control: sa
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
 NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts", "factor_moved",
                 "unsub", "ceil", "into_exponent", "one_tuple", *HABIT_OPS)
+AXIS_MENDS = ("first", "unwrap")  # an axis (or a call) taken away: said after "an extra axis of size 1" (verdict.py)
 
 _WRAPS = ("exp", "log")
 

@@ -6,7 +6,8 @@ out, or never lacked what they put in), and each is made in a learner's function
 made `ids[i + 1]`, a flag added, `-(-a // b)` for `a // b`, `x += y` for `x = x + y`, and the
 forms a habit from elsewhere gets wrong (habit_mends.py): an augmented assignment unfolded, two
 slices joined where `+` added them, a factor taken out of a call, F.pad's pairs moved to the axis
-before. Each takes the node the change names and returns the node that takes its place.
+before, a leading `:` dropped, a comma made a colon, enumerate's pair exchanged, `~h` made every
+index but h. Each takes the node the change names and returns the node that takes its place.
 
 Left out: which changes are tried (mend_changes.py, habit_mends.py) and their words (mend_words.py).
 """
@@ -15,7 +16,12 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["mend_edit"]
+__all__ = ["mend_edit", "other_index"]
+
+
+def other_index(name: str) -> str:
+    """A name for a comprehension's counter that is not `name` (`i`, else `j`)."""
+    return "j" if name == "i" else "i"
 
 
 def _torch(attribute: str) -> ast.expr:
@@ -79,4 +85,21 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         pairs = node.args[1]
         moved = [ast.Constant(0), ast.Constant(0), *pairs.elts] if len(pairs.elts) == 2 else [*pairs.elts[2:], *pairs.elts[:2]]
         return ast.Call(node.func, [node.args[0], ast.Tuple(moved, ast.Load()), *node.args[2:]], node.keywords)
+    if op == "lead_colon":  # `x[:, :T]` made `x[:T]` (habit_mends.py)
+        rest = node.slice.elts[1:]
+        return ast.Subscript(node.value, rest[0] if len(rest) == 1 else ast.Tuple(rest, ast.Load()), node.ctx)
+    if op == "comma_colon":  # `w[a, b]` made `w[a : b]`: entries arg and arg + 1 one slice (habit_mends.py)
+        parts = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        parts[arg:arg + 2] = [ast.Slice(parts[arg], parts[arg + 1], None)]
+        return ast.Subscript(node.value, parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load()), node.ctx)
+    if op == "enumerate_order":  # `for x, i in enumerate(...)` made `for i, x in ...`: the target's pair (habit_mends.py)
+        return ast.Tuple(node.elts[::-1], ast.Store())
+    if op == "all_but":  # `x[:, ~h]` made `x[:, [i for i in range(x.shape[1]) if i != h]]` (habit_mends.py)
+        parts = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        head, n = parts[arg].operand.id, other_index(parts[arg].operand.id)
+        others = ast.parse(f"[{n} for {n} in range(({ast.unparse(node.value)}).shape[{arg}]) if {n} != {head}]", mode="eval").body
+        for made in ast.walk(others):  # the new nodes take the line of what they replace
+            ast.copy_location(made, parts[arg])
+        parts[arg] = others
+        return ast.Subscript(node.value, parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load()), node.ctx)
     raise ValueError(op)

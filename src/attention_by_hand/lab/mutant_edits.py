@@ -57,7 +57,15 @@ NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin"
               "log": ("exp", "log2", "log10", "log1p"), "log2": ("log",), "log10": ("log",), "exp2": ("exp",),
               "log1p": ("log",), "expm1": ("exp",), "cat": ("stack",), "stack": ("cat",), "softmax": ("exp", "sigmoid"),
               "empty_like": ("zeros_like",), "empty": ("zeros",), "new_empty": ("new_zeros",), "eye": ("zeros",),
-              "ones_like": ("zeros_like",), "zeros_like": ("ones_like",), "ones": ("zeros",), "zeros": ("ones",)}
+              "ones_like": ("zeros_like",), "zeros_like": ("ones_like",), "ones": ("zeros", "eye"), "zeros": ("ones",)}
+BUILTIN_NEIGHBOURS = {"max", "min"}  # Python's own functions renamed like torch's: `max(a, b)` for `min(a, b)`
+
+
+def builtin_pair(node: ast.Call, name: str) -> bool:
+    """`min(a, b)` of Python's own, neither a number: `min(x, 8)` made `max(x, 8)` is `x` wherever x
+    passes 8, a cap taken away by chance, not the other function."""
+    return (isinstance(node.func, ast.Name) and name in BUILTIN_NEIGHBOURS and len(node.args) == 2 and not node.keywords
+            and not any(isinstance(a, ast.Constant) for a in node.args))
 ELEMENTWISE = {"exp", "sigmoid"}  # a softmax's neighbours that take no axis
 # What the learner's function does instead, where its name alone does not say it.
 NEIGHBOUR_WORDS = {
@@ -67,6 +75,7 @@ NEIGHBOUR_WORDS = {
     ("exp", "softmax"): " (the exps never divided by their row's sum)",
     ("sigmoid", "softmax"): " (each weight squashed on its own; a softmax divides by the row's sum, so that rows sum to 1)",
     ("zeros", "eye"): " (eye is the identity: ones on the diagonal, so each row keeps its own entry)",
+    ("eye", "ones"): " (eye is the identity, ones on the diagonal alone; ones fills every entry)",
     ("log1p", "log"): " (log1p(x) is log(1 + x), not a more accurate log(x))",
     ("expm1", "exp"): " (expm1(x) is exp(x) - 1, not a more accurate exp(x))",
     # said of a change of the reference and of a mend of the learner's code alike: no side is the slip
@@ -338,6 +347,8 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
     if op == "compare":
         return ast.Compare(node.left, [getattr(ast, arg)()], node.comparators)
     if op == "rename":
+        if isinstance(node.func, ast.Name):  # Python's own `max(a, b)` made `min(a, b)`
+            return ast.Call(ast.Name(arg, ast.Load()), node.args, node.keywords)
         if arg in ELEMENTWISE:  # an elementwise function takes no axis: only the tensor goes with it
             method = not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "F"))
             return ast.Call(ast.Attribute(node.func.value, arg, ast.Load()), [] if method else node.args[:1], [])

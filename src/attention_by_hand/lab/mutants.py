@@ -42,7 +42,7 @@ from attention_by_hand.lab.mutant_edits import (
     AXIS_WORDS,
     CMP,
     COMPARISONS,
-    NEIGHBOURS,
+    NEIGHBOURS, builtin_pair,
     NEIGHBOUR_WORDS,
     STATEMENT_OPS,
     TRANSPOSES,
@@ -204,7 +204,7 @@ class _Finder:
                     a, b = node.args[i], node.args[i + 1]
                     if ast.dump(a) != ast.dump(b):
                         self.add(node, "args", i, "arguments", f"`{quote(a)}` and `{quote(b)}` swapped")
-            if name in NEIGHBOURS and isinstance(node.func, ast.Attribute):
+            if name in NEIGHBOURS and (isinstance(node.func, ast.Attribute) or builtin_pair(node, name)):
                 for neighbour in NEIGHBOURS[name]:
                     why = NEIGHBOUR_WORDS.get((neighbour, name), "")
                     self.add(node, "rename", neighbour, "function", f"`{neighbour}(...)` for `{name}(...)`{why}")

@@ -258,8 +258,13 @@ def _no_effect(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
         elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _PURE
               and not any(k.arg == "out" for k in value.keywords)  # out= writes its result: not lost
               and not (isinstance(value.func.value, ast.Name) and value.func.value.id in ("math", "np", "numpy"))):
-            in_place = f" (`{value.func.attr}_` changes the tensor itself)" if hasattr(torch.Tensor, value.func.attr + "_") else ""
-            words = f"`{code}` ({{0}}) returns a new tensor and changes nothing, and its result is thrown away{in_place}"
+            name = value.func.attr
+            in_place = f" (`{name}_` changes the tensor itself)" if hasattr(torch.Tensor, name + "_") else ""
+            if any(k.arg == "inplace" for k in value.keywords):  # pandas' habit: torch's tensor methods take no such flag
+                words = (f"`{code}` ({{0}}): torch's `{name}` takes no `inplace=` (pandas' methods do); it returns a new "
+                         f"tensor{in_place.replace(' (', ', and ').rstrip(')') if in_place else ''}")
+            else:
+                words = f"`{code}` ({{0}}) returns a new tensor and changes nothing, and its result is thrown away{in_place}"
         else:
             continue
         found.append((node.lineno, words, [node.lineno]))

@@ -28,7 +28,7 @@ import torch
 from attention_by_hand.lab.judging import close
 from attention_by_hand.lab.places import moved, zeroed
 from attention_by_hand.lab.row_factors import rows_scaled, weights_like
-from attention_by_hand.lab.shape_relations import (COUNTS, REDUCTIONS, SINGULAR, SIZE_MEANS, Known, axis_name, folded, part, reduced, reduced_kept, repeated, reshaped,
+from attention_by_hand.lab.shape_relations import (COUNTS, REDUCTIONS, SINGULAR, SIZE_MEANS, Known, axis_name, folded, jacobian_shaped, part, reduced, reduced_kept, repeated, reshaped,
                                                    permuted, sizes_named, sliced, unit_axes, unreduced)
 
 __all__ = ["Known", "relation", "known_factor", "scale_of"]
@@ -340,7 +340,7 @@ def relation(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str | Non
     if (pairs and all(_one_number(g) and _one_number(e) for g, e, _ in pairs)
             and len({(float(g.flatten()[0]), float(e.flatten()[0])) for g, e, _ in pairs}) == 1):
         return sizes_named(pairs) if any(g.shape != e.shape for g, e, _ in pairs) else None
-    unit = unit_axes(pairs)
+    unit = unit_axes(pairs) or jacobian_shaped(pairs)
     if unit:
         return unit
     # an axis fewer or more is a reduction or a slice, or else the same numbers in another shape

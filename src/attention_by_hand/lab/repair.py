@@ -64,8 +64,10 @@ import torch
 
 from attention_by_hand.lab.blame import output_close
 from attention_by_hand.lab.call_words import reference_makes
+from attention_by_hand.lab.habit_mends import HABIT_OPS
 from attention_by_hand.lab.mend_changes import loop_names, mend_changes
 from attention_by_hand.lab.idle_names import made_idle
+from attention_by_hand.lab.loop_passes import cuts_to_one, loop_lines, passes, several
 from attention_by_hand.lab.mend_words import mistake_words
 from attention_by_hand.lab.mutant_edits import TRANSPOSES, call_name, edit
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
@@ -304,6 +306,16 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         seens = seens or [locals_on(module, function, inputs[i], {function}) for i in order]
         mends = [c for c in mends if c.kind == "axis" or not made_idle(
             c, module, function, [inputs[i] for i in order], seens, (*SIDE_REMOVALS, "drop"), removed)]
+    # a mend that leaves one pass of a loop that made several (one tile of keys), where the reference's
+    # loops make several, takes the loop's work away
+    lines = loop_lines(definition(module, function))
+    if lines and any(c.function == function and c.line not in lines for c in mends) and _is_the_def(reference, function):
+        tried = [inputs[i] for i in order]
+        before = [passes(getattr(module, function), args, lines, CALL_SECONDS) for args in tried]
+        theirs = loop_lines(definition(reference, function))
+        looping = [several(passes(getattr(reference, function), args, theirs, CALL_SECONDS)) for args in tried]
+        mends = [c for c in mends if c.function != function or c.line in lines
+                 or not cuts_to_one(build(module, function, (c,)), tried, lines, before, looping, CALL_SECONDS)]
     if not mends:
         return _repeated_mend(module, function, inputs, expected, order, candidates, deadline, allowed)
     # another constant in a call the reference never makes reads as a slip of the constant, where
@@ -314,6 +326,9 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     best = min(mends, key=lambda c: (span is not None and not span[0] <= c.line <= span[1],
                                      c.kind in ("constant", "axis") and c.line in unwrapped,
                                      c.op != "ceil", _rank(c)))
+    # a habit's mend of the very node another mend changes says why (`enumerate`'s pair read the other way round)
+    habits = [c for c in mends if c.op in HABIT_OPS and (c.function, c.index) == (best.function, best.index)]
+    best = best if best.op in HABIT_OPS or not habits else min(habits, key=_rank)
     nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
     # A change that takes out the very thing the best one tweaks (the power whose operation it
     # swaps, the transpose whose axes it makes one) names the learner's own element: said instead.

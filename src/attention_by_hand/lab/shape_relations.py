@@ -18,7 +18,7 @@ import torch
 
 from attention_by_hand.lab.judging import close
 
-__all__ = ["Known", "COUNTS", "SIZE_MEANS", "SINGULAR", "axis_name", "folded", "part", "permuted", "reduced", "reduced_kept", "repeated", "reshaped", "sizes_named", "sliced", "unit_axes",
+__all__ = ["Known", "COUNTS", "SIZE_MEANS", "SINGULAR", "axis_name", "folded", "jacobian_shaped", "part", "permuted", "reduced", "reduced_kept", "repeated", "reshaped", "sizes_named", "sliced", "unit_axes",
            "unreduced"]
 
 class Known(dict):
@@ -181,6 +181,24 @@ def unit_axes(pairs) -> str | None:
     else:
         why = f"{axes} missing (a mean or sum without keepdim=True, a squeeze, or an index that drops it)"
     return f"yours holds the reference's numbers, in shape {tuple(g.shape)} where it has {tuple(e.shape)}: {why}"
+
+
+def jacobian_shaped(pairs) -> str | None:
+    """Yours shaped (output's shape) + the expected shape, on every input, the output's shape sharing
+    the expected one's axes but for the last (attention's output by its input: the batch, the heads
+    and the tokens alike): one number for each pair of an output entry and an input entry, a full
+    Jacobian where its product with the upstream gradient, shaped like the input, was meant (a
+    broadcast of two tensors seldom doubles the axes so)."""
+    shapes = [(tuple(g.shape), tuple(e.shape)) for g, e, _ in pairs]
+    # the output's axes lead: they share the input's own but for the last (the tokens, the batch), none is all ones
+    if not shapes or not all(len(e) >= 2 and len(g) == 2 * len(e) and g[len(e):] == e and g[:len(e) - 1] == e[:-1]
+                             and any(n != 1 for n in g[:len(e)]) for g, e in shapes):
+        return None
+    g, e = shapes[0]
+    return (f"yours has shape {g}: {g[:len(g) - len(e)]} followed by the expected {e}, one number for each pair "
+            "of an output entry and an input entry; that is a full Jacobian (torch.func.jacrev, "
+            "torch.autograd.functional.jacobian), where the gradient, its product with the upstream gradient, "
+            "has the input's shape alone")
 
 
 def reduced(pairs) -> str | None:

@@ -113,6 +113,16 @@ def _all_finite(value) -> bool:
     return True
 
 
+def _thresholded(value, expected) -> bool:
+    """Whether some part of `value` is bool or integer where the reference's is float (a tensor,
+    or tuples of them): a comparison or a rounding gives the same output for many inputs."""
+    if isinstance(value, torch.Tensor) and isinstance(expected, torch.Tensor):
+        return not value.is_floating_point() and expected.is_floating_point()
+    if isinstance(value, (tuple, list)) and isinstance(expected, (tuple, list)):
+        return any(_thresholded(v, e) for v, e in zip(value, expected))
+    return False
+
+
 def unused_arguments(module: ModuleType, reference: ModuleType, function: str, make_args,
                      deadline: float | None = None) -> tuple[list[list[int]], list[int]]:
     """([argument's position, part] for each argument whose change leaves the learner's output
@@ -141,6 +151,8 @@ def unused_arguments(module: ModuleType, reference: ModuleType, function: str, m
         return [], tried  # a None returned, or another shape: that is the hint's news, not what it reads
     if not _all_finite(before):
         return [], tried  # a nan stays nan whatever goes in: an input unseen there may still be read
+    if _thresholded(before, expected):
+        return [], tried  # True/False where numbers belong: a comparison stays put as what it compares moves
     found = []
     for i in tried:
         parts = None

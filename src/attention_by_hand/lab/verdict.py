@@ -40,7 +40,7 @@ from attention_by_hand.lab.fatal_words import at_line, fatal_message
 from attention_by_hand.lab.first_nan import written_nan
 from attention_by_hand.lab.helped import helped_words
 from attention_by_hand.lab.learner_notes import with_notes
-from attention_by_hand.lab.mend_changes import FLOW_MENDS, NAMING_MENDS
+from attention_by_hand.lab.mend_changes import AXIS_MENDS, FLOW_MENDS, NAMING_MENDS
 from attention_by_hand.lab.mend_words import mend_said
 from attention_by_hand.lab.registry import Lab, checks_for, get_lab, load_reference, reference_path
 from attention_by_hand.lab.unused import first_read, unused_words, well_formed
@@ -198,7 +198,7 @@ class _Engine:
         if found and mended and op in FLOW_MENDS:  # a loop's `break` or `return`, mended: the learner's own line, alone
             return mended, None, words
         if found:  # a mend that names a function, a flag or a number, after what the outputs show
-            after = mended if mended and found.relation and op in NAMING_MENDS else None
+            after = mended if mended and found.relation and (op in NAMING_MENDS or (op in AXIS_MENDS and "of size 1" in found.hint)) else None
             # what the outputs show, then what a call the reference never makes does on the line where they part
             parted = self.parted_at(function, check) if found.relation and not after else None
             calls = f"at the line where your values part, {parted.described}" if parted and parted.described else None

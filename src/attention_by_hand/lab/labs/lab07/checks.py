@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 
 import torch
 
@@ -139,6 +140,11 @@ def _explain_add_positions_error(type_name, message, args):
     if not sizes or T not in sizes:
         return None
     other = (set(sizes) - {T}) or {T}
+    axis = re.search(r"non-singleton dimension (\d+)", message)
+    if axis and x.dim() - int(axis.group(1)) == 1 and d in sizes:  # the last axis, as x counts its axes
+        width = next(iter(set(sizes) - {d}), d)
+        return (f"what was added to x has {width} entries on its last axis, where x has d_model = {d}: a row of the "
+                f"table is d_model wide, and token t gets row t, the first T rows being table[:T]")
     if rows in other and rows != d:
         return f"the whole table ({rows} rows) met T = {T} tokens: take the first T rows, table[:T]"
     if d in other:
@@ -332,6 +338,13 @@ def _rope_probes() -> tuple[Probe, ...]:
     )
 
 
+def _add_positions_probes() -> tuple[Probe, ...]:
+    """An x as wide as it is long: a slip of rows for columns runs there instead of raising, so an
+    error matched by its words alone on the checks' inputs must also match what runs here."""
+    p = torch.Generator().manual_seed(23)
+    return (Probe("x of 4 tokens, d_model 4 (as wide as long), a table of 6 rows", (randn(p, 4, 4), randn(p, 6, 4))),)
+
+
 def checks(seed: int) -> list[Check]:
     f, g = fixed(), seeded(seed)
 
@@ -348,6 +361,7 @@ def checks(seed: int) -> list[Check]:
             ((randn(f, 5, 8), randn(f, 12, 8)),),
             _judge_add_positions,
             _explain_add_positions_error,
+            probes=_add_positions_probes(),
         ),
         Check(
             "add_positions",
@@ -355,6 +369,7 @@ def checks(seed: int) -> list[Check]:
             ((randn(g, 2, 4, 6), randn(g, 9, 6)),),
             _judge_add_positions,
             _explain_add_positions_error,
+            probes=_add_positions_probes(),
         ),
         Check(
             "rope",
