@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.mend_edits import other_index
+from attention_by_hand.lab.mend_edits import other_index, subscript_parts
 from attention_by_hand.lab.mutant_edits import Change, call_name, quote
 
 __all__ = ["HABIT_OPS", "habit_mends", "habit_words"]
@@ -52,7 +52,7 @@ def _slice(node: ast.expr) -> bool:
     """A subscript with a slice in it (`outs[:, :head]`)."""
     if not isinstance(node, ast.Subscript):
         return False
-    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    parts = subscript_parts(node)
     return any(isinstance(p, ast.Slice) for p in parts)
 
 
@@ -108,7 +108,7 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 def _subscript_habits(node: ast.Subscript, name: str, at: int, line: int | None) -> list[Change]:
     """`comma_colon` for each two neighbouring entries of a subscript that are no slices, and
     `all_but` for each `~name` in it (see the module's docstring)."""
-    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    parts = subscript_parts(node)
     found = []
     for k in range(len(parts) - 1):
         a, b = parts[k], parts[k + 1]

@@ -16,7 +16,17 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["mend_edit", "other_index"]
+__all__ = ["mend_edit", "other_index", "subscript_parts"]
+
+
+def subscript_parts(node: ast.Subscript) -> list[ast.expr]:
+    """The parts of a subscript, one per axis it names (`x[a, b]`: a and b; `x[a]`: a)."""
+    return list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+
+
+def _subscript(node: ast.Subscript, parts: list[ast.expr]) -> ast.Subscript:
+    """`node`'s tensor indexed by `parts` (one part alone, not a tuple of one)."""
+    return ast.Subscript(node.value, parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load()), node.ctx)
 
 
 def other_index(name: str) -> str:
@@ -86,20 +96,19 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         moved = [ast.Constant(0), ast.Constant(0), *pairs.elts] if len(pairs.elts) == 2 else [*pairs.elts[2:], *pairs.elts[:2]]
         return ast.Call(node.func, [node.args[0], ast.Tuple(moved, ast.Load()), *node.args[2:]], node.keywords)
     if op == "lead_colon":  # `x[:, :T]` made `x[:T]` (habit_mends.py)
-        rest = node.slice.elts[1:]
-        return ast.Subscript(node.value, rest[0] if len(rest) == 1 else ast.Tuple(rest, ast.Load()), node.ctx)
+        return _subscript(node, subscript_parts(node)[1:])
     if op == "comma_colon":  # `w[a, b]` made `w[a : b]`: entries arg and arg + 1 one slice (habit_mends.py)
-        parts = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        parts = subscript_parts(node)
         parts[arg:arg + 2] = [ast.Slice(parts[arg], parts[arg + 1], None)]
-        return ast.Subscript(node.value, parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load()), node.ctx)
+        return _subscript(node, parts)
     if op == "enumerate_order":  # `for x, i in enumerate(...)` made `for i, x in ...`: the target's pair (habit_mends.py)
         return ast.Tuple(node.elts[::-1], ast.Store())
     if op == "all_but":  # `x[:, ~h]` made `x[:, [i for i in range(x.shape[1]) if i != h]]` (habit_mends.py)
-        parts = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        parts = subscript_parts(node)
         head, n = parts[arg].operand.id, other_index(parts[arg].operand.id)
         others = ast.parse(f"[{n} for {n} in range(({ast.unparse(node.value)}).shape[{arg}]) if {n} != {head}]", mode="eval").body
         for made in ast.walk(others):  # the new nodes take the line of what they replace
             ast.copy_location(made, parts[arg])
         parts[arg] = others
-        return ast.Subscript(node.value, parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load()), node.ctx)
+        return _subscript(node, parts)
     raise ValueError(op)
