@@ -24,14 +24,14 @@ def _fdef():
 RETURN_LINE = 8
 
 
-def test_a_name_made_from_the_one_used_says_that_step_was_left_out():
+def test_a_name_made_from_the_one_used_says_the_references_step():
     assert gloss(_fdef(), "writes", "values", RETURN_LINE) == (
-        ": the step that makes `writes` from `values` left out (`writes = scores.softmax(-1) @ values`)")
+        ": the reference makes `writes` from `values` (`writes = scores.softmax(-1) @ values`)")
 
 
-def test_two_steps_left_out_are_said_in_their_order():
+def test_two_steps_are_said_in_their_order():
     assert gloss(_fdef(), "shifted", "x", RETURN_LINE) == (
-        ": the steps that make `shifted` from `x` left out (`doubled = x * 2`, then `shifted = doubled + 1`)")
+        ": the reference makes `shifted` from `x` in 2 steps (`doubled = x * 2`, then `shifted = doubled + 1`)")
 
 
 def test_a_name_used_that_the_reference_makes_is_said_with_its_line():
@@ -66,7 +66,7 @@ def test_a_name_read_only_for_its_size_is_no_step_left_out():
 
 def test_a_name_made_again_is_followed_back_to_its_first_making():
     said = gloss(_g(), "scores", "q", 6)
-    assert said.startswith(": the steps that make `scores` from `q` left out (`scores = q @ k.T`, then `scores = scores.masked_fill(")
+    assert said.startswith(": the reference makes `scores` from `q` in 2 steps (`scores = q @ k.T`, then `scores = scores.masked_fill(")
 
 
 def test_whole_number_arithmetic_is_no_step_left_out():

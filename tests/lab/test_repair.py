@@ -1328,7 +1328,7 @@ def test_a_mend_by_another_name_says_nothing_of_what_the_learners_names_mean(tmp
     inputs = [(torch.randn(3, 3, generator=g), torch.randn(3, 2, generator=g)) for _ in range(2)]
     found = _extra(tmp_path, "softmax_again", "blended", inputs)
     assert found is not None and found.words == "the wrong variable" and found.text.startswith("`torch.softmax(s, dim=-1)` for")
-    assert "the step that makes" not in found.text and "is made by" not in found.text
+    assert "the reference makes" not in found.text and "is made by" not in found.text
 
 
 def test_an_index_that_cuts_the_last_entry_of_one_axis_is_said_as_that(tmp_path):

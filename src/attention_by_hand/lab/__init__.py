@@ -47,6 +47,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     einsum_words.py   einsum's subscripts mended, in words (an operand read transposed, an axis summed over)
     loop_starts.py    a running value started again at every pass of its loop: the mend that starts it once
     habit_mends.py    mends of forms a habit from elsewhere misreads (`l *= r + p`, `+` to join, `~` of an int)
+    api_mends.py      mends of a call or an assignment read otherwise (`a = b` no copy, roll's sign, `numel`, `.t()`)
     loop_passes.py    a loop's passes per entry: a mend that cuts a loop of several passes to one is dropped
     mend_edits.py     how a change tried on a learner's code only is made to the syntax tree
     call_words.py     what a call on a quoted line does, when the reference never makes it (`cumsum` is running)

@@ -92,7 +92,9 @@ CALLS = {
     "abs": "drops every sign",
     "clamp": "cuts the values off at its bounds",
     "clip": "cuts the values off at its bounds",
-    "normalize": "divides each vector along `dim` (1 by default, not the last axis) by its length (2-norm by default)",
+    "normalize": "divides each vector along `dim` (1 by default, not the last axis) by its length (2-norm by default); "
+                 "its second parameter is `p`, the norm's order, so `normalize(x, -1)` sets p = -1, not the axis",
+    "hypot": "is sqrt(a ** 2 + b ** 2): it squares BOTH arguments, so `hypot(std, eps)` adds eps ** 2, not eps",
     "nansum": "skips every nan as if it were 0",
     "nanmean": "skips every nan, averaging the rest",
     "expand": "repeats along axes of size 1 without copying: every copy is the same memory",

@@ -25,6 +25,11 @@ repair.py finds that it gives the reference's output on every input:
 - `all_but`: `x[:, ~head]` with an int `head`, NumPy's `~` of a bool mask read as "every index but
   this one"; on an int, `~` is Python's bitwise not, `-head - 1`, one index from the end. The mend
   lists every other index of that axis, `[i for i in range(x.shape[1]) if i != head]`.
+- `next_axis`: `means[0]`, meant as entry 0 of every row, as a column is picked in a spreadsheet;
+  one index picks along the FIRST axis. The mend is `means[:, 0]`. Tried where a call's result or
+  a name is indexed by one number.
+- `one_slice`: `outs[:, h : h + 1]`, a slice of one entry where the entry was meant: the slice
+  keeps its axis, and what it meets then broadcasts against it. The mend is `outs[:, h]`.
 
 Left out: a join along an axis other than -1, 0, 1 and -2 (2 where the tensors have four axes is -2), and a layer's or a table's row of a
 sum taken for the sum of its rows (`pe(a) + pe(b)` for `pe(a + b)`): the learner's code seldom
@@ -40,7 +45,8 @@ from attention_by_hand.lab.mutant_edits import Change, call_name, quote
 
 __all__ = ["HABIT_OPS", "habit_mends", "habit_words"]
 
-HABIT_OPS = ("unfold_aug", "join", "factor_outside", "pad_before", "lead_colon", "comma_colon", "enumerate_order", "all_but")
+HABIT_OPS = ("unfold_aug", "join", "factor_outside", "pad_before", "lead_colon", "comma_colon", "enumerate_order", "all_but",
+             "next_axis", "one_slice")
 
 _JOIN_AXES = (-1, 0, 1, -2)
 _AUG_OPS = {ast.Mult: "*", ast.Div: "/", ast.Sub: "-"}
@@ -97,6 +103,9 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             found.append(Change(name, at, "lead_colon", None, "slice", f"`{shorter}` for `{quote(node)}`", line))
         if isinstance(node, ast.Subscript):
             found += _subscript_habits(node, name, at, line)
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _one_number(node):
+            found.append(Change(name, at, "next_axis", None, "index",
+                                f"`{quote(node.value)}[:, {quote(node.slice)}]` for `{quote(node)}`", line))
         if (isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and call_name(node.iter) == "enumerate"
                 and isinstance(node.target, ast.Tuple) and len(node.target.elts) == 2):
             first, second = (quote(e) for e in node.target.elts)  # the change is the pair's: its node is the target
@@ -115,6 +124,10 @@ def _subscript_habits(node: ast.Subscript, name: str, at: int, line: int | None)
         if not any(isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and p.value in (None, Ellipsis)) for p in (a, b)):
             found.append(Change(name, at, "comma_colon", k, "slice",
                                 f"`{quote(a)} : {quote(b)}` for `{quote(a)}, {quote(b)}` in `{quote(node)}`", line))
+    for k, p in enumerate(parts):
+        if _one_wide(p):
+            found.append(Change(name, at, "one_slice", k, "slice",
+                                f"`{quote(p.lower)}` for `{quote(p)}` in `{quote(node)}`", line))
     if not any(isinstance(p, ast.Constant) and p.value in (None, Ellipsis) for p in parts):  # axis k is the k-th part
         for k, p in enumerate(parts):
             if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Invert) and isinstance(p.operand, ast.Name):
@@ -122,6 +135,24 @@ def _subscript_habits(node: ast.Subscript, name: str, at: int, line: int | None)
                 others = f"[{n} for {n} in range({quote(node.value)}.shape[{k}]) if {n} != {p.operand.id}]"
                 found.append(Change(name, at, "all_but", k, "slice", f"`{others}` for `{quote(p)}` in `{quote(node)}`", line))
     return found
+
+
+def _one_number(node: ast.Subscript) -> bool:
+    """`f(x)[0]`, `outs[1]`: one number picks from a call's result or a name (never `.shape`'s)."""
+    number = node.slice
+    if isinstance(number, ast.UnaryOp) and isinstance(number.op, ast.USub):
+        number = number.operand
+    plain = isinstance(number, ast.Constant) and type(number.value) is int
+    return plain and (isinstance(node.value, ast.Name) or (isinstance(node.value, ast.Call) and call_name(node.value) not in ("size", "max", "min")))
+
+
+def _one_wide(part: ast.expr) -> bool:
+    """`h : h + 1`: a slice of the one entry at its lower bound."""
+    if not (isinstance(part, ast.Slice) and part.lower is not None and part.step is None and isinstance(part.upper, ast.BinOp)):
+        return False
+    upper = part.upper
+    return (isinstance(upper.op, ast.Add) and isinstance(upper.right, ast.Constant) and upper.right.value == 1
+            and ast.dump(upper.left) == ast.dump(part.lower))
 
 
 def _cuts(part: ast.expr) -> bool:
@@ -169,6 +200,13 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
     if op == "all_but" and isinstance(node, ast.Subscript):
         return ("on an int, `~` is Python's bitwise not, `~h == -h - 1`: one index counted from the end, not every "
                 "index but h (`~` inverts a bool mask)")
+    if op == "next_axis" and isinstance(node, ast.Subscript):
+        return (f"`{quote(node)}` picks along the FIRST axis, one whole slice of it; entry {quote(node.slice)} of every row "
+                f"is `{quote(node.value)}[:, {quote(node.slice)}]`")
+    if op == "one_slice" and isinstance(node, ast.Subscript):
+        part = subscript_parts(node)[change.arg]
+        return (f"`{quote(part)}` is a slice: it keeps its axis, with one entry on it, and the axis then broadcasts "
+                f"against what it meets; `[{quote(part.lower)}]` picks the entry and drops the axis")
     if op == "lead_colon" and isinstance(node, ast.Subscript):
         return (f"`{quote(node)}`: the leading `:` takes axis 0 whole, so the next cut falls on axis 1; a leading `:` "
                 "belongs to a tensor with a batch axis in front, (1, n, d)")

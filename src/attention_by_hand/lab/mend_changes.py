@@ -68,7 +68,11 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - forms a habit from elsewhere reads otherwise (habit_mends.py): `l *= r + p` unfolded, two slices
   joined where `+` added them, a factor taken out of a call, F.pad's pairs moved one axis back, a
   leading `:` dropped, a comma made a colon, enumerate's pair read (index, item), `~h` made every
-  index but h;
+  index but h, one number's pick moved to the second axis, a one-wide slice made an index;
+- a call or an assignment read otherwise than torch and Python define it (api_mends.py): a copy
+  made where `a = b` named one tensor twice, roll's shift or a diagonal's offset negated, `numel()`
+  made one axis's length, `transpose(0, 1)` made `transpose(-2, -1)`, two listed sizes, strides
+  or axes exchanged;
 - a floor division where the count rounds up (`ceil`): `range(T // block)` leaves a last, shorter
   block out; `-(-T // block)` counts it.
 
@@ -80,6 +84,7 @@ from __future__ import annotations
 import ast
 from itertools import combinations, permutations
 
+from attention_by_hand.lab.api_mends import API_OPS, api_mends
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_mends
 from attention_by_hand.lab.loop_starts import loop_starts
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
@@ -93,7 +98,9 @@ FLAGS = {**dict.fromkeys(("sum", "mean", "amax", "amin", "max", "min", "logsumex
 
 # a call's name -> how many positional arguments come before its `dim`, called as torch.<name>(x, ...)
 # (one fewer as a method, x.<name>(...)); without `dim` each works along its first axis, or all of them
-DIM_DEFAULTS = {"tensor_split": 2, "split": 2, "chunk": 2, "cat": 1, "concat": 1, "stack": 1, "unbind": 1, "sum": 1, "mean": 1}
+DIM_DEFAULTS = {"tensor_split": 2, "split": 2, "chunk": 2, "cat": 1, "concat": 1, "stack": 1, "unbind": 1, "sum": 1, "mean": 1,
+                "roll": 2, "repeat_interleave": 2}
+_DIM_KEYWORD = {"roll": "dims"}  # the keyword of a call's axis, where it is not `dim`
 DIMS = (-1, 0, 1, -2)  # the axes a learner most often meant
 _FUNCTION_FORMS = ("torch", "F")
 MAX_SUBSCRIPTS = 48  # einsum spellings tried per call: two operands and an output of four letters, all
@@ -102,7 +109,7 @@ FLOW_MENDS = ("jump", "outdent", "once", "start_before")  # a loop's control: sa
 # mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
 NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts", "factor_moved",
-                "unsub", "ceil", "into_exponent", "one_tuple", *HABIT_OPS)
+                "unsub", "ceil", "into_exponent", "one_tuple", *HABIT_OPS, *API_OPS)
 AXIS_MENDS = ("first", "unwrap")  # an axis (or a call) taken away: said after "an extra axis of size 1" (verdict.py)
 
 _WRAPS = ("exp", "log")
@@ -264,7 +271,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                 found.append(Change(name, index[id(node.right)], "shift", delta, "offset",
                                     f"`{quote(node.right)} {sign} 1` for `{quote(node.right)}`{where}", statement.lineno))
     # a loop's restarted state first: few changes, each a whole kind of mistake, tried before the budget runs out
-    return loop_starts(fdef, index) + found + habit_mends(fdef, index)
+    return loop_starts(fdef, index) + found + habit_mends(fdef, index) + api_mends(fdef, index)
 
 
 _RUNNING = ("maximum", "fmax", "logaddexp", "max")  # a running maximum or log-sum, carried as its first argument
@@ -388,7 +395,7 @@ def _numbers_for_sizes(fdef: ast.FunctionDef, names: list[str], node: ast.Call, 
 def _dims(name: str, node: ast.Call, at: int, line: int) -> list[Change]:
     """`dim=` added to a call that left its axis to the default, for each of DIMS."""
     before = DIM_DEFAULTS.get(call_name(node) or "")
-    if before is None or {k.arg for k in node.keywords} & {"dim", "axis"}:
+    if before is None or {k.arg for k in node.keywords} & {"dim", "dims", "axis"}:
         return []
     function_form = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id in _FUNCTION_FORMS
     if function_form or isinstance(node.func, ast.Name):
@@ -399,8 +406,9 @@ def _dims(name: str, node: ast.Call, at: int, line: int) -> list[Change]:
         given = len(node.args) + 1
     if given > before or any(isinstance(a, ast.Starred) for a in node.args):
         return []
-    return [Change(name, at, "add_kw", ("dim", d), "arguments",
-                   f"`{quote(edit(node, Change(name, 0, 'add_kw', ('dim', d), 'arguments', '')))}` for `{quote(node)}`", line)
+    keyword = _DIM_KEYWORD.get(call_name(node) or "", "dim")
+    return [Change(name, at, "add_kw", (keyword, d), "arguments",
+                   f"`{quote(edit(node, Change(name, 0, 'add_kw', (keyword, d), 'arguments', '')))}` for `{quote(node)}`", line)
             for d in DIMS]
 
 

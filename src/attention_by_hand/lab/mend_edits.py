@@ -7,7 +7,10 @@ made `ids[i + 1]`, a flag added, `-(-a // b)` for `a // b`, `x += y` for `x = x 
 forms a habit from elsewhere gets wrong (habit_mends.py): an augmented assignment unfolded, two
 slices joined where `+` added them, a factor taken out of a call, F.pad's pairs moved to the axis
 before, a leading `:` dropped, a comma made a colon, enumerate's pair exchanged, `~h` made every
-index but h. Each takes the node the change names and returns the node that takes its place.
+index but h, one index moved to the second axis, a one-wide slice made its index; and the calls
+and assignments read otherwise (api_mends.py): a copy made, a shift or an offset negated, `numel()`
+made one axis's length, `transpose(0, 1)` made `transpose(-2, -1)`, two listed entries exchanged.
+Each takes the node the change names and returns the node that takes its place.
 
 Left out: which changes are tried (mend_changes.py, habit_mends.py) and their words (mend_words.py).
 """
@@ -16,7 +19,7 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["mend_edit", "other_index", "subscript_parts"]
+__all__ = ["entries_of", "is_method", "mend_edit", "negated", "other_index", "subscript_parts"]
 
 
 def subscript_parts(node: ast.Subscript) -> list[ast.expr]:
@@ -32,6 +35,27 @@ def _subscript(node: ast.Subscript, parts: list[ast.expr]) -> ast.Subscript:
 def other_index(name: str) -> str:
     """A name for a comprehension's counter that is not `name` (`i`, else `j`)."""
     return "j" if name == "i" else "i"
+
+
+def is_method(node: ast.Call) -> bool:
+    """`x.f(...)`, not `torch.f(x, ...)` nor `F.f(x, ...)`: the tensor is no argument."""
+    return isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
+                                                         and node.func.value.id in ("torch", "F", "np", "math"))
+
+
+def entries_of(node: ast.AST) -> list[ast.expr]:
+    """The sizes, strides or axes a call lists in order (api_mends.py's `swap_entries`): a tuple's
+    entries, or the call's own positional arguments after its tensor."""
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return list(node.elts)
+    return list(node.args if is_method(node) else node.args[1:])
+
+
+def negated(node: ast.expr) -> ast.expr:
+    """`-x` for `x`, `x` for `-x`: a shift or an offset the other way (api_mends.py)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return node.operand
+    return ast.copy_location(ast.UnaryOp(ast.USub(), node), node)
 
 
 def _torch(attribute: str) -> ast.expr:
@@ -111,4 +135,33 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
             ast.copy_location(made, parts[arg])
         parts[arg] = others
         return _subscript(node, parts)
+    if op == "next_axis":  # `x[0]` made `x[:, 0]` (habit_mends.py)
+        return ast.Subscript(node.value, ast.Tuple([ast.Slice(), node.slice], ast.Load()), node.ctx)
+    if op == "one_slice":  # `x[:, h : h + 1]` made `x[:, h]` (habit_mends.py)
+        parts = subscript_parts(node)
+        parts[arg] = parts[arg].lower
+        return _subscript(node, parts)
+    return _api_edit(node, change)
+
+
+def _api_edit(node: ast.AST, change) -> ast.AST:
+    """The edits of api_mends.py's mends."""
+    op, arg = change.op, change.arg
+    if op == "alias_copy":  # `a = b` made `a = b.clone()`
+        return ast.Call(ast.Attribute(node, "clone", ast.Load()), [], [])
+    if op in ("roll_back", "diagonal_sign"):  # a shift or an offset negated
+        return negated(node)
+    if op == "numel_axis":  # `x.numel()` made `x.shape[arg]`
+        measured = node.func.value if isinstance(node.func, ast.Attribute) and not node.args else node.args[0]
+        return ast.Subscript(ast.Attribute(measured, "shape", ast.Load()), ast.Constant(arg), ast.Load())
+    if op == "last_two":  # `x.transpose(0, 1)` or `x.t()` made `x.transpose(-2, -1)`
+        return ast.Call(ast.Attribute(node.func.value, "transpose", ast.Load()), [ast.Constant(-2), ast.Constant(-1)], [])
+    if op == "swap_entries":  # two listed sizes, strides or axes exchanged back
+        i, j = arg
+        entries = entries_of(node)
+        entries[i], entries[j] = entries[j], entries[i]
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return type(node)(entries, ast.Load())
+        lead = node.args[:len(node.args) - len(entries)]  # torch.view(x, ...)'s tensor stays first
+        return ast.Call(node.func, [*lead, *entries], node.keywords)
     raise ValueError(op)

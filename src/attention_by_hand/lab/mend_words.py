@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 
+from attention_by_hand.lab.api_mends import API_OPS, FLATTENING, api_words
 from attention_by_hand.lab.code_layout import parents as parents_in
 from attention_by_hand.lab.einsum_words import subscripts_words
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_words
@@ -150,6 +151,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return start_words([node.body[i] for i in change.arg], node)
     if op in HABIT_OPS:
         return habit_words(node, change)
+    if op in API_OPS:
+        return api_words(node, change, fdef, parents)
     if op == "const" and _exponent(node, parents):  # `** 2` for `** 1` is a power, not a count off by one
         return _POWERS.get((node.value, change.arg), f"the wrong power: `** {node.value}` where `** {change.arg}` is needed")
     if op == "const" and kind == "axis" and isinstance(node, ast.Tuple):
@@ -185,10 +188,13 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
                 f"on `{_short(other)}`")
     if op == "subscripts" and isinstance(node, ast.Constant):
         return subscripts_words(str(node.value), str(change.arg))
-    if op == "add_kw" and change.arg[0] == "dim" and isinstance(node, ast.Call):
-        whole = call_name(node) in ("sum", "mean")
-        return (f"`dim={change.arg[1]}` left out: `{call_name(node)}` then works along "
-                + ("every axis at once, to one number" if whole else "its default axis, the first (dim 0)"))
+    if op == "add_kw" and change.arg[0] in ("dim", "dims") and isinstance(node, ast.Call):
+        whole, flat = call_name(node) in ("sum", "mean"), call_name(node) in FLATTENING
+        return (f"`{change.arg[0]}={change.arg[1]}` left out: `{call_name(node)}` then works "
+                + ("along every axis at once, to one number" if whole else
+                   "on the tensor flattened to one row" + (", so entries cross from one row into the next" if call_name(node) == "roll" else
+                                                           ", and returns that row") if flat else
+                   "along its default axis, the first (dim 0)"))
     if op == "add_kw":
         flag = f"`{change.arg[0]}={change.arg[1]}`"
         return (f"{flag} left out: the fused attention then lets every token see the later ones" if change.arg[0] == "is_causal"

@@ -251,8 +251,10 @@ def _inner_first(finder, node: ast.AST) -> None:
         inner = node.func.value
         if len(inner.args) == 1 and not inner.keywords and not isinstance(inner.args[0], ast.Starred):
             step, outer = node.func.attr, call_name(inner)
+            # built as a tree so that unparsing brackets a sum: `(var + eps).sqrt(...)`, never `var + eps.sqrt(...)`
+            stepped = ast.Call(ast.Attribute(inner.args[0], step, ast.Load()), [ast.Name("...", ast.Load())], [])
             finder.add(node, "inner_first", None, "order",
-                       f"the {outer} of the {step}, not the {step} of the {outer}: `{quote(inner.func)}({quote(inner.args[0])}.{step}(...))` "
+                       f"the {outer} of the {step}, not the {step} of the {outer}: `{quote(ast.Call(inner.func, [stepped], []))}` "
                        f"for `{quote(node)}`")
 
 

@@ -2,12 +2,13 @@
 
 "`values[:, others]` for `writes[:, others]`" is exact but leaves the learner to look up what
 `writes` is; the reference made it from `values` one line before (`writes = softmax(scores) @
-values`), so the mistake is that step left out. And "`math.sqrt(T)` for `math.sqrt(head_size)`"
+values`), and saying that step shows what was skipped or not used. And "`math.sqrt(T)` for `math.sqrt(head_size)`"
 says more once the learner knows that the reference's `T` is `keys.shape[2]`, the number of keys.
 So a change of one name for another (mutants.py, op "name") ends with one of:
 
-- the step (or steps) that make the reference's variable from the one used, left out, when the
-  one used is what the reference's variable was made from;
+- the step (or steps) that make the reference's variable from the one used, when the one used is
+  what the reference's variable was made from: said as the reference's, since the learner may
+  have left that step out or made it and then used the other name;
 - else what the one used is, in the reference's line that makes it.
 
 Left out: names that are arguments (the learner has them, with the docstring's words), and
@@ -90,8 +91,9 @@ def gloss(fdef: ast.FunctionDef, old: str, new: str, line: int) -> str:
     steps = _steps_from(fdef, old, new, line)
     if steps:
         quoted = ", then ".join(f"`{quote(s, LIMIT)}`" for s in reversed(steps))
-        what = "the step that makes" if len(steps) == 1 else "the steps that make"
-        return f": {what} `{old}` from `{new}` left out ({quoted})"
+        # said of the reference: the learner may have made `old` too and not used it here
+        steps_said = "" if len(steps) == 1 else f" in {len(steps)} steps"
+        return f": the reference makes `{old}` from `{new}`{steps_said} ({quoted})"
     made = _made(fdef, new, line)
     if made is not None:
         return f" (the reference's `{new}` is made by `{quote(made, LIMIT)}`)"

@@ -64,6 +64,7 @@ import torch
 
 from attention_by_hand.lab.blame import output_close
 from attention_by_hand.lab.call_words import reference_makes
+from attention_by_hand.lab.api_mends import API_OPS
 from attention_by_hand.lab.habit_mends import HABIT_OPS
 from attention_by_hand.lab.mend_changes import loop_names, mend_changes
 from attention_by_hand.lab.idle_names import made_idle
@@ -327,8 +328,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
                                      c.kind in ("constant", "axis") and c.line in unwrapped,
                                      c.op != "ceil", _rank(c)))
     # a habit's mend of the very node another mend changes says why (`enumerate`'s pair read the other way round)
-    habits = [c for c in mends if c.op in HABIT_OPS and (c.function, c.index) == (best.function, best.index)]
-    best = best if best.op in HABIT_OPS or not habits else min(habits, key=_rank)
+    habits = [c for c in mends if c.op in (*HABIT_OPS, *API_OPS) and (c.function, c.index) == (best.function, best.index)]
+    best = best if best.op in (*HABIT_OPS, *API_OPS) or not habits else min(habits, key=_rank)
     nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
     # A change that takes out the very thing the best one tweaks (the power whose operation it
     # swaps, the transpose whose axes it makes one) names the learner's own element: said instead.
@@ -444,10 +445,12 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
     for twins in tries:
         if deadline is not None and time.perf_counter() > deadline:
             return None
-        built = build(module, function, tuple(twins))
-        if built is not None and all(_right(call(built, inputs[i], CALL_SECONDS), expected[i]) for i in order):
+        if _mends(module, function, twins, inputs, expected, order):
+            twins = _needed(module, function, twins, inputs, expected, order)
             # in reading order: on one line, by column (ast.walk's order is by depth)
             first, *rest = sorted(twins, key=lambda c: (c.line, getattr(nodes[c.function][c.index], "col_offset", 0), c.index))
+            if not rest:
+                return Repair(first.line, _said(first), mistake_words(definition(module, first.function), first), first.op)
             lines = " and ".join(str(c.line) for c in rest)
             more = "once more" if len(rest) == 1 else f"{len(rest)} more times"
             text = f"{_said(first)}, and the same {more} (line{'s' if len(rest) > 1 else ''} {lines})"
@@ -460,3 +463,22 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
                 text = f"{_said(first)}, and " + ", and ".join(f"{_said(c)} (line {c.line})" for c in rest)
             return Repair(first.line, text, mistake_words(definition(module, first.function), first), first.op)
     return None
+
+
+def _mends(module: ModuleType, function: str, twins: list[Change], inputs: list[tuple], expected: list, order: list[int]) -> bool:
+    """Whether the changes made together give the reference's output on every input."""
+    built = build(module, function, tuple(twins))
+    return built is not None and all(_right(call(built, inputs[i], CALL_SECONDS), expected[i]) for i in order)
+
+
+def _needed(module: ModuleType, function: str, twins: list[Change], inputs: list[tuple], expected: list,
+            order: list[int]) -> list[Change]:
+    """The changes of a group that mends which it needs: one whose removal leaves the rest still
+    mending changed nothing there (`transpose(0, 1)` of a matrix is its `transpose(-2, -1)`), and
+    is not said as a place of the slip."""
+    kept = list(twins)
+    for change in twins:
+        rest = [c for c in kept if c is not change]
+        if rest and _mends(module, function, rest, inputs, expected, order):
+            kept = rest
+    return kept

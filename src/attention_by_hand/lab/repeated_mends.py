@@ -64,6 +64,8 @@ def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
         return (change.function, change.op, ast.dump(node.right))
     if change.op == "pad_before" and isinstance(node, ast.Call):  # the same pairs given to F.pad for each tensor
         return (change.function, change.op, call_name(node), ast.dump(node.args[1]))
+    if change.op == "last_two":  # `transpose(0, 1)` on each of k, p, v: one reading of transpose, whatever it meets
+        return (change.function, change.op)
     if change.op == "drop_kw":
         if not (isinstance(node, ast.Call) and isinstance(change.arg, int) and 0 <= change.arg < len(node.keywords)):
             return None

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
+from attention_by_hand.lab.api_mends import CAUSE_OPS
 from attention_by_hand.lab.call_words import call_words
 from attention_by_hand.lab.combining import combine, ruled_out_where_right
 from attention_by_hand.lab.calls import call_all, missing_functions
@@ -197,8 +198,8 @@ class _Engine:
             found = None  # matched by its nan alone, and the learner typed a nan where the first one was made: that is said
         if found and mended and op in FLOW_MENDS:  # a loop's `break` or `return`, mended: the learner's own line, alone
             return mended, None, words
-        if found:  # a mend that names a function, a flag or a number, after what the outputs show
-            after = mended if mended and found.relation and (op in NAMING_MENDS or (op in AXIS_MENDS and "of size 1" in found.hint)) else None
+        if found:  # a mend naming a function, a flag or a number (a torch reading: after any change), after what the outputs show
+            after = mended if mended and (found.relation or op in CAUSE_OPS) and (op in NAMING_MENDS or (op in AXIS_MENDS and "of size 1" in found.hint)) else None
             # what the outputs show, then what a call the reference never makes does on the line where they part
             parted = self.parted_at(function, check) if found.relation and not after else None
             calls = f"at the line where your values part, {parted.described}" if parted and parted.described else None
@@ -435,6 +436,9 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
             hint, mistake, mended = mutants.hint(check, hint)
         elif ask and hint.startswith("raised "):
             hint, mistake, mended = mutants.after_error(check, hint)
+        elif mistake is not None and mutants.repairs.get(check.function, {}).get("op") in CAUSE_OPS:  # the catalogue's effect, the code's cause
+            said, mended = mutants.mended(check.function)
+            hint = f"{hint}; in your code, {said}"
         elif ask and any(isinstance(v, str) and v.startswith("raised ") for v in verdicts):
             # a wrong output said, where another of its calls raised: the mend alone, which holds on both
             said, mended = mutants.mended(check.function)

@@ -1,0 +1,193 @@
+"""Mends of a call or an assignment read otherwise than torch and Python define it.
+
+Each is tried on a learner's code only (mend_changes.py), made by mend_edits.py and said only where
+repair.py finds that it gives the reference's output on every input:
+
+- `alias_copy`: `m_new = m`, then `m_new[rises] = s[rises]`: an assignment names the same tensor
+  twice and copies nothing, so the write changes `m` too. The mend is `m_new = m.clone()`. Tried
+  where either name is written into in place after the assignment (a subscript, `+=`, a method
+  ending in `_`).
+- `roll_back`: `roll(start, 0)`, meant to bring entry `start` to the front; a positive shift moves
+  every entry towards the end. The mend negates the shift.
+- `diagonal_sign`: `triu_indices(T, T, offset=-1)`, meant as the diagonal just above the main one;
+  the offset counts upwards, so -1 is the diagonal below. The mend negates the offset.
+- `numel_axis`: `counts.numel()` for the length of a row; numel counts every entry. The mend is
+  `counts.shape[d]`, for d = -1 and 0.
+- `last_two`: `k.transpose(0, 1)` (or `k.t()`) on a batch, meant as the matrix's transpose; the
+  first two axes are the batch's. The mend is `transpose(-2, -1)`; on several lines it is one slip
+  (repeated_mends.py groups them).
+- `swap_entries`: two sizes, strides or axes exchanged in `as_strided`, `view`, `reshape` or
+  `permute` (`as_strided(size, (head_size, 1, d_model))`, the strides in memory's order, not the
+  sizes'). The mend exchanges them back, each pair in turn.
+
+Left out: `.T` on a batch (torch warns of it, and the warning stops the learner's run first); a
+shift or an offset that is a longer expression than a name, a number or a minus sign before one;
+an offset of `diagonal` or `diag_embed` given its axes (`dim1=-1, dim2=-2` reads the matrix
+transposed, and the offset's side with it: the axes, not the sign, may be the slip).
+"""
+
+from __future__ import annotations
+
+import ast
+from itertools import combinations
+
+from attention_by_hand.lab.mend_edits import entries_of, is_method, negated
+from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
+
+__all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "api_mends", "api_words"]
+
+API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries")
+# those that name a cause no change of the reference says (verdict.py says them after one, or after
+# a catalogued mistake's effect); the reference has its own sizes and axes to swap
+CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two")
+
+# a call's name -> the place of its diagonal's offset among the arguments of torch.<name>(...)
+_OFFSET_CALLS = {"tril": 1, "triu": 1, "tril_indices": 2, "triu_indices": 2, "diagonal": 1, "diag": 1, "diag_embed": 1}
+_OFFSET_WORDS = ("offset", "diagonal")
+_ORDERED = ("as_strided", "view", "reshape", "permute")
+_NUMEL_AXES = (-1, 0)
+# without their axis, these work on the tensor flattened to one row (mend_changes.py adds the axis)
+FLATTENING = ("roll", "repeat_interleave")
+
+
+def _written_in_place(fdef: ast.FunctionDef, names: tuple[str, ...], after: int) -> tuple[int, str] | None:
+    """The first line after `after` that writes into the tensor one of `names` holds without
+    rebinding the name (`name[...] = `, `name += `, `name.add_(...)`), with that name; None if none does."""
+    found = []
+    for n in ast.walk(fdef):
+        line = getattr(n, "lineno", 0)
+        if line <= after:
+            continue
+        target = n.targets[0] if isinstance(n, ast.Assign) and len(n.targets) == 1 else n.target if isinstance(n, ast.AugAssign) else None
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id in names:
+            found.append((line, target.value.id))
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and n.target.id in names:
+            found.append((line, n.target.id))
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr.endswith("_")
+                and not n.func.attr.startswith("_") and isinstance(n.func.value, ast.Name) and n.func.value.id in names):
+            found.append((line, n.func.value.id))
+    return min(found, default=None)
+
+
+def _shift(node: ast.Call) -> ast.expr | None:
+    """roll's shift: its first argument as a method, its second as torch.roll, or `shifts=`."""
+    given = {k.arg: k.value for k in node.keywords}
+    if "shifts" in given:
+        return given["shifts"]
+    at = 0 if is_method(node) else 1
+    return node.args[at] if len(node.args) > at else None
+
+
+def _offset(node: ast.Call) -> ast.expr | None:
+    """The diagonal's offset given to tril, triu, their indices or diagonal: by keyword or in place."""
+    given = {k.arg: k.value for k in node.keywords if k.arg in _OFFSET_WORDS}
+    if given:
+        return next(iter(given.values()))
+    at = _OFFSET_CALLS[call_name(node)] - (1 if is_method(node) else 0)  # a method's tensor is no argument
+    return node.args[at] if len(node.args) > at else None
+
+
+def _plain(node: ast.expr | None) -> bool:
+    """A name, a number, or either after a minus sign."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Name) or (isinstance(node, ast.Constant) and type(node.value) is int and node.value != 0)
+
+
+def _entries(node: ast.Call) -> ast.expr | None:
+    """The sizes (as_strided: the strides) a call lists in order: a tuple argument, or the call itself
+    where they are its positional arguments (`x.view(3, B, d)`)."""
+    name = call_name(node)
+    if name == "as_strided":
+        at = 1 if is_method(node) else 2
+        return node.args[at] if len(node.args) > at and isinstance(node.args[at], (ast.Tuple, ast.List)) else None
+    args = entries_of(node)
+    if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
+        return args[0]
+    return node if len(args) >= 2 and not any(isinstance(a, ast.Starred) for a in args) else None
+
+
+def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The mends of `fdef` listed in the module's docstring, in the order of its nodes."""
+    found, name = [], fdef.name
+    for node in ast.walk(fdef):
+        at, line = index.get(id(node)), getattr(node, "lineno", None)
+        if at is None:
+            continue
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and isinstance(node.value, ast.Name) and node.value.id != node.targets[0].id
+                and _written_in_place(fdef, (node.targets[0].id, node.value.id), node.lineno) is not None):
+            b = node.value.id
+            found.append(Change(name, index[id(node.value)], "alias_copy", node.targets[0].id, "call",
+                                f"`{b}.clone()` for `{b}` in `{quote(node)}`", line))
+        if not isinstance(node, ast.Call):
+            continue
+        called = call_name(node)
+        if called == "roll" and _plain(shift := _shift(node)):
+            found.append(Change(name, index[id(shift)], "roll_back", None, "sign",
+                                f"`{quote(negated(shift))}` for `{quote(shift)}` in `{quote(node)}`", line))
+        # with its axes named (dim1=-1, dim2=-2 read the matrix transposed) a side may be the other: not tried
+        axes_named = {k.arg for k in node.keywords} & {"dim1", "dim2"} or (called == "diagonal" and len(node.args) > 2 - is_method(node))
+        if called in _OFFSET_CALLS and not axes_named and _plain(offset := _offset(node)):
+            found.append(Change(name, index[id(offset)], "diagonal_sign", None, "sign",
+                                f"`{quote(negated(offset))}` for `{quote(offset)}` in `{quote(node)}`", line))
+        measured = (node.func.value if not node.args else None) if is_method(node) else (node.args[0] if len(node.args) == 1 else None)
+        if called == "numel" and measured is not None:
+            tensor = quote(measured)
+            found += [Change(name, at, "numel_axis", d, "call", f"`{tensor}.shape[{d}]` for `{quote(node)}`", line)
+                      for d in _NUMEL_AXES]
+        axes = [number_of(a) for a in node.args]
+        if is_method(node) and ((called == "t" and not axes) or (called == "transpose" and axes in ([0, 1], [1, 0]))):
+            found.append(Change(name, at, "last_two", None, "transpose",
+                                f"`{quote(node.func.value)}.transpose(-2, -1)` for `{quote(node)}`", line))
+        listed = _entries(node) if called in _ORDERED else None
+        if listed is not None:
+            elts = entries_of(listed)
+            for i, j in combinations(range(len(elts)), 2):
+                if ast.dump(elts[i]) != ast.dump(elts[j]):
+                    found.append(Change(name, index[id(listed)], "swap_entries", (i, j), "order",
+                                        f"`{quote(elts[j])}` and `{quote(elts[i])}` exchanged in `{quote(node)}`", line))
+    return found
+
+
+def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dict[int, ast.AST]) -> str | None:
+    """The mistake one of these mends mends, in words; None for another change."""
+    op = change.op
+    if op == "alias_copy" and isinstance(node, ast.Name):
+        line, written = _written_in_place(fdef, (str(change.arg), node.id), change.line or 0) or (None, str(change.arg))
+        other = node.id if written == change.arg else change.arg
+        return (f"`{change.arg} = {node.id}` copies nothing: both names are one tensor, so writing into `{written}` "
+                f"in place (line {line}) changes `{other}` too; `{node.id}.clone()` is a copy")
+    if op == "roll_back":
+        back = isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub)
+        return (f"roll moves every entry by its shift (entry r goes to r + shift), towards the end when the shift is "
+                f"positive: `{quote(node)}` moves them towards the {'FRONT' if back else 'END'}, `{quote(negated(node))}` "
+                "the other way")
+    if op == "diagonal_sign":
+        value = number_of(node)
+        if isinstance(value, (int, float)):  # a side only for a number: `-k` may be either, as k's sign is
+            side = "below" if value < 0 else "above"
+            return (f"the diagonal's offset counts from the main diagonal upwards: `{quote(node)}` is the diagonal {side} it, "
+                    "and the negated offset the one on the other side")
+        return (f"the diagonal's offset counts from the main diagonal upwards: `{quote(node)}` and "
+                f"`{quote(negated(node))}` lie on opposite sides of it")
+    if op == "numel_axis" and isinstance(node, ast.Call):
+        measured = node.func.value if is_method(node) else node.args[0]
+        return (f"`{quote(node)}` counts every entry of `{quote(measured)}`, all its axes' lengths multiplied, not "
+                "the length of one axis")
+    if op == "last_two" and isinstance(node, ast.Call) and call_name(node) == "t":
+        return (f"`{quote(node)}` is a matrix's transpose and refuses more than two axes; with a batch or heads in "
+                "front, (..., T, d), the matrix's two axes are the last two, `transpose(-2, -1)`")
+    if op == "last_two" and isinstance(node, ast.Call):
+        return (f"`{quote(node)}` exchanges the FIRST two axes; with a batch or heads in front, (..., T, d), a matrix's "
+                "two axes are the last two, `transpose(-2, -1)`")
+    if op == "swap_entries":
+        call = node if isinstance(node, ast.Call) else parents.get(id(node))
+        called = call_name(call) if isinstance(call, ast.Call) else None
+        if called == "as_strided":
+            return "as_strided pairs each size with the stride in the same place: the strides are listed in another order than the sizes"
+        if called == "permute":
+            return "two axes exchanged in `permute(...)`: its k-th entry names the axis that goes to place k"
+        return (f"two sizes exchanged in `{called}(...)`: it reads the numbers in memory's order and only cuts them "
+                "anew, so the sizes must follow that order (`transpose` or `permute` moves numbers)")
+    return None
