@@ -216,3 +216,70 @@ def layer_norm(x, weight, bias, eps=1e-5):
 def test_hypot_for_a_root_of_a_sum_is_said_to_square_both(tmp_path):
     found = failed_hints(tmp_path, "lab-06-transformer.py", HYPOT_FOR_THE_ROOT, "layer_norm")
     assert found and all("it squares BOTH arguments" in h for h in found)
+
+
+# q and the cache are (B, heads, T, head_size); both read as (B, T, heads, head_size)
+EINSUM_LAYOUT_OF_ANOTHER_LIBRARY = '''
+def decode_step(x_new, cache, position, qkv, proj, n_heads):
+    B, _, C = x_new.shape
+    hs = C // n_heads
+    q, k, v = (t.reshape(B, 1, n_heads, hs).permute(0, 2, 1, 3) for t in qkv(x_new).chunk(3, dim=-1))
+    keys, values = append_to_cache(cache, k, v)
+    scores = torch.einsum("bthd,bshd->bhts", q, keys) / hs ** 0.5
+    mixed = torch.einsum("bhts,bhsd->bthd", scores.softmax(-1), values).reshape(B, 1, C)
+    return proj(mixed), (keys, values)
+'''
+
+
+def test_an_einsum_layout_read_as_another_librarys_in_every_operand_is_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-08-kv-cache.py", EINSUM_LAYOUT_OF_ANOTHER_LIBRARY, "decode_step")
+    assert found and all("letters 2 and 3 exchanged in each, a layout read as another library keeps it" in h for h in found)
+
+
+# the cache read heads-second in both einsums: one slip, on two lines
+EINSUM_OPERAND_READ_TWICE = '''
+def decode_step(x_new, cache, position, qkv, proj, n_heads):
+    B, _, C = x_new.shape
+    hs = C // n_heads
+    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, hs).unbind(2)
+    keys, values = append_to_cache(cache, k.transpose(1, 2), v.transpose(1, 2))
+    weights = (torch.einsum("bqhd,bkhd->bhqk", q, keys) * hs ** -0.5).softmax(-1)
+    return proj(torch.einsum("bhqk,bkhd->bqhd", weights, values).flatten(2)), (keys, values)
+'''
+
+
+def test_one_einsum_operand_read_otherwise_on_two_lines_is_named_once_with_both_lines(tmp_path):
+    found = failed_hints(tmp_path, "lab-08-kv-cache.py", EINSUM_OPERAND_READ_TWICE, "decode_step")
+    assert found and all("einsum reads operand 2 as `bkhd` where `bhkd` is meant" in h and "the same once more" in h
+                         for h in found)
+
+
+# cross_entropy given (batch, sequence, classes): it wants the classes on axis 1
+CLASSES_LAST_FOR_THE_LOSS = '''
+def average_nll(probs, ids):
+    logits = probs.log()[ids[:-1]][None]
+    return torch.nn.functional.cross_entropy(logits, ids[None, 1:])
+'''
+
+
+def test_a_loss_given_its_classes_last_is_said_to_want_them_on_axis_1(tmp_path):
+    found = failed_hints(tmp_path, "lab-03-bigram.py", CLASSES_LAST_FOR_THE_LOSS, "average_nll")
+    assert found and all("want the classes on axis 1" in h for h in found)
+
+
+# q, k and v lie side by side in each row of the fused output, not one after another
+COUNT_PUT_FIRST = '''
+def decode_step(x_new, cache, position, qkv, proj, n_heads):
+    B, _, C = x_new.shape
+    q, k, v = qkv(x_new).reshape(3, B, 1, n_heads, C // n_heads)
+    q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+    keys, values = append_to_cache(cache, k, v)
+    attn = (q @ keys.transpose(-2, -1) / math.sqrt(C // n_heads)).softmax(dim=-1)
+    return proj((attn @ values).transpose(1, 2).reshape(B, 1, C)), (keys, values)
+'''
+
+
+def test_the_count_of_a_fused_output_put_first_in_a_view_is_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-08-kv-cache.py", COUNT_PUT_FIRST, "decode_step")
+    assert found and all("puts the 3 first, as if the 3 parts lay one after another in memory" in h
+                         and ".unbind(-3)`" in h for h in found)

@@ -16,6 +16,10 @@ repair.py finds that it gives the reference's output on every input:
 - `last_two`: `k.transpose(0, 1)` (or `k.t()`) on a batch, meant as the matrix's transpose; the
   first two axes are the batch's. The mend is `transpose(-2, -1)`; on several lines it is one slip
   (repeated_mends.py groups them).
+- `count_first`: `q, k, v = fused.view(3, B, T, d)`, the three taken as lying one after another in
+  memory; a fused layer's output holds each row's q, k and v side by side on its last axis. The
+  mend moves the count among the other sizes and unpacks along it, `fused.view(B, T, 3, d).unbind(-2)`
+  (or `view(B, T, 3, heads, head_size).unbind(2)`, wherever it gives the reference's output).
 - `swap_entries`: two sizes, strides or axes exchanged in `as_strided`, `view`, `reshape` or
   `permute` (`as_strided(size, (head_size, 1, d_model))`, the strides in memory's order, not the
   sizes'). The mend exchanges them back, each pair in turn.
@@ -31,15 +35,15 @@ from __future__ import annotations
 import ast
 from itertools import combinations
 
-from attention_by_hand.lab.mend_edits import entries_of, is_method, negated
+from attention_by_hand.lab.mend_edits import edit_count_first, entries_of, is_method, negated
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
 
 __all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "api_mends", "api_words"]
 
-API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries")
+API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries", "count_first")
 # those that name a cause no change of the reference says (verdict.py says them after one, or after
 # a catalogued mistake's effect); the reference has its own sizes and axes to swap
-CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two")
+CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "count_first")
 
 # a call's name -> the place of its diagonal's offset among the arguments of torch.<name>(...)
 _OFFSET_CALLS = {"tril": 1, "triu": 1, "tril_indices": 2, "triu_indices": 2, "diagonal": 1, "diag": 1, "diag_embed": 1}
@@ -120,6 +124,11 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             b = node.value.id
             found.append(Change(name, index[id(node.value)], "alias_copy", node.targets[0].id, "call",
                                 f"`{b}.clone()` for `{b}` in `{quote(node)}`", line))
+        if _count_first(node):  # the count's place: after the batch's sizes, among those that cut the last axis
+            found += [Change(name, index[id(node.value)], "count_first", at, "order",
+                             f"`{quote(edit_count_first(node.value, at))}` for `{quote(node.value)}`", line)
+                      # never last (the parts are not interleaved); the latest place first: next to the cut axis
+                      for at in range(len(node.value.args) - 2, 0, -1)]
         if not isinstance(node, ast.Call):
             continue
         called = call_name(node)
@@ -148,6 +157,17 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                     found.append(Change(name, index[id(listed)], "swap_entries", (i, j), "order",
                                         f"`{quote(elts[j])}` and `{quote(elts[i])}` exchanged in `{quote(node)}`", line))
     return found
+
+
+def _count_first(node: ast.AST) -> bool:
+    """`a, b, c = x.view(3, ...)`: as many names as the view's first size, a number, of three sizes or more."""
+    if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple)):
+        return False
+    call = node.value
+    if not (isinstance(call, ast.Call) and is_method(call) and call_name(call) in ("view", "reshape") and not call.keywords):
+        return False
+    sizes = entries_of(call)
+    return len(sizes) >= 3 and number_of(sizes[0]) == len(node.targets[0].elts) and not any(isinstance(a, ast.Starred) for a in sizes)
 
 
 def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dict[int, ast.AST]) -> str | None:
@@ -181,6 +201,11 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
     if op == "last_two" and isinstance(node, ast.Call):
         return (f"`{quote(node)}` exchanges the FIRST two axes; with a batch or heads in front, (..., T, d), a matrix's "
                 "two axes are the last two, `transpose(-2, -1)`")
+    if op == "count_first" and isinstance(node, ast.Call):
+        count = quote(node.args[0])
+        return (f"`{quote(node)}` puts the {count} first, as if the {count} parts lay one after another in memory; a "
+                f"fused output holds each row's parts side by side on its last axis, so the {count} belongs among "
+                "the sizes that cut that axis, then unpacked along it")
     if op == "swap_entries":
         call = node if isinstance(node, ast.Call) else parents.get(id(node))
         called = call_name(call) if isinstance(call, ast.Call) else None

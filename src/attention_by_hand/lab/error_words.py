@@ -44,6 +44,10 @@ _WORDS = (
     ("which does not broadcast with previously seen size",
      "one of einsum's letters names axes of different lengths: a letter must stand for axes of one length in every "
      "operand; read each operand's letters against its shape"),
+    ("Expected target size",
+     "`F.nll_loss` and `F.cross_entropy` want the classes on axis 1, (N, C) or (N, C, d1, ...), with targets (N, "
+     "d1, ...): a (batch, sequence, classes) input reads its sequence as the classes; `.transpose(1, 2)` it, or "
+     "flatten both to (batch * sequence, classes) and (batch * sequence,)"),
     (("of a 0-d tensor", "iteration over a 0-d tensor"),
      "a tensor of no axes, one number (a reduction over every axis, or an index on each): it has no length and "
      "cannot be walked"),

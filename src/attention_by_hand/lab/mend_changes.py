@@ -29,7 +29,8 @@ added or never lacked what the learner left out. Those are tried here, on the le
   was meant, the rescale applied to the new term instead of the old one;
 - einsum's subscripts written otherwise (`subscripts`): the output's letters in another order or
   one of them another letter (`"ij,jd->jd"` where `"ij,jd->id"` was meant), two letters of an
-  operand swapped (that operand read transposed), or an operand's letter where it shares another
+  operand swapped (that operand read transposed), or of every operand alike (a layout read as
+  another library keeps it), or an operand's letter where it shares another
   operand's (`"bqd,ckd->bqk"` where `"bqd,bkd->bqk"` was meant); `...` stays as it is;
 - a name the function binds put for a whole number of a size-taking call (`size_for`):
   `unfold(-1, head_size, 1)`, whose step of 1 makes windows that overlap, where `head_size` was meant;
@@ -439,9 +440,27 @@ def _subscripts(name: str, node: ast.Call, index: dict[int, int], line: int) -> 
             swapped = list(operand)
             swapped[i], swapped[j] = swapped[j], swapped[i]
             spelled.append(",".join(operands[:k] + ["".join(swapped)] + operands[k + 1:]) + "->" + output)
+    spelled += _layouts(operands, output)
     spelled += [inputs + "->" + "".join(p) for p in (permutations(output) if 2 <= len(output) <= 4 else ())]
     tried = [s.replace("0", "...") for s in dict.fromkeys(spelled) if s != inputs + "->" + output][:MAX_SUBSCRIPTS]
     return [Change(name, index[id(node.args[0])], "subscripts", s, "subscripts", f'`"{s}"` for `"{spec}"`', line) for s in tried]
+
+
+def _layouts(operands: list[str], output: str) -> list[str]:
+    """The same two places swapped in every operand of as many letters: a layout read as another
+    library keeps it (`bqhd,bkhd`, JAX's (batch, length, heads, d), for tensors that are (batch,
+    heads, length, d)), said where two or more operands share it."""
+    spelled = []
+    for n in sorted({len(o) for o in operands}):
+        same = [k for k, o in enumerate(operands) if len(o) == n and "0" not in o]
+        for i, j in combinations(range(n), 2) if len(same) >= 2 else ():
+            swapped = list(operands)
+            for k in same:
+                letters = list(swapped[k])
+                letters[i], letters[j] = letters[j], letters[i]
+                swapped[k] = "".join(letters)
+            spelled.append(",".join(swapped) + "->" + output)
+    return spelled
 
 
 def _factor_moves(node: ast.BinOp) -> list[tuple[str, str]]:

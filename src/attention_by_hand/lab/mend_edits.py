@@ -9,7 +9,8 @@ slices joined where `+` added them, a factor taken out of a call, F.pad's pairs 
 before, a leading `:` dropped, a comma made a colon, enumerate's pair exchanged, `~h` made every
 index but h, one index moved to the second axis, a one-wide slice made its index; and the calls
 and assignments read otherwise (api_mends.py): a copy made, a shift or an offset negated, `numel()`
-made one axis's length, `transpose(0, 1)` made `transpose(-2, -1)`, two listed entries exchanged.
+made one axis's length, `transpose(0, 1)` made `transpose(-2, -1)`, two listed entries exchanged,
+a count put first in a view moved next to the last size.
 Each takes the node the change names and returns the node that takes its place.
 
 Left out: which changes are tried (mend_changes.py, habit_mends.py) and their words (mend_words.py).
@@ -19,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["entries_of", "is_method", "mend_edit", "negated", "other_index", "subscript_parts"]
+__all__ = ["edit_count_first", "entries_of", "is_method", "mend_edit", "negated", "other_index", "subscript_parts"]
 
 
 def subscript_parts(node: ast.Subscript) -> list[ast.expr]:
@@ -56,6 +57,14 @@ def negated(node: ast.expr) -> ast.expr:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return node.operand
     return ast.copy_location(ast.UnaryOp(ast.USub(), node), node)
+
+
+def edit_count_first(call: ast.Call, at: int) -> ast.Call:
+    """`x.view(3, B, T, d)` made `x.view(B, T, 3, d).unbind(-2)` (at = 2): the count moved among the
+    other sizes, to place `at`, and unpacked along it (api_mends.py)."""
+    count, *rest = call.args
+    moved = ast.Call(call.func, [*rest[:at], count, *rest[at:]], [])
+    return ast.Call(ast.Attribute(moved, "unbind", ast.Load()), [ast.Constant(at - len(rest) - 1)], [])
 
 
 def _torch(attribute: str) -> ast.expr:
@@ -156,6 +165,8 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
         return ast.Subscript(ast.Attribute(measured, "shape", ast.Load()), ast.Constant(arg), ast.Load())
     if op == "last_two":  # `x.transpose(0, 1)` or `x.t()` made `x.transpose(-2, -1)`
         return ast.Call(ast.Attribute(node.func.value, "transpose", ast.Load()), [ast.Constant(-2), ast.Constant(-1)], [])
+    if op == "count_first":  # `x.view(3, B, T, d)` made `x.view(B, T, 3, d).unbind(-2)`
+        return edit_count_first(node, arg)
     if op == "swap_entries":  # two listed sizes, strides or axes exchanged back
         i, j = arg
         entries = entries_of(node)

@@ -438,9 +438,7 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
     """One change made at every place that repeats what it changes, where no single change mends
     (the groups of repeated_mends.py): a learner who slipped once in a line copied to the next (the
     query's and the key's) slipped twice."""
-    nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in candidates}}
-    for name in {c.function for c in allowed if c.op == "name"}:
-        nodes.setdefault(name, list(ast.walk(definition(module, name))))
+    nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in (*candidates, *allowed)}}
     tries = twin_groups(candidates, allowed, nodes, REMOVALS)
     for twins in tries:
         if deadline is not None and time.perf_counter() > deadline:

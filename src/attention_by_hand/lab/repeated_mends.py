@@ -27,12 +27,16 @@ def twin_groups(candidates: list[Change], allowed: list[Change], nodes: dict[str
     """The groups of changes to try together, in order: a slip taken out on every line (a
     transpose too many, twice, one of `removals`) before one tweaked on every line; then a name put
     for another in one subscript (found among every allowed change: the budget's cut of the
-    candidates may fall between them). nodes: each function's nodes, in ast.walk order."""
+    candidates may fall between them). A group needs one member among the candidates; the others
+    may lie past the budget's cut (a line far from where the function raised, with the same slip).
+    nodes: each function's nodes, in ast.walk order."""
     groups: dict[tuple, list[Change]] = {}
-    for change in candidates:
+    for change in allowed or candidates:
         key = _twin_key(nodes[change.function], change)
         if key is not None:
             groups.setdefault(key, []).append(change)
+    chosen = set(candidates)
+    groups = {k: g for k, g in groups.items() if any(c in chosen for c in g)}
     tries = [t for t in sorted(groups.values(), key=lambda twins: twins[0].op not in removals)
              if (len({c.line for c in t}) >= 2 or (t[0].op in ONE_LINE and len(t) >= 2)) and len(t) <= 4]
     # the same bound of each slice of a line moved (`:i` twice), not a slice's other bound (`i:`)
@@ -64,6 +68,11 @@ def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
         return (change.function, change.op, ast.dump(node.right))
     if change.op == "pad_before" and isinstance(node, ast.Call):  # the same pairs given to F.pad for each tensor
         return (change.function, change.op, call_name(node), ast.dump(node.args[1]))
+    if change.op == "subscripts" and isinstance(node, ast.Constant) and isinstance(node.value, str):
+        # one operand spelled anew, the same in each einsum (`bkhd` read as `bhkd` for the keys and the values)
+        old, new = (spec.replace(" ", "").split("->")[0].split(",") for spec in (node.value, str(change.arg)))
+        moved = [(a, b) for a, b in zip(old, new) if a != b]
+        return (change.function, change.op, *moved[0]) if len(moved) == 1 and len(old) == len(new) else None
     if change.op == "last_two":  # `transpose(0, 1)` on each of k, p, v: one reading of transpose, whatever it meets
         return (change.function, change.op)
     if change.op == "drop_kw":
