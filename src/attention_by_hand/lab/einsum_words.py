@@ -19,10 +19,11 @@ def subscripts_words(spec: str, mended: str) -> str:
     changed = [(k, a, b) for k, (a, b) in enumerate(zip(inputs.split(","), new_inputs.split(","))) if a != b]
     if len(changed) >= 2 and all(sorted(a) == sorted(b) for _, a, b in changed):
         places = [i + 1 for i, (x, y) in enumerate(zip(changed[0][1], changed[0][2])) if x != y]
-        return (f"einsum reads operands {' and '.join(str(k + 1) for k, _, _ in changed)} as "
-                f"{', '.join(f'`{a}`' for _, a, _ in changed)} where {', '.join(f'`{b}`' for _, _, b in changed)} "
-                f"are meant: letters {places[0]} and {places[1]} exchanged in each, a layout "
-                "read as another library keeps it")
+        which = ", ".join(str(k + 1) for k, _, _ in changed[:-1]) + f" and {changed[-1][0] + 1}"
+        read = (f"letters {places[0]} and {places[1]} exchanged in each, a layout read as another library keeps it"
+                if len(changed[0][1]) >= 3 else "each read transposed")
+        return (f"einsum reads operands {which} as {', '.join(f'`{a}`' for _, a, _ in changed)} where "
+                f"{', '.join(f'`{b}`' for _, _, b in changed)} are meant: {read}")
     if inputs != new_inputs:
         k, old, new = next((k, a, b) for k, (a, b) in enumerate(zip(inputs.split(","), new_inputs.split(","))) if a != b)
         if sorted(old) == sorted(new):

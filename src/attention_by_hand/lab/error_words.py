@@ -45,9 +45,10 @@ _WORDS = (
      "one of einsum's letters names axes of different lengths: a letter must stand for axes of one length in every "
      "operand; read each operand's letters against its shape"),
     ("Expected target size",
-     "`F.nll_loss` and `F.cross_entropy` want the classes on axis 1, (N, C) or (N, C, d1, ...), with targets (N, "
-     "d1, ...): a (batch, sequence, classes) input reads its sequence as the classes; `.transpose(1, 2)` it, or "
-     "flatten both to (batch * sequence, classes) and (batch * sequence,)"),
+     "`F.nll_loss` and `F.cross_entropy` want the classes on axis 1, (N, C) or (N, C, d1, ...), and a target of "
+     "the input's shape with axis 1 taken out, (N, d1, ...): either the classes are elsewhere (a (batch, "
+     "sequence, classes) input reads its sequence as the classes; `.transpose(1, 2)` it, or flatten both), or the "
+     "target is not that shape (a length off by one, an axis too many)"),
     (("of a 0-d tensor", "iteration over a 0-d tensor"),
      "a tensor of no axes, one number (a reduction over every axis, or an index on each): it has no length and "
      "cannot be walked"),

@@ -104,7 +104,9 @@ DIM_DEFAULTS = {"tensor_split": 2, "split": 2, "chunk": 2, "cat": 1, "concat": 1
 _DIM_KEYWORD = {"roll": "dims"}  # the keyword of a call's axis, where it is not `dim`
 DIMS = (-1, 0, 1, -2)  # the axes a learner most often meant
 _FUNCTION_FORMS = ("torch", "F")
-MAX_SUBSCRIPTS = 48  # einsum spellings tried per call: two operands and an output of four letters, all
+# einsum spellings tried per call: two operands and an output of four letters, all (47), and the
+# layouts of the operands alike (6 more)
+MAX_SUBSCRIPTS = 54
 
 FLOW_MENDS = ("jump", "outdent", "once", "start_before")  # a loop's control: said alone, even where a change of the reference fits (verdict.py)
 # mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
@@ -440,8 +442,8 @@ def _subscripts(name: str, node: ast.Call, index: dict[int, int], line: int) -> 
             swapped = list(operand)
             swapped[i], swapped[j] = swapped[j], swapped[i]
             spelled.append(",".join(operands[:k] + ["".join(swapped)] + operands[k + 1:]) + "->" + output)
-    spelled += _layouts(operands, output)
     spelled += [inputs + "->" + "".join(p) for p in (permutations(output) if 2 <= len(output) <= 4 else ())]
+    spelled += _layouts(operands, output)
     tried = [s.replace("0", "...") for s in dict.fromkeys(spelled) if s != inputs + "->" + output][:MAX_SUBSCRIPTS]
     return [Change(name, index[id(node.args[0])], "subscripts", s, "subscripts", f'`"{s}"` for `"{spec}"`', line) for s in tried]
 

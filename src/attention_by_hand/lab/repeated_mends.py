@@ -20,6 +20,7 @@ __all__ = ["innermost_subscripts", "subscript_of", "twin_groups"]
 
 # the ops whose twins on one line are tried together (elsewhere, twins on one line are two places of one thing)
 ONE_LINE = ("rename", "power_inside")
+WIDE = ("subscripts", "last_two")  # grouped past the budget's cut too: each place is one reading, not a chance fit
 
 
 def twin_groups(candidates: list[Change], allowed: list[Change], nodes: dict[str, list[ast.AST]],
@@ -27,15 +28,18 @@ def twin_groups(candidates: list[Change], allowed: list[Change], nodes: dict[str
     """The groups of changes to try together, in order: a slip taken out on every line (a
     transpose too many, twice, one of `removals`) before one tweaked on every line; then a name put
     for another in one subscript (found among every allowed change: the budget's cut of the
-    candidates may fall between them). A group needs one member among the candidates; the others
-    may lie past the budget's cut (a line far from where the function raised, with the same slip).
-    nodes: each function's nodes, in ast.walk order."""
+    candidates may fall between them). An einsum's operand or a transpose read otherwise (WIDE)
+    is grouped among every allowed change too, where one member is a candidate: its other places may
+    lie past the budget's cut (a line far from where the function raised, with the same slip); the
+    rest are grouped among the candidates alone, as many other groups would pass only by chance
+    there (a size put for another everywhere: one tile of keys). nodes: each function's nodes, in
+    ast.walk order."""
     groups: dict[tuple, list[Change]] = {}
-    for change in allowed or candidates:
+    chosen = set(candidates)
+    for change in (*candidates, *(c for c in allowed if c.op in WIDE and c not in chosen)):
         key = _twin_key(nodes[change.function], change)
         if key is not None:
             groups.setdefault(key, []).append(change)
-    chosen = set(candidates)
     groups = {k: g for k, g in groups.items() if any(c in chosen for c in g)}
     tries = [t for t in sorted(groups.values(), key=lambda twins: twins[0].op not in removals)
              if (len({c.line for c in t}) >= 2 or (t[0].op in ONE_LINE and len(t) >= 2)) and len(t) <= 4]
