@@ -93,7 +93,7 @@ CALLS = {
     "clamp": "cuts the values off at its bounds",
     "clip": "cuts the values off at its bounds",
     "normalize": "divides each vector along `dim` (1 by default, not the last axis) by its length (2-norm by default); "
-                 "its second parameter is `p`, the norm's order, so `normalize(x, -1)` sets p = -1, not the axis",
+                 "a second argument given by position is `p`, the norm's order, not the axis",
     "hypot": "is sqrt(a ** 2 + b ** 2): it squares BOTH arguments, so `hypot(std, eps)` adds eps ** 2, not eps",
     "nansum": "skips every nan as if it were 0",
     "nanmean": "skips every nan, averaging the rest",
