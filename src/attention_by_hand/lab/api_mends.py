@@ -125,11 +125,11 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             found.append(Change(name, index[id(node.value)], "alias_copy", node.targets[0].id, "call",
                                 f"`{b}.clone()` for `{b}` in `{quote(node)}`", line))
         if _count_first(node):  # the count's place: after the batch's sizes, among those that cut the last axis
-            found += [Change(name, index[id(node.value)], "count_first", at, "order",
-                             f"`{quote(edit_count_first(node.value, at))}` for `{quote(node.value)}`", line)
+            found += [Change(name, index[id(node.value)], "count_first", place, "order",
+                             f"`{quote(edit_count_first(node.value, place))}` for `{quote(node.value)}`", line)
                       # never last (the parts are not interleaved), never before a batch's size where there is
                       # one (a block per batch item is no row's parts); the latest place first
-                      for at in (range(len(node.value.args) - 2, 1, -1) if len(node.value.args) >= 4 else (1,))]
+                      for place in (range(len(node.value.args) - 2, 1, -1) if len(node.value.args) >= 4 else (1,))]
         if not isinstance(node, ast.Call):
             continue
         called = call_name(node)
