@@ -35,7 +35,7 @@ from __future__ import annotations
 import ast
 from itertools import combinations
 
-from attention_by_hand.lab.mend_edits import edit_count_first, entries_of, is_method, negated
+from attention_by_hand.lab.mend_edits import edit_count_first, entries_of, is_method, measured_by, negated
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
 
 __all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "api_mends", "api_words"]
@@ -141,8 +141,8 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if called in _OFFSET_CALLS and not axes_named and _plain(offset := _offset(node)):
             found.append(Change(name, index[id(offset)], "diagonal_sign", None, "sign",
                                 f"`{quote(negated(offset))}` for `{quote(offset)}` in `{quote(node)}`", line))
-        measured = (node.func.value if not node.args else None) if is_method(node) else (node.args[0] if len(node.args) == 1 else None)
-        if called == "numel" and measured is not None:
+        measured = measured_by(node) if called == "numel" else None
+        if measured is not None:
             tensor = quote(measured)
             found += [Change(name, at, "numel_axis", d, "call", f"`{tensor}.shape[{d}]` for `{quote(node)}`", line)
                       for d in _NUMEL_AXES]
@@ -193,8 +193,7 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
         return (f"the diagonal's offset counts from the main diagonal upwards: `{quote(node)}` and "
                 f"`{quote(negated(node))}` lie on opposite sides of it")
     if op == "numel_axis" and isinstance(node, ast.Call):
-        measured = node.func.value if is_method(node) else node.args[0]
-        return (f"`{quote(node)}` counts every entry of `{quote(measured)}`, all its axes' lengths multiplied, not "
+        return (f"`{quote(node)}` counts every entry of `{quote(measured_by(node))}`, all its axes' lengths multiplied, not "
                 "the length of one axis")
     if op == "last_two" and isinstance(node, ast.Call) and call_name(node) == "t":
         return (f"`{quote(node)}` is a matrix's transpose and refuses more than two axes; with a batch or heads in "

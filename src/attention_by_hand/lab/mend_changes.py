@@ -88,6 +88,7 @@ from itertools import combinations, permutations
 from attention_by_hand.lab.api_mends import API_OPS, api_mends
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_mends
 from attention_by_hand.lab.loop_starts import loop_starts
+from attention_by_hand.lab.mend_edits import function_form
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
 from attention_by_hand.lab.size_locals import reads_shape
 
@@ -103,7 +104,6 @@ DIM_DEFAULTS = {"tensor_split": 2, "split": 2, "chunk": 2, "cat": 1, "concat": 1
                 "roll": 2, "repeat_interleave": 2}
 _DIM_KEYWORD = {"roll": "dims"}  # the keyword of a call's axis, where it is not `dim`
 DIMS = (-1, 0, 1, -2)  # the axes a learner most often meant
-_FUNCTION_FORMS = ("torch", "F")
 # einsum spellings tried per call: two operands and an output of four letters, all (47), and the
 # layouts of the operands alike (6 more)
 MAX_SUBSCRIPTS = 54
@@ -244,7 +244,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                 found.append(Change(name, index[id(node.right)], "wrap", wrap, "function",
                                     f"`torch.{wrap}({quote(node.right)})` for `{quote(node.right)}`{where}", statement.lineno))
         if (isinstance(node.op, (ast.Div, ast.Mult)) and isinstance(node.left, ast.Call) and node.left.args
-                and not isinstance(node.right, ast.Constant) and _function_form(node.left)):
+                and not isinstance(node.right, ast.Constant) and function_form(node.left)):
             inside = edit(node, Change(name, 0, "factor_inside", None, "factor", ""))
             found.append(Change(name, index[id(node)], "factor_inside", None, "factor",
                                 f"`{quote(inside)}` for `{quote(node)}`{where}", statement.lineno))
@@ -290,12 +290,6 @@ def _running_start(fdef: ast.FunctionDef, node: ast.Assign) -> bool:
     carried = node.targets[0].id
     return any(isinstance(n, ast.Call) and call_name(n) in _RUNNING and len(n.args) == 2
                and any(isinstance(a, ast.Name) and a.id == carried for a in n.args) for n in ast.walk(fdef))
-
-
-def _function_form(node: ast.Call) -> bool:
-    """`torch.softmax(x, ...)`, `F.relu(x)` or `f(x)`: the first argument is the input (a method's is not)."""
-    return isinstance(node.func, ast.Name) or (isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
-                                                and node.func.value.id in _FUNCTION_FORMS)
 
 
 def loop_names(fdef: ast.FunctionDef) -> set[str]:
@@ -400,8 +394,7 @@ def _dims(name: str, node: ast.Call, at: int, line: int) -> list[Change]:
     before = DIM_DEFAULTS.get(call_name(node) or "")
     if before is None or {k.arg for k in node.keywords} & {"dim", "dims", "axis"}:
         return []
-    function_form = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id in _FUNCTION_FORMS
-    if function_form or isinstance(node.func, ast.Name):
+    if function_form(node):
         given = len(node.args)
     elif call_name(node) in ("cat", "concat", "stack"):
         return []  # no method of that name on a tensor: a list's or another object's

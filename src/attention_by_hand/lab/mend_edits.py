@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["edit_count_first", "entries_of", "is_method", "mend_edit", "negated", "other_index", "subscript_parts"]
+__all__ = ["FUNCTION_OWNERS", "edit_count_first", "entries_of", "function_form", "is_method", "measured_by", "mend_edit", "negated", "other_index", "subscript_parts"]
 
 
 def subscript_parts(node: ast.Subscript) -> list[ast.expr]:
@@ -38,10 +38,25 @@ def other_index(name: str) -> str:
     return "j" if name == "i" else "i"
 
 
+FUNCTION_OWNERS = ("torch", "F")  # `torch.softmax(x, ...)`, `F.relu(x)`: functions whose first argument is the input
+
+
+def function_form(node: ast.Call, owners: tuple[str, ...] = FUNCTION_OWNERS) -> bool:
+    """`torch.softmax(x, ...)`, `F.relu(x)` or `f(x)`: the first argument is the input (a method's is not)."""
+    return isinstance(node.func, ast.Name) or (isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+                                                and node.func.value.id in owners)
+
+
 def is_method(node: ast.Call) -> bool:
-    """`x.f(...)`, not `torch.f(x, ...)` nor `F.f(x, ...)`: the tensor is no argument."""
-    return isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name)
-                                                         and node.func.value.id in ("torch", "F", "np", "math"))
+    """`x.f(...)`, not `torch.f(x, ...)`, `F.f(x, ...)`, NumPy's or math's: the tensor is no argument."""
+    return isinstance(node.func, ast.Attribute) and not function_form(node, (*FUNCTION_OWNERS, "np", "math"))
+
+
+def measured_by(node: ast.Call) -> ast.expr | None:
+    """The tensor `x.numel()` or `torch.numel(x)` counts; None for another form of the call."""
+    if is_method(node):
+        return node.func.value if not node.args else None
+    return node.args[0] if len(node.args) == 1 else None
 
 
 def entries_of(node: ast.AST) -> list[ast.expr]:
@@ -161,8 +176,7 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
     if op in ("roll_back", "diagonal_sign"):  # a shift or an offset negated
         return negated(node)
     if op == "numel_axis":  # `x.numel()` made `x.shape[arg]`
-        measured = node.func.value if isinstance(node.func, ast.Attribute) and not node.args else node.args[0]
-        return ast.Subscript(ast.Attribute(measured, "shape", ast.Load()), ast.Constant(arg), ast.Load())
+        return ast.Subscript(ast.Attribute(measured_by(node), "shape", ast.Load()), ast.Constant(arg), ast.Load())
     if op == "last_two":  # `x.transpose(0, 1)` or `x.t()` made `x.transpose(-2, -1)`
         return ast.Call(ast.Attribute(node.func.value, "transpose", ast.Load()), [ast.Constant(-2), ast.Constant(-1)], [])
     if op == "count_first":  # `x.view(3, B, T, d)` made `x.view(B, T, 3, d).unbind(-2)`

@@ -189,12 +189,14 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     if op == "subscripts" and isinstance(node, ast.Constant):
         return subscripts_words(str(node.value), str(change.arg))
     if op == "add_kw" and change.arg[0] in ("dim", "dims") and isinstance(node, ast.Call):
-        whole, flat = call_name(node) in ("sum", "mean"), call_name(node) in FLATTENING
-        return (f"`{change.arg[0]}={change.arg[1]}` left out: `{call_name(node)}` then works "
-                + ("along every axis at once, to one number" if whole else
-                   "on the tensor flattened to one row" + (", so entries cross from one row into the next" if call_name(node) == "roll" else
-                                                           ", and returns that row") if flat else
-                   "along its default axis, the first (dim 0)"))
+        called = call_name(node)
+        works = "along its default axis, the first (dim 0)"
+        if called in ("sum", "mean"):
+            works = "along every axis at once, to one number"
+        elif called in FLATTENING:  # roll shifts across rows; repeat_interleave returns the one row
+            works = "on the tensor flattened to one row" + (", so entries cross from one row into the next" if called == "roll"
+                                                            else ", and returns that row")
+        return f"`{change.arg[0]}={change.arg[1]}` left out: `{called}` then works {works}"
     if op == "add_kw":
         flag = f"`{change.arg[0]}={change.arg[1]}`"
         return (f"{flag} left out: the fused attention then lets every token see the later ones" if change.arg[0] == "is_causal"
