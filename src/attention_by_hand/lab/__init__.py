@@ -11,6 +11,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     calls.py          calling the learner's functions, as events (child and tests alike)
     wire.py           values as JSON between parent and child
     verdict.py        events -> one line per check, and why a run stopped
+    engine.py         the mutation engine as a check asks it: a diagnosis, a mend, or what was observed
     case_verdict.py   what one call's event says under one check (passed, raised, changed its input, a Miss)
     combining.py      a check's inputs' verdicts -> the one mistake that explains them and no input rules out
     judging.py        judges: comparing one output with the reference's, and naming a wrong one

@@ -1,0 +1,252 @@
+"""The mutation engine as a check's hint asks it: once per function, on every input it was called on.
+
+verdict.py judges each check with the labs' hand-written judges; where they name nothing, `Engine`
+asks diagnosis.py (a change of the reference, or a relation, that gives the learner's outputs on
+every input), and otherwise says what was observed: where the values part (blame.py, parting.py),
+where the first nan was made, an argument never used, the one change of the learner's own code that
+mends it (repair.py, run in the child). It reads the child's events, never the learner's file.
+"""
+
+from __future__ import annotations
+
+import inspect
+from types import ModuleType
+
+from attention_by_hand.lab.api_mends import CAUSE_OPS
+from attention_by_hand.lab.call_words import call_words
+from attention_by_hand.lab.diagnosis import diagnose, localise
+from attention_by_hand.lab.related import ends_of, worded_for
+from attention_by_hand.lab.outcomes import RAISED, Tried, raised
+from attention_by_hand.lab.parting import Parted, parted
+from attention_by_hand.lab.judging import Check, Miss
+from attention_by_hand.lab.fatal_words import at_line
+from attention_by_hand.lab.first_nan import written_nan
+from attention_by_hand.lab.mend_changes import AXIS_MENDS, FLOW_MENDS, NAMING_MENDS
+from attention_by_hand.lab.mend_words import mend_said
+from attention_by_hand.lab.unused import first_read, unused_words, well_formed
+from attention_by_hand.lab.wire import decode
+
+__all__ = ["Engine", "got_of"]
+
+
+class Engine:
+    """The mutation engine (diagnosis.py), asked once per function when the hand-written judges
+    named nothing: on every input that function was called on, its cases and its probes.
+    the_plan: the lab's verdict.Plan (its checks, calls and probes), read only."""
+
+    def __init__(self, the_plan, by_id: dict, judged: list, reference: ModuleType, line_name=None,
+                 repairs: dict[str, dict] | None = None):
+        self.reference, self.found, self.parted, self.ended, self.worded = reference, {}, {}, {}, {}
+        self.repairs = repairs or {}  # function -> the child's "repair" event (repair.py)
+        self.unused: dict[str, object] = {}  # function -> the child's "unused" arguments (unused.py)
+        self.events, self.line_name = by_id, line_name
+        self.plan, self.calls, self.judged = the_plan, the_plan.calls, judged
+        self.failed: set[str] = set()  # the functions that failed a check (set by _check_run)
+        seen = {id(check) for check, _, _ in judged}  # a run stopped early judges only the checks before
+        self.whole = {c.function for c in the_plan.checks} - {c.function for c in the_plan.checks if id(c) not in seen}
+        self.ids = {id(check): ids for check, ids, _ in judged}
+        self.tried: dict[str, list[Tried]] = {}
+        self.probes: dict[str, list[Tried]] = {}
+        for check, ids, _ in judged:
+            for i in ids:
+                self.tried.setdefault(check.function, []).append(Tried(the_plan.calls[i][1], got_of(by_id[i]), check.label))
+        for k, (check, probe) in enumerate(the_plan.probes):
+            event = by_id.get(len(the_plan.calls) + k)
+            if event is not None and check.function in self.tried:
+                self.probes.setdefault(check.function, []).append(Tried(probe.args, got_of(event), probe.label))
+
+    def reaches(self, function: str) -> set[str]:
+        """The function and the reference's functions it calls."""
+        from attention_by_hand.lab.mutants import reachable
+
+        return set(reachable(self.reference, function)) | {function}
+
+    @staticmethod
+    def may_diagnose(check: Check, verdicts: list) -> bool:
+        """Only outputs are diagnosed: not an error raised, nor inputs changed in place."""
+        return all(v is None or isinstance(v, Miss) for v in verdicts)
+
+    def hint(self, check: Check, observed: str) -> tuple[str, str | None, str | None]:
+        """(hint, the known mistake it names or None, the words of the mend it says or None)."""
+        function = check.function
+        if function not in self.found and self.line_caused(function):
+            # where a raising line's own values show the cause (a slice of an axis of length 1,
+            # unit_slice.py), on any call of the function, a change of the reference says another
+            self.found[function] = (None, None)
+        if function not in self.found:
+            try:
+                import torch
+
+                with torch.no_grad():
+                    tried = self.tried[function] + self.probes.get(function, [])
+                    named = frozenset(d.mistake for d, _ in self.found.values() if d)
+                    found = diagnose(self.reference, function, tried, prefer=named, sound=frozenset(self.whole) - self.failed)
+                    where = None if found else localise(self.reference, function, self.probes.get(function, []))
+            except Exception:  # noqa: BLE001 - the engine only adds to a hint; it never breaks a check
+                found, where = None, None
+            self.found[function] = (found, where)
+        found, where = self.found[function]
+        mended, words = self.mended(function)
+        op, alone = self.repairs.get(function, {}).get("op"), not self.repairs.get(function, {}).get("other")  # alone: no rival mend
+        if found and mended and ((found.compound and op not in ("left", "right")) or found.vacuous or found.pair or (found.raised_only and alone)):
+            found = None  # the learner's line mended says it in one step (a factor taken off: the move says more), or more than nan, zeros or an error matched
+        if found and found.vacuous and self.typed_nan(check):
+            found = None  # matched by its nan alone, and the learner typed a nan where the first one was made: that is said
+        if found and mended and op in FLOW_MENDS:  # a loop's `break` or `return`, mended: the learner's own line, alone
+            return mended, None, words
+        if found:  # a mend naming a function, a flag or a number (a torch reading: after any change), after what the outputs show
+            after = mended if mended and (found.relation or op in CAUSE_OPS) and (op in NAMING_MENDS or (op in AXIS_MENDS and "of size 1" in found.hint)) else None
+            # what the outputs show, then what a call the reference never makes does on the line where they part
+            parted = self.parted_at(function, check) if found.relation and not after else None
+            calls = f"at the line where your values part, {parted.described}" if parted and parted.described else None
+            return "; ".join(p for p in (self.said(check, found), after, calls) if p), found.mistake, words if after else None
+        if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)
+            parted = self.parted_at(function, check)
+            related = parted.related if parted else None
+            parts = (observed, self.unused_words(function), self.first_nan(check) or related, mended)
+            return "; ".join(part for part in parts if part), None, words
+        made = self.first_nan(check) or self.parting(function, check) or self.line_calls(check, observed or "")
+        parts = (observed, self.unused_words(function), self.ends(function), made, where)
+        return "; ".join(part for part in parts if part), None, None
+
+    def said(self, check: Check, found) -> str:
+        """The diagnosis in words under this check: a relation's numbers are of its own inputs."""
+        if check.function not in self.worded:  # every check's words at once: the reference runs once
+            try:
+                import torch
+
+                with torch.no_grad():
+                    tried = self.tried[check.function] + self.probes.get(check.function, [])
+                    self.worded[check.function] = worded_for(self.reference, check.function, tried, found)
+            except Exception:  # noqa: BLE001 - the words only; the diagnosis stands as it was said
+                self.worded[check.function] = {}
+        return self.worded[check.function].get(check.label, found.hint)
+
+    def unused_words(self, function: str) -> str | None:
+        """The arguments whose values never reach the learner's output, in the reference's names;
+        where that is one argument, with the reference's first statement that reads it."""
+        names = list(inspect.signature(getattr(self.reference, function)).parameters)
+        found = self.unused.get(function, (None, None, False))
+        said = unused_words(names, *found)
+        # one clause about one argument (the event comes from the learner's process: checked first)
+        one = {f[0] for f in found[0]} if well_formed(names, found[0]) else set()
+        name = names[next(iter(one))] if len(one) == 1 else None
+        alone = name is not None and said is not None and "; " not in said and said.startswith(f"`{name}` never reaches")
+        read = first_read(self.reference, function, name) if alone else None
+        return f"{said} (the reference reads it first in `{read}`)" if read else said
+
+    def ends(self, function: str) -> str | None:
+        """The reference's output as one end of the learner's, or the learner's of it, on every
+        case (related.ends_of): an observation, said where nothing is named."""
+        if function not in self.ended:
+            try:
+                import torch
+
+                with torch.no_grad():
+                    self.ended[function] = ends_of(self.reference, function, self.tried.get(function, []))
+            except Exception:  # noqa: BLE001 - it only adds to a hint; it never breaks a check
+                self.ended[function] = None
+        return self.ended[function]
+
+    def mended(self, function: str) -> tuple[str | None, str | None]:
+        """The one change of the learner's own code that makes the function right on every input
+        tried (repair.py, in the child), in the learner's terms, and its words; (None, None)."""
+        event = self.repairs.get(function)
+        if not event:
+            return None, None
+        other = event.get("other") if isinstance(event.get("other"), dict) else {}
+        said, words = mend_said(event, other, *(at_line(e.get("line"), self.line_name)[2:] for e in (event, other)))
+        described = None if event.get("op") in ("add_kw", "overlap") else call_words([str(event.get("text"))], self.reference, function)
+        return said + (f"; {described}" if described else ""), words
+
+    def parting(self, function: str, check: Check | None = None) -> str | None:
+        """Where the learner's values part from the reference's (blame.py, parting.py), when every
+        wrong call of the function says the same (a call that raised is a wrong call)."""
+        said = self.parted_at(function, check)
+        return said.text if said else None
+
+    def parted_at(self, function: str, check: Check | None = None) -> Parted | None:
+        """parting.py's Parted for the function, or None, per check: its calls first (a relation's numbers are its inputs')."""
+        own = self.ids.get(id(check), []) if check is not None else []
+        key = (function, tuple(own))
+        if key not in self.parted:
+            ids = [i for c, ids, _ in self.judged if c.function == function for i in ids]
+            ids = own + [i for i in ids if i not in own]
+            ids += [len(self.calls) + k for k, (c, _) in enumerate(self.plan.probes) if c.function == function]
+            events = [(i, self.events.get(i)) for i in ids]
+            said = None
+            if all(e is not None and e.get("event") in ("result", "raised") for _, e in events):
+                args = {i: (self.calls[i][1] if i < len(self.calls) else self.plan.probes[i - len(self.calls)][1].args) for i, _ in events}
+                # a call the checker judged wrong, or that made a nan or changed its inputs, and
+                # that was not searched (the child's test is the output alone), leaves it unsaid
+                failed = {i for _, ids, verdicts in self.judged for i, v in zip(ids, verdicts) if v is not None}
+                # each with the learner's output: a word about a value is weighed against it
+                blamed = [(args[i], {**e["blame"], "output": e.get("value")} if e.get("blame") else e.get("blame"))
+                          for i, e in events if "blame" in e or "nan" in e or e.get("changed") or i in failed]
+                try:
+                    said = parted(self.reference, function, blamed, self.failed, self.line_name, frozenset(self.tried) - self.failed)
+                except Exception:  # noqa: BLE001 - the span only adds to a hint; it never breaks a check
+                    said = None
+            self.parted[key] = said
+        return self.parted[key]
+
+    def line_caused(self, function: str) -> bool:
+        """Whether a call of the function raised where its line's values show the cause (unit_slice.py)."""
+        return any((self.events.get(i) or {}).get("line_cause") for c, ids, _ in self.judged if c.function == function for i in ids)
+
+    def first_of(self, check: Check, key: str):
+        """The child's `key` on the first of this check's calls whose event has one (a "nan", the
+        "line_calls"); None when none has."""
+        return next((e[key] for e in map(self.events.get, self.ids.get(id(check), [])) if e and e.get(key)), None)
+
+    def typed_nan(self, check: Check) -> bool:
+        """Whether the line where this check's first nan was made types a nan (first_nan.written_nan)."""
+        made = self.first_of(check, "nan")
+        return bool(made and written_nan(made[2]))
+
+    def first_nan(self, check: Check) -> str | None:
+        """Where the learner's function first made a nan, on the first of this check's calls that
+        returned one (calls.py traced it), in the learner's own code."""
+        made = self.first_of(check, "nan")
+        if not made:
+            return None
+        line, name, code = made
+        said = f"the first nan was made at{at_line(line, self.line_name)[1:]}: `{code}` (stored in `{name}`)"
+        return said + written_nan(code)
+
+    def after_error(self, check: Check, raised: str) -> tuple[str, str | None, str | None]:
+        """A check where the learner's function raised: the error, and the change that raises
+        where it raised and gives its outputs elsewhere, if there is one (as `hint` returns)."""
+        hint, mistake, _ = self.hint(check, raised)
+        if mistake:
+            return f"{raised}; {hint}", mistake, None
+        mended, words = self.mended(check.function)
+        if mended:
+            return f"{raised}; {mended}", None, words
+        where = self.found[check.function][1]
+        parted = self.parting(check.function, check)
+        # where it runs and is right (one row alone) and where it raises says what it cannot handle
+        where = where if where and where.startswith("right ") else None
+        return "; ".join(part for part in (raised, parted or self.line_calls(check, raised), where) if part), None, None
+
+    def line_calls(self, check: Check, said: str = "") -> str | None:
+        """Where no line is found where the values part: what a call the reference never makes does
+        on the line that raised or returned (and the lines that made what it reads), in the child's
+        words (line_calls.py), but for a call the words `said` already name (a gloss of torch's error)."""
+        calls = self.first_of(check, "line_calls")
+        calls = calls if isinstance(calls, dict) else {}
+        parts = [words for name, words in calls.items() if f"torch.{name}" not in said and f"`{name}`" not in said]
+        return "; ".join(parts) or None
+
+
+def got_of(event: dict):
+    """What one call of the learner's function gave, from its event: a value, or the error it raised."""
+    if event.get("event") == "result":
+        return decode(event["value"])
+    if event.get("event") == "raised":
+        where = event.get("in_loop")
+        names, known = (frozenset(n for n in v if isinstance(n, str)) if isinstance(v, list) else None
+                        for v in (event.get("names"), event.get("known")))
+        return raised(str(event.get("type", "")), str(event.get("message", "")), where if isinstance(where, bool) else None,
+                      names, known)
+    return RAISED
