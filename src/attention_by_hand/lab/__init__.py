@@ -37,6 +37,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     running_relations.py  each entry the reference's on the entries up to it (a running total for the row's)
     related.py        the explanations that are no change of the code, tried in turn
     diagnosis.py      the change or relation that gives a learner's outputs on every input tried
+    pair_changes.py   which pairs of changes are tried together (a slip made twice, a layer moved, the next line)
     first_nan.py      the line of the learner's file that made its first nan
     blame.py          the learner's lines where its values part from the reference's (run in the child)
     code_layout.py    how a learner's function is read line by line (statements, reads, a loop as one)
@@ -53,6 +54,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     mend_edits.py     how a change tried on a learner's code only is made to the syntax tree
     call_words.py     what a call on a quoted line does, when the reference never makes it (`cumsum` is running)
     call_pitfalls.py  calls that read otherwise: `split(1)` pieces joined, `int()` of a float, `.grad` of a copied argument
+    dropped_pitfalls.py  values computed and dropped: `x.masked_fill(...)` or `dq.narrow(...).add(...)` alone on a line
     line_calls.py     which lines' calls a hint describes: the raising line and what fed it, the return, a span's body
     size_locals.py    a size bound from a shape unlike the reference's same-named one, where its number mends it
     none_words.py     which name on the line that raised is None (a layer made with bias=False), or a number

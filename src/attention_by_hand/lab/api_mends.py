@@ -23,6 +23,9 @@ repair.py finds that it gives the reference's output on every input:
 - `swap_entries`: two sizes, strides or axes exchanged in `as_strided`, `view`, `reshape` or
   `permute` (`as_strided(size, (head_size, 1, d_model))`, the strides in memory's order, not the
   sizes'). The mend exchanges them back, each pair in turn.
+- `flatten_span`: `t.transpose(0, 1).flatten(0, 1)`, meant as "join the heads and their channels";
+  flatten joins the axes from its start through its end, both included, whatever they hold. The
+  mend moves the span one axis either way, or to the last two axes (`flatten(-2, -1)`).
 
 Left out: `.T` on a batch (torch warns of it, and the warning stops the learner's run first); a
 shift or an offset that is a longer expression than a name, a number or a minus sign before one;
@@ -35,15 +38,16 @@ from __future__ import annotations
 import ast
 from itertools import combinations
 
-from attention_by_hand.lab.mend_edits import edit_count_first, entries_of, is_method, measured_by, negated
+from attention_by_hand.lab.mend_edits import edit_count_first, entries_of, is_method, measured_by, negated, signed
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
 
 __all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "api_mends", "api_words"]
 
-API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries", "count_first")
+API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries", "count_first",
+           "flatten_span")
 # those that name a cause no change of the reference says (verdict.py says them after one, or after
 # a catalogued mistake's effect); the reference has its own sizes and axes to swap
-CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "count_first")
+CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "count_first", "flatten_span")
 
 # a call's name -> the place of its diagonal's offset among the arguments of torch.<name>(...)
 _OFFSET_CALLS = {"tril": 1, "triu": 1, "tril_indices": 2, "triu_indices": 2, "diagonal": 1, "diag": 1, "diag_embed": 1}
@@ -150,6 +154,15 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if is_method(node) and ((called == "t" and not axes) or (called == "transpose" and axes in ([0, 1], [1, 0]))):
             found.append(Change(name, at, "last_two", None, "transpose",
                                 f"`{quote(node.func.value)}.transpose(-2, -1)` for `{quote(node)}`", line))
+        span = _span(node) if called == "flatten" else None
+        if span is not None:
+            start, end = span
+            moved = {(start + 1, end + 1), (start - 1, end - 1), (-2, -1)} - {(start, end)}
+            # never across zero: a span from -1 to 0 is no span; the nearest first
+            found += [Change(name, at, "flatten_span", (s, e), "axis",
+                             f"`{quote(ast.Call(node.func, [*node.args[:len(node.args) - 2], signed(s), signed(e)], []))}` "
+                             f"for `{quote(node)}`", line)
+                      for s, e in sorted(moved, key=lambda p: (abs(p[0] - start), p)) if (s < 0) == (e < 0) and s < e]
         listed = _entries(node) if called in _ORDERED else None
         if listed is not None:
             elts = entries_of(listed)
@@ -158,6 +171,14 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                     found.append(Change(name, index[id(listed)], "swap_entries", (i, j), "order",
                                         f"`{quote(elts[j])}` and `{quote(elts[i])}` exchanged in `{quote(node)}`", line))
     return found
+
+
+def _span(node: ast.Call) -> tuple[int, int] | None:
+    """(start, end) of `x.flatten(a, b)` or `torch.flatten(x, a, b)`, both written as numbers."""
+    axes = [number_of(a) for a in node.args[(0 if is_method(node) else 1):]]
+    if node.keywords or len(axes) != 2 or not all(type(a) is int for a in axes):
+        return None
+    return axes[0], axes[1]
 
 
 def _count_first(node: ast.AST) -> bool:
@@ -206,6 +227,10 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
         return (f"`{quote(node)}` puts the {count} first, as if the {count} parts lay one after another in memory; a "
                 f"fused output holds each row's parts side by side on its last axis, so the {count} belongs among "
                 "the sizes that cut that axis, then unpacked along it")
+    if op == "flatten_span" and isinstance(node, ast.Call):
+        start, end = _span(node)
+        return (f"`{quote(node)}` joins the axes from {start} through {end}, both included, whatever they hold at that "
+                f"point; the axes to join there are {change.arg[0]} through {change.arg[1]}")
     if op == "swap_entries":
         call = node if isinstance(node, ast.Call) else parents.get(id(node))
         called = call_name(call) if isinstance(call, ast.Call) else None

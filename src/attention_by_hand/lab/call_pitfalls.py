@@ -15,6 +15,10 @@
   the variable of a comprehension over it): a backward through the copy fills the copy's `.grad`,
   and the argument's stays None.
 
+- `torch.cat(cache + (k_new, v_new), dim=2)`, with a written tuple or list on one side of the `+`:
+  `+` puts sequences one after the other and pairs nothing up, so the call gets one sequence of
+  every tensor of both and joins them all into one tensor.
+
 What `take` and `tensordot` do is said where the values part at their line (call_words.py), since
 either may be called rightly; tensordot's own error is glossed (judging.py).
 """
@@ -140,8 +144,24 @@ def _grad_of_original(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]
     return found
 
 
+def _sequences_joined(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`torch.cat(a + (b, c), ...)` or `torch.stack(...)` of it: a written tuple or list added to a sequence."""
+    found = []
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.Call) and _torch_form(node) and node.args and node.func.attr in ("cat", "stack")):
+            continue
+        joined = node.args[0]
+        if not (isinstance(joined, ast.BinOp) and isinstance(joined.op, ast.Add)
+                and any(isinstance(side, (ast.Tuple, ast.List)) for side in (joined.left, joined.right))):
+            continue
+        found.append((node.lineno, f"`{ast.unparse(joined)}` ({{0}}) is ONE sequence, every tensor of both sides one "
+                                   f"after the other: `+` of tuples or lists pairs nothing up, so "
+                                   f"`torch.{node.func.attr}` joins them all into one tensor", [node.lineno]))
+    return found
+
+
 def call_pitfalls(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
-    found = _truncated(fdef) + _grad_of_original(fdef)
+    found = _truncated(fdef) + _grad_of_original(fdef) + _sequences_joined(fdef)
     parent_of = parents_in(fdef)
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Call) and _called(node, "cat") and _torch_form(node) and node.args):

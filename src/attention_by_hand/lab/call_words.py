@@ -108,6 +108,8 @@ CALLS = {
     "index_fill": "fills whole slices: along `dim`, every entry of each slice the indices name (a row's or a column's all)",
     "renorm": "scales down each slice along `dim` whose p-norm is over `maxnorm`, to that norm; no slice is made to sum to 1",
     "logsumexp": "is the log of the sum of the exponentials, not the sum itself",
+    "logaddexp": "is log(exp(a) + exp(b)), the log of a SUM of two exponentials; the log of a product, "
+                 "log(exp(a) * exp(b)), is plain `a + b`",
     "round": "rounds every value (to a whole number, or to `decimals=` places): the digits after it are lost",
     "histc": "counts values into `bins` equal bins from `min` to `max`; left at 0 and 0 (the default), "
              "the bins span the data's own smallest to largest value",
@@ -145,6 +147,10 @@ CALLS = {
     "vsplit": "splits along axis 0",
     "bmm": "multiplies batches of matrices, both exactly 3-D, (b, n, m) and (b, m, p), with no broadcasting (`@` broadcasts)",
     "mm": "multiplies two matrices, both exactly 2-D, with no broadcasting (`@` takes batches)",
+    "baddbmm": "is `beta * input + alpha * (batch1 @ batch2)` for batches of matrices: `batch1` and `batch2` must be "
+               "exactly 3-D, (b, n, m) and (b, m, p), with no broadcasting, and `beta` and `alpha` are single numbers",
+    "addmm": "is `beta * input + alpha * (mat1 @ mat2)` for two matrices, exactly 2-D; `beta` and `alpha` are single "
+             "numbers, not a tensor of one per row",
     "kron": "is the Kronecker product, every entry of the first times the whole second: a block matrix, not a product "
             "of matrices",
     "trace": "sums the main diagonal of one matrix into one number",

@@ -40,6 +40,7 @@ import torch
 from attention_by_hand.lab.input_relations import returned_unchanged
 from attention_by_hand.lab.judging import ATOL, RTOL
 from attention_by_hand.lab.mutants import Change, build, changes, definition
+from attention_by_hand.lab.pair_changes import moved_layers, next_lines, twins
 from attention_by_hand.lab.outcomes import (
     RAISED,
     Diagnosis,
@@ -61,7 +62,7 @@ from attention_by_hand.lab.related import related
 from attention_by_hand.lab.relations import known_factor, scale_of
 from attention_by_hand.lab.triangle_words import diagonal_words
 
-__all__ = ["diagnose", "localise", "MAX_SINGLES", "PAIR_POOL"]
+__all__ = ["all_zeros", "diagnose", "localise", "MAX_SINGLES", "PAIR_POOL"]
 
 MAX_SINGLES = 4000
 PAIR_POOL = 16  # pairs are tried among this many single changes, the ones nearest the learner's outputs
@@ -180,7 +181,7 @@ def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: f
         # outputs wrong only where they hold nan (the rows of a mask whose every score became nan), or
         # all zeros, fit any change of the reference that makes nan or zeros there, whatever made the learner's
         wrong = [(t.got, e) for t, e in zip(tried, expected) if not isinstance(t.got, Raised) and not agree(t.got, e)]
-        if found and wrong and all(_wrong_only_as_nan(g, e) or _all_zeros(g) for g, e in wrong):
+        if found and wrong and all(_wrong_only_as_nan(g, e) or all_zeros(g) for g, e in wrong):
             found = dataclasses.replace(found, vacuous=True)
         if found and not wrong and not found.relation:
             found = dataclasses.replace(found, raised_only=True)
@@ -212,7 +213,7 @@ def _lost(got, expected, k: int) -> bool:
     return nothing_finite(got[k]) and not nothing_finite(expected[k])
 
 
-def _all_zeros(got) -> bool:
+def all_zeros(got) -> bool:
     """Whether every number of got is 0 (tensors, or tuples of them): a change that zeroes the
     output (an overflow to inf divided by, a sum that never grew) fits any other that does."""
     numbers = flat(got)
@@ -284,6 +285,8 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
             near.append((-gain, n, change))
         if len(scaled) < MAX_SCALED and _proportional(first_got, first):
             scaled.append(change)
+    if not wrong:  # only errors to go by: the change must raise them at the learner's step
+        found = [c for c in found if _same_step(reference, function, c, tried, raised)]
     # those that raise the learner's very words, where it raised, before those that raise alike;
     # where it only raised, a size error in other words is another error (its sizes are the evidence)
     exact = [c for c in found if _matches(build(reference, function, c), tried, order, single=False)[0]]
@@ -295,16 +298,18 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
     pairs = sorted(combinations(pool, 2), key=lambda p: p[0].rank + p[1].rank)
     # A change that alone goes half way (a mask moved after the softmax) often needs a second one
     # beside it (its -inf made 0): the best few, with every change on their line or the next.
-    following = _next_lines(singles)
+    following = next_lines(singles)
     for a in pool[:NEIGHBOUR_POOL]:
         last = following[(a.function, a.line)]
         pairs += [(a, b) for b in singles if b.function == a.function and a.line <= b.line <= last and b not in pool]
-    pairs += _twins(singles, following)
-    pairs += _moved_layers(singles)
+    pairs += twins(singles, following)
+    pairs += moved_layers(singles)
     for a, b in pairs:
         mutant = build(reference, function, (a, b))
         if mutant is not None and _matches(mutant, tried, order, single=False)[0]:
             found.append((a, b))
+    if not wrong:
+        found = [c for c in found if _same_step(reference, function, c, tried, raised)]
     return ((_one_mistake(reference, function, found, tried, prefer) if found else None)
             or related(reference, function, tried, expected) or _moved_factor(reference, function, tried, scaled))
 
@@ -327,11 +332,32 @@ def _raised_alike(reference: ModuleType, function: str, tried: list[Tried],
     found = []
     for change in _singles(reference, function, tried[0].args, sound):
         mutant = build(reference, function, (change,))
-        if mutant is not None and _matches(mutant, tried, list(range(len(tried))), single=False)[0]:
+        if (mutant is not None and _matches(mutant, tried, list(range(len(tried))), single=False)[0]
+                and _same_step(reference, function, (change,), tried, list(range(len(tried))))):
             found.append(change)
             if len(found) > 1:
                 return None
     return Diagnosis(_say((found[0],), function, reference), _mistake((found[0],))) if found else None
+
+
+def _same_step(reference: ModuleType, function: str, chosen: tuple[Change, ...], tried: list[Tried],
+               raised: list[int]) -> bool:
+    """Whether changes that raise where the learner's function raised could be its mistake: each
+    raises at a statement that assigns a name the learner's raising statement assigns, wherever both
+    are told (outcomes.Raised.names), and an axis they ask for is a number the learner's code writes
+    (Raised.written). The same words raised by another step, or an axis asked for that the learner
+    never wrote (the learner's batched product refused 2-D inputs with "got 2"), are a coincidence."""
+    mutant = build(reference, function, chosen)
+    asked = {c.arg for c in chosen if c.op == "const" and c.kind == "axis" and type(c.arg) is int}
+    for i in raised:
+        got, output = tried[i].got, call(mutant, tried[i].args)
+        if not isinstance(got, Raised):
+            continue
+        if got.written is not None and not asked <= got.written:
+            return False
+        if isinstance(output, Raised) and got.names and output.names and not got.names & output.names:
+            return False
+    return True
 
 
 MAX_SCALED = 8
@@ -378,47 +404,6 @@ def _moved_factor(reference, function: str, tried: list[Tried], scaled: list[Cha
     text = (f"{_say((change,), function, reference)}, and your output then {how}: the factor applied at the end"
             f"{f' (after the {last})' if last else ''}, not where the reference applies it")
     return Diagnosis(text, f"{function}: {change.text}; output multiplied by {named.split(' =')[0]}", compound=True)
-
-
-MAX_TWINS = 200
-
-
-def _twins(singles: list[Change], following: dict[tuple[str, int], int]) -> list[tuple[Change, Change]]:
-    """The same slip made twice, on a statement and the next (both statistics of a layer norm
-    taken over the whole tensor): each alone may come no nearer the learner's outputs, so these
-    pairs are tried whether or not their halves did."""
-    groups: dict[tuple, list[Change]] = {}
-    for c in singles:
-        # the same slip on two layers (q and k both by hand) is one slip: the layer is no part of it
-        slip = repr(c.arg[1]) if c.op == "by_hand" else repr(c.arg)
-        groups.setdefault((c.function, c.op, slip, c.kind), []).append(c)
-    found = []
-    for group in groups.values():
-        for a, b in combinations(group, 2):
-            if a.line <= b.line <= following[(a.function, a.line)] and a.index != b.index:
-                found.append((a, b))
-    return found[:MAX_TWINS]
-
-
-def _moved_layers(singles: list[Change]) -> list[tuple[Change, Change]]:
-    """A layer applied to another value: left out where the reference applies it, and applied to
-    another layer's output (proj on the values, not on the merged heads)."""
-    left_out = [c for c in singles if c.op == "unlayer"]
-    return [(a, b) for b in singles if b.op == "layer_on" for a in left_out
-            if a.function == b.function and a.arg == b.arg]
-
-
-def _next_lines(singles: list[Change]) -> dict[tuple[str, int], int]:
-    """{(function, line): the line of the next statement with a change in that function} (a
-    comment between two steps is no step), its own line for the last; made once per diagnosis."""
-    lines: dict[str, list[int]] = {}
-    for c in singles:
-        lines.setdefault(c.function, []).append(c.line)
-    following = {}
-    for function, found in lines.items():
-        ordered = sorted(set(found))
-        following.update({(function, a): b for a, b in zip(ordered, ordered[1:] + ordered[-1:])})
-    return following
 
 
 FRESH_INPUTS = 3  # fresh random inputs per input tried, to tell two matching changes apart

@@ -14,7 +14,7 @@ from types import ModuleType
 
 from attention_by_hand.lab.api_mends import CAUSE_OPS
 from attention_by_hand.lab.call_words import call_words
-from attention_by_hand.lab.diagnosis import diagnose, localise
+from attention_by_hand.lab.diagnosis import all_zeros, diagnose, localise
 from attention_by_hand.lab.related import ends_of, worded_for
 from attention_by_hand.lab.outcomes import RAISED, Tried, raised
 from attention_by_hand.lab.parting import Parted, parted
@@ -54,6 +54,11 @@ class Engine:
             event = by_id.get(len(the_plan.calls) + k)
             if event is not None and check.function in self.tried:
                 self.probes.setdefault(check.function, []).append(Tried(probe.args, got_of(event), probe.label))
+
+    def zeroed(self, ids: list[int], verdicts: list) -> bool:
+        """Whether every wrong output of a check (its calls `ids`, judged `verdicts`) is all zeros."""
+        wrong = [got_of(self.events[i]) for i, v in zip(ids, verdicts) if v is not None]
+        return bool(wrong) and all(all_zeros(w) for w in wrong)
 
     def reaches(self, function: str) -> set[str]:
         """The function and the reference's functions it calls."""
@@ -224,10 +229,14 @@ class Engine:
         if mended:
             return f"{raised}; {mended}", None, words
         where = self.found[check.function][1]
-        parted = self.parting(check.function, check)
+        parted = self.parted_at(check.function, check)
+        # what a call the reference never makes does, on the lines where the values part (the call that raised)
+        calls = (f"at the line where your values part, {parted.described}"
+                 if parted and parted.described and parted.described not in parted.text else None)
         # where it runs and is right (one row alone) and where it raises says what it cannot handle
         where = where if where and where.startswith("right ") else None
-        return "; ".join(part for part in (raised, parted or self.line_calls(check, raised), where) if part), None, None
+        said = (parted.text, calls) if parted else (self.line_calls(check, raised),)
+        return "; ".join(part for part in (raised, *said, where) if part), None, None
 
     def line_calls(self, check: Check, said: str = "") -> str | None:
         """Where no line is found where the values part: what a call the reference never makes does
@@ -247,6 +256,8 @@ def got_of(event: dict):
         where = event.get("in_loop")
         names, known = (frozenset(n for n in v if isinstance(n, str)) if isinstance(v, list) else None
                         for v in (event.get("names"), event.get("known")))
+        told = event.get("written")
+        written = frozenset(n for n in told if type(n) is int) if isinstance(told, list) else None
         return raised(str(event.get("type", "")), str(event.get("message", "")), where if isinstance(where, bool) else None,
-                      names, known)
+                      names, known, written)
     return RAISED

@@ -30,6 +30,10 @@ repair.py finds that it gives the reference's output on every input:
   a name is indexed by one number.
 - `one_slice`: `outs[:, h : h + 1]`, a slice of one entry where the entry was meant: the slice
   keeps its axis, and what it meets then broadcasts against it. The mend is `outs[:, h]`.
+- `axis_last`: `e.sum(-1)[:, None]`, NumPy's way of turning row sums back into a column: the new
+  axis goes after the first, right for a matrix's sums only (a vector's has no axis to keep, a
+  batch's gets it in the middle). The mend puts it last, `e.sum(-1)[..., None]`. Tried where every
+  part before the `None` is a whole `:`.
 
 Left out: a join along an axis other than -1, 0, 1 and -2 (2 where the tensors have four axes is -2), and a layer's or a table's row of a
 sum taken for the sum of its rows (`pe(a) + pe(b)` for `pe(a + b)`): the learner's code seldom
@@ -46,7 +50,7 @@ from attention_by_hand.lab.mutant_edits import Change, call_name, quote
 __all__ = ["HABIT_OPS", "habit_mends", "habit_words"]
 
 HABIT_OPS = ("unfold_aug", "join", "factor_outside", "pad_before", "lead_colon", "comma_colon", "enumerate_order", "all_but",
-             "next_axis", "one_slice")
+             "next_axis", "one_slice", "axis_last")
 
 _JOIN_AXES = (-1, 0, 1, -2)
 _AUG_OPS = {ast.Mult: "*", ast.Div: "/", ast.Sub: "-"}
@@ -103,6 +107,9 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             found.append(Change(name, at, "lead_colon", None, "slice", f"`{shorter}` for `{quote(node)}`", line))
         if isinstance(node, ast.Subscript):
             found += _subscript_habits(node, name, at, line)
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _new_axis_placed(node):
+            found.append(Change(name, at, "axis_last", None, "index",
+                                f"`{quote(node.value)}[..., None]` for `{quote(node)}`", line))
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _one_number(node):
             found.append(Change(name, at, "next_axis", None, "index",
                                 f"`{quote(node.value)}[:, {quote(node.slice)}]` for `{quote(node)}`", line))
@@ -144,6 +151,14 @@ def _one_number(node: ast.Subscript) -> bool:
         number = number.operand
     plain = isinstance(number, ast.Constant) and type(number.value) is int
     return plain and (isinstance(node.value, ast.Name) or (isinstance(node.value, ast.Call) and call_name(node.value) not in ("size", "max", "min")))
+
+
+def _new_axis_placed(node: ast.Subscript) -> bool:
+    """`x[:, None]`, `x[:, :, None]`: whole `:`s, then one `None` last (a new axis after them)."""
+    parts = subscript_parts(node)
+    whole = [isinstance(p, ast.Slice) and p.lower is p.upper is p.step is None for p in parts[:-1]]
+    last = parts[-1] if parts else None
+    return len(parts) >= 2 and all(whole) and isinstance(last, ast.Constant) and last.value is None
 
 
 def _one_wide(part: ast.expr) -> bool:
@@ -207,6 +222,11 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
         part = subscript_parts(node)[change.arg]
         return (f"`{quote(part)}` is a slice: it keeps its axis, with one entry on it, and the axis then broadcasts "
                 f"against what it meets; `[{quote(part.lower)}]` picks the entry and drops the axis")
+    if op == "axis_last" and isinstance(node, ast.Subscript):
+        place = len(subscript_parts(node)) - 1
+        after = "the first axis" if place == 1 else f"the first {place} axes"
+        return (f"`{quote(node)}` puts the new axis at place {place}, after {after}, not last: NumPy's way of turning a matrix's row sums into a column, "
+                f"wrong for a vector (its sum has no axis left) or a batch; `[..., None]` (or `keepdim=True`) puts it last")
     if op == "lead_colon" and isinstance(node, ast.Subscript):
         return (f"`{quote(node)}`: the leading `:` takes axis 0 whole, so the next cut falls on axis 1; a leading `:` "
                 "belongs to a tensor with a batch axis in front, (1, n, d)")

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["expanded_written", "inverted_integers", "none_kept", "pairs_as_one_index", "stores"]
+__all__ = ["expanded_written", "inverted_integers", "negated_name_index", "none_kept", "pairs_as_one_index", "stores"]
 
 
 def stores(tree: ast.AST, name: str) -> list[ast.Name]:
@@ -187,4 +187,26 @@ def pairs_as_one_index(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]
                                    f"tensor given as one index picks whole entries along the first axis, one per "
                                    f"number it holds; for the cells, give its positions as two indices, "
                                    f"`{ast.unparse(node.value)}[{split}]`", [node.lineno]))
+    return found
+
+
+def negated_name_index(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`outs[:, -head]`: a name negated as an index (not as a slice's bound) picks ONE entry,
+    counted from the end, where R's `x[-i]` leaves entry i out; a number (`[-1]`, the last) is
+    plainly meant from the end, and is not said."""
+    found = []
+    for node in ast.walk(fdef):
+        if not isinstance(node, ast.Subscript) or not isinstance(node.ctx, ast.Load):
+            continue
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        negated = [p for p in parts if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.USub) and isinstance(p.operand, ast.Name)]
+        if len(negated) != 1:
+            continue
+        name, axis = negated[0].operand.id, parts.index(negated[0])
+        before = ", ".join([":"] * axis)
+        keep = f"{ast.unparse(node.value)}[{before + ', ' if before else ''}"
+        found.append((node.lineno, f"`{ast.unparse(node)}` ({{0}}) picks ONE entry, the one `{name}` places from the end: "
+                                   f"a negative index counts back from the end in Python (and `-0` is 0, the first), "
+                                   f"it leaves nothing out as R's `x[-i]` does; to leave entry `{name}` out, join "
+                                   f"`{keep}:{name}]` and `{keep}{name} + 1:]`", [node.lineno]))
     return found

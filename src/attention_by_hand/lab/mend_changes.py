@@ -69,11 +69,12 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - forms a habit from elsewhere reads otherwise (habit_mends.py): `l *= r + p` unfolded, two slices
   joined where `+` added them, a factor taken out of a call, F.pad's pairs moved one axis back, a
   leading `:` dropped, a comma made a colon, enumerate's pair read (index, item), `~h` made every
-  index but h, one number's pick moved to the second axis, a one-wide slice made an index;
+  index but h, one number's pick moved to the second axis, a one-wide slice made an index, NumPy's
+  `[:, None]` made `[..., None]`;
 - a call or an assignment read otherwise than torch and Python define it (api_mends.py): a copy
   made where `a = b` named one tensor twice, roll's shift or a diagonal's offset negated, `numel()`
   made one axis's length, `transpose(0, 1)` made `transpose(-2, -1)`, two listed sizes, strides
-  or axes exchanged;
+  or axes exchanged, a flatten's span of axes moved;
 - a floor division where the count rounds up (`ceil`): `range(T // block)` leaves a last, shorter
   block out; `-(-T // block)` counts it.
 

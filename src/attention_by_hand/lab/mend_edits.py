@@ -74,6 +74,11 @@ def negated(node: ast.expr) -> ast.expr:
     return ast.copy_location(ast.UnaryOp(ast.USub(), node), node)
 
 
+def signed(value: int) -> ast.expr:
+    """An int as code: `-2` is written as a minus sign before 2, as a learner writes it."""
+    return ast.UnaryOp(ast.USub(), ast.Constant(-value)) if value < 0 else ast.Constant(value)
+
+
 def edit_count_first(call: ast.Call, at: int) -> ast.Call:
     """`x.view(3, B, T, d)` made `x.view(B, T, 3, d).unbind(-2)` (at = 2): the count moved among the
     other sizes, to place `at`, and unpacked along it (api_mends.py)."""
@@ -161,6 +166,8 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return _subscript(node, parts)
     if op == "next_axis":  # `x[0]` made `x[:, 0]` (habit_mends.py)
         return ast.Subscript(node.value, ast.Tuple([ast.Slice(), node.slice], ast.Load()), node.ctx)
+    if op == "axis_last":  # `x[:, None]` made `x[..., None]` (habit_mends.py)
+        return _subscript(node, [ast.Constant(Ellipsis), ast.Constant(None)])
     if op == "one_slice":  # `x[:, h : h + 1]` made `x[:, h]` (habit_mends.py)
         parts = subscript_parts(node)
         parts[arg] = parts[arg].lower
@@ -181,6 +188,9 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
         return ast.Call(ast.Attribute(node.func.value, "transpose", ast.Load()), [ast.Constant(-2), ast.Constant(-1)], [])
     if op == "count_first":  # `x.view(3, B, T, d)` made `x.view(B, T, 3, d).unbind(-2)`
         return edit_count_first(node, arg)
+    if op == "flatten_span":  # `x.flatten(0, 1)` made `x.flatten(1, 2)`: the span moved
+        lead = node.args[:len(node.args) - 2]  # torch.flatten(x, ...)'s tensor stays first
+        return ast.Call(node.func, [*lead, *(signed(a) for a in arg)], [])  # as api_mends.py quotes it
     if op == "swap_entries":  # two listed sizes, strides or axes exchanged back
         i, j = arg
         entries = entries_of(node)

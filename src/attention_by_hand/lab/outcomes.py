@@ -88,15 +88,17 @@ class Raised:
     # (raised_where.py); None: not told
     names: frozenset[str] | None = field(default=None, compare=False)
     known: frozenset[str] | None = field(default=None, compare=False)
+    # (a learner's) the integers its raising function writes (raised_where.written_integers); None: not told
+    written: frozenset[int] | None = field(default=None, compare=False)
 
 
 RAISED = Raised()
 
 
 def raised(kind: str, message: str, in_loop: bool | None = None, names: frozenset[str] | None = None,
-           known: frozenset[str] | None = None) -> Raised:
+           known: frozenset[str] | None = None, written: frozenset[int] | None = None) -> Raised:
     """An error as the learner's child reports it: its message cut where the child cuts it."""
-    return Raised(kind, message[:MAX_TEXT].strip(), in_loop, names or None, known or None)
+    return Raised(kind, message[:MAX_TEXT].strip(), in_loop, names or None, known or None, written)
 
 
 def copy_input(value):

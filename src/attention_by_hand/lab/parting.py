@@ -275,7 +275,7 @@ def _future(pairs) -> str | None:
     lies in its future (above the diagonal), and the learner's are not, on every input."""
     import torch
 
-    hidden, masked = None, []
+    hidden, masked, bands = None, [], []
     for got, expected, _ in pairs:
         if not isinstance(got, torch.Tensor) or got.shape != expected.shape or expected.dim() < 2:
             return None
@@ -286,12 +286,19 @@ def _future(pairs) -> str | None:
             if bool((kept == value).all()) and not bool((yours == value).all()) and hidden in (None, word):
                 hidden = word
                 masked.append(_masked_slices(got, value))
+                bands.append(_band(got, value))
                 break
         else:
             return None
     if hidden is None:
         return None
     said = f"the reference's is {hidden} above the diagonal, where each query's future keys are, and yours is not"
+    if bands[0] and all(b == bands[0] for b in bands):  # a mask of one diagonal, where the triangle was meant
+        lines = ", ".join(str(d) for d in bands[0])
+        one = len(bands[0]) == 1
+        return (f"the reference's is {hidden} above the diagonal, where each query's future keys are; in yours only "
+                f"the diagonal{'' if one else 's'} at offset{'' if one else 's'} {lines} above the main one "
+                f"{'is' if one else 'are'} {hidden}, and the keys further in each query's future stay visible")
     some = next((m for m in masked if m[0]), None)
     if some is None:
         return said + ": the causal mask is not applied to it"
@@ -303,6 +310,25 @@ def _future(pairs) -> str | None:
     which = f"slice{'s' if len(some[0]) > 1 else ''} {shown} of the {some[1]}"
     return (f"{said} on every (T, T) slice: only {which} along its leading axes "
             f"{'are' if len(some[0]) > 1 else 'is'} masked; the causal mask is not applied to the others")
+
+
+def _band(got, value) -> tuple[int, ...]:
+    """The offsets (1 and up) of the diagonals above the main one that hold `value` in every (T, T)
+    slice of `got`, where they are its only future cells that hold it anywhere, and the future has
+    cells besides; () otherwise."""
+    import torch
+
+    size = got.shape[-1]
+    if got.shape[-2] != size:
+        return ()
+    future = torch.ones(size, size, dtype=torch.bool).triu(1)
+    cells = (got == value).reshape(-1, size, size)  # (slices, T, T)
+    held, anywhere = cells.all(dim=0) & future, cells.any(dim=0) & future
+    if not bool(held.any()) or bool((held != anywhere).any()) or bool(held[future].all()):
+        return ()
+    offsets = tuple(d for d in range(1, size) if bool(held.diagonal(d).all()))
+    whole = sum(size - d for d in offsets)  # the cells of those diagonals: they must be every held cell
+    return offsets if whole == int(held.sum()) else ()
 
 
 def _masked_slices(got, value) -> tuple[list, int]:

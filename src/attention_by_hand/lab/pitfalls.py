@@ -6,14 +6,10 @@ its code that no output shows, and each breaks a function that reads right line 
 - A function made in a loop that reads the loop's variable (`lambda x: x[h]`, a `def` in the
   loop's body) and is kept for after the loop: Python looks the variable up when the function
   runs, so every one of them sees its last value (every head computes the last head).
-- A statement that computes a value and drops it: `scores[hidden] == float("-inf")` (a test
-  where `=` was meant), or `x.masked_fill(...)` whose new tensor nobody keeps.
 - A result written into an input with `out=` and kept under another name, then both names read
   in one statement (`exp(m - m_new)`): they are one tensor, and the old values are gone.
 - The loop's own name given a new value (`for r in rows: r = r / r.sum()`) that nothing reads
   before the next pass: the row it came from stays as it was.
-- A call of another function of the file whose result nobody keeps, `append_to_cache(cache, k, v)`,
-  where that function changes none of its arguments and returns what it made: the call changes nothing.
 - `&` or `|` beside a comparison without brackets, `causal & ks > qs`: they bind tighter than `>`,
   so Python compares `causal & ks` with `qs` (said with the reading Python makes).
 - Written tuples given to `zip` as rows, `for norm, branch in zip((ln1, attn), (ln2, mlp))`: zip
@@ -25,15 +21,16 @@ Each is said only where the code shows it for certain: the generator's name read
 times after it was made and never made again; the function stored (appended, put in a list or
 a dict, or the `def`'s own name) in something read after the loop, and the variable not bound
 as a default (`lambda x, h=h: ...`); the repeated list bound once and changed in place, through
-an entry, before any entry was replaced; a dropped call only of a name that tensors alone have
-(not `add`, which sets have, nor `float`, which changes a layer), and never one given `out=`;
+an entry, before any entry was replaced;
 the loop's name not given a value made in place (`r.div_(...)`), and not read after the loop,
 in its `else`, or by a function made in the function. The child (calls.py) reads the learner's
 source; verdict.py puts the words before a failed check's hint (learner_notes.with_notes).
 
 Pitfalls of how a value was made (a list's `append` kept as its value, a tensor made by `expand`
-and written into, `~` of an integer tensor, index pairs given as one index) are read in made_pitfalls.py,
-the pieces of `split(1)` joined along another axis in call_pitfalls.py, and said with these.
+and written into, `~` of an integer tensor, index pairs given as one index, a name negated as an
+index, R's way of leaving an entry out) are read in made_pitfalls.py,
+the pieces of `split(1)` joined along another axis in call_pitfalls.py, values computed and
+dropped (`x.masked_fill(...)` alone on its line) in dropped_pitfalls.py, and said with these.
 
 Left out: iterators made other ways (`iter(...)`, a generator function), and loops in helpers
 the function calls.
@@ -46,11 +43,10 @@ import inspect
 import re
 import textwrap
 
-import torch
-
 from attention_by_hand.lab.call_pitfalls import call_pitfalls
 from attention_by_hand.lab.code_layout import parents as parents_in
-from attention_by_hand.lab.made_pitfalls import expanded_written, inverted_integers, none_kept, pairs_as_one_index
+from attention_by_hand.lab.dropped_pitfalls import no_effect, result_dropped
+from attention_by_hand.lab.made_pitfalls import expanded_written, inverted_integers, negated_name_index, none_kept, pairs_as_one_index
 from attention_by_hand.lab.made_pitfalls import stores as _stores
 
 __all__ = ["pitfalls"]
@@ -232,100 +228,6 @@ def _shared_rows(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     return found
 
 
-# methods and torch functions that return a new tensor and change nothing: called as a statement,
-# their work is lost. Names that Python's own types or nn.Module use too (`add` of a set, `float`
-# and `to` of a layer, which change it, `log` of a logger) are left out: the code alone cannot tell.
-_PURE = {"masked_fill", "clamp", "clip", "softmax", "log_softmax", "transpose", "reshape", "view", "sub", "mul", "div",
-         "exp", "sqrt", "neg", "unsqueeze", "squeeze", "flip", "roll", "tril", "triu", "cumsum", "contiguous", "permute",
-         "expand", "repeat", "maximum", "minimum", "matmul", "pow", "scatter", "index_put", "index_add", "masked_scatter",
-         "scatter_add", "zeros_like", "clone", "detach"}
-
-
-def _no_effect(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
-    """A statement whose value is computed and dropped: a comparison (`==` where `=` was meant),
-    an arithmetic expression, or a call that returns a new tensor (`x.masked_fill(...)`, not
-    `masked_fill_`)."""
-    found = []
-    for node in ast.walk(fdef):
-        if not isinstance(node, ast.Expr) or isinstance(node.value, ast.Constant):
-            continue
-        value, code = node.value, ast.unparse(node.value)
-        code = code if len(code) <= 60 else code[:57] + "..."
-        if isinstance(value, ast.Compare) and len(value.ops) == 1 and isinstance(value.ops[0], ast.Eq):
-            words = f"`{code}` ({{0}}) compares and throws the answer away: `==` asks, `=` stores"
-        elif isinstance(value, (ast.Compare, ast.BinOp, ast.UnaryOp)):
-            words = f"`{code}` ({{0}}) computes a value and throws it away: nothing stores it"
-        elif (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _PURE
-              and not any(k.arg == "out" for k in value.keywords)  # out= writes its result: not lost
-              and not (isinstance(value.func.value, ast.Name) and value.func.value.id in ("math", "np", "numpy"))):
-            name = value.func.attr
-            in_place = f" (`{name}_` changes the tensor itself)" if hasattr(torch.Tensor, name + "_") else ""
-            if any(k.arg == "inplace" for k in value.keywords):  # pandas' habit: torch's tensor methods take no such flag
-                words = (f"`{code}` ({{0}}): torch's `{name}` takes no `inplace=` (pandas' methods do); it returns a new "
-                         f"tensor{in_place.replace(' (', ', and ').rstrip(')') if in_place else ''}")
-            else:
-                words = f"`{code}` ({{0}}) returns a new tensor and changes nothing, and its result is thrown away{in_place}"
-        else:
-            continue
-        found.append((node.lineno, words, [node.lineno]))
-    return found
-
-
-def _plainly_pure(fdef: ast.FunctionDef) -> bool:
-    """Whether a function's own text shows it changes nothing it was given and does nothing but
-    compute: no store into an item or attribute, no augmented assignment, no `del`, `assert`,
-    `raise`, `global`, no `out=` or `inplace=`, and every call one of torch's (`torch.cat`,
-    `F.pad`) or a method that returns a new tensor (`.transpose`): a call of anything else (a helper
-    of its own, `xs.sort()`, `random.shuffle`, `print`) may change its arguments, or be the point."""
-    for node in ast.walk(fdef):
-        if isinstance(node, (ast.AugAssign, ast.Delete, ast.Assert, ast.Raise, ast.Global, ast.Nonlocal)):
-            return False
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            if any(not isinstance(n, (ast.Name, ast.Tuple, ast.List)) for t in targets for n in ast.walk(t)
-                   if isinstance(n, ast.expr) and not isinstance(n, ast.expr_context)):
-                return False
-        if isinstance(node, ast.Call):
-            if any(k.arg in ("out", "inplace") for k in node.keywords):
-                return False
-            func = node.func
-            torch_call = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("torch", "F")
-            method = isinstance(func, ast.Attribute) and (func.attr in _PURE or func.attr in _NEW_TENSOR)
-            if not (torch_call or method) or (isinstance(func, ast.Attribute) and func.attr.endswith("_")):
-                return False
-    return True
-
-
-# methods that return a new tensor (or tensors) and change nothing, beside _PURE's
-_NEW_TENSOR = {"cat", "stack", "split", "chunk", "unbind", "sum", "mean", "amax", "amin", "max", "min", "t", "float",
-               "double", "to", "narrow", "select", "index_select", "gather", "new_zeros", "new_ones", "new_full", "size"}
-
-
-def _result_dropped(fdef: ast.FunctionDef, function) -> list[tuple[int, str, list[int]]]:
-    """`append_to_cache(cache, k, v)` alone on its line, where `append_to_cache` is a function of
-    the same file that returns a value and whose text shows it computes only (_plainly_pure): the
-    call is lost."""
-    found = []
-    for node in ast.walk(fdef):
-        if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name)):
-            continue
-        name = node.value.func.id
-        called = getattr(function, "__globals__", {}).get(name)
-        if not (inspect.isfunction(called) and called.__module__ == function.__module__):
-            continue
-        try:
-            tree = ast.parse(textwrap.dedent(inspect.getsource(called)))
-        except (OSError, TypeError, SyntaxError, IndentationError):
-            continue
-        own = tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
-        returns = own is not None and any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(own))
-        if returns and _plainly_pure(own):
-            found.append((node.lineno, f"`{name}(...)` ({{0}}) returns what it makes and changes none of its arguments, "
-                                       f"and its result is thrown away here: the call changes nothing; keep what it "
-                                       f"returns", [node.lineno]))
-    return found
-
-
 def _written_into(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     """`new = torch.maximum(old, s, out=old)`, then a statement that reads both `new` and `old`
     (`exp(old - new)`): it takes them for two values, but they are one tensor and the old values
@@ -481,8 +383,9 @@ def pitfalls(function) -> list[list]:
     if fdef is None:
         return []
     # the lines of the parsed text count from 1 at the `def`: the file's lines count from `start`
-    found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + _no_effect(fdef)
-                   + _written_into(fdef) + _loop_rebound(fdef) + none_kept(fdef) + _result_dropped(fdef, function)
+    found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + no_effect(fdef)
+                   + _written_into(fdef) + _loop_rebound(fdef) + none_kept(fdef) + result_dropped(fdef, function)
                    + expanded_written(fdef) + inverted_integers(fdef) + _zipped_rows(fdef)
-                   + _bitwise_before_comparison(fdef) + pairs_as_one_index(fdef) + _guarded(call_pitfalls, fdef))
+                   + _bitwise_before_comparison(fdef) + pairs_as_one_index(fdef) + negated_name_index(fdef)
+                   + _guarded(call_pitfalls, fdef))
     return [[line + start - 1, words, [at + start - 1 for at in where]] for line, words, where in found]

@@ -25,6 +25,12 @@ not the one that raised. The learner's names are kept only where the reference a
 the learner never assigns may be a step the learner wrote otherwise (`q = q @ k.T` where the
 reference has `scores = ...`).
 
+An error also carries the integers the learner's functions that raised it write (`written_integers`:
+the checked function's and the one whose line raised): a change of the reference that asks for axis
+2, named only by an error that says "got 2", must be a change the learner could have written. A
+batched product given 2-D inputs raises that axis's error from inside torch, where the learner
+wrote no 2 (diagnosis.py).
+
 Left out: a function with no loop (a learner's loop where the reference has none raises "in a
 loop" at a place the reference's code cannot show: nothing is said), and a file whose source
 cannot be read or parsed (a notebook's cell).
@@ -38,7 +44,8 @@ from functools import lru_cache
 from pathlib import Path
 from types import CodeType, TracebackType
 
-__all__ = ["assigned_around", "assigned_at", "assigned_names", "checked_line", "in_loop", "raised_in_loop", "raising_names"]
+__all__ = ["assigned_around", "assigned_at", "assigned_names", "checked_line", "in_loop", "raised_in_loop", "raising_names",
+           "written_integers"]
 
 
 _LOOPS = (ast.For, ast.While, ast.AsyncFor)
@@ -165,3 +172,25 @@ def checked_line(tb: TracebackType | None, is_checked) -> int | None:
             return tb.tb_lineno
         tb = tb.tb_next
     return None
+
+
+def written_integers(path: str, lines: list[int | None]) -> frozenset[int] | None:
+    """The integers written in the innermost functions of the file holding `lines`, a minus sign
+    taken with its number (`-2` is -2, not 2): the axes and offsets the learner could have asked
+    for. None when no function holds any of the lines or the file cannot be read."""
+    tree = _tree(path)
+    if tree is None:
+        return None
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    found, held = set(), False
+    for line in {n for n in lines if n}:
+        around = [f for f in functions if f.lineno <= line <= (f.end_lineno or f.lineno)]
+        if not around:
+            continue
+        held = True
+        nodes = list(ast.walk(max(around, key=lambda f: f.lineno)))
+        signed = {id(n.operand) for n in nodes if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub)}
+        for node in nodes:
+            if isinstance(node, ast.Constant) and type(node.value) is int:
+                found.add(-node.value if id(node) in signed else node.value)
+    return frozenset(found) if held else None

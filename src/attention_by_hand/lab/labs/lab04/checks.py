@@ -6,7 +6,12 @@ import torch
 
 from attention_by_hand.lab.attention_judges import MASK_HINTS, explain_size_error, hidden, judge_weights
 from attention_by_hand.lab.inputs import fixed, linear, randn, seeded
-from attention_by_hand.lab.judging import Check, Probe, close, equals, judge_pair, judge_tensor
+from attention_by_hand.lab.judging import Check, Miss, Probe, close, equals, judge_pair, judge_tensor
+
+
+ADDITIVE = ("yours is an additive mask, -inf on the hidden cells and 0 elsewhere (the float mask nn.Transformer's "
+            "generate_square_subsequent_mask makes, to be added to the scores): this lab's masks are bool, True "
+            "where j > i is HIDDEN; `mask == float('-inf')` gives it")
 
 
 def _judge_causal_mask(got, expected, args):
@@ -14,7 +19,10 @@ def _judge_causal_mask(got, expected, args):
     if isinstance(got, torch.Tensor) and got.shape == expected.shape and got.dtype != torch.bool:
         if close(got, torch.tril(torch.ones(T, T))) and T > 1:
             return "this marks what is VISIBLE (torch.tril of ones); return a bool tensor, True where j > i is HIDDEN"
-        return f"return a bool tensor (True = hidden), got {str(got.dtype).removeprefix('torch.')}"
+        observed = f"return a bool tensor (True = hidden), got {str(got.dtype).removeprefix('torch.')}"
+        # every input must agree (combining.py): T = 1 alone, a single 0, would fit any float mask of zeros
+        additive = got.is_floating_point() and bool(((got == float("-inf")) == expected).all()) and bool((got[~expected] == 0).all())
+        return Miss(observed, (ADDITIVE,) if additive else (), tried=(ADDITIVE,))
     variants = [
         ("True must mark what is HIDDEN (j > i); yours marks what is visible", lambda: ~expected),
         (MASK_HINTS["past"], lambda: hidden("past", T)),
