@@ -10,8 +10,9 @@ its other Python pitfalls.
 Said only where the code shows it for certain: a method that Python's own containers have too
 (`add`, which a set has and changes) only of a receiver that is plainly a tensor: a view or a
 slice made by torch (`dq.narrow(...)`, `dq[..., rows, :]`), an argument annotated as a Tensor, or
-a name bound only to torch's calls; never a call given `out=`. Left out: names a layer or a logger
-has (`float` and `to` change a layer, `log` writes a line).
+a name bound only to torch's calls and to products, quotients or powers; never a call given
+`out=`. Left out: names a layer or a logger has (`float` and `to` change a layer, `log` writes a
+line).
 """
 
 from __future__ import annotations
@@ -74,8 +75,8 @@ _SHARED = {"add"}
 def _tensor_receiver(receiver: ast.expr, fdef: ast.FunctionDef) -> bool:
     """Whether a method's receiver is plainly a tensor: a view made by a tensor's method or by torch
     (`dq.narrow(...)`), a slice (`dq[..., rows, :]`: a list's slice has no such methods), an
-    argument annotated as a Tensor, or a name bound only to torch's calls. `groups[k]` or
-    `index.get(k)` may be a set."""
+    argument annotated as a Tensor, or a name bound only to torch's calls and arithmetic no set
+    has. `groups[k]` or `index.get(k)` may be a set."""
     if isinstance(receiver, ast.Call):
         func = receiver.func
         return isinstance(func, ast.Attribute) and (func.attr in _VIEWS or ast.unparse(func).startswith("torch."))
@@ -89,7 +90,15 @@ def _tensor_receiver(receiver: ast.expr, fdef: ast.FunctionDef) -> bool:
         return given[0].annotation is not None and "Tensor" in ast.unparse(given[0].annotation)
     bound = [n.value for n in ast.walk(fdef) if isinstance(n, ast.Assign)
              and any(isinstance(t, ast.Name) and t.id == receiver.id for t in n.targets)]
-    return bool(bound) and all(isinstance(b, ast.Call) and ast.unparse(b.func).startswith("torch.") for b in bound)
+    return bool(bound) and all(_tensor_made(b) for b in bound)
+
+
+def _tensor_made(value: ast.expr) -> bool:
+    """A torch call (`torch.zeros(...)`), or a product, quotient, power or matrix product: a set
+    has none of those (its `-`, `|`, `&` and `^` are left out)."""
+    if isinstance(value, ast.Call):
+        return ast.unparse(value.func).startswith("torch.")
+    return isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Mult, ast.Div, ast.Pow, ast.MatMult))
 
 
 # a tensor's methods that give a view of it (or a new tensor), never a container
