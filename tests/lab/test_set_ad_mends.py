@@ -2,7 +2,8 @@
 a mask of one diagonal where the triangle was meant, a band cut empty whose zeros a catalogued
 mistake also gives, a batched product refusing 2-D inputs with an axis's error, a result of `add`
 thrown away, R's negative index, a tuple added into `cat`, NumPy's `[:, None]`, flatten's span one
-axis off, an additive float mask; and the integers a learner's function writes, read from its code."""
+axis off, an additive float mask, an in-place call's result kept under a new name; and the integers a
+learner's function writes, read from its code."""
 
 from __future__ import annotations
 
@@ -168,6 +169,25 @@ def test_a_float_mask_of_zeros_is_not_called_additive(tmp_path):
     found = failed_hints(tmp_path, "lab-04-attention.py", FLOAT_ZEROS_MASK, "causal_mask")
     assert found and not any("additive" in h for h in found)
     assert all("return a bool tensor (True = hidden), got float32" in h for h in found)
+
+
+# sin_ writes the sines into `turn` itself; the cosines are then taken of the sines
+IN_PLACE_KEPT_AS_NEW = '''
+def rope(x, positions, base=10000.0):
+    half = x.shape[-1] // 2
+    freqs = torch.pow(base, -torch.arange(0, half).float() / half)
+    turn = torch.outer(positions.float(), freqs)
+    sines = turn.sin_()
+    cosines = turn.cos()
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat((a * cosines - b * sines, a * sines + b * cosines), dim=-1)
+'''
+
+
+def test_an_in_place_result_kept_under_a_new_name_is_said_with_the_later_read(tmp_path):
+    found = failed_hints(tmp_path, "lab-07-positions.py", IN_PLACE_KEPT_AS_NEW, "rope")
+    assert found and all("`sines = turn.sin_()`" in h and "changes `turn` itself (`sin_` works in place)" in h
+                         and "`turn.sin()` leaves `turn` as it was" in h for h in found)
 
 
 def test_the_integers_a_function_writes_keep_their_signs(tmp_path):

@@ -11,6 +11,10 @@ rest): the code alone shows each for certain.
 
 - A tensor of index pairs given as one index, `bias[torch.tril_indices(T, T, -1)]`:
   it picks whole entries of the first axis, one per number, not the cells the pairs name.
+- A name negated as an index, `outs[:, -head]`: it picks one entry counted from the end, where R's
+  `x[-i]` leaves entry i out.
+- An in-place call's result kept under another name, `c = angles.cos_()`, and the first name read
+  after it: the call changed that tensor itself, so the later read finds the new values.
 
 Left out: values whose dtype or kind only a run shows (a tensor handed in, a helper's result).
 """
@@ -19,7 +23,10 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["expanded_written", "inverted_integers", "negated_name_index", "none_kept", "pairs_as_one_index", "stores"]
+import torch
+
+__all__ = ["changed_then_read", "expanded_written", "inverted_integers", "negated_name_index", "none_kept", "pairs_as_one_index",
+           "stores"]
 
 
 def stores(tree: ast.AST, name: str) -> list[ast.Name]:
@@ -209,4 +216,40 @@ def negated_name_index(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]
                                    f"a negative index counts back from the end in Python (and `-0` is 0, the first), "
                                    f"it leaves nothing out as R's `x[-i]` does; to leave entry `{name}` out, join "
                                    f"`{keep}:{name}]` and `{keep}{name} + 1:]`", [node.lineno]))
+    return found
+
+
+def _in_place_call(value: ast.expr) -> str | None:
+    """The receiver's name of `name.method_(...)`, a torch method that changes its tensor in place
+    and has a twin that does not (`cos_` and `cos`); None for anything else."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name)):
+        return None
+    method = value.func.attr
+    twin = method[:-1]
+    if not (method.endswith("_") and not method.startswith("_") and hasattr(torch.Tensor, method) and hasattr(torch.Tensor, twin)):
+        return None
+    return value.func.value.id
+
+
+def changed_then_read(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`c = angles.cos_()`, then `angles` read on a later line before it is bound again: the
+    later read sees the values the call wrote."""
+    found = []
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
+            continue
+        name = _in_place_call(node.value)
+        if name is None or name == node.targets[0].id:
+            continue
+        end = node.end_lineno or node.lineno
+        rebound = min((s.lineno for s in stores(fdef, name) if s.lineno > end), default=None)
+        reads = sorted({n.lineno for n in ast.walk(fdef) if isinstance(n, ast.Name) and n.id == name
+                        and isinstance(n.ctx, ast.Load) and n.lineno > end and (rebound is None or n.lineno <= rebound)})
+        if not reads:
+            continue
+        method = node.value.func.attr
+        found.append((node.lineno, f"`{ast.unparse(node)}` ({{0}}) changes `{name}` itself (`{method}` works in place) "
+                                   f"and names that same tensor `{node.targets[0].id}`: `{name}` read after it ({{1}}) "
+                                   f"holds the new values; `{name}.{method[:-1]}()` leaves `{name}` as it "
+                                   f"was", [node.lineno, reads[0]]))
     return found

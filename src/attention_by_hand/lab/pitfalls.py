@@ -28,7 +28,8 @@ source; verdict.py puts the words before a failed check's hint (learner_notes.wi
 
 Pitfalls of how a value was made (a list's `append` kept as its value, a tensor made by `expand`
 and written into, `~` of an integer tensor, index pairs given as one index, a name negated as an
-index, R's way of leaving an entry out) are read in made_pitfalls.py,
+index, R's way of leaving an entry out, an in-place call's result kept under a new name and the old
+name read after it) are read in made_pitfalls.py,
 the pieces of `split(1)` joined along another axis in call_pitfalls.py, values computed and
 dropped (`x.masked_fill(...)` alone on its line) in dropped_pitfalls.py, and said with these.
 
@@ -46,7 +47,8 @@ import textwrap
 from attention_by_hand.lab.call_pitfalls import call_pitfalls
 from attention_by_hand.lab.code_layout import parents as parents_in
 from attention_by_hand.lab.dropped_pitfalls import no_effect, result_dropped
-from attention_by_hand.lab.made_pitfalls import expanded_written, inverted_integers, negated_name_index, none_kept, pairs_as_one_index
+from attention_by_hand.lab.made_pitfalls import (changed_then_read, expanded_written, inverted_integers, negated_name_index,
+                                                 none_kept, pairs_as_one_index)
 from attention_by_hand.lab.made_pitfalls import stores as _stores
 
 __all__ = ["pitfalls"]
@@ -387,5 +389,5 @@ def pitfalls(function) -> list[list]:
                    + _written_into(fdef) + _loop_rebound(fdef) + none_kept(fdef) + result_dropped(fdef, function)
                    + expanded_written(fdef) + inverted_integers(fdef) + _zipped_rows(fdef)
                    + _bitwise_before_comparison(fdef) + pairs_as_one_index(fdef) + negated_name_index(fdef)
-                   + _guarded(call_pitfalls, fdef))
+                   + changed_then_read(fdef) + _guarded(call_pitfalls, fdef))
     return [[line + start - 1, words, [at + start - 1 for at in where]] for line, words, where in found]
