@@ -2,14 +2,18 @@
 a mask of one diagonal where the triangle was meant, a band cut empty whose zeros a catalogued
 mistake also gives, a batched product refusing 2-D inputs with an axis's error, a result of `add`
 thrown away, R's negative index, a tuple added into `cat`, NumPy's `[:, None]`, flatten's span one
-axis off, an additive float mask, an in-place call's result kept under a new name; and the integers a
-learner's function writes, read from its code."""
+axis off, an additive float mask, an in-place call's result kept under a new name, a squeeze of one
+side of a sum; and the integers a learner's function writes, read from its code."""
 
 from __future__ import annotations
 
 import ast
 
+import torch
+
+from attention_by_hand.lab.api_mends import api_mends
 from attention_by_hand.lab.dropped_pitfalls import no_effect
+from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.raised_where import written_integers
 from labhelpers import failed_hints
 
@@ -188,6 +192,18 @@ def test_an_in_place_result_kept_under_a_new_name_is_said_with_the_later_read(tm
     found = failed_hints(tmp_path, "lab-07-positions.py", IN_PLACE_KEPT_AS_NEW, "rope")
     assert found and all("`sines = turn.sin_()`" in h and "changes `turn` itself (`sin_` works in place)" in h
                          and "`turn.sin()` leaves `turn` as it was" in h for h in found)
+
+
+def test_a_squeeze_of_one_side_of_a_sum_is_mended_on_the_whole():
+    fdef = ast.parse("def f(m, l):\n    return m.squeeze(-1) + l.log()\n").body[0]
+    nodes = list(ast.walk(fdef))
+    found = [c for c in api_mends(fdef, {id(n): i for i, n in enumerate(nodes)}) if c.op == "squeeze_whole"]
+    assert len(found) == 1
+    made = mend_edit(nodes[found[0].index], found[0])
+    assert ast.unparse(made) == "(m + l.log()).squeeze(-1)"
+    m, l = torch.randn(4, 1), torch.rand(4, 1) + 0.5  # (n, 1) each: the mend's sum keeps n entries
+    assert eval(ast.unparse(made), {"m": m, "l": l}).shape == (4,)
+    assert eval(ast.unparse(nodes[found[0].index]), {"m": m, "l": l}).shape == (4, 4)  # the learner's: a grid
 
 
 def test_the_integers_a_function_writes_keep_their_signs(tmp_path):

@@ -26,6 +26,10 @@ repair.py finds that it gives the reference's output on every input:
 - `flatten_span`: `t.transpose(0, 1).flatten(0, 1)`, meant as "join the heads and their channels";
   flatten joins the axes from its start through its end, both included, whatever they hold. The
   mend moves the span one axis either way, or to the last two axes (`flatten(-2, -1)`).
+- `squeeze_whole`: `m.squeeze(-1) + l.log()`, one side of a sum squeezed where both carry the axis
+  of size 1: the (..., n) side broadcasts against the (..., n, 1) one into an (..., n, n) grid. The
+  mend squeezes the whole, `(m + l.log()).squeeze(-1)` (said only as an axis dropped on one side:
+  the other side need not have had it).
 
 Left out: `.T` on a batch (torch warns of it, and the warning stops the learner's run first); a
 shift or an offset that is a longer expression than a name, a number or a minus sign before one;
@@ -38,16 +42,18 @@ from __future__ import annotations
 import ast
 from itertools import combinations
 
-from attention_by_hand.lab.mend_edits import edit_count_first, entries_of, is_method, measured_by, negated, signed
+from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_whole, entries_of, is_method, measured_by, negated,
+                                              signed)
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
 
 __all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "api_mends", "api_words"]
 
 API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries", "count_first",
-           "flatten_span")
+           "flatten_span", "squeeze_whole")
 # those that name a cause no change of the reference says (verdict.py says them after one, or after
 # a catalogued mistake's effect); the reference has its own sizes and axes to swap
-CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "count_first", "flatten_span")
+CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "count_first", "flatten_span",
+             "squeeze_whole")
 
 # a call's name -> the place of its diagonal's offset among the arguments of torch.<name>(...)
 _OFFSET_CALLS = {"tril": 1, "triu": 1, "tril_indices": 2, "triu_indices": 2, "diagonal": 1, "diag": 1, "diag_embed": 1}
@@ -134,6 +140,10 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                       # never last (the parts are not interleaved), never before a batch's size where there is
                       # one (a block per batch item is no row's parts); the latest place first
                       for place in (range(len(node.value.args) - 2, 1, -1) if len(node.value.args) >= 4 else (1,))]
+        side = _squeezed_side(node)
+        if side is not None:
+            found.append(Change(name, at, "squeeze_whole", side, "order",
+                                f"`{quote(edit_squeeze_whole(node, side))}` for `{quote(node)}`", line))
         if not isinstance(node, ast.Call):
             continue
         called = call_name(node)
@@ -171,6 +181,16 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                     found.append(Change(name, index[id(listed)], "swap_entries", (i, j), "order",
                                         f"`{quote(elts[j])}` and `{quote(elts[i])}` exchanged in `{quote(node)}`", line))
     return found
+
+
+def _squeezed_side(node: ast.AST) -> int | None:
+    """0 or 1: the side of `a.squeeze(d) + b` (or `-`, `*`, `/`) that is squeezed, given one axis, where
+    the other is not; None for anything else."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div))):
+        return None
+    squeezed = [isinstance(s, ast.Call) and is_method(s) and call_name(s) == "squeeze" and len(s.args) == 1 and not s.keywords
+                for s in (node.left, node.right)]
+    return squeezed.index(True) if squeezed.count(True) == 1 else None
 
 
 def _span(node: ast.Call) -> tuple[int, int] | None:
@@ -227,6 +247,11 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
         return (f"`{quote(node)}` puts the {count} first, as if the {count} parts lay one after another in memory; a "
                 f"fused output holds each row's parts side by side on its last axis, so the {count} belongs among "
                 "the sizes that cut that axis, then unpacked along it")
+    if op == "squeeze_whole" and isinstance(node, ast.BinOp):
+        squeezed = (node.left, node.right)[change.arg]
+        return (f"`{quote(squeezed)}` drops an axis on one side of `{quote(node)}` only: broadcasting lines two tensors "
+                "up from their last axes, so the two sides' axes no longer meet as they did (a (n,) against an (n, 1) "
+                "makes an (n, n) grid)")
     if op == "flatten_span" and isinstance(node, ast.Call):
         start, end = _span(node)
         return (f"`{quote(node)}` joins the axes from {start} through {end}, both included, whatever they hold at that "

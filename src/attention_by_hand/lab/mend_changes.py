@@ -74,7 +74,7 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - a call or an assignment read otherwise than torch and Python define it (api_mends.py): a copy
   made where `a = b` named one tensor twice, roll's shift or a diagonal's offset negated, `numel()`
   made one axis's length, `transpose(0, 1)` made `transpose(-2, -1)`, two listed sizes, strides
-  or axes exchanged, a flatten's span of axes moved;
+  or axes exchanged, a flatten's span of axes moved, a squeeze of one side of a sum put on the whole;
 - a floor division where the count rounds up (`ceil`): `range(T // block)` leaves a last, shorter
   block out; `-(-T // block)` counts it.
 

@@ -74,6 +74,14 @@ def negated(node: ast.expr) -> ast.expr:
     return ast.copy_location(ast.UnaryOp(ast.USub(), node), node)
 
 
+def edit_squeeze_whole(node: ast.BinOp, side: int) -> ast.Call:
+    """`a.squeeze(d) + b` made `(a + b).squeeze(d)` (side 0; side 1 the right one squeezed: api_mends.py)."""
+    squeezed = (node.left, node.right)[side]
+    sides = [node.left, node.right]
+    sides[side] = squeezed.func.value
+    return ast.Call(ast.Attribute(ast.BinOp(sides[0], node.op, sides[1]), "squeeze", ast.Load()), squeezed.args, [])
+
+
 def signed(value: int) -> ast.expr:
     """An int as code: `-2` is written as a minus sign before 2, as a learner writes it."""
     return ast.UnaryOp(ast.USub(), ast.Constant(-value)) if value < 0 else ast.Constant(value)
@@ -191,6 +199,8 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
     if op == "flatten_span":  # `x.flatten(0, 1)` made `x.flatten(1, 2)`: the span moved
         lead = node.args[:len(node.args) - 2]  # torch.flatten(x, ...)'s tensor stays first
         return ast.Call(node.func, [*lead, *(signed(a) for a in arg)], [])  # as api_mends.py quotes it
+    if op == "squeeze_whole":  # `a.squeeze(d) + b` made `(a + b).squeeze(d)`
+        return edit_squeeze_whole(node, arg)
     if op == "swap_entries":  # two listed sizes, strides or axes exchanged back
         i, j = arg
         entries = entries_of(node)
