@@ -8,12 +8,16 @@ side of a sum; and the integers a learner's function writes, read from its code.
 from __future__ import annotations
 
 import ast
+import importlib.util
 
 import torch
 
 from attention_by_hand.lab.api_mends import api_mends
-from attention_by_hand.lab.dropped_pitfalls import no_effect
+from attention_by_hand.lab.call_pitfalls import call_pitfalls
+from attention_by_hand.lab.dropped_pitfalls import no_effect, result_dropped
+from attention_by_hand.lab.made_pitfalls import negated_name_index
 from attention_by_hand.lab.mend_edits import mend_edit
+from attention_by_hand.lab.parting import _future
 from attention_by_hand.lab.raised_where import written_integers
 from labhelpers import failed_hints
 
@@ -96,9 +100,35 @@ def test_add_of_a_set_or_of_an_entry_of_a_list_is_not_said_dropped():
     assert _dropped(code) == []
 
 
+def _loaded(tmp_path, source: str, name: str):
+    path = tmp_path / "learner_helpers.py"
+    path.write_text(source, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location("learner_helpers", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return getattr(module, name), ast.parse(source)
+
+
+HELPERS = "def mark(seen, i):\n    {body}\n    return i + 1\n\n\ndef outer(seen, i):\n    mark(seen, i)\n    return i\n"
+
+
+def test_a_helper_that_adds_to_a_set_is_not_said_to_change_nothing(tmp_path):
+    outer, tree = _loaded(tmp_path, HELPERS.format(body="seen.add(i)"), "outer")
+    assert result_dropped(tree.body[1], outer) == []
+
+
+def test_a_helper_that_only_computes_is_said_to_change_nothing_when_its_result_is_dropped(tmp_path):
+    outer, tree = _loaded(tmp_path, HELPERS.format(body="i = i * 2"), "outer")
+    assert len(result_dropped(tree.body[1], outer)) == 1
+
+
+def test_a_functional_call_given_inplace_is_not_said_to_change_nothing():
+    assert _dropped("def f(y):\n    F.relu(y, inplace=True)\n    return y\n") == []
+
+
 # R's x[-i] leaves entry i out; in Python it is entry i counted from the end
 NEGATIVE_INDEX_AS_DROP = '''
-def ablate_head(scores, values, head):
+def ablate_head(scores, values, head: int):
     writes = torch.softmax(scores, dim=-1) @ values
     return writes.sum(dim=1) - writes[:, -head]
 '''
@@ -110,9 +140,14 @@ def test_a_negated_name_as_an_index_is_said_to_pick_one_entry_from_the_end(tmp_p
                          for h in found)
 
 
+def test_a_negated_index_after_an_ellipsis_or_of_an_unknown_name_is_not_said():
+    fdef = ast.parse("def f(x, h: int, n):\n    return x[..., -h] + x[:, -n]\n").body[0]
+    assert negated_name_index(fdef) == []
+
+
 # a list added to a list is one list: cat joins keys, values and both new parts into one tensor
 LISTS_ADDED_INTO_CAT = '''
-def append_to_cache(cache, k_new, v_new):
+def append_to_cache(cache: tuple[torch.Tensor, torch.Tensor], k_new, v_new):
     return torch.cat([*cache] + [k_new, v_new], dim=2)
 '''
 
@@ -120,6 +155,11 @@ def append_to_cache(cache, k_new, v_new):
 def test_a_written_sequence_added_to_another_inside_cat_is_said_as_one_sequence(tmp_path):
     found = failed_hints(tmp_path, "lab-08-kv-cache.py", LISTS_ADDED_INTO_CAT, "append_to_cache")
     assert found and all("`[*cache] + [k_new, v_new]`" in h and "is ONE sequence" in h for h in found)
+
+
+def test_a_list_grown_to_be_joined_whole_is_not_said():
+    fdef = ast.parse("def f(parts: list, tail):\n    return torch.cat(parts + [tail], dim=0)\n").body[0]
+    assert call_pitfalls(fdef) == []
 
 
 # NumPy's [:, None] puts the new axis second: right for a matrix, wrong for a vector or a batch
@@ -204,6 +244,14 @@ def test_a_squeeze_of_one_side_of_a_sum_is_mended_on_the_whole():
     m, l = torch.randn(4, 1), torch.rand(4, 1) + 0.5  # (n, 1) each: the mend's sum keeps n entries
     assert eval(ast.unparse(made), {"m": m, "l": l}).shape == (4,)
     assert eval(ast.unparse(nodes[found[0].index]), {"m": m, "l": l}).shape == (4, 4)  # the learner's: a grid
+
+
+def test_a_mask_of_far_diagonals_is_said_without_calling_the_near_ones_hidden():
+    scores = torch.randn(5, 5).masked_fill(torch.ones(5, 5, dtype=torch.bool).triu(2), float("-inf"))
+    reference = torch.randn(5, 5).masked_fill(torch.ones(5, 5, dtype=torch.bool).triu(1), float("-inf"))
+    said = _future([(scores, reference, None)])
+    assert "only the diagonals at offsets 2, 3, 4 above the main one are -inf" in said
+    assert "the other keys in each query's future stay visible" in said
 
 
 def test_the_integers_a_function_writes_keep_their_signs(tmp_path):

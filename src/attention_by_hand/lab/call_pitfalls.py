@@ -15,9 +15,10 @@
   the variable of a comprehension over it): a backward through the copy fills the copy's `.grad`,
   and the argument's stays None.
 
-- `torch.cat(cache + (k_new, v_new), dim=2)`, with a written tuple or list on one side of the `+`:
-  `+` puts sequences one after the other and pairs nothing up, so the call gets one sequence of
-  every tensor of both and joins them all into one tensor.
+- `torch.cat(cache + (k_new, v_new), dim=2)`, with a written tuple or list on one side of the `+` and
+  an argument annotated as a tuple (a pair of tensors) on the other: `+` puts sequences one after
+  the other and pairs nothing up, so the call gets one sequence of every tensor of both and joins
+  them all into one tensor. (`torch.cat(parts + [tail])`, a list grown to be joined whole, is left alone.)
 
 What `take` and `tensordot` do is said where the values part at their line (call_words.py), since
 either may be called rightly; tensordot's own error is glossed (judging.py).
@@ -144,15 +145,36 @@ def _grad_of_original(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]
     return found
 
 
+def _pair_arguments(fdef: ast.FunctionDef) -> set[str]:
+    """The arguments annotated as a tuple (`cache: tuple[torch.Tensor, torch.Tensor]`): pairs of tensors."""
+    every = fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs
+    return {a.arg for a in every if a.annotation is not None and ast.unparse(a.annotation).lower().startswith("tuple")}
+
+
+def _sequence_of(side: ast.expr) -> str | None:
+    """The name a sequence is made of: `cache`, `[*cache]`, `(*cache,)`, `list(cache)`, `tuple(cache)`."""
+    if isinstance(side, ast.Name):
+        return side.id
+    if isinstance(side, (ast.List, ast.Tuple)) and len(side.elts) == 1 and isinstance(side.elts[0], ast.Starred):
+        return _sequence_of(side.elts[0].value)
+    if isinstance(side, ast.Call) and isinstance(side.func, ast.Name) and side.func.id in ("list", "tuple") and len(side.args) == 1:
+        return _sequence_of(side.args[0])
+    return None
+
+
 def _sequences_joined(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
-    """`torch.cat(a + (b, c), ...)` or `torch.stack(...)` of it: a written tuple or list added to a sequence."""
+    """`torch.cat(cache + (b, c), ...)` or `torch.stack(...)` of it: a written tuple or list added to
+    an argument that is a pair of tensors (annotated as a tuple), where each was to be joined alone."""
     found = []
+    pairs = _pair_arguments(fdef)
     for node in ast.walk(fdef):
-        if not (isinstance(node, ast.Call) and _torch_form(node) and node.args and node.func.attr in ("cat", "stack")):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _torch_form(node) and node.args
+                and node.func.attr in ("cat", "stack")):
             continue
         joined = node.args[0]
         if not (isinstance(joined, ast.BinOp) and isinstance(joined.op, ast.Add)
-                and any(isinstance(side, (ast.Tuple, ast.List)) for side in (joined.left, joined.right))):
+                and any(isinstance(side, (ast.Tuple, ast.List)) for side in (joined.left, joined.right))
+                and any(_sequence_of(side) in pairs for side in (joined.left, joined.right))):
             continue
         found.append((node.lineno, f"`{ast.unparse(joined)}` ({{0}}) is ONE sequence, every tensor of both sides one "
                                    f"after the other: `+` of tuples or lists pairs nothing up, so "

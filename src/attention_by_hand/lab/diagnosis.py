@@ -8,7 +8,8 @@ changes first, then pairs: of the changes that came closest, of a change and tho
 the next, of the same slip made on two neighbouring statements, of a layer left out and applied
 elsewhere. A change is named only when its outputs equal the learner's on EVERY input, so no
 single input's coincidence names it (where the learner's function raised, a single change must
-raise an error of the same family, a pair the very same words), and only when it is the one
+raise an error of the same family, a pair the very same words; where only errors tell, an axis the
+change asks for must be one the learner's code writes), and only when it is the one
 mistake that does: when two changes both reproduce every output, they are run on fresh random
 inputs of the same shapes; if they still agree, they are one mistake written two ways (`dim=0`
 and `dim=-2` of a matrix) and the first is named; if they part, neither is. Outputs that are nan
@@ -286,7 +287,7 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
         if len(scaled) < MAX_SCALED and _proportional(first_got, first):
             scaled.append(change)
     if not wrong:  # only errors to go by: the change must raise them at the learner's step
-        found = [c for c in found if _same_step(reference, function, c, tried, raised)]
+        found = [c for c in found if _same_step(c, tried, raised)]
     # those that raise the learner's very words, where it raised, before those that raise alike;
     # where it only raised, a size error in other words is another error (its sizes are the evidence)
     exact = [c for c in found if _matches(build(reference, function, c), tried, order, single=False)[0]]
@@ -309,7 +310,7 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
         if mutant is not None and _matches(mutant, tried, order, single=False)[0]:
             found.append((a, b))
     if not wrong:
-        found = [c for c in found if _same_step(reference, function, c, tried, raised)]
+        found = [c for c in found if _same_step(c, tried, raised)]
     return ((_one_mistake(reference, function, found, tried, prefer) if found else None)
             or related(reference, function, tried, expected) or _moved_factor(reference, function, tried, scaled))
 
@@ -325,39 +326,31 @@ def _singles(reference: ModuleType, function: str, args: tuple, sound: frozenset
 def _raised_alike(reference: ModuleType, function: str, tried: list[Tried],
                   sound: frozenset[str] = frozenset()) -> Diagnosis | None:
     """A function that raised on every input: named only by the one single change that raises the
-    very same error, in the same words (its sizes), on each of them; two such changes, and the
-    errors cannot tell them apart (they would agree on any input)."""
+    very same error, in the same words (its sizes), on each of them, and asks for no axis the
+    learner never wrote (_same_step); two such changes, and the errors cannot tell them apart (they
+    would agree on any input)."""
     if any(t.got is RAISED for t in tried):
         return None
     found = []
     for change in _singles(reference, function, tried[0].args, sound):
         mutant = build(reference, function, (change,))
         if (mutant is not None and _matches(mutant, tried, list(range(len(tried))), single=False)[0]
-                and _same_step(reference, function, (change,), tried, list(range(len(tried))))):
+                and _same_step((change,), tried, list(range(len(tried))))):
             found.append(change)
             if len(found) > 1:
                 return None
     return Diagnosis(_say((found[0],), function, reference), _mistake((found[0],))) if found else None
 
 
-def _same_step(reference: ModuleType, function: str, chosen: tuple[Change, ...], tried: list[Tried],
-               raised: list[int]) -> bool:
-    """Whether changes that raise where the learner's function raised could be its mistake: each
-    raises at a statement that assigns a name the learner's raising statement assigns, wherever both
-    are told (outcomes.Raised.names), and an axis they ask for is a number the learner's code writes
-    (Raised.written). The same words raised by another step, or an axis asked for that the learner
-    never wrote (the learner's batched product refused 2-D inputs with "got 2"), are a coincidence."""
-    mutant = build(reference, function, chosen)
+def _same_step(chosen: tuple[Change, ...], tried: list[Tried], raised: list[int]) -> bool:
+    """Whether changes that raise where the learner's function raised could be its mistake: an axis
+    they ask for (op "const" of kind "axis") is a number the learner's code writes, wherever that is
+    told (outcomes.Raised.written). The same words raised where the learner asked for no such axis
+    (its batched product refused 2-D inputs with "got 2") are a coincidence. Where the two raised
+    is compared by outcomes.alike and agree (the names their statements assign)."""
     asked = {c.arg for c in chosen if c.op == "const" and c.kind == "axis" and type(c.arg) is int}
-    for i in raised:
-        got, output = tried[i].got, call(mutant, tried[i].args)
-        if not isinstance(got, Raised):
-            continue
-        if got.written is not None and not asked <= got.written:
-            return False
-        if isinstance(output, Raised) and got.names and output.names and not got.names & output.names:
-            return False
-    return True
+    told = [tried[i].got.written for i in raised if isinstance(tried[i].got, Raised) and tried[i].got.written is not None]
+    return all(asked <= written for written in told)
 
 
 MAX_SCALED = 8

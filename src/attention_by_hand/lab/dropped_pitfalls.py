@@ -33,7 +33,7 @@ __all__ = ["no_effect", "result_dropped"]
 _PURE = {"masked_fill", "clamp", "clip", "softmax", "log_softmax", "transpose", "reshape", "view", "sub", "mul", "div",
          "exp", "sqrt", "neg", "unsqueeze", "squeeze", "flip", "roll", "tril", "triu", "cumsum", "contiguous", "permute",
          "expand", "repeat", "maximum", "minimum", "matmul", "pow", "scatter", "index_put", "index_add", "masked_scatter",
-         "scatter_add", "zeros_like", "clone", "detach", "add", "abs", "sigmoid", "tanh", "relu", "index_fill",
+         "scatter_add", "zeros_like", "clone", "detach", "add", "abs", "sigmoid", "tanh", "index_fill",
          "index_copy", "addcmul", "addcdiv", "lerp", "square", "rsqrt", "reciprocal", "addmm", "baddbmm", "log1p", "expm1"}
 
 
@@ -57,7 +57,10 @@ def no_effect(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
               and not (isinstance(value.func.value, ast.Name) and value.func.value.id in ("math", "np", "numpy"))):
             name = value.func.attr
             in_place = f" (`{name}_` changes the tensor itself)" if hasattr(torch.Tensor, name + "_") else ""
-            if any(k.arg == "inplace" for k in value.keywords):  # pandas' habit: torch's tensor methods take no such flag
+            functional = isinstance(value.func.value, ast.Name) and value.func.value.id in ("F", "functional")
+            if functional and any(k.arg == "inplace" for k in value.keywords):
+                continue  # F's functions that take `inplace=` do change their input
+            if any(k.arg == "inplace" for k in value.keywords):  # pandas' habit: tensors' methods take none
                 words = (f"`{code}` ({{0}}): torch's `{name}` takes no `inplace=` (pandas' methods do); it returns a new "
                          f"tensor{in_place.replace(' (', ', and ').rstrip(')') if in_place else ''}")
             else:
@@ -86,8 +89,8 @@ def _tensor_receiver(receiver: ast.expr, fdef: ast.FunctionDef) -> bool:
     if not isinstance(receiver, ast.Name):
         return False
     given = [a for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs if a.arg == receiver.id]
-    if given:
-        return given[0].annotation is not None and "Tensor" in ast.unparse(given[0].annotation)
+    if given:  # `Tensor` itself: `set[torch.Tensor]` is a set
+        return given[0].annotation is not None and ast.unparse(given[0].annotation) in ("Tensor", "torch.Tensor")
     bound = [n.value for n in ast.walk(fdef) if isinstance(n, ast.Assign)
              and any(isinstance(t, ast.Name) and t.id == receiver.id for t in n.targets)]
     return bool(bound) and all(_tensor_made(b) for b in bound)
@@ -125,7 +128,8 @@ def _plainly_pure(fdef: ast.FunctionDef) -> bool:
                 return False
             func = node.func
             torch_call = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("torch", "F")
-            method = isinstance(func, ast.Attribute) and (func.attr in _PURE or func.attr in _NEW_TENSOR)
+            method = isinstance(func, ast.Attribute) and (func.attr in _PURE or func.attr in _NEW_TENSOR) and (
+                func.attr not in _SHARED or _tensor_receiver(func.value, fdef))  # `seen.add(i)` changes a set
             if not (torch_call or method) or (isinstance(func, ast.Attribute) and func.attr.endswith("_")):
                 return False
     return True

@@ -235,7 +235,7 @@ class Engine:
                  if parted and parted.described and parted.described not in parted.text else None)
         # where it runs and is right (one row alone) and where it raises says what it cannot handle
         where = where if where and where.startswith("right ") else None
-        said = (parted.text, calls) if parted else (self.line_calls(check, raised),)
+        said = (parted.text, calls) if parted and parted.text else (self.line_calls(check, raised),)
         return "; ".join(part for part in (raised, *said, where) if part), None, None
 
     def line_calls(self, check: Check, said: str = "") -> str | None:

@@ -197,26 +197,41 @@ def pairs_as_one_index(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]
     return found
 
 
+def _plain_ints(fdef: ast.FunctionDef) -> set[str]:
+    """The names that plainly hold one int: arguments annotated `int`, and `for` names over a `range`."""
+    every = fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs
+    found = {a.arg for a in every if a.annotation is not None and ast.unparse(a.annotation) == "int"}
+    for loop in ast.walk(fdef):
+        if (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
+                and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"):
+            found.add(loop.target.id)
+    return found
+
+
 def negated_name_index(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
-    """`outs[:, -head]`: a name negated as an index (not as a slice's bound) picks ONE entry,
-    counted from the end, where R's `x[-i]` leaves entry i out; a number (`[-1]`, the last) is
-    plainly meant from the end, and is not said."""
-    found = []
+    """`outs[:, -head]`: a name that plainly holds one int, negated as an index after whole `:`s only
+    (not as a slice's bound), picks ONE entry counted from the end, where R's `x[-i]` leaves entry i
+    out; a number (`[-1]`, the last) is plainly meant from the end, and is not said."""
+    ints, found = _plain_ints(fdef), []
     for node in ast.walk(fdef):
         if not isinstance(node, ast.Subscript) or not isinstance(node.ctx, ast.Load):
             continue
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        negated = [p for p in parts if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.USub) and isinstance(p.operand, ast.Name)]
-        if len(negated) != 1:
+        last = parts[-1]
+        if not (isinstance(last, ast.UnaryOp) and isinstance(last.op, ast.USub) and isinstance(last.operand, ast.Name)
+                and last.operand.id in ints and all(_whole(p) for p in parts[:-1])):
             continue
-        name, axis = negated[0].operand.id, parts.index(negated[0])
-        before = ", ".join([":"] * axis)
-        keep = f"{ast.unparse(node.value)}[{before + ', ' if before else ''}"
+        name, before = last.operand.id, ":, " * (len(parts) - 1)
+        keep = f"{ast.unparse(node.value)}[{before}"
         found.append((node.lineno, f"`{ast.unparse(node)}` ({{0}}) picks ONE entry, the one `{name}` places from the end: "
                                    f"a negative index counts back from the end in Python (and `-0` is 0, the first), "
                                    f"it leaves nothing out as R's `x[-i]` does; to leave entry `{name}` out, join "
                                    f"`{keep}:{name}]` and `{keep}{name} + 1:]`", [node.lineno]))
     return found
+
+
+def _whole(part: ast.expr) -> bool:
+    return isinstance(part, ast.Slice) and part.lower is None and part.upper is None and part.step is None
 
 
 def _in_place_call(value: ast.expr) -> str | None:

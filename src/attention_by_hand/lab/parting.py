@@ -298,7 +298,7 @@ def _future(pairs) -> str | None:
         one = len(bands[0]) == 1
         return (f"the reference's is {hidden} above the diagonal, where each query's future keys are; in yours only "
                 f"the diagonal{'' if one else 's'} at offset{'' if one else 's'} {lines} above the main one "
-                f"{'is' if one else 'are'} {hidden}, and the keys further in each query's future stay visible")
+                f"{'is' if one else 'are'} {hidden}, and the other keys in each query's future stay visible")
     some = next((m for m in masked if m[0]), None)
     if some is None:
         return said + ": the causal mask is not applied to it"
@@ -319,7 +319,7 @@ def _band(got, value) -> tuple[int, ...]:
     import torch
 
     size = got.shape[-1]
-    if got.shape[-2] != size:
+    if got.shape[-2] != size or size < 2 or got.numel() == 0:
         return ()
     future = torch.ones(size, size, dtype=torch.bool).triu(1)
     cells = (got == value).reshape(-1, size, size)  # (slices, T, T)

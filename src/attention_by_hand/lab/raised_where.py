@@ -26,10 +26,11 @@ the learner never assigns may be a step the learner wrote otherwise (`q = q @ k.
 reference has `scores = ...`).
 
 An error also carries the integers the learner's functions that raised it write (`written_integers`:
-the checked function's and the one whose line raised): a change of the reference that asks for axis
-2, named only by an error that says "got 2", must be a change the learner could have written. A
-batched product given 2-D inputs raises that axis's error from inside torch, where the learner
-wrote no 2 (diagnosis.py).
+the checked function's and the one whose line raised, and the module's named constants): a change
+of the reference that asks for axis 2, named only by errors that say "got 2", must be a change the
+learner could have written. A batched product given 2-D inputs raises that axis's error from inside
+torch, where the learner wrote no 2 (diagnosis.py). An axis written another way (-3 for 0 on three
+axes), or in a helper between the two functions, is not read: such a change is then not named.
 
 Left out: a function with no loop (a learner's loop where the reference has none raises "in a
 loop" at a place the reference's code cannot show: nothing is said), and a file whose source
@@ -176,8 +177,16 @@ def checked_line(tb: TracebackType | None, is_checked) -> int | None:
 
 def written_integers(path: str, lines: list[int | None]) -> frozenset[int] | None:
     """The integers written in the innermost functions of the file holding `lines`, a minus sign
-    taken with its number (`-2` is -2, not 2): the axes and offsets the learner could have asked
-    for. None when no function holds any of the lines or the file cannot be read."""
+    taken with its number (`-2` is -2, not 2), and those the module binds to a name (`AXIS = 2`):
+    the axes and offsets the learner could have asked for. None when no function holds any of the
+    lines or the file cannot be read."""
+    try:
+        return _written_integers(path, lines)
+    except Exception:  # noqa: BLE001 - what a learner wrote only narrows a diagnosis; it never breaks a check
+        return None
+
+
+def _written_integers(path: str, lines: list[int | None]) -> frozenset[int] | None:
     tree = _tree(path)
     if tree is None:
         return None
@@ -193,4 +202,7 @@ def written_integers(path: str, lines: list[int | None]) -> frozenset[int] | Non
         for node in nodes:
             if isinstance(node, ast.Constant) and type(node.value) is int:
                 found.add(-node.value if id(node) in signed else node.value)
+    if held:  # and the module's own constants, `AXIS = 2`, which a function may read
+        found |= {s.value.value for s in tree.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant)
+                  and type(s.value.value) is int}
     return frozenset(found) if held else None
