@@ -15,7 +15,7 @@ import torch
 from attention_by_hand.lab.api_mends import api_mends
 from attention_by_hand.lab.call_pitfalls import call_pitfalls
 from attention_by_hand.lab.dropped_pitfalls import no_effect, result_dropped
-from attention_by_hand.lab.made_pitfalls import negated_name_index
+from attention_by_hand.lab.made_pitfalls import changed_then_read, negated_name_index
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.parting import _future
 from attention_by_hand.lab.raised_where import written_integers
@@ -254,8 +254,39 @@ def test_a_mask_of_far_diagonals_is_said_without_calling_the_near_ones_hidden():
     assert "the other keys in each query's future stay visible" in said
 
 
+def _changed(code: str) -> list[str]:
+    return [words for _, words, _ in changed_then_read(ast.parse(code).body[0])]
+
+
+def test_an_in_place_call_read_under_both_names_is_said_with_the_call_renamed():
+    said = _changed("def f(s, mask):\n    hidden = s.masked_fill_(mask, 0.0)\n    return s + hidden\n")
+    assert len(said) == 1 and "`s.masked_fill(mask, 0.0)` leaves `s` as it was" in said[0]
+
+
+def test_an_in_place_call_is_not_said_where_a_name_is_unread_or_read_elsewhere():
+    unread = "def f(s, mask):\n    hidden = s.masked_fill_(mask, 0.0)\n    return s\n"
+    flag = "def f(p):\n    tracked = p.requires_grad_()\n    return p * tracked\n"
+    nested = "def f(t):\n    y = t.exp_()\n    g = lambda t: t * 2\n    return g(y)\n"
+    other_arm = "def f(x, c):\n    if c:\n        y = x.mul_(2)\n    else:\n        y = x * 3\n    return y\n"
+    assert [_changed(code) for code in (unread, flag, nested, other_arm)] == [[], [], [], []]
+
+
+def test_a_negated_loop_counter_from_one_is_not_said():
+    fdef = ast.parse("def f(x, n):\n    return [x[-i] for i in range(1, n + 1)]\n").body[0]
+    loop = ast.parse("def f(x, n):\n    out = []\n    for i in range(1, n + 1):\n        out.append(x[-i])\n    return out\n").body[0]
+    assert negated_name_index(fdef) == [] and negated_name_index(loop) == []
+
+
+def test_a_tuple_of_any_length_grown_before_a_cat_is_not_said():
+    fdef = ast.parse("def f(parts: tuple[torch.Tensor, ...], tail):\n    return torch.cat(parts + (tail,), dim=0)\n").body[0]
+    assert call_pitfalls(fdef) == []
+
+
 def test_the_integers_a_function_writes_keep_their_signs(tmp_path):
     path = tmp_path / "f.py"
     path.write_text("def f(x):\n    y = x.transpose(-2, -1)\n    return y.sum(1) + 3\n", encoding="utf-8")
     assert written_integers(str(path), [2]) == frozenset({-2, -1, 1, 3})
+    named = tmp_path / "g.py"  # the module's own constant, read by the function
+    named.write_text("AXIS: int = -3\n\n\ndef f(x):\n    return x.sum(AXIS)\n", encoding="utf-8")
+    assert written_integers(str(named), [5]) == frozenset({-3})
     assert written_integers(str(path), [9]) is None

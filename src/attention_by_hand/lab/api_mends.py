@@ -26,10 +26,11 @@ repair.py finds that it gives the reference's output on every input:
 - `flatten_span`: `t.transpose(0, 1).flatten(0, 1)`, meant as "join the heads and their channels";
   flatten joins the axes from its start through its end, both included, whatever they hold. The
   mend moves the span one axis either way, or to the last two axes (`flatten(-2, -1)`).
-- `squeeze_whole`: `m.squeeze(-1) + l.log()`, one side of a sum squeezed where both carry the axis
-  of size 1: the (..., n) side broadcasts against the (..., n, 1) one into an (..., n, n) grid. The
-  mend squeezes the whole, `(m + l.log()).squeeze(-1)` (said only as an axis dropped on one side:
-  the other side need not have had it).
+- `squeeze_whole`: `m.squeeze(-1) + l.log()`, one side of a sum squeezed where the result was to
+  be: with both sides (..., n, 1), the (..., n) side broadcasts against the other into an
+  (..., n, n) grid. The mend squeezes the whole, `(m + l.log()).squeeze(-1)`, tried wherever one
+  side of a sum, difference, product or quotient is squeezed along one axis; its words say only
+  that squeezing first can change which axes meet (the shapes are not read).
 
 Left out: `.T` on a batch (torch warns of it, and the warning stops the learner's run first); a
 shift or an offset that is a longer expression than a name, a number or a minus sign before one;
@@ -249,9 +250,9 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
                 "the sizes that cut that axis, then unpacked along it")
     if op == "squeeze_whole" and isinstance(node, ast.BinOp):
         squeezed = (node.left, node.right)[change.arg]
-        return (f"`{quote(squeezed)}` drops an axis on one side of `{quote(node)}` only: broadcasting lines two tensors "
-                "up from their last axes, so the two sides' axes no longer meet as they did (a (n,) against an (n, 1) "
-                "makes an (n, n) grid)")
+        return (f"`{quote(squeezed)}` squeezes one side of `{quote(node)}` before the two meet, not their result: "
+                "broadcasting lines the sides up from their last axes, so squeezing first can change which axes meet "
+                "(a (n,) against an (n, 1) makes an (n, n) grid)")
     if op == "flatten_span" and isinstance(node, ast.Call):
         start, end = _span(node)
         return (f"`{quote(node)}` joins the axes from {start} through {end}, both included, whatever they hold at that "

@@ -16,7 +16,7 @@
   and the argument's stays None.
 
 - `torch.cat(cache + (k_new, v_new), dim=2)`, with a written tuple or list on one side of the `+` and
-  an argument annotated as a tuple (a pair of tensors) on the other: `+` puts sequences one after
+  an argument annotated as a pair, `tuple[A, B]`, on the other: `+` puts sequences one after
   the other and pairs nothing up, so the call gets one sequence of every tensor of both and joins
   them all into one tensor. (`torch.cat(parts + [tail])`, a list grown to be joined whole, is left alone.)
 
@@ -146,9 +146,16 @@ def _grad_of_original(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]
 
 
 def _pair_arguments(fdef: ast.FunctionDef) -> set[str]:
-    """The arguments annotated as a tuple (`cache: tuple[torch.Tensor, torch.Tensor]`): pairs of tensors."""
+    """The arguments annotated as a pair, `cache: tuple[torch.Tensor, torch.Tensor]`: two entries, no `...`."""
     every = fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs
-    return {a.arg for a in every if a.annotation is not None and ast.unparse(a.annotation).lower().startswith("tuple")}
+    return {a.arg for a in every if _pair(a.annotation)}
+
+
+def _pair(annotation: ast.expr | None) -> bool:
+    if not (isinstance(annotation, ast.Subscript) and ast.unparse(annotation.value) in ("tuple", "Tuple", "typing.Tuple")):
+        return False
+    entries = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+    return len(entries) == 2 and not any(isinstance(e, ast.Constant) and e.value is Ellipsis for e in entries)
 
 
 def _sequence_of(side: ast.expr) -> str | None:
@@ -164,7 +171,7 @@ def _sequence_of(side: ast.expr) -> str | None:
 
 def _sequences_joined(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     """`torch.cat(cache + (b, c), ...)` or `torch.stack(...)` of it: a written tuple or list added to
-    an argument that is a pair of tensors (annotated as a tuple), where each was to be joined alone."""
+    an argument annotated as a pair of tensors, `tuple[A, B]`, where each was to be joined alone."""
     found = []
     pairs = _pair_arguments(fdef)
     for node in ast.walk(fdef):

@@ -13,8 +13,11 @@ rest): the code alone shows each for certain.
   it picks whole entries of the first axis, one per number, not the cells the pairs name.
 - A name negated as an index, `outs[:, -head]`: it picks one entry counted from the end, where R's
   `x[-i]` leaves entry i out.
-- An in-place call's result kept under another name, `c = angles.cos_()`, and the first name read
-  after it: the call changed that tensor itself, so the later read finds the new values.
+- An in-place call's result kept under another name, `c = angles.cos_()`, and both names read in
+  the statements that run after it: the call changed that tensor itself, so the old name's read
+  finds the new values. Only methods that change values and have a twin that returns new ones
+  (`cos_` and `cos`; not `requires_grad_` or `t_`), and reads outside nested functions, lambdas
+  and comprehensions, before the name is bound again.
 
 Left out: values whose dtype or kind only a run shows (a tensor handed in, a helper's result).
 """
@@ -22,8 +25,6 @@ Left out: values whose dtype or kind only a run shows (a tensor handed in, a hel
 from __future__ import annotations
 
 import ast
-
-import torch
 
 __all__ = ["changed_then_read", "expanded_written", "inverted_integers", "negated_name_index", "none_kept", "pairs_as_one_index",
            "stores"]
@@ -198,12 +199,15 @@ def pairs_as_one_index(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]
 
 
 def _plain_ints(fdef: ast.FunctionDef) -> set[str]:
-    """The names that plainly hold one int: arguments annotated `int`, and `for` names over a `range`."""
+    """The names that plainly hold one int: arguments annotated `int`, and `for` names over a `range`
+    from 0 (where `-0`, the first entry, shows that the from-the-end reading cannot be meant)."""
     every = fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs
     found = {a.arg for a in every if a.annotation is not None and ast.unparse(a.annotation) == "int"}
     for loop in ast.walk(fdef):
+        # a range from 0 only: `x[-i]` for i from 1 is the from-the-end reading, meant
         if (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
-                and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"):
+                and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range" and loop.iter.args
+                and (len(loop.iter.args) == 1 or (isinstance(loop.iter.args[0], ast.Constant) and loop.iter.args[0].value == 0))):
             found.add(loop.target.id)
     return found
 
@@ -234,37 +238,87 @@ def _whole(part: ast.expr) -> bool:
     return isinstance(part, ast.Slice) and part.lower is None and part.upper is None and part.step is None
 
 
+# torch's methods that change their tensor's values in place, each beside a twin that returns new values
+_IN_PLACE = frozenset(
+    "add_ sub_ mul_ div_ cos_ sin_ tan_ exp_ log_ sqrt_ rsqrt_ pow_ clamp_ clamp_min_ clamp_max_ clip_ masked_fill_ "
+    "masked_scatter_ index_put_ index_add_ index_fill_ index_copy_ scatter_ scatter_add_ neg_ abs_ tanh_ sigmoid_ "
+    "relu_ addcmul_ addcdiv_ lerp_ reciprocal_ square_ floor_ ceil_ round_ sign_ tril_ triu_ log1p_ expm1_ exp2_ "
+    "log2_ log10_ remainder_ fmod_ true_divide_ addmm_ baddbmm_ cumsum_ erf_ atan_ asin_ acos_ sinh_ cosh_ trunc_ "
+    "frac_ nan_to_num_ logit_ float_power_".split())
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+           ast.ClassDef)
+
+
 def _in_place_call(value: ast.expr) -> str | None:
-    """The receiver's name of `name.method_(...)`, a torch method that changes its tensor in place
-    and has a twin that does not (`cos_` and `cos`); None for anything else."""
+    """The receiver's name of `name.method_(...)`, a method of _IN_PLACE; None for anything else."""
     if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name)):
         return None
-    method = value.func.attr
-    twin = method[:-1]
-    if not (method.endswith("_") and not method.startswith("_") and hasattr(torch.Tensor, method) and hasattr(torch.Tensor, twin)):
-        return None
-    return value.func.value.id
+    return value.func.value.id if value.func.attr in _IN_PLACE else None
+
+
+def _following(fdef: ast.FunctionDef, statement: ast.stmt) -> list[ast.stmt]:
+    """The statements that run after `statement`: those after it in its own block, then those after
+    each block holding it, outwards (never a sibling `else` arm, never a nested function's body)."""
+    after: list[ast.stmt] = []
+
+    def search(body: list[ast.stmt]) -> bool:
+        for k, s in enumerate(body):
+            if s is statement:
+                after.extend(body[k + 1:])
+                return True
+            if isinstance(s, _SCOPES):
+                continue
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                inner = getattr(s, field, None)
+                if isinstance(inner, list) and inner and search(inner):
+                    after.extend(body[k + 1:])
+                    return True
+        return False
+
+    search(fdef.body)
+    return after
+
+
+def _reads(statements: list[ast.stmt], name: str) -> int | None:
+    """The line of the first read of `name` in `statements`, before one binds it again (that one's own
+    reads count: `x = x + 1`), outside nested scopes; None when there is none."""
+    for s in statements:
+        loads, stores = [], False
+        stack = [s]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, _SCOPES) and node is not s:
+                continue
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+                loads.append(node.lineno)
+            elif isinstance(node, ast.Name) and node.id == name:
+                stores = True
+            stack.extend(ast.iter_child_nodes(node))
+        if loads:
+            return min(loads)
+        if stores:
+            return None
+    return None
 
 
 def changed_then_read(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
-    """`c = angles.cos_()`, then `angles` read on a later line before it is bound again: the
-    later read sees the values the call wrote."""
+    """`c = angles.cos_()`, then both `c` and `angles` read in the statements that run after it,
+    `angles` before it is bound again: two names for one tensor, whose old values are gone."""
     found = []
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             continue
-        name = _in_place_call(node.value)
-        if name is None or name == node.targets[0].id:
+        name, new = _in_place_call(node.value), node.targets[0].id
+        if name is None or name == new:
             continue
-        end = node.end_lineno or node.lineno
-        rebound = min((s.lineno for s in stores(fdef, name) if s.lineno > end), default=None)
-        reads = sorted({n.lineno for n in ast.walk(fdef) if isinstance(n, ast.Name) and n.id == name
-                        and isinstance(n.ctx, ast.Load) and n.lineno > end and (rebound is None or n.lineno <= rebound)})
-        if not reads:
+        after = _following(fdef, node)
+        read = _reads(after, name)
+        if read is None or _reads(after, new) is None:
             continue
-        method = node.value.func.attr
+        call = node.value
+        method = call.func.attr
+        twin = ast.unparse(ast.Call(ast.Attribute(call.func.value, method[:-1], ast.Load()), call.args, call.keywords))
         found.append((node.lineno, f"`{ast.unparse(node)}` ({{0}}) changes `{name}` itself (`{method}` works in place) "
-                                   f"and names that same tensor `{node.targets[0].id}`: `{name}` read after it ({{1}}) "
-                                   f"holds the new values; `{name}.{method[:-1]}()` leaves `{name}` as it "
-                                   f"was", [node.lineno, reads[0]]))
+                                   f"and names that same tensor `{new}`: `{name}` read after it ({{1}}) holds the new "
+                                   f"values; `{twin}` leaves `{name}` as it was", [node.lineno, read]))
     return found

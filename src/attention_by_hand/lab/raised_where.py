@@ -202,7 +202,16 @@ def _written_integers(path: str, lines: list[int | None]) -> frozenset[int] | No
         for node in nodes:
             if isinstance(node, ast.Constant) and type(node.value) is int:
                 found.add(-node.value if id(node) in signed else node.value)
-    if held:  # and the module's own constants, `AXIS = 2`, which a function may read
-        found |= {s.value.value for s in tree.body if isinstance(s, ast.Assign) and isinstance(s.value, ast.Constant)
-                  and type(s.value.value) is int}
+    if held:  # and the module's own constants, `AXIS = 2` or `AXIS: int = -1`, which a function may read
+        values = [s.value for s in tree.body if isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None]
+        found |= {n for n in map(_signed_int, values) if n is not None}
     return frozenset(found) if held else None
+
+
+def _signed_int(value: ast.expr) -> int | None:
+    """`2` or `-2` as written; None for anything else."""
+    negated = isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub)
+    number = value.operand if negated else value
+    if isinstance(number, ast.Constant) and type(number.value) is int:
+        return -number.value if negated else number.value
+    return None
