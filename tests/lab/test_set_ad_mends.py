@@ -250,8 +250,15 @@ def test_a_mask_of_far_diagonals_is_said_without_calling_the_near_ones_hidden():
     scores = torch.randn(5, 5).masked_fill(torch.ones(5, 5, dtype=torch.bool).triu(2), float("-inf"))
     reference = torch.randn(5, 5).masked_fill(torch.ones(5, 5, dtype=torch.bool).triu(1), float("-inf"))
     said = _future([(scores, reference, None)])
-    assert "only the diagonals at offsets 2, 3, 4 above the main one are -inf" in said
-    assert "the other keys in each query's future stay visible" in said
+    assert "only the diagonals from offset 2 on are -inf: each query's next 1 key stays visible" in said
+
+
+def test_a_triangle_moved_up_is_said_on_inputs_of_several_sizes():
+    def masked(T: int, k: int):
+        return torch.randn(T, T).masked_fill(torch.ones(T, T, dtype=torch.bool).triu(k), float("-inf"))
+
+    said = _future([(masked(4, 3), masked(4, 1), None), (masked(7, 3), masked(7, 1), None)])
+    assert "only the diagonals from offset 3 on are -inf: each query's next 2 keys stay visible" in said
 
 
 def _changed(code: str) -> list[str]:

@@ -225,8 +225,9 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
     if op == "axis_last" and isinstance(node, ast.Subscript):
         place = len(subscript_parts(node)) - 1
         after = "the first axis" if place == 1 else f"the first {place} axes"
-        return (f"`{quote(node)}` puts the new axis at place {place}, after {after}, not last: NumPy's way of turning a matrix's row sums into a column, "
-                f"wrong for a vector (its sum has no axis left) or a batch; `[..., None]` (or `keepdim=True`) puts it last")
+        return (f"`{quote(node)}` puts the new axis at place {place}, after {after}, not last: NumPy's way of turning "
+                "a matrix's row sums into a column, wrong for a vector (its sum has no axis left) or a batch; "
+                "`[..., None]` (or `keepdim=True`) puts it last")
     if op == "lead_colon" and isinstance(node, ast.Subscript):
         return (f"`{quote(node)}`: the leading `:` takes axis 0 whole, so the next cut falls on axis 1; a leading `:` "
                 "belongs to a tensor with a batch axis in front, (1, n, d)")

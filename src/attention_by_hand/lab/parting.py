@@ -286,18 +286,24 @@ def _future(pairs) -> str | None:
             if bool((kept == value).all()) and not bool((yours == value).all()) and hidden in (None, word):
                 hidden = word
                 masked.append(_masked_slices(got, value))
-                bands.append(_band(got, value))
+                bands.append((_band(got, value), got.shape[-1]))
                 break
         else:
             return None
     if hidden is None:
         return None
     said = f"the reference's is {hidden} above the diagonal, where each query's future keys are, and yours is not"
-    if bands[0] and all(b == bands[0] for b in bands):  # a mask of one diagonal, where the triangle was meant
-        lines = ", ".join(str(d) for d in bands[0])
-        one = len(bands[0]) == 1
-        return (f"the reference's is {hidden} above the diagonal, where each query's future keys are; in yours only "
-                f"the diagonal{'' if one else 's'} at offset{'' if one else 's'} {lines} above the main one "
+    offsets = [b for b, _ in bands]
+    ahead = f"the reference's is {hidden} above the diagonal, where each query's future keys are; in yours only"
+    first = {b[0] for b in offsets if b}
+    if all(offsets) and len(first) == 1 and all(b == tuple(range(b[0], size)) for b, size in bands):
+        k = first.pop()  # the triangle moved up: the nearest future keys stay visible
+        return (f"{ahead} the diagonals from offset {k} on are {hidden}: each query's next {k - 1} "
+                f"key{'' if k == 2 else 's'} stay{'s' if k == 2 else ''} visible")
+    if offsets[0] and all(b == offsets[0] for b in offsets):  # a mask of one diagonal, where the triangle was meant
+        lines = ", ".join(str(d) for d in offsets[0])
+        one = len(offsets[0]) == 1
+        return (f"{ahead} the diagonal{'' if one else 's'} at offset{'' if one else 's'} {lines} above the main one "
                 f"{'is' if one else 'are'} {hidden}, and the other keys in each query's future stay visible")
     some = next((m for m in masked if m[0]), None)
     if some is None:
