@@ -3,6 +3,9 @@ on each line, the statement after it, which names a statement reads the numbers 
 lines a loop holds. A loop is one statement at its first line: blame.py reads its values as it
 ends, never on its way.
 
+Two small readings of written code that several readers share sit here too: a whole `:` in a
+subscript (`whole_slice`) and an int as written, a minus sign taken with it (`signed_int`).
+
 Left out: running anything (blame.py); the reference's values (intermediates.py).
 """
 
@@ -14,7 +17,7 @@ import linecache
 import sys
 from dataclasses import dataclass, field
 
-__all__ = ["LOOPS", "Layout", "function_def", "inlined", "layout_of", "parents", "reads_of"]
+__all__ = ["LOOPS", "Layout", "function_def", "inlined", "layout_of", "parents", "reads_of", "signed_int", "whole_slice"]
 
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -120,3 +123,16 @@ def parents(tree: ast.AST) -> dict[int, ast.AST]:
     """Each node's parent in `tree`, by the child's id."""
     return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
 
+
+def whole_slice(part: ast.expr) -> bool:
+    """A subscript's part that is a bare `:`: every entry of its axis."""
+    return isinstance(part, ast.Slice) and part.lower is None and part.upper is None and part.step is None
+
+
+def signed_int(value: ast.expr) -> int | None:
+    """`2` or `-2` as written; None for anything else (a float, a bool, a name)."""
+    negated = isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub)
+    number = value.operand if negated else value
+    if isinstance(number, ast.Constant) and type(number.value) is int:
+        return -number.value if negated else number.value
+    return None

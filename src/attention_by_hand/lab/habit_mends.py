@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import ast
 
+from attention_by_hand.lab.code_layout import whole_slice
 from attention_by_hand.lab.mend_edits import other_index, subscript_parts
 from attention_by_hand.lab.mutant_edits import Change, call_name, quote
 
@@ -156,7 +157,7 @@ def _one_number(node: ast.Subscript) -> bool:
 def _new_axis_placed(node: ast.Subscript) -> bool:
     """`x[:, None]`, `x[:, :, None]`: whole `:`s, then one `None` last (a new axis after them)."""
     parts = subscript_parts(node)
-    whole = [isinstance(p, ast.Slice) and p.lower is p.upper is p.step is None for p in parts[:-1]]
+    whole = [whole_slice(p) for p in parts[:-1]]
     last = parts[-1] if parts else None
     return len(parts) >= 2 and all(whole) and isinstance(last, ast.Constant) and last.value is None
 
@@ -174,7 +175,7 @@ def _cuts(part: ast.expr) -> bool:
     """A part of a subscript that cuts its axis: a slice with a bound or a step, or an index (not a
     `None`, which adds an axis, nor `...`)."""
     if isinstance(part, ast.Slice):
-        return not (part.lower is part.upper is part.step is None)
+        return not whole_slice(part)
     return not (isinstance(part, ast.Constant) and part.value in (None, Ellipsis))
 
 
@@ -182,7 +183,7 @@ def _lead_colon(node: ast.Subscript) -> bool:
     """`x[:, a:b]`: a whole `:` first, then a cut of its own, and no `None` or `...` (which move the axes)."""
     parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else []
     first = parts[0] if parts else None
-    whole = isinstance(first, ast.Slice) and first.lower is first.upper is first.step is None
+    whole = first is not None and whole_slice(first)
     plain = not any(isinstance(p, ast.Constant) and p.value in (None, Ellipsis) for p in parts)
     return whole and plain and any(_cuts(p) for p in parts[1:])
 

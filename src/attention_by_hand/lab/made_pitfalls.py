@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import ast
 
+from attention_by_hand.lab.code_layout import whole_slice
+
 __all__ = ["changed_then_read", "expanded_written", "inverted_integers", "negated_name_index", "none_kept", "pairs_as_one_index",
            "stores"]
 
@@ -223,7 +225,7 @@ def negated_name_index(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         last = parts[-1]
         if not (isinstance(last, ast.UnaryOp) and isinstance(last.op, ast.USub) and isinstance(last.operand, ast.Name)
-                and last.operand.id in ints and all(_whole(p) for p in parts[:-1])):
+                and last.operand.id in ints and all(whole_slice(p) for p in parts[:-1])):
             continue
         name, before = last.operand.id, ":, " * (len(parts) - 1)
         keep = f"{ast.unparse(node.value)}[{before}"
@@ -232,10 +234,6 @@ def negated_name_index(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]
                                    f"it leaves nothing out as R's `x[-i]` does; to leave entry `{name}` out, join "
                                    f"`{keep}:{name}]` and `{keep}{name} + 1:]`", [node.lineno]))
     return found
-
-
-def _whole(part: ast.expr) -> bool:
-    return isinstance(part, ast.Slice) and part.lower is None and part.upper is None and part.step is None
 
 
 # torch's methods that change their tensor's values in place, each beside a twin that returns new values

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 
 from attention_by_hand.lab.api_mends import API_OPS, FLATTENING, api_words
-from attention_by_hand.lab.code_layout import parents as parents_in
+from attention_by_hand.lab.code_layout import parents as parents_in, whole_slice
 from attention_by_hand.lab.einsum_words import subscripts_words
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_words
 from attention_by_hand.lab.loop_starts import start_words
@@ -126,7 +126,7 @@ def _one_axis_cut(index: ast.AST) -> tuple[ast.Slice | None, str]:
     """The one slice of an index that cuts a single axis (`[1:]`, `[..., :-1]`, `[:, 2:]`), with
     that axis in words ("its first axis", "its last axis", "axis 1"); (None, "") otherwise."""
     parts = index.elts if isinstance(index, ast.Tuple) else [index]
-    cuts = [p for p in parts if isinstance(p, ast.Slice) and not (p.lower is None and p.upper is None and p.step is None)]
+    cuts = [p for p in parts if isinstance(p, ast.Slice) and not whole_slice(p)]
     rest = [p for p in parts if p not in cuts]
     dots = [i for i, p in enumerate(parts) if isinstance(p, ast.Constant) and p.value is Ellipsis]
     if len(cuts) != 1 or len(dots) > 1 or not all(isinstance(p, ast.Slice) or i in dots for i, p in enumerate(parts) if p in rest):

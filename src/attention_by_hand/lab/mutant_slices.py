@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ast
 
+from attention_by_hand.lab.code_layout import whole_slice
+
 __all__ = ["SLICE_OPS", "slice_edit", "colon_swapped", "one_short"]
 
 SLICE_OPS = ("slice_shift", "bound", "colon", "short")
@@ -31,10 +33,6 @@ def colon_swapped(node: ast.Slice) -> ast.Slice | None:
     return ast.Slice(node.upper, node.lower, None)
 
 
-def _full(part: ast.expr) -> bool:
-    return isinstance(part, ast.Slice) and part.lower is None and part.upper is None and part.step is None
-
-
 def one_short(node: ast.Subscript) -> ast.Subscript | None:
     """`x[..., a:b]` for `x[..., a:b, :]`; None unless the subscript starts with `...`, ends with a
     whole `:` and cuts something before it."""
@@ -42,9 +40,9 @@ def one_short(node: ast.Subscript) -> ast.Subscript | None:
         return None
     parts = node.slice.elts
     first = parts[0]
-    if not (isinstance(first, ast.Constant) and first.value is Ellipsis) or not _full(parts[-1]):
+    if not (isinstance(first, ast.Constant) and first.value is Ellipsis) or not whole_slice(parts[-1]):
         return None
-    if not any(isinstance(p, ast.Slice) and not _full(p) for p in parts[1:-1]):
+    if not any(isinstance(p, ast.Slice) and not whole_slice(p) for p in parts[1:-1]):
         return None
     return ast.Subscript(node.value, ast.Tuple(parts[:-1], ast.Load()), node.ctx)
 

@@ -45,6 +45,8 @@ from functools import lru_cache
 from pathlib import Path
 from types import CodeType, TracebackType
 
+from attention_by_hand.lab.code_layout import signed_int
+
 __all__ = ["assigned_around", "assigned_at", "assigned_names", "checked_line", "in_loop", "raised_in_loop", "raising_names",
            "written_integers"]
 
@@ -204,14 +206,5 @@ def _written_integers(path: str, lines: list[int | None]) -> frozenset[int] | No
                 found.add(-node.value if id(node) in signed else node.value)
     if held:  # and the module's own constants, `AXIS = 2` or `AXIS: int = -1`, which a function may read
         values = [s.value for s in tree.body if isinstance(s, (ast.Assign, ast.AnnAssign)) and s.value is not None]
-        found |= {n for n in map(_signed_int, values) if n is not None}
+        found |= {n for n in map(signed_int, values) if n is not None}
     return frozenset(found) if held else None
-
-
-def _signed_int(value: ast.expr) -> int | None:
-    """`2` or `-2` as written; None for anything else."""
-    negated = isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub)
-    number = value.operand if negated else value
-    if isinstance(number, ast.Constant) and type(number.value) is int:
-        return -number.value if negated else number.value
-    return None
