@@ -292,9 +292,9 @@ def _future(pairs) -> str | None:
             return None
     if hidden is None:
         return None
-    said = f"the reference's is {hidden} above the diagonal, where each query's future keys are, and yours is not"
+    where = f"the reference's is {hidden} above the diagonal, where each query's future keys are"
+    said, ahead = f"{where}, and yours is not", f"{where}; in yours only"
     offsets = [b for b, _ in bands]
-    ahead = f"the reference's is {hidden} above the diagonal, where each query's future keys are; in yours only"
     first = {b[0] for b in offsets if b}
     if all(offsets) and len(first) == 1 and all(b == tuple(range(b[0], size)) for b, size in bands):
         k = first.pop()  # the triangle moved up: the nearest future keys stay visible
