@@ -189,7 +189,7 @@ def append_to_cache(cache, k_new, v_new):
 
 def test_f_pads_pairs_given_for_the_wrong_axis_are_moved_one_axis_back(tmp_path):
     found = failed_hints(tmp_path, "lab-08-kv-cache.py", PAD_ON_THE_LAST_AXIS, "append_to_cache")
-    assert found and all("F.pad's pairs start at the LAST axis" in h and "`(0, 0, 0, extra)` for `(0, extra)`" in h
+    assert found and all("F.pad's pairs start at the LAST axis" in h and "`[0, 0, 0, extra]` for `[0, extra]`" in h
                          for h in found)
 
 

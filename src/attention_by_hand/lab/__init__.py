@@ -39,6 +39,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     diagnosis.py      the change or relation that gives a learner's outputs on every input tried
     pair_changes.py   which pairs of changes are tried together (a slip made twice, a layer moved, the next line)
     first_nan.py      the line of the learner's file that made its first nan
+    changed_where.py  the line of the learner's file that changed an input in place, and what on it writes
     blame.py          the learner's lines where its values part from the reference's (run in the child)
     code_layout.py    how a learner's function is read line by line (statements, reads, a loop as one)
     parting.py        saying that span, when every wrong call of a function agrees on it
@@ -47,7 +48,8 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     mend_changes.py   the changes tried on a learner's code only (a line left out, an exp put in, a count +1)
     mend_words.py     the mistake such a change mends, in words (a term too many, the loop starts one step late)
     einsum_words.py   einsum's subscripts mended, in words (an operand read transposed, an axis summed over)
-    loop_starts.py    a running value started again at every pass of its loop: the mend that starts it once
+    loop_starts.py    a running value started again at every pass of its loop (or never carried on): its mend
+    range_mends.py    a slice cut by another of the function's ranges (`i0:i1` where `j0:j1` belonged)
     habit_mends.py    mends of forms a habit from elsewhere misreads (`l *= r + p`, `+` to join, `~` of an int)
     api_mends.py      mends of a call or an assignment read otherwise (`a = b` no copy, roll's sign, `numel`, `.t()`)
     loop_passes.py    a loop's passes per entry: a mend that cuts a loop of several passes to one is dropped

@@ -25,12 +25,19 @@ repair.py finds that it gives the reference's output on every input:
   sizes'). The mend exchanges them back, each pair in turn.
 - `flatten_span`: `t.transpose(0, 1).flatten(0, 1)`, meant as "join the heads and their channels";
   flatten joins the axes from its start through its end, both included, whatever they hold. The
-  mend moves the span one axis either way, or to the last two axes (`flatten(-2, -1)`).
+  mend moves the span one axis either way, or to the last two axes (`flatten(-2, -1)`); a bare
+  `flatten()` is the span from 0 through -1.
 - `squeeze_whole`: `m.squeeze(-1) + l.log()`, one side of a sum squeezed where the result was to
   be: with both sides (..., n, 1), the (..., n) side broadcasts against the other into an
   (..., n, n) grid. The mend squeezes the whole, `(m + l.log()).squeeze(-1)`, tried wherever one
   side of a sum, difference, product or quotient is squeezed along one axis; its words say only
   that squeezing first can change which axes meet (the shapes are not read).
+- `elementwise`: `d_out @ out.transpose(-2, -1)`, a matrix product with a transposed partner
+  where each row was to meet its own row alone: `@` makes every row's dot product with every row of
+  the other, a grid. The mend is the entrywise product, `d_out * out`. Tried where the right side
+  of `@` is transposed (`.transpose(-2, -1)`, `.mT`, `.T`, `.t()`).
+- `matmul`: `weights * v`, MATLAB's `*` (the matrix product) where torch's `*` multiplies entry by
+  entry. The mend is `weights @ v`. Tried where neither side is a number written in the code.
 
 Left out: `.T` on a batch (torch warns of it, and the warning stops the learner's run first); a
 shift or an offset that is a longer expression than a name, a number or a minus sign before one;
@@ -47,14 +54,14 @@ from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_who
                                               signed)
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
 
-__all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "api_mends", "api_words"]
+__all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "api_mends", "api_words", "transposed_partner"]
 
 API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries", "count_first",
-           "flatten_span", "squeeze_whole")
+           "flatten_span", "squeeze_whole", "elementwise", "matmul")
 # those that name a cause no change of the reference says (verdict.py says them after one, or after
 # a catalogued mistake's effect); the reference has its own sizes and axes to swap
 CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "count_first", "flatten_span",
-             "squeeze_whole")
+             "squeeze_whole", "elementwise", "matmul")
 
 # a call's name -> the place of its diagonal's offset among the arguments of torch.<name>(...)
 _OFFSET_CALLS = {"tril": 1, "triu": 1, "tril_indices": 2, "triu_indices": 2, "diagonal": 1, "diag": 1, "diag_embed": 1}
@@ -141,6 +148,14 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                       # never last (the parts are not interleaved), never before a batch's size where there is
                       # one (a block per batch item is no row's parts); the latest place first
                       for place in (range(len(node.value.args) - 2, 1, -1) if len(node.value.args) >= 4 else (1,))]
+        if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+                and not any(isinstance(side, (ast.Constant, ast.UnaryOp)) for side in (node.left, node.right))):
+            found.append(Change(name, at, "matmul", None, "function",
+                                f"`{quote(node.left)} @ {quote(node.right)}` for `{quote(node)}`", line))
+        partner = transposed_partner(node)
+        if partner is not None:
+            found.append(Change(name, at, "elementwise", None, "function",
+                                f"`{quote(node.left)} * {quote(partner)}` for `{quote(node)}`", line))
         side = _squeezed_side(node)
         if side is not None:
             found.append(Change(name, at, "squeeze_whole", side, "order",
@@ -171,7 +186,7 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             moved = {(start + 1, end + 1), (start - 1, end - 1), (-2, -1)} - {(start, end)}
             # never across zero: a span from -1 to 0 is no span; the nearest first
             found += [Change(name, at, "flatten_span", (s, e), "axis",
-                             f"`{quote(ast.Call(node.func, [*node.args[:len(node.args) - 2], signed(s), signed(e)], []))}` "
+                             f"`{quote(ast.Call(node.func, [*node.args[:0 if is_method(node) else 1], signed(s), signed(e)], []))}` "
                              f"for `{quote(node)}`", line)
                       for s, e in sorted(moved, key=lambda p: (abs(p[0] - start), p)) if (s < 0) == (e < 0) and s < e]
         listed = _entries(node) if called in _ORDERED else None
@@ -182,6 +197,20 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                     found.append(Change(name, index[id(listed)], "swap_entries", (i, j), "order",
                                         f"`{quote(elts[j])}` and `{quote(elts[i])}` exchanged in `{quote(node)}`", line))
     return found
+
+
+def transposed_partner(node: ast.AST) -> ast.expr | None:
+    """X in `a @ X.transpose(-2, -1)` (or `.transpose(-1, -2)`, `.mT`, `.T`, `.t()`); None for another node."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult)):
+        return None
+    right = node.right
+    if isinstance(right, ast.Attribute) and right.attr in ("mT", "T"):
+        return right.value
+    if isinstance(right, ast.Call) and is_method(right) and not right.keywords:
+        axes = [number_of(a) for a in right.args]
+        if (call_name(right) == "t" and not axes) or (call_name(right) == "transpose" and axes in ([-2, -1], [-1, -2])):
+            return right.func.value
+    return None
 
 
 def _squeezed_side(node: ast.AST) -> int | None:
@@ -195,11 +224,12 @@ def _squeezed_side(node: ast.AST) -> int | None:
 
 
 def _span(node: ast.Call) -> tuple[int, int] | None:
-    """(start, end) of `x.flatten(a, b)` or `torch.flatten(x, a, b)`, both written as numbers."""
+    """(start, end) of `x.flatten(a, b)` or `torch.flatten(x, a, b)`, written as numbers; a start
+    left out is 0, an end left out -1 (`x.flatten()` joins every axis)."""
     axes = [number_of(a) for a in node.args[(0 if is_method(node) else 1):]]
-    if node.keywords or len(axes) != 2 or not all(type(a) is int for a in axes):
+    if node.keywords or len(axes) > 2 or not all(type(a) is int for a in axes):
         return None
-    return axes[0], axes[1]
+    return (*axes, 0, -1)[:2] if not axes else (axes[0], axes[1] if len(axes) == 2 else -1)
 
 
 def _count_first(node: ast.AST) -> bool:
@@ -248,6 +278,14 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
         return (f"`{quote(node)}` puts the {count} first, as if the {count} parts lay one after another in memory; a "
                 f"fused output holds each row's parts side by side on its last axis, so the {count} belongs among "
                 "the sizes that cut that axis, then unpacked along it")
+    if op == "matmul" and isinstance(node, ast.BinOp):
+        return (f"`{quote(node)}` multiplies entry by entry, lining the two tensors up by broadcasting (MATLAB's `.*`); "
+                "the matrix product is `@`")
+    if op == "elementwise" and isinstance(node, ast.BinOp) and transposed_partner(node) is not None:
+        a, b = quote(node.left), quote(transposed_partner(node))
+        return (f"`{quote(node)}` takes the dot product of every row of `{a}` with every row of `{b}`, a grid of them; "
+                f"`{a} * {b}` multiplies each entry by its own partner, row with row, so that a sum along the last axis "
+                "gives each row's dot product with its own row alone")
     if op == "squeeze_whole" and isinstance(node, ast.BinOp):
         squeezed = (node.left, node.right)[change.arg]
         return (f"`{quote(squeezed)}` squeezes one side of `{quote(node)}` before the two meet, not their result: "
@@ -255,8 +293,10 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
                 "(a (n,) against an (n, 1) makes an (n, n) grid)")
     if op == "flatten_span" and isinstance(node, ast.Call):
         start, end = _span(node)
-        return (f"`{quote(node)}` joins the axes from {start} through {end}, both included, whatever they hold at that "
-                f"point; the axes to join there are {change.arg[0]} through {change.arg[1]}")
+        given = len(node.args) - (0 if is_method(node) else 1)
+        joined = (", given no axes, joins EVERY axis into one, as NumPy's ravel does" if not given else
+                  f"joins the axes from {start} through {end}, both included, whatever they hold at that point")
+        return f"`{quote(node)}`{joined if not given else ' ' + joined}; the axes to join there are {change.arg[0]} through {change.arg[1]}"
     if op == "swap_entries":
         call = node if isinstance(node, ast.Call) else parents.get(id(node))
         called = call_name(call) if isinstance(call, ast.Call) else None

@@ -26,14 +26,20 @@ __all__ = ["CALLS", "called", "call_words", "described", "reference_makes"]
 CALLS = {
     "cumsum": "is a running (cumulative) sum: entry i adds up the entries up to i only",
     "cumprod": "is a running (cumulative) product: entry i multiplies the entries up to i only",
+    "prod": "multiplies the entries into one number (per row, given `dim`): a few hundred probabilities below 1 "
+            "multiply down past float32's smallest number to 0, whose log is -inf; a sum of their logs stays finite",
+    "batch_norm": "normalises each CHANNEL, axis 1, over the batch and every other axis: with one token per row, "
+                  "(N, d_model), each column gets mean 0 and variance 1, not each row (that is `layer_norm`)",
+    "instance_norm": "normalises each channel (axis 1) of each item over the axes AFTER it, (N, C, L): with "
+                     "(N, d_model) it has no axis after the channels to average over",
     "logcumsumexp": "is a running log-sum-exp: entry i takes the entries up to i only, not the whole row",
     "take": "reads its tensor as one flat row, its rows end to end: the positions it is given are positions "
             "in the flattened tensor, not one column of each row (that is `gather`)",
     "tensordot": "contracts, unless given `dims`, the last TWO axes of the first tensor with the first two of the "
                  "second (dims=2); a matrix product is `a @ b`, or `dims=1`",
-    "unique": "keeps each distinct value (or row, with `dim=0`) once, sorted, so a repeated one counts once; "
-              "what `return_inverse=True` adds is each entry's position among those kept, not a count "
-              "(that is `return_counts=True`)",
+    "unique": "keeps each distinct value (or row, with `dim=0`) once, sorted, and only the values that occur: "
+              "`return_counts=True` gives one tally per value present, never a 0 for one absent; what "
+              "`return_inverse=True` adds is each entry's position among those kept, not a count",
     "unique_consecutive": "keeps one of each run of equal values, so a repeated one counts once per run",
     "block_diag": "puts each matrix in its own block on the diagonal, zeros everywhere else, so its shape is the "
                   "sum of their rows by the sum of their columns; side by side is `torch.cat(..., dim=-1)`",
@@ -166,7 +172,10 @@ CALLS = {
                 "its length is the largest number plus one unless `minlength` is larger",
     "scatter": "writes, and does not add: of two writes to one place only one is kept, which one undefined "
                "(`scatter_add` adds)",
-    "index_put": "writes, and adds only with `accumulate=True`: a position given twice is written once, not counted twice",
+    "index_put": "writes, and adds only with `accumulate=True`: a position given twice is written once, not counted twice; "
+                 "its tuple holds one index tensor per axis, from the first, so a tuple of one picks whole rows",
+    "combinations": "gives every pair (a[i], a[j]) with i < j, neighbours or not (every choice of r entries, r = 2 by "
+                    "default): n entries give n (n - 1) / 2 pairs; the n - 1 neighbouring pairs are `a[:-1]` with `a[1:]`",
 }
 
 # a call given one of these keywords, or a True or False among its arguments, says how it counts:

@@ -51,6 +51,7 @@ from types import ModuleType
 
 from attention_by_hand.lab.broadcast_words import misaligned_vector
 from attention_by_hand.lab.called_words import layer_applied
+from attention_by_hand.lab.changed_where import change_made
 from attention_by_hand.lab.code_layout import function_def
 from attention_by_hand.lab.first_nan import first_nan, has_nan
 from attention_by_hand.lab.learner_notes import recording, shared_parts
@@ -388,6 +389,9 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
         found = None if where or changed else blamer(call, value, took)
         mender.saw(call, found, took)
         extra = {"nan": list(where)} if where else {} if found == _Blamer.RIGHT else {"blame": found}
+        if changed and took < TRACE_SECONDS:  # the line that changed it (changed_where.py)
+            at = change_made(getattr(module, call["function"]), lambda: [decode(a) for a in call["args"]], changed, same, learner)
+            extra.update({"changed_at": list(at)} if at else {})
         # wrong (or not searched) and no span found: the calls of the line that returned it (line_calls.py)
         if found is None and not where and not changed:
             returned = return_line(getattr(module, call["function"]), parts=isinstance(value, (tuple, list)))

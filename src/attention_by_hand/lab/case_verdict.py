@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 from types import ModuleType
 
+from attention_by_hand.lab.changed_where import writes_into
 from attention_by_hand.lab.fatal_words import at_line
 from attention_by_hand.lab.judging import Check, Miss, hint_for_exception
 from attention_by_hand.lab.wire import decode
@@ -35,7 +36,7 @@ def case_verdict(check: Check, args: tuple, event: dict, reference: ModuleType, 
         message = whole.split("\n", 1)[0] + " ..." if "invalid combination of arguments" in whole and said.startswith(" (") else whole
         return f"raised {event['type']}: {message}{where}{said}{seen}"
     if event.get("changed"):
-        return changed_inputs(getattr(reference, check.function), event["changed"])
+        return changed_inputs(getattr(reference, check.function), event["changed"], event.get("changed_at"), line_name)
     try:
         with torch.no_grad():
             expected = getattr(reference, check.function)(*args)
@@ -44,16 +45,21 @@ def case_verdict(check: Check, args: tuple, event: dict, reference: ModuleType, 
         return f"the checker could not judge this output ({type(error).__name__}: {error}); please report it"
 
 
-def changed_inputs(function, positions: list[int]) -> str:
+def changed_inputs(function, positions: list[int], at: list | None = None, line_name=None) -> str:
     """The hint for a call that modified its arguments in place, named as the reference names them.
 
     Reported before the output is judged: a function that zeroes x and then computes from it
     gives a wrong output whose cause is the change, and the right output does not excuse it.
+    at: [line, code], the learner's line after which an input first differed (changed_where.py).
     """
     names = list(inspect.signature(function).parameters)
     changed = [names[i] if i < len(names) else f"argument {i + 1}" for i in positions]
     inputs, it = ("inputs", "them") if len(changed) > 1 else ("input", "it")
-    return (
-        f"your function changed its {inputs} {' and '.join(changed)} in place; its caller still needs {it}: "
-        "compute new tensors (y = x * 2), not x.mul_(2), x *= 2 or x[...] = ..."
-    )
+    said = f"your function changed its {inputs} {' and '.join(changed)} in place"
+    if at:
+        words = writes_into(at[1])
+        where = at_line(at[0], line_name)[2:]
+        said += f" ({where}: `{at[1]}`)" + (f": {words}" if words else "")
+        if words:
+            return f"{said}; its caller still needs {it}"
+    return f"{said}; its caller still needs {it}: compute new tensors (y = x * 2), not x.mul_(2), x *= 2 or x[...] = ..."

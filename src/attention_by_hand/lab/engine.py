@@ -29,6 +29,9 @@ from attention_by_hand.lab.wire import decode
 __all__ = ["Engine", "got_of"]
 
 
+# the words of a relation of scale (relations.py, row_factors.py): the output, or each row, times a number
+_SCALES = ("times a factor of its own", "output divided by", "output multiplied by")
+
 class Engine:
     """The mutation engine (diagnosis.py), asked once per function when the hand-written judges
     named nothing: on every input that function was called on, its cases and its probes.
@@ -100,7 +103,10 @@ class Engine:
         if found and mended and op in FLOW_MENDS:  # a loop's `break` or `return`, mended: the learner's own line, alone
             return mended, None, words
         if found:  # a mend naming a function, a flag or a number (a torch reading: after any change), after what the outputs show
-            after = mended if mended and (found.relation or op in CAUSE_OPS) and (op in NAMING_MENDS or (op in AXIS_MENDS and "of size 1" in found.hint)) else None
+            # a call or a factor taken out says where a scale comes from: said after a relation of scale alone
+            scaled = op in ("unwrap", "left", "right") and any(w in found.hint for w in _SCALES)
+            after = mended if mended and (found.relation or op in CAUSE_OPS) and (
+                op in NAMING_MENDS or scaled or (op in AXIS_MENDS and "of size 1" in found.hint)) else None
             # what the outputs show, then what a call the reference never makes does on the line where they part
             parted = self.parted_at(function, check) if found.relation and not after else None
             calls = f"at the line where your values part, {parted.described}" if parted and parted.described else None

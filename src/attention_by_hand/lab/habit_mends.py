@@ -15,6 +15,9 @@ repair.py finds that it gives the reference's output on every input:
 - `pad_before`: `F.pad(x, (0, n))`, meant for the time axis; F.pad's pairs start at the LAST axis
   and go backwards, so `(0, n)` widens the last axis. The mend moves every pair one axis back,
   `(0, 0, 0, n)` (two pairs exchanged where four numbers were given).
+- `pad_sides`: `F.pad(old, (0, 0, n, 0))`, each pair read (after, before), as the new room at the
+  end; a pair gives the entries added BEFORE an axis's first entry, then those after its last. The
+  mend exchanges the two of every pair. Tried where some pair's two differ.
 - `lead_colon`: `table[:, :T]`, a slice written for a tensor with a batch axis in front (TensorFlow's
   `(1, n, d)` tables); on a table without one, the leading `:` takes the rows whole and `:T` cuts
   the columns. The mend drops the leading `:`, `table[:T]`.
@@ -34,6 +37,13 @@ repair.py finds that it gives the reference's output on every input:
   axis goes after the first, right for a matrix's sums only (a vector's has no axis to keep, a
   batch's gets it in the middle). The mend puts it last, `e.sum(-1)[..., None]`. Tried where every
   part before the `None` is a whole `:`.
+- `count_colon`: `weight[T]`, the colon of `weight[:T]` left out, as a count reads like "the first T"
+  in words; an index picks the one entry T along its axis and drops the axis. The mend is the
+  slice `weight[:T]`. Tried where the index is a name the function binds from a size (`T =
+  x.shape[-1]`, `n = len(ids)`).
+- `step_axis`: `table[0::2]`, every other column meant (as a slice with a step is written for a
+  vector); one slice cuts the FIRST axis, the rows. The mend moves it to the second axis,
+  `table[:, 0::2]`, or to the last, `table[..., 0::2]`. Tried where a name is cut by one slice with a step.
 
 Left out: a join along an axis other than -1, 0, 1 and -2 (2 where the tensors have four axes is -2), and a layer's or a table's row of a
 sum taken for the sum of its rows (`pe(a) + pe(b)` for `pe(a + b)`): the learner's code seldom
@@ -45,13 +55,14 @@ from __future__ import annotations
 import ast
 
 from attention_by_hand.lab.code_layout import whole_slice
-from attention_by_hand.lab.mend_edits import other_index, subscript_parts
+from attention_by_hand.lab.mend_edits import mend_edit, other_index, subscript_parts
 from attention_by_hand.lab.mutant_edits import Change, call_name, quote
+from attention_by_hand.lab.size_locals import reads_shape
 
 __all__ = ["HABIT_OPS", "habit_mends", "habit_words"]
 
 HABIT_OPS = ("unfold_aug", "join", "factor_outside", "pad_before", "lead_colon", "comma_colon", "enumerate_order", "all_but",
-             "next_axis", "one_slice", "axis_last")
+             "next_axis", "one_slice", "axis_last", "pad_sides", "count_colon", "step_axis")
 
 _JOIN_AXES = (-1, 0, 1, -2)
 _AUG_OPS = {ast.Mult: "*", ast.Div: "/", ast.Sub: "-"}
@@ -76,11 +87,18 @@ def _function_form(call: ast.Call) -> bool:
 def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The habit mends of `fdef`, in the order of its nodes."""
     found, name = [], fdef.name
+    # the names bound from a size (`T = x.shape[-1]`): an index by one of them may be a count meant as a slice
+    counts = {t.id for n in ast.walk(fdef) if isinstance(n, ast.Assign) and reads_shape(n.value)
+              for target in n.targets for t in ast.walk(target) if isinstance(t, ast.Name)}
     for node in ast.walk(fdef):
         at = index.get(id(node))
         if at is None:
             continue
         line = getattr(node, "lineno", None)
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            found += [Change(name, at, "count_colon", k, "slice",
+                             f"`{quote(mend_edit(node, Change(name, at, 'count_colon', k, 'slice', '')))}` for `{quote(node)}`", line)
+                      for k, p in enumerate(subscript_parts(node)) if isinstance(p, ast.Name) and p.id in counts]
         if (isinstance(node, ast.AugAssign) and type(node.op) in _AUG_OPS and isinstance(node.value, ast.BinOp)
                 and type(node.value.op) in _SUMS):
             target, sign = quote(node.target), _AUG_OPS[type(node.op)]
@@ -99,9 +117,14 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if (isinstance(node, ast.Call) and call_name(node) in _PADS and len(node.args) >= 2
                 and isinstance(node.args[1], (ast.Tuple, ast.List)) and len(node.args[1].elts) in (2, 4)):
             pairs = [quote(e) for e in node.args[1].elts]
+            left, right = "()" if isinstance(node.args[1], ast.Tuple) else "[]"  # as the learner wrote them
             moved = ["0", "0", *pairs] if len(pairs) == 2 else [*pairs[2:], *pairs[:2]]
             found.append(Change(name, at, "pad_before", None, "arguments",
-                                f"`({', '.join(moved)})` for `({', '.join(pairs)})` in `{quote(node)}`", line))
+                                f"`{left}{', '.join(moved)}{right}` for `{quote(node.args[1])}` in `{quote(node)}`", line))
+            if any(pairs[i] != pairs[i + 1] for i in range(0, len(pairs), 2)):
+                sides = [pairs[i + 1 - i % 2 * 2] for i in range(len(pairs))]  # each pair's two exchanged
+                found.append(Change(name, at, "pad_sides", None, "arguments",
+                                    f"`{left}{', '.join(sides)}{right}` for `{quote(node.args[1])}` in `{quote(node)}`", line))
         if isinstance(node, ast.Subscript) and _lead_colon(node):
             rest = node.slice.elts[1:]
             shorter = f"{quote(node.value)}[{', '.join(quote(e) for e in rest)}]"
@@ -111,6 +134,10 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _new_axis_placed(node):
             found.append(Change(name, at, "axis_last", None, "index",
                                 f"`{quote(node.value)}[..., None]` for `{quote(node)}`", line))
+        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Slice)
+                and node.slice.step is not None):  # `table[0::2]`, read or written
+            found += [Change(name, at, "step_axis", lead, "index", f"`{quote(node.value)}[{lead}, {quote(node.slice)}]` "
+                             f"for `{quote(node)}`", line) for lead in (":", "...")]
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _one_number(node):
             found.append(Change(name, at, "next_axis", None, "index",
                                 f"`{quote(node.value)}[:, {quote(node.slice)}]` for `{quote(node)}`", line))
@@ -206,6 +233,9 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
     if op == "pad_before" and isinstance(node, ast.Call):
         return ("F.pad's pairs start at the LAST axis and go backwards: the first pair pads the last axis, the next "
                 "pair the axis before it")
+    if op == "pad_sides" and isinstance(node, ast.Call):
+        return (f"`{quote(node.args[1])}` in F.pad: each axis's pair is (before, after), the entries added in front of "
+                "its first entry, then those after its last; yours puts them on the other side")
     if op == "comma_colon" and isinstance(node, ast.Subscript):
         return (f"`{quote(node)}`: a comma puts its two sides on two axes, an index on each; a colon makes one "
                 "slice of the two, from the first up to the second")
@@ -219,6 +249,14 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
     if op == "next_axis" and isinstance(node, ast.Subscript):
         return (f"`{quote(node)}` picks along the FIRST axis, one whole slice of it; entry {quote(node.slice)} of every row "
                 f"is `{quote(node.value)}[:, {quote(node.slice)}]`")
+    if op == "step_axis" and isinstance(node, ast.Subscript):
+        where = "the second axis" if change.arg == ":" else "the last axis"
+        return (f"`{quote(node)}` cuts the FIRST axis, the rows: one slice always does; for {where} the slice goes "
+                f"after the axes before it, `{quote(node.value)}[{change.arg}, {quote(node.slice)}]`")
+    if op == "count_colon" and isinstance(node, ast.Subscript):
+        count = quote(subscript_parts(node)[change.arg])
+        return (f"`{quote(node)}` picks the one entry {count} along that axis (an index drops its axis); the first "
+                f"{count} entries are the slice `:{count}`")
     if op == "one_slice" and isinstance(node, ast.Subscript):
         part = subscript_parts(node)[change.arg]
         return (f"`{quote(part)}` is a slice: it keeps its axis, with one entry on it, and the axis then broadcasts "

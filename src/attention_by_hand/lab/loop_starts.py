@@ -23,8 +23,15 @@ name a fresh value (a number, or a tensor made from sizes: `zeros`, `zeros_like`
 `new_zeros`, ...), whose name the later statements of that body both read and set again
 (`l = l * r + p`; `m_new = max(m, s)`, then `m = m_new`).
 
+The other way to lose a running value: the loop computes its next value under a twin name
+(`m_new = torch.maximum(m, s)`) and reads the old one (`exp(m - m_new)`), but never carries the
+twin on (`m = m_new`), so every pass reads `m` as it stood before the loop. The `carry` mend adds
+that assignment as the loop body's last statement. A twin is the name with `_new`, `_next` or
+`_cur` after it, or `new_` or `next_` before it, assigned in the loop's body; the name itself is
+read there, assigned before the loop, and never assigned in it.
+
 Left out: a start in a branch of the loop (done only on some passes), and one that unpacks several
-names.
+names; a twin under another name (`m2`, `mx`).
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ import ast
 
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, quote
 
-__all__ = ["loop_starts", "start_words"]
+__all__ = ["carry_words", "loop_carries", "loop_starts", "start_words"]
 
 _LOOPS = (ast.For, ast.While)
 _MAKERS = TENSOR_MAKERS | {f"{name}_like" for name in TENSOR_MAKERS} | {"full_like", "tensor"}
@@ -76,6 +83,35 @@ def loop_starts(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                          f"`{quote(loop.body[at])}` done once, on the first pass of {_the_loop(loop)}", loop.body[at].lineno)
                   for at in starts]
     return found
+
+
+def _twins(name: str) -> tuple[str, ...]:
+    return (f"{name}_new", f"{name}_next", f"{name}_cur", f"new_{name}", f"next_{name}")
+
+
+def loop_carries(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `carry` changes of `fdef`: `name = twin` added at the end of a loop's body, for each name
+    the loop reads but never sets again while it sets the name's twin (the module's docstring)."""
+    found = []
+    for loop in (n for n in ast.walk(fdef) if isinstance(n, _LOOPS)):
+        inside = [n for s in loop.body for n in ast.walk(s)]
+        set_inside = _binds(loop) | {n.target.id for n in inside if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
+        read_inside = {n.id for n in inside if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        before = {t.id for s in ast.walk(fdef) if isinstance(s, ast.Assign) and s.lineno < loop.lineno
+                  for target in s.targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+        for name in sorted((read_inside & before) - set_inside):
+            found += [Change(fdef.name, index[id(loop)], "carry", (name, twin), "step",
+                             f"`{name} = {twin}` added at the end of {_the_loop(loop)}", loop.body[-1].lineno)
+                      for twin in _twins(name) if twin in set_inside]
+    return found
+
+
+def carry_words(loop: ast.AST, name: str, twin: str) -> str | None:
+    """The mistake the `carry` change mends, in words."""
+    if not isinstance(loop, _LOOPS):
+        return None
+    return (f"{_the_loop(loop)} never carries `{twin}` on into `{name}`: each pass computes `{twin}` from `{name}` as it "
+            f"stood before the loop, so what earlier passes found is lost; end each pass with `{name} = {twin}`")
 
 
 def _starts_running(statement: ast.stmt, later: list[ast.stmt]) -> bool:

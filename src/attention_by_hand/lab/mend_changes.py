@@ -65,7 +65,8 @@ added or never lacked what the learner left out. Those are tried here, on the le
   `kb * block` was meant;
 - a running value's start moved before its loop, or made once, on the loop's first pass
   (`start_before`, `once`: loop_starts.py): `l = torch.zeros_like(s)` inside the loop starts the sum
-  again at every pass;
+  again at every pass; a running value's twin never carried on (`carry`): `m = m_new` missing at
+  the end of the loop's body;
 - forms a habit from elsewhere reads otherwise (habit_mends.py): `l *= r + p` unfolded, two slices
   joined where `+` added them, a factor taken out of a call, F.pad's pairs moved one axis back, a
   leading `:` dropped, a comma made a colon, enumerate's pair read (index, item), `~h` made every
@@ -76,7 +77,9 @@ added or never lacked what the learner left out. Those are tried here, on the le
   made one axis's length, `transpose(0, 1)` made `transpose(-2, -1)`, two listed sizes, strides
   or axes exchanged, a flatten's span of axes moved, a squeeze of one side of a sum put on the whole;
 - a floor division where the count rounds up (`ceil`): `range(T // block)` leaves a last, shorter
-  block out; `-(-T // block)` counts it.
+  block out; `-(-T // block)` counts it;
+- a slice cut by another of the function's ranges (range_mends.py): `k[..., i0:i1, :]` where the
+  keys' block `j0:j1` belonged.
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """
@@ -88,9 +91,10 @@ from itertools import combinations, permutations
 
 from attention_by_hand.lab.api_mends import API_OPS, api_mends
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_mends
-from attention_by_hand.lab.loop_starts import loop_starts
+from attention_by_hand.lab.loop_starts import loop_carries, loop_starts
 from attention_by_hand.lab.mend_edits import function_form
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
+from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends
 from attention_by_hand.lab.size_locals import reads_shape
 
 __all__ = ["AXIS_MENDS", "FLAGS", "FLOW_MENDS", "NAMING_MENDS", "loop_names", "mend_changes"]
@@ -109,11 +113,11 @@ DIMS = (-1, 0, 1, -2)  # the axes a learner most often meant
 # layouts of the operands alike (6 more)
 MAX_SUBSCRIPTS = 54
 
-FLOW_MENDS = ("jump", "outdent", "once", "start_before")  # a loop's control: said alone, even where a change of the reference fits (verdict.py)
+FLOW_MENDS = ("jump", "outdent", "once", "start_before", "carry")  # a loop's control: said alone, even where a change of the reference fits (verdict.py)
 # mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
 NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts", "factor_moved",
-                "unsub", "ceil", "into_exponent", "one_tuple", *HABIT_OPS, *API_OPS)
+                "unsub", "ceil", "into_exponent", "one_tuple", *HABIT_OPS, *API_OPS, *RANGE_OPS)
 AXIS_MENDS = ("first", "unwrap")  # an axis (or a call) taken away: said after "an extra axis of size 1" (verdict.py)
 
 _WRAPS = ("exp", "log")
@@ -275,7 +279,8 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                 found.append(Change(name, index[id(node.right)], "shift", delta, "offset",
                                     f"`{quote(node.right)} {sign} 1` for `{quote(node.right)}`{where}", statement.lineno))
     # a loop's restarted state first: few changes, each a whole kind of mistake, tried before the budget runs out
-    return loop_starts(fdef, index) + found + habit_mends(fdef, index) + api_mends(fdef, index)
+    return (loop_starts(fdef, index) + loop_carries(fdef, index) + found + habit_mends(fdef, index) + api_mends(fdef, index)
+            + range_mends(fdef, index))
 
 
 _RUNNING = ("maximum", "fmax", "logaddexp", "max")  # a running maximum or log-sum, carried as its first argument

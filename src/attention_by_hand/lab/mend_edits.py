@@ -110,6 +110,14 @@ def _read(target: ast.expr) -> ast.expr:
 def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one branch per op
     """The node that takes `node`'s place for one of the learner-only changes."""
     op, arg = change.op, change.arg
+    if op == "matmul":  # `a * b` made `a @ b` (api_mends.py)
+        return ast.BinOp(node.left, ast.MatMult(), node.right)
+    if op == "elementwise":  # `a @ b.transpose(-2, -1)` made `a * b` (api_mends.py)
+        right = node.right
+        return ast.BinOp(node.left, ast.Mult(), right.value if isinstance(right, ast.Attribute) else right.func.value)
+    if op == "range_for":  # a slice's two bounds made another slice's of the function (range_mends.py)
+        lower, upper = (ast.parse(bound, mode="eval").body for bound in arg)
+        return ast.Slice(lower, upper, node.step)
     if op == "into_index":  # `ids[i] + 1` made `ids[i + 1]` (mend_changes.py)
         return ast.Subscript(node.left.value, ast.BinOp(node.left.slice, node.op, node.right), ast.Load())
     if op == "subscripts":  # einsum's subscripts spelled otherwise (mend_changes.py)
@@ -155,7 +163,11 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
     if op == "pad_before":  # F.pad's pairs moved one axis back: `(0, n)` made `(0, 0, 0, n)` (habit_mends.py)
         pairs = node.args[1]
         moved = [ast.Constant(0), ast.Constant(0), *pairs.elts] if len(pairs.elts) == 2 else [*pairs.elts[2:], *pairs.elts[:2]]
-        return ast.Call(node.func, [node.args[0], ast.Tuple(moved, ast.Load()), *node.args[2:]], node.keywords)
+        return ast.Call(node.func, [node.args[0], type(pairs)(moved, ast.Load()), *node.args[2:]], node.keywords)
+    if op == "pad_sides":  # F.pad's pairs each read the other way: `(0, 0, n, 0)` made `(0, 0, 0, n)` (habit_mends.py)
+        elts = node.args[1].elts
+        sides = [elts[i + 1 - i % 2 * 2] for i in range(len(elts))]
+        return ast.Call(node.func, [node.args[0], type(node.args[1])(sides, ast.Load()), *node.args[2:]], node.keywords)
     if op == "lead_colon":  # `x[:, :T]` made `x[:T]` (habit_mends.py)
         return _subscript(node, subscript_parts(node)[1:])
     if op == "comma_colon":  # `w[a, b]` made `w[a : b]`: entries arg and arg + 1 one slice (habit_mends.py)
@@ -176,6 +188,13 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.Subscript(node.value, ast.Tuple([ast.Slice(), node.slice], ast.Load()), node.ctx)
     if op == "axis_last":  # `x[:, None]` made `x[..., None]` (habit_mends.py)
         return _subscript(node, [ast.Constant(Ellipsis), ast.Constant(None)])
+    if op == "step_axis":  # `x[0::2]` made `x[:, 0::2]` or `x[..., 0::2]` (habit_mends.py)
+        lead = ast.Slice(None, None, None) if arg == ":" else ast.Constant(Ellipsis)
+        return _subscript(node, [lead, node.slice])
+    if op == "count_colon":  # `x[T]` made `x[:T]` (habit_mends.py)
+        parts = subscript_parts(node)
+        parts[arg] = ast.Slice(None, parts[arg], None)
+        return _subscript(node, parts)
     if op == "one_slice":  # `x[:, h : h + 1]` made `x[:, h]` (habit_mends.py)
         parts = subscript_parts(node)
         parts[arg] = parts[arg].lower
@@ -197,7 +216,7 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
     if op == "count_first":  # `x.view(3, B, T, d)` made `x.view(B, T, 3, d).unbind(-2)`
         return edit_count_first(node, arg)
     if op == "flatten_span":  # `x.flatten(0, 1)` made `x.flatten(1, 2)`: the span moved
-        lead = node.args[:len(node.args) - 2]  # torch.flatten(x, ...)'s tensor stays first
+        lead = node.args[:0 if is_method(node) else 1]  # torch.flatten(x, ...)'s tensor stays first
         return ast.Call(node.func, [*lead, *(signed(a) for a in arg)], [])  # as api_mends.py quotes it
     if op == "squeeze_whole":  # `a.squeeze(d) + b` made `(a + b).squeeze(d)`
         return edit_squeeze_whole(node, arg)

@@ -17,8 +17,9 @@ from attention_by_hand.lab.api_mends import API_OPS, FLATTENING, api_words
 from attention_by_hand.lab.code_layout import parents as parents_in, whole_slice
 from attention_by_hand.lab.einsum_words import subscripts_words
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_words
-from attention_by_hand.lab.loop_starts import start_words
+from attention_by_hand.lab.loop_starts import carry_words, start_words
 from attention_by_hand.lab.mutant_edits import CMP, OPS, TENSOR_MAKERS, Change, call_name, factor_parts, moved_text, number_of, quote_statement
+from attention_by_hand.lab.range_mends import RANGE_OPS, range_words
 
 __all__ = ["mistake_words", "mend_said", "a_factor"]
 
@@ -147,10 +148,14 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     op, kind = change.op, change.kind
     if op == "once":
         return start_words([node], parents.get(id(node)), movable=False)
+    if op == "carry":
+        return carry_words(node, *change.arg)
     if op == "start_before" and isinstance(node, (ast.For, ast.While)) and all(0 <= i < len(node.body) for i in change.arg):
         return start_words([node.body[i] for i in change.arg], node)
     if op in HABIT_OPS:
         return habit_words(node, change)
+    if op in RANGE_OPS:
+        return range_words(node, change)
     if op in API_OPS:
         return api_words(node, change, fdef, parents)
     if op == "const" and _exponent(node, parents):  # `** 2` for `** 1` is a power, not a count off by one

@@ -45,7 +45,7 @@ AXIS_CALLS = {
     "cat", "stack", "split", "chunk", "transpose", "cumsum", "logsumexp", "norm", "unsqueeze", "squeeze",
     "flip", "roll", "size",
 }
-STATEMENT_OPS = ("swap_next", "fold", "drop", "outdent", "hoist", "sink", "once", "start_before")
+STATEMENT_OPS = ("swap_next", "fold", "drop", "outdent", "hoist", "sink", "once", "start_before", "carry")
 TRANSPOSES = {"transpose", "t", "permute"}
 # torch's calls that make a tensor of the sizes they are given
 TENSOR_MAKERS = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "new_zeros", "new_ones"})
@@ -445,6 +445,15 @@ def edit_statements(body: list, node: ast.stmt, change: Change) -> bool:
         moved = [loop.body[i] for i in change.arg]
         loop.body = [s for i, s in enumerate(loop.body) if i not in change.arg]
         body[at : at + 1] = [*moved, loop]
+        return True
+    if change.op == "carry":  # `name = twin` added as the loop body's last statement (loop_starts.py)
+        if not isinstance(node, (ast.For, ast.While)):
+            return False
+        loop, (name, twin) = _tree_copy(node), change.arg
+        # placed at the body's last line, so that a count of the loop's passes by its lines holds
+        carried = ast.Assign([ast.Name(name, ast.Store())], ast.Name(twin, ast.Load()))
+        loop.body.append(ast.fix_missing_locations(ast.copy_location(carried, loop.body[-1])))
+        body[at] = loop
         return True
     if change.op in ("hoist", "sink"):  # an `if`'s first statement moved before it, or its last after it (mend_changes.py)
         if not (isinstance(node, ast.If) and len(node.body) > 1):

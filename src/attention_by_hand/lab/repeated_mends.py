@@ -72,6 +72,8 @@ def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
         return (change.function, change.op, ast.dump(node.right))
     if change.op == "pad_before" and isinstance(node, ast.Call):  # the same pairs given to F.pad for each tensor
         return (change.function, change.op, call_name(node), ast.dump(node.args[1]))
+    if change.op == "step_axis" and isinstance(node, ast.Subscript):  # `t[0::2]`, `t[1::2]`: one tensor's columns, each start
+        return (change.function, change.op, change.arg, ast.dump(node.value), ast.dump(node.slice.step))
     if change.op == "subscripts" and isinstance(node, ast.Constant) and isinstance(node.value, str):
         # one operand spelled anew, the same in each einsum (`bkhd` read as `bhkd` for the keys and the values)
         old, new = (spec.replace(" ", "").split("->")[0].split(",") for spec in (node.value, str(change.arg)))

@@ -10,7 +10,7 @@ import torch
 
 from attention_by_hand.lab.judging import close
 
-__all__ = ["ROWS_SCALED_RIGHT", "rows_scaled", "weights_like"]
+__all__ = ["ROWS_SCALED_RIGHT", "rows_scaled", "unravel", "weights_like"]
 
 
 def rows_scaled(differing: list[tuple[torch.Tensor, torch.Tensor, object]]) -> str | None:
@@ -66,7 +66,7 @@ def _rows_scaled(got: torch.Tensor, expected: torch.Tensor) -> str | None:
     def where(r: int) -> str:
         if got.dim() <= 2:
             return "the row" if got.dim() == 1 else f"row {r}"
-        return f"row {[int(i) for i in torch.unravel_index(torch.tensor(r), got.shape[:-1])]}"
+        return f"row {unravel(r, tuple(got.shape[:-1]))}"
 
     shown = ", ".join(f"{where(places[j])}: x{float(factors[j]):.3g}" for j in off[:3]) + (", ..." if len(off) > 3 else "")
     if len(off) < len(g):
@@ -80,6 +80,16 @@ def _rows_scaled(got: torch.Tensor, expected: torch.Tensor) -> str | None:
             and bool(torch.isclose(lengths[off], torch.ones(len(off), dtype=lengths.dtype), atol=1e-4).all())):
         return UNIT_ROWS
     return ROWS_SCALED.format(shown=f" ({shown})") + _advice(e)
+
+
+def unravel(flat: int, shape: tuple[int, ...]) -> list[int]:
+    """The index of entry `flat` of a tensor of `shape` laid out row by row: torch.unravel_index's
+    answer, in plain Python (torch's first call imports its symbolic shapes, most of a second)."""
+    index = []
+    for size in reversed(shape):
+        flat, at = divmod(flat, size)
+        index.append(at)
+    return index[::-1]
 
 
 def weights_like(expected: torch.Tensor) -> bool:

@@ -1,0 +1,75 @@
+"""A slice cut by one of a function's ranges where another of its ranges belonged: the mend that
+puts the other range's two bounds in its place.
+
+A tiled loop keeps two ranges at once, the queries' block `i0:i1` and the keys' block `j0:j1`, and
+cuts every tensor by one of them. A learner who types `k[..., i0:i1, :]` in the line for dq takes
+the keys of the query block: right on the diagonal tiles, where the two ranges are one, wrong or
+raising elsewhere. A change of one bound (`j0:i1`) makes no sense of it; the mend puts both bounds
+of the range the function uses elsewhere, `k[..., j0:j1, :]`. It is tried (as `range_for`) at every
+slice with both bounds written, once for each other range that some slice of the same function is
+cut by, and repair.py keeps it only where it gives the reference's output on every input tried.
+
+Left out: a range with a step, and ranges written once in the function (nothing to take them from).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from attention_by_hand.lab.mutant_edits import Change, quote
+
+__all__ = ["RANGE_OPS", "range_mends", "range_words"]
+
+RANGE_OPS = ("range_for",)
+MAX_RANGES = 6  # the distinct ranges a function's slices are cut by, most of them: a tiled loop has two or three
+
+
+def _ranges(fdef: ast.FunctionDef) -> list[ast.Slice]:
+    """The slices of `fdef` with both bounds written and no step, in the order of the code."""
+    found = [n for n in ast.walk(fdef) if isinstance(n, ast.Slice) and n.lower is not None and n.upper is not None
+             and n.step is None]
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
+def range_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `range_for` changes of `fdef`: each slice's bounds made those of another range of it."""
+    slices = _ranges(fdef)
+    kinds: list[tuple[str, str]] = []
+    for cut in slices:
+        bounds = (ast.unparse(cut.lower), ast.unparse(cut.upper))
+        if bounds not in kinds:
+            kinds.append(bounds)
+    if not 2 <= len(kinds) <= MAX_RANGES:
+        return []
+    # the tensor each slice cuts, to quote: `k[..., i0:i1, :]`, not the whole line that may cut two alike
+    cutting = {id(part): n for n in ast.walk(fdef) if isinstance(n, ast.Subscript)
+               for part in (n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice])}
+    found = []
+    for cut in slices:
+        mine = (ast.unparse(cut.lower), ast.unparse(cut.upper))
+        whole = cutting.get(id(cut))
+        if whole is None:
+            continue
+        for other in (k for k in kinds if k != mine):
+            mended = ast.Subscript(whole.value, _replaced(whole.slice, cut, other), ast.Load())
+            found.append(Change(fdef.name, index[id(cut)], "range_for", other, "variable",
+                                f"`{quote(mended)}` for `{quote(whole)}`", cut.lineno))
+    return found
+
+
+def _replaced(parts: ast.expr, cut: ast.Slice, bounds: tuple[str, str]) -> ast.expr:
+    """A subscript's slice with `cut` made the range `bounds` (for the quote alone)."""
+    lower, upper = (ast.parse(bound, mode="eval").body for bound in bounds)
+    made = ast.Slice(lower, upper, None)
+    if isinstance(parts, ast.Tuple):
+        return ast.Tuple([made if p is cut else p for p in parts.elts], ast.Load())
+    return made
+
+
+def range_words(node: ast.AST, change: Change) -> str | None:
+    """The mistake a `range_for` change mends, in words."""
+    if not (isinstance(node, ast.Slice) and node.lower is not None and node.upper is not None):
+        return None
+    mine, other = f"{quote(node.lower)}:{quote(node.upper)}", f"{change.arg[0]}:{change.arg[1]}"
+    return (f"the range `{mine}` where the range `{other}` belongs: your function cuts by both, and this place needs "
+            f"the other one (the two agree only where they cover the same positions)")
