@@ -50,8 +50,8 @@ from __future__ import annotations
 import ast
 from itertools import combinations
 
-from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_whole, entries_of, is_method, measured_by, negated,
-                                              signed)
+from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_whole, entries_of, is_method, measured_by, mend_edit,
+                                              negated, signed)
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
 
 __all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "api_mends", "api_words", "transposed_partner"]
@@ -151,11 +151,13 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
                 and not any(isinstance(side, (ast.Constant, ast.UnaryOp)) for side in (node.left, node.right))):
             found.append(Change(name, at, "matmul", None, "function",
-                                f"`{quote(node.left)} @ {quote(node.right)}` for `{quote(node)}`", line))
+                                f"`{quote(mend_edit(node, Change(name, at, 'matmul', None, 'function', '')))}` for `{quote(node)}`",
+                                line))
         partner = transposed_partner(node)
         if partner is not None:
             found.append(Change(name, at, "elementwise", None, "function",
-                                f"`{quote(node.left)} * {quote(partner)}` for `{quote(node)}`", line))
+                                f"`{quote(mend_edit(node, Change(name, at, 'elementwise', None, 'function', '')))}` for `{quote(node)}`",
+                                line))
         side = _squeezed_side(node)
         if side is not None:
             found.append(Change(name, at, "squeeze_whole", side, "order",
@@ -282,9 +284,10 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
         return (f"`{quote(node)}` multiplies entry by entry, lining the two tensors up by broadcasting (MATLAB's `.*`); "
                 "the matrix product is `@`")
     if op == "elementwise" and isinstance(node, ast.BinOp) and transposed_partner(node) is not None:
-        a, b = quote(node.left), quote(transposed_partner(node))
+        a, b = (quote(side) for side in (node.left, transposed_partner(node)))
+        entrywise = quote(ast.BinOp(node.left, ast.Mult(), transposed_partner(node)))  # bracketed where a side needs it
         return (f"`{quote(node)}` takes the dot product of every row of `{a}` with every row of `{b}`, a grid of them; "
-                f"`{a} * {b}` multiplies each entry by its own partner, row with row, so that a sum along the last axis "
+                f"`{entrywise}` multiplies each entry by its own partner, row with row, so that a sum along the last axis "
                 "gives each row's dot product with its own row alone")
     if op == "squeeze_whole" and isinstance(node, ast.BinOp):
         squeezed = (node.left, node.right)[change.arg]

@@ -28,8 +28,9 @@ CALLS = {
     "cumprod": "is a running (cumulative) product: entry i multiplies the entries up to i only",
     "prod": "multiplies the entries into one number (per row, given `dim`): a few hundred probabilities below 1 "
             "multiply down past float32's smallest number to 0, whose log is -inf; a sum of their logs stays finite",
-    "batch_norm": "normalises each CHANNEL, axis 1, over the batch and every other axis: with one token per row, "
-                  "(N, d_model), each column gets mean 0 and variance 1, not each row (that is `layer_norm`)",
+    "batch_norm": "normalises each CHANNEL, axis 1: with `training=True` by its mean and variance over the batch and "
+                  "every other axis (with one token per row, (N, d_model), each column gets mean 0 and variance 1, not "
+                  "each row: that is `layer_norm`), and otherwise (the default) by the running mean and variance it is given",
     "instance_norm": "normalises each channel (axis 1) of each item over the axes AFTER it, (N, C, L): with "
                      "(N, d_model) it has no axis after the channels to average over",
     "logcumsumexp": "is a running log-sum-exp: entry i takes the entries up to i only, not the whole row",
@@ -193,7 +194,7 @@ _NOT_OF = {"unfold": {"F", "functional", "nn"}, "trace": {"jit"}}
 
 # the names whose functions or methods are not described: a NumPy function or an object's own
 # layer means something else by the same name
-_OTHERS = {"np", "numpy", "math", "self", "str", "random"}
+_OTHERS = {"np", "numpy", "math", "self", "str", "random", "itertools"}
 
 
 def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
@@ -221,7 +222,7 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
             if as_learners and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags
                                                      or _told_by_position(node, name)):
                 continue
-            if as_learners and _sized_as_meant(node, name):
+            if as_learners and (_sized_as_meant(node, name) or _not_pairs(node, name)):
                 continue
             if name and name not in names:
                 names.append(name)
@@ -255,6 +256,16 @@ def _sized_as_meant(node: ast.Call, name: str) -> bool:
         (k.value for k in node.keywords if k.arg in ("split_size_or_sections", "split_size")), None)
     worked_out = isinstance(given, ast.BinOp) and isinstance(given.op, (ast.FloorDiv, ast.Div))
     return worked_out or isinstance(given, (ast.List, ast.Tuple))
+
+
+def _not_pairs(node: ast.Call, name: str) -> bool:
+    """A `combinations` whose words (pairs, i < j) may not hold: given `with_replacement`, or an `r`
+    that is not the number 2 (by keyword, or by position after the tensor)."""
+    if name != "combinations":
+        return False
+    given = {k.arg: k.value for k in node.keywords}
+    r = given.get("r", node.args[1] if len(node.args) > 1 else None)
+    return "with_replacement" in given or not (r is None or (isinstance(r, ast.Constant) and r.value == 2))
 
 
 def _torch_like(func: ast.expr) -> bool:

@@ -33,12 +33,13 @@ from attention_by_hand.lab.wire import MAX_TEXT
 
 __all__ = ["change_made", "first_change", "writes_into"]
 
-# (what on the line writes in place, its words); the first that the line holds is said
+# (what on the line writes in place, its words); the first that the line holds is said. A keyword is
+# matched only inside a call's brackets (`out = x.mul_(2)` assigns a name `out`, it gives no `out=`).
 _FORMS = (
-    (re.compile(r"\bmax_norm\s*="), "`max_norm=` rescales every looked-up row whose norm is over it, inside the weight "
+    (re.compile(r"[(,]\s*max_norm\s*=(?!=)"), "`max_norm=` rescales every looked-up row whose norm is over it, inside the weight "
                                     "itself, as well as in the rows it returns"),
-    (re.compile(r"\binplace\s*=\s*True\b"), "`inplace=True` writes the result into the tensor it is given"),
-    (re.compile(r"\bout\s*="), "`out=` writes the result into the tensor it names"),
+    (re.compile(r"[(,]\s*inplace\s*=\s*True\b"), "`inplace=True` writes the result into the tensor it is given"),
+    (re.compile(r"[(,]\s*out\s*=(?!=)"), "`out=` writes the result into the tensor it names"),
     (re.compile(r"\.(?P<name>[a-z][a-z0-9_]*[a-z0-9]_)\s*\("), "`{name}`, with its trailing underscore, works in place: it "
                                                               "writes into its tensor; `{bare}` makes a new one"),
     (re.compile(r"^(?P<name>[A-Za-z_][\w.]*)\s*(?P<op>[-+*/@%]|//|\*\*)=(?!=)"),
@@ -65,7 +66,7 @@ def first_change(call: Callable[[], object], changed: Callable[[], bool], learne
     longer as it came), and the line's code; None when no line of the file was running then."""
     learner = learner.resolve()
     files: dict[str, bool] = {}  # filename -> whether it is the learner's (resolved once each)
-    last: dict[int, int] = {}  # frame -> the line it is running
+    last: dict = {}  # frame -> the line it is running (the frame itself as the key: an id may be reused)
     found: list[int] = []
 
     def mine(code) -> bool:
@@ -77,14 +78,20 @@ def first_change(call: Callable[[], object], changed: Callable[[], bool], learne
         if found:
             return None
         if event in ("line", "return"):
-            if id(frame) in last and changed():  # changed by the line the frame just ran
-                found.append(last[id(frame)])
+            if frame in last and changed():  # changed by the line the frame just ran
+                found.append(last[frame])
                 return None
-            last[id(frame)] = frame.f_lineno
+            last[frame] = frame.f_lineno
         return local
 
     def tracer(frame, event, arg):
         if found or event != "call" or not mine(frame.f_code):
+            return None
+        # a helper of the learner's called: its arguments were made on the caller's line
+        # (`helper(x.mul_(2))`), so a change seen now is that line's
+        caller = frame.f_back
+        if caller in last and changed():
+            found.append(caller.f_lineno)
             return None
         return local
 
@@ -114,9 +121,14 @@ def code_only(line: str) -> str:
 def change_made(function: Callable, fresh: Callable[[], list], positions: list[int], same: Callable[[object, object], bool],
                 learner: Path) -> tuple[int, str] | None:
     """Where `function` changed its arguments at `positions` (first_change), made again on `fresh()`
-    arguments, the same seed first; `same(before, after)` says whether an argument is unchanged."""
+    arguments, the same seed first; `same(before, after)` says whether an argument is unchanged.
+    Traced once per function and positions in a process (a traced call runs several times slower):
+    a later call that changes the same inputs is said at the line the first one found."""
     import torch
 
+    key = (function, tuple(positions))
+    if key in _FOUND:
+        return _FOUND[key]
     args, kept = fresh(), fresh()
 
     def again():
@@ -124,5 +136,9 @@ def change_made(function: Callable, fresh: Callable[[], list], positions: list[i
         with torch.no_grad():
             function(*args)
 
-    return first_change(again, lambda: not all(same(kept[i], args[i]) for i in positions), learner)
+    _FOUND[key] = first_change(again, lambda: not all(same(kept[i], args[i]) for i in positions), learner)
+    return _FOUND[key]
+
+
+_FOUND: dict = {}  # (function, positions) -> its line, for change_made
 

@@ -16,6 +16,8 @@ from attention_by_hand.lab.api_mends import CAUSE_OPS
 from attention_by_hand.lab.call_words import call_words
 from attention_by_hand.lab.diagnosis import all_zeros, diagnose, localise
 from attention_by_hand.lab.related import ends_of, worded_for
+from attention_by_hand.lab.relations import DIVIDED, MULTIPLIED
+from attention_by_hand.lab.row_factors import ROWS_SCALED
 from attention_by_hand.lab.outcomes import RAISED, Tried, raised
 from attention_by_hand.lab.parting import Parted, parted
 from attention_by_hand.lab.judging import Check, Miss
@@ -29,8 +31,8 @@ from attention_by_hand.lab.wire import decode
 __all__ = ["Engine", "got_of"]
 
 
-# the words of a relation of scale (relations.py, row_factors.py): the output, or each row, times a number
-_SCALES = ("times a factor of its own", "output divided by", "output multiplied by")
+# the openings of a relation of scale: the output, or each row, times a number (relations.py, row_factors.py)
+_SCALES = (DIVIDED, MULTIPLIED, ROWS_SCALED.split("{")[0])
 
 class Engine:
     """The mutation engine (diagnosis.py), asked once per function when the hand-written judges
@@ -104,7 +106,7 @@ class Engine:
             return mended, None, words
         if found:  # a mend naming a function, a flag or a number (a torch reading: after any change), after what the outputs show
             # a call or a factor taken out says where a scale comes from: said after a relation of scale alone
-            scaled = op in ("unwrap", "left", "right") and any(w in found.hint for w in _SCALES)
+            scaled = op in ("unwrap", "left", "right") and any(opening in found.hint for opening in _SCALES)
             after = mended if mended and (found.relation or op in CAUSE_OPS) and (
                 op in NAMING_MENDS or scaled or (op in AXIS_MENDS and "of size 1" in found.hint)) else None
             # what the outputs show, then what a call the reference never makes does on the line where they part

@@ -7,7 +7,9 @@ call the reference never makes does), read in the child where the file is at han
   block that holds the line (not an `if` branch beside it, which may not have run).
 - The one `return` line of a function whose wrong output no span explains (blame.py found none):
   `return torch.triu_indices(T, T, 1)`; for an output of several parts, only a line that makes
-  them all in one expression (`return vjp(f, inputs, v)`).
+  them all in one expression (`return vjp(f, inputs, v)`). A `for` loop whose body writes into
+  the entries of a name the line reads counts as the last to give it a value, by its header:
+  `for a, b in torch.combinations(ids, 2).tolist():` before `counts[a, b] += 1`.
 - The lines of a span where the values part (parting.py quotes its first and last): the lines
   between them, and a last line that heads a loop stands for the loop's body too.
 
@@ -67,6 +69,9 @@ def last_setters(fdef: ast.AST, line: int) -> list[int]:
             if not isinstance(block, list):
                 continue
             for statement in block:
+                if isinstance(statement, ast.For) and statement.lineno < line:  # a loop that writes into entries
+                    for name in _filled(statement) & read:
+                        last[name] = max(last.get(name, 0), statement.lineno)  # its header, what the loop walks
                 if not isinstance(statement, ast.Assign) or statement.lineno >= line or statement.lineno != statement.end_lineno:
                     continue
                 for name in (n for t in statement.targets for n in ast.walk(t)):
@@ -76,6 +81,13 @@ def last_setters(fdef: ast.AST, line: int) -> list[int]:
     later = {n.id for n in _own_nodes(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
              and last.get(n.id, line) < n.lineno < line}
     return sorted({at for name, at in last.items() if name not in later})
+
+
+def _filled(loop: ast.For) -> set[str]:
+    """The names whose entries a loop's body writes (`counts[a, b] += 1`, `out[i] = ...`)."""
+    targets = [t for n in ast.walk(loop) for t in (n.targets if isinstance(n, ast.Assign) else
+                                                    [n.target] if isinstance(n, ast.AugAssign) else [])]
+    return {t.value.id for t in targets if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)}
 
 
 def _own_nodes(fdef: ast.AST) -> list[ast.AST]:

@@ -31,7 +31,7 @@ from attention_by_hand.lab.row_factors import rows_scaled, weights_like
 from attention_by_hand.lab.shape_relations import (COUNTS, REDUCTIONS, SINGULAR, SIZE_MEANS, Known, axis_name, folded, jacobian_shaped, part, reduced, reduced_kept, repeated, reshaped,
                                                    permuted, sizes_named, sliced, unit_axes, unreduced)
 
-__all__ = ["Known", "relation", "known_factor", "scale_of"]
+__all__ = ["DIVIDED", "MULTIPLIED", "Known", "relation", "known_factor", "scale_of"]
 
 def _constants(known: Known, ones: bool = False) -> list[tuple[str, float]]:
     """Every constant a learner may have multiplied by, named: n, sqrt(n), 1/n, 1/sqrt(n), then the
@@ -408,6 +408,11 @@ def known_factor(pairs: list[tuple[torch.Tensor, torch.Tensor, Known]]) -> str |
     return None
 
 
+# the openings of the relations of one scale for the whole output (engine.py says a factor taken out after them)
+DIVIDED = "yours is the reference's output divided by"
+MULTIPLIED = "yours is the reference's output multiplied by"
+
+
 def _scaled(differing) -> str | None:
     named = known_factor(differing)
     if named and named.startswith("1/") and named not in ("1/2",):  # a factor 1/n is a division by n
@@ -416,9 +421,9 @@ def _scaled(differing) -> str | None:
         if divisor.startswith("(") and divisor.endswith(")"):
             divisor = divisor[1:-1]
         size = f" = {1 / float(value):.3g}" if value else ""
-        return f"yours is the reference's output divided by {divisor}{size}{_counts(divisor)}"
+        return f"{DIVIDED} {divisor}{size}{_counts(divisor)}"
     if named:
-        return f"yours is the reference's output multiplied by {named}{_counts(named.split(' = ')[0])}"
+        return f"{MULTIPLIED} {named}{_counts(named.split(' = ')[0])}"
     # a factor no size names needs two numbers to rest on: one number is a multiple of any other
     if sum(int((torch.isfinite(g) & torch.isfinite(e) & (e != 0)).sum()) for g, e, _ in differing) < 2:
         return None
@@ -427,7 +432,7 @@ def _scaled(differing) -> str | None:
         return None
     if all(math.isclose(c, factors[0], rel_tol=1e-3) for c in factors):
         # only the inputs where yours is wrong are here: where it is right, the factor is 1
-        return f"yours is the reference's output multiplied by {factors[0]:.4g} on every input where they differ"
+        return f"{MULTIPLIED} {factors[0]:.4g} on every input where they differ"
     return None
 
 

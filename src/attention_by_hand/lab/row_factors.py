@@ -10,7 +10,7 @@ import torch
 
 from attention_by_hand.lab.judging import close
 
-__all__ = ["ROWS_SCALED_RIGHT", "rows_scaled", "unravel", "weights_like"]
+__all__ = ["ROWS_SCALED", "ROWS_SCALED_RIGHT", "rows_scaled", "unravel", "weights_like"]
 
 
 def rows_scaled(differing: list[tuple[torch.Tensor, torch.Tensor, object]]) -> str | None:
