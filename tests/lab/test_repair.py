@@ -1440,11 +1440,12 @@ def test_the_learner_only_mends_on_a_span_are_tried_before_the_spans_other_chang
     # reference's many slips fill the budget before the few mends only a learner's code needs
     from attention_by_hand.lab.mend_changes import mend_changes
     from attention_by_hand.lab.mutants import definition
-    from attention_by_hand.lab.repair import _candidates
+    from attention_by_hand.lab.repair import LATE, _candidates
 
     module = _load(tmp_path, "rescaled_new_term", HEADER + EXTRA["rescaled_new_term"])
-    ours = {c for c in mend_changes(definition(module, "carried")) if c.op != "regroup"}  # brackets: many, tried last
-    found = [c for c in _candidates(module, "carried", {"carried"}, (1, 10_000)) if c.op != "regroup"]
+    # brackets, ranges, `*` for `@`: many, and tried after the span's other changes
+    ours = {c for c in mend_changes(definition(module, "carried")) if c.op not in LATE}
+    found = [c for c in _candidates(module, "carried", {"carried"}, (1, 10_000)) if c.op not in LATE]
     first = [c in ours for c in found]
     assert any(first) and first == sorted(first, reverse=True)
 

@@ -109,6 +109,8 @@ def test_each_in_place_form_has_its_own_words():
     assert "`inplace=True` writes" in writes_into("h = F.relu(x, inplace=True)")
     assert "`out=` writes" in writes_into("torch.add(a, b, out=a)")
     assert "`clamp_`" in writes_into("x.clamp_(min=0)") and "`clamp` makes a new one" in writes_into("x.clamp_(min=0)")
+    # a twin without the underscore is named only where a tensor has one: none is `zero`
+    assert not hasattr(torch.Tensor, "zero") and "makes a new one" not in writes_into("acc.zero_()")
     assert "`w /= ...` writes into the tensor `w` names" in writes_into("w /= w.sum()")
     assert "assigning into `grid[...]`" in writes_into("grid[0, :] = 1.0")
     # a name that is also a keyword, assigned: the call on the line is what writes

@@ -41,7 +41,7 @@ _FORMS = (
     (re.compile(r"[(,]\s*inplace\s*=\s*True\b"), "`inplace=True` writes the result into the tensor it is given"),
     (re.compile(r"[(,]\s*out\s*=(?!=)"), "`out=` writes the result into the tensor it names"),
     (re.compile(r"\.(?P<name>[a-z][a-z0-9_]*[a-z0-9]_)\s*\("), "`{name}`, with its trailing underscore, works in place: it "
-                                                              "writes into its tensor; `{bare}` makes a new one"),
+                                                              "writes into its tensor{twin}"),
     (re.compile(r"^(?P<name>[A-Za-z_][\w.]*)\s*(?P<op>[-+*/@%]|//|\*\*)=(?!=)"),
      "`{name} {op}= ...` writes into the tensor `{name}` names, the caller's own; `{name} = {name} {op} ...` makes a new one"),
     (re.compile(r"^(?P<name>[A-Za-z_][\w.]*)\[[^=]*\]\s*=(?!=)"),
@@ -56,9 +56,17 @@ def writes_into(code: str) -> str:
         if found:
             named = found.groupdict()
             if "name" in named and named["name"].endswith("_") and "op" not in named:
-                named["bare"] = named["name"][:-1]
+                named["twin"] = _twin(named["name"][:-1])
             return words.format(**named)
     return ""
+
+
+def _twin(bare: str) -> str:
+    """"; `mul` makes a new one" where a tensor's method of that name does (no `zero`, `copy` or
+    `uniform` does; `resize` is deprecated, and warns)."""
+    import torch
+
+    return f"; `{bare}` makes a new one" if callable(getattr(torch.Tensor, bare, None)) and bare != "resize" else ""
 
 
 def first_change(call: Callable[[], object], changed: Callable[[], bool], learner: Path) -> tuple[int, str] | None:

@@ -74,6 +74,7 @@ from attention_by_hand.lab.mutant_edits import TRANSPOSES, call_name, edit
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
 from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
 from attention_by_hand.lab.raised_lines import feeding_lines, raised_at
+from attention_by_hand.lab.range_mends import RANGE_OPS
 from attention_by_hand.lab.repeated_mends import innermost_subscripts, subscript_of, twin_groups
 
 __all__ = ["Repair", "repair", "MAX_CHANGES", "SECONDS", "PREFERRED"]
@@ -211,7 +212,8 @@ def _unlike(change: Change, seen: dict[str, dict[str, object]]) -> bool:
 
 
 def _candidates(module: ModuleType, function: str, checked: set[str], span: tuple[int, int] | None,
-                inputs: list[tuple] = (), near: set[int] = frozenset(), wrong: int = 0) -> list[Change]:
+                inputs: list[tuple] = (), near: set[int] = frozenset(), wrong: int = 0,
+                raising: set[int] = frozenset()) -> list[Change]:
     """The changes to try, at most MAX_CHANGES: the learner-only changes on the span's lines first
     (few, and each a whole kind of mistake), then the span's other changes, then the learner-only
     changes elsewhere, then the rest, then brackets moved (many, and most of them give the same
@@ -219,7 +221,8 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     alone can then fill the budget. Without a span, the lines `near` (where the function raised,
     and the lines feeding it: raised_lines.py) take its place. In that order, a variable put for
     another of another shape comes after all the rest, and one that can mend only by chance is
-    never tried. inputs: the inputs yours is wrong on first, `wrong` of them, then the others."""
+    never tried. inputs: the inputs yours is wrong on first, `wrong` of them, then the others.
+    raising: the line where the function raised, whose LATE changes come first among the near lines'."""
     own = [name for name in reachable(module, function) if name == function or name not in checked]
     if not all(_is_the_def(module, name) for name in own):
         return []
@@ -238,7 +241,7 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
               and (span[0] <= c.line <= span[1] if span is not None else c.line in near)]
     first = set(inside) | set(extra)
     rest = [c for c in allowed if c not in first]
-    ours = [c for c in inside if c in set(extra) and c.op != "regroup"]
+    ours = [c for c in inside if c in set(extra) and (c.op not in LATE or c.line in raising)]  # LATE: on the raising line
     inside = ours + [c for c in inside if c not in set(ours)]
     regrouped = [c for c in extra if c.op == "regroup" and c not in inside]
     extra = [c for c in extra if c.op != "regroup" and c not in inside]
@@ -290,7 +293,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         left = CALL_SECONDS if deadline is None else min(CALL_SECONDS, max(0.0, deadline - time.perf_counter()))
         line = raised_at(getattr(module, function), inputs[next(i for i, g in enumerate(got) if isinstance(g, Raised))], left)
         near = feeding_lines(definition(module, function), line) if line is not None else set()
-    allowed = _candidates(module, function, checked, span, [inputs[i] for i in order], near, len(wrong))
+    allowed = _candidates(module, function, checked, span, [inputs[i] for i in order], near, len(wrong),
+                          {line} if near else set())
     candidates = allowed[:MAX_CHANGES]
     for change in candidates:
         if deadline is not None and time.perf_counter() > deadline:
@@ -356,6 +360,10 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
                   other and Repair(other.line, _said(other), words[other], other.op))
 
 
+# learner-only changes not tried first on the span's lines (after the reference's changes there), except on
+# the line that raised: many in a function with many operations or slices, and each a reading seldom made
+# (brackets moved, one range for another, `*` for `@`)
+LATE = ("regroup", *RANGE_OPS, "matmul")
 _NUMBERS = {"constant", "offset", "factor", "term"}
 REMOVALS = ("left", "right", "drop", "unwrap")  # a term or factor dropped, a line left out, a call taken away
 # a removal says what it takes out, and a number made 1 says "a factor too many" (mend_words._made_one)
