@@ -110,8 +110,8 @@ def carry_words(loop: ast.AST, name: str, twin: str) -> str | None:
     """The mistake the `carry` change mends, in words."""
     if not isinstance(loop, _LOOPS):
         return None
-    return (f"{_the_loop(loop)} never carries `{twin}` on into `{name}`: each pass computes `{twin}` from `{name}` as it "
-            f"stood before the loop, so what earlier passes found is lost; end each pass with `{name} = {twin}`")
+    return (f"{_the_loop(loop)} never carries `{twin}` on into `{name}`: every pass reads `{name}` as it stood before the "
+            f"loop, so what earlier passes found is lost; end each pass with `{name} = {twin}`")
 
 
 def _starts_running(statement: ast.stmt, later: list[ast.stmt]) -> bool:

@@ -72,4 +72,4 @@ def range_words(node: ast.AST, change: Change) -> str | None:
         return None
     mine, other = f"{quote(node.lower)}:{quote(node.upper)}", f"{change.arg[0]}:{change.arg[1]}"
     return (f"the range `{mine}` where the range `{other}` belongs: your function cuts by both, and this place needs "
-            f"the other one (the two agree only where they cover the same positions)")
+            "the other one (the two agree only where they cover the same positions)")
