@@ -416,3 +416,33 @@ def bigram_counts(ids, vocab_size):
 def test_the_calls_of_the_loop_that_filled_a_wrong_output_are_described(tmp_path):
     found = failed_hints(tmp_path, "lab-03-bigram.py", EVERY_PAIR_COUNTED, "bigram_counts")
     assert found and any("`combinations`, which the reference does not call, gives every pair" in h for h in found)
+
+
+# the weights' bracket closed after the division: the running sum divides the maximum alone, inside
+# exp, where it was to divide exp's result; torch.exp's function form, a for loop
+BRACKET_CLOSED_LATE = '''
+def online_softmax(scores):
+    top = torch.full(scores.shape[:-1], float("-inf"))
+    total = torch.zeros(scores.shape[:-1])
+    for j in range(scores.shape[-1]):
+        nxt = torch.maximum(top, scores[..., j])
+        total = total * torch.exp(top - nxt) + torch.exp(scores[..., j] - nxt)
+        top = nxt
+    return torch.exp(scores - top[..., None] / total[..., None])
+'''
+
+
+def test_a_bracket_closed_after_a_division_is_mended_by_closing_it_before(tmp_path):
+    found = failed_hints(tmp_path, "lab-09-flash-attention.py", BRACKET_CLOSED_LATE, "online_softmax")
+    assert found and all("divides `top[..., None]` alone by `total[..., None]`, inside the call" in h for h in found)
+    assert all("with `torch.exp(scores - top[..., None]) / total[..., None]` for" in h for h in found)
+
+
+def test_a_bracket_closed_late_is_tried_only_around_a_divided_or_multiplied_last_term():
+    from attention_by_hand.lab.habit_mends import late_inside
+
+    def late(code: str) -> bool:
+        return late_inside(ast.parse(code, mode="eval").body) is not None
+
+    assert late("torch.exp(a - b / c)") and late("(a + b.mul(c)).exp()") and late("math.log(a - b * c)")
+    assert not late("torch.exp(a / c - b)") and not late("torch.exp((a - b) / c)") and not late("x.sum(a - b / c)")

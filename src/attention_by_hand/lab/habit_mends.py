@@ -44,6 +44,11 @@ repair.py finds that it gives the reference's output on every input:
 - `step_axis`: `table[0::2]`, every other column meant (as a slice with a step is written for a
   vector); one slice cuts the FIRST axis, the rows. The mend moves it to the second axis,
   `table[:, 0::2]`, or to the last, `table[..., 0::2]`. Tried where a name is cut by one slice with a step.
+- `close_late`: `torch.exp(s - m / l)` or `(s - m.div(l)).exp()`, a bracket closed after the
+  division where it belonged before it: the division falls on the last term inside the call, not
+  on the call's result. The mend closes the call first, `torch.exp(s - m) / l` (the method's
+  `.div(l)` kept as a method). Tried for a call of one argument (a function's, or a method's
+  without arguments) on a sum or a difference whose right term is divided or multiplied.
 
 Left out: a join along an axis other than -1, 0, 1 and -2 (2 where the tensors have four axes is -2), and a layer's or a table's row of a
 sum taken for the sum of its rows (`pe(a) + pe(b)` for `pe(a + b)`): the learner's code seldom
@@ -59,10 +64,10 @@ from attention_by_hand.lab.mend_edits import mend_edit, other_index, subscript_p
 from attention_by_hand.lab.mutant_edits import Change, call_name, quote
 from attention_by_hand.lab.size_locals import reads_shape
 
-__all__ = ["HABIT_OPS", "habit_mends", "habit_words"]
+__all__ = ["HABIT_OPS", "habit_mends", "habit_words", "late_inside"]
 
 HABIT_OPS = ("unfold_aug", "join", "factor_outside", "pad_before", "lead_colon", "comma_colon", "enumerate_order", "all_but",
-             "next_axis", "one_slice", "axis_last", "pad_sides", "count_colon", "step_axis")
+             "next_axis", "one_slice", "axis_last", "pad_sides", "count_colon", "step_axis", "close_late")
 
 _JOIN_AXES = (-1, 0, 1, -2)
 _AUG_OPS = {ast.Mult: "*", ast.Div: "/", ast.Sub: "-"}
@@ -76,6 +81,28 @@ def _slice(node: ast.expr) -> bool:
         return False
     parts = subscript_parts(node)
     return any(isinstance(p, ast.Slice) for p in parts)
+
+
+def late_inside(node: ast.AST) -> tuple[ast.BinOp, ast.expr, ast.expr, str] | None:
+    """(the sum inside, the divided term, the divisor, "/" "*" "div" or "mul") of `f(a - b / c)` or
+    `(a - b.div(c)).f()`; None for another node."""
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    if _function_form(node) and len(node.args) == 1:
+        inner = node.args[0]
+    elif isinstance(node.func, ast.Attribute) and not node.args:
+        inner = node.func.value
+    else:
+        return None
+    if not (isinstance(inner, ast.BinOp) and isinstance(inner.op, (ast.Add, ast.Sub))):
+        return None
+    term = inner.right
+    if isinstance(term, ast.BinOp) and isinstance(term.op, (ast.Div, ast.Mult)):
+        return inner, term.left, term.right, "/" if isinstance(term.op, ast.Div) else "*"
+    if (isinstance(term, ast.Call) and isinstance(term.func, ast.Attribute) and term.func.attr in ("div", "mul")
+            and len(term.args) == 1 and not term.keywords):
+        return inner, term.func.value, term.args[0], term.func.attr
+    return None
 
 
 def _function_form(call: ast.Call) -> bool:
@@ -114,6 +141,9 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             sign = "/" if isinstance(inner.op, ast.Div) else "*"
             outside = f"{called}({quote(inner.left)}) {sign} {quote(inner.right)}"
             found.append(Change(name, at, "factor_outside", None, "factor", f"`{outside}` for `{quote(node)}`", line))
+        if late_inside(node) is not None:  # `exp(s - m / l)`: the division meant outside the call
+            closed = mend_edit(node, Change(name, at, "close_late", None, "order", ""))
+            found.append(Change(name, at, "close_late", None, "order", f"`{quote(closed)}` for `{quote(node)}`", line))
         if (isinstance(node, ast.Call) and call_name(node) in _PADS and len(node.args) >= 2
                 and isinstance(node.args[1], (ast.Tuple, ast.List)) and len(node.args[1].elts) in (2, 4)):
             pairs = [quote(e) for e in node.args[1].elts]
@@ -233,6 +263,12 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
     if op == "pad_before" and isinstance(node, ast.Call):
         return ("F.pad's pairs start at the LAST axis and go backwards: the first pair pads the last axis, the next "
                 "pair the axis before it")
+    if op == "close_late" and late_inside(node) is not None:
+        _, term, divisor, how = late_inside(node)
+        done = "divides" if how in ("/", "div") else "multiplies"
+        return (f"`{quote(node)}` {done} `{quote(term)}` alone by `{quote(divisor)}`, inside the call; with the call's "
+                f"bracket closed before the {'division' if done == 'divides' else 'product'}, its result is what is "
+                f"{'divided' if done == 'divides' else 'multiplied'}")
     if op == "pad_sides" and isinstance(node, ast.Call):
         return (f"`{quote(node.args[1])}` in F.pad: each axis's pair is (before, after), the entries added in front of "
                 "its first entry, then those after its last; yours puts them on the other side")
