@@ -21,14 +21,13 @@ learner's lines, and the line that called it is named).
 
 from __future__ import annotations
 
-import io
 import linecache
 import re
 import sys
-import tokenize
 from collections.abc import Callable
 from pathlib import Path
 
+from attention_by_hand.lab.code_layout import code_only
 from attention_by_hand.lab.wire import MAX_TEXT
 
 __all__ = ["change_made", "first_change", "writes_into"]
@@ -114,16 +113,6 @@ def first_change(call: Callable[[], object], changed: Callable[[], bool], learne
     if not found:
         return None
     return found[0], code_only(linecache.getline(str(learner), found[0]))[:MAX_TEXT]
-
-
-def code_only(line: str) -> str:
-    """A line of code without its comment (`x.mul_(0)  # done with x`: `x.mul_(0)`), stripped."""
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(line).readline))
-    except (tokenize.TokenError, SyntaxError):  # a line that opens a bracket it closes later: kept whole
-        return line.strip()
-    comment = next((t for t in tokens if t.type == tokenize.COMMENT), None)
-    return (line[:comment.start[1]] if comment else line).strip()
 
 
 def change_made(function: Callable, fresh: Callable[[], list], positions: list[int], same: Callable[[object, object], bool],

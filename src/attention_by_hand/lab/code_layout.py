@@ -3,8 +3,9 @@ on each line, the statement after it, which names a statement reads the numbers 
 lines a loop holds. A loop is one statement at its first line: blame.py reads its values as it
 ends, never on its way.
 
-Two small readings of written code that several readers share sit here too: a whole `:` in a
-subscript (`whole_slice`) and an int as written, a minus sign taken with it (`signed_int`).
+Small readings of written code that several readers share sit here too: a whole `:` in a
+subscript (`whole_slice`), an int as written, a minus sign taken with it (`signed_int`), and a
+line without its comment (`code_only`).
 
 Left out: running anything (blame.py); the reference's values (intermediates.py).
 """
@@ -13,11 +14,13 @@ from __future__ import annotations
 
 import ast
 import functools
+import io
 import linecache
 import sys
+import tokenize
 from dataclasses import dataclass, field
 
-__all__ = ["LOOPS", "Layout", "function_def", "inlined", "layout_of", "parents", "reads_of", "signed_int", "whole_slice"]
+__all__ = ["LOOPS", "Layout", "code_only", "function_def", "inlined", "layout_of", "parents", "reads_of", "signed_int", "whole_slice"]
 
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -136,3 +139,13 @@ def signed_int(value: ast.expr) -> int | None:
     if isinstance(number, ast.Constant) and type(number.value) is int:
         return -number.value if negated else number.value
     return None
+
+
+def code_only(line: str) -> str:
+    """A line of code without its comment (`x.mul_(0)  # done with x`: `x.mul_(0)`), stripped."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(line).readline))
+    except (tokenize.TokenError, SyntaxError):  # a line that opens a bracket it closes later: kept whole
+        return line.strip()
+    comment = next((t for t in tokens if t.type == tokenize.COMMENT), None)
+    return (line[:comment.start[1]] if comment else line).strip()

@@ -62,7 +62,7 @@ import ast
 from attention_by_hand.lab.code_layout import whole_slice
 from attention_by_hand.lab.mend_edits import mend_edit, other_index, subscript_parts
 from attention_by_hand.lab.mutant_edits import Change, call_name, quote
-from attention_by_hand.lab.size_locals import reads_shape
+from attention_by_hand.lab.size_locals import size_names
 
 __all__ = ["HABIT_OPS", "habit_mends", "habit_words", "late_inside"]
 
@@ -115,8 +115,7 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The habit mends of `fdef`, in the order of its nodes."""
     found, name = [], fdef.name
     # the names bound from a size (`T = x.shape[-1]`): an index by one of them may be a count meant as a slice
-    counts = {t.id for n in ast.walk(fdef) if isinstance(n, ast.Assign) and reads_shape(n.value)
-              for target in n.targets for t in ast.walk(target) if isinstance(t, ast.Name)}
+    counts = size_names(fdef)
     for node in ast.walk(fdef):
         at = index.get(id(node))
         if at is None:

@@ -95,7 +95,7 @@ from attention_by_hand.lab.loop_starts import loop_carries, loop_starts
 from attention_by_hand.lab.mend_edits import function_form
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
 from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends
-from attention_by_hand.lab.size_locals import reads_shape
+from attention_by_hand.lab.size_locals import size_names
 
 __all__ = ["AXIS_MENDS", "FLAGS", "FLOW_MENDS", "NAMING_MENDS", "loop_names", "mend_changes"]
 
@@ -156,8 +156,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
     bound = sorted({a.arg for a in fdef.args.args} | {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)})
     loops = loop_names(fdef)
     # the names bound from a size (`B, H, T, _ = x.shape`, `n = len(ids)`): a number subtracted may be meant as one
-    sized = sorted({t.id for n in nodes if isinstance(n, ast.Assign) and reads_shape(n.value)
-                    for target in n.targets for t in ast.walk(target) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)})
+    sized = sorted(size_names(fdef))
     views = _views(nodes)
     counters = {n.target.id for n in nodes if isinstance(n, ast.For) and isinstance(n.target, ast.Name)
                 and isinstance(n.iter, ast.Call) and call_name(n.iter) == "range"}

@@ -191,12 +191,10 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
     if op == "close_late":  # `f(a - b / c)` made `f(a - b) / c`, `(a - b.div(c)).f()` made `(a - b).f().div(c)` (habit_mends.py)
         inner = node.args[0] if node.args else node.func.value
         term = inner.right
-        if isinstance(term, ast.BinOp):
-            closed = ast.BinOp(inner.left, inner.op, term.left)
-            called = ast.Call(node.func, [closed], []) if node.args else ast.Call(ast.Attribute(closed, node.func.attr, ast.Load()), [], [])
-            return ast.BinOp(called, term.op, term.right)
-        closed = ast.BinOp(inner.left, inner.op, term.func.value)
+        closed = ast.BinOp(inner.left, inner.op, term.left if isinstance(term, ast.BinOp) else term.func.value)
         called = ast.Call(node.func, [closed], []) if node.args else ast.Call(ast.Attribute(closed, node.func.attr, ast.Load()), [], [])
+        if isinstance(term, ast.BinOp):
+            return ast.BinOp(called, term.op, term.right)
         return ast.Call(ast.Attribute(called, term.func.attr, ast.Load()), term.args, [])
     if op == "step_axis":  # `x[0::2]` made `x[:, 0::2]` or `x[..., 0::2]` (habit_mends.py)
         lead = ast.Slice(None, None, None) if arg == ":" else ast.Constant(Ellipsis)

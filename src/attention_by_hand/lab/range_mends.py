@@ -15,7 +15,9 @@ Left out: a range with a step, and ranges written once in the function (nothing 
 from __future__ import annotations
 
 import ast
+import dataclasses
 
+from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["RANGE_OPS", "range_mends", "range_words"]
@@ -51,19 +53,11 @@ def range_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if whole is None:
             continue
         for other in (k for k in kinds if k != mine):
-            mended = ast.Subscript(whole.value, _replaced(whole.slice, cut, other), ast.Load())
-            found.append(Change(fdef.name, index[id(cut)], "range_for", other, "variable",
-                                f"`{quote(mended)}` for `{quote(whole)}`", cut.lineno))
+            change = Change(fdef.name, index[id(cut)], "range_for", other, "variable", "", cut.lineno)
+            made = mend_edit(cut, change)  # the slice as repair makes it, quoted in its subscript
+            parts = ast.Tuple([made if p is cut else p for p in whole.slice.elts], ast.Load()) if isinstance(whole.slice, ast.Tuple) else made
+            found.append(dataclasses.replace(change, said=f"`{quote(ast.Subscript(whole.value, parts, ast.Load()))}` for `{quote(whole)}`"))
     return found
-
-
-def _replaced(parts: ast.expr, cut: ast.Slice, bounds: tuple[str, str]) -> ast.expr:
-    """A subscript's slice with `cut` made the range `bounds` (for the quote alone)."""
-    lower, upper = (ast.parse(bound, mode="eval").body for bound in bounds)
-    made = ast.Slice(lower, upper, None)
-    if isinstance(parts, ast.Tuple):
-        return ast.Tuple([made if p is cut else p for p in parts.elts], ast.Load())
-    return made
 
 
 def range_words(node: ast.AST, change: Change) -> str | None:

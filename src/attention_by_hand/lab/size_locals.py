@@ -27,7 +27,7 @@ import sys
 from attention_by_hand.lab.code_layout import function_def
 from attention_by_hand.lab.outcomes import CALL_SECONDS, call
 
-__all__ = ["reads_shape", "sizes_apart"]
+__all__ = ["reads_shape", "size_names", "sizes_apart"]
 
 
 def reads_shape(value: ast.AST) -> bool:
@@ -36,6 +36,12 @@ def reads_shape(value: ast.AST) -> bool:
                or (isinstance(n, ast.Call) and ((isinstance(n.func, ast.Attribute) and n.func.attr == "size")
                                                 or (isinstance(n.func, ast.Name) and n.func.id == "len")))
                for n in ast.walk(value))
+
+
+def size_names(fdef: ast.AST) -> set[str]:
+    """The names a function binds from a size (`B, H, T, _ = x.shape`, `n = len(ids)`)."""
+    return {t.id for n in ast.walk(fdef) if isinstance(n, ast.Assign) and reads_shape(n.value)
+            for target in n.targets for t in ast.walk(target) if isinstance(t, ast.Name) and isinstance(t.ctx, ast.Store)}
 
 
 def _shape_bound(fdef: ast.AST, file: str) -> dict[str, tuple[int, str]]:
