@@ -38,6 +38,16 @@ repair.py finds that it gives the reference's output on every input:
   of `@` is transposed (`.transpose(-2, -1)`, `.mT`, `.T`, `.t()`).
 - `matmul`: `weights * v`, MATLAB's `*` (the matrix product) where torch's `*` multiplies entry by
   entry. The mend is `weights @ v`. Tried where neither side is a number written in the code.
+- `bool_mask`: `F.scaled_dot_product_attention(q, k, v, attn_mask=keep)` with `keep` a float mask of
+  ones and zeros, read as "1 = may attend"; a float `attn_mask` is added to the scores, so nothing is
+  hidden. The mend is `attn_mask=keep.bool()`. Tried on every `attn_mask=` given by keyword.
+- `no_half`: `p.half() @ v.half()`, a product cast to half precision, as a GPU kernel feeds its
+  tensor cores; float16 keeps about three significant digits, so the result is off in the third.
+  The mend takes every `.half()` and `.bfloat16()` of the statement off at once (one choice of
+  precision, made for each tensor it meets).
+- `chain_swap`: `e.reciprocal().sum(-1)`, two methods chained in the wrong order (the sum of the
+  reciprocals, where the reciprocal of the sum was meant): a chain runs from left to right. The mend
+  exchanges the two calls, `e.sum(-1).reciprocal()`. Tried on every chain of two method calls.
 
 Left out: `.T` on a batch (torch warns of it, and the warning stops the learner's run first); a
 shift or an offset that is a longer expression than a name, a number or a minus sign before one;
@@ -54,14 +64,14 @@ from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_who
                                               negated, signed)
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
 
-__all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "api_mends", "api_words", "transposed_partner"]
+__all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "HALVES", "half_casts", "api_mends", "api_words", "transposed_partner"]
 
 API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries", "count_first",
-           "flatten_span", "squeeze_whole", "elementwise", "matmul")
+           "flatten_span", "squeeze_whole", "elementwise", "matmul", "chain_swap", "bool_mask", "no_half")
 # those that name a cause no change of the reference says (verdict.py says them after one, or after
 # a catalogued mistake's effect); the reference has its own sizes and axes to swap
 CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "count_first", "flatten_span",
-             "squeeze_whole", "elementwise", "matmul")
+             "squeeze_whole", "elementwise", "matmul", "chain_swap", "bool_mask", "no_half")
 
 # a call's name -> the place of its diagonal's offset among the arguments of torch.<name>(...)
 _OFFSET_CALLS = {"tril": 1, "triu": 1, "tril_indices": 2, "triu_indices": 2, "diagonal": 1, "diag": 1, "diag_embed": 1}
@@ -158,6 +168,14 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             found.append(Change(name, at, "elementwise", None, "function",
                                 f"`{quote(mend_edit(node, Change(name, at, 'elementwise', None, 'function', '')))}` for `{quote(node)}`",
                                 line))
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.Return)) and half_casts(node):
+            found.append(Change(name, at, "no_half", None, "call",
+                                f"`{quote(mend_edit(node, Change(name, at, 'no_half', None, 'call', '')), 70)}` for "
+                                f"`{quote(node, 70)}`", line))
+        if _chained(node):
+            found.append(Change(name, at, "chain_swap", None, "order",
+                                f"`{quote(mend_edit(node, Change(name, at, 'chain_swap', None, 'order', '')))}` for `{quote(node)}`",
+                                line))
         side = _squeezed_side(node)
         if side is not None:
             found.append(Change(name, at, "squeeze_whole", side, "order",
@@ -165,6 +183,11 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if not isinstance(node, ast.Call):
             continue
         called = call_name(node)
+        mask = next((k.value for k in node.keywords if k.arg == "attn_mask"), None)
+        if called == "scaled_dot_product_attention" and mask is not None and index.get(id(mask)) is not None:
+            found.append(Change(name, index[id(mask)], "bool_mask", None, "call",
+                                f"`attn_mask={quote(mend_edit(mask, Change(name, 0, 'bool_mask', None, 'call', '')))}` for "
+                                f"`attn_mask={quote(mask)}`", line))
         if called == "roll" and _plain(shift := _shift(node)):
             found.append(Change(name, index[id(shift)], "roll_back", None, "sign",
                                 f"`{quote(negated(shift))}` for `{quote(shift)}` in `{quote(node)}`", line))
@@ -213,6 +236,22 @@ def transposed_partner(node: ast.AST) -> ast.expr | None:
         if (call_name(right) == "t" and not axes) or (call_name(right) == "transpose" and axes in ([-2, -1], [-1, -2])):
             return right.func.value
     return None
+
+
+HALVES = ("half", "bfloat16")  # engine.py does not describe these calls again after the mend
+
+
+def half_casts(node: ast.AST) -> list[ast.Call]:
+    """The `x.half()` and `x.bfloat16()` calls inside `node`."""
+    found = [n for n in ast.walk(node) if isinstance(n, ast.Call) and is_method(n) and call_name(n) in HALVES
+             and not n.args and not n.keywords]
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+
+
+def _chained(node: ast.AST) -> bool:
+    """`a.f(...).g(...)`: a method called on what another method returned, two different calls."""
+    return (isinstance(node, ast.Call) and is_method(node) and isinstance(node.func.value, ast.Call)
+            and is_method(node.func.value) and call_name(node) != call_name(node.func.value))
 
 
 def _squeezed_side(node: ast.AST) -> int | None:
@@ -289,6 +328,20 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
         return (f"`{quote(node)}` takes the dot product of every row of `{a}` with every row of `{b}`, a grid of them; "
                 f"`{entrywise}` multiplies each entry by its own partner, row with row, so that a sum along the last axis "
                 "gives each row's dot product with its own row alone")
+    if op == "no_half":
+        casts = half_casts(node)
+        one = len(casts) == 1
+        return (f"{', '.join(f'`{quote(c)}`' for c in casts)} round{'s' if one else ''} to half precision, which keeps "
+                f"about three significant digits: what is computed from {'it' if one else 'them'} is off from the third "
+                "digit on, and casting back does not bring the digits back")
+    if op == "bool_mask":
+        return (f"a float `attn_mask` is ADDED to the scores: read as ones to keep and zeros to hide, `{quote(node)}` "
+                f"hides nothing (a kept cell gets +1); a bool one says which cells may be attended (True), as "
+                f"`{quote(node)}.bool()` does")
+    if op == "chain_swap" and _chained(node):
+        first, then = call_name(node.func.value), call_name(node)
+        return (f"`{quote(node)}` runs `{first}` first and `{then}` on its result: a chain runs from left to right, "
+                f"and `{then}` after `{first}` is not `{first}` after `{then}`")
     if op == "squeeze_whole" and isinstance(node, ast.BinOp):
         squeezed = (node.left, node.right)[change.arg]
         return (f"`{quote(squeezed)}` squeezes one side of `{quote(node)}` before the two meet, not their result: "

@@ -164,7 +164,18 @@ CALLS = {
     "cummax": "is a running maximum: entry i is the largest up to i (with its index), not the row's largest",
     "unfold": "cuts, as `x.unfold(dim, size, step)`, windows of `size` entries every `step` along `dim` and puts "
               "each window's entries on a new LAST axis",
-    "exp2": "is 2 to the power, not e to the power",
+    "exp2": "is 2 to the power, not e to the power: `exp2(x)` is `exp(x * ln 2)`, the inverse of `log2`, not of the "
+            "natural log that `log` and `logsumexp` take",
+    "softmin": "is the softmax of the NEGATED input, softmax(-x): the smallest entry gets the largest weight, and "
+               "a -inf entry becomes +inf, which makes its row NaN",
+    "cosine_similarity": "divides the dot product by both vectors' lengths: it is the cosine of their angle, between "
+                         "-1 and 1, not the dot product `(a * b).sum(-1)`",
+    "half": "rounds to float16, about three significant digits (its largest number is 65504); a later `float()` does "
+            "not bring the lost digits back",
+    "flatten": "joins the axes from `start_dim` through `end_dim` into one, the last axis unless told: `flatten(1)` "
+               "joins axis 1 with EVERY axis after it",
+    "add": "given `alpha`, multiplies only the tensor being added, `a.add(b, alpha=c)` is `a + c * b`, not the sum",
+    "sub": "given `alpha`, multiplies only the tensor being subtracted, `a.sub(b, alpha=c)` is `a - c * b`",
     "log2": "is the logarithm in base 2, not the natural log",
     "log10": "is the logarithm in base 10, not the natural log",
     "rsqrt": "is 1 / sqrt(x), the reciprocal of the square root",
@@ -187,7 +198,14 @@ _SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}
             "scatter": {"reduce"}, "scatter_": {"reduce"}, "nonzero": {"as_tuple"}, "squeeze": {"dim"}}
 
 # a call described only where given one of these keywords: its words are about that keyword alone
-_ONLY_WITH = {"addcdiv": {"value"}, "addcmul": {"value"}}
+_ONLY_WITH = {"addcdiv": {"value"}, "addcmul": {"value"}, "add": {"alpha"}, "sub": {"alpha"}}
+
+# a call given a bare True or False by position reads it as the parameter named here, which the
+# learner may take for another (`x.var(-1, True)`: `unbiased`, not `keepdim`); said as "name(flag)"
+FLAGGED = {"var": "`unbiased` (the parameter after `dim`; `keepdim` comes third): `x.var(-1, True)` divides by n - 1 "
+                  "and drops the last axis",
+           "std": "`unbiased` (the parameter after `dim`; `keepdim` comes third): `x.std(-1, True)` divides by n - 1 "
+                  "and drops the last axis"}
 
 # a name whose call, made of these owners, is another function (`F.unfold` cuts image patches)
 _NOT_OF = {"unfold": {"F", "functional", "nn"}, "trace": {"jit"}}
@@ -219,6 +237,8 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
             if as_learners and name in _ONLY_WITH and not {k.arg for k in node.keywords} & _ONLY_WITH[name]:
                 continue
             flags = any(isinstance(a, ast.Constant) and isinstance(a.value, bool) for a in node.args)
+            if as_learners and name in FLAGGED and flags and f"{name}(flag)" not in names:
+                names.append(f"{name}(flag)")  # a flag by position: read as `unbiased`, whatever was meant
             if as_learners and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags
                                                      or _told_by_position(node, name)):
                 continue
@@ -332,10 +352,13 @@ def described(quoted: Iterable[str], reference: ModuleType, function: str) -> di
         for code in re.findall(r"`([^`]+)`", text) or [text]:
             tree = _parsed(code)
             for name in called(tree, as_learners=True) if tree is not None else []:
-                if _meant(name) in CALLS and {name, _meant(name)}.isdisjoint(reference_calls) and name not in names:
+                if name.endswith("(flag)") and name not in names:
+                    names.append(name)
+                elif _meant(name) in CALLS and {name, _meant(name)}.isdisjoint(reference_calls) and name not in names:
                     names.append(name)
     how = {name: "calls only told how to count" if name in told else "does not call" for name in names}
-    return {name: f"`{name}`, which the reference {how[name]}, {CALLS[_meant(name)]}" for name in names}
+    return {name: f"`{name[:-6]}` reads a True or False given by position as {FLAGGED[name[:-6]]}" if name.endswith("(flag)")
+            else f"`{name}`, which the reference {how[name]}, {CALLS[_meant(name)]}" for name in names}
 
 
 def _meant(name: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 from types import ModuleType
 
-from attention_by_hand.lab.api_mends import CAUSE_OPS
+from attention_by_hand.lab.api_mends import CAUSE_OPS, HALVES
 from attention_by_hand.lab.call_words import call_words
 from attention_by_hand.lab.diagnosis import all_zeros, diagnose, localise
 from attention_by_hand.lab.related import ends_of, worded_for
@@ -32,6 +32,8 @@ __all__ = ["Engine", "got_of"]
 
 
 # the openings of a relation of scale: the output, or each row, times a number (relations.py, row_factors.py)
+# a mend whose words describe calls (api_mends.py) -> those calls
+_DESCRIBED_BY = {"no_half": HALVES}
 _SCALES = (DIVIDED, MULTIPLIED, ROWS_SCALED.split("{")[0])
 
 
@@ -170,7 +172,9 @@ class Engine:
             return None, None
         other = event.get("other") if isinstance(event.get("other"), dict) else {}
         said, words = mend_said(event, other, *(at_line(e.get("line"), self.line_name)[2:] for e in (event, other)))
-        described = None if event.get("op") in ("add_kw", "overlap") else call_words([str(event.get("text"))], self.reference, function)
+        # the call a mend's own words already describe is not described again
+        described = None if event.get("op") in ("add_kw", "overlap") else call_words(
+            [str(event.get("text"))], self.reference, function, said=_DESCRIBED_BY.get(str(event.get("op")), ()))
         return said + (f"; {described}" if described else ""), words
 
     def parting(self, function: str, check: Check | None = None) -> str | None:

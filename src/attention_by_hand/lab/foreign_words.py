@@ -67,6 +67,10 @@ _KEYWORDS = {
     "causal": (("scaled_dot_product_attention",), "flash-attn's `causal`: torch's flag is `is_causal`"),
     "need_weights": (("scaled_dot_product_attention",), "`nn.MultiheadAttention`'s `need_weights`: "
                      "F.scaled_dot_product_attention returns the output alone, never the weights"),
+    "transpose_a": (("matmul", "mm", "bmm"), "TensorFlow's `transpose_a`: torch transposes the operand itself, "
+                    "`a.transpose(-2, -1) @ b`"),
+    "transpose_b": (("matmul", "mm", "bmm"), "TensorFlow's `transpose_b`: torch transposes the operand itself, "
+                    "`a @ b.transpose(-2, -1)`"),
     "axis": (("split", "chunk", "unbind", "squeeze", "unsqueeze", "narrow", "select", "index_select", "gather",
               "roll", "movedim", "tensor_split", "repeat_interleave"), "NumPy's `axis`: this call takes `dim`"),
 }

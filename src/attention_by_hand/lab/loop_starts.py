@@ -28,10 +28,14 @@ The other way to lose a running value: the loop computes its next value under a 
 twin on (`m = m_new`), so every pass reads `m` as it stood before the loop. The `carry` mend adds
 that assignment as the loop body's last statement. A twin is the name with `_new`, `_next` or
 `_cur` after it, or `new_` or `next_` before it, assigned in the loop's body; the name itself is
-read there, assigned before the loop, and never assigned in it.
+read there, assigned before the loop, and never assigned in it. A name the function is given
+(`x` in a block's loop over its two residual steps) has a twin too: a name the loop's body assigns
+from an expression that reads it and that is read after the loop (`out = x + branch(norm(x))`,
+then `return out`: every pass starts from the `x` the function was given, and the attention
+step is lost).
 
 Left out: a start in a branch of the loop (done only on some passes), and one that unpacks several
-names; a twin under another name (`m2`, `mx`).
+names; a twin under another name (`m2`, `mx`) of a name assigned before the loop.
 """
 
 from __future__ import annotations
@@ -99,11 +103,23 @@ def loop_carries(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         read_inside = {n.id for n in inside if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
         before = {t.id for s in ast.walk(fdef) if isinstance(s, ast.Assign) and s.lineno < loop.lineno
                   for target in s.targets for t in ast.walk(target) if isinstance(t, ast.Name)}
-        for name in sorted((read_inside & before) - set_inside):
+        given = {a.arg for a in fdef.args.args} - before
+        for name in sorted((read_inside & (before | given)) - set_inside):
+            twins = [t for t in _twins(name) if t in set_inside] if name in before else _results_of(fdef, loop, name)
             found += [Change(fdef.name, index[id(loop)], "carry", (name, twin), "step",
                              f"`{name} = {twin}` added at the end of {_the_loop(loop)}", loop.body[-1].lineno)
-                      for twin in _twins(name) if twin in set_inside]
+                      for twin in twins]
     return found
+
+
+def _results_of(fdef: ast.FunctionDef, loop: ast.AST, name: str) -> list[str]:
+    """The names the loop's body assigns from an expression that reads `name`, read after the loop."""
+    end = getattr(loop, "end_lineno", loop.lineno)
+    after = {n.id for s in ast.walk(fdef) if isinstance(s, ast.stmt) and s.lineno > end
+             for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    made = {s.targets[0].id for part in loop.body for s in ast.walk(part) if isinstance(s, ast.Assign)
+            and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and name in _reads(s.value)}
+    return sorted((made & after) - {name})
 
 
 def carry_words(loop: ast.AST, name: str, twin: str) -> str | None:

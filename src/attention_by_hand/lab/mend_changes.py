@@ -11,8 +11,9 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - an exp or a log put around the right side of a product, division or difference (`wrap`): a
   log-sum-exp divided by where the sum of exponentials was meant;
 - one added to or taken from a count made of two names (`shift`): `T - period` where
-  `T - period - 1` rows were summed; or from a divisor that is a count (`/ T` where T - 1 rows were
-  summed);
+  `T - period - 1` rows were summed; or from a size read from a tensor and handed to a maker
+  (`torch.ones(ids.numel())`, one per entry, where one per neighbouring pair was meant); or from a
+  divisor that is a count (`/ T` where T - 1 rows were summed);
 - two operations grouped the other way (`regroup`): `d // h ** 0.5`, which Python computes as
   `d // (h ** 0.5)`, where `(d // h) ** 0.5` was meant;
 - a `return` that ends a loop's body moved after the loop (`outdent`): indented one level too
@@ -95,7 +96,7 @@ from attention_by_hand.lab.loop_starts import loop_carries, loop_starts
 from attention_by_hand.lab.mend_edits import function_form
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
 from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends
-from attention_by_hand.lab.size_locals import size_names
+from attention_by_hand.lab.size_locals import one_size, size_names
 
 __all__ = ["AXIS_MENDS", "FLAGS", "FLOW_MENDS", "NAMING_MENDS", "loop_names", "mend_changes"]
 
@@ -205,6 +206,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                                 statement_of[id(node)].lineno))
         if isinstance(node, ast.Call) and call_name(node) in SIZE_CALLS:
             found += _numbers_for_sizes(fdef, bound, node, index, statement_of[id(node)].lineno)
+            found += _counts_off_by_one(name, node, index, statement_of[id(node)].lineno)
         if isinstance(node, ast.Call):
             found += _dims(name, node, index[id(node)], statement_of[id(node)].lineno)
             found += _one_axis(name, node, index, statement_of[id(node)].lineno)
@@ -392,6 +394,13 @@ def _numbers_for_sizes(fdef: ast.FunctionDef, names: list[str], node: ast.Call, 
                if isinstance(a, ast.Constant) and type(a.value) is int and a.value >= 1]
     return [Change(fdef.name, index[id(a)], "size_for", other, "variable", f"`{other}` for `{a.value}` in `{quote(node)}`", line)
             for a in numbers for other in names]
+
+
+def _counts_off_by_one(name: str, node: ast.Call, index: dict[int, int], line: int) -> list[Change]:
+    """A size read from a tensor and handed to a maker, one more or one less (`shift`)."""
+    return [Change(name, index[id(a)], "shift", delta, "offset",
+                   f"`{quote(a)} {'+' if delta > 0 else '-'} 1` for `{quote(a)}` in `{quote(node)}`", line)
+            for a in node.args if one_size(a) for delta in (-1, 1)]
 
 
 def _dims(name: str, node: ast.Call, at: int, line: int) -> list[Change]:

@@ -19,8 +19,18 @@ Left out: which changes are tried (mend_changes.py, habit_mends.py) and their wo
 from __future__ import annotations
 
 import ast
+import copy
 
 __all__ = ["FUNCTION_OWNERS", "edit_count_first", "entries_of", "function_form", "is_method", "measured_by", "mend_edit", "negated", "other_index", "subscript_parts"]
+
+
+class _Uncast(ast.NodeTransformer):
+    """Takes every `x.half()` and `x.bfloat16()` off, leaving `x`."""
+
+    def visit_Call(self, call: ast.Call) -> ast.AST:
+        self.generic_visit(call)
+        halves = isinstance(call.func, ast.Attribute) and call.func.attr in ("half", "bfloat16")
+        return call.func.value if halves and not call.args and not call.keywords else call
 
 
 def subscript_parts(node: ast.Subscript) -> list[ast.expr]:
@@ -115,6 +125,14 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
     if op == "elementwise":  # `a @ b.transpose(-2, -1)` made `a * b` (api_mends.py)
         right = node.right
         return ast.BinOp(node.left, ast.Mult(), right.value if isinstance(right, ast.Attribute) else right.func.value)
+    if op == "no_half":  # every `x.half()` of a statement made `x` (api_mends.py)
+        return _Uncast().visit(copy.deepcopy(node))
+    if op == "bool_mask":  # a float 0/1 `attn_mask` made a bool one (api_mends.py)
+        return ast.Call(ast.Attribute(node, "bool", ast.Load()), [], [])
+    if op == "chain_swap":  # `a.f(x).g(y)` made `a.g(y).f(x)`: two chained calls in the other order (api_mends.py)
+        inner = node.func.value
+        swapped = ast.Call(ast.Attribute(inner.func.value, node.func.attr, ast.Load()), node.args, node.keywords)
+        return ast.Call(ast.Attribute(swapped, inner.func.attr, ast.Load()), inner.args, inner.keywords)
     if op == "range_for":  # a slice's two bounds made another slice's of the function (range_mends.py)
         lower, upper = (ast.parse(bound, mode="eval").body for bound in arg)
         return ast.Slice(lower, upper, node.step)

@@ -177,17 +177,21 @@ def _names_of(change: Change) -> tuple[str, str] | None:
 
 def _by_chance(change: Change, seens: list[dict[str, dict[str, object]]], nodes: dict[str, list[ast.AST]]) -> bool:
     """A variable put for another that can mend a line only by chance, never tried:
+    - a first slice, `x[0]` for `x`, where `x` has fewer than two axes: one entry, which fits
+      only by broadcasting (`torch.ones(ids[0].numel())` is one 1, not one per pair);
     - a whole number that is 0 or 1 on every input (`/ _` for `/ t_gen`, where `_` from
       `B, _, C = x.shape` is 1, removes the division);
     - a size replaced by what is not a whole number;
     - two variables exchanged where one is sliced and the two differ in shape: the slice then
       reads other entries, or none (`[heads[:, :, :-1], values]` is right only because the
       slice of the one-row `heads` is empty)."""
+    values = [seen.get(change.function, {}) for seen in seens]
+    if change.op == "first":  # `ids[0]` of a 1-D `ids` is one number, not a slice: it fits only by broadcasting
+        return not (values and isinstance(values[0].get(change.arg), torch.Tensor) and values[0][change.arg].dim() >= 2)
     names = _names_of(change)
     if names is None:
         return False
     old, new = names
-    values = [seen.get(change.function, {}) for seen in seens]
     if values and all(type(v.get(new)) is int and v.get(new) in (0, 1) for v in values):
         return True
     first = values[0] if values else {}

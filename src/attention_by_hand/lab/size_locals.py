@@ -27,7 +27,7 @@ import sys
 from attention_by_hand.lab.code_layout import function_def
 from attention_by_hand.lab.outcomes import CALL_SECONDS, call
 
-__all__ = ["reads_shape", "size_names", "sizes_apart"]
+__all__ = ["one_size", "reads_shape", "size_names", "sizes_apart"]
 
 
 def reads_shape(value: ast.AST) -> bool:
@@ -36,6 +36,16 @@ def reads_shape(value: ast.AST) -> bool:
                or (isinstance(n, ast.Call) and ((isinstance(n.func, ast.Attribute) and n.func.attr == "size")
                                                 or (isinstance(n.func, ast.Name) and n.func.id == "len")))
                for n in ast.walk(value))
+
+
+def one_size(node: ast.AST) -> bool:
+    """`x.numel()`, `len(x)`, `x.size(0)`, `x.shape[0]`: one whole number read from a tensor."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        return called in ("numel", "len") or (called == "size" and len(node.args) == 1)
+    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+            and not isinstance(node.slice, (ast.Slice, ast.Tuple)))
 
 
 def size_names(fdef: ast.AST) -> set[str]:
