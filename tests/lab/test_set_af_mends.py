@@ -219,3 +219,15 @@ def test_axes_listed_one_by_one_are_said_as_one_tuple():
 def test_tensorflows_transpose_keyword_is_said_as_torchs_transpose():
     a = torch.ones(2, 3)
     assert "torch transposes the operand itself" in hint_for_exception(*_message(lambda: torch.matmul(a, a, transpose_a=True)))
+
+
+# one smoothing per outcome counted for two outcomes, whatever the table's width; divided, not multiplied
+TWO_OUTCOMES = '''
+def counts_to_probs(counts, smoothing=1.0):
+    return torch.div(counts + smoothing, counts.sum(dim=-1, keepdim=True) + smoothing * 2)
+'''
+
+
+def test_a_count_fixed_at_a_number_is_said_as_the_inputs_size(tmp_path):
+    found = failed_hints(tmp_path, "lab-03-bigram.py", TWO_OUTCOMES, "counts_to_probs")
+    assert found and all("with `counts.shape[-1]` for `2` in `smoothing * 2`" in h for h in found)

@@ -49,6 +49,11 @@ repair.py finds that it gives the reference's output on every input:
   on the call's result. The mend closes the call first, `torch.exp(s - m) / l` (the method's
   `.div(l)` kept as a method). Tried for a call of one argument (a function's, or a method's
   without arguments) on a sum or a difference whose right term is divided or multiplied.
+- `fixed_count`: `counts.sum(1) + 2 * smoothing`, a count fixed at a number where it was to be a
+  size of the input: a rule learnt for two outcomes (Laplace's (n + 1) / (n + 2)) counts two where
+  there are as many as the input has columns. The mend puts a size of one of the function's
+  arguments, its first or last axis, for the number. Tried for a whole number of 2 or more that
+  multiplies something that is not a number.
 
 Left out: a join along an axis other than -1, 0, 1 and -2 (2 where the tensors have four axes is -2), and a layer's or a table's row of a
 sum taken for the sum of its rows (`pe(a) + pe(b)` for `pe(a + b)`): the learner's code seldom
@@ -67,7 +72,7 @@ from attention_by_hand.lab.size_locals import size_names
 __all__ = ["HABIT_OPS", "habit_mends", "habit_words", "late_inside"]
 
 HABIT_OPS = ("unfold_aug", "join", "factor_outside", "pad_before", "lead_colon", "comma_colon", "enumerate_order", "all_but",
-             "next_axis", "one_slice", "axis_last", "pad_sides", "count_colon", "step_axis", "close_late")
+             "next_axis", "one_slice", "axis_last", "pad_sides", "count_colon", "step_axis", "close_late", "fixed_count")
 
 _JOIN_AXES = (-1, 0, 1, -2)
 _AUG_OPS = {ast.Mult: "*", ast.Div: "/", ast.Sub: "-"}
@@ -154,6 +159,13 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                 sides = [pairs[i + 1 - i % 2 * 2] for i in range(len(pairs))]  # each pair's two exchanged
                 found.append(Change(name, at, "pad_sides", None, "arguments",
                                     f"`{left}{', '.join(sides)}{right}` for `{quote(node.args[1])}` in `{quote(node)}`", line))
+        if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+                and sum(_fixed(side) for side in (node.left, node.right)) == 1
+                and not any(isinstance(side, ast.Constant) for side in (node.left, node.right) if not _fixed(side))):
+            number = node.left if _fixed(node.left) else node.right
+            found += [Change(name, index[id(number)], "fixed_count", (given, axis), "constant",
+                             f"`{given}.shape[{axis}]` for `{number.value}` in `{quote(node)}`", line)
+                      for given in (a.arg for a in fdef.args.args if a.arg != "self") for axis in (-1, 0)]
         if isinstance(node, ast.Subscript) and _lead_colon(node):
             rest = node.slice.elts[1:]
             shorter = f"{quote(node.value)}[{', '.join(quote(e) for e in rest)}]"
@@ -244,6 +256,11 @@ def _lead_colon(node: ast.Subscript) -> bool:
     return whole and plain and any(_cuts(p) for p in parts[1:])
 
 
+def _fixed(node: ast.AST) -> bool:
+    """A whole number of 2 or more written in the code."""
+    return isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 2
+
+
 def habit_words(node: ast.AST, change: Change) -> str | None:
     """The mistake a habit mend mends, in words; None for another change."""
     op = change.op
@@ -288,6 +305,10 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
         where = "the second axis" if change.arg == ":" else "the last axis"
         return (f"`{quote(node)}` cuts the FIRST axis, the rows: one slice always does; for {where} the slice goes "
                 f"after the axes before it, `{quote(node.value)}[{change.arg}, {quote(node.slice)}]`")
+    if op == "fixed_count" and isinstance(node, ast.Constant):
+        given, axis = change.arg
+        return (f"`{node.value}` is a fixed count where the count was to come from the input, `{given}.shape[{axis}]`: "
+                f"a rule written for {node.value} outcomes counts {node.value} whatever the input holds")
     if op == "count_colon" and isinstance(node, ast.Subscript):
         count = quote(subscript_parts(node)[change.arg])
         return (f"`{quote(node)}` picks the one entry {count} along that axis (an index drops its axis); the first "

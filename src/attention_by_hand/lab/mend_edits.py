@@ -217,6 +217,8 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
     if op == "step_axis":  # `x[0::2]` made `x[:, 0::2]` or `x[..., 0::2]` (habit_mends.py)
         lead = ast.Slice(None, None, None) if arg == ":" else ast.Constant(Ellipsis)
         return _subscript(node, [lead, node.slice])
+    if op == "fixed_count":  # `2` made `x.shape[-1]` (habit_mends.py)
+        return ast.Subscript(ast.Attribute(ast.Name(arg[0], ast.Load()), "shape", ast.Load()), ast.Constant(arg[1]), ast.Load())
     if op == "count_colon":  # `x[T]` made `x[:T]` (habit_mends.py)
         parts = subscript_parts(node)
         parts[arg] = ast.Slice(None, parts[arg], None)
