@@ -71,8 +71,23 @@ def self_attention(x, query, key, value):
 
 def test_a_product_cast_to_half_precision_is_said_with_every_cast_taken_off(tmp_path):
     found = failed_hints(tmp_path, "lab-04-attention.py", BLEND_IN_HALF, "self_attention")
-    assert found and all("`weights.half()`, `value(x).half()` round to half precision" in h for h in found)
-    assert all("with `blended = torch.matmul(weights, value(x))` for" in h for h in found)
+    assert found and all("`weights.half()`, `value(x).half()` cast to a float of half the width" in h for h in found)
+    assert all("with `weights` for `weights.half()` and `value(x)` for `value(x).half()` in `blended = ...`" in h for h in found)
+
+
+# the causal mask cast to half precision: masked_fill refuses it, and the words say what the cast did to a mask
+MASK_IN_HALF = '''
+def attention_weights(x, query, key):
+    hide = causal_mask(x.shape[0]).half()
+    scores = (query(x) @ key(x).transpose(0, 1) / math.sqrt(key.out_features)).masked_fill(hide, float("-inf"))
+    return torch.softmax(scores, dim=-1)
+'''
+
+
+def test_a_mask_cast_to_half_precision_is_said_as_no_longer_bool(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", MASK_IN_HALF, "attention_weights")
+    assert found and all("a mask or an index is no longer bool" in h for h in found)
+    assert all("with `causal_mask(x.shape[0])` for `causal_mask(x.shape[0]).half()`" in h for h in found)
 
 
 def test_half_precision_keeps_about_three_significant_digits():
@@ -94,7 +109,14 @@ def rope_attention(q, k, v):
 def test_a_float_keep_mask_given_to_sdpa_is_said_as_its_bool(tmp_path):
     found = failed_hints(tmp_path, "lab-07-positions.py", FLOAT_KEEP_MASK, "rope_attention")
     assert found and all("with `attn_mask=seen.bool()` for `attn_mask=seen`" in h for h in found)
-    assert all("a float `attn_mask` is ADDED to the scores" in h for h in found)
+    assert all("a float one is ADDED to the scores" in h for h in found)
+
+
+def test_a_whole_number_mask_given_to_sdpa_is_said_as_its_bool_too(tmp_path):
+    refused = FLOAT_KEEP_MASK.replace(".to(q.dtype)", ".long()")
+    found = failed_hints(tmp_path, "lab-07-positions.py", refused, "rope_attention")
+    assert found and all("with `attn_mask=seen.bool()` for `attn_mask=seen`" in h for h in found)
+    assert all("one of whole numbers is refused" in h for h in found)
 
 
 def test_sdpa_adds_a_float_mask_and_keeps_the_true_cells_of_a_bool_one():
@@ -162,10 +184,18 @@ def test_var_given_a_flag_by_position_reads_it_as_unbiased():
     assert x.var(-1, True).shape == (2,)
     words = _words("v = x.var(-1, True)", "lab-06-transformer.py", "layer_norm")
     assert "var(flag)" in words and "`unbiased`" in words["var(flag)"] and "var" not in words
+    assert "std(flag)" in _words("s = torch.std(x, -1, False)", "lab-06-transformer.py", "layer_norm")
 
 
-def test_a_flag_given_by_keyword_is_not_read_as_positional():
-    assert _words("v = x.var(-1, keepdim=True)", "lab-06-transformer.py", "layer_norm").keys() == {"var"}
+def test_flags_that_reach_keepdim_or_are_named_are_not_said_as_read_for_unbiased():
+    for code in ("v = x.var(-1, False, True)", "v = x.var(-1, True, keepdim=True)", "v = x.var(-1, keepdim=True)"):
+        assert "var(flag)" not in _words(code, "lab-06-transformer.py", "layer_norm"), code
+    assert x_var_keeps_its_axis_with_a_third_flag()
+
+
+def x_var_keeps_its_axis_with_a_third_flag() -> bool:
+    x = torch.arange(6.0).view(2, 3)
+    return x.var(-1, False, True).shape == (2, 1)
 
 
 @settings(max_examples=40, deadline=None)
@@ -179,7 +209,9 @@ def test_adds_alpha_scales_only_the_tensor_added(alpha, entries):
 def test_add_is_described_only_where_given_alpha():
     where = ("lab-07-positions.py", "alibi_attention")
     assert "add" in _words("s = q.matmul(k.mT).add(bias, alpha=0.5)", *where)
-    assert "add" not in _words("s = q.matmul(k.mT).add(bias)", *where)
+    assert "add_" in _words("s.add_(bias, alpha=0.5)", *where)
+    for code in ("s = q.matmul(k.mT).add(bias)", "s.add_(bias)", "s.sub_(bias)"):
+        assert not {"add", "add_", "sub_"} & _words(code, *where).keys(), code
 
 
 def test_the_words_of_flatten_and_exp2_hold_in_torch():
@@ -207,12 +239,15 @@ def test_a_container_where_torch_takes_a_tensor_is_said_with_what_makes_one(make
 
 def test_a_tuples_pop_is_said_as_a_tuple_that_cannot_change():
     heads = torch.ones(2, 3).unbind(0)
-    assert "`list(...)`" in hint_for_exception(*_message(lambda: heads.pop(0)))
+    assert "a new tuple without the entry" in hint_for_exception(*_message(lambda: heads.pop(0)))
+    assert "`+ (entry,)` makes a new tuple with it" in hint_for_exception(*_message(lambda: heads.append(heads[0])))
 
 
-def test_axes_listed_one_by_one_are_said_as_one_tuple():
-    said = hint_for_exception(*_message(lambda: torch.mean(torch.ones(2, 3, 4), 0, 2)))
-    assert "takes several axes as ONE argument" in said
+@pytest.mark.parametrize("reduce", [lambda x: torch.mean(x, 0, 2), lambda x: torch.std(x, 0, 2), lambda x: x.sum(0, 2),
+                                    lambda x: torch.amax(x, 0, 2), lambda x: x.mean(0, 2)])
+def test_axes_listed_one_by_one_are_said_as_one_tuple(reduce):
+    said = hint_for_exception(*_message(lambda: reduce(torch.ones(2, 3, 4))))
+    assert "several axes" in said and "ONE argument, a tuple" in said
     assert torch.ones(2, 3, 4).mean(dim=(0, 2)).shape == (3,)  # the tuple the words ask for
 
 

@@ -40,11 +40,13 @@ repair.py finds that it gives the reference's output on every input:
   entry. The mend is `weights @ v`. Tried where neither side is a number written in the code.
 - `bool_mask`: `F.scaled_dot_product_attention(q, k, v, attn_mask=keep)` with `keep` a float mask of
   ones and zeros, read as "1 = may attend"; a float `attn_mask` is added to the scores, so nothing is
-  hidden. The mend is `attn_mask=keep.bool()`. Tried on every `attn_mask=` given by keyword.
+  hidden (and one of whole numbers raises). The mend is `attn_mask=keep.bool()`. Tried on every
+  `attn_mask=` given by keyword that is not a constant.
 - `no_half`: `p.half() @ v.half()`, a product cast to half precision, as a GPU kernel feeds its
-  tensor cores; float16 keeps about three significant digits, so the result is off in the third.
-  The mend takes every `.half()` and `.bfloat16()` of the statement off at once (one choice of
-  precision, made for each tensor it meets).
+  tensor cores; float16 keeps about three significant digits, so the result is off in the third
+  (and a mask cast to it is no longer bool). The mend takes every `.half()` and `.bfloat16()` of
+  the statement off at once (one choice of precision, made for each tensor it meets); its words
+  say what such a cast does to numbers and to masks, as the one that mends may be either.
 - `chain_swap`: `e.reciprocal().sum(-1)`, two methods chained in the wrong order (the sum of the
   reciprocals, where the reciprocal of the sum was meant): a chain runs from left to right. The mend
   exchanges the two calls, `e.sum(-1).reciprocal()`. Tried on every chain of two method calls.
@@ -60,11 +62,11 @@ from __future__ import annotations
 import ast
 from itertools import combinations
 
-from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_whole, entries_of, is_method, measured_by, mend_edit,
-                                              negated, signed)
-from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
+from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_whole, entries_of, is_half_cast, is_method,
+                                              measured_by, mend_edit, negated, signed)
+from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote, quote_statement
 
-__all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "HALVES", "half_casts", "api_mends", "api_words", "transposed_partner"]
+__all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "half_casts", "api_mends", "api_words", "transposed_partner"]
 
 API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries", "count_first",
            "flatten_span", "squeeze_whole", "elementwise", "matmul", "chain_swap", "bool_mask", "no_half")
@@ -169,9 +171,8 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                                 f"`{quote(mend_edit(node, Change(name, at, 'elementwise', None, 'function', '')))}` for `{quote(node)}`",
                                 line))
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.Return)) and half_casts(node):
-            found.append(Change(name, at, "no_half", None, "call",
-                                f"`{quote(mend_edit(node, Change(name, at, 'no_half', None, 'call', '')), 70)}` for "
-                                f"`{quote(node, 70)}`", line))
+            each = " and ".join(f"`{quote(c.func.value)}` for `{quote(c)}`" for c in half_casts(node))
+            found.append(Change(name, at, "no_half", None, "call", f"{each} in `{quote_statement(node)}`", line))
         if _chained(node):
             found.append(Change(name, at, "chain_swap", None, "order",
                                 f"`{quote(mend_edit(node, Change(name, at, 'chain_swap', None, 'order', '')))}` for `{quote(node)}`",
@@ -184,7 +185,8 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             continue
         called = call_name(node)
         mask = next((k.value for k in node.keywords if k.arg == "attn_mask"), None)
-        if called == "scaled_dot_product_attention" and mask is not None and index.get(id(mask)) is not None:
+        if (called == "scaled_dot_product_attention" and mask is not None and not isinstance(mask, ast.Constant)
+                and index.get(id(mask)) is not None):
             found.append(Change(name, index[id(mask)], "bool_mask", None, "call",
                                 f"`attn_mask={quote(mend_edit(mask, Change(name, 0, 'bool_mask', None, 'call', '')))}` for "
                                 f"`attn_mask={quote(mask)}`", line))
@@ -238,20 +240,20 @@ def transposed_partner(node: ast.AST) -> ast.expr | None:
     return None
 
 
-HALVES = ("half", "bfloat16")  # engine.py does not describe these calls again after the mend
-
-
 def half_casts(node: ast.AST) -> list[ast.Call]:
-    """The `x.half()` and `x.bfloat16()` calls inside `node`."""
-    found = [n for n in ast.walk(node) if isinstance(n, ast.Call) and is_method(n) and call_name(n) in HALVES
-             and not n.args and not n.keywords]
-    return sorted(found, key=lambda n: (n.lineno, n.col_offset))
+    """The `x.half()` and `x.bfloat16()` calls inside `node`, in reading order."""
+    return sorted((n for n in ast.walk(node) if is_half_cast(n)), key=lambda n: (n.lineno, n.col_offset))
 
 
 def _chained(node: ast.AST) -> bool:
-    """`a.f(...).g(...)`: a method called on what another method returned, two different calls."""
-    return (isinstance(node, ast.Call) and is_method(node) and isinstance(node.func.value, ast.Call)
-            and is_method(node.func.value) and call_name(node) != call_name(node.func.value))
+    """`a.f(...).g(...)`: a method called on what another method of a tensor returned, two different
+    calls; not where `a` is a module, an object's attribute or a number (`self.proj(x).transpose(...)`,
+    `torch.nn.functional.softmax(x).sum()`), whose `g` would be asked of the wrong owner."""
+    if not (isinstance(node, ast.Call) and is_method(node) and isinstance(node.func.value, ast.Call)
+            and is_method(node.func.value) and call_name(node) != call_name(node.func.value)):
+        return False
+    receiver = node.func.value.func.value
+    return not isinstance(receiver, (ast.Attribute, ast.Constant)) and not (isinstance(receiver, ast.Name) and receiver.id == "self")
 
 
 def _squeezed_side(node: ast.AST) -> int | None:
@@ -330,14 +332,13 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
                 "gives each row's dot product with its own row alone")
     if op == "no_half":
         casts = half_casts(node)
-        one = len(casts) == 1
-        return (f"{', '.join(f'`{quote(c)}`' for c in casts)} round{'s' if one else ''} to half precision, which keeps "
-                f"about three significant digits: what is computed from {'it' if one else 'them'} is off from the third "
-                "digit on, and casting back does not bring the digits back")
+        return (f"{', '.join(f'`{quote(c)}`' for c in casts)} cast{'s' if len(casts) == 1 else ''} to a float of half "
+                "the width: numbers keep about three significant digits (casting back does not bring the others back), "
+                "and a mask or an index is no longer bool or whole numbers")
     if op == "bool_mask":
-        return (f"a float `attn_mask` is ADDED to the scores: read as ones to keep and zeros to hide, `{quote(node)}` "
-                f"hides nothing (a kept cell gets +1); a bool one says which cells may be attended (True), as "
-                f"`{quote(node)}.bool()` does")
+        return (f"`attn_mask` hides cells only as a bool mask (True = may attend), as `{quote(node)}.bool()` is: a float "
+                "one is ADDED to the scores (ones to keep and zeros to hide then hide nothing), and one of whole "
+                "numbers is refused")
     if op == "chain_swap" and _chained(node):
         first, then = call_name(node.func.value), call_name(node)
         return (f"`{quote(node)}` runs `{first}` first and `{then}` on its result: a chain runs from left to right, "

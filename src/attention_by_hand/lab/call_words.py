@@ -200,12 +200,11 @@ _SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}
 # a call described only where given one of these keywords: its words are about that keyword alone
 _ONLY_WITH = {"addcdiv": {"value"}, "addcmul": {"value"}, "add": {"alpha"}, "sub": {"alpha"}}
 
-# a call given a bare True or False by position reads it as the parameter named here, which the
-# learner may take for another (`x.var(-1, True)`: `unbiased`, not `keepdim`); said as "name(flag)"
-FLAGGED = {"var": "`unbiased` (the parameter after `dim`; `keepdim` comes third): `x.var(-1, True)` divides by n - 1 "
-                  "and drops the last axis",
-           "std": "`unbiased` (the parameter after `dim`; `keepdim` comes third): `x.std(-1, True)` divides by n - 1 "
-                  "and drops the last axis"}
+# a call given a bare True or False by position right after its axis, and nothing after it, reads
+# it as `unbiased`, which the learner may take for `keepdim` (`x.var(-1, True)`, as `x.mean(-1,
+# True)` keeps the axis); its name then gets FLAG after it
+FLAGGED = ("var", "std")
+FLAG = "(flag)"
 
 # a name whose call, made of these owners, is another function (`F.unfold` cuts image patches)
 _NOT_OF = {"unfold": {"F", "functional", "nn"}, "trace": {"jit"}}
@@ -234,11 +233,11 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
             owner = getattr(func, "value", None)
             if as_learners and getattr(owner, "attr", getattr(owner, "id", None)) in _NOT_OF.get(name, ()):
                 continue
-            if as_learners and name in _ONLY_WITH and not {k.arg for k in node.keywords} & _ONLY_WITH[name]:
+            if as_learners and _meant(name) in _ONLY_WITH and not {k.arg for k in node.keywords} & _ONLY_WITH[_meant(name)]:
                 continue
             flags = any(isinstance(a, ast.Constant) and isinstance(a.value, bool) for a in node.args)
-            if as_learners and name in FLAGGED and flags and f"{name}(flag)" not in names:
-                names.append(f"{name}(flag)")  # a flag by position: read as `unbiased`, whatever was meant
+            if as_learners and name in FLAGGED and _flag_after_axis(node) and name + FLAG not in names:
+                names.append(name + FLAG)  # a flag by position: read as `unbiased`, whatever was meant
             if as_learners and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags
                                                      or _told_by_position(node, name)):
                 continue
@@ -252,6 +251,16 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
 # the place, counting the tensor itself, from which a call's positional arguments say how it counts:
 # torch.diagonal(x, offset, dim1, dim2), torch.histc(x, bins, min, max), torch.squeeze(x, dim)
 _TOLD_FROM = {"diagonal": 3, "histc": 3, "squeeze": 1}
+
+
+def _flag_after_axis(node: ast.Call) -> bool:
+    """`x.var(-1, True)` or `torch.var(x, -1, True)`: a True or False right after the axis, the last
+    positional argument, and no `keepdim=`."""
+    owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+    at = 2 if isinstance(owner, ast.Name) and owner.id == "torch" else 1
+    last = node.args[at] if len(node.args) == at + 1 else None
+    return (isinstance(last, ast.Constant) and isinstance(last.value, bool)
+            and "keepdim" not in {k.arg for k in node.keywords})
 
 
 def _told_by_position(node: ast.Call, name: str) -> bool:
@@ -352,13 +361,18 @@ def described(quoted: Iterable[str], reference: ModuleType, function: str) -> di
         for code in re.findall(r"`([^`]+)`", text) or [text]:
             tree = _parsed(code)
             for name in called(tree, as_learners=True) if tree is not None else []:
-                if name.endswith("(flag)") and name not in names:
+                if name.endswith(FLAG) and name not in names:
                     names.append(name)
                 elif _meant(name) in CALLS and {name, _meant(name)}.isdisjoint(reference_calls) and name not in names:
                     names.append(name)
     how = {name: "calls only told how to count" if name in told else "does not call" for name in names}
-    return {name: f"`{name[:-6]}` reads a True or False given by position as {FLAGGED[name[:-6]]}" if name.endswith("(flag)")
+    return {name: _flag_words(name.removesuffix(FLAG)) if name.endswith(FLAG)
             else f"`{name}`, which the reference {how[name]}, {CALLS[_meant(name)]}" for name in names}
+
+
+def _flag_words(name: str) -> str:
+    return (f"`{name}` reads a True or False given by position right after `dim` as `unbiased` (`keepdim` comes "
+            f"after it): True divides by n - 1, and without `keepdim=True` the axis is dropped")
 
 
 def _meant(name: str) -> str:

@@ -49,9 +49,12 @@ _WORDS = (
      "the input's shape with axis 1 taken out, (N, d1, ...): either the classes are elsewhere (a (batch, "
      "sequence, classes) input reads its sequence as the classes; `.transpose(1, 2)` it, or flatten both), or the "
      "target is not that shape (a length off by one, an axis too many)"),
-    (tuple(f"'tuple' object has no attribute '{m}'" for m in ("pop", "append", "remove", "insert", "extend")),
+    (tuple(f"'tuple' object has no attribute '{m}'" for m in ("pop", "remove")),
      "a tuple cannot be changed, and `unbind`, `split`, `chunk` and a function's several results are tuples: "
-     "`list(...)` makes a list that can, or slices and `+` make a new tuple without the entry"),
+     "`list(...)` makes a list that can, or two slices joined by `+` make a new tuple without the entry"),
+    (tuple(f"'tuple' object has no attribute '{m}'" for m in ("append", "insert", "extend")),
+     "a tuple cannot be changed, and `unbind`, `split`, `chunk` and a function's several results are tuples: "
+     "`list(...)` makes a list that can, or `+ (entry,)` makes a new tuple with it"),
     (("of a 0-d tensor", "iteration over a 0-d tensor"),
      "a tensor of no axes, one number (a reduction over every axis, or an index on each): it has no length and "
      "cannot be walked"),

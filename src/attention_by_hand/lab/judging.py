@@ -272,8 +272,6 @@ def judge_pair(got, names: str, swapped: Callable[[object, object], bool] | None
 
 
 _SIZES = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
-# torch's words for a float where a tuple of ints belongs (reshape, view, a size); its message for
-# an invalid combination of arguments lists "tuple of ints" in signatures too, and is not this.
 # a Python or NumPy container handed where torch takes a tensor -> what makes the tensor
 _NOT_TENSOR = {
     "range": "a Python `range` is no tensor: `torch.arange(start, end)` makes the same numbers as one",
@@ -282,6 +280,8 @@ _NOT_TENSOR = {
     "numpy.ndarray": "a NumPy array is no tensor: torch's own function (`torch.arange`, ...) makes one, or "
                      "`torch.from_numpy(...)` wraps the array",
 }
+# torch's words for a float where a tuple of ints belongs (reshape, view, a size); its message for
+# an invalid combination of arguments lists "tuple of ints" in signatures too, and is not this.
 _FLOAT_SIZE = re.compile(r"must be tuple of ints,\s*but got float|must be tuple of ints, not float")
 _MATMUL = re.compile(r"shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)")
 
@@ -367,6 +367,9 @@ def hint_for_exception(type_name: str, message: str) -> str:
         kind = "function" if "function" in itself.group(1) or itself.group(1) == "method" else f"layer ({itself.group(1)})"
         return (f" (a {kind} itself where its result was meant: a call's brackets are missing or misplaced, "
                 "`f` for `f(x)`)")
+    if re.search(r"argument 'keepdim' \(position \d\) must be bool, not int", message):  # `x.sum(0, 2)`, `torch.amax(x, 0, 2)`
+        return (" (the argument after `dim` is `keepdim`, a bool: several axes go in ONE argument, a tuple such as "
+                "`dim=(0, 2)`)")
     other = re.search(r"must be Tensor, not (range|list|tuple|numpy\.ndarray)\b", message)
     if other:  # a Python or NumPy container where torch takes only a tensor (an embedding's indices)
         return " (" + _NOT_TENSOR[other.group(1)] + ")"
@@ -410,9 +413,9 @@ def _argument_words(message: str) -> str:
             got = types[wrong].strip("!").split("=")[-1]  # `index=int`: a keyword's name is no type
             forms.append((wrong, *params[wrong].split(), got))
     axes = re.search(r"got \(Tensor, int, int[,)]", message)
-    if op and axes and "tuple of ints dim, bool keepdim" in message:  # `torch.mean(x, 0, 2)`: axes listed one by one
+    if op and axes and re.search(r"tuple of ints\?? dim, bool", message):  # `torch.mean(x, 0, 2)`: axes listed one by one
         return (f" ({op.group(1)}() takes several axes as ONE argument, a tuple such as `dim=(0, 2)`: the argument after "
-                "`dim` is `keepdim`, a bool)")
+                "`dim` is a flag, a bool)")
     if not forms:
         return ""
     at = max(f[0] for f in forms)

@@ -21,16 +21,24 @@ from __future__ import annotations
 import ast
 import copy
 
-__all__ = ["FUNCTION_OWNERS", "edit_count_first", "entries_of", "function_form", "is_method", "measured_by", "mend_edit", "negated", "other_index", "subscript_parts"]
+__all__ = ["FUNCTION_OWNERS", "HALVES", "is_half_cast", "edit_count_first", "entries_of", "function_form", "is_method", "measured_by", "mend_edit", "negated", "other_index", "subscript_parts"]
+
+
+HALVES = ("half", "bfloat16")  # the casts to a float of half the width (engine.py does not describe them after the mend)
+
+
+def is_half_cast(node: ast.AST) -> bool:
+    """`x.half()` or `x.bfloat16()`, a method given nothing."""
+    return (isinstance(node, ast.Call) and is_method(node) and node.func.attr in HALVES
+            and not node.args and not node.keywords)
 
 
 class _Uncast(ast.NodeTransformer):
-    """Takes every `x.half()` and `x.bfloat16()` off, leaving `x`."""
+    """Takes every cast of is_half_cast off, leaving what it cast."""
 
     def visit_Call(self, call: ast.Call) -> ast.AST:
         self.generic_visit(call)
-        halves = isinstance(call.func, ast.Attribute) and call.func.attr in ("half", "bfloat16")
-        return call.func.value if halves and not call.args and not call.keywords else call
+        return call.func.value if is_half_cast(call) else call
 
 
 def subscript_parts(node: ast.Subscript) -> list[ast.expr]:

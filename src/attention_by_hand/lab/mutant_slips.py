@@ -40,20 +40,12 @@ from functools import lru_cache
 
 from attention_by_hand.lab.mutant_edits import AXIS_KEYWORDS, Rename, call_name, quote
 from attention_by_hand.lab.mutant_slices import colon_swapped, one_short
+from attention_by_hand.lab.size_locals import is_size
 
 __all__ = ["WHOLE_CALLS", "slips", "called_names"]
 
 # Reductions whose result keeps its type when the axis is left out (max/min would lose `.values`).
 WHOLE_CALLS = {"mean", "var", "std", "sum", "amax", "amin", "logsumexp", "norm"}
-
-
-def _is_size(node: ast.AST) -> bool:
-    """x.shape[i], x.size(i), x.size(-1), len(x): a size read from a tensor."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
-        return True
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" and node.args:
-        return True
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
 
 
 def _updated_before(finder, name: str, statement: ast.stmt) -> ast.stmt | None:
@@ -350,7 +342,7 @@ def slips(finder, node: ast.AST) -> None:
             # a layer handed in as an argument (proj, attn, ln1) and not applied
             finder.add(node, "unlayer", node.func.id, "call",
                        f"`{quote(node.args[0])}` for `{quote(node)}` (the layer `{node.func.id}` left out)")
-    if _is_size(node) and isinstance(node, ast.expr):
+    if is_size(node) and isinstance(node, ast.expr):
         for other in finder.scope:
             finder.add(node, "size_for", other, "variable", f"`{other}` for `{quote(node)}` (a wrong size: another number in scope)")
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):

@@ -177,8 +177,10 @@ def _names_of(change: Change) -> tuple[str, str] | None:
 
 def _by_chance(change: Change, seens: list[dict[str, dict[str, object]]], nodes: dict[str, list[ast.AST]]) -> bool:
     """A variable put for another that can mend a line only by chance, never tried:
-    - a first slice, `x[0]` for `x`, where `x` has fewer than two axes: one entry, which fits
-      only by broadcasting (`torch.ones(ids[0].numel())` is one 1, not one per pair);
+    - a first slice, `x[0]` for `x`, unless `x` holds a tensor of two axes or more as the function
+      returns on the first input: a 1-D tensor's first entry is one number, which fits only by
+      broadcasting (`torch.ones(ids[0].numel())` is one 1, not one per pair), and a list's or a
+      name's that holds no tensor then is not a slice;
     - a whole number that is 0 or 1 on every input (`/ _` for `/ t_gen`, where `_` from
       `B, _, C = x.shape` is 1, removes the division);
     - a size replaced by what is not a whole number;

@@ -15,6 +15,9 @@ Only names bound by a one-line assignment whose value reads a shape (`.shape`, `
 after a wrong call's span was found; parting.py says it.
 
 Left out: sizes named otherwise than the reference's, and sizes of helpers the function calls.
+
+The module also says which written expressions read a size (is_size, one_size, reads_shape,
+size_names), for the changes that put a size for a number or move one by one.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import sys
 from attention_by_hand.lab.code_layout import function_def
 from attention_by_hand.lab.outcomes import CALL_SECONDS, call
 
-__all__ = ["one_size", "reads_shape", "size_names", "sizes_apart"]
+__all__ = ["is_size", "one_size", "reads_shape", "size_names", "sizes_apart"]
 
 
 def reads_shape(value: ast.AST) -> bool:
@@ -38,14 +41,21 @@ def reads_shape(value: ast.AST) -> bool:
                for n in ast.walk(value))
 
 
+def is_size(node: ast.AST) -> bool:
+    """x.shape[i], x.size(i), x.size(-1), len(x): a size read from a tensor."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        return True
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" and node.args:
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
+
+
 def one_size(node: ast.AST) -> bool:
-    """`x.numel()`, `len(x)`, `x.size(0)`, `x.shape[0]`: one whole number read from a tensor."""
-    if isinstance(node, ast.Call):
-        func = node.func
-        called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
-        return called in ("numel", "len") or (called == "size" and len(node.args) == 1)
-    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
-            and not isinstance(node.slice, (ast.Slice, ast.Tuple)))
+    """A size read from a tensor (is_size) or its count of entries, `x.numel()`: one whole number,
+    not a slice of a shape."""
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, (ast.Slice, ast.Tuple)):
+        return False
+    return is_size(node) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "numel")
 
 
 def size_names(fdef: ast.AST) -> set[str]:
