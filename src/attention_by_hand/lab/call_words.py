@@ -202,7 +202,9 @@ _ONLY_WITH = {"addcdiv": {"value"}, "addcmul": {"value"}, "add": {"alpha"}, "sub
 
 # a call given a bare True or False by position right after its axis, and nothing after it, reads
 # it as `unbiased`, which the learner may take for `keepdim` (`x.var(-1, True)`, as `x.mean(-1,
-# True)` keeps the axis); its name then gets FLAG after it
+# True)` keeps the axis); its name then gets FLAG and the flag after it, "var(flag)True", and it
+# is described only where the reference counts the other way (`x.std(-1, False)` counts as a
+# layer norm does; where the reference computes no variance, what was meant is not known)
 FLAGGED = ("var", "std")
 FLAG = "(flag)"
 
@@ -236,8 +238,9 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
             if as_learners and _meant(name) in _ONLY_WITH and not {k.arg for k in node.keywords} & _ONLY_WITH[_meant(name)]:
                 continue
             flags = any(isinstance(a, ast.Constant) and isinstance(a.value, bool) for a in node.args)
-            if as_learners and name in FLAGGED and _flag_after_axis(node) and name + FLAG not in names:
-                names.append(name + FLAG)  # a flag by position: read as `unbiased`, whatever was meant
+            flag = _flag_after_axis(node) if as_learners and name in FLAGGED else None
+            if flag is not None and f"{name}{FLAG}{flag}" not in names:
+                names.append(f"{name}{FLAG}{flag}")  # a flag by position: read as `unbiased`, whatever was meant
             if as_learners and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags
                                                      or _told_by_position(node, name)):
                 continue
@@ -253,14 +256,22 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
 _TOLD_FROM = {"diagonal": 3, "histc": 3, "squeeze": 1}
 
 
-def _flag_after_axis(node: ast.Call) -> bool:
-    """`x.var(-1, True)` or `torch.var(x, -1, True)`: a True or False right after the axis, the last
-    positional argument, and no `keepdim=`."""
+def _flag_after_axis(node: ast.Call) -> bool | None:
+    """The True or False of `x.var(-1, True)` or `torch.var(x, -1, True)`: right after the axis, the
+    last positional argument, and no `keepdim=`; None for another call."""
     owner = node.func.value if isinstance(node.func, ast.Attribute) else None
     at = 2 if isinstance(owner, ast.Name) and owner.id == "torch" else 1
     last = node.args[at] if len(node.args) == at + 1 else None
-    return (isinstance(last, ast.Constant) and isinstance(last.value, bool)
-            and "keepdim" not in {k.arg for k in node.keywords})
+    told = isinstance(last, ast.Constant) and isinstance(last.value, bool) and "keepdim" not in {k.arg for k in node.keywords}
+    return last.value if told else None
+
+
+def _counts_of(tree: ast.AST) -> set[bool]:
+    """How the `var` and `std` calls in `tree` count, by keyword: True for n - 1 (`unbiased=True`,
+    `correction=1`), False for n."""
+    return {bool(k.value.value) for n in ast.walk(tree) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+            and n.func.attr in FLAGGED for k in n.keywords if k.arg in ("unbiased", "correction")
+            and isinstance(k.value, ast.Constant) and type(k.value.value) in (bool, int)}
 
 
 def _told_by_position(node: ast.Call, name: str) -> bool:
@@ -339,6 +350,14 @@ def reference_makes(reference: ModuleType, function: str, as_learners: bool = Fa
     return {name for f in reachable(reference, function) for name in called(definition(reference, f), as_learners)}
 
 
+def _reference_counts(reference: ModuleType, function: str) -> bool | None:
+    """How the reference's var and std count, where they count one way (_counts_of); else None."""
+    from attention_by_hand.lab.mutants import definition, reachable
+
+    ways = {c for f in reachable(reference, function) for c in _counts_of(definition(reference, f))}
+    return next(iter(ways)) if len(ways) == 1 else None
+
+
 def call_words(quoted: Iterable[str], reference: ModuleType, function: str, said: Iterable[str] = ()) -> str | None:
     """What each described call in the `quoted` code does, for calls the reference's `function`
     (and the functions of the reference it calls) never makes, leaving out those `said` (their
@@ -354,6 +373,7 @@ def described(quoted: Iterable[str], reference: ModuleType, function: str) -> di
     # (`unbiased=False`) leaves the learner's bare `var` described
     reference_calls = reference_makes(reference, function, as_learners=True)
     told = reference_makes(reference, function) - reference_calls
+    counts = _reference_counts(reference, function)
     names: list[str] = []
     for text in quoted:
         # a mend's "`new` for `old`": the new code is the reference's way, not the learner's
@@ -361,12 +381,12 @@ def described(quoted: Iterable[str], reference: ModuleType, function: str) -> di
         for code in re.findall(r"`([^`]+)`", text) or [text]:
             tree = _parsed(code)
             for name in called(tree, as_learners=True) if tree is not None else []:
-                if name.endswith(FLAG) and name not in names:
+                if FLAG in name and name not in names and counts is not None and str(counts) != name.partition(FLAG)[2]:
                     names.append(name)
                 elif _meant(name) in CALLS and {name, _meant(name)}.isdisjoint(reference_calls) and name not in names:
                     names.append(name)
     how = {name: "calls only told how to count" if name in told else "does not call" for name in names}
-    return {name: _flag_words(name.removesuffix(FLAG)) if name.endswith(FLAG)
+    return {name: _flag_words(name.partition(FLAG)[0]) if FLAG in name
             else f"`{name}`, which the reference {how[name]}, {CALLS[_meant(name)]}" for name in names}
 
 

@@ -64,12 +64,14 @@ from __future__ import annotations
 
 import ast
 
+import torch
+
 from attention_by_hand.lab.code_layout import whole_slice
 from attention_by_hand.lab.mend_edits import mend_edit, other_index, subscript_parts
 from attention_by_hand.lab.mutant_edits import Change, call_name, quote
 from attention_by_hand.lab.size_locals import size_names
 
-__all__ = ["HABIT_OPS", "habit_mends", "habit_words", "late_inside"]
+__all__ = ["HABIT_OPS", "habit_mends", "habit_words", "late_inside", "one_size_throughout"]
 
 HABIT_OPS = ("unfold_aug", "join", "factor_outside", "pad_before", "lead_colon", "comma_colon", "enumerate_order", "all_but",
              "next_axis", "one_slice", "axis_last", "pad_sides", "count_colon", "step_axis", "close_late", "fixed_count")
@@ -254,6 +256,16 @@ def _lead_colon(node: ast.Subscript) -> bool:
     whole = first is not None and whole_slice(first)
     plain = not any(isinstance(p, ast.Constant) and p.value in (None, Ellipsis) for p in parts)
     return whole and plain and any(_cuts(p) for p in parts[1:])
+
+
+def one_size_throughout(arg: tuple[str, int], values: list[dict[str, object]]) -> bool:
+    """Whether fixed_count's size, `given.shape[axis]`, is one number on every input (or is not
+    there): put for the fixed count, it would be only another constant, mending by chance (`x * 3`
+    for `x * 2`, where x has two rows on every input). values: the function's locals on each input."""
+    given, axis = arg
+    sizes = {v[given].shape[axis] if isinstance(v.get(given), torch.Tensor) and -v[given].dim() <= axis < v[given].dim()
+             else None for v in values}
+    return len(sizes) < 2 or None in sizes
 
 
 def _fixed(node: ast.AST) -> bool:

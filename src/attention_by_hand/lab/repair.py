@@ -65,7 +65,7 @@ import torch
 from attention_by_hand.lab.blame import output_close
 from attention_by_hand.lab.call_words import reference_makes
 from attention_by_hand.lab.api_mends import API_OPS
-from attention_by_hand.lab.habit_mends import HABIT_OPS
+from attention_by_hand.lab.habit_mends import HABIT_OPS, one_size_throughout
 from attention_by_hand.lab.mend_changes import loop_names, mend_changes
 from attention_by_hand.lab.idle_names import made_idle
 from attention_by_hand.lab.loop_passes import cuts_to_one, loop_lines, passes, several
@@ -177,10 +177,9 @@ def _names_of(change: Change) -> tuple[str, str] | None:
 
 def _by_chance(change: Change, seens: list[dict[str, dict[str, object]]], nodes: dict[str, list[ast.AST]]) -> bool:
     """A variable put for another that can mend a line only by chance, never tried:
-    - a first slice, `x[0]` for `x`, unless `x` holds a tensor of two axes or more as the function
-      returns on the first input: a 1-D tensor's first entry is one number, which fits only by
-      broadcasting (`torch.ones(ids[0].numel())` is one 1, not one per pair), and a list's or a
-      name's that holds no tensor then is not a slice;
+    - `x[0]` for `x` unless `x` holds a tensor of two axes or more as the function returns on the
+      first input (a 1-D tensor's first entry fits only by broadcasting: `ones(ids[0].numel())`);
+    - a size for a fixed count where that size is one number on every input (habit_mends.py);
     - a whole number that is 0 or 1 on every input (`/ _` for `/ t_gen`, where `_` from
       `B, _, C = x.shape` is 1, removes the division);
     - a size replaced by what is not a whole number;
@@ -188,6 +187,8 @@ def _by_chance(change: Change, seens: list[dict[str, dict[str, object]]], nodes:
       reads other entries, or none (`[heads[:, :, :-1], values]` is right only because the
       slice of the one-row `heads` is empty)."""
     values = [seen.get(change.function, {}) for seen in seens]
+    if change.op == "fixed_count":
+        return one_size_throughout(change.arg, values)
     if change.op == "first":  # `ids[0]` of a 1-D `ids` is one number, not a slice: it fits only by broadcasting
         return not (values and isinstance(values[0].get(change.arg), torch.Tensor) and values[0][change.arg].dim() >= 2)
     names = _names_of(change)
