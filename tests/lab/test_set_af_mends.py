@@ -224,7 +224,7 @@ def test_the_words_of_flatten_and_exp2_hold_in_torch():
     x = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64)
     assert torch.allclose(torch.exp2(x), torch.exp(x * math.log(2)))
     assert torch.allclose(torch.exp2(torch.log2(x.abs())), x.abs())
-    assert "EVERY axis after it" in _words("s = p.flatten(1).mean(0)", "lab-11-induction-heads.py", "first_token_score")[
+    assert "through the LAST axis unless `end_dim` is given" in _words("s = p.flatten(1).mean(0)", "lab-11-induction-heads.py", "first_token_score")[
         "flatten"]
 
 
@@ -271,3 +271,16 @@ def counts_to_probs(counts, smoothing=1.0):
 def test_a_count_fixed_at_a_number_is_said_as_the_inputs_size(tmp_path):
     found = failed_hints(tmp_path, "lab-03-bigram.py", TWO_OUTCOMES, "counts_to_probs")
     assert found and all("with `counts.shape[-1]` for `2` in `smoothing * 2`" in h for h in found)
+
+
+# heads and channels joined by a span one axis early: the flatten mend says what flatten joins, once
+SPAN_ONE_EARLY = '''
+def merge_heads(t):
+    return t.swapaxes(0, 1).flatten(0, 1)
+'''
+
+
+def test_flattens_words_are_not_said_again_after_its_own_mend(tmp_path):
+    found = failed_hints(tmp_path, "lab-05-multihead.py", SPAN_ONE_EARLY, "merge_heads")
+    assert found and all("with `t.swapaxes(0, 1).flatten(1, 2)`" in h for h in found)
+    assert not any("`flatten`, which the reference does not call" in h for h in found)

@@ -172,8 +172,8 @@ CALLS = {
                          "-1 and 1, not the dot product `(a * b).sum(-1)`",
     "half": "rounds to float16, about three significant digits (its largest number is 65504); a later `float()` does "
             "not bring the lost digits back",
-    "flatten": "joins the axes from `start_dim` through `end_dim` into one, the last axis unless told: `flatten(1)` "
-               "joins axis 1 with EVERY axis after it",
+    "flatten": "joins the axes from `start_dim` through `end_dim` into one, through the LAST axis unless `end_dim` is "
+               "given (`flatten(1)` joins axis 1 with every axis after it)",
     "add": "given `alpha`, multiplies only the tensor being added, `a.add(b, alpha=c)` is `a + c * b`, not the sum",
     "sub": "given `alpha`, multiplies only the tensor being subtracted, `a.sub(b, alpha=c)` is `a - c * b`",
     "log2": "is the logarithm in base 2, not the natural log",

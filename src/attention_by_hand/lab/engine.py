@@ -33,7 +33,7 @@ __all__ = ["Engine", "got_of"]
 
 
 # a mend whose words describe calls (api_mends.py) -> those calls
-_DESCRIBED_BY = {"no_half": HALVES}
+_DESCRIBED_BY = {"no_half": HALVES, "flatten_span": ("flatten",)}
 # the openings of a relation of scale: the output, or each row, times a number (relations.py, row_factors.py)
 _SCALES = (DIVIDED, MULTIPLIED, ROWS_SCALED.split("{")[0])
 
