@@ -241,8 +241,13 @@ def transposed_partner(node: ast.AST) -> ast.expr | None:
 
 
 def half_casts(node: ast.AST) -> list[ast.Call]:
-    """The `x.half()` and `x.bfloat16()` calls inside `node`, in reading order."""
-    return sorted((n for n in ast.walk(node) if is_half_cast(n)), key=lambda n: (n.lineno, n.col_offset))
+    """The `x.half()` and `x.bfloat16()` calls inside the statement `node`, in reading order, where
+    one is met by more of the statement than the cast itself (`p.half() @ v`, `(...).half().to(d)`);
+    a statement whose whole value is one cast keeps its half-width result, which the check's words
+    for a dtype already say (and a call taken off mends)."""
+    whole = getattr(node, "value", None)
+    found = [n for n in ast.walk(node) if is_half_cast(n)]
+    return sorted(found, key=lambda n: (n.lineno, n.col_offset)) if found and found != [whole] else []
 
 
 def _chained(node: ast.AST) -> bool:

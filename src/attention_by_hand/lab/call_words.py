@@ -170,8 +170,6 @@ CALLS = {
                "a -inf entry becomes +inf, which makes its row NaN",
     "cosine_similarity": "divides the dot product by both vectors' lengths: it is the cosine of their angle, between "
                          "-1 and 1, not the dot product `(a * b).sum(-1)`",
-    "half": "rounds to float16, about three significant digits (its largest number is 65504); a later `float()` does "
-            "not bring the lost digits back",
     "flatten": "joins the axes from `start_dim` through `end_dim` into one, through the LAST axis unless `end_dim` is "
                "given (`flatten(1)` joins axis 1 with every axis after it)",
     "add": "given `alpha`, multiplies only the tensor being added, `a.add(b, alpha=c)` is `a + c * b`, not the sum",

@@ -13,7 +13,6 @@ import inspect
 from types import ModuleType
 
 from attention_by_hand.lab.api_mends import CAUSE_OPS
-from attention_by_hand.lab.mend_edits import HALVES
 from attention_by_hand.lab.call_words import call_words
 from attention_by_hand.lab.diagnosis import all_zeros, diagnose, localise
 from attention_by_hand.lab.related import ends_of, worded_for
@@ -33,7 +32,7 @@ __all__ = ["Engine", "got_of"]
 
 
 # a mend whose words describe calls (api_mends.py) -> those calls
-_DESCRIBED_BY = {"no_half": HALVES, "flatten_span": ("flatten",)}
+_DESCRIBED_BY = {"flatten_span": ("flatten",)}
 # the openings of a relation of scale: the output, or each row, times a number (relations.py, row_factors.py)
 _SCALES = (DIVIDED, MULTIPLIED, ROWS_SCALED.split("{")[0])
 

@@ -24,7 +24,7 @@ import copy
 __all__ = ["FUNCTION_OWNERS", "HALVES", "is_half_cast", "edit_count_first", "entries_of", "function_form", "is_method", "measured_by", "mend_edit", "negated", "other_index", "subscript_parts"]
 
 
-HALVES = ("half", "bfloat16")  # the casts to a float of half the width (engine.py does not describe them after the mend)
+HALVES = ("half", "bfloat16")  # the casts to a float of half the width
 
 
 def is_half_cast(node: ast.AST) -> bool:
