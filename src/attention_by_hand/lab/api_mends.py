@@ -46,10 +46,11 @@ repair.py finds that it gives the reference's output on every input:
   tensor cores; float16 keeps about three significant digits, so the result is off in the third
   (and a mask cast to it is no longer bool). The mend takes every `.half()` and `.bfloat16()` of
   the statement off at once (one choice of precision, made for each tensor it meets); its words
-  say what such a cast does to numbers and to masks, as the one that mends may be either.
+  say what such a cast does to numbers and to masks, as the one that mends may be either. Not where
+  the statement's whole value is the cast: the result's dtype says that, and a call taken off mends.
 - `chain_swap`: `e.reciprocal().sum(-1)`, two methods chained in the wrong order (the sum of the
   reciprocals, where the reciprocal of the sum was meant): a chain runs from left to right. The mend
-  exchanges the two calls, `e.sum(-1).reciprocal()`. Tried on every chain of two method calls.
+  exchanges the two calls, `e.sum(-1).reciprocal()`. Tried on every chain of two methods of a tensor.
 
 Left out: `.T` on a batch (torch warns of it, and the warning stops the learner's run first); a
 shift or an offset that is a longer expression than a name, a number or a minus sign before one;

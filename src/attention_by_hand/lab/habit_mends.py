@@ -319,8 +319,9 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
                 f"after the axes before it, `{quote(node.value)}[{change.arg}, {quote(node.slice)}]`")
     if op == "fixed_count" and isinstance(node, ast.Constant):
         given, axis = change.arg
-        return (f"`{node.value}` is a fixed count where the count was to come from the input, `{given}.shape[{axis}]`: "
-                f"a rule written for {node.value} outcomes counts {node.value} whatever the input holds")
+        return (f"`{node.value}` is a fixed number where the input's own count belongs, `{given}.shape[{axis}]`, which is "
+                f"not the same on every input tried: a rule written for {node.value} outcomes counts {node.value} whatever "
+                "the input holds")
     if op == "count_colon" and isinstance(node, ast.Subscript):
         count = quote(subscript_parts(node)[change.arg])
         return (f"`{quote(node)}` picks the one entry {count} along that axis (an index drops its axis); the first "
