@@ -60,6 +60,17 @@ _WORDS = (
      "cannot be walked"),
 )
 
+# a Python or NumPy container handed where torch takes a tensor (an embedding's indices) -> what makes one
+_NOT_TENSOR = {
+    "range": "a Python `range` is no tensor: `torch.arange(start, end)` makes the same numbers as one",
+    "list": "a Python list is no tensor: `torch.tensor(...)` makes one of numbers, `torch.stack(...)` of tensors",
+    "tuple": "a Python tuple is no tensor: `torch.tensor(...)` makes one of numbers, `torch.stack(...)` of tensors",
+    "numpy.ndarray": "a NumPy array is no tensor: torch's own function (`torch.arange`, ...) makes one, or "
+                     "`torch.from_numpy(...)` wraps the array",
+}
+_CONTAINER = re.compile(r"must be Tensor, not (range|list|tuple|numpy\.ndarray)\b")
+_KEEPDIM_INT = re.compile(r"argument 'keepdim' \(position \d\) must be bool, not int")  # `x.sum(0, 2)`, `torch.amax(x, 0, 2)`
+
 _NO_AXIS = re.compile(r"(\w+)\(\) missing 1 required positional arguments?: \"dim\"")
 _ONE_VALUE = re.compile(r"(\w+?)_? only supports a 0-dimensional value tensor")
 _ALONG_ROWS = ("softmax", "log_softmax", "cumsum", "cumprod", "logcumsumexp")  # each row's own: dim=-1
@@ -72,6 +83,12 @@ def error_words(message: str) -> str:
         op = no_axis.group(1)
         rows = ", `dim=-1` for each row's own" if op in _ALONG_ROWS else ""
         return f" (torch's `{op}` has no default axis: give `dim=`{rows})"
+    container = _CONTAINER.search(message)
+    if container:
+        return f" ({_NOT_TENSOR[container.group(1)]})"
+    if _KEEPDIM_INT.search(message):
+        return (" (the argument after `dim` is `keepdim`, a bool: several axes go in ONE argument, a tuple such as "
+                "`dim=(0, 2)`)")
     one_value = _ONE_VALUE.search(message)
     if one_value:  # masked_fill, index_fill: one value for every cell they fill
         return (f" (`{one_value.group(1)}` puts ONE value in every cell it fills: a number, or a tensor of no axes "

@@ -272,14 +272,6 @@ def judge_pair(got, names: str, swapped: Callable[[object, object], bool] | None
 
 
 _SIZES = re.compile(r"size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\)")
-# a Python or NumPy container handed where torch takes a tensor -> what makes the tensor
-_NOT_TENSOR = {
-    "range": "a Python `range` is no tensor: `torch.arange(start, end)` makes the same numbers as one",
-    "list": "a Python list is no tensor: `torch.tensor(...)` makes one of numbers, `torch.stack(...)` of tensors",
-    "tuple": "a Python tuple is no tensor: `torch.tensor(...)` makes one of numbers, `torch.stack(...)` of tensors",
-    "numpy.ndarray": "a NumPy array is no tensor: torch's own function (`torch.arange`, ...) makes one, or "
-                     "`torch.from_numpy(...)` wraps the array",
-}
 # torch's words for a float where a tuple of ints belongs (reshape, view, a size); its message for
 # an invalid combination of arguments lists "tuple of ints" in signatures too, and is not this.
 _FLOAT_SIZE = re.compile(r"must be tuple of ints,\s*but got float|must be tuple of ints, not float")
@@ -367,12 +359,6 @@ def hint_for_exception(type_name: str, message: str) -> str:
         kind = "function" if "function" in itself.group(1) or itself.group(1) == "method" else f"layer ({itself.group(1)})"
         return (f" (a {kind} itself where its result was meant: a call's brackets are missing or misplaced, "
                 "`f` for `f(x)`)")
-    if re.search(r"argument 'keepdim' \(position \d\) must be bool, not int", message):  # `x.sum(0, 2)`, `torch.amax(x, 0, 2)`
-        return (" (the argument after `dim` is `keepdim`, a bool: several axes go in ONE argument, a tuple such as "
-                "`dim=(0, 2)`)")
-    other = re.search(r"must be Tensor, not (range|list|tuple|numpy\.ndarray)\b", message)
-    if other:  # a Python or NumPy container where torch takes only a tensor (an embedding's indices)
-        return " (" + _NOT_TENSOR[other.group(1)] + ")"
     if "does not require grad and does not have a grad_fn" in message:
         # the checks call a function under torch.no_grad(), as a caller that only wants values may
         return (" (what `.backward()` or `autograd.grad` was given has no graph behind it: no input it was made from "
