@@ -10,10 +10,11 @@ repair.py finds that it gives the reference's output on every input:
 - `roll_back`: `roll(start, 0)`, meant to bring entry `start` to the front; a positive shift moves
   every entry towards the end. The mend negates the shift.
 - `diagonal_sign`: `triu_indices(T, T, offset=-1)`, meant as the diagonal just above the main one;
-  the offset counts upwards, so -1 is the diagonal below. The mend negates the offset.
+  the offset counts upwards, so -1 is the diagonal below. The mend negates the offset (`i0 - j0`
+  for a difference `j0 - i0`).
 - `numel_axis`: `counts.numel()` for the length of a row; numel counts every entry. The mend is
   `counts.shape[d]`, for d = -1 and 0.
-- `last_two`: `k.transpose(0, 1)` (or `k.t()`) on a batch, meant as the matrix's transpose; the
+- `last_two`: `k.transpose(0, 1)` (or `k.t()`, `torch.t(k)`) on a batch, meant as the matrix's transpose; the
   first two axes are the batch's. The mend is `transpose(-2, -1)`; on several lines it is one slip
   (repeated_mends.py groups them).
 - `count_first`: `q, k, v = fused.view(3, B, T, d)`, the three taken as lying one after another in
@@ -36,6 +37,9 @@ repair.py finds that it gives the reference's output on every input:
   where each row was to meet its own row alone: `@` makes every row's dot product with every row of
   the other, a grid. The mend is the entrywise product, `d_out * out`. Tried where the right side
   of `@` is transposed (`.transpose(-2, -1)`, `.mT`, `.T`, `.t()`).
+- `entrywise`: `torch.matmul(p, dp - D)`, MATLAB's `p .* (dp - D)` written as a matrix product
+  (`@`, `matmul`, `mm`, `bmm`), which sums products along the inner axis. The mend is the entrywise
+  product, `p * (dp - D)`. Tried where the right side is not transposed (that is `elementwise`).
 - `matmul`: `weights * v`, MATLAB's `*` (the matrix product) where torch's `*` multiplies entry by
   entry. The mend is `weights @ v`. Tried where neither side is a number written in the code.
 - `bool_mask`: `F.scaled_dot_product_attention(q, k, v, attn_mask=keep)` with `keep` a float mask of
@@ -67,14 +71,14 @@ from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_who
                                               measured_by, mend_edit, negated, signed)
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote, quote_statement
 
-__all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "half_casts", "api_mends", "api_words", "transposed_partner"]
+__all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "half_casts", "api_mends", "api_words", "matrix_sides", "transposed_partner", "transposed_tensor"]
 
 API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries", "count_first",
-           "flatten_span", "squeeze_whole", "elementwise", "matmul", "chain_swap", "bool_mask", "no_half")
+           "flatten_span", "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half")
 # those that name a cause no change of the reference says (verdict.py says them after one, or after
 # a catalogued mistake's effect); the reference has its own sizes and axes to swap
 CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "count_first", "flatten_span",
-             "squeeze_whole", "elementwise", "matmul", "chain_swap", "bool_mask", "no_half")
+             "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half")
 
 # a call's name -> the place of its diagonal's offset among the arguments of torch.<name>(...)
 _OFFSET_CALLS = {"tril": 1, "triu": 1, "tril_indices": 2, "triu_indices": 2, "diagonal": 1, "diag": 1, "diag_embed": 1}
@@ -122,8 +126,11 @@ def _offset(node: ast.Call) -> ast.expr | None:
     return node.args[at] if len(node.args) > at else None
 
 
-def _plain(node: ast.expr | None) -> bool:
-    """A name, a number, or either after a minus sign."""
+def _plain(node: ast.expr | None, difference: bool = True) -> bool:
+    """A name, a number, or either after a minus sign; or (difference) one of those minus another
+    (`j0 - i0`, whose other way is `i0 - j0`)."""
+    if difference and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+        return _plain(node.left, False) and _plain(node.right, False)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         node = node.operand
     return isinstance(node, ast.Name) or (isinstance(node, ast.Constant) and type(node.value) is int and node.value != 0)
@@ -166,6 +173,10 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             found.append(Change(name, at, "matmul", None, "function",
                                 f"`{quote(mend_edit(node, Change(name, at, 'matmul', None, 'function', '')))}` for `{quote(node)}`",
                                 line))
+        if matrix_sides(node) is not None and transposed_partner(node) is None:
+            found.append(Change(name, at, "entrywise", None, "function",
+                                f"`{quote(mend_edit(node, Change(name, at, 'entrywise', None, 'function', '')))}` for `{quote(node)}`",
+                                line))
         partner = transposed_partner(node)
         if partner is not None:
             found.append(Change(name, at, "elementwise", None, "function",
@@ -204,10 +215,10 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             tensor = quote(measured)
             found += [Change(name, at, "numel_axis", d, "call", f"`{tensor}.shape[{d}]` for `{quote(node)}`", line)
                       for d in _NUMEL_AXES]
-        axes = [number_of(a) for a in node.args]
-        if is_method(node) and ((called == "t" and not axes) or (called == "transpose" and axes in ([0, 1], [1, 0]))):
+        owner = transposed_tensor(node)
+        if owner is not None:
             found.append(Change(name, at, "last_two", None, "transpose",
-                                f"`{quote(node.func.value)}.transpose(-2, -1)` for `{quote(node)}`", line))
+                                f"`{quote(owner)}.transpose(-2, -1)` for `{quote(node)}`", line))
         span = _span(node) if called == "flatten" else None
         if span is not None:
             start, end = span
@@ -225,6 +236,33 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                     found.append(Change(name, index[id(listed)], "swap_entries", (i, j), "order",
                                         f"`{quote(elts[j])}` and `{quote(elts[i])}` exchanged in `{quote(node)}`", line))
     return found
+
+
+def transposed_tensor(node: ast.AST) -> ast.expr | None:
+    """x of `x.t()`, `x.transpose(0, 1)`, `torch.t(x)` or `torch.transpose(x, 0, 1)`: the FIRST two
+    axes exchanged, a matrix's transpose only where x has two; None for another node."""
+    if not (isinstance(node, ast.Call) and call_name(node) in ("t", "transpose") and not node.keywords):
+        return None
+    torch_form = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
+    if not (is_method(node) or (torch_form and node.args)):
+        return None
+    owner, axes = (node.func.value, node.args) if is_method(node) else (node.args[0], node.args[1:])
+    axes = [number_of(a) for a in axes]
+    return owner if (call_name(node) == "t" and not axes) or (call_name(node) == "transpose" and axes in ([0, 1], [1, 0])) else None
+
+
+_MATRIX_PRODUCTS = ("matmul", "mm", "bmm")
+
+
+def matrix_sides(node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
+    """(a, b) of `a @ b`, `torch.matmul(a, b)` (or `mm`, `bmm`) or `a.matmul(b)`; None for another node."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        return node.left, node.right
+    if not (isinstance(node, ast.Call) and call_name(node) in _MATRIX_PRODUCTS and not node.keywords):
+        return None
+    if is_method(node):
+        return (node.func.value, node.args[0]) if len(node.args) == 1 else None
+    return (node.args[0], node.args[1]) if len(node.args) == 2 else None
 
 
 def transposed_partner(node: ast.AST) -> ast.expr | None:
@@ -330,6 +368,11 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
     if op == "matmul" and isinstance(node, ast.BinOp):
         return (f"`{quote(node)}` multiplies entry by entry, lining the two tensors up by broadcasting (MATLAB's `.*`); "
                 "the matrix product is `@`")
+    if op == "entrywise" and matrix_sides(node) is not None:
+        a, b = matrix_sides(node)
+        entrywise = quote(ast.BinOp(a, ast.Mult(), b))
+        return (f"`{quote(node)}` is a matrix product (MATLAB's `*`): each entry sums products along the inner axis; "
+                f"entry by entry, MATLAB's `.*`, is `{entrywise}`")
     if op == "elementwise" and isinstance(node, ast.BinOp) and transposed_partner(node) is not None:
         a, b = (quote(side) for side in (node.left, transposed_partner(node)))
         entrywise = quote(ast.BinOp(node.left, ast.Mult(), transposed_partner(node)))  # bracketed where a side needs it

@@ -57,8 +57,8 @@ from attention_by_hand.lab.first_nan import first_nan, has_nan
 from attention_by_hand.lab.learner_notes import recording, shared_parts
 from attention_by_hand.lab.line_calls import line_calls, return_line, span_body
 from attention_by_hand.lab.none_words import none_read
-from attention_by_hand.lab.raised_where import (assigned_around, assigned_at, assigned_names, checked_line, raised_in_loop,
-                                                 written_integers)
+from attention_by_hand.lab.raised_where import (assigned_around, assigned_at, assigned_names, called_names, checked_line,
+                                                 raised_in_loop, written_integers)
 from attention_by_hand.lab.size_locals import sizes_apart
 from attention_by_hand.lab.unit_slice import unit_slice
 from attention_by_hand.lab.wire import MAX_TEXT, decode, encode
@@ -357,6 +357,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
                                 and Path(frame.f_code.co_filename).resolve() == learner)
             names, known = _shared_names(learner, step, reference, call["function"])
             written = written_integers(str(learner), [step, line])
+            called = called_names(str(learner), [step, line])
             own = raised_by_a_raise(error.__traceback__, learner) if kind == "NotImplementedError" else None
             cut = unit_slice(error.__traceback__, learner, message) if kind == "RuntimeError" else None
             seen = ((misaligned_vector(error.__traceback__, learner, message) or cut) if kind == "RuntimeError"
@@ -376,6 +377,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
                 in_loop=where,  # raised_where.py: where a change of the reference must raise too
                 **({"names": names, "known": known} if names else {}),  # by a statement that assigns one of these
                 **({} if written is None else {"written": sorted(written)}),  # the integers its functions write
+                **({} if called is None else {"called": sorted(called)}),  # and the calls they make
                 **({} if own is None else {"own_raise": own}),  # a function not written yet, or torch
                 **({"line_words": seen} if seen else {}),  # broadcast_words.py, none_words.py
                 **({"line_cause": True} if seen and seen == cut else {}),  # unit_slice.py: the line's slice is the cause

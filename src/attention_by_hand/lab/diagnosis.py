@@ -287,7 +287,7 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
         if len(scaled) < MAX_SCALED and _proportional(first_got, first):
             scaled.append(change)
     if not wrong:  # only errors to go by: the change must raise them at the learner's step
-        found = [c for c in found if _same_step(c, tried, raised)]
+        found = [c for c in found if _same_step(reference, c, tried, raised)]
     # those that raise the learner's very words, where it raised, before those that raise alike;
     # where it only raised, a size error in other words is another error (its sizes are the evidence)
     exact = [c for c in found if _matches(build(reference, function, c), tried, order, single=False)[0]]
@@ -310,7 +310,7 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
         if mutant is not None and _matches(mutant, tried, order, single=False)[0]:
             found.append((a, b))
     if not wrong:
-        found = [c for c in found if _same_step(c, tried, raised)]
+        found = [c for c in found if _same_step(reference, c, tried, raised)]
     return ((_one_mistake(reference, function, found, tried, prefer) if found else None)
             or related(reference, function, tried, expected) or _moved_factor(reference, function, tried, scaled))
 
@@ -335,14 +335,14 @@ def _raised_alike(reference: ModuleType, function: str, tried: list[Tried],
     for change in _singles(reference, function, tried[0].args, sound):
         mutant = build(reference, function, (change,))
         if (mutant is not None and _matches(mutant, tried, list(range(len(tried))), single=False)[0]
-                and _same_step((change,), tried, list(range(len(tried))))):
+                and _same_step(reference, (change,), tried, list(range(len(tried))))):
             found.append(change)
             if len(found) > 1:
                 return None
     return Diagnosis(_say((found[0],), function, reference), _mistake((found[0],))) if found else None
 
 
-def _same_step(chosen: tuple[Change, ...], tried: list[Tried], raised: list[int]) -> bool:
+def _same_step(reference: ModuleType, chosen: tuple[Change, ...], tried: list[Tried], raised: list[int]) -> bool:
     """Whether changes that raise where the learner's function raised could be its mistake: an axis
     they ask for (op "const" of kind "axis") is a number the learner's code writes, wherever that is
     told (outcomes.Raised.written). The same words raised where the learner asked for no such axis
@@ -350,7 +350,30 @@ def _same_step(chosen: tuple[Change, ...], tried: list[Tried], raised: list[int]
     is compared by outcomes.alike and agree (the names their statements assign)."""
     asked = {c.arg for c in chosen if c.op == "const" and c.kind == "axis" and type(c.arg) is int}
     told = [tried[i].got.written for i in raised if isinstance(tried[i].got, Raised) and tried[i].got.written is not None]
-    return all(asked <= written for written in told)
+    if not all(asked <= written for written in told):
+        return False
+    # Words with no number in them ("index out of range in self") tell no sizes: many a wrong value
+    # raises them. Then the change must be in a call the learner's function makes (a shifted
+    # `arange` is no learner's mistake whose code calls no `arange`).
+    errors = [tried[i].got for i in raised if isinstance(tried[i].got, Raised)]
+    if not errors or any(re.search(r"\d", e.message) for e in errors):
+        return True
+    made = [e.called for e in errors if e.called is not None]
+    return all(call is None or all(call in names for names in made) for call in (_changed_call(reference, c) for c in chosen))
+
+
+def _changed_call(reference: ModuleType, change: Change) -> str | None:
+    """The name of the innermost call of the reference that holds the node `change` changes (the
+    node itself, where it is a call); None where no call holds it."""
+    nodes = list(ast.walk(definition(reference, change.function)))
+    if not 0 <= change.index < len(nodes):
+        return None
+    target = nodes[change.index]
+    holding = [n for n in nodes if isinstance(n, ast.Call) and any(inner is target for inner in ast.walk(n))]
+    if not holding:
+        return None
+    call = min(holding, key=lambda n: sum(1 for _ in ast.walk(n))).func
+    return call.attr if isinstance(call, ast.Attribute) else call.id if isinstance(call, ast.Name) else None
 
 
 MAX_SCALED = 8

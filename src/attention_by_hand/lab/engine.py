@@ -271,6 +271,8 @@ def got_of(event: dict):
                         for v in (event.get("names"), event.get("known")))
         told = event.get("written")
         written = frozenset(n for n in told if type(n) is int) if isinstance(told, list) else None
+        asked = event.get("called")
+        called = frozenset(n for n in asked if isinstance(n, str)) if isinstance(asked, list) else None
         return raised(str(event.get("type", "")), str(event.get("message", "")), where if isinstance(where, bool) else None,
-                      names, known, written)
+                      names, known, written, called)
     return RAISED

@@ -49,6 +49,14 @@ repair.py finds that it gives the reference's output on every input:
   on the call's result. The mend closes the call first, `torch.exp(s - m) / l` (the method's
   `.div(l)` kept as a method). Tried for a call of one argument (a function's, or a method's
   without arguments) on a sum or a difference whose right term is divided or multiplied.
+- `one_index`: `log_p[ids[:-1]][ids[1:]]`, two indexings in a row, as `a[i][j]` reaches one entry of
+  a nested list or a C array; on a tensor the second picks along the first axis of what the first
+  returned, and a write through it (`hot[rows][ids] = 1`) lands in a copy where the first index is
+  a tensor. The mend gives both in one index, `log_p[ids[:-1], ids[1:]]`.
+- `as_positions`: `caps[causal_mask(T)]`, a bool mask read as the positions 0 and 1 of a small table
+  (R and spreadsheets count False and True as numbers); a bool tensor as an index selects the
+  entries where it is True. The mend is `caps[causal_mask(T).long()]`. Tried where the index is a
+  call's result or a comparison.
 - `fixed_count`: `counts.sum(1) + 2 * smoothing`, a count fixed at a number where it was to be a
   size of the input: a rule learnt for two outcomes (Laplace's (n + 1) / (n + 2)) counts two where
   there are as many as the input has columns. The mend puts a size of one of the function's
@@ -74,7 +82,8 @@ from attention_by_hand.lab.size_locals import size_names
 __all__ = ["HABIT_OPS", "habit_mends", "habit_words", "late_inside", "one_size_throughout"]
 
 HABIT_OPS = ("unfold_aug", "join", "factor_outside", "pad_before", "lead_colon", "comma_colon", "enumerate_order", "all_but",
-             "next_axis", "one_slice", "axis_last", "pad_sides", "count_colon", "step_axis", "close_late", "fixed_count")
+             "next_axis", "one_slice", "axis_last", "pad_sides", "count_colon", "step_axis", "close_late", "fixed_count",
+             "one_index", "as_positions")
 
 _JOIN_AXES = (-1, 0, 1, -2)
 _AUG_OPS = {ast.Mult: "*", ast.Div: "/", ast.Sub: "-"}
@@ -181,6 +190,13 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                 and node.slice.step is not None):  # `table[0::2]`, read or written
             found += [Change(name, at, "step_axis", lead, "index", f"`{quote(node.value)}[{lead}, {quote(node.slice)}]` "
                              f"for `{quote(node)}`", line) for lead in (":", "...")]
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _made_index(node.slice):
+            found.append(Change(name, at, "as_positions", None, "index",
+                                f"`{quote(mend_edit(node, Change(name, at, 'as_positions', None, 'index', '')))}` for `{quote(node)}`",
+                                line))
+        if _indexed_twice(node):  # `x[a][b]`, read or written: C's and nested lists' way to one entry
+            found.append(Change(name, at, "one_index", None, "index",
+                                f"`{quote(mend_edit(node, Change(name, at, 'one_index', None, 'index', '')))}` for `{quote(node)}`", line))
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _one_number(node):
             found.append(Change(name, at, "next_axis", None, "index",
                                 f"`{quote(node.value)}[:, {quote(node.slice)}]` for `{quote(node)}`", line))
@@ -213,6 +229,22 @@ def _subscript_habits(node: ast.Subscript, name: str, at: int, line: int | None)
                 others = f"[{n} for {n} in range({quote(node.value)}.shape[{k}]) if {n} != {p.operand.id}]"
                 found.append(Change(name, at, "all_but", k, "slice", f"`{others}` for `{quote(p)}` in `{quote(node)}`", line))
     return found
+
+
+def _made_index(part: ast.expr) -> bool:
+    """An index made where it is used: a call's result, a comparison or its `~` (never a name or a
+    number, which are mostly ints)."""
+    if isinstance(part, ast.UnaryOp) and isinstance(part.op, ast.Invert):
+        part = part.operand
+    return isinstance(part, ast.Compare) or (isinstance(part, ast.Call) and call_name(part) not in ("long", "int", "item"))
+
+
+def _indexed_twice(node: ast.AST) -> bool:
+    """`x[a][b]`: one index on what another index returned, neither a slice, a tuple, `None` or `...`."""
+    def single(part: ast.expr) -> bool:
+        return not (isinstance(part, (ast.Slice, ast.Tuple)) or (isinstance(part, ast.Constant) and part.value in (None, Ellipsis)))
+    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Subscript)
+            and single(node.slice) and single(node.value.slice))
 
 
 def _one_number(node: ast.Subscript) -> bool:
@@ -336,6 +368,19 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
         return (f"`{quote(node)}` puts the new axis at place {place}, after {after}, not last: NumPy's way of turning "
                 "a matrix's row sums into a column, wrong for a vector (its sum has no axis left) or a batch; "
                 "`[..., None]` (or `keepdim=True`) puts it last")
+    if op == "as_positions" and isinstance(node, ast.Subscript):
+        index, whole = quote(node.slice), quote(mend_edit(node, change).slice)
+        return (f"`{quote(node)}` indexes by the tensor `{index}` as it is: a bool tensor SELECTS, keeping the entries where "
+                f"it is True (it must fit the indexed tensor's own shape), and a float one is refused; positions are "
+                f"whole numbers, `{whole}` (False and True as 0 and 1)")
+    if op == "one_index" and _indexed_twice(node):
+        inner, both = quote(node.value), quote(mend_edit(node, change))
+        if isinstance(node.ctx, ast.Store):
+            return (f"`{quote(node)} = ...` writes into what `{inner}` returned, which is a copy wherever that index is a "
+                    f"tensor or a list (numbers and slices give a view), so `{quote(node.value.value)}` itself never "
+                    f"changes; `{both} = ...` writes into it")
+        return (f"`{quote(node)}` indexes twice: `[{quote(node.slice)}]` picks along the first axis of what `{inner}` "
+                f"returned, not along the next axis; `{both}` picks one entry per pair, as `a[i][j]` does in a nested list")
     if op == "lead_colon" and isinstance(node, ast.Subscript):
         return (f"`{quote(node)}`: the leading `:` takes axis 0 whole, so the next cut falls on axis 1; a leading `:` "
                 "belongs to a tensor with a batch axis in front, (1, n, d)")

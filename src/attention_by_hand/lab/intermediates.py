@@ -130,4 +130,4 @@ def intermediate(function, inputs: list[tuple], gots: list, lines: list[str]) ->
     made = lines[step.line - 1].split("#")[0].strip() if 0 < step.line <= len(lines) else ""
     where = f" as `{made}` leaves it" if made else ""
     return (f"yours is the reference's intermediate value `{step.name}`{where}, not its output: "
-            "the steps after it are missing, or another variable is returned")
+            "the steps after it are missing or leave it as it was, or another variable is returned")

@@ -59,20 +59,31 @@ def _made_as_list(fdef: ast.FunctionDef, name: str) -> bool:
     return False
 
 
+def _a_new_list(value: ast.AST) -> bool:
+    """`[...]`, a list comprehension, `list(...)` or `sorted(...)`: a list made where it is written."""
+    return isinstance(value, (ast.List, ast.ListComp)) or (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("list", "sorted"))
+
+
 def none_kept(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
-    """`outs = outs.append(o)`, where `outs` was made as a list: the list's method changes it and
-    returns None, which the assignment keeps."""
+    """`outs = outs.append(o)`, where `outs` was made as a list, or `kept = list(range(H)).remove(h)`:
+    the list's method changes it and returns None, which the assignment keeps."""
     found = []
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
                 and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute)
-                and node.value.func.attr in _LIST_CHANGES and isinstance(node.value.func.value, ast.Name)):
+                and node.value.func.attr in _LIST_CHANGES):
             continue
-        target, owner, method = node.targets[0].id, node.value.func.value.id, node.value.func.attr
-        if _made_as_list(fdef, owner):
-            found.append((node.lineno, f"`{target} = {owner}.{method}(...)` ({{0}}) keeps None in `{target}`: a list's "
-                                       f"`{method}` changes the list itself and returns None; call `{owner}.{method}(...)` "
+        target, owner, method = node.targets[0].id, node.value.func.value, node.value.func.attr
+        if isinstance(owner, ast.Name) and _made_as_list(fdef, owner.id):
+            found.append((node.lineno, f"`{target} = {owner.id}.{method}(...)` ({{0}}) keeps None in `{target}`: a list's "
+                                       f"`{method}` changes the list itself and returns None; call `{owner.id}.{method}(...)` "
                                        f"alone, without the assignment", [node.lineno]))
+        elif _a_new_list(owner):  # the list made on the spot is changed, then lost: only the None is kept
+            found.append((node.lineno, f"`{ast.unparse(node)}` ({{0}}) keeps None in `{target}`: a list's `{method}` "
+                                       f"changes the list itself and returns None, so the changed list is lost; bind "
+                                       f"the list to `{target}` first, then call `{target}.{method}(...)` alone",
+                          [node.lineno]))
     return found
 
 
@@ -301,13 +312,19 @@ def _reads(statements: list[ast.stmt], name: str) -> int | None:
 
 def changed_then_read(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     """`c = angles.cos_()`, then both `c` and `angles` read in the statements that run after it,
-    `angles` before it is bound again: two names for one tensor, whose old values are gone."""
+    `angles` before it is bound again: two names for one tensor, whose old values are gone. Also an
+    in-place call whose result goes on into a larger expression, `var = c.pow_(2).mean(-1)`, with
+    `c` read after: the call was used for its value, and it changed `c` on the way."""
     found = []
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             continue
-        name, new = _in_place_call(node.value), node.targets[0].id
-        if name is None or name == new:
+        new = node.targets[0].id
+        if _in_place_call(node.value) is None:
+            found += _used_then_read(fdef, node)
+            continue
+        name = _in_place_call(node.value)
+        if name == new:
             continue
         after = _following(fdef, node)
         read = _reads(after, name)
@@ -320,3 +337,22 @@ def changed_then_read(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]
                                    f"and names that same tensor `{new}`: `{name}` read after it ({{1}}) holds the new "
                                    f"values; `{twin}` leaves `{name}` as it was", [node.lineno, read]))
     return found
+
+
+def _used_then_read(fdef: ast.FunctionDef, node: ast.Assign) -> list[tuple[int, str, list[int]]]:
+    """`var = c.pow_(2).mean(-1)`: an in-place call inside the value of an assignment to another name,
+    its receiver `c` read in the statements after it (before it is bound again)."""
+    new = node.targets[0].id
+    for call in ast.walk(node.value):
+        name = _in_place_call(call) if call is not node.value else None
+        if name is None or name == new:
+            continue
+        read = _reads(_following(fdef, node), name)
+        if read is None:
+            continue
+        method = call.func.attr
+        twin = ast.unparse(ast.Call(ast.Attribute(call.func.value, method[:-1], ast.Load()), call.args, call.keywords))
+        return [(node.lineno, f"`{ast.unparse(call)}` ({{0}}) changes `{name}` itself (`{method}` works in place) on "
+                              f"its way into `{new}`: `{name}` read after it ({{1}}) holds the new values; `{twin}` "
+                              f"leaves `{name}` as it was", [node.lineno, read])]
+    return []

@@ -49,8 +49,9 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - a range's counter added where one was meant (`const`): `counts[a, b] += i` for `+= 1`;
 - a power of a call taken for the call of a product (`power_inside`): `cos(theta) ** p`, where
   `cos(theta * p)`, a turn by p times the angle, was meant;
-- a factor put on a call's result where it belongs on the call's input (`factor_inside`):
-  `softmax(s, dim=-1) / math.sqrt(hs)`, where `softmax(s / math.sqrt(hs), dim=-1)` was meant;
+- a factor or a term put on a call's result where it belongs on the call's input (`factor_inside`):
+  `softmax(s, dim=-1) / math.sqrt(hs)`, where `softmax(s / math.sqrt(hs), dim=-1)` was meant, or
+  `pe(torch.arange(T)) + start` (the bracket closed early), where `pe(torch.arange(T) + start)` was;
 - a division or product that belongs in a power's exponent (`into_exponent`): `p / base ** (2 * i) / d`,
   where `p / base ** (2 * i / d)` was meant;
 - a loop over `range(n)` that starts at 1 (`from_one`): its pass for 0 was already made before the
@@ -249,7 +250,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             for wrap in _WRAPS:
                 found.append(Change(name, index[id(node.right)], "wrap", wrap, "function",
                                     f"`torch.{wrap}({quote(node.right)})` for `{quote(node.right)}`{where}", statement.lineno))
-        if (isinstance(node.op, (ast.Div, ast.Mult)) and isinstance(node.left, ast.Call) and node.left.args
+        if (isinstance(node.op, (ast.Div, ast.Mult, ast.Add, ast.Sub)) and isinstance(node.left, ast.Call) and node.left.args
                 and not isinstance(node.right, ast.Constant) and function_form(node.left)):
             inside = edit(node, Change(name, 0, "factor_inside", None, "factor", ""))
             found.append(Change(name, index[id(node)], "factor_inside", None, "factor",

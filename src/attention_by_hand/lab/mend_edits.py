@@ -86,9 +86,11 @@ def entries_of(node: ast.AST) -> list[ast.expr]:
 
 
 def negated(node: ast.expr) -> ast.expr:
-    """`-x` for `x`, `x` for `-x`: a shift or an offset the other way (api_mends.py)."""
+    """`-x` for `x`, `x` for `-x`, `b - a` for `a - b`: a shift or an offset the other way (api_mends.py)."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         return node.operand
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
+        return ast.copy_location(ast.BinOp(node.right, ast.Sub(), node.left), node)
     return ast.copy_location(ast.UnaryOp(ast.USub(), node), node)
 
 
@@ -130,6 +132,12 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
     op, arg = change.op, change.arg
     if op == "matmul":  # `a * b` made `a @ b` (api_mends.py)
         return ast.BinOp(node.left, ast.MatMult(), node.right)
+    if op == "entrywise":  # `a @ b`, `torch.matmul(a, b)` or `a.matmul(b)` made `a * b` (api_mends.py)
+        if isinstance(node, ast.BinOp):
+            a, b = node.left, node.right
+        else:
+            a, b = (node.func.value, node.args[0]) if is_method(node) else (node.args[0], node.args[1])
+        return ast.BinOp(a, ast.Mult(), b)
     if op == "elementwise":  # `a @ b.transpose(-2, -1)` made `a * b` (api_mends.py)
         right = node.right
         return ast.BinOp(node.left, ast.Mult(), right.value if isinstance(right, ast.Attribute) else right.func.value)
@@ -210,6 +218,10 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
             ast.copy_location(made, parts[arg])
         parts[arg] = others
         return _subscript(node, parts)
+    if op == "as_positions":  # `x[mask]` made `x[mask.long()]` (habit_mends.py)
+        return ast.Subscript(node.value, ast.Call(ast.Attribute(node.slice, "long", ast.Load()), [], []), node.ctx)
+    if op == "one_index":  # `x[a][b]` made `x[a, b]` (habit_mends.py)
+        return ast.Subscript(node.value.value, ast.Tuple([node.value.slice, node.slice], ast.Load()), node.ctx)
     if op == "next_axis":  # `x[0]` made `x[:, 0]` (habit_mends.py)
         return ast.Subscript(node.value, ast.Tuple([ast.Slice(), node.slice], ast.Load()), node.ctx)
     if op == "axis_last":  # `x[:, None]` made `x[..., None]` (habit_mends.py)
@@ -247,8 +259,9 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
         return negated(node)
     if op == "numel_axis":  # `x.numel()` made `x.shape[arg]`
         return ast.Subscript(ast.Attribute(measured_by(node), "shape", ast.Load()), ast.Constant(arg), ast.Load())
-    if op == "last_two":  # `x.transpose(0, 1)` or `x.t()` made `x.transpose(-2, -1)`
-        return ast.Call(ast.Attribute(node.func.value, "transpose", ast.Load()), [ast.Constant(-2), ast.Constant(-1)], [])
+    if op == "last_two":  # `x.transpose(0, 1)`, `x.t()` or `torch.t(x)` made `x.transpose(-2, -1)`
+        owner = node.func.value if is_method(node) else node.args[0]
+        return ast.Call(ast.Attribute(owner, "transpose", ast.Load()), [ast.Constant(-2), ast.Constant(-1)], [])
     if op == "count_first":  # `x.view(3, B, T, d)` made `x.view(B, T, 3, d).unbind(-2)`
         return edit_count_first(node, arg)
     if op == "flatten_span":  # `x.flatten(0, 1)` made `x.flatten(1, 2)`: the span moved

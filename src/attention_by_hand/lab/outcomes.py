@@ -90,15 +90,18 @@ class Raised:
     known: frozenset[str] | None = field(default=None, compare=False)
     # (a learner's) the integers its raising function writes (raised_where.written_integers); None: not told
     written: frozenset[int] | None = field(default=None, compare=False)
+    # (a learner's) the names of the calls its raising function makes (raised_where.called_names); None: not told
+    called: frozenset[str] | None = field(default=None, compare=False)
 
 
 RAISED = Raised()
 
 
 def raised(kind: str, message: str, in_loop: bool | None = None, names: frozenset[str] | None = None,
-           known: frozenset[str] | None = None, written: frozenset[int] | None = None) -> Raised:
+           known: frozenset[str] | None = None, written: frozenset[int] | None = None,
+           called: frozenset[str] | None = None) -> Raised:
     """An error as the learner's child reports it: its message cut where the child cuts it."""
-    return Raised(kind, message[:MAX_TEXT].strip(), in_loop, names or None, known or None, written)
+    return Raised(kind, message[:MAX_TEXT].strip(), in_loop, names or None, known or None, written, called)
 
 
 def copy_input(value):

@@ -47,8 +47,8 @@ from types import CodeType, TracebackType
 
 from attention_by_hand.lab.code_layout import signed_int
 
-__all__ = ["assigned_around", "assigned_at", "assigned_names", "checked_line", "in_loop", "raised_in_loop", "raising_names",
-           "written_integers"]
+__all__ = ["assigned_around", "assigned_at", "assigned_names", "called_names", "checked_line", "in_loop", "raised_in_loop",
+           "raising_names", "written_integers"]
 
 
 _LOOPS = (ast.For, ast.While, ast.AsyncFor)
@@ -188,18 +188,39 @@ def written_integers(path: str, lines: list[int | None]) -> frozenset[int] | Non
         return None
 
 
+def _innermost(tree: ast.Module, lines: list[int | None]) -> list[ast.AST]:
+    """The innermost function around each of `lines` (none for a line outside every function)."""
+    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    found = []
+    for line in {n for n in lines if n}:
+        around = [f for f in functions if f.lineno <= line <= (f.end_lineno or f.lineno)]
+        if around:
+            found.append(max(around, key=lambda f: f.lineno))
+    return found
+
+
+def called_names(path: str, lines: list[int | None]) -> frozenset[str] | None:
+    """The names of the calls made in the innermost functions of the file holding `lines` (`arange`
+    for `torch.arange(...)`, `cumsum` for `x.cumsum(-1)`, `embed` for `embed(x)`): the calls a change
+    of the reference must touch to be the learner's, where an error's words tell no sizes
+    (diagnosis.py). None when no function holds any of the lines or the file cannot be read."""
+    try:
+        tree = _tree(path)
+        held = _innermost(tree, lines) if tree is not None else []
+        return frozenset(n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id for f in held
+                         for n in ast.walk(f) if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name))) if held else None
+    except Exception:  # noqa: BLE001 - what a learner wrote only narrows a diagnosis; it never breaks a check
+        return None
+
+
 def _written_integers(path: str, lines: list[int | None]) -> frozenset[int] | None:
     tree = _tree(path)
     if tree is None:
         return None
-    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     found, held = set(), False
-    for line in {n for n in lines if n}:
-        around = [f for f in functions if f.lineno <= line <= (f.end_lineno or f.lineno)]
-        if not around:
-            continue
+    for function in _innermost(tree, lines):
         held = True
-        nodes = list(ast.walk(max(around, key=lambda f: f.lineno)))
+        nodes = list(ast.walk(function))
         signed = {id(n.operand) for n in nodes if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub)}
         for node in nodes:
             if isinstance(node, ast.Constant) and type(node.value) is int:
