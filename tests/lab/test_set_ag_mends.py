@@ -85,14 +85,28 @@ def layer_norm(x, weight, bias, eps=1e-5):
 '''
 
 
-def test_an_in_place_call_used_for_its_value_then_its_tensor_read_is_said(tmp_path):
+def test_an_in_place_call_used_for_its_value_is_said_with_its_twin(tmp_path):
     found = failed_hints(tmp_path, "lab-06-transformer.py", SQUARED_IN_PLACE, "layer_norm")
-    assert found and all("`centred.square_()`" in h and "changes `centred` itself" in h for h in found)
-    assert all("`centred.square()` leaves `centred` as it was" in h for h in found)
+    assert found and all("`centred.square_()` changes `centred` itself (`square_` works in place)" in h for h in found)
+    assert all("with `centred.square()` for `centred.square_()`" in h for h in found)
 
 
-def test_an_in_place_call_whose_tensor_is_not_read_after_is_not_said():
-    code = "def f(x):\n    c = x.clone()\n    total = c.exp_().sum()\n    return total\n"
+# exp_ in place on purpose (its tensor is not read again), and the maximum along the wrong axis
+IN_PLACE_ON_PURPOSE = '''
+def softmax(scores):
+    shifted = scores - scores.max(dim=0, keepdim=True).values
+    total = shifted.exp_().sum(dim=-1, keepdim=True)
+    return shifted / total
+'''
+
+
+def test_an_in_place_call_that_is_right_is_not_said(tmp_path):
+    found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", IN_PLACE_ON_PURPOSE, "softmax")
+    assert found and not any("works in place" in h for h in found)
+
+
+def test_an_in_place_call_whose_result_is_kept_under_one_name_alone_is_no_pitfall():
+    code = "def f(x):\n    c = x.clone()\n    total = c.exp_().sum()\n    return c / total\n"
     assert changed_then_read(ast.parse(code).body[0]) == []
 
 
@@ -191,7 +205,7 @@ def one_hot_lookup(ids, weight):
 
 def test_a_write_through_two_indexings_is_said_as_landing_in_a_copy(tmp_path):
     found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", WRITTEN_THROUGH_A_COPY, "one_hot_lookup")
-    assert found and all("`hot[rows][ids] = ...` writes into what `hot[rows]` returned, which is a copy" in h for h in found)
+    assert found and all("a write to `hot[rows][ids]` lands in what `hot[rows]` returned, which is a copy" in h for h in found)
     assert all("with `hot[rows, ids]` for `hot[rows][ids]`" in h for h in found)
 
 
@@ -271,6 +285,36 @@ def test_permute_orders_every_axis_as_numpys_transpose_does():
     assert torch.equal(batch.permute(2, 0, 1), torch.from_numpy(batch.numpy().transpose(2, 0, 1)))
 
 
-def test_a_transpose_given_too_few_axes_gets_no_words_of_permute():
-    said = hint_for_exception(*_message(lambda: torch.zeros(2, 3).transpose(1)))
-    assert "permute" not in said
+def test_a_python_list_given_to_torchs_exp_gets_the_words_of_a_list_not_of_a_number():
+    said = hint_for_exception(*_message(lambda: torch.exp([1.0, 2.0])))
+    assert "a Python list is no tensor" in said
+    assert "Python's `math` module" not in said
+
+
+def test_an_arange_on_a_line_that_feeds_nothing_raised_does_not_let_the_shift_be_named(tmp_path):
+    unrelated = NO_POSITIONS.replace("    where = ", "    width = torch.arange(3).numel()\n    where = ")
+    found = failed_hints(tmp_path, "lab-06-transformer.py", unrelated, "embed")
+    assert found and not any("shifted by one" in h for h in found)
+
+
+def test_the_calls_that_made_a_lines_values_are_those_of_the_lines_feeding_it(tmp_path):
+    from attention_by_hand.lab.raised_where import called_names
+
+    path = tmp_path / "f.py"
+    path.write_text("def f(x):\n    n = x.numel()\n    w = torch.arange(n)\n    spare = torch.ones(3)\n    return table(w)\n",
+                    encoding="utf-8")
+    assert called_names(str(path), [5]) == {"table", "arange", "numel"}
+
+
+# a right matrix product, the scale forgotten: no entrywise product is offered
+RIGHT_PRODUCT_NO_SCALE = '''
+def attention_weights(x, query, key):
+    scores = torch.mm(query(x), key(x).T)
+    T = x.shape[0]
+    return torch.softmax(scores.masked_fill(torch.ones(T, T).triu(1).bool(), float("-inf")), dim=-1)
+'''
+
+
+def test_a_right_matrix_product_is_not_said_as_one_meant_entry_by_entry(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", RIGHT_PRODUCT_NO_SCALE, "attention_weights")
+    assert found and not any("is a matrix product (MATLAB's `*`)" in h for h in found)

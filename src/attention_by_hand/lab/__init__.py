@@ -58,6 +58,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     call_pitfalls.py  calls that read otherwise: `split(1)` pieces joined, `int()` of a float, `.grad` of a copied argument
     dropped_pitfalls.py  values computed and dropped: `x.masked_fill(...)` or `dq.narrow(...).add(...)` alone on a line
     line_calls.py     which lines' calls a hint describes: the raising line and what fed it, the return, a span's body
+    fed_lines.py      the lines that feed a line (those that set the names it reads) and the calls they make
     size_locals.py    a size bound from a shape unlike the reference's same-named one, where its number mends it
     none_words.py     which name on the line that raised is None (a layer made with bias=False), or a number
     called_words.py   a layer's `apply(x)` taken for running it, on the line that raised (the tensor called)

@@ -40,6 +40,9 @@ repair.py finds that it gives the reference's output on every input:
 - `entrywise`: `torch.matmul(p, dp - D)`, MATLAB's `p .* (dp - D)` written as a matrix product
   (`@`, `matmul`, `mm`, `bmm`), which sums products along the inner axis. The mend is the entrywise
   product, `p * (dp - D)`. Tried where the right side is not transposed (that is `elementwise`).
+- `out_of_place`: `var = c.pow_(2).mean(-1)`, an in-place method used for its value, read as "the
+  square of c"; it squares `c` itself, which the next line reads. The mend is its twin, `c.pow(2)`.
+  Tried where the call's value is used (a call alone on its line is meant in place).
 - `matmul`: `weights * v`, MATLAB's `*` (the matrix product) where torch's `*` multiplies entry by
   entry. The mend is `weights @ v`. Tried where neither side is a number written in the code.
 - `bool_mask`: `F.scaled_dot_product_attention(q, k, v, attn_mask=keep)` with `keep` a float mask of
@@ -68,17 +71,19 @@ import ast
 from itertools import combinations
 
 from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_whole, entries_of, is_half_cast, is_method,
-                                              measured_by, mend_edit, negated, signed)
+                                              matrix_sides, measured_by, mend_edit, negated, signed, transposed_tensor)
+from attention_by_hand.lab.made_pitfalls import IN_PLACE
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote, quote_statement
 
-__all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "half_casts", "api_mends", "api_words", "matrix_sides", "transposed_partner", "transposed_tensor"]
+__all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "half_casts", "api_mends", "api_words", "transposed_partner"]
 
 API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries", "count_first",
-           "flatten_span", "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half")
+           "flatten_span", "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half",
+           "out_of_place")
 # those that name a cause no change of the reference says (verdict.py says them after one, or after
 # a catalogued mistake's effect); the reference has its own sizes and axes to swap
 CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "count_first", "flatten_span",
-             "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half")
+             "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half", "out_of_place")
 
 # a call's name -> the place of its diagonal's offset among the arguments of torch.<name>(...)
 _OFFSET_CALLS = {"tril": 1, "triu": 1, "tril_indices": 2, "triu_indices": 2, "diagonal": 1, "diag": 1, "diag_embed": 1}
@@ -126,14 +131,16 @@ def _offset(node: ast.Call) -> ast.expr | None:
     return node.args[at] if len(node.args) > at else None
 
 
-def _plain(node: ast.expr | None, difference: bool = True) -> bool:
-    """A name, a number, or either after a minus sign; or (difference) one of those minus another
-    (`j0 - i0`, whose other way is `i0 - j0`)."""
-    if difference and isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub):
-        return _plain(node.left, False) and _plain(node.right, False)
+def _plain(node: ast.expr | None) -> bool:
+    """A name, a number, or either after a minus sign."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         node = node.operand
     return isinstance(node, ast.Name) or (isinstance(node, ast.Constant) and type(node.value) is int and node.value != 0)
+
+
+def _difference(node: ast.expr | None) -> bool:
+    """`j0 - i0`, two plain terms (a name or a number) one minus the other: its other way is `i0 - j0`."""
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _plain(node.left) and _plain(node.right)
 
 
 def _entries(node: ast.Call) -> ast.expr | None:
@@ -152,6 +159,7 @@ def _entries(node: ast.Call) -> ast.expr | None:
 def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The mends of `fdef` listed in the module's docstring, in the order of its nodes."""
     found, name = [], fdef.name
+    bare = {id(s.value) for s in ast.walk(fdef) if isinstance(s, ast.Expr)}  # `x.add_(1)` alone: meant in place
     for node in ast.walk(fdef):
         at, line = index.get(id(node)), getattr(node, "lineno", None)
         if at is None:
@@ -172,6 +180,10 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                 and not any(isinstance(side, (ast.Constant, ast.UnaryOp)) for side in (node.left, node.right))):
             found.append(Change(name, at, "matmul", None, "function",
                                 f"`{quote(mend_edit(node, Change(name, at, 'matmul', None, 'function', '')))}` for `{quote(node)}`",
+                                line))
+        if id(node) not in bare and _in_place(node):
+            found.append(Change(name, at, "out_of_place", None, "call",
+                                f"`{quote(mend_edit(node, Change(name, at, 'out_of_place', None, 'call', '')))}` for `{quote(node)}`",
                                 line))
         if matrix_sides(node) is not None and transposed_partner(node) is None:
             found.append(Change(name, at, "entrywise", None, "function",
@@ -207,7 +219,7 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                                 f"`{quote(negated(shift))}` for `{quote(shift)}` in `{quote(node)}`", line))
         # with its axes named (dim1=-1, dim2=-2 read the matrix transposed) a side may be the other: not tried
         axes_named = {k.arg for k in node.keywords} & {"dim1", "dim2"} or (called == "diagonal" and len(node.args) > 2 - is_method(node))
-        if called in _OFFSET_CALLS and not axes_named and _plain(offset := _offset(node)):
+        if called in _OFFSET_CALLS and not axes_named and (_plain(offset := _offset(node)) or _difference(offset)):
             found.append(Change(name, index[id(offset)], "diagonal_sign", None, "sign",
                                 f"`{quote(negated(offset))}` for `{quote(offset)}` in `{quote(node)}`", line))
         measured = measured_by(node) if called == "numel" else None
@@ -218,7 +230,8 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         owner = transposed_tensor(node)
         if owner is not None:
             found.append(Change(name, at, "last_two", None, "transpose",
-                                f"`{quote(owner)}.transpose(-2, -1)` for `{quote(node)}`", line))
+                                f"`{quote(mend_edit(node, Change(name, at, 'last_two', None, 'transpose', '')))}` for `{quote(node)}`",
+                                line))
         span = _span(node) if called == "flatten" else None
         if span is not None:
             start, end = span
@@ -238,31 +251,10 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     return found
 
 
-def transposed_tensor(node: ast.AST) -> ast.expr | None:
-    """x of `x.t()`, `x.transpose(0, 1)`, `torch.t(x)` or `torch.transpose(x, 0, 1)`: the FIRST two
-    axes exchanged, a matrix's transpose only where x has two; None for another node."""
-    if not (isinstance(node, ast.Call) and call_name(node) in ("t", "transpose") and not node.keywords):
-        return None
-    torch_form = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
-    if not (is_method(node) or (torch_form and node.args)):
-        return None
-    owner, axes = (node.func.value, node.args) if is_method(node) else (node.args[0], node.args[1:])
-    axes = [number_of(a) for a in axes]
-    return owner if (call_name(node) == "t" and not axes) or (call_name(node) == "transpose" and axes in ([0, 1], [1, 0])) else None
-
-
-_MATRIX_PRODUCTS = ("matmul", "mm", "bmm")
-
-
-def matrix_sides(node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
-    """(a, b) of `a @ b`, `torch.matmul(a, b)` (or `mm`, `bmm`) or `a.matmul(b)`; None for another node."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-        return node.left, node.right
-    if not (isinstance(node, ast.Call) and call_name(node) in _MATRIX_PRODUCTS and not node.keywords):
-        return None
-    if is_method(node):
-        return (node.func.value, node.args[0]) if len(node.args) == 1 else None
-    return (node.args[0], node.args[1]) if len(node.args) == 2 else None
+def _in_place(node: ast.AST) -> bool:
+    """`c.pow_(2)`: a method of a name that changes its values in place and has a twin that returns new ones."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+            and node.func.attr in IN_PLACE)
 
 
 def transposed_partner(node: ast.AST) -> ast.expr | None:
@@ -350,7 +342,7 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
             return (f"the diagonal's offset counts from the main diagonal upwards: `{quote(node)}` is the diagonal {side} it, "
                     "and the negated offset the one on the other side")
         return (f"the diagonal's offset counts from the main diagonal upwards: `{quote(node)}` and "
-                f"`{quote(negated(node))}` lie on opposite sides of it")
+                f"`{quote(negated(node))}` lie on opposite sides of it (wherever they are not 0)")
     if op == "numel_axis" and isinstance(node, ast.Call):
         return (f"`{quote(node)}` counts every entry of `{quote(measured_by(node))}`, all its axes' lengths multiplied, not "
                 "the length of one axis")
@@ -368,6 +360,10 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
     if op == "matmul" and isinstance(node, ast.BinOp):
         return (f"`{quote(node)}` multiplies entry by entry, lining the two tensors up by broadcasting (MATLAB's `.*`); "
                 "the matrix product is `@`")
+    if op == "out_of_place" and _in_place(node):
+        owner, method = quote(node.func.value), node.func.attr
+        return (f"`{quote(node)}` changes `{owner}` itself (`{method}` works in place), so a read of `{owner}` after it finds "
+                f"the new values; `{quote(mend_edit(node, change))}` makes a new tensor and leaves `{owner}` as it was")
     if op == "entrywise" and matrix_sides(node) is not None:
         a, b = matrix_sides(node)
         entrywise = quote(ast.BinOp(a, ast.Mult(), b))

@@ -20,7 +20,8 @@ import sys
 import tokenize
 from dataclasses import dataclass, field
 
-__all__ = ["LOOPS", "Layout", "code_only", "function_def", "inlined", "layout_of", "parents", "reads_of", "signed_int", "whole_slice"]
+__all__ = ["LOOPS", "Layout", "call_name", "code_only", "function_def", "inlined", "layout_of", "number_of", "parents", "reads_of",
+           "signed_int", "whole_slice"]
 
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -149,3 +150,18 @@ def code_only(line: str) -> str:
         return line.strip()
     comment = next((t for t in tokens if t.type == tokenize.COMMENT), None)
     return (line[:comment.start[1]] if comment else line).strip()
+
+
+def number_of(node: ast.AST):
+    """The value of a numeric literal (-1 included), else None. Booleans are not numbers here."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = number_of(node.operand)
+        return -inner if inner is not None else None
+    return None
+
+
+def call_name(node: ast.Call) -> str | None:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None

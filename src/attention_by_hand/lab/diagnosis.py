@@ -353,13 +353,17 @@ def _same_step(reference: ModuleType, chosen: tuple[Change, ...], tried: list[Tr
     if not all(asked <= written for written in told):
         return False
     # Words with no number in them ("index out of range in self") tell no sizes: many a wrong value
-    # raises them. Then the change must be in a call the learner's function makes (a shifted
-    # `arange` is no learner's mistake whose code calls no `arange`).
+    # raises them. Then the change must be in a call that made the raising line's values, on that
+    # line or a line feeding it (a shifted `arange` is no mistake of positions made without one).
     errors = [tried[i].got for i in raised if isinstance(tried[i].got, Raised)]
     if not errors or any(re.search(r"\d", e.message) for e in errors):
         return True
-    made = [e.called for e in errors if e.called is not None]
-    return all(call is None or all(call in names for names in made) for call in (_changed_call(reference, c) for c in chosen))
+    made = [e.called for e in errors if e.called is not None]  # the calls that made the raising line's values
+    for change in chosen:
+        call = _changed_call(reference, change)
+        if call is not None and not all(call in names for names in made):
+            return False
+    return True
 
 
 def _changed_call(reference: ModuleType, change: Change) -> str | None:

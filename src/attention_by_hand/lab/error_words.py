@@ -70,8 +70,8 @@ _NOT_TENSOR = {
 }
 _CONTAINER = re.compile(r"must be Tensor, not (range|list|tuple|numpy\.ndarray)\b")
 _NUMBER_GIVEN = re.compile(r"(\w+)\(\): argument 'input' \(position 1\) must be Tensor, not (int|float|bool)\b")
-# NumPy's transpose takes every axis in its new order; torch's exchanges two (method: 2 + self, function: 3 + the tensor)
-_AXES_ORDER = re.compile(r"\btranspose\(\) takes ([23]) positional arguments but (\d+) were given")
+# NumPy's transpose takes every axis in its new order; torch's exchanges two (the method's count is 2, the function's 3)
+_AXES_ORDER = re.compile(r"\btranspose\(\) takes [23] positional arguments but \d+ were given")
 _KEEPDIM_INT = re.compile(r"argument 'keepdim' \(position \d\) must be bool, not int")  # `x.sum(0, 2)`, `torch.amax(x, 0, 2)`
 
 _NO_AXIS = re.compile(r"(\w+)\(\) missing 1 required positional arguments?: \"dim\"")
@@ -94,8 +94,7 @@ def error_words(message: str) -> str:
         op, kind = number.groups()
         return (f" (`torch.{op}` works on tensors, and this is a plain Python {kind}: Python's `math` module works on "
                 f"numbers (`math.sqrt(n)`, `math.log(n)`, or `n ** 0.5`), or `torch.tensor(n)` makes a tensor of it)")
-    order = _AXES_ORDER.search(message)
-    if order and int(order.group(2)) > int(order.group(1)):  # more axes than two: an order of every axis
+    if _AXES_ORDER.search(message):  # Python says "takes" only of too many: more axes than two, an order of every axis
         return (" (torch's `transpose` exchanges TWO axes, `transpose(0, 1)`; every axis listed in its new order, as "
                 "NumPy's `transpose(1, 0, 2)` takes them, is torch's `permute(1, 0, 2)`)")
     if _KEEPDIM_INT.search(message):

@@ -243,7 +243,7 @@ def _indexed_twice(node: ast.AST) -> bool:
     """`x[a][b]`: one index on what another index returned, neither a slice, a tuple, `None` or `...`."""
     def single(part: ast.expr) -> bool:
         return not (isinstance(part, (ast.Slice, ast.Tuple)) or (isinstance(part, ast.Constant) and part.value in (None, Ellipsis)))
-    return (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Subscript)
+    return (isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Load, ast.Store)) and isinstance(node.value, ast.Subscript)
             and single(node.slice) and single(node.value.slice))
 
 
@@ -374,13 +374,14 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
                 f"it is True (it must fit the indexed tensor's own shape), and a float one is refused; positions are "
                 f"whole numbers, `{whole}` (False and True as 0 and 1)")
     if op == "one_index" and _indexed_twice(node):
-        inner, both = quote(node.value), quote(mend_edit(node, change))
+        inner, both, a, b = quote(node.value), quote(mend_edit(node, change)), quote(node.value.slice), quote(node.slice)
         if isinstance(node.ctx, ast.Store):
-            return (f"`{quote(node)} = ...` writes into what `{inner}` returned, which is a copy wherever that index is a "
-                    f"tensor or a list (numbers and slices give a view), so `{quote(node.value.value)}` itself never "
-                    f"changes; `{both} = ...` writes into it")
-        return (f"`{quote(node)}` indexes twice: `[{quote(node.slice)}]` picks along the first axis of what `{inner}` "
-                f"returned, not along the next axis; `{both}` picks one entry per pair, as `a[i][j]` does in a nested list")
+            return (f"a write to `{quote(node)}` lands in what `{inner}` returned, which is a copy wherever that index is a "
+                    f"list or a tensor with an axis (numbers and slices give a view), so `{quote(node.value.value)}` itself "
+                    f"never changes; a write to `{both}` lands in it")
+        return (f"`{quote(node)}` indexes twice: `[{b}]` picks along the first axis of what `{inner}` returned, not along "
+                f"the next axis; `{both}` takes both in one index, pairing `{a}` with `{b}` position by position, as "
+                "`a[i][j]` does in a nested list")
     if op == "lead_colon" and isinstance(node, ast.Subscript):
         return (f"`{quote(node)}`: the leading `:` takes axis 0 whole, so the next cut falls on axis 1; a leading `:` "
                 "belongs to a tensor with a batch axis in front, (1, n, d)")

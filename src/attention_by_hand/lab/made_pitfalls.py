@@ -3,7 +3,8 @@ rest): the code alone shows each for certain.
 
 - A list's own change kept as its value, `outs = outs.append(o)`: `append` (like `extend`,
   `insert`, `remove`, `clear`) changes the list and returns None, so the name holds None after;
-  said only where the name was made as a list in the function.
+  said only where the name was made as a list in the function, or of a list made on the spot,
+  `kept = list(range(H)).remove(h)`, which is then lost.
 - A tensor made by `expand` (or `broadcast_to`), bound once, then written into: its repeated axes
   are one memory, so a write into one entry shows along all of them.
 - `~` on a tensor the code makes with an integer dtype (`torch.ones(T, T, dtype=torch.long)`): it
@@ -28,8 +29,8 @@ import ast
 
 from attention_by_hand.lab.code_layout import whole_slice
 
-__all__ = ["changed_then_read", "expanded_written", "inverted_integers", "negated_name_index", "none_kept", "pairs_as_one_index",
-           "stores"]
+__all__ = ["IN_PLACE", "changed_then_read", "expanded_written", "inverted_integers", "negated_name_index", "none_kept",
+           "pairs_as_one_index", "stores"]
 
 
 def stores(tree: ast.AST, name: str) -> list[ast.Name]:
@@ -40,29 +41,26 @@ def stores(tree: ast.AST, name: str) -> list[ast.Name]:
 _LIST_CHANGES = ("append", "extend", "insert", "remove", "clear")  # list methods that return None (no tensor has them)
 
 
-def _made_as_list(fdef: ast.FunctionDef, name: str) -> bool:
-    """`name` bound somewhere in the function to a list: `[]`, `[...]`, a list comprehension,
-    `list(...)`, alone or in a tuple unpacked (`outs, weights = [], []`)."""
-    def is_list(value: ast.AST) -> bool:
-        return isinstance(value, (ast.List, ast.ListComp)) or (
-            isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list")
-    for node in ast.walk(fdef):
-        if not isinstance(node, ast.Assign):
-            continue
-        for target in node.targets:
-            if isinstance(target, ast.Name) and target.id == name and is_list(node.value):
-                return True
-            if (isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple)
-                    and len(target.elts) == len(node.value.elts)):
-                if any(isinstance(t, ast.Name) and t.id == name and is_list(v) for t, v in zip(target.elts, node.value.elts)):
-                    return True
-    return False
-
-
 def _a_new_list(value: ast.AST) -> bool:
     """`[...]`, a list comprehension, `list(...)` or `sorted(...)`: a list made where it is written."""
     return isinstance(value, (ast.List, ast.ListComp)) or (
         isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("list", "sorted"))
+
+
+def _made_as_list(fdef: ast.FunctionDef, name: str) -> bool:
+    """`name` bound somewhere in the function to a list (`_a_new_list`), alone or in a tuple
+    unpacked (`outs, weights = [], []`)."""
+    for node in ast.walk(fdef):
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if isinstance(target, ast.Name) and target.id == name and _a_new_list(node.value):
+                return True
+            if (isinstance(target, ast.Tuple) and isinstance(node.value, ast.Tuple)
+                    and len(target.elts) == len(node.value.elts)):
+                if any(isinstance(t, ast.Name) and t.id == name and _a_new_list(v) for t, v in zip(target.elts, node.value.elts)):
+                    return True
+    return False
 
 
 def none_kept(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
@@ -248,7 +246,7 @@ def negated_name_index(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]
 
 
 # torch's methods that change their tensor's values in place, each beside a twin that returns new values
-_IN_PLACE = frozenset(
+IN_PLACE = frozenset(
     "add_ sub_ mul_ div_ cos_ sin_ tan_ exp_ log_ sqrt_ rsqrt_ pow_ clamp_ clamp_min_ clamp_max_ clip_ masked_fill_ "
     "masked_scatter_ index_put_ index_add_ index_fill_ index_copy_ scatter_ scatter_add_ neg_ abs_ tanh_ sigmoid_ "
     "relu_ addcmul_ addcdiv_ lerp_ reciprocal_ square_ floor_ ceil_ round_ sign_ tril_ triu_ log1p_ expm1_ exp2_ "
@@ -259,10 +257,10 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.
 
 
 def _in_place_call(value: ast.expr) -> str | None:
-    """The receiver's name of `name.method_(...)`, a method of _IN_PLACE; None for anything else."""
+    """The receiver's name of `name.method_(...)`, a method of IN_PLACE; None for anything else."""
     if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name)):
         return None
-    return value.func.value.id if value.func.attr in _IN_PLACE else None
+    return value.func.value.id if value.func.attr in IN_PLACE else None
 
 
 def _following(fdef: ast.FunctionDef, statement: ast.stmt) -> list[ast.stmt]:
@@ -312,19 +310,13 @@ def _reads(statements: list[ast.stmt], name: str) -> int | None:
 
 def changed_then_read(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     """`c = angles.cos_()`, then both `c` and `angles` read in the statements that run after it,
-    `angles` before it is bound again: two names for one tensor, whose old values are gone. Also an
-    in-place call whose result goes on into a larger expression, `var = c.pow_(2).mean(-1)`, with
-    `c` read after: the call was used for its value, and it changed `c` on the way."""
+    `angles` before it is bound again: two names for one tensor, whose old values are gone."""
     found = []
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             continue
-        new = node.targets[0].id
-        if _in_place_call(node.value) is None:
-            found += _used_then_read(fdef, node)
-            continue
-        name = _in_place_call(node.value)
-        if name == new:
+        name, new = _in_place_call(node.value), node.targets[0].id
+        if name is None or name == new:
             continue
         after = _following(fdef, node)
         read = _reads(after, name)
@@ -337,22 +329,3 @@ def changed_then_read(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]
                                    f"and names that same tensor `{new}`: `{name}` read after it ({{1}}) holds the new "
                                    f"values; `{twin}` leaves `{name}` as it was", [node.lineno, read]))
     return found
-
-
-def _used_then_read(fdef: ast.FunctionDef, node: ast.Assign) -> list[tuple[int, str, list[int]]]:
-    """`var = c.pow_(2).mean(-1)`: an in-place call inside the value of an assignment to another name,
-    its receiver `c` read in the statements after it (before it is bound again)."""
-    new = node.targets[0].id
-    for call in ast.walk(node.value):
-        name = _in_place_call(call) if call is not node.value else None
-        if name is None or name == new:
-            continue
-        read = _reads(_following(fdef, node), name)
-        if read is None:
-            continue
-        method = call.func.attr
-        twin = ast.unparse(ast.Call(ast.Attribute(call.func.value, method[:-1], ast.Load()), call.args, call.keywords))
-        return [(node.lineno, f"`{ast.unparse(call)}` ({{0}}) changes `{name}` itself (`{method}` works in place) on "
-                              f"its way into `{new}`: `{name}` read after it ({{1}}) holds the new values; `{twin}` "
-                              f"leaves `{name}` as it was", [node.lineno, read])]
-    return []

@@ -21,7 +21,10 @@ from __future__ import annotations
 import ast
 import copy
 
-__all__ = ["FUNCTION_OWNERS", "HALVES", "is_half_cast", "edit_count_first", "entries_of", "function_form", "is_method", "measured_by", "mend_edit", "negated", "other_index", "subscript_parts"]
+from attention_by_hand.lab.code_layout import call_name, number_of
+
+__all__ = ["FUNCTION_OWNERS", "HALVES", "is_half_cast", "edit_count_first", "entries_of", "function_form", "is_method", "matrix_sides",
+           "measured_by", "mend_edit", "negated", "other_index", "subscript_parts", "transposed_tensor"]
 
 
 HALVES = ("half", "bfloat16")  # the casts to a float of half the width
@@ -127,17 +130,42 @@ def _read(target: ast.expr) -> ast.expr:
     return ast.copy_location(read, target)
 
 
+def transposed_tensor(node: ast.AST) -> ast.expr | None:
+    """x of `x.t()`, `x.transpose(0, 1)`, `torch.t(x)` or `torch.transpose(x, 0, 1)`: the FIRST two
+    axes exchanged, a matrix's transpose only where x has two; None for another node."""
+    if not (isinstance(node, ast.Call) and call_name(node) in ("t", "transpose") and not node.keywords):
+        return None
+    torch_form = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
+    if not (is_method(node) or (torch_form and node.args)):
+        return None
+    owner, axes = (node.func.value, node.args) if is_method(node) else (node.args[0], node.args[1:])
+    axes = [number_of(a) for a in axes]
+    return owner if (call_name(node) == "t" and not axes) or (call_name(node) == "transpose" and axes in ([0, 1], [1, 0])) else None
+
+
+_MATRIX_PRODUCTS = ("matmul", "mm", "bmm")
+
+
+def matrix_sides(node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
+    """(a, b) of `a @ b`, `torch.matmul(a, b)` (or `mm`, `bmm`) or `a.matmul(b)`; None for another node."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        return node.left, node.right
+    if not (isinstance(node, ast.Call) and call_name(node) in _MATRIX_PRODUCTS and not node.keywords):
+        return None
+    if is_method(node):
+        return (node.func.value, node.args[0]) if len(node.args) == 1 else None
+    return (node.args[0], node.args[1]) if len(node.args) == 2 else None
+
+
 def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one branch per op
     """The node that takes `node`'s place for one of the learner-only changes."""
     op, arg = change.op, change.arg
     if op == "matmul":  # `a * b` made `a @ b` (api_mends.py)
         return ast.BinOp(node.left, ast.MatMult(), node.right)
+    if op == "out_of_place":  # `c.pow_(2)` made `c.pow(2)` (api_mends.py)
+        return ast.Call(ast.Attribute(node.func.value, node.func.attr[:-1], ast.Load()), node.args, node.keywords)
     if op == "entrywise":  # `a @ b`, `torch.matmul(a, b)` or `a.matmul(b)` made `a * b` (api_mends.py)
-        if isinstance(node, ast.BinOp):
-            a, b = node.left, node.right
-        else:
-            a, b = (node.func.value, node.args[0]) if is_method(node) else (node.args[0], node.args[1])
-        return ast.BinOp(a, ast.Mult(), b)
+        return ast.BinOp(*matrix_sides(node)[:1], ast.Mult(), matrix_sides(node)[1])
     if op == "elementwise":  # `a @ b.transpose(-2, -1)` made `a * b` (api_mends.py)
         right = node.right
         return ast.BinOp(node.left, ast.Mult(), right.value if isinstance(right, ast.Attribute) else right.func.value)
@@ -260,8 +288,7 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
     if op == "numel_axis":  # `x.numel()` made `x.shape[arg]`
         return ast.Subscript(ast.Attribute(measured_by(node), "shape", ast.Load()), ast.Constant(arg), ast.Load())
     if op == "last_two":  # `x.transpose(0, 1)`, `x.t()` or `torch.t(x)` made `x.transpose(-2, -1)`
-        owner = node.func.value if is_method(node) else node.args[0]
-        return ast.Call(ast.Attribute(owner, "transpose", ast.Load()), [ast.Constant(-2), ast.Constant(-1)], [])
+        return ast.Call(ast.Attribute(transposed_tensor(node), "transpose", ast.Load()), [ast.Constant(-2), ast.Constant(-1)], [])
     if op == "count_first":  # `x.view(3, B, T, d)` made `x.view(B, T, 3, d).unbind(-2)`
         return edit_count_first(node, arg)
     if op == "flatten_span":  # `x.flatten(0, 1)` made `x.flatten(1, 2)`: the span moved

@@ -163,8 +163,11 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     if op == "const" and kind == "axis" and isinstance(node, ast.Tuple):
         return f"the reduction over {len(node.elts)} axes at once (`{_short(node)}`), where it works along axis {change.arg} alone"
     if op == "factor_inside" and isinstance(node, ast.BinOp) and isinstance(node.left, ast.Call):
-        return (f"`{OPS[type(node.op)]} {_short(node.right)}` applied to what `{call_name(node.left)}` returns, "
-                "where it belongs on its input")
+        # `- (b - c)` keeps its brackets: a right side that binds no tighter than the operation is one term
+        right = node.right
+        loose = isinstance(right, ast.BinOp) and _BINDING.get(type(right.op), 0) <= _BINDING.get(type(node.op), 0)
+        term = f"({_short(right)})" if loose else _short(right)
+        return f"`{OPS[type(node.op)]} {term}` applied to what `{call_name(node.left)}` returns, where it belongs on its input"
     if op == "into_exponent" and isinstance(node, ast.BinOp):
         return (f"brackets: `{OPS[type(node.op)]} {_short(node.right)}` stands outside the power `{_short(node.left.right)}`, "
                 "where it belongs in its exponent")

@@ -12,6 +12,7 @@ import ast
 import pickle
 from dataclasses import dataclass, field
 
+from attention_by_hand.lab.code_layout import call_name, number_of
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_slices import SLICE_OPS, slice_edit
 
@@ -139,21 +140,6 @@ def quote_statement(node: ast.stmt) -> str:
     if isinstance(node, (ast.For, ast.While, ast.If)):
         return ast.unparse(node).split("\n")[0][:40].rstrip(":") + ": ..."
     return quote(node, 40)
-
-
-def number_of(node: ast.AST):
-    """The value of a numeric literal (-1 included), else None. Booleans are not numbers here."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        inner = number_of(node.operand)
-        return -inner if inner is not None else None
-    return None
-
-
-def call_name(node: ast.Call) -> str | None:
-    func = node.func
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
 
 
 def is_minus_inf(node: ast.AST) -> bool:

@@ -7,21 +7,19 @@ reference's when there are none, so repair.py, which tries at most MAX_CHANGES c
 function's order, would reach that line late in a long function. The error's line is known, and
 so are the names it reads: the lines that set them, and the lines that set theirs, are tried first.
 
-Left out: names set through calls or attributes (`self.x`, `out[i] = ...`), and helpers' lines.
+The lines that feed it are read by fed_lines.py.
 """
 
 from __future__ import annotations
 
-import ast
 import warnings
 
 import torch
 
+from attention_by_hand.lab.fed_lines import feeding_lines
 from attention_by_hand.lab.outcomes import CALL_SECONDS, _at_most, _TooLong, copy_input
 
 __all__ = ["raised_at", "feeding_lines"]
-
-DEPTH = 2  # the error's line, the lines setting what it reads, and those setting what they read
 
 
 def raised_at(function, args: tuple, seconds: float = CALL_SECONDS) -> int | None:
@@ -44,36 +42,3 @@ def raised_at(function, args: tuple, seconds: float = CALL_SECONDS) -> int | Non
             tb = tb.tb_next
         return line
     return None
-
-
-def feeding_lines(fdef: ast.FunctionDef, line: int, depth: int = DEPTH) -> set[int]:
-    """`line`, and the lines of the statements that set the names it reads, `depth` steps back."""
-    simple = [s for s in ast.walk(fdef) if isinstance(s, ast.stmt) and s is not fdef]
-    at = [s for s in simple if s.lineno <= line <= (s.end_lineno or s.lineno)]
-    if not at:
-        return set()
-    found, reading = {line}, _reads(min(at, key=lambda s: (s.end_lineno or s.lineno) - s.lineno))
-    for _ in range(depth):
-        setters = [s for s in simple if _sets(s) & reading]
-        found |= {s.lineno for s in setters}
-        reading = set().union(*(_reads(s) for s in setters)) if setters else set()
-    return found
-
-
-def _head(statement: ast.stmt) -> list[ast.AST]:
-    """The parts of a statement that are its own: a loop's header, not its body."""
-    if isinstance(statement, (ast.For, ast.AsyncFor)):
-        return [statement.target, statement.iter]
-    if isinstance(statement, (ast.If, ast.While)):
-        return [statement.test]
-    if isinstance(statement, (ast.With, ast.Try, ast.FunctionDef, ast.ClassDef)):
-        return []
-    return [statement]
-
-
-def _reads(statement: ast.stmt) -> set[str]:
-    return {n.id for part in _head(statement) for n in ast.walk(part) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-
-
-def _sets(statement: ast.stmt) -> set[str]:
-    return {n.id for part in _head(statement) for n in ast.walk(part) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}

@@ -32,6 +32,12 @@ learner could have written. A batched product given 2-D inputs raises that axis'
 torch, where the learner wrote no 2 (diagnosis.py). An axis written another way (-3 for 0 on three
 axes), or in a helper between the two functions, is not read: such a change is then not named.
 
+Where an error's words hold no number ("index out of range in self"), they tell nothing of sizes,
+and many a wrong value raises them: a change of the reference that shifts its `arange` raises them
+where a learner's running sum of the ids does. So an error also carries the names of the calls
+that made the raising line's values (`called_names`: that line's and those of the lines feeding
+it), and such a change is named only where its call is among them (diagnosis.py).
+
 Left out: a function with no loop (a learner's loop where the reference has none raises "in a
 loop" at a place the reference's code cannot show: nothing is said), and a file whose source
 cannot be read or parsed (a notebook's cell).
@@ -46,6 +52,7 @@ from pathlib import Path
 from types import CodeType, TracebackType
 
 from attention_by_hand.lab.code_layout import signed_int
+from attention_by_hand.lab.fed_lines import feeding_calls
 
 __all__ = ["assigned_around", "assigned_at", "assigned_names", "called_names", "checked_line", "in_loop", "raised_in_loop",
            "raising_names", "written_integers"]
@@ -188,27 +195,28 @@ def written_integers(path: str, lines: list[int | None]) -> frozenset[int] | Non
         return None
 
 
-def _innermost(tree: ast.Module, lines: list[int | None]) -> list[ast.AST]:
-    """The innermost function around each of `lines` (none for a line outside every function)."""
-    functions = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    found = []
-    for line in {n for n in lines if n}:
-        around = [f for f in functions if f.lineno <= line <= (f.end_lineno or f.lineno)]
-        if around:
-            found.append(max(around, key=lambda f: f.lineno))
-    return found
+def _innermost(tree: ast.Module, line: int) -> ast.AST | None:
+    """The innermost function around `line`, or None (a line outside every function)."""
+    around = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+              and n.lineno <= line <= (n.end_lineno or n.lineno)]
+    return max(around, key=lambda f: f.lineno) if around else None
 
 
 def called_names(path: str, lines: list[int | None]) -> frozenset[str] | None:
-    """The names of the calls made in the innermost functions of the file holding `lines` (`arange`
-    for `torch.arange(...)`, `cumsum` for `x.cumsum(-1)`, `embed` for `embed(x)`): the calls a change
-    of the reference must touch to be the learner's, where an error's words tell no sizes
-    (diagnosis.py). None when no function holds any of the lines or the file cannot be read."""
+    """The names of the calls that make the values of `lines` in the file holding them: each line's
+    statement and those feeding it (fed_lines.feeding_calls), `arange` for `torch.arange(T)`,
+    `cumsum` for `x.cumsum(-1)`. A change of the reference must be in one of them to be the
+    learner's, where an error's words tell no sizes (diagnosis.py). None when no function holds any
+    of the lines or the file cannot be read."""
     try:
         tree = _tree(path)
-        held = _innermost(tree, lines) if tree is not None else []
-        return frozenset(n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id for f in held
-                         for n in ast.walk(f) if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name))) if held else None
+        found, held = set(), False
+        for line in {n for n in lines if n} if tree is not None else ():
+            function = _innermost(tree, line)
+            if function is not None:
+                held = True
+                found |= feeding_calls(function, line)
+        return frozenset(found) if held else None
     except Exception:  # noqa: BLE001 - what a learner wrote only narrows a diagnosis; it never breaks a check
         return None
 
@@ -218,7 +226,10 @@ def _written_integers(path: str, lines: list[int | None]) -> frozenset[int] | No
     if tree is None:
         return None
     found, held = set(), False
-    for function in _innermost(tree, lines):
+    for line in {n for n in lines if n}:
+        function = _innermost(tree, line)
+        if function is None:
+            continue
         held = True
         nodes = list(ast.walk(function))
         signed = {id(n.operand) for n in nodes if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub)}
