@@ -272,7 +272,13 @@ def _message(make) -> tuple[str, str]:
 
 def test_a_python_number_given_to_torchs_log_is_said_with_maths_own():
     said = hint_for_exception(*_message(lambda: torch.log(10)))
-    assert "`torch.log` works on tensors, and this is a plain Python int" in said
+    assert "`torch.log` works on tensors, and this is a plain Python int: `math.log(n)` works on a number" in said
+
+
+def test_a_python_number_given_to_torchs_maximum_names_no_function_math_lacks():
+    said = hint_for_exception(*_message(lambda: torch.maximum(float("-inf"), torch.zeros(2))))
+    assert "`torch.maximum` works on tensors, and this is a plain Python float: `torch.tensor(n)` makes a tensor of it" in said
+    assert "math." not in said
 
 
 def test_numpys_transpose_of_every_axis_is_said_as_permute():
@@ -318,3 +324,18 @@ def attention_weights(x, query, key):
 def test_a_right_matrix_product_is_not_said_as_one_meant_entry_by_entry(tmp_path):
     found = failed_hints(tmp_path, "lab-04-attention.py", RIGHT_PRODUCT_NO_SCALE, "attention_weights")
     assert found and not any("is a matrix product (MATLAB's `*`)" in h for h in found)
+
+
+# the distances stay whole numbers, and a float slope is written into them in place
+SLOPE_INTO_INTEGERS = '''
+def alibi_bias(T, slope):
+    gap = torch.arange(T)[None, :] - torch.arange(T)[:, None]
+    clipped = gap.clamp(max=0)
+    return clipped.mul_(slope)
+'''
+
+
+def test_an_in_place_product_on_whole_numbers_is_said_with_its_dtype(tmp_path):
+    found = failed_hints(tmp_path, "lab-07-positions.py", SLOPE_INTO_INTEGERS, "alibi_bias")
+    assert found and all("its result keeps `clipped`'s dtype (an integer tensor cannot take a float result)" in h for h in found)
+    assert all("with `clipped.mul(slope)` for `clipped.mul_(slope)`" in h for h in found)

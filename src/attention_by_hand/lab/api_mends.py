@@ -362,8 +362,9 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
                 "the matrix product is `@`")
     if op == "out_of_place" and _in_place(node):
         owner, method = quote(node.func.value), node.func.attr
-        return (f"`{quote(node)}` changes `{owner}` itself (`{method}` works in place), so a read of `{owner}` after it finds "
-                f"the new values; `{quote(mend_edit(node, change))}` makes a new tensor and leaves `{owner}` as it was")
+        return (f"`{quote(node)}` changes `{owner}` itself (`{method}` works in place): its result keeps `{owner}`'s dtype (an "
+                f"integer tensor cannot take a float result), and a read of `{owner}` after it finds the new values; "
+                f"`{quote(mend_edit(node, change))}` makes a new tensor and leaves `{owner}` as it was")
     if op == "entrywise" and matrix_sides(node) is not None:
         a, b = matrix_sides(node)
         entrywise = quote(ast.BinOp(a, ast.Mult(), b))

@@ -12,6 +12,7 @@ match, an invalid combination of arguments, a dtype), and a name or keyword torc
 
 from __future__ import annotations
 
+import math
 import re
 
 __all__ = ["error_words"]
@@ -92,8 +93,9 @@ def error_words(message: str) -> str:
     number = _NUMBER_GIVEN.search(message)
     if number:  # `torch.sqrt(head_size)`: a Python number where torch's function takes a tensor
         op, kind = number.groups()
-        return (f" (`torch.{op}` works on tensors, and this is a plain Python {kind}: Python's `math` module works on "
-                f"numbers (`math.sqrt(n)`, `math.log(n)`, or `n ** 0.5`), or `torch.tensor(n)` makes a tensor of it)")
+        # math's twin where it has one (sqrt, log, exp); none for maximum or softmax
+        twin = f"`math.{op}(n)` works on a number, and " if callable(getattr(math, op, None)) else ""
+        return f" (`torch.{op}` works on tensors, and this is a plain Python {kind}: {twin}`torch.tensor(n)` makes a tensor of it)"
     if _AXES_ORDER.search(message):  # Python says "takes" only of too many: more axes than two, an order of every axis
         return (" (torch's `transpose` exchanges TWO axes, `transpose(0, 1)`; every axis listed in its new order, as "
                 "NumPy's `transpose(1, 0, 2)` takes them, is torch's `permute(1, 0, 2)`)")
