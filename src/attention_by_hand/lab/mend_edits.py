@@ -165,7 +165,8 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
     if op == "out_of_place":  # `c.pow_(2)` made `c.pow(2)` (api_mends.py)
         return ast.Call(ast.Attribute(node.func.value, node.func.attr[:-1], ast.Load()), node.args, node.keywords)
     if op == "entrywise":  # `a @ b`, `torch.matmul(a, b)` or `a.matmul(b)` made `a * b` (api_mends.py)
-        return ast.BinOp(*matrix_sides(node)[:1], ast.Mult(), matrix_sides(node)[1])
+        a, b = matrix_sides(node)
+        return ast.BinOp(a, ast.Mult(), b)
     if op == "elementwise":  # `a @ b.transpose(-2, -1)` made `a * b` (api_mends.py)
         right = node.right
         return ast.BinOp(node.left, ast.Mult(), right.value if isinstance(right, ast.Attribute) else right.func.value)
