@@ -339,3 +339,8 @@ def test_an_in_place_product_on_whole_numbers_is_said_with_its_dtype(tmp_path):
     found = failed_hints(tmp_path, "lab-07-positions.py", SLOPE_INTO_INTEGERS, "alibi_bias")
     assert found and all("its result keeps `clipped`'s dtype (an integer tensor cannot take a float result)" in h for h in found)
     assert all("with `clipped.mul(slope)` for `clipped.mul_(slope)`" in h for h in found)
+
+
+def test_a_python_number_given_to_a_function_that_wants_a_shape_gets_no_words_of_making_a_tensor():
+    said = hint_for_exception(*_message(lambda: torch.diag(3)))
+    assert "`torch.tensor(n)` makes a tensor of it" not in said

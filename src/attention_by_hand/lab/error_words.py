@@ -71,6 +71,7 @@ _NOT_TENSOR = {
 }
 _CONTAINER = re.compile(r"must be Tensor, not (range|list|tuple|numpy\.ndarray)\b")
 _NUMBER_GIVEN = re.compile(r"(\w+)\(\): argument 'input' \(position 1\) must be Tensor, not (int|float|bool)\b")
+_ENTRYWISE_PAIRS = ("maximum", "minimum")  # entrywise functions of two tensors that math lacks
 # NumPy's transpose takes every axis in its new order; torch's exchanges two (the method's count is 2, the function's 3)
 _AXES_ORDER = re.compile(r"\btranspose\(\) takes [23] positional arguments but \d+ were given")
 _KEEPDIM_INT = re.compile(r"argument 'keepdim' \(position \d\) must be bool, not int")  # `x.sum(0, 2)`, `torch.amax(x, 0, 2)`
@@ -91,9 +92,11 @@ def error_words(message: str) -> str:
     if container:
         return f" ({_NOT_TENSOR[container.group(1)]})"
     number = _NUMBER_GIVEN.search(message)
-    if number:  # `torch.sqrt(head_size)`: a Python number where torch's function takes a tensor
+    # `torch.sqrt(head_size)`: a Python number where an entrywise function of torch takes a tensor; said
+    # only of those (math's twins, and maximum and minimum), for which a number made a tensor is meant
+    # (`torch.diag(n)` wanted another call, `torch.eye(n)`)
+    if number and (callable(getattr(math, number.group(1), None)) or number.group(1) in _ENTRYWISE_PAIRS):
         op, kind = number.groups()
-        # math's twin where it has one (sqrt, log, exp); none for maximum or softmax
         twin = f"`math.{op}(n)` works on a number, and " if callable(getattr(math, op, None)) else ""
         return f" (`torch.{op}` works on tensors, and this is a plain Python {kind}: {twin}`torch.tensor(n)` makes a tensor of it)"
     if _AXES_ORDER.search(message):  # Python says "takes" only of too many: more axes than two, an order of every axis
