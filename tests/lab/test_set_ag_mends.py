@@ -344,3 +344,18 @@ def test_an_in_place_product_on_whole_numbers_is_said_with_its_dtype(tmp_path):
 def test_a_python_number_given_to_a_function_that_wants_a_shape_gets_no_words_of_making_a_tensor():
     said = hint_for_exception(*_message(lambda: torch.diag(3)))
     assert "`torch.tensor(n)` makes a tensor of it" not in said
+
+
+# a row times a column where the column times the row (an outer product) was meant
+INNER_FOR_OUTER = '''
+def softmax_backward(p, dp):
+    outer = p[..., None, :] @ p[..., :, None]
+    jacobian = torch.diag_embed(p) - outer
+    return (dp[..., None, :] @ jacobian).squeeze(-2)
+'''
+
+
+def test_operands_the_other_way_round_are_not_said_as_an_entrywise_product(tmp_path):
+    # `a * b` broadcasts a row and a column to the outer product too: it says no why where the swap mends
+    found = failed_hints(tmp_path, "lab-10-gradients.py", INNER_FOR_OUTER, "softmax_backward")
+    assert found and not any("MATLAB's `.*`" in h for h in found)

@@ -75,7 +75,7 @@ from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_who
 from attention_by_hand.lab.made_pitfalls import IN_PLACE
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote, quote_statement
 
-__all__ = ["API_OPS", "CAUSE_OPS", "FLATTENING", "half_casts", "api_mends", "api_words", "transposed_partner"]
+__all__ = ["ANOTHER_ROUTE", "API_OPS", "CAUSE_OPS", "FLATTENING", "half_casts", "api_mends", "api_words", "transposed_partner"]
 
 API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries", "count_first",
            "flatten_span", "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half",
@@ -85,6 +85,9 @@ API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two",
 CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "count_first", "flatten_span",
              "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half", "out_of_place")
 
+# mends that may reach the reference's values by another route than the learner meant: `a * b` for an
+# outer product `a[:, None] @ b[None, :]` broadcasts to it, where the operands the other way round were meant
+ANOTHER_ROUTE = ("entrywise",)
 # a call's name -> the place of its diagonal's offset among the arguments of torch.<name>(...)
 _OFFSET_CALLS = {"tril": 1, "triu": 1, "tril_indices": 2, "triu_indices": 2, "diagonal": 1, "diag": 1, "diag_embed": 1}
 _OFFSET_WORDS = ("offset", "diagonal")

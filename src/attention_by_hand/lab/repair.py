@@ -64,7 +64,7 @@ import torch
 
 from attention_by_hand.lab.blame import output_close
 from attention_by_hand.lab.call_words import reference_makes
-from attention_by_hand.lab.api_mends import API_OPS
+from attention_by_hand.lab.api_mends import ANOTHER_ROUTE, API_OPS
 from attention_by_hand.lab.habit_mends import HABIT_OPS, one_size_throughout
 from attention_by_hand.lab.mend_changes import loop_names, mend_changes
 from attention_by_hand.lab.idle_names import made_idle
@@ -341,8 +341,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     best = min(mends, key=lambda c: (span is not None and not span[0] <= c.line <= span[1],
                                      c.kind in ("constant", "axis") and c.line in unwrapped,
                                      c.op != "ceil", _rank(c)))
-    # a habit's mend of the very node another mend changes says why (`enumerate`'s pair read the other way round)
-    habits = [c for c in mends if c.op in (*HABIT_OPS, *API_OPS) and (c.function, c.index) == (best.function, best.index)]
+    # a habit's mend of the very node another mend changes says why (`enumerate`'s pair read the other way round), but not api_mends.ANOTHER_ROUTE's
+    habits = [c for c in mends if c.op in (*HABIT_OPS, *API_OPS) and c.op not in ANOTHER_ROUTE and (c.function, c.index) == (best.function, best.index)]
     best = best if best.op in (*HABIT_OPS, *API_OPS) or not habits else min(habits, key=_rank)
     nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
     # A change that takes out the very thing the best one tweaks (the power whose operation it
