@@ -59,9 +59,10 @@ def tiled_attention(q, k, v, block, causal):
                 s = s.masked_fill(columns > rows, float("-inf"))
             m_new = torch.maximum(m, s.amax(dim=-1))
             p = torch.exp(s - m_new[..., None])
-            rescale = torch.exp((m - m_new) * 0.5)  # half the exponent: wrong once a second block comes
-            l = rescale * l + p.sum(dim=-1)
-            acc = rescale[..., None] * acc + p @ v[..., j : j + block, :]
+            rescale = torch.exp(m - m_new)
+            # the root of the rescale, taken twice in two ways: no one change of the code mends both
+            l = torch.sqrt(rescale) * l + p.sum(dim=-1)
+            acc = rescale[..., None] ** 0.5 * acc + p @ v[..., j : j + block, :]
             m = m_new
         outs.append(acc / l[..., None])
         lses.append(m + torch.log(l))
@@ -344,7 +345,8 @@ def test_the_fused_attention_without_its_causal_flag_is_mended_by_the_flag(tmp_p
 
 def test_a_scale_read_off_the_values_width_is_named_as_the_size_of_the_wrong_tensor(tmp_path):
     # the values' width d_v for the head size: the same wherever d_v == head_size, so one check fails
-    patch = UNSCALED_TILES.replace("1 / math.sqrt(q.shape[-1])", "1 / math.sqrt(v.shape[-1])").replace(" * 0.5)", ")")
+    patch = (UNSCALED_TILES.replace("1 / math.sqrt(q.shape[-1])", "1 / math.sqrt(v.shape[-1])")
+             .replace("torch.sqrt(rescale) * l", "rescale * l").replace("rescale[..., None] ** 0.5", "rescale[..., None]"))
     hints = failing(judged(tmp_path, "lab-09-flash-attention.py", patch), "tiled_attention")
     assert hints and all("`math.sqrt(v.shape[-1])` for `math.sqrt(q.shape[-1])` (d_v, not head_size)" in h for h in hints)
 

@@ -359,3 +359,38 @@ def test_operands_the_other_way_round_are_not_said_as_an_entrywise_product(tmp_p
     # `a * b` broadcasts a row and a column to the outer product too: it says no why where the swap mends
     found = failed_hints(tmp_path, "lab-10-gradients.py", INNER_FOR_OUTER, "softmax_backward")
     assert found and not any("MATLAB's `.*`" in h for h in found)
+
+
+# half the exponent in the rescale of a tiled softmax, in a long function: its own change comes late
+HALF_THE_RESCALE = '''
+def tiled_attention(q, k, v, block, causal):
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    outs, lses = [], []
+    for i in range(0, T_q, block):
+        q_block = q[..., i : i + block, :]
+        m = torch.full(q_block.shape[:-1], float("-inf"), dtype=q.dtype)
+        l = torch.zeros(q_block.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros(*q_block.shape[:-1], v.shape[-1], dtype=q.dtype)
+        end = min(i + q_block.shape[-2], T_k) if causal else T_k
+        for j in range(0, end, block):
+            s = q_block @ k[..., j : j + block, :].transpose(-2, -1) * scale
+            if causal and j == i:
+                rows = torch.arange(i, i + s.shape[-2])[:, None]
+                columns = torch.arange(j, j + s.shape[-1])[None, :]
+                s = s.masked_fill(columns > rows, float("-inf"))
+            m_new = torch.maximum(m, s.amax(dim=-1))
+            p = torch.exp(s - m_new[..., None])
+            rescale = torch.exp((m - m_new) * 0.5)
+            l = rescale * l + p.sum(dim=-1)
+            acc = rescale[..., None] * acc + p @ v[..., j : j + block, :]
+            m = m_new
+        outs.append(acc / l[..., None])
+        lses.append(m + torch.log(l))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+'''
+
+
+def test_a_long_functions_own_change_is_reached_after_the_learner_only_kinds(tmp_path):
+    found = failed_hints(tmp_path, "lab-09-flash-attention.py", HALF_THE_RESCALE, "tiled_attention")
+    assert found and all("with `* 0.5` removed from `rescale = ...`" in h for h in found)
