@@ -70,9 +70,9 @@ from __future__ import annotations
 import ast
 from itertools import combinations
 
+from attention_by_hand.lab.made_pitfalls import IN_PLACE
 from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_whole, entries_of, is_half_cast, is_method,
                                               matrix_sides, measured_by, mend_edit, negated, signed, transposed_tensor)
-from attention_by_hand.lab.made_pitfalls import IN_PLACE
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote, quote_statement
 
 __all__ = ["ANOTHER_ROUTE", "API_OPS", "CAUSE_OPS", "FLATTENING", "half_casts", "api_mends", "api_words", "transposed_partner"]

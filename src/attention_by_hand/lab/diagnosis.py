@@ -38,6 +38,7 @@ from types import ModuleType
 
 import torch
 
+from attention_by_hand.lab.code_layout import call_name
 from attention_by_hand.lab.input_relations import returned_unchanged
 from attention_by_hand.lab.judging import ATOL, RTOL
 from attention_by_hand.lab.mutants import Change, build, changes, definition
@@ -346,8 +347,10 @@ def _same_step(reference: ModuleType, chosen: tuple[Change, ...], tried: list[Tr
     """Whether changes that raise where the learner's function raised could be its mistake: an axis
     they ask for (op "const" of kind "axis") is a number the learner's code writes, wherever that is
     told (outcomes.Raised.written). The same words raised where the learner asked for no such axis
-    (its batched product refused 2-D inputs with "got 2") are a coincidence. Where the two raised
-    is compared by outcomes.alike and agree (the names their statements assign)."""
+    (its batched product refused 2-D inputs with "got 2") are a coincidence. Where the error's words
+    hold no number, the change must be in a call that made the raising line's values
+    (outcomes.Raised.called). Where the two raised is compared by outcomes.alike and agree (the
+    names their statements assign)."""
     asked = {c.arg for c in chosen if c.op == "const" and c.kind == "axis" and type(c.arg) is int}
     told = [tried[i].got.written for i in raised if isinstance(tried[i].got, Raised) and tried[i].got.written is not None]
     if not all(asked <= written for written in told):
@@ -376,8 +379,7 @@ def _changed_call(reference: ModuleType, change: Change) -> str | None:
     holding = [n for n in nodes if isinstance(n, ast.Call) and any(inner is target for inner in ast.walk(n))]
     if not holding:
         return None
-    call = min(holding, key=lambda n: sum(1 for _ in ast.walk(n))).func
-    return call.attr if isinstance(call, ast.Attribute) else call.id if isinstance(call, ast.Name) else None
+    return call_name(min(holding, key=lambda n: sum(1 for _ in ast.walk(n))))
 
 
 MAX_SCALED = 8
