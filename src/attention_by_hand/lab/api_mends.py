@@ -70,7 +70,7 @@ from __future__ import annotations
 import ast
 from itertools import combinations
 
-from attention_by_hand.lab.made_pitfalls import IN_PLACE
+from attention_by_hand.lab.made_pitfalls import in_place_call
 from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_whole, entries_of, is_half_cast, is_method,
                                               matrix_sides, measured_by, mend_edit, negated, signed, transposed_tensor)
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote, quote_statement
@@ -184,7 +184,7 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             found.append(Change(name, at, "matmul", None, "function",
                                 f"`{quote(mend_edit(node, Change(name, at, 'matmul', None, 'function', '')))}` for `{quote(node)}`",
                                 line))
-        if id(node) not in bare and _in_place(node):
+        if id(node) not in bare and in_place_call(node) is not None:
             found.append(Change(name, at, "out_of_place", None, "call",
                                 f"`{quote(mend_edit(node, Change(name, at, 'out_of_place', None, 'call', '')))}` for `{quote(node)}`",
                                 line))
@@ -252,12 +252,6 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                     found.append(Change(name, index[id(listed)], "swap_entries", (i, j), "order",
                                         f"`{quote(elts[j])}` and `{quote(elts[i])}` exchanged in `{quote(node)}`", line))
     return found
-
-
-def _in_place(node: ast.AST) -> bool:
-    """`c.pow_(2)`: a method of a name that changes its values in place and has a twin that returns new ones."""
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
-            and node.func.attr in IN_PLACE)
 
 
 def transposed_partner(node: ast.AST) -> ast.expr | None:
@@ -363,7 +357,7 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
     if op == "matmul" and isinstance(node, ast.BinOp):
         return (f"`{quote(node)}` multiplies entry by entry, lining the two tensors up by broadcasting (MATLAB's `.*`); "
                 "the matrix product is `@`")
-    if op == "out_of_place" and _in_place(node):
+    if op == "out_of_place" and in_place_call(node) is not None:
         owner, method = quote(node.func.value), node.func.attr
         return (f"`{quote(node)}` changes `{owner}` itself (`{method}` works in place): its result keeps `{owner}`'s dtype (an "
                 f"integer tensor cannot take a float result), and a read of `{owner}` after it finds the new values; "

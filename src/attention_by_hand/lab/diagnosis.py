@@ -38,7 +38,7 @@ from types import ModuleType
 
 import torch
 
-from attention_by_hand.lab.code_layout import call_name
+from attention_by_hand.lab.code_layout import call_name, parents
 from attention_by_hand.lab.input_relations import returned_unchanged
 from attention_by_hand.lab.judging import ATOL, RTOL
 from attention_by_hand.lab.mutants import Change, build, changes, definition
@@ -372,14 +372,12 @@ def _same_step(reference: ModuleType, chosen: tuple[Change, ...], tried: list[Tr
 def _changed_call(reference: ModuleType, change: Change) -> str | None:
     """The name of the innermost call of the reference that holds the node `change` changes (the
     node itself, where it is a call); None where no call holds it."""
-    nodes = list(ast.walk(definition(reference, change.function)))
-    if not 0 <= change.index < len(nodes):
-        return None
-    target = nodes[change.index]
-    holding = [n for n in nodes if isinstance(n, ast.Call) and any(inner is target for inner in ast.walk(n))]
-    if not holding:
-        return None
-    return call_name(min(holding, key=lambda n: sum(1 for _ in ast.walk(n))))
+    fdef = definition(reference, change.function)
+    nodes, above = list(ast.walk(fdef)), parents(fdef)
+    node = nodes[change.index] if 0 <= change.index < len(nodes) else None
+    while node is not None and not isinstance(node, ast.Call):
+        node = above.get(id(node))
+    return call_name(node) if node is not None else None
 
 
 MAX_SCALED = 8

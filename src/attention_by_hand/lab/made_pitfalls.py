@@ -29,7 +29,7 @@ import ast
 
 from attention_by_hand.lab.code_layout import whole_slice
 
-__all__ = ["IN_PLACE", "changed_then_read", "expanded_written", "inverted_integers", "negated_name_index", "none_kept",
+__all__ = ["changed_then_read", "expanded_written", "in_place_call", "inverted_integers", "negated_name_index", "none_kept",
            "pairs_as_one_index", "stores"]
 
 
@@ -246,7 +246,7 @@ def negated_name_index(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]
 
 
 # torch's methods that change their tensor's values in place, each beside a twin that returns new values
-IN_PLACE = frozenset(
+_IN_PLACE = frozenset(
     "add_ sub_ mul_ div_ cos_ sin_ tan_ exp_ log_ sqrt_ rsqrt_ pow_ clamp_ clamp_min_ clamp_max_ clip_ masked_fill_ "
     "masked_scatter_ index_put_ index_add_ index_fill_ index_copy_ scatter_ scatter_add_ neg_ abs_ tanh_ sigmoid_ "
     "relu_ addcmul_ addcdiv_ lerp_ reciprocal_ square_ floor_ ceil_ round_ sign_ tril_ triu_ log1p_ expm1_ exp2_ "
@@ -256,11 +256,11 @@ _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.
            ast.ClassDef)
 
 
-def _in_place_call(value: ast.expr) -> str | None:
-    """The receiver's name of `name.method_(...)`, a method of IN_PLACE; None for anything else."""
+def in_place_call(value: ast.expr) -> str | None:
+    """The receiver's name of `name.method_(...)`, a method of _IN_PLACE; None for anything else."""
     if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name)):
         return None
-    return value.func.value.id if value.func.attr in IN_PLACE else None
+    return value.func.value.id if value.func.attr in _IN_PLACE else None
 
 
 def _following(fdef: ast.FunctionDef, statement: ast.stmt) -> list[ast.stmt]:
@@ -315,7 +315,7 @@ def changed_then_read(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)):
             continue
-        name, new = _in_place_call(node.value), node.targets[0].id
+        name, new = in_place_call(node.value), node.targets[0].id
         if name is None or name == new:
             continue
         after = _following(fdef, node)
