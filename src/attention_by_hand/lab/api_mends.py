@@ -13,7 +13,9 @@ repair.py finds that it gives the reference's output on every input:
   the offset counts upwards, so -1 is the diagonal below. The mend negates the offset (`i0 - j0`
   for a difference `j0 - i0`).
 - `numel_axis`: `counts.numel()` for the length of a row; numel counts every entry. The mend is
-  `counts.shape[d]`, for d = -1 and 0.
+  `counts.shape[d]`, for d = -1 and 0. Also `len(x)` for the number of tokens, as for a list of
+  them; len of a tensor is its FIRST axis's length (the batch's, where there is one). The mend is
+  `x.shape[d]`, for d = -2 and -1.
 - `last_two`: `k.transpose(0, 1)` (or `k.t()`, `torch.t(k)`) on a batch, meant as the matrix's transpose; the
   first two axes are the batch's. The mend is `transpose(-2, -1)`; on several lines it is one slip
   (repeated_mends.py groups them).
@@ -55,6 +57,13 @@ repair.py finds that it gives the reference's output on every input:
   the statement off at once (one choice of precision, made for each tensor it meets); its words
   say what such a cast does to numbers and to masks, as the one that mends may be either. Not where
   the statement's whole value is the cast: the result's dtype says that, and a call taken off mends.
+- `like_dtype`: `torch.ones_like(codes)` read as "ones of the same size"; a `*_like` call copies the
+  tensor's dtype too, so the ones of an integer tensor are integers (and a float table refuses
+  them, or a division rounds). The mend is `torch.ones_like(codes, dtype=torch.float32)`. Tried
+  where no `dtype=` is given.
+- `finfo_field`: `torch.finfo(s.dtype).tiny` read as the most negative number; `tiny` is the
+  smallest POSITIVE normal one, next to 0 (and `eps` the gap after 1), so adding it hides nothing.
+  The mend is another of finfo's fields, `.min` (the most negative) or `.max`.
 - `chain_swap`: `e.reciprocal().sum(-1)`, two methods chained in the wrong order (the sum of the
   reciprocals, where the reciprocal of the sum was meant): a chain runs from left to right. The mend
   exchanges the two calls, `e.sum(-1).reciprocal()`. Tried on every chain of two methods of a tensor.
@@ -79,11 +88,12 @@ __all__ = ["ANOTHER_ROUTE", "API_OPS", "CAUSE_OPS", "FLATTENING", "half_casts", 
 
 API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries", "count_first",
            "flatten_span", "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half",
-           "out_of_place")
+           "out_of_place", "like_dtype", "finfo_field")
 # those that name a cause no change of the reference says (verdict.py says them after one, or after
 # a catalogued mistake's effect); the reference has its own sizes and axes to swap
 CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "count_first", "flatten_span",
-             "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half", "out_of_place")
+             "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half", "out_of_place",
+             "like_dtype", "finfo_field")
 
 # mends that may reach the reference's values by another route than the learner meant: `a * b` for an
 # outer product `a[:, None] @ b[None, :]` broadcasts to it, where the operands the other way round were meant
@@ -93,6 +103,12 @@ _OFFSET_CALLS = {"tril": 1, "triu": 1, "tril_indices": 2, "triu_indices": 2, "di
 _OFFSET_WORDS = ("offset", "diagonal")
 _ORDERED = ("as_strided", "view", "reshape", "permute")
 _NUMEL_AXES = (-1, 0)
+# finfo's fields, in words: a mend tries the two ends of the range for any of them
+_FINFO = {"min": "the most negative finite number", "max": "the largest finite number",
+          "tiny": "the smallest POSITIVE normal number, next to 0 (about 1e-38 in float32)",
+          "eps": "the gap between 1 and the next number, small and positive (about 1e-7 in float32)"}
+_LIKE = ("ones_like", "zeros_like", "full_like", "empty_like")  # a tensor made of another's size, dtype and device
+_LEN_AXES = (-2, -1)  # len gives axis 0: the axes a length of tokens or of channels is read from
 # without their axis, these work on the tensor flattened to one row (mend_changes.py adds the axis)
 FLATTENING = ("roll", "repeat_interleave")
 
@@ -200,6 +216,10 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.Return)) and half_casts(node):
             each = " and ".join(f"`{quote(c.func.value)}` for `{quote(c)}`" for c in half_casts(node))
             found.append(Change(name, at, "no_half", None, "call", f"{each} in `{quote_statement(node)}`", line))
+        if (isinstance(node, ast.Attribute) and node.attr in _FINFO and isinstance(node.value, ast.Call)
+                and call_name(node.value) in ("finfo", "iinfo")):
+            found += [Change(name, at, "finfo_field", other, "call", f"`{quote(node.value)}.{other}` for `{quote(node)}`", line)
+                      for other in _FINFO if other != node.attr and other not in ("tiny", "eps")]
         if _chained(node):
             found.append(Change(name, at, "chain_swap", None, "order",
                                 f"`{quote(mend_edit(node, Change(name, at, 'chain_swap', None, 'order', '')))}` for `{quote(node)}`",
@@ -225,11 +245,15 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if called in _OFFSET_CALLS and not axes_named and (_plain(offset := _offset(node)) or _difference(offset)):
             found.append(Change(name, index[id(offset)], "diagonal_sign", None, "sign",
                                 f"`{quote(negated(offset))}` for `{quote(offset)}` in `{quote(node)}`", line))
-        measured = measured_by(node) if called == "numel" else None
-        if measured is not None:
+        if called in _LIKE and not any(k.arg == "dtype" for k in node.keywords):
+            found.append(Change(name, at, "like_dtype", None, "call",
+                                f"`{quote(mend_edit(node, Change(name, at, 'like_dtype', None, 'call', '')))}` for `{quote(node)}`",
+                                line))
+        measured = measured_by(node) if called in ("numel", "len") else None
+        if measured is not None and not (called == "len" and is_method(node)):
             tensor = quote(measured)
             found += [Change(name, at, "numel_axis", d, "call", f"`{tensor}.shape[{d}]` for `{quote(node)}`", line)
-                      for d in _NUMEL_AXES]
+                      for d in (_NUMEL_AXES if called == "numel" else _LEN_AXES)]
         owner = transposed_tensor(node)
         if owner is not None:
             found.append(Change(name, at, "last_two", None, "transpose",
@@ -340,6 +364,16 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
                     "and the negated offset the one on the other side")
         return (f"the diagonal's offset counts from the main diagonal upwards: `{quote(node)}` and "
                 f"`{quote(negated(node))}` lie on opposite sides of it (wherever they are not 0)")
+    if op == "finfo_field" and isinstance(node, ast.Attribute) and node.attr in _FINFO:
+        return (f"`{quote(node)}` is {_FINFO[node.attr]}, and `{quote(node.value)}.{change.arg}` is "
+                f"{_FINFO[change.arg]}")
+    if op == "like_dtype" and isinstance(node, ast.Call):
+        copied = quote(node.args[0]) if node.args and not is_method(node) else "its tensor"
+        return (f"`{quote(node)}` copies the dtype of `{copied}` as well as its size, so it is made of that type's numbers "
+                "(whole numbers, where that tensor holds indices); `dtype=torch.float32` makes float ones")
+    if op == "numel_axis" and isinstance(node, ast.Call) and call_name(node) == "len":
+        return (f"`{quote(node)}` is the length of `{quote(measured_by(node))}`'s FIRST axis only (a batch's size, where "
+                "it has one), as for a list; the length of another axis is `.shape[d]`")
     if op == "numel_axis" and isinstance(node, ast.Call):
         return (f"`{quote(node)}` counts every entry of `{quote(measured_by(node))}`, all its axes' lengths multiplied, not "
                 "the length of one axis")

@@ -20,6 +20,11 @@
   the other and pairs nothing up, so the call gets one sequence of every tensor of both and joins
   them all into one tensor. (`torch.cat(parts + [tail])`, a list grown to be joined whole, is left alone.)
 
+- `functools.reduce(tile, range(0, T, block))` with no start, where `tile`'s first parameter (the
+  running state) is unpacked, `m, l, acc = state`: without a start, reduce hands the FIRST ITEM of
+  the range, a number, to `tile` as the state, and folds from the second. Said where the items are
+  a `range(...)` (numbers, for certain) and the function is a `def` or a lambda of the same function.
+
 What `take` and `tensordot` do is said where the values part at their line (call_words.py), since
 either may be called rightly; tensordot's own error is glossed (judging.py).
 """
@@ -189,8 +194,35 @@ def _sequences_joined(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]
     return found
 
 
+def _state_unpacked(fdef: ast.FunctionDef, name: str) -> bool:
+    """Whether the `def` called `name` inside `fdef` unpacks its first parameter, `a, b = state`."""
+    for inner in ast.walk(fdef):
+        if isinstance(inner, ast.FunctionDef) and inner.name == name and inner.args.args:
+            first = inner.args.args[0].arg
+            return any(isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id == first
+                       and any(isinstance(t, (ast.Tuple, ast.List)) for t in n.targets) for n in ast.walk(inner))
+    return False
+
+
+def _reduced_without_start(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`functools.reduce(f, range(...))`, no start, where `f` unpacks its state."""
+    found = []
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.Call) and ast.unparse(node.func) in ("functools.reduce", "reduce")
+                and len(node.args) == 2 and not node.keywords):
+            continue
+        f, items = node.args
+        if not (isinstance(items, ast.Call) and isinstance(items.func, ast.Name) and items.func.id == "range"
+                and isinstance(f, ast.Name) and _state_unpacked(fdef, f.id)):
+            continue
+        found.append((node.lineno, f"`{ast.unparse(node)}` ({{0}}) has no start: reduce then hands the FIRST item of "
+                                   f"`{ast.unparse(items)}`, a number, to `{f.id}` as its state, and folds from the "
+                                   f"second; the start state goes third, `reduce({f.id}, ..., start)`", [node.lineno]))
+    return found
+
+
 def call_pitfalls(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
-    found = _truncated(fdef) + _grad_of_original(fdef) + _sequences_joined(fdef)
+    found = _truncated(fdef) + _grad_of_original(fdef) + _sequences_joined(fdef) + _reduced_without_start(fdef)
     parent_of = parents_in(fdef)
     for node in ast.walk(fdef):
         if not (isinstance(node, ast.Call) and _called(node, "cat") and _torch_form(node) and node.args):

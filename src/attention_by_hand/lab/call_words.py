@@ -184,6 +184,13 @@ CALLS = {
                "(`scatter_add` adds)",
     "index_put": "writes, and adds only with `accumulate=True`: a position given twice is written once, not counted twice; "
                  "its tuple holds one index tensor per axis, from the first, so a tuple of one picks whole rows",
+    "entr": "is -x * log(x), one term of an entropy, each weighted by its own x: not the surprisal -log(x)",
+    "pdist": "returns only the distances of the pairs i < j, as one flat vector of n (n - 1) / 2 (SciPy's condensed "
+             "form), not the (n, n) matrix (that is `cdist(x, x)`)",
+    "slice_scatter": "returns a copy of its tensor with the slice REPLACED by what it is given (what was there is gone, "
+                     "nothing is added), and leaves the tensor it is called on as it was",
+    "select_scatter": "returns a copy of its tensor with the slice REPLACED by what it is given (what was there is gone, "
+                      "nothing is added), and leaves the tensor it is called on as it was",
     "combinations": "gives every pair (a[i], a[j]) with i < j, neighbours or not (every choice of r entries, r = 2 by "
                     "default): n entries give n (n - 1) / 2 pairs; the n - 1 neighbouring pairs are `a[:-1]` with `a[1:]`",
 }

@@ -56,6 +56,10 @@ _WORDS = (
     (tuple(f"'tuple' object has no attribute '{m}'" for m in ("append", "insert", "extend")),
      "a tuple cannot be changed, and `unbind`, `split`, `chunk` and a function's several results are tuples: "
      "`list(...)` makes a list that can, or `+ (entry,)` makes a new tuple with it"),
+    ("Tensor sizes: [0]",
+     "a tensor of no entries made to fill a shape that has some (written into a slice, or expanded): nothing can "
+     "fill it; an assignment never deletes, so to leave entries out, index the others (`x[:, keep]`), and to "
+     "clear them, write 0"),
     (("of a 0-d tensor", "iteration over a 0-d tensor"),
      "a tensor of no axes, one number (a reduction over every axis, or an index on each): it has no length and "
      "cannot be walked"),

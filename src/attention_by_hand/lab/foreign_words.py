@@ -8,6 +8,9 @@ call does not take. Each is said with its home and torch's way where a table bel
 where torch has the name elsewhere (`F.gelu` for `torch.gelu`, `F.one_hot` for `torch.nn.one_hot`),
 where it is.
 
+A call that got none of a required argument (`x.reshape(newshape=...)`, NumPy's keyword) is said
+with the argument's name and how torch reads it.
+
 Two of NumPy's attributes read as torch's are said the same way: `x.size[0]` indexes a method (as
 any method indexed for called does), `x.shape()` calls a torch.Size.
 
@@ -75,6 +78,9 @@ _KEYWORDS = {
               "roll", "movedim", "tensor_split", "repeat_interleave"), "NumPy's `axis`: this call takes `dim`"),
 }
 
+# torch's words for a call given none of its required arguments by their names: `x.reshape(newshape=(T, d))`
+# (NumPy's keyword) reads no `shape`, as `x.permute(axes=...)` reads no `dims`
+_MISSING = re.compile(r'(\w+)\(\) missing \d+ required positional arguments?: ((?:"\w+"(?:, )?)+)')
 _MODULE = re.compile(r"module '(torch(?:\.\w+)*)' has no attribute '(\w+)'")
 _OBJECT = re.compile(r"'(\w+)' object has no attribute '(\w+)'")
 _KEYWORD = re.compile(r"(\w+)\(\) got an unexpected keyword argument '(\w+)'")
@@ -94,6 +100,12 @@ def foreign_words(message: str) -> str:
     misread = next((words for text, words in _MISREAD.items() if text in message), None)
     if misread:
         return misread
+    missing = _MISSING.search(message)
+    if missing and missing.group(2) != '"dim"':  # no axis given at all: error_words.py says that
+        call, names = missing.group(1), missing.group(2).replace('"', "`")
+        return (f" (`{call}` got no {names}: torch reads {'it' if ',' not in names else 'them'} by position or under "
+                f"{'that name' if ',' not in names else 'those names'}; a keyword of another name, as NumPy's `newshape=` "
+                "or `axes=`, is not read as one)")
     keyword = _KEYWORD.search(message)
     if keyword and keyword.group(1) in _KEYWORDS.get(keyword.group(2), ((), ""))[0]:
         return f" ({_KEYWORDS[keyword.group(2)][1]})"

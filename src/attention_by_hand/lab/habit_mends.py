@@ -49,6 +49,16 @@ repair.py finds that it gives the reference's output on every input:
   on the call's result. The mend closes the call first, `torch.exp(s - m) / l` (the method's
   `.div(l)` kept as a method). Tried for a call of one argument (a function's, or a method's
   without arguments) on a sum or a difference whose right term is divided or multiplied.
+- `one_based`: `table[:, 1::2]`, MATLAB's `1:2:end` (R's `seq(1, n, 2)`), every other entry counted
+  from 1; Python counts from 0, so the slice starts one entry later than meant (and its twin
+  `2::2` is one entry short). The mend starts it one earlier, `table[:, 0::2]`. Tried for a slice
+  with a step that starts at a number of 1 or more; on several lines it is one slip (repeated_mends.py).
+- `keep_axis`: `scores[..., j]`, a column picked by an index and read as the column it came from,
+  as MATLAB's `A(:, j)` keeps it; an index DROPS its axis, so what it gives no
+  longer lines up with the rows it came from (a `cat` along the last axis then joins the rows).
+  The mend is the one-wide slice `scores[..., j:j + 1]`; on several lines it is one slip
+  (repeated_mends.py). Tried where a name or a whole number picks the last place of a subscript
+  that starts with `...` or `:`.
 - `one_index`: `log_p[ids[:-1]][ids[1:]]`, two indexings in a row, as `a[i][j]` reaches one entry of
   a nested list or a C array; on a tensor the second picks along the first axis of what the first
   returned, and a write through it (`hot[rows][ids] = 1`) lands in a copy where the first index is
@@ -83,7 +93,7 @@ __all__ = ["HABIT_OPS", "habit_mends", "habit_words", "late_inside", "one_size_t
 
 HABIT_OPS = ("unfold_aug", "join", "factor_outside", "pad_before", "lead_colon", "comma_colon", "enumerate_order", "all_but",
              "next_axis", "one_slice", "axis_last", "pad_sides", "count_colon", "step_axis", "close_late", "fixed_count",
-             "one_index", "as_positions")
+             "one_index", "as_positions", "one_based", "keep_axis")
 
 _JOIN_AXES = (-1, 0, 1, -2)
 _AUG_OPS = {ast.Mult: "*", ast.Div: "/", ast.Sub: "-"}
@@ -194,6 +204,10 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             found.append(Change(name, at, "as_positions", None, "index",
                                 f"`{quote(mend_edit(node, Change(name, at, 'as_positions', None, 'index', '')))}` for `{quote(node)}`",
                                 line))
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _last_picked(node):
+            found.append(Change(name, at, "keep_axis", None, "slice",
+                                f"`{quote(mend_edit(node, Change(name, at, 'keep_axis', None, 'slice', '')))}` for `{quote(node)}`",
+                                line))
         if _indexed_twice(node):  # `x[a][b]`, read or written: C's and nested lists' way to one entry
             found.append(Change(name, at, "one_index", None, "index",
                                 f"`{quote(mend_edit(node, Change(name, at, 'one_index', None, 'index', '')))}` for `{quote(node)}`", line))
@@ -219,6 +233,9 @@ def _subscript_habits(node: ast.Subscript, name: str, at: int, line: int | None)
             found.append(Change(name, at, "comma_colon", k, "slice",
                                 f"`{quote(a)} : {quote(b)}` for `{quote(a)}, {quote(b)}` in `{quote(node)}`", line))
     for k, p in enumerate(parts):
+        if isinstance(p, ast.Slice) and p.step is not None and _counted_from_one(p.lower):
+            found.append(Change(name, at, "one_based", k, "slice",
+                                f"`{quote(mend_edit(node, Change(name, at, 'one_based', k, 'slice', '')))}` for `{quote(node)}`", line))
         if _one_wide(p):
             found.append(Change(name, at, "one_slice", k, "slice",
                                 f"`{quote(p.lower)}` for `{quote(p)}` in `{quote(node)}`", line))
@@ -229,6 +246,20 @@ def _subscript_habits(node: ast.Subscript, name: str, at: int, line: int | None)
                 others = f"[{n} for {n} in range({quote(node.value)}.shape[{k}]) if {n} != {p.operand.id}]"
                 found.append(Change(name, at, "all_but", k, "slice", f"`{others}` for `{quote(p)}` in `{quote(node)}`", line))
     return found
+
+
+def _last_picked(node: ast.Subscript) -> bool:
+    """`x[..., j]` or `x[:, 0]`: a name's last place picked by a name or a whole number, after `...` or `:`."""
+    parts = subscript_parts(node)
+    last = parts[-1]
+    picked = isinstance(last, ast.Name) or (isinstance(last, ast.Constant) and type(last.value) is int)
+    return (isinstance(node.value, ast.Name) and len(parts) >= 2 and picked
+            and all(whole_slice(p) or (isinstance(p, ast.Constant) and p.value is Ellipsis) for p in parts[:-1]))
+
+
+def _counted_from_one(start: ast.expr | None) -> bool:
+    """A slice's start that is a whole number of 1 or more written in the code."""
+    return isinstance(start, ast.Constant) and type(start.value) is int and start.value >= 1
 
 
 def _made_index(part: ast.expr) -> bool:
@@ -382,6 +413,16 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
         return (f"`{quote(node)}` indexes twice: `[{b}]` picks along the first axis of what `{inner}` returned, not along "
                 f"the next axis; `{both}` takes both in one index, pairing `{a}` with `{b}` position by position, as "
                 "`a[i][j]` does in a nested list")
+    if op == "one_based" and isinstance(node, ast.Subscript):
+        part = subscript_parts(node)[change.arg]
+        start, step = part.lower.value, quote(part.step)
+        return (f"`{quote(part)}` starts at index {start}, and Python counts from 0: MATLAB's `{start}:{step}:end` counts "
+                f"from 1, so the same numbers here start one entry later than there; one entry earlier is "
+                f"`{start - 1}::{step}`")
+    if op == "keep_axis" and isinstance(node, ast.Subscript):
+        return (f"`{quote(node)}` drops its last axis (an index takes its axis away, as in NumPy, where MATLAB's "
+                f"`A(:, j)` keeps a column), so it no longer lines up with the rows it came from; the slice "
+                f"`{quote(mend_edit(node, change))}` keeps it, one entry wide")
     if op == "lead_colon" and isinstance(node, ast.Subscript):
         return (f"`{quote(node)}`: the leading `:` takes axis 0 whole, so the next cut falls on axis 1; a leading `:` "
                 "belongs to a tensor with a batch axis in front, (1, n, d)")

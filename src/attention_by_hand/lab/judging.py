@@ -39,6 +39,7 @@ __all__ = [
     "judge_tensor",
     "judge_number",
     "judge_pair",
+    "reversed_of",
     "hint_for_exception",
     "matmul_sizes",
     "mismatched_sizes",
@@ -259,6 +260,19 @@ def judge_number(got, expected: torch.Tensor, variants: Iterable[Variant] = ()):
     if isinstance(got, (int, float)) and not isinstance(got, bool):
         got = torch.tensor(float(got), dtype=torch.float64)
     return judge_tensor(got, expected, "()", variants)
+
+
+def reversed_of(first: torch.Tensor, second: torch.Tensor) -> Callable[[object, object], bool]:
+    """swapped(a, b) for judge_pair: a half holds the OTHER half's expected value and neither holds
+    its own. One result returned twice (`out, out`) holds its own value in one half: nothing there
+    is swapped, so that is not said."""
+
+    def swapped(a, b) -> bool:
+        if equals(a, first) or equals(b, second):
+            return False
+        return equals(a, second) or equals(b, first)
+
+    return swapped
 
 
 def judge_pair(got, names: str, swapped: Callable[[object, object], bool] | None = None) -> Miss | None:

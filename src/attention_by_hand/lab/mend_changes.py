@@ -13,7 +13,7 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - one added to or taken from a count made of two names (`shift`): `T - period` where
   `T - period - 1` rows were summed; or from a size read from a tensor and handed to a maker
   (`torch.ones(ids.numel())`, one per entry, where one per neighbouring pair was meant); or from a
-  divisor that is a count (`/ T` where T - 1 rows were summed);
+  divisor that is a count (`/ T` where T - 1 rows were summed), or from one factor of it (`/ (B * T)`);
 - two operations grouped the other way (`regroup`): `d // h ** 0.5`, which Python computes as
   `d // (h ** 0.5)`, where `(d // h) ** 0.5` was meant;
 - a `return` that ends a loop's body moved after the loop (`outdent`): indented one level too
@@ -275,11 +275,15 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                 sign = "+" if delta > 0 else "-"
                 found.append(Change(name, index[id(node)], "shift", delta, "offset",
                                     f"`{quote(node)} {sign} 1` for `{quote(node)}`{where}", statement.lineno))
-        if isinstance(node.op, (ast.Div, ast.FloorDiv)) and _is_count_side(node.right):
-            for delta in (-1, 1):  # a mean over a count one too many: `/ T` where T - 1 rows were summed
+        if isinstance(node.op, (ast.Div, ast.FloorDiv)):
+            # a mean over a count one too many: `/ T` where T - 1 rows were summed, or one factor of
+            # a count, `/ (B * T)` where B * (T - 1) cells were
+            product = isinstance(node.right, ast.BinOp) and isinstance(node.right.op, ast.Mult)
+            counts = [f for f in (node.right.left, node.right.right) if _is_count_side(f)] if product else [node.right]
+            for count, delta in ((c, d) for c in counts if _is_count_side(c) for d in (-1, 1)):
                 sign = "+" if delta > 0 else "-"
-                found.append(Change(name, index[id(node.right)], "shift", delta, "offset",
-                                    f"`{quote(node.right)} {sign} 1` for `{quote(node.right)}`{where}", statement.lineno))
+                found.append(Change(name, index[id(count)], "shift", delta, "offset",
+                                    f"`{quote(count)} {sign} 1` for `{quote(count)}`{where}", statement.lineno))
     # a loop's restarted state first: few changes, each a whole kind of mistake, tried before the budget runs out
     return (loop_starts(fdef, index) + loop_carries(fdef, index) + found + habit_mends(fdef, index) + api_mends(fdef, index)
             + range_mends(fdef, index))

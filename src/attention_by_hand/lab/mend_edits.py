@@ -181,6 +181,8 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
     if op == "range_for":  # a slice's two bounds made another slice's of the function (range_mends.py)
         lower, upper = (ast.parse(bound, mode="eval").body for bound in arg)
         return ast.Slice(lower, upper, node.step)
+    if op == "stop_length":  # `a:n` made `a:a + n`, the stop counted from the start (range_mends.py)
+        return ast.Slice(node.lower, ast.BinOp(node.lower, ast.Add(), node.upper), node.step)
     if op == "into_index":  # `ids[i] + 1` made `ids[i + 1]` (mend_changes.py)
         return ast.Subscript(node.left.value, ast.BinOp(node.left.slice, node.op, node.right), ast.Load())
     if op == "subscripts":  # einsum's subscripts spelled otherwise (mend_changes.py)
@@ -272,6 +274,17 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         parts = subscript_parts(node)
         parts[arg] = ast.Slice(None, parts[arg], None)
         return _subscript(node, parts)
+    if op == "one_based":  # `x[:, 1::2]` made `x[:, 0::2]`: the start counted from 0 (habit_mends.py)
+        parts = subscript_parts(node)
+        parts[arg] = ast.Slice(ast.Constant(parts[arg].lower.value - 1), parts[arg].upper, parts[arg].step)
+        return _subscript(node, parts)
+    if op == "keep_axis":  # `x[..., j]` made `x[..., j:j + 1]` (habit_mends.py)
+        parts = subscript_parts(node)
+        last = parts[-1]
+        after = (ast.Constant(last.value + 1) if isinstance(last, ast.Constant)
+                 else ast.BinOp(last, ast.Add(), ast.Constant(1)))
+        parts[-1] = ast.Slice(last, after, None)
+        return _subscript(node, parts)
     if op == "one_slice":  # `x[:, h : h + 1]` made `x[:, h]` (habit_mends.py)
         parts = subscript_parts(node)
         parts[arg] = parts[arg].lower
@@ -286,6 +299,11 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
         return ast.Call(ast.Attribute(node, "clone", ast.Load()), [], [])
     if op in ("roll_back", "diagonal_sign"):  # a shift or an offset negated
         return negated(node)
+    if op == "finfo_field":  # `torch.finfo(d).tiny` made `torch.finfo(d).min` (api_mends.py)
+        return ast.Attribute(node.value, arg, ast.Load())
+    if op == "like_dtype":  # `torch.ones_like(x)` made `torch.ones_like(x, dtype=torch.float32)`
+        float32 = ast.Attribute(ast.Name("torch", ast.Load()), "float32", ast.Load())
+        return ast.Call(node.func, node.args, [*node.keywords, ast.keyword("dtype", float32)])
     if op == "numel_axis":  # `x.numel()` made `x.shape[arg]`
         return ast.Subscript(ast.Attribute(measured_by(node), "shape", ast.Load()), ast.Constant(arg), ast.Load())
     if op == "last_two":  # `x.transpose(0, 1)`, `x.t()` or `torch.t(x)` made `x.transpose(-2, -1)`

@@ -58,7 +58,11 @@ NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin"
               "log": ("exp", "log2", "log10", "log1p"), "log2": ("log",), "log10": ("log",), "exp2": ("exp",),
               "log1p": ("log",), "expm1": ("exp",), "cat": ("stack",), "stack": ("cat",), "softmax": ("exp", "sigmoid"),
               "empty_like": ("zeros_like",), "empty": ("zeros",), "new_empty": ("new_zeros",), "eye": ("zeros",),
-              "ones_like": ("zeros_like",), "zeros_like": ("ones_like",), "ones": ("zeros", "eye"), "zeros": ("ones",)}
+              "ones_like": ("zeros_like",), "zeros_like": ("ones_like",), "ones": ("zeros", "eye"), "zeros": ("ones",),
+              # one letter or one word apart, each the other's mirror: rows for columns, largest for smallest
+              "vstack": ("hstack",), "hstack": ("vstack",), "argmax": ("argmin",), "argmin": ("argmax",),
+              "maximum": ("minimum",), "minimum": ("maximum",), "floor": ("ceil",), "ceil": ("floor",),
+              "tril_indices": ("triu_indices",), "triu_indices": ("tril_indices",), "cummax": ("cummin",), "cummin": ("cummax",)}
 BUILTIN_NEIGHBOURS = {"max", "min"}  # Python's own functions renamed like torch's: `max(a, b)` for `min(a, b)`
 
 

@@ -9,6 +9,12 @@ of the range the function uses elsewhere, `k[..., j0:j1, :]`. It is tried (as `r
 slice with both bounds written, once for each other range that some slice of the same function is
 cut by, and repair.py keeps it only where it gives the reference's output on every input tried.
 
+A second slip of a slice's bounds is tried here too (as `stop_length`): `w[start:T]`, the stop
+written as the number of entries to take, where a slice's stop is a position counted from 0 like
+its start. From 0 the two agree; from any later start the slice is short (or empty). The mend
+is `w[start:start + T]`, tried at every slice whose start is not a number and whose stop is a
+name, an attribute, a subscript, a `len(...)` or a `.size(d)` that does not already hold the start.
+
 Left out: a range with a step, and ranges written once in the function (nothing to take them from).
 """
 
@@ -22,7 +28,7 @@ from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["RANGE_OPS", "range_mends", "range_words"]
 
-RANGE_OPS = ("range_for",)
+RANGE_OPS = ("range_for", "stop_length")
 MAX_RANGES = 6  # the distinct ranges a function's slices are cut by, most of them: a tiled loop has two or three
 
 
@@ -33,7 +39,35 @@ def _ranges(fdef: ast.FunctionDef) -> list[ast.Slice]:
     return sorted(found, key=lambda n: (n.lineno, n.col_offset))
 
 
+def _a_count(node: ast.expr) -> bool:
+    """A stop that may be a count of entries: a name, an attribute, a subscript (`x.shape[-1]`), `len(...)`
+    or `x.size(d)`."""
+    return isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len") or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size")
+
+
+def _stops_as_lengths(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `stop_length` changes of `fdef`: `a:n` made `a:a + n` where n may be a count."""
+    found = []
+    for cut in _ranges(fdef):
+        start = ast.dump(cut.lower)
+        if (isinstance(cut.lower, ast.Constant) or not _a_count(cut.upper)
+                or any(ast.dump(n) == start for n in ast.walk(cut.upper))):
+            continue
+        change = Change(fdef.name, index[id(cut)], "stop_length", None, "offset", "", cut.lineno)
+        made = mend_edit(cut, change)
+        found.append(dataclasses.replace(change, said=f"`{quote(made)}` for `{quote(cut)}`"))
+    return found
+
+
 def range_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The changes of `fdef` listed in the module's docstring: each slice's bounds made those of
+    another range of it, and a stop written as a length made one counted from the start."""
+    return _stops_as_lengths(fdef, index) + _other_ranges(fdef, index)
+
+
+def _other_ranges(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The `range_for` changes of `fdef`: each slice's bounds made those of another range of it."""
     slices = _ranges(fdef)
     kinds: list[tuple[str, str]] = []
@@ -61,9 +95,14 @@ def range_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 
 
 def range_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake a `range_for` change mends, in words."""
+    """The mistake a `range_for` or `stop_length` change mends, in words."""
     if not (isinstance(node, ast.Slice) and node.lower is not None and node.upper is not None):
         return None
+    if change.op == "stop_length":
+        start, stop = quote(node.lower), quote(node.upper)
+        return (f"a slice's stop is a position, counted from 0 like its start, not a number of entries: `{start}:{stop}` "
+                f"ends at position `{stop}`, so it is short (or empty) wherever `{start}` is not 0; "
+                f"`{start}:{start} + {stop}` takes `{stop}` entries from `{start}`")
     mine, other = f"{quote(node.lower)}:{quote(node.upper)}", f"{change.arg[0]}:{change.arg[1]}"
     return (f"the range `{mine}` where the range `{other}` belongs: your function cuts by both, and this place needs "
             "the other one (the two agree only where they cover the same positions)")

@@ -74,7 +74,6 @@ from attention_by_hand.lab.mutant_edits import TRANSPOSES, call_name, edit
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
 from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
 from attention_by_hand.lab.raised_lines import feeding_lines, raised_at
-from attention_by_hand.lab.range_mends import RANGE_OPS
 from attention_by_hand.lab.repeated_mends import innermost_subscripts, subscript_of, twin_groups
 
 __all__ = ["Repair", "repair", "MAX_CHANGES", "SECONDS", "PREFERRED"]
@@ -370,7 +369,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
 # learner-only changes not tried first on the span's lines (after the reference's changes there), except on
 # the line that raised: many in a function with many operations or slices, and each a reading seldom made
 # (brackets moved, one range for another, `*` for `@`)
-LATE = ("regroup", *RANGE_OPS, "matmul")
+LATE = ("regroup", "range_for", "matmul")
 _NUMBERS = {"constant", "offset", "factor", "term"}
 REMOVALS = ("left", "right", "drop", "unwrap")  # a term or factor dropped, a line left out, a call taken away
 # a removal says what it takes out, and a number made 1 says "a factor too many" (mend_words._made_one)

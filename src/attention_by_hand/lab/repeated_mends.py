@@ -79,8 +79,10 @@ def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
         old, new = (spec.replace(" ", "").split("->")[0].split(",") for spec in (node.value, str(change.arg)))
         moved = [(a, b) for a, b in zip(old, new) if a != b]
         return (change.function, change.op, *moved[0]) if len(moved) == 1 and len(old) == len(new) else None
-    if change.op == "last_two":  # `transpose(0, 1)` on each of k, p, v: one reading of transpose, whatever it meets
+    if change.op in ("last_two", "one_based"):  # one reading of transpose, or of a slice's start, wherever it is met
         return (change.function, change.op)
+    if change.op == "keep_axis" and isinstance(node, ast.Subscript):  # `x[..., 0]`, `x[..., j]`: one tensor's axis, each place
+        return (change.function, change.op, ast.dump(node.value))
     if change.op == "drop_kw":
         if not (isinstance(node, ast.Call) and isinstance(change.arg, int) and 0 <= change.arg < len(node.keywords)):
             return None

@@ -38,6 +38,10 @@ from attention_by_hand.lab.learner_notes import with_notes
 from attention_by_hand.lab.registry import Lab, checks_for, get_lab, load_reference, reference_path
 from attention_by_hand.lab.wire import encode
 
+# mends said after a catalogued mistake's effect: those that name a cause no change of the reference
+# says, and a function put for its mirror (`hstack` for `vstack`), which names the call the effect came from
+SAID_AFTER_EFFECT = (*CAUSE_OPS, "rename")
+
 __all__ = ["CheckResult", "CheckRun", "Ending", "Plan", "plan", "check_run", "check_in_process", "load_reference", "report_lines"]
 
 
@@ -212,7 +216,7 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
             # what was observed, and the mend of the learner's own code, which holds on every input
             said, mended = mutants.mended(check.function)
             hint, mistake = f"{first.prefix}{first.observed}; {said}", None
-        elif mistake is not None and mutants.repairs.get(check.function, {}).get("op") in CAUSE_OPS:  # the catalogue's effect, the code's cause
+        elif mistake is not None and mutants.repairs.get(check.function, {}).get("op") in SAID_AFTER_EFFECT:  # the catalogue's effect, the code's cause
             said, mended = mutants.mended(check.function)
             hint = f"{hint}; in your code, {said}"
         elif ask and any(isinstance(v, str) and v.startswith("raised ") for v in verdicts):

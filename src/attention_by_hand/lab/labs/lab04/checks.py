@@ -6,7 +6,7 @@ import torch
 
 from attention_by_hand.lab.attention_judges import MASK_HINTS, explain_size_error, hidden, judge_weights
 from attention_by_hand.lab.inputs import fixed, linear, randn, seeded
-from attention_by_hand.lab.judging import Check, Miss, Probe, close, equals, judge_pair, judge_tensor
+from attention_by_hand.lab.judging import Check, Miss, Probe, close, judge_pair, judge_tensor, reversed_of
 
 
 ADDITIVE = ("yours is an additive mask, -inf on the hidden cells and 0 elsewhere (the float mask nn.Transformer's "
@@ -46,11 +46,7 @@ def _judge_self_attention(got, expected, args):
     x, query, key, value = args
     out_expected, weights_expected = expected
 
-    def swapped(first, second) -> bool:
-        """(weights, out) returned for (out, weights): a half equals the OTHER half's expected value."""
-        return equals(first, weights_expected) or equals(second, out_expected)
-
-    problem = judge_pair(got, "(out, weights)", swapped)
+    problem = judge_pair(got, "(out, weights)", reversed_of(out_expected, weights_expected))
     if problem:
         return problem
     out, weights = got

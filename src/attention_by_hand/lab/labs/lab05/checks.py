@@ -6,7 +6,7 @@ import torch
 
 from attention_by_hand.lab.attention_judges import explain_size_error, judge_weights, right_weights
 from attention_by_hand.lab.inputs import fixed, linear, randn, seeded
-from attention_by_hand.lab.judging import Check, equals, judge_pair, judge_tensor
+from attention_by_hand.lab.judging import Check, judge_pair, judge_tensor, reversed_of
 
 
 # One mistake, one hint: merge_heads and multi_head_attention name it in the same words.
@@ -64,9 +64,7 @@ def _judge_merge_heads(got, expected, args):
 def _judge_multi_head_attention(got, expected, args):
     x, query, key, value, proj, n_heads = args
     out_expected, weights_expected = expected
-    problem = judge_pair(
-        got, "(out, weights)", lambda a, b: equals(a, weights_expected) or equals(b, out_expected)
-    )
+    problem = judge_pair(got, "(out, weights)", reversed_of(out_expected, weights_expected))
     if problem:
         return problem
     out, weights = got

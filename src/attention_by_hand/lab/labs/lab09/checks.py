@@ -30,7 +30,7 @@ import torch
 import torch.nn.functional as F
 
 from attention_by_hand.lab.inputs import fixed, randn, seeded
-from attention_by_hand.lab.judging import Check, Probe, equals, judge_pair, judge_tensor
+from attention_by_hand.lab.judging import Check, Probe, judge_pair, judge_tensor, reversed_of
 
 # One mistake, one hint: the online softmax and the tiles name a shared mistake in the same words.
 SUM_NOT_RESCALED = (
@@ -224,7 +224,7 @@ def _judge_tiled_attention(got, expected, args):
     # The right answer from the whole matrix, in float64: SDPA and torch.logsumexp.
     out_right = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=causal)
     lse_right = torch.logsumexp(_scores(q, k, causal), dim=-1)  # (..., T_q)
-    problem = judge_pair(got, "(out, lse)", lambda a, b: equals(a, lse_right) or equals(b, out_right))
+    problem = judge_pair(got, "(out, lse)", reversed_of(out_right, lse_right))
     if problem:
         return problem
     out, lse = got
