@@ -3,9 +3,10 @@ one result returned twice (no swap to say), `len` of a batch taken for the numbe
 scatter's result thrown away, a count one too many as one factor of a divisor, a slice's stop
 written as a length, a function put for its mirror under a catalogued effect, slices counted from
 1, a `*_like` tensor that copied an integer dtype, a finfo field taken for the most negative
-number, an index that dropped the axis a running maximum needed, and `reduce` with no start; and
-the words said of calls (`pdist`, `entr`) and of torch's errors (an argument given under NumPy's
-name, an empty tensor written into a slice)."""
+number, an index that dropped the axis a running maximum needed, a share written over a slice
+where it was to be added, and `reduce` with no start; and the words said of calls (`pdist`,
+`entr`) and of torch's errors (an argument given under NumPy's name, an empty tensor written into
+a slice)."""
 
 from __future__ import annotations
 
@@ -283,3 +284,31 @@ def test_an_empty_tensor_written_into_a_slice_is_said_as_no_deletion():
 
     words = hint_for_exception("RuntimeError", _raised(write))
     assert "an assignment never deletes" in words
+
+
+# each query block's share written over the last one with torch.slice_scatter, where it was to be added
+SHARE_WRITTEN_OVER = '''
+def tiled_attention_backward(q, k, v, out, lse, d_out, block, causal):
+    T, scale = q.shape[-2], q.shape[-1] ** -0.5
+    D = (d_out * out).sum(dim=-1)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    for j in range(0, T, block):
+        k_j, v_j = k[..., j : j + block, :], v[..., j : j + block, :]
+        for i in range(j if causal else 0, T, block):
+            q_i, d_out_i = q[..., i : i + block, :], d_out[..., i : i + block, :]
+            s = q_i @ k_j.transpose(-2, -1) * scale
+            if causal and i == j:
+                later = torch.arange(j, j + s.shape[-1])[None, :] > torch.arange(i, i + s.shape[-2])[:, None]
+                s = s.masked_fill(later, float("-inf"))
+            p = torch.exp(s - lse[..., i : i + block, None])
+            dv[..., j : j + block, :] += p.transpose(-2, -1) @ d_out_i
+            ds = p * (d_out_i @ v_j.transpose(-2, -1) - D[..., i : i + block, None])
+            dq = torch.slice_scatter(dq, ds @ k_j * scale, dim=-2, start=i, end=i + s.shape[-2])
+            dk[..., j : j + block, :] += ds.transpose(-2, -1) @ q_i * scale
+    return dq, dk, dv
+'''
+
+
+def test_a_share_written_over_the_slice_is_mended_by_adding_it(tmp_path):
+    found = failed_hints(tmp_path, "lab-10-gradients.py", SHARE_WRITTEN_OVER, "tiled_attention_backward")
+    assert found and all("IN PLACE of the slice" in h and "`dq.index_add(-2, torch.arange(i, " in h for h in found)

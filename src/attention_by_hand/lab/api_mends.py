@@ -64,6 +64,11 @@ repair.py finds that it gives the reference's output on every input:
 - `finfo_field`: `torch.finfo(s.dtype).tiny` read as the most negative number; `tiny` is the
   smallest POSITIVE normal one, next to 0 (and `eps` the gap after 1), so adding it hides nothing.
   The mend is another of finfo's fields, `.min` (the most negative) or `.max`.
+- `scatter_add`: `dq = dq.slice_scatter(share, dim=-2, start=a, end=b)` in a loop that gathers a
+  block's share from several tiles, read as "add into the slice"; slice_scatter puts `share` IN
+  PLACE of the slice, so each block keeps its last tile's share. The mend adds it,
+  `dq.index_add(-2, torch.arange(a, b), share)`. Tried where the result is bound to the name the
+  call was made on (a running value).
 - `chain_swap`: `e.reciprocal().sum(-1)`, two methods chained in the wrong order (the sum of the
   reciprocals, where the reciprocal of the sum was meant): a chain runs from left to right. The mend
   exchanges the two calls, `e.sum(-1).reciprocal()`. Tried on every chain of two methods of a tensor.
@@ -81,19 +86,20 @@ from itertools import combinations
 
 from attention_by_hand.lab.made_pitfalls import in_place_call
 from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_whole, entries_of, is_half_cast, is_method,
-                                              matrix_sides, measured_by, mend_edit, negated, signed, transposed_tensor)
+                                              matrix_sides, measured_by, mend_edit, negated, scatter_parts, signed,
+                                              transposed_tensor)
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote, quote_statement
 
 __all__ = ["ANOTHER_ROUTE", "API_OPS", "CAUSE_OPS", "FLATTENING", "half_casts", "api_mends", "api_words", "transposed_partner"]
 
 API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries", "count_first",
            "flatten_span", "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half",
-           "out_of_place", "like_dtype", "finfo_field")
+           "out_of_place", "like_dtype", "finfo_field", "scatter_add")
 # those that name a cause no change of the reference says (verdict.py says them after one, or after
 # a catalogued mistake's effect); the reference has its own sizes and axes to swap
 CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "count_first", "flatten_span",
              "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half", "out_of_place",
-             "like_dtype", "finfo_field")
+             "like_dtype", "finfo_field", "scatter_add")
 
 # mends that may reach the reference's values by another route than the learner meant: `a * b` for an
 # outer product `a[:, None] @ b[None, :]` broadcasts to it, where the operands the other way round were meant
@@ -216,6 +222,12 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.Return)) and half_casts(node):
             each = " and ".join(f"`{quote(c.func.value)}` for `{quote(c)}`" for c in half_casts(node))
             found.append(Change(name, at, "no_half", None, "call", f"{each} in `{quote_statement(node)}`", line))
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and (parts := scatter_parts(node.value)) is not None and isinstance(parts[0], ast.Name)
+                and parts[0].id == node.targets[0].id and index.get(id(node.value)) is not None):
+            change = Change(name, index[id(node.value)], "scatter_add", None, "call", "", line)
+            found.append(Change(name, index[id(node.value)], "scatter_add", None, "call",
+                                f"`{quote(mend_edit(node.value, change))}` for `{quote(node.value)}`", line))
         if (isinstance(node, ast.Attribute) and node.attr in _FINFO and isinstance(node.value, ast.Call)
                 and call_name(node.value) in ("finfo", "iinfo")):
             found += [Change(name, at, "finfo_field", other, "call", f"`{quote(node.value)}.{other}` for `{quote(node)}`", line)
@@ -364,6 +376,10 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
                     "and the negated offset the one on the other side")
         return (f"the diagonal's offset counts from the main diagonal upwards: `{quote(node)}` and "
                 f"`{quote(negated(node))}` lie on opposite sides of it (wherever they are not 0)")
+    if op == "scatter_add" and scatter_parts(node) is not None:
+        tensor, src = (quote(p) for p in scatter_parts(node)[:2])
+        return (f"`{quote(node)}` puts `{src}` IN PLACE of the slice: what `{tensor}` held there is gone, nothing is "
+                f"added, so only the last share written to it is kept; adding it is `index_add` (or `+=` into the slice)")
     if op == "finfo_field" and isinstance(node, ast.Attribute) and node.attr in _FINFO:
         return (f"`{quote(node)}` is {_FINFO[node.attr]}, and `{quote(node.value)}.{change.arg}` is "
                 f"{_FINFO[change.arg]}")

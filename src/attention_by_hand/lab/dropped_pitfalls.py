@@ -3,7 +3,8 @@ its other Python pitfalls.
 
 - A statement that computes a value and keeps it nowhere: `scores[hidden] == float("-inf")` (a
   test where `=` was meant), an arithmetic expression, or `x.masked_fill(...)` whose new tensor
-  nobody keeps (`masked_fill_` changes the tensor itself).
+  nobody keeps (`masked_fill_` changes the tensor itself), or `x.slice_scatter(...)`, read as a write
+  into the slice.
 - A call of another function of the same file, alone on its line, where that function returns
   what it makes and its text shows it changes none of its arguments (`append_to_cache(cache, k, v)`).
 

@@ -73,15 +73,16 @@ added or never lacked what the learner left out. Those are tried here, on the le
   joined where `+` added them, a factor taken out of a call, F.pad's pairs moved one axis back, a
   leading `:` dropped, a comma made a colon, enumerate's pair read (index, item), `~h` made every
   index but h, one number's pick moved to the second axis, a one-wide slice made an index, NumPy's
-  `[:, None]` made `[..., None]`;
+  `[:, None]` made `[..., None]`, a slice counted from 1 made one from 0, an index made a one-wide slice;
 - a call or an assignment read otherwise than torch and Python define it (api_mends.py): a copy
   made where `a = b` named one tensor twice, roll's shift or a diagonal's offset negated, `numel()`
-  made one axis's length, `transpose(0, 1)` made `transpose(-2, -1)`, two listed sizes, strides
-  or axes exchanged, a flatten's span of axes moved, a squeeze of one side of a sum put on the whole;
+  (or `len`) made one axis's length, `transpose(0, 1)` made `transpose(-2, -1)`, two listed sizes, strides
+  or axes exchanged, a flatten's span of axes moved, a squeeze of one side of a sum put on the whole,
+  a `*_like` tensor given a float dtype, another field of finfo, a slice_scatter made an add;
 - a floor division where the count rounds up (`ceil`): `range(T // block)` leaves a last, shorter
   block out; `-(-T // block)` counts it;
 - a slice cut by another of the function's ranges (range_mends.py): `k[..., i0:i1, :]` where the
-  keys' block `j0:j1` belonged.
+  keys' block `j0:j1` belonged; or whose stop was written as a length, `w[start:T]`.
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """

@@ -80,6 +80,24 @@ def measured_by(node: ast.Call) -> ast.expr | None:
     return node.args[0] if len(node.args) == 1 else None
 
 
+def scatter_parts(node: ast.AST) -> tuple[ast.expr, ast.expr, ast.expr, ast.expr, ast.expr | None] | None:
+    """(tensor, src, dim, start, end) of `x.slice_scatter(src, dim=d, start=a, end=b)` or of
+    `torch.slice_scatter(x, src, ...)`, by position or by keyword; None for another call, one
+    given a step, or one whose dim or start is left to its default."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "slice_scatter"):
+        return None
+    given = ([node.func.value] if is_method(node) else []) + list(node.args)
+    named = {k.arg: k.value for k in node.keywords}
+    if any(isinstance(a, ast.Starred) for a in given) or None in named or "step" in named or len(given) > 5:
+        return None
+    places = dict(zip(("input", "src", "dim", "start", "end"), given))
+    for key in ("input", "src", "dim", "start", "end"):
+        places.setdefault(key, named.get(key if key != "input" else "self", named.get(key)))
+    if any(places[k] is None for k in ("input", "src", "dim", "start")):
+        return None
+    return places["input"], places["src"], places["dim"], places["start"], places["end"]
+
+
 def entries_of(node: ast.AST) -> list[ast.expr]:
     """The sizes, strides or axes a call lists in order (api_mends.py's `swap_entries`): a tuple's
     entries, or the call's own positional arguments after its tensor."""
@@ -299,6 +317,12 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
         return ast.Call(ast.Attribute(node, "clone", ast.Load()), [], [])
     if op in ("roll_back", "diagonal_sign"):  # a shift or an offset negated
         return negated(node)
+    if op == "scatter_add":  # `x.slice_scatter(src, dim=d, start=a, end=b)` made `x.index_add(d, torch.arange(a, b), src)`
+        tensor, src, dim, start, end = scatter_parts(node)
+        end = end if end is not None else ast.BinOp(start, ast.Add(), ast.Subscript(
+            ast.Attribute(src, "shape", ast.Load()), dim, ast.Load()))
+        rows = ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "arange", ast.Load()), [start, end], [])
+        return ast.Call(ast.Attribute(tensor, "index_add", ast.Load()), [dim, rows, src], [])
     if op == "finfo_field":  # `torch.finfo(d).tiny` made `torch.finfo(d).min` (api_mends.py)
         return ast.Attribute(node.value, arg, ast.Load())
     if op == "like_dtype":  # `torch.ones_like(x)` made `torch.ones_like(x, dtype=torch.float32)`

@@ -30,7 +30,7 @@ Pitfalls of how a value was made (a list's `append` kept as its value, a tensor 
 and written into, `~` of an integer tensor, index pairs given as one index, a name negated as an
 index, R's way of leaving an entry out, an in-place call's result kept under a new name and the old
 name read after it) are read in made_pitfalls.py,
-the pieces of `split(1)` joined along another axis in call_pitfalls.py, values computed and
+the pieces of `split(1)` joined along another axis (and `reduce` with no start) in call_pitfalls.py, values computed and
 dropped (`x.masked_fill(...)` alone on its line) in dropped_pitfalls.py, and said with these.
 
 Left out: iterators made other ways (`iter(...)`, a generator function), and loops in helpers

@@ -79,7 +79,7 @@ def _twin_key(nodes: list[ast.AST], change: Change) -> tuple | None:
         old, new = (spec.replace(" ", "").split("->")[0].split(",") for spec in (node.value, str(change.arg)))
         moved = [(a, b) for a, b in zip(old, new) if a != b]
         return (change.function, change.op, *moved[0]) if len(moved) == 1 and len(old) == len(new) else None
-    if change.op in ("last_two", "one_based"):  # one reading of transpose, or of a slice's start, wherever it is met
+    if change.op in ("last_two", "one_based", "scatter_add"):  # one reading of a call or a start, wherever it is met
         return (change.function, change.op)
     if change.op == "keep_axis" and isinstance(node, ast.Subscript):  # `x[..., 0]`, `x[..., j]`: one tensor's axis, each place
         return (change.function, change.op, ast.dump(node.value))
