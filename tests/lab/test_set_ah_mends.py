@@ -67,6 +67,14 @@ def test_len_of_a_tensor_is_its_first_axis():
     assert len(torch.zeros(2, 5, 3)) == 2
 
 
+@pytest.mark.parametrize("call", ["diagonal_scatter(k, 0)", "as_strided_scatter(k, (2,), (1,))",
+                                  "index_reduce(0, i, k, 'prod')", "scatter_reduce(0, i, k, 'sum')"])
+def test_each_scatter_and_reduction_alone_on_its_line_is_said(call):
+    code = f"def f(k, i):\n    out = torch.zeros(3, 4)\n    out.{call}\n    return out\n"
+    found = no_effect(ast.parse(code).body[0])
+    assert len(found) == 1 and "returns a new tensor" in found[0][1]
+
+
 def test_a_scatter_called_as_a_statement_is_said_to_throw_its_result_away():
     code = ("def f(cache, k):\n    out = torch.zeros(3, 4)\n    torch.slice_scatter(out, k, dim=0, start=1)\n"
             "    out.select_scatter(k[0], 0, 0)\n    return out\n")
@@ -92,6 +100,12 @@ def first_token_score(pattern):
 
 def test_a_count_one_too_many_as_one_factor_of_a_divisor_is_mended(tmp_path):
     found = failed_hints(tmp_path, "lab-11-induction-heads.py", ROWS_OVERCOUNTED, "first_token_score")
+    assert found and all("`T - 1` for `T`" in h for h in found)
+
+
+def test_a_count_one_too_many_among_three_factors_is_mended(tmp_path):
+    three = ROWS_OVERCOUNTED.replace("total / (T * B)", "total / (B * T * 1)")
+    found = failed_hints(tmp_path, "lab-11-induction-heads.py", three, "first_token_score")
     assert found and all("`T - 1` for `T`" in h for h in found)
 
 
@@ -142,6 +156,11 @@ def test_slices_counted_from_one_on_two_lines_are_mended_together(tmp_path):
                          and "the same once more" in h for h in found)
 
 
+def test_a_slice_counted_from_one_is_said_with_its_stop_kept(tmp_path):
+    found = failed_hints(tmp_path, "lab-07-positions.py", COUNTED_FROM_ONE, "sinusoidal_table")
+    assert found and all("one entry earlier is `0:d_model:2`" in h for h in found)
+
+
 # the pair counts added as ones made like the ids: integers, which a float table refuses
 ONES_LIKE_IDS = '''
 def bigram_counts(ids, vocab_size):
@@ -154,6 +173,12 @@ def bigram_counts(ids, vocab_size):
 def test_a_like_tensor_that_copied_an_integer_dtype_is_mended_with_a_float_dtype(tmp_path):
     found = failed_hints(tmp_path, "lab-03-bigram.py", ONES_LIKE_IDS, "bigram_counts")
     assert found and all("copies the dtype of `ids[1:]`" in h and "dtype=torch.float32" in h for h in found)
+
+
+def test_a_zeros_like_tensor_is_not_said_to_make_ones(tmp_path):
+    zeros = ONES_LIKE_IDS.replace("torch.full_like(ids[1:], 1)", "torch.zeros_like(ids[1:]) + 1")
+    found = failed_hints(tmp_path, "lab-03-bigram.py", zeros, "bigram_counts")
+    assert found and all("makes a float tensor" in h and "float ones" not in h for h in found)
 
 
 def test_a_like_tensor_copies_the_dtype():
@@ -201,6 +226,19 @@ def online_softmax(scores):
 def test_an_index_that_dropped_an_axis_is_mended_with_a_one_wide_slice(tmp_path):
     found = failed_hints(tmp_path, "lab-09-flash-attention.py", MAX_WITHOUT_ITS_AXIS, "online_softmax")
     assert found and all("drops its last axis" in h and "`scores[..., 0:1]` for `scores[..., 0]`" in h for h in found)
+
+
+# the head's writes taken away by an index on axis 1 of a 4-D tensor: the axis named is 1, not the last
+HEAD_WITHOUT_ITS_AXIS = '''
+def ablate_head(scores, values, head):
+    writes = torch.softmax(scores, dim=-1) @ values
+    return torch.cat([writes, -writes[:, head]], dim=1).sum(dim=1)
+'''
+
+
+def test_an_index_that_dropped_a_middle_axis_is_said_with_that_axis(tmp_path):
+    found = failed_hints(tmp_path, "lab-11-induction-heads.py", HEAD_WITHOUT_ITS_AXIS, "ablate_head")
+    assert found and all("`writes[:, head]` drops axis 1" in h and "last axis" not in h for h in found)
 
 
 def test_an_index_drops_its_axis_and_a_one_wide_slice_keeps_it():
@@ -268,7 +306,13 @@ def test_entr_is_minus_p_log_p():
 def test_an_argument_under_numpys_name_is_said_as_not_read():
     message = _raised(lambda: torch.zeros(2, 3).permute(axes=(1, 0)))
     words = hint_for_exception("TypeError", message)
-    assert "`permute` got no `dims`" in words and "`axes=`" in words
+    assert "`permute` needs `dims`, by position or under that name, and got it neither way" in words and "`axes=`" in words
+
+
+def test_a_call_given_no_arguments_is_said_as_getting_none():
+    message = _raised(lambda: torch.zeros(2, 3).transpose())
+    words = hint_for_exception("TypeError", message)
+    assert "`transpose` needs `dim0`, `dim1`, by position or under those names, and got them neither way" in words
 
 
 def test_a_missing_axis_keeps_its_own_words():
@@ -284,6 +328,15 @@ def test_an_empty_tensor_written_into_a_slice_is_said_as_no_deletion():
 
     words = hint_for_exception("RuntimeError", _raised(write))
     assert "an assignment never deletes" in words
+
+
+def test_an_empty_tensor_of_several_axes_written_into_a_slice_is_said_too():
+    def write():
+        x = torch.zeros(2, 3, 4)
+        x[:, 1] = torch.zeros(0, 4)
+
+    words = hint_for_exception("RuntimeError", _raised(write))
+    assert "a tensor of no entries" in words
 
 
 # each query block's share written over the last one with torch.slice_scatter, where it was to be added

@@ -58,8 +58,8 @@ repair.py finds that it gives the reference's output on every input:
   say what such a cast does to numbers and to masks, as the one that mends may be either. Not where
   the statement's whole value is the cast: the result's dtype says that, and a call taken off mends.
 - `like_dtype`: `torch.ones_like(codes)` read as "ones of the same size"; a `*_like` call copies the
-  tensor's dtype too, so the ones of an integer tensor are integers (and a float table refuses
-  them, or a division rounds). The mend is `torch.ones_like(codes, dtype=torch.float32)`. Tried
+  tensor's dtype too, so the ones of an integer tensor are integers (a float table's `index_put_`
+  or `scatter_add_` refuses them, and `//` floors). The mend is `torch.ones_like(codes, dtype=torch.float32)`. Tried
   where no `dtype=` is given.
 - `finfo_field`: `torch.finfo(s.dtype).tiny` read as the most negative number; `tiny` is the
   smallest POSITIVE normal one, next to 0 (and `eps` the gap after 1), so adding it hides nothing.
@@ -229,7 +229,7 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             found.append(Change(name, index[id(node.value)], "scatter_add", None, "call",
                                 f"`{quote(mend_edit(node.value, change))}` for `{quote(node.value)}`", line))
         if (isinstance(node, ast.Attribute) and node.attr in _FINFO and isinstance(node.value, ast.Call)
-                and call_name(node.value) in ("finfo", "iinfo")):
+                and call_name(node.value) == "finfo"):  # iinfo's ends are whole numbers: other words
             found += [Change(name, at, "finfo_field", other, "call", f"`{quote(node.value)}.{other}` for `{quote(node)}`", line)
                       for other in _FINFO if other != node.attr and other not in ("tiny", "eps")]
         if _chained(node):
@@ -386,7 +386,7 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
     if op == "like_dtype" and isinstance(node, ast.Call):
         copied = quote(node.args[0]) if node.args and not is_method(node) else "its tensor"
         return (f"`{quote(node)}` copies the dtype of `{copied}` as well as its size, so it is made of that type's numbers "
-                "(whole numbers, where that tensor holds indices); `dtype=torch.float32` makes float ones")
+                "(whole numbers, where that tensor holds indices); `dtype=torch.float32` makes a float tensor")
     if op == "numel_axis" and isinstance(node, ast.Call) and call_name(node) == "len":
         return (f"`{quote(node)}` is the length of `{quote(measured_by(node))}`'s FIRST axis only (a batch's size, where "
                 "it has one), as for a list; the length of another axis is `.shape[d]`")

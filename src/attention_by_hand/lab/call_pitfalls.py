@@ -23,7 +23,7 @@
 - `functools.reduce(tile, range(0, T, block))` with no start, where `tile`'s first parameter (the
   running state) is unpacked, `m, l, acc = state`: without a start, reduce hands the FIRST ITEM of
   the range, a number, to `tile` as the state, and folds from the second. Said where the items are
-  a `range(...)` (numbers, for certain) and the function is a `def` or a lambda of the same function.
+  a `range(...)` (numbers, for certain) and the function is a `def` inside the same function.
 
 What `take` and `tensordot` do is said where the values part at their line (call_words.py), since
 either may be called rightly; tensordot's own error is glossed (judging.py).

@@ -36,8 +36,8 @@ _PURE = {"masked_fill", "clamp", "clip", "softmax", "log_softmax", "transpose", 
          "expand", "repeat", "maximum", "minimum", "matmul", "pow", "scatter", "index_put", "index_add", "masked_scatter",
          "scatter_add", "zeros_like", "clone", "detach", "add", "abs", "sigmoid", "tanh", "index_fill",
          "index_copy", "addcmul", "addcdiv", "lerp", "square", "rsqrt", "reciprocal", "addmm", "baddbmm", "log1p", "expm1",
-         # the scatters into a slice, a row or a diagonal: each returns a copy with the part written, as its name
-         # (read as "write into the slice") does not say
+         # the scatters into a slice, a row or a diagonal, and the reductions into indexed rows: each returns a
+         # copy with the part written, as its name (read as "write into the slice") does not say
          "slice_scatter", "select_scatter", "diagonal_scatter", "as_strided_scatter", "index_reduce", "scatter_reduce"}
 
 

@@ -56,10 +56,6 @@ _WORDS = (
     (tuple(f"'tuple' object has no attribute '{m}'" for m in ("append", "insert", "extend")),
      "a tuple cannot be changed, and `unbind`, `split`, `chunk` and a function's several results are tuples: "
      "`list(...)` makes a list that can, or `+ (entry,)` makes a new tuple with it"),
-    ("Tensor sizes: [0]",
-     "a tensor of no entries made to fill a shape that has some (written into a slice, or expanded): nothing can "
-     "fill it; an assignment never deletes, so to leave entries out, index the others (`x[:, keep]`), and to "
-     "clear them, write 0"),
     (("of a 0-d tensor", "iteration over a 0-d tensor"),
      "a tensor of no axes, one number (a reduction over every axis, or an index on each): it has no length and "
      "cannot be walked"),
@@ -80,6 +76,8 @@ _ENTRYWISE_PAIRS = ("maximum", "minimum")  # entrywise functions of two tensors 
 _AXES_ORDER = re.compile(r"\btranspose\(\) takes [23] positional arguments but \d+ were given")
 _KEEPDIM_INT = re.compile(r"argument 'keepdim' \(position \d\) must be bool, not int")  # `x.sum(0, 2)`, `torch.amax(x, 0, 2)`
 
+# an empty tensor (a 0 among its sizes) made to fill a shape that has entries
+_EMPTY_SOURCE = re.compile(r"Target sizes: \[[\d, ]*\]\.\s+Tensor sizes: \[(?:\d+, )*0(?:, \d+)*\]")
 _NO_AXIS = re.compile(r"(\w+)\(\) missing 1 required positional arguments?: \"dim\"")
 _ONE_VALUE = re.compile(r"(\w+?)_? only supports a 0-dimensional value tensor")
 _ALONG_ROWS = ("softmax", "log_softmax", "cumsum", "cumprod", "logcumsumexp")  # each row's own: dim=-1
@@ -113,6 +111,10 @@ def error_words(message: str) -> str:
     if one_value:  # masked_fill, index_fill: one value for every cell they fill
         return (f" (`{one_value.group(1)}` puts ONE value in every cell it fills: a number, or a tensor of no axes "
                 f"(`torch.tensor(...)` of one number); a value per cell is `torch.where(mask, other, x)`)")
+    if _EMPTY_SOURCE.search(message):
+        return (" (a tensor of no entries, a 0 among its sizes, made to fill a shape that has some: written into a "
+                "slice, or expanded; an empty slice of a range that runs the wrong way gives one, and so does "
+                "`torch.tensor([])`; an assignment never deletes entries: to leave some out, index the others)")
     # a piece, or a tuple of pieces that mean one slip
     return next((f" ({words})" for pieces, words in _WORDS
                  if any(p in message for p in ((pieces,) if isinstance(pieces, str) else pieces))), "")

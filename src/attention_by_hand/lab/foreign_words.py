@@ -8,8 +8,8 @@ call does not take. Each is said with its home and torch's way where a table bel
 where torch has the name elsewhere (`F.gelu` for `torch.gelu`, `F.one_hot` for `torch.nn.one_hot`),
 where it is.
 
-A call that got none of a required argument (`x.reshape(newshape=...)`, NumPy's keyword) is said
-with the argument's name and how torch reads it.
+A call that got none of a required argument (`x.reshape(newshape=...)`, NumPy's keyword, or
+`x.transpose()` with no axes) is said with the argument's name and how torch reads it.
 
 Two of NumPy's attributes read as torch's are said the same way: `x.size[0]` indexes a method (as
 any method indexed for called does), `x.shape()` calls a torch.Size.
@@ -103,8 +103,9 @@ def foreign_words(message: str) -> str:
     missing = _MISSING.search(message)
     if missing and missing.group(2) != '"dim"':  # no axis given at all: error_words.py says that
         call, names = missing.group(1), missing.group(2).replace('"', "`")
-        return (f" (`{call}` got no {names}: torch reads {'it' if ',' not in names else 'them'} by position or under "
-                f"{'that name' if ',' not in names else 'those names'}; a keyword of another name, as NumPy's `newshape=` "
+        one = "," not in names
+        return (f" (`{call}` needs {names}, by position or under {'that name' if one else 'those names'}, and got "
+                f"{'it' if one else 'them'} neither way: a keyword under another name, as NumPy's `newshape=` "
                 "or `axes=`, is not read as one)")
     keyword = _KEYWORD.search(message)
     if keyword and keyword.group(1) in _KEYWORDS.get(keyword.group(2), ((), ""))[0]:

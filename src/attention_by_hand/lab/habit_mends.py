@@ -414,14 +414,16 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
                 f"the next axis; `{both}` takes both in one index, pairing `{a}` with `{b}` position by position, as "
                 "`a[i][j]` does in a nested list")
     if op == "one_based" and isinstance(node, ast.Subscript):
-        part = subscript_parts(node)[change.arg]
+        part, mended = (subscript_parts(n)[change.arg] for n in (node, mend_edit(node, change)))
         start, step = part.lower.value, quote(part.step)
         return (f"`{quote(part)}` starts at index {start}, and Python counts from 0: MATLAB's `{start}:{step}:end` counts "
                 f"from 1, so the same numbers here start one entry later than there; one entry earlier is "
-                f"`{start - 1}::{step}`")
+                f"`{quote(mended)}`")
     if op == "keep_axis" and isinstance(node, ast.Subscript):
-        return (f"`{quote(node)}` drops its last axis (an index takes its axis away, as in NumPy, where MATLAB's "
-                f"`A(:, j)` keeps a column), so it no longer lines up with the rows it came from; the slice "
+        parts = subscript_parts(node)
+        axis = "its last axis" if isinstance(parts[0], ast.Constant) else f"axis {len(parts) - 1}"
+        return (f"`{quote(node)}` drops {axis} (an index takes its axis away, as in NumPy, where MATLAB's "
+                f"`A(:, j)` keeps a column), so it no longer lines up with the tensor it came from; the slice "
                 f"`{quote(mend_edit(node, change))}` keeps it, one entry wide")
     if op == "lead_colon" and isinstance(node, ast.Subscript):
         return (f"`{quote(node)}`: the leading `:` takes axis 0 whole, so the next cut falls on axis 1; a leading `:` "

@@ -126,6 +126,13 @@ AXIS_MENDS = ("first", "unwrap")  # an axis (or a call) taken away: said after "
 _WRAPS = ("exp", "log")
 
 
+def _factors(node: ast.expr) -> list[ast.expr]:
+    """The factors of a product, `B * T * H` -> [B, T, H]; a lone expression is its own."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return _factors(node.left) + _factors(node.right)
+    return [node]
+
+
 def _is_count_side(node: ast.AST) -> bool:
     """A side of a count: a name, an attribute, a size (`x.shape[0]`, `len(x)`), not a number."""
     if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
@@ -279,9 +286,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
         if isinstance(node.op, (ast.Div, ast.FloorDiv)):
             # a mean over a count one too many: `/ T` where T - 1 rows were summed, or one factor of
             # a count, `/ (B * T)` where B * (T - 1) cells were
-            product = isinstance(node.right, ast.BinOp) and isinstance(node.right.op, ast.Mult)
-            counts = [f for f in (node.right.left, node.right.right) if _is_count_side(f)] if product else [node.right]
-            for count, delta in ((c, d) for c in counts if _is_count_side(c) for d in (-1, 1)):
+            for count, delta in ((c, d) for c in _factors(node.right) if _is_count_side(c) for d in (-1, 1)):
                 sign = "+" if delta > 0 else "-"
                 found.append(Change(name, index[id(count)], "shift", delta, "offset",
                                     f"`{quote(count)} {sign} 1` for `{quote(count)}`{where}", statement.lineno))

@@ -1,5 +1,6 @@
-"""A slice cut by one of a function's ranges where another of its ranges belonged: the mend that
-puts the other range's two bounds in its place.
+"""Two slips of a slice's bounds. A slice cut by one of a function's ranges where another of its
+ranges belonged: the mend that puts the other range's two bounds in its place. And a stop written
+as a length (`stop_length`, below).
 
 A tiled loop keeps two ranges at once, the queries' block `i0:i1` and the keys' block `j0:j1`, and
 cuts every tensor by one of them. A learner who types `k[..., i0:i1, :]` in the line for dq takes
@@ -15,7 +16,8 @@ its start. From 0 the two agree; from any later start the slice is short (or emp
 is `w[start:start + T]`, tried at every slice whose start is not a number and whose stop is a
 name, an attribute, a subscript, a `len(...)` or a `.size(d)` that does not already hold the start.
 
-Left out: a range with a step, and ranges written once in the function (nothing to take them from).
+Left out: a range with a step, and (for `range_for`) ranges written once in the function, which
+have nothing to take another range from.
 """
 
 from __future__ import annotations

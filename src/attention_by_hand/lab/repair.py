@@ -368,7 +368,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
 
 # learner-only changes not tried first on the span's lines (after the reference's changes there), except on
 # the line that raised: many in a function with many operations or slices, and each a reading seldom made
-# (brackets moved, one range for another, `*` for `@`)
+# (brackets moved, one range for another, `*` for `@`); a stop written as a length is one per slice, early
 LATE = ("regroup", "range_for", "matmul")
 _NUMBERS = {"constant", "offset", "factor", "term"}
 REMOVALS = ("left", "right", "drop", "unwrap")  # a term or factor dropped, a line left out, a call taken away
