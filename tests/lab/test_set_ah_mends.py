@@ -4,9 +4,9 @@ scatter's result thrown away, a count one too many as one factor of a divisor, a
 written as a length, a function put for its mirror under a catalogued effect, slices counted from
 1, a `*_like` tensor that copied an integer dtype, a finfo field taken for the most negative
 number, an index that dropped the axis a running maximum needed, a share written over a slice
-where it was to be added, and `reduce` with no start; and the words said of calls (`pdist`,
-`entr`) and of torch's errors (an argument given under NumPy's name, an empty tensor written into
-a slice)."""
+where it was to be added, a triangle put for its mirror, and `reduce` with no start; and the
+words said of calls (`pdist`, `entr`) and of torch's errors (an argument given under NumPy's
+name, an empty tensor written into a slice)."""
 
 from __future__ import annotations
 
@@ -365,3 +365,15 @@ def tiled_attention_backward(q, k, v, out, lse, d_out, block, causal):
 def test_a_share_written_over_the_slice_is_mended_by_adding_it(tmp_path):
     found = failed_hints(tmp_path, "lab-10-gradients.py", SHARE_WRITTEN_OVER, "tiled_attention_backward")
     assert found and all("IN PLACE of the slice" in h and "`dq.index_add(-2, torch.arange(i, " in h for h in found)
+
+
+# the hidden cells made with tril, the lower triangle, where the upper was meant
+LOWER_FOR_UPPER = '''
+def causal_mask(T):
+    return torch.tril(torch.full((T, T), True), diagonal=1)
+'''
+
+
+def test_a_triangle_for_its_mirror_is_said_with_what_each_keeps(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", LOWER_FOR_UPPER, "causal_mask")
+    assert found and all("`tril(...)` for `triu(...)`" in h and "tril keeps the LOWER triangle" in h for h in found)
