@@ -377,3 +377,25 @@ def causal_mask(T):
 def test_a_triangle_for_its_mirror_is_said_with_what_each_keeps(tmp_path):
     found = failed_hints(tmp_path, "lab-04-attention.py", LOWER_FOR_UPPER, "causal_mask")
     assert found and all("`tril(...)` for `triu(...)`" in h and "tril keeps the LOWER triangle" in h for h in found)
+
+
+def test_a_slice_scatter_without_its_end_is_not_read_as_an_add():
+    # a missing end runs to the tensor's end: that raises unless the source is as long, its own slip
+    from attention_by_hand.lab.mend_edits import scatter_parts
+
+    assert scatter_parts(ast.parse("dq.slice_scatter(share, -2, i)", mode="eval").body) is None
+    assert scatter_parts(ast.parse("dq.slice_scatter(share, -2, i, i + 4)", mode="eval").body) is not None
+
+
+def test_an_empty_target_is_not_said_as_an_empty_tensor_filling_one():
+    words = hint_for_exception("RuntimeError", _raised(lambda: torch.zeros(0, 2).expand(0, 3)))
+    assert "a tensor of no entries" not in words
+
+
+def test_an_index_after_an_ellipsis_anywhere_drops_the_last_axis():
+    from attention_by_hand.lab.habit_mends import habit_words
+    from attention_by_hand.lab.mutant_edits import Change
+
+    node = ast.parse("x[:, ..., j]", mode="eval").body
+    words = habit_words(node, Change("f", 0, "keep_axis", None, "slice", ""))
+    assert "drops its last axis" in words

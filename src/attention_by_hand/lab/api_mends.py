@@ -68,7 +68,7 @@ repair.py finds that it gives the reference's output on every input:
   block's share from several tiles, read as "add into the slice"; slice_scatter puts `share` IN
   PLACE of the slice, so each block keeps its last tile's share. The mend adds it,
   `dq.index_add(-2, torch.arange(a, b), share)`. Tried where the result is bound to the name the
-  call was made on (a running value).
+  call was made on (a running value) and the slice's end is given.
 - `chain_swap`: `e.reciprocal().sum(-1)`, two methods chained in the wrong order (the sum of the
   reciprocals, where the reciprocal of the sum was meant): a chain runs from left to right. The mend
   exchanges the two calls, `e.sum(-1).reciprocal()`. Tried on every chain of two methods of a tensor.

@@ -76,8 +76,8 @@ _ENTRYWISE_PAIRS = ("maximum", "minimum")  # entrywise functions of two tensors 
 _AXES_ORDER = re.compile(r"\btranspose\(\) takes [23] positional arguments but \d+ were given")
 _KEEPDIM_INT = re.compile(r"argument 'keepdim' \(position \d\) must be bool, not int")  # `x.sum(0, 2)`, `torch.amax(x, 0, 2)`
 
-# an empty tensor (a 0 among its sizes) made to fill a shape that has entries
-_EMPTY_SOURCE = re.compile(r"Target sizes: \[[\d, ]*\]\.\s+Tensor sizes: \[(?:\d+, )*0(?:, \d+)*\]")
+# an empty tensor made to fill a shape that has entries: the axis that does not match is 0 long in it
+_EMPTY_SOURCE = re.compile(r"must match the existing size \(0\)")
 _NO_AXIS = re.compile(r"(\w+)\(\) missing 1 required positional arguments?: \"dim\"")
 _ONE_VALUE = re.compile(r"(\w+?)_? only supports a 0-dimensional value tensor")
 _ALONG_ROWS = ("softmax", "log_softmax", "cumsum", "cumprod", "logcumsumexp")  # each row's own: dim=-1

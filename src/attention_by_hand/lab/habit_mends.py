@@ -421,7 +421,8 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
                 f"`{quote(mended)}`")
     if op == "keep_axis" and isinstance(node, ast.Subscript):
         parts = subscript_parts(node)
-        axis = "its last axis" if isinstance(parts[0], ast.Constant) else f"axis {len(parts) - 1}"
+        ellipsis = any(isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts)
+        axis = "its last axis" if ellipsis else f"axis {len(parts) - 1}"
         return (f"`{quote(node)}` drops {axis} (an index takes its axis away, as in NumPy, where MATLAB's "
                 f"`A(:, j)` keeps a column), so it no longer lines up with the tensor it came from; the slice "
                 f"`{quote(mend_edit(node, change))}` keeps it, one entry wide")

@@ -80,10 +80,11 @@ def measured_by(node: ast.Call) -> ast.expr | None:
     return node.args[0] if len(node.args) == 1 else None
 
 
-def scatter_parts(node: ast.AST) -> tuple[ast.expr, ast.expr, ast.expr, ast.expr, ast.expr | None] | None:
+def scatter_parts(node: ast.AST) -> tuple[ast.expr, ast.expr, ast.expr, ast.expr, ast.expr] | None:
     """(tensor, src, dim, start, end) of `x.slice_scatter(src, dim=d, start=a, end=b)` or of
     `torch.slice_scatter(x, src, ...)`, by position or by keyword; None for another call, one
-    given a step, or one whose dim or start is left to its default."""
+    given a step, or one whose dim, start or end is left to its default (a missing end runs to
+    the tensor's end, which raises unless the source is as long: that error is its own slip)."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "slice_scatter"):
         return None
     given = ([node.func.value] if is_method(node) else []) + list(node.args)
@@ -93,7 +94,7 @@ def scatter_parts(node: ast.AST) -> tuple[ast.expr, ast.expr, ast.expr, ast.expr
     places = dict(zip(("input", "src", "dim", "start", "end"), given))
     for key in ("input", "src", "dim", "start", "end"):
         places.setdefault(key, named.get(key if key != "input" else "self", named.get(key)))
-    if any(places[k] is None for k in ("input", "src", "dim", "start")):
+    if any(places[k] is None for k in ("input", "src", "dim", "start", "end")):
         return None
     return places["input"], places["src"], places["dim"], places["start"], places["end"]
 
@@ -319,8 +320,6 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
         return negated(node)
     if op == "scatter_add":  # `x.slice_scatter(src, dim=d, start=a, end=b)` made `x.index_add(d, torch.arange(a, b), src)`
         tensor, src, dim, start, end = scatter_parts(node)
-        end = end if end is not None else ast.BinOp(start, ast.Add(), ast.Subscript(
-            ast.Attribute(src, "shape", ast.Load()), dim, ast.Load()))
         rows = ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "arange", ast.Load()), [start, end], [])
         return ast.Call(ast.Attribute(tensor, "index_add", ast.Load()), [dim, rows, src], [])
     if op == "finfo_field":  # `torch.finfo(d).tiny` made `torch.finfo(d).min` (api_mends.py)

@@ -87,11 +87,13 @@ NEIGHBOUR_WORDS = {
     **dict.fromkeys((("zeros_like", "ones_like"), ("zeros", "ones"), ("ones_like", "zeros_like"), ("ones", "zeros")),
                     " (zeros start a sum or a count at 0; ones start it at 1)"),
     **dict.fromkeys((("tril", "triu"), ("triu", "tril")),
-                    " (tril keeps the LOWER triangle, on and below the diagonal; triu the UPPER, on and above it)"),
+                    " (tril keeps the LOWER triangle and triu the UPPER, each on and beyond the diagonal its `diagonal=` "
+                    "names, the main one by default)"),
     **dict.fromkeys((("tril_indices", "triu_indices"), ("triu_indices", "tril_indices")),
                     " (tril_indices lists the cells of the LOWER triangle; triu_indices those of the UPPER)"),
     **dict.fromkeys((("vstack", "hstack"), ("hstack", "vstack")),
-                    " (vstack puts the tensors one UNDER another, along axis 0; hstack side by side, along axis 1)"),
+                    " (vstack puts the tensors one UNDER another, along axis 0; hstack side by side, along axis 1, "
+                    "or end to end for 1-D tensors)"),
     **dict.fromkeys((("floor", "ceil"), ("ceil", "floor")), " (floor rounds DOWN, ceil rounds UP)"),
     **dict.fromkeys((("zeros_like", "empty_like"), ("zeros", "empty"), ("new_zeros", "new_empty")),
                     " (an empty tensor is never cleared: what is added to it starts from whatever the memory held; "
