@@ -4,8 +4,9 @@ lines a loop holds. A loop is one statement at its first line: blame.py reads it
 ends, never on its way.
 
 Small readings of written code that several readers share sit here too: a whole `:` in a
-subscript (`whole_slice`), an int as written, a minus sign taken with it (`signed_int`), and a
-line without its comment (`code_only`).
+subscript (`whole_slice`), an int as written, a minus sign taken with it (`signed_int`), a
+line without its comment (`code_only`), and a side of a count (`count_side`: a name or a size,
+not a number).
 
 Left out: running anything (blame.py); the reference's values (intermediates.py).
 """
@@ -20,7 +21,7 @@ import sys
 import tokenize
 from dataclasses import dataclass, field
 
-__all__ = ["LOOPS", "Layout", "call_name", "code_only", "function_def", "inlined", "layout_of", "number_of", "parents", "reads_of",
+__all__ = ["LOOPS", "Layout", "call_name", "code_only", "count_side", "function_def", "inlined", "layout_of", "number_of", "parents", "reads_of",
            "signed_int", "whole_slice"]
 
 
@@ -160,6 +161,13 @@ def number_of(node: ast.AST):
         inner = number_of(node.operand)
         return -inner if inner is not None else None
     return None
+
+
+def count_side(node: ast.AST) -> bool:
+    """A side of a count: a name, an attribute, a size (`x.shape[0]`, `len(x)`), not a number."""
+    if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
 
 
 def call_name(node: ast.Call) -> str | None:

@@ -93,6 +93,7 @@ import ast
 from itertools import combinations, permutations
 
 from attention_by_hand.lab.api_mends import API_OPS, api_mends
+from attention_by_hand.lab.code_layout import count_side
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_mends
 from attention_by_hand.lab.loop_starts import loop_carries, loop_starts
 from attention_by_hand.lab.mend_edits import function_form
@@ -131,13 +132,6 @@ def _factors(node: ast.expr) -> list[ast.expr]:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
         return _factors(node.left) + _factors(node.right)
     return [node]
-
-
-def _is_count_side(node: ast.AST) -> bool:
-    """A side of a count: a name, an attribute, a size (`x.shape[0]`, `len(x)`), not a number."""
-    if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)):
-        return True
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
 
 
 def _sized_plus_number(node: ast.BinOp) -> bool:
@@ -278,7 +272,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
             found += [Change(name, index[id(node)], "factor_moved", arg, "factor",
                              f"`{quote(edit(node, Change(name, 0, 'factor_moved', arg, 'factor', '')))}` for `{quote(node)}`{where}",
                              statement.lineno) for arg in _factor_moves(node)]
-        if isinstance(node.op, (ast.Add, ast.Sub)) and _is_count_side(node.left) and _is_count_side(node.right):
+        if isinstance(node.op, (ast.Add, ast.Sub)) and count_side(node.left) and count_side(node.right):
             for delta in (1, -1):
                 sign = "+" if delta > 0 else "-"
                 found.append(Change(name, index[id(node)], "shift", delta, "offset",
@@ -286,7 +280,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
         if isinstance(node.op, (ast.Div, ast.FloorDiv)):
             # a mean over a count one too many: `/ T` where T - 1 rows were summed, or one factor of
             # a count, `/ (B * T)` where B * (T - 1) cells were
-            for count, delta in ((c, d) for c in _factors(node.right) if _is_count_side(c) for d in (-1, 1)):
+            for count, delta in ((c, d) for c in _factors(node.right) if count_side(c) for d in (-1, 1)):
                 sign = "+" if delta > 0 else "-"
                 found.append(Change(name, index[id(count)], "shift", delta, "offset",
                                     f"`{quote(count)} {sign} 1` for `{quote(count)}`{where}", statement.lineno))

@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
+from attention_by_hand.lab.code_layout import count_side
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import Change, quote
 
@@ -42,11 +43,9 @@ def _ranges(fdef: ast.FunctionDef) -> list[ast.Slice]:
 
 
 def _a_count(node: ast.expr) -> bool:
-    """A stop that may be a count of entries: a name, an attribute, a subscript (`x.shape[-1]`), `len(...)`
-    or `x.size(d)`."""
-    return isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) or (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len") or (
-        isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size")
+    """A stop that may be a count of entries: a count's side (code_layout.count_side) or `x.size(d)`."""
+    return count_side(node) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                                and node.func.attr == "size")
 
 
 def _stops_as_lengths(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
