@@ -69,14 +69,18 @@ repair.py finds that it gives the reference's output on every input:
   PLACE of the slice, so each block keeps its last tile's share. The mend adds it,
   `dq.index_add(-2, torch.arange(a, b), share)`. Tried where the result is bound to the name the
   call was made on (a running value) and the slice's end is given.
+- `all_axes`: `for column in scores.T`, NumPy's `a.T` of a matrix read as the transpose of any
+  tensor; torch's `.T` reverses EVERY axis (it warns on any tensor but a matrix), so the pieces of a batch
+  come out with their axes reversed. The mends are `.mT` (the last two axes exchanged, each matrix
+  transposed) and `.movedim(-1, 0)` (the last axis brought to the front, as walking the columns
+  meant); tried on every `.T`, as on a matrix both are the same as it.
 - `chain_swap`: `e.reciprocal().sum(-1)`, two methods chained in the wrong order (the sum of the
   reciprocals, where the reciprocal of the sum was meant): a chain runs from left to right. The mend
   exchanges the two calls, `e.sum(-1).reciprocal()`. Tried on every chain of two methods of a tensor.
 
-Left out: `.T` on a batch (torch warns of it, and the warning stops the learner's run first); a
-shift or an offset that is a longer expression than a name, a number or a minus sign before one;
-an offset of `diagonal` or `diag_embed` given its axes (`dim1=-1, dim2=-2` reads the matrix
-transposed, and the offset's side with it: the axes, not the sign, may be the slip).
+Left out: a shift or an offset that is a longer expression than a name, a number or a minus sign
+before one; an offset of `diagonal` or `diag_embed` given its axes (`dim1=-1, dim2=-2` reads the
+matrix transposed, and the offset's side with it: the axes, not the sign, may be the slip).
 """
 
 from __future__ import annotations
@@ -94,12 +98,12 @@ __all__ = ["ANOTHER_ROUTE", "API_OPS", "CAUSE_OPS", "FLATTENING", "half_casts", 
 
 API_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "swap_entries", "count_first",
            "flatten_span", "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half",
-           "out_of_place", "like_dtype", "finfo_field", "scatter_add")
+           "out_of_place", "like_dtype", "finfo_field", "scatter_add", "all_axes")
 # those that name a cause no change of the reference says (verdict.py says them after one, or after
 # a catalogued mistake's effect); the reference has its own sizes and axes to swap
 CAUSE_OPS = ("alias_copy", "roll_back", "diagonal_sign", "numel_axis", "last_two", "count_first", "flatten_span",
              "squeeze_whole", "elementwise", "entrywise", "matmul", "chain_swap", "bool_mask", "no_half", "out_of_place",
-             "like_dtype", "finfo_field", "scatter_add")
+             "like_dtype", "finfo_field", "scatter_add", "all_axes")
 
 # mends that may reach the reference's values by another route than the learner meant: `a * b` for an
 # outer product `a[:, None] @ b[None, :]` broadcasts to it, where the operands the other way round were meant
@@ -114,6 +118,8 @@ _FINFO = {"min": "the most negative finite number", "max": "the largest finite n
           "tiny": "the smallest POSITIVE normal number, next to 0 (about 1e-38 in float32)",
           "eps": "the gap between 1 and the next number, small and positive (about 1e-7 in float32)"}
 _LIKE = ("ones_like", "zeros_like", "full_like", "empty_like")  # a tensor made of another's size, dtype and device
+# `.T`'s two mends: the last two axes exchanged, or the last axis brought to the front
+_WAYS = {"mT": ".mT", "movedim": ".movedim(-1, 0)"}
 _LEN_AXES = (-2, -1)  # len gives axis 0: the axes a length of tokens or of channels is read from
 # without their axis, these work on the tensor flattened to one row (mend_changes.py adds the axis)
 FLATTENING = ("roll", "repeat_interleave")
@@ -232,6 +238,10 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                 and call_name(node.value) == "finfo"):  # iinfo's ends are whole numbers: other words
             found += [Change(name, at, "finfo_field", other, "call", f"`{quote(node.value)}.{other}` for `{quote(node)}`", line)
                       for other in _FINFO if other != node.attr and other not in ("tiny", "eps")]
+        if isinstance(node, ast.Attribute) and node.attr == "T" and isinstance(node.ctx, ast.Load):
+            # a matrix's transpose, or a walk along the last axis
+            found += [Change(name, at, "all_axes", way, "call",
+                             f"`{quote(node.value)}{_WAYS[way]}` for `{quote(node)}`", line) for way in _WAYS]
         if _chained(node):
             found.append(Change(name, at, "chain_swap", None, "order",
                                 f"`{quote(mend_edit(node, Change(name, at, 'chain_swap', None, 'order', '')))}` for `{quote(node)}`",
@@ -383,6 +393,12 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
     if op == "finfo_field" and isinstance(node, ast.Attribute) and node.attr in _FINFO:
         return (f"`{quote(node)}` is {_FINFO[node.attr]}, and `{quote(node.value)}.{change.arg}` is "
                 f"{_FINFO[change.arg]}")
+    if op == "all_axes" and isinstance(node, ast.Attribute):
+        meant = ("each matrix's transpose, the last two axes exchanged" if change.arg == "mT" else
+                 "the last axis brought to the front, the others kept in their order")
+        return (f"`{quote(node)}` reverses the order of EVERY axis of `{quote(node.value)}` (NumPy's `.T` of a matrix "
+                f"is its transpose; torch warns of `.T` on any tensor but a matrix), so a batch's axes come out "
+                f"reversed; `{quote(node.value)}{_WAYS[change.arg]}` is {meant}")
     if op == "like_dtype" and isinstance(node, ast.Call):
         copied = quote(node.args[0]) if node.args and not is_method(node) else "its tensor"
         return (f"`{quote(node)}` copies the dtype of `{copied}` as well as its size, so it is made of that type's numbers "

@@ -55,6 +55,10 @@ class Engine:
         self.ids = {id(check): ids for check, ids, _ in judged}
         self.tried: dict[str, list[Tried]] = {}
         self.probes: dict[str, list[Tried]] = {}
+        # the checks one of whose calls raised after PyTorch warned at the learner's own line: the warning is
+        # said there, and a change of the reference that only raises alike would say another cause of the error
+        self.warned = {id(check) for check, ids, _ in judged for i in ids
+                       if by_id[i].get("warned") and by_id[i].get("event") == "raised"}
         for check, ids, _ in judged:
             for i in ids:
                 self.tried.setdefault(check.function, []).append(Tried(the_plan.calls[i][1], got_of(by_id[i]), check.label))
@@ -103,6 +107,8 @@ class Engine:
         op, alone = self.repairs.get(function, {}).get("op"), not self.repairs.get(function, {}).get("other")  # alone: no rival mend
         if found and mended and ((found.compound and op not in ("left", "right")) or found.vacuous or found.pair or (found.raised_only and alone)):
             found = None  # the learner's line mended says it in one step (a factor taken off: the move says more), or more than nan, zeros or an error matched
+        if found and found.raised_only and id(check) in self.warned:
+            found = None  # only an error matched, and PyTorch's warning at the learner's line is said: it is the evidence
         if found and found.vacuous and self.typed_nan(check):
             found = None  # matched by its nan alone, and the learner typed a nan where the first one was made: that is said
         if found and mended and op in FLOW_MENDS:  # a loop's `break` or `return`, mended: the learner's own line, alone

@@ -72,6 +72,11 @@ repair.py finds that it gives the reference's output on every input:
   there are as many as the input has columns. The mend puts a size of one of the function's
   arguments, its first or last axis, for the number. Tried for a whole number of 2 or more that
   multiplies something that is not a number.
+- `typed_number`: `(var + 1e-3).sqrt()`, a number written into the code (a library's default, as
+  Keras's epsilon) where the function is handed that number as an argument, `eps`: whatever the
+  caller passes, the function uses its own. The mend puts for the number each argument the code
+  never reads (repair.py tries only one that holds a float, not 0 or 1 throughout). Tried for
+  every number written with a decimal point or an exponent, in the body (never in a default).
 
 Left out: a join along an axis other than -1, 0, 1 and -2 (2 where the tensors have four axes is -2), and a layer's or a table's row of a
 sum taken for the sum of its rows (`pe(a) + pe(b)` for `pe(a + b)`): the learner's code seldom
@@ -93,7 +98,7 @@ __all__ = ["HABIT_OPS", "habit_mends", "habit_words", "late_inside", "one_size_t
 
 HABIT_OPS = ("unfold_aug", "join", "factor_outside", "pad_before", "lead_colon", "comma_colon", "enumerate_order", "all_but",
              "next_axis", "one_slice", "axis_last", "pad_sides", "count_colon", "step_axis", "close_late", "fixed_count",
-             "one_index", "as_positions", "one_based", "keep_axis")
+             "one_index", "as_positions", "one_based", "keep_axis", "typed_number")
 
 _JOIN_AXES = (-1, 0, 1, -2)
 _AUG_OPS = {ast.Mult: "*", ast.Div: "/", ast.Sub: "-"}
@@ -142,6 +147,9 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     found, name = [], fdef.name
     # the names bound from a size (`T = x.shape[-1]`): an index by one of them may be a count meant as a slice
     counts = size_names(fdef)
+    body = {id(n) for statement in fdef.body for n in ast.walk(statement)}  # not the defaults of the arguments
+    read = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    unread = [a.arg for a in fdef.args.args if a.arg not in read and a.arg != "self"]  # a number may stand for one
     for node in ast.walk(fdef):
         at = index.get(id(node))
         if at is None:
@@ -187,6 +195,9 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             found += [Change(name, index[id(number)], "fixed_count", (given, axis), "constant",
                              f"`{given}.shape[{axis}]` for `{number.value}` in `{quote(node)}`", line)
                       for given in (a.arg for a in fdef.args.args if a.arg != "self") for axis in (-1, 0)]
+        if isinstance(node, ast.Constant) and type(node.value) is float and id(node) in body:  # `1e-3` for `eps`
+            found += [Change(name, at, "typed_number", given, "constant", f"`{given}` for the number {node.value:g}", line)
+                      for given in unread]
         if isinstance(node, ast.Subscript) and _lead_colon(node):
             rest = node.slice.elts[1:]
             shorter = f"{quote(node.value)}[{', '.join(quote(e) for e in rest)}]"
@@ -380,6 +391,9 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
         where = "the second axis" if change.arg == ":" else "the last axis"
         return (f"`{quote(node)}` cuts the FIRST axis, the rows: one slice always does; for {where} the slice goes "
                 f"after the axes before it, `{quote(node.value)}[{change.arg}, {quote(node.slice)}]`")
+    if op == "typed_number" and isinstance(node, ast.Constant):
+        return (f"the number {node.value:g} is fixed in your code where the argument `{change.arg}` belongs, which your "
+                f"code never reads: yours uses {node.value:g} whatever `{change.arg}` the caller hands it")
     if op == "fixed_count" and isinstance(node, ast.Constant):
         given, axis = change.arg
         return (f"`{node.value}` is a fixed number where the input's own count belongs, `{given}.shape[{axis}]`, which is "

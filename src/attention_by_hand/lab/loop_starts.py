@@ -34,6 +34,12 @@ from an expression that reads it and that is read after the loop (`out = x + bra
 then `return out`: every pass starts from the `x` the function was given, and the attention
 step is lost).
 
+A running total lost a third way: the loop's body gives it each pass's value alone, `total =
+outs[:, h]` where `total = total + outs[:, h]` was meant, so it ends with the last pass's value.
+The `accumulate` mend adds the name to what it is given, for a name started at zero before the
+loop (0, or a tensor of zeros), assigned once in the body from what never reads it, read nowhere
+else in the body and read after the loop.
+
 Left out: a start in a branch of the loop (done only on some passes), and one that unpacks several
 names; a twin under another name (`m2`, `mx`) of a name assigned before the loop.
 """
@@ -95,8 +101,9 @@ def _twins(name: str) -> tuple[str, ...]:
 
 def loop_carries(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The `carry` changes of `fdef`: `name = twin` added at the end of a loop's body, for each name
-    the loop reads but never sets again while it sets the name's twin (the module's docstring)."""
-    found = []
+    the loop reads but never sets again while it sets the name's twin (the module's docstring); then
+    the `accumulate` changes (`_totals`)."""
+    found = _totals(fdef, index)
     for loop in (n for n in ast.walk(fdef) if isinstance(n, _LOOPS)):
         inside = [n for s in loop.body for n in ast.walk(s)]
         set_inside = _binds(loop) | {n.target.id for n in inside if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
@@ -112,6 +119,35 @@ def loop_carries(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     return found
 
 
+def _totals(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """`total = x` in a loop's body made `total = total + x`, where `total` is started at zero before
+    the loop, read after it, and neither read in the body nor set there otherwise (each assignment
+    once, for the outermost loop it lies in)."""
+    found = {}
+    for loop in (n for n in ast.walk(fdef) if isinstance(n, _LOOPS)):
+        end = getattr(loop, "end_lineno", loop.lineno)
+        started = {s.targets[0].id for s in ast.walk(fdef) if isinstance(s, ast.Assign) and s.lineno < loop.lineno
+                   and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and _zero(s.value)}
+        after = {n.id for s in ast.walk(fdef) if isinstance(s, ast.stmt) and s.lineno > end
+                 for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        inside = [n for s in loop.body for n in ast.walk(s)]
+        for s in (n for n in inside if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)):
+            name = s.targets[0].id
+            stores = [n for n in inside if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)]
+            if (name in started & after and len(stores) == 1 and name not in _reads(loop)
+                    and id(s.value) in index and id(s) not in found):
+                found[id(s)] = Change(fdef.name, index[id(s.value)], "accumulate", name, "step",
+                                      f"`{name} = {name} + {quote(s.value)}` for `{quote(s)}`", s.lineno)
+    return list(found.values())
+
+
+def _zero(value: ast.expr) -> bool:
+    """A start a sum can grow from: 0, or a tensor of zeros made from sizes."""
+    if isinstance(value, ast.Constant):
+        return type(value.value) in (int, float) and value.value == 0
+    return isinstance(value, ast.Call) and call_name(value) in ("zeros", "zeros_like", "new_zeros")
+
+
 def _results_of(fdef: ast.FunctionDef, loop: ast.AST, name: str) -> list[str]:
     """The names the loop's body assigns from an expression that reads `name`, read after the loop."""
     end = getattr(loop, "end_lineno", loop.lineno)
@@ -122,10 +158,15 @@ def _results_of(fdef: ast.FunctionDef, loop: ast.AST, name: str) -> list[str]:
     return sorted((made & after) - {name})
 
 
-def carry_words(loop: ast.AST, name: str, twin: str) -> str | None:
-    """The mistake the `carry` change mends, in words."""
-    if not isinstance(loop, _LOOPS):
+def carry_words(node: ast.AST, change: Change) -> str | None:
+    """The mistake the `carry` or `accumulate` change mends, in words (`node`: the loop, or the value given)."""
+    if change.op == "accumulate" and isinstance(node, ast.expr):
+        name, value = change.arg, quote(node)
+        return (f"`{name} = {value}` inside the loop gives `{name}` a new value IN PLACE of what it held, so it ends "
+                f"with the last value given alone; adding each to it is `{name} = {name} + {value}` (or `{name} += ...`)")
+    if not isinstance(node, _LOOPS) or change.op != "carry":
         return None
+    loop, (name, twin) = node, change.arg
     return (f"{_the_loop(loop)} never carries `{twin}` on into `{name}`: every pass reads `{name}` as it stood before the "
             f"loop, so what earlier passes found is lost; end each pass with `{name} = {twin}`")
 

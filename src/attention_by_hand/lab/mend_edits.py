@@ -202,6 +202,10 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.Slice(lower, upper, node.step)
     if op == "stop_length":  # `a:n` made `a:a + n`, the stop counted from the start (range_mends.py)
         return ast.Slice(node.lower, ast.BinOp(node.lower, ast.Add(), node.upper), node.step)
+    if op == "other_end":  # `:n` made `-n:`, and `-n:` made `:n` (range_mends.py)
+        if node.upper is not None:
+            return ast.Slice(ast.UnaryOp(ast.USub(), node.upper), None, None)
+        return ast.Slice(None, node.lower.operand, None)
     if op == "into_index":  # `ids[i] + 1` made `ids[i + 1]` (mend_changes.py)
         return ast.Subscript(node.left.value, ast.BinOp(node.left.slice, node.op, node.right), ast.Load())
     if op == "subscripts":  # einsum's subscripts spelled otherwise (mend_changes.py)
@@ -297,6 +301,10 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         parts = subscript_parts(node)
         parts[arg] = ast.Slice(ast.Constant(parts[arg].lower.value - 1), parts[arg].upper, parts[arg].step)
         return _subscript(node, parts)
+    if op == "accumulate":  # `total = x` in a loop made `total = total + x` (loop_starts.py)
+        return ast.BinOp(ast.Name(arg, ast.Load()), ast.Add(), node)
+    if op == "typed_number":  # `1e-3` made the argument's name (habit_mends.py)
+        return ast.Name(arg, ast.Load())
     if op == "keep_axis":  # `x[..., j]` made `x[..., j:j + 1]` (habit_mends.py)
         parts = subscript_parts(node)
         last = parts[-1]
@@ -322,6 +330,10 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
         tensor, src, dim, start, end = scatter_parts(node)
         rows = ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "arange", ast.Load()), [start, end], [])
         return ast.Call(ast.Attribute(tensor, "index_add", ast.Load()), [dim, rows, src], [])
+    if op == "all_axes":  # `x.T` made `x.mT` or `x.movedim(-1, 0)` (api_mends.py)
+        if arg == "mT":
+            return ast.Attribute(node.value, "mT", ast.Load())
+        return ast.Call(ast.Attribute(node.value, "movedim", ast.Load()), [ast.Constant(-1), ast.Constant(0)], [])
     if op == "finfo_field":  # `torch.finfo(d).tiny` made `torch.finfo(d).min` (api_mends.py)
         return ast.Attribute(node.value, arg, ast.Load())
     if op == "like_dtype":  # `torch.ones_like(x)` made `torch.ones_like(x, dtype=torch.float32)`

@@ -148,8 +148,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     op, kind = change.op, change.kind
     if op == "once":
         return start_words([node], parents.get(id(node)), movable=False)
-    if op == "carry":
-        return carry_words(node, *change.arg)
+    if op in ("carry", "accumulate"):
+        return carry_words(node, change)
     if op == "start_before" and isinstance(node, (ast.For, ast.While)) and all(0 <= i < len(node.body) for i in change.arg):
         return start_words([node.body[i] for i in change.arg], node)
     if op in HABIT_OPS:

@@ -62,7 +62,9 @@ NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin"
               # one letter or one word apart, each the other's mirror: rows for columns, largest for smallest
               "vstack": ("hstack",), "hstack": ("vstack",), "argmax": ("argmin",), "argmin": ("argmax",),
               "maximum": ("minimum",), "minimum": ("maximum",), "floor": ("ceil",), "ceil": ("floor",),
-              "tril_indices": ("triu_indices",), "triu_indices": ("tril_indices",), "cummax": ("cummin",), "cummin": ("cummax",)}
+              "tril_indices": ("triu_indices",), "triu_indices": ("tril_indices",), "cummax": ("cummin",), "cummin": ("cummax",),
+              # not sqrt's isqrt: torch has none, and the error that raises may match a learner's
+              "isqrt": ("sqrt",)}
 BUILTIN_NEIGHBOURS = {"max", "min"}  # Python's own functions renamed like torch's: `max(a, b)` for `min(a, b)`
 
 
@@ -95,6 +97,7 @@ NEIGHBOUR_WORDS = {
                     " (vstack puts the tensors one UNDER another, along axis 0; hstack side by side, along axis 1, "
                     "or end to end for 1-D tensors)"),
     **dict.fromkeys((("floor", "ceil"), ("ceil", "floor")), " (floor rounds DOWN, ceil rounds UP)"),
+    ("sqrt", "isqrt"): " (math.isqrt is the INTEGER square root, rounded down: isqrt(8) is 2, not 2.83)",
     **dict.fromkeys((("zeros_like", "empty_like"), ("zeros", "empty"), ("new_zeros", "new_empty")),
                     " (an empty tensor is never cleared: what is added to it starts from whatever the memory held; "
                     "the check fills it with nan)"),

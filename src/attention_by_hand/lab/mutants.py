@@ -489,7 +489,7 @@ def _build(reference: types.ModuleType, path: str, function: str, chosen: tuple[
     try:
         for name, tree in changed.items():
             exec(compile(ast.Module([tree], []), path, "exec"), namespace)  # noqa: S102 - the trusted reference
-    except (SyntaxError, ValueError, TypeError):
+    except Exception:  # noqa: BLE001 - does not compile, or its `def` raises (a changed default names nothing)
         return None
     for name in reachable:
         if name not in changed:

@@ -1,6 +1,6 @@
-"""Two slips of a slice's bounds. A slice cut by one of a function's ranges where another of its
-ranges belonged: the mend that puts the other range's two bounds in its place. And a stop written
-as a length (`stop_length`, below).
+"""Three slips of a slice's bounds. A slice cut by one of a function's ranges where another of its
+ranges belonged: the mend that puts the other range's two bounds in its place. A stop written
+as a length (`stop_length`, below), and the first entries taken for the last (`other_end`).
 
 A tiled loop keeps two ranges at once, the queries' block `i0:i1` and the keys' block `j0:j1`, and
 cuts every tensor by one of them. A learner who types `k[..., i0:i1, :]` in the line for dq takes
@@ -15,6 +15,11 @@ written as the number of entries to take, where a slice's stop is a position cou
 its start. From 0 the two agree; from any later start the slice is short (or empty). The mend
 is `w[start:start + T]`, tried at every slice whose start is not a number and whose stop is a
 name, an attribute, a subscript, a `len(...)` or a `.size(d)` that does not already hold the start.
+
+A third, `other_end`: `eye[:, :T_new]`, the first n entries taken where the last n were meant (the
+new rows' places at the end of a grown cache), or `-n:` where `:n` was. The mend takes the other
+end, tried at every slice with only a stop that is no negative number (`:-1` is all but the last),
+and at every one with only a start after a minus sign.
 
 Left out: a range with a step, and (for `range_for`) ranges written once in the function, which
 have nothing to take another range from.
@@ -31,7 +36,7 @@ from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["RANGE_OPS", "range_mends", "range_words"]
 
-RANGE_OPS = ("range_for", "stop_length")
+RANGE_OPS = ("range_for", "stop_length", "other_end")
 MAX_RANGES = 6  # the distinct ranges a function's slices are cut by, most of them: a tiled loop has two or three
 
 
@@ -64,8 +69,28 @@ def _stops_as_lengths(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Chan
 
 def range_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The changes of `fdef` listed in the module's docstring: each slice's bounds made those of
-    another range of it, and a stop written as a length made one counted from the start."""
-    return _stops_as_lengths(fdef, index) + _other_ranges(fdef, index)
+    another range of it, a stop written as a length made one counted from the start, and the
+    first entries of a slice made the last (or back)."""
+    return _stops_as_lengths(fdef, index) + _other_ranges(fdef, index) + _other_ends(fdef, index)
+
+
+def _negative(node: ast.expr) -> bool:
+    """`-n`, or a negative number written in."""
+    return ((isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub))
+            or (isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and node.value < 0))
+
+
+def _other_ends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `other_end` changes of `fdef`: `:n` made `-n:`, `-n:` made `:n`."""
+    found = []
+    for cut in (n for n in ast.walk(fdef) if isinstance(n, ast.Slice) and n.step is None and id(n) in index):
+        # `:-1` is all but the last, no count of first entries
+        first = cut.lower is None and cut.upper is not None and not _negative(cut.upper)
+        last = (cut.upper is None and isinstance(cut.lower, ast.UnaryOp) and isinstance(cut.lower.op, ast.USub))
+        if first or last:
+            change = Change(fdef.name, index[id(cut)], "other_end", None, "slice", "", cut.lineno)
+            found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(cut, change))}` for `{quote(cut)}`"))
+    return found
 
 
 def _other_ranges(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -96,7 +121,12 @@ def _other_ranges(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 
 
 def range_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake a `range_for` or `stop_length` change mends, in words."""
+    """The mistake a `range_for`, `stop_length` or `other_end` change mends, in words."""
+    if change.op == "other_end" and isinstance(node, ast.Slice):
+        n = quote(node.upper) if node.upper is not None else quote(node.lower.operand)
+        taken, meant = ("FIRST", "last") if node.upper is not None else ("LAST", "first")
+        return (f"`{quote(node)}` takes the {taken} {n} entries of that axis; the {meant} {n} are "
+                f"`{quote(mend_edit(node, change))}`")
     if not (isinstance(node, ast.Slice) and node.lower is not None and node.upper is not None):
         return None
     if change.op == "stop_length":

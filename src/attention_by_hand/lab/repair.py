@@ -179,15 +179,16 @@ def _by_chance(change: Change, seens: list[dict[str, dict[str, object]]], nodes:
     - `x[0]` for `x` unless `x` holds a tensor of two axes or more as the function returns on the
       first input (a 1-D tensor's first entry fits only by broadcasting: `ones(ids[0].numel())`);
     - a size for a fixed count where that size is one number on every input (habit_mends.py);
-    - a whole number that is 0 or 1 on every input (`/ _` for `/ t_gen`, where `_` from
-      `B, _, C = x.shape` is 1, removes the division);
+    - an argument for a typed number unless it holds a float on every input, not 0 or 1 on all (a flag, a unit scale);
+    - a whole number that is 0 or 1 on every input (`/ _` for `/ t_gen`, where `_` from `B, _, C = x.shape` is 1);
     - a size replaced by what is not a whole number;
-    - two variables exchanged where one is sliced and the two differ in shape: the slice then
-      reads other entries, or none (`[heads[:, :, :-1], values]` is right only because the
-      slice of the one-row `heads` is empty)."""
+    - two variables exchanged where one is sliced and the two differ in shape: the slice then reads other entries,
+      or none (`[heads[:, :, :-1], values]` is right only because the slice of the one-row `heads` is empty)."""
     values = [seen.get(change.function, {}) for seen in seens]
     if change.op == "fixed_count":
         return one_size_throughout(change.arg, values)
+    if change.op == "typed_number":
+        return not all(type(v.get(change.arg)) is float for v in values) or all(v[change.arg] in (0.0, 1.0) for v in values)
     if change.op == "first":  # `ids[0]` of a 1-D `ids` is one number, not a slice: it fits only by broadcasting
         return not (values and isinstance(values[0].get(change.arg), torch.Tensor) and values[0][change.arg].dim() >= 2)
     names = _names_of(change)
