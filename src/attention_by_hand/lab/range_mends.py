@@ -125,8 +125,9 @@ def range_words(node: ast.AST, change: Change) -> str | None:
     if change.op == "other_end" and isinstance(node, ast.Slice):
         n = quote(node.upper) if node.upper is not None else quote(node.lower.operand)
         taken, meant = ("FIRST", "last") if node.upper is not None else ("LAST", "first")
-        return (f"`{quote(node)}` takes the {taken} {n} entries of that axis; the {meant} {n} are "
-                f"`{quote(mend_edit(node, change))}`")
+        entries = "entry" if n == "1" else f"{n} entries"
+        return (f"`{quote(node)}` takes the {taken} {entries} of that axis; the {meant} {entries} "
+                f"{'is' if n == '1' else 'are'} `{quote(mend_edit(node, change))}`")
     if not (isinstance(node, ast.Slice) and node.lower is not None and node.upper is not None):
         return None
     if change.op == "stop_length":
