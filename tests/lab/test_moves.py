@@ -92,7 +92,7 @@ def test_stack_for_cat_on_both_halves_of_the_cache_is_named_once(tmp_path):
                          and "both times it is done there" in h for h in found)
 
 
-def test_keys_transposed_with_dot_t_on_a_batch_are_named_as_dot_t(tmp_path):
+def test_keys_transposed_with_dot_t_on_a_batch_are_mended_with_dot_mt(tmp_path):
     reference = REFERENCES["lab-07-positions.py"].read_text(encoding="utf-8")
     line = "    scores = q @ k.transpose(-2, -1) / math.sqrt(head_size)  # (..., T, T)\n"
     assert reference.count(line) == 1
@@ -102,7 +102,7 @@ def test_keys_transposed_with_dot_t_on_a_batch_are_named_as_dot_t(tmp_path):
         warnings.simplefilter("ignore", UserWarning)
         run = check_in_process(load_lab(path), LABS[6])
     found = [r.hint for r in run.results if not r.passed and r.label.startswith("rope_attention:")]
-    assert found and all("`k.T` for `k.transpose(-2, -1)` (.T reverses every axis" in h for h in found)
+    assert found and all("`k.mT` for `k.T`" in h and "reverses the order of EVERY axis" in h for h in found)
 
 
 ANGLES_TRANSPOSED = '''

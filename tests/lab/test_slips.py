@@ -65,12 +65,12 @@ def softmax(scores):
 '''
 
 
-def test_a_softmax_shifted_by_the_first_of_an_ascending_sort_is_named_as_the_minimum_not_an_index_off_by_one(tmp_path):
+def test_a_softmax_shifted_by_the_first_of_an_ascending_sort_is_mended_with_the_last_not_an_index_off_by_one(tmp_path):
     # softmax ignores every finite shift, so the second smallest score (`1:2`) gives the reference's
     # values wherever nothing overflows: only a row whose second smallest is far below its largest
-    # tells it apart from the maximum
+    # tells it apart from the maximum, which the sort puts last
     found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", SOFTMAX_SHIFTED_BY_THE_FIRST_OF_A_SORT, "softmax")
-    assert found and all("`min(...)` for `max(...)`" in h and "off by one" not in h for h in found)
+    assert found and all("takes the FIRST entry" in h and "`-1:` for `:1`" in h and "off by one" not in h for h in found)
 
 
 HEADS_ADDED = '''
