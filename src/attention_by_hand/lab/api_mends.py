@@ -73,7 +73,7 @@ repair.py finds that it gives the reference's output on every input:
   tensor; torch's `.T` reverses EVERY axis (it warns on any tensor but a matrix), so the pieces of a batch
   come out with their axes reversed. The mends are `.mT` (the last two axes exchanged, each matrix
   transposed) and `.movedim(-1, 0)` (the last axis brought to the front, as walking the columns
-  meant); tried on every `.T`, as on a matrix both are the same as it.
+  meant); tried on every `.T` read (not one written to), as on a matrix both are the same as it.
 - `chain_swap`: `e.reciprocal().sum(-1)`, two methods chained in the wrong order (the sum of the
   reciprocals, where the reciprocal of the sum was meant): a chain runs from left to right. The mend
   exchanges the two calls, `e.sum(-1).reciprocal()`. Tried on every chain of two methods of a tensor.
