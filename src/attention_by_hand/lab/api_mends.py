@@ -118,8 +118,8 @@ _FINFO = {"min": "the most negative finite number", "max": "the largest finite n
           "tiny": "the smallest POSITIVE normal number, next to 0 (about 1e-38 in float32)",
           "eps": "the gap between 1 and the next number, small and positive (about 1e-7 in float32)"}
 _LIKE = ("ones_like", "zeros_like", "full_like", "empty_like")  # a tensor made of another's size, dtype and device
-# `.T`'s two mends: the last two axes exchanged, or the last axis brought to the front
-_WAYS = {"mT": ".mT", "movedim": ".movedim(-1, 0)"}
+# `.T`'s two mends: the last two axes exchanged (`.mT`), or the last axis brought to the front (`.movedim(-1, 0)`)
+_WAYS = ("mT", "movedim")
 _LEN_AXES = (-2, -1)  # len gives axis 0: the axes a length of tokens or of channels is read from
 # without their axis, these work on the tensor flattened to one row (mend_changes.py adds the axis)
 FLATTENING = ("roll", "repeat_interleave")
@@ -241,7 +241,8 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if isinstance(node, ast.Attribute) and node.attr == "T" and isinstance(node.ctx, ast.Load):
             # a matrix's transpose, or a walk along the last axis
             found += [Change(name, at, "all_axes", way, "call",
-                             f"`{quote(node.value)}{_WAYS[way]}` for `{quote(node)}`", line) for way in _WAYS]
+                             f"`{quote(mend_edit(node, Change(name, at, 'all_axes', way, 'call', '')))}` for `{quote(node)}`",
+                             line) for way in _WAYS]
         if _chained(node):
             found.append(Change(name, at, "chain_swap", None, "order",
                                 f"`{quote(mend_edit(node, Change(name, at, 'chain_swap', None, 'order', '')))}` for `{quote(node)}`",
@@ -398,7 +399,7 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
                  "the last axis brought to the front, the others kept in their order")
         return (f"`{quote(node)}` reverses the order of EVERY axis of `{quote(node.value)}` (NumPy's `.T` of a matrix "
                 f"is its transpose; torch warns of `.T` on any tensor but a matrix), so a batch's axes come out "
-                f"reversed; `{quote(node.value)}{_WAYS[change.arg]}` is {meant}")
+                f"reversed; `{quote(mend_edit(node, change))}` is {meant}")
     if op == "like_dtype" and isinstance(node, ast.Call):
         copied = quote(node.args[0]) if node.args and not is_method(node) else "its tensor"
         return (f"`{quote(node)}` copies the dtype of `{copied}` as well as its size, so it is made of that type's numbers "

@@ -125,11 +125,9 @@ def _totals(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     once, for the outermost loop it lies in)."""
     found = {}
     for loop in (n for n in ast.walk(fdef) if isinstance(n, _LOOPS)):
-        end = getattr(loop, "end_lineno", loop.lineno)
         started = {s.targets[0].id for s in ast.walk(fdef) if isinstance(s, ast.Assign) and s.lineno < loop.lineno
                    and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and _zero(s.value)}
-        after = {n.id for s in ast.walk(fdef) if isinstance(s, ast.stmt) and s.lineno > end
-                 for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+        after = _read_after(fdef, loop)
         inside = [n for s in loop.body for n in ast.walk(s)]
         for s in (n for n in inside if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)):
             name = s.targets[0].id
@@ -150,12 +148,17 @@ def _zero(value: ast.expr) -> bool:
 
 def _results_of(fdef: ast.FunctionDef, loop: ast.AST, name: str) -> list[str]:
     """The names the loop's body assigns from an expression that reads `name`, read after the loop."""
-    end = getattr(loop, "end_lineno", loop.lineno)
-    after = {n.id for s in ast.walk(fdef) if isinstance(s, ast.stmt) and s.lineno > end
-             for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    after = _read_after(fdef, loop)
     made = {s.targets[0].id for part in loop.body for s in ast.walk(part) if isinstance(s, ast.Assign)
             and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and name in _reads(s.value)}
     return sorted((made & after) - {name})
+
+
+def _read_after(fdef: ast.FunctionDef, loop: ast.AST) -> set[str]:
+    """The names the statements after the loop read."""
+    end = getattr(loop, "end_lineno", loop.lineno)
+    return {n.id for s in ast.walk(fdef) if isinstance(s, ast.stmt) and s.lineno > end
+            for n in ast.walk(s) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
 def carry_words(node: ast.AST, change: Change) -> str | None:
