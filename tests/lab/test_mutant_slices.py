@@ -1,4 +1,5 @@
-"""mutant_slices: the colon on the other side of a slice's one bound, and a subscript one `, :` short."""
+"""mutant_slices: the colon on the other side of a slice's one bound, a subscript one `, :` short, a bound
+left open, and two parts of a subscript exchanged."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import ast
 import pytest
 import torch
 
-from attention_by_hand.lab.mutant_slices import colon_swapped, one_short
+from attention_by_hand.lab.mutant_slices import colon_swapped, one_short, parts_swapped, unbound
 
 
 def _node(code: str) -> ast.Subscript:
@@ -35,3 +36,25 @@ def test_a_subscript_one_colon_short_slices_the_last_axis():
 @pytest.mark.parametrize("code", ["k[1:3, :]", "k[..., :]", "k[..., 1:3]", "k[..., i, :]"])
 def test_a_subscript_without_ellipsis_a_final_colon_or_a_cut_is_left_alone(code):
     assert one_short(_node(code)) is None
+
+
+@pytest.mark.parametrize(("code", "bound", "opened"), [("m[i, i + 1:-1]", "upper", "m[i, i + 1:]"), ("ids[1:]", "lower", "ids[:]")])
+def test_a_bound_left_open_runs_the_slice_to_that_end(code, bound, opened):
+    node = _node(code)
+    cut = node.slice.elts[-1] if isinstance(node.slice, ast.Tuple) else node.slice
+    parts = ast.Tuple([unbound(cut, bound) if p is cut else p for p in node.slice.elts], ast.Load()) if isinstance(
+        node.slice, ast.Tuple) else unbound(cut, bound)
+    assert ast.unparse(ast.Subscript(node.value, parts, ast.Load())) == opened
+
+
+def test_two_parts_exchanged_index_each_others_axis():
+    p = torch.arange(2 * 3 * 4 * 4).reshape(2, 3, 4, 4)
+    i = 2
+    swapped = ast.unparse(parts_swapped(_node("p[:, i, :, i - 1]"), 1))
+    assert swapped == "p[:, :, i, i - 1]"
+    assert torch.equal(eval(swapped), p[:, :, i, i - 1])  # noqa: S307 - our own string
+
+
+@pytest.mark.parametrize(("code", "at"), [("p[:, :, i]", 0), ("p[i, j]", 1), ("p[i]", 0)])
+def test_parts_that_read_alike_or_are_missing_are_left_alone(code, at):
+    assert parts_swapped(_node(code), at) is None

@@ -202,6 +202,8 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.Slice(lower, upper, node.step)
     if op == "stop_length":  # `a:n` made `a:a + n`, the stop counted from the start (range_mends.py)
         return ast.Slice(node.lower, ast.BinOp(node.lower, ast.Add(), node.upper), node.step)
+    if op == "offset_by":  # `t` made `T + t`, a write placed after the T entries before it (range_mends.py)
+        return ast.BinOp(ast.Name(arg, ast.Load()), ast.Add(), node)
     if op == "other_end":  # `:n` made `-n:`, and `-n:` made `:n` (range_mends.py)
         if node.upper is not None:
             return ast.Slice(ast.UnaryOp(ast.USub(), node.upper), None, None)

@@ -258,8 +258,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         mine, theirs = _OP_NAMES.get(type(node.op).__name__), _OP_NAMES.get(str(change.arg))
         return f"the wrong operation: {_OP_WORDS[mine]} (`{mine}`) where {_OP_WORDS[theirs]} (`{theirs}`) is needed" if (
             mine in ("|", "&") and theirs in ("|", "&")) else None
-    if kind == "comparison":
-        return "a condition the other way round"
+    if kind == "comparison":  # an inverted mask: what it marks to keep it should mark to hide, or back
+        return "a mask read the other way round" if op == "invert" else "a condition the other way round"
     if kind == "transpose" and op == "transpose":
         return f"`{_short(node)}` needs a transpose" if isinstance(node, ast.expr) else "a transpose missing"
     if kind == "transpose":
@@ -320,7 +320,7 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     if op == "regroup" and isinstance(node, ast.BinOp):
         return _brackets(node, change.arg)
     if kind == "order":
-        return "two steps in the wrong order"
+        return "the pieces joined in the other order" if op == "elts" else "two steps in the wrong order"
     if op == "unsub" and isinstance(node, ast.Subscript):  # the mend takes the whole of what was indexed
         whole, index = _short(node.value), _number(node.slice)
         if type(index) is int:

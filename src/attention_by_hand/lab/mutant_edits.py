@@ -64,7 +64,7 @@ NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin"
               "maximum": ("minimum",), "minimum": ("maximum",), "floor": ("ceil",), "ceil": ("floor",),
               "tril_indices": ("triu_indices",), "triu_indices": ("tril_indices",), "cummax": ("cummin",), "cummin": ("cummax",),
               # not sqrt's isqrt: torch has none, and the error that raises may match a learner's
-              "isqrt": ("sqrt",)}
+              "isqrt": ("sqrt",), "heaviside": ("relu",)}
 BUILTIN_NEIGHBOURS = {"max", "min"}  # Python's own functions renamed like torch's: `max(a, b)` for `min(a, b)`
 
 
@@ -73,7 +73,7 @@ def builtin_pair(node: ast.Call, name: str) -> bool:
     passes 8, a cap taken away by chance, not the other function."""
     return (isinstance(node.func, ast.Name) and name in BUILTIN_NEIGHBOURS and len(node.args) == 2 and not node.keywords
             and not any(isinstance(a, ast.Constant) for a in node.args))
-ELEMENTWISE = {"exp", "sigmoid"}  # a softmax's neighbours that take no axis
+ELEMENTWISE = {"exp", "sigmoid", "relu"}  # neighbours that take no axis (nor heaviside's second argument)
 # What the learner's function does instead, where its name alone does not say it.
 NEIGHBOUR_WORDS = {
     ("stack", "cat"): " (stack puts the tensors on a NEW axis; cat joins them along one they have)",
@@ -97,6 +97,7 @@ NEIGHBOUR_WORDS = {
                     " (vstack puts the tensors one UNDER another, along axis 0; hstack side by side, along axis 1, "
                     "or end to end for 1-D tensors)"),
     **dict.fromkeys((("floor", "ceil"), ("ceil", "floor")), " (floor rounds DOWN, ceil rounds UP)"),
+    ("relu", "heaviside"): " (heaviside is a STEP, 1 for every d > 0 however large; relu, max(d, 0), grows with d)",
     ("sqrt", "isqrt"): " (math.isqrt is the INTEGER square root, rounded down: isqrt(8) is 2, not 2.83)",
     **dict.fromkeys((("zeros_like", "empty_like"), ("zeros", "empty"), ("new_zeros", "new_empty")),
                     " (an empty tensor is never cleared: what is added to it starts from whatever the memory held; "

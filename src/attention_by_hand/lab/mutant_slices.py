@@ -5,7 +5,11 @@
 - `colon`: the colon on the other side of its one bound, `ids[:1]` for `ids[1:]`: the first
   entry alone where every entry after it was meant (or the other way round);
 - `short`: a subscript that starts with `...` one `, :` short at its end, `k[..., j : j + block]`
-  for `k[..., j : j + block, :]`: the slice then falls on the last axis, not the one before it.
+  for `k[..., j : j + block, :]`: the slice then falls on the last axis, not the one before it;
+- `unbound`: a bound typed as a number taken away, `x[i, i + 1:]` for `x[i, i + 1 : -1]` (MATLAB's
+  `end` is the last entry; Python's `-1` as a slice's end stops before it);
+- `parts`: two neighbouring parts of one subscript in each other's places, `p[:, :, i, j]` for
+  `p[:, i, :, j]`: an index put on the axis beside its own.
 
 Each returns the node that takes the slice's (or the subscript's) place, or None where the change
 cannot be made there.
@@ -17,9 +21,9 @@ import ast
 
 from attention_by_hand.lab.code_layout import whole_slice
 
-__all__ = ["SLICE_OPS", "slice_edit", "colon_swapped", "one_short"]
+__all__ = ["SLICE_OPS", "slice_edit", "colon_swapped", "one_short", "parts_swapped", "unbound"]
 
-SLICE_OPS = ("slice_shift", "bound", "colon", "short")
+SLICE_OPS = ("slice_shift", "bound", "colon", "short", "unbound", "parts")
 
 
 def _plus(node: ast.expr, delta: int) -> ast.expr:
@@ -47,6 +51,22 @@ def one_short(node: ast.Subscript) -> ast.Subscript | None:
     return ast.Subscript(node.value, ast.Tuple(parts[:-1], ast.Load()), node.ctx)
 
 
+def unbound(node: ast.Slice, bound: str) -> ast.Slice:
+    """The slice with its `bound` ("lower" or "upper") left open."""
+    return ast.Slice(**{"lower": node.lower, "upper": node.upper, "step": node.step, bound: None})
+
+
+def parts_swapped(node: ast.Subscript, at: int) -> ast.Subscript | None:
+    """`p[:, :, i, j]` for `p[:, i, :, j]` (at = 1): the parts at `at` and `at + 1` exchanged; None
+    where the subscript has no such two parts, or they read alike."""
+    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else []
+    if not 0 <= at < len(parts) - 1 or ast.dump(parts[at]) == ast.dump(parts[at + 1]):
+        return None
+    swapped = list(parts)
+    swapped[at], swapped[at + 1] = swapped[at + 1], swapped[at]
+    return ast.Subscript(node.value, ast.Tuple(swapped, ast.Load()), node.ctx)
+
+
 def slice_edit(node: ast.AST, op: str, arg) -> ast.AST | None:
     """The edit of one of SLICE_OPS at `node`."""
     if op == "slice_shift":
@@ -60,4 +80,8 @@ def slice_edit(node: ast.AST, op: str, arg) -> ast.AST | None:
         return colon_swapped(node)
     if op == "short" and isinstance(node, ast.Subscript):
         return one_short(node)
+    if op == "unbound" and isinstance(node, ast.Slice):
+        return unbound(node, arg)
+    if op == "parts" and isinstance(node, ast.Subscript):
+        return parts_swapped(node, arg)
     return None

@@ -25,8 +25,15 @@ given was meant.
 - `v[..., i : i + block]` for `v[..., j : j + block]`: a slice made from another variable (the
   queries' tile where the keys' was meant).
 - `ids[:1]` for `ids[1:]`: the colon typed on the other side of its bound; `k[..., j : j + block]`
-  for `k[..., j : j + block, :]`: one `, :` short, so the slice falls on the last axis
-  (mutant_slices.py makes both).
+  for `k[..., j : j + block, :]`: one `, :` short, so the slice falls on the last axis;
+  `ids[:]` for `ids[:-1]`: a bound written as a number left out (made to a learner's code, the
+  mend of MATLAB's `end` typed as `-1`, which stops one before the last); `p[:, i, :, j]` for
+  `p[:, :, i, j]`: two parts of a subscript in each other's places (mutant_slices.py makes all four).
+- `cat([pad, e])` for `cat([e, pad])`: the pieces joined in the other order (zeros padded on the
+  wrong side).
+- `~m` for a triangle `m = ones(T, T, dtype=torch.bool).triu(1)`: the cells to keep marked where
+  the hidden ones were meant, or back (a mask read the other way, as Hugging Face's
+  `attention_mask` marks with 1 the cells to attend).
 
 mutants.py asks `slips(finder, node)` for every node of a reference function; `edit` (in
 mutant_edits.py) makes each change.
@@ -39,7 +46,8 @@ import copy
 from functools import lru_cache
 
 from attention_by_hand.lab.mutant_edits import AXIS_KEYWORDS, Rename, call_name, quote
-from attention_by_hand.lab.mutant_slices import colon_swapped, one_short
+from attention_by_hand.lab.code_layout import number_of
+from attention_by_hand.lab.mutant_slices import colon_swapped, one_short, parts_swapped, unbound
 from attention_by_hand.lab.size_locals import is_size
 
 __all__ = ["WHOLE_CALLS", "slips", "called_names"]
@@ -310,9 +318,92 @@ def _typed_slices(finder, node: ast.AST) -> None:
                        f"`{quote(short)}` for `{quote(node)}` (one `, :` short: the slice falls on the last axis)")
 
 
+def _in_subscript(finder, node: ast.Slice, new: ast.expr) -> tuple[ast.AST, ast.AST] | None:
+    """(the subscript holding `node`, the same subscript with `new` in its place), or None."""
+    parent = finder.parent.get(id(node))
+    whole = finder.parent.get(id(parent)) if isinstance(parent, ast.Tuple) else parent
+    if not isinstance(whole, ast.Subscript) or whole.slice not in (node, parent):
+        return None
+    index = new if whole.slice is node else ast.Tuple([new if p is node else p for p in parent.elts], ast.Load())
+    return whole, ast.Subscript(whole.value, index, whole.ctx)
+
+
+def _typed_bounds(finder, node: ast.AST) -> None:
+    """A slice's bound typed as a number where the slice runs to its end (or from its start):
+    `-1` as MATLAB's `end`, which in Python stops one before the last entry."""
+    if not isinstance(node, ast.Slice) or node.step is not None:
+        return
+    for bound in ("lower", "upper"):
+        value = number_of(getattr(node, bound)) if getattr(node, bound) is not None else None
+        if value is None or (bound == "lower" and value == 0):
+            continue
+        held = _in_subscript(finder, node, unbound(node, bound))
+        if held is None:
+            continue
+        why = ("a slice stops BEFORE its end, so `-1` leaves out the last entry" if value == -1 and bound == "upper"
+               else f"the slice's {'end' if bound == 'upper' else 'start'} `{value}` left out")
+        finder.add(node, "unbound", bound, "index", f"`{quote(held[1])}` for `{quote(held[0])}` ({why})")
+
+
+def _parts(finder, node: ast.AST) -> None:
+    """Two neighbouring parts of one subscript in each other's places (`i` on the heads' axis)."""
+    if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Tuple):
+        return
+    statement = finder.statement_of(node)
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
+            isinstance(statement, ast.AnnAssign) and any(n is node for n in ast.walk(statement.annotation))):
+        return  # a type in a signature or an annotation (`dict[str, bool]`): no index, nothing runs
+    for at in range(len(node.slice.elts) - 1):
+        pair = node.slice.elts[at : at + 2]
+        # `...` stands for several axes and `None` makes a new one: neither indexes an axis of its own
+        if any(isinstance(p, ast.Constant) and (p.value is Ellipsis or p.value is None) for p in pair):
+            continue
+        swapped = parts_swapped(node, at)
+        if swapped is not None:
+            finder.add(node, "parts", at, "index",
+                       f"`{quote(swapped)}` for `{quote(node)}` (`{quote(pair[0])}` and `{quote(pair[1])}` "
+                       "in each other's places: each on the other's axis)")
+
+
+JOINS = {"cat", "concat", "concatenate", "stack", "hstack", "vstack", "column_stack"}
+
+
+def _pieces(finder, node: ast.AST) -> None:
+    """The pieces of a `cat` in the other order: zeros padded before the values, not after."""
+    if not (isinstance(node, ast.Call) and call_name(node) in JOINS and node.args
+            and isinstance(node.args[0], (ast.List, ast.Tuple)) and len(node.args[0].elts) >= 2):
+        return
+    pieces = node.args[0]
+    for i in range(len(pieces.elts) - 1):
+        a, b = pieces.elts[i], pieces.elts[i + 1]
+        if ast.dump(a) != ast.dump(b) and not any(isinstance(p, ast.Starred) for p in (a, b)):
+            # a mend's words say the order already (mend_words.py); a change of the reference's says it here
+            said = f"`{quote(b)}` first, then `{quote(a)}`" + (" (joined in the other order)" if finder.glossed else "")
+            finder.add(pieces, "elts", (i, i + 1), "order", said)
+
+
+def _triangle_inverted(finder, node: ast.AST) -> None:
+    """A triangle of booleans read the other way: the cells to keep where the hidden ones were meant."""
+    if not (isinstance(node, ast.Call) and call_name(node) in ("tril", "triu")):
+        return
+    parent = finder.parent.get(id(node))
+    while isinstance(parent, ast.Attribute) and parent.attr in ("bool", "to"):  # `tril(ones(T, T)).bool()`: inverted whole
+        node = finder.parent[id(parent)]
+        parent = finder.parent.get(id(node))
+    # a masked_fill's mask is inverted already (mutants.py): the same change twice would be tried twice
+    filled = isinstance(parent, ast.Call) and call_name(parent) in ("masked_fill", "masked_fill_") and node in parent.args
+    if not filled and not (isinstance(parent, ast.UnaryOp) and isinstance(parent.op, (ast.Invert, ast.Not))):
+        finder.add(node, "invert", None, "comparison",
+                   "the mask inverted: it marks the cells to keep where it should mark the ones to hide, or the other way")
+
+
 def slips(finder, node: ast.AST) -> None:
     """Add to `finder` (mutants._Finder) the slips this node allows."""
     _typed_slices(finder, node)
+    _typed_bounds(finder, node)
+    _parts(finder, node)
+    _pieces(finder, node)
+    _triangle_inverted(finder, node)
     _new_axis_left_out(finder, node)
     _linear_by_hand(finder, node)
     _counted_back(finder, node)

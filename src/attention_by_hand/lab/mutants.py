@@ -93,7 +93,7 @@ class _Finder:
 
         def say(text=text) -> str:
             # Made when a hint needs it: thousands of changes are tried, one or two are named.
-            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "times2", "whole", "given", "size_for", "mean_for", "unlayer", "layers_swapped", "layer_on", "grid", "no_new_axis", "slice_name", "dot_t", "keep_part", "cond", "inner_first", "by_hand", "flip", "arg_shift", "sibling", "widen", "colon", "short") and not self._in_keyword(node):
+            if op not in ("swap_next", "fold", "elts", "rename", "drop_kw", "times2", "whole", "given", "size_for", "mean_for", "unlayer", "layers_swapped", "layer_on", "grid", "no_new_axis", "slice_name", "dot_t", "keep_part", "cond", "inner_first", "by_hand", "flip", "arg_shift", "sibling", "widen", "colon", "short", "unbound", "parts") and not self._in_keyword(node):
                 code = self._before_after(node, change)
                 if code and (op in CONCEPT_FIRST or kind == "term"):
                     text = f"{text} ({code})"  # what changed in words, then in the reference's code

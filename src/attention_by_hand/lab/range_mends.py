@@ -1,6 +1,7 @@
-"""Three slips of a slice's bounds. A slice cut by one of a function's ranges where another of its
-ranges belonged: the mend that puts the other range's two bounds in its place. A stop written
-as a length (`stop_length`, below), and the first entries taken for the last (`other_end`).
+"""Four slips of where a slice or an index falls. A slice cut by one of a function's ranges where
+another of its ranges belonged: the mend that puts the other range's two bounds in its place. A
+stop written as a length (`stop_length`, below), the first entries taken for the last
+(`other_end`), and a loop's step written from place 0 where it belonged after others (`offset_by`).
 
 A tiled loop keeps two ranges at once, the queries' block `i0:i1` and the keys' block `j0:j1`, and
 cuts every tensor by one of them. A learner who types `k[..., i0:i1, :]` in the line for dq takes
@@ -21,6 +22,13 @@ new rows' places at the end of a grown cache), or `-n:` where `:n` was. The mend
 end, tried at every slice with only a stop that is no negative number (`:-1` is all but the last),
 and at every one with only a start after a minus sign.
 
+A fourth, `offset_by`: `out[:, :, t] = new[:, :, t]` in a loop over `t`, writing the new words
+into a grown tensor from place 0, over the T entries it was given, where `out[:, :, T + t]` was
+meant. The mend adds a size the function read from a shape (`T = keys.shape[2]`) to the loop's
+name, tried where that name is one whole part of the subscript a statement of the loop's own
+body assigns to. It is tried on a learner's code only: made to the reference, the same words
+would describe an offset the learner added, not one left out.
+
 Left out: a range with a step, and (for `range_for`) ranges written once in the function, which
 have nothing to take another range from.
 """
@@ -33,10 +41,11 @@ import dataclasses
 from attention_by_hand.lab.code_layout import count_side
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import Change, quote
+from attention_by_hand.lab.size_locals import size_names
 
 __all__ = ["RANGE_OPS", "range_mends", "range_words"]
 
-RANGE_OPS = ("range_for", "stop_length", "other_end")
+RANGE_OPS = ("range_for", "stop_length", "other_end", "offset_by")
 MAX_RANGES = 6  # the distinct ranges a function's slices are cut by, most of them: a tiled loop has two or three
 
 
@@ -70,8 +79,25 @@ def _stops_as_lengths(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Chan
 def range_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The changes of `fdef` listed in the module's docstring: each slice's bounds made those of
     another range of it, a stop written as a length made one counted from the start, and the
-    first entries of a slice made the last (or back)."""
-    return _stops_as_lengths(fdef, index) + _other_ranges(fdef, index) + _other_ends(fdef, index)
+    first entries of a slice made the last (or back), a loop's index written after the entries before it."""
+    return _stops_as_lengths(fdef, index) + _other_ranges(fdef, index) + _other_ends(fdef, index) + _offsets(fdef, index)
+
+
+def _offsets(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `offset_by` changes of `fdef`: `t` made `T + t` in a subscript its loop's body writes to."""
+    sizes, found = size_names(fdef), []
+    for loop in (n for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)):
+        step = loop.target.id
+        for statement in (s for s in loop.body if isinstance(s, (ast.Assign, ast.AugAssign))):
+            for target in (statement.targets if isinstance(statement, ast.Assign) else [statement.target]):
+                if not isinstance(target, ast.Subscript):
+                    continue
+                parts = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]
+                for part in (p for p in parts if isinstance(p, ast.Name) and p.id == step and id(p) in index):
+                    found += [Change(fdef.name, index[id(part)], "offset_by", size, "index",
+                                     f"`{size} + {step}` for `{step}` in `{quote(target)}`", statement.lineno)
+                              for size in sorted(sizes - {step})]
+    return found
 
 
 def _negative(node: ast.expr) -> bool:
@@ -121,7 +147,10 @@ def _other_ranges(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 
 
 def range_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake a `range_for`, `stop_length` or `other_end` change mends, in words."""
+    """The mistake a `range_for`, `stop_length`, `other_end` or `offset_by` change mends, in words."""
+    if change.op == "offset_by" and isinstance(node, ast.Name):
+        return (f"the offset `{change.arg}` left out: step `{node.id}` is written at place `{node.id}`, from 0, over "
+                f"the first `{change.arg}` entries, where it belongs after them, at `{change.arg} + {node.id}`")
     if change.op == "other_end" and isinstance(node, ast.Slice):
         n = quote(node.upper) if node.upper is not None else quote(node.lower.operand)
         taken, meant = ("FIRST", "last") if node.upper is not None else ("LAST", "first")

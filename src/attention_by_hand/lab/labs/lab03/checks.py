@@ -96,7 +96,12 @@ def checks(seed: int) -> list[Check]:
     random_counts = torch.randint(0, 9, (7, 7), generator=g).float()
     random_probs = torch.softmax(randn(g, 7, 7), dim=1)
     return [
-        Check("bigram_counts", "'abracadabra' over the alphabet 'abcdr'", ((abracadabra, 5),), _judge_bigram_counts),
+        Check(
+            "bigram_counts",
+            "'abracadabra' over the alphabet 'abcdr', and over 'abcdrz', whose 'z' it never uses",
+            ((abracadabra, 5), (abracadabra, 6)),
+            _judge_bigram_counts,
+        ),
         Check("bigram_counts", "200 random ids, vocab_size 7", ((random_ids, 7),), _judge_bigram_counts),
         Check(
             "counts_to_probs",

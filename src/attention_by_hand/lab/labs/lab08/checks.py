@@ -130,13 +130,14 @@ def _grown(old: torch.Tensor, new: torch.Tensor):
     ]
 
 
-def _judge_cache(got, expected, old: tuple, new: tuple):
-    """A returned (keys, values) against the expected pair; old and new: (keys, values) each."""
+def _judge_cache(got, expected, old: tuple, new: tuple, grown: str = "(B, heads, T + 1, head_size)"):
+    """A returned (keys, values) against the expected pair; old and new: (keys, values) each;
+    grown: the shape the cache should have, in words (a decoding step adds one word, a prompt several)."""
     problem = judge_pair(got, "(keys, values)")
     if problem:
         return problem
     for name, i in (("keys", 0), ("values", 1)):
-        miss = judge_tensor(got[i], expected[i], "(B, heads, T + 1, head_size)", _grown(old[i], new[i]))
+        miss = judge_tensor(got[i], expected[i], grown, _grown(old[i], new[i]))
         if miss:
             return miss.under(f"{name}: ")
     return None
@@ -144,7 +145,7 @@ def _judge_cache(got, expected, old: tuple, new: tuple):
 
 def _judge_append(got, expected, args):
     cache, k_new, v_new = args
-    return _judge_cache(got, expected, cache, (k_new, v_new))
+    return _judge_cache(got, expected, cache, (k_new, v_new), "(B, heads, T + T_new, head_size)")
 
 
 # --- decode_step ------------------------------------------------------------------------------
@@ -231,10 +232,10 @@ def _decode_check(label: str, g: torch.Generator, B: int, positions, d_model: in
 def checks(seed: int) -> list[Check]:
     f, g = fixed(), seeded(seed)
 
-    def cache_case(gen, B, nh, T, hs):
-        """(cache, k_new, v_new): a cache of T words and one new word."""
+    def cache_case(gen, B, nh, T, hs, T_new=1):
+        """(cache, k_new, v_new): a cache of T words and T_new new ones."""
         cache = (randn(gen, B, nh, T, hs), randn(gen, B, nh, T, hs))  # (B, nh, T, hs) each
-        return (cache, randn(gen, B, nh, 1, hs), randn(gen, B, nh, 1, hs))
+        return (cache, randn(gen, B, nh, T_new, hs), randn(gen, B, nh, T_new, hs))  # (B, nh, T_new, hs) each
 
     return [
         Check(
@@ -263,8 +264,9 @@ def checks(seed: int) -> list[Check]:
         ),
         Check(
             "append_to_cache",
-            "random: an empty cache (the first word), then a cache of 4 words",
-            (cache_case(g, 2, 2, 0, 5), cache_case(g, 1, 2, 4, 3)),
+            "random: an empty cache (the first word), a cache of 4 words, then 3 new words after 4",
+            # the 3 words (a prompt read at once) from a generator of their own: the draws after stay as they were
+            (cache_case(g, 2, 2, 0, 5), cache_case(g, 1, 2, 4, 3), cache_case(seeded(seed + 1), 2, 3, 4, 2, T_new=3)),
             _judge_append,
             _explain_cat_error,
         ),
