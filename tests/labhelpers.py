@@ -11,8 +11,10 @@ import argparse
 import ast
 import importlib.util
 import re
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
+from unittest import mock
 
 from attention_by_hand.lab.registry import LABS
 
@@ -118,13 +120,30 @@ def lab_main(*argv: str) -> int:
 
 def failed_checks(tmp_path: Path, filename: str, patch: str, function: str) -> dict[str, str]:
     """{label: hint} of the function's failed checks, for the lab `filename` with `patch` applied,
-    judged in this process."""
+    judged in this process, with the searches' time guards lifted (untimed())."""
     from attention_by_hand.lab.verdict import check_in_process
 
     path = tmp_path / filename
     path.write_text(patch_lab(REFERENCES[filename].read_text(encoding="utf-8"), patch), encoding="utf-8")
-    run = check_in_process(load_lab(path), LABS[int(filename[4:6]) - 1])
+    with untimed():
+        run = check_in_process(load_lab(path), LABS[int(filename[4:6]) - 1])
     return {r.label: r.hint for r in run.results if not r.passed and r.label.startswith(function + ":")}
+
+
+@contextmanager
+def untimed():
+    """The time guards of the searches behind a hint lifted: on a busy machine (a CI runner, the
+    suite's two workers beside other work) a search that stops at its guard leaves a mend or a
+    parting unsaid, and a test of what a hint says would fail by the clock, not by the code. The
+    guards are tested apart; the guard on one call (CALL_SECONDS, an endless loop) stays."""
+    import attention_by_hand.lab.blame as blame_module
+    import attention_by_hand.lab.calls as calls_module
+    import attention_by_hand.lab.repair as repair_module
+
+    lifted = 1e9
+    with mock.patch.multiple(calls_module, MEND_AFTER=lifted, TRACE_SECONDS=lifted, BLAME_SECONDS=lifted), \
+            mock.patch.multiple(repair_module, SECONDS=lifted), mock.patch.multiple(blame_module, MAX_SECONDS=lifted):
+        yield
 
 
 def failed_hints(tmp_path: Path, filename: str, patch: str, function: str) -> list[str]:

@@ -388,8 +388,10 @@ def hint_for_exception(type_name: str, message: str) -> str:
         return known
     coo = re.search(r"len\(size\) = (\d+), sparse_dim = (\d+)", message)  # torch.sparse_coo_tensor's own words
     if coo and int(coo.group(2)) > int(coo.group(1)):
-        return (" (sparse_coo_tensor takes its indices as one ROW per axis, (2, number of entries) for a matrix: "
-                "a pair per row, (number of entries, 2), is read as that many axes; transpose it)")
+        # said of what the first argument was, not of how it came to be so: pairs in rows, or the values given first
+        return (f" (sparse_coo_tensor(indices, values, size) reads one axis per entry of its FIRST argument's first "
+                f"axis: that had {coo.group(2)}, for a size of {coo.group(1)} axes; the indices come first, one row per "
+                "axis, (2, number of entries) for a matrix: print the shape of what you gave first)")
     if "The shape of the mask" in message and "does not match the shape of the indexed tensor" in message:
         return " (a bool mask used as an index must have the shape of the axes it indexes, from the first; print both shapes)"
     if "out of range" in message or "out of bounds" in message:

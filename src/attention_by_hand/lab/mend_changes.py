@@ -82,7 +82,11 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - a floor division where the count rounds up (`ceil`): `range(T // block)` leaves a last, shorter
   block out; `-(-T // block)` counts it;
 - a slice cut by another of the function's ranges (range_mends.py): `k[..., i0:i1, :]` where the
-  keys' block `j0:j1` belonged; or whose stop was written as a length, `w[start:T]`.
+  keys' block `j0:j1` belonged; or whose stop was written as a length, `w[start:T]`; the first
+  entries taken for the last; a loop's write without its offset; a slice of the first axis where
+  the last was meant, `x[-1:]` for `x[..., -1:]`;
+- what a loop, a product or a comparison is given (operand_mends.py): a dict walked without
+  `.items()`, the transpose on the other factor, a comparison's side without its axis of size 1.
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """
@@ -98,6 +102,7 @@ from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_mends
 from attention_by_hand.lab.loop_starts import loop_carries, loop_starts
 from attention_by_hand.lab.mend_edits import function_form
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
+from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_mends
 from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends
 from attention_by_hand.lab.size_locals import one_size, size_names
 
@@ -109,10 +114,12 @@ FLAGS = {**dict.fromkeys(("sum", "mean", "amax", "amin", "max", "min", "logsumex
 
 # a call's name -> how many positional arguments come before its `dim`, called as torch.<name>(x, ...)
 # (one fewer as a method, x.<name>(...)); without `dim` each works along its first axis, or all of them
+# (vecdot along its last; its `dim` is a keyword, and its 3 counts `torch.linalg.vecdot(x, y)` read as a method's call)
 DIM_DEFAULTS = {"tensor_split": 2, "split": 2, "chunk": 2, "cat": 1, "concat": 1, "stack": 1, "unbind": 1, "sum": 1, "mean": 1,
-                "roll": 2, "repeat_interleave": 2}
+                "roll": 2, "repeat_interleave": 2,
+                "vecdot": 3}
 _DIM_KEYWORD = {"roll": "dims"}  # the keyword of a call's axis, where it is not `dim`
-DIMS = (-1, 0, 1, -2)  # the axes a learner most often meant
+DIMS = (-1, 0, 1, -2, -3)  # the axes a learner most often meant (-3: the time axis of (..., T, d) read from (..., T, T, d))
 # einsum spellings tried per call: two operands and an output of four letters, all (47), and the
 # layouts of the operands alike (6 more)
 MAX_SUBSCRIPTS = 54
@@ -122,7 +129,7 @@ FLOW_MENDS = ("jump", "outdent", "once", "start_before", "carry", "accumulate")
 # mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
 NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts", "factor_moved",
-                "unsub", "ceil", "into_exponent", "one_tuple", *HABIT_OPS, *API_OPS, *RANGE_OPS)
+                "unsub", "ceil", "into_exponent", "one_tuple", *HABIT_OPS, *API_OPS, *RANGE_OPS, *OPERAND_OPS)
 AXIS_MENDS = ("first", "unwrap")  # an axis (or a call) taken away: said after "an extra axis of size 1" (verdict.py)
 
 _WRAPS = ("exp", "log")
@@ -287,7 +294,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                                     f"`{quote(count)} {sign} 1` for `{quote(count)}`{where}", statement.lineno))
     # a loop's restarted state first: few changes, each a whole kind of mistake, tried before the budget runs out
     return (loop_starts(fdef, index) + loop_carries(fdef, index) + found + habit_mends(fdef, index) + api_mends(fdef, index)
-            + range_mends(fdef, index))
+            + range_mends(fdef, index) + operand_mends(fdef, index))
 
 
 _RUNNING = ("maximum", "fmax", "logaddexp", "max")  # a running maximum or log-sum, carried as its first argument

@@ -10,7 +10,10 @@ before, a leading `:` dropped, a comma made a colon, enumerate's pair exchanged,
 index but h, one index moved to the second axis, a one-wide slice made its index; and the calls
 and assignments read otherwise (api_mends.py): a copy made, a shift or an offset negated, `numel()`
 made one axis's length, `transpose(0, 1)` made `transpose(-2, -1)`, two listed entries exchanged,
-a count put first in a view moved next to the last size.
+a count put first in a view moved next to the last size; and what a loop or a product is given
+(operand_mends.py): a dict's `.items()` walked, a transpose moved to the other factor, a
+comparison's first side given an axis (`unsqueeze(-1)`); and a slice moved to the last axis with
+`...` before it (range_mends.py).
 Each takes the node the change names and returns the node that takes its place.
 
 Left out: which changes are tried (mend_changes.py, habit_mends.py) and their words (mend_words.py).
@@ -24,7 +27,7 @@ import copy
 from attention_by_hand.lab.code_layout import call_name, number_of
 
 __all__ = ["FUNCTION_OWNERS", "HALVES", "is_half_cast", "edit_count_first", "entries_of", "function_form", "is_method", "matrix_sides",
-           "measured_by", "mend_edit", "negated", "other_index", "subscript_parts", "transposed_tensor"]
+           "measured_by", "mend_edit", "moved_transpose", "negated", "other_index", "subscript_parts", "transposed_tensor"]
 
 
 HALVES = ("half", "bfloat16")  # the casts to a float of half the width
@@ -176,6 +179,43 @@ def matrix_sides(node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
     return (node.args[0], node.args[1]) if len(node.args) == 2 else None
 
 
+def _unsqueezed(node: ast.expr) -> ast.Call:
+    """`node.unsqueeze(-1)`: an axis of size 1 after its last."""
+    return ast.Call(ast.Attribute(node, "unsqueeze", ast.Load()), [ast.Constant(-1)], [])
+
+
+def _transposed(node: ast.expr) -> ast.expr | None:
+    """The matrix a transpose is taken of (`x` of `x.t()`, `x.T`, `x.mT`, `x.transpose(-2, -1)` or of
+    its first two axes), else None: a tensor's method, not NumPy's `np.transpose(x, ...)`."""
+    if isinstance(node, ast.Attribute) and node.attr in ("T", "mT"):
+        return node.value
+    if not (isinstance(node, ast.Call) and is_method(node) and not node.keywords):
+        return None
+    axes = sorted(number_of(a) for a in node.args) if all(number_of(a) is not None for a in node.args) else None
+    if (node.func.attr == "t" and not node.args) or (node.func.attr == "transpose" and axes in ([-2, -1], [0, 1])):
+        return node.func.value
+    return None
+
+
+def moved_transpose(node: ast.AST) -> ast.AST | None:
+    """A matrix product with its one transposed factor's transpose moved, as written, to the other
+    factor (`mm(a.t(), b)` for `mm(a, b.t())`, operand_mends.py); None where not one factor is transposed."""
+    sides = matrix_sides(node)
+    if sides is None or (_transposed(sides[0]) is None) == (_transposed(sides[1]) is None):
+        return None
+    at = 0 if _transposed(sides[0]) is not None else 1
+    wrapper, other = sides[at], sides[1 - at]
+    moved = (ast.Attribute(other, wrapper.attr, ast.Load()) if isinstance(wrapper, ast.Attribute)
+             else ast.Call(ast.Attribute(other, wrapper.func.attr, ast.Load()), list(wrapper.args), []))
+    new = [moved, moved]
+    new[at] = _transposed(wrapper)
+    if isinstance(node, ast.BinOp):
+        return ast.BinOp(new[0], ast.MatMult(), new[1])
+    if is_method(node):
+        return ast.Call(ast.Attribute(new[0], node.func.attr, ast.Load()), [new[1]], [])
+    return ast.Call(node.func, new, [])
+
+
 def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one branch per op
     """The node that takes `node`'s place for one of the learner-only changes."""
     op, arg = change.op, change.arg
@@ -202,6 +242,18 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.Slice(lower, upper, node.step)
     if op == "stop_length":  # `a:n` made `a:a + n`, the stop counted from the start (range_mends.py)
         return ast.Slice(node.lower, ast.BinOp(node.lower, ast.Add(), node.upper), node.step)
+    if op == "to_last":  # `x[a:b]` made `x[..., a:b]`, the slice moved to the last axis (range_mends.py)
+        return ast.Subscript(node.value, ast.Tuple([ast.Constant(Ellipsis), node.slice], ast.Load()), node.ctx)
+    if op == "outer" and isinstance(node, ast.Compare):  # `a == b` made `a.unsqueeze(-1) == b` (operand_mends.py)
+        return ast.Compare(_unsqueezed(node.left), node.ops, node.comparators)
+    if op == "outer" and isinstance(node, ast.Call):  # `torch.eq(a, b)` or `a.eq(b)`, the first side given an axis
+        if function_form(node):
+            return ast.Call(node.func, [_unsqueezed(node.args[0]), *node.args[1:]], node.keywords)
+        return ast.Call(ast.Attribute(_unsqueezed(node.func.value), node.func.attr, ast.Load()), node.args, node.keywords)
+    if op == "items":  # a dict walked as pairs, made its `.items()` (operand_mends.py)
+        return ast.Call(ast.Attribute(node, "items", ast.Load()), [], [])
+    if op == "other_factor":  # the transpose moved to the other factor of a product (operand_mends.py)
+        return moved_transpose(node)
     if op == "offset_by":  # `t` made `T + t`, a write placed after the T entries before it (range_mends.py)
         return ast.BinOp(ast.Name(arg, ast.Load()), ast.Add(), node)
     if op == "other_end":  # `:n` made `-n:`, and `-n:` made `:n` (range_mends.py)

@@ -19,6 +19,7 @@ from attention_by_hand.lab.einsum_words import subscripts_words
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_words
 from attention_by_hand.lab.loop_starts import carry_words, start_words
 from attention_by_hand.lab.mutant_edits import CMP, OPS, TENSOR_MAKERS, Change, call_name, factor_parts, moved_text, number_of, quote_statement
+from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_words
 from attention_by_hand.lab.range_mends import RANGE_OPS, range_words
 
 __all__ = ["mistake_words", "mend_said", "a_factor"]
@@ -154,8 +155,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return start_words([node.body[i] for i in change.arg], node)
     if op in HABIT_OPS:
         return habit_words(node, change)
-    if op in RANGE_OPS:
-        return range_words(node, change)
+    if op in RANGE_OPS or op in OPERAND_OPS:
+        return (range_words if op in RANGE_OPS else operand_words)(node, change)
     if op in API_OPS:
         return api_words(node, change, fdef, parents)
     if op == "const" and _exponent(node, parents):  # `** 2` for `** 1` is a power, not a count off by one
@@ -198,7 +199,7 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return subscripts_words(str(node.value), str(change.arg))
     if op == "add_kw" and change.arg[0] in ("dim", "dims") and isinstance(node, ast.Call):
         called = call_name(node)
-        works = "along its default axis, the first (dim 0)"
+        works = "along its default axis, the " + ("last (dim -1)" if called == "vecdot" else "first (dim 0)")
         if called in ("sum", "mean"):
             works = "along every axis at once, to one number"
         elif called in FLATTENING:  # roll shifts across rows; repeat_interleave returns the one row

@@ -1,7 +1,8 @@
-"""Four slips of where a slice or an index falls. A slice cut by one of a function's ranges where
+"""Five slips of where a slice or an index falls. A slice cut by one of a function's ranges where
 another of its ranges belonged: the mend that puts the other range's two bounds in its place. A
 stop written as a length (`stop_length`, below), the first entries taken for the last
-(`other_end`), and a loop's step written from place 0 where it belonged after others (`offset_by`).
+(`other_end`), a loop's step written from place 0 where it belonged after others (`offset_by`),
+and a slice of the first axis where the last was meant (`to_last`).
 
 A tiled loop keeps two ranges at once, the queries' block `i0:i1` and the keys' block `j0:j1`, and
 cuts every tensor by one of them. A learner who types `k[..., i0:i1, :]` in the line for dq takes
@@ -29,6 +30,10 @@ name, tried where that name is one whole part of the subscript a statement of th
 body assigns to. It is tried on a learner's code only: made to the reference, the same words
 would describe an offset the learner added, not one left out.
 
+A fifth, `to_last`: `e.cumsum(dim=-1)[-1:]`, read as the last entry of each row. A slice alone in
+the brackets cuts the FIRST axis, so it takes the last row; the mend puts `...` before it,
+`[..., -1:]`, to cut the last axis. Tried at every subscript whose brackets hold one slice.
+
 Left out: a range with a step, and (for `range_for`) ranges written once in the function, which
 have nothing to take another range from.
 """
@@ -45,7 +50,7 @@ from attention_by_hand.lab.size_locals import size_names
 
 __all__ = ["RANGE_OPS", "range_mends", "range_words"]
 
-RANGE_OPS = ("range_for", "stop_length", "other_end", "offset_by")
+RANGE_OPS = ("range_for", "stop_length", "other_end", "offset_by", "to_last")
 MAX_RANGES = 6  # the distinct ranges a function's slices are cut by, most of them: a tiled loop has two or three
 
 
@@ -80,7 +85,17 @@ def range_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The changes of `fdef` listed in the module's docstring: each slice's bounds made those of
     another range of it, a stop written as a length made one counted from the start, and the
     first entries of a slice made the last (or back), a loop's index written after the entries before it."""
-    return _stops_as_lengths(fdef, index) + _other_ranges(fdef, index) + _other_ends(fdef, index) + _offsets(fdef, index)
+    return (_stops_as_lengths(fdef, index) + _other_ranges(fdef, index) + _other_ends(fdef, index) + _offsets(fdef, index)
+            + _to_last(fdef, index))
+
+
+def _to_last(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `to_last` changes of `fdef`: `x[a:b]` made `x[..., a:b]`."""
+    found = []
+    for cut in (n for n in ast.walk(fdef) if isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) and id(n) in index):
+        change = Change(fdef.name, index[id(cut)], "to_last", None, "axis", "", cut.lineno)
+        found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(cut, change))}` for `{quote(cut)}`"))
+    return found
 
 
 def _offsets(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -147,7 +162,10 @@ def _other_ranges(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 
 
 def range_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake a `range_for`, `stop_length`, `other_end` or `offset_by` change mends, in words."""
+    """The mistake a `range_for`, `stop_length`, `other_end`, `offset_by` or `to_last` change mends, in words."""
+    if change.op == "to_last" and isinstance(node, ast.Subscript):
+        return (f"a slice alone in the brackets cuts the FIRST axis: `{quote(node)}` takes whole rows (entries of "
+                f"axis 0), where `{quote(mend_edit(node, change))}` cuts the last axis")
     if change.op == "offset_by" and isinstance(node, ast.Name):
         return (f"the offset `{change.arg}` left out: step `{node.id}` is written at place `{node.id}`, from 0, over "
                 f"the first `{change.arg}` entries, where it belongs after them, at `{change.arg} + {node.id}`")

@@ -1,0 +1,81 @@
+"""Three mends of what a loop, a product or a comparison is given, tried on a learner's code only.
+
+- `items`: `for norm, branch in {ln1: attn, ln2: mlp}:`, a dict walked as if it gave pairs. Walking
+  a dict gives its keys alone, so each key is unpacked into the loop's names (and raises, or splits
+  a key that happens to be a pair). The mend walks `.items()`. Tried at every `for` whose target is
+  a tuple and whose iterable is a dict written in the loop's header, or a name the function binds
+  once, to a dict written there.
+- `other_factor`: `torch.mm(cur, nxt.t())` where `torch.mm(cur.t(), nxt)` was meant, the transpose
+  on the wrong factor of a matrix product. `a @ b.T` pairs the rows of `a` with the rows of `b`;
+  `a.T @ b` pairs their columns. The mend moves the transpose, as it was written (`.t()`, `.T`,
+  `.mT` or `.transpose(i, j)`), from one factor to the other. Tried at every `@`, `mm`, `bmm` and
+  `matmul` with one factor transposed and the other not.
+- `outer`: `torch.eq(ids, torch.arange(V))` taken to compare every id with every number, as a
+  table; a comparison pairs entry i with entry i (and broadcasts only axes of size 1), so it raises
+  or gives one row. The mend gives the first side an axis of size 1 at the end,
+  `ids.unsqueeze(-1)`, which makes the (n, V) table. Tried at every comparison of two sides, written
+  with `==`, `!=`, `<`, `<=`, `>` or `>=` (not chained), or with `eq`, `ne`, `lt`, `le`, `gt` or `ge`.
+
+repair.py keeps a mend only where it gives the reference's output on every input the check tried.
+Left out: a dict built by `dict(...)` or a comprehension, and a product of more than two factors
+written as one call.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+from attention_by_hand.lab.mend_edits import function_form, mend_edit, moved_transpose
+from attention_by_hand.lab.mutant_edits import Change, call_name, quote
+
+__all__ = ["OPERAND_OPS", "operand_mends", "operand_words"]
+
+OPERAND_OPS = ("items", "other_factor", "outer")
+COMPARING = ("eq", "ne", "lt", "le", "gt", "ge")
+_ORDERS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)  # entry by entry; `is` and `in` compare otherwise
+
+
+def _dicts(fdef: ast.FunctionDef) -> set[str]:
+    """The names `fdef` binds once, each to a dict written out (`{a: b, ...}`)."""
+    written = {n.targets[0].id for n in ast.walk(fdef) if isinstance(n, ast.Assign) and len(n.targets) == 1
+               and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Dict)}
+    # bound once: no other store of the name anywhere (a loop's variable, `+=`, `as`, `:=`, a tuple's part)
+    stores = [n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    return {name for name in written if stores.count(name) == 1}
+
+
+def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `items`, `other_factor` and `outer` changes of `fdef` (the module's docstring)."""
+    dicts, found = _dicts(fdef), []
+    for node in ast.walk(fdef):
+        walked = node.iter if isinstance(node, ast.For) and isinstance(node.target, ast.Tuple) else None
+        if isinstance(walked, ast.Dict) or (isinstance(walked, ast.Name) and walked.id in dicts):
+            change = Change(fdef.name, index[id(walked)], "items", None, "call", "", node.lineno)
+            found.append(dataclasses.replace(change, said=f"`{quote(walked)}.items()` for `{quote(walked)}`"))
+        compared = (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], _ORDERS)) or (
+            isinstance(node, ast.Call) and call_name(node) in COMPARING and not node.keywords
+            and len(node.args) == (2 if function_form(node) else 1))
+        if compared:
+            change = Change(fdef.name, index[id(node)], "outer", None, "axis", "", node.lineno)
+            found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
+        moved = moved_transpose(node)
+        if moved is not None:
+            change = Change(fdef.name, index[id(node)], "other_factor", None, "transpose", "", node.lineno)
+            found.append(dataclasses.replace(change, said=f"`{quote(moved)}` for `{quote(node)}`"))
+    return found
+
+
+def operand_words(node: ast.AST, change: Change) -> str | None:
+    """The mistake an `items`, `other_factor` or `outer` change mends, in words."""
+    if change.op == "items":
+        return ("a dict walked as pairs: walking a dict gives its KEYS alone, each then unpacked into the loop's "
+                "names; `.items()` gives the (key, value) pairs")
+    if change.op == "outer":
+        return ("compared entry by entry: a 1-D side lines up with the LAST axis of the other; `.unsqueeze(-1)` gives "
+                "it an axis of size 1 at the end, so each of its entries meets a whole row of the other (a table of "
+                "every pair, or one value per row)")
+    if change.op == "other_factor":
+        return ("the transpose on the wrong factor: `a @ b.T` pairs each row of `a` with each row of `b`, "
+                "`a.T @ b` each column of `a` with each column of `b`")
+    return None
