@@ -181,7 +181,8 @@ def test_an_attribute_called_as_a_method_is_told_it_is_read_without_brackets():
 def test_pairs_as_rows_given_to_sparse_coo_tensor_are_told_one_row_per_axis():
     pairs = torch.tensor([[0, 1], [1, 2], [2, 0]])  # (3 entries, 2): one pair per row
     said = _words(lambda: torch.sparse_coo_tensor(pairs, torch.ones(3), (3, 3)))
-    assert "one ROW per axis" in said and "transpose it" in said
+    # said of what the first argument held (3 rows for a size of 2 axes), with no cause assumed
+    assert "one row per axis" in said and "that had 3, for a size of 2 axes" in said
 
 
 def test_an_axis_given_as_layer_norms_normalized_shape_is_told_it_takes_a_shape():
