@@ -8,8 +8,9 @@
 - `other_factor`: `torch.mm(cur, nxt.t())` where `torch.mm(cur.t(), nxt)` was meant, the transpose
   on the wrong factor of a matrix product. `a @ b.T` pairs the rows of `a` with the rows of `b`;
   `a.T @ b` pairs their columns. The mend moves the transpose, as it was written (`.t()`, `.T`,
-  `.mT` or `.transpose(i, j)`), from one factor to the other. Tried at every `@`, `mm`, `bmm` and
-  `matmul` with one factor transposed and the other not.
+  `.mT`, or a tensor's `.transpose(...)` of its last two axes or its first two), from one factor to
+  the other. Tried at every `@`, `mm`, `bmm` and `matmul` with one factor transposed and the other
+  not.
 - `outer`: `torch.eq(ids, torch.arange(V))` taken to compare every id with every number, as a
   table; a comparison pairs entry i with entry i (and broadcasts only axes of size 1), so it raises
   or gives one row. The mend gives the first side an axis of size 1 at the end,
