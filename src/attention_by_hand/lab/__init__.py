@@ -52,6 +52,10 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     range_mends.py    a slice cut by another of the function's ranges (`i0:i1` where `j0:j1` belonged)
     habit_mends.py    mends of forms a habit from elsewhere misreads (`l *= r + p`, `+` to join, `~` of an int)
     api_mends.py      mends of a call or an assignment read otherwise (`a = b` no copy, roll's sign, `numel`, `.t()`)
+    operand_mends.py  mends of what a loop, a product or a comparison is given (a dict's `.items()`, the other factor)
+    reading_mends.py  mends of an operator, a number or a call read by another convention (`//` for `%`, degrees, a norm)
+    agreeing_mends.py  of several mends of one line, those that leave the function's state nearest the reference's
+    returned_steps.py  a name returned one step early (`e`, where `w` was made from it), said as that
     loop_passes.py    a loop's passes per entry: a mend that cuts a loop of several passes to one is dropped
     mend_edits.py     how a change tried on a learner's code only is made to the syntax tree
     call_words.py     what a call on a quoted line does, when the reference never makes it (`cumsum` is running)

@@ -97,8 +97,10 @@ CALLS = {
     "sigmoid": "squashes each entry on its own, 1 / (1 + exp(-x)): a row of them is no distribution",
     "relu": "sets every negative entry to 0",
     "abs": "drops every sign",
-    "clamp": "cuts the values off at its bounds",
-    "clip": "cuts the values off at its bounds",
+    "clamp": "cuts the values off at its bounds, only at those it is given: with `max` alone, values below are "
+             "left as they are (negatives stay negative), with `min` alone, values above",
+    "clip": "cuts the values off at its bounds, only at those it is given: with `max` alone, values below are "
+            "left as they are (negatives stay negative), with `min` alone, values above",
     "normalize": "divides each vector along `dim` (1 by default, not the last axis) by its length (2-norm by default); "
                  "a second argument given by position is `p`, the norm's order, not the axis",
     "hypot": "is sqrt(a ** 2 + b ** 2): it squares BOTH arguments, so `hypot(std, eps)` adds eps ** 2, not eps",
@@ -132,6 +134,18 @@ CALLS = {
                    "row's sum); only `probs=` takes numbers that are already weights and divides each row by its sum",
     "entropy": "of a distribution is -sum p log p over its own outcomes, each weighted by its own probability: it never "
                "looks at which outcome came; the loss of a text is -log p of each next id, `-dist.log_prob(next_ids)`",
+    "cross_entropy": "takes SCORES (logits), the classes along axis 1 (one row per item of an (N, C) input), and "
+                     "with class numbers for targets applies log_softmax to them itself (it is "
+                     "`nll_loss(log_softmax(x, dim=1), target)`): rows that are probabilities already are taken as "
+                     "scores and put through a softmax again",
+    "as_strided": "counts its strides in ELEMENTS, not bytes (NumPy's `as_strided` takes its strides in bytes): in a "
+                  "contiguous (T, d) tensor one row on is d elements, one column on is 1",
+    "adaptive_max_pool1d": "takes the size of its OUTPUT, how many maxima each row is pooled into, not the window's: "
+                           "`adaptive_max_pool1d(x, 1)` keeps each row's largest value, and a size equal to the row's "
+                           "length keeps every entry",
+    "adaptive_avg_pool1d": "takes the size of its OUTPUT, how many means each row is pooled into, not the window's: "
+                           "`adaptive_avg_pool1d(x, 1)` gives each row's mean, and a size equal to the row's length "
+                           "keeps every entry",
     "binary_cross_entropy": "scores every entry as a yes/no guess of its own, -(t log p + (1 - t) log(1 - p)), averaged "
                             "over every entry: each wrong answer's probability counts too, not only the true one's",
     "binary_cross_entropy_with_logits": "scores every entry as a yes/no guess of its own after a sigmoid, averaged over "

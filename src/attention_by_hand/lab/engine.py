@@ -32,7 +32,10 @@ __all__ = ["Engine", "got_of"]
 
 
 # a mend whose words describe calls (api_mends.py) -> those calls
-_DESCRIBED_BY = {"flatten_span": ("flatten",)}
+_DESCRIBED_BY = {"flatten_span": ("flatten",), "norm_squared": ("norm", "vector_norm")}
+# mends that mirror a change of the reference (another name, number, operator or flag): beside a
+# change of the reference, which already says as much, they add nothing
+_MIRRORED = ("rename", "add_kw", "const", "compare", "binop", "drop_kw")
 # the openings of a relation of scale: the output, or each row, times a number (relations.py, row_factors.py)
 _SCALES = (DIVIDED, MULTIPLIED, ROWS_SCALED.split("{")[0])
 
@@ -118,6 +121,11 @@ class Engine:
             scaled = op in ("unwrap", "left", "right") and any(opening in found.hint for opening in _SCALES)
             after = mended if mended and (found.relation or op in CAUSE_OPS) and (
                 op in NAMING_MENDS or scaled or (op in AXIS_MENDS and "of size 1" in found.hint)) else None
+            # a change of the reference is in its terms; the one mend of the learner's own line that names
+            # a slip no change of the reference mirrors says where it is in theirs (`attn(ln1(x))` for
+            # `attn(ln1(x))[0]`, where the reference's change put the `[0]` on its input)
+            own = mended and alone and not found.relation and op in NAMING_MENDS and op not in _MIRRORED
+            after = after or (f"in your code, {mended}" if own else None)
             # what the outputs show, then what a call the reference never makes does on the line where they part
             parted = self.parted_at(function, check) if found.relation and not after else None
             calls = f"at the line where your values part, {parted.described}" if parted and parted.described else None

@@ -85,8 +85,9 @@ added or never lacked what the learner left out. Those are tried here, on the le
   keys' block `j0:j1` belonged; or whose stop was written as a length, `w[start:T]`; the first
   entries taken for the last; a loop's write without its offset; a slice of the first axis where
   the last was meant, `x[-1:]` for `x[..., -1:]`;
-- what a loop, a product or a comparison is given (operand_mends.py): a dict walked without
-  `.items()`, the transpose on the other factor, a comparison's side without its axis of size 1.
+- what a loop, a product or a comparison is given (operand_mends.py): a dict walked without `.items()`,
+  the transpose on the other factor, a comparison's side without its axis of size 1; and read by another
+  convention (reading_mends.py): `//` and `%` exchanged, an angle in degrees, a norm for a sum of squares.
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """
@@ -103,6 +104,8 @@ from attention_by_hand.lab.loop_starts import loop_carries, loop_starts
 from attention_by_hand.lab.mend_edits import function_form
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
 from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_mends
+from attention_by_hand.lab.reading_mends import READING_OPS, reading_mends
+from attention_by_hand.lab.returned_steps import RETURNED_STEP
 from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends
 from attention_by_hand.lab.size_locals import one_size, size_names
 
@@ -129,7 +132,8 @@ FLOW_MENDS = ("jump", "outdent", "once", "start_before", "carry", "accumulate")
 # mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
 NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts", "factor_moved",
-                "unsub", "ceil", "into_exponent", "one_tuple", *HABIT_OPS, *API_OPS, *RANGE_OPS, *OPERAND_OPS)
+                "unsub", "ceil", "into_exponent", "one_tuple", *HABIT_OPS, *API_OPS, *RANGE_OPS, *OPERAND_OPS,
+                *READING_OPS, RETURNED_STEP)
 AXIS_MENDS = ("first", "unwrap")  # an axis (or a call) taken away: said after "an extra axis of size 1" (verdict.py)
 
 _WRAPS = ("exp", "log")
@@ -294,7 +298,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                                     f"`{quote(count)} {sign} 1` for `{quote(count)}`{where}", statement.lineno))
     # a loop's restarted state first: few changes, each a whole kind of mistake, tried before the budget runs out
     return (loop_starts(fdef, index) + loop_carries(fdef, index) + found + habit_mends(fdef, index) + api_mends(fdef, index)
-            + range_mends(fdef, index) + operand_mends(fdef, index))
+            + range_mends(fdef, index) + operand_mends(fdef, index) + reading_mends(fdef, index))
 
 
 _RUNNING = ("maximum", "fmax", "logaddexp", "max")  # a running maximum or log-sum, carried as its first argument

@@ -13,7 +13,8 @@ made one axis's length, `transpose(0, 1)` made `transpose(-2, -1)`, two listed e
 a count put first in a view moved next to the last size; and what a loop or a product is given
 (operand_mends.py): a dict's `.items()` walked, a transpose moved to the other factor, a
 comparison's first side given an axis (`unsqueeze(-1)`); and a slice moved to the last axis with
-`...` before it (range_mends.py).
+`...` before it (range_mends.py); and `//` and `%` exchanged, an angle put in radians, a norm
+squared (reading_mends.py).
 Each takes the node the change names and returns the node that takes its place.
 
 Left out: which changes are tried (mend_changes.py, habit_mends.py) and their words (mend_words.py).
@@ -26,11 +27,23 @@ import copy
 
 from attention_by_hand.lab.code_layout import call_name, number_of
 
-__all__ = ["FUNCTION_OWNERS", "HALVES", "is_half_cast", "edit_count_first", "entries_of", "function_form", "is_method", "matrix_sides",
+__all__ = ["FUNCTION_OWNERS", "HALVES", "RADIANS", "is_half_cast", "edit_count_first", "entries_of", "function_form", "is_method", "matrix_sides",
            "measured_by", "mend_edit", "moved_transpose", "negated", "other_index", "subscript_parts", "transposed_tensor"]
 
 
 HALVES = ("half", "bfloat16")  # the casts to a float of half the width
+# an angle in degrees -> the same angle in radians, as a learner would write it (reading_mends.py)
+RADIANS = {30: "torch.pi / 6", 45: "torch.pi / 4", 60: "torch.pi / 3", 90: "torch.pi / 2", 180: "torch.pi",
+           270: "3 * torch.pi / 2", 360: "2 * torch.pi"}
+
+
+class _DivMod(ast.NodeTransformer):
+    """Every `//` made `%` and every `%` made `//`."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.BinOp:
+        self.generic_visit(node)
+        node.op = {ast.FloorDiv: ast.Mod, ast.Mod: ast.FloorDiv}.get(type(node.op), type(node.op))()
+        return node
 
 
 def is_half_cast(node: ast.AST) -> bool:
@@ -219,6 +232,12 @@ def moved_transpose(node: ast.AST) -> ast.AST | None:
 def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one branch per op
     """The node that takes `node`'s place for one of the learner-only changes."""
     op, arg = change.op, change.arg
+    if op == "div_mod":  # every `//` of the expression made `%` and every `%` made `//` (reading_mends.py)
+        return _DivMod().visit(copy.deepcopy(node))
+    if op == "radians":  # an angle in degrees made the same in radians, `90` made `torch.pi / 2` (reading_mends.py)
+        return ast.parse(RADIANS[node.value], mode="eval").body
+    if op == "norm_squared":  # a norm's call made its square (reading_mends.py)
+        return ast.BinOp(node, ast.Pow(), ast.Constant(2))
     if op == "matmul":  # `a * b` made `a @ b` (api_mends.py)
         return ast.BinOp(node.left, ast.MatMult(), node.right)
     if op == "out_of_place":  # `c.pow_(2)` made `c.pow(2)` (api_mends.py)

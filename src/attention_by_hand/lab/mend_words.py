@@ -21,6 +21,7 @@ from attention_by_hand.lab.loop_starts import carry_words, start_words
 from attention_by_hand.lab.mutant_edits import CMP, OPS, TENSOR_MAKERS, Change, call_name, factor_parts, moved_text, number_of, quote_statement
 from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_words
 from attention_by_hand.lab.range_mends import RANGE_OPS, range_words
+from attention_by_hand.lab.reading_mends import READING_OPS, reading_words
 
 __all__ = ["mistake_words", "mend_said", "a_factor"]
 
@@ -70,8 +71,7 @@ def _exponent(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
     return isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Pow) and parent.right is node
 
 
-# (the learner's exponent, the mend's) -> the learner's mistake
-_POWERS = {(2, 1): "squared where the value itself is needed", (1, 2): "the square missing",
+_POWERS = {(2, 1): "squared where the value itself is needed", (1, 2): "the square missing",  # (the learner's exponent, the mend's)
            (0.5, 1): "a square root too many", (1, 0.5): "a square root missing"}
 
 
@@ -155,8 +155,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return start_words([node.body[i] for i in change.arg], node)
     if op in HABIT_OPS:
         return habit_words(node, change)
-    if op in RANGE_OPS or op in OPERAND_OPS:
-        return (range_words if op in RANGE_OPS else operand_words)(node, change)
+    if op in (*RANGE_OPS, *OPERAND_OPS, *READING_OPS):
+        return (range_words if op in RANGE_OPS else operand_words if op in OPERAND_OPS else reading_words)(node, change)
     if op in API_OPS:
         return api_words(node, change, fdef, parents)
     if op == "const" and _exponent(node, parents):  # `** 2` for `** 1` is a power, not a count off by one

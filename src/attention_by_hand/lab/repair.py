@@ -1,56 +1,53 @@
 """One small change of the learner's own code that makes its function right on every input the
 check tried: a mistake named by its mend, where no change of the reference reproduces it.
 
-diagnosis.py asks which change of the *reference* gives the learner's outputs. Many mistakes are
-no small change of the reference's code (the learner wrote the function another way) and still a
-small change of the learner's: a loop that starts at 1, a slice end less one, `split(hs)` for
-`split(d)`, a `v` never transposed. So the same changes (mutants.py) are made to the learner's
-function, with a few that only a learner's code needs (mend_changes.py: a line left out, an exp
-put in, a count one more), in the child (the learner's code runs nowhere else), and each is run on
-every input the check called that function on. A change is said only when, with it, the
-function returns the reference's output on EVERY input (its dtype too): the hint is then a fact
-the learner can test, "with `range(0, T)` for `range(1, T)` (line 56) yours gives the
-reference's values".
+diagnosis.py asks which change of the *reference* gives the learner's outputs. Many mistakes are no small
+change of the reference's code (the learner wrote the function another way) and still a small change of
+the learner's: a loop that starts at 1, a slice end less one, `split(hs)` for `split(d)`, a `v` never
+transposed. So the same changes (mutants.py) are made to the learner's function, with a few that only a
+learner's code needs (mend_changes.py: a line left out, an exp put in, a count one more), in the child
+(the learner's code runs nowhere else), and each is run on every input the check called that function on.
+A change is said only when, with it, the function returns the reference's output on EVERY input (its
+dtype too): the hint is then a fact the learner can test, "with `range(0, T)` for `range(1, T)` (line 56)
+yours gives the reference's values".
 
-Which changes: those of the function's own lines, and of the learner's helpers the checker does not
-check (a checked helper has its own checks; a change there would name the wrong function). Where
-blame.py found one span on every wrong call, the span's lines are changed first, then the
-learner-only changes, then the rest (where it found none and the function raised, the raising line
-and the lines feeding it come first: raised_lines.py). A function that calls a checked function
-that was wrong is not mended (its own code may be right). When several changes mend it, the one
-said first reads most like a mistake (`PREFERRED`), and where another names a different slip
-(`head:` for `head + 1:`, or the term `- x[head]` dropped) it is said beside it: the outputs cannot
-tell them apart (`_one_slip`: one number changed two ways is one slip, and so is a change inside
-what another takes out, `exp(s.mean(...))` for the term `s.mean(...)` dropped); where one change
-takes out what the best one only tweaks (`** 0.75` removed, or `* 0.75` for it), the removal is
-said, but not where the best one mends the very operation that raised (`+ (1,)` for `+ 1` added
-to a shape): taking the call around it away mends only by another route, and is not said. A change that mends only by making a factor 1 on every input (`-(-T // T)` for
-`-(-T // block)`, then `/ n_blocks`) is never said, nor, beside the removal of a name, one that
-makes that very name do nothing (a tensor of ones divided by, a part of a mask made empty:
-idle_names.py). A variable put for another of another shape (or kind) is tried after every other
-change, unless the shapes differ just where yours is wrong (`zeros_like(v)` for `zeros_like(q)`);
-one that can mend only by chance is never tried (`_by_chance`: a name holding 0 or 1 on every
-input; a slice read from a tensor of another shape, as `[heads[:-1], values]` for
-`[values[:-1], heads]`, right only because the slice came out empty). A change that
-puts a loop's variable (of the function or its helpers) for another name or size is never said (it
-is right only because the loop left that variable at its last value), but inside that loop, in an
-index, where it holds its step's value. Nothing is tried when the function or one of its helpers is
-not the file's `def` (a name rebound).
+Which changes: those of the function's own lines, and of the learner's helpers the checker does not check
+(a checked helper has its own checks; a change there would name the wrong function). Where blame.py found
+one span on every wrong call, the span's lines are changed first, then the learner-only changes, then the
+rest (where it found none and the function raised, the raising line and the lines feeding it come first:
+raised_lines.py). A function that calls a checked function that was wrong is not mended (its own code may
+be right). When several changes mend it, the one said first reads most like a mistake (`PREFERRED`), and
+where another names a different slip (`head:` for `head + 1:`, or the term `- x[head]` dropped) it is
+said beside it: the outputs cannot tell them apart (`_one_slip`: one number changed two ways is one slip,
+and so is a change inside what another takes out, `exp(s.mean(...))` for the term `s.mean(...)` dropped);
+where one change takes out what the best one only tweaks (`** 0.75` removed, or `* 0.75` for it), the
+removal is said, but not where the best one mends the very operation that raised (`+ (1,)` for `+ 1`
+added to a shape): taking the call around it away mends only by another route. Never said: a change that
+mends only by making a factor 1 on every input (`-(-T // T)` for `-(-T // block)`, then `/ n_blocks`);
+beside the removal of a name, one that makes that very name do nothing (idle_names.py); of several
+changes of one line, one that leaves the function's state further from the reference's (the term
+`(m - s).abs()` dropped, a running mean, where `+` for `-` makes the running maximum: agreeing_mends.py).
+A variable put for another of another shape (or kind) is tried after every other change, unless the
+shapes differ just where yours is wrong (`zeros_like(v)` for `zeros_like(q)`); one that can mend only by
+chance is never tried (`_by_chance`: a name holding 0 or 1 on every input; a slice read from a tensor of
+another shape, as `[heads[:-1], values]` for `[values[:-1], heads]`, right only because the slice came
+out empty). A change that puts a loop's variable (of the function or its helpers) for another name or
+size is never said (it is right only because the loop left that variable at its last value), but inside
+that loop, in an index, where it holds its step's value. Nothing is tried when the function or one of its
+helpers is not the file's `def` (a name rebound).
 
-Costs are bounded by counts (`MAX_CHANGES` per function) and by time: `SECONDS` for all the
-mends of one child, `CALL_SECONDS` per call (a change that made a loop endless). The times are a
-safety net, far above what the labs' functions take (400 changes of a lab 04 function: 0.24 s),
-but on a very slow machine they may stop a search early and leave a mend unsaid; they never make
-one said that would not be.
+Costs are bounded by counts (`MAX_CHANGES` per function) and by time: `SECONDS` for all the mends of one
+child, `CALL_SECONDS` per call (a change that made a loop endless); a safety net far above what the labs
+take (400 changes of a lab 04 function: 0.24 s), that on a very slow machine may leave a mend unsaid,
+never say one that would not be.
 
 Pairs of changes are tried only as one change made at every place that repeats what it changes
-(`_repeated_mend`, the groups from repeated_mends.py): a slip copied from the query's line to the
-key's, a layer wrapped around each branch's output; one call put for another at each of its
-places, `zeros_like` for `empty_like` thrice on one line; the same bound of both slices of a line
-(`:i + 1` for `:i` in `w[i, :i] @ v[:i]`); every place of a name in one subscript (`j0` for `i0` in
-`k[..., i0:i0 + (j1 - j0)]`: the query block's rows for the key block's), where a loop's variable
-may stand for another inside that loop. Left out: other pairs of changes, and changes of classes'
-methods.
+(`_repeated_mend`, the groups from repeated_mends.py): a slip copied from the query's line to the key's,
+a layer wrapped around each branch's output; one call put for another at each of its places, `zeros_like`
+for `empty_like` thrice on one line; the same bound of both slices of a line (`:i + 1` for `:i` in
+`w[i, :i] @ v[:i]`); every place of a name in one subscript (`j0` for `i0` in
+`k[..., i0:i0 + (j1 - j0)]`: the query block's rows for the key block's), where a loop's variable may
+stand for another inside it. Left out: other pairs of changes, and changes of classes' methods.
 """
 
 from __future__ import annotations
@@ -62,6 +59,7 @@ from types import ModuleType
 
 import torch
 
+from attention_by_hand.lab.agreeing_mends import agreeing
 from attention_by_hand.lab.blame import output_close
 from attention_by_hand.lab.call_words import reference_makes
 from attention_by_hand.lab.api_mends import ANOTHER_ROUTE, API_OPS
@@ -75,6 +73,7 @@ from attention_by_hand.lab.mutants import Change, build, changes, definition, re
 from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
 from attention_by_hand.lab.raised_lines import feeding_lines, raised_at
 from attention_by_hand.lab.repeated_mends import innermost_subscripts, subscript_of, twin_groups
+from attention_by_hand.lab.returned_steps import RETURNED_STEP, returned_step
 
 __all__ = ["Repair", "repair", "MAX_CHANGES", "SECONDS", "PREFERRED"]
 
@@ -331,6 +330,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         looping = [several(passes(getattr(reference, function), args, theirs, CALL_SECONDS)) for args in tried]
         mends = [c for c in mends if c.function != function or c.line in lines
                  or not cuts_to_one(build(module, function, (c,)), tried, lines, before, looping, CALL_SECONDS)]
+    mends = agreeing(module, reference, function, mends, inputs[order[0]])  # one line mended several ways
     if not mends:
         return _repeated_mend(module, function, inputs, expected, order, candidates, deadline, allowed)
     # another constant in a call the reference never makes reads as a slip of the constant, where
@@ -363,7 +363,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
               and not any(_inside_removed(r, c, nodes[c.function]) or _undoes(c, r, nodes[c.function])
                           for r in mends if r.function == c.function)]
     other = min(rivals, key=_rank) if rivals else None
-    return Repair(best.line, _said(best), words[best], best.op,
+    step = returned_step(definition(module, best.function), best)  # a name returned one step early: said as that
+    return Repair(best.line, _said(best), step or words[best], RETURNED_STEP if step else best.op,
                   other and Repair(other.line, _said(other), words[other], other.op))
 
 
@@ -446,8 +447,7 @@ def _rank(change: Change) -> int:
 
 
 def _said(change: Change) -> str:
-    """The change in the learner's code. Mutants' words for an inverted mask explain the reference's
-    slip; the mend is said plainly."""
+    """The change in the learner's code; an inverted mask plainly (mutants' words explain the reference's slip)."""
     return "the mask inverted" if change.op == "invert" else change.text
 
 

@@ -1,0 +1,102 @@
+"""Three mends of an operator, a number or a call read by another convention, tried on a learner's code only.
+
+- `div_mod`: `t[cols % hs, rows, cols // hs]`, a flat position split into (which block, where in
+  it) with the two operators exchanged. `i // n` counts the whole blocks of n before i, `i % n` is
+  what is left, the place inside the block. The mend exchanges every `//` and `%` of the smallest
+  expression holding them all. Tried on every statement that uses both.
+- `radians`: `torch.sin(angles + 90.0)`, a quarter turn written in degrees, as a calculator or
+  MATLAB's `sind` takes it; torch's and math's `sin`, `cos` and `tan` take radians. The mend puts
+  the angle in radians (`torch.pi / 2` for `90`). Tried on the numbers 30, 45, 60, 90, 180, 270 and
+  360 of a function that calls one of those three.
+- `norm_squared`: `torch.linalg.vector_norm(c, dim=-1) / d`, a norm read as the sum of squares; a
+  norm is the square root of that sum, the vector's length. The mend squares the call
+  (`vector_norm(c, dim=-1) ** 2`). Tried on every `vector_norm`, `norm` and `linalg.norm` call given
+  no order but 2 (`p=1` is another norm).
+
+repair.py keeps a mend only where it gives the reference's output on every input the check tried.
+Left out: `//` and `%` exchanged across two statements (`head = i % hs` on one line, `place = i // hs`
+on the next), and angles in degrees that are not one of the numbers above.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+from attention_by_hand.lab.code_layout import call_name
+from attention_by_hand.lab.mend_edits import RADIANS, mend_edit
+from attention_by_hand.lab.mutant_edits import Change, quote
+
+__all__ = ["READING_OPS", "reading_mends", "reading_words"]
+
+READING_OPS = ("div_mod", "radians", "norm_squared")
+_TURNS = ("sin", "cos", "tan")
+_NORMS = ("vector_norm", "norm")
+
+
+def _splits(node: ast.AST) -> list[ast.BinOp]:
+    return [n for n in ast.walk(node) if isinstance(n, ast.BinOp) and type(n.op) in (ast.FloorDiv, ast.Mod)]
+
+
+def _smallest_holding_both(statement: ast.stmt) -> ast.expr | None:
+    """The expression of `statement` with the fewest nodes that holds every `//` and `%` of it,
+    where it has at least one of each."""
+    splits = _splits(statement)
+    if {type(n.op) for n in splits} != {ast.FloorDiv, ast.Mod}:
+        return None
+    # not an index's tuple of slices (`:, i % n`), which reads as no code alone: its subscript
+    holding = [n for n in ast.walk(statement) if isinstance(n, ast.expr)
+               and not (isinstance(n, ast.Tuple) and any(isinstance(e, ast.Slice) for e in n.elts))
+               and all(any(s is m for m in ast.walk(n)) for s in splits)]
+    return min(holding, key=lambda n: sum(1 for _ in ast.walk(n)), default=None)
+
+
+def _degrees(node: ast.AST) -> bool:
+    value = node.value if isinstance(node, ast.Constant) else None
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value in RADIANS
+
+
+def _two_norm(call: ast.Call) -> bool:
+    """A norm call given no order but 2, by keyword (`p=`, `ord=`) or by place: `torch.norm(x, 1)`,
+    `x.norm(1)` and `vector_norm(x, 1)` are other norms, whose square is no sum of squares."""
+    owner = call.func.value if isinstance(call.func, ast.Attribute) else None
+    # `torch.norm(x, p)`, `torch.linalg.vector_norm(x, ord)`, `norm(x, p)`: the order comes second
+    function = owner is None or (isinstance(owner, ast.Name) and owner.id in ("torch", "linalg", "np")) or (
+        isinstance(owner, ast.Attribute) and owner.attr == "linalg")
+    given = [k.value for k in call.keywords if k.arg in ("p", "ord")] + (call.args[1:2] if function else call.args[:1])
+    return all(isinstance(g, ast.Constant) and g.value in (2, 2.0, "fro") for g in given)
+
+
+def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `div_mod`, `radians` and `norm_squared` changes of `fdef` (the module's docstring)."""
+    found = []
+
+    def add(node: ast.AST, op: str, kind: str, line: int) -> None:
+        change = Change(fdef.name, index[id(node)], op, None, kind, "", line)
+        found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
+
+    turns = any(isinstance(n, ast.Call) and call_name(n) in _TURNS for n in ast.walk(fdef))
+    for statement in (n for n in ast.walk(fdef) if isinstance(n, ast.stmt) and not hasattr(n, "body")):
+        both = _smallest_holding_both(statement)
+        if both is not None:
+            add(both, "div_mod", "sign", statement.lineno)
+        for node in ast.walk(statement):
+            if turns and _degrees(node):
+                add(node, "radians", "constant", statement.lineno)
+            if isinstance(node, ast.Call) and call_name(node) in _NORMS and _two_norm(node):
+                add(node, "norm_squared", "function", statement.lineno)
+    return found
+
+
+def reading_words(node: ast.AST, change: Change) -> str | None:
+    """The mistake a `div_mod`, `radians` or `norm_squared` change mends, in words."""
+    if change.op == "div_mod":
+        return ("`//` and `%` exchanged: `i // n` counts the whole blocks of n before i (which block), "
+                "`i % n` is what is left (the place inside the block)")
+    if change.op == "radians":
+        return (f"an angle in degrees (`{quote(node)}`): `sin`, `cos` and `tan` take radians, "
+                f"and {quote(node)} degrees is `{RADIANS[node.value]}`")
+    if change.op == "norm_squared":
+        return ("a norm taken for a sum of squares: a norm is the square root of the sum of squares (the "
+                "vector's length); `** 2` gives the sum itself")
+    return None
