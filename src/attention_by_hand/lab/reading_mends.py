@@ -3,7 +3,8 @@
 - `div_mod`: `t[cols % hs, rows, cols // hs]`, a flat position split into (which block, where in
   it) with the two operators exchanged. `i // n` counts the whole blocks of n before i, `i % n` is
   what is left, the place inside the block. The mend exchanges every `//` and `%` of the smallest
-  expression holding them all. Tried on every statement that uses both.
+  expression holding them all. Tried on every statement without a body that uses both (not a
+  loop's or a branch's header).
 - `radians`: `torch.sin(angles + 90.0)`, a quarter turn written in degrees, as a calculator or
   MATLAB's `sind` takes it; torch's and math's `sin`, `cos` and `tan` take radians. The mend puts
   the angle in radians (`torch.pi / 2` for `90`). Tried on the numbers 30, 45, 60, 90, 180, 270 and

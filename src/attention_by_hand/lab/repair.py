@@ -25,8 +25,8 @@ removal is said, but not where the best one mends the very operation that raised
 added to a shape): taking the call around it away mends only by another route. Never said: a change that
 mends only by making a factor 1 on every input (`-(-T // T)` for `-(-T // block)`, then `/ n_blocks`);
 beside the removal of a name, one that makes that very name do nothing (idle_names.py); of several
-changes of one line, one that leaves the function's state further from the reference's (the term
-`(m - s).abs()` dropped, a running mean, where `+` for `-` makes the running maximum: agreeing_mends.py).
+changes of one node of a line (or of nodes inside it), one that leaves the function's state further from
+the reference's (`(m - s).abs()` dropped, a running mean, where `+` for `-` makes the running maximum).
 A variable put for another of another shape (or kind) is tried after every other change, unless the
 shapes differ just where yours is wrong (`zeros_like(v)` for `zeros_like(q)`); one that can mend only by
 chance is never tried (`_by_chance`: a name holding 0 or 1 on every input; a slice read from a tensor of
@@ -330,7 +330,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         looping = [several(passes(getattr(reference, function), args, theirs, CALL_SECONDS)) for args in tried]
         mends = [c for c in mends if c.function != function or c.line in lines
                  or not cuts_to_one(build(module, function, (c,)), tried, lines, before, looping, CALL_SECONDS)]
-    mends = agreeing(module, reference, function, mends, inputs[order[0]])  # one line mended several ways
+    mends = agreeing(module, reference, function, mends, inputs[order[0]])  # one node mended several ways
     if not mends:
         return _repeated_mend(module, function, inputs, expected, order, candidates, deadline, allowed)
     # another constant in a call the reference never makes reads as a slip of the constant, where
