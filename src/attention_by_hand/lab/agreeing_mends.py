@@ -1,12 +1,12 @@
-"""Of several mends of one statement, the ones that leave the function's state as the reference's.
+"""Of several mends of one node of a line, the ones that leave the function's state as the reference's.
 
 Some functions give the same output for many values of a step inside them: a softmax is the same
 for any finite shift of its scores, so a running maximum written as the minimum is mended by any
 change of its line that keeps the shift finite. `(m + s - (m - s).abs()) / 2` is mended by the
 real fix, `+` for `-`, which makes it the maximum, and also by the term `(m - s).abs()` dropped,
-which makes it a running mean. The outputs cannot tell those apart; the values the function holds
-as it returns can: with the real fix its `m` is the reference's running maximum, with the other
-it is nothing the reference computes.
+which makes it `(m + s) / 2`, the average of the two. The outputs cannot tell those apart; the
+values the function holds as it returns can: with the real fix its `m` is the reference's running
+maximum, with the other it is nothing the reference computes.
 
 So where several changes of one line mend the function, each is scored by how many of the
 reference's locals (tensors, as it returns, on one input) some local of the mended function equals;

@@ -26,7 +26,7 @@ added to a shape): taking the call around it away mends only by another route. N
 mends only by making a factor 1 on every input (`-(-T // T)` for `-(-T // block)`, then `/ n_blocks`);
 beside the removal of a name, one that makes that very name do nothing (idle_names.py); of several
 changes of one node of a line (or of nodes inside it), one that leaves the function's state further from
-the reference's (`(m - s).abs()` dropped, a running mean, where `+` for `-` makes the running maximum).
+the reference's (`(m - s).abs()` dropped, an average, where `+` for `-` makes the running maximum).
 A variable put for another of another shape (or kind) is tried after every other change, unless the
 shapes differ just where yours is wrong (`zeros_like(v)` for `zeros_like(q)`); one that can mend only by
 chance is never tried (`_by_chance`: a name holding 0 or 1 on every input; a slice read from a tensor of
