@@ -253,7 +253,7 @@ def _sdpa_autograd(Q: np.ndarray, K: np.ndarray, V: np.ndarray, dO: np.ndarray, 
 def g4_tiled(log: SectionLog) -> None:
     """The tiled head's backward: from O and lse, the toy head tile by tile, then 4,096 words."""
     w = RIVER_BANK
-    sentence, amb = w.sentences[0], w.ambiguous
+    sentence = w.sentences[0]
     X = w.embed(sentence)  # (n_words, d_model)
     Q, K, V = X @ w.wired_W_Q, X @ w.wired_W_K, X  # (n_words, d_k), (n_words, d_k), (n_words, d_model)
     out, _, _ = M.wired_attention(X, w.wired_W_Q, w.wired_W_K)
