@@ -32,8 +32,11 @@ not what is under test). An event is a JSON-able dict:
     {"event": "unused", "function": "dot", "arguments": [[1, -1]], "tried": [0, 1], "random": false}
                                                      arguments that never reach its output, or one part
                                                      of it; whether it draws random numbers (unused.py)
-    {"event": "repair", "function": "dot", "line": 41, "text": "...", "words": "...", "other": null}
-                                                     a mend, and another naming another slip (repair.py)
+    {"event": "repair", "function": "dot", "line": 41, "text": "...", "words": "...", "other": null,
+     "many": false, "kept": [40], "fresh": true}     a mend, and another naming another slip (repair.py);
+                                                     the reference's lines the learner wrote word for
+                                                     word, and whether the mend's line is not one of
+                                                     them (kept_lines.py)
     {"event": "pitfalls", "function": "dot", "found": [[41, "..."]]}   Python pitfalls of its code (pitfalls.py)
 
 Left out: importing the learner's file and the limits on it (child.py); judging (verdict.py, judging.py).
@@ -279,6 +282,7 @@ class _Mender:
 
     def emit_repairs(self, emit: Emit, searched: float = 0.0) -> None:
         """searched: the seconds the blame and unused searches took, not counted against MEND_AFTER."""
+        from attention_by_hand.lab.kept_lines import kept_event
         from attention_by_hand.lab.mutants import reachable
         from attention_by_hand.lab.repair import SECONDS, repair
 
@@ -302,7 +306,7 @@ class _Mender:
             if found is not None:
                 other = found.other and {"line": found.other.line, "text": found.other.text[:MAX_TEXT], "words": found.other.words}
                 emit(event="repair", function=name, line=found.line, text=found.text[:MAX_TEXT], words=found.words, op=found.op,
-                     other=other)
+                     other=other, many=found.many, **kept_event(self.module, self.reference, name, found.line))
 
 
 def missing_functions(module: ModuleType, names: list[str]) -> list[str]:

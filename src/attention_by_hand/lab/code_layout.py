@@ -5,8 +5,8 @@ ends, never on its way.
 
 Small readings of written code that several readers share sit here too: a whole `:` in a
 subscript (`whole_slice`), an int as written, a minus sign taken with it (`signed_int`), a
-line without its comment (`code_only`), and a side of a count (`count_side`: a name or a size,
-not a number).
+line without its comment (`code_only`), a side of a count (`count_side`: a name or a size,
+not a number), and a name read as a factor or a divisor (`a_factor`).
 
 Left out: running anything (blame.py); the reference's values (intermediates.py).
 """
@@ -21,7 +21,7 @@ import sys
 import tokenize
 from dataclasses import dataclass, field
 
-__all__ = ["LOOPS", "Layout", "call_name", "code_only", "count_side", "function_def", "inlined", "layout_of", "number_of", "parents", "reads_of",
+__all__ = ["LOOPS", "Layout", "a_factor", "call_name", "code_only", "count_side", "function_def", "inlined", "layout_of", "number_of", "parents", "reads_of",
            "signed_int", "whole_slice"]
 
 
@@ -173,3 +173,12 @@ def count_side(node: ast.AST) -> bool:
 def call_name(node: ast.Call) -> str | None:
     func = node.func
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+
+
+def a_factor(name: ast.Name, parents: dict) -> bool:
+    """Whether this read of a name multiplies or divides: `x * s`, `x / s`, `s / x`, `x *= s` (not
+    `x + s` or `torch.add(x, s)`)."""
+    parent = parents.get(id(name))
+    if isinstance(parent, ast.BinOp):
+        return isinstance(parent.op, (ast.Mult, ast.Div))
+    return isinstance(parent, ast.AugAssign) and isinstance(parent.op, (ast.Mult, ast.Div)) and parent.value is name

@@ -340,7 +340,7 @@ def _raised_alike(reference: ModuleType, function: str, tried: list[Tried],
             found.append(change)
             if len(found) > 1:
                 return None
-    return Diagnosis(_say((found[0],), function, reference), _mistake((found[0],))) if found else None
+    return Diagnosis(_say((found[0],), function, reference), _mistake((found[0],)), changes=(found[0],)) if found else None
 
 
 def _same_step(reference: ModuleType, chosen: tuple[Change, ...], tried: list[Tried], raised: list[int]) -> bool:
@@ -423,7 +423,8 @@ def _moved_factor(reference, function: str, tried: list[Tried], scaled: list[Cha
     last = _last_step(reference, function)
     text = (f"{_say((change,), function, reference)}, and your output then {how}: the factor applied at the end"
             f"{f' (after the {last})' if last else ''}, not where the reference applies it")
-    return Diagnosis(text, f"{function}: {change.text}; output multiplied by {named.split(' =')[0]}", compound=True)
+    return Diagnosis(text, f"{function}: {change.text}; output multiplied by {named.split(' =')[0]}", compound=True,
+                     changes=(change,))
 
 
 FRESH_INPUTS = 3  # fresh random inputs per input tried, to tell two matching changes apart
@@ -449,7 +450,8 @@ def _one_mistake(reference: ModuleType, function: str, found: list[tuple[Change,
         if any(not all(agree(a, b) for a, b in zip(outputs[0], other)) for other in outputs[1:]):
             return None
     # two different changes, not one slip made twice (`stack` for `cat`, both times it is done there)
-    return Diagnosis(_say(first, function, reference) + _equal_axes(first, found), _mistake(first), pair=len({c.text for c in first}) > 1)
+    return Diagnosis(_say(first, function, reference) + _equal_axes(first, found), _mistake(first), pair=len({c.text for c in first}) > 1,
+                     changes=first)
 
 
 def _equal_axes(first: tuple[Change, ...], found: list[tuple[Change, ...]]) -> str:

@@ -23,6 +23,7 @@ from attention_by_hand.lab.parting import Parted, parted
 from attention_by_hand.lab.judging import Check, Miss
 from attention_by_hand.lab.fatal_words import at_line
 from attention_by_hand.lab.first_nan import written_nan
+from attention_by_hand.lab.kept_lines import placed
 from attention_by_hand.lab.mend_changes import AXIS_MENDS, FLOW_MENDS, NAMING_MENDS
 from attention_by_hand.lab.mend_words import mend_said
 from attention_by_hand.lab.unused import first_read, unused_words, well_formed
@@ -32,10 +33,12 @@ __all__ = ["Engine", "got_of"]
 
 
 # a mend whose words describe calls (api_mends.py) -> those calls
-_DESCRIBED_BY = {"flatten_span": ("flatten",), "norm_squared": ("norm", "vector_norm")}
+_DESCRIBED_BY = {"flatten_span": ("flatten",), "norm_squared": ("norm", "vector_norm"), "transpose_first": ("reshape",)}
 # mends that mirror a change of the reference (another name, number, operator or flag): beside a
 # change of the reference, which already says as much, they add nothing
 _MIRRORED = ("rename", "add_kw", "const", "compare", "binop", "drop_kw")
+# mends of the learner's own variables or arguments (ops): said after a change of the reference of another op
+_OWN_OPS = ("args", "name", "shape_of", "exchange", "elts")
 # the openings of a relation of scale: the output, or each row, times a number (relations.py, row_factors.py)
 _SCALES = (DIVIDED, MULTIPLIED, ROWS_SCALED.split("{")[0])
 
@@ -107,9 +110,13 @@ class Engine:
             self.found[function] = (found, where)
         found, where = self.found[function]
         mended, words = self.mended(function)
-        op, alone = self.repairs.get(function, {}).get("op"), not self.repairs.get(function, {}).get("other")  # alone: no rival mend
+        event = self.repairs.get(function, {})
+        op, alone = event.get("op"), not event.get("other")  # alone: no rival mend
         if found and mended and ((found.compound and op not in ("left", "right")) or found.vacuous or found.pair or (found.raised_only and alone)):
             found = None  # the learner's line mended says it in one step (a factor taken off: the move says more), or more than nan, zeros or an error matched
+        if found and mended and event.get("fresh") and found.changes and all(
+                c.function == function and c.line in event.get("kept", ()) and not placed(c) for c in found.changes):
+            found = None  # the reference changed where the learner wrote its very line; their own line mends (kept_lines.py)
         if found and found.raised_only and id(check) in self.warned:
             found = None  # only an error matched, and PyTorch's warning at the learner's line is said: it is the evidence
         if found and found.vacuous and self.typed_nan(check):
@@ -124,7 +131,11 @@ class Engine:
             # a change of the reference is in its terms; the one mend of the learner's own line that names
             # a slip no change of the reference mirrors says where it is in theirs (`attn(ln1(x))` for
             # `attn(ln1(x))[0]`, where the reference's change put the `[0]` on its input)
-            own = mended and alone and not found.relation and op in NAMING_MENDS and op not in _MIRRORED
+            # two arguments exchanged, or one variable put for another, where the reference's change is of another kind
+            # (`hs ** -0.5` for `n_heads ** -0.5`, where the reference's `q.shape[0]` for `q.shape[-1]` says it in its terms)
+            # (one change at one place: one made at several, as `T` for `block` in every range, may mend by chance)
+            other_kind = op in _OWN_OPS and not event.get("many") and bool(found.changes) and not any(c.op in _OWN_OPS for c in found.changes)
+            own = mended and alone and not found.relation and ((op in NAMING_MENDS and op not in _MIRRORED) or other_kind)
             after = after or (f"in your code, {mended}" if own else None)
             # what the outputs show, then what a call the reference never makes does on the line where they part
             parted = self.parted_at(function, check) if found.relation and not after else None

@@ -19,8 +19,7 @@ from types import ModuleType, SimpleNamespace
 
 import torch
 
-from attention_by_hand.lab.code_layout import parents as parents_in
-from attention_by_hand.lab.mend_words import a_factor
+from attention_by_hand.lab.code_layout import a_factor, parents as parents_in
 from attention_by_hand.lab.mutants import Change, build, definition
 from attention_by_hand.lab.outcomes import locals_on
 

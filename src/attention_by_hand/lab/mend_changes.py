@@ -6,44 +6,44 @@ the learner's code, each mends the inverse slip (a term too many, the wrong axis
 no change of the reference that makes them, since the reference never had the thing the learner
 added or never lacked what the learner left out. Those are tried here, on the learner's code alone:
 
-- a statement left out (`drop`): the learner took a step the reference does not (a rotation
-  applied twice, a second normalisation, a conversion);
-- an exp or a log put around the right side of a product, division or difference (`wrap`): a
-  log-sum-exp divided by where the sum of exponentials was meant;
-- one added to or taken from a count made of two names (`shift`): `T - period` where
-  `T - period - 1` rows were summed; or from a size read from a tensor and handed to a maker
-  (`torch.ones(ids.numel())`, one per entry, where one per neighbouring pair was meant); or from a
-  divisor that is a count (`/ T` where T - 1 rows were summed), or from one factor of it (`/ (B * T)`);
+- a statement left out (`drop`): the learner took a step the reference does not (a rotation applied twice, a
+  second normalisation, a conversion);
+- an exp or a log put around the right side of a product, division or difference (`wrap`): a log-sum-exp
+  divided by where the sum of exponentials was meant;
+- one added to or taken from a count made of two names (`shift`): `T - period` where `T - period - 1` rows
+  were summed; or from a size read from a tensor and handed to a maker (`torch.ones(ids.numel())`, one per
+  entry, where one per neighbouring pair was meant); or from a divisor that is a count (`/ T` where T - 1
+  rows were summed), or from one factor of it (`/ (B * T)`);
 - two operations grouped the other way (`regroup`): `d // h ** 0.5`, which Python computes as
   `d // (h ** 0.5)`, where `(d // h) ** 0.5` was meant;
-- a `return` that ends a loop's body moved after the loop (`outdent`): indented one level too
-  deep, it returns after the loop's first pass;
-- `continue` for `break`, or `break` for `continue` (`jump`): a loop that should skip one pass
-  stops there, every pass after it left out (or the other way round);
-- a number added to an entry where it belongs in its index (`into_index`): `ids[i] + 1`, the
-  entry plus one, where `ids[i + 1]`, the next entry, was meant;
-- a flag a call needed, left out (`add_kw`): `keepdim=True` on a reduction, so that it lines up
-  with the rows it came from, or `is_causal=True` on the fused attention, so that it hides the
-  future; or an axis left to its default (`dim`): `tensor_split`, `split`, `chunk`, `cat`, `stack`
-  and `unbind` work along the first axis unless told, and `sum` or `mean` over every axis;
-- a factor on the wrong term of a sum (`factor_moved`): `acc + r * (p @ v)` where `r * acc + p @ v`
-  was meant, the rescale applied to the new term instead of the old one;
-- einsum's subscripts written otherwise (`subscripts`): the output's letters in another order or
-  one of them another letter (`"ij,jd->jd"` where `"ij,jd->id"` was meant), two letters of an
-  operand swapped (that operand read transposed), or of every operand alike (a layout read as
-  another library keeps it), or an operand's letter where it shares another
-  operand's (`"bqd,ckd->bqk"` where `"bqd,bkd->bqk"` was meant); `...` stays as it is;
+- a `return` that ends a loop's body moved after the loop (`outdent`): indented one level too deep, it
+  returns after the loop's first pass;
+- `continue` for `break`, or `break` for `continue` (`jump`): a loop that should skip one pass stops there,
+  every pass after it left out (or the other way round);
+- a number added to an entry where it belongs in its index (`into_index`): `ids[i] + 1`, the entry plus one,
+  where `ids[i + 1]`, the next entry, was meant;
+- a flag a call needed, left out (`add_kw`): `keepdim=True` on a reduction, so that it lines up with the
+  rows it came from, or `is_causal=True` on the fused attention, so that it hides the future; or an axis
+  left to its default (`dim`): `tensor_split`, `split`, `chunk`, `cat`, `stack` and `unbind` work along the
+  first axis unless told, and `sum` or `mean` over every axis;
+- a factor on the wrong term of a sum (`factor_moved`): `acc + r * (p @ v)` where `r * acc + p @ v` was
+  meant, the rescale applied to the new term instead of the old one;
+- einsum's subscripts written otherwise (`subscripts`): the output's letters in another order or one of them
+  another letter (`"ij,jd->jd"` where `"ij,jd->id"` was meant), two letters of an operand swapped (that
+  operand read transposed), or of every operand alike (a layout read as another library keeps it), or an
+  operand's letter where it shares another operand's (`"bqd,ckd->bqk"` where `"bqd,bkd->bqk"` was meant);
+  `...` stays as it is;
 - a name the function binds put for a whole number of a size-taking call (`size_for`):
-  `unfold(-1, head_size, 1)`, whose step of 1 makes windows that overlap, where `head_size` was meant;
-  or a name bound from a size for a number subtracted: `total - 1`, one taken away, where one per
-  sequence, `total - B` (B from `x.shape`), was meant;
+  `unfold(-1, head_size, 1)`, whose step of 1 makes windows that overlap, where `head_size` was meant; or a
+  name bound from a size for a number subtracted: `total - 1`, one taken away, where one per sequence,
+  `total - B` (B from `x.shape`), was meant;
 - a power with a number for exponent taken out (`left`): `c ** 0.75` where `c` was meant;
-- a name that a statement both sets and reads put for another at each of its places there
-  (`rebind`): `q, v = rope(q), rope(v)` where `q, k = rope(q), rope(k)` was meant;
-- a slice's name added to in place (`in_place`): `dq_i = dq_i + x`, where `dq_i = dq[..., rows, :]`,
-  makes a new tensor and leaves `dq` as it was; `dq_i += x` writes into the slice;
-- the first statement of an `if` moved before it, or its last after it (`hoist`, `sink`): a step
-  indented one level too deep, done only when the branch is taken;
+- a name that a statement both sets and reads put for another at each of its places there (`rebind`):
+  `q, v = rope(q), rope(v)` where `q, k = rope(q), rope(k)` was meant;
+- a slice's name added to in place (`in_place`): `dq_i = dq_i + x`, where `dq_i = dq[..., rows, :]`, makes a
+  new tensor and leaves `dq` as it was; `dq_i += x` writes into the slice;
+- the first statement of an `if` moved before it, or its last after it (`hoist`, `sink`): a step indented
+  one level too deep, done only when the branch is taken;
 - a reduction over several axes at once made one over one of them (`const` of an axis):
   `x.mean(dim=(-2, -1))` where each row's own mean, `dim=-1`, was meant;
 - a range's counter added where one was meant (`const`): `counts[a, b] += i` for `+= 1`;
@@ -54,40 +54,41 @@ added or never lacked what the learner left out. Those are tried here, on the le
   `pe(torch.arange(T)) + start` (the bracket closed early), where `pe(torch.arange(T) + start)` was;
 - a division or product that belongs in a power's exponent (`into_exponent`): `p / base ** (2 * i) / d`,
   where `p / base ** (2 * i / d)` was meant;
-- a loop over `range(n)` that starts at 1 (`from_one`): its pass for 0 was already made before the
-  loop (a sum started at the first score's 1, then every score added);
-- a tensor of indices that picks whole rows where one entry per row was meant (`each_row`):
-  `hot[ids] = 1` sets every row whose number is in `ids`; `hot[torch.arange(len(ids)), ids] = 1`
-  sets row i's entry at column ids[i];
+- a loop over `range(n)` that starts at 1 (`from_one`): its pass for 0 was already made before the loop (a
+  sum started at the first score's 1, then every score added);
+- a tensor of indices that picks whole rows where one entry per row was meant (`each_row`): `hot[ids] = 1`
+  sets every row whose number is in `ids`; `hot[torch.arange(len(ids)), ids] = 1` sets row i's entry at
+  column ids[i];
 - a sequence cut into windows that do not overlap where every window was meant (`overlap`):
   `ids.view(-1, 2)` gives the pairs (0, 1), (2, 3), ...; `ids.unfold(0, 2, 1)` gives each with the next;
-- a number added to a shape where one more axis was meant (`one_tuple`): `x.shape[:-1] + 1` raises,
-  a torch.Size being a tuple; `x.shape[:-1] + (1,)` appends the axis;
+- a number added to a shape where one more axis was meant (`one_tuple`): `x.shape[:-1] + 1` raises, a
+  torch.Size being a tuple; `x.shape[:-1] + (1,)` appends the axis;
 - a block's number taken for its first position (`scaled`): `ks = kb` in `for kb in range(n)`, where
   `kb * block` was meant;
-- a running value's start moved before its loop, or made once, on the loop's first pass
-  (`start_before`, `once`: loop_starts.py): `l = torch.zeros_like(s)` inside the loop starts the sum
-  again at every pass; a running value's twin never carried on (`carry`): `m = m_new` missing at
-  the end of the loop's body;
-- forms a habit from elsewhere reads otherwise (habit_mends.py): `l *= r + p` unfolded, two slices
-  joined where `+` added them, a factor taken out of a call, F.pad's pairs moved one axis back, a
-  leading `:` dropped, a comma made a colon, enumerate's pair read (index, item), `~h` made every
-  index but h, one number's pick moved to the second axis, a one-wide slice made an index, NumPy's
-  `[:, None]` made `[..., None]`, a slice counted from 1 made one from 0, an index made a one-wide slice;
-- a call or an assignment read otherwise than torch and Python define it (api_mends.py): a copy
-  made where `a = b` named one tensor twice, roll's shift or a diagonal's offset negated, `numel()`
-  (or `len`) made one axis's length, `transpose(0, 1)` made `transpose(-2, -1)`, two listed sizes, strides
-  or axes exchanged, a flatten's span of axes moved, a squeeze of one side of a sum put on the whole,
-  a `*_like` tensor given a float dtype, another field of finfo, a slice_scatter made an add;
-- a floor division where the count rounds up (`ceil`): `range(T // block)` leaves a last, shorter
-  block out; `-(-T // block)` counts it;
-- a slice cut by another of the function's ranges (range_mends.py): `k[..., i0:i1, :]` where the
-  keys' block `j0:j1` belonged; or whose stop was written as a length, `w[start:T]`; the first
-  entries taken for the last; a loop's write without its offset; a slice of the first axis where
-  the last was meant, `x[-1:]` for `x[..., -1:]`;
-- what a loop, a product or a comparison is given (operand_mends.py): a dict walked without `.items()`,
-  the transpose on the other factor, a comparison's side without its axis of size 1; and read by another
-  convention (reading_mends.py): `//` and `%` exchanged, an angle in degrees, a norm for a sum of squares.
+- a running value's start moved before its loop, or made once, on the loop's first pass (`start_before`,
+  `once`: loop_starts.py): `l = torch.zeros_like(s)` inside the loop starts the sum again at every pass; a
+  running value's twin never carried on (`carry`): `m = m_new` missing at the end of the loop's body;
+- forms a habit from elsewhere reads otherwise (habit_mends.py): `l *= r + p` unfolded, two slices joined
+  where `+` added them, a factor taken out of a call, F.pad's pairs moved one axis back, a leading `:`
+  dropped, a comma made a colon, enumerate's pair read (index, item), `~h` made every index but h, one
+  number's pick moved to the second axis, a one-wide slice made an index, NumPy's `[:, None]` made
+  `[..., None]`, a slice counted from 1 made one from 0, an index made a one-wide slice;
+- a call or an assignment read otherwise than torch and Python define it (api_mends.py): a copy made where
+  `a = b` named one tensor twice, roll's shift or a diagonal's offset negated, `numel()` (or `len`) made one
+  axis's length, `transpose(0, 1)` made `transpose(-2, -1)`, two listed sizes, strides or axes exchanged, a
+  flatten's span of axes moved, a squeeze of one side of a sum put on the whole, a `*_like` tensor given a
+  float dtype, another field of finfo, a slice_scatter made an add;
+- a floor division where the count rounds up (`ceil`): `range(T // block)` leaves a last, shorter block out;
+  `-(-T // block)` counts it;
+- a slice cut by another of the function's ranges (range_mends.py): `k[..., i0:i1, :]` where the keys' block
+  `j0:j1` belonged; or whose stop was written as a length, `w[start:T]`; the first entries taken for the
+  last; a loop's write without its offset; a slice of the first axis where the last was meant, `x[-1:]` for
+  `x[..., -1:]`;
+- what a loop, a product or a comparison is given (operand_mends.py): a dict walked without `.items()`, the
+  transpose on the other factor, a comparison's side without its axis of size 1, a tensor walked along its
+  first axis; read by another convention (reading_mends.py): `//` and `%` exchanged, an angle in degrees, a
+  norm for a sum of squares, a `:=` naming part of a sum; and where an axis goes (layout_mends.py): an
+  index's `None` in the wrong place, a reshape with no transpose before it.
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """
@@ -100,6 +101,7 @@ from itertools import combinations, permutations
 from attention_by_hand.lab.api_mends import API_OPS, api_mends
 from attention_by_hand.lab.code_layout import count_side
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_mends
+from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_mends
 from attention_by_hand.lab.loop_starts import loop_carries, loop_starts
 from attention_by_hand.lab.mend_edits import function_form
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
@@ -119,12 +121,10 @@ FLAGS = {**dict.fromkeys(("sum", "mean", "amax", "amin", "max", "min", "logsumex
 # (one fewer as a method, x.<name>(...)); without `dim` each works along its first axis, or all of them
 # (vecdot along its last; its `dim` is a keyword, and its 3 counts `torch.linalg.vecdot(x, y)` read as a method's call)
 DIM_DEFAULTS = {"tensor_split": 2, "split": 2, "chunk": 2, "cat": 1, "concat": 1, "stack": 1, "unbind": 1, "sum": 1, "mean": 1,
-                "roll": 2, "repeat_interleave": 2,
-                "vecdot": 3}
+                "roll": 2, "repeat_interleave": 2, "vecdot": 3}
 _DIM_KEYWORD = {"roll": "dims"}  # the keyword of a call's axis, where it is not `dim`
 DIMS = (-1, 0, 1, -2, -3)  # the axes a learner most often meant (-3: the time axis of (..., T, d) read from (..., T, T, d))
-# einsum spellings tried per call: two operands and an output of four letters, all (47), and the
-# layouts of the operands alike (6 more)
+# einsum spellings tried per call: two operands and an output of four letters, all (47), and 6 layouts alike
 MAX_SUBSCRIPTS = 54
 
 # a loop's control or its running values: said alone, even where a change of the reference fits (verdict.py)
@@ -133,7 +133,7 @@ FLOW_MENDS = ("jump", "outdent", "once", "start_before", "carry", "accumulate")
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
 NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts", "factor_moved",
                 "unsub", "ceil", "into_exponent", "one_tuple", *HABIT_OPS, *API_OPS, *RANGE_OPS, *OPERAND_OPS,
-                *READING_OPS, RETURNED_STEP)
+                *READING_OPS, *LAYOUT_OPS, RETURNED_STEP)
 AXIS_MENDS = ("first", "unwrap")  # an axis (or a call) taken away: said after "an extra axis of size 1" (verdict.py)
 
 _WRAPS = ("exp", "log")
@@ -298,7 +298,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                                     f"`{quote(count)} {sign} 1` for `{quote(count)}`{where}", statement.lineno))
     # a loop's restarted state first: few changes, each a whole kind of mistake, tried before the budget runs out
     return (loop_starts(fdef, index) + loop_carries(fdef, index) + found + habit_mends(fdef, index) + api_mends(fdef, index)
-            + range_mends(fdef, index) + operand_mends(fdef, index) + reading_mends(fdef, index))
+            + range_mends(fdef, index) + operand_mends(fdef, index) + reading_mends(fdef, index) + layout_mends(fdef, index))
 
 
 _RUNNING = ("maximum", "fmax", "logaddexp", "max")  # a running maximum or log-sum, carried as its first argument

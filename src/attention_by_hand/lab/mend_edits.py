@@ -1,20 +1,21 @@
 """How a change that only a learner's code needs is made to the syntax tree (mend_changes.py lists them).
 
-mutant_edits.edit makes the changes of the reference's code, which made to a learner's code mend
-the inverse slip; the changes here have no such inverse (the reference never had what they take
-out, or never lacked what they put in), and each is made in a learner's function alone: `ids[i] + 1`
-made `ids[i + 1]`, a flag added, `-(-a // b)` for `a // b`, `x += y` for `x = x + y`, and the
-forms a habit from elsewhere gets wrong (habit_mends.py): an augmented assignment unfolded, two
-slices joined where `+` added them, a factor taken out of a call, F.pad's pairs moved to the axis
-before, a leading `:` dropped, a comma made a colon, enumerate's pair exchanged, `~h` made every
-index but h, one index moved to the second axis, a one-wide slice made its index; and the calls
-and assignments read otherwise (api_mends.py): a copy made, a shift or an offset negated, `numel()`
-made one axis's length, `transpose(0, 1)` made `transpose(-2, -1)`, two listed entries exchanged,
-a count put first in a view moved next to the last size; and what a loop or a product is given
-(operand_mends.py): a dict's `.items()` walked, a transpose moved to the other factor, a
-comparison's first side given an axis (`unsqueeze(-1)`); and a slice moved to the last axis with
-`...` before it (range_mends.py); and `//` and `%` exchanged, an angle put in radians, a norm
-squared (reading_mends.py).
+mutant_edits.edit makes the changes of the reference's code, which made to a learner's code mend the
+inverse slip; the changes here have no such inverse (the reference never had what they take out, or never
+lacked what they put in), and each is made in a learner's function alone: `ids[i] + 1` made `ids[i + 1]`,
+a flag added, `-(-a // b)` for `a // b`, `x += y` for `x = x + y`, and the forms a habit from elsewhere
+gets wrong (habit_mends.py): an augmented assignment unfolded, two slices joined where `+` added them, a
+factor taken out of a call, F.pad's pairs moved to the axis before, a leading `:` dropped, a comma made a
+colon, enumerate's pair exchanged, `~h` made every index but h, one index moved to the second axis, a
+one-wide slice made its index; and the calls and assignments read otherwise (api_mends.py): a copy made,
+a shift or an offset negated, `numel()` made one axis's length, `transpose(0, 1)` made
+`transpose(-2, -1)`, two listed entries exchanged, a count put first in a view moved next to the last
+size; and what a loop or a product is given (operand_mends.py): a dict's `.items()` walked, a transpose
+moved to the other factor, a comparison's first side given an axis (`unsqueeze(-1)`), a tensor's last
+axis walked, a built-in `sum` made torch's; and a slice moved to the last axis with `...` before it
+(range_mends.py); and `//` and `%` exchanged, an angle put in radians, a norm squared, a `:=` given the
+whole sum (reading_mends.py); and an index's `None` moved, a transpose put before a reshape
+(layout_mends.py).
 Each takes the node the change names and returns the node that takes its place.
 
 Left out: which changes are tried (mend_changes.py, habit_mends.py) and their words (mend_words.py).
@@ -229,6 +230,10 @@ def moved_transpose(node: ast.AST) -> ast.AST | None:
     return ast.Call(node.func, new, [])
 
 
+def _last_two_swapped(node: ast.expr) -> ast.Call:
+    return ast.Call(ast.Attribute(node, "transpose", ast.Load()), [ast.Constant(-2), ast.Constant(-1)], [])
+
+
 def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one branch per op
     """The node that takes `node`'s place for one of the learner-only changes."""
     op, arg = change.op, change.arg
@@ -238,6 +243,22 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.parse(RADIANS[node.value], mode="eval").body
     if op == "norm_squared":  # a norm's call made its square (reading_mends.py)
         return ast.BinOp(node, ast.Pow(), ast.Constant(2))
+    if op == "walk_last":  # `for s in x` made `for s in x.unbind(-1)`: the last axis walked (operand_mends.py)
+        return ast.Call(ast.Attribute(node, "unbind", ast.Load()), [ast.Constant(-1)], [])
+    if op == "builtin_sum":  # `sum(t)` made `t.sum(dim=-1, keepdim=True)`, or without keepdim (operand_mends.py)
+        kept = [ast.keyword("keepdim", ast.Constant(True))] if arg else []
+        return ast.Call(ast.Attribute(node.args[0], "sum", ast.Load()), [], [ast.keyword("dim", ast.UnaryOp(ast.USub(), ast.Constant(1))), *kept])
+    if op == "named_whole":  # `a + (h := b)` made `(h := a + b)`: the name given the whole sum (reading_mends.py)
+        named = node.right if isinstance(node.right, ast.NamedExpr) else node.left
+        sides = (node.left, named.value) if named is node.right else (named.value, node.right)
+        return ast.NamedExpr(named.target, ast.BinOp(sides[0], node.op, sides[1]))
+    if op == "axis_place":  # `x[None]` made `x[:, None]`: an index's one `None` moved (layout_mends.py)
+        return ast.Subscript(node.value, ast.parse(f"_[{arg}]", mode="eval").body.slice, node.ctx)
+    if op == "transpose_first":  # `t.reshape(...)` made `t.transpose(-2, -1).reshape(...)` (layout_mends.py)
+        owner = node.func.value
+        if isinstance(owner, ast.Name) and owner.id == "torch":  # torch.reshape(t, ...)
+            return ast.Call(node.func, [_last_two_swapped(node.args[0]), *node.args[1:]], node.keywords)
+        return ast.Call(ast.Attribute(_last_two_swapped(owner), "reshape", ast.Load()), node.args, node.keywords)
     if op == "matmul":  # `a * b` made `a @ b` (api_mends.py)
         return ast.BinOp(node.left, ast.MatMult(), node.right)
     if op == "out_of_place":  # `c.pow_(2)` made `c.pow(2)` (api_mends.py)

@@ -1,10 +1,11 @@
 """What a mend says about the learner's mistake, in words: the inverse of the change that mends it.
 
-A change made to the learner's code (repair.py) is described the way mutants.py describes a
-change of the reference: "the term `1` dropped", "`v` transposed". Made to the learner's code, it
-says what the learner should do; the mistake is its inverse: a term too many, a transpose
-missing. Here each kind of change is turned round into the mistake it mends, and a change at the
-bounds of a `range` or a slice says which end ("the loop starts one step late").
+A change made to the learner's code (repair.py) is described the way mutants.py describes a change of the
+reference: "the term `1` dropped", "`v` transposed". Made to the learner's code, it says what the learner
+should do; the mistake is its inverse: a term too many, a transpose missing. Here each kind of change is
+turned round into the mistake it mends, and a change at the bounds of a `range` or a slice says which end
+("the loop starts one step late"). The learner-only mends of range_mends, operand_mends, reading_mends and
+layout_mends are said in their modules' own words (`_OWN_WORDS`).
 
 Left out: the change itself in code (mutants.py quotes it), and which change mends (repair.py).
 """
@@ -14,17 +15,19 @@ from __future__ import annotations
 import ast
 
 from attention_by_hand.lab.api_mends import API_OPS, FLATTENING, api_words
-from attention_by_hand.lab.code_layout import parents as parents_in, whole_slice
+from attention_by_hand.lab.code_layout import a_factor, parents as parents_in, whole_slice
 from attention_by_hand.lab.einsum_words import subscripts_words
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_words
+from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_words
 from attention_by_hand.lab.loop_starts import carry_words, start_words
 from attention_by_hand.lab.mutant_edits import CMP, OPS, TENSOR_MAKERS, Change, call_name, factor_parts, moved_text, number_of, quote_statement
 from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_words
 from attention_by_hand.lab.range_mends import RANGE_OPS, range_words
 from attention_by_hand.lab.reading_mends import READING_OPS, reading_words
 
-__all__ = ["mistake_words", "mend_said", "a_factor"]
+__all__ = ["mistake_words", "mend_said"]
 
+_OWN_WORDS = ((RANGE_OPS, range_words), (OPERAND_OPS, operand_words), (READING_OPS, reading_words), (LAYOUT_OPS, layout_words))
 # A comparison in words: a learner reads `>=` as "greater than or equal".
 _COMPARED = {">": "greater than", ">=": "greater than or equal", "<": "less than", "<=": "less than or equal",
              "==": "equal", "!=": "not equal"}
@@ -95,8 +98,8 @@ def _factor(node: ast.AST, change: Change, parents: dict[int, ast.AST]) -> str |
 
 def _one_apart(old: ast.AST, new: object) -> bool:
     value = getattr(old, "value", None)
-    return (isinstance(value, int) and not isinstance(value, bool) and isinstance(new, int)
-            and not isinstance(new, bool) and abs(value - new) == 1)
+    whole = [isinstance(v, int) and not isinstance(v, bool) for v in (value, new)]
+    return all(whole) and abs(value - new) == 1
 
 
 # (bound, the mend moves it up) -> the learner's mistake
@@ -155,8 +158,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return start_words([node.body[i] for i in change.arg], node)
     if op in HABIT_OPS:
         return habit_words(node, change)
-    if op in (*RANGE_OPS, *OPERAND_OPS, *READING_OPS):
-        return (range_words if op in RANGE_OPS else operand_words if op in OPERAND_OPS else reading_words)(node, change)
+    if said := next((words for ops, words in _OWN_WORDS if op in ops), None):
+        return said(node, change)
     if op in API_OPS:
         return api_words(node, change, fdef, parents)
     if op == "const" and _exponent(node, parents):  # `** 2` for `** 1` is a power, not a count off by one
@@ -453,15 +456,6 @@ def _made_one(fdef: ast.FunctionDef, node: ast.AST, change: Change, parents: dic
 
 # calls of one number, and the number that makes each 1
 _UNIT_AT = {"sqrt": 1, "exp": 0, "abs": 1, "float": 1, "rsqrt": 1}
-
-
-def a_factor(name: ast.Name, parents: dict) -> bool:
-    """Whether this read of a name multiplies or divides: `x * s`, `x / s`, `s / x`, `x *= s` (not
-    `x + s` or `torch.add(x, s)`)."""
-    parent = parents.get(id(name))
-    if isinstance(parent, ast.BinOp):
-        return isinstance(parent.op, (ast.Mult, ast.Div))
-    return isinstance(parent, ast.AugAssign) and isinstance(parent.op, (ast.Mult, ast.Div)) and parent.value is name
 
 
 # keywords whose number is a place, a shift or a count: one more or less there is off by one

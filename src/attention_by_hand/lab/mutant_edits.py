@@ -174,9 +174,15 @@ def _names_in(node: ast.AST) -> set[str]:
 
 
 def locals_of(fdef: ast.FunctionDef) -> list[str]:
-    """Parameters and assigned names of a function, in order of first appearance."""
+    """Parameters and assigned names of a function, each where the walk of its tree first meets it
+    (the parameters of a function or lambda it defines where the walk meets the `def`): `new` in
+    `def grown(old, new): T = new.shape[2]` may be the slip for `old`. Put where it is not defined,
+    such a name raises (or reads a global of that name) and mends nothing. No reference function of
+    the labs defines one, so only a learner's code gets those names."""
     names = [a.arg for a in fdef.args.posonlyargs + fdef.args.args + fdef.args.kwonlyargs]
     for node in ast.walk(fdef):
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)) and node is not fdef:
+            names += [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs if a.arg not in names]
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and node.id not in names:
             names.append(node.id)
     return names

@@ -1,4 +1,4 @@
-"""Three mends of what a loop, a product or a comparison is given, tried on a learner's code only.
+"""Five mends of what a loop, a product or a comparison is given, tried on a learner's code only.
 
 - `items`: `for norm, branch in {ln1: attn, ln2: mlp}:`, a dict walked as if it gave pairs. Walking
   a dict gives its keys alone, so each key is unpacked into the loop's names (and raises, or splits
@@ -16,6 +16,16 @@
   or gives one row. The mend gives the first side an axis of size 1 at the end,
   `ids.unsqueeze(-1)`, which makes the (n, V) table. Tried at every comparison of two sides, written
   with `==`, `!=`, `<`, `<=`, `>` or `>=` (not chained), or with `eq`, `ne`, `lt`, `le`, `gt` or `ge`.
+- `walk_last`: `for s in scores:`, meant to take the scores one column at a time, as a running
+  softmax reads them. A `for` over a tensor walks its FIRST axis: a matrix gives whole rows. The
+  mend walks `scores.unbind(-1)`, the last axis. Tried at every `for` over a name, an attribute or
+  an index (`for s in scores`, `for s in x.T`, `for s in x[0]`), whatever it holds: where it holds
+  no tensor, the mended loop raises and is not kept.
+- `builtin_sum`: `e / sum(e)`, Python's own `sum` taken for a total along each row. The built-in
+  walks a tensor's first axis as a `for` does and adds what it gets, so a matrix gives its column
+  totals. The mend totals each row with torch's own, `e.sum(dim=-1, keepdim=True)` (or without
+  `keepdim`). Tried at every call of the bare name `sum` with one argument that may be a tensor
+  (a name, an attribute, an index or a call; not a list, a generator or a starred argument).
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: a dict built by `dict(...)` or a comprehension, and a product of more than two factors
@@ -32,7 +42,7 @@ from attention_by_hand.lab.mutant_edits import Change, call_name, quote
 
 __all__ = ["OPERAND_OPS", "operand_mends", "operand_words"]
 
-OPERAND_OPS = ("items", "other_factor", "outer")
+OPERAND_OPS = ("items", "other_factor", "outer", "walk_last", "builtin_sum")
 COMPARING = ("eq", "ne", "lt", "le", "gt", "ge")
 _ORDERS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)  # entry by entry; `is` and `in` compare otherwise
 
@@ -47,13 +57,21 @@ def _dicts(fdef: ast.FunctionDef) -> set[str]:
 
 
 def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
-    """The `items`, `other_factor` and `outer` changes of `fdef` (the module's docstring)."""
+    """The `items`, `other_factor`, `outer`, `walk_last` and `builtin_sum` changes of `fdef` (the module's docstring)."""
     dicts, found = _dicts(fdef), []
     for node in ast.walk(fdef):
         walked = node.iter if isinstance(node, ast.For) and isinstance(node.target, ast.Tuple) else None
         if isinstance(walked, ast.Dict) or (isinstance(walked, ast.Name) and walked.id in dicts):
             change = Change(fdef.name, index[id(walked)], "items", None, "call", "", node.lineno)
             found.append(dataclasses.replace(change, said=f"`{quote(walked)}.items()` for `{quote(walked)}`"))
+        if isinstance(node, ast.For) and isinstance(node.iter, (ast.Name, ast.Attribute, ast.Subscript)):
+            change = Change(fdef.name, index[id(node.iter)], "walk_last", None, "axis", "", node.lineno)
+            found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node.iter, change))}` for `{quote(node.iter)}`"))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sum" and len(node.args) == 1 \
+                and not node.keywords and isinstance(node.args[0], (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
+            for keep in (True, False):
+                change = Change(fdef.name, index[id(node)], "builtin_sum", keep, "axis", "", node.lineno)
+                found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
         compared = (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], _ORDERS)) or (
             isinstance(node, ast.Call) and call_name(node) in COMPARING and not node.keywords
             and len(node.args) == (2 if function_form(node) else 1))
@@ -68,7 +86,7 @@ def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 
 
 def operand_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake an `items`, `other_factor` or `outer` change mends, in words."""
+    """The mistake an `items`, `other_factor`, `outer`, `walk_last` or `builtin_sum` change mends, in words."""
     if change.op == "items":
         return ("a dict walked as pairs: walking a dict gives its KEYS alone, each then unpacked into the loop's "
                 "names; `.items()` gives the (key, value) pairs")
@@ -79,4 +97,10 @@ def operand_words(node: ast.AST, change: Change) -> str | None:
     if change.op == "other_factor":
         return ("the transpose on the wrong factor: `a @ b.T` pairs each row of `a` with each row of `b`, "
                 "`a.T @ b` each column of `a` with each column of `b`")
+    if change.op == "walk_last":
+        return ("the wrong axis walked: a `for` over a tensor walks its FIRST axis (a matrix gives whole rows); "
+                "`.unbind(-1)` walks the last, one column at a time")
+    if change.op == "builtin_sum":
+        return ("Python's built-in `sum` walks a tensor's FIRST axis as a `for` does and adds what it gets (a matrix "
+                "gives its column totals); torch's `.sum(dim=-1)` totals each row")
     return None

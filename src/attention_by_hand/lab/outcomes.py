@@ -67,6 +67,7 @@ class Diagnosis:
     # the learner's function raised wherever it was wrong: the change matches by its error alone, and
     # what it changes after the raising line was never seen (`dq` and `dv` swapped, where only `dv` was)
     raised_only: bool = False
+    changes: tuple = ()  # the Changes (mutant_edits.py) of the reference it names (diagnosis.py): their lines say where
 
 
 @dataclass(frozen=True)

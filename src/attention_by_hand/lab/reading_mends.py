@@ -1,4 +1,4 @@
-"""Three mends of an operator, a number or a call read by another convention, tried on a learner's code only.
+"""Four mends of an operator, a number or a call read by another convention, tried on a learner's code only.
 
 - `div_mod`: `t[cols % hs, rows, cols // hs]`, a flat position split into (which block, where in
   it) with the two operators exchanged. `i // n` counts the whole blocks of n before i, `i % n` is
@@ -13,6 +13,10 @@
   norm is the square root of that sum, the vector's length. The mend squares the call
   (`vector_norm(c, dim=-1) ** 2`). Tried on every `vector_norm`, `norm` and `linalg.norm` call given
   no order but 2 (`p=1` is another norm).
+- `named_whole`: `x + (h := attn(ln1(x))) + mlp(ln2(h))`, the walrus read as naming the sum it
+  stands in. `:=` names only what its own brackets hold: `h` is the attention branch alone, so the
+  MLP reads it without `x`. The mend gives the name the whole sum, `(h := x + attn(ln1(x)))`.
+  Tried on every `+`, `-`, `*`, `/` or `@` with a `:=` as one side.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: `//` and `%` exchanged across two statements (`head = i % hs` on one line, `place = i // hs`
@@ -30,9 +34,10 @@ from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["READING_OPS", "reading_mends", "reading_words"]
 
-READING_OPS = ("div_mod", "radians", "norm_squared")
+READING_OPS = ("div_mod", "radians", "norm_squared", "named_whole")
 _TURNS = ("sin", "cos", "tan")
 _NORMS = ("vector_norm", "norm")
+_WHOLE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult)
 
 
 def _splits(node: ast.AST) -> list[ast.BinOp]:
@@ -68,13 +73,29 @@ def _two_norm(call: ast.Call) -> bool:
     return all(isinstance(g, ast.Constant) and g.value in (2, 2.0, "fro") for g in given)
 
 
+def _walrus_quoted(node: ast.AST) -> str:
+    """`node` quoted with each `:=`'s value bare, as a learner writes it: `(h := x + y)`, where
+    ast.unparse brackets the value, `(h := (x + y))`."""
+    text = ast.unparse(node)
+    for named in (n for n in ast.walk(node) if isinstance(n, ast.NamedExpr)):
+        value = ast.unparse(named.value)
+        text = text.replace(f"{ast.unparse(named.target)} := ({value})", f"{ast.unparse(named.target)} := {value}")
+    return text if len(text) <= 60 else text[:35] + " ... " + text[-20:]  # as mutant_edits.quote cuts
+
+
+def _named_whole(node: ast.BinOp) -> str:
+    """`(h := a + b)` for `a + (h := b)`, quoted as a learner writes it."""
+    return _walrus_quoted(mend_edit(node, Change("", 0, "named_whole", None, "order", "")))
+
+
 def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
-    """The `div_mod`, `radians` and `norm_squared` changes of `fdef` (the module's docstring)."""
+    """The `div_mod`, `radians`, `norm_squared` and `named_whole` changes of `fdef` (the module's docstring)."""
     found = []
 
     def add(node: ast.AST, op: str, kind: str, line: int) -> None:
         change = Change(fdef.name, index[id(node)], op, None, kind, "", line)
-        found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
+        made, was = (_named_whole(node), _walrus_quoted(node)) if op == "named_whole" else (quote(mend_edit(node, change)), quote(node))
+        found.append(dataclasses.replace(change, said=f"`{made}` for `{was}`"))
 
     turns = any(isinstance(n, ast.Call) and call_name(n) in _TURNS for n in ast.walk(fdef))
     for statement in (n for n in ast.walk(fdef) if isinstance(n, ast.stmt) and not hasattr(n, "body")):
@@ -86,11 +107,14 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                 add(node, "radians", "constant", statement.lineno)
             if isinstance(node, ast.Call) and call_name(node) in _NORMS and _two_norm(node):
                 add(node, "norm_squared", "function", statement.lineno)
+            if isinstance(node, ast.BinOp) and any(isinstance(side, ast.NamedExpr) for side in (node.left, node.right)) \
+                    and isinstance(node.op, _WHOLE):
+                add(node, "named_whole", "order", statement.lineno)
     return found
 
 
 def reading_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake a `div_mod`, `radians` or `norm_squared` change mends, in words."""
+    """The mistake a `div_mod`, `radians`, `norm_squared` or `named_whole` change mends, in words."""
     if change.op == "div_mod":
         return ("`//` and `%` exchanged: `i // n` counts the whole blocks of n before i (which block), "
                 "`i % n` is what is left (the place inside the block)")
@@ -100,4 +124,8 @@ def reading_words(node: ast.AST, change: Change) -> str | None:
     if change.op == "norm_squared":
         return ("a norm taken for a sum of squares: a norm is the square root of the sum of squares (the "
                 "vector's length); `** 2` gives the sum itself")
+    if change.op == "named_whole":
+        named = node.right if isinstance(node.right, ast.NamedExpr) else node.left
+        return (f"`:=` names only what its own brackets hold: `{quote(named.target)}` is `{_walrus_quoted(named.value)}` alone, "
+                f"not the whole expression around it")
     return None

@@ -11,30 +11,29 @@ A change is said only when, with it, the function returns the reference's output
 dtype too): the hint is then a fact the learner can test, "with `range(0, T)` for `range(1, T)` (line 56)
 yours gives the reference's values".
 
-Which changes: those of the function's own lines, and of the learner's helpers the checker does not check
-(a checked helper has its own checks; a change there would name the wrong function). Where blame.py found
-one span on every wrong call, the span's lines are changed first, then the learner-only changes, then the
-rest (where it found none and the function raised, the raising line and the lines feeding it come first:
-raised_lines.py). A function that calls a checked function that was wrong is not mended (its own code may
-be right). When several changes mend it, the one said first reads most like a mistake (`PREFERRED`), and
-where another names a different slip (`head:` for `head + 1:`, or the term `- x[head]` dropped) it is
-said beside it: the outputs cannot tell them apart (`_one_slip`: one number changed two ways is one slip,
-and so is a change inside what another takes out, `exp(s.mean(...))` for the term `s.mean(...)` dropped);
-where one change takes out what the best one only tweaks (`** 0.75` removed, or `* 0.75` for it), the
-removal is said, but not where the best one mends the very operation that raised (`+ (1,)` for `+ 1`
-added to a shape): taking the call around it away mends only by another route. Never said: a change that
-mends only by making a factor 1 on every input (`-(-T // T)` for `-(-T // block)`, then `/ n_blocks`);
-beside the removal of a name, one that makes that very name do nothing (idle_names.py); of several
-changes of one node of a line (or of nodes inside it), one that leaves the function's state further from
-the reference's (`(m - s).abs()` dropped, an average, where `+` for `-` makes the running maximum).
-A variable put for another of another shape (or kind) is tried after every other change, unless the
-shapes differ just where yours is wrong (`zeros_like(v)` for `zeros_like(q)`); one that can mend only by
-chance is never tried (`_by_chance`: a name holding 0 or 1 on every input; a slice read from a tensor of
-another shape, as `[heads[:-1], values]` for `[values[:-1], heads]`, right only because the slice came
-out empty). A change that puts a loop's variable (of the function or its helpers) for another name or
-size is never said (it is right only because the loop left that variable at its last value), but inside
-that loop, in an index, where it holds its step's value. Nothing is tried when the function or one of its
-helpers is not the file's `def` (a name rebound).
+Which changes: those of the function's own lines, and of the learner's helpers the checker does not check (a
+checked helper has its own checks; a change there would name the wrong function). Where blame.py found one
+span on every wrong call, the span's lines are changed first, then the learner-only changes, then the rest
+(where it found none and the function raised, the raising line and the lines feeding it come first:
+raised_lines.py). A function that calls a checked function that was wrong is not mended (its own code may be
+right). When several changes mend it, the one said first reads most like a mistake (`PREFERRED`), and where
+another names a different slip (`head:` for `head + 1:`, or the term `- x[head]` dropped) it is said beside
+it: the outputs cannot tell them apart (`_one_slip`: one number changed two ways is one slip, and so is a
+change inside what another takes out, `exp(s.mean(...))` for the term `s.mean(...)` dropped); where one change
+takes out what the best one only tweaks (`** 0.75` removed, or `* 0.75` for it), the removal is said, but not
+where the best one mends the very operation that raised (`+ (1,)` for `+ 1` added to a shape): taking the call
+around it away mends only by another route. Never said: a change that mends only by making a factor 1 on every
+input (`-(-T // T)` for `-(-T // block)`, then `/ n_blocks`); beside the removal of a name, one that makes
+that very name do nothing (idle_names.py); of several changes of one node of a line (or of nodes inside it),
+one that leaves the function's state further from the reference's (`(m - s).abs()` dropped, an average, where
+`+` for `-` makes the running maximum); one of a line written as the reference's, where one of a line written
+otherwise mends too (kept_lines.py). A variable put for another of another shape (or kind) is tried after
+every other change, unless the shapes differ just where yours is wrong (`zeros_like(v)` for `zeros_like(q)`);
+one that can mend only by chance is never tried (`_by_chance`: a name holding 0 or 1 on every input; a slice
+read from a tensor of another shape, as `[heads[:-1], values]` for `[values[:-1], heads]`, right only because
+the slice came out empty). A loop's variable (of the function or its helpers) put for another name or size is
+never said (right only because the loop left it at its last value), but inside that loop, in an index, where
+it holds its step's value. Nothing is tried where the function or a helper is not the file's `def` (rebound).
 
 Costs are bounded by counts (`MAX_CHANGES` per function) and by time: `SECONDS` for all the mends of one
 child, `CALL_SECONDS` per call (a change that made a loop endless); a safety net far above what the labs
@@ -66,6 +65,7 @@ from attention_by_hand.lab.api_mends import ANOTHER_ROUTE, API_OPS
 from attention_by_hand.lab.habit_mends import HABIT_OPS, one_size_throughout
 from attention_by_hand.lab.mend_changes import loop_names, mend_changes
 from attention_by_hand.lab.idle_names import made_idle
+from attention_by_hand.lab.kept_lines import fresh_mends
 from attention_by_hand.lab.loop_passes import cuts_to_one, loop_lines, passes, several
 from attention_by_hand.lab.mend_words import mistake_words
 from attention_by_hand.lab.mutant_edits import TRANSPOSES, call_name, edit
@@ -92,14 +92,15 @@ PREFERRED = ("term", "comparison", "constant", "axis", "transpose", "arguments",
 class Repair:
     """A change of the learner's function that gives the reference's output on every input tried.
 
-    line: the learner's line it changes; text: the change in the learner's code; words: the
-    mistake it mends, in words (mend_words.py), or None."""
+    line: the learner's line it changes; text: the change in the learner's code; words: the mistake it
+    mends, in words (mend_words.py), or None; many: made at several places at once (_repeated_mend)."""
 
     line: int
     text: str
     words: str | None = None
     op: str | None = None  # the change's op: a loop's control (`jump`, `outdent`) is said alone (verdict.py)
     other: Repair | None = None  # another change that mends it too, whose words name another slip
+    many: bool = False
 
 
 def _right(got, expected) -> bool:
@@ -299,8 +300,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         left = CALL_SECONDS if deadline is None else min(CALL_SECONDS, max(0.0, deadline - time.perf_counter()))
         line = raised_at(getattr(module, function), inputs[next(i for i, g in enumerate(got) if isinstance(g, Raised))], left)
         near = feeding_lines(definition(module, function), line) if line is not None else set()
-    allowed = _candidates(module, function, checked, span, [inputs[i] for i in order], near, len(wrong),
-                          {line} if near else set())
+    allowed = _candidates(module, function, checked, span, [inputs[i] for i in order], near, len(wrong), {line} if near else set())
     candidates = allowed[:MAX_CHANGES]
     for change in candidates:
         if deadline is not None and time.perf_counter() > deadline:
@@ -330,7 +330,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         looping = [several(passes(getattr(reference, function), args, theirs, CALL_SECONDS)) for args in tried]
         mends = [c for c in mends if c.function != function or c.line in lines
                  or not cuts_to_one(build(module, function, (c,)), tried, lines, before, looping, CALL_SECONDS)]
-    mends = agreeing(module, reference, function, mends, inputs[order[0]])  # one node mended several ways
+    mends = fresh_mends(module, reference, function, agreeing(module, reference, function, mends, inputs[order[0]]), span)
     if not mends:
         return _repeated_mend(module, function, inputs, expected, order, candidates, deadline, allowed)
     # another constant in a call the reference never makes reads as a slip of the constant, where
@@ -477,7 +477,7 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
                 text = f"`{first.arg[1]}` for `{first.arg[0]}` in each of its {len(twins)} places in `{where}`"
             if first.op == "unlayer":  # each in its own words (`ln2` left out where `ln1` was)
                 text = f"{_said(first)}, and " + ", and ".join(f"{_said(c)} (line {c.line})" for c in rest)
-            return Repair(first.line, text, mistake_words(definition(module, first.function), first), first.op)
+            return Repair(first.line, text, mistake_words(definition(module, first.function), first), first.op, many=True)
     return None
 
 

@@ -32,6 +32,7 @@ from attention_by_hand.lab.calls import call_all, missing_functions
 from attention_by_hand.lab.case_verdict import case_verdict
 from attention_by_hand.lab.engine import Engine
 from attention_by_hand.lab.judging import Check, Miss, Probe
+from attention_by_hand.lab.layout_mends import LAYOUT_OPS
 from attention_by_hand.lab.fatal_words import fatal_message
 from attention_by_hand.lab.helped import helped_words
 from attention_by_hand.lab.learner_notes import with_notes
@@ -39,8 +40,11 @@ from attention_by_hand.lab.registry import Lab, checks_for, get_lab, load_refere
 from attention_by_hand.lab.wire import encode
 
 # mends said after a catalogued mistake's effect: those that name a cause no change of the reference
-# says, and a function put for its mirror (`hstack` for `vstack`), which names the call the effect came from
-SAID_AFTER_EFFECT = (*CAUSE_OPS, "rename")
+# says, a function put for its mirror (`hstack` for `vstack`), which names the call the effect came from,
+# two arguments of one call exchanged (`pow(exponent, base)` under "nothing is rotated"), and the
+# mends that say where an axis or a sum went (the built-in `sum(e)` under "the wrong axis", an index's
+# `None` moved, a transpose before a reshape, a `:=` given the whole sum)
+SAID_AFTER_EFFECT = (*CAUSE_OPS, "rename", "args", "walk_last", "builtin_sum", "named_whole", *LAYOUT_OPS)
 
 __all__ = ["CheckResult", "CheckRun", "Ending", "Plan", "plan", "check_run", "check_in_process", "load_reference", "report_lines"]
 

@@ -1,0 +1,103 @@
+"""Two mends of where an axis goes, tried on a learner's code only.
+
+- `axis_place`: `torch.arange(T)[None] - torch.arange(T)`, meant as the query numbers down a column
+  minus the key numbers along a row. `None` in an index adds an axis of size 1 just where it stands,
+  so `[None]` adds it in front, a (1, T) row, and the difference is a row of zeros; `[:, None]`
+  adds it after the first axis, a (T, 1) column. The mend moves the one `None` of an index made
+  only of `None`, `:` and `...` to each other place in it, and turns `[None]` into `[:, None]`.
+- `transpose_first`: `t.reshape(n_heads, d // n_heads, T)` on a (T, d) tensor, meant as its columns
+  cut into heads with the tokens last. `reshape` reads the entries in row-major order (the last
+  axis fastest) and regroups them: it never moves an axis, so each piece mixes several tokens. The
+  mend moves the last two axes first, `t.transpose(-2, -1).reshape(...)`. Tried on every
+  `reshape`, as a tensor's method or as `torch.reshape(t, ...)`. Not on a `view`: one that raises
+  on a transposed tensor is mended by `reshape` alone, and a transpose put before it then mends
+  only where what follows forgives the order (a mean over the regrouped axis).
+
+repair.py keeps a mend only where it gives the reference's output on every input the check tried.
+Left out: an index with two `None`, and `unsqueeze` (another axis number, mutants.py, mends that).
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+from attention_by_hand.lab.call_words import CALLS
+from attention_by_hand.lab.code_layout import call_name
+from attention_by_hand.lab.mend_edits import mend_edit
+from attention_by_hand.lab.mutant_edits import Change, quote
+
+__all__ = ["LAYOUT_OPS", "layout_mends", "layout_words"]
+
+LAYOUT_OPS = ("axis_place", "transpose_first")
+_REGROUPS = ("reshape",)
+
+
+def _whole(node: ast.AST) -> bool:
+    """`:` (nothing cut) or `...`: the places an index keeps as they are."""
+    if isinstance(node, ast.Slice):
+        return node.lower is None and node.upper is None and node.step is None
+    return isinstance(node, ast.Constant) and node.value is Ellipsis
+
+
+def _none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _placings(index: ast.expr) -> list[str]:
+    """The same index with its one `None` moved to each other place (`[None]` also made `[:, None]`),
+    as source; none where the index holds anything but one `None`, `:` and `...`."""
+    parts = list(index.elts) if isinstance(index, ast.Tuple) else [index]
+    if sum(_none(p) for p in parts) != 1 or not all(_none(p) or _whole(p) for p in parts):
+        return []
+    kept = [ast.unparse(p) if not isinstance(p, ast.Slice) else ":" for p in parts if not _none(p)]
+    at = next(i for i, p in enumerate(parts) if _none(p))
+    placings = [kept[:i] + ["None"] + kept[i:] for i in range(len(kept) + 1) if i != at]
+    if not kept:  # `[None]`: the axis after the first one
+        placings.append([":", "None"])
+    return [", ".join(p) for p in placings]
+
+
+def _index_text(node: ast.Subscript) -> str:
+    """The index of `node` as written, brackets and all: `[:, None]` (whatever its owner unparses to)."""
+    return ast.unparse(ast.Subscript(ast.Name("_", ast.Load()), node.slice, ast.Load()))[1:]
+
+
+def _regrouped(node: ast.AST) -> ast.expr | None:
+    """What a `reshape` regroups: a method's owner, or `torch.reshape`'s first argument."""
+    if not (isinstance(node, ast.Call) and call_name(node) in _REGROUPS and isinstance(node.func, ast.Attribute)):
+        return None
+    owner = node.func.value
+    if isinstance(owner, ast.Name) and owner.id == "torch":
+        return node.args[0] if node.args else None
+    return owner
+
+
+def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `axis_place` and `transpose_first` changes of `fdef` (the module's docstring)."""
+    found, lines = [], {}
+    for statement in (n for n in ast.walk(fdef) if isinstance(n, ast.stmt)):
+        lines.update({id(n): statement.lineno for n in ast.walk(statement)})  # outer first: the innermost wins
+
+    def add(node: ast.AST, op: str, arg, kind: str) -> None:
+        change = Change(fdef.name, index[id(node)], op, arg, kind, "", lines[id(node)])
+        found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
+
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+            for placing in _placings(node.slice):
+                add(node, "axis_place", placing, "index")
+        if _regrouped(node) is not None:
+            add(node, "transpose_first", None, "transpose")
+    return found
+
+
+def layout_words(node: ast.AST, change: Change) -> str | None:
+    """The mistake an `axis_place` or `transpose_first` change mends, in words."""
+    if change.op == "axis_place" and isinstance(node, ast.Subscript):
+        return (f"the new axis in the wrong place: `None` in an index adds an axis of size 1 just where it stands "
+                f"(for a vector: `v[None]` is a (1, n) row, `v[:, None]` an (n, 1) column): `[{change.arg}]` for "
+                f"`{_index_text(node)}`")
+    if change.op == "transpose_first":
+        return f"no transpose before `reshape`: `reshape` {CALLS['reshape']}, so the last two axes must be swapped first"
+    return None
