@@ -252,9 +252,11 @@ def _plus_constant(got, expected, known):
 
 def _spread(got, expected, known):
     """One number in every place along an axis: the reference's average (or sum) over that axis,
-    repeated (a mean over too many axes, or with no axis at all, broadcast back to the shape)."""
+    repeated (a mean over too many axes, or with no axis at all, broadcast back to the shape). Not
+    where yours is all zeros: a gradient whose rows sum to zero (dk, over the keys) averages to
+    zeros, and so would any output never written; "all zeros" is what is seen."""
     g, e = got.double(), expected.double()
-    if g.numel() < 2 or not (torch.isfinite(g).all() and torch.isfinite(e).all()):
+    if g.numel() < 2 or not (torch.isfinite(g).all() and torch.isfinite(e).all()) or not g.any():
         return None
     for word, reduce in REDUCTIONS:
         if g.dim() == 1 and close(g, reduce(e).expand_as(e)):

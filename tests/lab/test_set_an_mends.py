@@ -1,0 +1,34 @@
+"""Mistakes of the kinds the retired set AN held, each written here another way than set AN's file: an
+output never written, whose zeros the reference's gradient averages to."""
+
+from __future__ import annotations
+
+from labhelpers import failed_hints
+
+# dk's tile added into a new name, never into dk: dk stays zeros, and the reference's dk, whose
+# rows sum to zero over the keys, averages to zeros over them too
+DK_NEVER_WRITTEN = '''
+def tiled_attention_backward(q, k, v, out, lse, d_out, block, causal):
+    n = q.shape[-2]
+    scale = q.shape[-1] ** -0.5
+    D = (d_out * out).sum(-1)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    for a in range(0, n, block):
+        for b in range(0, n, block):
+            if causal and a > b + block - 1:
+                continue
+            s = q[..., b:b + block, :] @ k[..., a:a + block, :].mT * scale
+            if causal:
+                s = s.masked_fill(torch.arange(a, a + s.shape[-1])[None, :] > torch.arange(b, b + s.shape[-2])[:, None], float("-inf"))
+            p = torch.exp(s - lse[..., b:b + block, None])
+            dv[..., a:a + block, :] += p.mT @ d_out[..., b:b + block, :]
+            ds = p * (d_out[..., b:b + block, :] @ v[..., a:a + block, :].mT - D[..., b:b + block, None])
+            dq[..., b:b + block, :] += ds @ k[..., a:a + block, :] * scale
+            dk_tile = dk[..., a:a + block, :] + ds.mT @ q[..., b:b + block, :] * scale
+    return dq, dk, dv
+'''
+
+
+def test_an_output_of_zeros_is_not_said_to_be_the_references_average(tmp_path):
+    found = failed_hints(tmp_path, "lab-10-gradients.py", DK_NEVER_WRITTEN, "tiled_attention_backward")
+    assert found and all("averaged over" not in h and "yours is all zeros" in h for h in found)
