@@ -1,5 +1,6 @@
 """Mistakes of the kinds the retired set AN held, each written here another way than set AN's file: an
-output never written, whose zeros the reference's gradient averages to."""
+output never written, whose zeros the reference's gradient averages to, and a name of another shape
+handed to a helper, where the call raised of sizes."""
 
 from __future__ import annotations
 
@@ -32,3 +33,35 @@ def tiled_attention_backward(q, k, v, out, lse, d_out, block, causal):
 def test_an_output_of_zeros_is_not_said_to_be_the_references_average(tmp_path):
     found = failed_hints(tmp_path, "lab-10-gradients.py", DK_NEVER_WRITTEN, "tiled_attention_backward")
     assert found and all("averaged over" not in h and "yours is all zeros" in h for h in found)
+
+
+# the values' gradient handed to softmax_backward where the weights' belongs: a size error inside it
+VALUES_GRADIENT_FOR_THE_WEIGHTS = '''
+def attention_backward(q, k, v, d_out, causal):
+    n, width = q.shape[-2], q.shape[-1]
+    root = width ** 0.5
+    kt = k.transpose(-1, -2)
+    s = q @ kt / root
+    if causal:
+        rows = torch.arange(n).unsqueeze(1)
+        cols = torch.arange(n).unsqueeze(0)
+        s = s.masked_fill(cols > rows, float("-inf"))
+    top = s.amax(dim=-1, keepdim=True)
+    w = (s - top).exp()
+    total = w.sum(dim=-1, keepdim=True)
+    p = w / total
+    pt = p.transpose(-1, -2)
+    dv = pt @ d_out
+    vt = v.transpose(-1, -2)
+    dp = d_out @ vt
+    ds = softmax_backward(p, dv)
+    dq = ds @ k / root
+    dst = ds.transpose(-1, -2)
+    dk = dst @ q / root
+    return dq, dk, dv
+'''
+
+
+def test_a_name_of_another_shape_is_tried_first_on_the_line_that_raised(tmp_path):
+    found = failed_hints(tmp_path, "lab-10-gradients.py", VALUES_GRADIENT_FOR_THE_WEIGHTS, "attention_backward")
+    assert found and all("`... dp)` for `... dv)`" in h or "`softmax_backward(p, dp)`" in h for h in found)
