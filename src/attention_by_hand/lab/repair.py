@@ -255,7 +255,7 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     ordered = inside + extra + rest + regrouped
     # unlike on the first input, where yours is wrong, unless alike on every input where yours is right:
     # a name of another shape just where yours goes wrong (`zeros_like(v)` for `zeros_like(q)`, where
-    # d_v is not head_size) may be the very slip; so may one on the line that raised of sizes (`dp` for `d_out`)
+    # d_v is not head_size) may be the very slip; so may one on the line that raised (`dp` for `d_out`)
     right = seens[wrong:] if wrong else []
     unlike = [c for c in ordered if c.line not in raising and seens and _unlike(c, seens[0]) and not (right and not any(_unlike(c, s) for s in right))]
     return [c for c in ordered if c not in set(unlike)] + unlike  # repair() tries the first MAX_CHANGES
