@@ -65,3 +65,21 @@ def attention_backward(q, k, v, d_out, causal):
 def test_a_name_of_another_shape_is_tried_first_on_the_line_that_raised(tmp_path):
     found = failed_hints(tmp_path, "lab-10-gradients.py", VALUES_GRADIENT_FOR_THE_WEIGHTS, "attention_backward")
     assert found and all("`... dp)` for `... dv)`" in h or "`softmax_backward(p, dp)`" in h for h in found)
+
+
+# the two halves unpacked from a (..., T, 2, d/2) tensor: unpacking walks the tokens
+HALVES_UNPACKED_ALONG_THE_TOKENS = '''
+def rope(x, positions, base=10000.0):
+    half = x.shape[-1] // 2
+    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
+    angles = positions.float()[:, None] * theta
+    halves = x.unflatten(-1, (2, half))
+    x1, x2 = halves
+    return torch.cat([x1 * angles.cos() - x2 * angles.sin(), x1 * angles.sin() + x2 * angles.cos()], dim=-1)
+'''
+
+
+def test_a_tensor_unpacked_along_its_first_axis_is_unpacked_along_another(tmp_path):
+    found = failed_hints(tmp_path, "lab-07-positions.py", HALVES_UNPACKED_ALONG_THE_TOKENS, "rope")
+    assert found and all("unpacking a tensor, `a, b = u`, walks its FIRST axis" in h and "`halves.unbind(-2)` for `halves`" in h
+                         for h in found)

@@ -12,9 +12,9 @@ a shift or an offset negated, `numel()` made one axis's length, `transpose(0, 1)
 `transpose(-2, -1)`, two listed entries exchanged, a count put first in a view moved next to the last
 size; and what a loop or a product is given (operand_mends.py): a dict's `.items()` walked, a transpose
 moved to the other factor, a comparison's first side given an axis (`unsqueeze(-1)`), a tensor's last
-axis walked, a built-in `sum` made torch's; and a slice moved to the last axis with `...` before it
-(range_mends.py); and `//` and `%` exchanged, an angle put in radians, a norm squared, a `:=` given the
-whole sum (reading_mends.py); and an index's `None` moved, a transpose put before a reshape
+axis walked or unpacked, a built-in `sum` made torch's; and a slice moved to the last axis with `...`
+before it (range_mends.py); and `//` and `%` exchanged, an angle put in radians, a norm squared, a `:=`
+given the whole sum (reading_mends.py); and an index's `None` moved, a transpose put before a reshape
 (layout_mends.py).
 Each takes the node the change names and returns the node that takes its place.
 
@@ -245,6 +245,8 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.BinOp(node, ast.Pow(), ast.Constant(2))
     if op == "walk_last":  # `for s in x` made `for s in x.unbind(-1)`: the last axis walked (operand_mends.py)
         return ast.Call(ast.Attribute(node, "unbind", ast.Load()), [ast.Constant(-1)], [])
+    if op == "unpack_axis":  # `a, b = u` made `a, b = u.unbind(-1)` (or -2): another axis unpacked (operand_mends.py)
+        return ast.Call(ast.Attribute(node, "unbind", ast.Load()), [ast.UnaryOp(ast.USub(), ast.Constant(-arg))], [])
     if op == "builtin_sum":  # `sum(t)` made `t.sum(dim=-1, keepdim=True)`, or without keepdim (operand_mends.py)
         kept = [ast.keyword("keepdim", ast.Constant(True))] if arg else []
         return ast.Call(ast.Attribute(node.args[0], "sum", ast.Load()), [], [ast.keyword("dim", ast.UnaryOp(ast.USub(), ast.Constant(1))), *kept])

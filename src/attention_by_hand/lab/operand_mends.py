@@ -1,4 +1,4 @@
-"""Five mends of what a loop, a product or a comparison is given, tried on a learner's code only.
+"""Six mends of what a loop, an unpacking, a product or a comparison is given, tried on a learner's code only.
 
 - `items`: `for norm, branch in {ln1: attn, ln2: mlp}:`, a dict walked as if it gave pairs. Walking
   a dict gives its keys alone, so each key is unpacked into the loop's names (and raises, or splits
@@ -21,6 +21,10 @@
   mend walks `scores.unbind(-1)`, the last axis. Tried at every `for` over a name, an attribute or
   an index (`for s in scores`, `for s in x.T`, `for s in x[0]`), whatever it holds: where it holds
   no tensor, the mended loop raises and is not kept.
+- `unpack_axis`: `a, b = u`, meant to split the axis of size 2 (the pair of each channel). Unpacking
+  a tensor walks its first axis, as a `for` does: it takes the first axis's entries (and raises
+  unless there are exactly as many as names). The mend unpacks `u.unbind(-1)` or `u.unbind(-2)`.
+  Tried at every assignment of a tuple of names from a name, an attribute or an index.
 - `builtin_sum`: `e / sum(e)`, Python's own `sum` taken for a total along each row. The built-in
   walks a tensor's first axis as a `for` does and adds what it gets, so a matrix gives its column
   totals. The mend totals each row with torch's own, `e.sum(dim=-1, keepdim=True)` (or without
@@ -42,7 +46,7 @@ from attention_by_hand.lab.mutant_edits import Change, call_name, quote
 
 __all__ = ["OPERAND_OPS", "operand_mends", "operand_words"]
 
-OPERAND_OPS = ("items", "other_factor", "outer", "walk_last", "builtin_sum")
+OPERAND_OPS = ("items", "other_factor", "outer", "walk_last", "builtin_sum", "unpack_axis")
 COMPARING = ("eq", "ne", "lt", "le", "gt", "ge")
 _ORDERS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)  # entry by entry; `is` and `in` compare otherwise
 
@@ -57,7 +61,7 @@ def _dicts(fdef: ast.FunctionDef) -> set[str]:
 
 
 def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
-    """The `items`, `other_factor`, `outer`, `walk_last` and `builtin_sum` changes of `fdef` (the module's docstring)."""
+    """The `items`, `other_factor`, `outer`, `walk_last`, `builtin_sum` and `unpack_axis` changes of `fdef` (the module's docstring)."""
     dicts, found = _dicts(fdef), []
     for node in ast.walk(fdef):
         walked = node.iter if isinstance(node, ast.For) and isinstance(node.target, ast.Tuple) else None
@@ -67,6 +71,11 @@ def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if isinstance(node, ast.For) and isinstance(node.iter, (ast.Name, ast.Attribute, ast.Subscript)):
             change = Change(fdef.name, index[id(node.iter)], "walk_last", None, "axis", "", node.lineno)
             found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node.iter, change))}` for `{quote(node.iter)}`"))
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple) \
+                and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)):
+            for axis in (-1, -2):
+                change = Change(fdef.name, index[id(node.value)], "unpack_axis", axis, "axis", "", node.lineno)
+                found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node.value, change))}` for `{quote(node.value)}`"))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sum" and len(node.args) == 1 \
                 and not node.keywords and isinstance(node.args[0], (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
             for keep in (True, False):
@@ -86,7 +95,7 @@ def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 
 
 def operand_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake an `items`, `other_factor`, `outer`, `walk_last` or `builtin_sum` change mends, in words."""
+    """The mistake an `items`, `other_factor`, `outer`, `walk_last`, `builtin_sum` or `unpack_axis` change mends, in words."""
     if change.op == "items":
         return ("a dict walked as pairs: walking a dict gives its KEYS alone, each then unpacked into the loop's "
                 "names; `.items()` gives the (key, value) pairs")
@@ -100,6 +109,9 @@ def operand_words(node: ast.AST, change: Change) -> str | None:
     if change.op == "walk_last":
         return ("the wrong axis walked: a `for` over a tensor walks its FIRST axis (a matrix gives whole rows); "
                 "`.unbind(-1)` walks the last, one column at a time")
+    if change.op == "unpack_axis":
+        return (f"the wrong axis unpacked: unpacking a tensor, `a, b = u`, walks its FIRST axis as a `for` does; "
+                f"`u.unbind({change.arg})` splits it along axis {change.arg}")
     if change.op == "builtin_sum":
         return ("Python's built-in `sum` walks a tensor's FIRST axis as a `for` does and adds what it gets (a matrix "
                 "gives its column totals); torch's `.sum(dim=-1)` totals each row")
