@@ -1,6 +1,7 @@
 """Mistakes of the kinds the retired set AN held, each written here another way than set AN's file: an
-output never written, whose zeros the reference's gradient averages to, and a name of another shape
-handed to a helper, where the call raised of sizes."""
+output never written, whose zeros the reference's gradient averages to; a name of another shape
+handed to a helper, where the call raised of sizes; a tensor unpacked along its first axis; and a
+`[0]` that keeps one row's maximum for all, whose overflow the catalogue took for exp of a raw score."""
 
 from __future__ import annotations
 
@@ -83,3 +84,22 @@ def test_a_tensor_unpacked_along_its_first_axis_is_unpacked_along_another(tmp_pa
     found = failed_hints(tmp_path, "lab-07-positions.py", HALVES_UNPACKED_ALONG_THE_TOKENS, "rope")
     assert found and all("unpacking a tensor, `a, b = u`, walks its FIRST axis" in h and "`halves.unbind(-2)` for `halves`" in h
                          for h in found)
+
+
+# `[0]` after fmax, as if it returned (values, indices): the first row's maximum kept for every row
+ONE_MAXIMUM_FOR_ALL_ROWS = '''
+def online_softmax(scores):
+    m = torch.full(scores.shape[:-1], float("-inf"))
+    l = torch.zeros(scores.shape[:-1])
+    for j in range(scores.shape[-1]):
+        s = scores[..., j]
+        m_new = s.fmax(m)[0]
+        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
+        m = m_new
+    return torch.exp(scores - m[..., None]) / l[..., None]
+'''
+
+
+def test_a_catalogued_overflow_gives_way_to_the_learners_own_mend(tmp_path):
+    found = failed_hints(tmp_path, "lab-09-flash-attention.py", ONE_MAXIMUM_FOR_ALL_ROWS, "online_softmax")
+    assert found and all("exp is taken of a raw score" not in h and "with `s.fmax(m)` for `s.fmax(m)[0]`" in h for h in found)

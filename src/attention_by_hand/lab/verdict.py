@@ -214,9 +214,11 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
             hint, mistake, mended = mutants.hint(check, hint)
         elif ask and hint.startswith("raised "):
             hint, mistake, mended = mutants.after_error(check, hint)
-        elif (mistake is not None and mutants.repairs.get(check.function) and mutants.zeroed(ids, verdicts)
+        elif (mistake is not None and mutants.repairs.get(check.function)
+              and (mutants.zeroed(ids, verdicts) or mutants.overflowed(ids, verdicts))
               and (first := next((v for v in verdicts if isinstance(v, Miss)), None)) is not None):
-            # a known mistake whose output is all zeros fits any code that zeroes it (a band cut empty):
+            # a known mistake whose output is all zeros fits any code that zeroes it (a band cut empty),
+            # and one that overflows any code that overflows (one row's maximum used for all):
             # what was observed, and the mend of the learner's own code, which holds on every input
             said, mended = mutants.mended(check.function)
             hint, mistake = f"{first.prefix}{first.observed}; {said}", None
