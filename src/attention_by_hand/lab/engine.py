@@ -18,7 +18,7 @@ from attention_by_hand.lab.diagnosis import all_zeros, diagnose, localise
 from attention_by_hand.lab.related import ends_of, worded_for
 from attention_by_hand.lab.relations import DIVIDED, MULTIPLIED
 from attention_by_hand.lab.row_factors import ROWS_SCALED
-from attention_by_hand.lab.outcomes import RAISED, Tried, flat, raised
+from attention_by_hand.lab.outcomes import RAISED, Tried, apart_where_not_finite, call, raised
 from attention_by_hand.lab.parting import Parted, parted
 from attention_by_hand.lab.judging import Check, Miss
 from attention_by_hand.lab.fatal_words import at_line
@@ -79,10 +79,18 @@ class Engine:
         return bool(wrong) and all(all_zeros(w) for w in wrong)
 
     def overflowed(self, ids: list[int], verdicts: list) -> bool:
-        """Whether every wrong output of a check holds an inf or a nan: a known mistake that overflows
-        (exp of a raw score) fits any code that does (one row's maximum kept for every row)."""
-        wrong = [flat(got_of(self.events[i])) for i, v in zip(ids, verdicts) if v is not None]
-        return bool(wrong) and all(w is not None and w.is_floating_point() and not bool(w.isfinite().all()) for w in wrong)
+        """Whether every wrong output of a check parts from the reference's only where it holds an inf
+        or a nan: a known mistake that overflows (exp of a raw score) fits any code that does (one
+        row's maximum kept for every row)."""
+        wrong = [i for i, v in zip(ids, verdicts) if v is not None]
+        try:
+            import torch
+
+            with torch.no_grad():
+                return bool(wrong) and all(apart_where_not_finite(
+                    got_of(self.events[i]), call(getattr(self.reference, self.calls[i][0].function), self.calls[i][1])) for i in wrong)
+        except Exception:  # noqa: BLE001 - it only picks the words of a hint; it never breaks a check
+            return False
 
     def reaches(self, function: str) -> set[str]:
         """The function and the reference's functions it calls."""

@@ -21,10 +21,11 @@
   mend walks `scores.unbind(-1)`, the last axis. Tried at every `for` over a name, an attribute or
   an index (`for s in scores`, `for s in x.T`, `for s in x[0]`), whatever it holds: where it holds
   no tensor, the mended loop raises and is not kept.
-- `unpack_axis`: `a, b = u`, meant to split the axis of size 2 (the pair of each channel). Unpacking
-  a tensor walks its first axis, as a `for` does: it takes the first axis's entries (and raises
-  unless there are exactly as many as names). The mend unpacks `u.unbind(-1)` or `u.unbind(-2)`.
-  Tried at every assignment of a tuple of names from a name, an attribute or an index.
+- `unpack_axis`: `a, b = u`, meant to split another axis (the pair of each channel). Unpacking a
+  tensor walks its first axis, as a `for` does: the names get the first axis's entries (and it
+  raises where their count does not fit). The mend unpacks `u.unbind(-1)` or `u.unbind(-2)`.
+  Tried at every assignment to a tuple or a list of names from a name, an attribute (not a
+  `.shape`) or an index.
 - `builtin_sum`: `e / sum(e)`, Python's own `sum` taken for a total along each row. The built-in
   walks a tensor's first axis as a `for` does and adds what it gets, so a matrix gives its column
   totals. The mend totals each row with torch's own, `e.sum(dim=-1, keepdim=True)` (or without
@@ -60,6 +61,12 @@ def _dicts(fdef: ast.FunctionDef) -> set[str]:
     return {name for name in written if stores.count(name) == 1}
 
 
+def _a_size(node: ast.AST) -> bool:
+    """`x.shape` (or `x.shape[1:]`): a tuple of sizes, which is walked and unpacked as meant."""
+    owner = node.value if isinstance(node, ast.Subscript) else node
+    return isinstance(owner, ast.Attribute) and owner.attr == "shape"
+
+
 def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The `items`, `other_factor`, `outer`, `walk_last`, `builtin_sum` and `unpack_axis` changes of `fdef` (the module's docstring)."""
     dicts, found = _dicts(fdef), []
@@ -68,11 +75,11 @@ def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if isinstance(walked, ast.Dict) or (isinstance(walked, ast.Name) and walked.id in dicts):
             change = Change(fdef.name, index[id(walked)], "items", None, "call", "", node.lineno)
             found.append(dataclasses.replace(change, said=f"`{quote(walked)}.items()` for `{quote(walked)}`"))
-        if isinstance(node, ast.For) and isinstance(node.iter, (ast.Name, ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.For) and isinstance(node.iter, (ast.Name, ast.Attribute, ast.Subscript)) and not _a_size(node.iter):
             change = Change(fdef.name, index[id(node.iter)], "walk_last", None, "axis", "", node.lineno)
             found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node.iter, change))}` for `{quote(node.iter)}`"))
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Tuple) \
-                and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], (ast.Tuple, ast.List)) \
+                and isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript)) and not _a_size(node.value):
             for axis in (-1, -2):
                 change = Change(fdef.name, index[id(node.value)], "unpack_axis", axis, "axis", "", node.lineno)
                 found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node.value, change))}` for `{quote(node.value)}`"))
@@ -110,8 +117,8 @@ def operand_words(node: ast.AST, change: Change) -> str | None:
         return ("the wrong axis walked: a `for` over a tensor walks its FIRST axis (a matrix gives whole rows); "
                 "`.unbind(-1)` walks the last, one column at a time")
     if change.op == "unpack_axis":
-        return (f"the wrong axis unpacked: unpacking a tensor, `a, b = u`, walks its FIRST axis as a `for` does; "
-                f"`u.unbind({change.arg})` splits it along axis {change.arg}")
+        return (f"the wrong axis unpacked: unpacking a tensor walks its FIRST axis as a `for` does; "
+                f"`{quote(node)}.unbind({change.arg})` splits it along axis {change.arg}")
     if change.op == "builtin_sum":
         return ("Python's built-in `sum` walks a tensor's FIRST axis as a `for` does and adds what it gets (a matrix "
                 "gives its column totals); torch's `.sum(dim=-1)` totals each row")

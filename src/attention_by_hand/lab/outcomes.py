@@ -29,12 +29,12 @@ from types import ModuleType
 import torch
 
 from attention_by_hand.lab.axis_words import docstring_sizes
-from attention_by_hand.lab.judging import close
+from attention_by_hand.lab.judging import ATOL, RTOL, close
 from attention_by_hand.lab.raised_where import raised_in_loop, raising_names
 from attention_by_hand.lab.relations import Known
 from attention_by_hand.lab.wire import MAX_TEXT
 
-__all__ = ["CALL_SECONDS", "Tried", "Diagnosis", "Raised", "RAISED", "raised", "call", "agree", "alike", "family",
+__all__ = ["CALL_SECONDS", "Tried", "Diagnosis", "Raised", "RAISED", "raised", "call", "agree", "alike", "apart_where_not_finite", "family",
            "flat", "near", "nothing_finite", "size_of", "locals_on", "known_numbers", "fresh", "copy_input"]
 
 
@@ -341,3 +341,20 @@ def fresh(value, generator: torch.Generator):
     if isinstance(value, (list, tuple)):
         return type(value)(fresh(v, generator) for v in value)
     return value
+
+
+def apart_where_not_finite(got, expected) -> bool:
+    """Whether got differs from expected somewhere, and holds an inf or a nan wherever it does
+    (tensors, or tuples of them): an overflow, whatever made it."""
+    pairs = list(zip(got, expected)) if isinstance(got, (tuple, list)) and isinstance(expected, (tuple, list)) else [(got, expected)]
+    differs = False
+    for g, e in pairs:
+        if not (isinstance(g, torch.Tensor) and isinstance(e, torch.Tensor) and g.shape == e.shape
+                and g.is_floating_point() and e.is_floating_point()):
+            return False
+        apart = ~torch.isclose(g, e, rtol=RTOL, atol=ATOL, equal_nan=True)
+        if bool(apart.any()):
+            if bool(torch.isfinite(g[apart]).any()):
+                return False
+            differs = True
+    return differs

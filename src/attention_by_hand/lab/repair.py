@@ -28,12 +28,13 @@ that very name do nothing (idle_names.py); of several changes of one node of a l
 one that leaves the function's state further from the reference's (`(m - s).abs()` dropped, an average, where
 `+` for `-` makes the running maximum); one of a line written as the reference's, where one of a line written
 otherwise mends too (kept_lines.py). A variable put for another of another shape (or kind) is tried after
-every other change, unless the shapes differ just where yours is wrong (`zeros_like(v)` for `zeros_like(q)`);
-one that can mend only by chance is never tried (`_by_chance`: a name holding 0 or 1 on every input; a slice
-read from a tensor of another shape, as `[heads[:-1], values]` for `[values[:-1], heads]`, right only because
-the slice came out empty). A loop's variable (of the function or its helpers) put for another name or size is
-never said (right only because the loop left it at its last value), but inside that loop, in an index, where
-it holds its step's value. Nothing is tried where the function or a helper is not the file's `def` (rebound).
+every other change, unless the shapes differ just where yours is wrong (`zeros_like(v)` for `zeros_like(q)`)
+or it is on the line that raised; one that can mend only by chance is never tried (`_by_chance`: a name
+holding 0 or 1 on every input; a slice read from a tensor of another shape, as `[heads[:-1], values]` for
+`[values[:-1], heads]`, right only because the slice came out empty). A loop's variable (of the function or
+its helpers) put for another name or size is never said (right only because the loop left it at its last
+value), but inside that loop, in an index, where it holds its step's value. Nothing is tried where the
+function or a helper is not the file's `def` (rebound).
 
 Costs are bounded by counts (`MAX_CHANGES` per function) and by time: `SECONDS` for all the mends of one
 child, `CALL_SECONDS` per call (a change that made a loop endless); a safety net far above what the labs
@@ -219,17 +220,16 @@ def _unlike(change: Change, seen: dict[str, dict[str, object]]) -> bool:
 
 
 def _candidates(module: ModuleType, function: str, checked: set[str], span: tuple[int, int] | None,
-                inputs: list[tuple] = (), near: set[int] = frozenset(), wrong: int = 0,
-                raising: set[int] = frozenset()) -> list[Change]:
-    """The changes to try, at most MAX_CHANGES: the learner-only changes on the span's lines first
-    (few, and each a whole kind of mistake), then the span's other changes, then the learner-only
-    changes elsewhere, then the rest, then brackets moved (many, and most of them give the same
-    numbers). A span can be the whole function (a loop's values part at its end): its own changes
-    alone can then fill the budget. Without a span, the lines `near` (where the function raised,
-    and the lines feeding it: raised_lines.py) take its place. In that order, a variable put for
-    another of another shape comes after all the rest, and one that can mend only by chance is
-    never tried. inputs: the inputs yours is wrong on first, `wrong` of them, then the others.
-    raising: the line where the function raised, whose LATE changes come first among the near lines'."""
+                inputs: list[tuple] = (), near: set[int] = frozenset(), wrong: int = 0, raising: set[int] = frozenset()) -> list[Change]:
+    """The changes to try, at most MAX_CHANGES: the learner-only changes on the span's lines first (few, and each a
+    whole kind of mistake), then the span's other changes, then the learner-only changes elsewhere, then the
+    rest, then brackets moved (many, and most of them give the same numbers). A span can be the whole function
+    (a loop's values part at its end): its own changes alone can then fill the budget. Without a span, the lines
+    `near` (where the function raised, and the lines feeding it: raised_lines.py) take its place. In that order,
+    a variable put for another of another shape comes after all the rest (not on the line that raised), and one
+    that can mend only by chance is never tried. inputs: the inputs yours is wrong on first, `wrong` of them,
+    then the others. raising: the line where the function raised, whose LATE changes come first among the near
+    lines'."""
     own = [name for name in reachable(module, function) if name == function or name not in checked]
     if not all(_is_the_def(module, name) for name in own):
         return []

@@ -42,9 +42,10 @@ from attention_by_hand.lab.wire import encode
 # mends said after a catalogued mistake's effect: those that name a cause no change of the reference
 # says, a function put for its mirror (`hstack` for `vstack`), which names the call the effect came from,
 # two arguments of one call exchanged (`pow(exponent, base)` under "nothing is rotated"), and the
-# mends that say where an axis or a sum went (the built-in `sum(e)` under "the wrong axis", an index's
-# `None` moved, a transpose before a reshape, a `:=` given the whole sum)
-SAID_AFTER_EFFECT = (*CAUSE_OPS, "rename", "args", "walk_last", "builtin_sum", "named_whole", *LAYOUT_OPS)
+# mends that say where an axis or a sum went (the built-in `sum(e)` under "the wrong axis", a tensor
+# walked or unpacked along its first axis, an index's `None` moved, a transpose before a reshape, a
+# `:=` given the whole sum)
+SAID_AFTER_EFFECT = (*CAUSE_OPS, "rename", "args", "walk_last", "unpack_axis", "builtin_sum", "named_whole", *LAYOUT_OPS)
 
 __all__ = ["CheckResult", "CheckRun", "Ending", "Plan", "plan", "check_run", "check_in_process", "load_reference", "report_lines"]
 
