@@ -205,6 +205,20 @@ CALLS = {
                      "nothing is added), and leaves the tensor it is called on as it was",
     "select_scatter": "returns a copy of its tensor with the slice REPLACED by what it is given (what was there is gone, "
                       "nothing is added), and leaves the tensor it is called on as it was",
+    "put": "reads its tensor as one flat row, its rows end to end: index i is entry i of the flattened tensor, "
+           "not row i (one index per axis is `index_put`, or `t[rows, cols] = ...`)",
+    "coalesce": "sums a sparse tensor's repeated indices and leaves it sparse: its `values()` are then the stored "
+                "entries alone, one per distinct index, not the table (`to_dense()` makes the table)",
+    "conj": "takes the complex conjugate and transposes nothing: a real tensor comes back as it was (`.mT` "
+            "transposes the last two axes; `.mH` conjugates and transposes)",
+    "new_tensor": "copies the data it is given into a new tensor: one number gives a 0-d tensor holding that "
+                  "number, not the numbers 0 to n - 1 (that is `arange`)",
+    "unravel_index": "turns FLAT indices into coordinates, one tensor per axis; it does not go the other way: the "
+                     "flat index of the cell (i, j) of a table n wide is `i * n + j`",
+    "histogramdd": "spans its bins, unless given `range`, from the smallest to the largest value present in each "
+                   "column: the bins follow the data, not 0 .. V - 1; it returns the counts and the bins' edges",
+    "histogram": "spans its bins, unless given `range`, from the smallest to the largest value present: the bins "
+                 "follow the data; it returns the counts and the bins' edges",
     "combinations": "gives every pair (a[i], a[j]) with i < j, neighbours or not (every choice of r entries, r = 2 by "
                     "default): n entries give n (n - 1) / 2 pairs; the n - 1 neighbouring pairs are `a[:-1]` with `a[1:]`",
 }
@@ -214,7 +228,7 @@ CALLS = {
 _SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}, "dropout": {"training", "train"},
             "diagonal": {"dim1", "dim2"}, "histc": {"min", "max"}, "binary_cross_entropy": {"reduction"},
             "binary_cross_entropy_with_logits": {"reduction"}, "index_put": {"accumulate"}, "index_put_": {"accumulate"},
-            "scatter": {"reduce"}, "scatter_": {"reduce"}, "nonzero": {"as_tuple"}, "squeeze": {"dim"}}
+            "scatter": {"reduce"}, "scatter_": {"reduce"}, "histogramdd": {"range"}, "histogram": {"range"}, "nonzero": {"as_tuple"}, "squeeze": {"dim"}}
 
 # a call described only where given one of these keywords: its words are about that keyword alone
 _ONLY_WITH = {"addcdiv": {"value"}, "addcmul": {"value"}, "add": {"alpha"}, "sub": {"alpha"}}

@@ -21,7 +21,7 @@ import sys
 import tokenize
 from dataclasses import dataclass, field
 
-__all__ = ["LOOPS", "Layout", "a_factor", "call_name", "code_only", "count_side", "function_def", "inlined", "layout_of", "number_of", "parents", "reads_of",
+__all__ = ["LOOPS", "Layout", "a_factor", "call_name", "code_only", "count_side", "function_def", "inlined", "layout_of", "new_axes_only", "number_of", "parents", "reads_of",
            "signed_int", "whole_slice"]
 
 
@@ -132,6 +132,13 @@ def parents(tree: ast.AST) -> dict[int, ast.AST]:
 def whole_slice(part: ast.expr) -> bool:
     """A subscript's part that is a bare `:`: every entry of its axis."""
     return isinstance(part, ast.Slice) and part.lower is None and part.upper is None and part.step is None
+
+
+def new_axes_only(index: ast.expr) -> bool:
+    """An index that only adds axes of size 1: `None`s among bare `:` and `...` (`[:, None]`, `[None]`)."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    nones = [p for p in parts if isinstance(p, ast.Constant) and p.value is None]
+    return bool(nones) and all(p in nones or whole_slice(p) or (isinstance(p, ast.Constant) and p.value is Ellipsis) for p in parts)
 
 
 def signed_int(value: ast.expr) -> int | None:

@@ -40,7 +40,6 @@ import torch
 
 from attention_by_hand.lab.code_layout import call_name, parents
 from attention_by_hand.lab.input_relations import returned_unchanged
-from attention_by_hand.lab.judging import ATOL, RTOL
 from attention_by_hand.lab.mutants import Change, build, changes, definition
 from attention_by_hand.lab.pair_changes import moved_layers, next_lines, twins
 from attention_by_hand.lab.outcomes import (
@@ -50,6 +49,7 @@ from attention_by_hand.lab.outcomes import (
     Tried,
     agree,
     alike,
+    apart_only_where,
     call,
     family,
     flat,
@@ -183,7 +183,7 @@ def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: f
         # outputs wrong only where they hold nan (the rows of a mask whose every score became nan), or
         # all zeros, fit any change of the reference that makes nan or zeros there, whatever made the learner's
         wrong = [(t.got, e) for t, e in zip(tried, expected) if not isinstance(t.got, Raised) and not agree(t.got, e)]
-        if found and wrong and all(_wrong_only_as_nan(g, e) or all_zeros(g) for g, e in wrong):
+        if found and wrong and all(apart_only_where(g, e, torch.isnan) or all_zeros(g) for g, e in wrong):
             found = dataclasses.replace(found, vacuous=True)
         if found and not wrong and not found.relation:
             found = dataclasses.replace(found, raised_only=True)
@@ -220,23 +220,6 @@ def all_zeros(got) -> bool:
     output (an overflow to inf divided by, a sum that never grew) fits any other that does."""
     numbers = flat(got)
     return numbers is not None and numbers.numel() > 0 and not bool((numbers != 0).any())
-
-
-def _wrong_only_as_nan(got, expected) -> bool:
-    """Whether got differs from expected somewhere, and holds nan wherever it does (tensors, or
-    tuples of them)."""
-    pairs = list(zip(got, expected)) if isinstance(got, (tuple, list)) and isinstance(expected, (tuple, list)) else [(got, expected)]
-    differs = False
-    for g, e in pairs:
-        if not (isinstance(g, torch.Tensor) and isinstance(e, torch.Tensor) and g.shape == e.shape
-                and g.is_floating_point() and e.is_floating_point()):
-            return False
-        apart = ~torch.isclose(g, e, rtol=RTOL, atol=ATOL, equal_nan=True)
-        if bool(apart.any()):
-            if not bool(torch.isnan(g[apart]).all()):
-                return False
-            differs = True
-    return differs
 
 
 def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: frozenset[str],

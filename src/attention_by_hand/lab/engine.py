@@ -22,7 +22,7 @@ from attention_by_hand.lab.outcomes import RAISED, Tried, apart_where_not_finite
 from attention_by_hand.lab.parting import Parted, parted
 from attention_by_hand.lab.judging import Check, Miss
 from attention_by_hand.lab.fatal_words import at_line
-from attention_by_hand.lab.first_nan import written_nan
+from attention_by_hand.lab.first_nan import inf_product, written_nan
 from attention_by_hand.lab.kept_lines import placed
 from attention_by_hand.lab.mend_changes import AXIS_MENDS, FLOW_MENDS, NAMING_MENDS
 from attention_by_hand.lab.mend_words import mend_said
@@ -152,7 +152,8 @@ class Engine:
             own = mended and alone and not found.relation and ((op in NAMING_MENDS and op not in _MIRRORED) or other_kind)
             after = after or (f"in your code, {mended}" if own else None)
             # what the outputs show, then what a call the reference never makes does on the line where they part
-            parted = self.parted_at(function, check) if found.relation and not after else None
+            # (after a change of the reference too: the change is in the reference's terms, the call in the learner's)
+            parted = self.parted_at(function, check) if not after else None
             calls = f"at the line where your values part, {parted.described}" if parted and parted.described else None
             return "; ".join(p for p in (self.said(check, found), after, calls) if p), found.mistake, words if after else None
         if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)
@@ -269,7 +270,7 @@ class Engine:
             return None
         line, name, code = made
         said = f"the first nan was made at{at_line(line, self.line_name)[1:]}: `{code}` (stored in `{name}`)"
-        return said + written_nan(code)
+        return said + written_nan(code) + inf_product(code)
 
     def after_error(self, check: Check, raised: str) -> tuple[str, str | None, str | None]:
         """A check where the learner's function raised: the error, and the change that raises

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from attention_by_hand.lab.wire import MAX_TEXT
 
-__all__ = ["has_nan", "first_nan", "written_nan"]
+__all__ = ["has_nan", "first_nan", "written_nan", "inf_product"]
 
 # a nan typed into the code: float("nan"), math.nan, torch.nan, np.nan, numpy.nan
 _NAN_LITERAL = re.compile(r"""float\(\s*['"][+-]?nan['"]\s*\)|\b(?:math|torch|np|numpy)\.nan\b""", re.IGNORECASE)
@@ -38,6 +38,10 @@ def has_nan(value) -> bool:
         return any(has_nan(v) for v in value)
     return isinstance(value, float) and value != value
 
+
+# an inf typed into the code, as a factor: `* -math.inf`, `float("-inf") *`, `* torch.inf`
+_INF = r"""(?:float\(\s*['"][+-]?inf(?:inity)?['"]\s*\)|\b(?:math|torch|np|numpy)\.inf\b)"""
+_INF_FACTOR = re.compile(rf"(?<!\*)\*\s*[-+]?\s*\(?\s*[-+]?\s*{_INF}|{_INF}\s*\)?\s*\*(?!\*)")
 
 # calls that fill chosen entries of a tensor with the value given: a nan there marks those entries
 _FILLS = re.compile(r"\b(masked_fill_?|where|index_fill_?|fill_diagonal_|masked_scatter_?)\s*\(")
@@ -55,6 +59,16 @@ def written_nan(code: str) -> str:
         return ""
     return ("; the nan is typed there by hand: a softmax or a sum does not skip a nan as a missing "
             "value, it makes its whole row nan (a score is hidden by `float('-inf')`, whose exp is 0)")
+
+
+def inf_product(code: str) -> str:
+    """What multiplying by a typed inf does, on the line that first made a nan ("" when the line
+    multiplies by none): 0 * inf is nan in floating point, so a 0/1 mask times -inf is nan wherever
+    the mask holds 0, not 0 as on paper."""
+    if not _INF_FACTOR.search(code):
+        return ""
+    return ("; that line multiplies by inf, and in floating point 0 * inf is nan, not 0: every entry whose other "
+            "factor is 0 turns nan (a score is hidden by filling it with -inf, `masked_fill`, not by a product)")
 
 
 def first_nan(call: Callable[[], object], learner: Path) -> tuple[int, str, str] | None:

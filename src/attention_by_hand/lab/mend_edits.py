@@ -284,6 +284,16 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.Slice(lower, upper, node.step)
     if op == "stop_length":  # `a:n` made `a:a + n`, the stop counted from the start (range_mends.py)
         return ast.Slice(node.lower, ast.BinOp(node.lower, ast.Add(), node.upper), node.step)
+    if op == "log_inside":  # `(a + b).log()` made `a + b.log()` (arg 1) or `a.log() + b` (arg 0) (reading_mends.py)
+        total = node.args[0] if isinstance(node.func.value, ast.Name) and node.func.value.id == "torch" else node.func.value
+        sides = [total.left, total.right]
+        sides[arg] = ast.Call(node.func, [sides[arg]], []) if total is not node.func.value else ast.Call(
+            ast.Attribute(sides[arg], "log", ast.Load()), [], [])
+        return ast.BinOp(sides[0], total.op, sides[1])
+    if op == "pair_side":  # `:-1` made `1:`, `1:` made `:-1`: the other side of each neighbouring pair (range_mends.py)
+        return ast.Slice(ast.Constant(1), None, None) if node.upper is not None else ast.Slice(None, ast.UnaryOp(ast.USub(), ast.Constant(1)), None)
+    if op == "next_start":  # a piece's start made the stop of another piece of the tensor (range_mends.py)
+        return ast.Slice(ast.parse(arg[0], mode="eval").body, node.upper, node.step)
     if op == "to_last":  # `x[a:b]` made `x[..., a:b]`, the slice moved to the last axis (range_mends.py)
         return ast.Subscript(node.value, ast.Tuple([ast.Constant(Ellipsis), node.slice], ast.Load()), node.ctx)
     if op == "outer" and isinstance(node, ast.Compare):  # `a == b` made `a.unsqueeze(-1) == b` (operand_mends.py)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from attention_by_hand.lab.api_mends import API_OPS, FLATTENING, api_words
-from attention_by_hand.lab.code_layout import a_factor, parents as parents_in, whole_slice
+from attention_by_hand.lab.code_layout import a_factor, new_axes_only, parents as parents_in, whole_slice
 from attention_by_hand.lab.einsum_words import subscripts_words
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_words
 from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_words
@@ -327,6 +327,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return "the pieces joined in the other order" if op == "elts" else "two steps in the wrong order"
     if op == "unsub" and isinstance(node, ast.Subscript):  # the mend takes the whole of what was indexed
         whole, index = _short(node.value), _number(node.slice)
+        if new_axes_only(node.slice):
+            return f"an axis of size 1 added, `{_short(node)}`, where `{whole}` is needed as it is: `None` in an index adds one"
         if type(index) is int:
             which = {0: "the first entry", -1: "the last entry"}.get(index, "one entry")
             return f"only {which} along the first axis, `{_short(node)}`, where all of `{whole}` is needed"

@@ -16,7 +16,7 @@ from attention_by_hand.lab.code_layout import call_name, number_of
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_slices import SLICE_OPS, slice_edit
 
-__all__ = ["KINDS", "Change", "AXIS_CALLS", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TENSOR_MAKERS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "edit", "edit_statements", "fold_target", "given_name", "is_minus_inf", "locals_of", "moved_text", "number_of", "quote", "quote_statement", "replace_node", "speaks_of_positions", "step_name"]
+__all__ = ["KINDS", "Change", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TENSOR_MAKERS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "cut", "edit", "edit_statements", "fold_target", "given_name", "is_minus_inf", "locals_of", "moved_text", "number_of", "quote", "quote_statement", "replace_node", "speaks_of_positions", "step_name"]
 
 # The kinds of change, in the order a match is preferred when two explain the same outputs.
 KINDS = (
@@ -40,12 +40,6 @@ KINDS = (
 )
 
 AXIS_WORDS = {"dim", "axis", "dim0", "dim1"}
-# Methods and functions whose plain integer arguments are axes.
-AXIS_CALLS = {
-    "softmax", "log_softmax", "sum", "mean", "max", "min", "amax", "amin", "argmax", "var", "std",
-    "cat", "stack", "split", "chunk", "transpose", "cumsum", "logsumexp", "norm", "unsqueeze", "squeeze",
-    "flip", "roll", "size",
-}
 STATEMENT_OPS = ("swap_next", "fold", "drop", "outdent", "hoist", "sink", "once", "start_before", "carry")
 TRANSPOSES = {"transpose", "t", "permute"}
 # torch's calls that make a tensor of the sizes they are given
@@ -138,7 +132,11 @@ class Change:
 
 
 def quote(node: ast.AST, limit: int = 60) -> str:
-    text = ast.unparse(node)
+    return cut(ast.unparse(node), limit)
+
+
+def cut(text: str, limit: int = 60) -> str:
+    """Code quoted in a hint, its middle cut out past `limit` characters: its head and its tail say where."""
     return text if len(text) <= limit else text[: limit - 25] + " ... " + text[-20:]
 
 

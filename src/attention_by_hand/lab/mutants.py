@@ -33,11 +33,12 @@ from attention_by_hand.lab.mutant_slips import slips
 from attention_by_hand.lab.mutant_trees import copy_along, routes_of
 from attention_by_hand.lab.name_words import gloss
 from attention_by_hand.lab.axis_words import size_words
+from attention_by_hand.lab.axis_arguments import axis_argument
+from attention_by_hand.lab.code_layout import new_axes_only
 from attention_by_hand.lab.mutant_quotes import elide
 from attention_by_hand.lab.mutant_edits import (
     KINDS,
     Change,
-    AXIS_CALLS,
     AXIS_KEYWORDS,
     AXIS_WORDS,
     CMP,
@@ -174,9 +175,7 @@ class _Finder:
         if isinstance(parent, ast.Subscript) and node is parent.slice:  # `q.shape[0]`: the size along an axis
             return isinstance(parent.value, ast.Attribute) and parent.value.attr == "shape"
         if isinstance(parent, ast.Call) and node in parent.args:
-            return call_name(parent) in AXIS_CALLS and not (
-                call_name(parent) in ("split", "chunk", "roll") and parent.args.index(node) == 0  # a size, a count, a shift
-            )
+            return axis_argument(parent, node)
         return False
 
     def _expression(self, node) -> None:  # noqa: C901 - one branch per kind of node, flat
@@ -276,7 +275,7 @@ class _Finder:
                         self.add(b, "shift", delta, "offset", f"`{quote(b)} {'+' if delta > 0 else '-'} 1` for `{quote(b)}`")
         # a name indexed, or a call's result indexed by a number of habit (`e.sum(-1, keepdim=True)[0]`, as after `max`)
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and (isinstance(node.value, ast.Name) or (
-                isinstance(node.value, ast.Call) and type(number_of(node.slice)) is int)):
+                isinstance(node.value, ast.Call) and (type(number_of(node.slice)) is int or new_axes_only(node.slice)))):
             self.add(node, "unsub", None, "index", f"`{quote(node.value)}` for `{quote(node)}` (the indexing left out)")
         if isinstance(node, ast.Subscript) and not isinstance(node.slice, (ast.Slice, ast.Tuple)):
             if isinstance(node.slice, (ast.Name, ast.BinOp)):

@@ -34,7 +34,7 @@ from attention_by_hand.lab.raised_where import raised_in_loop, raising_names
 from attention_by_hand.lab.relations import Known
 from attention_by_hand.lab.wire import MAX_TEXT
 
-__all__ = ["CALL_SECONDS", "Tried", "Diagnosis", "Raised", "RAISED", "raised", "call", "agree", "alike", "apart_where_not_finite", "family",
+__all__ = ["CALL_SECONDS", "Tried", "Diagnosis", "Raised", "RAISED", "raised", "call", "agree", "alike", "apart_only_where", "apart_where_not_finite", "family",
            "flat", "near", "nothing_finite", "size_of", "locals_on", "known_numbers", "fresh", "copy_input"]
 
 
@@ -343,9 +343,9 @@ def fresh(value, generator: torch.Generator):
     return value
 
 
-def apart_where_not_finite(got, expected) -> bool:
-    """Whether got differs from expected somewhere, and holds an inf or a nan wherever it does
-    (tensors, or tuples of them): an overflow, whatever made it."""
+def apart_only_where(got, expected, mark) -> bool:
+    """Whether got differs from expected somewhere, and `mark` (a test of each value, as
+    `torch.isnan`) holds wherever it does (tensors, or tuples of them)."""
     pairs = list(zip(got, expected)) if isinstance(got, (tuple, list)) and isinstance(expected, (tuple, list)) else [(got, expected)]
     differs = False
     for g, e in pairs:
@@ -354,7 +354,13 @@ def apart_where_not_finite(got, expected) -> bool:
             return False
         apart = ~torch.isclose(g, e, rtol=RTOL, atol=ATOL, equal_nan=True)
         if bool(apart.any()):
-            if bool(torch.isfinite(g[apart]).any()):
+            if not bool(mark(g[apart]).all()):
                 return False
             differs = True
     return differs
+
+
+def apart_where_not_finite(got, expected) -> bool:
+    """Whether got differs from expected somewhere, and holds an inf or a nan wherever it does: an
+    overflow, whatever made it."""
+    return apart_only_where(got, expected, lambda values: ~torch.isfinite(values))

@@ -1,4 +1,4 @@
-"""Five slips of where a slice or an index falls. A slice cut by one of a function's ranges where
+"""Seven slips of where a slice or an index falls. A slice cut by one of a function's ranges where
 another of its ranges belonged: the mend that puts the other range's two bounds in its place. A
 stop written as a length (`stop_length`, below), the first entries taken for the last
 (`other_end`), a loop's step written from place 0 where it belonged after others (`offset_by`),
@@ -34,6 +34,18 @@ A fifth, `to_last`: `e.cumsum(dim=-1)[-1:]`, read as the last entry of each row.
 the brackets cuts the FIRST axis, so it takes the last row; the mend puts `...` before it,
 `[..., -1:]`, to cut the last axis. Tried at every subscript whose brackets hold one slice.
 
+A sixth, `next_start`: `y[..., :C], y[..., C:2 * C], y[..., C:]`, a tensor cut into pieces side by
+side, the last one started where the one before it starts. Pieces cut one after another start where
+the one before stops, so the mend puts the stop of another piece of the same tensor, along the same
+axis, in place of a piece's start: `y[..., 2 * C:]`. Tried at every slice with a start written, for
+each stop written in another slice of that tensor at that place of the index (at most
+`MAX_PIECES` pieces).
+
+A seventh, `pair_side`: `F.one_hot(ids[:-1], V)` where the targets were meant. Neighbouring pairs
+are `ids[:-1]` (each pair's first, every entry but the last) with `ids[1:]` (each pair's second,
+every entry but the first); the two have the same length, so one taken for the other raises
+nothing. The mend puts the other side, tried at every `:-1` and every `1:`.
+
 Left out: a range with a step, and (for `range_for`) ranges written once in the function, which
 have nothing to take another range from.
 """
@@ -43,15 +55,16 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from attention_by_hand.lab.code_layout import count_side
+from attention_by_hand.lab.code_layout import count_side, number_of
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import Change, quote
 from attention_by_hand.lab.size_locals import size_names
 
 __all__ = ["RANGE_OPS", "range_mends", "range_words"]
 
-RANGE_OPS = ("range_for", "stop_length", "other_end", "offset_by", "to_last")
+RANGE_OPS = ("range_for", "stop_length", "other_end", "offset_by", "to_last", "next_start", "pair_side")
 MAX_RANGES = 6  # the distinct ranges a function's slices are cut by, most of them: a tiled loop has two or three
+MAX_PIECES = 4  # the slices of one tensor at one place of its index, most of them: q, k and v cut from one are three
 
 
 def _ranges(fdef: ast.FunctionDef) -> list[ast.Slice]:
@@ -86,7 +99,60 @@ def range_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     another range of it, a stop written as a length made one counted from the start, and the
     first entries of a slice made the last (or back), a loop's index written after the entries before it."""
     return (_stops_as_lengths(fdef, index) + _other_ranges(fdef, index) + _other_ends(fdef, index) + _offsets(fdef, index)
-            + _to_last(fdef, index))
+            + _to_last(fdef, index) + _next_starts(fdef, index) + _pair_sides(fdef, index))
+
+
+def pair_side(cut: ast.Slice) -> int | None:
+    """0 for `:-1` (each neighbouring pair's first), 1 for `1:` (its second), else None."""
+    if cut.step is not None:
+        return None
+    if cut.lower is None and cut.upper is not None and number_of(cut.upper) == -1:
+        return 0
+    return 1 if cut.upper is None and cut.lower is not None and number_of(cut.lower) == 1 else None
+
+
+def _pair_sides(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `pair_side` changes of `fdef`: `:-1` made `1:`, `1:` made `:-1`."""
+    found = []
+    for whole, cut in (p for pieces in _pieces(fdef).values() for p in pieces):
+        if id(cut) in index and pair_side(cut) is not None:
+            change = Change(fdef.name, index[id(cut)], "pair_side", None, "slice", "", cut.lineno)
+            found.append(dataclasses.replace(change, said=f"`{_with(whole, cut, mend_edit(cut, change))}` for `{quote(whole)}`"))
+    return found
+
+
+def _with(whole: ast.Subscript, cut: ast.Slice, made: ast.AST) -> str:
+    """`whole` quoted with `made` in the place of its slice `cut`: `k[..., j0:j1, :]`, not the bare slice."""
+    parts = ast.Tuple([made if p is cut else p for p in whole.slice.elts], ast.Load()) if isinstance(whole.slice, ast.Tuple) else made
+    return quote(ast.Subscript(whole.value, parts, ast.Load()))
+
+
+def _pieces(fdef: ast.FunctionDef) -> dict[tuple[str, int], list[tuple[ast.Subscript, ast.Slice]]]:
+    """{(the tensor cut, the place in its index): [(each subscript, its slice there)]}, slices with no step."""
+    found: dict[tuple[str, int], list[tuple[ast.Subscript, ast.Slice]]] = {}
+    for node in (n for n in ast.walk(fdef) if isinstance(n, ast.Subscript)):
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        for place, part in enumerate(parts):
+            if isinstance(part, ast.Slice) and part.step is None:
+                found.setdefault((ast.unparse(node.value), place), []).append((node, part))
+    return found
+
+
+def _next_starts(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `next_start` changes of `fdef`: a piece's start made the stop of another piece of its tensor."""
+    found = []
+    for pieces in (p for p in _pieces(fdef).values() if 2 <= len(p) <= MAX_PIECES):
+        for whole, cut in pieces:
+            if cut.lower is None or id(cut) not in index:
+                continue
+            tried = {ast.unparse(cut.lower)}
+            for other, stop in ((o, c.upper) for o, c in pieces if c is not cut and c.upper is not None):
+                if ast.unparse(stop) in tried:
+                    continue
+                tried.add(ast.unparse(stop))
+                change = Change(fdef.name, index[id(cut)], "next_start", (ast.unparse(stop), quote(other)), "slice", "", cut.lineno)
+                found.append(dataclasses.replace(change, said=f"`{_with(whole, cut, mend_edit(cut, change))}` for `{quote(whole)}`"))
+    return found
 
 
 def _to_last(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -155,14 +221,21 @@ def _other_ranges(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             continue
         for other in (k for k in kinds if k != mine):
             change = Change(fdef.name, index[id(cut)], "range_for", other, "variable", "", cut.lineno)
-            made = mend_edit(cut, change)  # the slice as repair makes it, quoted in its subscript
-            parts = ast.Tuple([made if p is cut else p for p in whole.slice.elts], ast.Load()) if isinstance(whole.slice, ast.Tuple) else made
-            found.append(dataclasses.replace(change, said=f"`{quote(ast.Subscript(whole.value, parts, ast.Load()))}` for `{quote(whole)}`"))
+            # the slice as repair makes it, quoted in its subscript
+            found.append(dataclasses.replace(change, said=f"`{_with(whole, cut, mend_edit(cut, change))}` for `{quote(whole)}`"))
     return found
 
 
 def range_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake a `range_for`, `stop_length`, `other_end`, `offset_by` or `to_last` change mends, in words."""
+    """The mistake a `range_for`, `stop_length`, `other_end`, `offset_by`, `to_last` or `next_start` change mends, in words."""
+    if change.op == "pair_side" and isinstance(node, ast.Slice) and (side := pair_side(node)) is not None:
+        taken, meant = ("first", "second") if side == 0 else ("second", "first")
+        return (f"the slice `{quote(node)}` takes each neighbouring pair's {taken} entry (every entry but the {('last', 'first')[side]}); "
+                f"the {meant} is `{quote(mend_edit(node, change))}`")
+    if change.op == "next_start" and isinstance(node, ast.Slice) and node.lower is not None:
+        stop, other = change.arg
+        return (f"a piece that starts at `{quote(node.lower)}` where `{stop}` belongs: pieces of one tensor cut side by side "
+                f"start where the one before stops, and `{other}` stops at `{stop}`")
     if change.op == "to_last" and isinstance(node, ast.Subscript):
         return (f"a slice alone in the brackets cuts the FIRST axis: `{quote(node)}` takes whole rows (entries of "
                 f"axis 0), where `{quote(mend_edit(node, change))}` cuts the last axis")

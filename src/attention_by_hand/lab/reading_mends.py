@@ -1,4 +1,4 @@
-"""Four mends of an operator, a number or a call read by another convention, tried on a learner's code only.
+"""Five mends of an operator, a number or a call read by another convention, tried on a learner's code only.
 
 - `div_mod`: `t[cols % hs, rows, cols // hs]`, a flat position split into (which block, where in
   it) with the two operators exchanged. `i // n` counts the whole blocks of n before i, `i % n` is
@@ -17,6 +17,10 @@
   stands in. `:=` names only what its own brackets hold: `h` is the attention branch alone, so the
   MLP reads it without `x`. The mend gives the name the whole sum, `(h := x + attn(ln1(x)))`.
   Tried on every `+`, `-`, `*`, `/` or `@` with a `:=` as one side.
+- `log_inside`: `(m + l).log()`, a log-sum-exp's running maximum m and sum l joined as if the log
+  spread over a sum, or the log put around the sum where it belonged on one term: log(m + l) is
+  not m + log(l). The mend moves the log onto each term in turn, `m + l.log()` and `m.log() + l`.
+  Tried on every `log` (a method, or `torch.log`) of a sum or a difference.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: `//` and `%` exchanged across two statements (`head = i % hs` on one line, `place = i // hs`
@@ -30,11 +34,11 @@ import dataclasses
 
 from attention_by_hand.lab.code_layout import call_name
 from attention_by_hand.lab.mend_edits import RADIANS, mend_edit
-from attention_by_hand.lab.mutant_edits import Change, quote
+from attention_by_hand.lab.mutant_edits import Change, cut, quote
 
 __all__ = ["READING_OPS", "reading_mends", "reading_words"]
 
-READING_OPS = ("div_mod", "radians", "norm_squared", "named_whole")
+READING_OPS = ("div_mod", "radians", "norm_squared", "named_whole", "log_inside")
 _TURNS = ("sin", "cos", "tan")
 _NORMS = ("vector_norm", "norm")
 _WHOLE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult)
@@ -80,7 +84,7 @@ def _walrus_quoted(node: ast.AST) -> str:
     for named in (n for n in ast.walk(node) if isinstance(n, ast.NamedExpr)):
         value = ast.unparse(named.value)
         text = text.replace(f"{ast.unparse(named.target)} := ({value})", f"{ast.unparse(named.target)} := {value}")
-    return text if len(text) <= 60 else text[:35] + " ... " + text[-20:]  # as mutant_edits.quote cuts
+    return cut(text)
 
 
 def _named_whole(node: ast.BinOp) -> str:
@@ -88,12 +92,21 @@ def _named_whole(node: ast.BinOp) -> str:
     return _walrus_quoted(mend_edit(node, Change("", 0, "named_whole", None, "order", "")))
 
 
+def log_of_sum(node: ast.AST) -> ast.BinOp | None:
+    """The sum (or difference) a `log` call takes, as `(a + b).log()` or `torch.log(a + b)`; None for any other node."""
+    if not (isinstance(node, ast.Call) and call_name(node) == "log" and isinstance(node.func, ast.Attribute)):
+        return None
+    owner = node.func.value
+    taken = node.args[0] if isinstance(owner, ast.Name) and owner.id == "torch" and node.args else owner
+    return taken if isinstance(taken, ast.BinOp) and isinstance(taken.op, (ast.Add, ast.Sub)) else None
+
+
 def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
-    """The `div_mod`, `radians`, `norm_squared` and `named_whole` changes of `fdef` (the module's docstring)."""
+    """The `div_mod`, `radians`, `norm_squared`, `named_whole` and `log_inside` changes of `fdef` (the module's docstring)."""
     found = []
 
-    def add(node: ast.AST, op: str, kind: str, line: int) -> None:
-        change = Change(fdef.name, index[id(node)], op, None, kind, "", line)
+    def add(node: ast.AST, op: str, kind: str, line: int, arg=None) -> None:
+        change = Change(fdef.name, index[id(node)], op, arg, kind, "", line)
         made, was = (_named_whole(node), _walrus_quoted(node)) if op == "named_whole" else (quote(mend_edit(node, change)), quote(node))
         found.append(dataclasses.replace(change, said=f"`{made}` for `{was}`"))
 
@@ -110,11 +123,18 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             if isinstance(node, ast.BinOp) and any(isinstance(side, ast.NamedExpr) for side in (node.left, node.right)) \
                     and isinstance(node.op, _WHOLE):
                 add(node, "named_whole", "order", statement.lineno)
+            if log_of_sum(node) is not None:
+                for side in (1, 0):
+                    add(node, "log_inside", "function", statement.lineno, side)
     return found
 
 
 def reading_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake a `div_mod`, `radians`, `norm_squared` or `named_whole` change mends, in words."""
+    """The mistake a `div_mod`, `radians`, `norm_squared`, `named_whole` or `log_inside` change mends, in words."""
+    if change.op == "log_inside" and (total := log_of_sum(node)) is not None:
+        term = quote(total.right if change.arg else total.left)
+        return (f"the log taken of the whole `{quote(total)}`, where it belongs on `{term}` alone: the log of a sum "
+                "is not the sum with one term's log")
     if change.op == "div_mod":
         return ("`//` and `%` exchanged: `i // n` counts the whole blocks of n before i (which block), "
                 "`i % n` is what is left (the place inside the block)")
