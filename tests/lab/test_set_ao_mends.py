@@ -130,23 +130,46 @@ def test_ao_a_piece_started_where_another_starts_is_mended_to_start_where_it_sto
                          for h in found)
 
 
-# the head zeroed along the tokens' axis 2, as torch's function: axis 1 holds the heads
-HEAD_ZEROED_ALONG_THE_TOKENS = '''
+# the head zeroed along the last axis, the channels, as torch's function: axis 1 holds the heads
+HEAD_ZEROED_ALONG_THE_CHANNELS = '''
 def ablate_head(scores, values, head):
     written = torch.softmax(scores, dim=-1) @ values
-    kept = torch.index_fill(written, 2, torch.tensor([head]), 0.0)
+    kept = torch.index_fill(written, -1, torch.tensor([head]), 0.0)
     return kept.sum(dim=1)
 '''
 
 
 def test_ao_the_axis_of_an_indexing_call_is_mended(tmp_path):
-    found = failed_hints(tmp_path, "lab-11-induction-heads.py", HEAD_ZEROED_ALONG_THE_TOKENS, "ablate_head")
-    assert found and all("`torch.index_fill(written, 1, ...` for `torch.index_fill(written, 2, ...`" in h for h in found)
+    found = failed_hints(tmp_path, "lab-11-induction-heads.py", HEAD_ZEROED_ALONG_THE_CHANNELS, "ablate_head")
+    assert found and all("the wrong axis" in h and "`torch.index_fill(written, 1, ...` for `torch.index_fill(written, -1, ...`" in h
+                         for h in found)
 
 
 def test_ao_only_the_first_argument_of_an_indexing_method_is_an_axis():
     call = ast.parse("x.index_fill(1, ids, 0)", mode="eval").body
     assert [axis_argument(call, a) for a in call.args] == [True, False, False]
+
+
+def test_ao_a_count_given_to_torchs_function_is_no_axis():
+    call = ast.parse("torch.chunk(x, 2, -1)", mode="eval").body
+    assert [axis_argument(call, a) for a in call.args[1:]] == [False, True]  # asked of the numbers alone
+
+
+def test_ao_a_queues_put_is_not_described_as_a_tensors():
+    from attention_by_hand.lab.call_words import called
+
+    assert "put" not in called(ast.parse("jobs.put(item)"), as_learners=True)
+    assert "put_" in called(ast.parse("rows.put_(ids, ones)"), as_learners=True)
+
+
+def test_ao_a_fill_then_a_product_or_a_comment_is_no_product_by_inf():
+    lines = ("w = (q @ k.T).masked_fill(hidden, float('-inf')) * scale", "w = s.masked_fill(h, -math.inf)  # not h * -math.inf")
+    assert [inf_product(c) for c in lines] == ["", ""]
+
+
+def test_ao_a_product_by_an_inf_tensor_or_by_mul_is_one():
+    lines = ("s = s + hidden * torch.tensor(-math.inf)", "s = s + hidden.mul(float('-Inf'))")
+    assert all(inf_product(c) for c in lines)
 
 
 # the running maximum added inside the log, as if log(m + s) were m + log(s)
@@ -173,7 +196,7 @@ def average_nll(probs, ids):
 
 def test_ao_the_other_side_of_each_neighbouring_pair_is_mended(tmp_path):
     found = failed_hints(tmp_path, "lab-03-bigram.py", TARGETS_FROM_THE_FIRST_SIDE, "average_nll")
-    assert found and all("neighbouring pair's first entry" in h and "`ids[1:]` for `ids[:-1]`" in h for h in found)
+    assert found and all("neighbouring pair's first entry" in h and "`ids[1:]` for the second `ids[:-1]`" in h for h in found)
 
 
 # a 2-D histogram of the pairs, its bins spread over the ids that occur, not over the vocabulary

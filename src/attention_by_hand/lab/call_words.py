@@ -215,10 +215,12 @@ CALLS = {
                   "number, not the numbers 0 to n - 1 (that is `arange`)",
     "unravel_index": "turns FLAT indices into coordinates, one tensor per axis; it does not go the other way: the "
                      "flat index of the cell (i, j) of a table n wide is `i * n + j`",
-    "histogramdd": "spans its bins, unless given `range`, from the smallest to the largest value present in each "
-                   "column: the bins follow the data, not 0 .. V - 1; it returns the counts and the bins' edges",
-    "histogram": "spans its bins, unless given `range`, from the smallest to the largest value present: the bins "
-                 "follow the data; it returns the counts and the bins' edges",
+    "histogramdd": "given a number of bins per column and no `range`, spreads them over the values present, from "
+                   "the smallest to the largest in each column: the bins follow the data, not every id the counts "
+                   "should cover (given the edges, it takes them as they are); it returns the counts and the edges",
+    "histogram": "given a number of bins and no `range`, spreads them over the values present, from the smallest to "
+                 "the largest: the bins follow the data (given the edges, it takes them as they are); it returns the "
+                 "counts and the edges",
     "combinations": "gives every pair (a[i], a[j]) with i < j, neighbours or not (every choice of r entries, r = 2 by "
                     "default): n entries give n (n - 1) / 2 pairs; the n - 1 neighbouring pairs are `a[:-1]` with `a[1:]`",
 }
@@ -333,7 +335,10 @@ def _sized_as_meant(node: ast.Call, name: str) -> bool:
 
 def _not_pairs(node: ast.Call, name: str) -> bool:
     """A `combinations` whose words (pairs, i < j) may not hold: given `with_replacement`, or an `r`
-    that is not the number 2 (by keyword, or by position after the tensor)."""
+    that is not the number 2 (by keyword, or by position after the tensor); a `put` or `put_` not
+    given a tensor's two (the index, the source): a queue's `put(item)` is no tensor's."""
+    if _meant(name) == "put":
+        return len(node.args) + len(node.keywords) != 2
     if name != "combinations":
         return False
     given = {k.arg: k.value for k in node.keywords}

@@ -152,9 +152,11 @@ class Engine:
             own = mended and alone and not found.relation and ((op in NAMING_MENDS and op not in _MIRRORED) or other_kind)
             after = after or (f"in your code, {mended}" if own else None)
             # what the outputs show, then what a call the reference never makes does on the line where they part
-            # (after a change of the reference too: the change is in the reference's terms, the call in the learner's)
+            # (after a change of the reference, on the line that makes the value wrong, named: the change is in
+            # the reference's terms, the call in the learner's)
             parted = self.parted_at(function, check) if not after else None
-            calls = f"at the line where your values part, {parted.described}" if parted and parted.described else None
+            calls = None if not parted else parted.ending if not found.relation else (
+                f"at the line where your values part, {parted.described}" if parted.described else None)
             return "; ".join(p for p in (self.said(check, found), after, calls) if p), found.mistake, words if after else None
         if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)
             parted = self.parted_at(function, check)

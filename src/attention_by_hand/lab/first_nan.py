@@ -14,12 +14,14 @@ Left out: inf (a mask's -inf is no mistake), and nans a learner stored nowhere (
 
 from __future__ import annotations
 
+import ast
 import linecache
 import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from attention_by_hand.lab.code_layout import code_only
 from attention_by_hand.lab.wire import MAX_TEXT
 
 __all__ = ["has_nan", "first_nan", "written_nan", "inf_product"]
@@ -39,10 +41,6 @@ def has_nan(value) -> bool:
     return isinstance(value, float) and value != value
 
 
-# an inf typed into the code, as a factor: `* -math.inf`, `float("-inf") *`, `* torch.inf`
-_INF = r"""(?:float\(\s*['"][+-]?inf(?:inity)?['"]\s*\)|\b(?:math|torch|np|numpy)\.inf\b)"""
-_INF_FACTOR = re.compile(rf"(?<!\*)\*\s*[-+]?\s*\(?\s*[-+]?\s*{_INF}|{_INF}\s*\)?\s*\*(?!\*)")
-
 # calls that fill chosen entries of a tensor with the value given: a nan there marks those entries
 _FILLS = re.compile(r"\b(masked_fill_?|where|index_fill_?|fill_diagonal_|masked_scatter_?)\s*\(")
 
@@ -61,11 +59,38 @@ def written_nan(code: str) -> str:
             "value, it makes its whole row nan (a score is hidden by `float('-inf')`, whose exp is 0)")
 
 
+def _inf(node: ast.AST) -> bool:
+    """An inf written in: `float("-inf")` (any case), `math.inf`, `torch.inf`, `np.inf`, `np.NINF`, signed or
+    not, or a tensor made of one (`torch.tensor(-math.inf)`, `torch.tensor([float("inf")])`)."""
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return bool(node.elts) and all(_inf(e) for e in node.elts)
+    if isinstance(node, ast.Attribute):
+        owner = node.value.id if isinstance(node.value, ast.Name) else None
+        return (node.attr == "inf" and owner in ("math", "torch", "np", "numpy")) or (node.attr == "NINF" and owner in ("np", "numpy"))
+    if isinstance(node, ast.Call) and node.args:
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
+        if name == "float":
+            text = node.args[0].value if isinstance(node.args[0], ast.Constant) else None
+            return isinstance(text, str) and text.strip().lower().lstrip("+-") in ("inf", "infinity")
+        return name in ("tensor", "as_tensor") and _inf(node.args[0])
+    return False
+
+
 def inf_product(code: str) -> str:
     """What multiplying by a typed inf does, on the line that first made a nan ("" when the line
-    multiplies by none): 0 * inf is nan in floating point, so a 0/1 mask times -inf is nan wherever
-    the mask holds 0, not 0 as on paper."""
-    if not _INF_FACTOR.search(code):
+    multiplies by none, as `*` or `mul`): 0 * inf is nan in floating point, so a 0/1 mask times
+    -inf is nan wherever the mask holds 0, not 0 as on paper."""
+    try:
+        tree = ast.parse(code_only(code))
+    except SyntaxError:  # a loop's header, a line cut short: no product read
+        return ""
+    products = [(n.left, n.right) for n in ast.walk(tree) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult)]
+    products += [n.args + ([n.func.value] if isinstance(n.func, ast.Attribute) else []) for n in ast.walk(tree)
+                 if isinstance(n, ast.Call) and isinstance(n.func, (ast.Attribute, ast.Name))
+                 and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id) in ("mul", "mul_", "multiply")]
+    if not any(_inf(factor) for factors in products for factor in factors):
         return ""
     return ("; that line multiplies by inf, and in floating point 0 * inf is nan, not 0: every entry whose other "
             "factor is 0 turns nan (a score is hidden by filling it with -inf, `masked_fill`, not by a product)")

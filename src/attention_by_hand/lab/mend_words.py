@@ -328,7 +328,9 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     if op == "unsub" and isinstance(node, ast.Subscript):  # the mend takes the whole of what was indexed
         whole, index = _short(node.value), _number(node.slice)
         if new_axes_only(node.slice):
-            return f"an axis of size 1 added, `{_short(node)}`, where `{whole}` is needed as it is: `None` in an index adds one"
+            added = sum(isinstance(p, ast.Constant) and p.value is None for p in getattr(node.slice, "elts", [node.slice]))
+            axes = "an axis of size 1" if added == 1 else f"{added} axes of size 1"
+            return f"{axes} added, `{_short(node)}`, where `{whole}` is needed as it is: each `None` in an index adds one"
         if type(index) is int:
             which = {0: "the first entry", -1: "the last entry"}.get(index, "one entry")
             return f"only {which} along the first axis, `{_short(node)}`, where all of `{whole}` is needed"

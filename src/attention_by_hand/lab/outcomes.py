@@ -361,6 +361,6 @@ def apart_only_where(got, expected, mark) -> bool:
 
 
 def apart_where_not_finite(got, expected) -> bool:
-    """Whether got differs from expected somewhere, and holds an inf or a nan wherever it does: an
-    overflow, whatever made it."""
+    """Whether got differs from expected somewhere, and holds an inf or a nan wherever it does
+    (tensors, or tuples of them): an overflow, whatever made it."""
     return apart_only_where(got, expected, lambda values: ~torch.isfinite(values))

@@ -117,7 +117,7 @@ def _pair_sides(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     for whole, cut in (p for pieces in _pieces(fdef).values() for p in pieces):
         if id(cut) in index and pair_side(cut) is not None:
             change = Change(fdef.name, index[id(cut)], "pair_side", None, "slice", "", cut.lineno)
-            found.append(dataclasses.replace(change, said=f"`{_with(whole, cut, mend_edit(cut, change))}` for `{quote(whole)}`"))
+            found.append(dataclasses.replace(change, said=f"`{_with(whole, cut, mend_edit(cut, change))}` for {_which(fdef, whole)}`{quote(whole)}`"))
     return found
 
 
@@ -127,14 +127,33 @@ def _with(whole: ast.Subscript, cut: ast.Slice, made: ast.AST) -> str:
     return quote(ast.Subscript(whole.value, parts, ast.Load()))
 
 
-def _pieces(fdef: ast.FunctionDef) -> dict[tuple[str, int], list[tuple[ast.Subscript, ast.Slice]]]:
-    """{(the tensor cut, the place in its index): [(each subscript, its slice there)]}, slices with no step."""
-    found: dict[tuple[str, int], list[tuple[ast.Subscript, ast.Slice]]] = {}
+def _which(fdef: ast.FunctionDef, whole: ast.Subscript) -> str:
+    """"the second " where a line holds the same subscript more than once (`ids[:-1], ids[:-1]`), else ""."""
+    same = sorted((n.col_offset, id(n)) for n in ast.walk(fdef) if isinstance(n, ast.Subscript)
+                  and n.lineno == whole.lineno and ast.dump(n) == ast.dump(whole))
+    if len(same) < 2:
+        return ""
+    place = [i for _, i in same].index(id(whole))
+    return ("the first ", "the second ", "the third ", "the fourth ", "the fifth ", "")[min(place, 5)]
+
+
+def _pieces(fdef: ast.FunctionDef) -> dict[tuple, list[tuple[ast.Subscript, ast.Slice]]]:
+    """{(the tensor cut, as bound then, and the place in its index): [(each subscript, its slice there)]},
+    slices with no step. A name bound again is another tensor (`x = x[..., d:]`); the place is read with
+    what stands before it (`...`, `None`, an index), which moves the axis it means."""
+    bound = sorted((n.lineno, t.id) for n in ast.walk(fdef) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                   for target in (n.targets if isinstance(n, ast.Assign) else [n.target]) for t in ast.walk(target)
+                   if isinstance(t, ast.Name))
+    found: dict[tuple, list[tuple[ast.Subscript, ast.Slice]]] = {}
     for node in (n for n in ast.walk(fdef) if isinstance(n, ast.Subscript)):
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        tensor = ast.unparse(node.value)
+        binding = sum(1 for line, name in bound if name == tensor and line < node.lineno)
         for place, part in enumerate(parts):
             if isinstance(part, ast.Slice) and part.step is None:
-                found.setdefault((ast.unparse(node.value), place), []).append((node, part))
+                before = tuple("..." if isinstance(p, ast.Constant) and p.value is Ellipsis else "None" if isinstance(
+                    p, ast.Constant) and p.value is None else "" for p in parts[:place])
+                found.setdefault((tensor, binding, before), []).append((node, part))
     return found
 
 
@@ -151,7 +170,7 @@ def _next_starts(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                     continue
                 tried.add(ast.unparse(stop))
                 change = Change(fdef.name, index[id(cut)], "next_start", (ast.unparse(stop), quote(other)), "slice", "", cut.lineno)
-                found.append(dataclasses.replace(change, said=f"`{_with(whole, cut, mend_edit(cut, change))}` for `{quote(whole)}`"))
+                found.append(dataclasses.replace(change, said=f"`{_with(whole, cut, mend_edit(cut, change))}` for {_which(fdef, whole)}`{quote(whole)}`"))
     return found
 
 
@@ -222,12 +241,13 @@ def _other_ranges(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         for other in (k for k in kinds if k != mine):
             change = Change(fdef.name, index[id(cut)], "range_for", other, "variable", "", cut.lineno)
             # the slice as repair makes it, quoted in its subscript
-            found.append(dataclasses.replace(change, said=f"`{_with(whole, cut, mend_edit(cut, change))}` for `{quote(whole)}`"))
+            found.append(dataclasses.replace(change, said=f"`{_with(whole, cut, mend_edit(cut, change))}` for {_which(fdef, whole)}`{quote(whole)}`"))
     return found
 
 
 def range_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake a `range_for`, `stop_length`, `other_end`, `offset_by`, `to_last` or `next_start` change mends, in words."""
+    """The mistake a `range_for`, `stop_length`, `other_end`, `offset_by`, `to_last`, `next_start` or `pair_side`
+    change mends, in words."""
     if change.op == "pair_side" and isinstance(node, ast.Slice) and (side := pair_side(node)) is not None:
         taken, meant = ("first", "second") if side == 0 else ("second", "first")
         return (f"the slice `{quote(node)}` takes each neighbouring pair's {taken} entry (every entry but the {('last', 'first')[side]}); "

@@ -134,7 +134,7 @@ def reading_words(node: ast.AST, change: Change) -> str | None:
     if change.op == "log_inside" and (total := log_of_sum(node)) is not None:
         term = quote(total.right if change.arg else total.left)
         return (f"the log taken of the whole `{quote(total)}`, where it belongs on `{term}` alone: the log of a sum "
-                "is not the sum with one term's log")
+                "(or a difference) is not the sum with one term's log")
     if change.op == "div_mod":
         return ("`//` and `%` exchanged: `i // n` counts the whole blocks of n before i (which block), "
                 "`i % n` is what is left (the place inside the block)")
