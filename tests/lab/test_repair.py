@@ -289,7 +289,7 @@ def blended(w, v):
     assert found.words == "only the last entry along the first axis, `out[-1]`, where all of `out` is needed"
 
 
-def test_an_index_that_adds_an_axis_is_not_said_as_a_part(tmp_path):
+def test_an_index_that_adds_an_axis_is_said_as_an_axis_added_not_a_part(tmp_path):
     learner = '''
 def blended(w, v):
     out = w @ v
@@ -303,7 +303,8 @@ def blended(w, v):
     inputs = [(torch.softmax(torch.randn(t, t, generator=g), dim=-1), torch.randn(t, 3, generator=g)) for t in (2, 4)]
     module = _load(tmp_path, "unsqueezed", HEADER + learner)
     found = repair(module, _load(tmp_path, "unsqueezed_reference", reference), "blended", inputs, {"blended"})
-    assert found is not None and found.words is None
+    assert found is not None and found.words == ("an axis of size 1 added, `out[None]`, where `out` is needed as it is: "
+                                                 "each `None` in an index adds one")
 
 
 def test_a_square_root_where_the_value_itself_is_needed_is_a_power_not_a_factor(tmp_path):

@@ -20,7 +20,9 @@ import re
 from collections.abc import Iterable
 from types import ModuleType
 
-__all__ = ["CALLS", "called", "call_words", "described", "reference_makes"]
+from attention_by_hand.lab.code_layout import call_name, count_side
+
+__all__ = ["CALLS", "LAYOUT_CALLS", "called", "call_words", "described", "reference_makes"]
 
 # the name of the call (a function's or a method's) -> what it does
 CALLS = {
@@ -225,6 +227,12 @@ CALLS = {
                     "default): n entries give n (n - 1) / 2 pairs; the n - 1 neighbouring pairs are `a[:-1]` with `a[1:]`",
 }
 
+# the calls that place, cut or join axes: said beside a change of the reference of where axes go (engine.py)
+LAYOUT_CALLS = frozenset({"reshape", "view", "squeeze", "conj", "inner", "outer", "tensor_split", "split", "chunk",
+                          "flatten", "movedim", "diagonal", "diag", "unfold", "hstack", "vstack", "dstack", "column_stack",
+                          "block_diag", "tensordot", "expand", "repeat", "repeat_interleave", "narrow", "rot90",
+                          "unravel_index", "bmm", "mm", "dsplit", "hsplit", "vsplit", "take", "put"})
+
 # a call given one of these keywords, or a True or False among its arguments, says how it counts:
 # nothing to misread
 _SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}, "dropout": {"training", "train"},
@@ -279,7 +287,7 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
             if as_learners and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags
                                                      or _told_by_position(node, name)):
                 continue
-            if as_learners and (_sized_as_meant(node, name) or _not_pairs(node, name)):
+            if as_learners and (_sized_as_meant(node, name) or _not_as_described(node, name)):
                 continue
             if name and name not in names:
                 names.append(name)
@@ -333,12 +341,17 @@ def _sized_as_meant(node: ast.Call, name: str) -> bool:
     return worked_out or isinstance(given, (ast.List, ast.Tuple))
 
 
-def _not_pairs(node: ast.Call, name: str) -> bool:
-    """A `combinations` whose words (pairs, i < j) may not hold: given `with_replacement`, or an `r`
-    that is not the number 2 (by keyword, or by position after the tensor); a `put` or `put_` not
-    given a tensor's two (the index, the source): a queue's `put(item)` is no tensor's."""
+def _not_as_described(node: ast.Call, name: str) -> bool:
+    """A call its words may not fit: a `combinations` given `with_replacement`, or an `r` that is not
+    the number 2 (by keyword, or by position after the tensor), whose words say pairs, i < j; a
+    `put` or `put_` not given a tensor's two (the index, the source): a queue's `put(item)` is no
+    tensor's; a `new_tensor` given anything but one count (`new_tensor(T)`, read as a range):
+    `new_tensor(float("-inf"))` is a number meant as one."""
     if _meant(name) == "put":
         return len(node.args) + len(node.keywords) != 2
+    if name == "new_tensor":
+        one = node.args[0] if len(node.args) == 1 and not node.keywords else None
+        return not (one is not None and (count_side(one) or (isinstance(one, ast.Call) and call_name(one) == "size")))
     if name != "combinations":
         return False
     given = {k.arg: k.value for k in node.keywords}

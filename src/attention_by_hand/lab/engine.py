@@ -13,7 +13,7 @@ import inspect
 from types import ModuleType
 
 from attention_by_hand.lab.api_mends import CAUSE_OPS
-from attention_by_hand.lab.call_words import call_words
+from attention_by_hand.lab.call_words import LAYOUT_CALLS, call_words
 from attention_by_hand.lab.diagnosis import all_zeros, diagnose, localise
 from attention_by_hand.lab.related import ends_of, worded_for
 from attention_by_hand.lab.relations import DIVIDED, MULTIPLIED
@@ -39,6 +39,7 @@ _DESCRIBED_BY = {"flatten_span": ("flatten",), "norm_squared": ("norm", "vector_
 _MIRRORED = ("rename", "add_kw", "const", "compare", "binop", "drop_kw")
 # mends of the learner's own variables or arguments (ops): said after a change of the reference of another op
 _OWN_OPS = ("args", "name", "shape_of", "exchange", "elts")
+_LAYOUT_KINDS = ("axis", "transpose", "order", "arguments")  # a change of where axes go (layout_calls)
 # the openings of a relation of scale: the output, or each row, times a number (relations.py, row_factors.py)
 _SCALES = (DIVIDED, MULTIPLIED, ROWS_SCALED.split("{")[0])
 
@@ -91,6 +92,18 @@ class Engine:
                     got_of(self.events[i]), call(getattr(self.reference, self.calls[i][0].function), self.calls[i][1])) for i in wrong)
         except Exception:  # noqa: BLE001 - it only picks the words of a hint; it never breaks a check
             return False
+
+    @staticmethod
+    def layout_calls(found, parted) -> str | None:
+        """After a change of the reference of where axes go (an axis, a transpose, an order, `keepdim`), what a call
+        of the learner's that places or cuts axes does, on the line that makes the value wrong, named:
+        the change is in the reference's terms, the call in the learner's (`k.conj()` beside the
+        reference's transpose changed). A call of another kind there is said nowhere: beside a
+        change of another kind it points at a line the change does not."""
+        if not all(c.kind in _LAYOUT_KINDS or "keepdim=" in c.text for c in found.changes):
+            return None
+        words = [text for name, text in parted.ending if name.partition("(")[0].rstrip("_") in LAYOUT_CALLS]
+        return f"at {parted.ending_at}, where your values part, {'; '.join(words)}" if words and found.changes else None
 
     def reaches(self, function: str) -> set[str]:
         """The function and the reference's functions it calls."""
@@ -152,10 +165,8 @@ class Engine:
             own = mended and alone and not found.relation and ((op in NAMING_MENDS and op not in _MIRRORED) or other_kind)
             after = after or (f"in your code, {mended}" if own else None)
             # what the outputs show, then what a call the reference never makes does on the line where they part
-            # (after a change of the reference, on the line that makes the value wrong, named: the change is in
-            # the reference's terms, the call in the learner's)
             parted = self.parted_at(function, check) if not after else None
-            calls = None if not parted else parted.ending if not found.relation else (
+            calls = None if not parted else self.layout_calls(found, parted) if not found.relation else (
                 f"at the line where your values part, {parted.described}" if parted.described else None)
             return "; ".join(p for p in (self.said(check, found), after, calls) if p), found.mistake, words if after else None
         if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)

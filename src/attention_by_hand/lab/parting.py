@@ -36,15 +36,16 @@ class Parted:
     """What parting says: `text`, the whole hint part; `related`, the plain relation it holds
     between the learner's value and the reference's or an argument's (said alone beside a mend),
     or None; `described`, what a call on its lines does that the reference never makes (said
-    beside a relation the engine found), or None; `ending`, the same of the calls on its last
-    line alone, the line that makes the value wrong, with that line's place (said beside a
-    change of the reference, which names no line of the learner's: the span's first line, where
-    the values still agree, is no place to point at), or None."""
+    beside a relation the engine found), or None; `ending`, (name, words) of each such call on its
+    last line alone, the line that makes the value wrong, at `ending_at` (said beside a change of
+    the reference, which names no line of the learner's: the span's first line, where the values
+    still agree, is no place to point at)."""
 
     text: str
     related: str | None = None
     described: str | None = None
-    ending: str | None = None
+    ending: tuple[tuple[str, str], ...] = ()
+    ending_at: str = ""
 
 
 def _source_line(module: ModuleType, line: int) -> str:
@@ -141,8 +142,7 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
         where += f" ({at(start)} calls your {', '.join(f'`{f}`' for f in starts)}, which {fails}: the mistake is likely in there)"
     ends = described_calls((code_start, code_end), reference, function)
     described = "; ".join(ends.values()) or None
-    last = "; ".join(described_calls((code_end,), reference, function).values()) if code_end else None
-    ending = f"at {at(end)}, where your values part, {last}" if last else None
+    ending = {"ending": tuple(described_calls((code_end,), reference, function).items()) if code_end else (), "ending_at": at(end)}
     if described:  # a call the reference never makes, on a line quoted, is often the mistake
         where += f"; {described}"
     # and on the lines the span holds between them (a loop's body, where it ends at one): said with
@@ -157,7 +157,7 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
         returns = _returned(reference, function) if code_end.startswith("return") else None
         if returns and _same_code(returns, code_end):  # the same line: quoting it would say nothing
             returns = None
-        return Parted(where + (f"; the reference's is `{returns}`" if returns else ""), described=described, ending=ending)
+        return Parted(where + (f"; the reference's is `{returns}`" if returns else ""), described=described, **ending)
     local = first["step"][0]
     related, of_values = _related(reference, function, blamed)
     if not related:
@@ -176,7 +176,7 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
     also = f"; there, {related}" if related else ""
     runs = "runs and " if any(raised) else ""
     return Parted(f"{where}{also}; with `{name}` equal to the reference's {ref}, yours {runs}is right on each input it got wrong",
-                  f"at {at(end)}, {related}" if related and of_values else None, described, ending)
+                  f"at {at(end)}, {related}" if related and of_values else None, described, **ending)
 
 
 def _related(reference: ModuleType, function: str, blamed) -> tuple[str | None, bool]:
