@@ -13,8 +13,15 @@ from itertools import product
 
 import torch
 
-from attention_by_hand.lab.labs.lab02.checks import NO_MAX_SHIFT
 from attention_by_hand.lab.judging import judge_tensor, mismatched_sizes
+
+# Said alike (here and in lab 02's softmax) of a shift left out and of a shift by something else (a
+# position, a constant): either way no row was shifted by its own maximum, and the check's scores in
+# the thousands overflow.
+NO_MAX_SHIFT = (
+    "NaN for large scores: exp of a large score overflows to inf, and inf / inf is NaN; yours did not shift each "
+    "row by its own maximum (no max-shift); subtract each row's maximum before exp"
+)
 
 # The same mistake gets the same words in the mask, the weights and the head's output.
 MASK_HINTS = {

@@ -64,9 +64,10 @@ from attention_by_hand.lab.raised_where import (assigned_around, assigned_at, as
                                                  raised_in_loop, written_integers)
 from attention_by_hand.lab.size_locals import sizes_apart
 from attention_by_hand.lab.unit_slice import unit_slice
+from attention_by_hand.lab.unchanged import same
 from attention_by_hand.lab.wire import MAX_TEXT, decode, encode
 
-__all__ = ["call_all", "missing_functions", "learner_frame", "describe", "is_out_of_memory", "same"]
+__all__ = ["call_all", "missing_functions", "learner_frame", "describe", "is_out_of_memory"]
 
 Emit = Callable[..., None]  # emit(event="result", id=3, ...)
 
@@ -118,26 +119,6 @@ def describe(error: BaseException) -> str:
 def is_out_of_memory(error: BaseException) -> bool:
     # torch reports a failed allocation as RuntimeError "... can't allocate memory ...".
     return isinstance(error, MemoryError) or (isinstance(error, RuntimeError) and "allocate" in str(error))
-
-
-def same(before, after) -> bool:
-    """Whether an argument is as it was before the call: tensors, modules' weights, lists, values."""
-    import torch
-    import torch.nn as nn
-
-    if isinstance(before, torch.Tensor):
-        if not isinstance(after, torch.Tensor) or before.shape != after.shape or before.dtype != after.dtype:
-            return False
-        equal = before == after
-        if before.is_floating_point():
-            equal |= before.isnan() & after.isnan()  # NaN != NaN, yet an input's NaN left alone is unchanged
-        return bool(equal.all())
-    if isinstance(before, nn.Module):
-        old, new = before.state_dict(), after.state_dict()
-        return old.keys() == new.keys() and all(same(old[k], new[k]) for k in old)
-    if isinstance(before, (tuple, list)):
-        return len(before) == len(after) and all(same(b, a) for b, a in zip(before, after))
-    return before == after
 
 
 # A call is made again under the nan tracer only when it was quick: traced, it runs several

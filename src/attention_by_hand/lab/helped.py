@@ -51,7 +51,7 @@ def _right_with(module: ModuleType, reference: ModuleType, name: str, inputs: li
     import torch
 
     from attention_by_hand.lab.blame import output_close
-    from attention_by_hand.lab.calls import same
+    from attention_by_hand.lab.unchanged import same
     from attention_by_hand.lab.outcomes import CALL_SECONDS, _at_most, _TooLong
 
     saved = {h: getattr(module, h) for h in chosen}

@@ -18,7 +18,7 @@ span on every wrong call, the span's lines are changed first, then the learner-o
 raised_lines.py). A function that calls a checked function that was wrong is not mended (its own code may be
 right). When several changes mend it, the one said first reads most like a mistake (`PREFERRED`), and where
 another names a different slip (`head:` for `head + 1:`, or the term `- x[head]` dropped) it is said beside
-it: the outputs cannot tell them apart (`_one_slip`: one number changed two ways is one slip, and so is a
+it: the outputs cannot tell them apart (mend_overlaps.py: one number changed two ways is one slip, and so is a
 change inside what another takes out, `exp(s.mean(...))` for the term `s.mean(...)` dropped); where one change
 takes out what the best one only tweaks (`** 0.75` removed, or `* 0.75` for it), the removal is said, but not
 where the best one mends the very operation that raised (`+ (1,)` for `+ 1` added to a shape): taking the call
@@ -68,8 +68,9 @@ from attention_by_hand.lab.mend_changes import loop_names, mend_changes
 from attention_by_hand.lab.idle_names import made_idle
 from attention_by_hand.lab.kept_lines import fresh_mends
 from attention_by_hand.lab.loop_passes import cuts_to_one, loop_lines, passes, several
+from attention_by_hand.lab.mend_overlaps import REMOVALS, SIDE_REMOVALS, UNIT_SAID, inside_removed, names_removed, one_slip, undoes
 from attention_by_hand.lab.mend_words import mistake_words
-from attention_by_hand.lab.mutant_edits import TRANSPOSES, call_name, edit
+from attention_by_hand.lab.mutant_edits import call_name
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
 from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
 from attention_by_hand.lab.raised_lines import feeding_lines, raised_at
@@ -315,7 +316,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     # that makes a name do nothing (`pattern` for `tril(pattern)`, then `/ past`) is chance; not
     # another axis, which makes a sum of weights each row's total, a normalisation the reference
     # may make (`p.sum(dim=-1)` for `p.sum(dim=0)`): that is said beside the removal
-    removed = _names_removed(module, function, mends)
+    removed = names_removed(module, function, mends)
     if removed and any(c.op not in (*SIDE_REMOVALS, "drop") for c in mends):
         seens = seens or [locals_on(module, function, inputs[i], {function}) for i in order]
         mends = [c for c in mends if c.kind == "axis" or not made_idle(
@@ -358,9 +359,9 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     # Two changes that each mend it and name different slips (`head:` for `head + 1:`, or the term
     # `- writes[:, head]` dropped): the outputs cannot tell which was made, so both are said.
     # a change inside what another mend takes away (an axis that makes a transpose do nothing) says that removal
-    rivals = [c for c in mends if words[best] and words[c] and words[c] != words[best] and not _one_slip(c, best, nodes) and c not in around
+    rivals = [c for c in mends if words[best] and words[c] and words[c] != words[best] and not one_slip(c, best, nodes) and c not in around
               and not (c.kind in ("constant", "axis") and c.line in unwrapped)  # the call is said, as above
-              and not any(_inside_removed(r, c, nodes[c.function]) or _undoes(c, r, nodes[c.function])
+              and not any(inside_removed(r, c, nodes[c.function]) or undoes(c, r, nodes[c.function])
                           for r in mends if r.function == c.function)]
     other = min(rivals, key=_rank) if rivals else None
     step = returned_step(definition(module, best.function), best)  # a name returned one step early: said as that
@@ -372,74 +373,6 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
 # the line that raised: many in a function with many operations or slices, and each a reading seldom made
 # (brackets moved, one range for another, `*` for `@`); a stop written as a length is one per slice, early
 LATE = ("regroup", "range_for", "matmul")
-_NUMBERS = {"constant", "offset", "factor", "term"}
-REMOVALS = ("left", "right", "drop", "unwrap")  # a term or factor dropped, a line left out, a call taken away
-# a removal says what it takes out, and a number made 1 says "a factor too many" (mend_words._made_one)
-UNIT_SAID = (*REMOVALS, "const")
-SIDE_REMOVALS = ("left", "right", "keep_part")  # a factor, a term or a part of a condition taken out
-
-
-def _one_slip(a: Change, b: Change, nodes: dict[str, list[ast.AST]]) -> bool:
-    """Whether two mends say one slip two ways: one changes a number inside what the other changes
-    (`range(0, T)` and `range(1 - 1, T - 1)` for `range(1, T)`; `// 1` for `// 2` and `// 2`
-    removed). Changes apart (the slice's `+ 1` and a term subtracted after it) are two slips."""
-    if a.text == b.text or (a.function, a.index) == (b.function, b.index):
-        return True  # one node changed two ways (`dim=-1` or `dim=1` added) is one slip
-    if a.function == b.function and any(_inside_removed(r, o, nodes[a.function]) for r, o in ((a, b), (b, a))):
-        return True  # a change inside what the other takes out only makes it harmless: the removal says it
-    # brackets moved around a number change it too (`T + (1 // 2)`), and a line left out whose
-    # only work is a term or a factor (`out = out + proj.bias`) is that term dropped: one slip
-    kinds = {a.kind, b.kind}
-    if a.function != b.function or not all(c.kind in _NUMBERS or c.op == "regroup" or c.op == "drop" for c in (a, b)) or (
-            "step" in kinds and not kinds & {"term", "factor"}):
-        return False
-    first, second = nodes[a.function][a.index], nodes[b.function][b.index]
-    return any(n is second for n in ast.walk(first)) or any(n is first for n in ast.walk(second))
-
-
-def _names_removed(module: ModuleType, function: str, mends: list[Change]) -> set[str]:
-    """The names that mends taking out one side of an operation take out (`/ past` removed:
-    past; `a` for `a | b`: b)."""
-    nodes, found = list(ast.walk(definition(module, function))), set()
-    for change in (c for c in mends if c.op in SIDE_REMOVALS and c.function == function):
-        gone = _taken_out(change, nodes[change.index])
-        if isinstance(gone, ast.Name):
-            found.add(gone.id)
-    return found
-
-
-def _taken_out(removal: Change, node: ast.AST) -> ast.AST | None:
-    """What a removal at `node` takes out: the line (`drop`), the side that goes (`left` keeps the
-    left side: the right one goes), the part of `a | b` that is not kept, the arguments of a call
-    taken away."""
-    if removal.op == "drop":
-        return node
-    if removal.op == "keep_part":
-        parts = node.values if isinstance(node, ast.BoolOp) else [node.left, node.right]
-        return parts[1 - removal.arg]
-    if removal.op == "unwrap" and isinstance(node, ast.Call):  # the call taken away: what it was told (its axes)
-        kept = edit(node, removal)
-        return ast.Tuple([a for a in [*node.args, *(k.value for k in node.keywords)] if a is not kept], ast.Load())
-    return getattr(node, "right" if removal.op == "left" else "left", None)
-
-
-def _inside_removed(removal: Change, other: Change, nodes: list[ast.AST]) -> bool:
-    """Whether `other` changes a node inside what `removal` takes out (`exp(s.mean(...))` for
-    `s.mean(...)`, where the term `s.mean(...)` dropped mends it too; `transpose(2, -1)`, on three
-    axes no transpose at all, where the transpose taken away mends it)."""
-    if removal.op not in ("left", "right", "drop", "keep_part", "unwrap") or other.op in REMOVALS:
-        return False
-    gone = _taken_out(removal, nodes[removal.index])
-    return gone is not None and any(n is nodes[other.index] for n in ast.walk(gone))
-
-
-def _undoes(change: Change, removal: Change, nodes: list[ast.AST]) -> bool:
-    """Whether `change` transposes the very transpose that `removal` takes away (`k.transpose(-2,
-    -1).transpose(-2, -1)` for `k.transpose(-2, -1)`): the two cancel, so it mends only as the
-    removal does, which says the slip."""
-    node = nodes[removal.index]
-    return (removal.op == "unwrap" and change.op == "transpose" and nodes[change.index] is node
-            and isinstance(node, ast.Call) and call_name(node) in TRANSPOSES)
 
 
 def _rank(change: Change) -> int:

@@ -5,15 +5,9 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
+from attention_by_hand.lab.attention_judges import NO_MAX_SHIFT
 from attention_by_hand.lab.inputs import fixed, randn, seeded, toy_world
 from attention_by_hand.lab.judging import Check, Probe, difference, judge_tensor, matmul_sizes, mismatched_sizes
-
-# Said alike of a shift left out and of a shift by something else (a position, a constant):
-# either way no row was shifted by its own maximum, and the check's scores in the thousands overflow.
-NO_MAX_SHIFT = (
-    "NaN for large scores: exp of a large score overflows to inf, and inf / inf is NaN; yours did not shift each "
-    "row by its own maximum (no max-shift); subtract each row's maximum before exp"
-)
 
 
 def _judge_one_hot_lookup(got, expected, args):

@@ -1,0 +1,92 @@
+"""How two mends of one function stand to each other, for repair.py to say the one that reads most like
+the slip and never two that say one slip.
+
+- One slip said two ways (`_one_slip`): one node changed two ways (`dim=-1` or `dim=1` added), or one
+  number changed inside what another change changes (`range(0, T)` and `range(1 - 1, T - 1)` for
+  `range(1, T)`), or a change inside what another takes out (`exp(s.mean(...))` for the term
+  `s.mean(...)` dropped): the outputs cannot tell them apart.
+- What a removal takes out (`taken_out`): the line, the side of an operation that goes, the part of
+  `a | b` not kept, the arguments of a call taken away; the names it takes out (`names_removed`).
+- A change that undoes a removal (`undoes`): a transpose of the very transpose taken away cancels it.
+
+Left out: changes of two functions, which are never one slip.
+"""
+
+from __future__ import annotations
+
+import ast
+from types import ModuleType
+
+from attention_by_hand.lab.mutant_edits import TRANSPOSES, call_name, edit
+from attention_by_hand.lab.mutants import Change, definition
+
+__all__ = ["REMOVALS", "SIDE_REMOVALS", "UNIT_SAID", "inside_removed", "names_removed", "one_slip", "taken_out", "undoes"]
+
+_NUMBERS = {"constant", "offset", "factor", "term"}
+REMOVALS = ("left", "right", "drop", "unwrap")  # a term or factor dropped, a line left out, a call taken away
+# a removal says what it takes out, and a number made 1 says "a factor too many" (mend_words._made_one)
+UNIT_SAID = (*REMOVALS, "const")
+SIDE_REMOVALS = ("left", "right", "keep_part")  # a factor, a term or a part of a condition taken out
+
+
+def one_slip(a: Change, b: Change, nodes: dict[str, list[ast.AST]]) -> bool:
+    """Whether two mends say one slip two ways: one changes a number inside what the other changes
+    (`range(0, T)` and `range(1 - 1, T - 1)` for `range(1, T)`; `// 1` for `// 2` and `// 2`
+    removed). Changes apart (the slice's `+ 1` and a term subtracted after it) are two slips."""
+    if a.text == b.text or (a.function, a.index) == (b.function, b.index):
+        return True  # one node changed two ways (`dim=-1` or `dim=1` added) is one slip
+    if a.function == b.function and any(inside_removed(r, o, nodes[a.function]) for r, o in ((a, b), (b, a))):
+        return True  # a change inside what the other takes out only makes it harmless: the removal says it
+    # brackets moved around a number change it too (`T + (1 // 2)`), and a line left out whose
+    # only work is a term or a factor (`out = out + proj.bias`) is that term dropped: one slip
+    kinds = {a.kind, b.kind}
+    if a.function != b.function or not all(c.kind in _NUMBERS or c.op == "regroup" or c.op == "drop" for c in (a, b)) or (
+            "step" in kinds and not kinds & {"term", "factor"}):
+        return False
+    first, second = nodes[a.function][a.index], nodes[b.function][b.index]
+    return any(n is second for n in ast.walk(first)) or any(n is first for n in ast.walk(second))
+
+
+def names_removed(module: ModuleType, function: str, mends: list[Change]) -> set[str]:
+    """The names that mends taking out one side of an operation take out (`/ past` removed:
+    past; `a` for `a | b`: b)."""
+    nodes, found = list(ast.walk(definition(module, function))), set()
+    for change in (c for c in mends if c.op in SIDE_REMOVALS and c.function == function):
+        gone = taken_out(change, nodes[change.index])
+        if isinstance(gone, ast.Name):
+            found.add(gone.id)
+    return found
+
+
+def taken_out(removal: Change, node: ast.AST) -> ast.AST | None:
+    """What a removal at `node` takes out: the line (`drop`), the side that goes (`left` keeps the
+    left side: the right one goes), the part of `a | b` that is not kept, the arguments of a call
+    taken away."""
+    if removal.op == "drop":
+        return node
+    if removal.op == "keep_part":
+        parts = node.values if isinstance(node, ast.BoolOp) else [node.left, node.right]
+        return parts[1 - removal.arg]
+    if removal.op == "unwrap" and isinstance(node, ast.Call):  # the call taken away: what it was told (its axes)
+        kept = edit(node, removal)
+        return ast.Tuple([a for a in [*node.args, *(k.value for k in node.keywords)] if a is not kept], ast.Load())
+    return getattr(node, "right" if removal.op == "left" else "left", None)
+
+
+def inside_removed(removal: Change, other: Change, nodes: list[ast.AST]) -> bool:
+    """Whether `other` changes a node inside what `removal` takes out (`exp(s.mean(...))` for
+    `s.mean(...)`, where the term `s.mean(...)` dropped mends it too; `transpose(2, -1)`, on three
+    axes no transpose at all, where the transpose taken away mends it)."""
+    if removal.op not in ("left", "right", "drop", "keep_part", "unwrap") or other.op in REMOVALS:
+        return False
+    gone = taken_out(removal, nodes[removal.index])
+    return gone is not None and any(n is nodes[other.index] for n in ast.walk(gone))
+
+
+def undoes(change: Change, removal: Change, nodes: list[ast.AST]) -> bool:
+    """Whether `change` transposes the very transpose that `removal` takes away (`k.transpose(-2,
+    -1).transpose(-2, -1)` for `k.transpose(-2, -1)`): the two cancel, so it mends only as the
+    removal does, which says the slip."""
+    node = nodes[removal.index]
+    return (removal.op == "unwrap" and change.op == "transpose" and nodes[change.index] is node
+            and isinstance(node, ast.Call) and call_name(node) in TRANSPOSES)
