@@ -22,7 +22,7 @@ from types import ModuleType
 
 from attention_by_hand.lab.code_layout import call_name, count_side
 
-__all__ = ["CALLS", "LAYOUT_CALLS", "called", "call_words", "described", "reference_makes"]
+__all__ = ["CALLS", "LAYOUT_CALLS", "called", "call_words", "described", "kept_calls", "reference_makes"]
 
 # the name of the call (a function's or a method's) -> what it does
 CALLS = {
@@ -223,6 +223,22 @@ CALLS = {
     "histogram": "given a number of bins and no `range`, spreads them over the values present, from the smallest to "
                  "the largest: the bins follow the data (given the edges, it takes them as they are); it returns the "
                  "counts and the edges",
+    "equal": "is ONE Python bool, whether the two tensors have the same shape and every entry equal: entry by entry "
+             "is `torch.eq` or `==`",
+    "topk": "returns a pair, the k largest values and their indices (`.values`, `.indices`), as `max` given a `dim` "
+            "does: the pair itself is no tensor",
+    "cross": "is the cross product of vectors of 3 entries (a vector at right angles to both), taken along an axis "
+             "of length 3: no matrix product (`a.T @ b`) and no outer product",
+    "linear": "is `x @ weight.T + bias`: it transposes its weight, which a layer keeps as (out, in); `x @ w` is "
+              "`F.linear(x, w.T)`",
+    "permute": "takes the new place of EVERY axis, one number per axis (`x.permute(1, 0, 2)` of a 3-D tensor): given "
+               "fewer it raises; two axes swapped is `transpose`",
+    "fmax": "compares two tensors entry by entry and returns one tensor, not a pair: it has no `.values` (that is "
+            "`max(dim=...)`'s pair)",
+    "maximum": "compares two tensors entry by entry and returns one tensor, not a pair: it has no `.values` (that is "
+               "`max(dim=...)`'s pair)",
+    "vdot": "takes two 1-D vectors and gives one number (the first conjugated): it takes no batch; row by row is "
+            "`(a * b).sum(-1)`",
     "combinations": "gives every pair (a[i], a[j]) with i < j, neighbours or not (every choice of r entries, r = 2 by "
                     "default): n entries give n (n - 1) / 2 pairs; the n - 1 neighbouring pairs are `a[:-1]` with `a[1:]`",
 }
@@ -231,7 +247,8 @@ CALLS = {
 LAYOUT_CALLS = frozenset({"reshape", "view", "squeeze", "conj", "inner", "outer", "tensor_split", "split", "chunk",
                           "flatten", "movedim", "diagonal", "diag", "unfold", "hstack", "vstack", "dstack", "column_stack",
                           "block_diag", "tensordot", "expand", "repeat", "repeat_interleave", "narrow", "rot90",
-                          "unravel_index", "bmm", "mm", "dsplit", "hsplit", "vsplit", "take", "put"})
+                          "unravel_index", "bmm", "mm", "dsplit", "hsplit", "vsplit", "take", "put", "linear",
+                          "permute"})
 
 # a call given one of these keywords, or a True or False among its arguments, says how it counts:
 # nothing to misread
@@ -416,6 +433,14 @@ def call_words(quoted: Iterable[str], reference: ModuleType, function: str, said
     words = described(quoted, reference, function)
     parts = [text for name, text in words.items() if name not in set(said)]
     return "; ".join(parts) if parts else None
+
+
+def kept_calls(mend: str) -> set[str]:
+    """The calls a mend's "`new` for `old`" keeps: those its new code makes too (none where it reads no such text,
+    or the new code, cut short with "...", does not parse)."""
+    new = re.match(r"^`([^`]+)` for `", mend)
+    tree = _parsed(new.group(1)) if new else None
+    return set(called(tree)) if tree is not None else set()
 
 
 def described(quoted: Iterable[str], reference: ModuleType, function: str) -> dict[str, str]:

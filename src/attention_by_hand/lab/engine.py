@@ -13,7 +13,7 @@ import inspect
 from types import ModuleType
 
 from attention_by_hand.lab.api_mends import CAUSE_OPS
-from attention_by_hand.lab.call_words import LAYOUT_CALLS, call_words
+from attention_by_hand.lab.call_words import LAYOUT_CALLS, call_words, kept_calls
 from attention_by_hand.lab.diagnosis import all_zeros, diagnose, localise
 from attention_by_hand.lab.related import ends_of, worded_for
 from attention_by_hand.lab.relations import DIVIDED, MULTIPLIED
@@ -225,9 +225,12 @@ class Engine:
             return None, None
         other = event.get("other") if isinstance(event.get("other"), dict) else {}
         said, words = mend_said(event, other, *(at_line(e.get("line"), self.line_name)[2:] for e in (event, other)))
-        # the call a mend's own words already describe is not described again
+        # the call a mend's own words already describe is not described again, nor one the mend keeps
+        # (`(ids.view(-1, 1) - r).logical_not()` for `(ids.view(-1, 1) - r).bool()`: the `view` is not the slip)
+        text = str(event.get("text"))
+        kept = kept_calls(text)
         described = None if event.get("op") in ("add_kw", "overlap") else call_words(
-            [str(event.get("text"))], self.reference, function, said=_DESCRIBED_BY.get(str(event.get("op")), ()))
+            [text], self.reference, function, said=(*_DESCRIBED_BY.get(str(event.get("op")), ()), *kept))
         return said + (f"; {described}" if described else ""), words
 
     def parting(self, function: str, check: Check | None = None) -> str | None:

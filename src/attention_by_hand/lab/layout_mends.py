@@ -1,4 +1,4 @@
-"""Two mends of where an axis goes, tried on a learner's code only.
+"""Three mends of where an axis goes, tried on a learner's code only.
 
 - `axis_place`: `torch.arange(T)[None] - torch.arange(T)`, meant as the query numbers down a column
   minus the key numbers along a row. `None` in an index adds an axis of size 1 just where it stands,
@@ -12,6 +12,11 @@
   `reshape`, as a tensor's method or as `torch.reshape(t, ...)`. Not on a `view`: one that raises
   on a transposed tensor is mended by `reshape` alone, and a transpose put before it then mends
   only where what follows forgives the order (a mean over the regrouped axis).
+- `ellipsis_for`: `pattern[:, 1:, :1]` on a (batch, heads, T, T) tensor, meant as the rows from 1
+  and the first column. `:` in an index stands for ONE axis, so the cuts after it fall on the axes
+  counted from the front: `1:` cuts the heads. `...` stands for every axis before the cuts that
+  follow it, which then count from the end. The mend puts `...` in place of the `:`s an index
+  starts with, tried on every index of two or more places that starts with `:` and holds no `...`.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: an index with two `None`, and `unsqueeze` (another axis number, mutants.py, mends that).
@@ -27,9 +32,9 @@ from attention_by_hand.lab.code_layout import call_name
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import Change, quote
 
-__all__ = ["LAYOUT_OPS", "layout_mends", "layout_words"]
+__all__ = ["LAYOUT_OPS", "layout_mends", "layout_words", "leading_wholes"]
 
-LAYOUT_OPS = ("axis_place", "transpose_first")
+LAYOUT_OPS = ("axis_place", "transpose_first", "ellipsis_for")
 _REGROUPS = ("reshape",)
 
 
@@ -56,6 +61,15 @@ def _placings(index: ast.expr) -> list[str]:
     if not kept:  # `[None]`: the axis after the first one
         placings.append([":", "None"])
     return [", ".join(p) for p in placings]
+
+
+def leading_wholes(index: ast.expr) -> int:
+    """How many `:` an index of two or more places starts with, where it holds no `...` (else 0)."""
+    parts = index.elts if isinstance(index, ast.Tuple) else []
+    if len(parts) < 2 or any(isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts):
+        return 0
+    count = next((i for i, p in enumerate(parts) if not _whole(p)), len(parts))
+    return count if count < len(parts) else 0
 
 
 def _index_text(node: ast.Subscript) -> str:
@@ -89,11 +103,17 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                 add(node, "axis_place", placing, "index")
         if _regrouped(node) is not None:
             add(node, "transpose_first", None, "transpose")
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and leading_wholes(node.slice):
+            add(node, "ellipsis_for", None, "index")
     return found
 
 
 def layout_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake an `axis_place` or `transpose_first` change mends, in words."""
+    """The mistake an `axis_place`, `transpose_first` or `ellipsis_for` change mends, in words."""
+    if change.op == "ellipsis_for" and isinstance(node, ast.Subscript):
+        return (f"`:` in an index stands for ONE axis, so the cuts after it in `{quote(node)}` fall on the axes counted "
+                f"from the front; `...` stands for every axis before them, and they count from the end: "
+                f"`{quote(mend_edit(node, change))}`")
     if change.op == "axis_place" and isinstance(node, ast.Subscript):
         return (f"the new axis in the wrong place: `None` in an index adds an axis of size 1 just where it stands "
                 f"(for a vector: `v[None]` is a (1, n) row, `v[:, None]` an (n, 1) column): `[{change.arg}]` for "

@@ -284,6 +284,17 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.Slice(lower, upper, node.step)
     if op == "stop_length":  # `a:n` made `a:a + n`, the stop counted from the start (range_mends.py)
         return ast.Slice(node.lower, ast.BinOp(node.lower, ast.Add(), node.upper), node.step)
+    if op == "ellipsis_for":  # `x[:, a]` made `x[..., a]`: the leading `:`s one `...` (layout_mends.py)
+        parts = node.slice.elts
+        lead = next(i for i, p in enumerate(parts) if not (isinstance(p, ast.Slice) and p.lower is None and p.upper is None and p.step is None))
+        return ast.Subscript(node.value, ast.Tuple([ast.Constant(Ellipsis), *parts[lead:]], ast.Load()), node.ctx)
+    if op == "true_div":  # `a // b` made `a / b` (reading_mends.py)
+        return ast.BinOp(node.left, ast.Div(), node.right)
+    if op == "bool_not":  # `(a - b).bool()` made `(a - b).logical_not()` (reading_mends.py)
+        return ast.Call(ast.Attribute(node.func.value, "logical_not", ast.Load()), [], [])
+    if op == "nested_order":  # `f(g(x))` made `g(f(x))` (reading_mends.py)
+        inner = node.args[0]
+        return ast.Call(inner.func, [ast.Call(node.func, inner.args, [])], [])
     if op == "log_inside":  # `(a + b).log()` made `a + b.log()` (arg 1) or `a.log() + b` (arg 0) (reading_mends.py)
         total = node.args[0] if isinstance(node.func.value, ast.Name) and node.func.value.id == "torch" else node.func.value
         sides = [total.left, total.right]

@@ -1,4 +1,4 @@
-"""Five mends of an operator, a number or a call read by another convention, tried on a learner's code only.
+"""Eight mends of an operator, a number or a call read by another convention, tried on a learner's code only.
 
 - `div_mod`: `t[cols % hs, rows, cols // hs]`, a flat position split into (which block, where in
   it) with the two operators exchanged. `i // n` counts the whole blocks of n before i, `i % n` is
@@ -21,6 +21,14 @@
   spread over a sum, or the log put around the sum where it belonged on one term: log(m + l) is
   not m + log(l). The mend moves the log onto each term in turn, `m + l.log()` and `m.log() + l`.
   Tried on every `log` (a method, or `torch.log`) of a sum or a difference.
+- `true_div`: `base ** (two_i // d_model)`, a ratio written with `//` as if it divided: `//` floors, so
+  every exponent below 1 is 0. The mend makes one `//` a `/`. Tried on every `//`.
+- `bool_not`: `(ids.view(-1, 1) - torch.arange(V)).bool()`, the places where two things are equal read
+  off a difference: `.bool()` is True wherever the value is not 0, where the two differ. The mend makes
+  it `.logical_not()`. Tried on every `.bool()` of a difference.
+- `nested_order`: `merge_heads(proj(x))`, two steps nested in the other order (the projection before
+  the heads are merged). The mend nests them the other way, `proj(merge_heads(x))`. Tried on every
+  call of one argument that is itself a call of one argument.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: `//` and `%` exchanged across two statements (`head = i % hs` on one line, `place = i // hs`
@@ -38,7 +46,7 @@ from attention_by_hand.lab.mutant_edits import Change, cut, quote
 
 __all__ = ["READING_OPS", "reading_mends", "reading_words"]
 
-READING_OPS = ("div_mod", "radians", "norm_squared", "named_whole", "log_inside")
+READING_OPS = ("div_mod", "radians", "norm_squared", "named_whole", "log_inside", "true_div", "bool_not", "nested_order")
 _TURNS = ("sin", "cos", "tan")
 _NORMS = ("vector_norm", "norm")
 _WHOLE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult)
@@ -101,8 +109,25 @@ def log_of_sum(node: ast.AST) -> ast.BinOp | None:
     return taken if isinstance(taken, ast.BinOp) and isinstance(taken.op, (ast.Add, ast.Sub)) else None
 
 
+def _one_argument(node: ast.AST) -> bool:
+    """A call given one positional argument and nothing else: `proj(x)`, `self.norm(h)`."""
+    return isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred)
+
+
+def nested(node: ast.AST) -> bool:
+    """`f(g(x))`: a call of one argument whose argument is a call of one argument (no method of a value, `x.t()`)."""
+    return _one_argument(node) and _one_argument(node.args[0]) and all(
+        isinstance(c.func, (ast.Name, ast.Attribute)) for c in (node, node.args[0]))
+
+
+def _bool_of_difference(node: ast.AST) -> bool:
+    """`(a - b).bool()`."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "bool"
+            and not node.args and isinstance(node.func.value, ast.BinOp) and isinstance(node.func.value.op, ast.Sub))
+
+
 def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
-    """The `div_mod`, `radians`, `norm_squared`, `named_whole` and `log_inside` changes of `fdef` (the module's docstring)."""
+    """The changes of `fdef` the module's docstring lists."""
     found = []
 
     def add(node: ast.AST, op: str, kind: str, line: int, arg=None) -> None:
@@ -126,11 +151,27 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             if log_of_sum(node) is not None:
                 for side in (1, 0):
                     add(node, "log_inside", "function", statement.lineno, side)
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv):
+                add(node, "true_div", "sign", statement.lineno)
+            if _bool_of_difference(node):
+                add(node, "bool_not", "comparison", statement.lineno)
+            if nested(node):
+                add(node, "nested_order", "order", statement.lineno)
     return found
 
 
 def reading_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake a `div_mod`, `radians`, `norm_squared`, `named_whole` or `log_inside` change mends, in words."""
+    """The mistake a change of the module's docstring mends, in words."""
+    if change.op == "true_div" and isinstance(node, ast.BinOp):
+        return (f"`//` is floor division: `{quote(node)}` drops the fraction, so it is 0 wherever `{quote(node.left)}` is "
+                f"below `{quote(node.right)}`; `/` divides")
+    if change.op == "bool_not" and _bool_of_difference(node):
+        return (f"`.bool()` is True wherever the value is not 0: of the difference `{quote(node.func.value)}`, where the "
+                "two differ; where they are equal is `.logical_not()` (or `== 0`)")
+    if change.op == "nested_order" and nested(node):
+        inner = node.args[0]
+        return (f"two steps in the other order: `{quote(node)}` does `{quote(inner.func)}` first, then "
+                f"`{quote(node.func)}`; the other order is `{quote(mend_edit(node, change))}`")
     if change.op == "log_inside" and (total := log_of_sum(node)) is not None:
         term = quote(total.right if change.arg else total.left)
         return (f"the log taken of the whole `{quote(total)}`, where it belongs on `{term}` alone: the log of a sum "
