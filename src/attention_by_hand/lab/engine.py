@@ -36,7 +36,7 @@ __all__ = ["Engine", "got_of"]
 _DESCRIBED_BY = {"flatten_span": ("flatten",), "norm_squared": ("norm", "vector_norm"), "transpose_first": ("reshape",)}
 # mends that mirror a change of the reference (another name, number, operator or flag): beside a
 # change of the reference, which already says as much, they add nothing
-_MIRRORED = ("rename", "add_kw", "const", "compare", "binop", "drop_kw")
+_MIRRORED = ("rename", "add_kw", "const", "compare", "binop", "drop_kw", "nested_order")
 # mends of the learner's own variables or arguments (ops): said after a change of the reference of another op
 _OWN_OPS = ("args", "name", "shape_of", "exchange", "elts")
 _LAYOUT_KINDS = ("axis", "transpose", "order", "arguments")  # a change of where axes go (layout_calls)
