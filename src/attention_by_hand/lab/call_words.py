@@ -223,22 +223,22 @@ CALLS = {
     "histogram": "given a number of bins and no `range`, spreads them over the values present, from the smallest to "
                  "the largest: the bins follow the data (given the edges, it takes them as they are); it returns the "
                  "counts and the edges",
-    "equal": "is ONE Python bool, whether the two tensors have the same shape and every entry equal: entry by entry "
+    "equal": "returns ONE Python bool, whether the two tensors have the same shape and every entry equal: entry by entry "
              "is `torch.eq` or `==`",
-    "topk": "returns a pair, the k largest values and their indices (`.values`, `.indices`), as `max` given a `dim` "
+    "topk": "returns a pair, the k largest values (the smallest, given `largest=False`) and their indices (`.values`, `.indices`), as `max` given a `dim` "
             "does: the pair itself is no tensor",
     "cross": "is the cross product of vectors of 3 entries (a vector at right angles to both), taken along an axis "
              "of length 3: no matrix product (`a.T @ b`) and no outer product",
-    "linear": "is `x @ weight.T + bias`: it transposes its weight, which a layer keeps as (out, in); `x @ w` is "
+    "linear": "is `x @ weight.T` (+ bias, where given): it transposes its weight, which a layer keeps as (out, in); `x @ w` is "
               "`F.linear(x, w.T)`",
-    "permute": "takes the new place of EVERY axis, one number per axis (`x.permute(1, 0, 2)` of a 3-D tensor): given "
-               "fewer it raises; two axes swapped is `transpose`",
+    "permute": "takes, for each place of the result, the axis that goes there, one number for EVERY axis "
+               "(`x.permute(2, 0, 1)` puts the last axis first): given fewer it raises; two axes swapped is `transpose`",
     "fmax": "compares two tensors entry by entry and returns one tensor, not a pair: it has no `.values` (that is "
             "`max(dim=...)`'s pair)",
     "maximum": "compares two tensors entry by entry and returns one tensor, not a pair: it has no `.values` (that is "
                "`max(dim=...)`'s pair)",
     "vdot": "takes two 1-D vectors and gives one number (the first conjugated): it takes no batch; row by row is "
-            "`(a * b).sum(-1)`",
+            "`(a * b).sum(-1)` (for real tensors)",
     "combinations": "gives every pair (a[i], a[j]) with i < j, neighbours or not (every choice of r entries, r = 2 by "
                     "default): n entries give n (n - 1) / 2 pairs; the n - 1 neighbouring pairs are `a[:-1]` with `a[1:]`",
 }
@@ -436,11 +436,10 @@ def call_words(quoted: Iterable[str], reference: ModuleType, function: str, said
 
 
 def kept_calls(mend: str) -> set[str]:
-    """The calls a mend's "`new` for `old`" keeps: those its new code makes too (none where it reads no such text,
-    or the new code, cut short with "...", does not parse)."""
+    """The names a mend's "`new` for `old`" calls in its new code, read off the text (a quote cut short
+    with "..." parses as no code): none where it reads no such text."""
     new = re.match(r"^`([^`]+)` for `", mend)
-    tree = _parsed(new.group(1)) if new else None
-    return set(called(tree)) if tree is not None else set()
+    return set(re.findall(r"(\w+)\s*\(", new.group(1))) if new else set()
 
 
 def described(quoted: Iterable[str], reference: ModuleType, function: str) -> dict[str, str]:

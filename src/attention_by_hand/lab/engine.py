@@ -225,8 +225,9 @@ class Engine:
             return None, None
         other = event.get("other") if isinstance(event.get("other"), dict) else {}
         said, words = mend_said(event, other, *(at_line(e.get("line"), self.line_name)[2:] for e in (event, other)))
-        # the call a mend's own words already describe is not described again, nor one the mend keeps
-        # (`(ids.view(-1, 1) - r).logical_not()` for `(ids.view(-1, 1) - r).bool()`: the `view` is not the slip)
+        # the call a mend's own words already describe is not described again, nor one its new code
+        # still makes (`(ids.view(-1, 1) - r).logical_not()` for `(ids.view(-1, 1) - r).bool()`: the mend
+        # leaves the `view` as it was, so it points elsewhere)
         text = str(event.get("text"))
         kept = kept_calls(text)
         described = None if event.get("op") in ("add_kw", "overlap") else call_words(

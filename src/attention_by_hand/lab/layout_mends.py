@@ -16,7 +16,8 @@
   and the first column. `:` in an index stands for ONE axis, so the cuts after it fall on the axes
   counted from the front: `1:` cuts the heads. `...` stands for every axis before the cuts that
   follow it, which then count from the end. The mend puts `...` in place of the `:`s an index
-  starts with, tried on every index of two or more places that starts with `:` and holds no `...`.
+  starts with, tried on every index of two or more slices that starts with `:` (an int, a `None`
+  or a tensor in it is left out: it picks, adds or gathers where the words speak of slices).
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: an index with two `None`, and `unsqueeze` (another axis number, mutants.py, mends that).
@@ -64,9 +65,9 @@ def _placings(index: ast.expr) -> list[str]:
 
 
 def leading_wholes(index: ast.expr) -> int:
-    """How many `:` an index of two or more places starts with, where it holds no `...` (else 0)."""
+    """How many `:` an index of two or more places, all of them slices, starts with (else 0)."""
     parts = index.elts if isinstance(index, ast.Tuple) else []
-    if len(parts) < 2 or any(isinstance(p, ast.Constant) and p.value is Ellipsis for p in parts):
+    if len(parts) < 2 or not all(isinstance(p, ast.Slice) for p in parts):
         return 0
     count = next((i for i, p in enumerate(parts) if not _whole(p)), len(parts))
     return count if count < len(parts) else 0
@@ -111,9 +112,9 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 def layout_words(node: ast.AST, change: Change) -> str | None:
     """The mistake an `axis_place`, `transpose_first` or `ellipsis_for` change mends, in words."""
     if change.op == "ellipsis_for" and isinstance(node, ast.Subscript):
-        return (f"`:` in an index stands for ONE axis, so the cuts after it in `{quote(node)}` fall on the axes counted "
-                f"from the front; `...` stands for every axis before them, and they count from the end: "
-                f"`{quote(mend_edit(node, change))}`")
+        return (f"`:` in an index stands for ONE axis, so in `{_index_text(node)}` the slices after it fall on the axes "
+                f"counted from the front; after `...`, which stands for every axis before them, they fall on the last "
+                f"axes: `{_index_text(mend_edit(node, change))}`")
     if change.op == "axis_place" and isinstance(node, ast.Subscript):
         return (f"the new axis in the wrong place: `None` in an index adds an axis of size 1 just where it stands "
                 f"(for a vector: `v[None]` is a (1, n) row, `v[:, None]` an (n, 1) column): `[{change.arg}]` for "

@@ -21,8 +21,8 @@
   spread over a sum, or the log put around the sum where it belonged on one term: log(m + l) is
   not m + log(l). The mend moves the log onto each term in turn, `m + l.log()` and `m.log() + l`.
   Tried on every `log` (a method, or `torch.log`) of a sum or a difference.
-- `true_div`: `base ** (two_i // d_model)`, a ratio written with `//` as if it divided: `//` floors, so
-  every exponent below 1 is 0. The mend makes one `//` a `/`. Tried on every `//`.
+- `true_div`: `base ** (two_i // d_model)`, a ratio written with `//` as if it divided: `//` rounds
+  down to a whole number, so every exponent between 0 and 1 is 0. The mend makes one `//` a `/`. Tried on every `//`.
 - `bool_not`: `(ids.view(-1, 1) - torch.arange(V)).bool()`, the places where two things are equal read
   off a difference: `.bool()` is True wherever the value is not 0, where the two differ. The mend makes
   it `.logical_not()`. Tried on every `.bool()` of a difference.
@@ -114,10 +114,19 @@ def _one_argument(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Starred)
 
 
+def _a_step(func: ast.expr) -> bool:
+    """A function or a layer by name (`proj`, `torch.exp`, `F.gelu`, `self.ln1`), not a method of a value (`x.view`)."""
+    if isinstance(func, ast.Name):
+        return True
+    owner = func.value if isinstance(func, ast.Attribute) else None
+    while isinstance(owner, ast.Attribute):
+        owner = owner.value
+    return isinstance(owner, ast.Name) and owner.id in ("torch", "F", "nn", "self")
+
+
 def nested(node: ast.AST) -> bool:
-    """`f(g(x))`: a call of one argument whose argument is a call of one argument (no method of a value, `x.t()`)."""
-    return _one_argument(node) and _one_argument(node.args[0]) and all(
-        isinstance(c.func, (ast.Name, ast.Attribute)) for c in (node, node.args[0]))
+    """`f(g(x))`: a call of one argument whose argument is a call of one argument, both functions or layers by name."""
+    return _one_argument(node) and _one_argument(node.args[0]) and all(_a_step(c.func) for c in (node, node.args[0]))
 
 
 def _bool_of_difference(node: ast.AST) -> bool:
@@ -163,11 +172,11 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 def reading_words(node: ast.AST, change: Change) -> str | None:
     """The mistake a change of the module's docstring mends, in words."""
     if change.op == "true_div" and isinstance(node, ast.BinOp):
-        return (f"`//` is floor division: `{quote(node)}` drops the fraction, so it is 0 wherever `{quote(node.left)}` is "
-                f"below `{quote(node.right)}`; `/` divides")
+        return (f"`//` is floor division: `{quote(node)}` rounds `{quote(node.left)} / {quote(node.right)}` down to a whole "
+                f"number (0 wherever 0 <= `{quote(node.left)}` < `{quote(node.right)}`); `/` divides")
     if change.op == "bool_not" and _bool_of_difference(node):
         return (f"`.bool()` is True wherever the value is not 0: of the difference `{quote(node.func.value)}`, where the "
-                "two differ; where they are equal is `.logical_not()` (or `== 0`)")
+                "two differ (for finite values); where they are equal is `.logical_not()` (or `== 0`)")
     if change.op == "nested_order" and nested(node):
         inner = node.args[0]
         return (f"two steps in the other order: `{quote(node)}` does `{quote(inner.func)}` first, then "
