@@ -436,10 +436,29 @@ def call_words(quoted: Iterable[str], reference: ModuleType, function: str, said
 
 
 def kept_calls(mend: str) -> set[str]:
-    """The names a mend's "`new` for `old`" calls in its new code, read off the text (a quote cut short
-    with "..." parses as no code): none where it reads no such text."""
-    new = re.match(r"^`([^`]+)` for `", mend)
-    return set(re.findall(r"(\w+)\s*\(", new.group(1))) if new else set()
+    """The names of the calls a mend's "`new` for `old`" leaves as they were: made in its new code with
+    the very arguments the old code gives them (`view(-1, 1)` in both); a call whose arguments the mend
+    changes (`flatten(-2, -1)` for `flatten(1)`) is not kept. Read off the text, since a quote cut
+    short with "..." parses as no code; none where the mend reads no such text."""
+    found = re.match(r"^`([^`]+)` for `([^`]+)`", mend)
+    if not found:
+        return set()
+    new, old = (_calls_written(code) for code in found.groups())
+    return {name for name, text in new if (name, text) in old}
+
+
+def _calls_written(code: str) -> set[tuple[str, str]]:
+    """(name, the call as written up to its closing bracket) of each call in a piece of code."""
+    calls = set()
+    for start in re.finditer(r"(\w+)\s*\(", code):
+        depth, end = 0, None
+        for i in range(start.end() - 1, len(code)):
+            depth += {"(": 1, ")": -1}.get(code[i], 0)
+            if depth == 0:
+                end = i + 1
+                break
+        calls.add((start.group(1), code[start.start():end] if end else code[start.start():] + "<cut>"))
+    return calls
 
 
 def described(quoted: Iterable[str], reference: ModuleType, function: str) -> dict[str, str]:
