@@ -205,7 +205,7 @@ def softmax(scores):
 def test_an_exp_that_overflows_only_on_large_scores_is_named_as_such(tmp_path):
     found = failed_checks(tmp_path, "lab-02-embeddings-softmax.py", LOG_SUM_EXP_UNSHIFTED, "softmax")
     assert found and all(label.startswith("softmax: large scores") for label in found)
-    assert all("right on every input whose numbers stay small" in h and "subtract each row's maximum before exp" in h
+    assert all("right on every input whose numbers stay small" in h and "must already have its row's maximum subtracted" in h
                for h in found.values())
 
 

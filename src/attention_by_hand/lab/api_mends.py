@@ -11,7 +11,7 @@ repair.py finds that it gives the reference's output on every input:
   every entry towards the end. The mend negates the shift.
 - `diagonal_sign`: `triu_indices(T, T, offset=-1)`, meant as the diagonal just above the main one;
   the offset counts upwards, so -1 is the diagonal below. The mend negates the offset (`i0 - j0`
-  for a difference `j0 - i0`).
+  for a difference `j0 - i0`, and `i0 - j0 + 1` for `j0 - i0 + 1`: the difference alone turned).
 - `numel_axis`: `counts.numel()` for the length of a row; numel counts every entry. The mend is
   `counts.shape[d]`, for d = -1 and 0. Also `len(x)` for the number of tokens, as for a list of
   them; len of a tensor is its FIRST axis's length (the batch's, where there is one). The mend is
@@ -88,10 +88,10 @@ from __future__ import annotations
 import ast
 from itertools import combinations
 
+from attention_by_hand.lab.code_layout import is_method
 from attention_by_hand.lab.made_pitfalls import in_place_call
-from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_whole, entries_of, is_half_cast, is_method,
-                                              matrix_sides, measured_by, mend_edit, negated, scatter_parts, signed,
-                                              transposed_tensor)
+from attention_by_hand.lab.mend_edits import (edit_count_first, edit_squeeze_whole, entries_of, is_half_cast, matrix_sides,
+                                              measured_by, mend_edit, negated, scatter_parts, signed, transposed_tensor)
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote, quote_statement
 
 __all__ = ["ANOTHER_ROUTE", "API_OPS", "CAUSE_OPS", "FLATTENING", "half_casts", "api_mends", "api_words", "transposed_partner"]
@@ -172,6 +172,12 @@ def _plain(node: ast.expr | None) -> bool:
 def _difference(node: ast.expr | None) -> bool:
     """`j0 - i0`, two plain terms (a name or a number) one minus the other: its other way is `i0 - j0`."""
     return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and _plain(node.left) and _plain(node.right)
+
+
+def _shifted_difference(node: ast.expr | None) -> bool:
+    """`j0 - i0 + 1` (or `- 1`): a difference of two plain terms, then a whole number added or taken away."""
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and _difference(node.left)
+            and isinstance(node.right, ast.Constant) and type(node.right.value) is int)
 
 
 def _entries(node: ast.Call) -> ast.expr | None:
@@ -268,6 +274,10 @@ def api_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if called in _OFFSET_CALLS and not axes_named and (_plain(offset := _offset(node)) or _difference(offset)):
             found.append(Change(name, index[id(offset)], "diagonal_sign", None, "sign",
                                 f"`{quote(negated(offset))}` for `{quote(offset)}` in `{quote(node)}`", line))
+        elif called in _OFFSET_CALLS and not axes_named and _shifted_difference(offset):  # `j0 - i0 + 1`: the difference the other way
+            turned = ast.BinOp(negated(offset.left), offset.op, offset.right)
+            found.append(Change(name, index[id(offset.left)], "diagonal_sign", None, "sign",
+                                f"`{quote(turned)}` for `{quote(offset)}` in `{quote(node)}`", line))
         if called in _LIKE and not any(k.arg == "dtype" for k in node.keywords):
             found.append(Change(name, at, "like_dtype", None, "call",
                                 f"`{quote(mend_edit(node, Change(name, at, 'like_dtype', None, 'call', '')))}` for `{quote(node)}`",
@@ -379,6 +389,13 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
         return (f"roll moves every entry by its shift (entry r goes to r + shift), towards the end when the shift is "
                 f"positive: `{quote(node)}` moves them towards the {'FRONT' if back else 'END'}, `{quote(negated(node))}` "
                 "the other way")
+    offset = parents.get(id(node))
+    if op == "diagonal_sign" and _shifted_difference(offset) and offset.left is node:  # `j0 - i0 + 1`: the difference turned
+        turned = ast.BinOp(negated(node), offset.op, offset.right)
+        return (f"the difference in the diagonal's offset taken the wrong way round: the offset counts from the main "
+                f"diagonal upwards, so `{quote(offset)}` and `{quote(turned)}` lie on opposite sides of diagonal "
+                f"{quote(offset.right) if isinstance(offset.op, ast.Add) else '-' + quote(offset.right)} "
+                f"(wherever `{quote(node.left)}` and `{quote(node.right)}` differ)")
     if op == "diagonal_sign":
         value = number_of(node)
         if isinstance(value, (int, float)):  # a side only for a number: `-k` may be either, as k's sign is

@@ -6,7 +6,9 @@ ends, never on its way.
 Small readings of written code that several readers share sit here too: a whole `:` in a
 subscript (`whole_slice`), an int as written, a minus sign taken with it (`signed_int`), a
 line without its comment (`code_only`), a side of a count (`count_side`: a name or a size,
-not a number), and a name read as a factor or a divisor (`a_factor`).
+not a number), a name read as a factor or a divisor (`a_factor`), and whether a call takes its
+tensor as its first argument (`function_form`: `torch.f(x)`, `torch.linalg.f(x)`) or is a
+tensor's method (`is_method`), and the sum a `log` takes (`log_of_sum`).
 
 Left out: running anything (blame.py); the reference's values (intermediates.py).
 """
@@ -21,8 +23,8 @@ import sys
 import tokenize
 from dataclasses import dataclass, field
 
-__all__ = ["LOOPS", "Layout", "a_factor", "call_name", "code_only", "count_side", "function_def", "inlined", "layout_of", "new_axes_only", "number_of", "parents", "reads_of",
-           "signed_int", "whole_slice"]
+__all__ = ["FUNCTION_OWNERS", "LOOPS", "Layout", "a_factor", "call_name", "code_only", "count_side", "function_def", "function_form", "inlined",
+           "is_method", "layout_of", "log_of_sum", "new_axes_only", "number_of", "parents", "reads_of", "signed_int", "whole_slice"]
 
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -189,3 +191,32 @@ def a_factor(name: ast.Name, parents: dict) -> bool:
     if isinstance(parent, ast.BinOp):
         return isinstance(parent.op, (ast.Mult, ast.Div))
     return isinstance(parent, ast.AugAssign) and isinstance(parent.op, (ast.Mult, ast.Div)) and parent.value is name
+
+
+FUNCTION_OWNERS = ("torch", "F")  # `torch.softmax(x, ...)`, `F.relu(x)`: functions whose first argument is the input
+# torch's namespaces of functions: `torch.linalg.matmul(a, b)` takes its tensor first, as `torch.matmul` does
+_NAMESPACES = ("torch.linalg", "torch.special", "torch.fft", "torch.nn.functional", "nn.functional")
+
+
+def function_form(node: ast.Call, owners: tuple[str, ...] = FUNCTION_OWNERS) -> bool:
+    """`torch.softmax(x, ...)`, `torch.linalg.matmul(a, b)`, `F.relu(x)` or `f(x)`: the first argument is the
+    input (a method's is not)."""
+    if isinstance(node.func, ast.Name):
+        return True
+    owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+    return (isinstance(owner, ast.Name) and owner.id in owners) or (
+        "torch" in owners and isinstance(owner, ast.Attribute) and ast.unparse(owner) in _NAMESPACES)
+
+
+def is_method(node: ast.Call) -> bool:
+    """`x.f(...)`, not `torch.f(x, ...)`, `F.f(x, ...)`, NumPy's or math's: the tensor is no argument."""
+    return isinstance(node.func, ast.Attribute) and not function_form(node, (*FUNCTION_OWNERS, "np", "math"))
+
+
+def log_of_sum(node: ast.AST) -> ast.BinOp | None:
+    """The sum (or difference) a `log` call takes, as `(a + b).log()` or `torch.log(a + b)`; None for any other node."""
+    if not (isinstance(node, ast.Call) and call_name(node) == "log" and isinstance(node.func, ast.Attribute)):
+        return None
+    owner = node.func.value
+    taken = node.args[0] if isinstance(owner, ast.Name) and owner.id == "torch" and node.args else owner
+    return taken if isinstance(taken, ast.BinOp) and isinstance(taken.op, (ast.Add, ast.Sub)) else None

@@ -100,10 +100,10 @@ class Engine:
         the change is in the reference's terms, the call in the learner's (`k.conj()` beside the
         reference's transpose changed). A call of another kind there is said nowhere: beside a
         change of another kind it points at a line the change does not."""
-        if not all(c.kind in _LAYOUT_KINDS or "keepdim=" in c.text for c in found.changes):
+        if not found.changes or not all(c.kind in _LAYOUT_KINDS or "keepdim=" in c.text for c in found.changes):
             return None
         words = [text for name, text in parted.ending if name.partition("(")[0].rstrip("_") in LAYOUT_CALLS]
-        return f"at {parted.ending_at}, where your values part, {'; '.join(words)}" if words and found.changes else None
+        return f"at {parted.ending_at}, where your values part, {'; '.join(words)}" if words else None
 
     def reaches(self, function: str) -> set[str]:
         """The function and the reference's functions it calls."""
@@ -226,8 +226,8 @@ class Engine:
         other = event.get("other") if isinstance(event.get("other"), dict) else {}
         said, words = mend_said(event, other, *(at_line(e.get("line"), self.line_name)[2:] for e in (event, other)))
         # the call a mend's own words already describe is not described again, nor one its new code
-        # still makes (`(ids.view(-1, 1) - r).logical_not()` for `(ids.view(-1, 1) - r).bool()`: the mend
-        # leaves the `view` as it was, so it points elsewhere)
+        # leaves with the same arguments (`(ids.view(-1, 1) - r).logical_not()` for
+        # `(ids.view(-1, 1) - r).bool()`: the mend keeps the `view` as it was, so it points elsewhere)
         text = str(event.get("text"))
         kept = kept_calls(text)
         described = None if event.get("op") in ("add_kw", "overlap") else call_words(

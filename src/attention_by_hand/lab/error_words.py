@@ -5,7 +5,10 @@ Each entry is a piece of an error's message and what it means for a learner's co
 or `and` given a tensor of several values. Nothing of the learner's runs again: the words are read
 off the message alone, so each names the ways of reaching those words, or the one they have.
 
-Left out: the errors whose sizes or types tell more (judging.py reads those: sizes that do not
+The sizes `index_add_` and its kin print (`self.shape = [...] source.shape = [...]`) are read too,
+where the source's are the target's with one axis left out.
+
+Left out: the other errors whose sizes or types tell more (judging.py reads those: sizes that do not
 match, an invalid combination of arguments, a dtype), and a name or keyword torch lacks
 (foreign_words.py).
 """
@@ -26,6 +29,18 @@ _WORDS = (
      "a tensor of several values made one Python number: `math.exp`, `math.sqrt` or `math.log` of a tensor, "
      "`float(x)`, `int(x)`, or a list of tensors given to `torch.tensor`; torch's own (`torch.exp`, "
      "`torch.sqrt`) work entry by entry, and `torch.stack` joins tensors"),
+    ("slice indices must be integers or None",
+     "a slice's bound that is not an int: `/` gives a float even where it divides exactly (8 / 2 is 4.0); "
+     "`//` keeps an int"),
+    ('"histogram_cpu" not implemented for',
+     "`histc` counts floats only: integer ids need `.float()` first, and `torch.bincount(ids, minlength=n)` counts "
+     "them as they are"),
+    ("expected BoolTensor for mask",
+     "a mask must be a bool tensor: one of 0s and 1s in another dtype needs `.bool()` (a comparison gives bool "
+     "already)"),
+    ("invalid type: '",
+     "`.type(...)` takes a torch dtype (`torch.float32`) or a tensor type's full name (`'torch.FloatTensor'`), not "
+     "Python's or NumPy's names for a type; `.float()` casts to float32"),
     ("cannot be converted to Scalar",
      "`.item()` reads the one number of a tensor of one entry; this tensor has more"),
     ("Can't call numpy() on Tensor that requires grad",
@@ -79,8 +94,27 @@ _KEEPDIM_INT = re.compile(r"argument 'keepdim' \(position \d\) must be bool, not
 # an empty tensor made to fill a shape that has entries: the axis that does not match is 0 long in it
 _EMPTY_SOURCE = re.compile(r"must match the existing size \(0\)")
 _NO_AXIS = re.compile(r"(\w+)\(\) missing 1 required positional arguments?: \"dim\"")
+_INDEX_NUMBER = re.compile(r"(\w+?)_?\(\): argument 'index' \(position \d\) must be Tensor, not int")
 _ONE_VALUE = re.compile(r"(\w+?)_? only supports a 0-dimensional value tensor")
 _ALONG_ROWS = ("softmax", "log_softmax", "cumsum", "cumprod", "logcumsumexp")  # each row's own: dim=-1
+# index_add_ and its kin: the source's sizes against those of the tensor it is written into
+_SHAPES = re.compile(r"self\.shape = \[([\d, ]*)\] source\.shape = \[([\d, ]*)\]")
+
+
+def _axis_short(message: str) -> str:
+    """" (...)" where the source's sizes are the target's with exactly one axis left out (one place
+    only): said as that, with what the call needs. Else ""."""
+    found = _SHAPES.search(message)
+    if not found:
+        return ""
+    target, source = ([int(n) for n in part.split(",") if n.strip()] for part in found.groups())
+    places = [k for k in range(len(target)) if len(source) + 1 == len(target) and target[:k] + target[k + 1:] == source]
+    if len(places) != 1:
+        return ""
+    k = places[0]
+    return (f" (the source has one axis fewer than the tensor it is written into: its sizes {source} are the "
+            f"target's {target} without axis {k}; it needs every axis of the target, with one entry per index along "
+            f"the axis written into)")
 
 
 def error_words(message: str) -> str:
@@ -115,6 +149,12 @@ def error_words(message: str) -> str:
         return (" (a tensor of no entries, a 0 among its sizes, made to fill a shape that has some: written into a "
                 "slice, or expanded; an empty slice of a range that runs the wrong way gives one, and so does "
                 "`torch.tensor([])`; an assignment never deletes entries: to leave some out, index the others)")
+    index_number = _INDEX_NUMBER.search(message)
+    if index_number:  # `index_select(0, T)`: a count or one position where a tensor of positions belongs
+        return (f" (`{index_number.group(1)}` takes its positions as a tensor of ints, `torch.arange(n)` for "
+                f"the first n or `torch.tensor([i])` for one, not a plain number)")
+    if short := _axis_short(message):
+        return short
     # a piece, or a tuple of pieces that mean one slip
     return next((f" ({words})" for pieces, words in _WORDS
                  if any(p in message for p in ((pieces,) if isinstance(pieces, str) else pieces))), "")

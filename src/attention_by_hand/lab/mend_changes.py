@@ -87,8 +87,10 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - what a loop, a product or a comparison is given (operand_mends.py): a dict walked without `.items()`, the
   transpose on the other factor, a comparison's side without its axis of size 1, a tensor walked along its
   first axis; read by another convention (reading_mends.py): `//` and `%` exchanged, an angle in degrees, a
-  norm for a sum of squares, a `:=` naming part of a sum; and where an axis goes (layout_mends.py): an
-  index's `None` in the wrong place, a reshape with no transpose before it.
+  norm for a sum of squares, a `:=` naming part of a sum; where an axis goes (layout_mends.py): an
+  index's `None` in the wrong place, a reshape with no transpose before it; where a bracket closes
+  (bracket_mends.py); an outside name where an unread argument belongs (argument_mends.py). The last
+  six families are own_mends.py's.
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """
@@ -99,16 +101,12 @@ import ast
 from itertools import combinations, permutations
 
 from attention_by_hand.lab.api_mends import API_OPS, api_mends
-from attention_by_hand.lab.code_layout import count_side
+from attention_by_hand.lab.code_layout import count_side, function_form
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_mends
-from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_mends
 from attention_by_hand.lab.loop_starts import loop_carries, loop_starts
-from attention_by_hand.lab.mend_edits import function_form
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
-from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_mends
-from attention_by_hand.lab.reading_mends import READING_OPS, reading_mends
+from attention_by_hand.lab.own_mends import OWN_OPS, own_mends
 from attention_by_hand.lab.returned_steps import RETURNED_STEP
-from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends
 from attention_by_hand.lab.size_locals import one_size, size_names
 
 __all__ = ["AXIS_MENDS", "FLAGS", "FLOW_MENDS", "NAMING_MENDS", "loop_names", "mend_changes"]
@@ -132,8 +130,7 @@ FLOW_MENDS = ("jump", "outdent", "once", "start_before", "carry", "accumulate")
 # mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
 NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts", "factor_moved",
-                "unsub", "ceil", "into_exponent", "one_tuple", *HABIT_OPS, *API_OPS, *RANGE_OPS, *OPERAND_OPS,
-                *READING_OPS, *LAYOUT_OPS, RETURNED_STEP)
+                "unsub", "ceil", "into_exponent", "one_tuple", *HABIT_OPS, *API_OPS, *OWN_OPS, RETURNED_STEP)
 AXIS_MENDS = ("first", "unwrap")  # an axis (or a call) taken away: said after "an extra axis of size 1" (verdict.py)
 
 _WRAPS = ("exp", "log")
@@ -298,7 +295,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
                                     f"`{quote(count)} {sign} 1` for `{quote(count)}`{where}", statement.lineno))
     # a loop's restarted state first: few changes, each a whole kind of mistake, tried before the budget runs out
     return (loop_starts(fdef, index) + loop_carries(fdef, index) + found + habit_mends(fdef, index) + api_mends(fdef, index)
-            + range_mends(fdef, index) + operand_mends(fdef, index) + reading_mends(fdef, index) + layout_mends(fdef, index))
+            + own_mends(fdef, index))
 
 
 _RUNNING = ("maximum", "fmax", "logaddexp", "max")  # a running maximum or log-sum, carried as its first argument

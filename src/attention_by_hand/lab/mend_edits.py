@@ -26,10 +26,12 @@ from __future__ import annotations
 import ast
 import copy
 
-from attention_by_hand.lab.code_layout import call_name, number_of
+from attention_by_hand.lab.bracket_edits import BRACKET_OPS, bracket_edit
+from attention_by_hand.lab.code_layout import call_name, is_method, log_of_sum, number_of, whole_slice
 
-__all__ = ["FUNCTION_OWNERS", "HALVES", "RADIANS", "is_half_cast", "edit_count_first", "entries_of", "function_form", "is_method", "matrix_sides",
-           "measured_by", "mend_edit", "moved_transpose", "negated", "other_index", "subscript_parts", "transposed_tensor"]
+__all__ = ["HALVES", "RADIANS", "is_half_cast", "edit_count_first", "entries_of", "matrix_sides",
+           "measured_by", "mend_edit", "moved_transpose", "negated", "other_index", "row_times_column", "subscript_parts",
+           "transposed_tensor"]
 
 
 HALVES = ("half", "bfloat16")  # the casts to a float of half the width
@@ -74,20 +76,6 @@ def _subscript(node: ast.Subscript, parts: list[ast.expr]) -> ast.Subscript:
 def other_index(name: str) -> str:
     """A name for a comprehension's counter that is not `name` (`i`, else `j`)."""
     return "j" if name == "i" else "i"
-
-
-FUNCTION_OWNERS = ("torch", "F")  # `torch.softmax(x, ...)`, `F.relu(x)`: functions whose first argument is the input
-
-
-def function_form(node: ast.Call, owners: tuple[str, ...] = FUNCTION_OWNERS) -> bool:
-    """`torch.softmax(x, ...)`, `F.relu(x)` or `f(x)`: the first argument is the input (a method's is not)."""
-    return isinstance(node.func, ast.Name) or (isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
-                                                and node.func.value.id in owners)
-
-
-def is_method(node: ast.Call) -> bool:
-    """`x.f(...)`, not `torch.f(x, ...)`, `F.f(x, ...)`, NumPy's or math's: the tensor is no argument."""
-    return isinstance(node.func, ast.Attribute) and not function_form(node, (*FUNCTION_OWNERS, "np", "math"))
 
 
 def measured_by(node: ast.Call) -> ast.expr | None:
@@ -193,9 +181,19 @@ def matrix_sides(node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
     return (node.args[0], node.args[1]) if len(node.args) == 2 else None
 
 
-def _unsqueezed(node: ast.expr) -> ast.Call:
-    """`node.unsqueeze(-1)`: an axis of size 1 after its last."""
-    return ast.Call(ast.Attribute(node, "unsqueeze", ast.Load()), [ast.Constant(-1)], [])
+def row_times_column(node: ast.AST, side: str) -> ast.expr | None:
+    """`a @ b.unsqueeze(-1)` made `a.unsqueeze(-2) @ b.unsqueeze(-1)` (side "left"), or
+    `a.unsqueeze(-2) @ b` made `a.unsqueeze(-2) @ b.unsqueeze(-1)` (side "right"): operand_mends.py."""
+    a, b = matrix_sides(node)
+    a, b = (_unsqueezed(a, -2), b) if side == "left" else (a, _unsqueezed(b))
+    if isinstance(node, ast.BinOp):
+        return ast.BinOp(a, node.op, b)
+    return ast.Call(ast.Attribute(a, node.func.attr, ast.Load()), [b], []) if is_method(node) else ast.Call(node.func, [a, b], [])
+
+
+def _unsqueezed(node: ast.expr, axis: int = -1) -> ast.Call:
+    """`node.unsqueeze(-1)`: an axis of size 1 after its last (or at `axis`)."""
+    return ast.Call(ast.Attribute(node, "unsqueeze", ast.Load()), [ast.Constant(axis)], [])
 
 
 def _transposed(node: ast.expr) -> ast.expr | None:
@@ -286,7 +284,7 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.Slice(node.lower, ast.BinOp(node.lower, ast.Add(), node.upper), node.step)
     if op == "ellipsis_for":  # `x[:, a]` made `x[..., a]`: the leading `:`s one `...` (layout_mends.py)
         parts = node.slice.elts
-        lead = next(i for i, p in enumerate(parts) if not (isinstance(p, ast.Slice) and p.lower is None and p.upper is None and p.step is None))
+        lead = next(i for i, p in enumerate(parts) if not whole_slice(p))
         return ast.Subscript(node.value, ast.Tuple([ast.Constant(Ellipsis), *parts[lead:]], ast.Load()), node.ctx)
     if op == "true_div":  # `a // b` made `a / b` (reading_mends.py)
         return ast.BinOp(node.left, ast.Div(), node.right)
@@ -296,7 +294,7 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         inner = node.args[0]
         return ast.Call(inner.func, [ast.Call(node.func, inner.args, [])], [])
     if op == "log_inside":  # `(a + b).log()` made `a + b.log()` (arg 1) or `a.log() + b` (arg 0) (reading_mends.py)
-        total = node.args[0] if isinstance(node.func.value, ast.Name) and node.func.value.id == "torch" else node.func.value
+        total = log_of_sum(node)
         sides = [total.left, total.right]
         sides[arg] = ast.Call(node.func, [sides[arg]], []) if total is not node.func.value else ast.Call(
             ast.Attribute(sides[arg], "log", ast.Load()), [], [])
@@ -475,4 +473,10 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
             return type(node)(entries, ast.Load())
         lead = node.args[:len(node.args) - len(entries)]  # torch.view(x, ...)'s tensor stays first
         return ast.Call(node.func, [*lead, *entries], node.keywords)
+    if op == "row_side":  # the other side of a product of a column given its row axis (operand_mends.py)
+        return row_times_column(node, arg)
+    if op == "argument_for":  # an outside name made the unread argument (argument_mends.py)
+        return ast.Name(arg[1], ast.Load())
+    if op in BRACKET_OPS:  # a term moved inside a call's bracket, or out of it (bracket_mends.py)
+        return bracket_edit(node, op)
     raise ValueError(op)

@@ -4,8 +4,8 @@ A change made to the learner's code (repair.py) is described the way mutants.py 
 reference: "the term `1` dropped", "`v` transposed". Made to the learner's code, it says what the learner
 should do; the mistake is its inverse: a term too many, a transpose missing. Here each kind of change is
 turned round into the mistake it mends, and a change at the bounds of a `range` or a slice says which end
-("the loop starts one step late"). The learner-only mends of range_mends, operand_mends, reading_mends and
-layout_mends are said in their modules' own words (`_OWN_WORDS`).
+("the loop starts one step late"). The learner-only mends of own_mends.py's families are said in their
+modules' own words.
 
 Left out: the change itself in code (mutants.py quotes it), and which change mends (repair.py).
 """
@@ -18,16 +18,12 @@ from attention_by_hand.lab.api_mends import API_OPS, FLATTENING, api_words
 from attention_by_hand.lab.code_layout import a_factor, new_axes_only, parents as parents_in, whole_slice
 from attention_by_hand.lab.einsum_words import subscripts_words
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_words
-from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_words
 from attention_by_hand.lab.loop_starts import carry_words, start_words
 from attention_by_hand.lab.mutant_edits import CMP, OPS, TENSOR_MAKERS, Change, call_name, factor_parts, moved_text, number_of, quote_statement
-from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_words
-from attention_by_hand.lab.range_mends import RANGE_OPS, range_words
-from attention_by_hand.lab.reading_mends import READING_OPS, reading_words
+from attention_by_hand.lab.own_mends import OWN_OPS, own_words
 
 __all__ = ["mistake_words", "mend_said"]
 
-_OWN_WORDS = ((RANGE_OPS, range_words), (OPERAND_OPS, operand_words), (READING_OPS, reading_words), (LAYOUT_OPS, layout_words))
 # A comparison in words: a learner reads `>=` as "greater than or equal".
 _COMPARED = {">": "greater than", ">=": "greater than or equal", "<": "less than", "<=": "less than or equal",
              "==": "equal", "!=": "not equal"}
@@ -158,8 +154,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         return start_words([node.body[i] for i in change.arg], node)
     if op in HABIT_OPS:
         return habit_words(node, change)
-    if said := next((words for ops, words in _OWN_WORDS if op in ops), None):
-        return said(node, change)
+    if op in OWN_OPS:
+        return own_words(node, change)
     if op in API_OPS:
         return api_words(node, change, fdef, parents)
     if op == "const" and _exponent(node, parents):  # `** 2` for `** 1` is a power, not a count off by one

@@ -1,4 +1,4 @@
-"""Six mends of what a loop, an unpacking, a product or a comparison is given, tried on a learner's code only.
+"""Seven mends of what a loop, an unpacking, a product or a comparison is given, tried on a learner's code only.
 
 - `items`: `for norm, branch in {ln1: attn, ln2: mlp}:`, a dict walked as if it gave pairs. Walking
   a dict gives its keys alone, so each key is unpacked into the loop's names (and raises, or splits
@@ -32,6 +32,13 @@
   `keepdim`). Tried at every call of the bare name `sum` with one argument that may be a tensor
   (a name, an attribute, an index or a call; not a list, a generator or a starred argument).
 
+- `row_side`: `torch.matmul(p, dp.unsqueeze(-1))`, meant as each row of `p` times its own row of
+  `dp`, one number per row. Only one side was shaped: the (..., n, 1) columns meet the whole (..., n)
+  rows of `p`, every row with every column. The mend gives the other side its axis too,
+  `p.unsqueeze(-2)` (a (1, n) row each), or `.unsqueeze(-1)` on the right where the left has
+  `.unsqueeze(-2)`. Tried at every `@`, `mm`, `bmm` and `matmul` with one side unsqueezed so and
+  the other not unsqueezed at all.
+
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: a dict built by `dict(...)` or a comprehension, and a product of more than two factors
 written as one call.
@@ -42,12 +49,13 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from attention_by_hand.lab.mend_edits import function_form, mend_edit, moved_transpose
-from attention_by_hand.lab.mutant_edits import Change, call_name, quote
+from attention_by_hand.lab.code_layout import function_form
+from attention_by_hand.lab.mend_edits import matrix_sides, mend_edit, moved_transpose
+from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
 
 __all__ = ["OPERAND_OPS", "operand_mends", "operand_words"]
 
-OPERAND_OPS = ("items", "other_factor", "outer", "walk_last", "builtin_sum", "unpack_axis")
+OPERAND_OPS = ("items", "other_factor", "outer", "walk_last", "builtin_sum", "unpack_axis", "row_side")
 COMPARING = ("eq", "ne", "lt", "le", "gt", "ge")
 _ORDERS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)  # entry by entry; `is` and `in` compare otherwise
 
@@ -67,8 +75,14 @@ def _a_size(node: ast.AST) -> bool:
     return isinstance(owner, ast.Attribute) and owner.attr == "shape"
 
 
+def _unsqueezed_at(node: ast.AST, axis: int | None) -> bool:
+    """`x.unsqueeze(axis)` (any axis, for None)."""
+    return (isinstance(node, ast.Call) and call_name(node) == "unsqueeze" and isinstance(node.func, ast.Attribute)
+            and len(node.args) == 1 and (axis is None or number_of(node.args[0]) == axis))
+
+
 def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
-    """The `items`, `other_factor`, `outer`, `walk_last`, `builtin_sum` and `unpack_axis` changes of `fdef` (the module's docstring)."""
+    """The changes of `fdef` the module's docstring lists."""
     dicts, found = _dicts(fdef), []
     for node in ast.walk(fdef):
         walked = node.iter if isinstance(node, ast.For) and isinstance(node.target, ast.Tuple) else None
@@ -94,6 +108,11 @@ def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if compared:
             change = Change(fdef.name, index[id(node)], "outer", None, "axis", "", node.lineno)
             found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
+        sides = matrix_sides(node)
+        for side, bare, given in (("left", 0, (1, -1)), ("right", 1, (0, -2))):
+            if sides is not None and _unsqueezed_at(sides[given[0]], given[1]) and not _unsqueezed_at(sides[bare], None):
+                change = Change(fdef.name, index[id(node)], "row_side", side, "axis", "", node.lineno)
+                found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
         moved = moved_transpose(node)
         if moved is not None:
             change = Change(fdef.name, index[id(node)], "other_factor", None, "transpose", "", node.lineno)
@@ -102,7 +121,7 @@ def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 
 
 def operand_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake an `items`, `other_factor`, `outer`, `walk_last`, `builtin_sum` or `unpack_axis` change mends, in words."""
+    """The mistake one of the module's changes mends, in words."""
     if change.op == "items":
         return ("a dict walked as pairs: walking a dict gives its KEYS alone, each then unpacked into the loop's "
                 "names; `.items()` gives the (key, value) pairs")
@@ -110,6 +129,12 @@ def operand_words(node: ast.AST, change: Change) -> str | None:
         return ("compared entry by entry: a 1-D side lines up with the LAST axis of the other; `.unsqueeze(-1)` gives "
                 "it an axis of size 1 at the end, so each of its entries meets a whole row of the other (a table of "
                 "every pair, or one value per row)")
+    if change.op == "row_side" and matrix_sides(node) is not None:
+        a, b = (quote(side) for side in matrix_sides(node))
+        bare, shaped = (a, "-2") if change.arg == "left" else (b, "-1")
+        return (f"a row times a column, one pair per row, with only one side shaped: `{bare}` has no axis of size 1 "
+                f"where `{bare}.unsqueeze({shaped})` puts it, so the product pairs every row of one side with every "
+                f"column of the other (a table, or an error) instead of each row with its own column")
     if change.op == "other_factor":
         return ("the transpose on the wrong factor: `a @ b.T` pairs each row of `a` with each row of `b`, "
                 "`a.T @ b` each column of `a` with each column of `b`")

@@ -10,6 +10,8 @@ its code that no output shows, and each breaks a function that reads right line 
   in one statement (`exp(m - m_new)`): they are one tensor, and the old values are gone.
 - The loop's own name given a new value (`for r in rows: r = r / r.sum()`) that nothing reads
   before the next pass: the row it came from stays as it was.
+- A tensor made to be filled (`lse = torch.zeros(T)`) and then given a new value in every pass of a
+  loop that never reads it (`lse = m + l.log()`): after the loop it holds the last pass's value.
 - `&` or `|` beside a comparison without brackets, `causal & ks > qs`: they bind tighter than `>`,
   so Python compares `causal & ks` with `qs` (said with the reading Python makes).
 - Written tuples given to `zip` as rows, `for norm, branch in zip((ln1, attn), (ln2, mlp))`: zip
@@ -31,7 +33,8 @@ and written into, `~` of an integer tensor, index pairs given as one index, a na
 index, R's way of leaving an entry out, an in-place call's result kept under a new name and the old
 name read after it) are read in made_pitfalls.py,
 the pieces of `split(1)` joined along another axis (and `reduce` with no start) in call_pitfalls.py, values computed and
-dropped (`x.masked_fill(...)` alone on its line) in dropped_pitfalls.py, and said with these.
+dropped (`x.masked_fill(...)` alone on its line) in dropped_pitfalls.py, a call's argument that means something else
+than it seems to (`std_mean(x, -1, True)`, `transpose(-1, -1)`) in reading_pitfalls.py, and said with these.
 
 Left out: iterators made other ways (`iter(...)`, a generator function), and loops in helpers
 the function calls.
@@ -45,11 +48,12 @@ import re
 import textwrap
 
 from attention_by_hand.lab.call_pitfalls import call_pitfalls
-from attention_by_hand.lab.code_layout import parents as parents_in
+from attention_by_hand.lab.code_layout import call_name, parents as parents_in
 from attention_by_hand.lab.dropped_pitfalls import no_effect, result_dropped
 from attention_by_hand.lab.made_pitfalls import (changed_then_read, expanded_written, inverted_integers, negated_name_index,
                                                  none_kept, pairs_as_one_index)
 from attention_by_hand.lab.made_pitfalls import stores as _stores
+from attention_by_hand.lab.reading_pitfalls import reading_pitfalls
 
 __all__ = ["pitfalls"]
 
@@ -301,6 +305,44 @@ def _loop_rebound(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     return found
 
 
+# the calls that make a tensor to be filled (`lse = torch.zeros(...)`, `out = q.new_zeros(...)`)
+_MADE_EMPTY = ("zeros", "empty", "full", "ones", "zeros_like", "empty_like", "full_like", "ones_like", "new_zeros",
+               "new_empty", "new_full", "new_ones")
+
+
+def _replaced_in_loop(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """`lse = torch.zeros(T)` before a loop, then `lse = m + l.log()` in it: a tensor made to be
+    filled, given a new value by a plain assignment that is a statement of the loop's own body (so
+    every pass makes it), never read in the loop (nor written into, nor updated by `+=`), and read
+    after it. Each pass replaces the last one's value without reading it, so after the loop the
+    name holds the last pass's value alone, and the tensor made for it is never written. Not said
+    where the loop can stop early (`break`), or where the name is read between the two."""
+    found = []
+    for at, loop in enumerate(fdef.body):
+        if not isinstance(loop, (ast.For, ast.While)) or any(isinstance(n, ast.Break) for n in ast.walk(loop)):
+            continue
+        for made in fdef.body[:at]:
+            if not (isinstance(made, ast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], ast.Name)
+                    and isinstance(made.value, ast.Call) and call_name(made.value) in _MADE_EMPTY):
+                continue
+            name = made.targets[0].id
+            between = fdef.body[fdef.body.index(made) + 1:at]
+            if _loads(loop, name) or any(_loads(s, name) or _stores(s, name) for s in between):
+                continue  # read, or made again, before the loop or in it
+            if any(isinstance(n, (ast.AugAssign, ast.AnnAssign)) and isinstance(n.target, ast.Name) and n.target.id == name
+                   for n in ast.walk(loop)):
+                continue
+            stores = [s for s in loop.body if isinstance(s, ast.Assign)
+                      and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)]
+            if not stores or not any(_loads(s, name) for s in fdef.body[at + 1:]):
+                continue
+            last = stores[-1]
+            found.append((last.lineno, f"`{name}` is made at {{1}} to be filled, but the loop gives it a new value ({{0}}) "
+                                       f"in every pass without reading it: after the loop it holds the last pass's value "
+                                       f"alone, and the tensor made at {{1}} is never written", [last.lineno, made.lineno]))
+    return found
+
+
 def _zipped_rows(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     """`for norm, branch in zip((ln1, attn), (ln2, mlp))`: written tuples given to zip as rows,
     as many as the loop's names and each as long: zip pairs them by position, so each pass takes
@@ -386,8 +428,8 @@ def pitfalls(function) -> list[list]:
         return []
     # the lines of the parsed text count from 1 at the `def`: the file's lines count from `start`
     found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + no_effect(fdef)
-                   + _written_into(fdef) + _loop_rebound(fdef) + none_kept(fdef) + result_dropped(fdef, function)
+                   + _written_into(fdef) + _loop_rebound(fdef) + _replaced_in_loop(fdef) + none_kept(fdef) + result_dropped(fdef, function)
                    + expanded_written(fdef) + inverted_integers(fdef) + _zipped_rows(fdef)
                    + _bitwise_before_comparison(fdef) + pairs_as_one_index(fdef) + negated_name_index(fdef)
-                   + changed_then_read(fdef) + _guarded(call_pitfalls, fdef))
+                   + changed_then_read(fdef) + _guarded(call_pitfalls, fdef) + _guarded(reading_pitfalls, fdef))
     return [[line + start - 1, words, [at + start - 1 for at in where]] for line, words, where in found]

@@ -98,8 +98,9 @@ def range_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The changes of `fdef` listed in the module's docstring: each slice's bounds made those of
     another range of it, a stop written as a length made one counted from the start, and the
     first entries of a slice made the last (or back), a loop's index written after the entries before it."""
+    pieces = _pieces(fdef)
     return (_stops_as_lengths(fdef, index) + _other_ranges(fdef, index) + _other_ends(fdef, index) + _offsets(fdef, index)
-            + _to_last(fdef, index) + _next_starts(fdef, index) + _pair_sides(fdef, index))
+            + _to_last(fdef, index) + _next_starts(fdef, index, pieces) + _pair_sides(fdef, index, pieces))
 
 
 def pair_side(cut: ast.Slice) -> int | None:
@@ -111,10 +112,10 @@ def pair_side(cut: ast.Slice) -> int | None:
     return 1 if cut.upper is None and cut.lower is not None and number_of(cut.lower) == 1 else None
 
 
-def _pair_sides(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
-    """The `pair_side` changes of `fdef`: `:-1` made `1:`, `1:` made `:-1`."""
+def _pair_sides(fdef: ast.FunctionDef, index: dict[int, int], pieces: dict[tuple, list]) -> list[Change]:
+    """The `pair_side` changes of `fdef`: `:-1` made `1:`, `1:` made `:-1`. pieces: `_pieces(fdef)`."""
     found = []
-    for whole, cut in (p for pieces in _pieces(fdef).values() for p in pieces):
+    for whole, cut in (p for same in pieces.values() for p in same):
         if id(cut) in index and pair_side(cut) is not None:
             change = Change(fdef.name, index[id(cut)], "pair_side", None, "slice", "", cut.lineno)
             found.append(dataclasses.replace(change, said=f"`{_with(whole, cut, mend_edit(cut, change))}` for {_which(fdef, whole)}`{quote(whole)}`"))
@@ -157,10 +158,11 @@ def _pieces(fdef: ast.FunctionDef) -> dict[tuple, list[tuple[ast.Subscript, ast.
     return found
 
 
-def _next_starts(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
-    """The `next_start` changes of `fdef`: a piece's start made the stop of another piece of its tensor."""
+def _next_starts(fdef: ast.FunctionDef, index: dict[int, int], cuts: dict[tuple, list]) -> list[Change]:
+    """The `next_start` changes of `fdef`: a piece's start made the stop of another piece of its tensor.
+    cuts: `_pieces(fdef)`."""
     found = []
-    for pieces in (p for p in _pieces(fdef).values() if 2 <= len(p) <= MAX_PIECES):
+    for pieces in (p for p in cuts.values() if 2 <= len(p) <= MAX_PIECES):
         for whole, cut in pieces:
             if cut.lower is None or id(cut) not in index:
                 continue

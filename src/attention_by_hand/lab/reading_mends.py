@@ -40,7 +40,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from attention_by_hand.lab.code_layout import call_name
+from attention_by_hand.lab.code_layout import call_name, log_of_sum
 from attention_by_hand.lab.mend_edits import RADIANS, mend_edit
 from attention_by_hand.lab.mutant_edits import Change, cut, quote
 
@@ -98,15 +98,6 @@ def _walrus_quoted(node: ast.AST) -> str:
 def _named_whole(node: ast.BinOp) -> str:
     """`(h := a + b)` for `a + (h := b)`, quoted as a learner writes it."""
     return _walrus_quoted(mend_edit(node, Change("", 0, "named_whole", None, "order", "")))
-
-
-def log_of_sum(node: ast.AST) -> ast.BinOp | None:
-    """The sum (or difference) a `log` call takes, as `(a + b).log()` or `torch.log(a + b)`; None for any other node."""
-    if not (isinstance(node, ast.Call) and call_name(node) == "log" and isinstance(node.func, ast.Attribute)):
-        return None
-    owner = node.func.value
-    taken = node.args[0] if isinstance(owner, ast.Name) and owner.id == "torch" and node.args else owner
-    return taken if isinstance(taken, ast.BinOp) and isinstance(taken.op, (ast.Add, ast.Sub)) else None
 
 
 def _one_argument(node: ast.AST) -> bool:

@@ -124,8 +124,9 @@ def _overflow(reference, function: str, tried: list[Tried], expected: list) -> D
     seen = _broken(wrong[0][0].got)
     said = (f"right on every input whose numbers stay small, wrong on inputs with numbers past {LARGE:g} (up to "
             f"{max(_largest(t.args) for t, _ in wrong):g}), where yours gives {seen}: exp of a number past 88 "
-            f"overflows float32 to inf (and below -103 it is 0); subtract each row's maximum before exp")
-    return Diagnosis(said, f"{function}: exp overflows on large numbers (no shift by the maximum)")
+            f"overflows float32 to inf (and below -103 it is 0): whatever exp is given must already have its row's "
+            f"maximum subtracted, so that none of it is above 0")
+    return Diagnosis(said, f"{function}: exp overflows on large numbers")
 
 
 def _intermediate(reference, function: str, tried: list[Tried], expected: list) -> Diagnosis | None:

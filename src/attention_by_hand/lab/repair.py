@@ -171,7 +171,7 @@ def _names_of(change: Change) -> tuple[str, str] | None:
     """(the name replaced, the name put in) of a change that puts one variable for another."""
     if change.op == "size_for" and isinstance(change.arg, str):
         return None, change.arg
-    if change.op in ("name", "exchange") and isinstance(change.arg, tuple) and len(change.arg) == 2:
+    if change.op in ("name", "exchange", "argument_for") and isinstance(change.arg, tuple) and len(change.arg) == 2:
         return change.arg
     return None
 
@@ -224,7 +224,8 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
                 inputs: list[tuple] = (), near: set[int] = frozenset(), wrong: int = 0, raising: set[int] = frozenset()) -> list[Change]:
     """The changes to try, at most MAX_CHANGES: the learner-only changes on the span's lines first (few, and each a
     whole kind of mistake), then the span's other changes, then the learner-only changes elsewhere, then the
-    rest, then brackets moved (many, and most of them give the same numbers). A span can be the whole function
+    rest, then brackets moved (many, and most of them give the same numbers); another axis anywhere comes right
+    after the span's learner-only changes (`_axes_early`). A span can be the whole function
     (a loop's values part at its end): its own changes alone can then fill the budget. Without a span, the lines
     `near` (where the function raised, and the lines feeding it: raised_lines.py) take its place. In that order,
     a variable put for another of another shape comes after all the rest (not on the line that raised), and one
@@ -253,13 +254,22 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     inside = ours + [c for c in inside if c not in set(ours)]
     regrouped = [c for c in extra if c.op == "regroup" and c not in inside]
     extra = [c for c in extra if c.op != "regroup" and c not in inside]
-    ordered = inside + extra + rest + regrouped
+    ordered = _axes_early(inside + extra + rest + regrouped, len(ours))
     # unlike on the first input, where yours is wrong, unless alike on every input where yours is right:
     # a name of another shape just where yours goes wrong (`zeros_like(v)` for `zeros_like(q)`, where
     # d_v is not head_size) may be the very slip; so may one on the line that raised (`dp` for `d_out`)
     right = seens[wrong:] if wrong else []
     unlike = [c for c in ordered if c.line not in raising and seens and _unlike(c, seens[0]) and not (right and not any(_unlike(c, s) for s in right))]
     return [c for c in ordered if c not in set(unlike)] + unlike  # repair() tries the first MAX_CHANGES
+
+
+def _axes_early(ordered: list[Change], first: int) -> list[Change]:
+    """Another axis tried right after the `first` changes (the learner-only ones on the span's or the
+    raising line's): few of them (22 in a tiled backward of 3,335 changes), and a common slip, that a
+    long function's name swaps (2,152 of 2,867 in another) would push past MAX_CHANGES. Which
+    changes mend does not hang on the order, only which fit in the budget."""
+    later = ordered[first:]
+    return ordered[:first] + [c for c in later if c.kind == "axis"] + [c for c in later if c.kind != "axis"]
 
 
 def _foreign_unwraps(module: ModuleType, reference: ModuleType, function: str, mends: list[Change]) -> list[Change]:

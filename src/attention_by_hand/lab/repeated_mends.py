@@ -5,9 +5,10 @@ A learner who slipped once in a line copied to the next (the query's and the key
 so did one who wrote the same bound in both slices of a line (`w[i, :i] @ v[:i]`, where each
 token's own value belongs too), or a name in both bounds of one subscript (`k[..., i0:i0 + w]`, the
 query block's rows for the key block's). Changes that do the same thing (`_twin_key`) are grouped:
-on two or more lines, two to four of them; on one line, a call renamed or a power moved inside;
-one bound moved by the same step in each of two to four slices of one line (the upper bounds
-alone, or the lower); in one subscript, a name put for another.
+on two or more lines, two to four of them; on one line, a call renamed, a power moved inside or an
+argument put for an outside name (argument_mends.py); one bound moved by the same step in each of
+two to four slices of one line (the upper bounds alone, or the lower); in one subscript, a name put
+for another.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from attention_by_hand.lab.mutant_edits import Change, _tree_copy, call_name
 __all__ = ["innermost_subscripts", "subscript_of", "twin_groups"]
 
 # the ops whose twins on one line are tried together (elsewhere, twins on one line are two places of one thing)
-ONE_LINE = ("rename", "power_inside")
+ONE_LINE = ("rename", "power_inside", "argument_for")
 WIDE = ("subscripts", "last_two")  # grouped past the budget's cut too: each place is one reading, not a chance fit
 
 

@@ -1,0 +1,58 @@
+"""Where a call's bracket closes, as the syntax tree has it: a term written after a call moved inside
+it, or a term inside a call moved out of it (bracket_mends.py says when each is tried, and in what words).
+
+`a + b.f(0, g(t)) + s` ends with the call `b.f(0, g(t))`: a learner who closed its bracket one
+term too early wrote `+ s` after it where it belonged on the call's last argument,
+`b.f(0, g(t) + s)`. The other way round, `f(x + s)` for `f(x) + s`: the bracket closed one term
+too late.
+
+Left out: a call with keyword arguments or a starred argument (no one place is "just before the
+bracket"), calls inside the last argument (`g(t + s)`: the term would then act on what `g`
+returns, not on what the expression ends with), and terms written before the call (`s + f(x)`).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+
+__all__ = ["BRACKET_OPS", "BRACKET_TERMS", "bracket_edit", "closing_call"]
+
+BRACKET_OPS = ("close_later", "close_earlier")
+# the operators whose right side may belong inside or outside a bracket
+BRACKET_TERMS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+# a term written after a sum acts on its last term as on the whole (`a + f(x) - s` is `a + (f(x) - s)`),
+# and a factor after a product on its last factor; not after a difference or a quotient (`a - f(x) + s`
+# is `a - (f(x) - s)`), nor across operators (`(a + f(x)) * s`)
+_THROUGH = {ast.Add: ast.Add, ast.Sub: ast.Add, ast.Mult: ast.Mult, ast.Div: ast.Mult}
+
+
+def _simple(call: ast.AST) -> bool:
+    """A call whose bracket closes just after its last positional argument."""
+    return (isinstance(call, ast.Call) and bool(call.args) and not call.keywords
+            and not any(isinstance(a, ast.Starred) for a in call.args))
+
+
+def closing_call(node: ast.expr, after: type[ast.operator]) -> ast.Call | None:
+    """The call whose bracket closes at the end of `node` as written, where a term written after
+    `node` with the operator `after` acts on what the call returns (`b.f(0, g(t))` in
+    `a + b.f(0, g(t))`, for `+`); None where there is none."""
+    while isinstance(node, ast.BinOp) and isinstance(node.op, _THROUGH.get(after, ())):
+        node = node.right
+    return node if _simple(node) else None
+
+
+def bracket_edit(node: ast.AST, op: str) -> ast.expr | None:
+    """close_later: `left <op> right` made `left` with `<op> right` inside the bracket of the call it
+    ends with; close_earlier: `f(..., a <op> b)` made `f(..., a) <op> b`."""
+    if op == "close_later" and isinstance(node, ast.BinOp):
+        left = copy.deepcopy(node.left)
+        call = closing_call(left, type(node.op))
+        if call is None:
+            return None
+        call.args[-1] = ast.BinOp(call.args[-1], node.op, node.right)
+        return left
+    if op == "close_earlier" and _simple(node) and isinstance(node.args[-1], ast.BinOp):
+        inner = node.args[-1]
+        return ast.BinOp(ast.Call(node.func, [*node.args[:-1], inner.left], []), inner.op, inner.right)
+    return None

@@ -1,0 +1,76 @@
+"""Two mends of where a call's bracket closes, tried on a learner's code only.
+
+- `close_later`: `tok(ids) + pos.weight.index_select(0, torch.arange(T)) + start`, meant as the
+  rows of positions start .. start + T - 1. The bracket closed before `+ start`, so the lookup
+  reads rows 0 .. T - 1 and the number `start` is added to every value it returns. The mend moves
+  the term after a call inside the bracket of each call the expression ends with, in turn
+  (`index_select(0, torch.arange(T) + start)`, then `torch.arange(T + start)`). Tried on every
+  `+`, `-`, `*` and `/` whose left side ends with a call.
+- `close_earlier`: `f(x + s)` for `f(x) + s`, the other way round: the term added inside the call
+  where it belonged on what the call returns. Tried on every call whose last argument is such an
+  operation.
+
+The edits are bracket_edits.py's. repair.py keeps a mend only where it gives the reference's
+output on every input the check tried.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from attention_by_hand.lab.bracket_edits import BRACKET_OPS, BRACKET_TERMS, bracket_edit, closing_call
+from attention_by_hand.lab.code_layout import call_name
+from attention_by_hand.lab.mutant_edits import OPS, Change, quote
+
+__all__ = ["BRACKET_OPS", "bracket_mends", "bracket_words"]
+
+_VERBS = {"+": "is added to", "-": "is subtracted from", "*": "multiplies", "/": "divides"}
+
+
+def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `close_later` and `close_earlier` changes of `fdef` (the module's docstring)."""
+    found, lines = [], {}
+    for statement in (n for n in ast.walk(fdef) if isinstance(n, ast.stmt)):
+        lines.update({id(n): statement.lineno for n in ast.walk(statement)})  # outer first: the innermost wins
+
+    def add(node: ast.AST, op: str) -> None:
+        made = bracket_edit(node, op)
+        if made is None:
+            return
+        if op == "close_later":  # the call that takes the term in, before and after, not the whole sum
+            sign = OPS[type(node.op)]
+            call, moved = closing_call(node.left, type(node.op)), closing_call(made, type(node.op))
+            said = f"`{quote(moved)}` for `{quote(call)} {sign} {quote(node.right)}`"
+        else:
+            said = f"`{quote(made)}` for `{quote(node)}`"
+        found.append(Change(fdef.name, index[id(node)], op, None, "order", said, lines[id(node)]))
+
+    for node in (n for n in ast.walk(fdef) if id(n) in lines):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, BRACKET_TERMS) and closing_call(node.left, type(node.op)):
+            add(node, "close_later")
+        if (isinstance(node, ast.Call) and node.args and isinstance(node.args[-1], ast.BinOp)
+                and isinstance(node.args[-1].op, BRACKET_TERMS)):
+            add(node, "close_earlier")
+    return found
+
+
+def _called(call: ast.Call) -> str:
+    """`index_select(...)`, or the called expression itself where it has no name (`make(x)(y)`)."""
+    name = call_name(call)
+    return f"{name}(...)" if name else quote(call.func)
+
+
+def bracket_words(node: ast.AST, change: Change) -> str | None:
+    """The mistake a `close_later` or `close_earlier` change mends, in words."""
+    if change.op == "close_later" and isinstance(node, ast.BinOp):
+        call, sign = closing_call(node.left, type(node.op)), OPS[type(node.op)]
+        if call is None:
+            return None
+        term, inner, called = quote(node.right), quote(call.args[-1]), _called(call)
+        return (f"a bracket closed too early: `{sign} {term}` stands after the bracket of `{called}`, so `{term}` "
+                f"{_VERBS[sign]} what `{called}` returns, where it belongs inside, on `{inner}`")
+    if change.op == "close_earlier" and isinstance(node, ast.Call) and isinstance(node.args[-1], ast.BinOp):
+        inner, sign, called = node.args[-1], OPS[type(node.args[-1].op)], _called(node)
+        return (f"a bracket closed too late: `{sign} {quote(inner.right)}` stands inside `{called}`, on "
+                f"`{quote(inner.left)}`, where it belongs after the bracket, on what `{called}` returns")
+    return None

@@ -1,0 +1,41 @@
+"""The learner-only mends that live in modules of their own, each with its words: one list, so that
+mend_changes.py tries them all and mend_words.py says each in its module's words.
+
+- range_mends.py: a slice cut by another of the function's ranges, a stop written as a length, ...;
+- operand_mends.py: what a loop, a product or a comparison is given;
+- reading_mends.py: an operator, a number or a call read by another convention;
+- layout_mends.py: where an axis goes;
+- bracket_mends.py: where a call's bracket closes;
+- argument_mends.py: a name from outside the function where one of its arguments belongs.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from attention_by_hand.lab.argument_mends import ARGUMENT_OPS, argument_mends, argument_words
+from attention_by_hand.lab.bracket_mends import BRACKET_OPS, bracket_mends, bracket_words
+from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_mends, layout_words
+from attention_by_hand.lab.mutant_edits import Change
+from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_mends, operand_words
+from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends, range_words
+from attention_by_hand.lab.reading_mends import READING_OPS, reading_mends, reading_words
+
+__all__ = ["OWN_OPS", "own_mends", "own_words"]
+
+# (ops, the changes of a function, the words of one change), in the order the changes are tried
+_FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends, operand_words),
+             (READING_OPS, reading_mends, reading_words), (LAYOUT_OPS, layout_mends, layout_words),
+             (BRACKET_OPS, bracket_mends, bracket_words), (ARGUMENT_OPS, argument_mends, argument_words))
+OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
+
+
+def own_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """Every family's changes of `fdef`. index: each node's place in ast.walk(fdef)."""
+    return [change for _, mends, _ in _FAMILIES for change in mends(fdef, index)]
+
+
+def own_words(node: ast.AST, change: Change) -> str | None:
+    """The mistake a change of one of the families mends, in its module's words; None for another op."""
+    words = next((words for ops, _, words in _FAMILIES if change.op in ops), None)
+    return words(node, change) if words is not None else None

@@ -1,0 +1,96 @@
+"""Calls whose arguments mean something else than they seem to, read off a learner's function
+(pitfalls.py says them with the rest, when its check fails).
+
+- `torch.std_mean(x, -1, True)`, `x.var(-1, True)`: the positional argument after the axis of
+  `std`, `var`, `std_mean` and `var_mean` is `unbiased` (divide by n - 1), not `keepdim` as it
+  is for `mean` and `sum`; the axis is dropped. Said where the axis is written as a whole number,
+  that argument as True, and no `keepdim` is given (False is the population's spread, which a
+  layer norm takes on purpose).
+- `k.transpose(-1, -1)`: one axis named twice in `transpose`, `swapaxes`, `swapdims`, `movedim` or
+  `moveaxis`, written as the same number: the axis is swapped with (or moved onto) itself, and the
+  call changes nothing.
+- `F.max_pool1d(rows, 1)`: a pool's second argument is its kernel size, the width of each window,
+  not the size of the output (that is what `adaptive_max_pool1d` takes); a window of 1 holds one
+  entry, so the call gives back its input. Said for a kernel size written as 1, with no stride
+  given (a stride of 2 would keep every other entry).
+- `torch.msort(torch.stack((m, s), -1))[..., 1]`: `msort` sorts along the FIRST axis, each column on
+  its own; `sort` (and `t.sort()`) sorts along the last. Said where what it sorts was joined along
+  the last axis (`stack` or `cat` given -1) or its result is read along the last axis (`[..., i]`):
+  there the last axis was meant.
+
+Each is a fact about the call as written, said beside the check's hint: the call may not be where
+the mistake is.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from attention_by_hand.lab.code_layout import call_name, is_method, parents as parents_in
+
+__all__ = ["reading_pitfalls"]
+
+_SPREADS = ("std", "var", "std_mean", "var_mean")
+_SWAPS = ("transpose", "swapaxes", "swapdims", "movedim", "moveaxis")
+_POOLS = {"max_pool1d": "maximum", "max_pool2d": "maximum", "avg_pool1d": "average", "avg_pool2d": "average"}
+
+
+def _given(node: ast.Call) -> list[ast.expr]:
+    """The positional arguments after the tensor: `torch.f(x, a, b)` and `x.f(a, b)` both give [a, b]."""
+    return list(node.args if is_method(node) else node.args[1:])
+
+
+def _constant(node: ast.expr):
+    """A number or a bool written in the code (`-1`, `True`), else None."""
+    try:
+        value = ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError):  # not written as a constant
+        return None
+    return value if type(value) in (int, bool) else None
+
+
+def _along_last(node: ast.Call, parent: ast.AST | None) -> bool:
+    """Whether `msort`'s tensor was joined along the last axis, or its result is read along it."""
+    joined = node.args[0] if node.args else None
+    if isinstance(joined, ast.Call) and call_name(joined) in ("stack", "cat"):
+        axis = next((k.value for k in joined.keywords if k.arg == "dim"), joined.args[1] if len(joined.args) > 1 else None)
+        if axis is not None and _constant(axis) == -1:
+            return True
+    index = parent.slice if isinstance(parent, ast.Subscript) and parent.value is node else None
+    first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else None
+    return isinstance(first, ast.Constant) and first.value is Ellipsis
+
+
+def _words(node: ast.Call, parent: ast.AST | None) -> str | None:
+    name, given, code = call_name(node), _given(node), ast.unparse(node)
+    owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if isinstance(owner, ast.Name) and owner.id in ("np", "numpy"):
+        return None  # NumPy's arguments come in another order
+    keywords = {k.arg for k in node.keywords}
+    if (name in _SPREADS and len(given) == 2 and "keepdim" not in keywords and type(_constant(given[0])) is int
+            and _constant(given[1]) is True):
+        return (f"`{code}` ({{0}}): the positional argument after the axis of `{name}` is `unbiased` (divide by n - 1 "
+                f"when True), not `keepdim` as it is for `mean` and `sum`, so the axis is dropped")
+    if (name in _SWAPS and len(given) == 2 and not node.keywords
+            and type(_constant(given[0])) is int and _constant(given[0]) == _constant(given[1])):
+        return f"`{code}` ({{0}}) names one axis twice: an axis swapped with itself stays where it is, so the call changes nothing"
+    kernel = next((k.value for k in node.keywords if k.arg == "kernel_size"), node.args[1] if len(node.args) > 1 else None)
+    stride = next((k.value for k in node.keywords if k.arg == "stride"), node.args[2] if len(node.args) > 2 else None)
+    if (name in _POOLS and kernel is not None and _constant(kernel) == 1 and type(_constant(kernel)) is int
+            and (stride is None or _constant(stride) == 1)):
+        return (f"`{code}` ({{0}}): a pool's second argument is its kernel size, the width of each window it takes the "
+                f"{_POOLS[name]} of, not the size of the output (that is what `adaptive_{name}` takes); a window of 1 "
+                f"holds one entry, so every entry comes back as it was")
+    if name == "msort" and _along_last(node, parent):
+        return f"`{code}` ({{0}}) sorts along the FIRST axis (axis 0), each column on its own; `sort` sorts along the last"
+    return None
+
+
+def reading_pitfalls(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """[(line, words with {0} for the line, [line]), ...] for each call of `fdef` the module's docstring lists."""
+    found, parents = [], parents_in(fdef)
+    for node in ast.walk(fdef):
+        words = _words(node, parents.get(id(node))) if isinstance(node, ast.Call) else None
+        if words is not None:
+            found.append((node.lineno, words, [node.lineno]))
+    return found
