@@ -27,7 +27,7 @@ import ast
 import copy
 
 from attention_by_hand.lab.bracket_edits import BRACKET_OPS, bracket_edit
-from attention_by_hand.lab.code_layout import call_name, is_method, log_of_sum, number_of, whole_slice
+from attention_by_hand.lab.code_layout import call_name, function_form, is_method, log_of_sum, number_of, whole_slice
 
 __all__ = ["HALVES", "RADIANS", "is_half_cast", "edit_count_first", "entries_of", "matrix_sides",
            "measured_by", "mend_edit", "moved_transpose", "negated", "other_index", "row_times_column", "subscript_parts",
