@@ -330,3 +330,9 @@ def test_aq_a_sum_kept_by_plus_equals_is_no_tensor_replaced_in_a_loop(tmp_path):
     code = ("def f(xs):\n    total = torch.zeros(3)\n    for x in xs:\n        total = x.clone()\n"
             "        total += x\n    return total\n")
     assert not any("to be filled" in words for _, words, _ in _pitfalls_of(tmp_path, code))
+
+
+def test_aq_a_break_of_an_inner_loop_does_not_hide_a_tensor_replaced_in_the_outer_one(tmp_path):
+    code = ("def f(xs):\n    last = torch.zeros(3)\n    for row in xs:\n        for x in row:\n            if x > 0:\n"
+            "                break\n        last = row * 2\n    return last\n")
+    assert any("`last` is made at" in words for _, words, _ in _pitfalls_of(tmp_path, code))

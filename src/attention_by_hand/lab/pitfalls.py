@@ -310,16 +310,30 @@ _MADE_EMPTY = ("zeros", "empty", "full", "ones", "zeros_like", "empty_like", "fu
                "new_empty", "new_full", "new_ones")
 
 
+def _breaks(loop: ast.For | ast.While) -> bool:
+    """Whether a `break` can stop this loop early (one inside a loop nested in it stops that one)."""
+    stack = list(loop.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Break):
+            return True
+        if not isinstance(node, (ast.For, ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+        elif isinstance(node, (ast.For, ast.While)):
+            stack.extend(node.orelse)  # a nested loop's `else` runs in this loop
+    return False
+
+
 def _replaced_in_loop(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     """`lse = torch.zeros(T)` before a loop, then `lse = m + l.log()` in it: a tensor made to be
     filled, given a new value by a plain assignment that is a statement of the loop's own body (so
     every pass makes it), never read in the loop (nor written into, nor updated by `+=`), and read
     after it. Each pass replaces the last one's value without reading it, so after the loop the
     name holds the last pass's value alone, and the tensor made for it is never written. Not said
-    where the loop can stop early (`break`), or where the name is read between the two."""
+    where the loop can stop early (a `break` of its own), or where the name is read between the two."""
     found = []
     for at, loop in enumerate(fdef.body):
-        if not isinstance(loop, (ast.For, ast.While)) or any(isinstance(n, ast.Break) for n in ast.walk(loop)):
+        if not isinstance(loop, (ast.For, ast.While)) or _breaks(loop):
             continue
         for made in fdef.body[:at]:
             if not (isinstance(made, ast.Assign) and len(made.targets) == 1 and isinstance(made.targets[0], ast.Name)
