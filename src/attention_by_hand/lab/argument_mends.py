@@ -20,7 +20,7 @@ import ast
 import builtins
 import dataclasses
 
-from attention_by_hand.lab.code_layout import parents as parents_in
+from attention_by_hand.lab.code_layout import parents as parents_in, statement_lines
 from attention_by_hand.lab.mutant_edits import Change
 
 __all__ = ["ARGUMENT_OPS", "argument_mends", "argument_words"]
@@ -58,10 +58,7 @@ def _bound(fdef: ast.FunctionDef) -> set[str]:
 
 def argument_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The `argument_for` changes of `fdef` (the module's docstring)."""
-    statements = [n for n in ast.walk(fdef) if isinstance(n, ast.stmt) and n is not fdef]
-    lines = {}
-    for statement in statements:  # outer first: the innermost wins
-        lines.update({id(n): statement.lineno for n in ast.walk(statement)})
+    lines = statement_lines(fdef, header=False)  # an annotation's name is never offered as an outside name
     reads = [n for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) in lines]
     read = {n.id for n in reads}
     a = fdef.args  # `*args` and `**kw` are no stand-in for one value

@@ -19,7 +19,7 @@ from __future__ import annotations
 import ast
 
 from attention_by_hand.lab.bracket_edits import BRACKET_OPS, BRACKET_TERMS, bracket_edit, closing_call
-from attention_by_hand.lab.code_layout import call_name
+from attention_by_hand.lab.code_layout import call_name, statement_lines
 from attention_by_hand.lab.mutant_edits import OPS, Change, quote
 
 __all__ = ["BRACKET_OPS", "bracket_mends", "bracket_words"]
@@ -29,9 +29,7 @@ _VERBS = {"+": "is added to", "-": "is subtracted from", "*": "multiplies", "/":
 
 def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The `close_later` and `close_earlier` changes of `fdef` (the module's docstring)."""
-    found, lines = [], {}
-    for statement in (n for n in ast.walk(fdef) if isinstance(n, ast.stmt)):
-        lines.update({id(n): statement.lineno for n in ast.walk(statement)})  # outer first: the innermost wins
+    found, lines = [], statement_lines(fdef)
 
     def add(node: ast.AST, op: str) -> None:
         made = bracket_edit(node, op)

@@ -85,6 +85,17 @@ def layout_of(code) -> Layout:
 SHAPE_ONLY = {"shape", "dtype", "device", "ndim", "size", "dim", "numel"}
 
 
+def statement_lines(fdef: ast.FunctionDef, header: bool = True) -> dict[int, int]:
+    """The line of the innermost statement around each node of `fdef`, by the node's id.
+
+    With `header`, the nodes of the `def` line itself (arguments, defaults, annotations) map to that line;
+    without it they are left out, so nothing in the header can be taken for a name the body reads."""
+    lines: dict[int, int] = {}
+    for statement in (n for n in ast.walk(fdef) if isinstance(n, ast.stmt) and (header or n is not fdef)):
+        lines.update({id(n): statement.lineno for n in ast.walk(statement)})  # outer first: the innermost wins
+    return lines
+
+
 def reads_of(statement: ast.stmt | None) -> set[str]:
     """The names a statement reads the numbers of (for a condition: its header only; a loop, one
     statement, reads what its body reads);

@@ -29,7 +29,7 @@ import ast
 import dataclasses
 
 from attention_by_hand.lab.call_words import CALLS
-from attention_by_hand.lab.code_layout import call_name
+from attention_by_hand.lab.code_layout import call_name, statement_lines
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import Change, quote
 
@@ -90,9 +90,7 @@ def _regrouped(node: ast.AST) -> ast.expr | None:
 
 def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The `axis_place` and `transpose_first` changes of `fdef` (the module's docstring)."""
-    found, lines = [], {}
-    for statement in (n for n in ast.walk(fdef) if isinstance(n, ast.stmt)):
-        lines.update({id(n): statement.lineno for n in ast.walk(statement)})  # outer first: the innermost wins
+    found, lines = [], statement_lines(fdef)
 
     def add(node: ast.AST, op: str, arg, kind: str) -> None:
         change = Change(fdef.name, index[id(node)], op, arg, kind, "", lines[id(node)])
