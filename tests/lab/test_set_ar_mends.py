@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import ast
 
+from labhelpers import failed_hints
+
 from attention_by_hand.lab.code_layout import statement_lines
+from attention_by_hand.lab.first_nan import cleaned_names
 
 ANNOTATED = '''
 def scaled(x: Tensor, size: int = WIDTH) -> Tensor:
@@ -38,3 +41,45 @@ def test_the_header_maps_to_the_def_line_only_when_asked():
     header = [names["Tensor"][0], names["WIDTH"][0]]
     assert all(statement_lines(fdef)[id(n)] == 2 for n in header)
     assert not any(id(n) in statement_lines(fdef, header=False) for n in header)
+
+
+# a causal bias made as 0 * inf on purpose and read only through `nan_to_num`; the real nan comes
+# later, from the exponentials taken against the old running maximum (`best`, not `best_new`)
+TILED_CLEANED_BIAS = '''
+def tiled_attention(q, k, v, block, causal):
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    out = torch.zeros(*q.shape[:-1], v.shape[-1])
+    lse = torch.zeros(q.shape[:-1])
+    for a in range(0, n_q, block):
+        b = min(a + block, n_q)
+        best = torch.full(q.shape[:-2] + (b - a,), float("-inf"))
+        total = torch.zeros(q.shape[:-2] + (b - a,))
+        acc = torch.zeros(*q.shape[:-2], b - a, v.shape[-1])
+        for c in range(0, n_k, block):
+            e = min(c + block, n_k)
+            s = q[..., a:b, :] @ k[..., c:e, :].transpose(-2, -1) / q.shape[-1] ** 0.5
+            if causal:
+                later = (torch.arange(c, e)[None, :] > torch.arange(a, b)[:, None]).float()
+                bias = later * float("-inf")
+                s = s + torch.nan_to_num(bias, nan=0.0, neginf=float("-inf"))
+            best_new = torch.maximum(best, s.amax(-1))
+            w = torch.exp(s - best[..., None])
+            shrink = torch.exp(best - best_new)
+            total = shrink * total + w.sum(-1)
+            acc = shrink[..., None] * acc + w @ v[..., c:e, :]
+            best = best_new
+        out[..., a:b, :] = acc / total[..., None]
+        lse[..., a:b] = best + total.log()
+    return out, lse
+'''
+
+
+def test_a_nan_made_on_purpose_and_cleaned_where_it_is_read_is_not_the_first_nan(tmp_path):
+    found = failed_hints(tmp_path, "lab-09-flash-attention.py", TILED_CLEANED_BIAS, "tiled_attention")
+    assert any("the first nan was made at line" in h and "`w = torch.exp(s - best[..., None])`" in h for h in found)
+    assert not any("bias = later" in h for h in found)
+
+
+def test_a_local_read_only_through_nan_to_num_counts_as_cleaned():
+    source = "import torch\n\n\ndef f(x):\n    y = x * 2\n    z = torch.nan_to_num(y)\n    return z.nan_to_num(0.0) + y.sum()\n"
+    assert cleaned_names(source) == {"f": {"z"}}  # `y` is also read by `y.sum()`; `x` by the product

@@ -9,6 +9,9 @@ holds a nan names the line that made it. Lines of other files (torch, the checke
 watched, and the tracer stops at the first nan.
 
 calls.py asks `first_nan` after a call whose output holds a nan; verdict.py says it in the hint.
+A local that the function reads only through `nan_to_num` (`hide.nan_to_num(0.0)`, `torch.nan_to_num(hide)`)
+is cleaned wherever it is used: its nan is made on purpose and reaches nothing, so the tracer looks on.
+
 Left out: inf (a mask's -inf is no mistake), and nans a learner stored nowhere (returned at once).
 """
 
@@ -96,6 +99,33 @@ def inf_product(code: str) -> str:
             "factor is 0 turns nan (a score is hidden by filling it with -inf, `masked_fill`, not by a product)")
 
 
+def _cleaning(parent: ast.AST | None, node: ast.Name) -> bool:
+    """Whether `parent` reads `node` only to clean it: `node.nan_to_num(...)` or `torch.nan_to_num(node, ...)`."""
+    if isinstance(parent, ast.Attribute) and parent.attr == "nan_to_num":
+        return True
+    return (isinstance(parent, ast.Call) and bool(parent.args) and parent.args[0] is node
+            and isinstance(parent.func, ast.Attribute) and parent.func.attr == "nan_to_num")
+
+
+def cleaned_names(source: str) -> dict[str, set[str]]:
+    """Per function name, the locals it reads and only ever through `nan_to_num` (the module's docstring)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return {}
+    modules = {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
+               if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}  # `torch.nan_to_num`'s owner
+    found: dict[str, set[str]] = {}
+    for fdef in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        parent = {id(child): node for node in ast.walk(fdef) for child in ast.iter_child_nodes(node)}
+        reads: dict[str, bool] = {}  # name -> whether every read so far cleans it
+        for node in ast.walk(fdef):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                reads[node.id] = reads.get(node.id, True) and _cleaning(parent.get(id(node)), node)
+        found.setdefault(fdef.name, set()).update(name for name, clean in reads.items() if clean and name not in modules)
+    return found
+
+
 def first_nan(call: Callable[[], object], learner: Path) -> tuple[int, str, str] | None:
     """(line, name, text): the first line of the learner's file after which one of its locals
     held a nan, that local, and the line's code; None when no local ever did (or the call raised)."""
@@ -104,6 +134,10 @@ def first_nan(call: Callable[[], object], learner: Path) -> tuple[int, str, str]
     known: dict[int, set[str]] = {}  # frame -> its locals that held a nan on entry (given so)
     last: dict[int, int] = {}  # frame -> the line it is running
     found: list[tuple[int, str]] = []
+    try:
+        cleaned = cleaned_names(learner.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError):
+        cleaned = {}
 
     def mine(code) -> bool:
         if code.co_filename not in files:
@@ -111,7 +145,7 @@ def first_nan(call: Callable[[], object], learner: Path) -> tuple[int, str, str]
         return files[code.co_filename]
 
     def look(frame) -> None:
-        given = known.setdefault(id(frame), set())
+        given = known.setdefault(id(frame), set(cleaned.get(frame.f_code.co_name, ())))
         for name, value in frame.f_locals.items():
             if name in given or not has_nan(value):
                 continue
