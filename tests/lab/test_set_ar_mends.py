@@ -83,3 +83,20 @@ def test_a_nan_made_on_purpose_and_cleaned_where_it_is_read_is_not_the_first_nan
 def test_a_local_read_only_through_nan_to_num_counts_as_cleaned():
     source = "import torch\n\n\ndef f(x):\n    y = x * 2\n    z = torch.nan_to_num(y)\n    return z.nan_to_num(0.0) + y.sum()\n"
     assert cleaned_names(source) == {"f": {"z"}}  # `y` is also read by `y.sum()`; `x` by the product
+
+
+# the cached keys' time axis moved to the front, the new keys' not: torch.cat then complains of two
+# other axes' sizes (a batch against heads), which is no cache grown along the wrong axis
+CACHE_ONE_SIDE_MOVED = '''
+def append_to_cache(cache, k_new, v_new):
+    keys, values = cache
+    keys = torch.cat((keys.transpose(0, 2), k_new), dim=0).transpose(0, 2)
+    values = torch.cat((values.transpose(0, 2), v_new.transpose(0, 2)), dim=0).transpose(0, 2)
+    return keys, values
+'''
+
+
+def test_a_join_of_two_layouts_is_not_said_to_grow_the_cache_along_the_wrong_axis(tmp_path):
+    found = failed_hints(tmp_path, "lab-08-kv-cache.py", CACHE_ONE_SIDE_MOVED, "append_to_cache")
+    assert found and all("must match except in dimension 0" in h for h in found)
+    assert not any("grows along the wrong axis" in h for h in found)

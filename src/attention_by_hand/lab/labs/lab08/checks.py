@@ -76,13 +76,26 @@ def wrong_axis(dim: int) -> str:
     )
 
 
-_CAT_ERROR = re.compile(r"must match except in dimension (\d+)")
+_CAT_ERROR = re.compile(r"must match except in dimension (\d+)\. Expected size (\d+) but got size (\d+)")
+
+
+def _lengths(args) -> set[int]:
+    """The cache's length and the new words' count: (cache, k_new, v_new) or (x_new, cache, position, ...)."""
+    if isinstance(args[0], tuple):
+        return {args[0][0].shape[2], args[1].shape[2]}
+    return {args[1][0].shape[2], args[0].shape[-2]}
 
 
 def _explain_cat_error(type_name, message, args):
-    """torch.cat's "Sizes of tensors must match except in dimension 3": the axis the cache grew on."""
+    """torch.cat's "Sizes of tensors must match except in dimension 3. Expected size 4 but got size 1":
+    the axis the cache grew on, where the sizes that disagree are the cache's length and the new
+    words' (both tensors laid out alike, joined on another axis). Sizes of two other axes (a batch of
+    2 against 3 heads) say the tensors were laid out differently (one moved, the other not): not said."""
     found = _CAT_ERROR.search(message)
-    return wrong_axis(int(found.group(1))) if found and found.group(1) != "2" else None
+    if not found or found.group(1) == "2":
+        return None
+    sizes = {int(found.group(2)), int(found.group(3))}
+    return wrong_axis(int(found.group(1))) if sizes == _lengths(args) else None
 
 
 # --- embed_at ---------------------------------------------------------------------------------
