@@ -100,3 +100,39 @@ def test_a_join_of_two_layouts_is_not_said_to_grow_the_cache_along_the_wrong_axi
     found = failed_hints(tmp_path, "lab-08-kv-cache.py", CACHE_ONE_SIDE_MOVED, "append_to_cache")
     assert found and all("must match except in dimension 0" in h for h in found)
     assert not any("grows along the wrong axis" in h for h in found)
+
+
+# the output tile's `add` (not `add_`) thrown away: `out` stays all zeros while `lse` is right
+TILED_OUT_THROWN_AWAY = '''
+def tiled_attention(q, k, v, block, causal):
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    out = torch.zeros(*q.shape[:-1], v.shape[-1])
+    lse = torch.zeros(q.shape[:-1])
+    for a in range(0, n_q, block):
+        b = min(a + block, n_q)
+        best = torch.full(q.shape[:-2] + (b - a,), float("-inf"))
+        total = torch.zeros(q.shape[:-2] + (b - a,))
+        acc = torch.zeros(*q.shape[:-2], b - a, v.shape[-1])
+        for c in range(0, n_k, block):
+            e = min(c + block, n_k)
+            if causal and c >= b:
+                break
+            s = q[..., a:b, :] @ k[..., c:e, :].transpose(-2, -1) / q.shape[-1] ** 0.5
+            if causal:
+                s = s.masked_fill(torch.arange(c, e)[None, :] > torch.arange(a, b)[:, None], float("-inf"))
+            best_new = torch.maximum(best, s.amax(-1))
+            w = torch.exp(s - best_new[..., None])
+            shrink = torch.exp(best - best_new)
+            total = shrink * total + w.sum(-1)
+            acc = shrink[..., None] * acc + w @ v[..., c:e, :]
+            best = best_new
+        out[..., a:b, :].add(acc / total[..., None])
+        lse[..., a:b] = best + total.log()
+    return out, lse
+'''
+
+
+def test_a_change_that_zeroes_the_one_wrong_part_names_no_mistake(tmp_path):
+    found = failed_hints(tmp_path, "lab-09-flash-attention.py", TILED_OUT_THROWN_AWAY, "tiled_attention")
+    assert found and not any("yours equals the reference with" in h for h in found)
+    assert all("all zeros" in h for h in found)

@@ -185,6 +185,10 @@ def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: f
         wrong = [(t.got, e) for t, e in zip(tried, expected) if not isinstance(t.got, Raised) and not agree(t.got, e)]
         if found and wrong and all(apart_only_where(g, e, torch.isnan) or all_zeros(g) for g, e in wrong):
             found = dataclasses.replace(found, vacuous=True)
+        # a change of the reference that zeroes the one part the learner got wrong (`out` of (out, lse))
+        # fits whatever zeroed the learner's: a result thrown away as well as a sum that never grew
+        if found and found.changes and wrong and all(_zeroed_where_wrong(g, e) for g, e in wrong):
+            found = None
         if found and not wrong and not found.relation:
             found = dataclasses.replace(found, raised_only=True)
         return found
@@ -213,6 +217,15 @@ def _lost(got, expected, k: int) -> bool:
     if not (isinstance(got, (tuple, list)) and isinstance(expected, (tuple, list)) and k < min(len(got), len(expected))):
         return False
     return nothing_finite(got[k]) and not nothing_finite(expected[k])
+
+
+def _zeroed_where_wrong(got, expected) -> bool:
+    """Whether each part of a tuple output that is wrong is all zeros, and at least one part is right
+    (an output wrong everywhere and zero is all_zeros' case, said as vacuous)."""
+    if not (isinstance(got, (tuple, list)) and isinstance(expected, (tuple, list)) and len(got) == len(expected)):
+        return False
+    wrong = [g for g, e in zip(got, expected) if not agree(g, e)]
+    return 0 < len(wrong) < len(got) and all(all_zeros(g) for g in wrong)
 
 
 def all_zeros(got) -> bool:
@@ -431,6 +444,10 @@ def _one_mistake(reference: ModuleType, function: str, found: list[tuple[Change,
         mutants = [build(reference, function, chosen) for chosen in found]
         outputs = [[call(m, args) for args in others] for m in mutants if m is not None]
         if any(not all(agree(a, b) for a, b in zip(outputs[0], other)) for other in outputs[1:]):
+            return None
+        # changes that zero the output (or leave no finite number) agree on any input: that is no
+        # evidence that they are one mistake written two ways
+        if outputs and all(all_zeros(out) or nothing_finite(out) for out in outputs[0] if not isinstance(out, Raised)):
             return None
     # two different changes, not one slip made twice (`stack` for `cat`, both times it is done there)
     return Diagnosis(_say(first, function, reference) + _equal_axes(first, found), _mistake(first), pair=len({c.text for c in first}) > 1,
