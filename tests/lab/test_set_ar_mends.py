@@ -9,6 +9,7 @@ from labhelpers import failed_hints
 
 from attention_by_hand.lab.code_layout import statement_lines
 from attention_by_hand.lab.first_nan import cleaned_names
+from attention_by_hand.lab.grouping import grouped, spans
 
 ANNOTATED = '''
 def scaled(x: Tensor, size: int = WIDTH) -> Tensor:
@@ -136,3 +137,27 @@ def test_a_change_that_zeroes_the_one_wrong_part_names_no_mistake(tmp_path):
     found = failed_hints(tmp_path, "lab-09-flash-attention.py", TILED_OUT_THROWN_AWAY, "tiled_attention")
     assert found and not any("yours equals the reference with" in h for h in found)
     assert all("all zeros" in h for h in found)
+
+
+# the exponent's brackets left out: `base ** 2 * i / d_model` is (base ** 2) * i / d_model
+TABLE_EXPONENT_UNBRACKETED = '''
+def sinusoidal_table(n_positions, d_model, base=10000.0):
+    p = torch.arange(n_positions).float().unsqueeze(1)
+    i = torch.arange(d_model // 2).float()
+    speed = 1.0 / base ** 2 * i / d_model
+    table = torch.empty(n_positions, d_model)
+    table[:, ::2] = torch.sin(p * speed)
+    table[:, 1::2] = torch.cos(p * speed)
+    return table
+'''
+
+
+def test_a_run_of_terms_that_wants_brackets_is_bracketed(tmp_path):
+    found = failed_hints(tmp_path, "lab-07-positions.py", TABLE_EXPONENT_UNBRACKETED, "sinusoidal_table")
+    assert found and all("brackets left out" in h and "`1.0 / base ** (2 * i / d_model)`" in h for h in found)
+
+
+def test_the_runs_tried_are_those_whose_brackets_change_the_expression():
+    node = ast.parse("a - b * c ** d", mode="eval").body
+    made = {ast.unparse(grouped(node, span)) for span in spans(node)}
+    assert made == {"(a - b) * c ** d", "(a - b * c) ** d", "a - (b * c) ** d"}

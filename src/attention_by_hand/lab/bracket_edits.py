@@ -16,9 +16,12 @@ from __future__ import annotations
 import ast
 import copy
 
-__all__ = ["BRACKET_OPS", "BRACKET_TERMS", "bracket_edit", "closing_call"]
+from attention_by_hand.lab.grouping import grouped
 
-BRACKET_OPS = ("close_later", "close_earlier")
+__all__ = ["BRACKET_OPS", "BRACKET_TERMS", "GROUP_OP", "bracket_edit", "closing_call"]
+
+GROUP_OP = "group_terms"  # brackets around a run of terms (grouping.py)
+BRACKET_OPS = ("close_later", "close_earlier", GROUP_OP)
 # the operators whose right side may belong inside or outside a bracket
 BRACKET_TERMS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 # a term written after a sum acts on its last term as on the whole (`a + f(x) - s` is `a + (f(x) - s)`),
@@ -42,9 +45,12 @@ def closing_call(node: ast.expr, after: type[ast.operator]) -> ast.Call | None:
     return node if _simple(node) else None
 
 
-def bracket_edit(node: ast.AST, op: str) -> ast.expr | None:
+def bracket_edit(node: ast.AST, op: str, arg=None) -> ast.expr | None:
     """close_later: `left <op> right` made `left` with `<op> right` inside the bracket of the call it
-    ends with; close_earlier: `f(..., a <op> b)` made `f(..., a) <op> b`."""
+    ends with; close_earlier: `f(..., a <op> b)` made `f(..., a) <op> b`; group_terms: the run of
+    terms `arg` (first, last) bracketed."""
+    if op == GROUP_OP and isinstance(node, ast.BinOp):
+        return grouped(node, arg)
     if op == "close_later" and isinstance(node, ast.BinOp):
         left = copy.deepcopy(node.left)
         call = closing_call(left, type(node.op))

@@ -9,8 +9,11 @@
 - `close_earlier`: `f(x + s)` for `f(x) + s`, the other way round: the term added inside the call
   where it belonged on what the call returns. Tried on every call whose last argument is such an
   operation.
+- `group_terms`: `c / var + eps ** 0.5` for `c / (var + eps) ** 0.5`: brackets left out, so Python's
+  order of operations split a run of terms meant to be done first (grouping.py). Tried on every run
+  of neighbouring terms of an arithmetic expression whose brackets change what it computes.
 
-The edits are bracket_edits.py's. repair.py keeps a mend only where it gives the reference's
+The edits are bracket_edits.py's (grouping.py's for `group_terms`). repair.py keeps a mend only where it gives the reference's
 output on every input the check tried.
 """
 
@@ -18,8 +21,9 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.bracket_edits import BRACKET_OPS, BRACKET_TERMS, bracket_edit, closing_call
-from attention_by_hand.lab.code_layout import call_name, statement_lines
+from attention_by_hand.lab.bracket_edits import BRACKET_OPS, BRACKET_TERMS, GROUP_OP, bracket_edit, closing_call
+from attention_by_hand.lab.code_layout import call_name, parents, statement_lines
+from attention_by_hand.lab.grouping import flat_terms, grouped, spans
 from attention_by_hand.lab.mutant_edits import OPS, Change, quote
 
 __all__ = ["BRACKET_OPS", "bracket_mends", "bracket_words"]
@@ -49,7 +53,24 @@ def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if (isinstance(node, ast.Call) and node.args and isinstance(node.args[-1], ast.BinOp)
                 and isinstance(node.args[-1].op, BRACKET_TERMS)):
             add(node, "close_earlier")
+    above = parents(fdef)
+    for node in (n for n in ast.walk(fdef) if id(n) in lines and isinstance(n, ast.BinOp)):
+        outer = above.get(id(node))
+        if _inside_terms(node, outer):
+            continue  # a part of a longer expression: its runs are tried from the whole
+        for span in spans(node):
+            made = grouped(node, span)
+            said = f"`{quote(made)}` for `{quote(node)}`"
+            found.append(Change(fdef.name, index[id(node)], GROUP_OP, span, "order", said, lines[id(node)]))
     return found
+
+
+def _inside_terms(node: ast.BinOp, outer: ast.AST | None) -> bool:
+    """Whether `node` is written bare inside the arithmetic expression `outer` (not one of its terms)."""
+    if not isinstance(outer, ast.BinOp):
+        return False
+    terms, _ = flat_terms(outer)
+    return not any(t is node for t in terms)
 
 
 def _called(call: ast.Call) -> str:
@@ -59,7 +80,13 @@ def _called(call: ast.Call) -> str:
 
 
 def bracket_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake a `close_later` or `close_earlier` change mends, in words."""
+    """The mistake a `close_later`, `close_earlier` or `group_terms` change mends, in words."""
+    if change.op == GROUP_OP and isinstance(node, ast.BinOp):
+        terms, ops = flat_terms(node)
+        first, last = change.arg
+        run = " ".join([quote(terms[first])] + [f"{OPS[ops[i - 1]]} {quote(terms[i])}" for i in range(first + 1, last + 1)])
+        return (f"brackets left out: Python does `**` first, then `*`, `/` and `@`, then `+` and `-`, so in "
+                f"`{quote(node)}` the terms `{run}` are not worked out together first")
     if change.op == "close_later" and isinstance(node, ast.BinOp):
         call, sign = closing_call(node.left, type(node.op)), OPS[type(node.op)]
         if call is None:

@@ -478,5 +478,5 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
     if op == "argument_for":  # an outside name made the unread argument (argument_mends.py)
         return ast.Name(arg[1], ast.Load())
     if op in BRACKET_OPS:  # a term moved inside a call's bracket, or out of it (bracket_mends.py)
-        return bracket_edit(node, op)
+        return bracket_edit(node, op, arg)
     raise ValueError(op)
