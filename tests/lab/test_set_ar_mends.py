@@ -8,7 +8,9 @@ import ast
 from labhelpers import failed_hints
 
 from attention_by_hand.lab.code_layout import statement_lines
+from attention_by_hand.lab.error_words import error_words
 from attention_by_hand.lab.first_nan import cleaned_names
+from attention_by_hand.lab.foreign_words import foreign_words
 from attention_by_hand.lab.grouping import grouped, spans
 
 ANNOTATED = '''
@@ -157,7 +159,32 @@ def test_a_run_of_terms_that_wants_brackets_is_bracketed(tmp_path):
     assert found and all("brackets left out" in h and "`1.0 / base ** (2 * i / d_model)`" in h for h in found)
 
 
-def test_the_runs_tried_are_those_whose_brackets_change_the_expression():
+def test_the_runs_tried_are_those_whose_brackets_change_more_than_one_operation():
+    # `(a - b) * c ** d` and `a - (b * c) ** d` are one exchange of neighbours: the `regroup` mend's
     node = ast.parse("a - b * c ** d", mode="eval").body
-    made = {ast.unparse(grouped(node, span)) for span in spans(node)}
-    assert made == {"(a - b) * c ** d", "(a - b * c) ** d", "a - (b * c) ** d"}
+    assert {ast.unparse(grouped(node, span)) for span in spans(node)} == {"(a - b * c) ** d"}
+
+
+def test_a_stacked_entry_with_one_more_axis_of_size_1_is_said_to_have_kept_it():
+    said = error_words("stack expects each tensor to be equal size, but got [1, 5, 1, 8] at entry 0 and [1, 5, 8] at entry 3")
+    assert "entry 0 has the sizes of entry 3 with an axis of size 1 more, at place 2" in said
+
+
+def test_stacked_entries_of_other_sizes_get_no_word_of_a_kept_axis():
+    said = error_words("stack expects each tensor to be equal size, but got [1, 5, 3, 8] at entry 0 and [1, 5, 8] at entry 1")
+    assert "kept an axis" not in said
+
+
+def test_a_layer_multiplied_with_at_is_said_to_be_called():
+    said = error_words("unsupported operand type(s) for @: 'Linear' and 'Tensor'")
+    assert "a layer is called on a tensor, `layer(x)`" in said
+
+
+def test_torchs_dot_given_a_sparse_matrix_is_said_to_be_the_1d_dot_product():
+    said = error_words("Could not run 'aten::dot' with arguments from the 'SparseCsrCPU' backend.")
+    assert "dot product of two 1-D tensors" in said and "torch.sparse.mm" in said
+
+
+def test_kerass_units_and_jaxs_segment_sum_are_said_with_torchs_names():
+    assert "`out_features`" in foreign_words("'Linear' object has no attribute 'units'")
+    assert "index_add_" in foreign_words("module 'torch' has no attribute 'segment_sum'")

@@ -71,6 +71,12 @@ _WORDS = (
     (tuple(f"'tuple' object has no attribute '{m}'" for m in ("append", "insert", "extend")),
      "a tuple cannot be changed, and `unbind`, `split`, `chunk` and a function's several results are tuples: "
      "`list(...)` makes a list that can, or `+ (entry,)` makes a new tuple with it"),
+    ("Could not run 'aten::dot' with arguments from the 'Sparse",
+     "torch's `dot` is the dot product of two 1-D tensors, unlike NumPy's and SciPy's `.dot`, a matrix product: "
+     "a sparse matrix times a dense one is `torch.sparse.mm(a, b)`, or `a @ b`"),
+    (("for @: 'Tensor' and 'Linear'", "for @: 'Linear' and 'Tensor'"),
+     "a layer is called on a tensor, `layer(x)`, not multiplied with `@`: `@` takes tensors (a Linear's own matrix "
+     "is `layer.weight`, (out_features, in_features))"),
     (("of a 0-d tensor", "iteration over a 0-d tensor"),
      "a tensor of no axes, one number (a reduction over every axis, or an index on each): it has no length and "
      "cannot be walked"),
@@ -117,8 +123,32 @@ def _axis_short(message: str) -> str:
             f"the axis written into)")
 
 
+# stack's sizes: "but got [2, 3, 4] at entry 0 and [2, 3, 1, 4] at entry 1"
+_STACKED = re.compile(r"stack expects each tensor to be equal size, but got \[([\d, ]*)\] at entry (\d+) and \[([\d, ]*)\] at entry (\d+)")
+
+
+def _kept_axis(message: str) -> str:
+    """" (...)" where one entry stack was given has the other's sizes and one more axis of size 1 (one
+    place only): that entry kept an axis the other lost. Else ""."""
+    found = _STACKED.search(message)
+    if not found:
+        return ""
+    sizes = [[int(n) for n in part.split(",") if n.strip()] for part in (found.group(1), found.group(3))]
+    entries = (found.group(2), found.group(4))
+    for long, short in ((1, 0), (0, 1)):
+        a, b = sizes[long], sizes[short]
+        places = [k for k in range(len(a)) if a[k] == 1 and a[:k] + a[k + 1:] == b]
+        if len(a) == len(b) + 1 and places:
+            return (f" (entry {entries[long]} has the sizes of entry {entries[short]} with an axis of size 1 more, at "
+                    f"place {places[0]}: it kept an axis that the other lost; an integer index, `select` and `unbind` "
+                    f"take an axis away, a slice `a:b` of one entry keeps it)")
+    return ""
+
+
 def error_words(message: str) -> str:
     """" (...)" for a message the table knows, else ""."""
+    if kept := _kept_axis(message):
+        return kept
     no_axis = _NO_AXIS.search(message)
     if no_axis:
         op = no_axis.group(1)

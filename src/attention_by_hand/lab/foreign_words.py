@@ -44,6 +44,9 @@ _NAMES = {
     "at": ("JAX's `x.at[i].set(...)`", "indexing, `x[i] = value`, or `x.index_add_(...)` to add"),
     "in_proj_weight": ("`nn.MultiheadAttention`'s fused weight", "a Linear's own `.weight`, (out_features, in_features)"),
     "apply_gradients": ("a Keras optimizer's `apply_gradients`", "`optimizer.step()` after `loss.backward()`"),
+    "segment_sum": ("JAX's `jax.ops.segment_sum` and TensorFlow's `tf.math.segment_sum`",
+                    "`torch.zeros(n).index_add_(0, segment_ids, values)`, or `scatter_add_`"),
+    "units": ("Keras' `Dense(units)`", "a Linear's `out_features` (its input's size is `in_features`)"),
 }
 
 # a name of NumPy's or TensorFlow's own module, asked of torch itself (`torch.nn.identity` means nn.Identity)

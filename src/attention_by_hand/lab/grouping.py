@@ -6,15 +6,17 @@ its terms (names, calls, numbers, and any part the learner bracketed) and the op
 them. Bracketing a run of two or more neighbouring terms (not all of them) gives another expression
 wherever the order of operations splits that run; `grouped` builds it.
 
-Left out: unary minus and comparisons (a term each, like a call), and runs whose brackets change
-nothing (`(a * b) + c`).
+Left out: unary minus and comparisons (a term each, like a call), runs whose brackets change
+nothing (`(a * b) + c`), and runs that one exchange of two neighbouring operations gives (the
+`regroup` mend of mend_changes.py says those, `single_moves` finds them).
 """
 
 from __future__ import annotations
 
 import ast
+import copy
 
-__all__ = ["MAX_TERMS", "flat_terms", "grouped", "spans", "written"]
+__all__ = ["MAX_TERMS", "flat_terms", "grouped", "single_moves", "spans", "written"]
 
 # the levels of the binary operators, the tightest highest
 _LEVEL = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.FloorDiv: 2, ast.Mod: 2, ast.MatMult: 2, ast.Pow: 4}
@@ -84,4 +86,42 @@ def spans(node: ast.BinOp) -> list[tuple[int, int]]:
     if len(terms) > MAX_TERMS:
         return []
     runs = [(i, j) for i in range(len(terms)) for j in range(i + 1, len(terms))]
-    return [run for run in runs if grouped(node, run) is not None]
+    moves = single_moves(node)
+    return [run for run in runs if (made := grouped(node, run)) is not None and ast.dump(made) not in moves]
+
+
+def _moved(node: ast.BinOp, side: str) -> ast.BinOp | None:
+    """`a o (b p c)` made `(a o b) p c` (side "right"), or `(a o b) p c` made `a o (b p c)` ("left"),
+    as the `regroup` mend does, where the inner operation differs from the outer."""
+    inner = getattr(node, side)
+    if not isinstance(inner, ast.BinOp) or type(inner.op) is type(node.op):
+        return None
+    if side == "right":
+        return ast.BinOp(ast.BinOp(node.left, node.op, inner.left), inner.op, inner.right)
+    return ast.BinOp(inner.left, inner.op, ast.BinOp(inner.right, node.op, node.right))
+
+
+def single_moves(node: ast.BinOp) -> set[str]:
+    """The dumps of `node` with one `regroup` move made at one of its operations written bare."""
+    terms, _ = flat_terms(node)
+    term_ids = {id(t) for t in terms}
+    bare = [n for n in ast.walk(node) if isinstance(n, ast.BinOp) and id(n) not in term_ids
+            and not any(id(t) in term_ids and n in ast.walk(t) for t in terms)]
+    order = list(ast.walk(node))
+    found = set()
+    for n in bare:
+        for side in ("left", "right"):
+            whole = copy.deepcopy(node)
+            twin = list(ast.walk(whole))[order.index(n)]
+            moved = _moved(twin, side)
+            if moved is None:
+                continue
+            if twin is whole:
+                found.add(ast.dump(moved))
+                continue
+            for parent in ast.walk(whole):
+                for field in ("left", "right"):
+                    if getattr(parent, field, None) is twin:
+                        setattr(parent, field, moved)
+            found.add(ast.dump(whole))
+    return found
