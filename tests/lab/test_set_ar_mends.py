@@ -12,6 +12,7 @@ from attention_by_hand.lab.error_words import error_words
 from attention_by_hand.lab.first_nan import cleaned_names
 from attention_by_hand.lab.foreign_words import foreign_words
 from attention_by_hand.lab.grouping import grouped, spans
+from attention_by_hand.lab.reading_pitfalls import reading_pitfalls
 
 ANNOTATED = '''
 def scaled(x: Tensor, size: int = WIDTH) -> Tensor:
@@ -188,3 +189,25 @@ def test_torchs_dot_given_a_sparse_matrix_is_said_to_be_the_1d_dot_product():
 def test_kerass_units_and_jaxs_segment_sum_are_said_with_torchs_names():
     assert "`out_features`" in foreign_words("'Linear' object has no attribute 'units'")
     assert "index_add_" in foreign_words("module 'torch' has no attribute 'segment_sum'")
+
+
+def _reading(source: str) -> list[str]:
+    return [words for _, words, _ in reading_pitfalls(ast.parse(source).body[0])]
+
+
+def test_a_list_of_one_index_before_a_reduction_over_the_last_axis_is_said_to_keep_its_axis():
+    said = _reading("def f(w):\n    return w[:, :, 2:, [1]].amax(dim=-1)\n")
+    assert len(said) == 1 and "`[1]`, picks that entry and keeps its axis" in said[0] and "`.amax(-1)`" in said[0]
+
+
+def test_a_plain_number_index_or_another_axis_reduced_gets_no_word_of_a_kept_axis():
+    assert _reading("def f(w):\n    return w[:, :, 2:, 1].amax(dim=-1) + w[:, [1]].sum(0)\n") == []
+
+
+def test_a_tensor_of_whole_numbers_used_as_an_index_is_said_to_pick_by_position():
+    said = _reading("def f(x, n):\n    chosen = (torch.arange(n) != 2).long()\n    return x[..., chosen, :]\n")
+    assert len(said) == 1 and "`chosen` holds whole numbers, so as an index it picks entries by position" in said[0]
+
+
+def test_a_mask_of_bools_used_as_an_index_gets_no_word_of_positions():
+    assert _reading("def f(x, n):\n    chosen = torch.ones(n, dtype=torch.bool)\n    return x[..., chosen, :]\n") == []

@@ -17,6 +17,13 @@
   its own; `sort` (and `t.sort()`) sorts along the last. Said where what it sorts was joined along
   the last axis (`stack` or `cat` given -1) or its result is read along the last axis (`[..., i]`):
   there the last axis was meant.
+- `pattern[..., [0]].mean(-1)`: an index by a list of one number picks that entry and KEEPS its axis
+  (of size 1), so a reduction over the last axis right after it spends that axis, not the one before
+  it. Said where the list is the index's last entry and the reduction's axis is the last.
+- `keep = torch.ones(H, dtype=torch.long)`, then `x[:, keep]`: a tensor of integers used as an index
+  picks by position (0 and 1, again and again), where a tensor of bools keeps the entries where it is
+  True. Said where a name made of whole numbers (ones, zeros or a full of an integer dtype, or a
+  comparison made `.long()`/`.int()`) is an index.
 
 Each is a fact about the call as written, said beside the check's hint: the call may not be where
 the mistake is.
@@ -32,6 +39,9 @@ __all__ = ["reading_pitfalls"]
 
 _SPREADS = ("std", "var", "std_mean", "var_mean")
 _SWAPS = ("transpose", "swapaxes", "swapdims", "movedim", "moveaxis")
+_REDUCTIONS = ("mean", "sum", "amax", "amin", "max", "min", "prod", "logsumexp", "nansum", "nanmean")
+_INTEGER_DTYPES = ("long", "int64", "int", "int32", "int16", "int8")
+_MAKERS = ("ones", "zeros", "full", "ones_like", "zeros_like", "full_like")
 _POOLS = {"max_pool1d": "maximum", "max_pool2d": "maximum", "avg_pool1d": "average", "avg_pool2d": "average"}
 
 
@@ -86,11 +96,62 @@ def _words(node: ast.Call, parent: ast.AST | None) -> str | None:
     return None
 
 
+def _kept_by_list(node: ast.Call) -> str | None:
+    """`x[..., [0]].mean(-1)`: the list's kept axis spent by the reduction right after it."""
+    owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if call_name(node) not in _REDUCTIONS or not isinstance(owner, ast.Subscript) or not is_method(node):
+        return None
+    axis = next((k.value for k in node.keywords if k.arg == "dim"), node.args[0] if node.args else None)
+    index = owner.slice.elts if isinstance(owner.slice, ast.Tuple) else [owner.slice]
+    last = index[-1] if index else None
+    if axis is None or _constant(axis) != -1 or not (isinstance(last, ast.List) and len(last.elts) == 1
+                                                     and type(_constant(last.elts[0])) is int):
+        return None
+    return (f"`{ast.unparse(owner)}` ({{0}}): an index by a list, `{ast.unparse(last)}`, picks that entry and keeps its "
+            f"axis, of size 1, so `.{call_name(node)}(-1)` after it runs over that one entry, not over the axis before "
+            f"it; a plain `{ast.unparse(last.elts[0])}` takes the axis away")
+
+
+def _whole_numbers(value: ast.expr) -> bool:
+    """A tensor of whole numbers made to look like a mask: ones, zeros or full of an integer dtype, or a
+    comparison made `.long()` or `.int()`."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = call_name(value)
+    dtype = next((k.value for k in value.keywords if k.arg == "dtype"), None)
+    if name in _MAKERS and isinstance(dtype, ast.Attribute) and dtype.attr in _INTEGER_DTYPES:
+        return True
+    owner = value.func.value if isinstance(value.func, ast.Attribute) else None
+    return name in ("long", "int") and not value.args and isinstance(owner, ast.Compare)
+
+
+def _integer_masks(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
+    """Each index by a name the function made of whole numbers and nothing else (the module's docstring)."""
+    made: dict[str, bool] = {}
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            made[name] = made.get(name, True) and _whole_numbers(node.value)
+    masks = {name for name, whole in made.items() if whole}
+    found = []
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)):
+            continue
+        index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        used = next((part.id for part in index if isinstance(part, ast.Name) and part.id in masks), None)
+        if used:
+            words = (f"`{ast.unparse(node)}` ({{0}}): `{used}` holds whole numbers, so as an index it picks entries by "
+                     f"position (entry 0, entry 1, again and again), not where it is 1; a mask that keeps entries is "
+                     f"a tensor of bools (`{used}.bool()`, or `dtype=torch.bool`)")
+            found.append((node.lineno, words, [node.lineno]))
+    return found
+
+
 def reading_pitfalls(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     """[(line, words with {0} for the line, [line]), ...] for each call of `fdef` the module's docstring lists."""
     found, parents = [], parents_in(fdef)
     for node in ast.walk(fdef):
-        words = _words(node, parents.get(id(node))) if isinstance(node, ast.Call) else None
+        words = (_words(node, parents.get(id(node))) or _kept_by_list(node)) if isinstance(node, ast.Call) else None
         if words is not None:
             found.append((node.lineno, words, [node.lineno]))
-    return found
+    return found + _integer_masks(fdef)
