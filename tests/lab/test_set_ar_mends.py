@@ -211,3 +211,20 @@ def test_a_tensor_of_whole_numbers_used_as_an_index_is_said_to_pick_by_position(
 
 def test_a_mask_of_bools_used_as_an_index_gets_no_word_of_positions():
     assert _reading("def f(x, n):\n    chosen = torch.ones(n, dtype=torch.bool)\n    return x[..., chosen, :]\n") == []
+
+
+# `map_` hands the function two plain numbers at a time: `.sum()` of a float raises on the return
+# line, whose every input is right; the reference with `smoothing` for `counts + smoothing` raises the
+# same words a line after the value it made wrong, which is no fit
+ROWS_MAPPED = '''
+def counts_to_probs(counts, smoothing=1.0):
+    plus = counts.float() + smoothing
+    return plus.clone().map_(plus, lambda entry, row: entry / row.sum())
+'''
+
+
+def test_a_change_that_raises_a_line_after_the_value_it_made_wrong_is_no_fit_for_a_line_with_right_inputs(tmp_path):
+    found = failed_hints(tmp_path, "lab-03-bigram.py", ROWS_MAPPED, "counts_to_probs")
+    assert found and all("'float' object has no attribute 'sum'" in h for h in found)
+    assert not any("yours equals the reference with" in h for h in found)
+    assert all("though each tensor it reads equals one the reference made on its way" in h and "`map_`" in h for h in found)

@@ -87,6 +87,9 @@ CALLS = {
             "the whole tensor, not one per row (and `torch.linalg.norm` with `ord=1` of a matrix is its largest "
             "column sum)",
     "roll": "shifts with wrap-around: what leaves one end comes back at the other",
+    "apply_": "calls the Python function on each ENTRY alone, a plain Python number, never on a row, and writes "
+              "the results in place; torch's own operations act on whole rows (`dim=`)",
+    "map_": "calls the Python function on each pair of entries alone, plain Python numbers, never on a row",
     "flip": "reverses the order along an axis",
     "repeat_interleave": "repeats each entry in place (a a b b), unlike `repeat` (a b a b)",
     "repeat": "repeats the whole tensor (a b a b), unlike `repeat_interleave` (a a b b)",

@@ -190,7 +190,8 @@ def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: f
         if found and found.changes and wrong and all(_zeroed_where_wrong(g, e) for g, e in wrong):
             found = None
         if found and not wrong and not found.relation:
-            found = dataclasses.replace(found, raised_only=True)
+            later = _raises_later(reference, function, found.changes, [t.args for t in tried if isinstance(t.got, Raised)])
+            found = dataclasses.replace(found, raised_only=True, raised_later=later)
         return found
     finally:
         torch.set_num_threads(threads)
@@ -217,6 +218,43 @@ def _lost(got, expected, k: int) -> bool:
     if not (isinstance(got, (tuple, list)) and isinstance(expected, (tuple, list)) and k < min(len(got), len(expected))):
         return False
     return nothing_finite(got[k]) and not nothing_finite(expected[k])
+
+
+def _raises_later(reference: ModuleType, function: str, chosen: tuple[Change, ...], inputs: list[tuple]) -> bool:
+    """Whether the reference with the one change `chosen` raises, on the first of `inputs`, in its own
+    function but on a line past the changed statement (a value made wrong there, which raises later)."""
+    if len(chosen) != 1 or not inputs:
+        return False
+    change = chosen[0]
+    mutant = build(reference, function, chosen)
+    fdef = definition(reference, change.function)
+    statement = next((n for n in ast.walk(fdef) if isinstance(n, ast.stmt) and n is not fdef and n.lineno == change.line), None)
+    if mutant is None or statement is None:
+        return False
+    try:
+        with torch.no_grad():
+            mutant(*inputs[0])
+    except Exception as error:  # noqa: BLE001 - where it raised is all that is asked
+        frames = [f for f in _frames(error.__traceback__) if f.f_code.co_name == change.function
+                  and f.f_code.co_filename == mutant.__code__.co_filename]
+        line = frames[-1].f_lineno if frames else None
+        return line is not None and not statement.lineno <= line <= (statement.end_lineno or statement.lineno)
+    return False
+
+
+def _frames(traceback) -> list:
+    """The frames of a traceback, the outermost first (each with the line it was running)."""
+    found = []
+    while traceback is not None:
+        found.append(_Frame(traceback.tb_frame.f_code, traceback.tb_lineno))
+        traceback = traceback.tb_next
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
+class _Frame:
+    f_code: object
+    f_lineno: int
 
 
 def _zeroed_where_wrong(got, expected) -> bool:

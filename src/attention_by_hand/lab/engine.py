@@ -136,6 +136,8 @@ class Engine:
                 found, where = None, None
             self.found[function] = (found, where)
         found, where = self.found[function]
+        if found and found.raised_later and (parted := self.parted_at(function, check)) and parted.reads_right:
+            found = None  # the change raises with a value it made wrong; every value the learner's raising line read was right
         mended, words = self.mended(function)
         event = self.repairs.get(function, {})
         op, alone = event.get("op"), not event.get("other")  # alone: no rival mend

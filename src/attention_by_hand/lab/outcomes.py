@@ -67,6 +67,9 @@ class Diagnosis:
     # the learner's function raised wherever it was wrong: the change matches by its error alone, and
     # what it changes after the raising line was never seen (`dq` and `dv` swapped, where only `dv` was)
     raised_only: bool = False
+    # (with raised_only) the change raises on a later line than its own, with the wrong value it made:
+    # no fit for a learner whose raising line read only values the reference made (parting.py)
+    raised_later: bool = False
     changes: tuple = ()  # the Changes (mutant_edits.py) of the reference it names (diagnosis.py): their lines say where
 
 

@@ -46,6 +46,7 @@ class Parted:
     described: str | None = None
     ending: tuple[tuple[str, str], ...] = ()
     ending_at: str = ""
+    reads_right: bool = False  # every wrong call raised on one line whose every input equals a value the reference made
 
 
 def _source_line(module: ModuleType, line: int) -> str:
@@ -142,7 +143,8 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
         where += f" ({at(start)} calls your {', '.join(f'`{f}`' for f in starts)}, which {fails}: the mistake is likely in there)"
     ends = described_calls((code_start, code_end), reference, function)
     described = "; ".join(ends.values()) or None
-    ending = {"ending": tuple(described_calls((code_end,), reference, function).items()) if code_end else (), "ending_at": at(end)}
+    ending = {"ending": tuple(described_calls((code_end,), reference, function).items()) if code_end else (), "ending_at": at(end),
+              "reads_right": start == end and all(here)}
     if described:  # a call the reference never makes, on a line quoted, is often the mistake
         where += f"; {described}"
     # and on the lines the span holds between them (a loop's body, where it ends at one): said with
