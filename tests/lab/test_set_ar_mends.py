@@ -228,3 +228,15 @@ def test_a_change_that_raises_a_line_after_the_value_it_made_wrong_is_no_fit_for
     assert found and all("'float' object has no attribute 'sum'" in h for h in found)
     assert not any("yours equals the reference with" in h for h in found)
     assert all("though each tensor it reads equals one the reference made on its way" in h and "`map_`" in h for h in found)
+
+
+def test_quantiles_q_given_as_a_tensor_of_entries_is_said_to_add_a_first_axis():
+    said = _reading("def f(s):\n    return torch.nanquantile(s, q=torch.tensor([0.5, 1.0]), dim=1)\n")
+    assert len(said) == 1 and "puts a new FIRST axis in front of the result" in said[0]
+    assert _reading("def f(s):\n    return torch.quantile(s, 1.0, dim=1)\n") == []
+
+
+def test_view_given_a_dtype_is_said_to_read_the_bytes_not_to_convert():
+    said = _reading("def f(x):\n    return x.view(torch.int32) + 1\n")
+    assert len(said) == 1 and "`view` given a dtype does not convert the numbers" in said[0] and "`.to(torch.int32)`" in said[0]
+    assert _reading("def f(x):\n    return x.view(x.shape[0], -1)\n") == []

@@ -17,6 +17,11 @@
   its own; `sort` (and `t.sort()`) sorts along the last. Said where what it sorts was joined along
   the last axis (`stack` or `cat` given -1) or its result is read along the last axis (`[..., i]`):
   there the last axis was meant.
+- `torch.quantile(s, torch.tensor([1.0]), dim=-1)`: `q` given as a tensor of one or more entries puts
+  a new FIRST axis in front of the result, one entry per q, even for a single q; a plain number
+  (`1.0`) adds none.
+- `x.view(torch.float64)`: `view` given a dtype does not convert: it reads each entry's bytes as the
+  other dtype (two float32 entries become one float64, or the call raises); `.to(dtype)` converts.
 - `pattern[..., [0]].mean(-1)`: an index by a list of one number picks that entry and KEEPS its axis
   (of size 1), so a reduction over the last axis right after it spends that axis, not the one before
   it. Said where the list is the index's last entry and the reduction's axis is the last.
@@ -91,6 +96,16 @@ def _words(node: ast.Call, parent: ast.AST | None) -> str | None:
         return (f"`{code}` ({{0}}): a pool's second argument is its kernel size, the width of each window it takes the "
                 f"{_POOLS[name]} of, not the size of the output (that is what `adaptive_{name}` takes); a window of 1 "
                 f"holds one entry, so every entry comes back as it was")
+    q = next((k.value for k in node.keywords if k.arg == "q"), given[0] if given else None)
+    if (name in ("quantile", "nanquantile") and isinstance(q, ast.Call) and call_name(q) == "tensor" and q.args
+            and isinstance(q.args[0], (ast.List, ast.Tuple))):
+        return (f"`{code}` ({{0}}): `q` given as a tensor of entries, `{ast.unparse(q)}`, puts a new FIRST axis in front "
+                f"of the result, one entry per q, even for a single q; a plain number (`{ast.unparse(q.args[0].elts[0]) if q.args[0].elts else '0.5'}`) adds none")
+    if (name == "view" and is_method(node) and len(node.args) == 1 and isinstance(node.args[0], ast.Attribute)
+            and isinstance(node.args[0].value, ast.Name) and node.args[0].value.id == "torch"):
+        return (f"`{code}` ({{0}}): `view` given a dtype does not convert the numbers: it reads each entry's bytes as "
+                f"`{ast.unparse(node.args[0])}` (entries of another size are paired up or split, or the call raises); "
+                f"`.to({ast.unparse(node.args[0])})` converts")
     if name == "msort" and _along_last(node, parent):
         return f"`{code}` ({{0}}) sorts along the FIRST axis (axis 0), each column on its own; `sort` sorts along the last"
     return None
