@@ -8,6 +8,7 @@ import ast
 from labhelpers import failed_hints
 
 from attention_by_hand.lab.code_layout import statement_lines
+from attention_by_hand.lab.dropped_pitfalls import unread_locals
 from attention_by_hand.lab.error_words import error_words
 from attention_by_hand.lab.first_nan import cleaned_names
 from attention_by_hand.lab.foreign_words import foreign_words
@@ -240,3 +241,18 @@ def test_view_given_a_dtype_is_said_to_read_the_bytes_not_to_convert():
     said = _reading("def f(x):\n    return x.view(torch.int32) + 1\n")
     assert len(said) == 1 and "`view` given a dtype does not convert the numbers" in said[0] and "`.to(torch.int32)`" in said[0]
     assert _reading("def f(x):\n    return x.view(x.shape[0], -1)\n") == []
+
+
+def _dropped(source: str) -> list[str]:
+    return [words for _, words, _ in unread_locals(ast.parse(source).body[0])]
+
+
+def test_a_name_made_from_a_call_and_read_by_no_line_is_said():
+    said = _dropped("def f(x, t):\n    steps = torch.arange(t)\n    return g(x, x)\n")
+    assert len(said) == 1 and "makes `steps`, and no line of the function reads it" in said[0]
+
+
+def test_names_read_made_in_a_loop_or_unpacked_are_not_said():
+    source = ("def f(x):\n    steps = torch.arange(3)\n    B, T = x.shape\n    for i in range(2):\n"
+              "        extra = torch.ones(2)\n    return x + steps\n")
+    assert _dropped(source) == []
