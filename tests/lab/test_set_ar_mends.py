@@ -256,3 +256,8 @@ def test_names_read_made_in_a_loop_or_unpacked_are_not_said():
     source = ("def f(x):\n    steps = torch.arange(3)\n    B, T = x.shape\n    for i in range(2):\n"
               "        extra = torch.ones(2)\n    return x + steps\n")
     assert _dropped(source) == []
+
+
+def test_an_entrywise_function_handed_one_list_of_tensors_is_said_to_take_them_one_by_one():
+    said = error_words("maximum() received an invalid combination of arguments - got (tuple), but expected (Tensor input, Tensor other)")
+    assert "`torch.maximum` takes its two operands one by one" in said and "not one tuple of them" in said

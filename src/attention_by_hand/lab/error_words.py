@@ -123,6 +123,9 @@ def _axis_short(message: str) -> str:
             f"the axis written into)")
 
 
+# an entrywise function of two tensors handed ONE list or tuple of them (Keras' `Add()([x, y])`)
+_LISTED = re.compile(r"\b(add|sub|subtract|mul|multiply|div|true_divide|maximum|minimum)\(\) received an invalid "
+                     r"combination of arguments - got \((list|tuple)(?:, |\))")
 # stack's sizes: "but got [2, 3, 4] at entry 0 and [2, 3, 1, 4] at entry 1"
 _STACKED = re.compile(r"stack expects each tensor to be equal size, but got \[([\d, ]*)\] at entry (\d+) and \[([\d, ]*)\] at entry (\d+)")
 
@@ -149,6 +152,11 @@ def error_words(message: str) -> str:
     """" (...)" for a message the table knows, else ""."""
     if kept := _kept_axis(message):
         return kept
+    listed = _LISTED.search(message)
+    if listed:
+        op, kind = listed.groups()
+        return (f" (`torch.{op}` takes its two operands one by one, `torch.{op}(a, b)`, not one {kind} of them; "
+                f"tensors in a {kind} are joined by `torch.stack(...)` and then reduced along axis 0)")
     no_axis = _NO_AXIS.search(message)
     if no_axis:
         op = no_axis.group(1)
