@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import ast
 
+import pytest
+import torch
 from labhelpers import failed_hints
 
 from attention_by_hand.lab.code_layout import statement_lines
-from attention_by_hand.lab.dropped_pitfalls import unread_locals
+from attention_by_hand.lab.diagnosis import _one_mistake
+from attention_by_hand.lab.mutants import changes
+from attention_by_hand.lab.outcomes import Raised, Tried
 from attention_by_hand.lab.error_words import error_words
 from attention_by_hand.lab.first_nan import cleaned_names
 from attention_by_hand.lab.foreign_words import foreign_words
-from attention_by_hand.lab.grouping import grouped, spans
+from attention_by_hand.lab.bracket_mends import bracket_mends
+from attention_by_hand.lab.grouping import grouped, split_by, spans
 from attention_by_hand.lab.reading_pitfalls import reading_pitfalls
 
 ANNOTATED = '''
@@ -87,7 +92,13 @@ def test_a_nan_made_on_purpose_and_cleaned_where_it_is_read_is_not_the_first_nan
 
 def test_a_local_read_only_through_nan_to_num_counts_as_cleaned():
     source = "import torch\n\n\ndef f(x):\n    y = x * 2\n    z = torch.nan_to_num(y)\n    return z.nan_to_num(0.0) + y.sum()\n"
-    assert cleaned_names(source) == {"f": {"z"}}  # `y` is also read by `y.sum()`; `x` by the product
+    assert cleaned_names(source) == {4: {"z"}}  # `y` is also read by `y.sum()`; `x` by the product
+
+
+def test_two_functions_of_one_name_keep_their_own_cleaned_names():
+    source = ("class A:\n    def forward(self, x):\n        h = x * 0\n        return h.nan_to_num(0.0)\n\n"
+              "class B:\n    @staticmethod\n    def forward(x):\n        h = torch.log(x)\n        return h * 2\n")
+    assert cleaned_names(source) == {2: {"h"}, 7: set()}
 
 
 # the cached keys' time axis moved to the front, the new keys' not: torch.cat then complains of two
@@ -167,9 +178,22 @@ def test_the_runs_tried_are_those_whose_brackets_change_more_than_one_operation(
     assert {ast.unparse(grouped(node, span)) for span in spans(node)} == {"(a - b * c) ** d"}
 
 
+def test_a_run_split_by_one_levels_order_is_said_to_be_worked_from_left_to_right():
+    node = ast.parse("x - m - s * 2", mode="eval").body
+    assert split_by(node, (1, 3)) == "Python works `-` from left to right"  # `x - (m - s * 2)`
+    assert split_by(node, (1, 2)) == "Python does `*` before `-`"  # `x - (m - s) * 2`: `*` takes `s` first
+
+
+def test_arithmetic_under_a_bitwise_operator_is_an_expression_of_its_own():
+    fdef = ast.parse("def f(a, b, c, m):\n    return m | a / b + c ** 2\n").body[0]
+    nodes = list(ast.walk(fdef))
+    found = [c for c in bracket_mends(fdef, {id(n): k for k, n in enumerate(nodes)}) if c.op == "group_terms"]
+    assert [c.said for c in found] == ["`a / (b + c) ** 2` for `a / b + c ** 2`"]
+
+
 def test_a_stacked_entry_with_one_more_axis_of_size_1_is_said_to_have_kept_it():
     said = error_words("stack expects each tensor to be equal size, but got [1, 5, 1, 8] at entry 0 and [1, 5, 8] at entry 3")
-    assert "entry 0 has the sizes of entry 3 with an axis of size 1 more, at place 2" in said
+    assert "entry 0 has the sizes of entry 3 with an axis of size 1 more, axis 2" in said
 
 
 def test_stacked_entries_of_other_sizes_get_no_word_of_a_kept_axis():
@@ -184,7 +208,7 @@ def test_a_layer_multiplied_with_at_is_said_to_be_called():
 
 def test_torchs_dot_given_a_sparse_matrix_is_said_to_be_the_1d_dot_product():
     said = error_words("Could not run 'aten::dot' with arguments from the 'SparseCsrCPU' backend.")
-    assert "dot product of two 1-D tensors" in said and "torch.sparse.mm" in said
+    assert "dot product of two dense 1-D tensors, with no sparse version" in said and "torch.sparse.mm" in said
 
 
 def test_kerass_units_and_jaxs_segment_sum_are_said_with_torchs_names():
@@ -197,12 +221,17 @@ def _reading(source: str) -> list[str]:
 
 
 def test_a_list_of_one_index_before_a_reduction_over_the_last_axis_is_said_to_keep_its_axis():
-    said = _reading("def f(w):\n    return w[:, :, 2:, [1]].amax(dim=-1)\n")
+    said = _reading("def f(w):\n    return w[..., 2:, [1]].amax(dim=-1)\n")
     assert len(said) == 1 and "`[1]`, picks that entry and keeps its axis" in said[0] and "`.amax(-1)`" in said[0]
 
 
 def test_a_plain_number_index_or_another_axis_reduced_gets_no_word_of_a_kept_axis():
-    assert _reading("def f(w):\n    return w[:, :, 2:, 1].amax(dim=-1) + w[:, [1]].sum(0)\n") == []
+    assert _reading("def f(w):\n    return w[..., 2:, 1].amax(dim=-1) + w[..., [1]].sum(0)\n") == []
+
+
+def test_a_list_index_that_may_stand_on_another_axis_gets_no_word_of_a_kept_axis():
+    # `x[:, [0]]` of a (2, 3, 4) tensor keeps axis 1; `mean(-1)` then runs over the 4 entries of axis 2
+    assert _reading("def f(x):\n    return x[:, [0]].mean(-1)\n") == []
 
 
 def test_a_tensor_of_whole_numbers_used_as_an_index_is_said_to_pick_by_position():
@@ -212,6 +241,13 @@ def test_a_tensor_of_whole_numbers_used_as_an_index_is_said_to_pick_by_position(
 
 def test_a_mask_of_bools_used_as_an_index_gets_no_word_of_positions():
     assert _reading("def f(x, n):\n    chosen = torch.ones(n, dtype=torch.bool)\n    return x[..., chosen, :]\n") == []
+
+
+def test_positions_made_as_integer_zeros_or_filled_in_get_no_word_of_positions():
+    source = ("def f(table, logits):\n    rows = torch.zeros(logits.shape[0], dtype=torch.long)\n"
+              "    for i in range(logits.shape[0]):\n        rows[i] = logits[i].argmax()\n"
+              "    last = torch.ones(2, dtype=torch.long)\n    last += 3\n    return table[rows] + table[last]\n")
+    assert _reading(source) == []
 
 
 # `map_` hands the function two plain numbers at a time: `.sum()` of a float raises on the return
@@ -243,21 +279,24 @@ def test_view_given_a_dtype_is_said_to_read_the_bytes_not_to_convert():
     assert _reading("def f(x):\n    return x.view(x.shape[0], -1)\n") == []
 
 
-def _dropped(source: str) -> list[str]:
-    return [words for _, words, _ in unread_locals(ast.parse(source).body[0])]
-
-
-def test_a_name_made_from_a_call_and_read_by_no_line_is_said():
-    said = _dropped("def f(x, t):\n    steps = torch.arange(t)\n    return g(x, x)\n")
-    assert len(said) == 1 and "makes `steps`, and no line of the function reads it" in said[0]
-
-
-def test_names_read_made_in_a_loop_or_unpacked_are_not_said():
-    source = ("def f(x):\n    steps = torch.arange(3)\n    B, T = x.shape\n    for i in range(2):\n"
-              "        extra = torch.ones(2)\n    return x + steps\n")
-    assert _dropped(source) == []
-
-
 def test_an_entrywise_function_handed_one_list_of_tensors_is_said_to_take_them_one_by_one():
-    said = error_words("maximum() received an invalid combination of arguments - got (tuple), but expected (Tensor input, Tensor other)")
-    assert "`torch.maximum` takes its two operands one by one" in said and "not one tuple of them" in said
+    for op, given in ((torch.add, [torch.ones(2), torch.ones(2)]), (torch.div, (torch.ones(2), torch.ones(2)))):
+        with pytest.raises(TypeError) as raised:
+            op(given)
+        said = error_words(str(raised.value))
+        assert f"`torch.{op.__name__}` takes its two operands one by one" in said
+        assert ("`torch.stack(...).sum(0)`" in said) == (op is torch.add)  # a sum reduces a list; a quotient does not
+
+
+def test_matching_changes_that_raise_on_every_fresh_input_still_make_one_mistake(tmp_path, monkeypatch):
+    # two changes of `x @ w` that agree wherever they run, and raise on every fresh input (x and w are
+    # not square): their agreement is no zero output, and the first is named as before
+    (tmp_path / "twin_reference.py").write_text("def f(x, w):\n    h = x @ w\n    return h\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import twin_reference
+
+    x, w = torch.ones(2, 3), torch.ones(3, 4)
+    tried = [Tried((x, w), Raised("RuntimeError", "mat1 and mat2 shapes cannot be multiplied (3x4 and 2x3)"))]
+    found = [c for c in changes(twin_reference, "f") if c.text.startswith(("`w @ x`", "x and w exchanged"))]
+    assert len(found) >= 2
+    assert _one_mistake(twin_reference, "f", [(c,) for c in found], tried) is not None

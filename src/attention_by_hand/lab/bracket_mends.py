@@ -22,8 +22,8 @@ from __future__ import annotations
 import ast
 
 from attention_by_hand.lab.bracket_edits import BRACKET_OPS, BRACKET_TERMS, GROUP_OP, bracket_edit, closing_call
-from attention_by_hand.lab.code_layout import call_name, parents, statement_lines
-from attention_by_hand.lab.grouping import flat_terms, grouped, spans
+from attention_by_hand.lab.code_layout import BINDING, call_name, parents, statement_lines
+from attention_by_hand.lab.grouping import flat_terms, grouped, spans, split_by
 from attention_by_hand.lab.mutant_edits import OPS, Change, quote
 
 __all__ = ["BRACKET_OPS", "bracket_mends", "bracket_words"]
@@ -67,8 +67,8 @@ def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 
 def _inside_terms(node: ast.BinOp, outer: ast.AST | None) -> bool:
     """Whether `node` is written bare inside the arithmetic expression `outer` (not one of its terms)."""
-    if not isinstance(outer, ast.BinOp):
-        return False
+    if not isinstance(outer, ast.BinOp) or type(outer.op) not in BINDING:
+        return False  # under `|` or `&` (no level of arithmetic), an expression of its own
     terms, _ = flat_terms(outer)
     return not any(t is node for t in terms)
 
@@ -85,8 +85,8 @@ def bracket_words(node: ast.AST, change: Change) -> str | None:
         terms, ops = flat_terms(node)
         first, last = change.arg
         run = " ".join([quote(terms[first])] + [f"{OPS[ops[i - 1]]} {quote(terms[i])}" for i in range(first + 1, last + 1)])
-        return (f"brackets left out: Python does `**` first, then `*`, `/` and `@`, then `+` and `-`, so in "
-                f"`{quote(node)}` the terms `{run}` are not worked out together first")
+        return (f"brackets left out: {split_by(node, change.arg)}, so in `{quote(node)}` the terms `{run}` are not "
+                f"worked out together first")
     if change.op == "close_later" and isinstance(node, ast.BinOp):
         call, sign = closing_call(node.left, type(node.op)), OPS[type(node.op)]
         if call is None:

@@ -231,3 +231,19 @@ def log_of_sum(node: ast.AST) -> ast.BinOp | None:
     owner = node.func.value
     taken = node.args[0] if isinstance(owner, ast.Name) and owner.id == "torch" and node.args else owner
     return taken if isinstance(taken, ast.BinOp) and isinstance(taken.op, (ast.Add, ast.Sub)) else None
+
+
+# the binary operators as written, and how tightly each binds (Python's order of operations: higher first)
+OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitOr: "|", ast.BitAnd: "&"}
+BINDING = {ast.Pow: 4, ast.Mult: 3, ast.Div: 3, ast.FloorDiv: 3, ast.Mod: 3, ast.MatMult: 3, ast.Add: 2, ast.Sub: 2}
+
+
+def regrouped(node: ast.BinOp, side: str) -> ast.BinOp | None:
+    """`a o (b p c)` grouped as `(a o b) p c` (side "right"), or `(a o b) p c` as `a o (b p c)` ("left");
+    None where that side is no operation."""
+    inner = getattr(node, side)
+    if not isinstance(inner, ast.BinOp):
+        return None
+    if side == "right":
+        return ast.BinOp(ast.BinOp(node.left, node.op, inner.left), inner.op, inner.right)
+    return ast.BinOp(inner.left, inner.op, ast.BinOp(inner.right, node.op, node.right))

@@ -42,6 +42,7 @@ from attention_by_hand.lab.code_layout import call_name, parents
 from attention_by_hand.lab.input_relations import returned_unchanged
 from attention_by_hand.lab.mutants import Change, build, changes, definition
 from attention_by_hand.lab.pair_changes import moved_layers, next_lines, twins
+from attention_by_hand.lab.raised_lines import raised_at
 from attention_by_hand.lab.outcomes import (
     RAISED,
     Diagnosis,
@@ -221,40 +222,16 @@ def _lost(got, expected, k: int) -> bool:
 
 
 def _raises_later(reference: ModuleType, function: str, chosen: tuple[Change, ...], inputs: list[tuple]) -> bool:
-    """Whether the reference with the one change `chosen` raises, on the first of `inputs`, in its own
-    function but on a line past the changed statement (a value made wrong there, which raises later)."""
-    if len(chosen) != 1 or not inputs:
+    """Whether the reference with the one change `chosen`, in `function` itself, raises on the first of
+    `inputs` on a line past the changed statement (a value made wrong there, which raises later)."""
+    if len(chosen) != 1 or not inputs or chosen[0].function != function:
         return False
     change = chosen[0]
     mutant = build(reference, function, chosen)
-    fdef = definition(reference, change.function)
+    fdef = definition(reference, function)
     statement = next((n for n in ast.walk(fdef) if isinstance(n, ast.stmt) and n is not fdef and n.lineno == change.line), None)
-    if mutant is None or statement is None:
-        return False
-    try:
-        with torch.no_grad():
-            mutant(*inputs[0])
-    except Exception as error:  # noqa: BLE001 - where it raised is all that is asked
-        frames = [f for f in _frames(error.__traceback__) if f.f_code.co_name == change.function
-                  and f.f_code.co_filename == mutant.__code__.co_filename]
-        line = frames[-1].f_lineno if frames else None
-        return line is not None and not statement.lineno <= line <= (statement.end_lineno or statement.lineno)
-    return False
-
-
-def _frames(traceback) -> list:
-    """The frames of a traceback, the outermost first (each with the line it was running)."""
-    found = []
-    while traceback is not None:
-        found.append(_Frame(traceback.tb_frame.f_code, traceback.tb_lineno))
-        traceback = traceback.tb_next
-    return found
-
-
-@dataclasses.dataclass(frozen=True)
-class _Frame:
-    f_code: object
-    f_lineno: int
+    line = raised_at(mutant, inputs[0]) if mutant is not None and statement is not None else None
+    return line is not None and not statement.lineno <= line <= (statement.end_lineno or statement.lineno)
 
 
 def _zeroed_where_wrong(got, expected) -> bool:
@@ -485,7 +462,8 @@ def _one_mistake(reference: ModuleType, function: str, found: list[tuple[Change,
             return None
         # changes that zero the output (or leave no finite number) agree on any input: that is no
         # evidence that they are one mistake written two ways
-        if outputs and all(all_zeros(out) or nothing_finite(out) for out in outputs[0] if not isinstance(out, Raised)):
+        ran = [out for out in outputs[0] if not isinstance(out, Raised)] if outputs else []
+        if ran and all(all_zeros(out) or nothing_finite(out) for out in ran):
             return None
     # two different changes, not one slip made twice (`stack` for `cat`, both times it is done there)
     return Diagnosis(_say(first, function, reference) + _equal_axes(first, found), _mistake(first), pair=len({c.text for c in first}) > 1,

@@ -5,9 +5,6 @@ its other Python pitfalls.
   test where `=` was meant), an arithmetic expression, or `x.masked_fill(...)` whose new tensor
   nobody keeps (`masked_fill_` changes the tensor itself), or `x.slice_scatter(...)`, read as a write
   into the slice.
-- A name made once, in the function's own body (not in a loop), from a call, and read by no line:
-  `positions = torch.arange(T)` beside `rope(q, k)`, where the line that needed it reads another
-  value in its place (or the name is left over).
 - A call of another function of the same file, alone on its line, where that function returns
   what it makes and its text shows it changes none of its arguments (`append_to_cache(cache, k, v)`).
 
@@ -27,7 +24,7 @@ import textwrap
 
 import torch
 
-__all__ = ["no_effect", "result_dropped", "unread_locals"]
+__all__ = ["no_effect", "result_dropped"]
 
 
 # methods and torch functions that return a new tensor and change nothing: called as a statement,
@@ -171,24 +168,3 @@ def result_dropped(fdef: ast.FunctionDef, function) -> list[tuple[int, str, list
                                        f"returns", [node.lineno]))
     return found
 
-
-def unread_locals(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
-    """Each name bound once, by a plain assignment of a call in the function's own body, and read
-    nowhere in it (nor in a function or lambda inside it) (the module's docstring)."""
-    reads = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
-    bound: dict[str, int] = {}
-    for n in ast.walk(fdef):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
-            bound[n.id] = bound.get(n.id, 0) + 1
-    found = []
-    for statement in fdef.body:
-        if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1
-                and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.Call)):
-            continue
-        name = statement.targets[0].id
-        if name in reads or bound.get(name) != 1 or name.startswith("_"):
-            continue
-        words = (f"`{ast.unparse(statement)[:80]}` ({{0}}) makes `{name}`, and no line of the function reads it: "
-                 f"where a later line needs it, that line reads another value in its place")
-        found.append((statement.lineno, words, [statement.lineno]))
-    return found

@@ -72,8 +72,8 @@ _WORDS = (
      "a tuple cannot be changed, and `unbind`, `split`, `chunk` and a function's several results are tuples: "
      "`list(...)` makes a list that can, or `+ (entry,)` makes a new tuple with it"),
     ("Could not run 'aten::dot' with arguments from the 'Sparse",
-     "torch's `dot` is the dot product of two 1-D tensors, unlike NumPy's and SciPy's `.dot`, a matrix product: "
-     "a sparse matrix times a dense one is `torch.sparse.mm(a, b)`, or `a @ b`"),
+     "torch's `dot` is the dot product of two dense 1-D tensors, with no sparse version, unlike NumPy's and SciPy's "
+     "`.dot`, a matrix product: a sparse matrix times a dense one is `torch.sparse.mm(a, b)`, or `a @ b`"),
     (("for @: 'Tensor' and 'Linear'", "for @: 'Linear' and 'Tensor'"),
      "a layer is called on a tensor, `layer(x)`, not multiplied with `@`: `@` takes tensors (a Linear's own matrix "
      "is `layer.weight`, (out_features, in_features))"),
@@ -123,9 +123,12 @@ def _axis_short(message: str) -> str:
             f"the axis written into)")
 
 
-# an entrywise function of two tensors handed ONE list or tuple of them (Keras' `Add()([x, y])`)
-_LISTED = re.compile(r"\b(add|sub|subtract|mul|multiply|div|true_divide|maximum|minimum)\(\) received an invalid "
-                     r"combination of arguments - got \((list|tuple)(?:, |\))")
+# an entrywise function of two tensors handed ONE list or tuple of them (Keras' `Add()([x, y])`): the
+# functions whose message lists their forms (torch.mul and torch.maximum say "must be Tensor, not list")
+_LISTED = re.compile(r"\b(add|sub|subtract|multiply|div|true_divide)\(\) received an invalid combination of "
+                     r"arguments - got \((list|tuple)(?:, |\))")
+# what joins a list of tensors by that function, where one reduction does
+_LISTED_REDUCED = {"add": "`torch.stack(...).sum(0)`, or Python's `sum(...)`", "multiply": "`torch.stack(...).prod(0)`"}
 # stack's sizes: "but got [2, 3, 4] at entry 0 and [2, 3, 1, 4] at entry 1"
 _STACKED = re.compile(r"stack expects each tensor to be equal size, but got \[([\d, ]*)\] at entry (\d+) and \[([\d, ]*)\] at entry (\d+)")
 
@@ -142,8 +145,8 @@ def _kept_axis(message: str) -> str:
         a, b = sizes[long], sizes[short]
         places = [k for k in range(len(a)) if a[k] == 1 and a[:k] + a[k + 1:] == b]
         if len(a) == len(b) + 1 and places:
-            return (f" (entry {entries[long]} has the sizes of entry {entries[short]} with an axis of size 1 more, at "
-                    f"place {places[0]}: it kept an axis that the other lost; an integer index, `select` and `unbind` "
+            return (f" (entry {entries[long]} has the sizes of entry {entries[short]} with an axis of size 1 more, "
+                    f"axis {places[0]} (counted from 0): it kept an axis that the other lost; an integer index, `select` and `unbind` "
                     f"take an axis away, a slice `a:b` of one entry keeps it)")
     return ""
 
@@ -155,8 +158,8 @@ def error_words(message: str) -> str:
     listed = _LISTED.search(message)
     if listed:
         op, kind = listed.groups()
-        return (f" (`torch.{op}` takes its two operands one by one, `torch.{op}(a, b)`, not one {kind} of them; "
-                f"tensors in a {kind} are joined by `torch.stack(...)` and then reduced along axis 0)")
+        joined = f"; a {kind} of tensors is reduced by {_LISTED_REDUCED[op]}" if op in _LISTED_REDUCED else ""
+        return f" (`torch.{op}` takes its two operands one by one, `torch.{op}(a, b)`, not one {kind} of them{joined})"
     no_axis = _NO_AXIS.search(message)
     if no_axis:
         op = no_axis.group(1)

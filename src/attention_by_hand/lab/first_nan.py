@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from attention_by_hand.lab.code_layout import code_only
+from attention_by_hand.lab.code_layout import code_only, parents
 from attention_by_hand.lab.wire import MAX_TEXT
 
 __all__ = ["has_nan", "first_nan", "written_nan", "inf_product"]
@@ -107,22 +107,24 @@ def _cleaning(parent: ast.AST | None, node: ast.Name) -> bool:
             and isinstance(parent.func, ast.Attribute) and parent.func.attr == "nan_to_num")
 
 
-def cleaned_names(source: str) -> dict[str, set[str]]:
-    """Per function name, the locals it reads and only ever through `nan_to_num` (the module's docstring)."""
+def cleaned_names(source: str) -> dict[int, set[str]]:
+    """Per function, by its first line (a decorator's, if it has one, as its code object counts it),
+    the locals it reads and only ever through `nan_to_num` (the module's docstring)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return {}
     modules = {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
                if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}  # `torch.nan_to_num`'s owner
-    found: dict[str, set[str]] = {}
+    found: dict[int, set[str]] = {}
     for fdef in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
-        parent = {id(child): node for node in ast.walk(fdef) for child in ast.iter_child_nodes(node)}
+        parent = parents(fdef)
         reads: dict[str, bool] = {}  # name -> whether every read so far cleans it
         for node in ast.walk(fdef):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 reads[node.id] = reads.get(node.id, True) and _cleaning(parent.get(id(node)), node)
-        found.setdefault(fdef.name, set()).update(name for name, clean in reads.items() if clean and name not in modules)
+        first = min([fdef.lineno, *(d.lineno for d in fdef.decorator_list)])
+        found[first] = {name for name, clean in reads.items() if clean and name not in modules}
     return found
 
 
@@ -145,7 +147,7 @@ def first_nan(call: Callable[[], object], learner: Path) -> tuple[int, str, str]
         return files[code.co_filename]
 
     def look(frame) -> None:
-        given = known.setdefault(id(frame), set(cleaned.get(frame.f_code.co_name, ())))
+        given = known.setdefault(id(frame), set(cleaned.get(frame.f_code.co_firstlineno, ())))
         for name, value in frame.f_locals.items():
             if name in given or not has_nan(value):
                 continue

@@ -1,14 +1,15 @@
 """Brackets left out of arithmetic: `c / var + eps ** 0.5` where `c / (var + eps) ** 0.5` was meant.
 
-Python does `**` first, then `*`, `/`, `//`, `%` and `@`, then `+` and `-`, each level from left to
-right (`**` from right to left). An expression of those operators is read here as it was written:
-its terms (names, calls, numbers, and any part the learner bracketed) and the operators between
-them. Bracketing a run of two or more neighbouring terms (not all of them) gives another expression
-wherever the order of operations splits that run; `grouped` builds it.
+Python does `**` first, then `*`, `/`, `//`, `%` and `@`, then `+` and `-`; operators of one level
+from left to right (`**` from right to left). An expression of those operators is read here as it
+was written: its terms (names, calls, numbers, and any part the learner bracketed) and the operators
+between them. Bracketing a run of two or more neighbouring terms (not all of them) gives another
+expression wherever Python's order splits that run; `spans` lists those runs, `grouped` builds one,
+`split_by` says which operator split it.
 
 Left out: unary minus and comparisons (a term each, like a call), runs whose brackets change
-nothing (`(a * b) + c`), and runs that one exchange of two neighbouring operations gives (the
-`regroup` mend of mend_changes.py says those, `single_moves` finds them).
+nothing (`(a * b) + c`), runs that one exchange of two neighbouring operations gives (the `regroup`
+mend of mend_changes.py says those), and expressions of more than MAX_TERMS terms.
 """
 
 from __future__ import annotations
@@ -16,23 +17,18 @@ from __future__ import annotations
 import ast
 import copy
 
-__all__ = ["MAX_TERMS", "flat_terms", "grouped", "single_moves", "spans", "written"]
+from attention_by_hand.lab.code_layout import BINDING, OPS, regrouped
 
-# the levels of the binary operators, the tightest highest
-_LEVEL = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2, ast.Div: 2, ast.FloorDiv: 2, ast.Mod: 2, ast.MatMult: 2, ast.Pow: 4}
-_SIGN = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
-         ast.MatMult: "@", ast.Pow: "**"}
+__all__ = ["MAX_TERMS", "flat_terms", "grouped", "spans", "split_by"]
+
 # beyond this many terms the runs to bracket grow past what the mend search should try
 MAX_TERMS = 6
 
 
-def _level(node: ast.AST) -> int | None:
-    return _LEVEL.get(type(node.op)) if isinstance(node, ast.BinOp) else None
-
-
 def _bare(child: ast.AST, parent: ast.BinOp, right: bool) -> bool:
     """Whether `child` was written without brackets of its own as a side of `parent`."""
-    inner, outer = _level(child), _level(parent)
+    inner = BINDING.get(type(child.op)) if isinstance(child, ast.BinOp) else None
+    outer = BINDING.get(type(parent.op))
     if inner is None or outer is None:
         return False
     if inner != outer:
@@ -40,13 +36,16 @@ def _bare(child: ast.AST, parent: ast.BinOp, right: bool) -> bool:
     return right == isinstance(parent.op, ast.Pow)  # `a - b - c` is (a - b) - c; `a ** b ** c` is a ** (b ** c)
 
 
-def flat_terms(node: ast.BinOp) -> tuple[list[ast.expr], list[type[ast.operator]]]:
-    """The terms of `node` as written, left to right, and the operators between them."""
+def _flat(node: ast.BinOp) -> tuple[list[ast.expr], list[type[ast.operator]], list[ast.BinOp]]:
+    """The terms of `node` as written, left to right, the operators between them, and the
+    operations written bare (the ones the terms are joined by)."""
     terms: list[ast.expr] = []
     ops: list[type[ast.operator]] = []
+    joins: list[ast.BinOp] = []
 
     def walk(part: ast.expr, parent: ast.BinOp | None, right: bool) -> None:
-        if isinstance(part, ast.BinOp) and _level(part) and (parent is None or _bare(part, parent, right)):
+        if isinstance(part, ast.BinOp) and type(part.op) in BINDING and (parent is None or _bare(part, parent, right)):
+            joins.append(part)
             walk(part.left, part, False)
             ops.append(type(part.op))
             walk(part.right, part, True)
@@ -54,10 +53,16 @@ def flat_terms(node: ast.BinOp) -> tuple[list[ast.expr], list[type[ast.operator]
             terms.append(part)
 
     walk(node, None, False)
+    return terms, ops, joins
+
+
+def flat_terms(node: ast.BinOp) -> tuple[list[ast.expr], list[type[ast.operator]]]:
+    """The terms of `node` as written, left to right, and the operators between them."""
+    terms, ops, _ = _flat(node)
     return terms, ops
 
 
-def written(terms: list[ast.expr], ops: list[type[ast.operator]], span: tuple[int, int] | None = None) -> str:
+def _written(terms: list[ast.expr], ops: list[type[ast.operator]], span: tuple[int, int] | None = None) -> str:
     """The expression as text, every term in brackets of its own, the run `span` (first, last term) bracketed."""
     parts = []
     for i, term in enumerate(terms):
@@ -66,7 +71,7 @@ def written(terms: list[ast.expr], ops: list[type[ast.operator]], span: tuple[in
             text = "(" + text
         if span and i == span[1]:
             text += ")"
-        parts.append(text if i == 0 else f"{_SIGN[ops[i - 1]]} {text}")
+        parts.append(text if i == 0 else f"{OPS[ops[i - 1]]} {text}")
     return " ".join(parts)
 
 
@@ -75,47 +80,22 @@ def grouped(node: ast.BinOp, span: tuple[int, int]) -> ast.expr | None:
     terms, ops = flat_terms(node)
     if not (0 <= span[0] < span[1] < len(terms)) or span == (0, len(terms) - 1):
         return None
-    made = ast.parse(written(terms, ops, span), mode="eval").body
-    same = ast.parse(written(terms, ops), mode="eval").body
-    return None if ast.dump(made) == ast.dump(same) else made
+    made = ast.parse(_written(terms, ops, span), mode="eval").body
+    return None if ast.dump(made) == ast.dump(ast.parse(_written(terms, ops), mode="eval").body) else made
 
 
-def spans(node: ast.BinOp) -> list[tuple[int, int]]:
-    """The runs of `node`'s terms whose brackets change what it computes (none past MAX_TERMS terms)."""
-    terms, _ = flat_terms(node)
-    if len(terms) > MAX_TERMS:
-        return []
-    runs = [(i, j) for i in range(len(terms)) for j in range(i + 1, len(terms))]
-    moves = single_moves(node)
-    return [run for run in runs if (made := grouped(node, run)) is not None and ast.dump(made) not in moves]
-
-
-def _moved(node: ast.BinOp, side: str) -> ast.BinOp | None:
-    """`a o (b p c)` made `(a o b) p c` (side "right"), or `(a o b) p c` made `a o (b p c)` ("left"),
-    as the `regroup` mend does, where the inner operation differs from the outer."""
-    inner = getattr(node, side)
-    if not isinstance(inner, ast.BinOp) or type(inner.op) is type(node.op):
-        return None
-    if side == "right":
-        return ast.BinOp(ast.BinOp(node.left, node.op, inner.left), inner.op, inner.right)
-    return ast.BinOp(inner.left, inner.op, ast.BinOp(inner.right, node.op, node.right))
-
-
-def single_moves(node: ast.BinOp) -> set[str]:
-    """The dumps of `node` with one `regroup` move made at one of its operations written bare."""
-    terms, _ = flat_terms(node)
-    term_ids = {id(t) for t in terms}
-    bare = [n for n in ast.walk(node) if isinstance(n, ast.BinOp) and id(n) not in term_ids
-            and not any(id(t) in term_ids and n in ast.walk(t) for t in terms)]
-    order = list(ast.walk(node))
+def _single_moves(node: ast.BinOp, joins: list[ast.BinOp]) -> set[str]:
+    """The dumps of `node` with one `regroup` move made at one of its bare operations."""
+    order = {id(n): k for k, n in enumerate(ast.walk(node))}
     found = set()
-    for n in bare:
+    for join in joins:
         for side in ("left", "right"):
-            whole = copy.deepcopy(node)
-            twin = list(ast.walk(whole))[order.index(n)]
-            moved = _moved(twin, side)
-            if moved is None:
+            inner = getattr(join, side)
+            if not isinstance(inner, ast.BinOp) or type(inner.op) is type(join.op):
                 continue
+            whole = copy.deepcopy(node)
+            twin = list(ast.walk(whole))[order[id(join)]]
+            moved = regrouped(twin, side)
             if twin is whole:
                 found.add(ast.dump(moved))
                 continue
@@ -125,3 +105,37 @@ def single_moves(node: ast.BinOp) -> set[str]:
                         setattr(parent, field, moved)
             found.add(ast.dump(whole))
     return found
+
+
+def spans(node: ast.BinOp) -> list[tuple[int, int]]:
+    """The runs of `node`'s terms whose brackets change what it computes in more than one move."""
+    terms, ops, joins = _flat(node)
+    if not 3 <= len(terms) <= MAX_TERMS:
+        return []
+    same = ast.dump(ast.parse(_written(terms, ops), mode="eval").body)
+    made = {}
+    for i in range(len(terms)):
+        for j in range(i + 1, len(terms)):
+            if (i, j) != (0, len(terms) - 1):
+                dump = ast.dump(ast.parse(_written(terms, ops, (i, j)), mode="eval").body)
+                if dump != same:
+                    made[(i, j)] = dump
+    moves = _single_moves(node, joins) if made else set()
+    return [span for span, dump in made.items() if dump not in moves]
+
+
+def split_by(node: ast.BinOp, span: tuple[int, int]) -> str:
+    """Why Python does not work the run `span` out first, in words: the operator next to it that
+    binds tighter than one inside it, or the order in which one level is worked."""
+    terms, ops = flat_terms(node)
+    first, last = span
+    inside = ops[first:last]
+    beside = [ops[k] for k in (first - 1, last) if 0 <= k < len(ops)]
+    loosest = min(inside, key=lambda op: BINDING[op])
+    tightest = max(beside, key=lambda op: BINDING[op])
+    if BINDING[tightest] > BINDING[loosest]:
+        return f"Python does `{OPS[tightest]}` before `{OPS[loosest]}`"
+    if tightest is ast.Pow:
+        return "Python works `**` from right to left"
+    pair = " and ".join(dict.fromkeys(f"`{OPS[op]}`" for op in (tightest, loosest)))
+    return f"Python works {pair} from left to right"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from attention_by_hand.lab.api_mends import API_OPS, FLATTENING, api_words
-from attention_by_hand.lab.code_layout import a_factor, new_axes_only, parents as parents_in, whole_slice
+from attention_by_hand.lab.code_layout import BINDING, a_factor, new_axes_only, parents as parents_in, whole_slice
 from attention_by_hand.lab.einsum_words import subscripts_words
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_words
 from attention_by_hand.lab.loop_starts import carry_words, start_words
@@ -372,7 +372,7 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
 
 
 # How tightly Python binds each operator: the higher, the sooner it is computed without brackets.
-_BINDING = {ast.Pow: 4, ast.Mult: 3, ast.Div: 3, ast.FloorDiv: 3, ast.Mod: 3, ast.MatMult: 3, ast.Add: 2, ast.Sub: 2}
+_BINDING = BINDING
 
 
 def _brackets(node: ast.BinOp, side: str) -> str:

@@ -12,7 +12,7 @@ import ast
 import pickle
 from dataclasses import dataclass, field
 
-from attention_by_hand.lab.code_layout import call_name, number_of
+from attention_by_hand.lab.code_layout import OPS, call_name, number_of, regrouped
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_slices import SLICE_OPS, slice_edit
 
@@ -102,7 +102,6 @@ CMP = {ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast
 # `>=` and `==` are neighbours too: a one-hot row compared with >= is a thermometer code.
 COMPARISONS = {ast.Gt: (ast.GtE, ast.Lt), ast.GtE: (ast.Gt, ast.LtE, ast.Eq), ast.Lt: (ast.LtE, ast.Gt),
                ast.LtE: (ast.Lt, ast.GtE, ast.Eq), ast.Eq: (ast.NotEq, ast.GtE, ast.LtE), ast.NotEq: (ast.Eq,)}
-OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%", ast.Pow: "**", ast.MatMult: "@", ast.BitOr: "|", ast.BitAnd: "&"}
 
 
 @dataclass(frozen=True)
@@ -295,10 +294,8 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.BinOp(node.left, getattr(ast, arg)(), node.right)
     if op == "swap":
         return ast.BinOp(node.right, node.op, node.left)
-    if op == "regroup" and arg == "right" and isinstance(node.right, ast.BinOp):  # a o (b p c) -> (a o b) p c
-        return ast.BinOp(ast.BinOp(node.left, node.op, node.right.left), node.right.op, node.right.right)
-    if op == "regroup" and arg == "left" and isinstance(node.left, ast.BinOp):  # (a o b) p c -> a o (b p c)
-        return ast.BinOp(node.left.left, node.left.op, ast.BinOp(node.left.right, node.op, node.right))
+    if op == "regroup" and regrouped(node, arg) is not None:  # a o (b p c) <-> (a o b) p c
+        return regrouped(node, arg)
     if op == "times2":
         return ast.BinOp(ast.Constant(2), ast.Mult(), node)
     if op == "sqrt":

@@ -49,7 +49,7 @@ import textwrap
 
 from attention_by_hand.lab.call_pitfalls import call_pitfalls
 from attention_by_hand.lab.code_layout import call_name, parents as parents_in
-from attention_by_hand.lab.dropped_pitfalls import no_effect, result_dropped, unread_locals
+from attention_by_hand.lab.dropped_pitfalls import no_effect, result_dropped
 from attention_by_hand.lab.made_pitfalls import (changed_then_read, expanded_written, inverted_integers, negated_name_index,
                                                  none_kept, pairs_as_one_index)
 from attention_by_hand.lab.made_pitfalls import stores as _stores
@@ -442,7 +442,7 @@ def pitfalls(function) -> list[list]:
         return []
     # the lines of the parsed text count from 1 at the `def`: the file's lines count from `start`
     found = sorted(_generators(fdef) + _late_bound(fdef) + _shared_rows(fdef) + no_effect(fdef)
-                   + _written_into(fdef) + _loop_rebound(fdef) + _replaced_in_loop(fdef) + none_kept(fdef) + result_dropped(fdef, function) + unread_locals(fdef)
+                   + _written_into(fdef) + _loop_rebound(fdef) + _replaced_in_loop(fdef) + none_kept(fdef) + result_dropped(fdef, function)
                    + expanded_written(fdef) + inverted_integers(fdef) + _zipped_rows(fdef)
                    + _bitwise_before_comparison(fdef) + pairs_as_one_index(fdef) + negated_name_index(fdef)
                    + changed_then_read(fdef) + _guarded(call_pitfalls, fdef) + _guarded(reading_pitfalls, fdef))

@@ -24,11 +24,11 @@
   other dtype (two float32 entries become one float64, or the call raises); `.to(dtype)` converts.
 - `pattern[..., [0]].mean(-1)`: an index by a list of one number picks that entry and KEEPS its axis
   (of size 1), so a reduction over the last axis right after it spends that axis, not the one before
-  it. Said where the list is the index's last entry and the reduction's axis is the last.
+  it. Said where a `...` stands before the list, which then indexes the last axis for certain.
 - `keep = torch.ones(H, dtype=torch.long)`, then `x[:, keep]`: a tensor of integers used as an index
   picks by position (0 and 1, again and again), where a tensor of bools keeps the entries where it is
-  True. Said where a name made of whole numbers (ones, zeros or a full of an integer dtype, or a
-  comparison made `.long()`/`.int()`) is an index.
+  True. Said where a name made only as ones of an integer dtype, or as a comparison made `.long()` or
+  `.int()`, is an index (zeros, a `full` and a filled tensor are positions as often as not).
 
 Each is a fact about the call as written, said beside the check's hint: the call may not be where
 the mistake is.
@@ -46,7 +46,7 @@ _SPREADS = ("std", "var", "std_mean", "var_mean")
 _SWAPS = ("transpose", "swapaxes", "swapdims", "movedim", "moveaxis")
 _REDUCTIONS = ("mean", "sum", "amax", "amin", "max", "min", "prod", "logsumexp", "nansum", "nanmean")
 _INTEGER_DTYPES = ("long", "int64", "int", "int32", "int16", "int8")
-_MAKERS = ("ones", "zeros", "full", "ones_like", "zeros_like", "full_like")
+_MAKERS = ("ones",)
 _POOLS = {"max_pool1d": "maximum", "max_pool2d": "maximum", "avg_pool1d": "average", "avg_pool2d": "average"}
 
 
@@ -119,7 +119,9 @@ def _kept_by_list(node: ast.Call) -> str | None:
     axis = next((k.value for k in node.keywords if k.arg == "dim"), node.args[0] if node.args else None)
     index = owner.slice.elts if isinstance(owner.slice, ast.Tuple) else [owner.slice]
     last = index[-1] if index else None
-    if axis is None or _constant(axis) != -1 or not (isinstance(last, ast.List) and len(last.elts) == 1
+    # after a `...`, the index's last entry stands on the tensor's last axis, whatever its rank
+    on_last = any(isinstance(part, ast.Constant) and part.value is Ellipsis for part in index[:-1])
+    if axis is None or _constant(axis) != -1 or not (on_last and isinstance(last, ast.List) and len(last.elts) == 1
                                                      and type(_constant(last.elts[0])) is int):
         return None
     return (f"`{ast.unparse(owner)}` ({{0}}): an index by a list, `{ast.unparse(last)}`, picks that entry and keeps its "
@@ -142,14 +144,21 @@ def _whole_numbers(value: ast.expr) -> bool:
 
 def _integer_masks(fdef: ast.FunctionDef) -> list[tuple[int, str, list[int]]]:
     """Each index by a name the function made of whole numbers and nothing else (the module's docstring)."""
-    made: dict[str, bool] = {}
-    for node in ast.walk(fdef):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            name = node.targets[0].id
-            made[name] = made.get(name, True) and _whole_numbers(node.value)
-    masks = {name for name, whole in made.items() if whole}
+    nested = {id(n) for inner in ast.walk(fdef) if inner is not fdef and isinstance(inner, (ast.FunctionDef, ast.Lambda))
+              for n in ast.walk(inner)}
+    own = [n for n in ast.walk(fdef) if id(n) not in nested]
+    stores: dict[str, int] = {}  # every binding of a name: an assignment, a loop, `+=`, an unpacking
+    for node in own:
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            stores[node.id] = stores.get(node.id, 0) + 1
+    made: dict[str, int] = {}  # the bindings that make whole numbers
+    for node in own:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and _whole_numbers(node.value)):
+            made[node.targets[0].id] = made.get(node.targets[0].id, 0) + 1
+    masks = {name for name, count in made.items() if count == stores.get(name)}
     found = []
-    for node in ast.walk(fdef):
+    for node in own:
         if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)):
             continue
         index = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]

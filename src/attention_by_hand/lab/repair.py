@@ -252,8 +252,8 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     rest = [c for c in allowed if c not in first]
     ours = [c for c in inside if c in set(extra) and (c.op not in LATE or c.line in raising)]  # LATE: on the raising line
     inside = ours + [c for c in inside if c not in set(ours)]
-    regrouped = [c for c in extra if c.op == "regroup" and c not in inside]
-    extra = [c for c in extra if c.op != "regroup" and c not in inside]
+    regrouped = [c for c in extra if c.op in ("regroup", "group_terms") and c not in inside]
+    extra = [c for c in extra if c.op not in ("regroup", "group_terms") and c not in inside]
     ordered = _axes_early(inside + extra + rest + regrouped, len(ours))
     # unlike on the first input, where yours is wrong, unless alike on every input where yours is right:
     # a name of another shape just where yours goes wrong (`zeros_like(v)` for `zeros_like(q)`, where
@@ -382,7 +382,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
 # learner-only changes not tried first on the span's lines (after the reference's changes there), except on
 # the line that raised: many in a function with many operations or slices, and each a reading seldom made
 # (brackets moved, one range for another, `*` for `@`); a stop written as a length is one per slice, early
-LATE = ("regroup", "range_for", "matmul")
+LATE = ("regroup", "group_terms", "range_for", "matmul")
 
 
 def _rank(change: Change) -> int:
