@@ -45,6 +45,8 @@ from attention_by_hand.lab.pair_changes import moved_layers, next_lines, twins
 from attention_by_hand.lab.raised_lines import raised_at
 from attention_by_hand.lab.outcomes import (
     RAISED,
+    all_zeros,
+    zeroed_where_wrong,
     Diagnosis,
     Raised,
     Tried,
@@ -188,7 +190,7 @@ def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: f
             found = dataclasses.replace(found, vacuous=True)
         # a change of the reference that zeroes the one part the learner got wrong (`out` of (out, lse))
         # fits whatever zeroed the learner's: a result thrown away as well as a sum that never grew
-        if found and found.changes and wrong and all(_zeroed_where_wrong(g, e) for g, e in wrong):
+        if found and found.changes and wrong and all(zeroed_where_wrong(g, e) for g, e in wrong):
             found = None
         if found and not wrong and not found.relation:
             later = _raises_later(reference, function, found.changes, [t.args for t in tried if isinstance(t.got, Raised)])
@@ -232,22 +234,6 @@ def _raises_later(reference: ModuleType, function: str, chosen: tuple[Change, ..
     statement = next((n for n in ast.walk(fdef) if isinstance(n, ast.stmt) and n is not fdef and n.lineno == change.line), None)
     line = raised_at(mutant, inputs[0]) if mutant is not None and statement is not None else None
     return line is not None and not statement.lineno <= line <= (statement.end_lineno or statement.lineno)
-
-
-def _zeroed_where_wrong(got, expected) -> bool:
-    """Whether each part of a tuple output that is wrong is all zeros, and at least one part is right
-    (an output wrong everywhere and zero is all_zeros' case, said as vacuous)."""
-    if not (isinstance(got, (tuple, list)) and isinstance(expected, (tuple, list)) and len(got) == len(expected)):
-        return False
-    wrong = [g for g, e in zip(got, expected) if not agree(g, e)]
-    return 0 < len(wrong) < len(got) and all(all_zeros(g) for g in wrong)
-
-
-def all_zeros(got) -> bool:
-    """Whether every number of got is 0 (tensors, or tuples of them): a change that zeroes the
-    output (an overflow to inf divided by, a sum that never grew) fits any other that does."""
-    numbers = flat(got)
-    return numbers is not None and numbers.numel() > 0 and not bool((numbers != 0).any())
 
 
 def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: frozenset[str],

@@ -14,11 +14,11 @@ from types import ModuleType
 
 from attention_by_hand.lab.api_mends import CAUSE_OPS
 from attention_by_hand.lab.call_words import LAYOUT_CALLS, call_words, kept_calls
-from attention_by_hand.lab.diagnosis import all_zeros, diagnose, localise
+from attention_by_hand.lab.diagnosis import diagnose, localise
 from attention_by_hand.lab.related import ends_of, worded_for
 from attention_by_hand.lab.relations import DIVIDED, MULTIPLIED
 from attention_by_hand.lab.row_factors import ROWS_SCALED
-from attention_by_hand.lab.outcomes import RAISED, Tried, apart_where_not_finite, call, raised
+from attention_by_hand.lab.outcomes import RAISED, Tried, all_zeros, apart_where_not_finite, call, raised
 from attention_by_hand.lab.parting import Parted, parted
 from attention_by_hand.lab.judging import Check, Miss
 from attention_by_hand.lab.fatal_words import at_line

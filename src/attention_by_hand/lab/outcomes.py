@@ -34,7 +34,7 @@ from attention_by_hand.lab.raised_where import raised_in_loop, raising_names
 from attention_by_hand.lab.relations import Known
 from attention_by_hand.lab.wire import MAX_TEXT
 
-__all__ = ["CALL_SECONDS", "Tried", "Diagnosis", "Raised", "RAISED", "raised", "call", "agree", "alike", "apart_only_where", "apart_where_not_finite", "family",
+__all__ = ["CALL_SECONDS", "all_zeros", "zeroed_where_wrong", "Tried", "Diagnosis", "Raised", "RAISED", "raised", "call", "agree", "alike", "apart_only_where", "apart_where_not_finite", "family",
            "flat", "near", "nothing_finite", "size_of", "locals_on", "known_numbers", "fresh", "copy_input"]
 
 
@@ -367,3 +367,19 @@ def apart_where_not_finite(got, expected) -> bool:
     """Whether got differs from expected somewhere, and holds an inf or a nan wherever it does
     (tensors, or tuples of them): an overflow, whatever made it."""
     return apart_only_where(got, expected, lambda values: ~torch.isfinite(values))
+
+
+def zeroed_where_wrong(got, expected) -> bool:
+    """Whether each part of a tuple output that is wrong is all zeros, and at least one part is right
+    (an output wrong everywhere and zero is all_zeros' case, said as vacuous)."""
+    if not (isinstance(got, (tuple, list)) and isinstance(expected, (tuple, list)) and len(got) == len(expected)):
+        return False
+    wrong = [g for g, e in zip(got, expected) if not agree(g, e)]
+    return 0 < len(wrong) < len(got) and all(all_zeros(g) for g in wrong)
+
+
+def all_zeros(got) -> bool:
+    """Whether every number of got is 0 (tensors, or tuples of them): a change that zeroes the
+    output (an overflow to inf divided by, a sum that never grew) fits any other that does."""
+    numbers = flat(got)
+    return numbers is not None and numbers.numel() > 0 and not bool((numbers != 0).any())
