@@ -107,14 +107,26 @@ _ALONG_ROWS = ("softmax", "log_softmax", "cumsum", "cumprod", "logcumsumexp")  #
 _SHAPES = re.compile(r"self\.shape = \[([\d, ]*)\] source\.shape = \[([\d, ]*)\]")
 
 
+def _sizes(text: str) -> list[int]:
+    """The sizes torch prints as `[2, 3, 4]`, without the brackets."""
+    return [int(n) for n in text.split(",") if n.strip()]
+
+
+def _dropped_at(longer: list[int], shorter: list[int], size: int | None = None) -> list[int]:
+    """The axes of `longer` whose removal gives `shorter` (only those of `size`, where given)."""
+    if len(longer) != len(shorter) + 1:
+        return []
+    return [k for k in range(len(longer)) if longer[:k] + longer[k + 1:] == shorter and size in (None, longer[k])]
+
+
 def _axis_short(message: str) -> str:
     """" (...)" where the source's sizes are the target's with exactly one axis left out (one place
     only): said as that, with what the call needs. Else ""."""
     found = _SHAPES.search(message)
     if not found:
         return ""
-    target, source = ([int(n) for n in part.split(",") if n.strip()] for part in found.groups())
-    places = [k for k in range(len(target)) if len(source) + 1 == len(target) and target[:k] + target[k + 1:] == source]
+    target, source = (_sizes(part) for part in found.groups())
+    places = _dropped_at(target, source)
     if len(places) != 1:
         return ""
     k = places[0]
@@ -139,12 +151,11 @@ def _kept_axis(message: str) -> str:
     found = _STACKED.search(message)
     if not found:
         return ""
-    sizes = [[int(n) for n in part.split(",") if n.strip()] for part in (found.group(1), found.group(3))]
+    sizes = [_sizes(found.group(1)), _sizes(found.group(3))]
     entries = (found.group(2), found.group(4))
     for long, short in ((1, 0), (0, 1)):
-        a, b = sizes[long], sizes[short]
-        places = [k for k in range(len(a)) if a[k] == 1 and a[:k] + a[k + 1:] == b]
-        if len(a) == len(b) + 1 and places:
+        places = _dropped_at(sizes[long], sizes[short], size=1)
+        if places:
             return (f" (entry {entries[long]} has the sizes of entry {entries[short]} with an axis of size 1 more, "
                     f"axis {places[0]} (counted from 0): it kept an axis that the other lost; an integer index, `select` and `unbind` "
                     f"take an axis away, a slice `a:b` of one entry keeps it)")

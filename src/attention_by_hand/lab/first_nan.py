@@ -18,6 +18,7 @@ Left out: inf (a mask's -inf is no mistake), and nans a learner stored nowhere (
 from __future__ import annotations
 
 import ast
+import functools
 import linecache
 import re
 import sys
@@ -107,7 +108,8 @@ def _cleaning(parent: ast.AST | None, node: ast.Name) -> bool:
             and isinstance(parent.func, ast.Attribute) and parent.func.attr == "nan_to_num")
 
 
-def cleaned_names(source: str) -> dict[int, set[str]]:
+@functools.lru_cache(maxsize=8)  # one parse per learner file, however many of its calls make a nan
+def cleaned_names(source: str) -> dict[int, frozenset[str]]:
     """Per function, by its first line (a decorator's, if it has one, as its code object counts it),
     the locals it reads and only ever through `nan_to_num` (the module's docstring)."""
     try:
@@ -116,7 +118,7 @@ def cleaned_names(source: str) -> dict[int, set[str]]:
         return {}
     modules = {(alias.asname or alias.name).split(".")[0] for node in ast.walk(tree)
                if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}  # `torch.nan_to_num`'s owner
-    found: dict[int, set[str]] = {}
+    found: dict[int, frozenset[str]] = {}
     for fdef in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
         parent = parents(fdef)
         reads: dict[str, bool] = {}  # name -> whether every read so far cleans it
@@ -124,7 +126,7 @@ def cleaned_names(source: str) -> dict[int, set[str]]:
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
                 reads[node.id] = reads.get(node.id, True) and _cleaning(parent.get(id(node)), node)
         first = min([fdef.lineno, *(d.lineno for d in fdef.decorator_list)])
-        found[first] = {name for name, clean in reads.items() if clean and name not in modules}
+        found[first] = frozenset(name for name, clean in reads.items() if clean and name not in modules)
     return found
 
 

@@ -165,7 +165,7 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     if op == "factor_inside" and isinstance(node, ast.BinOp) and isinstance(node.left, ast.Call):
         # `- (b - c)` keeps its brackets: a right side that binds no tighter than the operation is one term
         right = node.right
-        loose = isinstance(right, ast.BinOp) and _BINDING.get(type(right.op), 0) <= _BINDING.get(type(node.op), 0)
+        loose = isinstance(right, ast.BinOp) and BINDING.get(type(right.op), 0) <= BINDING.get(type(node.op), 0)
         term = f"({_short(right)})" if loose else _short(right)
         return f"`{OPS[type(node.op)]} {term}` applied to what `{call_name(node.left)}` returns, where it belongs on its input"
     if op == "into_exponent" and isinstance(node, ast.BinOp):
@@ -282,7 +282,7 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
             return None
         if mine == "*" and theirs == "/" and isinstance(node.left, ast.BinOp) and isinstance(node.left.op, ast.Div):
             # `a / b * c` for `a / b / c`: one mend, and as often meant as `a / (b * c)` without brackets
-            b, c = (f"({_short(n)})" if isinstance(n, ast.BinOp) and _BINDING.get(type(n.op), 0) < 4 else _short(n)
+            b, c = (f"({_short(n)})" if isinstance(n, ast.BinOp) and BINDING.get(type(n.op), 0) < 4 else _short(n)
                     for n in (node.left.right, node.right))  # `T - 1` and `B * 1` keep their brackets
             return (f"`/ {b} * {c}` is computed left to right: divided by {b}, then multiplied by {c}; "
                     f"to divide by both, bracket them, `/ ({b} * {c})`")
@@ -372,14 +372,13 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
 
 
 # How tightly Python binds each operator: the higher, the sooner it is computed without brackets.
-_BINDING = BINDING
 
 
 def _brackets(node: ast.BinOp, side: str) -> str:
     """Words for a mend that groups `node` the other way: why the learner's inner part, `side`
     of it, is computed first (Python's binding, left to right, or the learner's own brackets)."""
     inner = getattr(node, side)
-    outer_rank, inner_rank = _BINDING.get(type(node.op)), _BINDING.get(type(inner.op))
+    outer_rank, inner_rank = BINDING.get(type(node.op)), BINDING.get(type(inner.op))
     if outer_rank is None or inner_rank is None:
         return "brackets in another place"
     ops = f"`{OPS[type(inner.op)]}` before `{OPS[type(node.op)]}`"

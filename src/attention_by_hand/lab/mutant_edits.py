@@ -294,8 +294,8 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.BinOp(node.left, getattr(ast, arg)(), node.right)
     if op == "swap":
         return ast.BinOp(node.right, node.op, node.left)
-    if op == "regroup" and regrouped(node, arg) is not None:  # a o (b p c) <-> (a o b) p c
-        return regrouped(node, arg)
+    if op == "regroup" and (moved := regrouped(node, arg)) is not None:  # a o (b p c) <-> (a o b) p c
+        return moved
     if op == "times2":
         return ast.BinOp(ast.Constant(2), ast.Mult(), node)
     if op == "sqrt":
