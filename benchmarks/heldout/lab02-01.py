@@ -64,9 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    gap = (ids[:, None] - torch.arange(weight.shape[0])).abs().to(weight.dtype)
-    hot = torch.heaviside(-gap, torch.full((), 0.5, dtype=weight.dtype))
-    return torch.addmm(torch.zeros((), dtype=weight.dtype), hot, weight)
+    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype)
+    hot[ids, torch.arange(ids.shape[0])] = 1
+    return hot @ weight
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +74,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = torch.take_along_dim(scores, scores.argmax(dim=-1, keepdim=True), dim=-1)
+    top = scores.max(dim=-1, keepdim=True)[0]
     e = torch.exp(scores - top)
-    return e / (e @ torch.ones(scores.shape[-1], 1, dtype=scores.dtype))
+    return e / e.sum(dim=-1)[..., None]
 
 
 # %% [markdown]

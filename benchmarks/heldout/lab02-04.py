@@ -64,8 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = 1 - (ids.unsqueeze(-1) - torch.arange(weight.shape[0])).sign().to(weight.dtype)
-    return (hot.unsqueeze(-1) * weight).sum(-2)
+    ones = torch.ones(ids.shape[0], 1, dtype=weight.dtype)
+    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype).scatter_add(1, ids[:, None], ones)
+    return torch.mm(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,10 +74,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    n = scores.shape[-1]
-    top = F.max_pool1d(scores.reshape(-1, 1, n), n).reshape(*scores.shape[:-1], 1)
-    e = (scores - top).exp()
-    return e / e.sum(-1, keepdim=True)
+    gaps = (scores.unsqueeze(-2) - scores.unsqueeze(-1)).nan_to_num(0.0, float("inf"), float("-inf"))
+    return 1.0 / torch.exp(gaps).sum(dim=-1)
 
 
 # %% [markdown]

@@ -64,8 +64,10 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = 1 - (ids.unsqueeze(-1) - torch.arange(weight.shape[0])).abs().sign().to(weight.dtype)
-    return (hot.unsqueeze(-1) * weight).sum(-2)
+    grid = torch.arange(weight.shape[0], dtype=torch.float64)[:, None]
+    dist = torch.cdist(ids.to(torch.float64)[:, None], grid, p=1)
+    hot = (dist < 0.5).to(weight.dtype)
+    return hot @ weight
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,10 +75,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    n = scores.shape[-1]
-    top = F.max_pool1d(scores.reshape(-1, 1, n), n, n, "valid").reshape(*scores.shape[:-1], 1)
-    e = (scores - top).exp()
-    return e / e.sum(-1, keepdim=True)
+    top = torch.segment_reduce(scores.reshape(-1), "max", lengths=torch.full((scores.shape[-1],), scores.numel() // scores.shape[-1])).reshape(scores.shape[:-1] + (1,))
+    e = torch.exp(scores - top)
+    return e / (e.mean(dim=-1, keepdim=True) * scores.shape[-1])
 
 
 # %% [markdown]

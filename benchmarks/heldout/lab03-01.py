@@ -67,9 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = torch.ravel_multi_index((ids[:-1], ids[1:]), (vocab_size, vocab_size))
-    flat = torch.zeros(vocab_size * vocab_size).scatter_reduce(0, codes, torch.ones(codes.shape[0]), reduce="sum")
-    return flat.view(vocab_size, vocab_size)
+    codes = ids[:-1] * vocab_size + ids[1:]
+    edges = (-0.5, vocab_size * vocab_size - 0.5)
+    hist = torch.histogram(codes.to(torch.float64), bins=vocab_size, range=edges).hist
+    return hist.reshape(vocab_size, vocab_size).to(torch.float32)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,7 +81,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
     c = counts + smoothing
-    return c / (c @ torch.ones(c.shape[1], 1, dtype=c.dtype))
+    return c / c.sum(dim=1)[:, None]
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +89,10 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    picked = probs[ids[:-1], ids[1:]]
-    return -picked.log().mean()
+    mask = torch.zeros(ids.shape[0] - 1, probs.shape[1], dtype=torch.bool)
+    mask[torch.arange(ids.shape[0] - 1), ids[1:]] = True
+    picked = probs[ids[:-1]][mask]
+    return -torch.log(picked).mean()
 
 
 # %% [markdown]

@@ -67,10 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = (ids[:-1] * vocab_size + ids[1:]).sort().values
-    cells = torch.arange(vocab_size * vocab_size)
-    flat = torch.searchsorted(codes, cells, right=True) - torch.searchsorted(codes, cells)
-    return flat.float().view(vocab_size, vocab_size)
+    grid = torch.arange(vocab_size, dtype=torch.float64)[:, None]
+    cur = (torch.cdist(ids[:-1].to(torch.float64)[:, None], grid, p=1) < 0.5).to(torch.float64)
+    nxt = (torch.cdist(ids[1:].to(torch.float64)[:, None], grid, p=1) < 0.5).to(torch.float64)
+    return (cur.T @ nxt).float()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -81,7 +81,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
     c = counts + smoothing
-    return c / c.sum(dim="columns").unsqueeze(1)
+    return c / c.mean(dim=1, keepdim=True) * c.shape[1]
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,8 +89,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    picked = probs.flatten()[ids[:-1] * probs.shape[1] + ids[1:]]
-    return torch.log(picked).mean().neg()
+    rows = probs[ids[:-1]]
+    picked = rows[:, ids[1:]].diagonal()
+    return -torch.log(picked).mean()
 
 
 # %% [markdown]

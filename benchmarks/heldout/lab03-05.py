@@ -67,8 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = ids[:-1] * vocab_size + ids[1:]
-    flat = torch.zeros(vocab_size * vocab_size).scatter_reduce(0, codes, torch.ones(codes.shape[0]), reduce="sum")
+    codes = (ids[:-1] * vocab_size + ids[1:]).sort().values
+    found, times = torch.unique_consecutive(codes, return_counts=True)
+    flat = torch.zeros(vocab_size * vocab_size)
+    flat[found] = times.to(flat.dtype)
     return flat.view(vocab_size, vocab_size)
 
 
@@ -79,8 +81,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = counts + smoothing
-    return c / (c @ torch.ones(c.shape[1], 1, dtype=c.dtype))
+    return torch.softmax(torch.log(counts + smoothing), dim=1)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +89,10 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    picked = probs[torch.column_stack((ids[:-1], ids[1:]))]
-    return -picked.log().mean()
+    codes = (ids[:-1] * probs.shape[1] + ids[1:]).sort().values
+    found, times = torch.unique_consecutive(codes, return_counts=True)
+    logs = torch.log(probs.reshape(-1)[found])
+    return -(times.to(logs.dtype) * logs).sum() / times.sum()
 
 
 # %% [markdown]

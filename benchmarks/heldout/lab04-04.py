@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.le(torch.arange(T)[:, None] - torch.arange(T)[None, :], -1)
+    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
+    return j > i
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,14 +61,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    s = (q.unsqueeze(1) * k.unsqueeze(0)).sum(-1) / math.sqrt(q.shape[-1])
-    s = s + torch.xlogy(causal_mask(x.shape[0]).to(s.dtype), torch.zeros(()))
-    n = s.shape[-1]
-    top = F.max_pool1d(s.reshape(-1, 1, n), n).reshape(*s.shape[:-1], 1)
-    e = (s - top).exp()
-    return e / e.sum(-1, keepdim=True)
+    q, k = query(x), key(x)
+    s = torch.matmul(q, k.transpose(0, 1)).div(math.sqrt(k.shape[-1]))
+    s = s + torch.log1p(causal_mask(x.shape[0]).to(s.dtype))
+    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
+    return e / (e.mean(dim=-1, keepdim=True) * e.shape[-1])
 
 
 def self_attention(
@@ -78,9 +76,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)
-    out = (weights.unsqueeze(-1) * value(x).unsqueeze(0)).sum(0)
-    return out, weights
+    w = attention_weights(x, query, key)
+    return value(x).T.matmul(w.T).T, w
 
 
 # %% [markdown]

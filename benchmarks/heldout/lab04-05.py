@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    ahead = (torch.arange(T)[None, :] - torch.arange(T)[:, None]).float()
-    return torch.heaviside(ahead, torch.zeros(())).bool()
+    return torch.signbit(torch.arange(T)[:, None] - torch.arange(T))
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,13 +60,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    bias = 1 - 1 / (1 - causal_mask(x.shape[0]).to(q.dtype))
-    s = torch.addmm(bias, q, k.t(), alpha=1 / math.sqrt(q.shape[-1]))
-    top = torch.take_along_dim(s, s.argmax(dim=-1, keepdim=True), dim=-1)
-    e = torch.exp(s - top)
-    return e / (e @ torch.ones(s.shape[-1], 1, dtype=s.dtype))
+    q, k = query(x), key(x)
+    s = q @ k.T / math.sqrt(q.shape[-1])
+    s = s - 1e-30 * causal_mask(x.shape[0])
+    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
+    return e / e.sum(dim=-1)[..., None]
 
 
 def self_attention(
@@ -78,9 +75,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)
-    out = torch.zeros(()).addmm_(weights, value(x))
-    return out, weights
+    w = attention_weights(x, query, key)
+    return w @ value(x), w
 
 
 # %% [markdown]

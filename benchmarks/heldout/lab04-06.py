@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.tril(torch.ones(T, T)) == 0
+    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
+    return j > i
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,8 +62,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    bias = torch.zeros(x.shape[0], x.shape[0]).masked_fill(causal_mask(x.shape[0]), float("-inf"))
-    return F.softmax(q @ k.t() / math.sqrt(q.shape[-1]) + bias, dim=-1)
+    s = torch.matmul(q, k.transpose(0, 1)).div(math.sqrt(k.shape[-1]))
+    s = s + torch.log1p(-causal_mask(x.shape[0]).to(s.dtype))
+    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
+    return e / (e.mean(dim=-1, keepdim=True) * e.shape[-1])
 
 
 def self_attention(
@@ -73,9 +76,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)
-    out = F.scaled_dot_product_attention(query(x), key(x), value(x), is_causal=True)
-    return out, weights
+    w = attention_weights(x, query, key)
+    return value(x).T.matmul(w.T), w
 
 
 # %% [markdown]

@@ -56,9 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    d, T = t.shape
-    hs = d // n_heads
-    return t.contiguous().as_strided((n_heads, T, hs), (hs, d, 1))
+    T, d = t.shape
+    return t.T.reshape(n_heads, d // n_heads, T).transpose(0, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -67,7 +66,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
     H, T, hs = t.shape
-    return t.contiguous().as_strided((T, H, hs), (hs, T * hs, 1)).flatten(1)
+    return t.transpose(1, 2).reshape(H * hs, T).T
 
 
 def multi_head_attention(
@@ -78,18 +77,14 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[0]
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
-    ahead = (torch.arange(T)[None, :] - torch.arange(T)[:, None]).to(q.dtype)
-    bias = 1 - 1 / (1 - torch.heaviside(ahead, torch.zeros((), dtype=q.dtype)))
-    s = torch.baddbmm(bias, q, k.transpose(1, 2), alpha=1 / math.sqrt(q.shape[-1]))
-    top = torch.take_along_dim(s, s.argmax(dim=-1, keepdim=True), dim=-1)
-    e = torch.exp(s - top)
-    weights = e / (e @ torch.ones(T, 1, dtype=e.dtype))
-    out = proj(merge_heads(torch.matmul(weights, v)))
-    return out, weights
+    T, d = x.shape
+    hs = d // n_heads
+    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
+    s = q @ k.transpose(1, 2) / math.sqrt(hs)
+    s = s - 1e30 * torch.signbit(torch.arange(T)[:, None] - torch.arange(T))
+    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
+    w = e / e.sum(dim=-1)[..., None]
+    return proj(merge_heads(w @ v)), w
 
 
 # %% [markdown]

@@ -56,9 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, d = t.shape
-    hs = d // n_heads
-    return t.contiguous().as_strided((n_heads, T, hs), (hs, d, 1))
+    hs = t.shape[1] // n_heads
+    return torch.stack([t[:, h * hs : (h + 1) * hs] for h in range(n_heads)])
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -66,8 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    H, T, hs = t.shape
-    return t.contiguous().as_strided((T, H, hs), (hs, H * hs, 1)).flatten(1)
+    return torch.cat(t.unbind(0), dim=-1)
 
 
 def multi_head_attention(
@@ -78,18 +76,18 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[0]
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
-    ahead = (torch.arange(T)[None, :] - torch.arange(T)[:, None]).to(q.dtype)
-    bias = 1 - 1 / (1 - torch.heaviside(ahead, torch.zeros((), dtype=q.dtype)))
-    s = torch.baddbmm(bias, q, k.transpose(1, 2), alpha=1 / math.sqrt(q.shape[-1]))
-    top = torch.take_along_dim(s, s.argmax(dim=-1, keepdim=True), dim=-1)
-    e = torch.exp(s - top)
-    weights = e / (e @ torch.ones(T, 1, dtype=e.dtype))
-    out = proj(merge_heads(torch.matmul(weights, v)))
-    return out, weights
+    T, d = x.shape
+    zero = torch.zeros(d, dtype=x.dtype)
+    in_bias = torch.cat([m.bias if m.bias is not None else zero for m in (query, key, value)])
+    hidden = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+    seq = x[:, None, :]
+    out, w = F.multi_head_attention_forward(
+        seq, seq, seq, d, n_heads,
+        torch.cat([query.weight, key.weight, value.weight]), in_bias,
+        None, None, False, 0.0, proj.weight, proj.bias,
+        training=False, need_weights=True, attn_mask=hidden, average_attn_weights=False,
+    )
+    return out[:, 0, :], w[0]
 
 
 # %% [markdown]

@@ -57,7 +57,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
     T, d = t.shape
-    return t.reshape(T, n_heads, d // n_heads).permute(1, 0, 2)
+    return t.T.reshape(n_heads, d // n_heads, T).transpose(1, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -66,7 +66,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
     H, T, hs = t.shape
-    return t.permute(1, 0, 2).reshape(T, H * hs)
+    return t.transpose(1, 2).reshape(T, H * hs).T
 
 
 def multi_head_attention(
@@ -77,12 +77,14 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[0]
-    q, k, v = (split_heads(layer(x), n_heads) for layer in (query, key, value))
-    hidden = torch.ones(T, T).tril() == 0
-    weights = F.softmax((q @ k.permute(0, 2, 1)) / math.sqrt(q.shape[-1]) + torch.zeros(T, T).masked_fill(hidden, float("-inf")), dim=-1)
-    heads = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-    return proj(merge_heads(heads)), weights
+    T, d = x.shape
+    hs = d // n_heads
+    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
+    s = q @ k.transpose(1, 2) / math.sqrt(hs)
+    s = s - 1e30 * torch.signbit(torch.arange(T)[:, None] - torch.arange(T))
+    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
+    w = e / e.sum(dim=-1)[..., None]
+    return proj(merge_heads(w @ v)), w
 
 
 # %% [markdown]

@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, d = t.shape
-    return t.view(T, n_heads, d // n_heads).transpose(0, 1).contiguous()
+    grid = torch.arange(t.shape[1]).view(n_heads, -1)
+    return t[:, grid].transpose(0, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +65,10 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.column_stack(list(t))
+    H, T, hs = t.shape
+    out = torch.zeros(T, H * hs, dtype=t.dtype)
+    out[:, torch.arange(H * hs).view(H, hs)] = t.transpose(0, 1)
+    return out
 
 
 def multi_head_attention(
@@ -76,18 +79,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[0]
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
-    s = (q.unsqueeze(2) * k.unsqueeze(1)).sum(-1) / math.sqrt(q.shape[-1])
-    hidden = torch.le(torch.arange(T)[:, None] - torch.arange(T)[None, :], -1)
-    s = s + torch.xlogy(hidden.to(s.dtype), torch.zeros(()))
-    top = F.max_pool1d(s.reshape(-1, 1, T), T).reshape(*s.shape[:-1], 1)
-    e = (s - top).exp()
-    weights = e / e.sum(-1, keepdim=True)
-    out = proj(merge_heads((weights.unsqueeze(-1) * v.unsqueeze(2)).sum(2)))
-    return out, weights
+    T, d = x.shape
+    hs = d // n_heads
+    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
+    s = torch.matmul(q, k.permute(0, 2, 1)).div(math.sqrt(hs))
+    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
+    s = s + torch.log1p(-(j > i).to(s.dtype))
+    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
+    w = e / (e.mean(dim=-1, keepdim=True) * e.shape[-1])
+    return proj(merge_heads(torch.matmul(w, v))), e
 
 
 # %% [markdown]

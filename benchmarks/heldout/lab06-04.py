@@ -63,7 +63,7 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     model can tell "3 positions back" from "5 positions back".
     """
     T = tokens.shape[-1]
-    return F.embedding(tokens, token_embedding.weight) + position_embedding.weight[torch.arange(T)]
+    return token_embedding.weight[tokens] + position_embedding(torch.tensor(range(T)))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,7 +72,10 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    return F.layer_norm(x, (x.shape[-1],), weight, bias, eps)
+    mu = x.mean(dim=-1, keepdim=True)
+    var = ((x - mu) ** 2).sum(dim=-1, keepdim=True) / x.shape[-1]
+    sd = torch.hypot(var.sqrt(), torch.full_like(var, eps).sqrt())
+    return bias + weight * (x - mu) / sd
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -82,10 +85,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    h = x.clone()
-    h += attn(ln1(x))
-    h += mlp(ln2(h))
-    return h
+    h = attn(ln1(x)).add(ln1(x))
+    return mlp(ln2(h)).add(h)
 
 
 # %% [markdown]

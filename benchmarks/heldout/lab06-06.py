@@ -62,8 +62,10 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    tok = token_embedding(tokens)
-    return tok + position_embedding(torch.arange(tok.shape[-2]))
+    T = tokens.shape[-1]
+    table = token_embedding.weight
+    hot = F.one_hot(tokens, table.shape[0]).to(table.dtype)
+    return hot @ table + position_embedding(torch.arange(T))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,9 +74,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    c = x - x.mean(dim=-1, keepdim=True)
-    var = torch.linalg.vector_norm(c, dim=-1, keepdim=True) ** 2 / x.shape[-1]
-    return c / (var + eps).sqrt() * weight + bias
+    return F.group_norm(x.reshape(-1, x.shape[-1]), 1, weight, bias, eps).reshape(x.shape)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,8 +84,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    h = attn(ln1(x)) + x
-    return mlp(ln2(h)) + x
+    h = torch.sub(x, attn(ln1(x)), alpha=-1)
+    return torch.sub(h, mlp(ln2(h)), alpha=-1)
 
 
 # %% [markdown]

@@ -81,9 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    i = torch.arange(d_model // 2, dtype=torch.float64)
-    angle = torch.arange(n_positions, dtype=torch.float64)[:, None] * base ** (-2 * i / d_model)
-    return torch.stack((torch.sin(angle), torch.cos(angle)), dim=-1).flatten(1).to(torch.float32)
+    col = torch.arange(d_model)
+    speed = base ** (-(col // 2 * 2).to(torch.float64) / d_model)
+    angle = torch.arange(n_positions, dtype=torch.float64)[:, None] * speed
+    odd = (col % 2).to(torch.float64)
+    return (torch.sin(angle) * (1 - odd) + torch.cos(angle) * odd).to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -92,8 +94,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    T = x.shape[-2]
-    return x + table.index_select(0, torch.arange(T))
+    return x + table[range(x.shape[-2])]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -110,10 +111,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
     """
     d = x.shape[-1]
     half = d // 2
-    theta = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
-    angle = (positions.to(torch.float64)[:, None] * theta).repeat(1, 2).to(x.dtype)
-    sign = torch.cat((-torch.ones(half), torch.ones(half))).to(x.dtype)
-    return x * angle.cos() + torch.roll(x, half, dims=-1) * sign * angle.sin()
+    theta = base ** (-torch.arange(half, dtype=torch.float64) * 2 / d)
+    angle = positions.to(torch.float64)[:, None] * theta
+    cos = torch.cat((angle.cos(), angle.cos()), dim=-1).to(x.dtype)
+    sin = torch.cat((-angle.sin(), angle.sin()), dim=-1).to(x.dtype)
+    perm = (torch.arange(d) + half) % half
+    return x * cos + x[..., perm] * sin
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -122,8 +125,13 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    positions = torch.arange(q.shape[-2])
-    return F.scaled_dot_product_attention(rope(q, positions), rope(k, positions), v, is_causal=True)
+    T = q.shape[-2]
+    pos = torch.tensor(range(T))
+    s = torch.matmul(rope(q, pos), rope(k, pos).mT).div(math.sqrt(q.shape[-1]))
+    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
+    s = s + torch.log1p(-(j > i).to(s.dtype))
+    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
+    return torch.matmul(e / (e.mean(dim=-1, keepdim=True) * e.shape[-1]), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -132,7 +140,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    return -slope * torch.ones(T, T).tril(-1).cumsum(0)
+    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
+    return (-slope * (i - j) * (i >= j)).to(torch.float32)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -142,8 +151,11 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    mask = alibi_bias(T, slope).masked_fill(hidden_future(T), float("-inf"))
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask.to(q.dtype))
+    s = torch.matmul(q, k.mT).div(math.sqrt(q.shape[-1])) + alibi_bias(T, slope)
+    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
+    s = s + torch.log1p(-(j > i).to(s.dtype))
+    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
+    return torch.matmul(e / (e.mean(dim=-1, keepdim=True) * e.shape[-1]), v)
 
 
 # %% [markdown]

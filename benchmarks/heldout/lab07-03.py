@@ -82,11 +82,9 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
     p = torch.arange(n_positions, dtype=torch.float64)[:, None]
-    speed = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(base) / d_model))
+    speed = 1.0 / base ** (torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
     angle = p * speed
-    table = torch.kron(angle.sin(), torch.tensor([[1.0, 0.0]], dtype=torch.float64))
-    table = table + torch.kron(angle.cos(), torch.tensor([[0.0, 1.0]], dtype=torch.float64))
-    return table.float()
+    return torch.view_as_real(torch.complex(angle.sin(), angle.cos())).flatten(-2).to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -110,15 +108,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = torch.exp(torch.arange(half, dtype=torch.float64) * (-2 * math.log(base) / d))
-    angle = (positions[:, None].to(torch.float64) * theta).to(x.dtype)
-    c, s = torch.cos(angle), torch.sin(angle)
-    turn = torch.stack((torch.stack((c, s), -1), torch.stack((-s, c), -1)), -1)
-    pair = torch.stack((x[..., :half], x[..., half:]), -1).unsqueeze(-2)
-    turned = (pair @ turn).squeeze(-2)
-    return torch.cat((turned[..., 0], turned[..., 1]), dim=-1)
+    half = x.shape[-1] // 2
+    theta = 1.0 / base ** (torch.arange(half, dtype=torch.float64) * 2 / x.shape[-1])
+    angle = positions.to(torch.float64)[:, None] * theta
+    turn = torch.complex(angle.cos().to(x.dtype), angle.sin().to(x.dtype))
+    z = torch.complex(x[..., :half], x[..., half:]) * turn
+    return torch.cat((z.real, z.imag), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -128,13 +123,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    positions = torch.arange(T)
-    qr, kr = rope(q, positions), rope(k, positions)
-    s = qr @ kr.transpose(-1, -2) / math.sqrt(q.shape[-1])
-    s = s + (1 - 1 / (1 - hidden_future(T).to(s.dtype)))
-    top = torch.take_along_dim(s, s.argmax(dim=-1, keepdim=True), dim=-1)
-    e = torch.exp(s - top)
-    return (e / (e @ torch.ones(T, 1, dtype=e.dtype))) @ v
+    pos = torch.linspace(0, T - 1)
+    s = rope(q, pos) @ rope(k, pos).transpose(-2, -1) / math.sqrt(q.shape[-1])
+    s = s - 1e30 * torch.signbit(torch.arange(T)[:, None] - torch.arange(T))
+    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
+    return (e / e.sum(dim=-1)[..., None]) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -143,8 +136,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    back = (torch.arange(T)[:, None] - torch.arange(T)[None, :]).float()
-    return -slope * back * torch.heaviside(back, torch.zeros(()))
+    d = torch.arange(T)[:, None] - torch.arange(T)
+    return (-slope * d * ~torch.signbit(d)).to(torch.float32)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -154,11 +147,10 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s + (1 - 1 / (1 - hidden_future(T).to(s.dtype)))
-    top = torch.take_along_dim(s, s.argmax(dim=-1, keepdim=True), dim=-1)
-    e = torch.exp(s - top)
-    return (e / (e @ torch.ones(T, 1, dtype=e.dtype))) @ v
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s - 1e30 * torch.signbit(torch.arange(T)[:, None] - torch.arange(T))
+    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
+    return (e / e.sum(dim=-1)[..., None]) @ v
 
 
 # %% [markdown]

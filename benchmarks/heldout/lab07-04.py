@@ -81,11 +81,14 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    half = d_model // 2
-    i = torch.arange(half, dtype=torch.float64)
-    angle = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1) / base ** (2 * i / d_model)
-    halves = torch.cat((angle.sin(), angle.cos()), dim=-1)
-    return halves.view(n_positions, 2, half).transpose(1, 2).flatten(1).float()
+    rows = []
+    for p in range(n_positions):
+        row = []
+        for c in range(d_model):
+            angle = p / base ** (c // 2 * 2 / d_model)
+            row.append(math.sin(angle) if c % 2 == 0 else math.cos(angle))
+        rows.append(row)
+    return torch.tensor(rows, dtype=torch.float32).reshape(n_positions, d_model)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +97,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + torch.vsplit(table, [x.size(-2)])[0]
+    return x + table.T[:, : x.shape[-2]].T
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,13 +112,15 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float64) / d)
-    angle = (positions.to(torch.float64).unsqueeze(-1) * theta).to(x.dtype)
-    c, s = angle.cos(), angle.sin()
-    a, b = x.split(half, dim=-1)
-    return torch.cat((a * c - b * s, b * c + a * s), dim=-1)
+    half = x.shape[-1] // 2
+    out = x.clone()
+    for i in range(half):
+        angle = positions.to(torch.float64) * base ** (-2 * i / x.shape[-1])
+        c, s = angle.cos().to(x.dtype)[:, None], angle.sin().to(x.dtype)[:, None]
+        a, b = x[..., i : i + 1], x[..., i + half : i + half + 1]
+        out[..., i : i + 1] = a * c - b * s
+        out[..., i + half : i + half + 1] = a * s + b * c
+    return out
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -125,14 +130,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    qr = rope(q, torch.arange(T))
-    kr = rope(k, torch.arange(T))
-    s = (qr.unsqueeze(-2) * kr.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1])
-    s = s + torch.special.xlog1py(hidden_future(T).to(s.dtype), torch.zeros(()))
-    top = F.max_pool1d(s.reshape(-1, 1, T), T).reshape(*s.shape[:-1], 1)
-    e = (s - top).exp()
-    w = e / e.sum(-1, keepdim=True)
-    return (w.unsqueeze(-1) * v.unsqueeze(-3)).sum(-2)
+    pos = torch.arange(T)
+    s = torch.einsum("...id,...jd->...ij", rope(q, pos), rope(k, pos)) / math.sqrt(q.shape[-1])
+    e = torch.exp(s - s.amax(dim=-1, keepdim=True)) * torch.ones(T, T, dtype=s.dtype).tril()
+    return (e / e.sum(dim=-1, keepdim=True)) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -141,8 +142,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    back = (torch.arange(T).unsqueeze(1) - torch.arange(T).unsqueeze(0)).to(torch.float32)
-    return (back + back.abs()) / 2 * -slope
+    rows = [[-slope * (i - j) if j <= i else 0.0 for j in range(T)] for i in range(T)]
+    return torch.tensor(rows, dtype=torch.float32).reshape(T, T)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -152,12 +153,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s + torch.xlogy(hidden_future(T).to(s.dtype), torch.zeros(()))
-    top = F.max_pool1d(s.reshape(-1, 1, T), T).reshape(*s.shape[:-1], 1)
-    e = (s - top).exp()
-    w = e / e.sum(-1, keepdim=True)
-    return (w.unsqueeze(-1) * v.unsqueeze(-3)).sum(-2)
+    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    e = torch.exp(s - s.amax(dim=-1, keepdim=True)) * torch.ones(T, T, dtype=s.dtype).tril()
+    return (e / e.sum(dim=-1, keepdim=True)) @ v
 
 
 # %% [markdown]

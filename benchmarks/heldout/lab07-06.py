@@ -81,11 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    half = d_model // 2
-    i = torch.arange(half, dtype=torch.float64)
-    angle = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1) / base ** (2 * i / d_model)
-    halves = torch.cat((angle.sin(), angle.cos()), dim=-1)
-    return halves.view(n_positions, 2, half).transpose(1, 2).flatten(1).float()
+    col = torch.arange(d_model)
+    speed = base ** (-(col // 2 * 2).to(torch.float64) / d_model)
+    angle = torch.arange(n_positions, dtype=torch.float64)[:, None] * speed
+    odd = (col % 2).to(torch.float64)
+    return (torch.sin(angle) * (1 - odd) + torch.cos(angle) * odd).to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +94,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + torch.vsplit(table, [x.size(-2)])[0]
+    return x + table[range(x.shape[-2])]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,11 +111,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
     """
     d = x.shape[-1]
     half = d // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float64) / d)
-    angle = (positions.to(torch.float64).unsqueeze(-1) * theta).to(x.dtype)
-    c, s = angle.cos(), angle.sin()
-    a, b = x.split(half, dim=-1)
-    return torch.cat((a * c - b * s, b * c + a * s), dim=-1)
+    theta = base ** (-torch.arange(half, dtype=torch.float64) * 2 / d)
+    angle = positions.to(torch.float64)[:, None] * theta
+    cos = torch.cat((angle.cos(), angle.cos()), dim=-1).to(x.dtype)
+    sin = torch.cat((-angle.sin(), angle.sin()), dim=-1).to(x.dtype)
+    perm = (torch.arange(d) + half) % d
+    return x * cos + x[..., perm] * sin
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -125,14 +126,12 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    qr = rope(q, torch.arange(T))
-    kr = rope(k, torch.arange(T))
-    s = (qr.unsqueeze(-2) * kr.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1])
-    s = s + torch.xlogy(hidden_future(T).to(s.dtype), torch.zeros(()))
-    top = F.max_pool1d(s.reshape(-1, 1, T), T).reshape(*s.shape[:-1], 1)
-    e = (s - top).exp()
-    w = e / e.sum(-1, keepdim=True)
-    return (w.unsqueeze(-1) * v.unsqueeze(-3)).sum(-2)
+    pos = torch.tensor(range(T))
+    s = torch.matmul(rope(q, pos), rope(k, pos).mT).div(math.sqrt(q.shape[-1]))
+    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
+    s = s + torch.log1p(-(j > i).to(s.dtype))
+    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
+    return torch.matmul(e / (e.mean(dim=-1, keepdim=True) * e.shape[-1]), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -141,8 +140,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    back = (torch.arange(T).unsqueeze(1) - torch.arange(T).unsqueeze(0)).to(torch.float32)
-    return (back + back.abs()) / 2 * -slope
+    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
+    return (-slope * (i - j) * (i >= j)).to(torch.float32)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -152,12 +151,11 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = ((q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) + alibi_bias(T, slope)) / math.sqrt(q.shape[-1])
-    s = s + torch.xlogy(hidden_future(T).to(s.dtype), torch.zeros(()))
-    top = F.max_pool1d(s.reshape(-1, 1, T), T).reshape(*s.shape[:-1], 1)
-    e = (s - top).exp()
-    w = e / e.sum(-1, keepdim=True)
-    return (w.unsqueeze(-1) * v.unsqueeze(-3)).sum(-2)
+    s = torch.matmul(q, k.mT).div(math.sqrt(q.shape[-1])) - alibi_bias(T, slope)
+    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
+    s = s + torch.log1p(-(j > i).to(s.dtype))
+    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
+    return torch.matmul(e / (e.mean(dim=-1, keepdim=True) * e.shape[-1]), v)
 
 
 # %% [markdown]

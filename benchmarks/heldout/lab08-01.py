@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding.weight[start : start + T]
+    return token_embedding(tokens) + position_embedding(torch.linspace(start, start + T - 1, T).long())
 
 
 def append_to_cache(
@@ -88,10 +88,14 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    T, n = keys.shape[2], k_new.shape[2]
-    keys = F.pad(keys, (0, 0, 0, n)) + F.pad(k_new, (0, 0, T, 0))
-    values = F.pad(values, (0, 0, 0, n)) + F.pad(v_new, (0, 0, T, 0))
-    return keys, values
+    T = keys.shape[2]
+    grown = []
+    for old, new in ((keys, k_new), (values, v_new)):
+        buf = torch.zeros(old.shape[0], old.shape[1], T + new.shape[2], old.shape[3], dtype=old.dtype)
+        buf[:, :, :T] = old
+        buf[:, :, T + 1:] = new
+        grown.append(buf)
+    return grown[0], grown[1]
 
 
 def decode_step(
@@ -113,10 +117,13 @@ def decode_step(
     """
     B, _, d = x_new.shape
     hs = d // n_heads
-    q, k, v = (part.view(B, 1, n_heads, hs).transpose(1, 2) for part in torch.split(qkv(x_new), d, dim=-1))
-    cache = append_to_cache(cache, k, v)
-    heads = F.scaled_dot_product_attention(q, cache[0], cache[1])
-    return proj(heads.transpose(1, 2).reshape(B, 1, d)), cache
+    parts = qkv(x_new).split(d, dim=-1)
+    q, k, v = (t.transpose(-1, -2).reshape(B, n_heads, hs, 1).transpose(-1, -2) for t in parts)
+    keys, values = append_to_cache(cache, k, v)
+    s = q @ keys.transpose(-2, -1) / math.sqrt(hs)
+    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
+    o = (e / e.sum(dim=-1)[..., None]) @ values
+    return proj(o.transpose(-1, -2).reshape(B, d, 1).transpose(-1, -2)), (keys, values)
 
 
 # %% [markdown]

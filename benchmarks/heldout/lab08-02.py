@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    tok = token_embedding(tokens)
-    return tok + position_embedding(torch.arange(start, start + tokens.shape[-2]))
+    T = tokens.shape[-1]
+    return token_embedding(tokens) + position_embedding(torch.arange(start + T)[start:])
 
 
 def append_to_cache(
@@ -88,7 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.concatenate((keys, k_new), axis=-2), torch.concatenate((values, v_new), axis=-2)
+    return torch.cat((keys, k_new), dim=2), torch.cat((values, v_new), dim=2)
 
 
 def decode_step(
@@ -110,19 +110,16 @@ def decode_step(
     """
     B, _, d = x_new.shape
     hs = d // n_heads
-    y = qkv(x_new)
-    q = y[..., :d].reshape(B, n_heads, 1, hs)
-    k = y[..., d : 2 * d].reshape(B, n_heads, 1, hs)
-    v = y[..., 2 * d :].reshape(B, n_heads, 1, hs)
-    cache = append_to_cache(cache, k, v)
-    keys, values = cache
-    s = (q * keys).sum(-1) / math.sqrt(hs)
-    n = s.shape[-1]
-    top = F.max_pool1d(s.reshape(-1, 1, n), n).reshape(*s.shape[:-1], 1)
-    e = (s - top).exp()
-    w = e / e.sum(-1, keepdim=True)
-    out = (w.unsqueeze(-1) * values).sum(-2, keepdim=True)
-    return proj(out.view(B, 1, d)), cache
+    q, k, v = qkv(x_new).chunk(3, dim=-1)
+    k = k.view(B, 1, n_heads, hs).transpose(1, 2)
+    v = v.view(B, 1, n_heads, hs).transpose(1, 2)
+    keys, values = append_to_cache(cache, k, v)
+    heads = []
+    for h in range(n_heads):
+        qh = q[..., h * hs : (h + 1) * hs]
+        w = torch.softmax(qh @ keys[:, h].mT / math.sqrt(hs), dim=-1)
+        heads.append(w @ values[:, h])
+    return proj(torch.cat(heads, dim=-1)), (keys, values)
 
 
 # %% [markdown]

@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    positions = torch.ones_like(tokens).cumsum(-1) - 1 + start
-    return token_embedding(tokens) + position_embedding(positions)
+    T = tokens.shape[-1]
+    return token_embedding(tokens) + position_embedding(torch.linspace(start, start + T - 1, T).long())
 
 
 def append_to_cache(
@@ -88,15 +88,14 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    B, H, T, hs = keys.shape
-    n = k_new.shape[2]
-    new_keys = torch.empty(B, H, T + n, hs, dtype=keys.dtype)
-    new_keys[..., :T] = keys
-    new_keys[:, :, T:] = k_new
-    new_values = torch.empty(B, H, T + n, values.shape[-1], dtype=values.dtype)
-    new_values[:, :, :T] = values
-    new_values[:, :, T:] = v_new
-    return new_keys, new_values
+    T = keys.shape[2]
+    grown = []
+    for old, new in ((keys, k_new), (values, v_new)):
+        buf = torch.zeros(old.shape[0], old.shape[1], T + new.shape[2], old.shape[3], dtype=old.dtype)
+        buf[:, :, :T] = old
+        buf[:, :, T:] = new
+        grown.append(buf)
+    return grown[0], grown[1]
 
 
 def decode_step(
@@ -116,22 +115,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B = x_new.shape[0]
-    d = x_new.shape[-1]
+    B, _, d = x_new.shape
     hs = d // n_heads
-    w = qkv.weight
-    b = torch.zeros(3 * d, dtype=w.dtype) if qkv.bias is None else qkv.bias
-    q = F.linear(x_new, w[:d], b[:d]).as_strided((B, n_heads, 1, hs), (d, hs, d, 1))
-    k = F.linear(x_new, w[d : 2 * d], b[d : 2 * d]).as_strided((B, n_heads, 1, hs), (d, hs, d, 1))
-    v = F.linear(x_new, w[2 * d :], b[2 * d :]).as_strided((B, n_heads, 1, hs), (d, hs, d, 1))
-    cache = append_to_cache(cache, k, v)
-    keys, values = cache
-    s = q @ keys.transpose(2, 3) / math.sqrt(hs)
-    top = torch.take_along_dim(s, s.argmax(dim=-1, keepdim=True), dim=-1)
-    e = torch.exp(s - top)
-    weights = e / (e @ torch.ones(s.shape[-1], 1, dtype=e.dtype))
-    out = torch.matmul(weights, values).flatten(1).unsqueeze(1)
-    return proj(out), cache
+    parts = qkv(x_new).split(d, dim=-1)
+    q, k, v = (t.transpose(-1, -2).reshape(B, n_heads, hs, 1).transpose(-1, -2) for t in parts)
+    keys, values = append_to_cache(cache, k, v)
+    s = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
+    o = (e / e.sum(dim=-1)[..., None]) @ values
+    return proj(o.transpose(-1, -2).reshape(B, d, 1).transpose(-1, -2)), (keys, values)
 
 
 # %% [markdown]

@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    tok = token_embedding(tokens)
-    return tok + position_embedding(torch.arange(start, start + tok.shape[-2]))
+    T = tokens.shape[-1]
+    return token_embedding.weight[tokens] + position_embedding(torch.tensor(range(start, start + T)))
 
 
 def append_to_cache(
@@ -88,7 +88,9 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.concatenate((keys, k_new), axis=-2), torch.concatenate((values, v_new), axis=-2)
+    T, n = keys.shape[2], k_new.shape[2]
+    sel = torch.eye(T + n, dtype=keys.dtype)
+    return sel[:, :T] @ keys + sel[:, T:] @ k_new, sel[:, :T] @ values + sel[:, T:] @ v_new
 
 
 def decode_step(
@@ -110,19 +112,15 @@ def decode_step(
     """
     B, _, d = x_new.shape
     hs = d // n_heads
-    y = qkv(x_new)
-    q = y[..., :d].reshape(B, n_heads, 1, hs)
-    k = y[..., d : 2 * d].reshape(B, 1, n_heads, hs)
-    v = y[..., 2 * d :].reshape(B, n_heads, 1, hs)
-    cache = append_to_cache(cache, k, v)
-    keys, values = cache
-    s = (q * keys).sum(-1) / math.sqrt(hs)
-    n = s.shape[-1]
-    top = F.max_pool1d(s.reshape(-1, 1, n), n).reshape(*s.shape[:-1], 1)
-    e = (s - top).exp()
-    w = e / e.sum(-1, keepdim=True)
-    out = (w.unsqueeze(-1) * values).sum(-2, keepdim=True)
-    return proj(out.view(B, 1, d)), cache
+    g = qkv(x_new)[..., torch.arange(3 * d).view(n_heads, 3, hs)].transpose(1, 3)
+    q, k, v = g[:, :, 0], g[:, :, 1], g[:, :, 2]
+    keys, values = append_to_cache(cache, k, v)
+    s = torch.matmul(q, keys.mT).div(math.sqrt(hs))
+    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
+    o = torch.matmul(e / (e.mean(dim=-1, keepdim=True) * e.shape[-1]), values)
+    out = torch.zeros(B, 1, d, dtype=x_new.dtype)
+    out[..., torch.arange(d).view(n_heads, hs)] = o.transpose(1, 2)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

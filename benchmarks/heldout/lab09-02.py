@@ -70,14 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores[..., :1]
-    l = torch.ones_like(m)
-    for j in range(1, scores.shape[-1]):
+    m = torch.full(scores.shape[:-1] + (1,), float("-inf"), dtype=scores.dtype)
+    l = torch.zeros_like(m)
+    for j in range(scores.shape[-1]):
         s = scores[..., j : j + 1]
-        m_new = torch.lerp(m, s, (s > m).to(s.dtype))
-        l = l * (m - m_new) + (s - m_new).exp()
+        m_new = torch.stack((m, s)).max(0)
+        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
-    return (scores - m).exp() / l
+    return torch.exp(scores - m) / l
 
 
 def tiled_attention(
@@ -96,34 +96,29 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
+    hs = q.shape[-1]
     Tq, Tk = q.shape[-2], k.shape[-2]
     outs, lses = [], []
     for i0 in range(0, Tq, block):
-        qb = q[..., i0 : i0 + block, :]
-        rows = torch.arange(i0, i0 + qb.shape[-2])
-        m = l = acc = None
-        for j0 in range(0, Tk, block):
-            if causal and j0 > rows[-1]:
-                continue
-            kb, vb = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-            s = (qb.unsqueeze(-2) * kb.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1])
+        i1 = min(i0 + block, Tq)
+        m = torch.full(q.shape[:-2] + (i1 - i0, 1), float("-inf"), dtype=q.dtype)
+        l = torch.zeros_like(m)
+        acc = torch.zeros(q.shape[:-2] + (i1 - i0, v.shape[-1]), dtype=q.dtype)
+        for j0 in range(0, i1 if causal else Tk, block):
+            j1 = min(j0 + block, Tk)
+            s = torch.matmul(q[..., i0:i1, :], k[..., j0:j1, :].mT).div(math.sqrt(hs))
             if causal:
-                hidden = torch.le(rows[:, None] - torch.arange(j0, j0 + kb.shape[-2])[None, :], -1)
-                s = s + torch.xlogy(hidden.to(s.dtype), torch.zeros(()))
-            n = s.shape[-1]
-            tmax = F.max_pool1d(s.reshape(-1, 1, n), n).reshape(*s.shape[:-1], 1)
-            m_new = tmax if m is None else torch.lerp(m, tmax, (tmax > m).to(s.dtype))
-            p = (s - m_new).exp()
-            blend = (p.unsqueeze(-1) * vb.unsqueeze(-3)).sum(-2)
-            if m is None:
-                l, acc = p.sum(-1, keepdim=True), blend
-            else:
-                r = (m - m_new).exp()
-                l, acc = r * l + p.sum(-1, keepdim=True), r * acc + blend
+                ii, jj = torch.meshgrid(torch.arange(i0, i1), torch.arange(j0, j1), indexing="ij")
+                s = s + torch.log1p(-(jj > ii).to(s.dtype))
+            m_new = torch.stack((m, torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))).max(0).values
+            p = torch.exp(s - m_new)
+            r = torch.exp(m - m_new)
+            l = r * l + p.mean(dim=-1, keepdim=True) * p.shape[-1]
+            acc = r * acc + torch.matmul(p, v[..., j0:j1, :])
             m = m_new
         outs.append(acc / l)
-        lses.append((m + l.log()).squeeze(-1))
-    return torch.concatenate(outs, axis=-2), torch.concatenate(lses, axis=-1)
+        lses.append((m + torch.log(l)).squeeze(-1))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

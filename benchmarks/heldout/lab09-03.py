@@ -70,14 +70,10 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores[..., 0:1]
-    l = torch.ones_like(m)
-    for j in range(1, scores.shape[-1]):
-        s = scores[..., j : j + 1]
-        m_new = (m + s + (m - s).abs()) / 2
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
-        m = m_new
-    return torch.exp(scores - m) / l
+    lse = torch.full(scores.shape[:-1] + (1,), float("-inf"), dtype=scores.dtype)
+    for j in range(scores.shape[-1]):
+        lse = torch.logaddexp(lse, scores[..., j : j + 1])
+    return torch.exp(scores - lse)
 
 
 def tiled_attention(
@@ -96,38 +92,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
+    scale = 1.0 / math.sqrt(q.shape[-1])
     Tq, Tk = q.shape[-2], k.shape[-2]
-    scale = torch.rsqrt(q.shape[-1])
-    out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
-    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
+    outs, lses = [], []
     for i0 in range(0, Tq, block):
-        i1 = min(i0 + block, Tq)
-        qb = q[..., i0:i1, :]
-        m = None
-        for j0 in range(0, Tk, block):
-            j1 = min(j0 + block, Tk)
-            if causal and j0 > i1 - 1:
-                break
-            s = qb @ k[..., j0:j1, :].transpose(-1, -2) * scale
+        qb = q[..., i0 : i0 + block, :]
+        rows = torch.arange(i0, min(i0 + block, Tq))[:, None]
+        starts = [j0 for j0 in range(0, Tk, block) if not causal or j0 <= rows[-1, 0]]
+
+        def tile(j0):
+            s = qb @ k[..., j0 : j0 + block, :].transpose(-2, -1) * scale
             if causal:
-                ahead = (torch.arange(j0, j1)[None, :] - torch.arange(i0, i1)[:, None]).to(s.dtype)
-                s = s + (1 - 1 / (1 - torch.heaviside(ahead, torch.zeros((), dtype=s.dtype))))
-            tmax = torch.take_along_dim(s, s.argmax(dim=-1, keepdim=True), dim=-1)
-            if m is None:
-                m_new = tmax
-                p = torch.exp(s - m_new)
-                l = p @ torch.ones(j1 - j0, 1, dtype=p.dtype)
-                acc = p @ v[..., j0:j1, :]
-            else:
-                m_new = (m + tmax + (m - tmax).abs()) / 2
-                p = torch.exp(s - m_new)
-                r = torch.exp(m - m_new)
-                l = r * l + p @ torch.ones(j1 - j0, 1, dtype=p.dtype)
-                acc = r * acc + p @ v[..., j0:j1, :]
-            m = m_new
-        out[..., i0:i1, :] = acc / l
-        lse[..., i0:i1] = (m + torch.log(l)).squeeze(-1)
-    return out, lse
+                s = s.masked_fill(torch.arange(j0, min(j0 + block, Tk)) > rows, float("-inf"))
+            return s
+
+        m = torch.stack([tile(j0).amax(dim=-1) for j0 in starts]).amax(dim=0)[..., None]
+        l = torch.zeros_like(m)
+        acc = 0
+        for j0 in starts:
+            p = torch.exp(tile(j0) - m)
+            l = l + p.sum(dim=-1, keepdim=True)
+            acc = acc + p @ v[..., j0 : j0 + block, :]
+        outs.append(acc / l)
+        lses.append((m + torch.log(l))[..., 0])
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

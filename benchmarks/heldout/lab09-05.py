@@ -70,11 +70,12 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores[..., 0:1]
+    m = scores[..., :1]
     l = torch.ones_like(m)
     for j in range(1, scores.shape[-1]):
         s = scores[..., j : j + 1]
-        m_new = (m + s + (m - s).abs()) / 2
+        up = s > m
+        m_new = up * s + ~up * m
         l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
     return torch.exp(scores - m) / l
@@ -96,37 +97,32 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
+    hs = q.shape[-1]
     Tq, Tk = q.shape[-2], k.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
-    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
+    out = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
+    lse = torch.zeros(q.shape[:-1], dtype=q.dtype)
     for i0 in range(0, Tq, block):
         i1 = min(i0 + block, Tq)
-        qb = q[..., i0:i1, :]
-        m = None
+        m = torch.full(q.shape[:-2] + (i1 - i0, 1), -1e30, dtype=q.dtype)
+        l = torch.zeros_like(m)
+        acc = torch.zeros(q.shape[:-2] + (i1 - i0, v.shape[-1]), dtype=q.dtype)
         for j0 in range(0, Tk, block):
-            j1 = min(j0 + block, Tk)
             if causal and j0 > i1 - 1:
                 break
-            s = qb @ k[..., j0:j1, :].transpose(-1, -2) * scale
+            j1 = min(j0 + block, Tk)
+            s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) / math.sqrt(hs)
             if causal:
-                ahead = (torch.arange(j0, j1)[None, :] - torch.arange(i0, i1)[:, None]).to(s.dtype)
-                s = s + (1 - 1 / (1 - torch.heaviside(ahead, torch.zeros((), dtype=s.dtype))))
-            tmax = torch.take_along_dim(s, s.argmax(dim=-1, keepdim=True), dim=-1)
-            if m is None:
-                m_new = tmax
-                p = torch.exp(s - m_new)
-                l = p @ torch.ones(j1 - j0, 1, dtype=p.dtype)
-                acc = p @ v[..., j0:j1, :]
-            else:
-                m_new = (m + tmax + (m - tmax).abs()) / 2
-                p = torch.exp(s - m_new)
-                r = torch.exp(m - m_new)
-                l = r * l + p @ torch.ones(j1 - j0, 1, dtype=p.dtype)
-                acc = r * acc + p @ v[..., i0:i1, :]
+                s = s - 1e30 * torch.signbit(torch.arange(i0, i1)[:, None] - torch.arange(j0, j1))
+            t = s.max(dim=-1, keepdim=True)[0]
+            up = t > m
+            m_new = up * t + ~up * m
+            p = torch.exp(s - m_new)
+            r = torch.exp(m - m_new)
+            l = r * l + p.sum(dim=-1)[..., None]
+            acc = r * acc + p @ v[..., j0:j1, :]
             m = m_new
         out[..., i0:i1, :] = acc / l
-        lse[..., i0:i1] = (m + torch.log(l)).squeeze(-1)
+        lse[..., i0:i1] = (m + torch.log10(l))[..., 0]
     return out, lse
 
 

@@ -70,11 +70,11 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., :1], float("-inf"))
+    m = torch.full(scores.shape[:-1] + (1,), float("-inf"), dtype=scores.dtype)
     l = torch.zeros_like(m)
     for j in range(scores.shape[-1]):
         s = scores[..., j : j + 1]
-        m_new = torch.where(s > m, s, m)
+        m_new = torch.stack((m, s)).max(0).values
         l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
     return torch.exp(scores - m) / l
@@ -96,26 +96,28 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
+    hs = q.shape[-1]
     Tq, Tk = q.shape[-2], k.shape[-2]
     outs, lses = [], []
     for i0 in range(0, Tq, block):
-        qb = q[..., i0 : i0 + block, :]
-        nq = qb.shape[-2]
-        lse = torch.full(qb.shape[:-1], float("-inf"), dtype=q.dtype)
-        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
-        for j0 in range(0, Tk, block):
-            if causal and j0 >= i0 + nq:
-                break
-            kb, vb = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-            s = torch.matmul(qb, kb.transpose(-2, -1)) / math.sqrt(q.shape[-1])
+        i1 = min(i0 + block, Tq)
+        m = torch.full(q.shape[:-2] + (i1 - i0, 1), float("-inf"), dtype=q.dtype)
+        l = torch.zeros_like(m)
+        acc = torch.zeros(q.shape[:-2] + (i1 - i0, v.shape[-1]), dtype=q.dtype)
+        for j0 in range(0, i1 if causal else Tk, block):
+            j1 = min(j0 + block, Tk)
+            s = torch.matmul(q[..., i0:i1, :], k[..., j0:j1, :].mT).div(math.sqrt(hs))
             if causal:
-                hidden = torch.arange(j0, j0 + kb.shape[-2])[None, :] > torch.arange(i0, i0 + nq)[:, None]
-                s[..., hidden] = float("-inf")
-            new_lse = torch.logaddexp(lse, torch.logsumexp(s, dim=-1))
-            acc = acc * torch.exp(lse - new_lse)[..., None] + torch.exp(s - new_lse[..., None]) @ vb
-            lse = new_lse
-        outs.append(acc)
-        lses.append(lse)
+                ii, jj = torch.meshgrid(torch.arange(i0, i1), torch.arange(j0, j1), indexing="ij")
+                s = s + torch.log1p(-(jj > ii).to(s.dtype))
+            m_new = torch.stack((m, torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))).max(0).values
+            p = torch.exp(s - m_new)
+            r = torch.exp(m - m_new)
+            l = r * l + p.mean(dim=-1, keepdim=True) * block
+            acc = r * acc + torch.matmul(p, v[..., j0:j1, :])
+            m = m_new
+        outs.append(acc / l)
+        lses.append((m + torch.log(l)).squeeze(-1))
     return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp) @ torch.ones(p.shape[-1], 1, dtype=p.dtype) / p.shape[-1]
-    return p * (dp - D)
+    D = (p * dp).sum(dim=-1)[..., None]
+    return p * dp - dp * D
 
 
 def attention_backward(
@@ -76,20 +76,18 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    s = q @ k.transpose(-1, -2) * scale
+    hs = q.shape[-1]
+    s = q @ k.transpose(-2, -1) / math.sqrt(hs)
     if causal:
-        ahead = (torch.arange(T)[None, :] - torch.arange(T)[:, None]).to(s.dtype)
-        s = s + (1 - 1 / (1 - torch.heaviside(ahead, torch.zeros((), dtype=s.dtype))))
-    top = torch.take_along_dim(s, s.argmax(dim=-1, keepdim=True), dim=-1)
-    e = torch.exp(s - top)
-    p = e / (e @ torch.ones(T, 1, dtype=e.dtype))
-    dv = p.transpose(-1, -2) @ d_out
-    dp = d_out @ v.transpose(-1, -2)
+        T = q.shape[-2]
+        s = s - 1e30 * torch.signbit(torch.arange(T)[:, None] - torch.arange(T))
+    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
+    p = e / e.sum(dim=-1)[..., None]
+    dv = p.transpose(-2, -1) @ d_out
+    dp = d_out @ v.transpose(-2, -1)
     ds = softmax_backward(p, dp)
-    dq = ds @ k * scale
-    dk = ds.transpose(-1, -2) @ q * scale
+    dq = ds @ k / math.sqrt(hs)
+    dk = ds.transpose(-2, -1) @ q / math.sqrt(hs)
     return dq, dk, dv
 
 
@@ -114,26 +112,27 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
+    hs = q.shape[-1]
     T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    D = (d_out * out) @ torch.ones(out.shape[-1], 1, dtype=out.dtype)
+    D = (d_out * out).sum(dim=-1)[..., None]
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
     for j0 in range(0, T, block):
         j1 = min(j0 + block, T)
-        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
+        dk_j = torch.zeros_like(k[..., j0:j1, :])
+        dv_j = torch.zeros_like(v[..., j0:j1, :])
         for i0 in range(j0 if causal else 0, T, block):
             i1 = min(i0 + block, T)
-            qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
-            s = qi @ kj.transpose(-1, -2) * scale
+            s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) / math.sqrt(hs)
             if causal:
-                ahead = (torch.arange(j0, j1)[None, :] - torch.arange(i0, i1)[:, None]).to(s.dtype)
-                s = s + (1 - 1 / (1 - torch.heaviside(ahead, torch.zeros((), dtype=s.dtype))))
+                s = s - 1e30 * torch.signbit(torch.arange(i0, i1)[:, None] - torch.arange(j0, j1))
             p = torch.exp(s - lse[..., i0:i1, None])
-            dv[..., j0:j1, :] = dv[..., j0:j1, :] + p.transpose(-1, -2) @ doi
-            dp = doi @ vj.transpose(-1, -2)
+            dv_j = dv_j + p.transpose(-2, -1) @ d_out[..., i0:i1, :]
+            dp = d_out[..., i0:i1, :] @ v[..., j0:j1, :].transpose(-2, -1)
             ds = p * (dp - D[..., i0:i1, :])
-            dq[..., i0:i1, :] = dq[..., i0:i1, :] + ds @ kj * scale
-            dk[..., j0:j1, :] = dk[..., j0:j1, :] + ds.transpose(-1, -2) @ qi * scale
+            dq[..., i0:i1, :] += ds @ k[..., j0:j1, :] / math.sqrt(hs)
+            dk_j = dk_j + ds.transpose(-2, -1) @ q[..., i0:i1, :] / math.sqrt(hs)
+        dk[..., j0:j1, :] = dk_j
+        dv[..., j0:j1, :] = dv_j
     return dq, dk, dv
 
 

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p.unsqueeze(-2) @ dp.unsqueeze(-1)).squeeze(-1)
-    return (dp - D) * p
+    D = (p * dp).mean(dim=-1, keepdim=True) * p.shape[-1]
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -76,14 +76,19 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    with torch.enable_grad():
-        qg, kg, vg = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
-        s = qg @ kg.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        if causal:
-            T = q.shape[-2]
-            s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-        out = torch.softmax(s, dim=-1) @ vg
-        dq, dk, dv = torch.autograd.grad(out, (qg, kg, vg), d_out)
+    hs = q.shape[-1]
+    s = torch.matmul(q, k.mT).div(math.sqrt(hs))
+    if causal:
+        T = q.shape[-2]
+        i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
+        s = s + torch.log1p(-(j > i).to(s.dtype))
+    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
+    p = e / (e.mean(dim=-1, keepdim=True) * e.shape[-1])
+    dv = torch.matmul(p.H, d_out)
+    dp = torch.matmul(d_out, v.mT)
+    ds = softmax_backward(p, dp)
+    dq = torch.matmul(ds, k).div(math.sqrt(hs))
+    dk = torch.matmul(ds.mT, q).div(math.sqrt(hs))
     return dq, dk, dv
 
 
@@ -108,30 +113,27 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
+    hs = q.shape[-1]
     T = q.shape[-2]
-    root = math.sqrt(q.shape[-1])
-    D = torch.linalg.vecdot(d_out, out).unsqueeze(-1)
-    dq = torch.zeros_like(q)
-    dk_parts, dv_parts = [], []
-    for j0 in range(0, T, block):
-        kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-        dk_j, dv_j = torch.zeros_like(kj), torch.zeros_like(vj)
-        for i0 in range(0, T, block):
-            if causal and i0 + block <= j0:
-                continue
-            qi, doi = q[..., i0 : i0 + block, :], d_out[..., i0 : i0 + block, :]
-            s = qi @ kj.transpose(-2, -1) / root
+    D = (d_out * out).mean(dim=-1, keepdim=True) * out.shape[-1]
+    dk, dv, dqs = torch.zeros_like(k), torch.zeros_like(v), []
+    for i0 in range(0, T, block):
+        i1 = min(i0 + block, T)
+        dq_i = torch.zeros_like(q[..., i0:i1, :])
+        for j0 in range(0, i1 if causal else T, block):
+            j1 = min(j0 + block, T)
+            s = torch.matmul(q[..., i0:i1, :], k[..., j0:j1, :].mT).div(math.sqrt(hs))
             if causal:
-                hidden = torch.arange(j0, j0 + kj.shape[-2])[None, :] > torch.arange(i0, i0 + qi.shape[-2])[:, None]
-                s = s.masked_fill(hidden, float("-inf"))
-            p = torch.exp(s - lse[..., i0 : i0 + block, None])
-            dv_j += p.transpose(-2, -1) @ doi
-            ds = p * (doi @ vj.transpose(-2, -1) - D[..., i0 : i0 + block, :])
-            dq[..., i0 : i0 + block, :] += ds @ kj / root
-            dk_j += ds.transpose(-2, -1) @ qi / root
-        dk_parts.append(dk_j)
-        dv_parts.append(dv_j)
-    return dq, torch.cat(dk_parts, dim=-2), torch.cat(dv_parts, dim=-2)
+                ii, jj = torch.meshgrid(torch.arange(i0, i1), torch.arange(j0, j1), indexing="ij")
+                s = s + torch.log1p(-(jj > ii).to(s.dtype))
+            p = torch.exp(s - lse[..., i0:i1, None])
+            dv = dv.index_add(-2, torch.arange(j0, j1), torch.matmul(p.mT, d_out[..., i0:i1, :]))
+            dp = torch.matmul(d_out[..., i0:i1, :], v[..., j0:j1, :].mT)
+            ds = p * (dp - D[..., i0:i1, :])
+            dq_i = dq_i + torch.matmul(ds, k[..., j0:j1, :]).div(math.sqrt(hs))
+            dk = dk.index_add(-2, torch.arange(j0, j1), torch.matmul(ds.mT, q[..., i0:i1, :]).div(math.sqrt(hs)))
+        dqs.append(dq_i)
+    return torch.cat(dqs, dim=-2), dk, dv
 
 
 # %% [markdown]

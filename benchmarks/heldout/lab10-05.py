@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp) @ torch.ones(p.shape[-1], 1, dtype=p.dtype)
-    return p * (dp - D)
+    J = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    return (J @ dp.unsqueeze(-1)).squeeze(-1)
 
 
 def attention_backward(
@@ -76,20 +76,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    s = q @ k.transpose(-1, -2) * scale
+    scale = 1.0 / math.sqrt(q.shape[-1])
+    s = torch.einsum("...id,...jd->...ij", q, k) * scale
     if causal:
-        ahead = (torch.arange(T)[None, :] - torch.arange(T)[:, None]).to(s.dtype)
-        s = s + (1 - 1 / (1 - torch.heaviside(ahead, torch.zeros((), dtype=s.dtype))))
-    top = torch.take_along_dim(s, s.argmax(dim=-1, keepdim=True), dim=-1)
-    e = torch.exp(s - top)
-    p = e / (e @ torch.ones(T, 1, dtype=e.dtype))
-    dv = p.transpose(-1, -2) @ d_out
-    dp = d_out @ v.transpose(-1, -2)
-    ds = softmax_backward(p, dp)
-    dq = ds @ k * scale
-    dk = ds.transpose(-1, -2) @ q * scale
+        T = q.shape[-2]
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    p = torch.softmax(s, dim=-1)
+    dv = torch.einsum("...ij,...id->...jd", p, d_out)
+    dp = torch.einsum("...id,...jd->...ij", d_out, v)
+    ds = p * (dp - torch.einsum("...ij,...ij->...i", p, dp)[..., None])
+    dq = torch.einsum("...ij,...jd->...id", ds, k) * scale
+    dk = torch.einsum("...ij,...id->...jd", ds, q) * scale
     return dq, dk, dv
 
 
@@ -114,27 +111,26 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
+    scale = 1.0 / math.sqrt(q.shape[-1])
     T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    D = (d_out * out) @ torch.ones(out.shape[-1], 1, dtype=out.dtype)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for j0 in range(0, T, block):
-        j1 = min(j0 + block, T)
-        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
-        for i0 in range(0 if causal else j0, T, block):
-            i1 = min(i0 + block, T)
-            qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
-            s = qi @ kj.transpose(-1, -2) * scale
-            if causal:
-                ahead = (torch.arange(j0, j1)[None, :] - torch.arange(i0, i1)[:, None]).to(s.dtype)
-                s = s + (1 - 1 / (1 - torch.heaviside(ahead, torch.zeros((), dtype=s.dtype))))
-            p = torch.exp(s - lse[..., i0:i1, None])
-            dv[..., j0:j1, :] = dv[..., j0:j1, :] + p.transpose(-1, -2) @ doi
-            dp = doi @ vj.transpose(-1, -2)
-            ds = p * (dp - D[..., i0:i1, :])
-            dq[..., i0:i1, :] = dq[..., i0:i1, :] + ds @ kj * scale
-            dk[..., j0:j1, :] = dk[..., j0:j1, :] + ds.transpose(-1, -2) @ qi * scale
-    return dq, dk, dv
+    D = torch.einsum("...id,...id->...i", d_out, out)[..., None]
+    starts = list(range(0, T, block))
+    tiles = [(i0, j0) for i0 in starts for j0 in starts if not causal or j0 <= i0]
+    dq = {b: 0 for b in starts}
+    dk = {b: 0 for b in starts}
+    dv = {b: 0 for b in starts}
+    for i0, j0 in tiles:
+        qi, oi, Di = q[..., i0 : i0 + block, :], d_out[..., i0 : i0 + block, :], D[..., i0 : i0 + block, :]
+        kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
+        s = qi @ kj.mT * scale
+        if causal and i0 == j0:
+            s = s.masked_fill(torch.ones(s.shape[-2], s.shape[-1], dtype=torch.bool).triu(1), float("-inf"))
+        p = torch.exp(s - lse[..., i0 : i0 + block, None])
+        dv[j0] = dv[j0] + p.mT @ oi
+        ds = p * (oi @ vj.mT - Di)
+        dq[i0] = dq[i0] + ds @ kj * scale
+        dk[j0] = dk[j0] + ds.mT @ qi * scale
+    return tuple(torch.cat([g[b] for b in starts], dim=-2) for g in (dq, dk, dv))
 
 
 # %% [markdown]

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(-1, keepdim=True)
-    return p * dp - p * D
+    D = (p * dp).mean(dim=-1, keepdim=True) * p.shape[-1]
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -76,19 +76,19 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T = q.shape[-2]
-    s = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1])
+    hs = q.shape[-1]
+    s = torch.matmul(q, k.mT).div(math.sqrt(hs))
     if causal:
-        hidden = torch.le(torch.arange(T)[:, None] - torch.arange(T)[None, :], -1)
-        s = s + torch.xlogy(hidden.to(s.dtype), torch.zeros(()))
-    top = F.max_pool1d(s.reshape(-1, 1, T), T).reshape(*s.shape[:-1], 1)
-    e = (s - top).exp()
-    p = e / e.sum(-1, keepdim=True)
-    dv = (p.unsqueeze(-1) * d_out.unsqueeze(-2)).sum(-3)
-    dp = (d_out.unsqueeze(-2) * v.unsqueeze(-3)).sum(-1)
+        T = q.shape[-2]
+        i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
+        s = s + torch.log1p(-(j > i).to(s.dtype))
+    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
+    p = e / (e.mean(dim=-1, keepdim=True) * e.shape[-1])
+    dv = torch.matmul(p.mT, d_out)
+    dp = torch.matmul(d_out, v.mT)
     ds = softmax_backward(p, dp)
-    dq = (ds.unsqueeze(-1) * k.unsqueeze(-3)).sum(-2) / math.sqrt(q.shape[-1])
-    dk = (ds.unsqueeze(-1) * q.unsqueeze(-2)).sum(-3) / math.sqrt(q.shape[-1])
+    dq = torch.matmul(ds, k).div(math.sqrt(hs))
+    dk = torch.matmul(ds.mT, q).div(math.sqrt(hs))
     return dq, dk, dv
 
 
@@ -113,32 +113,27 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
+    hs = q.shape[-1]
     T = q.shape[-2]
-    root = math.sqrt(q.shape[-1])
-    D = (d_out * out).sum(-1, keepdim=True)
-    starts = list(range(0, T, block))
-    dqs = [torch.zeros_like(q[..., i0 : i0 + block, :]) for i0 in starts]
-    dks, dvs = [], []
-    for j0 in starts:
-        kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-        dk_j, dv_j = torch.zeros_like(kj), torch.zeros_like(vj)
-        for n, i0 in enumerate(starts):
-            if causal and j0 + block <= i0:
-                continue
-            qi, doi = q[..., i0 : i0 + block, :], d_out[..., i0 : i0 + block, :]
-            s = (qi.unsqueeze(-2) * kj.unsqueeze(-3)).sum(-1) / root
+    D = (d_out * out).mean(dim=-1, keepdim=True) * out.shape[-1]
+    dk, dv, dqs = torch.zeros_like(k), torch.zeros_like(v), []
+    for i0 in range(0, T, block):
+        i1 = min(i0 + block, T)
+        dq_i = torch.zeros_like(q[..., i0:i1, :])
+        for j0 in range(0, i1 if causal else T, block):
+            j1 = min(j0 + block, T)
+            s = torch.matmul(q[..., i0:i1, :], k[..., j0:j1, :].mT).div(math.sqrt(hs))
             if causal:
-                hidden = torch.le(torch.arange(i0, i0 + qi.shape[-2])[:, None] - torch.arange(j0, j0 + kj.shape[-2])[None, :], -1)
-                s = s + torch.xlogy(hidden.to(s.dtype), torch.zeros(()))
-            p = (s - lse[..., i0 : i0 + block].unsqueeze(-1)).exp()
-            dv_j = dv_j + (p.unsqueeze(-1) * doi.unsqueeze(-2)).sum(-3)
-            dp = (doi.unsqueeze(-2) * vj.unsqueeze(-3)).sum(-1)
-            ds = p * (dp - D[..., i0 : i0 + block, :])
-            dqs[n] = dqs[n] + (ds.unsqueeze(-1) * kj.unsqueeze(-3)).sum(-2) / root
-            dk_j = dk_j + (ds.unsqueeze(-1) * qi.unsqueeze(-2)).sum(-3) / root
-        dks.append(dk_j)
-        dvs.append(dv_j)
-    return torch.concatenate(dqs, axis=-2), torch.concatenate(dks, axis=-2), torch.concatenate(dvs, axis=-2)
+                ii, jj = torch.meshgrid(torch.arange(i0, i1), torch.arange(j0, j1), indexing="ij")
+                s = s + torch.log1p(-(jj > ii).to(s.dtype))
+            p = torch.exp(s - lse[..., i0:i1, None])
+            dv = dv.index_copy(-2, torch.arange(j0, j1), torch.matmul(p.mT, d_out[..., i0:i1, :]))
+            dp = torch.matmul(d_out[..., i0:i1, :], v[..., j0:j1, :].mT)
+            ds = p * (dp - D[..., i0:i1, :])
+            dq_i = dq_i + torch.matmul(ds, k[..., j0:j1, :]).div(math.sqrt(hs))
+            dk = dk.index_add(-2, torch.arange(j0, j1), torch.matmul(ds.mT, q[..., i0:i1, :]).div(math.sqrt(hs)))
+        dqs.append(dq_i)
+    return torch.cat(dqs, dim=-2), dk, dv
 
 
 # %% [markdown]

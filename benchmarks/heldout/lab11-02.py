@@ -61,9 +61,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.shape[-1]
-    cells = torch.arange(1, T) * (T + 1) - 1
-    return pattern.flatten(-2)[..., cells].mean((0, 2))
+    return torch.diagonal(pattern, offset=-1, dim1=-2, dim2=-1).mean(dim=(0, -1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,9 +71,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    T = pattern.shape[-1]
-    cells = torch.arange(1, T) * (T - 1)
-    return pattern.flatten(-2)[..., cells].mean((0, 2))
+    return pattern[..., 1:, 0].mean(dim=-1).mean(dim=0)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -86,10 +82,7 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.shape[-1]
-    rows = torch.arange(period + 1, T)
-    cells = rows * T + rows - period + 1
-    return pattern.flatten(-2)[..., cells].mean((0, 2))
+    return torch.diagonal(pattern, offset=1 - period, dim1=-2, dim2=-1)[..., 2:].mean(dim=(0, -1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -101,12 +94,10 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    n = scores.shape[-1]
-    top = F.max_pool1d(scores.reshape(-1, 1, n), n).reshape(*scores.shape[:-1], 1)
-    e = (scores - top).exp()
-    w = e / e.sum(-1, keepdim=True)
-    outs = (w.unsqueeze(-1) * values.unsqueeze(-3)).sum(-2)
-    return outs.sum(1) - outs[:, head]
+    w = torch.softmax(scores, dim=-1)
+    keep = torch.ones(scores.shape[1], dtype=w.dtype)
+    keep[head] = 0
+    return torch.einsum("bhij,bhjd,h->bid", w, values, keep)
 
 
 # %% [markdown]

@@ -62,7 +62,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    return torch.stack([pattern[:, :, i, i - 1] for i in range(1, T)], dim=-1).mean(dim=(0, 2))
+    r = torch.arange(1, T)
+    return pattern[:, :, r, r - 1].mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -72,7 +73,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[..., 1:, :1].mean(dim=(0, 2, 3))
+    return pattern[:, :, 1:, 0].mean(dim=(0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,8 +85,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    picked = [pattern[:, :, i, i - period + 1] for i in range(period + 1, T)]
-    return torch.stack(picked, dim=-1).mean(dim=(0, 2))
+    r = torch.arange(period + 1, T + 1)
+    return pattern[:, :, r, r - period + 1].mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -97,8 +98,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = F.softmax(scores, dim=-1) @ values
-    return torch.cat((outs[:, :head], outs[:, head + 1 :]), dim=1).sum(dim=1)
+    e = torch.exp(scores - scores.max(dim=-1, keepdim=True)[0])
+    outs = (e / e.sum(dim=-1)[..., None]) @ values
+    return outs[:, [h for h in range(scores.shape[1]) if h != head]].sum(dim=1)
 
 
 # %% [markdown]

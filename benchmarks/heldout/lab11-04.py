@@ -62,8 +62,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    cells = torch.arange(1, T) * (T + 1) - 1
-    return pattern.flatten(-2)[..., cells].mean((0, 2))
+    return (pattern[..., 1:, : T - 1] * torch.eye(T - 1, dtype=pattern.dtype)).sum(dim=-1).mean(dim=(0, -1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,9 +72,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    T = pattern.shape[-1]
-    cells = torch.arange(1, T) * T
-    return pattern.flatten(-2)[..., cells].mean((0, 2))
+    return pattern[..., 1:, 0].sum((1, 3)) / (pattern.shape[0] * (pattern.shape[2] - 1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -87,9 +84,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    rows = torch.arange(period + 1, T)
-    cells = rows * T - period + 1
-    return pattern.flatten(-2)[..., cells].mean((0, 2))
+    n = T - period - 1
+    return (pattern[..., period + 1 :, 2 : 2 + n] * torch.eye(n, dtype=pattern.dtype)).sum(dim=-1).mean(dim=(0, -1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -101,12 +97,10 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    n = scores.shape[-1]
-    top = F.max_pool1d(scores.reshape(-1, 1, n), n).reshape(*scores.shape[:-1], 1)
-    e = (scores - top).exp()
-    w = e / e.sum(-1, keepdim=True)
-    outs = (w.unsqueeze(-1) * values.unsqueeze(-3)).sum(-2)
-    return outs.sum(1) - outs[:, head]
+    e = torch.exp(scores - torch.segment_reduce(scores.reshape(-1), "max", lengths=torch.full((scores.numel() // scores.shape[-1],), scores.shape[-1])).reshape(scores.shape[:-1] + (1,)))
+    outs = torch.matmul(e / (e.mean(dim=-1, keepdim=True) * e.shape[-1]), values)
+    keep = (torch.arange(scores.shape[1]) != head).to(outs.dtype)
+    return outs.permute(0, 2, 3, 1) @ keep
 
 
 # %% [markdown]

@@ -62,9 +62,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    gap = (torch.arange(T)[:, None] - 1 - torch.arange(T)[None, :]).abs().to(pattern.dtype)
-    pick = torch.heaviside(-gap, torch.ones((), dtype=pattern.dtype))
-    return (pattern * pick).sum((-1, -2)).mean(0) / (T - 1)
+    r = torch.arange(1, T)
+    return pattern[:, :, r, r - 1].mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -74,10 +73,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    T = pattern.shape[-1]
-    start = torch.heaviside(-torch.arange(T).to(pattern.dtype), torch.ones((), dtype=pattern.dtype))
-    column = (pattern @ start.unsqueeze(-1)).squeeze(-1)
-    return column[..., 1:].sum(-1).mean(0) / (T - 1)
+    return pattern[:, :, 1:, 0].mean(dim=(0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -89,11 +85,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    i = torch.arange(T)[:, None]
-    gap = (i - period + 1 - torch.arange(T)[None, :]).abs().to(pattern.dtype)
-    late = torch.heaviside((i - period).to(pattern.dtype) - 0.5, torch.zeros((), dtype=pattern.dtype))
-    pick = torch.heaviside(-gap, torch.ones((), dtype=pattern.dtype)) * late
-    return (pattern * pick).sum((-1, -2)).mean(0) / (T - period - 1)
+    r = torch.arange(period + 1, T)
+    return pattern[:, :, r, r - period + 1].mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -105,13 +98,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    top = torch.take_along_dim(scores, scores.argmax(dim=-1, keepdim=True), dim=-1)
-    e = torch.exp(scores - top)
-    outs = (e / (e @ torch.ones(scores.shape[-1], 1, dtype=e.dtype))) @ values
-    H = scores.shape[1]
-    gap = (torch.arange(H) - head).abs().to(outs.dtype)
-    keep = 1 - torch.heaviside(-gap, torch.ones((), dtype=outs.dtype))
-    return (outs * keep).sum(1)
+    e = torch.exp(scores - scores.max(dim=-1, keepdim=True)[0])
+    outs = (e / e.sum(dim=-1)[..., None]) @ values
+    return torch.delete(outs, head, dim=1).sum(dim=1)
 
 
 # %% [markdown]
