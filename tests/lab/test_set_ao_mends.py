@@ -57,7 +57,7 @@ def attention_weights(x, query, key):
 
 def test_ao_conj_is_said_to_transpose_nothing_beside_a_change_of_the_reference(tmp_path):
     found = failed_hints(tmp_path, "lab-04-attention.py", KEY_CONJUGATED, "attention_weights")
-    assert found and all("`conj`, which the reference does not call" in h and "transposes nothing" in h for h in found)
+    assert found and all("`conj` takes the complex conjugate and transposes nothing" in h for h in found)
 
 
 # one number copied into a tensor: position T, out of the table's range, not positions 0..T-1

@@ -26,7 +26,7 @@ NO_MAX_SHIFT = (
 # The same mistake gets the same words in the mask, the weights and the head's output.
 MASK_HINTS = {
     "future": None,  # the right mask
-    "none": "nothing is hidden: the causal mask is missing; a future token has weight (hide j > i with -inf "
+    "none": "nothing is hidden: the causal mask is missing or hides nothing; a future token has weight (hide j > i with -inf "
     "before the softmax)",
     "past": "the mask is on the wrong side: it hides the past (j < i); hide the future, j > i (torch.triu(..., diagonal=1))",
     "diagonal": "the diagonal is hidden too: a token must be able to see itself (triu with diagonal=1, not 0)",

@@ -1,4 +1,4 @@
-"""Three mends of where an axis goes, tried on a learner's code only.
+"""Five mends of where an axis goes, tried on a learner's code only.
 
 - `axis_place`: `torch.arange(T)[None] - torch.arange(T)`, meant as the query numbers down a column
   minus the key numbers along a row. `None` in an index adds an axis of size 1 just where it stands,
@@ -18,6 +18,16 @@
   follow it, which then count from the end. The mend puts `...` in place of the `:`s an index
   starts with, tried on every index of two or more slices that starts with `:` (an int, a `None`
   or a tensor in it is left out: it picks, adds or gathers where the words speak of slices).
+- `ellipsis_as_axes`: `new_keys[..., :T] = keys` on a (B, heads, time, head_size) cache, meant as
+  the first T places of the time axis. `...` stands for every axis before the cuts that follow it,
+  so `:T` falls on the LAST axis, head_size. The mend puts one, two or three `:` in place of an
+  index's leading `...` (the cuts then fall on the axes counted from the front), read or written.
+- `factor_transposed`: `torch.addmm(bias, q, k)`, taken to transpose its second matrix as `F.linear`
+  does its weight, or `torch.matmul(q, k)` for the scores. A matrix product multiplies its factors as given, each
+  row of the first with each COLUMN of the second; pairing each query with each key (row with row)
+  needs `k.transpose(-2, -1)`. The mend transposes one factor (its last two axes), tried on each
+  factor of a call of `matmul`, `mm`, `bmm`, `addmm`, `baddbmm` or `addbmm` that is no transpose
+  already (an `@`'s sides are tried as the reference's changes are).
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: an index with two `None`, and `unsqueeze` (another axis number, mutants.py, mends that).
@@ -28,15 +38,17 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from attention_by_hand.lab.call_words import CALLS
+from attention_by_hand.lab.call_words import CALLS, LAYOUT_CALLS
 from attention_by_hand.lab.code_layout import call_name, statement_lines
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["LAYOUT_OPS", "layout_mends", "layout_words", "leading_wholes"]
 
-LAYOUT_OPS = ("axis_place", "transpose_first", "ellipsis_for")
+LAYOUT_OPS = ("axis_place", "transpose_first", "ellipsis_for", "ellipsis_as_axes", "factor_transposed")
 _REGROUPS = ("reshape",)
+_PRODUCTS = {"matmul": 0, "mm": 0, "bmm": 0, "addmm": 1, "baddbmm": 1, "addbmm": 1}  # -> where the two factors start
+_TRANSPOSES = ("t", "transpose", "permute", "mT", "T")
 
 
 def _whole(node: ast.AST) -> bool:
@@ -88,8 +100,34 @@ def _regrouped(node: ast.AST) -> ast.expr | None:
     return owner
 
 
+def _factors(node: ast.AST) -> list:
+    """Where the factors of a matrix product's call are among its arguments, leaving out a factor
+    that is a transpose already; [] for another node (an `@`'s sides are transposed as the
+    reference's changes are, mutant_arithmetic.py)."""
+    if isinstance(node, ast.Call) and call_name(node) in _PRODUCTS:
+        method = isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "torch")
+        first = _PRODUCTS[call_name(node)] - method  # a method's owner is its first factor (or its added input)
+        places = {i: node.args[i] for i in range(max(first, 0), first + 2) if i < len(node.args)}
+    else:
+        return []
+    return [place for place, factor in places.items() if not (
+        isinstance(factor, ast.Call) and call_name(factor) in _TRANSPOSES) and not (
+        isinstance(factor, ast.Attribute) and factor.attr in _TRANSPOSES) and not isinstance(factor, ast.Starred)]
+
+
+def _after_ellipsis(index: ast.expr) -> bool:
+    """An index that starts with `...` and cuts after it, with no other `...`: `[..., :T]`."""
+    return (isinstance(index, ast.Tuple) and len(index.elts) > 1 and isinstance(index.elts[0], ast.Constant)
+            and index.elts[0].value is Ellipsis and not any(isinstance(e, ast.Constant) and e.value is Ellipsis for e in index.elts[1:])
+            and not any(_whole(e) for e in index.elts[1:]))  # `[..., i:j, :]` counts from the end on purpose
+
+
+def _factor(node: ast.AST, place) -> ast.expr:
+    return node.args[place]
+
+
 def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
-    """The `axis_place` and `transpose_first` changes of `fdef` (the module's docstring)."""
+    """The changes of `fdef` the module's docstring lists."""
     found, lines = [], statement_lines(fdef)
 
     def add(node: ast.AST, op: str, arg, kind: str) -> None:
@@ -104,11 +142,18 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             add(node, "transpose_first", None, "transpose")
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and leading_wholes(node.slice):
             add(node, "ellipsis_for", None, "index")
+        for wholes in range(1, 4) if isinstance(node, ast.Subscript) and _after_ellipsis(node.slice) else ():
+            index_text = ", ".join([":"] * wholes + [ast.unparse(e) for e in node.slice.elts[1:]])
+            add(node, "ellipsis_as_axes", index_text, "index")
+        for place in _factors(node):
+            change = Change(fdef.name, index[id(node)], "factor_transposed", place, "transpose", "", lines[id(node)])
+            factor = quote(_factor(node, place))
+            found.append(dataclasses.replace(change, said=f"`{factor}.transpose(-2, -1)` for `{factor}`"))
     return found
 
 
 def layout_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake an `axis_place`, `transpose_first` or `ellipsis_for` change mends, in words."""
+    """The mistake a change of the module's docstring mends, in words."""
     if change.op == "ellipsis_for" and isinstance(node, ast.Subscript):
         return (f"`:` in an index stands for ONE axis, so in `{_index_text(node)}` the slices after it fall on the axes "
                 f"counted from the front; after `...`, which stands for every axis before them, they fall on the last "
@@ -117,6 +162,17 @@ def layout_words(node: ast.AST, change: Change) -> str | None:
         return (f"the new axis in the wrong place: `None` in an index adds an axis of size 1 just where it stands "
                 f"(for a vector: `v[None]` is a (1, n) row, `v[:, None]` an (n, 1) column): `[{change.arg}]` for "
                 f"`{_index_text(node)}`")
+    if change.op == "ellipsis_as_axes" and isinstance(node, ast.Subscript):
+        return (f"`...` in `{_index_text(node)}` stands for every axis before the cuts after it, so they fall on the LAST "
+                f"axes, counted from the end; `[{change.arg}]` puts them after whole axes counted from the front")
+    if change.op == "factor_transposed" and change.arg in _factors(node):
+        factor = _factor(node, change.arg)
+        # a layout call the factor ends with, taken for a transpose (`k.conj()`, MATLAB's `k'`): what it does
+        last = call_name(factor) if isinstance(factor, ast.Call) and call_name(factor) in LAYOUT_CALLS else None
+        return (f"`{quote(factor)}` goes into the matrix product `{call_name(node)}` as it is: a matrix product "
+                "multiplies each row of its first matrix with each COLUMN of its second and transposes neither (`@`, "
+                "`matmul`, `mm` and `addmm` alike, unlike `F.linear` with its weight)"
+                + (f"; `{last}` {CALLS[last]}" if last else ""))
     if change.op == "transpose_first":
         return f"no transpose before `reshape`: `reshape` {CALLS['reshape']}, so the last two axes must be swapped first"
     return None

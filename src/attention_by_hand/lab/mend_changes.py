@@ -89,8 +89,8 @@ added or never lacked what the learner left out. Those are tried here, on the le
   first axis; read by another convention (reading_mends.py): `//` and `%` exchanged, an angle in degrees, a
   norm for a sum of squares, a `:=` naming part of a sum; where an axis goes (layout_mends.py): an
   index's `None` in the wrong place, a reshape with no transpose before it; where a bracket closes
-  (bracket_mends.py); an outside name where an unread argument belongs (argument_mends.py). The last
-  six families are own_mends.py's.
+  (bracket_mends.py); an outside name where an unread argument belongs (argument_mends.py); a number where
+  a torch function takes a tensor (number_mends.py). The last seven families are own_mends.py's.
 
 Each is a `Change` that mutants.build makes like any other. Left out: which one mends (repair.py).
 """

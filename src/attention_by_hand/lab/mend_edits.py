@@ -15,7 +15,7 @@ moved to the other factor, a comparison's first side given an axis (`unsqueeze(-
 axis walked or unpacked, a built-in `sum` made torch's; and a slice moved to the last axis with `...`
 before it (range_mends.py); and `//` and `%` exchanged, an angle put in radians, a norm squared, a `:=`
 given the whole sum (reading_mends.py); and an index's `None` moved, a transpose put before a reshape
-(layout_mends.py).
+(layout_mends.py), a matrix product's factor transposed; and a number made a tensor (number_mends.py).
 Each takes the node the change names and returns the node that takes its place.
 
 Left out: which changes are tried (mend_changes.py, habit_mends.py) and their words (mend_words.py).
@@ -252,13 +252,19 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         named = node.right if isinstance(node.right, ast.NamedExpr) else node.left
         sides = (node.left, named.value) if named is node.right else (named.value, node.right)
         return ast.NamedExpr(named.target, ast.BinOp(sides[0], node.op, sides[1]))
-    if op == "axis_place":  # `x[None]` made `x[:, None]`: an index's one `None` moved (layout_mends.py)
+    if op in ("axis_place", "ellipsis_as_axes"):  # `x[None]` made `x[:, None]`, `x[..., :T]` made `x[:, :, :T]` (layout_mends.py)
         return ast.Subscript(node.value, ast.parse(f"_[{arg}]", mode="eval").body.slice, node.ctx)
     if op == "transpose_first":  # `t.reshape(...)` made `t.transpose(-2, -1).reshape(...)` (layout_mends.py)
         owner = node.func.value
         if isinstance(owner, ast.Name) and owner.id == "torch":  # torch.reshape(t, ...)
             return ast.Call(node.func, [_last_two_swapped(node.args[0]), *node.args[1:]], node.keywords)
         return ast.Call(ast.Attribute(_last_two_swapped(owner), "reshape", ast.Load()), node.args, node.keywords)
+    if op == "factor_transposed":  # `q @ k` made `q @ k.transpose(-2, -1)`: one factor transposed (layout_mends.py)
+        return ast.Call(node.func, [_last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)
+    if op == "sign_abs":  # `d.sign()` made `d.sign().abs()` (reading_mends.py)
+        return ast.Call(ast.Attribute(node, "abs", ast.Load()), [], [])
+    if op == "vector_column":  # `e @ torch.ones(n)` made `e @ torch.ones(n, 1)`, a column (operand_mends.py)
+        return ast.Call(node.func, [*node.args, ast.Constant(1)], node.keywords)
     if op == "matmul":  # `a * b` made `a @ b` (api_mends.py)
         return ast.BinOp(node.left, ast.MatMult(), node.right)
     if op == "out_of_place":  # `c.pow_(2)` made `c.pow(2)` (api_mends.py)
@@ -477,6 +483,8 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
         return row_times_column(node, arg)
     if op == "argument_for":  # an outside name made the unread argument (argument_mends.py)
         return ast.Name(arg[1], ast.Load())
+    if op == "number_tensor":  # a number made `torch.tensor(...)` of it (number_mends.py)
+        return ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "tensor", ast.Load()), [node], [])
     if op in BRACKET_OPS:  # a term moved inside a call's bracket, or out of it (bracket_mends.py)
         return bracket_edit(node, op, arg)
     raise ValueError(op)

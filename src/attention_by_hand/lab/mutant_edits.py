@@ -58,7 +58,8 @@ NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin"
               "maximum": ("minimum",), "minimum": ("maximum",), "floor": ("ceil",), "ceil": ("floor",),
               "tril_indices": ("triu_indices",), "triu_indices": ("tril_indices",), "cummax": ("cummin",), "cummin": ("cummax",),
               # not sqrt's isqrt: torch has none, and the error that raises may match a learner's
-              "isqrt": ("sqrt",), "heaviside": ("relu",)}
+              "isqrt": ("sqrt",), "heaviside": ("relu",), "cumsum": ("cumprod",), "cumprod": ("cumsum",),
+              "xlogy": ("xlog1py",), "xlog1py": ("xlogy",)}
 BUILTIN_NEIGHBOURS = {"max", "min"}  # Python's own functions renamed like torch's: `max(a, b)` for `min(a, b)`
 
 
@@ -91,6 +92,10 @@ NEIGHBOUR_WORDS = {
                     " (vstack puts the tensors one UNDER another, along axis 0; hstack side by side, along axis 1, "
                     "or end to end for 1-D tensors)"),
     **dict.fromkeys((("floor", "ceil"), ("ceil", "floor")), " (floor rounds DOWN, ceil rounds UP)"),
+    **dict.fromkeys((("cumsum", "cumprod"), ("cumprod", "cumsum")),
+                    " (cumsum ADDS the entries up to each place, a running total; cumprod MULTIPLIES them)"),
+    **dict.fromkeys((("xlogy", "xlog1py"), ("xlog1py", "xlogy")),
+                    " (xlogy(x, y) is x * log(y); xlog1py(x, y) is x * log(1 + y), 0 where y is 0)"),
     ("relu", "heaviside"): " (heaviside is a STEP, 1 for every d > 0 however large; relu, max(d, 0), grows with d)",
     ("sqrt", "isqrt"): " (math.isqrt is the INTEGER square root, rounded down: isqrt(8) is 2, not 2.83)",
     **dict.fromkeys((("zeros_like", "empty_like"), ("zeros", "empty"), ("new_zeros", "new_empty")),

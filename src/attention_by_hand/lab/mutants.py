@@ -244,7 +244,7 @@ class _Finder:
                     if other != value and other not in same:
                         self.add(node, "const", other, "axis", f"`{keyword}{other}` for `{keyword}{value}`{inside}")
             else:
-                neighbours = {0: (1,), 1: (0, 2)} if isinstance(value, int) else {0.0: (1.0,), 1.0: (0.0, 2.0)}
+                neighbours = {0: (1,), 1: (0, 2)} if isinstance(value, int) else {0.0: (1.0,), 1.0: (0.0, 2.0), 0.5: (1.0, 0.05, 5.0)}
                 # a count of several where one was meant (`sinks = 4`, the first four for the first) too
                 others = neighbours.get(value, (value - 1, value + 1, *((1,) if value > 2 else ()))
                                         if isinstance(value, int) else (value / 10, value * 10))

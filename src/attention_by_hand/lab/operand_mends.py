@@ -1,4 +1,4 @@
-"""Seven mends of what a loop, an unpacking, a product or a comparison is given, tried on a learner's code only.
+"""Eight mends of what a loop, an unpacking, a product or a comparison is given, tried on a learner's code only.
 
 - `items`: `for norm, branch in {ln1: attn, ln2: mlp}:`, a dict walked as if it gave pairs. Walking
   a dict gives its keys alone, so each key is unpacked into the loop's names (and raises, or splits
@@ -38,6 +38,12 @@
   `p.unsqueeze(-2)` (a (1, n) row each), or `.unsqueeze(-1)` on the right where the left has
   `.unsqueeze(-2)`. Tried at every `@`, `mm`, `bmm` and `matmul` with one side unsqueezed so and
   the other not unsqueezed at all.
+- `vector_column`: `e / (e @ torch.ones(n))`, each row's sum taken as a product with a vector of
+  ones, as NumPy's `e @ np.ones(n)` is. A matrix times a 1-D vector drops that axis: the sums have
+  shape (rows,), and dividing lines them up with the COLUMNS. The mend makes the vector a column,
+  `torch.ones(n, 1)`, so the product keeps it, (rows, 1). Tried at the right factor of every `@`,
+  `mm`, `bmm` and `matmul` that is a call of `zeros`, `ones`, `empty`, `rand` or `randn` given
+  one size.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: a dict built by `dict(...)` or a comprehension, and a product of more than two factors
@@ -55,7 +61,8 @@ from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quo
 
 __all__ = ["OPERAND_OPS", "operand_mends", "operand_words"]
 
-OPERAND_OPS = ("items", "other_factor", "outer", "walk_last", "builtin_sum", "unpack_axis", "row_side")
+OPERAND_OPS = ("items", "other_factor", "outer", "walk_last", "builtin_sum", "unpack_axis", "row_side", "vector_column")
+_VECTOR_MAKERS = ("zeros", "ones", "empty", "rand", "randn")  # given one size, a 1-D vector
 COMPARING = ("eq", "ne", "lt", "le", "gt", "ge")
 _ORDERS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)  # entry by entry; `is` and `in` compare otherwise
 
@@ -113,6 +120,11 @@ def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             if sides is not None and _unsqueezed_at(sides[given[0]], given[1]) and not _unsqueezed_at(sides[bare], None):
                 change = Change(fdef.name, index[id(node)], "row_side", side, "axis", "", node.lineno)
                 found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
+        vector = sides[1] if sides is not None else None
+        if isinstance(vector, ast.Call) and call_name(vector) in _VECTOR_MAKERS and len(vector.args) == 1 \
+                and not isinstance(vector.args[0], (ast.Tuple, ast.List, ast.Starred)):
+            change = Change(fdef.name, index[id(vector)], "vector_column", None, "axis", "", node.lineno)
+            found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(vector, change))}` for `{quote(vector)}`"))
         moved = moved_transpose(node)
         if moved is not None:
             change = Change(fdef.name, index[id(node)], "other_factor", None, "transpose", "", node.lineno)
@@ -135,6 +147,9 @@ def operand_words(node: ast.AST, change: Change) -> str | None:
         return (f"a row times a column, one pair per row, with only one side shaped: `{bare}` has no axis of size 1 "
                 f"where `{bare}.unsqueeze({shaped})` puts it, so the product pairs every row of one side with every "
                 f"column of the other (a table, or an error) instead of each row with its own column")
+    if change.op == "vector_column":
+        return ("a matrix times a 1-D vector drops that axis: the product has one value per row but no axis of size 1 "
+                "to line up with the rows (it meets the COLUMNS); a column, size 1 last, keeps it")
     if change.op == "other_factor":
         return ("the transpose on the wrong factor: `a @ b.T` pairs each row of `a` with each row of `b`, "
                 "`a.T @ b` each column of `a` with each column of `b`")

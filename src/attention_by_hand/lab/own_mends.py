@@ -6,7 +6,8 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - reading_mends.py: an operator, a number or a call read by another convention;
 - layout_mends.py: where an axis goes;
 - bracket_mends.py: where a call's bracket closes;
-- argument_mends.py: a name from outside the function where one of its arguments belongs.
+- argument_mends.py: a name from outside the function where one of its arguments belongs;
+- number_mends.py: a plain number where a torch function takes a tensor.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from attention_by_hand.lab.argument_mends import ARGUMENT_OPS, argument_mends, a
 from attention_by_hand.lab.bracket_mends import BRACKET_OPS, bracket_mends, bracket_words
 from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_mends, layout_words
 from attention_by_hand.lab.mutant_edits import Change
+from attention_by_hand.lab.number_mends import NUMBER_OPS, number_mends, number_words
 from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_mends, operand_words
 from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends, range_words
 from attention_by_hand.lab.reading_mends import READING_OPS, reading_mends, reading_words
@@ -26,7 +28,8 @@ __all__ = ["OWN_OPS", "own_mends", "own_words"]
 # (ops, the changes of a function, the words of one change), in the order the changes are tried
 _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends, operand_words),
              (READING_OPS, reading_mends, reading_words), (LAYOUT_OPS, layout_mends, layout_words),
-             (BRACKET_OPS, bracket_mends, bracket_words), (ARGUMENT_OPS, argument_mends, argument_words))
+             (BRACKET_OPS, bracket_mends, bracket_words), (ARGUMENT_OPS, argument_mends, argument_words),
+             (NUMBER_OPS, number_mends, number_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 

@@ -1,4 +1,4 @@
-"""Eight mends of an operator, a number or a call read by another convention, tried on a learner's code only.
+"""Nine mends of an operator, a number or a call read by another convention, tried on a learner's code only.
 
 - `div_mod`: `t[cols % hs, rows, cols // hs]`, a flat position split into (which block, where in
   it) with the two operators exchanged. `i // n` counts the whole blocks of n before i, `i % n` is
@@ -29,6 +29,9 @@
 - `nested_order`: `merge_heads(proj(x))`, two steps nested in the other order (the projection before
   the heads are merged). The mend nests them the other way, `proj(merge_heads(x))`. Tried on every
   call of one argument that is itself a call of one argument.
+- `sign_abs`: `1 - (ids[:, None] - cols).sign()`, a sign read as whether a value is 0 at all. `sign`
+  keeps the side, -1 below 0 and +1 above, so the one-hot row holds 2 past the id. The mend takes
+  the size of the sign, `.sign().abs()` (1 on either side). Tried on every `sign` call.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: `//` and `%` exchanged across two statements (`head = i % hs` on one line, `place = i // hs`
@@ -40,13 +43,14 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from attention_by_hand.lab.code_layout import call_name, log_of_sum
+from attention_by_hand.lab.code_layout import call_name, function_form, log_of_sum
 from attention_by_hand.lab.mend_edits import RADIANS, mend_edit
 from attention_by_hand.lab.mutant_edits import Change, cut, quote
 
 __all__ = ["READING_OPS", "reading_mends", "reading_words"]
 
-READING_OPS = ("div_mod", "radians", "norm_squared", "named_whole", "log_inside", "true_div", "bool_not", "nested_order")
+READING_OPS = ("div_mod", "radians", "norm_squared", "named_whole", "log_inside", "true_div", "bool_not", "nested_order",
+               "sign_abs")
 _TURNS = ("sin", "cos", "tan")
 _NORMS = ("vector_norm", "norm")
 _WHOLE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult)
@@ -133,6 +137,9 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     def add(node: ast.AST, op: str, kind: str, line: int, arg=None) -> None:
         change = Change(fdef.name, index[id(node)], op, arg, kind, "", line)
         made, was = (_named_whole(node), _walrus_quoted(node)) if op == "named_whole" else (quote(mend_edit(node, change)), quote(node))
+        if op == "sign_abs":  # the difference it takes can be long: the call alone is the slip
+            was = "torch.sign(...)" if function_form(node) else ".sign()"
+            made = f"{was}.abs()"
         found.append(dataclasses.replace(change, said=f"`{made}` for `{was}`"))
 
     turns = any(isinstance(n, ast.Call) and call_name(n) in _TURNS for n in ast.walk(fdef))
@@ -157,6 +164,8 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                 add(node, "bool_not", "comparison", statement.lineno)
             if nested(node):
                 add(node, "nested_order", "order", statement.lineno)
+            if isinstance(node, ast.Call) and call_name(node) == "sign" and (node.args or isinstance(node.func, ast.Attribute)):
+                add(node, "sign_abs", "sign", statement.lineno)
     return found
 
 
@@ -168,6 +177,9 @@ def reading_words(node: ast.AST, change: Change) -> str | None:
     if change.op == "bool_not" and _bool_of_difference(node):
         return (f"`.bool()` is True wherever the value is not 0: of the difference `{quote(node.func.value)}`, where the "
                 "two differ (for finite values); where they are equal is `.logical_not()` (or `== 0`)")
+    if change.op == "sign_abs":
+        return ("`sign` keeps the side, -1 below 0 and +1 above; whether a value is 0 at all is the size of its sign, "
+                "`.abs()` of it (1 on either side)")
     if change.op == "nested_order" and nested(node):
         inner = node.args[0]
         return (f"two steps in the other order: `{quote(node)}` does `{quote(inner.func)}` first, then "

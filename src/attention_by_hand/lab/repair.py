@@ -72,6 +72,7 @@ from attention_by_hand.lab.mend_overlaps import REMOVALS, SIDE_REMOVALS, UNIT_SA
 from attention_by_hand.lab.mend_words import mistake_words
 from attention_by_hand.lab.mutant_edits import call_name
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
+from attention_by_hand.lab.number_mends import evading
 from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
 from attention_by_hand.lab.raised_lines import feeding_lines, raised_at
 from attention_by_hand.lab.repeated_mends import innermost_subscripts, subscript_of, twin_groups
@@ -342,6 +343,9 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         mends = [c for c in mends if c.function != function or c.line in lines
                  or not cuts_to_one(build(module, function, (c,)), tried, lines, before, looping, CALL_SECONDS)]
     mends = fresh_mends(module, reference, function, agreeing(module, reference, function, mends, inputs[order[0]]), span)
+    if any(c.op == "number_tensor" for c in mends):  # another function called only evades the number's type
+        evaders = evading(mends, {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}})
+        mends = [c for c in mends if c not in evaders]
     if not mends:
         return _repeated_mend(module, function, inputs, expected, order, candidates, deadline, allowed)
     # another constant in a call the reference never makes reads as a slip of the constant, where
@@ -381,8 +385,9 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
 
 # learner-only changes not tried first on the span's lines (after the reference's changes there), except on
 # the line that raised: many in a function with many operations or slices, and each a reading seldom made
-# (brackets moved, one range for another, `*` for `@`); a stop written as a length is one per slice, early
-LATE = ("regroup", "group_terms", "range_for", "matmul")
+# (brackets moved, one range for another, `*` for `@`); a stop written as a length is one per slice, early;
+# a number made a tensor mends only where it raised, and `...` made whole axes seldom where nothing raised
+LATE = ("regroup", "group_terms", "range_for", "matmul", "number_tensor", "ellipsis_as_axes")
 
 
 def _rank(change: Change) -> int:

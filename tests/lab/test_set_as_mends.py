@@ -1,0 +1,173 @@
+"""Mistakes of the kinds the retired set AS held, each written here another way than set AS's file:
+a number where torch takes a tensor, a matrix product's factor left untransposed, `...` read as
+'up to this axis', a running product for a running total, `xlog1py` for `xlogy`, a 1-D vector of
+ones for a column, and a sign taken for whether a value is 0."""
+
+from __future__ import annotations
+
+import ast
+
+import torch
+from labhelpers import failed_hints
+
+from attention_by_hand.lab.layout_mends import layout_mends
+from attention_by_hand.lab.number_mends import _entrywise, number_mends
+from attention_by_hand.lab.operand_mends import operand_mends
+
+
+def _index(fdef: ast.FunctionDef) -> dict[int, int]:
+    return {id(n): i for i, n in enumerate(ast.walk(fdef))}
+
+
+def _said(mends, source: str) -> list[str]:
+    fdef = ast.parse(source).body[0]
+    return [c.said for c in mends(fdef, _index(fdef))]
+
+
+# NumPy's heaviside takes its value at zero as a number; torch's wants a tensor, and raises. relu
+# in heaviside's place also gives the mask here (`.bool()` of relu(d) is d > 0), by evading the type.
+MASK_NUMBER_AT_ZERO = '''
+def causal_mask(T):
+    d = torch.arange(T).unsqueeze(0) - torch.arange(T).unsqueeze(1)
+    return torch.heaviside(d.to(torch.float32), 0.0) > 0
+'''
+
+
+def test_a_number_given_where_torch_takes_a_tensor_is_named_with_its_tensor(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", MASK_NUMBER_AT_ZERO, "causal_mask")
+    assert found and all("`torch.tensor(0.0)` for `0.0`" in h and "`0.0` is a plain Python number" in h for h in found)
+
+
+def test_a_function_swapped_only_to_evade_the_numbers_type_is_not_said(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", MASK_NUMBER_AT_ZERO, "causal_mask")
+    assert found and not any("relu" in h for h in found)
+
+
+# the scale as an entrywise function of torch given the head size, a Python int
+SCALE_OF_AN_INT = '''
+def attention_weights(x, query, key):
+    q, k = query(x), key(x)
+    s = (q @ k.T) * torch.reciprocal(torch.sqrt(k.shape[-1]))
+    s = s.masked_fill(causal_mask(x.shape[0]), float("-inf"))
+    return torch.softmax(s, dim=-1)
+'''
+
+
+def test_an_int_handed_to_an_entrywise_function_is_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", SCALE_OF_AN_INT, "attention_weights")
+    assert found and all("torch.tensor(" in h and "takes a tensor there" in h for h in found)
+
+
+def test_only_entrywise_functions_a_tensor_also_has_are_called_to_find_out():
+    assert _entrywise("torch.rsqrt") and _entrywise("torch.special.expit")
+    assert not _entrywise("torch.sum")  # keeps no shape
+    state = torch.get_rng_state()
+    assert not _entrywise("torch.manual_seed")  # no tensor method: never called, so the seed stays
+    assert torch.get_rng_state().equal(state)
+
+
+def test_numbers_of_a_call_that_makes_a_tensor_from_numbers_are_not_tried():
+    source = "def f(x, T):\n    return torch.full((T, T), 0.0) + torch.arange(0, T) + torch.clamp(x, 0.5)\n"
+    assert _said(number_mends, source) == ["`torch.tensor(0.5)` for `0.5`"]
+
+
+# addmm's second matrix taken as transposed, as F.linear takes its weight
+SCORES_UNTRANSPOSED = '''
+def attention_weights(x, query, key):
+    q, k = query(x), key(x)
+    s = torch.matmul(q, k) / math.sqrt(k.shape[-1])
+    s = s.masked_fill(causal_mask(x.shape[0]), float("-inf"))
+    return torch.softmax(s, dim=-1)
+'''
+
+
+def test_a_factor_left_untransposed_in_a_matrix_product_is_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", SCORES_UNTRANSPOSED, "attention_weights")
+    assert found and all("`k.transpose(-2, -1)` for `k`" in h and "as it is" in h for h in found)
+
+
+def test_a_factor_that_is_a_transpose_already_is_not_transposed_again():
+    source = "def f(a, b, c):\n    return torch.matmul(a, b.T) + torch.addmm(c, a.t(), b) + a @ b\n"
+    assert sorted(_said(layout_mends, source)) == ["`a.transpose(-2, -1)` for `a`", "`b.transpose(-2, -1)` for `b`"]
+
+
+# the old values written with `...` taken to mean 'every axis up to time'
+VALUES_AFTER_ELLIPSIS = '''
+def append_to_cache(cache, k_new, v_new):
+    keys, values = cache
+    T, n = keys.shape[2], k_new.shape[2]
+    out_v = values.new_zeros(values.shape[0], values.shape[1], T + n, values.shape[3])
+    out_v[..., :T] = values
+    out_v[..., T:, :] = v_new
+    return torch.cat([keys, k_new], dim=2), out_v
+'''
+
+
+def test_a_cut_after_an_ellipsis_that_belonged_on_an_earlier_axis_is_named():
+    source = "def f(x, T):\n    x[..., :T] = 0\n    return x\n"
+    assert _said(layout_mends, source)[-3:] == ["`x[:, :T]` for `x[..., :T]`", "`x[:, :, :T]` for `x[..., :T]`",
+                                                "`x[:, :, :, :T]` for `x[..., :T]`"]
+
+
+def test_an_ellipsis_written_into_by_its_cut_on_the_last_axis_is_named_in_a_hint(tmp_path):
+    found = failed_hints(tmp_path, "lab-08-kv-cache.py", VALUES_AFTER_ELLIPSIS, "append_to_cache")
+    assert found and any("`...` in `[..., :T]` stands for every axis before the cuts after it" in h for h in found)
+
+
+# a running product of ones for the positions: every position is 0
+POSITIONS_BY_PRODUCT = '''
+def embed(tokens, token_embedding, position_embedding):
+    places = torch.cumprod(torch.ones(tokens.shape[-1], dtype=torch.long), 0) - 1
+    return token_embedding(tokens) + position_embedding(places)
+'''
+
+
+def test_a_running_product_for_a_running_total_is_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-06-transformer.py", POSITIONS_BY_PRODUCT, "embed")
+    assert found and all("with `cumsum(...)` for `cumprod(...)`" in h and "cumsum ADDS" in h for h in found)
+
+
+# the causal bias as xlog1py(hidden, 0): log(1 + 0) is 0, so no future is hidden
+BIAS_BY_XLOG1PY = '''
+def attention_weights(x, query, key):
+    q, k = query(x), key(x)
+    hidden = causal_mask(x.shape[0]).double()
+    s = q @ k.T / k.shape[-1] ** 0.5 + torch.special.xlog1py(hidden, torch.zeros((), dtype=torch.float64)).float()
+    return s.softmax(-1)
+'''
+
+
+def test_xlog1py_for_xlogy_is_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", BIAS_BY_XLOG1PY, "attention_weights")
+    assert found and all("with `xlogy(...)` for `xlog1py(...)`" in h for h in found)
+
+
+# the row sums as a product with a 1-D vector of ones: the axis is dropped
+ROW_SUMS_BY_VECTOR = '''
+def softmax(scores):
+    e = (scores - scores.amax(-1, keepdim=True)).exp()
+    return e / torch.matmul(e, torch.ones(e.shape[-1]))
+'''
+
+
+def test_a_product_with_a_vector_of_ones_for_row_sums_is_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", ROW_SUMS_BY_VECTOR, "softmax")
+    assert found and all("`torch.ones(e.shape[-1], 1)` for `torch.ones(e.shape[-1])`" in h for h in found)
+
+
+def test_a_vector_given_as_a_tuple_of_sizes_or_on_the_left_is_not_made_a_column():
+    source = "def f(e, n):\n    return torch.ones(n) @ e + e @ torch.ones((n,)) + e @ torch.zeros(n)\n"
+    assert _said(operand_mends, source) == ["`torch.zeros(n, 1)` for `torch.zeros(n)`"]
+
+
+# one-hot rows as 1 - sign of the distance to each column, the abs left out
+ONE_HOT_BY_SIGN = '''
+def one_hot_lookup(ids, weight):
+    cols = torch.arange(weight.shape[0])
+    return (1 - torch.sign(cols - ids[:, None])).to(weight.dtype) @ weight
+'''
+
+
+def test_a_sign_taken_for_whether_a_value_is_zero_is_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", ONE_HOT_BY_SIGN, "one_hot_lookup")
+    assert found and all("with `torch.sign(...).abs()` for `torch.sign(...)`" in h for h in found)
