@@ -171,3 +171,17 @@ def one_hot_lookup(ids, weight):
 def test_a_sign_taken_for_whether_a_value_is_zero_is_named(tmp_path):
     found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", ONE_HOT_BY_SIGN, "one_hot_lookup")
     assert found and all("with `torch.sign(...).abs()` for `torch.sign(...)`" in h for h in found)
+
+
+# each cell's count as the place of the next cell in the sorted codes: a running count
+COUNTS_BY_SEARCH = '''
+def bigram_counts(ids, vocab_size):
+    codes = torch.sort(ids[1:] + ids[:-1] * vocab_size).values
+    edges = torch.arange(1, vocab_size * vocab_size + 1)
+    return torch.searchsorted(codes, edges).float().reshape(vocab_size, vocab_size)
+'''
+
+
+def test_searchsorted_is_said_to_give_a_running_count(tmp_path):
+    found = failed_hints(tmp_path, "lab-03-bigram.py", COUNTS_BY_SEARCH, "bigram_counts")
+    assert found and all("`searchsorted`, which the reference does not call" in h and "a running count" in h for h in found)

@@ -56,12 +56,14 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     reading_mends.py  mends of an operator, a number or a call read by another convention (`//` for `%`, degrees, a norm)
     bracket_mends.py  mends of where a call's bracket closes (`f(x) + s` for `f(x + s)`, and back; bracket_edits.py edits)
     argument_mends.py  a name from outside a function read where its unread argument belongs (`PROBE_PERIOD` for `period`)
+    number_mends.py   a plain number where a torch function takes a tensor (`heaviside(d, 0.0)`)
     own_mends.py      the families of learner-only mends that have their own words, in one list
     agreeing_mends.py  of several mends of one line, those that leave the function's state nearest the reference's
     returned_steps.py  a name returned one step early (`e`, where `w` was made from it), said as that
     loop_passes.py    a loop's passes per entry: a mend that cuts a loop of several passes to one is dropped
     mend_edits.py     how a change tried on a learner's code only is made to the syntax tree
     call_words.py     what a call on a quoted line does, when the reference never makes it (`cumsum` is running)
+    call_meanings.py  the words of what each such call does, one dict
     call_pitfalls.py  calls that read otherwise: `split(1)` pieces joined, `int()` of a float, `.grad` of a copied argument
     dropped_pitfalls.py  values computed and dropped: `x.masked_fill(...)` or `dq.narrow(...).add(...)` alone on a line
     reading_pitfalls.py  arguments that mean something else than they seem (`std_mean(x, -1, True)`, `transpose(-1, -1)`)

@@ -38,7 +38,8 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from attention_by_hand.lab.call_words import CALLS, LAYOUT_CALLS
+from attention_by_hand.lab.call_meanings import CALLS
+from attention_by_hand.lab.call_words import LAYOUT_CALLS
 from attention_by_hand.lab.code_layout import call_name, statement_lines
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import Change, quote
