@@ -185,3 +185,30 @@ def bigram_counts(ids, vocab_size):
 def test_searchsorted_is_said_to_give_a_running_count(tmp_path):
     found = failed_hints(tmp_path, "lab-03-bigram.py", COUNTS_BY_SEARCH, "bigram_counts")
     assert found and all("`searchsorted`, which the reference does not call" in h and "a running count" in h for h in found)
+
+
+# NumPy's flat index of (row, column) pairs, asked of torch
+COUNTS_BY_RAVEL = '''
+def bigram_counts(ids, vocab_size):
+    flat = torch.ravel_multi_index(torch.stack([ids[:-1], ids[1:]]), (vocab_size, vocab_size))
+    return torch.bincount(flat, minlength=vocab_size ** 2).float().view(vocab_size, vocab_size)
+'''
+
+
+def test_numpys_ravel_multi_index_is_said_with_the_flat_index_written_out(tmp_path):
+    found = failed_hints(tmp_path, "lab-03-bigram.py", COUNTS_BY_RAVEL, "bigram_counts")
+    assert found and all("NumPy's `np.ravel_multi_index`" in h and "`i * n + j`" in h for h in found)
+
+
+def test_an_axis_named_by_a_string_is_said_to_be_numbered_in_torch():
+    from attention_by_hand.lab.error_words import error_words
+
+    x = torch.ones(2, 3)
+    messages = []
+    for call in (lambda: x.mean(axis="columns"), lambda: torch.softmax(x, dim="rows"), lambda: x.amax(dim="rows")):
+        try:
+            call()
+        except TypeError as error:
+            messages.append(str(error))
+    assert len(messages) == 3 and all("torch numbers its axes" in error_words(m) for m in messages)
+    assert error_words("sum(): argument 'keepdim' (position 2) must be bool, not str") == ""  # a flag, not an axis

@@ -47,6 +47,8 @@ _NAMES = {
     "segment_sum": ("JAX's `jax.ops.segment_sum` and TensorFlow's `tf.math.segment_sum`",
                     "`torch.zeros(n).index_add_(0, segment_ids, values)`, or `scatter_add_`"),
     "units": ("Keras' `Dense(units)`", "a Linear's `out_features` (its input's size is `in_features`)"),
+    "ravel_multi_index": ("NumPy's `np.ravel_multi_index`", "the flat index written out: `i * n + j` in an (m, n) "
+                          "table, row by row"),
 }
 
 # a name of NumPy's or TensorFlow's own module, asked of torch itself (`torch.nn.identity` means nn.Identity)
