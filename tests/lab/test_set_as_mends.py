@@ -1,7 +1,8 @@
 """Mistakes of the kinds the retired set AS held, each written here another way than set AS's file:
 a number where torch takes a tensor, a matrix product's factor left untransposed, `...` read as
 'up to this axis', a running product for a running total, `xlog1py` for `xlogy`, a 1-D vector of
-ones for a column, and a sign taken for whether a value is 0."""
+ones for a column, a sign taken for whether a value is 0, `searchsorted` for a count, NumPy's
+`ravel_multi_index`, an axis named by a string, Keras' pooling padding, and heaviside given two dtypes."""
 
 from __future__ import annotations
 
@@ -212,3 +213,26 @@ def test_an_axis_named_by_a_string_is_said_to_be_numbered_in_torch():
             messages.append(str(error))
     assert len(messages) == 3 and all("torch numbers its axes" in error_words(m) for m in messages)
     assert error_words("sum(): argument 'keepdim' (position 2) must be bool, not str") == ""  # a flag, not an axis
+
+
+def test_a_pooling_padding_given_as_kerass_string_is_said_to_be_a_number():
+    from attention_by_hand.lab.error_words import error_words
+
+    try:
+        torch.nn.functional.avg_pool1d(torch.ones(1, 1, 4), 2, 1, "same")
+    except TypeError as error:
+        message = str(error)
+    assert "`'valid'` is `padding=0`" in error_words(message)
+
+
+# heaviside's value at zero made float32 while the inputs are float64 in one check
+GRADIENT_MASK_OF_ANOTHER_DTYPE = '''
+def causal_mask(T):
+    ahead = torch.arange(T)[None, :] - torch.arange(T)[:, None]
+    return torch.heaviside(ahead.double(), torch.zeros((), dtype=torch.float32)).bool()
+'''
+
+
+def test_two_dtypes_given_to_heaviside_are_said_to_differ(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", GRADIENT_MASK_OF_ANOTHER_DTYPE, "causal_mask")
+    assert found and all("takes its tensors in ONE dtype" in h for h in found)

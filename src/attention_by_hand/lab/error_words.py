@@ -103,6 +103,8 @@ _NO_AXIS = re.compile(r"(\w+)\(\) missing 1 required positional arguments?: \"di
 _INDEX_NUMBER = re.compile(r"(\w+?)_?\(\): argument 'index' \(position \d\) must be Tensor, not int")
 # an axis named by a string (pandas' `axis='columns'`): "got (dim=str, )", "argument 'dim' must be int, not str"
 _AXIS_STRING = re.compile(r"got \([^)]*\b(?:dim|axis)=str\b|argument '(?:dim|axis)' (?:\(position \d\) )?must be (?:int|tuple of ints), not str")
+# TensorFlow's and Keras' pooling padding, `padding='valid'`, given to torch's (a number of places each side)
+_PADDING_STRING = re.compile(r"argument 'padding' (?:\(position \d\) )?must be tuple of ints, not str")
 _ONE_VALUE = re.compile(r"(\w+?)_? only supports a 0-dimensional value tensor")
 _ALONG_ROWS = ("softmax", "log_softmax", "cumsum", "cumprod", "logcumsumexp")  # each row's own: dim=-1
 # index_add_ and its kin: the source's sizes against those of the tensor it is written into
@@ -198,6 +200,9 @@ def error_words(message: str) -> str:
     if _AXIS_STRING.search(message):
         return (" (an axis given as a string: torch numbers its axes, `dim=1`, or `dim=-1` for the last; pandas' "
                 "`axis='columns'` is axis 1 and `axis='index'` axis 0)")
+    if _PADDING_STRING.search(message):
+        return (" (torch's pooling takes `padding` as a number of places added on each side, not TensorFlow's and "
+                "Keras' `'valid'` or `'same'`: `'valid'` is `padding=0`)")
     one_value = _ONE_VALUE.search(message)
     if one_value:  # masked_fill, index_fill: one value for every cell they fill
         return (f" (`{one_value.group(1)}` puts ONE value in every cell it fills: a number, or a tensor of no axes "

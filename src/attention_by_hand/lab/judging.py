@@ -459,6 +459,8 @@ def _dtype_words(message: str) -> str:
         return " (a tensor used as an index must hold integers or bools, not floats: convert with .long())"
     if "target dtype" in low:
         return " (the targets must be integer class ids (int64): convert with .long())"
+    if "for tensors with different dtypes" in low:  # heaviside's values of another dtype than its input
+        return " (this call takes its tensors in ONE dtype, and they differ: make the other as the first is, `.to(x.dtype)`)"
     words = set(re.findall(r"[a-z]+\d*", low.replace("tensor", " tensor")))  # torch.FloatTensor: float
     if "can't be cast" in low and words & _INTEGER and words & _FLOAT:
         return (" (a float result that an integer tensor was to hold: an in-place step on an integer tensor, or an "
