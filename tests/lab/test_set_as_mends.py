@@ -62,14 +62,38 @@ def test_an_int_handed_to_an_entrywise_function_is_named(tmp_path):
 def test_only_entrywise_functions_a_tensor_also_has_are_called_to_find_out():
     assert _entrywise("torch.rsqrt") and _entrywise("torch.special.expit")
     assert not _entrywise("torch.sum")  # keeps no shape
+    assert not _entrywise("torch.manual_seed")  # no tensor method: never called
+
+
+def test_finding_out_whether_a_function_is_entrywise_draws_no_random_number():
+    _entrywise.cache_clear()
     state = torch.get_rng_state()
-    assert not _entrywise("torch.manual_seed")  # no tensor method: never called, so the seed stays
+    _entrywise("torch.bernoulli")  # called on ones: it draws from the generator, forked
     assert torch.get_rng_state().equal(state)
 
 
 def test_numbers_of_a_call_that_makes_a_tensor_from_numbers_are_not_tried():
     source = "def f(x, T):\n    return torch.full((T, T), 0.0) + torch.arange(0, T) + torch.clamp(x, 0.5)\n"
     assert _said(number_mends, source) == ["`torch.tensor(0.5)` for `0.5`"]
+
+
+def test_the_axis_of_max_and_min_is_not_made_a_tensor():
+    source = "def f(x):\n    return torch.max(x, 0).values + torch.min(x, 1, True).values\n"
+    assert _said(number_mends, source) == ["`torch.tensor(True)` for `True`"] or _said(number_mends, source) == []
+
+
+# `torch.min(d, 0)` reduces along axis 0 where the entrywise minimum with 0 was meant; made
+# `torch.tensor(0)`, it would compare entry by entry and mend, but no number was refused
+CAP_BY_REDUCTION = '''
+def causal_mask(T):
+    d = torch.arange(T)[None, :] - torch.arange(T)[:, None]
+    return torch.max(d, 0) > 0
+'''
+
+
+def test_a_number_mend_is_kept_only_where_torch_refused_a_number(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", CAP_BY_REDUCTION, "causal_mask")
+    assert found and not any("torch.tensor(0)" in h or "plain Python number" in h for h in found)
 
 
 # addmm's second matrix taken as transposed, as F.linear takes its weight
@@ -92,6 +116,12 @@ def test_a_factor_that_is_a_transpose_already_is_not_transposed_again():
     assert sorted(_said(layout_mends, source)) == ["`a.transpose(-2, -1)` for `a`", "`b.transpose(-2, -1)` for `b`"]
 
 
+def test_the_factors_of_a_method_and_of_a_namespaced_function_are_found():
+    source = "def f(a, b, c):\n    return a.matmul(b) + c.addmm(a, b) + torch.linalg.matmul(c, a)\n"
+    said = sorted(s for s in _said(layout_mends, source) if "transpose(-2, -1)" in s)  # q.matmul(k): k; b.addmm(q, k): q and k
+    assert said == ["`a.transpose(-2, -1)` for `a`"] * 2 + ["`b.transpose(-2, -1)` for `b`"] * 2 + ["`c.transpose(-2, -1)` for `c`"]
+
+
 # the old values written with `...` taken to mean 'every axis up to time'
 VALUES_AFTER_ELLIPSIS = '''
 def append_to_cache(cache, k_new, v_new):
@@ -105,14 +135,15 @@ def append_to_cache(cache, k_new, v_new):
 
 
 def test_a_cut_after_an_ellipsis_that_belonged_on_an_earlier_axis_is_named():
-    source = "def f(x, T):\n    x[..., :T] = 0\n    return x\n"
-    assert _said(layout_mends, source)[-3:] == ["`x[:, :T]` for `x[..., :T]`", "`x[:, :, :T]` for `x[..., :T]`",
-                                                "`x[:, :, :, :T]` for `x[..., :T]`"]
+    source = "def f(x, T):\n    x[..., :T] = 0\n    return x[..., None] + x[..., 0] + x[..., :T, :]\n"
+    fdef = ast.parse(source).body[0]
+    said = [c.said for c in layout_mends(fdef, _index(fdef)) if c.op == "ellipsis_as_axes"]  # not after `None`, `0`, `:`
+    assert said == ["`x[:, :T]` for `x[..., :T]`", "`x[:, :, :T]` for `x[..., :T]`", "`x[:, :, :, :T]` for `x[..., :T]`"]
 
 
 def test_an_ellipsis_written_into_by_its_cut_on_the_last_axis_is_named_in_a_hint(tmp_path):
     found = failed_hints(tmp_path, "lab-08-kv-cache.py", VALUES_AFTER_ELLIPSIS, "append_to_cache")
-    assert found and any("`...` in `[..., :T]` stands for every axis before the cuts after it" in h for h in found)
+    assert found and all("`...` in `[..., :T]` stands for every axis before the cuts after it" in h for h in found)
 
 
 # a running product of ones for the positions: every position is 0
@@ -236,3 +267,24 @@ def causal_mask(T):
 def test_two_dtypes_given_to_heaviside_are_said_to_differ(tmp_path):
     found = failed_hints(tmp_path, "lab-04-attention.py", GRADIENT_MASK_OF_ANOTHER_DTYPE, "causal_mask")
     assert found and all("takes its tensors in ONE dtype" in h for h in found)
+
+
+def test_numpys_sign_is_quoted_as_written():
+    from attention_by_hand.lab.reading_mends import reading_mends
+
+    source = "def f(d):\n    return 1 - np.sign(d) + d.sign()\n"
+    assert sorted(s for s in _said(reading_mends, source) if "abs" in s) == ["`.sign().abs()` for `.sign()`",
+                                                                             "`np.sign(...).abs()` for `np.sign(...)`"]
+
+
+# the one-hot rows hold a half where the id's column should hold 1
+HALF_HOT = '''
+def one_hot_lookup(ids, weight):
+    hot = torch.where(ids[:, None] == torch.arange(weight.shape[0]), 0.5, 0.0)
+    return hot @ weight
+'''
+
+
+def test_a_half_where_a_whole_was_meant_is_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", HALF_HOT, "one_hot_lookup")
+    assert found and all("`1.0` for `0.5`" in h for h in found)

@@ -21,7 +21,8 @@
 - `ellipsis_as_axes`: `new_keys[..., :T] = keys` on a (B, heads, time, head_size) cache, meant as
   the first T places of the time axis. `...` stands for every axis before the cuts that follow it,
   so `:T` falls on the LAST axis, head_size. The mend puts one, two or three `:` in place of an
-  index's leading `...` (the cuts then fall on the axes counted from the front), read or written.
+  index's leading `...` (the cuts then fall on the axes counted from the front), read or written,
+  where only cuts follow the `...` (not a whole `:`, which places them from the end on purpose).
 - `factor_transposed`: `torch.addmm(bias, q, k)`, taken to transpose its second matrix as `F.linear`
   does its weight, or `torch.matmul(q, k)` for the scores. A matrix product multiplies its factors as given, each
   row of the first with each COLUMN of the second; pairing each query with each key (row with row)
@@ -40,7 +41,7 @@ import dataclasses
 
 from attention_by_hand.lab.call_meanings import CALLS
 from attention_by_hand.lab.call_words import LAYOUT_CALLS
-from attention_by_hand.lab.code_layout import call_name, statement_lines
+from attention_by_hand.lab.code_layout import call_name, function_form, statement_lines
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import Change, quote
 
@@ -106,8 +107,7 @@ def _factors(node: ast.AST) -> list:
     that is a transpose already; [] for another node (an `@`'s sides are transposed as the
     reference's changes are, mutant_arithmetic.py)."""
     if isinstance(node, ast.Call) and call_name(node) in _PRODUCTS:
-        method = isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "torch")
-        first = _PRODUCTS[call_name(node)] - method  # a method's owner is its first factor (or its added input)
+        first = _PRODUCTS[call_name(node)] - (not function_form(node))  # a method's owner is its first factor (or its added input)
         places = {i: node.args[i] for i in range(max(first, 0), first + 2) if i < len(node.args)}
     else:
         return []
@@ -117,14 +117,11 @@ def _factors(node: ast.AST) -> list:
 
 
 def _after_ellipsis(index: ast.expr) -> bool:
-    """An index that starts with `...` and cuts after it, with no other `...`: `[..., :T]`."""
+    """An index that starts with `...` followed by cuts alone (no `:`, no `None`, int or tensor, which
+    add, pick or gather where the words speak of cuts): `[..., :T]`."""
     return (isinstance(index, ast.Tuple) and len(index.elts) > 1 and isinstance(index.elts[0], ast.Constant)
             and index.elts[0].value is Ellipsis and not any(isinstance(e, ast.Constant) and e.value is Ellipsis for e in index.elts[1:])
-            and not any(_whole(e) for e in index.elts[1:]))  # `[..., i:j, :]` counts from the end on purpose
-
-
-def _factor(node: ast.AST, place) -> ast.expr:
-    return node.args[place]
+            and all(isinstance(e, ast.Slice) and not _whole(e) for e in index.elts[1:]))  # cuts only; `[..., i:j, :]` counts from the end on purpose
 
 
 def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -148,7 +145,7 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             add(node, "ellipsis_as_axes", index_text, "index")
         for place in _factors(node):
             change = Change(fdef.name, index[id(node)], "factor_transposed", place, "transpose", "", lines[id(node)])
-            factor = quote(_factor(node, place))
+            factor = quote(node.args[place])
             found.append(dataclasses.replace(change, said=f"`{factor}.transpose(-2, -1)` for `{factor}`"))
     return found
 
@@ -167,7 +164,7 @@ def layout_words(node: ast.AST, change: Change) -> str | None:
         return (f"`...` in `{_index_text(node)}` stands for every axis before the cuts after it, so they fall on the LAST "
                 f"axes, counted from the end; `[{change.arg}]` puts them after whole axes counted from the front")
     if change.op == "factor_transposed" and change.arg in _factors(node):
-        factor = _factor(node, change.arg)
+        factor = node.args[change.arg]
         # a layout call the factor ends with, taken for a transpose (`k.conj()`, MATLAB's `k'`): what it does
         last = call_name(factor) if isinstance(factor, ast.Call) and call_name(factor) in LAYOUT_CALLS else None
         return (f"`{quote(factor)}` goes into the matrix product `{call_name(node)}` as it is: a matrix product "

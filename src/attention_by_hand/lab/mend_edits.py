@@ -15,7 +15,8 @@ moved to the other factor, a comparison's first side given an axis (`unsqueeze(-
 axis walked or unpacked, a built-in `sum` made torch's; and a slice moved to the last axis with `...`
 before it (range_mends.py); and `//` and `%` exchanged, an angle put in radians, a norm squared, a `:=`
 given the whole sum (reading_mends.py); and an index's `None` moved, a transpose put before a reshape
-(layout_mends.py), a matrix product's factor transposed; and a number made a tensor (number_mends.py).
+(layout_mends.py), a leading `...` made whole axes, a matrix product's factor transposed; a vector of ones made a
+column (operand_mends.py); a sign's size taken (reading_mends.py); and a number made a tensor (number_mends.py).
 Each takes the node the change names and returns the node that takes its place.
 
 Left out: which changes are tried (mend_changes.py, habit_mends.py) and their words (mend_words.py).

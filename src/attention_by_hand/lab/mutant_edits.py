@@ -95,7 +95,7 @@ NEIGHBOUR_WORDS = {
     **dict.fromkeys((("cumsum", "cumprod"), ("cumprod", "cumsum")),
                     " (cumsum ADDS the entries up to each place, a running total; cumprod MULTIPLIES them)"),
     **dict.fromkeys((("xlogy", "xlog1py"), ("xlog1py", "xlogy")),
-                    " (xlogy(x, y) is x * log(y); xlog1py(x, y) is x * log(1 + y), 0 where y is 0)"),
+                    " (xlogy(x, y) is x * log(y); xlog1py(x, y) is x * log(1 + y), so 0 at y = 0; both are 0 where x is 0)"),
     ("relu", "heaviside"): " (heaviside is a STEP, 1 for every d > 0 however large; relu, max(d, 0), grows with d)",
     ("sqrt", "isqrt"): " (math.isqrt is the INTEGER square root, rounded down: isqrt(8) is 2, not 2.83)",
     **dict.fromkeys((("zeros_like", "empty_like"), ("zeros", "empty"), ("new_zeros", "new_empty")),

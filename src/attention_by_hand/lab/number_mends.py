@@ -2,18 +2,21 @@
 
 `torch.heaviside(ahead, 0.0)`, written as NumPy's `np.heaviside(x, 0.5)` takes its value at zero,
 or `torch.rsqrt(head_size)`, written as `math.sqrt(n)` or JAX's `lax.rsqrt` take a number: torch's
-functions of tensors raise ("argument 'values' (position 2) must be Tensor, not float"). The mend
-(`number_tensor`) makes the number a tensor, `torch.tensor(0.0)`.
+functions of tensors raise a TypeError ("argument 'values' (position 2) must be Tensor, not
+float"). The mend (`number_tensor`) makes the number a tensor, `torch.tensor(0.0)`.
 
 Tried on every number written as an argument of a torch function (`torch.f(...)`,
 `torch.special.f(...)`) whose first argument is neither a number nor a tuple or list (so not
 `torch.full((T, T), 0.0)` or `torch.arange(0, T)`, which make a tensor from numbers), and on the
 first argument of an entrywise function (`torch.rsqrt(n)`: one of torch's functions that a tensor
-also has as a method and that keeps its input's shape, or one of `torch.special`'s).
-A number made a 0-d tensor gives the same values wherever the function took it, so this mends only
-where the number raised; repair.py keeps a mend only where it gives the reference's output on
-every input the check tried, and drops a call swapped for another on the same line, which only
-evades the argument's type (`relu(ahead)` for `heaviside(ahead, 0.0)`).
+also has as a method and that keeps its input's shape, or one of `torch.special`'s). Not on the
+second argument of `max` and `min`: a number there is an axis (`torch.max(x, 0)` reduces), a
+tensor another operand (`torch.max(x, y)` compares entry by entry), both run.
+repair.py keeps a mend only where it gives the reference's output on every input the check
+tried, and keeps this one only where the learner's function raised torch's TypeError of a
+number given for a tensor (`numbers_refused`): a number made a 0-d tensor then mends the call that
+refused it. It drops a swap of the called function of that very call (`relu(ahead)` for
+`heaviside(ahead, 0.0)`), which only evades the argument's type (`evading`).
 """
 
 from __future__ import annotations
@@ -21,15 +24,19 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
+import re
 import warnings
 
 import torch
 
 from attention_by_hand.lab.mutant_edits import Change, quote
 
-__all__ = ["NUMBER_OPS", "evading", "number_mends", "number_words"]
+__all__ = ["NUMBER_OPS", "evading", "number_mends", "number_words", "numbers_refused"]
 
 NUMBER_OPS = ("number_tensor",)
+_AXIS_OR_OPERAND = ("max", "min")  # a number second is an axis, a tensor another operand
+# torch's TypeError of a plain number where a tensor belongs (the one error this mend can mend)
+_REFUSED = re.compile(r"must be Tensor, not (int|float|bool)\b")
 
 
 def _torch_function(call: ast.Call) -> str | None:
@@ -57,7 +64,8 @@ def _entrywise(name: str) -> bool:
             module is torch.special or hasattr(torch.Tensor, short)):
         return False
     try:
-        with warnings.catch_warnings(), torch.no_grad():
+        # fork_rng: a seeded function (`bernoulli`) draws from the global generator, which stays as it was
+        with warnings.catch_warnings(), torch.no_grad(), torch.random.fork_rng(devices=[]):
             warnings.simplefilter("ignore")
             return all(getattr(function(torch.ones(shape)), "shape", None) == shape for shape in ((3,), ()))
     except Exception:  # noqa: BLE001 - a function that takes more than one tensor is not entrywise
@@ -72,7 +80,8 @@ def number_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if name is None or not call.args or isinstance(call.args[0], ast.Starred):
             continue
         first = call.args[0]
-        numbers = [a for a in (*call.args[1:], *(k.value for k in call.keywords)) if _number(a)]
+        later = call.args[2:] if name.split(".")[-1] in _AXIS_OR_OPERAND else call.args[1:]
+        numbers = [a for a in (*later, *(k.value for k in call.keywords)) if _number(a)]
         if _number(first) or isinstance(first, (ast.Tuple, ast.List)):
             numbers = []  # a function that makes a tensor from numbers (`arange(0, T)`, `full((T, T), 0.0)`)
         if _entrywise(name) and not isinstance(first, (ast.Tuple, ast.List)):
@@ -91,6 +100,11 @@ def number_words(node: ast.AST, change: Change) -> str | None:
     kind = "a plain Python number" if _number(node) else "no tensor here (a plain Python value)"
     return (f"`{change.arg}` takes a tensor there, and `{given}` is {kind} (NumPy's and math's functions take "
             "numbers; torch's functions of tensors do not)")
+
+
+def numbers_refused(got: list) -> bool:
+    """Whether any of the learner's outputs is torch's TypeError of a number given for a tensor."""
+    return any(getattr(g, "kind", "") == "TypeError" and _REFUSED.search(getattr(g, "message", "")) for g in got)
 
 
 def evading(mends: list[Change], nodes: dict[str, list[ast.AST]]) -> list[Change]:

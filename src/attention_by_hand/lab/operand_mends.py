@@ -42,8 +42,7 @@
   ones, as NumPy's `e @ np.ones(n)` is. A matrix times a 1-D vector drops that axis: the sums have
   shape (rows,), and dividing lines them up with the COLUMNS. The mend makes the vector a column,
   `torch.ones(n, 1)`, so the product keeps it, (rows, 1). Tried at the right factor of every `@`,
-  `mm`, `bmm` and `matmul` that is a call of `zeros`, `ones`, `empty`, `rand` or `randn` given
-  one size.
+  `mm`, `bmm` and `matmul` that is a call of `ones` or `zeros` given one size.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: a dict built by `dict(...)` or a comprehension, and a product of more than two factors
@@ -62,7 +61,7 @@ from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quo
 __all__ = ["OPERAND_OPS", "operand_mends", "operand_words"]
 
 OPERAND_OPS = ("items", "other_factor", "outer", "walk_last", "builtin_sum", "unpack_axis", "row_side", "vector_column")
-_VECTOR_MAKERS = ("zeros", "ones", "empty", "rand", "randn")  # given one size, a 1-D vector
+_VECTOR_MAKERS = ("ones", "zeros")  # given one size, a 1-D vector
 COMPARING = ("eq", "ne", "lt", "le", "gt", "ge")
 _ORDERS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)  # entry by entry; `is` and `in` compare otherwise
 

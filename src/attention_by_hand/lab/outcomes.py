@@ -136,8 +136,12 @@ def _lost_stop_asked_again(previous):
 
     def hook(unraisable):
         if unraisable.exc_type is not None and issubclass(unraisable.exc_type, _TooLong):
-            signal.setitimer(signal.ITIMER_REAL, 0.01)
-            return
+            while True:  # on a loaded machine the new timer may fire before the hook returns: arm it again
+                try:
+                    signal.setitimer(signal.ITIMER_REAL, 0.01)
+                    return
+                except _TooLong:
+                    continue
         previous(unraisable)
 
     return hook

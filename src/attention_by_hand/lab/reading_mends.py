@@ -138,7 +138,7 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         change = Change(fdef.name, index[id(node)], op, arg, kind, "", line)
         made, was = (_named_whole(node), _walrus_quoted(node)) if op == "named_whole" else (quote(mend_edit(node, change)), quote(node))
         if op == "sign_abs":  # the difference it takes can be long: the call alone is the slip
-            was = "torch.sign(...)" if function_form(node) else ".sign()"
+            was = f"{quote(node.func)}(...)" if function_form(node, ("torch", "np", "numpy")) else ".sign()"
             made = f"{was}.abs()"
         found.append(dataclasses.replace(change, said=f"`{made}` for `{was}`"))
 

@@ -72,7 +72,7 @@ from attention_by_hand.lab.mend_overlaps import REMOVALS, SIDE_REMOVALS, UNIT_SA
 from attention_by_hand.lab.mend_words import mistake_words
 from attention_by_hand.lab.mutant_edits import call_name
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
-from attention_by_hand.lab.number_mends import evading
+from attention_by_hand.lab.number_mends import evading, numbers_refused
 from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
 from attention_by_hand.lab.raised_lines import feeding_lines, raised_at
 from attention_by_hand.lab.repeated_mends import innermost_subscripts, subscript_of, twin_groups
@@ -343,6 +343,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         mends = [c for c in mends if c.function != function or c.line in lines
                  or not cuts_to_one(build(module, function, (c,)), tried, lines, before, looping, CALL_SECONDS)]
     mends = fresh_mends(module, reference, function, agreeing(module, reference, function, mends, inputs[order[0]]), span)
+    if not numbers_refused(got):  # a number made a tensor mends only a call that refused the number
+        mends = [c for c in mends if c.op != "number_tensor"]
     if any(c.op == "number_tensor" for c in mends):  # another function called only evades the number's type
         evaders = evading(mends, {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}})
         mends = [c for c in mends if c not in evaders]
