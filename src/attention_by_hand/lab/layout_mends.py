@@ -50,7 +50,7 @@ __all__ = ["LAYOUT_OPS", "layout_mends", "layout_words", "leading_wholes"]
 LAYOUT_OPS = ("axis_place", "transpose_first", "ellipsis_for", "ellipsis_as_axes", "factor_transposed")
 _REGROUPS = ("reshape",)
 _PRODUCTS = {"matmul": 0, "mm": 0, "bmm": 0, "addmm": 1, "baddbmm": 1, "addbmm": 1}  # -> where the two factors start
-_TRANSPOSES = ("t", "transpose", "permute", "mT", "T")
+_TRANSPOSES = ("t", "transpose", "permute", "mT", "T", "mH", "H", "adjoint", "swapaxes", "swapdims")
 
 
 def _whole(node: ast.AST) -> bool:

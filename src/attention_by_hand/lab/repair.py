@@ -313,6 +313,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         line = raised_at(getattr(module, function), inputs[next(i for i, g in enumerate(got) if isinstance(g, Raised))], left)
         near = feeding_lines(definition(module, function), line) if line is not None else set()
     allowed = _candidates(module, function, checked, span, [inputs[i] for i in order], near, len(wrong), {line} if near else set())
+    if not numbers_refused(got):  # a number made a tensor mends only a call that refused the number: not tried
+        allowed = [c for c in allowed if c.op != "number_tensor"]
     candidates = allowed[:MAX_CHANGES]
     for change in candidates:
         if deadline is not None and time.perf_counter() > deadline:
@@ -343,8 +345,6 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         mends = [c for c in mends if c.function != function or c.line in lines
                  or not cuts_to_one(build(module, function, (c,)), tried, lines, before, looping, CALL_SECONDS)]
     mends = fresh_mends(module, reference, function, agreeing(module, reference, function, mends, inputs[order[0]]), span)
-    if not numbers_refused(got):  # a number made a tensor mends only a call that refused the number
-        mends = [c for c in mends if c.op != "number_tensor"]
     if any(c.op == "number_tensor" for c in mends):  # another function called only evades the number's type
         evaders = evading(mends, {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}})
         mends = [c for c in mends if c not in evaders]
@@ -388,8 +388,9 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
 # learner-only changes not tried first on the span's lines (after the reference's changes there), except on
 # the line that raised: many in a function with many operations or slices, and each a reading seldom made
 # (brackets moved, one range for another, `*` for `@`); a stop written as a length is one per slice, early;
-# a number made a tensor mends only where it raised, and `...` made whole axes seldom where nothing raised
-LATE = ("regroup", "group_terms", "range_for", "matmul", "number_tensor", "ellipsis_as_axes")
+# a number made a tensor mends only where it raised, and `...` made whole axes or a factor transposed (one per
+# factor of every product call) seldom where nothing raised
+LATE = ("regroup", "group_terms", "range_for", "matmul", "number_tensor", "ellipsis_as_axes", "factor_transposed")
 
 
 def _rank(change: Change) -> int:
