@@ -64,9 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype)
-    hot[ids, torch.arange(ids.shape[0])] = 1
-    return hot @ weight
+    V = weight.shape[0]
+    hot = F.hardtanh(1 - (ids[:, None] - torch.arange(V)).abs().to(weight.dtype))
+    return torch.linalg.multi_dot([hot, weight])
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +74,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.max(dim=-1, keepdim=True)[0]
-    e = torch.exp(scores - top)
-    return e / e.sum(dim=-1)[..., None]
+    shifted = scores - scores.max(dim=-1, keepdim=True).values
+    e = shifted.exp()
+    return torch.true_divide(e, e.sum(dim=-1, keepdim=True))
 
 
 # %% [markdown]

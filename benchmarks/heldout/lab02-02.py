@@ -64,10 +64,10 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    grid = torch.arange(weight.shape[0], dtype=torch.float64)[:, None]
-    dist = torch.cdist(ids.to(torch.float64)[:, None], grid, metric="cityblock")
-    hot = (dist < 0.5).to(weight.dtype)
-    return hot @ weight
+    n, V = ids.shape[0], weight.shape[0]
+    where = torch.stack((torch.arange(n), ids))
+    hot = torch.sparse_coo_tensor(where, 1.0, (n, V))
+    return torch.sparse.mm(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -75,9 +75,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = torch.segment_reduce(scores.reshape(-1), "max", lengths=torch.full((scores.numel() // scores.shape[-1],), scores.shape[-1])).reshape(scores.shape[:-1] + (1,))
-    e = torch.exp(scores - top)
-    return e / (e.mean(dim=-1, keepdim=True) * scores.shape[-1])
+    shifted = scores - scores.sort(dim=-1).values[..., -1:]
+    return torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True))
 
 
 # %% [markdown]

@@ -64,9 +64,10 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    ones = torch.ones(ids.shape[0], 1, dtype=weight.dtype)
-    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype).scatter_add(1, ids[:, None], ones)
-    return torch.mm(hot, weight)
+    n, V = ids.shape[0], weight.shape[0]
+    where = torch.stack((torch.arange(n), ids))
+    hot = torch.sparse_coo_tensor(where, torch.ones(n, dtype=weight.dtype), (n, V))
+    return torch.sparse.mm(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,8 +75,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    gaps = (scores.unsqueeze(-2) - scores.unsqueeze(-1)).nan_to_num(0.0, float("inf"), float("-inf"))
-    return 1.0 / torch.exp(gaps).sum(dim=-1)
+    shifted = scores - scores.sort(dim=-1).values[..., -1:]
+    return torch.exp(shifted - torch.logaddexp.reduce(shifted, axis=-1, keepdims=True))
 
 
 # %% [markdown]

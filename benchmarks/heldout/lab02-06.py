@@ -64,10 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    grid = torch.arange(weight.shape[0], dtype=torch.float64)[:, None]
-    dist = torch.cdist(ids.to(torch.float64)[:, None], grid, p=1)
-    hot = (dist < 0.5).to(weight.dtype)
-    return hot @ weight
+    V = weight.shape[0]
+    hot = torch.stack([torch.bincount(i.view(1), minlength=V) for i in ids]).to(weight.dtype)
+    return hot.matmul(weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -75,9 +74,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = torch.segment_reduce(scores.reshape(-1), "max", lengths=torch.full((scores.shape[-1],), scores.numel() // scores.shape[-1])).reshape(scores.shape[:-1] + (1,))
-    e = torch.exp(scores - top)
-    return e / (e.mean(dim=-1, keepdim=True) * scores.shape[-1])
+    return F.softmin(-scores, dim=-1)
 
 
 # %% [markdown]

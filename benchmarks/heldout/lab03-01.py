@@ -67,10 +67,8 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = ids[:-1] * vocab_size + ids[1:]
-    edges = (-0.5, vocab_size * vocab_size - 0.5)
-    hist = torch.histogram(codes.to(torch.float64), bins=vocab_size, range=edges).hist
-    return hist.reshape(vocab_size, vocab_size).to(torch.float32)
+    V = vocab_size
+    return torch.bincount(ids[:-1] * V + ids[1:], minlength=V * V).view(V, V).float()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,8 +78,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = counts + smoothing
-    return c / c.sum(dim=1)[:, None]
+    return F.normalize(counts + smoothing, p=1.0, dim=1)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,10 +86,7 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    mask = torch.zeros(ids.shape[0] - 1, probs.shape[1], dtype=torch.bool)
-    mask[torch.arange(ids.shape[0] - 1), ids[1:]] = True
-    picked = probs[ids[:-1]][mask]
-    return -torch.log(picked).mean()
+    return F.nll_loss(probs.log()[ids[:-1]], ids[1:])
 
 
 # %% [markdown]

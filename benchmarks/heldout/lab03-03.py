@@ -67,10 +67,11 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = ids[:-1] * vocab_size + ids[1:]
-    edges = (-0.5, vocab_size * vocab_size - 0.5)
-    hist = torch.histogram(codes.to(torch.float64), bins=vocab_size * vocab_size, range=edges).hist
-    return hist.reshape(vocab_size, vocab_size).to(torch.float32)
+    V = vocab_size
+    pairs = torch.stack((ids[:-1], ids[1:]), dim=1)
+    cells = torch.cartesian_prod(torch.arange(V), torch.arange(V))
+    hits = (pairs[:, None, :] == cells[None, :, :]).any(dim=-1)
+    return hits.sum(dim=0).view(V, V).float()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -81,7 +82,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
     c = counts + smoothing
-    return c / c.sum(dim=1)[:, None]
+    return torch.true_divide(c, c.sum(dim=1, keepdim=True))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,10 +90,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    mask = torch.zeros(ids.shape[0] - 1, probs.shape[1])
-    mask[torch.arange(ids.shape[0] - 1), ids[1:]] = True
-    picked = probs[ids[:-1]][mask]
-    return -torch.log(picked).mean()
+    picked = [probs[a, b] for a, b in zip(ids[:-1].tolist(), ids[1:].tolist())]
+    return -torch.stack(picked).log().mean()
 
 
 # %% [markdown]

@@ -67,11 +67,11 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = (ids[:-1] * vocab_size + ids[1:]).sort().values
-    found, times = torch.unique_consecutive(codes, return_counts=True)
-    flat = torch.zeros(vocab_size * vocab_size)
-    flat[found] = times.to(flat.dtype)
-    return flat.view(vocab_size, vocab_size)
+    V = vocab_size
+    pairs = torch.stack((ids[:-1], ids[1:]), dim=1)
+    cells = torch.cartesian_prod(torch.arange(V), torch.arange(V))
+    hits = (pairs[:, None, :] == cells[None, :, :]).all(dim=-1)
+    return hits.sum(dim=0).view(V, V).float()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -81,7 +81,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return torch.softmax(torch.log(counts + smoothing), dim=1)
+    c = counts + smoothing
+    return torch.true_divide(c, c.sum(dim=1).expand_as(c))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,10 +90,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    codes = (ids[:-1] * probs.shape[1] + ids[1:]).sort().values
-    found, times = torch.unique_consecutive(codes, return_counts=True)
-    logs = torch.log(probs.reshape(-1)[found])
-    return -(times.to(logs.dtype) * logs).sum() / times.sum()
+    picked = [probs[a, b] for a, b in zip(ids[:-1].tolist(), ids[1:].tolist())]
+    return -torch.stack(picked).log().mean()
 
 
 # %% [markdown]

@@ -67,10 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    grid = torch.arange(vocab_size, dtype=torch.float64)[:, None]
-    cur = (torch.cdist(ids[:-1].to(torch.float64)[:, None], grid, p=1) < 0.5).to(torch.float64)
-    nxt = (torch.cdist(ids[1:].to(torch.float64)[:, None], grid, p=1) < 0.5).to(torch.float64)
-    return (cur.T @ nxt).float()
+    V = vocab_size
+    codes = (ids[:-1] * V + ids[1:]).sort().values
+    below = torch.bucketize(torch.arange(V * V + 1), codes)
+    return torch.diff(below).view(V, V).float()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -81,7 +81,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
     c = counts + smoothing
-    return c / (c.mean(dim=1, keepdim=True) * c.shape[1])
+    return c * c.sum(dim=1, keepdim=True).reciprocal()
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,9 +89,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    rows = probs[ids[:-1]]
-    picked = rows[:, ids[1:]].trace()
-    return -torch.log(picked).mean()
+    codes = ids[:-1] * probs.shape[1] + ids[1:]
+    return -torch.gather_nd(probs, torch.stack((ids[:-1], ids[1:]), dim=1)).log().mean()
 
 
 # %% [markdown]

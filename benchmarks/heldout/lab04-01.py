@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+    k = torch.arange(T * T).view(T, T)
+    return torch.divmod(k, T)[1] > torch.divmod(k, T)[0]
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,11 +62,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = torch.einsum("id,jd->ij", q, k) / math.sqrt(k.shape[-1])
-    w = torch.zeros_like(s)
-    for i in range(s.shape[0]):
-        w[i, : i + 1] = torch.softmax(s[i, : i + 1], dim=0)
-    return w
+    s = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1])
+    s = torch.where(causal_mask(x.shape[-2]), -math.inf, s)
+    shifted = s - s.max(dim=-1, keepdim=True).values
+    e = shifted.exp()
+    return torch.true_divide(e, e.sum(dim=-1, keepdim=True))
 
 
 def self_attention(
@@ -77,7 +78,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return torch.einsum("ij,jd->id", w, value(x)), w
+    return torch.linalg.multi_dot([w, value(x)]), w
 
 
 # %% [markdown]

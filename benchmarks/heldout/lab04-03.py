@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.signbit(torch.arange(T) - torch.arange(T)[:, None])
+    k = torch.arange(T * T).view(T, T)
+    return torch.fmod(k, T) > k.div(T, rounding_mode="floor")
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,10 +62,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = q @ k.T / math.sqrt(q.shape[-1])
-    s = s - 1e30 * causal_mask(x.shape[0])
-    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
-    return e / e.sum(dim=-1)[..., None]
+    s = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1])
+    s = torch.where(causal_mask(x.shape[-2]), s, -math.inf)
+    shifted = s - s.max(dim=-1, keepdim=True).values
+    e = shifted.exp()
+    return torch.true_divide(e, e.sum(dim=-1, keepdim=True))
 
 
 def self_attention(
@@ -76,7 +78,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return w @ value(x), w
+    return torch.linalg.multi_dot([w, value(x)]), w
 
 
 # %% [markdown]

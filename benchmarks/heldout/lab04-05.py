@@ -52,7 +52,9 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.signbit(torch.arange(T)[:, None] - torch.arange(T))
+    hide = torch.zeros(T, T, dtype=torch.bool)
+    hide[tuple(torch.triu_indices(T, T, 1))] = True
+    return hide
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,10 +63,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = q @ k.T / math.sqrt(q.shape[-1])
-    s = s - 1e-30 * causal_mask(x.shape[0])
-    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
-    return e / e.sum(dim=-1)[..., None]
+    s = q.matmul(k.t()) / math.sqrt(k.shape[-1])
+    bias = causal_mask(x.shape[0]).to(s.dtype) * torch.finfo(s.dtype).min
+    return nn.Softmax(dim=-1)(s + bias)
 
 
 def self_attention(
@@ -76,7 +77,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return w @ value(x), w
+    return (w[:, :, None] * value(x)[None, :, :]).sum(dim=1), w
 
 
 # %% [markdown]

@@ -52,8 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
-    return j > i
+    r = torch.arange(T)
+    return torch.atleast_2d(r) > torch.atleast_2d(r).T
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,10 +62,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = torch.matmul(q, k.transpose(0, 1)).div(math.sqrt(k.shape[-1]))
-    s = s + torch.log1p(-causal_mask(x.shape[0]).to(s.dtype))
-    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
-    return e / (e.mean(dim=-1, keepdim=True) * e.shape[-1])
+    s = (q @ k.movedim(-1, -2)) * q.shape[-1] ** -0.5
+    s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[causal_mask(x.shape[-2]).long()])
+    shifted = s - s.sort(dim=-1).values[..., -1:]
+    return torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True))
 
 
 def self_attention(
@@ -77,7 +77,8 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return value(x).T.matmul(w.T), w
+    out = torch.stack([torch.mv(w, column) for column in value(x).unbind(0)], dim=1)
+    return out, w
 
 
 # %% [markdown]

@@ -56,8 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    hs = t.shape[1] // n_heads
-    return torch.stack([t[:, h * hs : (h + 1) * hs] for h in range(n_heads)])
+    return t.unflatten(-1, (n_heads, -1)).swapaxes(0, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.cat(t.unbind(0), dim=-1)
+    return t.swapaxes(0, 1).flatten(end_dim=1)
 
 
 def multi_head_attention(
@@ -76,18 +75,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T, d = x.shape
-    zero = torch.zeros(d, dtype=x.dtype)
-    in_bias = torch.cat([m.bias if m.bias is not None else zero for m in (query, key, value)])
-    hidden = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
-    seq = x[:, None, :]
-    out, w = F.multi_head_attention_forward(
-        seq, seq, seq, d, n_heads,
-        torch.cat([query.weight, key.weight, value.weight]), in_bias,
-        None, None, False, 0.0, proj.weight, proj.bias,
-        training=False, need_weights=True, attn_mask=hidden, average_attn_weights=False,
-    )
-    return out[:, 0, :], w[0]
+    T = x.shape[-2]
+    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
+    s = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1])
+    grid = torch.arange(T * T).view(T, T)
+    s = torch.where(torch.fmod(grid, T) > grid.div(T, rounding_mode="floor"), -math.inf, s)
+    shifted = s - s.max(dim=-1, keepdim=True).values
+    e = shifted.exp()
+    w = torch.true_divide(e, e.sum(dim=-1, keepdim=True))
+    return proj(merge_heads(w @ v)), w
 
 
 # %% [markdown]

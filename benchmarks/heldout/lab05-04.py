@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    grid = torch.arange(t.shape[1]).view(n_heads, -1)
-    return t[:, grid].transpose(0, 1)
+    T, d = t.shape
+    return t.view(T, n_heads, d // n_heads).permute(1, 0, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,10 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    H, T, hs = t.shape
-    out = torch.zeros(T, H * hs, dtype=t.dtype)
-    out[:, torch.arange(H * hs).view(hs, H)] = t.transpose(0, 1)
-    return out
+    return t.permute(1, 0, 2).reshape(t.shape[1], -1)
 
 
 def multi_head_attention(
@@ -79,15 +76,11 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T, d = x.shape
-    hs = d // n_heads
-    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
-    s = torch.matmul(q, k.permute(0, 2, 1)).div(math.sqrt(hs))
-    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
-    s = s + torch.log1p(-(j > i).to(s.dtype))
-    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
-    w = e / (e.mean(dim=-1, keepdim=True) * e.shape[-1])
-    return proj(merge_heads(torch.matmul(w, v))), w
+    T = x.shape[0]
+    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
+    s = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(q.shape[-1])
+    w = torch.softmax(s + torch.full((T, T), float("-inf")).triu(1), dim=-1)
+    return proj(merge_heads(torch.bmm(w, v))), w
 
 
 # %% [markdown]

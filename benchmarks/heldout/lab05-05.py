@@ -56,8 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, d = t.shape
-    return t.T.reshape(n_heads, d // n_heads, T).transpose(1, 2)
+    return t.unflatten(-1, (n_heads, -1)).swapaxes(0, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    H, T, hs = t.shape
-    return t.transpose(1, 2).reshape(T, H * hs).T
+    return t.swapaxes(0, 1).flatten(start_dim=1)
 
 
 def multi_head_attention(
@@ -77,14 +75,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T, d = x.shape
-    hs = d // n_heads
-    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
-    s = q @ k.transpose(1, 2) / math.sqrt(hs)
-    s = s - 1e30 * torch.signbit(torch.arange(T)[:, None] - torch.arange(T))
-    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
-    w = e / e.sum(dim=-1)[..., None]
-    return proj(merge_heads(w @ v)), w
+    T = x.shape[-2]
+    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
+    s = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1])
+    grid = torch.arange(T * T).view(T, T)
+    s = torch.where(torch.fmod(grid, T) > grid.div(T, rounding_mode="floor"), -math.inf, s)
+    shifted = s - s.max(dim=-1, keepdim=True).values
+    e = shifted.exp()
+    w = torch.true_divide(e, e.sum(dim=-1, keepdim=True))
+    return proj.weight @ merge_heads(w @ v) + proj.bias, w
 
 
 # %% [markdown]

@@ -62,8 +62,7 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    T = tokens.shape[-1]
-    return token_embedding.weight[tokens] + position_embedding(torch.tensor(range(T)))
+    return token_embedding(tokens) + position_embedding(torch.arange(tokens.shape[-1]))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,10 +71,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    mu = x.mean(dim=-1, keepdim=True)
-    var = ((x - mu) ** 2).sum(dim=-1, keepdim=True) / x.shape[-1]
-    sd = torch.hypot(var, torch.full_like(var, eps).sqrt())
-    return bias + weight * (x - mu) / sd
+    return F.layer_norm(x, (x.shape[-1],), weight, bias, eps)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -85,8 +81,9 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    h = attn(ln1(x)).add(x)
-    return mlp(ln2(h)).add(h)
+    for norm, branch in ((ln1, attn), (ln2, mlp)):
+        x = x + branch(norm(x))
+    return x
 
 
 # %% [markdown]

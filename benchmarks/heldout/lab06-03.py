@@ -63,7 +63,7 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     model can tell "3 positions back" from "5 positions back".
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(torch.linspace(0, T - 1, T).long())
+    return F.embedding(tokens, token_embedding.weight) + position_embedding.weight.narrow(0, 0, T)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -73,9 +73,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
     mu = x.mean(dim=-1, keepdim=True)
-    c = x - mu
-    var = (c ^ 2).mean(dim=-1, keepdim=True)
-    return c * torch.exp(-0.5 * torch.log(var + eps)) * weight + bias
+    var = (x - mu).square().mean(dim=-1, keepdim=True)
+    return torch.true_divide(x - mu, (var + eps).rsqrt()) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:

@@ -62,10 +62,9 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    T = tokens.shape[-1]
-    table = token_embedding.weight
-    hot = F.one_hot(tokens, table.shape[0]).to(table.dtype)
-    return hot @ table + position_embedding(torch.arange(T))
+    rows = token_embedding(tokens)
+    where = position_embedding(torch.arange(tokens.shape[-1]))
+    return where + rows.expand_as(where)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -74,7 +73,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    return F.group_norm(x.reshape(-1, x.shape[-1]), 1, weight, bias, eps).reshape(x.shape)
+    std, mu = torch.std_mean(x, dim=-1, correction=0, keepdim=True)
+    return torch.addcdiv(bias, (x - mu) * weight, (std.square() + eps).sqrt())
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,8 +84,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    h = torch.sub(x, attn(ln1(x)), alpha=-1)
-    return torch.sub(h, mlp(ln2(h)), alpha=-1)
+    h = torch.add(x, attn(ln1(x)))
+    return torch.add(h, mlp(ln2(h)))
 
 
 # %% [markdown]

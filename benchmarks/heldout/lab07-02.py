@@ -81,11 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    col = torch.arange(d_model)
-    speed = base ** (-(col // 2 * 2).to(torch.float64) / d_model)
-    angle = torch.arange(n_positions, dtype=torch.float64)[:, None] * speed
-    odd = (col % 2).to(torch.float64)
-    return (torch.sin(angle) * (1 - odd) + torch.cos(angle) * odd).to(torch.float32)
+    col = torch.arange(d_model, dtype=torch.float64)
+    odd = torch.fmod(col, 2)
+    angle = torch.arange(n_positions, dtype=torch.float64)[:, None] * base ** ((odd - col) / d_model)
+    return torch.sin(angle + odd * math.pi / 2).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[range(x.shape[-2])]
+    return x + table.tensor_split([x.shape[-2]])[1]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,14 +108,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-torch.arange(half, dtype=torch.float64) * 2 / d)
-    angle = positions.to(torch.float64)[:, None] * theta
-    cos = torch.cat((angle.cos(), angle.cos()), dim=-1).to(x.dtype)
-    sin = torch.cat((-angle.sin(), angle.sin()), dim=-1).to(x.dtype)
-    perm = (torch.arange(d) + half) % half
-    return x * cos + x[..., perm] * sin
+    half = x.shape[-1] // 2
+    theta = base ** (-2 * torch.arange(half) / x.shape[-1])
+    angle = positions[:, None] * theta
+    cos, sin = angle.cos().repeat(1, 2), angle.sin().repeat(1, 2)
+    turned = x.roll(half, dims=-1) * torch.cat((-torch.ones(half), torch.ones(half)))
+    return x * cos + turned * sin
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -126,12 +123,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    pos = torch.tensor(range(T))
-    s = torch.matmul(rope(q, pos), rope(k, pos).mT).div(math.sqrt(q.shape[-1]))
-    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
-    s = s + torch.log1p(-(j > i).to(s.dtype))
-    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
-    return torch.matmul(e / (e.mean(dim=-1, keepdim=True) * e.shape[-1]), v)
+    where = torch.arange(T)
+    s = (rope(q, where) @ rope(k, where).movedim(-1, -2)) * q.shape[-1] ** -0.5
+    s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[(torch.atleast_2d(where) > torch.atleast_2d(where).T).long()])
+    shifted = s - s.sort(dim=-1).values[..., -1:]
+    return torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True)) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -140,8 +136,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
-    return (-slope * (i - j) * (i >= j)).to(torch.float32)
+    r = torch.arange(T)
+    return -slope * torch.tril(torch.atleast_2d(r).T - torch.atleast_2d(r)).float()
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -151,11 +147,11 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.matmul(q, k.mT).div(math.sqrt(q.shape[-1])) + alibi_bias(T, slope)
-    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
-    s = s + torch.log1p(-(j > i).to(s.dtype))
-    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
-    return torch.matmul(e / (e.mean(dim=-1, keepdim=True) * e.shape[-1]), v)
+    s = (q @ k.movedim(-1, -2)) * q.shape[-1] ** -0.5 + alibi_bias(T, slope)
+    r = torch.arange(T)
+    s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[(torch.atleast_2d(r) > torch.atleast_2d(r).T).long()])
+    shifted = s - s.sort(dim=-1).values[..., -1:]
+    return torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True)) @ v
 
 
 # %% [markdown]

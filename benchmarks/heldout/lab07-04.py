@@ -81,14 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    rows = []
-    for p in range(n_positions):
-        row = []
-        for c in range(d_model):
-            angle = p / base ** (c // 2 * 2 / d_model)
-            row.append(math.sin(angle) if c % 2 == 0 else math.cos(angle))
-        rows.append(row)
-    return torch.tensor(rows, dtype=torch.float32).reshape(n_positions, d_model)
+    col = torch.arange(d_model, dtype=torch.float64)
+    odd = torch.fmod(col, 2)
+    angle = torch.arange(n_positions, dtype=torch.float64)[:, None] * base ** ((odd - col) / d_model)
+    return torch.sin(angle + odd * math.pi / 2).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -97,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.T[:, : x.shape[-2]].T
+    return x + table.tensor_split([x.shape[-2]])[0]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -113,14 +109,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     half = x.shape[-1] // 2
-    out = x.clone()
-    for i in range(half):
-        angle = positions.to(torch.float64) * base ** (-2 * i / x.shape[-1])
-        c, s = angle.cos().to(x.dtype)[:, None], angle.sin().to(x.dtype)[:, None]
-        a, b = x[..., i : i + 1], x[..., i + half : i + half + 1]
-        out[..., i : i + 1] = a * c - b * s
-        out[..., i + half : i + half + 1] = a * s + b * c
-    return out
+    theta = base ** (-2 * torch.arange(half) / x.shape[-1])
+    angle = positions[:, None] * theta
+    cos, sin = angle.cos().repeat(1, 2), angle.sin().repeat(1, 2)
+    turned = x.roll(half, dims=-1) * torch.cat((-torch.ones(half), torch.ones(half)))
+    return x * cos + turned * sin
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -130,10 +123,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    pos = torch.arange(T)
-    s = torch.einsum("...id,...jd->...ij", rope(q, pos), rope(k, pos)) / math.sqrt(q.shape[-1])
-    e = torch.exp(s - s.amax(dim=-1, keepdim=True)) * torch.ones(T, T, dtype=s.dtype).tril()
-    return (e / e.sum(dim=-1, keepdim=True)) @ v
+    where = torch.arange(T)
+    s = (rope(q, where) @ rope(k, where).movedim(-1, -2)) * q.shape[-1] ** -0.5
+    s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[(torch.atleast_2d(where) > torch.atleast_2d(where).T).long()])
+    shifted = s - s.sort(dim=-1).values[..., -1:]
+    return torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True)) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -142,8 +136,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    rows = [[-slope * (i - j) if j <= i else 0.0 for j in range(T)] for i in range(T)]
-    return torch.tensor(rows, dtype=torch.float32).reshape(T, T)
+    r = torch.arange(T)
+    return -slope * torch.tril(torch.atleast_1d(r).T - torch.atleast_2d(r)).float()
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -153,9 +147,11 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    e = torch.exp(s - s.amax(dim=-1, keepdim=True)) * torch.ones(T, T, dtype=s.dtype).tril()
-    return (e / e.sum(dim=-1, keepdim=True)) @ v
+    s = (q @ k.movedim(-1, -2)) * q.shape[-1] ** -0.5 + alibi_bias(T, slope)
+    r = torch.arange(T)
+    s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[(torch.atleast_2d(r) > torch.atleast_2d(r).T).long()])
+    shifted = s - s.sort(dim=-1).values[..., -1:]
+    return torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True)) @ v
 
 
 # %% [markdown]

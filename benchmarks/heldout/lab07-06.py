@@ -82,10 +82,9 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
     col = torch.arange(d_model)
-    speed = base ** (-(col // 2 * 2).to(torch.float64) / d_model)
-    angle = torch.arange(n_positions, dtype=torch.float64)[:, None] * speed
-    odd = (col % 2).to(torch.float64)
-    return (torch.sin(angle) * (1 - odd) + torch.cos(angle) * odd).to(torch.float32)
+    pair = (col - col % 2).to(torch.float64)
+    angle = torch.arange(n_positions, dtype=torch.float64)[:, None] / base ** (pair / d_model)
+    return torch.where(col % 2 == 0, angle.sin(), angle.cos()).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[range(x.shape[-2])]
+    return x + table[: x.shape[-2]]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,14 +108,14 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-torch.arange(half, dtype=torch.float64) * 2 / d)
-    angle = positions.to(torch.float64)[:, None] * theta
-    cos = torch.cat((angle.cos(), angle.cos()), dim=-1).to(x.dtype)
-    sin = torch.cat((-angle.sin(), angle.sin()), dim=-1).to(x.dtype)
-    perm = (torch.arange(d) + half) % d
-    return x * cos + x[..., perm] * sin
+    half = x.shape[-1] // 2
+    theta = base ** (-2 * torch.arange(half) / x.shape[-1])
+    angle = positions[:, None] * theta
+    c, s = angle.cos(), angle.sin()
+    turn = torch.stack((torch.stack((c, -s), -1), torch.stack((s, c), -1)), -2)
+    pairs = torch.stack((x[..., :half], x[..., half:]), -1).unsqueeze(-1)
+    turned = (turn @ pairs).squeeze(-1)
+    return torch.cat((turned[..., 0], turned[..., 1]), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -125,13 +124,8 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.shape[-2]
-    pos = torch.tensor(range(T))
-    s = torch.matmul(rope(q, pos), rope(k, pos).mT).div(math.sqrt(q.shape[-1]))
-    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
-    s = s + torch.log1p(-(j > i).to(s.dtype))
-    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
-    return torch.matmul(e / (e.mean(dim=-1, keepdim=True) * e.shape[-1]), v)
+    positions = torch.arange(q.shape[-2])
+    return F.scaled_dot_product_attention(rope(q, positions), rope(k, positions), v, is_causal=True)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -140,8 +134,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
-    return (-slope * (i - j) * (i >= j)).to(torch.float32)
+    i = torch.arange(T, dtype=torch.float32).view(-1, 1)
+    j = torch.arange(T, dtype=torch.float32).view(1, -1)
+    return -slope * (i - j).relu()
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -151,11 +146,8 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.matmul(q, k.mT).div(math.sqrt(q.shape[-1])) - alibi_bias(T, slope)
-    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
-    s = s + torch.log1p(-(j > i).to(s.dtype))
-    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
-    return torch.matmul(e / (e.mean(dim=-1, keepdim=True) * e.shape[-1]), v)
+    bias = alibi_bias(T, slope) + torch.full((T, T), float("-inf")).triu(1)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias.to(q.dtype))
 
 
 # %% [markdown]

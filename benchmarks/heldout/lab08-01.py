@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(torch.linspace(start, start + T - 1, T).long())
+    return F.embedding(tokens, token_embedding.weight) + position_embedding.weight.narrow(0, start, start + T)
 
 
 def append_to_cache(
@@ -88,14 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    T = keys.shape[2]
-    grown = []
-    for old, new in ((keys, k_new), (values, v_new)):
-        buf = torch.zeros(old.shape[0], old.shape[1], T + new.shape[2], old.shape[3], dtype=old.dtype)
-        buf[:, :, :T] = old
-        buf[:, :, T + 1:] = new
-        grown.append(buf)
-    return grown[0], grown[1]
+    return torch.dstack((keys, k_new)), torch.dstack((values, v_new))
 
 
 def decode_step(
@@ -115,15 +108,13 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
-    hs = d // n_heads
-    parts = qkv(x_new).split(d, dim=-1)
-    q, k, v = (t.transpose(-1, -2).reshape(B, n_heads, hs, 1).transpose(-1, -2) for t in parts)
+    q, k, v = (t.swapaxes(1, 2) for t in qkv(x_new).unflatten(-1, (3, n_heads, -1)).unbind(2))
     keys, values = append_to_cache(cache, k, v)
-    s = q @ keys.transpose(-2, -1) / math.sqrt(hs)
-    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
-    o = (e / e.sum(dim=-1)[..., None]) @ values
-    return proj(o.transpose(-1, -2).reshape(B, d, 1).transpose(-1, -2)), (keys, values)
+    s = q @ keys.swapaxes(-1, -2) / math.sqrt(q.shape[-1])
+    shifted = s - s.max(dim=-1, keepdim=True).values
+    e = shifted.exp()
+    w = torch.true_divide(e, e.sum(dim=-1, keepdim=True))
+    return proj((w @ values).swapaxes(1, 2).flatten(2)), (keys, values)
 
 
 # %% [markdown]

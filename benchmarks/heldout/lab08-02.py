@@ -74,8 +74,9 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(torch.arange(start + T)[start:])
+    rows = token_embedding(tokens)
+    where = position_embedding(torch.arange(tokens.shape[-1])) + start
+    return rows + where.expand_as(rows)
 
 
 def append_to_cache(
@@ -88,7 +89,8 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.cat((keys, k_new), dim=2), torch.cat((values, v_new), dim=2)
+    T, n = keys.shape[2], k_new.shape[2]
+    return F.pad(keys, (0, 0, 0, n)) + F.pad(k_new, (0, 0, T, 0)), F.pad(values, (0, 0, 0, n)) + F.pad(v_new, (0, 0, T, 0))
 
 
 def decode_step(
@@ -108,18 +110,12 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
-    hs = d // n_heads
-    q, k, v = qkv(x_new).chunk(3, dim=-1)
-    k = k.view(B, 1, n_heads, hs).transpose(1, 2)
-    v = v.view(B, 1, n_heads, hs).transpose(1, 2)
+    q, k, v = (t.unflatten(-1, (n_heads, -1)).movedim(2, 1) for t in qkv(x_new).tensor_split(3, dim=-1))
     keys, values = append_to_cache(cache, k, v)
-    heads = []
-    for h in range(n_heads):
-        qh = q[..., h * hs : (h + 1) * hs]
-        w = torch.softmax(qh @ keys[:, h].mT / math.sqrt(hs), dim=-1)
-        heads.append(w @ values[:, h])
-    return proj(torch.cat(heads, dim=-1)), (keys, values)
+    s = (q @ keys.movedim(-1, -2)) * q.shape[-1] ** -0.5
+    shifted = s - s.sort(dim=-1).values[..., -1:]
+    w = torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True))
+    return proj((w @ values).movedim(1, 2).flatten(2)), (keys, values)
 
 
 # %% [markdown]

@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(torch.linspace(start, T - 1, T).long())
+    return token_embedding(tokens) + position_embedding(torch.arange(start, start + T))
 
 
 def append_to_cache(
@@ -88,14 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    T = keys.shape[2]
-    grown = []
-    for old, new in ((keys, k_new), (values, v_new)):
-        buf = torch.zeros(old.shape[0], old.shape[1], T + new.shape[2], old.shape[3], dtype=old.dtype)
-        buf[:, :, :T] = old
-        buf[:, :, T:] = new
-        grown.append(buf)
-    return grown[0], grown[1]
+    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
 
 
 def decode_step(
@@ -117,13 +110,10 @@ def decode_step(
     """
     B, _, d = x_new.shape
     hs = d // n_heads
-    parts = qkv(x_new).split(d, dim=-1)
-    q, k, v = (t.transpose(-1, -2).reshape(B, n_heads, hs, 1).transpose(-1, -2) for t in parts)
+    q, k, v = (t.view(B, 1, n_heads, hs).transpose(1, 2) for t in qkv(x_new).split(d, dim=-1))
     keys, values = append_to_cache(cache, k, v)
-    s = q @ keys.transpose(-2, -1) / math.sqrt(hs)
-    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
-    o = (e / e.sum(dim=-1)[..., None]) @ values
-    return proj(o.transpose(-1, -2).reshape(B, d, 1).transpose(-1, -2)), (keys, values)
+    out = F.scaled_dot_product_attention(q, keys, values)
+    return proj(out.transpose(1, 2).reshape(B, 1, d)), (keys, values)
 
 
 # %% [markdown]

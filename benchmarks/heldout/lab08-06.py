@@ -74,8 +74,9 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    return token_embedding.weight[tokens] + position_embedding(torch.tensor(range(start, start + T)))
+    rows = token_embedding(tokens)
+    where = position_embedding(torch.arange(tokens.shape[-1]) + start)
+    return rows + where.expand_as(rows)
 
 
 def append_to_cache(
@@ -89,8 +90,7 @@ def append_to_cache(
     """
     keys, values = cache
     T, n = keys.shape[2], k_new.shape[2]
-    sel = torch.eye(T + n, dtype=keys.dtype)
-    return sel[:, :T] @ keys + sel[:, T:] @ k_new, sel[:, :T] @ values + sel[:, T:] @ v_new
+    return F.pad(keys, (0, 0, 0, n)) + F.pad(k_new, (0, 0, T, 0)), F.pad(values, (0, 0, 0, n)) + F.pad(v_new, (0, 0, T, 0))
 
 
 def decode_step(
@@ -110,17 +110,12 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
-    hs = d // n_heads
-    g = qkv(x_new)[..., torch.arange(3 * d).view(n_heads, 3, hs)].transpose(1, 3)
-    q, k, v = g[:, :, 0], g[:, :, 1], g[:, :, 2]
+    q, k, v = (t.unflatten(-1, (n_heads, -1)).movedim(2, 1) for t in qkv(x_new).tensor_split([3], dim=-1))
     keys, values = append_to_cache(cache, k, v)
-    s = torch.matmul(q, keys.mT).div(math.sqrt(hs))
-    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
-    o = torch.matmul(e / (e.mean(dim=-1, keepdim=True) * e.shape[-1]), values)
-    out = torch.zeros(B, 1, d, dtype=x_new.dtype)
-    out[..., torch.arange(d).view(n_heads, hs)] = o.transpose(1, 2)
-    return proj(out), (keys, values)
+    s = (q @ keys.movedim(-1, -2)) * q.shape[-1] ** -0.5
+    shifted = s - s.sort(dim=-1).values[..., -1:]
+    w = torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True))
+    return proj((w @ values).movedim(1, 2).flatten(2)), (keys, values)
 
 
 # %% [markdown]

@@ -70,15 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores[..., :1]
-    l = torch.ones_like(m)
-    for j in range(scores.shape[-1]):
-        s = scores[..., j : j + 1]
-        up = s > m
-        m_new = up * s + ~up * m
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
+    m = torch.full(scores.shape[-1:], -math.inf, dtype=scores.dtype)
+    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+    for s in scores.unbind(dim=-1):
+        m_new = torch.fmax(m, s)
+        l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
-    return torch.exp(scores - m) / l
+    return (scores - m[..., None]).exp() / l[..., None]
 
 
 def tiled_attention(
@@ -97,32 +95,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    hs = q.shape[-1]
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    out = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
-    lse = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    *lead, Tq, hs = q.shape
+    Tk = k.shape[-2]
+    out = q.new_zeros(*lead, Tq, v.shape[-1])
+    lse = q.new_zeros(*lead, Tq)
     for i0 in range(0, Tq, block):
-        i1 = min(i0 + block, Tq)
-        m = torch.full(q.shape[:-2] + (i1 - i0, 1), -1e30, dtype=q.dtype)
-        l = torch.zeros_like(m)
-        acc = torch.zeros(q.shape[:-2] + (i1 - i0, v.shape[-1]), dtype=q.dtype)
-        for j0 in range(0, Tk, block):
-            if causal and j0 > i1 - 1:
-                break
-            j1 = min(j0 + block, Tk)
-            s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) / math.sqrt(hs)
+        qi = q.narrow(-2, i0, min(block, Tq - i0))
+        n = qi.shape[-2]
+        m = torch.full((*lead, n), -math.inf, dtype=q.dtype)
+        l = torch.zeros((*lead, n), dtype=q.dtype)
+        acc = q.new_zeros(*lead, n, v.shape[-1])
+        for j0 in range(0, i0 + n if causal else Tk, block):
+            w = min(block, Tk - j0)
+            s = qi @ k.narrow(-2, j0, w).swapaxes(-1, -2) / math.sqrt(hs)
             if causal:
-                s = s - 1e30 * torch.signbit(torch.arange(i0, i1)[:, None] - torch.arange(j0, j1))
-            t = s.max(dim=-1, keepdim=True)[0]
-            up = t > m
-            m_new = up * t + ~up * m
-            p = torch.exp(s - m_new)
-            r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1)[..., None]
-            acc = r * acc + p @ v[..., j0:j1, :]
+                rows = torch.arange(i0, i0 + n)[:, None]
+                s = torch.where(torch.arange(j0, j0 + w) > rows, -math.inf, s)
+            m_new = torch.fmax(m, s.max(dim=-1).values)
+            p = (s - m_new[..., None]).exp()
+            r = (m - m_new).exp()
+            l = r * l + p.sum(dim=-1)
+            acc = r[..., None] * acc + p @ v.narrow(-2, j0, w)
             m = m_new
-        out[..., i0:i1, :] = acc / l
-        lse[..., i0:i1] = (m + torch.log(l))[..., 0]
+        out.narrow(-2, i0, n).copy_(acc / l[..., None])
+        lse.narrow(-1, i0, n).copy_(m + l.log())
     return out, lse
 
 

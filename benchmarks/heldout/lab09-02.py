@@ -70,14 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1] + (1,), float("-inf"), dtype=scores.dtype)
-    l = torch.zeros_like(m)
-    for j in range(scores.shape[-1]):
-        s = scores[..., j : j + 1]
-        m_new = torch.stack((m, s)).max(0)
+    m = torch.full_like(scores[..., 0], float("-inf"))
+    l = torch.zeros_like(scores[..., 0])
+    for c in range(scores.shape[-1]):
+        s = scores[..., c]
+        m_new = torch.maximum(m, s)
         l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
-    return torch.exp(scores - m) / l
+    return torch.exp(scores - m[..., None]) / l[..., None]
 
 
 def tiled_attention(
@@ -96,28 +96,29 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    hs = q.shape[-1]
     Tq, Tk = q.shape[-2], k.shape[-2]
+    scale = 1.0 / math.sqrt(q.shape[-1])
     outs, lses = [], []
     for i0 in range(0, Tq, block):
-        i1 = min(i0 + block, Tq)
-        m = torch.full(q.shape[:-2] + (i1 - i0, 1), float("-inf"), dtype=q.dtype)
-        l = torch.zeros_like(m)
-        acc = torch.zeros(q.shape[:-2] + (i1 - i0, v.shape[-1]), dtype=q.dtype)
-        for j0 in range(0, i1 if causal else Tk, block):
-            j1 = min(j0 + block, Tk)
-            s = torch.matmul(q[..., i0:i1, :], k[..., j0:j1, :].mT).div(math.sqrt(hs))
-            if causal:
-                ii, jj = torch.meshgrid(torch.arange(i0, i1), torch.arange(j0, j1), indexing="ij")
-                s = s + torch.log1p(-(jj > ii).to(s.dtype))
-            m_new = torch.stack((m, torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))).max(0).values
-            p = torch.exp(s - m_new)
+        qb = q[..., i0:i0 + block, :]
+        nq = qb.shape[-2]
+        m = torch.full(qb.shape[:-1], float("-inf"), dtype=q.dtype)
+        l = torch.zeros(qb.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
+        last = i0 if causal else Tk - 1
+        for j0 in range(0, last + 1, block):
+            kb, vb = k[..., j0:j0 + block, :], v[..., j0:j0 + block, :]
+            s = torch.matmul(qb, kb.transpose(-2, -1)) * scale
+            if causal and j0 == i0:
+                s = s + torch.full((nq, kb.shape[-2]), float("-inf"), dtype=q.dtype).triu(1)
+            m_new = torch.maximum(m, s.amax(dim=-1))
+            p = torch.exp(s - m_new[..., None])
             r = torch.exp(m - m_new)
-            l = r * l + p.mean(dim=-1, keepdim=True) * p.shape[-1]
-            acc = r * acc + torch.matmul(p, v[..., j0:j1, :])
+            l = r * l + p.sum(dim=-1)
+            acc = r[..., None] * acc + torch.matmul(p, vb)
             m = m_new
-        outs.append(acc / l)
-        lses.append((m + torch.log(l)).squeeze(-1))
+        outs.append(acc / l[..., None])
+        lses.append(m + torch.log(l))
     return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 

@@ -70,10 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    lse = torch.full(scores.shape[:-1] + (1,), float("-inf"), dtype=scores.dtype)
-    for j in range(scores.shape[-1]):
-        lse = torch.logaddexp(lse, scores[..., j : j + 1])
-    return torch.exp(scores - lse)
+    m = torch.full(scores.shape[:-1], -math.inf, dtype=scores.dtype)
+    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+    for s in scores.unbind(dim=-1):
+        m_new = torch.fmax(m, s)
+        l = l * (m - m_new).exp() + (s - m_new).exp()
+        m = m_new
+    return (scores - m[..., None]).exp() / l[..., None]
 
 
 def tiled_attention(
@@ -92,30 +95,31 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    scale = 1.0 / math.sqrt(q.shape[-1])
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    outs, lses = [], []
+    *lead, Tq, hs = q.shape
+    Tk = k.shape[-2]
+    out = q.new_zeros(*lead, Tq, v.shape[-1])
+    lse = q.new_zeros(*lead, Tq)
     for i0 in range(0, Tq, block):
-        qb = q[..., i0 : i0 + block, :]
-        rows = torch.arange(i0, min(i0 + block, Tq))[:, None]
-        starts = [j0 for j0 in range(0, Tk, block) if not causal or j0 <= rows[-1, 0]]
-
-        def tile(j0):
-            s = qb @ k[..., j0 : j0 + block, :].transpose(-2, -1) * scale
+        qi = q.narrow(-2, i0, min(block, Tq - i0))
+        n = qi.shape[-2]
+        m = torch.full((*lead, n), -math.inf, dtype=q.dtype)
+        l = torch.zeros((*lead, n), dtype=q.dtype)
+        acc = q.new_zeros(*lead, n, v.shape[-1])
+        for j0 in range(0, i0 + n if causal else Tk, block):
+            w = min(block, Tk - j0)
+            s = qi @ k.narrow(-2, j0, w).swapaxes(-1, -2) / math.sqrt(hs)
             if causal:
-                s = s.masked_fill(torch.arange(j0, min(j0 + block, Tk)) > rows, float("-inf"))
-            return s
-
-        m = torch.stack([tile(j0).amax(dim=-1) for j0 in starts]).amax(dim=0)[..., None]
-        l = torch.zeros_like(m)
-        acc = 0
-        for j0 in starts:
-            p = torch.exp(tile(j0) - m)
-            l = l + p.sum(dim=-1, keepdim=True)
-            acc = acc + p @ v[..., j0 : j0 + block, :]
-        outs.append(acc / l)
-        lses.append((m + torch.log(l))[..., 0])
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+                rows = torch.arange(i0, i0 + n)[:, None]
+                s = torch.where(torch.arange(j0, j0 + w) > rows, -math.inf, s)
+            m_new = torch.fmax(m, s.max(dim=-1).values)
+            p = (s - m_new[..., None]).exp()
+            r = (m - m_new).exp()
+            l = r * l + p.sum(dim=-1)
+            acc = r[..., None] * acc + p @ v.narrow(-2, j0, w)
+            m = m_new
+        out.narrow(-2, i0, n).set_(acc / l[..., None])
+        lse.narrow(-1, i0, n).copy_(m + l.log())
+    return out, lse
 
 
 # %% [markdown]

@@ -70,14 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1] + (1,), float("-inf"), dtype=scores.dtype)
-    l = torch.zeros_like(m)
-    for j in range(scores.shape[-1]):
-        s = scores[..., j : j + 1]
-        m_new = torch.stack((m, s)).max(0).values
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
+    m = scores.new_full(scores.shape[:-1], -math.inf)
+    l = scores.new_zeros(scores.shape[:-1])
+    for c in range(scores.shape[-1]):
+        s = scores.select(-1, c)
+        m_new = s.clamp_min(m)
+        l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
-    return torch.exp(scores - m) / l
+    return (scores - m.unsqueeze(-1)).exp().div(l.unsqueeze(-1))
 
 
 def tiled_attention(
@@ -96,29 +96,29 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    hs = q.shape[-1]
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    outs, lses = [], []
+    Tq, hs, Tk = q.shape[-2], q.shape[-1], k.shape[-2]
+    out, lse = 0, 0
     for i0 in range(0, Tq, block):
-        i1 = min(i0 + block, Tq)
-        m = torch.full(q.shape[:-2] + (i1 - i0, 1), float("-inf"), dtype=q.dtype)
-        l = torch.zeros_like(m)
-        acc = torch.zeros(q.shape[:-2] + (i1 - i0, v.shape[-1]), dtype=q.dtype)
-        for j0 in range(0, i1 if causal else Tk, block):
-            j1 = min(j0 + block, Tk)
-            s = torch.matmul(q[..., i0:i1, :], k[..., j0:j1, :].mT).div(math.sqrt(hs))
+        qi = q[..., i0:i0 + block, :]
+        n = qi.shape[-2]
+        m = qi.new_full(qi.shape[:-1], -math.inf)
+        l = qi.new_zeros(qi.shape[:-1])
+        acc = 0
+        for j0 in range(0, i0 + n if causal else Tk, block):
+            kj, vj = k[..., j0:j0 + block, :], v[..., j0:j0 + block, :]
+            s = (qi @ kj.movedim(-1, -2)) * hs ** -0.5
             if causal:
-                ii, jj = torch.meshgrid(torch.arange(i0, i1), torch.arange(j0, j1), indexing="ij")
-                s = s + torch.log1p(-(jj > ii).to(s.dtype))
-            m_new = torch.stack((m, torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))).max(0).values
-            p = torch.exp(s - m_new)
-            r = torch.exp(m - m_new)
-            l = r * l + p.mean(dim=-1, keepdim=True) * block
-            acc = r * acc + torch.matmul(p, v[..., j0:j1, :])
+                hidden = torch.atleast_2d(torch.arange(j0, j0 + kj.shape[-2])) > torch.atleast_2d(torch.arange(i0, i0 + n)).T
+                s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[hidden.long()])
+            m_new = s.sort(dim=-1).values[..., -1].clamp_min(m)
+            p = (s - m_new.unsqueeze(-1)).exp()
+            r = (m - m_new).exp()
+            l = l * r + p.sum(dim=-1)
+            acc = acc * r.unsqueeze(-1) + p @ vj
             m = m_new
-        outs.append(acc / l)
-        lses.append((m + torch.log(l)).squeeze(-1))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+        out = out + F.pad(acc / l.unsqueeze(-1), (0, 0, i0, Tq - i0 - n))
+        lse = lse + F.pad(m + l.log(), (0, 0, i0, Tq - i0 - n))
+    return out, lse
 
 
 # %% [markdown]

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(dim=-1)[..., None]
-    return p * dp - dp * D
+    pd = p * dp
+    return pd - p * pd.cumsum(dim=-1)
 
 
 def attention_backward(
@@ -76,19 +76,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.shape[-1]
-    s = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    T, hs = q.shape[-2], q.shape[-1]
+    s = q @ k.swapaxes(-1, -2) / math.sqrt(hs)
     if causal:
-        T = q.shape[-2]
-        s = s - 1e30 * torch.signbit(torch.arange(T)[:, None] - torch.arange(T))
-    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
-    p = e / e.sum(dim=-1)[..., None]
-    dv = p.transpose(-2, -1) @ d_out
-    dp = d_out @ v.transpose(-2, -1)
-    ds = softmax_backward(p, dp)
-    dq = ds @ k / math.sqrt(hs)
-    dk = ds.transpose(-2, -1) @ q / math.sqrt(hs)
-    return dq, dk, dv
+        grid = torch.arange(T * T).view(T, T)
+        s = torch.where(torch.fmod(grid, T) > grid.div(T, rounding_mode="floor"), -math.inf, s)
+    shifted = s - s.max(dim=-1, keepdim=True).values
+    e = shifted.exp()
+    p = torch.true_divide(e, e.sum(dim=-1, keepdim=True))
+    dv = p.swapaxes(-1, -2) @ d_out
+    ds = softmax_backward(p, d_out @ v.swapaxes(-1, -2))
+    return ds @ k / math.sqrt(hs), ds.swapaxes(-1, -2) @ q / math.sqrt(hs), dv
 
 
 def tiled_attention_backward(
@@ -112,27 +110,24 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.shape[-1]
-    T = q.shape[-2]
-    D = (d_out * out).sum(dim=-1)[..., None]
+    T, hs = q.shape[-2], q.shape[-1]
+    D = (d_out * out).sum(dim=-1, keepdim=True)
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
     for j0 in range(0, T, block):
-        j1 = min(j0 + block, T)
-        dk_j = torch.zeros_like(k[..., j0:j1, :])
-        dv_j = torch.zeros_like(v[..., j0:j1, :])
+        nj = min(block, T - j0)
+        kj, vj = k.narrow(-2, j0, nj), v.narrow(-2, j0, nj)
         for i0 in range(j0 if causal else 0, T, block):
-            i1 = min(i0 + block, T)
-            s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) / math.sqrt(hs)
+            ni = min(block, T - i0)
+            qi, doi = q.narrow(-2, i0, ni), d_out.narrow(-2, i0, ni)
+            s = qi @ kj.swapaxes(-1, -2) / math.sqrt(hs)
             if causal:
-                s = s - 1e30 * torch.signbit(torch.arange(i0, i1)[:, None] - torch.arange(j0, j1))
-            p = torch.exp(s - lse[..., i0:i1, None])
-            dv_j = dv_j + p.transpose(-2, -1) @ d_out[..., i0:i1, :]
-            dp = d_out[..., i0:i1, :] @ v[..., j0:j1, :].transpose(-2, -1)
-            ds = p * (dp - D[..., i0:i1, :])
-            dq[..., i0:i1, :] += ds @ k[..., j0:j1, :] / math.sqrt(hs)
-            dk_j = dk_j + ds.transpose(-2, -1) @ q[..., i0:i1, :] / math.sqrt(hs)
-        dk[..., j0:j1, :] = dk_j
-        dv[..., j0:j1, :] = dv_j
+                rows = torch.arange(i0, i0 + ni)[:, None]
+                s = torch.where(torch.arange(j0, j0 + nj) > rows, -math.inf, s)
+            p = (s - lse.narrow(-1, i0, ni)[..., None]).exp()
+            dv.narrow(-2, j0, nj).add_(p.swapaxes(-1, -2) @ doi)
+            ds = p * (doi @ vj.swapaxes(-1, -2) - D.narrow(-2, i0, ni))
+            dq.narrow(-2, i0, ni).add_(ds @ kj / math.sqrt(hs))
+            dk.narrow(-2, j0, nj).add_(ds.swapaxes(-1, -2) @ qi / math.sqrt(hs))
     return dq, dk, dv
 
 

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).mean(dim=-1, keepdim=True) * p.shape[0]
-    return p * (dp - D)
+    D = (p * dp).sum(dim=-1, keepdim=True)
+    return torch.addcdiv(p * dp, p, D, value=-1)
 
 
 def attention_backward(
@@ -76,20 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.shape[-1]
-    s = torch.matmul(q, k.mT).div(math.sqrt(hs))
+    T, scale = q.shape[-2], q.shape[-1] ** -0.5
+    s = (q @ k.movedim(-1, -2)) * scale
     if causal:
-        T = q.shape[-2]
-        i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
-        s = s + torch.log1p(-(j > i).to(s.dtype))
-    e = torch.exp(s - torch.segment_reduce(s.reshape(-1), "max", lengths=torch.full((s.numel() // s.shape[-1],), s.shape[-1])).reshape(s.shape[:-1] + (1,)))
-    p = e / (e.mean(dim=-1, keepdim=True) * e.shape[-1])
-    dv = torch.matmul(p.mT, d_out)
-    dp = torch.matmul(d_out, v.mT)
-    ds = softmax_backward(p, dp)
-    dq = torch.matmul(ds, k).div(math.sqrt(hs))
-    dk = torch.matmul(ds.mT, q).div(math.sqrt(hs))
-    return dq, dk, dv
+        r = torch.arange(T)
+        s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[(torch.atleast_2d(r) > torch.atleast_2d(r).T).long()])
+    shifted = s - s.sort(dim=-1).values[..., -1:]
+    p = torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True))
+    dv = p.movedim(-1, -2) @ d_out
+    ds = softmax_backward(p, d_out @ v.movedim(-1, -2))
+    return ds @ k * scale, ds.movedim(-1, -2) @ q * scale, dv
 
 
 def tiled_attention_backward(
@@ -113,27 +109,28 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.shape[-1]
-    T = q.shape[-2]
-    D = (d_out * out).mean(dim=-1, keepdim=True) * out.shape[-1]
-    dk, dv, dqs = torch.zeros_like(k), torch.zeros_like(v), []
+    T, scale = q.shape[-2], q.shape[-1] ** -0.5
+    D = (d_out * out).sum(dim=-1, keepdim=True)
+    dq, dk, dv = 0, 0, 0
     for i0 in range(0, T, block):
-        i1 = min(i0 + block, T)
-        dq_i = torch.zeros_like(q[..., i0:i1, :])
-        for j0 in range(0, i1 if causal else T, block):
-            j1 = min(j0 + block, T)
-            s = torch.matmul(q[..., i0:i1, :], k[..., j0:j1, :].mT).div(math.sqrt(hs))
+        qi, doi = q[..., i0:i0 + block, :], d_out[..., i0:i0 + block, :]
+        ni = qi.shape[-2]
+        lse_i, D_i = lse[..., i0:i0 + ni], D[..., i0:i0 + ni, :]
+        dq_i = 0
+        for j0 in range(0, i0 + ni if causal else T, block):
+            kj, vj = k[..., j0:j0 + block, :], v[..., j0:j0 + block, :]
+            nj = kj.shape[-2]
+            s = (qi @ kj.movedim(-1, -2)) * scale
             if causal:
-                ii, jj = torch.meshgrid(torch.arange(i0, i1), torch.arange(j0, j1), indexing="ij")
-                s = s + torch.log1p(-(jj > ii).to(s.dtype))
-            p = torch.exp(s - lse[..., i0:i1, None])
-            dv = dv.index_add(-2, torch.arange(j0, j1), torch.matmul(p.mT, d_out[..., i0:i1, :]))
-            dp = torch.matmul(d_out[..., i0:i1, :], v[..., j0:j1, :].mT)
-            ds = p * (dp - D[..., i0:i1, :])
-            dq_i = dq_i + torch.matmul(ds, k[..., j0:j1, :]).div(math.sqrt(hs))
-            dk = dk.index_add(-2, torch.arange(j0, j1), torch.matmul(ds.mT, q[..., i0:i1, :]).div(math.sqrt(hs)))
-        dqs.append(dq_i)
-    return torch.cat(dqs, dim=-2), dk, dv
+                hidden = torch.atleast_2d(torch.arange(j0, j0 + nj)) > torch.atleast_2d(torch.arange(i0, i0 + ni)).T
+                s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[hidden.long()])
+            p = (s - lse_i.unsqueeze(-1)).exp()
+            ds = p * (doi @ vj.movedim(-1, -2) - D_i)
+            dq_i = dq_i + ds @ kj * scale
+            dk = dk + F.pad(ds.movedim(-1, -2) @ qi * scale, (0, 0, j0, T - j0 - nj))
+            dv = dv + F.pad(p.movedim(-1, -2) @ doi, (0, 0, j0, T - j0 - nj))
+        dq = dq + F.pad(dq_i, (0, 0, i0, T - i0 - ni))
+    return dq, dk, dv
 
 
 # %% [markdown]

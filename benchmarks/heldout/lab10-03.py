@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(dim=-1)[..., None]
-    return p * dp - p * D
+    D = (p.unsqueeze(-2) @ dp.unsqueeze(-1)).squeeze(-1)
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -76,19 +76,15 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.shape[-1]
-    s = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    T = q.shape[-2]
+    scale = 1.0 / math.sqrt(q.shape[-1])
+    s = torch.matmul(q, k.transpose(-2, -1)) * scale
     if causal:
-        T = q.shape[-2]
-        s = s - 1e30 * torch.signbit(torch.arange(T)[:, None] - torch.arange(T))
-    e = torch.exp(s - s.max(dim=-1, keepdim=True)[0])
-    p = e / e.sum(dim=-1)[..., None]
-    dv = p.transpose(-2, -1) @ d_out
-    dp = d_out @ v.transpose(-2, -1) / math.sqrt(hs)
-    ds = softmax_backward(p, dp)
-    dq = ds @ k / math.sqrt(hs)
-    dk = ds.transpose(-2, -1) @ q / math.sqrt(hs)
-    return dq, dk, dv
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    p = torch.softmax(s, dim=-1)
+    dv = torch.matmul(p.transpose(-2, -1), d_out)
+    ds = softmax_backward(p, torch.matmul(d_out, v.transpose(-2, -1)))
+    return torch.matmul(ds, k) * scale, torch.matmul(ds.transpose(-2, -1), q) * scale, dv
 
 
 def tiled_attention_backward(
@@ -112,28 +108,27 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.shape[-1]
     T = q.shape[-2]
-    D = (d_out * out).sum(dim=-1)[..., None]
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for j0 in range(0, T, block):
-        j1 = min(j0 + block, T)
-        dk_j = torch.zeros_like(k[..., j0:j1, :])
-        dv_j = torch.zeros_like(v[..., j0:j1, :])
-        for i0 in range(j0 if causal else 0, T, block):
-            i1 = min(i0 + block, T)
-            s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) / math.sqrt(hs)
-            if causal:
-                s = s - 1e30 * torch.signbit(torch.arange(i0, i1)[:, None] - torch.arange(j0, j1))
+    scale = 1.0 / math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(dim=-1, keepdim=True)
+    dk, dv = torch.zeros_like(k), torch.zeros_like(v)
+    dq_blocks = []
+    for i0 in range(0, T, block):
+        i1 = min(i0 + block, T)
+        qb, db = q[..., i0:i1, :], d_out[..., i0:i1, :]
+        dq_b = torch.zeros_like(qb)
+        for j0 in range(0, i1 if causal else T, block):
+            j1 = min(j0 + block, T)
+            s = torch.matmul(qb, k[..., j0:j1, :].transpose(-2, -1)) * scale
+            if causal and j0 == i0:
+                s = s.masked_fill(torch.ones(i1 - i0, j1 - j0, dtype=torch.bool).triu(1), float("-inf"))
             p = torch.exp(s - lse[..., i0:i1, None])
-            dv_j = dv_j + p.transpose(-2, -1) @ d_out[..., i0:i1, :]
-            dp = d_out[..., i0:i1, :] @ v[..., j0:j1, :].transpose(-2, -1)
-            ds = p * (dp - D[..., i0:i1, :])
-            dq[..., i0:i1, :] += ds @ k[..., j0:j1, :] / math.sqrt(hs)
-            dk_j = dk_j + ds.transpose(-2, -1) @ q[..., i0:i1, :] / math.sqrt(hs)
-        dk[..., j0:j1, :] = dk_j
-        dv[..., j0:j1, :] = dv_j
-    return dq, dk, dv
+            dv[..., j0:j1, :] += torch.matmul(p.transpose(-2, -1), db)
+            ds = p * (torch.matmul(db, v[..., j0:j1, :].transpose(-2, -1)) - D[..., i0:i1, :])
+            dq_b += torch.matmul(ds, k[..., j0:j1, :]) * scale
+            dk[..., j0:j1, :] += torch.matmul(ds.transpose(-2, -1), qb) * scale
+        dq_blocks.append(dq_b)
+    return torch.cat(dq_blocks, dim=-2), dk, dv
 
 
 # %% [markdown]

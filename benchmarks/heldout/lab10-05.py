@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    J = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
-    return (J @ dp.unsqueeze(-1)).squeeze(-1)
+    pd = p * dp
+    return pd - p * pd.sum(dim=-1, keepdim=True)
 
 
 def attention_backward(
@@ -76,18 +76,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    scale = 1.0 / math.sqrt(q.shape[-1])
-    s = torch.einsum("...id,...jd->...ij", q, k) * scale
+    T, hs = q.shape[-2], q.shape[-1]
+    s = q @ k.swapaxes(-1, -2) / math.sqrt(hs)
     if causal:
-        T = q.shape[-2]
-        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    p = torch.softmax(s, dim=-1)
-    dv = torch.einsum("...ij,...id->...jd", p, d_out)
-    dp = torch.einsum("...id,...jd->...ij", d_out, v)
-    ds = p * (dp - torch.einsum("...ij,...ij->...i", p, dp)[..., None])
-    dq = torch.einsum("...ij,...jd->...id", ds, k) * scale
-    dk = torch.einsum("...ij,...id->...jd", ds, q) * scale
-    return dq, dk, dv
+        grid = torch.arange(T * T).view(T, T)
+        s = torch.where(torch.fmod(grid, T) > grid.div(T, rounding_mode="floor"), -math.inf, s)
+    shifted = s - s.max(dim=-1, keepdim=True).values
+    e = shifted.exp()
+    p = torch.true_divide(e, e.sum(dim=-1, keepdim=True))
+    dv = p.swapaxes(-1, -2) @ d_out
+    ds = softmax_backward(p, d_out @ v.swapaxes(-1, -2))
+    return ds @ k / math.sqrt(hs), ds.swapaxes(-1, -2) @ q / math.sqrt(hs), dv
 
 
 def tiled_attention_backward(
@@ -111,26 +110,25 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    scale = 1.0 / math.sqrt(q.shape[-1])
-    T = q.shape[-2]
-    D = torch.einsum("...id,...id->...i", d_out, out)[..., None]
-    starts = list(range(0, T, block))
-    tiles = [(i0, j0) for i0 in starts for j0 in starts if not causal or j0 <= i0]
-    dq = {b: 0 for b in starts}
-    dk = {b: 0 for b in starts}
-    dv = {b: 0 for b in starts}
-    for i0, j0 in tiles:
-        qi, oi, Di = q[..., i0 : i0 + block, :], d_out[..., i0 : i0 + block, :], D[..., i0 : i0 + block, :]
-        kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-        s = qi @ kj.mT * scale
-        if causal and i0 == j0:
-            s = s.masked_fill(torch.ones(s.shape[-2], s.shape[-1], dtype=torch.bool).triu(1), float("-inf"))
-        p = torch.exp(s - lse[..., i0 : i0 + block, None])
-        dv[j0] = dv[j0] + p.mT @ oi
-        ds = p * (oi @ vj.mT - Di)
-        dq[i0] = dq[i0] + ds @ kj * scale
-        dk[j0] = dk[j0] + ds.mT @ qi * scale
-    return tuple(torch.cat([g[b] for b in starts], dim=-2) for g in (dq, dk, dv))
+    T, hs = q.shape[-2], q.shape[-1]
+    D = (d_out * out).sum(dim=-1, keepdim=True)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    for j0 in range(0, T, block):
+        nj = min(block, T - j0)
+        kj, vj = k.narrow(-2, j0, nj), v.narrow(-2, j0, nj)
+        for i0 in range(j0 if causal else 0, T, block):
+            ni = min(block, T - i0)
+            qi, doi = q.narrow(-2, i0, ni), d_out.narrow(-2, i0, ni)
+            s = qi @ kj.swapaxes(-1, -2) / math.sqrt(hs)
+            if causal:
+                rows = torch.arange(i0, i0 + ni)[:, None]
+                s = torch.where(torch.arange(j0, j0 + nj) > rows, -math.inf, s)
+            p = torch.softmax(s, dim=-1)
+            dv.narrow(-2, j0, nj).add_(p.swapaxes(-1, -2) @ doi)
+            ds = p * (doi @ vj.swapaxes(-1, -2) - D.narrow(-2, i0, ni))
+            dq.narrow(-2, i0, ni).add_(ds @ kj / math.sqrt(hs))
+            dk.narrow(-2, j0, nj).add_(ds.swapaxes(-1, -2) @ qi / math.sqrt(hs))
+    return dq, dk, dv
 
 
 # %% [markdown]

@@ -61,9 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.shape[-1]
-    r = torch.arange(1, T)
-    return pattern[:, :, r, r - 1].mean(dim=(0, 2))
+    band = torch.tril(pattern, -1) - torch.tril(pattern, -2)
+    return band.sum(dim=-1)[:, :, 1:].mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,7 +72,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[:, :, 1:, 0].mean(dim=(0, 2))
+    return pattern.select(-1, 0)[:, 1:].mean(dim=(0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,9 +83,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.shape[-1]
-    r = torch.arange(period + 1, T + 1)
-    return pattern[:, :, r, r - period + 1].mean(dim=(0, 2))
+    band = torch.tril(pattern, 1 - period) - torch.tril(pattern, -period)
+    return band.sum(dim=-1)[:, :, period + 1:].mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -98,9 +96,11 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    e = torch.exp(scores - scores.max(dim=-1, keepdim=True)[0])
-    outs = (e / e.sum(dim=-1)[..., None]) @ values
-    return outs[:, [h for h in range(scores.shape[1]) if h != head]].sum(dim=1)
+    shifted = scores - scores.max(dim=-1, keepdim=True).values
+    e = shifted.exp()
+    out = torch.true_divide(e, e.sum(dim=-1, keepdim=True)) @ values
+    keep = torch.arange(scores.shape[1]) != head
+    return out[:, keep].sum(dim=1)
 
 
 # %% [markdown]

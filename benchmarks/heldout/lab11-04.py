@@ -62,7 +62,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    return (pattern[..., 1:, : T - 1] * torch.eye(T - 1, dtype=pattern.dtype)).sum(dim=-1).mean(dim=(0, -1))
+    cells = torch.stack([pattern[:, :, i, i - 1] for i in range(1, T)], dim=-1)
+    return cells.mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -72,7 +73,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[..., 1:, 0].sum((1, 3)) / (pattern.shape[0] * (pattern.shape[2] - 1))
+    return pattern[:, :, 1:, 0].mean(dim=(0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,8 +85,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    n = T - period - 1
-    return (pattern[..., period + 1 :, 2 : 2 + n] * torch.eye(n, dtype=pattern.dtype)).sum(dim=-1).mean(dim=(0, -1))
+    cells = torch.stack([pattern[:, :, i, i - period + 1] for i in range(period + 1, T)], dim=-1)
+    return cells.mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -97,10 +98,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    e = torch.exp(scores - torch.segment_reduce(scores.reshape(-1), "max", lengths=torch.full((scores.numel() // scores.shape[-1],), scores.shape[-1])).reshape(scores.shape[:-1] + (1,)))
-    outs = torch.matmul(e / (e.mean(dim=-1, keepdim=True) * e.shape[-1]), values)
-    keep = (torch.arange(scores.shape[1]) != head).to(outs.dtype)
-    return outs.permute(0, 2, 3, 1) @ keep
+    out = torch.softmax(scores, dim=-1) @ values
+    return torch.cat((out[:, :head], out[:, head + 1:]), dim=1).sum(dim=1)
 
 
 # %% [markdown]

@@ -61,8 +61,9 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.shape[-1]
-    return (pattern[..., 1:, : T - 1] * torch.eye(T - 1, dtype=pattern.dtype)).sum(dim=-1).mean(dim=(0, -1))
+    r = torch.arange(pattern.shape[-1])
+    cells = (torch.atleast_2d(r).T - torch.atleast_2d(r)) == 1
+    return pattern.masked_select(cells).view(*pattern.shape[:2], -1).mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -72,7 +73,9 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[..., 1:, 0].sum((0, 2)) / (pattern.shape[0] * (pattern.shape[2] - 1))
+    r = torch.arange(pattern.shape[-1])
+    cells = (torch.atleast_2d(r).T > 0) & (torch.atleast_2d(r) == 0)
+    return pattern.masked_select(cells).view(*pattern.shape[:2], -1).mean(dim=(0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -83,9 +86,10 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.shape[-1]
-    n = T - period - 1
-    return (pattern[..., period + 1 :, 2 : 2 + n] * torch.eye(n, dtype=pattern.dtype)).sum(dim=-1).mean(dim=(0, -1))
+    r = torch.arange(pattern.shape[-1])
+    i, j = torch.atleast_2d(r).T, torch.atleast_2d(r)
+    cells = (i - j == period - 1) & (i > period)
+    return pattern.masked_select(cells).view(*pattern.shape[:2], -1).mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -97,10 +101,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    e = torch.exp(scores - torch.segment_reduce(scores.reshape(-1), "max", lengths=torch.full((scores.numel() // scores.shape[-1],), scores.shape[-1])).reshape(scores.shape[:-1] + (1,)))
-    outs = torch.matmul(e / (e.mean(dim=-1, keepdim=True) * e.shape[-1]), values)
-    keep = (torch.arange(scores.shape[1]) != head).to(outs.dtype)
-    return outs.permute(0, 3, 2, 1) @ keep
+    shifted = scores - scores.sort(dim=-1).values[..., -1:]
+    out = torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True)) @ values
+    return out.sum(dim=1) - out.select(0, head)
 
 
 # %% [markdown]
