@@ -1,4 +1,4 @@
-"""Five mends of where an axis goes, tried on a learner's code only.
+"""Six mends of where an axis goes, tried on a learner's code only.
 
 - `axis_place`: `torch.arange(T)[None] - torch.arange(T)`, meant as the query numbers down a column
   minus the key numbers along a row. `None` in an index adds an axis of size 1 just where it stands,
@@ -23,6 +23,11 @@
   so `:T` falls on the LAST axis, head_size. The mend puts one, two or three `:` in place of an
   index's leading `...` (the cuts then fall on the axes counted from the front), read or written,
   where only cuts follow the `...` (not a whole `:`, which places them from the end on purpose).
+- `one_bracket`: `p[:, :, r][:, :, :, r - 1]`, meant as row r[i] with column r[i] - 1, the way
+  two index tensors pair up in one bracket. Apart, each bracket picks along its own axis, so the
+  second takes every column r - 1 of every row r picked: a block, not its pairs. The mend joins
+  them, `p[:, :, r, r - 1]`, where the second bracket keeps the first's places whole (`:`) and adds
+  one index after them.
 - `factor_transposed`: `torch.addmm(bias, q, k)`, taken to transpose its second matrix as `F.linear`
   does its weight, or `torch.matmul(q, k)` for the scores. A matrix product multiplies its factors as given, each
   row of the first with each COLUMN of the second; pairing each query with each key (row with row)
@@ -47,7 +52,7 @@ from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["LAYOUT_OPS", "layout_mends", "layout_words", "leading_wholes"]
 
-LAYOUT_OPS = ("axis_place", "transpose_first", "ellipsis_for", "ellipsis_as_axes", "factor_transposed")
+LAYOUT_OPS = ("axis_place", "transpose_first", "ellipsis_for", "ellipsis_as_axes", "one_bracket", "factor_transposed")
 _REGROUPS = ("reshape",)
 _PRODUCTS = {"matmul": 0, "mm": 0, "bmm": 0, "addmm": 1, "baddbmm": 1, "addbmm": 1}  # -> where the two factors start
 _TRANSPOSES = ("t", "transpose", "permute", "mT", "T", "mH", "H", "adjoint", "swapaxes", "swapdims")
@@ -116,6 +121,20 @@ def _factors(node: ast.AST) -> list:
         isinstance(factor, ast.Attribute) and factor.attr in _TRANSPOSES) and not isinstance(factor, ast.Starred)]
 
 
+def joined(node: ast.AST) -> str | None:
+    """The index of `x[a][b]` as one bracket, where `b` keeps every place of `a` whole and adds one
+    index after them (`[:, :, r][:, :, :, c]` -> `:, :, r, c`), and `a` holds a tensor's index (not
+    slices alone, which keep their axes and pair nothing); else None."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Subscript)):
+        return None
+    first, second = (s.elts if isinstance(s, ast.Tuple) else [s] for s in (node.value.slice, node.slice))
+    if len(second) != len(first) + 1 or not all(_whole(e) and not isinstance(e, ast.Constant) for e in second[:-1]):
+        return None
+    if isinstance(second[-1], ast.Slice) or all(isinstance(e, ast.Slice) for e in first):
+        return None
+    return ", ".join(ast.unparse(e) for e in (*first, second[-1]))
+
+
 def _after_ellipsis(index: ast.expr) -> bool:
     """An index that starts with `...` followed by cuts alone (no `:`, no `None`, int or tensor, which
     add, pick or gather where the words speak of cuts): `[..., :T]`."""
@@ -140,6 +159,9 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             add(node, "transpose_first", None, "transpose")
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and leading_wholes(node.slice):
             add(node, "ellipsis_for", None, "index")
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and joined(node):
+            change = Change(fdef.name, index[id(node)], "one_bracket", joined(node), "index", "", lines[id(node)])
+            found.append(dataclasses.replace(change, said=f"`{quote(node.value.value)}[{joined(node)}]` for `{quote(node)}`"))
         for wholes in range(1, 4) if isinstance(node, ast.Subscript) and _after_ellipsis(node.slice) else ():
             index_text = ", ".join([":"] * wholes + [ast.unparse(e) for e in node.slice.elts[1:]])
             add(node, "ellipsis_as_axes", index_text, "index")
@@ -160,6 +182,10 @@ def layout_words(node: ast.AST, change: Change) -> str | None:
         return (f"the new axis in the wrong place: `None` in an index adds an axis of size 1 just where it stands "
                 f"(for a vector: `v[None]` is a (1, n) row, `v[:, None]` an (n, 1) column): `[{change.arg}]` for "
                 f"`{_index_text(node)}`")
+    if change.op == "one_bracket" and joined(node):
+        return ("two brackets index apart: the second picks along its own axis from everything the first picked, "
+                "so every index of one meets every index of the other (a block); in ONE bracket, index tensors pair "
+                "up entry by entry")
     if change.op == "ellipsis_as_axes" and isinstance(node, ast.Subscript):
         return (f"`...` in `{_index_text(node)}` stands for every axis before the cuts after it, so they fall on the LAST "
                 f"axes, counted from the end; `[{change.arg}]` puts them after whole axes counted from the front")

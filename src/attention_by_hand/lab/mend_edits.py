@@ -14,9 +14,10 @@ size; and what a loop or a product is given (operand_mends.py): a dict's `.items
 moved to the other factor, a comparison's first side given an axis (`unsqueeze(-1)`), a tensor's last
 axis walked or unpacked, a built-in `sum` made torch's; and a slice moved to the last axis with `...`
 before it (range_mends.py); and `//` and `%` exchanged, an angle put in radians, a norm squared, a `:=`
-given the whole sum (reading_mends.py); and an index's `None` moved, a transpose put before a reshape
-(layout_mends.py), a leading `...` made whole axes, a matrix product's factor transposed; a vector of ones made a
-column (operand_mends.py); a sign's size taken (reading_mends.py); and a number made a tensor (number_mends.py).
+given the whole sum (reading_mends.py); and an index's `None` moved, a transpose put before a reshape, a
+leading `...` made whole axes, two brackets made one, a matrix product's factor transposed (layout_mends.py);
+a vector of ones made a column (operand_mends.py); a sign's size taken, axes counted from 0 (reading_mends.py);
+and a number made a tensor (number_mends.py).
 Each takes the node the change names and returns the node that takes its place.
 
 Left out: which changes are tried (mend_changes.py, habit_mends.py) and their words (mend_words.py).
@@ -255,6 +256,8 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.NamedExpr(named.target, ast.BinOp(sides[0], node.op, sides[1]))
     if op in ("axis_place", "ellipsis_as_axes"):  # `x[None]` made `x[:, None]`, `x[..., :T]` made `x[:, :, :T]` (layout_mends.py)
         return ast.Subscript(node.value, ast.parse(f"_[{arg}]", mode="eval").body.slice, node.ctx)
+    if op == "one_bracket":  # `x[:, r][:, :, c]` made `x[:, r, c]` (layout_mends.py)
+        return ast.Subscript(node.value.value, ast.parse(f"_[{arg}]", mode="eval").body.slice, node.ctx)
     if op == "transpose_first":  # `t.reshape(...)` made `t.transpose(-2, -1).reshape(...)` (layout_mends.py)
         owner = node.func.value
         if isinstance(owner, ast.Name) and owner.id == "torch":  # torch.reshape(t, ...)
@@ -262,6 +265,8 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.Call(ast.Attribute(_last_two_swapped(owner), "reshape", ast.Load()), node.args, node.keywords)
     if op == "factor_transposed":  # `q @ k` made `q @ k.transpose(-2, -1)`: one factor transposed (layout_mends.py)
         return ast.Call(node.func, [_last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)
+    if op == "axes_from_one":  # `(1, 3)` made `(0, 2)`: axes counted from 0 (reading_mends.py)
+        return ast.Tuple([ast.Constant(e.value - 1) for e in node.elts], ast.Load())
     if op == "sign_abs":  # `d.sign()` made `d.sign().abs()` (reading_mends.py)
         return ast.Call(ast.Attribute(node, "abs", ast.Load()), [], [])
     if op == "vector_column":  # `e @ torch.ones(n)` made `e @ torch.ones(n, 1)`, a column (operand_mends.py)
@@ -287,6 +292,8 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
     if op == "range_for":  # a slice's two bounds made another slice's of the function (range_mends.py)
         lower, upper = (ast.parse(bound, mode="eval").body for bound in arg)
         return ast.Slice(lower, upper, node.step)
+    if op == "stop_length" and isinstance(node, ast.Call):  # `arange(a, n)` made `arange(a, a + n)` (range_mends.py)
+        return ast.Call(node.func, [node.args[0], ast.BinOp(node.args[0], ast.Add(), node.args[1]), *node.args[2:]], node.keywords)
     if op == "stop_length":  # `a:n` made `a:a + n`, the stop counted from the start (range_mends.py)
         return ast.Slice(node.lower, ast.BinOp(node.lower, ast.Add(), node.upper), node.step)
     if op == "ellipsis_for":  # `x[:, a]` made `x[..., a]`: the leading `:`s one `...` (layout_mends.py)

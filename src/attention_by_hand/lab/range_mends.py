@@ -17,6 +17,8 @@ written as the number of entries to take, where a slice's stop is a position cou
 its start. From 0 the two agree; from any later start the slice is short (or empty). The mend
 is `w[start:start + T]`, tried at every slice whose start is not a number and whose stop is a
 name, an attribute, a subscript, a `len(...)` or a `.size(d)` that does not already hold the start.
+The same slip in `torch.arange(start, T)` or `torch.linspace(start, T - 1, T)` (whose end is a
+position too) is mended the same way, `start + T`, where neither bound is a number.
 
 A third, `other_end`: `eye[:, :T_new]`, the first n entries taken where the last n were meant (the
 new rows' places at the end of a grown cache), or `-n:` where `:n` was. The mend takes the other
@@ -91,7 +93,20 @@ def _stops_as_lengths(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Chan
         change = Change(fdef.name, index[id(cut)], "stop_length", None, "offset", "", cut.lineno)
         made = mend_edit(cut, change)
         found.append(dataclasses.replace(change, said=f"`{quote(made)}` for `{quote(cut)}`"))
+    for call in (n for n in ast.walk(fdef) if _ended(n)):  # `torch.linspace(start, T - 1, T)`, `torch.arange(start, T)`
+        start, end = call.args[0], call.args[1]
+        if isinstance(start, ast.Constant) or isinstance(end, ast.Constant) or any(ast.dump(n) == ast.dump(start) for n in ast.walk(end)):
+            continue
+        change = Change(fdef.name, index[id(call)], "stop_length", None, "offset", "", call.lineno)
+        found.append(dataclasses.replace(change, said=f"`{quote(start)} + {quote(end)}` for `{quote(end)}` in `{quote(call)}`"))
     return found
+
+
+def _ended(node: ast.AST) -> bool:
+    """`torch.arange(a, b, ...)` or `torch.linspace(a, b, n)`: a call of torch's given a start and an end."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("arange", "linspace")
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch" and len(node.args) >= 2
+            and not any(isinstance(a, ast.Starred) for a in node.args))
 
 
 def range_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -270,6 +285,10 @@ def range_words(node: ast.AST, change: Change) -> str | None:
         entries = "entry" if n == "1" else f"{n} entries"
         return (f"`{quote(node)}` takes the {taken} {entries} of that axis; the {meant} {entries} "
                 f"{'is' if n == '1' else 'are'} `{quote(mend_edit(node, change))}`")
+    if change.op == "stop_length" and _ended(node):
+        name, start, end = node.func.attr, quote(node.args[0]), quote(node.args[1])
+        return (f"`{name}`'s end is a position, like its start, not how far to go from it: `{name}({start}, {end}, ...)` "
+                f"ends at `{end}` wherever `{start}` is not 0; `{start} + {end}` is the end `{end}` places on")
     if not (isinstance(node, ast.Slice) and node.lower is not None and node.upper is not None):
         return None
     if change.op == "stop_length":

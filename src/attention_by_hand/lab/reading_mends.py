@@ -1,4 +1,4 @@
-"""Nine mends of an operator, a number or a call read by another convention, tried on a learner's code only.
+"""Ten mends of an operator, a number or a call read by another convention, tried on a learner's code only.
 
 - `div_mod`: `t[cols % hs, rows, cols // hs]`, a flat position split into (which block, where in
   it) with the two operators exchanged. `i // n` counts the whole blocks of n before i, `i % n` is
@@ -32,6 +32,10 @@
 - `sign_abs`: `1 - (ids[:, None] - cols).sign()`, a sign read as whether a value is 0 at all. `sign`
   keeps the side, -1 below 0 and +1 above, so the one-hot row holds 2 past the id. The mend takes
   the size of the sign, `.sign().abs()` (1 on either side). Tried on every `sign` call.
+- `axes_from_one`: `x.sum((1, 3))` for the batch and the rows, axes counted from 1 as MATLAB's
+  `sum(x, [1 3])` and R count them; torch counts from 0, so the axes are the next ones along (or
+  past the last). The mend takes 1 from each, `(0, 2)`. Tried on every tuple of two or more whole
+  numbers, all at least 1, given to a call of a function or a method.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: `//` and `%` exchanged across two statements (`head = i % hs` on one line, `place = i // hs`
@@ -50,7 +54,7 @@ from attention_by_hand.lab.mutant_edits import Change, cut, quote
 __all__ = ["READING_OPS", "reading_mends", "reading_words"]
 
 READING_OPS = ("div_mod", "radians", "norm_squared", "named_whole", "log_inside", "true_div", "bool_not", "nested_order",
-               "sign_abs")
+               "sign_abs", "axes_from_one")
 _TURNS = ("sin", "cos", "tan")
 _NORMS = ("vector_norm", "norm")
 _WHOLE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult)
@@ -124,6 +128,12 @@ def nested(node: ast.AST) -> bool:
     return _one_argument(node) and _one_argument(node.args[0]) and all(_a_step(c.func) for c in (node, node.args[0]))
 
 
+def _counted_from_one(node: ast.AST) -> bool:
+    """`(1, 3)`: a tuple of two or more whole numbers, each at least 1."""
+    return (isinstance(node, ast.Tuple) and len(node.elts) > 1 and all(
+        isinstance(e, ast.Constant) and type(e.value) is int and e.value >= 1 for e in node.elts))
+
+
 def _bool_of_difference(node: ast.AST) -> bool:
     """`(a - b).bool()`."""
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "bool"
@@ -164,6 +174,9 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                 add(node, "bool_not", "comparison", statement.lineno)
             if nested(node):
                 add(node, "nested_order", "order", statement.lineno)
+            if isinstance(node, ast.Call):
+                for axes in (a for a in (*node.args, *(k.value for k in node.keywords)) if _counted_from_one(a)):
+                    add(axes, "axes_from_one", "axis", statement.lineno)
             if isinstance(node, ast.Call) and call_name(node) == "sign" and (node.args or isinstance(node.func, ast.Attribute)):
                 add(node, "sign_abs", "sign", statement.lineno)
     return found
@@ -177,6 +190,9 @@ def reading_words(node: ast.AST, change: Change) -> str | None:
     if change.op == "bool_not" and _bool_of_difference(node):
         return (f"`.bool()` is True wherever the value is not 0: of the difference `{quote(node.func.value)}`, where the "
                 "two differ (for finite values); where they are equal is `.logical_not()` (or `== 0`)")
+    if change.op == "axes_from_one" and _counted_from_one(node):
+        return (f"axes counted from 1, as MATLAB and R count them: torch counts from 0, so `{quote(node)}` names the "
+                f"axes after the ones meant; they are `{quote(mend_edit(node, change))}`")
     if change.op == "sign_abs":
         return ("`sign` keeps the side, -1 below 0 and +1 above; whether a value is 0 at all is the size of its sign, "
                 "`.abs()` of it (1 on either side)")

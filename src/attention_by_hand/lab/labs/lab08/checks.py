@@ -259,6 +259,15 @@ def checks(seed: int) -> list[Check]:
             _explain_embed_error,
         ),
         Check(
+            # a start other than 2 with several words: at start 2, T - 1 + 2 and T + 1 are one number, so a
+            # range that ends at T + 1 (or starts wrong and ends right) passed on the random check alone
+            "embed_at",
+            "3 words from position 4 (a batch of 2, vocabulary 7, d_model 4)",
+            ((torch.tensor([[3, 0, 6], [2, 5, 1]]), 4, embedding(fixed(), 7, 4), embedding(fixed(), 9, 4)),),
+            _judge_embed_at,
+            _explain_embed_error,
+        ),
+        Check(
             "embed_at",
             "random: 4 words from position 2, then 1 word at position 8",
             (
