@@ -63,7 +63,8 @@ def previous_token_score(pattern):
 
 
 def test_two_brackets_for_one_are_joined_only_where_the_second_adds_one_index():
-    source = "def f(p, r):\n    return p[:, r][:, :, r - 1] + p[:, :2][:, :, 0] + p[:, r][0, :, r] + p[r][:, 1:]\n"
+    source = ("def f(p, r):\n    return p[:, r][:, :, r - 1] + p[:, :2][:, :, 0] + p[:, r][0, :, r] + p[r][:, 1:]"
+              " + p[..., r][:, :, r] + p[:, 0][:, :, r]\n")
     assert _said(layout_mends, source, "one_bracket") == ["`p[:, r, r - 1]` for `p[:, r][:, :, r - 1]`"]
 
 
@@ -88,6 +89,11 @@ def test_axes_counted_from_one_are_named(tmp_path):
 def test_only_tuples_of_whole_numbers_from_one_are_counted_down():
     source = "def f(x):\n    return x.sum((1, 2)) + x.mean((0, 2)) + x.amax(dim=(-1, 1)) + x.view(2, 3) + x.sum(1)\n"
     assert _said(reading_mends, source, "axes_from_one") == ["`(0, 1)` for `(1, 2)`"]
+
+
+def test_tuples_that_name_no_axes_are_not_counted_down():
+    source = "def f(x):\n    return F.pad(x, (1, 1)) + x.roll((1, 1), (1, 2)) + x.view((2, 3)) + x.repeat((1, 2))\n"
+    assert _said(reading_mends, source, "axes_from_one") == ["`(0, 1)` for `(1, 2)`"]  # roll's axes, not its shifts
 
 
 # MATLAB's meshgrid of one vector, unpacked into two grids

@@ -14,8 +14,8 @@ __all__ = ["CALLS"]
 CALLS = {
     "cumsum": "is a running (cumulative) sum: entry i adds up the entries up to i only",
     "segment_reduce": "cuts the data along its axis into CONSECUTIVE segments whose sizes `lengths` lists, in order "
-                      "(they add up to that axis's length), and reduces each: n segments of `rows` entries each cut a "
-                      "flat (rows * n) run into n pieces one after another, not into columns",
+                      "(they add up to that axis's length), and reduces each: segments of k entries take entries 0..k-1, "
+                      "then k..2k-1, and so on, never every n-th entry",
     "meshgrid": "makes ONE grid per tensor it is given: one vector gives one grid (MATLAB's `[X, Y] = meshgrid(x)` makes "
                 "two from one); two grids take two vectors, `meshgrid(a, b, indexing='ij')`",
     "searchsorted": "gives, for each value v, the place v would take in the sorted entries: how many are below v (with "

@@ -27,7 +27,8 @@
   two index tensors pair up in one bracket. Apart, each bracket picks along its own axis, so the
   second takes every column r - 1 of every row r picked: a block, not its pairs. The mend joins
   them, `p[:, :, r, r - 1]`, where the second bracket keeps the first's places whole (`:`) and adds
-  one index after them.
+  one index after them, and the first holds no `...` (a varying count of axes) and no whole number
+  (which drops its axis): then each place of the second is the same axis as in the first.
 - `factor_transposed`: `torch.addmm(bias, q, k)`, taken to transpose its second matrix as `F.linear`
   does its weight, or `torch.matmul(q, k)` for the scores. A matrix product multiplies its factors as given, each
   row of the first with each COLUMN of the second; pairing each query with each key (row with row)
@@ -131,6 +132,8 @@ def joined(node: ast.AST) -> str | None:
     if len(second) != len(first) + 1 or not all(_whole(e) and not isinstance(e, ast.Constant) for e in second[:-1]):
         return None
     if isinstance(second[-1], ast.Slice) or all(isinstance(e, ast.Slice) for e in first):
+        return None
+    if any(isinstance(e, ast.Constant) for e in first):  # `...` spans a varying count of axes, an int drops one
         return None
     return ", ".join(ast.unparse(e) for e in (*first, second[-1]))
 

@@ -18,7 +18,8 @@ its start. From 0 the two agree; from any later start the slice is short (or emp
 is `w[start:start + T]`, tried at every slice whose start is not a number and whose stop is a
 name, an attribute, a subscript, a `len(...)` or a `.size(d)` that does not already hold the start.
 The same slip in `torch.arange(start, T)` or `torch.linspace(start, T - 1, T)` (whose end is a
-position too) is mended the same way, `start + T`, where neither bound is a number.
+position too) is mended the same way, `start + T`, where neither bound is a number written out
+and the end does not already hold the start.
 
 A third, `other_end`: `eye[:, :T_new]`, the first n entries taken where the last n were meant (the
 new rows' places at the end of a grown cache), or `-n:` where `:n` was. The mend takes the other
@@ -95,10 +96,11 @@ def _stops_as_lengths(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Chan
         found.append(dataclasses.replace(change, said=f"`{quote(made)}` for `{quote(cut)}`"))
     for call in (n for n in ast.walk(fdef) if _ended(n)):  # `torch.linspace(start, T - 1, T)`, `torch.arange(start, T)`
         start, end = call.args[0], call.args[1]
-        if isinstance(start, ast.Constant) or isinstance(end, ast.Constant) or any(ast.dump(n) == ast.dump(start) for n in ast.walk(end)):
+        if number_of(start) is not None or number_of(end) is not None or any(ast.dump(n) == ast.dump(start) for n in ast.walk(end)):
             continue
         change = Change(fdef.name, index[id(call)], "stop_length", None, "offset", "", call.lineno)
-        found.append(dataclasses.replace(change, said=f"`{quote(start)} + {quote(end)}` for `{quote(end)}` in `{quote(call)}`"))
+        made = quote(mend_edit(call, change).args[1])
+        found.append(dataclasses.replace(change, said=f"`{made}` for `{quote(end)}` in `{quote(call)}`"))
     return found
 
 
@@ -288,7 +290,8 @@ def range_words(node: ast.AST, change: Change) -> str | None:
     if change.op == "stop_length" and _ended(node):
         name, start, end = node.func.attr, quote(node.args[0]), quote(node.args[1])
         return (f"`{name}`'s end is a position, like its start, not how far to go from it: `{name}({start}, {end}, ...)` "
-                f"ends at `{end}` wherever `{start}` is not 0; `{start} + {end}` is the end `{end}` places on")
+                f"ends at `{end}` wherever `{start}` is not 0; `{quote(mend_edit(node, change).args[1])}` is the end "
+                f"`{end}` places on")
     if not (isinstance(node, ast.Slice) and node.lower is not None and node.upper is not None):
         return None
     if change.op == "stop_length":

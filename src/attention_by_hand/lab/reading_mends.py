@@ -35,7 +35,8 @@
 - `axes_from_one`: `x.sum((1, 3))` for the batch and the rows, axes counted from 1 as MATLAB's
   `sum(x, [1 3])` and R count them; torch counts from 0, so the axes are the next ones along (or
   past the last). The mend takes 1 from each, `(0, 2)`. Tried on every tuple of two or more whole
-  numbers, all at least 1, given to a call of a function or a method.
+  numbers, all at least 1, given where a call takes axes (a `dim=`, a `permute`'s order, the axis
+  places of axis_arguments.py), not a shape, a pad or a shift.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: `//` and `%` exchanged across two statements (`head = i % hs` on one line, `place = i // hs`
@@ -47,6 +48,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
+from attention_by_hand.lab.axis_arguments import axis_argument
 from attention_by_hand.lab.code_layout import call_name, function_form, log_of_sum
 from attention_by_hand.lab.mend_edits import RADIANS, mend_edit
 from attention_by_hand.lab.mutant_edits import Change, cut, quote
@@ -134,6 +136,13 @@ def _counted_from_one(node: ast.AST) -> bool:
         isinstance(e, ast.Constant) and type(e.value) is int and e.value >= 1 for e in node.elts))
 
 
+def _axes_given(call: ast.Call) -> list[ast.expr]:
+    """The arguments of `call` that name axes: a `dim`, `dims` or `axis` keyword, a `permute`'s order,
+    or an axis place of a call whose places say so (axis_arguments.py), not a shape, a pad or a shift."""
+    given = [k.value for k in call.keywords if k.arg in ("dim", "dims", "axis")]
+    return given + [a for a in call.args if call_name(call) == "permute" or axis_argument(call, a)]
+
+
 def _bool_of_difference(node: ast.AST) -> bool:
     """`(a - b).bool()`."""
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "bool"
@@ -175,7 +184,7 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             if nested(node):
                 add(node, "nested_order", "order", statement.lineno)
             if isinstance(node, ast.Call):
-                for axes in (a for a in (*node.args, *(k.value for k in node.keywords)) if _counted_from_one(a)):
+                for axes in (a for a in _axes_given(node) if _counted_from_one(a)):
                     add(axes, "axes_from_one", "axis", statement.lineno)
             if isinstance(node, ast.Call) and call_name(node) == "sign" and (node.args or isinstance(node.func, ast.Attribute)):
                 add(node, "sign_abs", "sign", statement.lineno)

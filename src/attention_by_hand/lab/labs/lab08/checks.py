@@ -263,7 +263,7 @@ def checks(seed: int) -> list[Check]:
             # range that ends at T + 1 (or starts wrong and ends right) passed on the random check alone
             "embed_at",
             "3 words from position 4 (a batch of 2, vocabulary 7, d_model 4)",
-            ((torch.tensor([[3, 0, 6], [2, 5, 1]]), 4, embedding(fixed(), 7, 4), embedding(fixed(), 9, 4)),),
+            ((torch.tensor([[3, 0, 6], [2, 5, 1]]), 4, *(lambda h: (embedding(h, 7, 4), embedding(h, 9, 4)))(fixed())),),
             _judge_embed_at,
             _explain_embed_error,
         ),
