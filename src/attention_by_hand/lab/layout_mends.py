@@ -49,14 +49,14 @@ from attention_by_hand.lab.call_meanings import CALLS
 from attention_by_hand.lab.call_words import LAYOUT_CALLS
 from attention_by_hand.lab.code_layout import call_name, function_form, statement_lines
 from attention_by_hand.lab.mend_edits import mend_edit
-from attention_by_hand.lab.mutant_edits import Change, quote
+from attention_by_hand.lab.mutant_edits import TRANSPOSES, Change, quote
 
 __all__ = ["LAYOUT_OPS", "layout_mends", "layout_words", "leading_wholes"]
 
 LAYOUT_OPS = ("axis_place", "transpose_first", "ellipsis_for", "ellipsis_as_axes", "one_bracket", "factor_transposed")
 _REGROUPS = ("reshape",)
 _PRODUCTS = {"matmul": 0, "mm": 0, "bmm": 0, "addmm": 1, "baddbmm": 1, "addbmm": 1}  # -> where the two factors start
-_TRANSPOSES = ("t", "transpose", "permute", "mT", "T", "mH", "H", "adjoint", "swapaxes", "swapdims")
+_TRANSPOSES = (*TRANSPOSES, "mT", "T", "mH", "H", "adjoint", "swapaxes", "swapdims")  # calls, then attributes
 
 
 def _whole(node: ast.AST) -> bool:
@@ -142,8 +142,7 @@ def _after_ellipsis(index: ast.expr) -> bool:
     """An index that starts with `...` followed by cuts alone (no `:`, no `None`, int or tensor, which
     add, pick or gather where the words speak of cuts): `[..., :T]`."""
     return (isinstance(index, ast.Tuple) and len(index.elts) > 1 and isinstance(index.elts[0], ast.Constant)
-            and index.elts[0].value is Ellipsis and not any(isinstance(e, ast.Constant) and e.value is Ellipsis for e in index.elts[1:])
-            and all(isinstance(e, ast.Slice) and not _whole(e) for e in index.elts[1:]))  # cuts only; `[..., i:j, :]` counts from the end on purpose
+            and index.elts[0].value is Ellipsis and all(isinstance(e, ast.Slice) and not _whole(e) for e in index.elts[1:]))  # cuts only; `[..., i:j, :]` counts from the end on purpose
 
 
 def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -162,9 +161,10 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             add(node, "transpose_first", None, "transpose")
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and leading_wholes(node.slice):
             add(node, "ellipsis_for", None, "index")
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and joined(node):
-            change = Change(fdef.name, index[id(node)], "one_bracket", joined(node), "index", "", lines[id(node)])
-            found.append(dataclasses.replace(change, said=f"`{quote(node.value.value)}[{joined(node)}]` for `{quote(node)}`"))
+        one = joined(node) if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) else None
+        if one:
+            change = Change(fdef.name, index[id(node)], "one_bracket", one, "index", "", lines[id(node)])
+            found.append(dataclasses.replace(change, said=f"`{quote(node.value.value)}[{one}]` for `{quote(node)}`"))
         for wholes in range(1, 4) if isinstance(node, ast.Subscript) and _after_ellipsis(node.slice) else ():
             index_text = ", ".join([":"] * wholes + [ast.unparse(e) for e in node.slice.elts[1:]])
             add(node, "ellipsis_as_axes", index_text, "index")
