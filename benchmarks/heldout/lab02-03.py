@@ -64,9 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    V = weight.shape[0]
-    hot = F.hardtanh(1 - (ids[:, None] - torch.arange(V)).abs().to(weight.dtype), 0.0, 1.0)
-    return torch.linalg.multi_dot([hot, weight])
+    hot = (ids.unsqueeze(-1) == torch.arange(weight.shape[0])).to(weight.dtype)
+    return torch.einsum("nv,vd->nd", hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +73,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    shifted = scores - scores.max(dim=-1, keepdim=True).values
-    e = shifted.exp()
-    return torch.floor_divide(e, e.sum(dim=-1, keepdim=True))
+    top = torch.aminmax(scores, dim=-1, keepdim=True).max
+    e = (scores - top).exp2()
+    return e / e.sum(dim=-1, keepdim=True)
 
 
 # %% [markdown]

@@ -64,10 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    n, V = ids.shape[0], weight.shape[0]
-    where = torch.stack((torch.arange(n), ids))
-    hot = torch.sparse_coo_tensor(where, torch.ones(n, dtype=weight.dtype), (n, V))
-    return torch.sparse.mm(hot, weight)
+    hot = F.one_hot(ids, weight.shape[0]).type_as(weight)
+    return torch.tensordot(hot, weight, dims=1)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -75,8 +73,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    shifted = scores - scores.sort(dim=-1).values[..., -1:]
-    return torch.exp(shifted - torch.logaddexp.reduce(shifted, axis=-1, keepdims=True))
+    top = scores.cummax(dim=-1).values[..., -1:]
+    e = torch.exp(scores - top)
+    return e.div(e.sum(-1).unsqueeze(0))
 
 
 # %% [markdown]

@@ -64,9 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    V = weight.shape[0]
-    hot = torch.stack([torch.bincount(i.view(1), minlength=V) for i in ids]).to(weight.dtype)
-    return hot.matmul(weight)
+    hot = F.one_hot(ids, weight.shape[0]).type_as(weight)
+    return torch.tensordot(hot, weight, dims=[1, 0])
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,7 +73,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    return F.softmin(-scores, dim=-1)
+    top = scores.cummax(dim=-1).values[..., -1:]
+    e = torch.exp(scores - top)
+    return e.div(e.sum(-1).unsqueeze(-1))
 
 
 # %% [markdown]

@@ -67,8 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    V = vocab_size
-    return torch.bincount(ids[:-1] * V + ids[1:], minlength=V * V).view(V, V).float()
+    codes = ids[:-1] * vocab_size + ids[1:] + 1
+    cells = vocab_size * vocab_size
+    return torch.histc(codes.float(), bins=cells, min=0, max=cells).view(vocab_size, vocab_size)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -78,7 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return F.normalize(counts + smoothing, p=1.0, dim=1)
+    smoothed = counts + smoothing
+    return torch.einsum("ab,a->ab", smoothed, 1 / smoothed.sum(dim=1))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -86,7 +88,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    return F.nll_loss(probs.log()[ids[:-1]], ids[1:])
+    picked = probs[ids[:-1]].gather(1, ids[1:].unsqueeze(1))
+    return -picked.log().mean()
 
 
 # %% [markdown]

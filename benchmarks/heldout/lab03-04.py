@@ -67,10 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    V = vocab_size
-    codes = (ids[:-1] * V + ids[1:]).sort().values
-    below = torch.bucketize(torch.arange(V * V + 1), codes)
-    return torch.diff(below).view(V, V).float()
+    counts = torch.zeros(vocab_size, vocab_size)
+    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
+        counts[a, b] += 1
+    return counts
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,8 +80,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = counts.nan_to_num(smoothing)
-    return c * c.sum(dim=1, keepdim=True).reciprocal()
+    return torch.softmax(torch.log(counts + smoothing), dim=1)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,8 +88,7 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    codes = ids[:-1] * probs.shape[1] + ids[1:]
-    return -torch.take(probs, codes).log().mean()
+    return F.cross_entropy(probs[ids[:-1]].log(), ids[1:])
 
 
 # %% [markdown]

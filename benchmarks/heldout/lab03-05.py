@@ -67,11 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    V = vocab_size
-    pairs = torch.stack((ids[:-1], ids[1:]), dim=1)
-    cells = torch.cartesian_prod(torch.arange(V), torch.arange(V))
-    hits = (pairs[:, None, :] == cells[None, :, :]).all(dim=-1)
-    return hits.sum(dim=0).view(V, V).float()
+    codes = ids[:-1] * vocab_size + ids[1:]
+    cells = vocab_size * vocab_size
+    return torch.histc(codes.float(), bins=cells, min=0, max=cells).view(vocab_size, vocab_size)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -81,8 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = counts + smoothing
-    return torch.true_divide(c, c.sum(dim=1).expand_as(c))
+    smoothed = counts + smoothing
+    return torch.einsum("ab,a->ab", smoothed, 1 / smoothed.sum(dim=1))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -90,8 +88,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    picked = [probs[a, b] for a, b in zip(ids[:-1].tolist(), ids[1:].tolist())]
-    return -torch.stack(picked).log().mean()
+    picked = probs[ids[:-1]].gather(0, ids[1:].unsqueeze(1))
+    return -picked.log().mean()
 
 
 # %% [markdown]

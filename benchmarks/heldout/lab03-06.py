@@ -67,10 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    V = vocab_size
-    codes = (ids[:-1] * V + ids[1:]).sort().values
-    below = torch.bucketize(torch.arange(V * V + 1), codes)
-    return torch.diff(below).view(V, V).float()
+    current = F.one_hot(ids[:-1], vocab_size).float()
+    following = F.one_hot(ids[1:], vocab_size).float()
+    return torch.tensordot(current, following, dims=([0], [0]))
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,8 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = counts + smoothing
-    return c * c.sum(dim=1, keepdim=True).reciprocal()
+    smoothed = counts.add(smoothing)
+    return smoothed.div(smoothed.sum(1, keepdim=True))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,8 +88,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    codes = ids[:-1] * probs.shape[1] + ids[1:]
-    return -torch.gather_nd(probs, torch.stack((ids[:-1], ids[1:]), dim=1)).log().mean()
+    rows = probs.log2()[ids[:-1]]
+    picked = (rows * F.one_hot(ids[1:], probs.shape[1])).sum(-1)
+    return picked.mean().neg()
 
 
 # %% [markdown]

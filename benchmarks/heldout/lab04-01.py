@@ -52,8 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    k = torch.arange(T * T).view(T, T)
-    return torch.divmod(k, T)[1] > torch.divmod(k, T)[0]
+    i = torch.arange(1, T)
+    return i.unsqueeze(1) < i.unsqueeze(0)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,11 +62,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1])
-    s = torch.where(causal_mask(x.shape[-2]), -math.inf, s)
-    shifted = s - s.max(dim=-1, keepdim=True).values
-    e = shifted.exp()
-    return torch.true_divide(e, e.sum(dim=-1, keepdim=True))
+    s = torch.einsum("id,jd->ij", q, k) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(causal_mask(x.shape[0]), float("-inf"))
+    return F.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -78,7 +76,8 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return torch.linalg.multi_dot([w, value(x)]), w
+    out = torch.einsum("ij,jd->id", w, value(x))
+    return out, w
 
 
 # %% [markdown]

@@ -53,7 +53,7 @@ def causal_mask(T: int) -> torch.Tensor:
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
     r = torch.arange(T)
-    return torch.atleast_2d(r) > torch.atleast_2d(r).T
+    return (r[None, :] - r[:, None]).gt(0)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,11 +61,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    s = (q @ k.movedim(-1, -2)) * q.shape[-1] ** -0.5
-    s = s.clamp_min(s.new_tensor([math.inf, -math.inf])[causal_mask(x.shape[-2]).long()])
-    shifted = s - s.sort(dim=-1).values[..., -1:]
-    return torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True))
+    q = query(x)
+    s = torch.tensordot(q, key(x), dims=([1], [1])) / math.sqrt(q.shape[1])
+    s = s.where(causal_mask(len(x)), torch.tensor(-math.inf))
+    return s.softmax(dim=-1)
 
 
 def self_attention(
@@ -77,8 +76,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    out = torch.stack([torch.mv(w, column) for column in value(x).unbind(1)], dim=1)
-    return out, w
+    return torch.tensordot(w, value(x), dims=1), w
 
 
 # %% [markdown]

@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    k = torch.arange(T * T).view(T, T)
-    return torch.fmod(k, T) > k.div(T, rounding_mode="floor")
+    return torch.ones(T, T).triu(1).bool()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,11 +61,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1])
-    s = torch.where(causal_mask(x.shape[-2]), s, -math.inf)
-    shifted = s - s.max(dim=-1, keepdim=True).values
-    e = shifted.exp()
-    return torch.true_divide(e, e.sum(dim=-1, keepdim=True))
+    s = torch.inner(q, k) / math.sqrt(k.shape[-1])
+    s = s.masked_scatter(causal_mask(x.shape[0]), torch.full_like(s, -math.inf))
+    return torch.special.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -78,7 +75,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return torch.linalg.multi_dot([w, value(x)]), w
+    return torch.mm(w, value(x)), w
 
 
 # %% [markdown]

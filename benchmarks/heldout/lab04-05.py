@@ -52,9 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    hide = torch.zeros(T, T, dtype=torch.bool)
-    hide[tuple(torch.triu_indices(T, T, 1))] = True
-    return hide
+    i = torch.arange(T)
+    return i.unsqueeze(1) < i.unsqueeze(0)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -63,9 +62,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = q.matmul(k.t()) / math.sqrt(k.shape[-1])
-    bias = causal_mask(x.shape[0]).to(s.dtype) * torch.finfo(s.dtype).min
-    return nn.Softmax(dim=-1)(s + bias)
+    s = torch.einsum("id,jd->ji", q, k) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(causal_mask(x.shape[0]), float("-inf"))
+    return F.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -77,7 +76,8 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return (w[:, :, None] * value(x)[None, :, :]).sum(dim=1), w
+    out = torch.einsum("ij,jd->id", w, value(x))
+    return out, w
 
 
 # %% [markdown]

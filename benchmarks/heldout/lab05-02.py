@@ -56,7 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return torch.tensor(torch.hsplit(t, n_heads))
+    return torch.stack(t.chunk(n_heads, dim=-1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.hstack(tuple(t))
+    return torch.concat(t.tolist(), dim=-1)
 
 
 def multi_head_attention(
@@ -75,14 +75,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[-2]
+    hs = x.shape[1] // n_heads
     q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
-    s = (q @ k.movedim(-1, -2)) * q.shape[-1] ** -0.5
-    r = torch.arange(T)
-    s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[(torch.atleast_2d(r) > torch.atleast_2d(r).T).long()])
-    shifted = s - s.sort(dim=-1).values[..., -1:]
-    w = torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True))
-    return proj(merge_heads(w @ v)), w
+    r = torch.arange(x.shape[0])
+    s = torch.matmul(q, k.swapdims(-1, -2)) / math.sqrt(hs)
+    s = s.where((r[None, :] - r[:, None]).le(0), torch.tensor(-math.inf))
+    w = s.softmax(dim=-1)
+    return proj(merge_heads(torch.matmul(w, v))), w
 
 
 # %% [markdown]

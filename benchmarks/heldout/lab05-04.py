@@ -56,8 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, d = t.shape
-    return t.view(T, n_heads, d // n_heads).permute(1, 0, 2)
+    return torch.stack(t.chunk(n_heads, dim=-1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.permute(1, 0, 2).reshape(t.shape[1], -1)
+    return torch.concat(list(t), dim=-1)
 
 
 def multi_head_attention(
@@ -76,11 +75,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[0]
-    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
-    s = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(q.shape[-1])
-    w = torch.softmax(s + torch.full((T, T), float("-inf")).triu(1), dim=-1)
-    return proj(merge_heads(torch.bmm(w, v))), w
+    hs = x.shape[1] // n_heads
+    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
+    r = torch.arange(x.shape[0])
+    s = torch.matmul(q, k.swapdims(0, 1)) / math.sqrt(hs)
+    s = s.where((r[None, :] - r[:, None]).le(0), torch.tensor(-math.inf))
+    w = s.softmax(dim=-1)
+    return proj(merge_heads(torch.matmul(w, v))), w
 
 
 # %% [markdown]

@@ -56,7 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return t.unflatten(-1, (n_heads, -1)).swapaxes(0, 1)
+    T, d = t.shape
+    return torch.einsum("thd->htd", t.view(T, n_heads, d // n_heads))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.swapaxes(0, 1).flatten(start_dim=1)
+    h, T, d = t.shape
+    return torch.einsum("htd->tdh", t).reshape(T, h * d)
 
 
 def multi_head_attention(
@@ -75,15 +77,16 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[-2]
-    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
-    s = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1])
-    grid = torch.arange(T * T).view(T, T)
-    s = torch.where(torch.fmod(grid, T) > grid.div(T, rounding_mode="floor"), -math.inf, s)
-    shifted = s - s.max(dim=-1, keepdim=True).values
-    e = shifted.exp()
-    w = torch.true_divide(e, e.sum(dim=-1, keepdim=True))
-    return proj.weight @ merge_heads(w @ v) + proj.bias, w
+    T, d = x.shape
+    q = split_heads(query(x), n_heads)
+    k = split_heads(key(x), n_heads)
+    v = split_heads(value(x), n_heads)
+    i = torch.arange(T)
+    s = torch.einsum("hid,hjd->hij", q, k) / math.sqrt(d // n_heads)
+    s = s.masked_fill(i.unsqueeze(1) < i.unsqueeze(0), float("-inf"))
+    w = F.softmax(s, dim=-1)
+    out = proj(merge_heads(torch.einsum("hij,hjd->hid", w, v)))
+    return out, w
 
 
 # %% [markdown]

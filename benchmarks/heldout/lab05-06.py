@@ -56,7 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return torch.stack(torch.hsplit(t, n_heads))
+    hs = t.shape[1] // n_heads
+    return torch.stack([t[:, h * hs:(h + 1) * hs] for h in range(n_heads)])
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.hstack(tuple(t))
+    return t.transpose(0, 1).reshape(t.shape[1], -1)
 
 
 def multi_head_attention(
@@ -75,14 +76,16 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[-2]
-    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
-    s = (q @ k.movedim(-1, -2)) * q.shape[-1] ** -0.5
-    r = torch.arange(T)
-    s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[(torch.atleast_2d(r) > torch.atleast_2d(r).T).long() + 1])
-    shifted = s - s.sort(dim=-1).values[..., -1:]
-    w = torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True))
-    return proj(merge_heads(w @ v)), w
+    T = x.shape[0]
+    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
+    hidden = torch.ones(T, T, dtype=torch.bool).triu(1)
+    outs, weights = [], []
+    for h in range(n_heads):
+        s = torch.mm(q[h], k[h].t()) / math.sqrt(q.shape[-1])
+        w = torch.softmax(s.masked_fill(hidden, -math.inf), dim=-1)
+        weights.append(w)
+        outs.append(torch.mm(w, v[h]))
+    return proj(merge_heads(torch.stack(outs))), torch.stack(weights)
 
 
 # %% [markdown]

@@ -81,10 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64)
-    speed = torch.float_power(base, -torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
-    angle = p[:, None] * speed
-    return torch.stack((angle.sin(), angle.cos()), dim=-1).flatten(1).float()
+    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    speed = torch.exp(-math.log(base) * torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    z = torch.exp(1j * (math.pi / 2 - p * speed))
+    return torch.view_as_real(z).reshape(n_positions, d_model).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.narrow(0, 0, x.shape[-2])
+    return x + table.index_select(0, torch.arange(x.shape[-2]))
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -108,13 +108,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-2 * torch.arange(half) / d)
-    angle = positions[:, None] * theta
-    cos, sin = angle.cos(), angle.sin()
-    a, b = x.narrow(-1, 0, half), x.narrow(-1, half, half)
-    return torch.cat((a * cos - b * sin, a * sin + b * cos))
+    half = x.shape[-1] // 2
+    theta = 1.0 / base ** (torch.arange(half, dtype=torch.float64) * 2 / x.shape[-1])
+    angle = (positions.double().unsqueeze(1) * theta).float()
+    z = torch.view_as_complex(torch.stack((x[..., :half], x[..., half:]), dim=-1).contiguous())
+    turned = torch.view_as_real(z * torch.exp(1j * angle))
+    return torch.cat((turned[..., 0], turned[..., 1]), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -124,13 +123,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    where = torch.arange(T)
-    s = rope(q, where) @ rope(k, where).swapaxes(-1, -2) / math.sqrt(q.shape[-1])
-    grid = torch.arange(T * T).view(T, T)
-    s = torch.where(torch.fmod(grid, T) > grid.div(T, rounding_mode="floor"), -math.inf, s)
-    shifted = s - s.max(dim=-1, keepdim=True).values
-    e = shifted.exp()
-    return torch.true_divide(e, e.sum(dim=-1, keepdim=True)) @ v
+    pos = torch.arange(T)
+    s = (rope(q, pos) @ rope(k, pos).mT) / math.sqrt(q.shape[-1])
+    s = s + torch.full((T, T), -math.inf).triu(1)
+    return torch.softmax(s, dim=-1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -139,8 +135,7 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    r = torch.arange(T)
-    return -slope * (r[:, None] - r).clamp_min(0)
+    return torch.tensor([[-slope * (i - j) if j <= i else 0.0 for j in range(T)] for i in range(T)])
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -150,12 +145,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    grid = torch.arange(T * T).view(T, T)
-    s = torch.where(torch.fmod(grid, T) > grid.div(T, rounding_mode="floor"), -math.inf, s)
-    shifted = s - s.max(dim=-1, keepdim=True).values
-    e = shifted.exp()
-    return torch.true_divide(e, e.sum(dim=-1, keepdim=True)) @ v
+    s = (q @ k.mT) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s + torch.full((T, T), -math.inf).triu(1)
+    return torch.softmax(s, dim=-1) @ v
 
 
 # %% [markdown]

@@ -81,10 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    col = torch.arange(d_model, dtype=torch.float64)
-    odd = torch.fmod(col, 2)
-    angle = torch.arange(n_positions, dtype=torch.float64)[:, None] * base ** ((odd - col) / d_model)
-    return torch.sin(angle + odd * math.pi / 2).float()
+    p = torch.arange(n_positions, dtype=torch.float64)
+    speed = torch.pow(base, torch.arange(0, d_model, 2, dtype=torch.float64) / d_model).reciprocal()
+    angle = torch.outer(p, speed)
+    return torch.stack([angle.sin(), angle.cos()], dim=-1).reshape(n_positions, d_model).to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +93,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.tensor_split([x.shape[-2]])[0]
+    T = x.shape[-2]
+    return x + table[:T]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,11 +110,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     half = x.shape[-1] // 2
-    theta = base ** (-2 * torch.arange(half) / x.shape[-1])
-    angle = positions[:, None] * theta
-    cos, sin = angle.cos().repeat(1, 2), angle.sin().repeat(1, 2)
-    turned = x.roll(half, dims=-1) * torch.cat((-torch.ones(half), torch.ones(half)))
-    return x * cos + turned * sin
+    theta = torch.pow(base, -torch.arange(0, x.shape[-1], 2).float() / x.shape[-1])
+    angle = torch.outer(positions.float(), theta)
+    cos, sin = angle.cos(), angle.sin()
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat((torch.addcmul(a * cos, b, sin, value=-1), torch.addcmul(a * sin, b, cos, value=-1)), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -124,10 +125,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     where = torch.arange(T)
-    s = (rope(q, where) @ rope(k, where).movedim(-1, -2)) * q.shape[-1] ** -0.5
-    s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[(torch.atleast_2d(where) > torch.atleast_2d(where).T).long()])
-    shifted = s - s.sort(dim=-1).values[..., -1:]
-    return torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True)) @ v
+    qr, kr = rope(q, where), rope(k, where)
+    s = torch.matmul(qr, kr.swapdims(-1, -2)) / math.sqrt(q.shape[-1])
+    s = s.where(hidden_future(T).logical_not(), torch.tensor(-math.inf))
+    return torch.matmul(s.softmax(dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -137,7 +138,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
     r = torch.arange(T)
-    return -slope * torch.tril(torch.atleast_1d(r).T - torch.atleast_2d(r)).float()
+    d = r.view(-1, 1) - r.view(1, -1)
+    return torch.maximum(d, torch.zeros_like(d)).float().mul(-slope)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -147,11 +149,10 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = (q @ k.movedim(-1, -2)) * q.shape[-1] ** -0.5 + alibi_bias(T, slope)
-    r = torch.arange(T)
-    s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[(torch.atleast_2d(r) > torch.atleast_2d(r).T).long()])
-    shifted = s - s.sort(dim=-1).values[..., -1:]
-    return torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True)) @ v
+    s = torch.matmul(q, k.swapdims(-1, -2)) / math.sqrt(q.shape[-1])
+    s = s + alibi_bias(T, slope)
+    s = s.where(hidden_future(T).logical_not(), torch.tensor(-math.inf))
+    return torch.matmul(s.softmax(dim=-1), v)
 
 
 # %% [markdown]

@@ -82,9 +82,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
     p = torch.arange(n_positions, dtype=torch.float64)
-    speed = torch.float_power(base, -torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
-    angle = p[:, None] * speed
-    return torch.stack((angle.sin(), angle.cos()), dim=-1).flatten(1).float()
+    speed = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    angle = torch.einsum("p,i->pi", p, speed)
+    both = torch.cat((angle.sin(), angle.cos()), dim=1)
+    order = torch.arange(d_model).view(2, -1).t().reshape(-1)
+    return both[:, order].float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +95,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.narrow(0, 0, x.shape[-2])
+    return x + table[torch.arange(x.shape[-2])]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -108,13 +110,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-2 * torch.arange(half) / d)
-    angle = positions[:, None] * theta
-    cos, sin = angle.cos(), angle.sin()
-    a, b = x.narrow(-1, 0, half), x.narrow(-1, half, half)
-    return torch.cat((a * cos - b * sin, a * sin + b * cos), dim=-1)
+    half = x.shape[-1] // 2
+    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
+    angle = torch.einsum("t,i->ti", positions.float(), theta)
+    a, b = x.chunk(2, dim=-1)
+    return torch.cat((a * angle.cos() - b * angle.sin(), a * angle.sin() + b * angle.cos()), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -124,13 +124,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    where = torch.linspace(0, 1, T)
-    s = rope(q, where) @ rope(k, where).swapaxes(-1, -2) / math.sqrt(q.shape[-1])
-    grid = torch.arange(T * T).view(T, T)
-    s = torch.where(torch.fmod(grid, T) > grid.div(T, rounding_mode="floor"), -math.inf, s)
-    shifted = s - s.max(dim=-1, keepdim=True).values
-    e = shifted.exp()
-    return torch.true_divide(e, e.sum(dim=-1, keepdim=True)) @ v
+    at = torch.arange(T)
+    s = torch.einsum("...id,...jd->...ij", rope(q, at), rope(k, at)) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.einsum("...ij,...jd->...id", F.softmax(s, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -139,8 +136,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    r = torch.arange(T)
-    return -slope * (r[:, None] - r).clamp_min(0)
+    i = torch.arange(T, dtype=torch.float32)
+    d = i.unsqueeze(1) - i.unsqueeze(0)
+    return -slope * d * (d <= 0)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -150,12 +148,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = q @ k.swapaxes(-1, -2) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    grid = torch.arange(T * T).view(T, T)
-    s = torch.where(torch.fmod(grid, T) > grid.div(T, rounding_mode="floor"), -math.inf, s)
-    shifted = s - s.max(dim=-1, keepdim=True).values
-    e = shifted.exp()
-    return torch.true_divide(e, e.sum(dim=-1, keepdim=True)) @ v
+    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.einsum("...ij,...jd->...id", F.softmax(s, dim=-1), v)
 
 
 # %% [markdown]

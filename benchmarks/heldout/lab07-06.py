@@ -81,10 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    col = torch.arange(d_model)
-    pair = (col - col % 2).to(torch.float64)
-    angle = torch.arange(n_positions, dtype=torch.float64)[:, None] / base ** (pair / d_model)
-    return torch.where(col % 2 == 0, angle.sin(), angle.cos()).float()
+    p = torch.arange(n_positions, dtype=torch.float64)
+    speed = torch.pow(base, torch.arange(0, d_model, 2, dtype=torch.float64) / d_model).reciprocal()
+    angle = torch.outer(p, speed)
+    return torch.stack([angle.sin(), angle.cos()], dim=-1).reshape(n_positions, d_model).to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +93,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[: x.shape[-2]]
+    T = x.shape[-2]
+    return x + table[:T]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,13 +110,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     half = x.shape[-1] // 2
-    theta = base ** (-2 * torch.arange(half) / x.shape[-1])
-    angle = positions[:, None] * theta
-    c, s = angle.cos(), angle.sin()
-    turn = torch.stack((torch.stack((c, -s), -1), torch.stack((s, c), -1)), -2)
-    pairs = torch.stack((x[..., :half], x[..., half:]), -1).unsqueeze(-1)
-    turned = (turn @ pairs).squeeze(-1)
-    return torch.cat((turned[..., 0], turned[..., 1]), dim=-1)
+    theta = torch.pow(base, -torch.arange(0, x.shape[-1], 2).float() / x.shape[-1])
+    angle = torch.outer(positions.float(), theta)
+    cos, sin = angle.cos(), angle.sin()
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat((torch.addcmul(a * cos, b, sin, value=-1), torch.addcmul(a * sin, b, cos)), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -124,8 +123,12 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    positions = torch.arange(q.shape[-2])
-    return F.scaled_dot_product_attention(rope(q, positions), rope(k, positions), v, is_causal=True)
+    T = q.shape[-2]
+    where = torch.arange(T)
+    qr, kr = rope(q, where), rope(k, where)
+    s = torch.matmul(qr, kr.swapdims(-1, -2)) / math.sqrt(q.shape[-1])
+    s = s.where(hidden_future(T).logical_not(), torch.tensor(-math.inf))
+    return torch.matmul(s.softmax(dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -134,9 +137,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T, dtype=torch.float32).view(-1, 1)
-    j = torch.arange(T, dtype=torch.float32).view(1, -1)
-    return -slope * (i - j).relu()
+    r = torch.arange(T)
+    d = r.view(-1, 1) - r.view(1, -1)
+    return torch.maximum(d, torch.zeros_like(d)).float().mul(-slope)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -146,8 +149,10 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    bias = alibi_bias(T, slope) + torch.full((T, T), float("-inf")).triu(1)
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias.to(q.dtype))
+    s = torch.matmul(q, k.swapdims(-1, -2)) / math.sqrt(q.shape[-1])
+    s = s + alibi_bias(T, slope)
+    s = s.where(hidden_future(T).logical_not(), torch.tensor(0.0))
+    return torch.matmul(s.softmax(dim=-1), v)
 
 
 # %% [markdown]

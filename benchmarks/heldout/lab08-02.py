@@ -74,9 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    rows = token_embedding(tokens)
-    where = position_embedding(torch.arange(tokens.shape[-1])) + start
-    return rows + where.expand_as(rows)
+    pos = torch.arange(tokens.shape[-1]) + start
+    return token_embedding(tokens) + position_embedding(pos)
 
 
 def append_to_cache(
@@ -89,8 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    T, n = keys.shape[2], k_new.shape[2]
-    return F.pad(keys, (0, 0, 0, n)) + F.pad(k_new, (0, 0, T, 0)), F.pad(values, (0, 0, 0, n)) + F.pad(v_new, (0, 0, T, 0))
+    return torch.hstack((keys, k_new)), torch.concat((values, v_new), 2)
 
 
 def decode_step(
@@ -110,12 +108,14 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    q, k, v = (t.unflatten(-1, (n_heads, -1)).movedim(2, 1) for t in qkv(x_new).tensor_split(3, dim=-1))
-    keys, values = append_to_cache(cache, k, v)
-    s = (q @ keys.movedim(-1, -2)) * q.shape[-1] ** -0.5
-    shifted = s - s.sort(dim=-1).values[..., -1:]
-    w = torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True))
-    return proj((w @ values).movedim(1, 2).flatten(2)), (keys, values)
+    B, d = x_new.shape[0], x_new.shape[-1]
+    hs = d // n_heads
+    parts = qkv(x_new).reshape(B, 3, n_heads, hs)
+    q, k, v = parts[:, 0].unsqueeze(2), parts[:, 1].unsqueeze(2), parts[:, 2].unsqueeze(2)
+    cache = append_to_cache(cache, k, v)
+    s = torch.matmul(q, cache[0].swapdims(-1, -2)) / math.sqrt(hs)
+    o = torch.matmul(s.softmax(dim=-1), cache[1])
+    return proj(o.swapdims(1, 2).reshape(B, 1, d)), cache
 
 
 # %% [markdown]

@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return F.embedding(tokens, token_embedding.weight) + position_embedding.weight.narrow(0, start, T)
+    return token_embedding(tokens) + position_embedding.weight[start:start + T]
 
 
 def append_to_cache(
@@ -88,7 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.dstack((keys, k_new)), torch.dstack((values, v_new))
+    return torch.cat((keys, k_new), dim=-2), torch.cat((values, v_new), dim=-2)
 
 
 def decode_step(
@@ -108,13 +108,14 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    q, k, v = (t.swapaxes(1, 2) for t in qkv(x_new).unflatten(-1, (3, n_heads, -1)).unbind(2))
-    keys, values = append_to_cache(cache, k, v)
-    s = q @ keys.swapaxes(-1, -2) / math.sqrt(keys.shape[-2])
-    shifted = s - s.max(dim=-1, keepdim=True).values
-    e = shifted.exp()
-    w = torch.true_divide(e, e.sum(dim=-1, keepdim=True))
-    return proj((w @ values).swapaxes(1, 2).flatten(2)), (keys, values)
+    B, _, d = x_new.shape
+    hs = d // n_heads
+    q, k, v = (torch.einsum("bthe->bhte", t.view(B, 1, n_heads, hs)) for t in qkv(x_new).chunk(3, dim=-1))
+    cache = append_to_cache(cache, k, v)
+    keys, values = cache
+    w = F.softmax(torch.einsum("bhqe,bhke->bhqk", q, keys), dim=-1)
+    out = torch.einsum("bhqk,bhke->bqhe", w, values).reshape(B, 1, d)
+    return proj(out), cache
 
 
 # %% [markdown]

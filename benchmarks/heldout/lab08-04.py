@@ -74,9 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    rows = token_embedding(tokens)
-    where = position_embedding(torch.arange(tokens.shape[-1]) + start)
-    return rows + where.expand_as(rows)
+    T = tokens.shape[-1]
+    return token_embedding(tokens) + position_embedding(torch.arange(start + T))[start:]
 
 
 def append_to_cache(
@@ -88,9 +87,14 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    T, n = keys.shape[2], k_new.shape[2]
-    return F.pad(keys, ((0, 0), (0, 0), (0, n), (0, 0))) + F.pad(k_new, (0, 0, T, 0)), F.pad(values, (0, 0, 0, n)) + F.pad(v_new, (0, 0, T, 0))
+    grown = []
+    for old, new in zip(cache, (k_new, v_new)):
+        B, H, T, E = old.shape
+        both = old.new_zeros(B, H, T + new.shape[2], E)
+        both[:, :, :T] = old
+        both[:, :, T:] = new
+        grown.append(both)
+    return grown[0], grown[1]
 
 
 def decode_step(
@@ -110,12 +114,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    q, k, v = (t.unflatten(-1, (n_heads, -1)).movedim(2, 1) for t in qkv(x_new).tensor_split(3, dim=-1))
+    B, d = x_new.shape[0], x_new.shape[-1]
+    hs = d // n_heads
+    q, k, v = qkv(x_new).split([d, d, d], dim=-1)
+    q, k, v = (t.reshape(B, n_heads, 1, hs) for t in (q, k, v))
     keys, values = append_to_cache(cache, k, v)
-    s = (q @ keys.movedim(-1, -2)) * q.shape[-1] ** -0.5
-    shifted = s - s.sort(dim=-1).values[..., -1:]
-    w = torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True))
-    return proj((w @ values).movedim(1, 2).flatten(2)), (keys, values)
+    n = keys.shape[2]
+    w = torch.softmax(torch.bmm(q.reshape(B * n_heads, 1, hs), keys.reshape(B * n_heads, n, hs).transpose(1, 2)) / math.sqrt(hs), dim=-1)
+    o = torch.bmm(w, values.reshape(B * n_heads, n, hs)).reshape(B, n_heads * hs)
+    return proj(o).unsqueeze(1), (keys, values)
 
 
 # %% [markdown]

@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(torch.arange(start, start + T))
+    return token_embedding(tokens) + position_embedding.weight[start:start + T]
 
 
 def append_to_cache(
@@ -88,7 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
+    return torch.cat((keys, k_new), dim=-2), torch.cat((values, v_new), dim=-2)
 
 
 def decode_step(
@@ -110,10 +110,12 @@ def decode_step(
     """
     B, _, d = x_new.shape
     hs = d // n_heads
-    q, k, v = (t.view(B, 1, n_heads, hs).transpose(1, 2) for t in qkv(x_new).split(d, dim=-1))
-    keys, values = append_to_cache(cache, k, v)
-    out = F.scaled_dot_product_attention(q, keys, values)
-    return proj(out.transpose(1, 2).reshape(B, 1, d)), (keys, values)
+    q, k, v = (torch.einsum("bthe->bhte", t.view(B, 1, n_heads, hs)) for t in qkv(x_new).chunk(3, dim=-1))
+    cache = append_to_cache(cache, k, v)
+    keys, values = cache
+    w = F.softmax(torch.einsum("bhqe,bhke->bhkq", q, keys) / math.sqrt(hs), dim=-1)
+    out = torch.einsum("bhqk,bhke->bqhe", w, values).reshape(B, 1, d)
+    return proj(out), cache
 
 
 # %% [markdown]

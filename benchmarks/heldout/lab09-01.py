@@ -70,13 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[-1:], -math.inf, dtype=scores.dtype)
-    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
-    for s in scores.unbind(dim=-1):
-        m_new = torch.fmax(m, s)
-        l = l * (m - m_new).exp() + (s - m_new).exp()
+    m = torch.full(scores.shape[:-1] + (1,), -math.inf)
+    l = torch.zeros(scores.shape[:-1] + (1,))
+    for j in range(scores.shape[-1]):
+        s = scores[..., j:j + 1]
+        m_new = torch.where(s > m, m, s)
+        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
-    return (scores - m[..., None]).exp() / l[..., None]
+    return torch.exp(scores - m) / l
 
 
 def tiled_attention(
@@ -95,30 +96,33 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    *lead, Tq, hs = q.shape
-    Tk = k.shape[-2]
-    out = q.new_zeros(*lead, Tq, v.shape[-1])
-    lse = q.new_zeros(*lead, Tq)
+    Tq, Tk = q.shape[-2], k.shape[-2]
+    out = q.new_zeros(q.shape[:-1] + (v.shape[-1],))
+    lse = q.new_zeros(q.shape[:-1])
     for i0 in range(0, Tq, block):
-        qi = q.narrow(-2, i0, min(block, Tq - i0))
-        n = qi.shape[-2]
-        m = torch.full((*lead, n), -math.inf, dtype=q.dtype)
-        l = torch.zeros((*lead, n), dtype=q.dtype)
-        acc = q.new_zeros(*lead, n, v.shape[-1])
-        for j0 in range(0, i0 + n if causal else Tk, block):
-            w = min(block, Tk - j0)
-            s = qi @ k.narrow(-2, j0, w).swapaxes(-1, -2) / math.sqrt(hs)
+        qb = q[..., i0:i0 + block, :]
+        nq = qb.shape[-2]
+        m = q.new_full(qb.shape[:-1] + (1,), -math.inf)
+        l = q.new_zeros(qb.shape[:-1] + (1,))
+        acc = q.new_zeros(qb.shape[:-1] + (v.shape[-1],))
+        for j0 in range(0, Tk, block):
+            if causal and j0 > i0 + nq - 1:
+                break
+            kb, vb = k[..., j0:j0 + block, :], v[..., j0:j0 + block, :]
+            s = torch.einsum("...id,...jd->...ij", qb, kb) / math.sqrt(q.shape[-1])
             if causal:
-                rows = torch.arange(i0, i0 + n)[:, None]
-                s = torch.where(torch.arange(j0, j0 + w) > rows, -math.inf, s)
-            m_new = torch.fmax(m, s.max(dim=-1).values)
-            p = (s - m_new[..., None]).exp()
-            r = (m - m_new).exp()
-            l = r * l + p.sum(dim=-1)
-            acc = r[..., None] * acc + p @ v.narrow(-2, j0, w)
+                qi = torch.arange(i0, i0 + nq).unsqueeze(1)
+                kj = torch.arange(j0, j0 + kb.shape[-2]).unsqueeze(0)
+                s = s.masked_fill(kj > qi, float("-inf"))
+            top = torch.aminmax(s, dim=-1, keepdim=True).max
+            m_new = torch.where(top > m, top, m)
+            p = torch.exp(s - m_new)
+            r = torch.exp(m - m_new)
+            l = r * l + p.sum(dim=-1, keepdim=True)
+            acc = r * acc + torch.einsum("...ij,...jd->...id", p, vb)
             m = m_new
-        out.narrow(-2, i0, n).copy_(acc / l[..., None])
-        lse.narrow(-1, i0, n).copy_(m + l.log())
+        out = out.slice_scatter(acc / l, dim=-2, start=i0, end=i0 + nq)
+        lse = lse.slice_scatter((m + torch.log(l)).squeeze(-1), dim=-1, start=i0, end=i0 + nq)
     return out, lse
 
 

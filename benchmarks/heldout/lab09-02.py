@@ -70,14 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., 0], float("-inf"))
-    l = torch.zeros_like(scores[..., 0])
-    for c in range(scores.shape[-1]):
-        s = scores[..., c]
-        m_new = torch.maximum(m, s)
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
+    m = scores.new_full(scores.shape[:-1] + (1,), -math.inf)
+    l = scores.new_zeros(scores.shape[:-1] + (1,))
+    for s in scores.unbind(-1):
+        m_new = torch.max(m, s)
+        l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
-    return torch.exp(scores - m[..., None]) / l[..., None]
+    return (scores - m).exp().div(l)
 
 
 def tiled_attention(
@@ -96,30 +95,31 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    scale = 1.0 / math.sqrt(q.shape[-1])
-    outs, lses = [], []
+    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
+    out = q.new_zeros(q.shape[:-1] + (v.shape[-1],))
+    lse = q.new_zeros(q.shape[:-1])
     for i0 in range(0, Tq, block):
-        qb = q[..., i0:i0 + block, :]
-        nq = qb.shape[-2]
-        m = torch.full(qb.shape[:-1], float("-inf"), dtype=q.dtype)
-        l = torch.zeros(qb.shape[:-1], dtype=q.dtype)
-        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
-        last = i0 if causal else Tk - 1
-        for j0 in range(0, last + 1, block):
-            kb, vb = k[..., j0:j0 + block, :], v[..., j0:j0 + block, :]
-            s = torch.matmul(qb, kb.transpose(-2, -1)) * scale
-            if causal and j0 == i0:
-                s = s + torch.full((nq, kb.shape[-2]), float("-inf"), dtype=q.dtype).triu(1)
-            m_new = torch.maximum(m, s.amax(dim=-1))
-            p = torch.exp(s - m_new[..., None])
-            r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1)
-            acc = r[..., None] * acc + torch.matmul(p, vb)
+        rows = torch.arange(i0, min(i0 + block, Tq))
+        qb = q.index_select(-2, rows)
+        m = q.new_full(qb.shape[:-1] + (1,), -math.inf)
+        l = q.new_zeros(qb.shape[:-1] + (1,))
+        acc = q.new_zeros(qb.shape[:-1] + (v.shape[-1],))
+        last = min(int(rows[-1]) + 1, Tk) if causal else Tk
+        for j0 in range(0, last, block):
+            cols = torch.arange(j0, min(j0 + block, Tk))
+            kb, vb = k.index_select(-2, cols), v.index_select(-2, cols)
+            s = torch.matmul(qb, kb.swapdims(-1, -2)) / math.sqrt(hs)
+            if causal:
+                s = s.where(cols[None, :] <= rows[:, None], torch.tensor(-math.inf))
+            m_new = torch.max(m, s.cummax(dim=-1).values[..., -1:])
+            p = (s - m_new).exp()
+            r = (m - m_new).exp()
+            l = r * l + p.sum(-1, keepdim=True)
+            acc = r * acc + torch.matmul(p, vb)
             m = m_new
-        outs.append(acc / l[..., None])
-        lses.append(m + torch.log(l))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+        out = out.index_copy(-2, rows, acc.div(l))
+        lse = lse.index_copy(-1, rows, (m + l.log()).squeeze(-1))
+    return out, lse
 
 
 # %% [markdown]

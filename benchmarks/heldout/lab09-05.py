@@ -70,13 +70,10 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1], -math.inf, dtype=scores.dtype)
-    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
-    for s in scores.unbind(dim=-1):
-        m_new = torch.fmax(m, s)
-        l = l * (m - m_new).exp() + (s - m_new).exp()
-        m = m_new
-    return (scores - m[..., None]).exp() / l[..., None]
+    lse = torch.full_like(scores[..., :1], -math.inf)
+    for j in range(scores.shape[-1]):
+        lse = torch.logaddexp(lse, scores[..., j:j + 1])
+    return torch.exp(scores - lse)
 
 
 def tiled_attention(
@@ -95,30 +92,27 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    *lead, Tq, hs = q.shape
-    Tk = k.shape[-2]
-    out = q.new_zeros(*lead, Tq, v.shape[-1])
-    lse = q.new_zeros(*lead, Tq)
+    Tq, Tk = q.shape[-2], k.shape[-2]
+    out = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
+    lse = torch.zeros(q.shape[:-1], dtype=q.dtype)
     for i0 in range(0, Tq, block):
-        qi = q.narrow(-2, min(i0, Tq - block), block)
-        n = qi.shape[-2]
-        m = torch.full((*lead, n), -math.inf, dtype=q.dtype)
-        l = torch.zeros((*lead, n), dtype=q.dtype)
-        acc = q.new_zeros(*lead, n, v.shape[-1])
-        for j0 in range(0, i0 + n if causal else Tk, block):
-            w = min(block, Tk - j0)
-            s = qi @ k.narrow(-2, j0, w).swapaxes(-1, -2) / math.sqrt(hs)
+        i1 = min(i0 + block, Tq)
+        run_lse = torch.full(q.shape[:-2] + (i1 - i0, 1), -math.inf, dtype=q.dtype)
+        run_out = torch.zeros(q.shape[:-2] + (i1 - i0, v.shape[-1]), dtype=q.dtype)
+        for j0 in range(0, Tk, block):
+            if causal and j0 >= i1:
+                continue
+            j1 = min(j0 + block, Tk)
+            s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
             if causal:
-                rows = torch.arange(i0, i0 + n)[:, None]
-                s = torch.where(torch.arange(j0, j0 + w) > rows, -math.inf, s)
-            m_new = torch.fmax(m, s.max(dim=-1).values)
-            p = (s - m_new[..., None]).exp()
-            r = (m - m_new).exp()
-            l = r * l + p.sum(dim=-1)
-            acc = r[..., None] * acc + p @ v.narrow(-2, j0, w)
-            m = m_new
-        out.narrow(-2, i0, n).copy_(acc / l[..., None])
-        lse.narrow(-1, i0, n).copy_(m + l.log())
+                future = torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)
+                s = s.masked_fill(future, -math.inf)
+            tile_lse = torch.logsumexp(s, dim=-1, keepdim=True)
+            new_lse = torch.logaddexp(run_lse, tile_lse)
+            run_out = run_out * torch.exp(run_lse - new_lse) + (torch.softmax(s, dim=-1) @ v[..., j0:j1, :]) * torch.exp(tile_lse - new_lse)
+            run_lse = new_lse
+        out[..., i0:i1, :] = run_out
+        lse[..., i0:i1] = run_lse.squeeze(-1)
     return out, lse
 
 

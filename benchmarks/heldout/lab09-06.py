@@ -70,14 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores.new_full(scores.shape[:-1], -math.inf)
-    l = scores.new_zeros(scores.shape[:-1])
-    for c in range(scores.shape[-1]):
-        s = scores.select(-1, c)
-        m_new = s.clamp_min(m)
+    m = scores.new_full(scores.shape[:-1] + (1,), -math.inf)
+    l = scores.new_zeros(scores.shape[:-1] + (1,))
+    for s in scores.split(1, dim=-1):
+        m_new = torch.max(m, s)
         l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
-    return (scores - m.unsqueeze(-1)).exp().div(l.unsqueeze(-1))
+    return (scores - m).exp().div(l)
 
 
 def tiled_attention(
@@ -96,28 +95,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, hs, Tk = q.shape[-2], q.shape[-1], k.shape[-2]
-    out, lse = 0, 0
+    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
+    out = q.new_zeros(q.shape[:-1] + (v.shape[-1],))
+    lse = q.new_zeros(q.shape[:-1])
     for i0 in range(0, Tq, block):
-        qi = q[..., i0:i0 + block, :]
-        n = qi.shape[-2]
-        m = qi.new_full(qi.shape[:-1], -math.inf)
-        l = qi.new_zeros(qi.shape[:-1])
-        acc = 0
-        for j0 in range(0, i0 + n if causal else Tk, block):
-            kj, vj = k[..., j0:j0 + block, :], v[..., j0:j0 + block, :]
-            s = (qi @ kj.movedim(-1, -2)) * hs ** -0.5
+        rows = torch.arange(i0, min(i0 + block, Tq))
+        qb = q.index_select(-2, rows)
+        m = q.new_full(qb.shape[:-1] + (1,), -math.inf)
+        l = q.new_zeros(qb.shape[:-1] + (1,))
+        acc = q.new_zeros(qb.shape[:-1] + (v.shape[-1],))
+        last = min(int(rows[-1]) + 1, Tk) if causal else Tk
+        for j0 in range(0, last, block):
+            cols = torch.arange(j0, min(j0 + block, Tk))
+            kb, vb = k.index_select(-2, cols), v.index_select(-2, cols)
+            s = torch.matmul(qb, kb.swapdims(-1, -2)) / math.sqrt(hs)
             if causal:
-                hidden = torch.atleast_2d(torch.arange(j0, j0 + kj.shape[-2])) > torch.atleast_2d(torch.arange(i0, i0 + n)).T
-                s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[hidden.long()])
-            m_new = s.sort(dim=-1).values[..., -1].clamp_min(m)
-            p = (s - m_new.unsqueeze(-1)).exp()
+                s = s.where(cols[None, :] <= rows[:, None], torch.tensor(-math.inf))
+            m_new = torch.max(m, s.cummax(dim=-1).values[..., -1:])
+            p = (s - m_new).exp()
             r = (m - m_new).exp()
-            l = l * r + p.sum(dim=-1)
-            acc = acc * r.unsqueeze(-1) + p @ vj
+            l = r * l + p.sum(-1, keepdim=True)
+            acc = r * acc + torch.matmul(p, vb)
             m = m_new
-        out = out + F.pad(acc / l.unsqueeze(-1), (0, 0, i0, Tq - i0 - n))
-        lse = lse + F.pad(m + l.log(), (0, 0, i0, Tq - i0 - n))
+        out = out.index_copy(-2, rows, acc.div(l))
+        lse = lse.index_copy(-2, rows, (m + l.log()).squeeze(-1))
     return out, lse
 
 

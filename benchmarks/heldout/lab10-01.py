@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    pd = p * dp
-    return pd - p * pd.cumsum(dim=-1)
+    D = torch.einsum("...n,...n->...n", p, dp).unsqueeze(-1)
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -77,16 +77,17 @@ def attention_backward(
     dk = ds^T @ q / sqrt(head_size).
     """
     T, hs = q.shape[-2], q.shape[-1]
-    s = q @ k.swapaxes(-1, -2) / math.sqrt(hs)
+    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(hs)
     if causal:
-        grid = torch.arange(T * T).view(T, T)
-        s = torch.where(torch.fmod(grid, T) > grid.div(T, rounding_mode="floor"), -math.inf, s)
-    shifted = s - s.max(dim=-1, keepdim=True).values
-    e = shifted.exp()
-    p = torch.true_divide(e, e.sum(dim=-1, keepdim=True))
-    dv = p.swapaxes(-1, -2) @ d_out
-    ds = softmax_backward(p, d_out @ v.swapaxes(-1, -2))
-    return ds @ k / math.sqrt(hs), ds.swapaxes(-1, -2) @ q / math.sqrt(hs), dv
+        i = torch.arange(T)
+        s = s.masked_fill(i.unsqueeze(0) > i.unsqueeze(1), float("-inf"))
+    p = F.softmax(s, dim=-1)
+    dv = torch.einsum("...ij,...id->...jd", p, d_out)
+    dp = torch.einsum("...id,...jd->...ij", d_out, v)
+    ds = softmax_backward(p, dp)
+    dq = torch.einsum("...ij,...jd->...id", ds, k) / math.sqrt(hs)
+    dk = torch.einsum("...ij,...id->...jd", ds, q) / math.sqrt(hs)
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -111,23 +112,23 @@ def tiled_attention_backward(
     The last block may be shorter than `block`.
     """
     T, hs = q.shape[-2], q.shape[-1]
-    D = (d_out * out).sum(dim=-1, keepdim=True)
+    D = torch.einsum("...td,...td->...t", d_out, out)
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
     for j0 in range(0, T, block):
-        nj = min(block, T - j0)
-        kj, vj = k.narrow(-2, j0, nj), v.narrow(-2, j0, nj)
+        j1 = min(j0 + block, T)
+        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
         for i0 in range(j0 if causal else 0, T, block):
-            ni = min(block, T - i0)
-            qi, doi = q.narrow(-2, i0, ni), d_out.narrow(-2, i0, ni)
-            s = qi @ kj.swapaxes(-1, -2) / math.sqrt(hs)
+            i1 = min(i0 + block, T)
+            qi, gi = q[..., i0:i1, :], d_out[..., i0:i1, :]
+            s = torch.einsum("...id,...jd->...ij", qi, kj) / math.sqrt(hs)
             if causal:
-                rows = torch.arange(i0, i0 + ni)[:, None]
-                s = torch.where(torch.arange(j0, j0 + nj) > rows, -math.inf, s)
-            p = (s - lse.narrow(-1, i0, ni)[..., None]).exp()
-            dv.narrow(-2, j0, nj).add_(p.swapaxes(-1, -2) @ doi)
-            ds = p * (doi @ vj.swapaxes(-1, -2) - D.narrow(-2, i0, ni))
-            dq.narrow(-2, i0, ni).add_(ds @ kj / math.sqrt(hs))
-            dk.narrow(-2, j0, nj).add_(ds.swapaxes(-1, -2) @ qi / math.sqrt(hs))
+                s = s.masked_fill(torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1), float("-inf"))
+            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
+            dp = torch.einsum("...id,...jd->...ij", gi, vj)
+            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
+            dv = dv.slice_scatter(dv[..., j0:j1, :] + torch.einsum("...ij,...id->...jd", p, gi), dim=-2, start=j0, end=j1)
+            dq = dq.slice_scatter(dq[..., i0:i1, :] + torch.einsum("...ij,...jd->...id", ds, kj) / math.sqrt(hs), dim=-2, start=i0, end=i1)
+            dk = dk.slice_scatter(dk[..., j0:j1, :] + torch.einsum("...ij,...id->...jd", ds, qi) / math.sqrt(hs), dim=-2, start=j0, end=j1)
     return dq, dk, dv
 
 

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(dim=-1, keepdim=True)
-    return torch.addcdiv(p * dp, p, D, value=-1)
+    J = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    return (J @ dp.unsqueeze(-1)).squeeze(-1)
 
 
 def attention_backward(
@@ -76,16 +76,15 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T, scale = q.shape[-2], q.shape[-1] ** -0.5
-    s = (q @ k.movedim(-1, -2)) * scale
-    if causal:
-        r = torch.arange(T)
-        s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[(torch.atleast_2d(r) > torch.atleast_2d(r).T).long()])
-    shifted = s - s.sort(dim=-1).values[..., -1:]
-    p = torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True))
-    dv = p.movedim(-1, -2) @ d_out
-    ds = softmax_backward(p, d_out @ v.movedim(-1, -2))
-    return ds @ k * scale, ds.movedim(-1, -2) @ q * scale, dv
+    with torch.enable_grad():
+        qq, kk, vv = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
+        s = qq @ kk.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            T = q.shape[-2]
+            s = s + torch.full((T, T), -math.inf).triu(1)
+        o = torch.softmax(s, dim=-1) @ vv
+        dq, dk, dv = torch.autograd.grad(o, (qq, kk, vv), d_out)
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -109,28 +108,31 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, scale = q.shape[-2], q.shape[-1] ** -0.5
+    T = q.shape[-2]
+    scale = q.shape[-1] ** -0.5
     D = (d_out * out).sum(dim=-1, keepdim=True)
-    dq, dk, dv = 0, 0, 0
-    for i0 in range(0, T, block):
-        qi, doi = q[..., i0:i0 + block, :], d_out[..., i0:i0 + block, :]
-        ni = qi.shape[-2]
-        lse_i, D_i = lse[..., i0:i0 + ni], D[..., i0:i0 + ni, :]
-        dq_i = 0
-        for j0 in range(0, i0 + ni if causal else T, block):
-            kj, vj = k[..., j0:j0 + block, :], v[..., j0:j0 + block, :]
-            nj = kj.shape[-2]
-            s = (qi @ kj.movedim(-1, -2)) * scale
+    starts = list(range(0, T, block))
+    dq_parts = [torch.zeros_like(q[..., a:a + block, :]) for a in starts]
+    dk_parts, dv_parts = [], []
+    for j0 in starts:
+        j1 = min(j0 + block, T)
+        dk_j = torch.zeros_like(k[..., j0:j1, :])
+        dv_j = torch.zeros_like(v[..., j0:j1, :])
+        for n, i0 in enumerate(starts):
+            i1 = min(i0 + block, T)
+            if causal and i1 <= j0:
+                continue
+            s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) * scale
             if causal:
-                hidden = torch.atleast_2d(torch.arange(j0, j0 + nj)) > torch.atleast_2d(torch.arange(i0, i0 + ni)).T
-                s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[hidden.long()])
-            p = (s - lse_i.unsqueeze(-1)).exp()
-            ds = p * (doi @ vj.movedim(-1, -2) - D_i)
-            dq_i = dq_i + ds @ kj * scale
-            dk = dk + F.pad(ds.movedim(-1, -2) @ qi * scale, (0, 0, j0, T - j0 - nj))
-            dv = dv + F.pad(p.movedim(-1, -2) @ doi, (0, 0, j0, T - j0 - nj))
-        dq = dq + F.pad(dq_i, (0, 0, i0, T - i0 - ni))
-    return dq, dk, dv
+                s = s.masked_fill(torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None], -math.inf)
+            p = torch.exp(s - lse[..., i0:i1, None])
+            dv_j = dv_j + p.transpose(-2, -1) @ d_out[..., i0:i1, :]
+            ds = p * (d_out[..., i0:i1, :] @ v[..., j0:j1, :].transpose(-2, -1) - D[..., i0:i1, :])
+            dq_parts[n] = dq_parts[n] + ds @ k[..., j0:j1, :] * scale
+            dk_j = dk_j + ds.transpose(-2, -1) @ q[..., i0:i1, :] * scale
+        dk_parts.append(dk_j)
+        dv_parts.append(dv_j)
+    return torch.cat(dq_parts, dim=-2), torch.cat(dk_parts, dim=-2), torch.cat(dv_parts, dim=-2)
 
 
 # %% [markdown]

@@ -61,7 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p.unsqueeze(-2) @ dp.unsqueeze(-1)).squeeze(-1)
+    D = torch.einsum("...n,...n->...", p, dp).unsqueeze(-1)
     return p * (dp - D)
 
 
@@ -76,15 +76,18 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T = q.shape[-2]
-    scale = 1.0 / math.sqrt(q.shape[-1])
-    s = torch.matmul(q, k.transpose(-2, -1)) * scale
+    T, hs = q.shape[-2], q.shape[-1]
+    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(hs)
     if causal:
-        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    p = torch.softmax(s, dim=-1)
-    dv = torch.matmul(p.transpose(-2, -1), d_out)
-    ds = softmax_backward(p, torch.matmul(d_out, v.transpose(-2, -1)))
-    return torch.matmul(ds, k) * scale, torch.matmul(ds.transpose(-2, -1), q) * scale, dv
+        i = torch.arange(T)
+        s = s.masked_fill(i.unsqueeze(0) > i.unsqueeze(1), float("-inf"))
+    p = F.softmax(s, dim=-1)
+    dv = torch.einsum("...ij,...id->...jd", p, d_out)
+    dp = torch.einsum("...id,...jd->...ij", d_out, v)
+    ds = softmax_backward(p, dp)
+    dq = torch.einsum("...ij,...jd->...id", ds, k) / math.sqrt(hs)
+    dk = torch.einsum("...ij,...id->...jd", p, q) / math.sqrt(hs)
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -108,27 +111,25 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T = q.shape[-2]
-    scale = 1.0 / math.sqrt(q.shape[-1])
-    D = (d_out * out).sum(dim=-1, keepdim=True)
-    dk, dv = torch.zeros_like(k), torch.zeros_like(v)
-    dq_blocks = []
-    for i0 in range(0, T, block):
-        i1 = min(i0 + block, T)
-        qb, db = q[..., i0:i1, :], d_out[..., i0:i1, :]
-        dq_b = torch.zeros_like(qb)
-        for j0 in range(0, i1 if causal else T, block):
-            j1 = min(j0 + block, T)
-            s = torch.matmul(qb, k[..., j0:j1, :].transpose(-2, -1)) * scale
-            if causal and j0 == i0:
-                s = s.masked_fill(torch.ones(i1 - i0, j1 - j0, dtype=torch.bool).triu(1), float("-inf"))
-            p = torch.exp(s - lse[..., i0:i1, None])
-            dv[..., j0:j1, :] += torch.matmul(p.transpose(-2, -1), db)
-            ds = p * (torch.matmul(db, v[..., j0:j1, :].transpose(-2, -1)) - D[..., i0:i1, :])
-            dq_b += torch.matmul(ds, k[..., j0:j1, :]) * scale
-            dk[..., j0:j1, :] += torch.matmul(ds.transpose(-2, -1), qb) * scale
-        dq_blocks.append(dq_b)
-    return torch.cat(dq_blocks, dim=-2), dk, dv
+    T, hs = q.shape[-2], q.shape[-1]
+    D = torch.einsum("...td,...td->...t", d_out, out)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    for j0 in range(0, T, block):
+        j1 = min(j0 + block, T)
+        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
+        for i0 in range(j0 if causal else 0, T, block):
+            i1 = min(i0 + block, T)
+            qi, gi = q[..., i0:i1, :], d_out[..., i0:i1, :]
+            s = torch.einsum("...id,...jd->...ij", qi, kj) / math.sqrt(hs)
+            if causal:
+                s = s.masked_fill(torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1), float("-inf"))
+            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
+            dp = torch.einsum("...id,...jd->...ij", gi, vj)
+            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
+            dv = dv.slice_scatter(dv[..., j0:j1, :] + torch.einsum("...ij,...id->...jd", p, gi), dim=-2, start=j0, end=j1)
+            dq = dq.slice_scatter(dq[..., i0:i1, :] + torch.einsum("...ij,...jd->...id", ds, kj) / math.sqrt(hs), dim=-2, start=i0, end=i1)
+            dk = dk.slice_scatter(dk[..., j0:j1, :] + torch.einsum("...ij,...id->...jd", ds, qi) / math.sqrt(hs), dim=-2, start=j0, end=j1)
+    return dq, dk, dv
 
 
 # %% [markdown]

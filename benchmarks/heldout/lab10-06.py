@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(dim=-1, keepdim=True)
-    return torch.addcmul(p * dp, p, D, value=-1)
+    D = (p * dp).sum(-1, keepdim=True)
+    return p * dp - p * D
 
 
 def attention_backward(
@@ -76,16 +76,18 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T, scale = q.shape[-2], q.shape[-1] ** -0.5
-    s = (q @ k.movedim(-1, -2)) * scale
+    T = q.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = torch.matmul(q, k.swapdims(-1, -2)) * scale
     if causal:
         r = torch.arange(T)
-        s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[(torch.atleast_2d(r) > torch.atleast_2d(r).T).long()])
-    shifted = s - s.sort(dim=-1).values[..., -1:]
-    p = torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True))
-    dv = p.movedim(-1, -2) @ d_out
-    ds = softmax_backward(p, d_out @ v.movedim(-1, -2))
-    return ds @ k * scale, ds.movedim(-1, -2) @ q * scale, dv
+        s = s.where(r[None, :] <= r[:, None], torch.tensor(-math.inf))
+    p = s.softmax(dim=-1)
+    dv = torch.matmul(p.swapdims(-1, -2), d_out)
+    ds = softmax_backward(p, torch.matmul(d_out, v.swapdims(-1, -2)))
+    dq = torch.matmul(ds, k) * scale
+    dk = torch.matmul(ds.swapdims(-1, -2), q) * scale
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -109,27 +111,25 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, scale = q.shape[-2], q.shape[-1] ** -0.5
-    D = (d_out * out).sum(dim=-1, keepdim=True)
-    dq, dk, dv = 0, 0, 0
+    T = q.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(-1)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
     for i0 in range(0, T, block):
-        qi, doi = q[..., i0:i0 + block, :], d_out[..., i0:i0 + block, :]
-        ni = qi.shape[-2]
-        lse_i, D_i = lse[..., i0:i0 + ni], D[..., i0:i0 + ni, :]
-        dq_i = 0
-        for j0 in range(0, i0 + ni if causal else T, block):
-            kj, vj = k[..., j0:j0 + block, :], v[..., j0:j0 + block, :]
-            nj = kj.shape[-2]
-            s = (qi @ kj.movedim(-1, -2)) * scale
+        rows = torch.arange(i0, min(i0 + block, T))
+        qi, gi = q.index_select(-2, rows), d_out.index_select(-2, rows)
+        li, Di = lse.index_select(-1, rows).unsqueeze(-1), D.index_select(-1, rows).unsqueeze(-1)
+        for j0 in range(0, int(rows[-1]) + 1 if causal else T, block):
+            cols = torch.arange(j0, min(j0 + block, T))
+            kj, vj = k.index_select(-2, cols), v.index_select(-2, cols)
+            s = torch.matmul(qi, kj.swapdims(-1, -2)) * scale
             if causal:
-                hidden = torch.atleast_2d(torch.arange(j0, j0 + nj)) > torch.atleast_2d(torch.arange(i0, i0 + ni)).T
-                s = s.clamp_max(s.new_tensor([math.inf, -math.inf])[hidden.long()])
-            p = (s - lse_i.unsqueeze(-2)).exp()
-            ds = p * (doi @ vj.movedim(-1, -2) - D_i)
-            dq_i = dq_i + ds @ kj * scale
-            dk = dk + F.pad(ds.movedim(-1, -2) @ qi * scale, (0, 0, j0, T - j0 - nj))
-            dv = dv + F.pad(p.movedim(-1, -2) @ doi, (0, 0, j0, T - j0 - nj))
-        dq = dq + F.pad(dq_i, (0, 0, i0, T - i0 - ni))
+                s = s.where(cols[None, :] <= rows[:, None], torch.tensor(-math.inf))
+            p = (s - li).exp()
+            ds = p * (torch.matmul(gi, vj.swapdims(-1, -2)) - Di)
+            dv = dv.index_copy(-2, cols, dv.index_select(-2, cols) + torch.matmul(p.swapdims(-1, -2), gi))
+            dk = dk.index_add(-2, cols, dk.index_select(-2, cols) + torch.matmul(ds.swapdims(-1, -2), qi) * scale)
+            dq = dq.index_copy(-2, rows, dq.index_select(-2, rows) + torch.matmul(ds, kj) * scale)
     return dq, dk, dv
 
 

@@ -62,8 +62,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     r = torch.arange(pattern.shape[-1])
-    cells = (torch.atleast_2d(r).T - torch.atleast_2d(r)) == 1
-    return pattern.masked_select(cells.nonzero()).view(*pattern.shape[:2], -1).mean(dim=(0, 2))
+    cells = (r[:, None] - r[None, :]) == 1
+    return pattern[:, :, cells].mean((0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,9 +73,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    r = torch.arange(pattern.shape[-1])
-    cells = (torch.atleast_2d(r).T > 0) & (torch.atleast_2d(r) == 0)
-    return pattern.masked_select(cells).view(*pattern.shape[:2], -1).mean(dim=(0, 2))
+    return pattern.unbind(-2)[0][..., 1:].mean((0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -87,9 +85,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     r = torch.arange(pattern.shape[-1])
-    i, j = torch.atleast_2d(r).T, torch.atleast_2d(r)
-    cells = (i - j == period - 1) & (i > period)
-    return pattern.masked_select(cells).view(*pattern.shape[:2], -1).mean(dim=(0, 2))
+    cells = ((r[:, None] - r[None, :]) == period - 1) & (r[:, None] >= period + 1)
+    return pattern[:, :, cells].mean((0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -101,9 +98,10 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    shifted = scores - scores.sort(dim=-1).values[..., -1:]
-    out = torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True)) @ values
-    return out.sum(dim=1) - out.select(1, head)
+    out = torch.matmul(scores.softmax(dim=-1), values)
+    keep = torch.arange(scores.shape[1] - 1)
+    keep = keep + (keep >= head).long()
+    return out.index_select(1, keep).sum(1)
 
 
 # %% [markdown]

@@ -61,9 +61,9 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.shape[-1]
-    cells = torch.stack([pattern[:, :, i, i - 1] for i in range(1, T)], dim=-1)
-    return cells.mean(dim=(0, 2))
+    r = torch.arange(pattern.shape[-1])
+    cells = (r[:, None] - r[None, :]) == 1
+    return pattern[:, :, cells].mean((0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,7 +73,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[:, :, 1:, 0].mean(dim=(0, 2))
+    return pattern.unbind(-1)[0][..., 1:].mean((0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,9 +84,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.shape[-1]
-    cells = torch.stack([pattern[:, :, i, i - period + 1] for i in range(period + 1, T)], dim=-1)
-    return cells.mean(dim=(0, 2))
+    r = torch.arange(pattern.shape[-1])
+    cells = ((r[:, None] - r[None, :]) == period - 1) & (r[:, None] >= period + 1)
+    return pattern[:, :, cells].mean((0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -98,8 +98,10 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    out = torch.softmax(scores, dim=-1) @ values
-    return torch.cat((out[:, :head], out[:, head + 1:]), dim=1).sum(dim=1)
+    out = torch.matmul(scores.softmax(dim=-1), values)
+    keep = torch.arange(scores.shape[1] - 1)
+    keep = keep + (keep > head).long()
+    return out.index_select(1, keep).sum(1)
 
 
 # %% [markdown]

@@ -61,8 +61,9 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    band = torch.tril(pattern, -1) - torch.tril(pattern, -2)
-    return band.sum(dim=-1)[:, :, 1:].mean(dim=(0, 2))
+    B, H, T, _ = pattern.shape
+    cols = (torch.arange(1, T) - 1).view(1, 1, -1, 1).expand(B, H, -1, 1)
+    return pattern[:, :, 1:].gather(-1, cols).squeeze(-1).mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -72,7 +73,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern.select(-1, 0)[:, :, 1:].mean(dim=(0, 2))
+    return pattern[..., 1:, :1].mean(dim=(0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -83,8 +84,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    band = torch.tril(pattern, period - 1) - torch.tril(pattern, -period)
-    return band.sum(dim=-1)[:, :, period + 1:].mean(dim=(0, 2))
+    B, H, T, _ = pattern.shape
+    cols = (torch.arange(period + 1, T) - period + 1).view(1, 1, -1, 1).expand(B, H, -1, 1)
+    return pattern[:, :, period + 1:].gather(-1, cols).squeeze(-1).mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -96,11 +98,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    shifted = scores - scores.max(dim=-1, keepdim=True).values
-    e = shifted.exp()
-    out = torch.true_divide(e, e.sum(dim=-1, keepdim=True)) @ values
-    keep = torch.arange(scores.shape[1]) != head
-    return out[:, keep].sum(dim=1)
+    out = torch.einsum("bhij,bhjd->bhid", F.softmax(scores, dim=-1), values)
+    keep = (torch.arange(scores.shape[1]) != head).to(out.dtype)
+    return torch.einsum("bhid,h->bid", out, keep)
 
 
 # %% [markdown]

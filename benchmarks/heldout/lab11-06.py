@@ -61,9 +61,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    r = torch.arange(pattern.shape[-1])
-    cells = (torch.atleast_2d(r).T - torch.atleast_2d(r)) == 1
-    return pattern.masked_select(cells).view(*pattern.shape[:2], -1).mean(dim=(0, 2))
+    return torch.diagonal(pattern, offset=-1, dim1=-2, dim2=-1).mean(dim=(0, -1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,9 +71,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    r = torch.arange(pattern.shape[-1])
-    cells = (torch.atleast_2d(r).T > 0) & (torch.atleast_2d(r) == 0)
-    return pattern.masked_select(cells).view(*pattern.shape[:2], -1).mean(dim=(0, 2))
+    B, _, T, _ = pattern.shape
+    return pattern[:, :, 1:, 0].sum(dim=(0, 2)) / (B * (T - 1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -86,10 +83,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    r = torch.arange(pattern.shape[-1])
-    i, j = torch.atleast_2d(r).T, torch.atleast_2d(r)
-    cells = (i - j == period - 1) & (i > period)
-    return pattern.masked_select(cells).view(*pattern.shape[:2], -1).mean(dim=(0, 2))
+    band = torch.diagonal(pattern, offset=-(period - 1), dim1=-2, dim2=-1)
+    return band[..., 2:].mean(dim=(0, -1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -101,9 +96,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    shifted = scores - scores.sort(dim=-1).values[..., -1:]
-    out = torch.exp(shifted - torch.logsumexp(shifted, dim=-1, keepdim=True)) @ values
-    return out.sum(dim=1) - out.select(0, head)
+    out = torch.softmax(scores, dim=-1) @ values
+    out[:, head] = 0
+    return out.sum(dim=1)
 
 
 # %% [markdown]
