@@ -25,7 +25,8 @@ repair.py finds that it gives the reference's output on every input:
   (or `view(B, T, 3, heads, head_size).unbind(2)`, wherever it gives the reference's output).
 - `swap_entries`: two sizes, strides or axes exchanged in `as_strided`, `view`, `reshape` or
   `permute` (`as_strided(size, (head_size, 1, d_model))`, the strides in memory's order, not the
-  sizes'). The mend exchanges them back, each pair in turn.
+  sizes'), or two of the 2-4 entries of a list a tensor is made of (`s.new_tensor([-inf, inf])`,
+  a lookup table in the wrong order). The mend exchanges them back, each pair in turn.
 - `flatten_span`: `t.transpose(0, 1).flatten(0, 1)`, meant as "join the heads and their channels";
   flatten joins the axes from its start through its end, both included, whatever they hold. The
   mend moves the span one axis either way, or to the last two axes (`flatten(-2, -1)`); a bare
@@ -111,7 +112,8 @@ ANOTHER_ROUTE = ("entrywise",)
 # a call's name -> the place of its diagonal's offset among the arguments of torch.<name>(...)
 _OFFSET_CALLS = {"tril": 1, "triu": 1, "tril_indices": 2, "triu_indices": 2, "diagonal": 1, "diag": 1, "diag_embed": 1}
 _OFFSET_WORDS = ("offset", "diagonal")
-_ORDERED = ("as_strided", "view", "reshape", "permute")
+_MADE = ("tensor", "new_tensor", "as_tensor")  # a tensor made of a list's entries, in its order
+_ORDERED = ("as_strided", "view", "reshape", "permute", *_MADE)
 _NUMEL_AXES = (-1, 0)
 # finfo's fields, in words: a mend tries the two ends of the range for any of them
 _FINFO = {"min": "the most negative finite number", "max": "the largest finite number",
@@ -187,6 +189,9 @@ def _entries(node: ast.Call) -> ast.expr | None:
     if name == "as_strided":
         at = 1 if is_method(node) else 2
         return node.args[at] if len(node.args) > at and isinstance(node.args[at], (ast.Tuple, ast.List)) else None
+    if name in _MADE:  # the data is the first argument, method or not; a long list's pairs are too many
+        listed = node.args[0] if node.args else None
+        return listed if isinstance(listed, (ast.Tuple, ast.List)) and 2 <= len(listed.elts) <= 4 else None
     args = entries_of(node)
     if len(args) == 1 and isinstance(args[0], (ast.Tuple, ast.List)):
         return args[0]
@@ -488,6 +493,8 @@ def api_words(node: ast.AST, change: Change, fdef: ast.FunctionDef, parents: dic
             return "as_strided pairs each size with the stride in the same place: the strides are listed in another order than the sizes"
         if called == "permute":
             return "two axes exchanged in `permute(...)`: its k-th entry names the axis that goes to place k"
+        if called in _MADE:
+            return f"two entries exchanged in the list `{called}(...)` is made of: entry k of the list is what index k picks"
         return (f"two sizes exchanged in `{called}(...)`: it reads the numbers in memory's order and only cuts them "
                 "anew, so the sizes must follow that order (`transpose` or `permute` moves numbers)")
     return None

@@ -1,4 +1,4 @@
-"""Six mends of where an axis goes, tried on a learner's code only.
+"""Seven mends of where an axis goes, tried on a learner's code only.
 
 - `axis_place`: `torch.arange(T)[None] - torch.arange(T)`, meant as the query numbers down a column
   minus the key numbers along a row. `None` in an index adds an axis of size 1 just where it stands,
@@ -35,6 +35,13 @@
   needs `k.transpose(-2, -1)`. The mend transposes one factor (its last two axes), tried on each
   factor of a call of `matmul`, `mm`, `bmm`, `addmm`, `baddbmm` or `addbmm` that is no transpose
   already (an `@`'s sides are tried as the reference's changes are).
+- `product_turned`: `proj.weight @ x + proj.bias`, a layer's weight applied as the textbook's
+  y = W x + b, to x as a column. Here each token is a ROW of x, (T, d_in), and a layer's weight is
+  (d_out, d_in): `nn.Linear` computes x @ W^T + b. `W @ x` raises, or, where T equals d_in, mixes the
+  tokens instead of the channels. The mend turns the product, `x @ proj.weight.T`, tried at every
+  matrix product (`@`, `matmul`, `mm`, `bmm`) whose left factor is a `.weight` or a name that starts
+  with a capital W; and where the product's layer's own `.bias` is added to it, the mend applies the
+  layer, `proj(x)`, which adds a bias only where the layer has one.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: an index with two `None`, and `unsqueeze` (another axis number, mutants.py, mends that).
@@ -48,12 +55,13 @@ import dataclasses
 from attention_by_hand.lab.call_meanings import CALLS
 from attention_by_hand.lab.call_words import LAYOUT_CALLS
 from attention_by_hand.lab.code_layout import call_name, function_form, statement_lines
-from attention_by_hand.lab.mend_edits import mend_edit
+from attention_by_hand.lab.mend_edits import matrix_sides, mend_edit
 from attention_by_hand.lab.mutant_edits import TRANSPOSES, Change, quote
 
 __all__ = ["LAYOUT_OPS", "layout_mends", "layout_words", "leading_wholes"]
 
-LAYOUT_OPS = ("axis_place", "transpose_first", "ellipsis_for", "ellipsis_as_axes", "one_bracket", "factor_transposed")
+LAYOUT_OPS = ("axis_place", "transpose_first", "ellipsis_for", "ellipsis_as_axes", "one_bracket", "factor_transposed",
+              "product_turned")
 _REGROUPS = ("reshape",)
 _PRODUCTS = {"matmul": 0, "mm": 0, "bmm": 0, "addmm": 1, "baddbmm": 1, "addbmm": 1}  # -> where the two factors start
 _TRANSPOSES = (*TRANSPOSES, "mT", "T", "mH", "H", "adjoint", "swapaxes", "swapdims")  # calls, then attributes
@@ -122,6 +130,32 @@ def _factors(node: ast.AST) -> list:
         isinstance(factor, ast.Attribute) and factor.attr in _TRANSPOSES) and not isinstance(factor, ast.Starred)]
 
 
+def _weight_first(node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
+    """(W, x) of `W @ x` (or a call of matmul, mm or bmm), where W is a `.weight` or a name that starts
+    with a capital W, and x no starred argument; None for another node."""
+    sides = matrix_sides(node)
+    if sides is None or isinstance(sides[1], ast.Starred):
+        return None
+    weight = sides[0]
+    named = (isinstance(weight, ast.Attribute) and weight.attr == "weight") or (
+        isinstance(weight, ast.Name) and weight.id.startswith("W"))
+    return sides if named else None
+
+
+def turned(node: ast.AST) -> str | None:
+    """The product turned: `x @ W.T` for `W @ x`, and `layer(x)` for `layer.weight @ x + layer.bias`
+    (the layer applied, bias and all, where it may have none); None for another node."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and (sides := _weight_first(node.left)):
+        weight, x = sides
+        bias = node.right
+        if (isinstance(weight, ast.Attribute) and isinstance(bias, ast.Attribute) and bias.attr == "bias"
+                and ast.dump(bias.value) == ast.dump(weight.value)):
+            return f"{quote(weight.value)}({quote(x)})"
+        return None
+    sides = _weight_first(node)
+    return f"{quote(sides[1])} @ {quote(sides[0])}.T" if sides else None
+
+
 def joined(node: ast.AST) -> str | None:
     """The index of `x[a][b]` as one bracket, where `b` keeps every place of `a` whole and adds one
     index after them (`[:, :, r][:, :, :, c]` -> `:, :, r, c`), and `a` holds a tensor's index (not
@@ -168,6 +202,8 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         for wholes in range(1, 4) if isinstance(node, ast.Subscript) and _after_ellipsis(node.slice) else ():
             index_text = ", ".join([":"] * wholes + [ast.unparse(e) for e in node.slice.elts[1:]])
             add(node, "ellipsis_as_axes", index_text, "index")
+        if (product := turned(node)) is not None:
+            add(node, "product_turned", product, "transpose")
         for place in _factors(node):
             change = Change(fdef.name, index[id(node)], "factor_transposed", place, "transpose", "", lines[id(node)])
             factor = quote(node.args[place])
@@ -200,6 +236,11 @@ def layout_words(node: ast.AST, change: Change) -> str | None:
                 "multiplies each row of its first matrix with each COLUMN of its second and transposes neither (`@`, "
                 "`matmul`, `mm` and `addmm` alike, unlike `F.linear` with its weight)"
                 + (f"; `{last}` {CALLS[last]}" if last else ""))
+    if change.op == "product_turned" and turned(node):
+        weight = quote((_weight_first(node) or _weight_first(node.left))[0])
+        return (f"`{weight}` applied as the textbook's W x, to a column: here each token is a ROW, and a layer's weight "
+                "is (out, in), so `nn.Linear` computes x @ W^T + b" + (" (and adds its bias only where it has one)"
+                                                                          if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) else ""))
     if change.op == "transpose_first":
         return f"no transpose before `reshape`: `reshape` {CALLS['reshape']}, so the last two axes must be swapped first"
     return None

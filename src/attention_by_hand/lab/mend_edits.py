@@ -15,9 +15,9 @@ moved to the other factor, a comparison's first side given an axis (`unsqueeze(-
 axis walked or unpacked, a built-in `sum` made torch's; and a slice moved to the last axis with `...`
 before it (range_mends.py); and `//` and `%` exchanged, an angle put in radians, a norm squared, a `:=`
 given the whole sum (reading_mends.py); and an index's `None` moved, a transpose put before a reshape, a
-leading `...` made whole axes, two brackets made one, a matrix product's factor transposed (layout_mends.py);
-a vector of ones made a column (operand_mends.py); a sign's size taken, axes counted from 0 (reading_mends.py);
-and a number made a tensor (number_mends.py).
+leading `...` made whole axes, two brackets made one, a product's factor transposed or the product turned
+(layout_mends.py); a vector of ones made a column (operand_mends.py); a sign's size taken, axes counted from
+0 (reading_mends.py); and a number made a tensor (number_mends.py).
 Each takes the node the change names and returns the node that takes its place.
 
 Left out: which changes are tried (mend_changes.py, habit_mends.py) and their words (mend_words.py).
@@ -263,6 +263,8 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         if isinstance(owner, ast.Name) and owner.id == "torch":  # torch.reshape(t, ...)
             return ast.Call(node.func, [_last_two_swapped(node.args[0]), *node.args[1:]], node.keywords)
         return ast.Call(ast.Attribute(_last_two_swapped(owner), "reshape", ast.Load()), node.args, node.keywords)
+    if op == "product_turned":  # `W @ x` made `x @ W.T` (layout_mends.py)
+        return ast.parse(arg, mode="eval").body
     if op == "factor_transposed":  # `q @ k` made `q @ k.transpose(-2, -1)`: one factor transposed (layout_mends.py)
         return ast.Call(node.func, [_last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)
     if op == "axes_from_one":  # `(1, 3)` made `(0, 2)`: axes counted from 0 (reading_mends.py)

@@ -3,7 +3,8 @@
 A `Change` names one edit at one node (mutants.py finds every one a function allows); `edit`
 makes it on a copy of the node, `edit_statements` on a function's body (two steps in the other
 order, or one step folded into the next), and `quote` prints the reference's own code that a hint
-quotes. The tables of neighbours (max and min, triu and tril, ...) are the slips a learner makes.
+quotes. The tables of neighbours (max and min, triu and tril, ...), the slips a learner makes, are
+neighbours.py's.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from dataclasses import dataclass, field
 from attention_by_hand.lab.code_layout import OPS, call_name, number_of, regrouped
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_slices import SLICE_OPS, slice_edit
+from attention_by_hand.lab.neighbours import ELEMENTWISE
 
-__all__ = ["KINDS", "Change", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "NEIGHBOURS", "NEIGHBOUR_WORDS", "Rename", "OPS", "STATEMENT_OPS", "TENSOR_MAKERS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "cut", "edit", "edit_statements", "fold_target", "given_name", "is_minus_inf", "locals_of", "moved_text", "number_of", "quote", "quote_statement", "replace_node", "speaks_of_positions", "step_name"]
+__all__ = ["KINDS", "Change", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "Rename", "OPS", "STATEMENT_OPS", "TENSOR_MAKERS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "cut", "edit", "edit_statements", "fold_target", "given_name", "is_minus_inf", "locals_of", "moved_text", "number_of", "quote", "quote_statement", "replace_node", "speaks_of_positions", "step_name"]
 
 # The kinds of change, in the order a match is preferred when two explain the same outputs.
 KINDS = (
@@ -44,64 +46,6 @@ STATEMENT_OPS = ("swap_next", "fold", "drop", "outdent", "hoist", "sink", "once"
 TRANSPOSES = {"transpose", "t", "permute"}
 # torch's calls that make a tensor of the sizes they are given
 TENSOR_MAKERS = frozenset({"zeros", "ones", "empty", "full", "randn", "rand", "new_zeros", "new_ones"})
-# A function's neighbour, the one a learner writes by a slip of the mind.
-# Each function's neighbours, the ones a learner writes by a slip of the mind (or of the base:
-# exp2 and log2 for exp and log).
-NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin": ("amax", "mean"), "sin": ("cos",), "cos": ("sin",),
-              "triu": ("tril",), "tril": ("triu",), "sum": ("mean",), "mean": ("sum",), "exp": ("log", "exp2", "sigmoid", "expm1"),
-              "log": ("exp", "log2", "log10", "log1p"), "log2": ("log",), "log10": ("log",), "exp2": ("exp",),
-              "log1p": ("log",), "expm1": ("exp",), "cat": ("stack",), "stack": ("cat",), "softmax": ("exp", "sigmoid"),
-              "empty_like": ("zeros_like",), "empty": ("zeros",), "new_empty": ("new_zeros",), "eye": ("zeros",),
-              "ones_like": ("zeros_like",), "zeros_like": ("ones_like",), "ones": ("zeros", "eye"), "zeros": ("ones",),
-              # one letter or one word apart, each the other's mirror: rows for columns, largest for smallest
-              "vstack": ("hstack",), "hstack": ("vstack",), "argmax": ("argmin",), "argmin": ("argmax",),
-              "maximum": ("minimum",), "minimum": ("maximum",), "floor": ("ceil",), "ceil": ("floor",),
-              "tril_indices": ("triu_indices",), "triu_indices": ("tril_indices",), "cummax": ("cummin",), "cummin": ("cummax",),
-              # not sqrt's isqrt: torch has none, and the error that raises may match a learner's
-              "isqrt": ("sqrt",), "heaviside": ("relu",), "cumsum": ("cumprod",), "cumprod": ("cumsum",),
-              "xlogy": ("xlog1py",), "xlog1py": ("xlogy",)}
-BUILTIN_NEIGHBOURS = {"max", "min"}  # Python's own functions renamed like torch's: `max(a, b)` for `min(a, b)`
-
-
-def builtin_pair(node: ast.Call, name: str) -> bool:
-    """`min(a, b)` of Python's own, neither a number: `min(x, 8)` made `max(x, 8)` is `x` wherever x
-    passes 8, a cap taken away by chance, not the other function."""
-    return (isinstance(node.func, ast.Name) and name in BUILTIN_NEIGHBOURS and len(node.args) == 2 and not node.keywords
-            and not any(isinstance(a, ast.Constant) for a in node.args))
-ELEMENTWISE = {"exp", "sigmoid", "relu"}  # neighbours that take no axis (nor heaviside's second argument)
-# What the learner's function does instead, where its name alone does not say it.
-NEIGHBOUR_WORDS = {
-    ("stack", "cat"): " (stack puts the tensors on a NEW axis; cat joins them along one they have)",
-    ("cat", "stack"): " (cat joins the tensors along an axis they have; stack puts them on a new one)",
-    ("sigmoid", "exp"): " (sigmoid(s) = 1 / (1 + exp(-s)) is no exponential)",
-    ("exp", "softmax"): " (the exps never divided by their row's sum)",
-    ("sigmoid", "softmax"): " (each weight squashed on its own; a softmax divides by the row's sum, so that rows sum to 1)",
-    ("zeros", "eye"): " (eye is the identity: ones on the diagonal, so each row keeps its own entry)",
-    ("eye", "ones"): " (eye is the identity, ones on the diagonal alone; ones fills every entry)",
-    ("log1p", "log"): " (log1p(x) is log(1 + x), not a more accurate log(x))",
-    ("expm1", "exp"): " (expm1(x) is exp(x) - 1, not a more accurate exp(x))",
-    # said of a change of the reference and of a mend of the learner's code alike: no side is the slip
-    **dict.fromkeys((("zeros_like", "ones_like"), ("zeros", "ones"), ("ones_like", "zeros_like"), ("ones", "zeros")),
-                    " (zeros start a sum or a count at 0; ones start it at 1)"),
-    **dict.fromkeys((("tril", "triu"), ("triu", "tril")),
-                    " (tril keeps the LOWER triangle and triu the UPPER, each on and beyond the diagonal its `diagonal=` "
-                    "names, the main one by default)"),
-    **dict.fromkeys((("tril_indices", "triu_indices"), ("triu_indices", "tril_indices")),
-                    " (tril_indices lists the cells of the LOWER triangle; triu_indices those of the UPPER)"),
-    **dict.fromkeys((("vstack", "hstack"), ("hstack", "vstack")),
-                    " (vstack puts the tensors one UNDER another, along axis 0; hstack side by side, along axis 1, "
-                    "or end to end for 1-D tensors)"),
-    **dict.fromkeys((("floor", "ceil"), ("ceil", "floor")), " (floor rounds DOWN, ceil rounds UP)"),
-    **dict.fromkeys((("cumsum", "cumprod"), ("cumprod", "cumsum")),
-                    " (cumsum ADDS the entries up to each place, a running total; cumprod MULTIPLIES them)"),
-    **dict.fromkeys((("xlogy", "xlog1py"), ("xlog1py", "xlogy")),
-                    " (xlogy(x, y) is x * log(y); xlog1py(x, y) is x * log(1 + y), so 0 at y = 0; both are 0 where x is 0)"),
-    ("relu", "heaviside"): " (heaviside is a STEP, 1 for every d > 0 however large; relu, max(d, 0), grows with d)",
-    ("sqrt", "isqrt"): " (math.isqrt is the INTEGER square root, rounded down: isqrt(8) is 2, not 2.83)",
-    **dict.fromkeys((("zeros_like", "empty_like"), ("zeros", "empty"), ("new_zeros", "new_empty")),
-                    " (an empty tensor is never cleared: what is added to it starts from whatever the memory held; "
-                    "the check fills it with nan)"),
-}
 COMMUTATIVE = (ast.Add, ast.Mult)
 CMP = {ast.Gt: ">", ast.GtE: ">=", ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!="}
 # `>=` and `==` are neighbours too: a one-hot row compared with >= is a thermometer code.

@@ -36,6 +36,7 @@ from attention_by_hand.lab.axis_words import size_words
 from attention_by_hand.lab.axis_arguments import axis_argument
 from attention_by_hand.lab.code_layout import new_axes_only
 from attention_by_hand.lab.mutant_quotes import elide
+from attention_by_hand.lab.neighbours import NEIGHBOUR_WORDS, NEIGHBOURS, builtin_pair
 from attention_by_hand.lab.mutant_edits import (
     KINDS,
     Change,
@@ -43,8 +44,6 @@ from attention_by_hand.lab.mutant_edits import (
     AXIS_WORDS,
     CMP,
     COMPARISONS,
-    NEIGHBOURS, builtin_pair,
-    NEIGHBOUR_WORDS,
     STATEMENT_OPS,
     TRANSPOSES,
     _tree_copy as _copy,

@@ -47,6 +47,7 @@ class Parted:
     ending: tuple[tuple[str, str], ...] = ()
     ending_at: str = ""
     reads_right: bool = False  # every wrong call raised on one line whose every input equals a value the reference made
+    line: int = 0  # the line `related` speaks of (the span's last)
 
 
 def _source_line(module: ModuleType, line: int) -> str:
@@ -178,7 +179,7 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
     also = f"; there, {related}" if related else ""
     runs = "runs and " if any(raised) else ""
     return Parted(f"{where}{also}; with `{name}` equal to the reference's {ref}, yours {runs}is right on each input it got wrong",
-                  f"at {at(end)}, {related}" if related and of_values else None, described, **ending)
+                  f"at {at(end)}, {related}" if related and of_values else None, described, **ending, line=end)
 
 
 def _related(reference: ModuleType, function: str, blamed) -> tuple[str | None, bool]:

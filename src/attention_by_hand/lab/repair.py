@@ -390,7 +390,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
 # (brackets moved, one range for another, `*` for `@`); a stop written as a length is one per slice, early;
 # a number made a tensor mends only where it raised, and `...` made whole axes or a factor transposed (one per
 # factor of every product call) seldom where nothing raised
-LATE = ("regroup", "group_terms", "range_for", "matmul", "number_tensor", "ellipsis_as_axes", "factor_transposed")
+LATE = ("regroup", "group_terms", "range_for", "matmul", "number_tensor", "ellipsis_as_axes", "factor_transposed",
+        "product_turned")
 
 
 def _rank(change: Change) -> int:

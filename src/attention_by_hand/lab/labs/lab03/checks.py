@@ -37,7 +37,8 @@ def _judge_counts_to_probs(got, expected, args):
             lambda: (c + s) / (c + s).sum(dim=0, keepdim=True),
         ),
         (
-            "the smoothing is missing: add it to every count before dividing (a row of zeros gives 0 / 0 = NaN)",
+            "no smoothing reached the table: yours is each count divided by its row's sum, with nothing added; "
+            "add the smoothing to every count before dividing (a row of zeros gives 0 / 0 = NaN)",
             lambda: c / c.sum(dim=1, keepdim=True),
         ),
         ("divided by the total of all counts: divide each ROW by its own sum", lambda: (c + s) / (c + s).sum()),
