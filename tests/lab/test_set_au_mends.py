@@ -90,16 +90,16 @@ def test_floor_divide_for_div_is_named(tmp_path):
 HEADS_SET_INTO_PLACE = '''
 def merge_heads(t):
     n_heads, T, head_size = t.shape
-    out = t.new_zeros(T, n_heads * head_size)
+    merged = t.new_zeros(T, n_heads * head_size)
     for h in range(n_heads):
-        out.narrow(1, h * head_size, head_size).set_(t[h].clone())
-    return out
+        merged[:, h * head_size:(h + 1) * head_size].set_(t[h].clone())
+    return merged
 '''
 
 
 def test_set_for_copy_is_named(tmp_path):
     found = failed_hints(tmp_path, "lab-05-multihead.py", HEADS_SET_INTO_PLACE, "merge_heads")
-    assert found and all("`copy_(...)` for `set_(...)`" in h and "nothing is written into" in h for h in found)
+    assert found and all("`copy_(...)` for `set_(...)`" in h and "nothing is written into what it viewed" in h for h in found)
 
 
 # the causal penalty looked up in a two-entry table whose entries are in the wrong order
@@ -143,6 +143,16 @@ def test_a_product_is_turned_only_where_a_weight_comes_first():
         "`v @ W.T` for `W @ v`", "`v @ layer.weight.T` for `torch.matmul(layer.weight, v)`"]
 
 
+def test_a_turned_product_keeps_a_sum_whole_and_a_long_factor_unshortened():
+    source = ("def f(W, x, layer, other):\n    return (W @ (x + 1), layer.weight @ x + other.bias,\n"
+              "            W @ torch.arange(9, dtype=torch.float32).unsqueeze(1).expand(9, 9).contiguous())\n")
+    fdef = ast.parse(source).body[0]
+    found = [c for c in layout_mends(fdef, {id(n): i for i, n in enumerate(ast.walk(fdef))}) if c.op == "product_turned"]
+    assert sorted(c.arg for c in found) == [
+        "(torch.arange(9, dtype=torch.float32).unsqueeze(1).expand(9, 9).contiguous()) @ (W).T",
+        "(x + 1) @ (W).T", "(x) @ (layer.weight).T"]
+
+
 # a one-hot row as 1 minus each id's distance to each column, clipped with hardtanh, whose bounds are not [0, 1]
 ONE_HOT_CLIPPED = '''
 def one_hot_lookup(ids, weight):
@@ -153,7 +163,7 @@ def one_hot_lookup(ids, weight):
 
 def test_hardtanh_is_said_to_clip_into_minus_one_one(tmp_path):
     found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", ONE_HOT_CLIPPED, "one_hot_lookup")
-    assert found and all("`hardtanh`" in h and "clips into [-1, 1] unless given its bounds" in h for h in found)
+    assert found and all("`hardtanh`" in h and "clips into [-1, 1] unless given other bounds" in h for h in found)
 
 
 # the smoothing given to a call that only fills NaN: it reaches no count
@@ -167,3 +177,13 @@ def counts_to_probs(counts, smoothing=1.0):
 def test_a_smoothing_that_reaches_no_count_is_said_so(tmp_path):
     found = failed_hints(tmp_path, "lab-03-bigram.py", SMOOTHING_AS_A_FILL, "counts_to_probs")
     assert found and all("no smoothing reached the table" in h for h in found)
+
+
+def test_a_renamed_clamp_takes_its_keyword_along_and_floor_divide_drops_a_rounding_mode():
+    from attention_by_hand.lab.mutant_edits import Change, edit
+
+    def renamed(source: str, to: str) -> str:
+        return ast.unparse(edit(ast.parse(source, mode="eval").body, Change("f", 0, "rename", to, "function", "")))
+
+    assert renamed("x.clamp_min(min=0)", "clamp_max") == "x.clamp_max(max=0)"
+    assert renamed("torch.div(a, b, rounding_mode='trunc')", "floor_divide") == "torch.floor_divide(a, b)"

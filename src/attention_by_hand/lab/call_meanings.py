@@ -95,11 +95,11 @@ CALLS = {
     "sigmoid": "squashes each entry on its own, 1 / (1 + exp(-x)): a row of them is no distribution",
     "relu": "sets every negative entry to 0",
     "abs": "drops every sign",
-    "hardtanh": "clips into [-1, 1] unless given its bounds (`min_val`, `max_val`): a clip into [0, 1] is "
-                "`hardtanh(x, 0.0, 1.0)` or `clamp(x, 0, 1)`",
+    "hardtanh": "clips into [-1, 1] unless given other bounds (`min_val`, `max_val`)",
     "nan_to_num": "replaces NaN (and the infinities) by numbers and leaves every finite entry as it is: it adds "
                   "nothing to a 0",
-    "floor_divide": "rounds each quotient DOWN to a whole number (a quotient below 1 becomes 0); `/` keeps the fraction",
+    "floor_divide": "rounds each quotient DOWN, toward -inf, to a whole number (0.5 becomes 0, -0.5 becomes -1); `/` "
+                    "keeps the fraction",
     "set_": "makes the tensor use another tensor's storage: a view it was (a `narrow` or a slice of another) stops "
             "being one, and nothing is written into what it viewed; `copy_` writes values",
     "atleast_1d": "leaves a tensor of one or more axes as it is (a 1-D tensor stays 1-D, and its `.T` is itself)",

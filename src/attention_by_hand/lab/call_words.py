@@ -37,7 +37,8 @@ LAYOUT_CALLS = frozenset({"reshape", "view", "squeeze", "conj", "inner", "outer"
 _SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}, "dropout": {"training", "train"},
             "diagonal": {"dim1", "dim2"}, "histc": {"min", "max"}, "binary_cross_entropy": {"reduction"},
             "binary_cross_entropy_with_logits": {"reduction"}, "index_put": {"accumulate"}, "index_put_": {"accumulate"},
-            "scatter": {"reduce"}, "scatter_": {"reduce"}, "histogramdd": {"range"}, "histogram": {"range"}, "nonzero": {"as_tuple"}, "squeeze": {"dim"}}
+            "scatter": {"reduce"}, "scatter_": {"reduce"}, "histogramdd": {"range"}, "histogram": {"range"}, "nonzero": {"as_tuple"}, "squeeze": {"dim"},
+            "hardtanh": {"min_val", "max_val"}}
 
 # a call described only where given one of these keywords: its words are about that keyword alone
 _ONLY_WITH = {"addcdiv": {"value"}, "addcmul": {"value"}, "add": {"alpha"}, "sub": {"alpha"}}

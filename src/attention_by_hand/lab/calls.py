@@ -33,7 +33,8 @@ not what is under test). An event is a JSON-able dict:
                                                      arguments that never reach its output, or one part
                                                      of it; whether it draws random numbers (unused.py)
     {"event": "repair", "function": "dot", "line": 41, "text": "...", "words": "...", "other": null,
-     "many": false, "kept": [40], "fresh": true}     a mend, and another naming another slip (repair.py);
+     "many": false, "own": true, "kept": [40],       a mend, and another naming another slip (repair.py);
+     "fresh": true}                                  whether its line is the function's own (no helper's);
                                                      the reference's lines the learner wrote word for
                                                      word, and whether the mend's line is not one of
                                                      them (kept_lines.py)
@@ -286,8 +287,10 @@ class _Mender:
                 found = None
             if found is not None:
                 other = found.other and {"line": found.other.line, "text": found.other.text[:MAX_TEXT], "words": found.other.words}
+                code = getattr(self.module, name).__code__  # own: the mended line is the function's, no helper's
+                own = code.co_firstlineno <= found.line <= max((n for *_, n in code.co_lines() if n), default=0)
                 emit(event="repair", function=name, line=found.line, text=found.text[:MAX_TEXT], words=found.words, op=found.op,
-                     other=other, many=found.many, **kept_event(self.module, self.reference, name, found.line))
+                     other=other, many=found.many, own=own, **kept_event(self.module, self.reference, name, found.line))
 
 
 def missing_functions(module: ModuleType, names: list[str]) -> list[str]:

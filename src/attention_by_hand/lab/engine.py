@@ -173,9 +173,11 @@ class Engine:
             return "; ".join(p for p in (self.said(check, found), after, calls) if p), found.mistake, words if after else None
         if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)
             parted = self.parted_at(function, check)
-            # a mend of a LATER line leaves the related line's value as it is and makes the function
-            # right: that value was the learner's own way there, and what the relation guesses at is no cause
-            related = parted.related if parted and not parted.line < (event.get("line") or 0) else None
+            # a mend of a line of the function's own after the related one leaves that value as it is and
+            # makes the function right: the value was the learner's own way there, and what the relation
+            # guesses at is no cause (a helper's line, wherever it stands in the file, may run after it)
+            later = event.get("own") and parted is not None and parted.line < (event.get("line") or 0)
+            related = parted.related if parted and not later else None
             parts = (observed, self.unused_words(function), self.first_nan(check) or related, mended)
             return "; ".join(part for part in parts if part), None, words
         made = self.first_nan(check) or self.parting(function, check) or self.line_calls(check, observed or "")

@@ -150,10 +150,11 @@ def turned(node: ast.AST) -> str | None:
         bias = node.right
         if (isinstance(weight, ast.Attribute) and isinstance(bias, ast.Attribute) and bias.attr == "bias"
                 and ast.dump(bias.value) == ast.dump(weight.value)):
-            return f"{quote(weight.value)}({quote(x)})"
+            return f"{ast.unparse(weight.value)}({ast.unparse(x)})"  # whole: mend_edits parses it
         return None
     sides = _weight_first(node)
-    return f"{quote(sides[1])} @ {quote(sides[0])}.T" if sides else None
+    turn = "mT" if isinstance(node, ast.Call) and call_name(node) == "bmm" else "T"  # `.T` of a batch reverses every axis
+    return f"({ast.unparse(sides[1])}) @ ({ast.unparse(sides[0])}).{turn}" if sides else None
 
 
 def joined(node: ast.AST) -> str | None:

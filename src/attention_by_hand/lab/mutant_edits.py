@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from attention_by_hand.lab.code_layout import OPS, call_name, number_of, regrouped
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_slices import SLICE_OPS, slice_edit
-from attention_by_hand.lab.neighbours import ELEMENTWISE
+from attention_by_hand.lab.neighbours import ELEMENTWISE, KEYWORD_FOR
 
 __all__ = ["KINDS", "Change", "AXIS_WORDS", "CMP", "COMMUTATIVE", "COMPARISONS", "Rename", "OPS", "STATEMENT_OPS", "TENSOR_MAKERS", "TRANSPOSES", "AXIS_KEYWORDS", "averaged", "call_name", "cut", "edit", "edit_statements", "fold_target", "given_name", "is_minus_inf", "locals_of", "moved_text", "number_of", "quote", "quote_statement", "replace_node", "speaks_of_positions", "step_name"]
 
@@ -305,7 +305,10 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         if arg in ELEMENTWISE:  # an elementwise function takes no axis: only the tensor goes with it
             method = not (isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "F"))
             return ast.Call(ast.Attribute(node.func.value, arg, ast.Load()), [] if method else node.args[:1], [])
-        return ast.Call(ast.Attribute(node.func.value, arg, ast.Load()), node.args, node.keywords)
+        # a keyword the neighbour names otherwise goes with it (`clamp_min(min=0)` made `clamp_max(max=0)`)
+        keywords = [ast.keyword(KEYWORD_FOR.get((arg, k.arg), k.arg), k.value) for k in node.keywords
+                    if KEYWORD_FOR.get((arg, k.arg), k.arg) != ""]
+        return ast.Call(ast.Attribute(node.func.value, arg, ast.Load()), node.args, keywords)
     if op == "drop_kw":
         return ast.Call(node.func, node.args, [k for i, k in enumerate(node.keywords) if i != arg])
     if op == "shift_all":

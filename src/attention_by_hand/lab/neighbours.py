@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 
-__all__ = ["BUILTIN_NEIGHBOURS", "ELEMENTWISE", "NEIGHBOURS", "NEIGHBOUR_WORDS", "builtin_pair"]
+__all__ = ["BUILTIN_NEIGHBOURS", "ELEMENTWISE", "KEYWORD_FOR", "NEIGHBOURS", "NEIGHBOUR_WORDS", "builtin_pair"]
 
 # Each function's neighbours, the ones a learner writes by a slip of the mind (or of the base:
 # exp2 and log2 for exp and log).
@@ -31,6 +31,8 @@ NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin"
               "clamp_min": ("clamp_max",), "clamp_max": ("clamp_min",), "any": ("all",), "all": ("any",),
               # a division that rounds for one that does not; a storage swapped for values written (`set_` is no setter)
               "floor_divide": ("div",), "div": ("floor_divide",), "true_divide": ("floor_divide",), "set_": ("copy_",)}
+# (the neighbour, a keyword of the call renamed) -> that keyword's name in the neighbour ("": left out)
+KEYWORD_FOR = {("clamp_max", "min"): "max", ("clamp_min", "max"): "min", ("floor_divide", "rounding_mode"): ""}
 BUILTIN_NEIGHBOURS = {"max", "min"}  # Python's own functions renamed like torch's: `max(a, b)` for `min(a, b)`
 
 
@@ -39,6 +41,8 @@ def builtin_pair(node: ast.Call, name: str) -> bool:
     passes 8, a cap taken away by chance, not the other function."""
     return (isinstance(node.func, ast.Name) and name in BUILTIN_NEIGHBOURS and len(node.args) == 2 and not node.keywords
             and not any(isinstance(a, ast.Constant) for a in node.args))
+
+
 ELEMENTWISE = {"exp", "sigmoid", "relu"}  # neighbours that take no axis (nor heaviside's second argument)
 # What the learner's function does instead, where its name alone does not say it.
 NEIGHBOUR_WORDS = {
@@ -75,10 +79,10 @@ NEIGHBOUR_WORDS = {
     **dict.fromkeys((("any", "all"), ("all", "any")),
                     " (any is true where at least ONE entry along the axis is; all only where EVERY one is)"),
     **dict.fromkeys((("floor_divide", "div"), ("div", "floor_divide"), ("floor_divide", "true_divide")),
-                    " (floor_divide rounds each quotient DOWN to a whole number, so a weight below 1 becomes 0; "
-                    "div and true_divide keep the fraction)"),
-    ("copy_", "set_"): (" (set_ makes the tensor use another tensor's storage: a view such as a `narrow` of `out` then "
-                        "stops being a view, and nothing is written into `out`; copy_ writes the values into it)"),
+                    " (floor_divide rounds each quotient DOWN, toward -inf, to a whole number: 0.5 becomes 0 and "
+                    "-0.5 becomes -1; div and true_divide keep the fraction)"),
+    ("copy_", "set_"): (" (set_ makes the tensor use another tensor's storage: a view (a slice, a `narrow`) then stops "
+                        "being one, and nothing is written into what it viewed; copy_ writes the values into it)"),
     ("relu", "heaviside"): " (heaviside is a STEP, 1 for every d > 0 however large; relu, max(d, 0), grows with d)",
     ("sqrt", "isqrt"): " (math.isqrt is the INTEGER square root, rounded down: isqrt(8) is 2, not 2.83)",
     **dict.fromkeys((("zeros_like", "empty_like"), ("zeros", "empty"), ("new_zeros", "new_empty")),
