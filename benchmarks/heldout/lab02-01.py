@@ -64,8 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = (ids.T == torch.arange(weight.shape[0])).to(weight.dtype)
-    return torch.einsum("nv,vd->nd", hot, weight)
+    V = weight.shape[0]
+    hot = torch.tensor([[1.0 if c == i else 0.0 for c in range(V)] for i in ids.tolist()], dtype=weight.dtype)
+    return sum(hot[:, c:c + 1] * weight[c] for c in range(V))
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,9 +74,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = torch.aminmax(scores, dim=-1, keepdim=True).max
-    e = (scores - top).exp()
-    return e / e.sum(dim=-1, keepdim=True)
+    return F.softmin(-scores, dim=-1)
 
 
 # %% [markdown]

@@ -64,8 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = F.one_hot(ids, weight.shape[0]).type_as(weight)
-    return torch.tensordot(hot, weight, dims=1)
+    n, V = ids.shape[0], weight.shape[0]
+    hot = torch.zeros(n, V, dtype=weight.dtype).scatter_add(1, ids.unsqueeze(1), torch.ones(n, 1, dtype=weight.dtype))
+    return (hot.unsqueeze(-1) * weight).sum(-2)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,9 +74,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.cummax(dim=-1).values[..., -1:]
+    top = torch.kthvalue(scores, -1, dim=-1, keepdim=True).values
     e = torch.exp(scores - top)
-    return e.div(e.sum(-1).unsqueeze(0))
+    return e / e.nansum(dim=-1, keepdim=True)
 
 
 # %% [markdown]

@@ -68,8 +68,7 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
     codes = ids[:-1] * vocab_size + ids[1:]
-    cells = vocab_size * vocab_size
-    return torch.histc(codes.float(), bins=cells, min=0, max=cells).view(vocab_size, vocab_size)
+    return torch.bincount(codes, minlength=vocab_size * vocab_size).view(vocab_size, vocab_size).float()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,8 +78,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    smoothed = counts + smoothing
-    return torch.einsum("ab,a->ab", smoothed, 1 / smoothed.sum(dim=1))
+    c = counts + smoothing
+    return c / c.sum(dim=1, keepdim=True)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +87,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    picked = probs[ids[:-1]].gather(0, ids[1:].unsqueeze(1))
-    return -picked.log().mean()
+    nxt = torch.relu(1 - (ids[1:].unsqueeze(1) - torch.arange(probs.shape[1])).abs())
+    picked = torch.linalg.vecdot(F.embedding(ids[:-1], probs), nxt)
+    return -torch.log(picked).mean()
 
 
 # %% [markdown]

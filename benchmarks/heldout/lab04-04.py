@@ -52,8 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    r = torch.arange(T)
-    return (r[None, :] - r[:, None]).gt(1)
+    eye = torch.eye(T)
+    return (eye.cumsum(1) - 1).bool()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,10 +61,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    s = torch.tensordot(q, key(x), dims=([1], [1])) / math.sqrt(q.shape[1])
-    s = s.where(causal_mask(len(x)).logical_not(), torch.tensor(-math.inf))
-    return s.softmax(dim=-1)
+    q, k = query(x), key(x)
+    s = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1])
+    cap = torch.inf * (1 - 2 * causal_mask(x.shape[-2]).float())
+    return torch.minimum(s, cap).softmax(-1)
 
 
 def self_attention(
@@ -76,7 +76,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return torch.tensordot(w, value(x), dims=1), w
+    return (w.unsqueeze(-1) * value(x).unsqueeze(-3)).sum(-2), w
 
 
 # %% [markdown]

@@ -52,8 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    i = torch.arange(T)
-    return i.unsqueeze(1) < i.unsqueeze(0)
+    a = torch.arange(T)
+    return torch.relu(a.unsqueeze(0) - a.unsqueeze(1)).bool()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,9 +62,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = torch.einsum("id,jd->ji", q, k) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(causal_mask(x.shape[0]), float("-inf"))
-    return F.softmax(s, dim=-1)
+    T = x.shape[-2]
+    s = torch.linalg.vecdot(q.unsqueeze(-2), k.unsqueeze(-3)) / math.sqrt(q.shape[-1])
+    s = s + torch.nan_to_num(causal_mask(T) * -torch.inf, nan=0.0, neginf=-torch.inf)
+    return torch.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -76,8 +77,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    out = torch.einsum("ij,jd->id", w, value(x))
-    return out, w
+    return torch.matmul(w, value(x)), torch.softmax(w, dim=-1)
 
 
 # %% [markdown]

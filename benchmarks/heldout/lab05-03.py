@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, d = t.shape
-    return torch.einsum("thd->htd", t.view(T, n_heads, d // n_heads))
+    hs = t.shape[-1] // n_heads
+    return t.unfold(-1, hs, hs).permute(1, 0, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    h, T, d = t.shape
-    return torch.einsum("htd->thd", t).reshape(T, h * d)
+    return t.permute(1, 0, 2).flatten(1)
 
 
 def multi_head_attention(
@@ -77,16 +76,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T, d = x.shape
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
-    i = torch.arange(T)
-    s = torch.einsum("hid,hjd->hij", q, k) / math.sqrt(d) // n_heads
-    s = s.masked_fill(i.unsqueeze(1) < i.unsqueeze(0), float("-inf"))
-    w = F.softmax(s, dim=-1)
-    out = proj(merge_heads(torch.einsum("hij,hjd->hid", w, v)))
-    return out, w
+    T = x.shape[-2]
+    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
+    s = torch.linalg.vecdot(q.unsqueeze(-2), k.unsqueeze(-3)) / math.sqrt(q.shape[-1])
+    a = torch.arange(T)
+    s = s + torch.nan_to_num(torch.relu(a.unsqueeze(0) - a.unsqueeze(1)).bool() * -torch.inf, nan=0.0, neginf=-torch.inf)
+    w = torch.softmax(s, dim=-1)
+    return proj(merge_heads(w)), w
 
 
 # %% [markdown]

@@ -57,7 +57,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
     T, d = t.shape
-    return torch.einsum("thd->htd", t.view(T, n_heads, d // n_heads))
+    return torch.movedim(t.view(T, n_heads, d // n_heads), 1, 0)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    h, T, d = t.shape
-    return torch.einsum("htd->tdh", t).reshape(T, h * d)
+    return torch.movedim(t, 0, 1).reshape(t.shape[1], -1)
 
 
 def multi_head_attention(
@@ -77,16 +76,11 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T, d = x.shape
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
-    i = torch.arange(T)
-    s = torch.einsum("hid,hjd->hij", q, k) / math.sqrt(d // n_heads)
-    s = s.masked_fill(i.unsqueeze(1) < i.unsqueeze(0), float("-inf"))
-    w = F.softmax(s, dim=-1)
-    out = proj(merge_heads(torch.einsum("hij,hjd->hid", w, v)))
-    return out, w
+    T = x.shape[-2]
+    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
+    s = q @ k.mT / math.sqrt(q.shape[-1])
+    w = torch.softmax(s + torch.log(torch.ones(T, T).tril()), dim=-1)
+    return proj(merge_heads(w @ v)), w
 
 
 # %% [markdown]

@@ -56,8 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    hs = t.shape[1] // n_heads
-    return torch.stack([t[:, h * hs:(h + 1) * hs] for h in range(n_heads)])
+    return t.reshape(t.shape[1], n_heads, -1).transpose(0, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -76,16 +75,12 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[0]
-    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
-    hidden = torch.ones(T, T, dtype=torch.bool).triu(1)
-    outs, weights = [], []
-    for h in range(n_heads):
-        s = torch.mm(q[h], k[h].t()) / math.sqrt(q.shape[-1])
-        w = torch.softmax(s.masked_fill(hidden, -math.inf), dim=-1)
-        weights.append(w)
-        outs.append(torch.mm(w, v[h]))
-    return proj(merge_heads(torch.stack(outs))), torch.stack(weights)
+    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
+    s = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1])
+    eye = torch.eye(x.shape[-2])
+    cap = torch.inf * (1 - 2 * (eye.cumsum(1) - eye))
+    w = torch.minimum(s, cap).softmax(-1)
+    return proj(merge_heads((w.unsqueeze(-1) * v.unsqueeze(-3)).sum(-2))), w
 
 
 # %% [markdown]

@@ -62,7 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    return token_embedding.weight[tokens] + position_embedding.weight[torch.arange(tokens.shape[-1])]
+    T = tokens.shape[-1]
+    return F.embedding(tokens, token_embedding) + F.embedding(torch.arange(T), position_embedding.weight)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -71,8 +72,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    var, mean = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
-    return (x - mean) / torch.sqrt(var + eps) * weight + bias
+    var, mu = torch.var_mean(x, dim=-1, keepdim=True, correction=0)
+    return (x - mu) / torch.sqrt(var + eps) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -82,10 +83,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    y = x.clone()
-    y += attn(ln1(y))
-    y += mlp(ln2(y))
-    return y
+    h = sum((x, attn(ln1(x))))
+    return sum((h, mlp(ln2(h))))
 
 
 # %% [markdown]

@@ -62,8 +62,7 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    positions = torch.arange(tokens.shape[-1], device=tokens.device)
-    return token_embedding(tokens) + position_embedding(positions)
+    return token_embedding(tokens) + position_embedding(torch.arange(tokens.shape[-1]))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,9 +71,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    centred = x - x.mean(-1, keepdim=True)
-    var = centred.pow(2).mean(-1, keepdim=True)
-    return centred / (var + eps).pow(0.5) * weight + bias
+    return F.layer_norm(x, x.shape[-1:], weight, bias, eps)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,8 +81,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    x = torch.stack((x, attn(ln1(x)))).sum(-1)
-    return torch.stack((x, mlp(ln2(x)))).sum(0)
+    h = torch.add(x, attn(ln1(x)))
+    return torch.add(h, mlp(ln2(h)))
 
 
 # %% [markdown]

@@ -81,12 +81,12 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64)
-    speed = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
-    angle = torch.einsum("p,i->pi", p, speed)
-    both = torch.cat((angle.sin(), angle.cos()), dim=1)
-    order = torch.arange(d_model).view(-1, 2).t().reshape(-1)
-    return both[:, order].float()
+    table = torch.zeros(n_positions, d_model, dtype=torch.float64)
+    pos = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    freq = torch.pow(base, -torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    table[:, 0::2] = torch.sin(pos * freq)
+    table[:, 1::2] = torch.cos(pos * freq)
+    return table.to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -95,7 +95,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[torch.arange(x.shape[-2])]
+    return x + table.narrow(0, 0, x.shape[-2])
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -110,11 +110,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.shape[-1] // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
-    angle = torch.einsum("t,i->ti", positions.float(), theta)
-    a, b = x.chunk(2, dim=-1)
-    return torch.cat((a * angle.cos() - b * angle.sin(), a * angle.sin() + b * angle.cos()), dim=-1)
+    d = x.shape[-1]
+    inv = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.float32) / d))
+    freqs = positions.to(torch.float32).unsqueeze(1) * inv
+    emb = torch.cat((freqs, freqs), dim=-1)
+    rotated = torch.cat((-x[..., d // 2:], x[..., : d // 2]), dim=-1)
+    return x * emb.cos() + rotated * emb.sin()
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -123,11 +124,8 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.shape[-2]
-    at = torch.arange(T)
-    s = torch.einsum("...id,...jd->...ij", rope(q, at), rope(k, at)) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.einsum("...ij,...jd->...id", F.softmax(s, dim=-1), v)
+    pos = torch.arange(q.shape[-2])
+    return F.scaled_dot_product_attention(rope(q, pos), rope(k, pos), v, is_causal=True)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -136,9 +134,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T, dtype=torch.float32)
-    d = i.unsqueeze(1) - i.unsqueeze(0)
-    return -slope * d * (d >= 0)
+    d = torch.arange(T).unsqueeze(1) - torch.arange(T).unsqueeze(0)
+    return (d.tril() * -slope).to(torch.float32)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -148,9 +145,8 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.einsum("...ij,...jd->...id", F.softmax(s, dim=-1), v)
+    mask = alibi_bias(T, slope).masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
 
 
 # %% [markdown]

@@ -81,10 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64)
-    speed = torch.pow(base, torch.arange(0, d_model, 2, dtype=torch.float64) / d_model).reciprocal()
-    angle = torch.outer(p, speed)
-    return torch.stack([angle.sin(), angle.cos()], dim=-1).reshape(n_positions, d_model).to(torch.float32)
+    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    theta = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(base) / d_model))
+    ang = p * theta
+    return torch.cat((ang.sin().unsqueeze(-1), ang.cos().unsqueeze(-1)), dim=-1).flatten(-2).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,8 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    T = x.shape[-2]
-    return x + table[:T - 1]
+    return x + table.split(x.shape[-2])[0]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -110,11 +109,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     half = x.shape[-1] // 2
-    theta = torch.pow(base, -torch.arange(0, x.shape[-1], 2).float() / x.shape[-1])
-    angle = torch.outer(positions.float(), theta)
-    cos, sin = angle.cos(), angle.sin()
+    theta = torch.exp(torch.arange(half, dtype=torch.float32) * (-2 * math.log(base) / x.shape[-1]))
+    ang = positions.to(torch.float32).unsqueeze(1) * theta
+    c, s = ang.cos(), ang.sin()
     a, b = x[..., :half], x[..., half:]
-    return torch.cat((torch.addcmul(a * cos, b, sin, value=-1), torch.addcmul(a * sin, b, cos)), dim=-1)
+    return torch.stack((a * c - b * s, a * s + b * c), dim=-2).flatten(-2)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -124,11 +123,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    where = torch.arange(T)
-    qr, kr = rope(q, where), rope(k, where)
-    s = torch.matmul(qr, kr.swapdims(-1, -2)) / math.sqrt(q.shape[-1])
-    s = s.where(hidden_future(T).logical_not(), torch.tensor(-math.inf))
-    return torch.matmul(s.softmax(dim=-1), v)
+    pos = torch.arange(T)
+    qr, kr = rope(q, pos), rope(q, pos)
+    s = (qr.unsqueeze(-2) * kr.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1])
+    w = torch.minimum(s, torch.inf * (1 - 2 * hidden_future(T).float())).softmax(-1)
+    return (w.unsqueeze(-1) * v.unsqueeze(-3)).sum(-2)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -137,9 +136,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    r = torch.arange(T)
-    d = r.view(-1, 1) - r.view(1, -1)
-    return torch.maximum(d, torch.zeros_like(d)).float().mul(-slope)
+    i = torch.arange(T, dtype=torch.float32)
+    return torch.minimum(i.unsqueeze(0) - i.unsqueeze(1), torch.zeros(())) * slope
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -149,10 +147,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.matmul(q, k.swapdims(-1, -2)) / math.sqrt(q.shape[-1])
-    s = s + alibi_bias(T, slope)
-    s = s.where(hidden_future(T).logical_not(), torch.tensor(-math.inf))
-    return torch.matmul(s.softmax(dim=-1), v)
+    s = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    w = torch.minimum(s, torch.inf * (1 - 2 * hidden_future(T).float())).softmax(-1)
+    return (w.unsqueeze(-1) * v.unsqueeze(-3)).sum(-2)
 
 
 # %% [markdown]

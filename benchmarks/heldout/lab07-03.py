@@ -82,9 +82,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
     p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
-    speed = torch.exp(-math.log(base) * torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
-    z = torch.exp(1j * (math.pi / 2 - p * speed))
-    return torch.view_as_real(z).reshape(n_positions, d_model).float()
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    ang = (p / base ** (two_i / d_model)).repeat_interleave(2, dim=-1)
+    par = torch.arange(1, d_model + 1) % 2
+    return (torch.sin(ang) * (1 - par) + torch.cos(ang) * par).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +94,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.index_select(0, torch.arange(x.shape[-2]))
+    return x + F.embedding(torch.arange(x.shape[-2]), table)
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,11 +110,10 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     half = x.shape[-1] // 2
-    theta = 1.0 / base ** (torch.arange(half, dtype=torch.float64) * 2 / x.shape[-1])
-    angle = (positions.double().unsqueeze(1) * theta).float()
-    z = torch.view_as_complex(torch.stack((x[..., :half], x[..., half:]), dim=-1).contiguous())
-    turned = torch.view_as_real(z * torch.exp(1j * angle))
-    return torch.cat((turned[..., 0], turned[..., 1]), dim=-1)
+    theta = base ** (-torch.arange(half, dtype=torch.float32) * 2 / x.shape[-1])
+    ang = positions.to(torch.float32).unsqueeze(1) * theta
+    a, b = x.split(half, dim=-1)
+    return torch.cat((a * ang.cos() - b * ang.sin(), a * ang.sin() + b * ang.cos()), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -124,9 +124,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    s = (rope(q, pos) @ rope(k, pos).mT) / math.sqrt(q.shape[-1])
-    s = s + torch.full((T, T), -math.inf).triu(1)
-    return torch.softmax(s, dim=-1) @ v
+    qr, kr = rope(q, pos), rope(k, pos)
+    s = torch.linalg.vecdot(qr.unsqueeze(-2), kr.unsqueeze(-3)) / math.sqrt(q.shape[-1])
+    s = s + torch.nan_to_num(hidden_future(T) * -torch.inf, nan=0.0, neginf=-torch.inf)
+    return torch.matmul(torch.softmax(s, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -135,7 +136,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    return torch.tensor([[-slope * (i - j) if j <= i else 0.0 for j in range(T)] for i in range(T)])
+    i = torch.arange(T, dtype=torch.float32)
+    return -slope * torch.relu(i.unsqueeze(1) - i.unsqueeze(0))
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -145,9 +147,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = (q @ k.mT) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s + torch.full((T, T), -math.inf).triu(1)
-    return torch.softmax(s, dim=-1) @ v
+    s = torch.linalg.vecdot(q.unsqueeze(-2), k.unsqueeze(-3)) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s + torch.nan_to_num(hidden_future(T) * -torch.inf, nan=0.0, neginf=-torch.inf)
+    return torch.matmul(torch.softmax(s, dim=-1), v)
 
 
 # %% [markdown]

@@ -81,12 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64)
-    speed = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
-    angle = torch.einsum("p,i->pi", p, speed)
-    both = torch.cat((angle.sin(), angle.cos()), dim=1)
-    order = torch.arange(d_model).view(2, -1).t().reshape(-1)
-    return both[:, order].float()
+    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    ang = (p / base ** (two_i / d_model)).repeat_interleave(2, dim=-1)
+    par = torch.arange(d_model) % 2
+    return (torch.sin(ang) * (1 - par) + torch.cos(ang) * par).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -95,7 +94,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[torch.arange(x.shape[-2])]
+    return x + F.embedding(torch.arange(x.shape[-2]), table)
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,10 +110,10 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     half = x.shape[-1] // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
-    angle = torch.einsum("t,i->ti", positions.float(), theta)
-    a, b = x.chunk(2, dim=-1)
-    return torch.cat((a * angle.cos() - b * angle.sin(), a * angle.sin() + b * angle.cos()), dim=-1)
+    theta = base ** (-torch.arange(half, dtype=torch.float32) * 2 / x.shape[-1])
+    ang = positions.to(torch.float32).unsqueeze(1) * theta
+    a, b = x.split(half, dim=-1)
+    return torch.cat((a * ang.cos() - b * ang.sin(), a * ang.sin() + b * ang.cos()), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -124,10 +123,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    at = torch.arange(T)
-    s = torch.einsum("...id,...jd->...ij", rope(q, at), rope(k, at)) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.einsum("...ij,...jd->...id", F.softmax(s, dim=-1), v)
+    pos = torch.arange(T)
+    qr, kr = rope(q, pos), rope(k, pos)
+    s = torch.linalg.vecdot(qr.unsqueeze(-2), kr.unsqueeze(-3)) / math.sqrt(q.shape[-1])
+    s = s + torch.nan_to_num(hidden_future(T) * -torch.inf, nan=0.0, neginf=-torch.inf)
+    return torch.matmul(torch.softmax(s, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -137,8 +137,7 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
     i = torch.arange(T, dtype=torch.float32)
-    d = i.unsqueeze(1) - i.unsqueeze(0)
-    return -slope * d * (d <= 0)
+    return -slope * torch.relu(i.unsqueeze(1) - i.unsqueeze(1))
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -148,9 +147,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.einsum("...ij,...jd->...id", F.softmax(s, dim=-1), v)
+    s = torch.linalg.vecdot(q.unsqueeze(-2), k.unsqueeze(-3)) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s + torch.nan_to_num(hidden_future(T) * -torch.inf, nan=0.0, neginf=-torch.inf)
+    return torch.matmul(torch.softmax(s, dim=-1), v)
 
 
 # %% [markdown]

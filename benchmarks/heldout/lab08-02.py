@@ -74,7 +74,7 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    pos = torch.arange(tokens.shape[-1]) + start
+    pos = torch.ones_like(tokens).cumsum(-1) - 1 + start
     return token_embedding(tokens) + position_embedding(pos)
 
 
@@ -88,7 +88,9 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.hstack((keys, k_new)), torch.concat((values, v_new), 2)
+    keys = torch.vstack((keys.permute(2, 0, 1, 3), k_new.permute(2, 0, 1, 3))).permute(2, 0, 1, 3)
+    values = torch.vstack((values.permute(2, 0, 1, 3), v_new.permute(2, 0, 1, 3))).permute(1, 2, 0, 3)
+    return keys, values
 
 
 def decode_step(
@@ -110,12 +112,14 @@ def decode_step(
     """
     B, d = x_new.shape[0], x_new.shape[-1]
     hs = d // n_heads
-    parts = qkv(x_new).reshape(B, 3, n_heads, hs)
-    q, k, v = parts[:, 0].unsqueeze(2), parts[:, 1].unsqueeze(2), parts[:, 2].unsqueeze(2)
-    cache = append_to_cache(cache, k, v)
-    s = torch.matmul(q, cache[0].swapdims(-1, -2)) / math.sqrt(hs)
-    o = torch.matmul(s.softmax(dim=-1), cache[1])
-    return proj(o.swapdims(1, 2).reshape(B, 1, d)), cache
+    fused = qkv(x_new)
+    q, k, v = (t.reshape(B, 1, n_heads, hs).transpose(1, 2) for t in (fused[..., :d], fused[..., d:2 * d], fused[..., 2 * d:]))
+    keys, values = append_to_cache(cache, k, v)
+    s = (q.unsqueeze(-2) * keys.unsqueeze(-3)).sum(-1) / math.sqrt(hs)
+    late = (torch.arange(keys.shape[-2]) > position).float()
+    w = torch.minimum(s, torch.inf * (1 - 2 * late)).softmax(-1)
+    o = (w.unsqueeze(-1) * values.unsqueeze(-3)).sum(-2)
+    return proj(o.transpose(1, 2).reshape(B, 1, d)), (keys, values)
 
 
 # %% [markdown]

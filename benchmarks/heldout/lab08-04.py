@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(torch.arange(start + T))[start:]
+    pos = torch.ones_like(tokens).cumsum(-1) - 1 + start
+    return token_embedding(tokens) + position_embedding(pos)
 
 
 def append_to_cache(
@@ -87,14 +87,10 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    grown = []
-    for old, new in zip(cache, (k_new, v_new)):
-        B, H, T, E = old.shape
-        both = old.new_zeros(B, H, T + new.shape[2], E)
-        both[:, :, :T] = old
-        both[:, :, T:] = new
-        grown.append(both)
-    return grown[0], grown[1]
+    keys, values = cache
+    keys = torch.vstack((keys.permute(2, 0, 1, 3), k_new.permute(2, 0, 1, 3))).permute(1, 2, 0, 3)
+    values = torch.vstack((values.permute(2, 0, 1, 3), v_new.permute(2, 0, 1, 3))).permute(1, 2, 0, 3)
+    return keys, values
 
 
 def decode_step(
@@ -116,13 +112,14 @@ def decode_step(
     """
     B, d = x_new.shape[0], x_new.shape[-1]
     hs = d // n_heads
-    q, k, v = qkv(x_new).split([d, d, d], dim=-1)
-    q, k, v = (t.reshape(B, n_heads, 1, hs) for t in (q, k, v))
+    fused = qkv(x_new)
+    q, k, v = (t.reshape(B, 1, n_heads, hs).transpose(1, 2) for t in (fused[..., :d], fused[..., d:2 * d], fused[..., 2 * d:-1]))
     keys, values = append_to_cache(cache, k, v)
-    n = keys.shape[2]
-    w = torch.softmax(torch.bmm(q.reshape(B * n_heads, 1, hs), keys.reshape(B * n_heads, n, hs).transpose(1, 2)) / math.sqrt(hs), dim=-1)
-    o = torch.bmm(w, values.reshape(B * n_heads, n, hs)).reshape(B, n_heads * hs)
-    return proj(o).unsqueeze(1), (keys, values)
+    s = (q.unsqueeze(-2) * keys.unsqueeze(-3)).sum(-1) / math.sqrt(hs)
+    late = (torch.arange(keys.shape[-2]) > position).float()
+    w = torch.minimum(s, torch.inf * (1 - 2 * late)).softmax(-1)
+    o = (w.unsqueeze(-1) * values.unsqueeze(-3)).sum(-2)
+    return proj(o.transpose(1, 2).reshape(B, 1, d)), (keys, values)
 
 
 # %% [markdown]

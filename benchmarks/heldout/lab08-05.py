@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding.weight[start:start + T]
+    return F.embedding(tokens, token_embedding.weight) + F.embedding(torch.arange(T) + start, position_embedding.weight)
 
 
 def append_to_cache(
@@ -88,7 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.cat((keys, k_new), dim=-2), torch.cat((values, v_new), dim=-2)
+    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
 
 
 def decode_step(
@@ -108,14 +108,16 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
+    B, d = x_new.shape[0], x_new.shape[-1]
     hs = d // n_heads
-    q, k, v = (torch.einsum("bthe->bhte", t.view(B, 1, n_heads, hs)) for t in qkv(x_new).chunk(3, dim=-1))
-    cache = append_to_cache(cache, k, v)
-    keys, values = cache
-    w = F.softmax(torch.einsum("bhqe,bhke->bhkq", q, keys) / math.sqrt(hs), dim=-1)
-    out = torch.einsum("bhqk,bhke->bqhe", w, values).reshape(B, 1, d)
-    return proj(out), cache
+    parts = qkv(x_new).unfold(-1, d, d)
+    q, k, v = (parts[..., i, :].unfold(-1, hs, hs).permute(0, 2, 1, 3) for i in (0, 1, 2))
+    keys, values = append_to_cache(cache, k, v)
+    s = torch.linalg.vecdot(q.unsqueeze(-2), keys.unsqueeze(-3)) / math.sqrt(hs)
+    late = torch.arange(keys.shape[-2]) > position
+    s = s + torch.nan_to_num(late * -torch.inf, nan=0.0, neginf=-torch.inf)
+    o = torch.matmul(torch.softmax(s, dim=-1), values)
+    return proj(o.permute(0, 2, 1, 3).flatten(1)), (keys, values)
 
 
 # %% [markdown]

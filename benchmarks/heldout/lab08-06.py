@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    pos = torch.arange(tokens.shape[-1]) + start
-    return token_embedding(tokens) + position_embedding(pos)
+    T = tokens.shape[-1]
+    return token_embedding(tokens) + position_embedding(torch.arange(start, start + T))
 
 
 def append_to_cache(
@@ -88,7 +88,8 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.concat((keys, k_new), 2), torch.concat((values, v_new), 2)
+    T, Tn = keys.shape[-2], k_new.shape[-2]
+    return F.pad(keys, (0, 0, 0, Tn)) + F.pad(k_new, (0, 0, T, 0)), F.pad(values, (0, 0, 0, Tn)) + F.pad(v_new, (0, 0, T, 0))
 
 
 def decode_step(
@@ -108,14 +109,11 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, d = x_new.shape[0], x_new.shape[1]
-    hs = d // n_heads
-    parts = qkv(x_new).reshape(B, 3, n_heads, hs)
-    q, k, v = parts[:, 0].unsqueeze(2), parts[:, 1].unsqueeze(2), parts[:, 2].unsqueeze(2)
-    cache = append_to_cache(cache, k, v)
-    s = torch.matmul(q, cache[0].swapdims(-1, -2)) / math.sqrt(hs)
-    o = torch.matmul(s.softmax(dim=-1), cache[1])
-    return proj(o.swapdims(1, 2).reshape(B, 1, d)), cache
+    B, d = x_new.shape[0], x_new.shape[-1]
+    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, d // n_heads).permute(2, 0, 3, 1, 4)
+    keys, values = append_to_cache(cache, k, v)
+    o = F.scaled_dot_product_attention(q, keys, values)
+    return proj(o.transpose(1, 2).reshape(B, 1, d)), (keys, values)
 
 
 # %% [markdown]

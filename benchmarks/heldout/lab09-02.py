@@ -70,13 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores.new_full(scores.shape[:-1] + (1,), -math.inf)
-    l = scores.new_zeros(scores.shape[:-1] + (1,))
-    for s in scores.unbind(-1):
-        m_new = torch.max(m, s)
+    m = torch.full_like(scores[..., :1], -torch.inf)
+    l = torch.zeros_like(m)
+    for j in range(scores.shape[-1]):
+        s = scores[..., [j]]
+        m_new = torch.cat((m, s), -1).kthvalue(2, dim=-1).values
         l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
-    return (scores - m).exp().div(l)
+    return (scores - m).exp() / l
 
 
 def tiled_attention(
@@ -96,30 +97,31 @@ def tiled_attention(
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
     Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
-    out = q.new_zeros(q.shape[:-1] + (v.shape[-1],))
-    lse = q.new_zeros(q.shape[:-1])
-    for i0 in range(0, Tq, block):
-        rows = torch.arange(i0, min(i0 + block, Tq))
-        qb = q.index_select(-2, rows)
-        m = q.new_full(qb.shape[:-1] + (1,), -math.inf)
-        l = q.new_zeros(qb.shape[:-1] + (1,))
-        acc = q.new_zeros(qb.shape[:-1] + (v.shape[-1],))
-        last = min(int(rows[-1]) + 1, Tk) if causal else Tk
-        for j0 in range(0, last, block):
-            cols = torch.arange(j0, min(j0 + block, Tk))
-            kb, vb = k.index_select(-2, cols), v.index_select(-2, cols)
-            s = torch.matmul(qb, kb.swapdims(-1, -2)) / math.sqrt(hs)
+    n_q, n_k = (Tq + block - 1) // block, (Tk + block - 1) // block
+    outs, lses = [], []
+    for bi in range(n_q):
+        i0, i1 = bi * block, min(bi * block + block, Tq)
+        qb = q[..., i0:i1, :]
+        m = torch.full_like(qb[..., :1], -torch.inf)
+        l = torch.zeros_like(m)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
+        for bj in range(n_k):
+            j0, j1 = bj * block, min(bj * block + block, Tk)
+            if causal and j0 >= i1:
+                continue
+            s = (qb.unsqueeze(-2) * k[..., j0:j1, :].unsqueeze(-3)).sum(-1) / math.sqrt(hs)
             if causal:
-                s = s.where(cols[None, :] <= rows[:, None], torch.tensor(-math.inf))
-            m_new = torch.max(m, s.cummax(dim=-1).values[..., -1:])
+                late = (torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)).float()
+                s = torch.minimum(s, torch.inf * (1 - 2 * late))
+            m_new = torch.cat((m, s), -1).kthvalue(s.shape[-1] + 1, dim=-1, keepdim=True).values
             p = (s - m_new).exp()
             r = (m - m_new).exp()
-            l = r * l + p.sum(-1, keepdim=True)
-            acc = r * acc + torch.matmul(p, vb)
+            l = r * l + p.nansum(-1, keepdim=True)
+            acc = r * acc + (p.unsqueeze(-1) * v[..., j0:j1, :].unsqueeze(-3)).sum(-2)
             m = m_new
-        out = out.index_copy(-2, rows, acc.div(l))
-        lse = lse.index_copy(-1, rows, (m + l.log()).squeeze(-1))
-    return out, lse
+        outs.append(acc / l)
+        lses.append((m + l.log()).squeeze(-1))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

@@ -70,11 +70,11 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1] + (1,), -math.inf)
-    l = torch.zeros(scores.shape[:-1] + (1,))
+    m = torch.full_like(scores[..., :1], -torch.inf)
+    l = torch.zeros_like(m)
     for j in range(scores.shape[-1]):
         s = scores[..., j:j + 1]
-        m_new = torch.where(s > m, s, m)
+        m_new = torch.cat((m, s), dim=-1).topk(1, dim=-1).values
         l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
     return torch.exp(scores - m) / l
@@ -96,34 +96,31 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    out = q.new_zeros(q.shape[:-1] + (v.shape[-1],))
-    lse = q.new_zeros(q.shape[:-1])
+    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
+    outs, lses = [], []
     for i0 in range(0, Tq, block):
-        qb = q[..., i0:i0 + block, :]
-        nq = qb.shape[-2]
-        m = q.new_full(qb.shape[:-1] + (1,), -math.inf)
-        l = q.new_zeros(qb.shape[:-1] + (1,))
-        acc = q.new_zeros(qb.shape[:-1] + (v.shape[-1],))
+        i1 = min(i0 + block, Tq)
+        qb = q[..., i0:i1, :]
+        m = torch.full_like(qb[..., :1], -torch.inf)
+        l = torch.zeros_like(m)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
         for j0 in range(0, Tk, block):
-            if causal and j0 > i0 + nq - 1:
+            if causal and j0 > i1 - 1:
                 break
-            kb, vb = k[..., j0:j0 + block, :], v[..., j0:j0 + block, :]
-            s = torch.einsum("...id,...jd->...ij", qb, kb) / math.sqrt(q.shape[-1])
+            j1 = min(j0 + block, Tk)
+            s = torch.linalg.vecdot(qb.unsqueeze(-2), k[..., j0:j1, :].unsqueeze(-3)) / math.sqrt(hs)
             if causal:
-                qi = torch.arange(i0, i0 + nq).unsqueeze(1)
-                kj = torch.arange(j0, j0 + kb.shape[-2]).unsqueeze(0)
-                s = s.masked_fill(kj > qi, float("-inf"))
-            top = torch.aminmax(s, dim=-1, keepdim=True).max
-            m_new = torch.where(top > m, top, m)
+                late = torch.relu(torch.arange(j1 - j0).unsqueeze(0) - torch.arange(i0, i1).unsqueeze(1)).bool()
+                s = s + torch.nan_to_num(late * -torch.inf, nan=0.0, neginf=-torch.inf)
+            m_new = torch.cat((m, s), dim=-1).topk(1, dim=-1).values
             p = torch.exp(s - m_new)
             r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1, keepdim=True)
-            acc = r * acc + torch.einsum("...ij,...jd->...id", p, vb)
+            l = r * l + p.sum(-1, keepdim=True)
+            acc = r * acc + torch.matmul(p, v[..., j0:j1, :])
             m = m_new
-        out = out.slice_scatter(acc / l, dim=-2, start=i0)
-        lse = lse.slice_scatter((m + torch.log(l)).squeeze(-1), dim=-1, start=i0, end=i0 + nq)
-    return out, lse
+        outs.append(acc / l)
+        lses.append((m + torch.log(l)).squeeze(-1))
+    return torch.concatenate(outs, axis=-2), torch.concatenate(lses, axis=-1)
 
 
 # %% [markdown]

@@ -70,13 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores.new_full(scores.shape[:-1] + (1,), -math.inf)
-    l = scores.new_zeros(scores.shape[:-1] + (1,))
-    for s in scores.split(1, dim=-1):
-        m_new = torch.max(m, s)
-        l = l * (m - m_new).exp() + (s - m_new).exp()
+    m = torch.full(scores.shape[:-1] + (1,), float("-inf"), dtype=scores.dtype)
+    l = torch.zeros_like(m)
+    for j in range(scores.shape[-1]):
+        s = scores[..., j:j + 1]
+        m_new = m.clamp(min=s)
+        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
-    return (scores - m).exp().div(l)
+    return torch.exp(scores - m) / l
 
 
 def tiled_attention(
@@ -95,30 +96,31 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
-    out = q.new_zeros(q.shape[:-1] + (v.shape[-1],))
-    lse = q.new_zeros(q.shape[:-1])
+    Tq, Tk = q.shape[-2], k.shape[-2]
+    scale = q.shape[-1] ** -0.5
+    out = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
+    lse = torch.zeros(q.shape[:-1], dtype=q.dtype)
     for i0 in range(0, Tq, block):
-        rows = torch.arange(i0, i0 + block)
-        qb = q.index_select(-2, rows)
-        m = q.new_full(qb.shape[:-1] + (1,), -math.inf)
-        l = q.new_zeros(qb.shape[:-1] + (1,))
-        acc = q.new_zeros(qb.shape[:-1] + (v.shape[-1],))
-        last = min(int(rows[-1]) + 1, Tk) if causal else Tk
-        for j0 in range(0, last, block):
-            cols = torch.arange(j0, min(j0 + block, Tk))
-            kb, vb = k.index_select(-2, cols), v.index_select(-2, cols)
-            s = torch.matmul(qb, kb.swapdims(-1, -2)) / math.sqrt(hs)
+        n = min(block, Tq - i0)
+        qb = q.narrow(-2, i0, n)
+        m = torch.full((*qb.shape[:-1], 1), float("-inf"), dtype=q.dtype)
+        l = torch.zeros_like(m)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
+        for j0 in range(0, Tk, block):
+            if causal and j0 >= i0 + n:
+                break
+            w = min(block, Tk - j0)
+            s = qb @ k.narrow(-2, j0, w).transpose(-2, -1) * scale
             if causal:
-                s = s.where(cols[None, :] <= rows[:, None], torch.tensor(-math.inf))
-            m_new = torch.max(m, s.cummax(dim=-1).values[..., -1:])
-            p = (s - m_new).exp()
-            r = (m - m_new).exp()
+                s = s.masked_fill(torch.arange(j0, j0 + w) > torch.arange(i0, i0 + n).unsqueeze(1), float("-inf"))
+            m_new = m.clamp(min=s.max(dim=-1, keepdim=True).values)
+            p = torch.exp(s - m_new)
+            r = torch.exp(m - m_new)
             l = r * l + p.sum(-1, keepdim=True)
-            acc = r * acc + torch.matmul(p, vb)
+            acc = r * acc + p @ v.narrow(-2, j0, w)
             m = m_new
-        out = out.index_copy(-2, rows, acc.div(l))
-        lse = lse.index_copy(-1, rows, (m + l.log()).squeeze(-1))
+        out.narrow(-2, i0, n).copy_(acc / l)
+        lse.narrow(-1, i0, n).copy_((m + torch.log(l)).squeeze(-1))
     return out, lse
 
 

@@ -70,10 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    lse = torch.full_like(scores[..., :1], -math.inf)
+    m = torch.full_like(scores[..., :1], -torch.inf)
+    l = torch.zeros_like(m)
     for j in range(scores.shape[-1]):
-        lse = torch.logaddexp(lse, scores[..., j:j + 1])
-    return torch.exp(scores - lse)
+        s = scores[..., j:j + 1]
+        m_new = torch.cat((m, s), dim=-1).topk(1, dim=-1).values
+        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
+        m = m_new
+    return torch.exp(scores - m) / l
 
 
 def tiled_attention(
@@ -92,28 +96,31 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    out = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
-    lse = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
+    outs, lses = [], []
     for i0 in range(0, Tq, block):
         i1 = min(i0 + block, Tq)
-        run_lse = torch.full(q.shape[:-2] + (i1 - i0, 1), -math.inf, dtype=q.dtype)
-        run_out = torch.zeros(q.shape[:-2] + (i1 - i0, v.shape[-1]), dtype=q.dtype)
+        qb = q[..., i0:i1, :]
+        m = torch.full_like(qb[..., :1], -torch.inf)
+        l = torch.zeros_like(m)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
         for j0 in range(0, Tk, block):
-            if causal and j0 >= i1:
-                continue
+            if causal and j0 > i1 - 1:
+                break
             j1 = min(j0 + block, Tk)
-            s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            s = torch.linalg.vecdot(qb.unsqueeze(-2), k[..., j0:j1, :].unsqueeze(-3)) / math.sqrt(hs)
             if causal:
-                future = torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)
-                s = s.masked_fill(future, -math.inf)
-            tile_lse = torch.logsumexp(s, dim=-1, keepdim=True)
-            new_lse = torch.logaddexp(run_lse, tile_lse)
-            run_out = run_out * torch.exp(run_lse - new_lse) + (torch.softmax(s, dim=-1) @ v[..., j0:j1, :]) * torch.exp(tile_lse - new_lse)
-            run_lse = new_lse
-        out[..., i0:i1, :] = run_out
-        lse[..., i0:i1] = run_lse.squeeze(-1)
-    return out, lse
+                late = torch.relu(torch.arange(j0, j1).unsqueeze(0) - torch.arange(i0, i1).unsqueeze(1)).bool()
+                s = s + torch.nan_to_num(late * -torch.inf, nan=0.0, neginf=-torch.inf)
+            m_new = torch.cat((m, s), dim=-1).topk(1, dim=-1).values
+            p = torch.exp(s - m_new)
+            r = torch.exp(m - m_new)
+            l = r * l + p.sum(-1, keepdim=True)
+            acc = r * acc + torch.matmul(p, v[..., i0:i1, :])
+            m = m_new
+        outs.append(acc / l)
+        lses.append((m + torch.log(l)).squeeze(-1))
+    return torch.concatenate(outs, axis=-2), torch.concatenate(lses, axis=-1)
 
 
 # %% [markdown]

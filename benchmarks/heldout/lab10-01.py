@@ -61,7 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.einsum("...n,...n->...n", p, dp).unsqueeze(-1)
+    D = torch.linalg.vecdot(p, dp, dim=0).unsqueeze(-1)
     return p * (dp - D)
 
 
@@ -76,17 +76,18 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T, hs = q.shape[-2], q.shape[-1]
-    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(hs)
+    hs = q.shape[-1]
+    T = q.shape[-2]
+    s = torch.linalg.vecdot(q.unsqueeze(-2), k.unsqueeze(-3)) / math.sqrt(hs)
     if causal:
-        i = torch.arange(T)
-        s = s.masked_fill(i.unsqueeze(0) > i.unsqueeze(1), float("-inf"))
-    p = F.softmax(s, dim=-1)
-    dv = torch.einsum("...ij,...id->...jd", p, d_out)
-    dp = torch.einsum("...id,...jd->...ij", d_out, v)
+        a = torch.arange(T)
+        s = s + torch.nan_to_num(torch.relu(a.unsqueeze(0) - a.unsqueeze(1)).bool() * -torch.inf, nan=0.0, neginf=-torch.inf)
+    p = torch.softmax(s, dim=-1)
+    dv = torch.linalg.vecdot(p.unsqueeze(-1), d_out.unsqueeze(-2), dim=-3)
+    dp = torch.linalg.vecdot(d_out.unsqueeze(-2), v.unsqueeze(-3))
     ds = softmax_backward(p, dp)
-    dq = torch.einsum("...ij,...jd->...id", ds, k) / math.sqrt(hs)
-    dk = torch.einsum("...ij,...id->...jd", ds, q) / math.sqrt(hs)
+    dq = torch.matmul(ds, k) / math.sqrt(hs)
+    dk = torch.linalg.vecdot(ds.unsqueeze(-1), q.unsqueeze(-2), dim=-3) / math.sqrt(hs)
     return dq, dk, dv
 
 
@@ -111,25 +112,34 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, hs = q.shape[-2], q.shape[-1]
-    D = torch.einsum("...td,...td->...t", d_out, out)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for j0 in range(0, T, block):
-        j1 = min(j0 + block, T)
-        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
-        for i0 in range(j0 if causal else 0, T, block):
-            i1 = min(i0 + block, T)
-            qi, gi = q[..., i0:i1, :], d_out[..., i0:i1, :]
-            s = torch.einsum("...id,...jd->...ij", qi, kj) / math.sqrt(hs)
+    hs = q.shape[-1]
+    T = q.shape[-2]
+    D = torch.linalg.vecdot(d_out, out).unsqueeze(-1)
+    starts = list(range(0, T, block))
+    dq_parts = []
+    dk_parts = [torch.zeros_like(k[..., j0:j0 + block, :]) for j0 in starts]
+    dv_parts = [torch.zeros_like(v[..., j0:j0 + block, :]) for j0 in starts]
+    for i0 in starts:
+        i1 = min(i0 + block, T)
+        qi, doi, Di = q[..., i0:i1, :], d_out[..., i0:i1, :], D[..., i0:i1, :]
+        lse_i = lse[..., i0:i1].unsqueeze(-1)
+        dqi = torch.zeros_like(qi)
+        for b, j0 in enumerate(starts):
+            if causal and j0 > i1 - 1:
+                break
+            j1 = min(j0 + block, T)
+            s = torch.linalg.vecdot(qi.unsqueeze(-2), k[..., j0:j1, :].unsqueeze(-3)) / math.sqrt(hs)
             if causal:
-                s = s.masked_fill(torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1), float("-inf"))
-            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-            dp = torch.einsum("...id,...jd->...ij", gi, vj)
-            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
-            dv = dv.slice_scatter(dv[..., j0:j1, :] + torch.einsum("...ij,...id->...jd", p, gi), dim=-2, start=j0, end=j1)
-            dq = dq.slice_scatter(dq[..., i0:i1, :] + torch.einsum("...ij,...jd->...id", ds, kj) / math.sqrt(hs), dim=-2, start=i0, end=i1)
-            dk = dk.slice_scatter(dk[..., j0:j1, :] + torch.einsum("...ij,...id->...jd", ds, qi) / math.sqrt(hs), dim=-2, start=j0, end=j1)
-    return dq, dk, dv
+                late = torch.relu(torch.arange(j0, j1).unsqueeze(0) - torch.arange(i0, i1).unsqueeze(1)).bool()
+                s = s + torch.nan_to_num(late * -torch.inf, nan=0.0, neginf=-torch.inf)
+            p = torch.exp(s - lse_i)
+            dv_parts[b] = dv_parts[b] + torch.linalg.vecdot(p.unsqueeze(-1), doi.unsqueeze(-2), dim=-3)
+            dp = torch.linalg.vecdot(doi.unsqueeze(-2), v[..., j0:j1, :].unsqueeze(-3))
+            ds = p * (dp - Di)
+            dqi = dqi + torch.matmul(ds, k[..., j0:j1, :]) / math.sqrt(hs)
+            dk_parts[b] = dk_parts[b] + torch.linalg.vecdot(ds.unsqueeze(-1), qi.unsqueeze(-2), dim=-3) / math.sqrt(hs)
+        dq_parts.append(dqi)
+    return torch.concatenate(dq_parts, axis=-2), torch.concatenate(dk_parts, axis=-2), torch.concatenate(dv_parts, axis=-2)
 
 
 # %% [markdown]

@@ -61,8 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    J = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
-    return (J @ dp.unsqueeze(-1)).squeeze(-1)
+    return p * (dp - (p * dp).nansum(-1, keepdim=True))
 
 
 def attention_backward(
@@ -76,14 +75,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    with torch.enable_grad():
-        qq, kk, vv = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
-        s = qq @ kk.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        if causal:
-            T = q.shape[-2]
-            s = s + torch.full((T, T), -math.inf).triu(1)
-        o = torch.softmax(s, dim=-1) @ vv
-        dq, dk, dv = torch.autograd.grad(o, (qq, kk, vv), d_out)
+    hs = q.shape[-1]
+    s = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) / math.sqrt(hs)
+    if causal:
+        eye = torch.eye(q.shape[-2])
+        s = torch.minimum(s, torch.inf * (1 - 2 * (eye.cumsum(1) - eye)))
+    p = s.softmax(-1)
+    dv = (p.unsqueeze(-1) * d_out.unsqueeze(-2)).sum(-2)
+    dp = (d_out.unsqueeze(-2) * v.unsqueeze(-3)).sum(-1)
+    ds = softmax_backward(p, dp)
+    dq = (ds.unsqueeze(-1) * k.unsqueeze(-3)).sum(-2) / math.sqrt(hs)
+    dk = (ds.unsqueeze(-1) * q.unsqueeze(-2)).sum(-3) / math.sqrt(hs)
     return dq, dk, dv
 
 
@@ -108,30 +110,33 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
+    hs = q.shape[-1]
     T = q.shape[-2]
-    scale = q.shape[-1] ** -0.5
-    D = (d_out * out).sum(dim=-1, keepdim=True)
-    starts = list(range(0, T, block))
-    dq_parts = [torch.zeros_like(q[..., a:a + block, :]) for a in starts]
+    D = (d_out * out).nansum(-1, keepdim=True)
+    n_b = (T + block - 1) // block
+    dq_parts = [torch.zeros_like(q[..., b * block:b * block + block, :]) for b in range(n_b)]
     dk_parts, dv_parts = [], []
-    for j0 in starts:
-        j1 = min(j0 + block, T)
-        dk_j = torch.zeros_like(k[..., j0:j1, :])
-        dv_j = torch.zeros_like(v[..., j0:j1, :])
-        for n, i0 in enumerate(starts):
-            i1 = min(i0 + block, T)
+    for bj in range(n_b):
+        j0, j1 = bj * block, min(bj * block + block, T)
+        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
+        dkj, dvj = torch.zeros_like(kj), torch.zeros_like(vj)
+        for bi in range(n_b):
+            i0, i1 = bi * block, min(bi * block + block, T)
             if causal and i1 <= j0:
                 continue
-            s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) * scale
+            qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
+            s = (qi.unsqueeze(-2) * kj.unsqueeze(-3)).sum(-1) / math.sqrt(hs)
             if causal:
-                s = s.masked_fill(torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None], -math.inf)
-            p = torch.exp(s - lse[..., i0:i1, None])
-            dv_j = dv_j + p.transpose(-2, -1) @ d_out[..., i0:i1, :]
-            ds = p * (d_out[..., i0:i1, :] @ v[..., j0:j1, :].transpose(-2, -1) - D[..., i0:i1, :])
-            dq_parts[n] = dq_parts[n] + ds @ k[..., j0:j1, :] * scale
-            dk_j = dk_j + ds.transpose(-2, -1) @ q[..., i0:i1, :] * scale
-        dk_parts.append(dk_j)
-        dv_parts.append(dv_j)
+                late = (torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)).float()
+                s = torch.minimum(s, torch.inf * (1 - 2 * late))
+            p = (s - lse[..., i0:i1].unsqueeze(-1)).exp()
+            dvj = dvj + (p.unsqueeze(-1) * doi.unsqueeze(-2)).sum(-3)
+            dp = (doi.unsqueeze(-2) * vj.unsqueeze(-3)).sum(-1)
+            ds = p * (dp - D[..., i0:i1, :])
+            dq_parts[bi] = dq_parts[bi] + (ds.unsqueeze(-1) * kj.unsqueeze(-3)).sum(-2) / math.sqrt(hs)
+            dkj = dkj + (ds.unsqueeze(-1) * qi.unsqueeze(-2)).sum(-3) / math.sqrt(hs)
+        dk_parts.append(dkj)
+        dv_parts.append(dvj)
     return torch.cat(dq_parts, dim=-2), torch.cat(dk_parts, dim=-2), torch.cat(dv_parts, dim=-2)
 
 

@@ -61,8 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(-1, keepdim=True)
-    return p * dp - p * p * D
+    return p * (dp - (p + dp).nansum(-1, keepdim=True))
 
 
 def attention_backward(
@@ -76,17 +75,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    s = torch.matmul(q, k.swapdims(-1, -2)) * scale
+    hs = q.shape[-1]
+    s = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) / math.sqrt(hs)
     if causal:
-        r = torch.arange(T)
-        s = s.where(r[None, :] <= r[:, None], torch.tensor(-math.inf))
-    p = s.softmax(dim=-1)
-    dv = torch.matmul(p.swapdims(-1, -2), d_out)
-    ds = softmax_backward(p, torch.matmul(d_out, v.swapdims(-1, -2)))
-    dq = torch.matmul(ds, k) * scale
-    dk = torch.matmul(ds.swapdims(-1, -2), q) * scale
+        eye = torch.eye(q.shape[-2])
+        s = torch.minimum(s, torch.inf * (1 - 2 * (eye.cumsum(1) - eye)))
+    p = s.softmax(-1)
+    dv = (p.unsqueeze(-1) * d_out.unsqueeze(-2)).sum(-3)
+    dp = (d_out.unsqueeze(-2) * v.unsqueeze(-3)).sum(-1)
+    ds = softmax_backward(p, dp)
+    dq = (ds.unsqueeze(-1) * k.unsqueeze(-3)).sum(-2) / math.sqrt(hs)
+    dk = (ds.unsqueeze(-1) * q.unsqueeze(-2)).sum(-3) / math.sqrt(hs)
     return dq, dk, dv
 
 
@@ -111,26 +110,34 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
+    hs = q.shape[-1]
     T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    D = (d_out * out).sum(-1)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for i0 in range(0, T, block):
-        rows = torch.arange(i0, min(i0 + block, T))
-        qi, gi = q.index_select(-2, rows), d_out.index_select(-2, rows)
-        li, Di = lse.index_select(-1, rows).unsqueeze(-1), D.index_select(-1, rows).unsqueeze(-1)
-        for j0 in range(0, int(rows[-1]) + 1 if causal else T, block):
-            cols = torch.arange(j0, min(j0 + block, T))
-            kj, vj = k.index_select(-2, cols), v.index_select(-2, cols)
-            s = torch.matmul(qi, kj.swapdims(-1, -2)) * scale
+    D = (d_out * out).nansum(-1, keepdim=True)
+    n_b = (T + block - 1) // block
+    dq_parts = [torch.zeros_like(q[..., b * block:b * block + block, :]) for b in range(n_b)]
+    dk_parts, dv_parts = [], []
+    for bj in range(n_b):
+        j0, j1 = bj * block, min(bj * block + block, T)
+        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
+        dkj, dvj = torch.zeros_like(kj), torch.zeros_like(vj)
+        for bi in range(n_b):
+            i0, i1 = bi * block, min(bi * block + block, T)
+            if causal and i1 <= j0:
+                continue
+            qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
+            s = (qi.unsqueeze(-2) * kj.unsqueeze(-3)).sum(-1) / math.sqrt(hs)
             if causal:
-                s = s.where(cols[None, :] <= rows[:, None], torch.tensor(-math.inf))
-            p = (s - li).exp()
-            ds = p * (torch.matmul(gi, vj.swapdims(-1, -2)) - Di)
-            dv = dv.index_copy(-2, cols, dv.index_select(-2, cols) + torch.matmul(p.swapdims(-1, -2), gi))
-            dk = dk.index_copy(-2, cols, dk.index_select(-2, cols) + torch.matmul(ds.swapdims(-1, -2), qi) * scale)
-            dq = dq.index_copy(-2, rows, dq.index_select(-2, rows) + torch.matmul(ds, kj) * scale)
-    return dq, dk, dv
+                late = (torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)).float()
+                s = torch.minimum(s, torch.inf * (1 - 2 * late))
+            p = (s - lse[..., i0:i1].unsqueeze(-1)).exp()
+            dvj = dvj + (p.unsqueeze(-1) * doi.unsqueeze(-2)).sum(-3)
+            dp = (doi.unsqueeze(-2) * vj.unsqueeze(-3)).sum(-1)
+            ds = p * (dp - D[..., i0:i1, :])
+            dq_parts[bi] = dq_parts[bi] + (ds.unsqueeze(-1) * kj.unsqueeze(-3)).sum(-2) / math.sqrt(hs)
+            dkj = dkj + (ds.unsqueeze(-1) * qi.unsqueeze(-2)).sum(-3) / math.sqrt(hs)
+        dk_parts.append(dkj)
+        dv_parts.append(dvj)
+    return torch.cat(dq_parts, dim=-2), torch.cat(dk_parts, dim=-2), torch.cat(dv_parts, dim=-2)
 
 
 # %% [markdown]

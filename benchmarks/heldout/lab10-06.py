@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(-1, keepdim=True)
-    return p * dp - p * D
+    D = (p.unsqueeze(-2) @ dp.unsqueeze(-1)).squeeze(-1)
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -76,18 +76,15 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    s = torch.matmul(q, k.swapdims(-1, -2)) * scale
-    if causal:
-        r = torch.arange(T)
-        s = s.where(r[None, :] <= r[:, None], torch.tensor(-math.inf))
-    p = s.softmax(dim=-1)
-    dv = torch.matmul(p.swapdims(-1, -2), d_out)
-    ds = softmax_backward(p, torch.matmul(d_out, v.swapdims(-1, -2)))
-    dq = torch.matmul(ds, k) * scale
-    dk = torch.matmul(ds.swapdims(-1, -2), q) * scale
-    return dq, dk, dv
+    def forward(q_, k_, v_):
+        s = q_ @ k_.transpose(-2, -1) / math.sqrt(q_.shape[-1])
+        if causal:
+            n = q_.shape[-2]
+            s = s.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+        return torch.softmax(s, dim=-1) @ v_
+
+    _, pullback = torch.func.vjp(forward, q, k, v)
+    return pullback(d_out)
 
 
 def tiled_attention_backward(
@@ -111,25 +108,26 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
+    hs = q.shape[-1]
     T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    D = (d_out * out).sum(-1)
+    D = (d_out * out).sum(-1, keepdim=True)
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
     for i0 in range(0, T, block):
-        rows = torch.arange(i0, min(i0 + block, T))
-        qi, gi = q.index_select(-2, rows), d_out.index_select(-2, rows)
-        li, Di = lse.index_select(-1, rows).unsqueeze(-1), D.index_select(-1, rows).unsqueeze(-1)
-        for j0 in range(0, int(rows[-1]) + 1 if causal else T, block):
-            cols = torch.arange(j0, min(j0 + block, T))
-            kj, vj = k.index_select(-2, cols), v.index_select(-2, cols)
-            s = torch.matmul(qi, kj.swapdims(-1, -2)) * scale
+        i1 = min(i0 + block, T)
+        qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
+        for j0 in range(0, T, block):
+            if causal and j0 >= i1:
+                break
+            j1 = min(j0 + block, T)
+            kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
+            s = qi @ kj.transpose(-2, -1) / math.sqrt(hs)
             if causal:
-                s = s.where(cols[None, :] <= rows[:, None], torch.tensor(-math.inf))
-            p = (s - li).exp()
-            ds = p * (torch.matmul(gi, vj.swapdims(-1, -2)) - Di)
-            dv = dv.index_copy(-2, cols, dv.index_select(-2, cols) + torch.matmul(p.swapdims(-1, -2), gi))
-            dk = dk.index_add(-2, cols, dk.index_select(-2, cols) + torch.matmul(ds.swapdims(-1, -2), qi) * scale)
-            dq = dq.index_copy(-2, rows, dq.index_select(-2, rows) + torch.matmul(ds, kj) * scale)
+                s = s.masked_fill(torch.arange(j0, j1) > torch.arange(i0, i1).unsqueeze(1), float("-inf"))
+            p = torch.exp(s - lse[..., i0:i1, None])
+            dv.index_add_(-2, torch.arange(j0, j1), p.transpose(-2, -1) @ doi)
+            ds = p * (doi @ vj.transpose(-2, -1) - D[..., i0:i1, :])
+            dq.index_add_(-2, torch.arange(i0, i1), ds @ kj / math.sqrt(hs))
+            dk.index_add_(-2, torch.arange(j0, j1), ds.transpose(-2, -1) @ qi / math.sqrt(hs))
     return dq, dk, dv
 
 

@@ -61,9 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    B, H, T, _ = pattern.shape
-    cols = (torch.arange(1, T) - 1).view(1, 1, -1, 1).expand(B, H, -1, 1)
-    return pattern[:, :, 1:].gather(-1, cols).squeeze(-1).mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    return torch.stack([pattern[:, :, i, i - 1] for i in range(1, T)], dim=-1).mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,7 +72,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[..., 1:, :1].mean(dim=(0, 2, 3))
+    return pattern[:, :, 1:, 0].mean(dim=0).mean(dim=-1)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,9 +83,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    B, H, T, _ = pattern.shape
-    cols = (torch.arange(period + 1, T) - (period + 1)).view(1, 1, -1, 1).expand(B, H, -1, 1)
-    return pattern[:, :, period + 1:].gather(-1, cols).squeeze(-1).mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    return torch.stack([pattern[:, :, i, i - period + 1] for i in range(period + 1, T)], dim=-1).mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -98,9 +96,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    out = torch.einsum("bhij,bhjd->bhid", F.softmax(scores, dim=-1), values)
-    keep = (torch.arange(scores.shape[1]) != head).to(out.dtype)
-    return torch.einsum("bhid,h->bid", out, keep)
+    s = torch.cat((scores[:, :head], scores[:, head + 1:]), dim=1)
+    vals = torch.cat((values[:, :head], values[:, head + 1:]), dim=1)
+    return (torch.softmax(s, dim=-1) @ vals).sum(dim=1)
 
 
 # %% [markdown]

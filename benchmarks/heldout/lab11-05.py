@@ -61,9 +61,10 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    B, H, T, _ = pattern.shape
-    cols = (torch.arange(1, T) - 1).view(1, 1, -1, 1).expand(B, H, -1, 1)
-    return pattern[:, :, 1:].gather(-1, cols).squeeze(-1).mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    j = torch.arange(T)
+    sel = torch.relu(1 - (j.unsqueeze(0) - j.unsqueeze(1) + 1).abs())
+    return (pattern * sel).sum(-1)[..., 1:].mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,7 +74,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[..., 1:, :1].mean(dim=(0, 2))
+    return pattern.select(-1, 0)[..., 1:].mean(dim=(0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,9 +85,10 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    B, H, T, _ = pattern.shape
-    cols = (torch.arange(period + 1, T) - period + 1).view(1, 1, -1, 1).expand(B, H, -1, 1)
-    return pattern[:, :, period + 1:].gather(-1, cols).squeeze(-1).mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    j = torch.arange(T)
+    sel = torch.relu(1 - (j.unsqueeze(0) - j.unsqueeze(1) + period - 1).abs())
+    return (pattern * sel).sum(-1)[..., period + 1:].mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -98,9 +100,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    out = torch.einsum("bhij,bhjd->bhid", F.softmax(scores, dim=-1), values)
-    keep = (torch.arange(scores.shape[1]) != head).to(out.dtype)
-    return torch.einsum("bhid,h->bid", out, keep)
+    outs = torch.matmul(torch.softmax(scores, dim=-1), values)
+    keep = 1 - torch.relu(1 - (torch.arange(scores.shape[1]) - head).abs())
+    return (outs * keep[:, None]).sum(1)
 
 
 # %% [markdown]
