@@ -23,11 +23,13 @@ __all__ = ["BRACKET_OPS", "BRACKET_TERMS", "GROUP_OP", "bracket_edit", "closing_
 GROUP_OP = "group_terms"  # brackets around a run of terms (grouping.py)
 BRACKET_OPS = ("close_later", "close_earlier", GROUP_OP)
 # the operators whose right side may belong inside or outside a bracket
-BRACKET_TERMS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+BRACKET_TERMS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv)
 # a term written after a sum acts on its last term as on the whole (`a + f(x) - s` is `a + (f(x) - s)`),
 # and a factor after a product on its last factor; not after a difference or a quotient (`a - f(x) + s`
 # is `a - (f(x) - s)`), nor across operators (`(a + f(x)) * s`)
-_THROUGH = {ast.Add: ast.Add, ast.Sub: ast.Add, ast.Mult: ast.Mult, ast.Div: ast.Mult}
+_THROUGH = {ast.Add: ast.Add, ast.Sub: ast.Add, ast.Mult: ast.Mult, ast.Div: ast.Mult,
+            # `a / f(d) // n` floors the quotient, not f's value: the same reach, other words (bracket_mends.py)
+            ast.FloorDiv: (ast.Mult, ast.Div)}
 
 
 def _simple(call: ast.AST) -> bool:

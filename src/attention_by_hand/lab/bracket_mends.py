@@ -5,7 +5,7 @@
   reads rows 0 .. T - 1 and the number `start` is added to every value it returns. The mend moves
   the term after a call inside the bracket of each call the expression ends with, in turn
   (`index_select(0, torch.arange(T) + start)`, then `torch.arange(T + start)`). Tried on every
-  `+`, `-`, `*` and `/` whose left side ends with a call.
+  `+`, `-`, `*`, `/` and `//` whose left side ends with a call (`math.sqrt(d) // n_heads`).
 - `close_earlier`: `f(x + s)` for `f(x) + s`, the other way round: the term added inside the call
   where it belonged on what the call returns. Tried on every call whose last argument is such an
   operation.
@@ -28,7 +28,7 @@ from attention_by_hand.lab.mutant_edits import OPS, Change, quote
 
 __all__ = ["BRACKET_OPS", "bracket_mends", "bracket_words"]
 
-_VERBS = {"+": "is added to", "-": "is subtracted from", "*": "multiplies", "/": "divides"}
+_VERBS = {"+": "is added to", "-": "is subtracted from", "*": "multiplies", "/": "divides", "//": "floor-divides"}
 
 
 def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -92,8 +92,9 @@ def bracket_words(node: ast.AST, change: Change) -> str | None:
         if call is None:
             return None
         term, inner, called = quote(node.right), quote(call.args[-1]), _called(call)
+        acted = f"what `{called}` returns" if call is node.left or sign != "//" else f"`{quote(node.left)}`"
         return (f"a bracket closed too early: `{sign} {term}` stands after the bracket of `{called}`, so `{term}` "
-                f"{_VERBS[sign]} what `{called}` returns, where it belongs inside, on `{inner}`")
+                f"{_VERBS[sign]} {acted}, where it belongs inside, on `{inner}`")
     if change.op == "close_earlier" and isinstance(node, ast.Call) and isinstance(node.args[-1], ast.BinOp):
         inner, sign, called = node.args[-1], OPS[type(node.args[-1].op)], _called(node)
         return (f"a bracket closed too late: `{sign} {quote(inner.right)}` stands inside `{called}`, on "

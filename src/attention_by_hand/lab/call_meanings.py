@@ -95,6 +95,8 @@ CALLS = {
     "sigmoid": "squashes each entry on its own, 1 / (1 + exp(-x)): a row of them is no distribution",
     "relu": "sets every negative entry to 0",
     "abs": "drops every sign",
+    "unbind": "removes the axis: each piece has one axis fewer, (...,) from (..., n) along the last (`split(1, dim)` "
+              "keeps it, (..., 1))",
     "hardtanh": "clips into [-1, 1] unless given other bounds (`min_val`, `max_val`)",
     "nan_to_num": "replaces NaN (and the infinities) by numbers and leaves every finite entry as it is: it adds "
                   "nothing to a 0",
@@ -208,7 +210,8 @@ CALLS = {
     "pdist": "returns only the distances of the pairs i < j, as one flat vector of n (n - 1) / 2 (SciPy's condensed "
              "form), not the (n, n) matrix (that is `cdist(x, x)`)",
     "slice_scatter": "returns a copy of its tensor with the slice REPLACED by what it is given (what was there is gone, "
-                     "nothing is added), and leaves the tensor it is called on as it was",
+                     "nothing is added), and leaves the tensor it is called on as it was; the slice runs from `start` to "
+                     "`end`, and without `end` to the end of the axis",
     "select_scatter": "returns a copy of its tensor with the slice REPLACED by what it is given (what was there is gone, "
                       "nothing is added), and leaves the tensor it is called on as it was",
     "put": "reads its tensor as one flat row, its rows end to end: index i is entry i of the flattened tensor, "

@@ -33,7 +33,8 @@ __all__ = ["Engine", "got_of"]
 
 
 # a mend whose words describe calls (api_mends.py) -> those calls
-_DESCRIBED_BY = {"flatten_span": ("flatten",), "norm_squared": ("norm", "vector_norm"), "transpose_first": ("reshape",)}
+_DESCRIBED_BY = {"flatten_span": ("flatten",), "norm_squared": ("norm", "vector_norm"), "transpose_first": ("reshape",),
+                 "unbind_kept": ("unbind",)}
 # mends that mirror a change of the reference (another name, number, operator or flag): beside a
 # change of the reference, which already says as much, they add nothing
 _MIRRORED = ("rename", "add_kw", "const", "compare", "binop", "drop_kw", "nested_order")

@@ -31,8 +31,8 @@ repair.py finds that it gives the reference's output on every input:
 - `next_axis`: `means[0]`, meant as entry 0 of every row, as a column is picked in a spreadsheet;
   one index picks along the FIRST axis. The mend is `means[:, 0]`. Tried where a call's result or
   a name is indexed by one number.
-- `one_slice`: `outs[:, h : h + 1]`, a slice of one entry where the entry was meant: the slice
-  keeps its axis, and what it meets then broadcasts against it. The mend is `outs[:, h]`.
+- `one_slice`: `outs[:, h : h + 1]` (or `p[..., :1]`), a slice of one entry where the entry was meant:
+  the slice keeps its axis, and what it meets then broadcasts against it. The mend is `outs[:, h]`.
 - `axis_last`: `e.sum(-1)[:, None]`, NumPy's way of turning row sums back into a column: the new
   axis goes after the first, right for a matrix's sums only (a vector's has no axis to keep, a
   batch's gets it in the middle). The mend puts it last, `e.sum(-1)[..., None]`. Tried where every
@@ -249,7 +249,7 @@ def _subscript_habits(node: ast.Subscript, name: str, at: int, line: int | None)
                                 f"`{quote(mend_edit(node, Change(name, at, 'one_based', k, 'slice', '')))}` for `{quote(node)}`", line))
         if _one_wide(p):
             found.append(Change(name, at, "one_slice", k, "slice",
-                                f"`{quote(p.lower)}` for `{quote(p)}` in `{quote(node)}`", line))
+                                f"`{quote(p.lower or ast.Constant(0))}` for `{quote(p)}` in `{quote(node)}`", line))
     if not any(isinstance(p, ast.Constant) and p.value in (None, Ellipsis) for p in parts):  # axis k is the k-th part
         for k, p in enumerate(parts):
             if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Invert) and isinstance(p.operand, ast.Name):
@@ -307,7 +307,9 @@ def _new_axis_placed(node: ast.Subscript) -> bool:
 
 
 def _one_wide(part: ast.expr) -> bool:
-    """`h : h + 1`: a slice of the one entry at its lower bound."""
+    """`h : h + 1`, or `:1` (`0:1`): a slice of the one entry at its lower bound."""
+    if isinstance(part, ast.Slice) and part.step is None and isinstance(part.upper, ast.Constant) and part.upper.value == 1:
+        return part.lower is None or (isinstance(part.lower, ast.Constant) and part.lower.value == 0)
     if not (isinstance(part, ast.Slice) and part.lower is not None and part.step is None and isinstance(part.upper, ast.BinOp)):
         return False
     upper = part.upper
@@ -406,7 +408,7 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
     if op == "one_slice" and isinstance(node, ast.Subscript):
         part = subscript_parts(node)[change.arg]
         return (f"`{quote(part)}` is a slice: it keeps its axis, with one entry on it, and the axis then broadcasts "
-                f"against what it meets; `[{quote(part.lower)}]` picks the entry and drops the axis")
+                f"against what it meets; `[{quote(part.lower or ast.Constant(0))}]` picks the entry and drops the axis")
     if op == "axis_last" and isinstance(node, ast.Subscript):
         place = len(subscript_parts(node)) - 1
         after = "the first axis" if place == 1 else f"the first {place} axes"

@@ -263,7 +263,7 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         if isinstance(owner, ast.Name) and owner.id == "torch":  # torch.reshape(t, ...)
             return ast.Call(node.func, [_last_two_swapped(node.args[0]), *node.args[1:]], node.keywords)
         return ast.Call(ast.Attribute(_last_two_swapped(owner), "reshape", ast.Load()), node.args, node.keywords)
-    if op == "product_turned":  # `W @ x` made `x @ W.T` (layout_mends.py)
+    if op in ("product_turned", "pre_norm", "unbind_kept"):  # new code written out whole (layout, residual, reading_mends.py)
         return ast.parse(arg, mode="eval").body
     if op == "factor_transposed":  # `q @ k` made `q @ k.transpose(-2, -1)`: one factor transposed (layout_mends.py)
         return ast.Call(node.func, [_last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)
@@ -445,7 +445,7 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return _subscript(node, parts)
     if op == "one_slice":  # `x[:, h : h + 1]` made `x[:, h]` (habit_mends.py)
         parts = subscript_parts(node)
-        parts[arg] = parts[arg].lower
+        parts[arg] = parts[arg].lower or ast.Constant(0)  # `:1` picks entry 0
         return _subscript(node, parts)
     return _api_edit(node, change)
 

@@ -1,4 +1,4 @@
-"""Ten mends of an operator, a number or a call read by another convention, tried on a learner's code only.
+"""Eleven mends of an operator, a number or a call read by another convention, tried on a learner's code only.
 
 - `div_mod`: `t[cols % hs, rows, cols // hs]`, a flat position split into (which block, where in
   it) with the two operators exchanged. `i // n` counts the whole blocks of n before i, `i % n` is
@@ -37,6 +37,9 @@
   past the last). The mend takes 1 from each, `(0, 2)`. Tried on every tuple of two or more whole
   numbers, all at least 1, given where a call takes axes (a `dim=`, a `permute`'s order, the axis
   places of axis_arguments.py), not a shape, a pad or a shift.
+- `unbind_kept`: `for s in scores.unbind(-1)`, each piece taken to be a column, (..., 1), as
+  `split(1, dim=-1)` gives it; `unbind` removes the axis, so each piece is (...,) and broadcasts
+  against a column into a square. The mend is `scores.split(1, dim=-1)`. Tried at every `unbind`.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: `//` and `%` exchanged across two statements (`head = i % hs` on one line, `place = i // hs`
@@ -56,7 +59,7 @@ from attention_by_hand.lab.mutant_edits import Change, cut, quote
 __all__ = ["READING_OPS", "reading_mends", "reading_words"]
 
 READING_OPS = ("div_mod", "radians", "norm_squared", "named_whole", "log_inside", "true_div", "bool_not", "nested_order",
-               "sign_abs", "axes_from_one")
+               "sign_abs", "axes_from_one", "unbind_kept")
 _TURNS = ("sin", "cos", "tan")
 _NORMS = ("vector_norm", "norm")
 _WHOLE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult)
@@ -149,6 +152,17 @@ def _bool_of_difference(node: ast.AST) -> bool:
             and not node.args and isinstance(node.func.value, ast.BinOp) and isinstance(node.func.value.op, ast.Sub))
 
 
+def _split_for(node: ast.AST) -> str | None:
+    """`x.split(1, dim=d)` for `x.unbind(d)` or `torch.unbind(x, d)` (d 0 where not given), written out whole."""
+    if not (isinstance(node, ast.Call) and call_name(node) == "unbind" and isinstance(node.func, ast.Attribute)):
+        return None
+    torch_form = function_form(node)
+    given = node.args[1:] if torch_form else node.args
+    dims = [*given, *(k.value for k in node.keywords if k.arg == "dim")] or [ast.Constant(0)]
+    owner = node.args[0] if torch_form and node.args else node.func.value
+    return None if torch_form and not node.args else f"({ast.unparse(owner)}).split(1, dim={ast.unparse(dims[0])})"
+
+
 def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The changes of `fdef` the module's docstring lists."""
     found = []
@@ -186,13 +200,22 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             if isinstance(node, ast.Call):
                 for axes in (a for a in _axes_given(node) if _counted_from_one(a)):
                     add(axes, "axes_from_one", "axis", statement.lineno)
+            if (kept := _split_for(node)) is not None:
+                add(node, "unbind_kept", "axis", statement.lineno, kept)
             if isinstance(node, ast.Call) and call_name(node) == "sign" and (node.args or isinstance(node.func, ast.Attribute)):
                 add(node, "sign_abs", "sign", statement.lineno)
+    for loop in (n for n in ast.walk(fdef) if isinstance(n, ast.For)):  # a loop's header: what it walks
+        for node in ast.walk(loop.iter):
+            if (kept := _split_for(node)) is not None:
+                add(node, "unbind_kept", "axis", loop.lineno, kept)
     return found
 
 
 def reading_words(node: ast.AST, change: Change) -> str | None:
     """The mistake a change of the module's docstring mends, in words."""
+    if change.op == "unbind_kept" and _split_for(node):
+        return ("`unbind` removes the axis it cuts along: each piece has one axis fewer, so a row's entries come out "
+                "as (...,), not as (..., 1) columns; `split(1, dim)` keeps the axis, of size 1")
     if change.op == "true_div" and isinstance(node, ast.BinOp):
         return (f"`//` is floor division: `{quote(node)}` rounds `{quote(node.left)} / {quote(node.right)}` down to a whole "
                 f"number (0 wherever 0 <= `{quote(node.left)}` < `{quote(node.right)}`); `/` divides")

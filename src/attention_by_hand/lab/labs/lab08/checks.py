@@ -66,6 +66,11 @@ WHOLE_MASK = (
     "the mask was built for the whole sequence, (T, T), so T rows came out: the new word is ONE row "
     "of it, row `position`, of shape (1, T); the output is (B, 1, d_model)"
 )
+# said of a reshape that raised with T rows where one was due: what the error shows, not its cause
+T_ROWS = (
+    "T rows came out where the new word makes ONE: the output is (B, 1, d_model), one row per word given; "
+    "where a mask covers the whole sequence, (T, T), the new word's part of it is its row `position`, (1, T)"
+)
 NO_SCALE = "the scores are not scaled: divide q @ keys^T by sqrt(head_size)"
 
 
@@ -220,7 +225,7 @@ def _explain_decode_error(type_name, message, args):
     found = re.search(r"shape '\[(\d+), 1, (\d+)\]' is invalid for input of size (\d+)", message)
     B, _, C = x_new.shape
     if found and position > 0 and int(found.group(3)) == B * (position + 1) * C:
-        return WHOLE_MASK
+        return T_ROWS
     return _explain_cat_error(type_name, message, args)
 
 
