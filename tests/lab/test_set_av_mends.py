@@ -34,8 +34,9 @@ def test_a_branch_normalised_after_its_residual_sum_is_named(tmp_path):
 def test_a_norm_is_moved_only_onto_a_branch_that_reads_the_same_name():
     from attention_by_hand.lab.residual_mends import pre_normed
 
-    calls = [ast.parse(text, mode="eval").body for text in ("ln(h + mlp(h))", "ln(h + attn(h)[0])", "ln(h + mlp(g))", "ln(h + g)")]
-    assert [pre_normed(c) for c in calls] == ["h + mlp(ln(h))", "h + attn(ln(h))[0]", None, None]
+    texts = ("ln(h + mlp(h))", "self.norm1(h + attn(h)[0])", "ln(h + mlp(g))", "ln(h + g)", "torch.exp(h + mlp(h))")
+    calls = [ast.parse(text, mode="eval").body for text in texts]
+    assert [pre_normed(c) for c in calls] == ["h + mlp(ln(h))", "h + attn(self.norm1(h))[0]", None, None, None]
 
 
 # the running maximum walked column by column with torch.unbind, whose pieces lose their axis
@@ -53,11 +54,21 @@ def online_softmax(scores):
 
 def test_unbind_taken_to_keep_its_axis_is_named(tmp_path):
     found = failed_hints(tmp_path, "lab-09-flash-attention.py", COLUMNS_UNBOUND, "online_softmax")
-    assert found and all("`scores.split(1, dim=-1)` for `torch.unbind(scores, dim=-1)`" in h for h in found)
+    assert found and all("`scores.split(1, dim=-1)` for `torch.unbind(scores, dim=-1)`" in h and "columns" in h for h in found)
+
+
+def test_unbind_along_another_axis_is_worded_by_that_axis():
+    from attention_by_hand.lab.reading_mends import reading_mends, reading_words
+
+    fdef = ast.parse("def f(x, d):\n    return x.unbind(0), x.unbind(*d)\n").body[0]
+    found = [c for c in reading_mends(fdef, {id(n): i for i, n in enumerate(ast.walk(fdef))}) if c.op == "unbind_kept"]
+    node = fdef.body[0].value.elts[0]  # x.unbind(0); the starred one gets no mend
+    assert [c.said for c in found] == ["`x.split(1, dim=0)` for `x.unbind(0)`"] and "columns" not in reading_words(node, found[0])
 
 
 def test_a_one_wide_slice_from_the_start_is_mended_to_its_entry():
-    said = [c.said for c in _changes(habit_mends, "def f(x):\n    return x[:, :1] + x[0:1] + x[:2] + x[1:2]\n", "one_slice")]
+    source = "def f(x):\n    return x[:, :1] + x[0:1] + x[:2] + x[:1.0] + x.shape[:1]\n"
+    said = [c.said for c in _changes(habit_mends, source, "one_slice")]
     assert said == ["`0` for `:1` in `x[:, :1]`", "`0` for `0:1` in `x[0:1]`"]
 
 

@@ -247,7 +247,7 @@ def _subscript_habits(node: ast.Subscript, name: str, at: int, line: int | None)
         if isinstance(p, ast.Slice) and p.step is not None and _counted_from_one(p.lower):
             found.append(Change(name, at, "one_based", k, "slice",
                                 f"`{quote(mend_edit(node, Change(name, at, 'one_based', k, 'slice', '')))}` for `{quote(node)}`", line))
-        if _one_wide(p):
+        if _one_wide(p) and not (isinstance(node.value, ast.Attribute) and node.value.attr == "shape"):  # a tensor's, no size's
             found.append(Change(name, at, "one_slice", k, "slice",
                                 f"`{quote(p.lower or ast.Constant(0))}` for `{quote(p)}` in `{quote(node)}`", line))
     if not any(isinstance(p, ast.Constant) and p.value in (None, Ellipsis) for p in parts):  # axis k is the k-th part
@@ -308,8 +308,8 @@ def _new_axis_placed(node: ast.Subscript) -> bool:
 
 def _one_wide(part: ast.expr) -> bool:
     """`h : h + 1`, or `:1` (`0:1`): a slice of the one entry at its lower bound."""
-    if isinstance(part, ast.Slice) and part.step is None and isinstance(part.upper, ast.Constant) and part.upper.value == 1:
-        return part.lower is None or (isinstance(part.lower, ast.Constant) and part.lower.value == 0)
+    if isinstance(part, ast.Slice) and part.step is None and isinstance(part.upper, ast.Constant) and type(part.upper.value) is int:
+        return part.upper.value == 1 and (part.lower is None or (isinstance(part.lower, ast.Constant) and part.lower.value == 0))
     if not (isinstance(part, ast.Slice) and part.lower is not None and part.step is None and isinstance(part.upper, ast.BinOp)):
         return False
     upper = part.upper

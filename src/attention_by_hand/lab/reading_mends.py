@@ -39,7 +39,8 @@
   places of axis_arguments.py), not a shape, a pad or a shift.
 - `unbind_kept`: `for s in scores.unbind(-1)`, each piece taken to be a column, (..., 1), as
   `split(1, dim=-1)` gives it; `unbind` removes the axis, so each piece is (...,) and broadcasts
-  against a column into a square. The mend is `scores.split(1, dim=-1)`. Tried at every `unbind`.
+  against a column into a square. The mend is `scores.split(1, dim=-1)`. Tried at every `unbind`
+  of a statement or a `for` header, as a method or `torch.unbind` (not with a starred argument).
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: `//` and `%` exchanged across two statements (`head = i % hs` on one line, `place = i // hs`
@@ -153,8 +154,12 @@ def _bool_of_difference(node: ast.AST) -> bool:
 
 
 def _split_for(node: ast.AST) -> str | None:
-    """`x.split(1, dim=d)` for `x.unbind(d)` or `torch.unbind(x, d)` (d 0 where not given), written out whole."""
+    """`x.split(1, dim=d)` for `x.unbind(d)` or `torch.unbind(x, d)` (d 0 where not given), written out whole;
+    None where an argument is starred or unpacked, or the method is called through its class."""
     if not (isinstance(node, ast.Call) and call_name(node) == "unbind" and isinstance(node.func, ast.Attribute)):
+        return None
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords) \
+            or ast.unparse(node.func.value) == "torch.Tensor":
         return None
     torch_form = function_form(node)
     given = node.args[1:] if torch_form else node.args
@@ -213,9 +218,11 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 
 def reading_words(node: ast.AST, change: Change) -> str | None:
     """The mistake a change of the module's docstring mends, in words."""
-    if change.op == "unbind_kept" and _split_for(node):
-        return ("`unbind` removes the axis it cuts along: each piece has one axis fewer, so a row's entries come out "
-                "as (...,), not as (..., 1) columns; `split(1, dim)` keeps the axis, of size 1")
+    if change.op == "unbind_kept" and (kept := _split_for(node)):
+        axis = kept.rsplit("dim=", 1)[1][:-1]
+        last = ", so a row's entries come out as (...,), not as (..., 1) columns" if axis == "-1" else ""
+        return (f"`unbind` removes the axis it cuts along, {axis}: each piece has one axis fewer{last}; "
+                f"`split(1, dim={axis})` keeps that axis, of size 1")
     if change.op == "true_div" and isinstance(node, ast.BinOp):
         return (f"`//` is floor division: `{quote(node)}` rounds `{quote(node.left)} / {quote(node.right)}` down to a whole "
                 f"number (0 wherever 0 <= `{quote(node.left)}` < `{quote(node.right)}`); `/` divides")

@@ -5,8 +5,9 @@
   normalise after each residual sum. This lab's block is pre-norm, GPT-2's order (Radford et al.,
   2019, moved the norm to the input of each sub-block): the branch reads the normalised input, and
   the sum adds the input as it is. The mend is `h + mlp(ln2(h))`. Tried on every call of one
-  argument (the norm) whose argument is a sum of a name and a call (the branch, or its `[0]`) whose
-  first argument is that same name.
+  argument whose name says a norm (`ln`, `norm`: `ln2`, `self.norm1`, `F.layer_norm`'s kin) and whose
+  argument is a sum of a name and a call (the branch, or an index of it, `attn(h)[0]`) whose first
+  argument is that same name.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import ast
 import copy
-import dataclasses
 
 from attention_by_hand.lab.code_layout import statement_lines
 from attention_by_hand.lab.mutant_edits import Change, quote
@@ -36,6 +36,9 @@ def pre_normed(node: ast.AST) -> str | None:
     if not (isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords
             and isinstance(node.args[0], ast.BinOp) and isinstance(node.args[0].op, ast.Add)):
         return None
+    called = ast.unparse(node.func).rsplit(".", 1)[-1].lower()
+    if not (called.startswith("ln") or "norm" in called):  # a norm's name: no other call is moved onto a branch
+        return None
     total = node.args[0]
     for kept, side in ((total.left, total.right), (total.right, total.left)):
         call = _branch_call(side)
@@ -52,8 +55,8 @@ def residual_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]
     for node in ast.walk(fdef):
         made = pre_normed(node) if id(node) in index else None
         if made is not None:
-            change = Change(fdef.name, index[id(node)], "pre_norm", made, "order", "", lines[id(node)])
-            found.append(dataclasses.replace(change, said=f"`{made}` for `{quote(node)}`"))
+            found.append(Change(fdef.name, index[id(node)], "pre_norm", made, "order", f"`{made}` for `{quote(node)}`",
+                                lines[id(node)]))
     return found
 
 

@@ -178,7 +178,7 @@ def unit_axes(pairs) -> str | None:
         leading = "leading " if tuple(g.shape[count:]) == tuple(e.shape) else ""
         extra = f"an extra {leading}axis of size 1" if count == 1 else f"{count} extra {leading}axes of size 1"
         why = (f"{extra} (an unsqueeze, a None index, a one-wide slice such as `:1` where an index drops the axis, "
-               "keepdim=True or an axis left out of a mean or sum, a reshape never undone, or a batch axis the input did not have)")
+               "keepdim=True or a mean or sum that left out an axis of size 1, a reshape never undone, or a batch axis the input did not have)")
     else:
         why = f"{axes} missing (a mean or sum without keepdim=True, a squeeze, or an index that drops it)"
     return f"yours holds the reference's numbers, in shape {tuple(g.shape)} where it has {tuple(e.shape)}: {why}"
