@@ -65,8 +65,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     why an embedding layer is a linear layer that skips the multiplications.
     """
     V = weight.shape[0]
-    hot = torch.tensor([[1.0 if c == i else 0.0 for c in range(V)] for i in ids.tolist()], dtype=weight.dtype)
-    return sum(hot[:, c:c + 1] * weight[c] for c in range(V))
+    hot = torch.zeros(ids.shape[0], V, dtype=weight.dtype)
+    hot.scatter_(1, ids.unsqueeze(1), 1.0)
+    return torch.mm(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,7 +75,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    return F.softmin(-scores, dim=-1)
+    top = scores.max()
+    e = torch.exp(scores - top)
+    return e / e.sum(dim=-1, keepdim=True)
 
 
 # %% [markdown]

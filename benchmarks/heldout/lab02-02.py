@@ -64,9 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    n, V = ids.shape[0], weight.shape[0]
-    hot = torch.zeros(n, V, dtype=weight.dtype).scatter_add(1, ids.unsqueeze(1), torch.ones(1, 1, dtype=weight.dtype))
-    return (hot.unsqueeze(-1) * weight).sum(-2)
+    hot = F.one_hot(ids, num_classes=weight.shape[0]).to(weight.dtype)
+    return torch.bmm(hot.unsqueeze(0), weight.unsqueeze(0)).squeeze(-1)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +73,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = torch.kthvalue(scores, scores.shape[-1], dim=-1, keepdim=True).values
-    e = torch.exp(scores - top)
-    return e / e.nansum(dim=-1, keepdim=True)
+    shifted = scores - torch.max(scores, -1, True)[0]
+    e = shifted.exp()
+    return torch.div(e, torch.sum(e, -1, True))
 
 
 # %% [markdown]

@@ -64,8 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = torch.relu(1 - (ids.unsqueeze(1) - torch.arange(weight.shape[0])).abs()).to(weight.dtype)
-    return torch.matmul(hot, weight)
+    hot = F.one_hot(ids, weight.shape[0]).to(weight.dtype)
+    return (weight.T @ hot.T).T
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,9 +73,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = torch.topk(scores, 1, dim=-1)[1]
-    e = torch.exp(scores - top)
-    return e / e.sum(dim=-1, keepdim=True)
+    return F.log_softmax(scores, dim=-1).exp()
 
 
 # %% [markdown]

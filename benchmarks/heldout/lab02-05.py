@@ -64,8 +64,10 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = torch.relu(1 - (ids.unsqueeze(1) - torch.arange(weight.shape[0]))).abs().to(weight.dtype)
-    return torch.matmul(hot, weight)
+    V = weight.shape[0]
+    hot = torch.zeros(ids.shape[0], V + 1, dtype=weight.dtype)
+    hot.scatter_(1, ids.unsqueeze(1), 1.0)
+    return torch.mm(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,7 +75,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = torch.topk(scores, 1, dim=-1).values
+    top = scores.max(dim=-1, keepdim=True).values
     e = torch.exp(scores - top)
     return e / e.sum(dim=-1, keepdim=True)
 

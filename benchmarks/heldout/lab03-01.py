@@ -67,8 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = ids[:-1] * vocab_size + ids[1:]
-    return torch.bincount(codes, length=vocab_size * vocab_size).view(vocab_size, vocab_size).float()
+    counts = torch.zeros(vocab_size, vocab_size)
+    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
+        counts[a, b] =+ 1
+    return counts
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -87,9 +89,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    nxt = torch.relu(1 - (ids[1:].unsqueeze(1) - torch.arange(probs.shape[1])).abs()).to(probs.dtype)
-    picked = torch.linalg.vecdot(F.embedding(ids[:-1], probs), nxt)
-    return -torch.log(picked).mean()
+    logp = probs[ids[:-1]].log()
+    return F.cross_entropy(logp, ids[1:])
 
 
 # %% [markdown]

@@ -67,10 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    n = ids.shape[0] - 1
-    cur = torch.zeros(n, vocab_size).scatter_add(1, ids[:-1].unsqueeze(1), torch.ones(n, 1))
-    nxt = torch.zeros(n, vocab_size).scatter_add(1, ids[1:].unsqueeze(1), torch.ones(n, 1))
-    return (cur.unsqueeze(2) * nxt.unsqueeze(1)).mean(0)
+    codes = ids[:-1] * vocab_size + ids[1:]
+    flat = torch.zeros(vocab_size * vocab_size)
+    flat.put_(codes, torch.ones(codes.shape[0], dtype=torch.long), accumulate=True)
+    return flat.view(vocab_size, vocab_size)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,8 +80,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = counts + smoothing
-    return c * (1 / c.nansum(1)).unsqueeze(1)
+    c = smoothing + counts
+    return (c.T / c.sum(1)).T
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,7 +89,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    return F.nll_loss(torch.log(probs[ids[:-1]]), ids[1:])
+    rows = torch.log(probs[ids[:-1]])
+    picked = (rows * F.one_hot(ids[1:], probs.shape[1])).sum(1)
+    return -picked.mean()
 
 
 # %% [markdown]

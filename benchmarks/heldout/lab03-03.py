@@ -67,8 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    pairs = torch.stack((ids[:-1], ids[1:]), dim=1).to(torch.float32)
-    counts, _ = torch.histogramdd(pairs, bins=[vocab_size, vocab_size], range=[0.0, float(vocab_size), 0.0, float(vocab_size)])
+    counts = torch.zeros(vocab_size, vocab_size)
+    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
+        counts[a, b] += 1
     return counts
 
 
@@ -79,7 +80,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return F.normalize(counts + smoothing, p=1, dim=1)
+    c = counts + smoothing
+    return c / c.cumsum(dim=1, keepdim=True)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -87,7 +89,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    return -torch.log(probs[ids[:-1], ids[1:]]).mean()
+    logp = probs[ids[:-1]].log()
+    return F.cross_entropy(logp, ids[1:])
 
 
 # %% [markdown]

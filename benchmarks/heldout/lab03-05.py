@@ -67,8 +67,7 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = ids[:-1] * vocab_size + ids[1:]
-    return torch.bincount(codes, minlength=vocab_size * vocab_size).view(vocab_size, vocab_size).float()
+    return F.one_hot(ids[:-1], vocab_size).T.float() @ F.one_hot(ids[1:], vocab_size).float()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -78,8 +77,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = counts + smoothing
-    return c / c.sum(dim=1, keepdim=True)
+    return torch.softmax(torch.log(counts + smoothing), dim=1)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -87,9 +85,7 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    nxt = torch.relu(1 - (ids[1:].unsqueeze(1) - torch.arange(probs.shape[1])).abs())
-    picked = torch.linalg.vecdot(F.embedding(ids[:-1], probs), nxt)
-    return -torch.log(picked).mean()
+    return -torch.distributions.Categorical(probs=probs[ids[:-1]]).log_prob(ids[1:]).mean()
 
 
 # %% [markdown]

@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.tril(torch.ones(T, T)) == 0
+    return torch.ones(T, T).triu(1).bool()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,10 +60,13 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    s = F.linear(q, k) / math.sqrt(q.shape[-1])
-    s[causal_mask(x.shape[-2])] = float("-inf")
-    return F.softmax(s, dim=-1)
+    q = query(x)
+    k = key(x)
+    s = torch.matmul(q, k.transpose(-1, -2)) * q.shape[-1] ** -0.5
+    visible = ~causal_mask(x.shape[-2])
+    s = s.masked_fill(not visible, float("-inf"))
+    e = torch.exp(s - s.max(-1, keepdim=True).values)
+    return e / e.sum(-1, keepdim=True)
 
 
 def self_attention(
@@ -74,8 +77,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    return F.linear(w, value(x).T), w
+    weights = attention_weights(x, query, key)
+    out = torch.matmul(weights, value(x))
+    return out, weights
 
 
 # %% [markdown]

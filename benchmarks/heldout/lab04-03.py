@@ -52,8 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    a = torch.arange(T)
-    return torch.relu(a.unsqueeze(0) - a.unsqueeze(1)).bool()
+    pos = torch.arange(T)
+    return (pos.unsqueeze(0) - pos.unsqueeze(1)) > 0
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,9 +62,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    T = x.shape[-1]
-    s = torch.linalg.vecdot(q.unsqueeze(-2), k.unsqueeze(-3)) / math.sqrt(q.shape[-1])
-    s = s + torch.nan_to_num(causal_mask(T) * -torch.inf, nan=0.0, neginf=-torch.inf)
+    T = x.shape[-2]
+    s = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-1])
+    s = s.masked_fill(causal_mask(T).int(), float("-inf"))
     return torch.softmax(s, dim=-1)
 
 
@@ -77,7 +77,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return torch.matmul(w, value(x)), w
+    return w @ value(x), w
 
 
 # %% [markdown]

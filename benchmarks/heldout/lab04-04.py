@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    eye = torch.eye(T)
-    return (eye.cumsum(1) - 1).bool()
+    return torch.ones(T, T).triu(k=1).bool()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,10 +60,13 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    s = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1])
-    cap = torch.inf * (1 - 2 * causal_mask(x.shape[-2]).float())
-    return torch.minimum(s, cap).softmax(-1)
+    q = query(x)
+    k = key(x)
+    s = torch.matmul(q, k.transpose(-1, -2)) * q.shape[-1] ** -0.5
+    visible = ~causal_mask(x.shape[-2])
+    s = s.masked_fill(~visible, float("-inf"))
+    e = torch.exp(s - s.max(-1, keepdim=True).values)
+    return e / e.sum(-1, keepdim=True)
 
 
 def self_attention(
@@ -75,8 +77,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    return (w.unsqueeze(-1) * value(x).unsqueeze(-3)).sum(-2), w
+    weights = attention_weights(x, query, key)
+    out = torch.matmul(weights, value(x))
+    return out, weights
 
 
 # %% [markdown]

@@ -52,8 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    a = torch.arange(T)
-    return torch.relu(a.unsqueeze(0) - a.unsqueeze(1)).bool()
+    pos = torch.arange(T)
+    return (pos.unsqueeze(0) - pos.unsqueeze(1)) > 0
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -63,8 +63,8 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     """
     q, k = query(x), key(x)
     T = x.shape[-2]
-    s = torch.linalg.vecdot(q.unsqueeze(-2), k.unsqueeze(-3)) / math.sqrt(q.shape[-1])
-    s = s + torch.nan_to_num(causal_mask(T) * -torch.inf, nan=0.0, neginf=-torch.inf)
+    s = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-1])
+    s = s.masked_fill(causal_mask(T), float("-inf"))
     return torch.softmax(s, dim=-1)
 
 
@@ -76,8 +76,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    return torch.matmul(w, value(x)), torch.softmax(w, dim=-1)
+    w = attention_weights(x, query, query)
+    return w @ value(x), w
 
 
 # %% [markdown]

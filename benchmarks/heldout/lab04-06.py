@@ -52,8 +52,10 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    eye = torch.eye(T)
-    return (eye.cumsum(1) - eye).bool()
+    hide = torch.zeros(T, T, dtype=torch.bool)
+    r, c = torch.triu_indices(T, T, offset=1)
+    hide[r, c] = True
+    return hide
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,9 +64,8 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1])
-    cap = torch.inf * (1 - 2 * causal_mask(x.shape[-2]).float())
-    return torch.minimum(s, cap).softmax(-1)
+    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1])
+    return F.softmax(torch.where(causal_mask(x.shape[-2]), float("-inf"), s), dim=-1)
 
 
 def self_attention(
@@ -75,8 +76,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    return (w.unsqueeze(-1) * value(x).unsqueeze(-2)).sum(-2), w
+    q, k, v = query(x), key(x), value(x)
+    out = F.scaled_dot_product_attention(q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0), is_causal=True).squeeze(0)
+    return out, attention_weights(x, query, key)
 
 
 # %% [markdown]

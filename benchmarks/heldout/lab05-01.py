@@ -57,7 +57,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
     hs = t.shape[-1] // n_heads
-    return t.unfold(-1, n_heads, n_heads).permute(1, 0, 2)
+    return torch.stack([t[:, h * hs:(h + 1) * hs] for h in range(1, n_heads + 1)])
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.permute(1, 0, 2).flatten(1)
+    return torch.cat(list(t), dim=-1)
 
 
 def multi_head_attention(
@@ -76,13 +76,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[-2]
-    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
-    s = torch.linalg.vecdot(q.unsqueeze(-2), k.unsqueeze(-3)) / math.sqrt(q.shape[-1])
-    a = torch.arange(T)
-    s = s + torch.nan_to_num(torch.relu(a.unsqueeze(0) - a.unsqueeze(1)).bool() * -torch.inf, nan=0.0, neginf=-torch.inf)
+    T = x.shape[0]
+    hs = x.shape[-1] // n_heads
+    q = split_heads(query(x), n_heads)
+    k = split_heads(key(x), n_heads)
+    v = split_heads(value(x), n_heads)
+    s = q @ k.transpose(1, 2) / math.sqrt(hs)
+    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
     w = torch.softmax(s, dim=-1)
-    return proj(merge_heads(torch.matmul(w, v))), w
+    return proj(merge_heads(w @ v)), w
 
 
 # %% [markdown]

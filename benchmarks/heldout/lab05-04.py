@@ -56,7 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return t.reshape(t.shape[0], n_heads, -1).transpose(0, 1)
+    return t.reshape(t.shape[0], n_heads, -1).permute(1, 0, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +64,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.transpose(0, 1).reshape(t.shape[1], -1)
+    n, T, hs = t.shape
+    return t.permute(1, 0, 2).reshape(T, n * hs)
 
 
 def multi_head_attention(
@@ -75,12 +76,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
+    T = x.shape[0]
     q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
-    s = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1])
-    eye = torch.eye(x.shape[-2])
-    cap = torch.inf * (1 - 2 * (eye.cumsum(1) - eye))
-    w = torch.maximum(s, cap).softmax(-1)
-    return proj(merge_heads((w.unsqueeze(-1) * v.unsqueeze(-3)).sum(-2))), w
+    s = torch.matmul(q, k.transpose(-1, -2)) * q.shape[-1] ** -0.5
+    keep = torch.ones(T, T).tril()
+    e = torch.exp(s - s.max(-1, keepdim=True).values) * keep
+    w = e / e.sum(0, keepdim=True)
+    return proj(merge_heads(torch.matmul(w, v))), w
 
 
 # %% [markdown]

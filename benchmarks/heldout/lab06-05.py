@@ -63,7 +63,7 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     model can tell "3 positions back" from "5 positions back".
     """
     T = tokens.shape[-1]
-    return F.embedding(tokens, token_embedding.weight) + F.embedding(torch.arange(T), position_embedding.weight)
+    return torch.add(token_embedding(tokens), position_embedding.weight.narrow(0, 0, T))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,8 +72,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    var, mu = torch.var_mean(x, dim=-1, keepdim=True, correction=0)
-    return (x - mu) / torch.sqrt(var + eps) * weight + bias
+    m = x.mean(-1, keepdim=True)
+    sd = torch.std(x, -1, correction=0, keepdim=True)
+    return weight * (x - m) / torch.sqrt(sd * sd + eps) + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -83,8 +84,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    h = sum(x, attn(ln1(x)))
-    return sum((h, mlp(ln2(h))))
+    y = attn(ln1(x)).add(x)
+    return mlp(ln2(y)).add(y)
 
 
 # %% [markdown]

@@ -81,12 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    table = torch.zeros(n_positions, d_model, dtype=torch.float64)
-    pos = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
-    freq = torch.pow(base, -torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
-    table[:, 0::2] = torch.sin(pos * freq)
-    table[:, 1::2] = torch.cos(pos * freq)
-    return table.to(torch.float32)
+    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = p / base ** (i / d_model)
+    return torch.stack((angle.sin(), angle.cos()), dim=-1).reshape(n_positions, d_model).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -95,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.narrow(0, 0, x.shape[-2])
+    return x + table[: x.shape[-2]]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,11 +109,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     d = x.shape[-1]
-    inv = 1.0 / (base ** (torch.arange(0, d, 2, dtype=torch.float32) / d))
-    freqs = positions.to(torch.float32).unsqueeze(1) * inv
-    emb = torch.cat((freqs, freqs), dim=-1)
-    rotated = torch.cat((-x[..., d // 2:], x[..., : d // 2]), dim=-1)
-    return x * emb.cos() + rotated * emb.sin()
+    half = d // 2
+    theta = base ** (-torch.arange(half, dtype=torch.float64) * 2 / d)
+    ang = positions[:, None].double() * theta
+    cos, sin = ang.cos().to(x.dtype), ang.sin().to(x.dtype)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -124,8 +123,12 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    pos = torch.arange(q.shape[-2])
-    return F.scaled_dot_product_attention(rope(q, pos), rope(k, pos), v, is_causal=True)
+    T = q.shape[-2]
+    pos = torch.arange(T)
+    qr, kr = rope(q, pos), rope(k, pos)
+    s = qr @ kr.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    return F.softmax(s) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -134,8 +137,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    d = torch.arange(T).unsqueeze(1) - torch.arange(T).unsqueeze(0)
-    return (d.tril() * -slope).to(torch.float32)
+    i = torch.arange(T).unsqueeze(1)
+    j = torch.arange(T).unsqueeze(0)
+    return (-slope * (i - j).clamp(min=0)).float()
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -145,8 +149,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    mask = alibi_bias(T, slope).masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    return torch.softmax(s, dim=-1) @ v
 
 
 # %% [markdown]

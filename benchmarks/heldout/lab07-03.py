@@ -82,10 +82,9 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
     p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
-    ang = (p / base ** (two_i / d_model)).repeat_interleave(2, dim=-1)
-    par = torch.arange(1, d_model + 1) % 2
-    return (torch.sin(ang) * (1 - par) + torch.cos(ang) * par).float()
+    i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = p / base ** (i / d_model)
+    return torch.stack((angle.sin(), angle.cos()), dim=-1).reshape(n_positions, d_model).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + F.embedding(torch.arange(x.shape[-2]), table)
+    return x + table[: x.shape[-2]]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,11 +108,13 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.shape[-1] // 2
-    theta = base ** (-torch.arange(half, dtype=torch.float32) * 2 / x.shape[-1])
-    ang = positions.to(torch.float32).unsqueeze(1) * theta
-    a, b = x.split(half, dim=-1)
-    return torch.cat((a * ang.cos() - b * ang.sin(), a * ang.sin() + b * ang.cos()), dim=-1)
+    d = x.shape[-1]
+    half = d // 2
+    theta = base ** (-torch.arange(half, dtype=torch.float64) * 2 / d)
+    ang = positions[:, None].double() * theta
+    sin, cos = ang.cos().to(x.dtype), ang.sin().to(x.dtype)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -125,9 +126,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     T = q.shape[-2]
     pos = torch.arange(T)
     qr, kr = rope(q, pos), rope(k, pos)
-    s = torch.linalg.vecdot(qr.unsqueeze(-2), kr.unsqueeze(-3)) / math.sqrt(q.shape[-1])
-    s = s + torch.nan_to_num(hidden_future(T) * -torch.inf, nan=0.0, neginf=-torch.inf)
-    return torch.matmul(torch.softmax(s, dim=-1), v)
+    s = qr @ kr.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    return torch.softmax(s, dim=-1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -136,8 +137,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T, dtype=torch.float32)
-    return -slope * torch.relu(i.unsqueeze(1) - i.unsqueeze(0))
+    i = torch.arange(T).unsqueeze(1)
+    j = torch.arange(T).unsqueeze(0)
+    return (-slope * (i - j).clamp(min=0)).float()
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -147,9 +149,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.linalg.vecdot(q.unsqueeze(-2), k.unsqueeze(-3)) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s + torch.nan_to_num(hidden_future(T) * -torch.inf, nan=0.0, neginf=-torch.inf)
-    return torch.matmul(torch.softmax(s, dim=-1), v)
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    return torch.softmax(s, dim=-1) @ v
 
 
 # %% [markdown]

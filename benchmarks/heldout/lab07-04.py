@@ -81,10 +81,12 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
-    theta = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(base) / d_model))
-    ang = p * theta
-    return torch.cat((ang.sin().unsqueeze(-1), ang.cos().unsqueeze(-1)), dim=-1).flatten(-2).float()
+    half = d_model // 2
+    p = torch.arange(n_positions, dtype=torch.float64)[:, None]
+    angle = p * base ** (-2 * torch.arange(half, dtype=torch.float64) / d_model)
+    both = torch.cat([angle.sin(), angle.cos()], dim=1)
+    order = torch.arange(d_model).view(2, half).t().reshape(-1)
+    return both[:, order].float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +95,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.split(x.shape[-2])[0]
+    return torch.add(x, table.narrow(0, 0, x.shape[-2]))
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -108,12 +110,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.shape[-1] / 2
-    theta = torch.exp(torch.arange(half, dtype=torch.float32) * (-2 * math.log(base) / x.shape[-1]))
-    ang = positions.to(torch.float32).unsqueeze(1) * theta
-    c, s = ang.cos(), ang.sin()
-    a, b = x[..., :half], x[..., half:]
-    return torch.stack((a * c - b * s, a * s + b * c), dim=-2).flatten(-2)
+    half = x.shape[-1] // 2
+    theta = base ** (-2 * torch.arange(half, dtype=torch.float64) / x.shape[-1])
+    ang = (positions.double()[:, None] * theta).to(x.dtype)
+    z = torch.complex(x[..., :half], x[..., half:]) * torch.polar(torch.ones_like(ang), ang)
+    return torch.cat([z.real, z.imag], dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -122,12 +123,8 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.shape[-2]
-    pos = torch.arange(T)
-    qr, kr = rope(q, pos), rope(k, pos)
-    s = (qr.unsqueeze(-2) * kr.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1])
-    w = torch.minimum(s, torch.inf * (1 - 2 * hidden_future(T).float())).softmax(-1)
-    return (w.unsqueeze(-1) * v.unsqueeze(-3)).sum(-2)
+    pos = torch.arange(q.shape[-2])
+    return F.scaled_dot_product_attention(rope(q, pos), rope(k, pos), v, is_causal=True)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -136,8 +133,7 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T, dtype=torch.float32)
-    return torch.minimum(i.unsqueeze(0) - i.unsqueeze(1), torch.zeros(())) * slope
+    return torch.tensor([[-slope * (i - j) if j <= i else 0.0 for j in range(T)] for i in range(T)], dtype=torch.float32)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -147,9 +143,8 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    w = torch.minimum(s, torch.inf * (1 - 2 * hidden_future(T).float())).softmax(-1)
-    return (w.unsqueeze(-1) * v.unsqueeze(-3)).sum(-2)
+    mask = alibi_bias(T, slope) + torch.full((T, T), float("-inf")).triu(1)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask.to(q.dtype))
 
 
 # %% [markdown]

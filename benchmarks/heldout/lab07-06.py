@@ -81,10 +81,12 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
-    theta = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(base) / d_model))
-    ang = p * theta
-    return torch.cat((ang.sin().unsqueeze(-1), ang.cos().unsqueeze(-1)), dim=-1).flatten(-2).float()
+    table = torch.zeros(n_positions, d_model, dtype=torch.float64)
+    pos = torch.arange(n_positions, dtype=torch.float64)[:, None]
+    freq = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(base) / d_model))
+    table[:, 0::2] = torch.sin(pos * freq)
+    table[:, 1::2] = torch.cos(pos * freq)
+    return table.to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +95,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.split(x.shape[-2])[0]
+    T = x.size(-2)
+    return x + table[torch.arange(T)]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -108,12 +111,13 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.shape[-1] // 2
-    theta = torch.exp(torch.arange(half, dtype=torch.float32) * (-2 * math.log(base) / x.shape[-1]))
-    ang = positions.to(torch.float32).unsqueeze(1) * theta
-    c, s = ang.cos(), ang.sin()
-    a, b = x[..., :half], x[..., half:]
-    return torch.stack((a * c - b * s, a * s + b * c), dim=-2).flatten(-2)
+    d = x.size(-1)
+    h = d // 2
+    inv = 1.0 / (base ** (torch.arange(0, d, 2).float() / d))
+    ang = torch.outer(positions.float(), inv)
+    c, s = torch.cos(ang), torch.sin(ang)
+    x1, x2 = x.split(h, dim=-1)
+    return torch.cat((x1 * c - x2 * s, x2 * c + x1 * s), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -122,12 +126,12 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.shape[-2]
+    T = q.size(-2)
     pos = torch.arange(T)
-    qr, kr = rope(q, pos), rope(k, pos)
-    s = (qr.unsqueeze(-2) * kr.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1])
-    w = torch.minimum(s, torch.inf * (1 - 2 * hidden_future(T).float())).softmax(-1)
-    return (w.unsqueeze(-1) * v.unsqueeze(-3)).sum(-2)
+    scores = torch.matmul(rope(q, pos), rope(k, pos).transpose(-1, -2)) * q.size(-1) ** -0.5
+    keep = torch.ones(T, T).tril()
+    e = torch.exp(scores - scores.max(-1, keepdim=True).values) * keep
+    return torch.matmul(e / e.sum(-1, keepdim=True), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -136,8 +140,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T, dtype=torch.float32)
-    return torch.minimum(i.unsqueeze(0) - i.unsqueeze(1), torch.zeros(())) * slope
+    d = torch.arange(T)[None, :] - torch.arange(T)[:, None]
+    return slope * d.float().tril()
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -146,10 +150,11 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T = q.shape[-2]
-    s = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) / math.sqrt(q.shape[-1]) + alibi_bias(q.shape[-1], slope)
-    w = torch.minimum(s, torch.inf * (1 - 2 * hidden_future(T).float())).softmax(-1)
-    return (w.unsqueeze(-1) * v.unsqueeze(-3)).sum(-2)
+    T = q.size(-2)
+    scores = torch.matmul(q, k.transpose(-1, -2)) * q.size(-1) ** -0.5 + alibi_bias(T, slope)
+    keep = torch.ones(T, T).tril()
+    e = torch.exp(scores - scores.max(-1, keepdim=True).values) * keep
+    return torch.matmul(e / e.sum(-2, keepdim=True), v)
 
 
 # %% [markdown]

@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return F.embedding(tokens, token_embedding.weight) + F.embedding(torch.arange(T) * start, position_embedding.weight)
+    return torch.add(token_embedding(tokens), position_embedding.weight[start:start + T])
 
 
 def append_to_cache(
@@ -88,7 +88,12 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
+    T, Tn = keys.shape[2], k_new.shape[2]
+    K = keys.new_zeros(keys.shape[:2] + (T + Tn, keys.shape[-1]))
+    V = values.new_zeros(values.shape[:2] + (T + Tn, values.shape[-1]))
+    K[:, :, :T], K[:, :, T:] = keys, k_new
+    V[:, :, :T], V[:, :, T:] = values, v_new
+    return K, V
 
 
 def decode_step(
@@ -108,16 +113,12 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, d = x_new.shape[0], x_new.shape[-1]
-    hs = d // n_heads
-    parts = qkv(x_new).unfold(-1, d, d)
-    q, k, v = (parts[..., i, :].unfold(-1, hs, hs).permute(0, 2, 1, 3) for i in (0, 1, 2))
-    keys, values = append_to_cache(cache, k, v)
-    s = torch.linalg.vecdot(q.unsqueeze(-2), keys.unsqueeze(-3)) / math.sqrt(hs)
-    late = torch.arange(keys.shape[-2]) > position
-    s = s + torch.nan_to_num(late * -torch.inf, nan=0.0, neginf=-torch.inf)
-    o = torch.matmul(torch.softmax(s, dim=-1), values)
-    return proj(o.permute(0, 2, 1, 3).flatten(2)), (keys, values)
+    B, _, d = x_new.shape
+    q, k, v = qkv(x_new).split(d, -1)
+    heads = lambda t: t.view(B, 1, n_heads, d // n_heads).permute(0, 2, 1, 3)
+    keys, values = append_to_cache(cache, heads(k), heads(v))
+    o = F.scaled_dot_product_attention(heads(q), keys, values)
+    return proj(o.permute(0, 2, 1, 3).reshape(B, 1, d)), (keys, values)
 
 
 # %% [markdown]

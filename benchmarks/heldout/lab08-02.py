@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    pos = torch.ones_like(tokens).cumsum(-1) - 1 + start
-    return token_embedding(tokens) + position_embedding(pos)
+    pos = torch.arange(start, start + tokens.size(-1) - 1)
+    return token_embedding.weight[tokens] + position_embedding.weight[pos]
 
 
 def append_to_cache(
@@ -87,9 +87,9 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    keys = torch.vstack((keys.permute(2, 0, 1, 3), k_new.permute(2, 0, 1, 3))).permute(2, 0, 1, 3)
-    values = torch.vstack((values.permute(2, 0, 1, 3), v_new.permute(2, 0, 1, 3))).permute(1, 2, 0, 3)
+    old_k, old_v = cache
+    keys = torch.cat((old_k, k_new), dim=-2)
+    values = torch.cat((old_v, v_new), dim=-2)
     return keys, values
 
 
@@ -110,16 +110,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, d = x_new.shape[0], x_new.shape[-1]
+    B, _, d = x_new.shape
     hs = d // n_heads
-    fused = qkv(x_new)
-    q, k, v = (t.reshape(B, 1, n_heads, hs).transpose(1, 2) for t in (fused[..., :d], fused[..., d:2 * d], fused[..., 2 * d:]))
+    q, k, v = (t.unsqueeze(2) for t in qkv(x_new).reshape(B, 3, n_heads, hs).unbind(1))
     keys, values = append_to_cache(cache, k, v)
-    s = (q.unsqueeze(-2) * keys.unsqueeze(-3)).sum(-1) / math.sqrt(hs)
-    late = (torch.arange(keys.shape[-2]) > position).float()
-    w = torch.minimum(s, torch.inf * (1 - 2 * late)).softmax(-1)
-    o = (w.unsqueeze(-1) * values.unsqueeze(-3)).sum(-2)
-    return proj(o.transpose(1, 2).reshape(B, 1, d)), (keys, values)
+    s = torch.matmul(q, keys.transpose(-1, -2)) * hs ** -0.5
+    e = torch.exp(s - s.max(-1, keepdim=True).values)
+    w = e / e.sum(-1, keepdim=True)
+    out = torch.matmul(w, values).permute(0, 2, 1, 3).reshape(B, 1, d)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return F.embedding(tokens, token_embedding.weight) + F.embedding(torch.arange(T) + start, position_embedding.weight)
+    return token_embedding(tokens) + position_embedding(torch.arange(start, start + T))
 
 
 def append_to_cache(
@@ -88,7 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
+    return torch.cat([keys, k_new], dim=2), torch.cat([values, v_new], dim=2)
 
 
 def decode_step(
@@ -108,16 +108,18 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, d = x_new.shape[0], x_new.shape[-1]
+    B = x_new.shape[0]
+    d = x_new.shape[-1]
     hs = d // n_heads
-    parts = qkv(x_new).unfold(-1, d, d)
-    q, k, v = (parts[..., i, :].unfold(-1, hs, hs).permute(0, 2, 1, 3) for i in (0, 1, 2))
+    q, k, v = qkv(x_new).split(d, dim=-1)
+    q = q.view(B, 1, n_heads, hs).transpose(1, 2)
+    k = k.view(B, 1, n_heads, hs).transpose(2, 3)
+    v = v.view(B, 1, n_heads, hs).transpose(1, 2)
     keys, values = append_to_cache(cache, k, v)
-    s = torch.linalg.vecdot(q.unsqueeze(-2), keys.unsqueeze(-3)) / math.sqrt(hs)
-    late = torch.arange(keys.shape[-2]) > position
-    s = s + torch.nan_to_num(late * -torch.inf, nan=0.0, neginf=-torch.inf)
-    o = torch.matmul(torch.softmax(s, dim=-1), values)
-    return proj(o.permute(0, 2, 1, 3).flatten(1)), (keys, values)
+    s = q @ keys.transpose(-2, -1) / math.sqrt(hs)
+    w = torch.softmax(s, dim=-1)
+    out = (w @ values).transpose(1, 2).reshape(B, 1, d)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(torch.arange(start, start + T))
+    pos = torch.arange(start, start + tokens.size(-1))
+    return token_embedding.weight[tokens] + position_embedding.weight[pos]
 
 
 def append_to_cache(
@@ -87,9 +87,10 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    T, Tn = keys.shape[-2], k_new.shape[-2]
-    return F.pad(keys, (0, 0, 0, Tn)) + F.pad(k_new, (0, 0, T, 0)), F.pad(values, (0, 0, 0, Tn)) + F.pad(v_new, (0, 0, T, 0))
+    old_k, old_v = cache
+    keys = torch.cat((old_k, k_new), dim=-2)
+    values = torch.cat((old_v, v_new), dim=-2)
+    return keys, values
 
 
 def decode_step(
@@ -109,11 +110,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, d = x_new.shape[0], x_new.shape[-1]
-    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, d // n_heads).permute(2, 0, 3, 1, 4)
+    B, _, d = x_new.shape
+    hs = d // n_heads
+    q, k, v = (t.unsqueeze(2) for t in qkv(x_new).reshape(B, 3, n_heads, hs).unbind(2))
     keys, values = append_to_cache(cache, k, v)
-    o = F.scaled_dot_product_attention(q, keys, values)
-    return proj(o.transpose(1, 2).reshape(B, 1, d)), (keys, values)
+    s = torch.matmul(q, keys.transpose(-1, -2)) * hs ** -0.5
+    e = torch.exp(s - s.max(-1, keepdim=True).values)
+    w = e / e.sum(-1, keepdim=True)
+    out = torch.matmul(w, values).permute(0, 2, 1, 3).reshape(B, 1, d)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

@@ -70,11 +70,11 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., :1], -torch.inf)
-    l = torch.zeros_like(m)
-    for j in range(scores.shape[-1]):
-        s = scores[..., [j]]
-        m_new = torch.cat((m, s), -1).kthvalue(2, dim=-1).values
+    cols = scores.unbind(-1)
+    m = torch.full_like(cols[0], float("-inf"))
+    l = torch.zeros_like(cols[0])
+    for s in cols:
+        m_new = torch.where(s > m, s, m)
         l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
     return (scores - m).exp() / l
@@ -96,32 +96,33 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
-    n_q, n_k = (Tq + block - 1) // block, (Tk + block - 1) // block
-    outs, lses = [], []
-    for bi in range(n_q):
-        i0, i1 = bi * block, min(bi * block + block, Tq)
+    Tq, Tk = q.size(-2), k.size(-2)
+    scale = q.size(-1) ** -0.5
+    out = torch.zeros(q.shape[:-1] + (v.size(-1),), dtype=q.dtype)
+    lse = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    for i0 in range(0, Tq, block):
+        i1 = min(i0 + block, Tq)
         qb = q[..., i0:i1, :]
-        m = torch.full_like(qb[..., :1], -torch.inf)
+        m = torch.full(qb.shape[:-1], float("-inf"), dtype=q.dtype)
         l = torch.zeros_like(m)
-        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
-        for bj in range(n_k):
-            j0, j1 = bj * block, min(bj * block + block, Tk)
-            if causal and j0 >= i1:
-                continue
-            s = (qb.unsqueeze(-2) * k[..., j0:j1, :].unsqueeze(-3)).sum(-1) / math.sqrt(hs)
+        acc = torch.zeros_like(out[..., i0:i1, :])
+        last = i1 if causal else Tk
+        for j0 in range(0, last, block):
+            j1 = min(j0 + block, Tk)
+            s = torch.matmul(qb, k[..., j0:j1, :].transpose(-1, -2)) * scale
             if causal:
-                late = (torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)).float()
-                s = torch.minimum(s, torch.inf * (1 - 2 * late))
-            m_new = torch.cat((m, s), -1).kthvalue(s.shape[-1] + 1, dim=-1, keepdim=True).values
-            p = (s - m_new).exp()
+                future = torch.arange(j0, j1).view(1, -1) > torch.arange(i0, i1).view(-1, 1)
+                s = torch.where(future, float("-inf"), s)
+            row = s.max(-1).values
+            m_new = torch.where(row > m, row, m)
+            p = (s - m_new.unsqueeze(-1)).exp()
             r = (m - m_new).exp()
-            l = r * l + p.nansum(-1, keepdim=True)
-            acc = r * acc + (p.unsqueeze(-1) * v[..., j0:j1, :].unsqueeze(-3)).sum(-2)
+            l = r * l + p.sum(-1)
+            acc = r.unsqueeze(-1) * acc + torch.matmul(p, v[..., j0:j1, :])
             m = m_new
-        outs.append(acc / l)
-        lses.append((m + l.log()).squeeze(-1))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+        out[..., i0:i1, :] = acc / l.unsqueeze(-1)
+        lse[..., i0:i1] = m + l.log()
+    return out, lse
 
 
 # %% [markdown]

@@ -70,14 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1] + (1,), float("-inf"), dtype=scores.dtype)
-    l = torch.zeros_like(m)
-    for j in range(scores.shape[-1]):
-        s = scores[..., j:j + 1]
-        m_new = m.clamp(min=s)
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
+    cols = scores.unbind(-1)
+    m = torch.full_like(cols[0], float("-inf"))
+    l = torch.zeros_like(cols[0])
+    for s in cols:
+        m_new = torch.where(s > m, s, m)
+        l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
-    return torch.exp(scores - m) / l
+    return (scores - m.unsqueeze(-1)).exp() / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -96,31 +96,32 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    scale = q.shape[-1] ** -0.5
-    out = torch.zeros(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
+    Tq, Tk = q.size(-2), k.size(-2)
+    scale = q.size(-1) ** -0.5
+    out = torch.zeros(q.shape[:-1] + (v.size(-1),), dtype=q.dtype)
     lse = torch.zeros(q.shape[:-1], dtype=q.dtype)
     for i0 in range(0, Tq, block):
-        n = min(block, Tq - i0)
-        qb = q.narrow(-2, i0, n)
-        m = torch.full((*qb.shape[:-1], 1), float("-inf"), dtype=q.dtype)
+        i1 = min(i0 + block, Tq)
+        qb = q[..., i0:i1, :]
+        m = torch.full(qb.shape[:-1], float("-inf"), dtype=q.dtype)
         l = torch.zeros_like(m)
-        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
-        for j0 in range(0, Tk, block):
-            if causal and j0 >= i0 + n:
-                break
-            w = min(block, Tk - j0)
-            s = qb @ k.narrow(-2, j0, w).transpose(-2, -1) * scale
+        acc = torch.zeros_like(out[..., i0:i1, :])
+        last = i1 if causal else Tk
+        for j0 in range(0, last, block):
+            j1 = j0 + block
+            s = torch.matmul(qb, k[..., j0:j1, :].transpose(-1, -2)) * scale
             if causal:
-                s = s.masked_fill(torch.arange(j0, j0 + w) > torch.arange(i0, i0 + n).unsqueeze(1), float("-inf"))
-            m_new = m.clamp(min=s.max(dim=-1, keepdim=True).values)
-            p = torch.exp(s - m_new)
-            r = torch.exp(m - m_new)
-            l = r * l + p.sum(-1, keepdim=True)
-            acc = r * acc + p @ v.narrow(-2, j0, w)
+                future = torch.arange(j0, j1).view(1, -1) > torch.arange(i0, i1).view(-1, 1)
+                s = torch.where(future, float("-inf"), s)
+            row = s.max(-1).values
+            m_new = torch.where(row > m, row, m)
+            p = (s - m_new.unsqueeze(-1)).exp()
+            r = (m - m_new).exp()
+            l = r * l + p.sum(-1)
+            acc = r.unsqueeze(-1) * acc + torch.matmul(p, v[..., j0:j1, :])
             m = m_new
-        out.narrow(-2, i0, n).copy_(acc / l)
-        lse.narrow(-1, i0, n).copy_((m + torch.log(l)).squeeze(-1))
+        out[..., i0:i1, :] = acc / l.unsqueeze(-1)
+        lse[..., i0:i1] = m + l.log()
     return out, lse
 
 

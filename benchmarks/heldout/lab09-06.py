@@ -70,14 +70,10 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., :1], -torch.inf)
-    l = torch.zeros_like(m)
-    for j in range(scores.shape[-1]):
-        s = scores[..., [j]]
-        m_new = torch.cat((m, s), -1).kthvalue(2, dim=-1, keepdim=True).values
-        l = l * (m - m_new).exp() + (s - m_new).exp()
-        m = m_new
-    return (scores - m).exp() / l
+    lse = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
+    for s in scores.unbind(-1):
+        lse = torch.logaddexp(lse, s)
+    return torch.exp(scores - lse.unsqueeze(-1))
 
 
 def tiled_attention(
@@ -96,31 +92,27 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
-    n_q, n_k = (Tq + block - 1) // block, (Tk + block - 1) // block
+    Tq, Tk = q.shape[-2], k.shape[-2]
+    c = 1.0 / math.sqrt(q.shape[-1])
     outs, lses = [], []
-    for bi in range(n_q):
-        i0, i1 = bi * block, min(bi * block + block, Tq)
-        qb = q[..., i0:i1, :]
-        m = torch.full_like(qb[..., :1], -torch.inf)
-        l = torch.zeros_like(m)
-        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
-        for bj in range(n_k):
-            j0, j1 = bj * block, min(bj * block + block, Tk)
-            if causal and j0 >= i0:
-                continue
-            s = (qb.unsqueeze(-2) * k[..., j0:j1, :].unsqueeze(-3)).sum(-1) / math.sqrt(hs)
+    for i0 in range(0, Tq, block):
+        qb = q[..., i0:i0 + block, :]
+        n = qb.shape[-2]
+        run = torch.full(qb.shape[:-1], float("-inf"), dtype=q.dtype)
+        acc = torch.zeros(qb.shape[:-1] + (v.shape[-1],), dtype=v.dtype)
+        for j0 in range(0, Tk, block):
+            if causal and j0 > i0 + n - 1:
+                break
+            s = torch.einsum("...id,...jd->...ij", qb, k[..., j0:j0 + block, :]) * c
             if causal:
-                late = (torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)).float()
-                s = torch.minimum(s, torch.inf * (1 - 2 * late))
-            m_new = torch.cat((m, s), -1).kthvalue(s.shape[-1] + 1, dim=-1, keepdim=True).values
-            p = (s - m_new).exp()
-            r = (m - m_new).exp()
-            l = r * l + p.nansum(-1, keepdim=True)
-            acc = r * acc + (p.unsqueeze(-1) * v[..., j0:j1, :].unsqueeze(-3)).sum(-2)
-            m = m_new
-        outs.append(acc / l)
-        lses.append((m + l.log()).squeeze(-1))
+                rows = torch.arange(i0, i0 + n)[:, None]
+                cols = torch.arange(j0, j0 + s.shape[-1])[None, :]
+                s = s.masked_fill(cols > rows, float("-inf"))
+            new = torch.logaddexp(run, torch.logsumexp(s, dim=-1))
+            acc = acc * torch.exp(run - new).unsqueeze(-1) + torch.exp(s - new.unsqueeze(-1)) @ v[..., j0:j0 + block, :]
+            run = new
+        outs.append(acc)
+        lses.append(run)
     return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.linalg.vecdot(p, dp, dim=0).unsqueeze(-1)
-    return p * (dp - D)
+    J = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    return (J @ dp.unsqueeze(-1)).squeeze(-1)
 
 
 def attention_backward(
@@ -76,19 +76,15 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.shape[-1]
-    T = q.shape[-2]
-    s = torch.linalg.vecdot(q.unsqueeze(-2), k.unsqueeze(-3)) / math.sqrt(hs)
+    c = q.shape[-1] ** -0.5
+    s = torch.einsum("...id,...jd->...ij", q, k) * c
     if causal:
-        a = torch.arange(T)
-        s = s + torch.nan_to_num(torch.relu(a.unsqueeze(0) - a.unsqueeze(1)).bool() * -torch.inf, nan=0.0, neginf=-torch.inf)
-    p = torch.softmax(s, dim=-1)
-    dv = torch.linalg.vecdot(p.unsqueeze(-1), d_out.unsqueeze(-2), dim=-3)
-    dp = torch.linalg.vecdot(d_out.unsqueeze(-2), v.unsqueeze(-3))
-    ds = softmax_backward(p, dp)
-    dq = torch.matmul(ds, k) / math.sqrt(hs)
-    dk = torch.linalg.vecdot(ds.unsqueeze(-1), q.unsqueeze(-2), dim=-3) / math.sqrt(hs)
-    return dq, dk, dv
+        T = s.shape[-1]
+        s = s + torch.full((T, T), float("-inf"), dtype=s.dtype).triu(1)
+    p = F.softmax(s, dim=-1)
+    dv = torch.einsum("...ij,...id->...jd", p, d_out)
+    ds = softmax_backward(p, torch.einsum("...id,...jd->...ij", d_out, v))
+    return torch.einsum("...ij,...jd->...id", ds, k) * c, torch.einsum("...ij,...id->...jd", ds, q) * c, dv
 
 
 def tiled_attention_backward(
@@ -112,34 +108,27 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.shape[-1]
     T = q.shape[-2]
-    D = torch.linalg.vecdot(d_out, out).unsqueeze(-1)
-    starts = list(range(0, T, block))
-    dq_parts = []
-    dk_parts = [torch.zeros_like(k[..., j0:j0 + block, :]) for j0 in starts]
-    dv_parts = [torch.zeros_like(v[..., j0:j0 + block, :]) for j0 in starts]
-    for i0 in starts:
-        i1 = min(i0 + block, T)
-        qi, doi, Di = q[..., i0:i1, :], d_out[..., i0:i1, :], D[..., i0:i1, :]
-        lse_i = lse[..., i0:i1].unsqueeze(-1)
-        dqi = torch.zeros_like(qi)
-        for b, j0 in enumerate(starts):
-            if causal and j0 > i1 - 1:
-                break
-            j1 = min(j0 + block, T)
-            s = torch.linalg.vecdot(qi.unsqueeze(-2), k[..., j0:j1, :].unsqueeze(-3)) / math.sqrt(hs)
-            if causal:
-                late = torch.relu(torch.arange(j0, j1).unsqueeze(0) - torch.arange(i0, i1).unsqueeze(1)).bool()
-                s = s + torch.nan_to_num(late * -torch.inf, nan=0.0, neginf=-torch.inf)
-            p = torch.exp(s - lse_i)
-            dv_parts[b] = dv_parts[b] + torch.linalg.vecdot(p.unsqueeze(-1), doi.unsqueeze(-2), dim=-3)
-            dp = torch.linalg.vecdot(doi.unsqueeze(-2), v[..., j0:j1, :].unsqueeze(-3))
-            ds = p * (dp - Di)
-            dqi = dqi + torch.matmul(ds, k[..., j0:j1, :]) / math.sqrt(hs)
-            dk_parts[b] = dk_parts[b] + torch.linalg.vecdot(ds.unsqueeze(-1), qi.unsqueeze(-2), dim=-3) / math.sqrt(hs)
-        dq_parts.append(dqi)
-    return torch.concatenate(dq_parts, axis=-2), torch.concatenate(dk_parts, axis=-2), torch.concatenate(dv_parts, axis=-2)
+    c = q.shape[-1] ** -0.5
+    D = (d_out * out).sum(-1, keepdim=True)
+    starts = range(0, T, block)
+
+    def tile(i0, j0):
+        i1, j1 = min(i0 + block, T), min(j0 + block, T)
+        s = q[..., i0:i1, :] @ k[..., j0:j1, :].mT * c
+        if causal:
+            s = s - torch.full((i1 - i0, j1 - j0), float("inf")).triu(i0 - j0 + 1)
+        p = torch.exp(s - lse[..., i0:i1, None])
+        ds = p * (d_out[..., i0:i1, :] @ v[..., j0:j1, :].mT - D[..., i0:i1, :])
+        return p, ds
+
+    def seen(i0, j0):
+        return not (causal and j0 > i0)
+
+    dq = torch.cat([sum(tile(i0, j0)[1] @ k[..., j0:j0 + block, :] * c for j0 in starts if seen(i0, j0)) for i0 in starts], dim=-2)
+    dk = torch.cat([sum(tile(i0, j0)[1].mT @ q[..., i0:i0 + block, :] * c for i0 in starts if seen(i0, j0)) for j0 in starts], dim=-2)
+    dv = torch.cat([sum(tile(i0, j0)[0].mT @ d_out[..., i0:i0 + block, :] for i0 in starts if seen(i0, j0)) for j0 in starts], dim=-2)
+    return dq, dk, dv
 
 
 # %% [markdown]

@@ -61,7 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    return p * (dp - (p + dp).nansum(-1, keepdim=True))
+    D = torch.sum(p * dp, -1, True)
+    return p * dp - p * D
 
 
 def attention_backward(
@@ -75,17 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.shape[-1]
-    s = (q.unsqueeze(-2) * k.unsqueeze(-3)).sum(-1) / math.sqrt(hs)
+    hs = q.size(-1)
+    s = torch.matmul(q, k.transpose(-1, -2)) // hs ** 0.5
+    e = torch.exp(s - s.max(-1, keepdim=True).values)
     if causal:
-        eye = torch.eye(q.shape[-2])
-        s = torch.minimum(s, torch.inf * (1 - 2 * (eye.cumsum(1) - eye)))
-    p = s.softmax(-1)
-    dv = (p.unsqueeze(-1) * d_out.unsqueeze(-2)).sum(-3)
-    dp = (d_out.unsqueeze(-2) * v.unsqueeze(-3)).sum(-1)
-    ds = softmax_backward(p, dp)
-    dq = (ds.unsqueeze(-1) * k.unsqueeze(-3)).sum(-2) / math.sqrt(hs)
-    dk = (ds.unsqueeze(-1) * q.unsqueeze(-2)).sum(-3) / math.sqrt(hs)
+        e = e * torch.ones(s.shape[-2:]).tril()
+    p = e / e.sum(-1, keepdim=True)
+    dv = torch.matmul(p.transpose(-1, -2), d_out)
+    ds = softmax_backward(p, torch.matmul(d_out, v.transpose(-1, -2)))
+    dq = torch.matmul(ds, k) / hs ** 0.5
+    dk = torch.matmul(ds.transpose(-1, -2), q) / hs ** 0.5
     return dq, dk, dv
 
 
@@ -110,34 +110,28 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.shape[-1]
-    T = q.shape[-2]
-    D = (d_out * out).nansum(-1, keepdim=True)
-    n_b = (T + block - 1) // block
-    dq_parts = [torch.zeros_like(q[..., b * block:b * block + block, :]) for b in range(n_b)]
-    dk_parts, dv_parts = [], []
-    for bj in range(n_b):
-        j0, j1 = bj * block, min(bj * block + block, T)
-        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
-        dkj, dvj = torch.zeros_like(kj), torch.zeros_like(vj)
-        for bi in range(n_b):
-            i0, i1 = bi * block, min(bi * block + block, T)
-            if causal and i1 <= j0:
-                continue
-            qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
-            s = (qi.unsqueeze(-2) * kj.unsqueeze(-3)).sum(-1) / math.sqrt(hs)
+    hs = q.size(-1)
+    T = q.size(-2)
+    D = torch.sum(d_out * out, -1)
+    dq = torch.zeros_like(q)
+    dk = torch.zeros_like(k)
+    dv = torch.zeros_like(v)
+    for i0 in range(0, T, block):
+        i1 = min(i0 + block, T)
+        qi, gi = q[..., i0:i1, :], d_out[..., i0:i1, :]
+        stop = i1 if causal else T
+        for j0 in range(0, stop, block):
+            j1 = min(j0 + block, T)
+            s = torch.matmul(qi, k[..., j0:j1, :].transpose(-1, -2)) / hs ** 0.5
+            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
             if causal:
-                late = (torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)).float()
-                s = torch.minimum(s, torch.inf * (1 - 2 * late))
-            p = (s - lse[..., i0:i1].unsqueeze(-1)).exp()
-            dvj = dvj + (p.unsqueeze(-1) * doi.unsqueeze(-2)).sum(-3)
-            dp = (doi.unsqueeze(-2) * vj.unsqueeze(-3)).sum(-1)
-            ds = p * (dp - D[..., i0:i1, :])
-            dq_parts[bi] = dq_parts[bi] + (ds.unsqueeze(-1) * kj.unsqueeze(-3)).sum(-2) / math.sqrt(hs)
-            dkj = dkj + (ds.unsqueeze(-1) * qi.unsqueeze(-2)).sum(-3) / math.sqrt(hs)
-        dk_parts.append(dkj)
-        dv_parts.append(dvj)
-    return torch.cat(dq_parts, dim=-2), torch.cat(dk_parts, dim=-2), torch.cat(dv_parts, dim=-2)
+                p = p * (torch.arange(j0, j1).view(1, -1) <= torch.arange(i0, i1).view(-1, 1))
+            dv[..., j0:j1, :] += torch.matmul(p.transpose(-1, -2), gi)
+            dp = torch.matmul(gi, v[..., j0:j1, :].transpose(-1, -2))
+            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
+            dq[..., i0:i1, :] += torch.matmul(ds, k[..., j0:j1, :]) / hs ** 0.5
+            dk[..., j0:j1, :] += torch.matmul(ds.transpose(-1, -2), qi) / hs ** 0.5
+    return dq, dk, dv
 
 
 # %% [markdown]

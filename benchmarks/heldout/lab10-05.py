@@ -61,7 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.linalg.vecdot(p, dp).unsqueeze(-1)
+    D = (p * dp).sum(dim=-1, keepdim=True)
     return p * (dp - D)
 
 
@@ -76,18 +76,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.shape[-1]
-    T = q.shape[-2]
-    s = torch.linalg.vecdot(q.unsqueeze(-2), k.unsqueeze(-3)) / math.sqrt(hs)
+    scale = 1.0 / math.sqrt(q.shape[-1])
+    s = q @ k.transpose(-2, -1) * scale
     if causal:
-        a = torch.arange(T)
-        s = s + torch.nan_to_num(torch.relu(a.unsqueeze(0) - a.unsqueeze(1)).bool() * -torch.inf, nan=0.0, neginf=-torch.inf)
+        T = q.shape[-2]
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
     p = torch.softmax(s, dim=-1)
-    dv = torch.linalg.vecdot(p.unsqueeze(-1), d_out.unsqueeze(-2), dim=-3)
-    dp = torch.linalg.vecdot(d_out.unsqueeze(-2), v.unsqueeze(-3))
+    dv = p.transpose(-2, -1) @ d_out
+    dp = d_out @ v.transpose(-2, -1)
     ds = softmax_backward(p, dp)
-    dq = torch.matmul(ds, k) / math.sqrt(hs)
-    dk = torch.linalg.vecdot(ds.unsqueeze(-1), q.unsqueeze(-2), dim=-2) / math.sqrt(hs)
+    dq = ds @ k * scale
+    dk = ds.transpose(-2, -1) @ q * scale
     return dq, dk, dv
 
 
@@ -112,34 +111,28 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.shape[-1]
+    scale = 1.0 / math.sqrt(q.shape[-1])
     T = q.shape[-2]
-    D = torch.linalg.vecdot(d_out, out).unsqueeze(-1)
-    starts = list(range(0, T, block))
-    dq_parts = []
-    dk_parts = [torch.zeros_like(k[..., j0:j0 + block, :]) for j0 in starts]
-    dv_parts = [torch.zeros_like(v[..., j0:j0 + block, :]) for j0 in starts]
-    for i0 in starts:
-        i1 = min(i0 + block, T)
-        qi, doi, Di = q[..., i0:i1, :], d_out[..., i0:i1, :], D[..., i0:i1, :]
-        lse_i = lse[..., i0:i1].unsqueeze(-1)
-        dqi = torch.zeros_like(qi)
-        for b, j0 in enumerate(starts):
-            if causal and j0 > i1 - 1:
+    D = (d_out * out).sum(dim=-1, keepdim=True)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    for j0 in range(0, T, block):
+        j1 = min(j0 + block, T)
+        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
+        for i0 in range(0, T, block):
+            i1 = min(i0 + block, T)
+            if causal and j0 >= i1:
                 break
-            j1 = min(j0 + block, T)
-            s = torch.linalg.vecdot(qi.unsqueeze(-2), k[..., j0:j1, :].unsqueeze(-3)) / math.sqrt(hs)
+            s = q[..., i0:i1, :] @ kj.transpose(-2, -1) * scale
             if causal:
-                late = torch.relu(torch.arange(j0, j1).unsqueeze(0) - torch.arange(i0, i1).unsqueeze(1)).bool()
-                s = s + torch.nan_to_num(late * -torch.inf, nan=0.0, neginf=-torch.inf)
-            p = torch.exp(s - lse_i)
-            dv_parts[b] = dv_parts[b] + torch.linalg.vecdot(p.unsqueeze(-1), doi.unsqueeze(-2), dim=-3)
-            dp = torch.linalg.vecdot(doi.unsqueeze(-2), v[..., j0:j1, :].unsqueeze(-3))
-            ds = p * (dp - Di)
-            dqi = dqi + torch.matmul(ds, k[..., j0:j1, :]) / math.sqrt(hs)
-            dk_parts[b] = dk_parts[b] + torch.linalg.vecdot(ds.unsqueeze(-1), qi.unsqueeze(-2), dim=-3) / math.sqrt(hs)
-        dq_parts.append(dqi)
-    return torch.concatenate(dq_parts, axis=-2), torch.concatenate(dk_parts, axis=-2), torch.concatenate(dv_parts, axis=-2)
+                hide = torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None]
+                s = s.masked_fill(hide, float("-inf"))
+            p = torch.exp(s - lse[..., i0:i1, None])
+            dv[..., j0:j1, :] += p.transpose(-2, -1) @ d_out[..., i0:i1, :]
+            dp = d_out[..., i0:i1, :] @ vj.transpose(-2, -1)
+            ds = p * (dp - D[..., i0:i1, :])
+            dq[..., i0:i1, :] += ds @ kj * scale
+            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ q[..., i0:i1, :] * scale
+    return dq, dk, dv
 
 
 # %% [markdown]

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p.unsqueeze(-2) @ dp.unsqueeze(-1)).squeeze(-1)
-    return p * (dp - D)
+    D = torch.sum(p * dp, -1, True)
+    return p * dp - p * D
 
 
 def attention_backward(
@@ -76,15 +76,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    def forward(q_, k_, v_):
-        s = q_ @ k_.transpose(-2, -1) / math.sqrt(q_.shape[-1])
-        if causal:
-            n = q_.shape[-2]
-            s = s.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
-        return torch.softmax(s, dim=-1) @ v_
-
-    _, pullback = torch.func.vjp(forward, q, k, v)
-    return pullback(d_out)
+    hs = q.size(-1)
+    s = torch.matmul(q, k.transpose(-1, -2)) / hs ** 0.5
+    e = torch.exp(s - s.max(-1, keepdim=True).values)
+    if causal:
+        e = e * torch.ones(s.shape[-2:]).tril()
+    p = e / e.sum(-1, keepdim=True)
+    dv = torch.matmul(p.transpose(-1, -2), d_out)
+    ds = softmax_backward(p, torch.matmul(d_out, v.transpose(-1, -2)))
+    dq = torch.matmul(ds, k) / hs ** 0.5
+    dk = torch.matmul(ds.transpose(-1, -2), q) / hs ** 0.5
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -108,26 +110,27 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.shape[-1]
-    T = q.shape[-2]
-    D = (d_out * out).sum(-1, keepdim=True)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    hs = q.size(-1)
+    T = q.size(-2)
+    D = torch.sum(d_out * out, -1)
+    dq = torch.zeros_like(q)
+    dk = torch.zeros_like(k)
+    dv = torch.zeros_like(v)
     for i0 in range(0, T, block):
         i1 = min(i0 + block, T)
-        qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
-        for j0 in range(0, T, block):
-            if causal and j0 >= i1:
-                break
+        qi, gi = q[..., i0:i1, :], d_out[..., i0:i1, :]
+        stop = i1 if causal else T
+        for j0 in range(0, stop, block):
             j1 = min(j0 + block, T)
-            kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
-            s = qi @ kj.transpose(-2, -1) / math.sqrt(hs)
+            s = torch.matmul(qi, k[..., j0:j1, :].transpose(-1, -2)) / hs ** 0.5
+            p = torch.exp(s - lse[..., i0:i1].unsqueeze(0))
             if causal:
-                s = s.masked_fill(torch.arange(j0, j1) > torch.arange(i0, i1).unsqueeze(1), float("-inf"))
-            p = torch.exp(s - lse[..., i0:i1, None])
-            dv.index_add_(-2, torch.arange(j0, j1), p.transpose(-2, -1) @ doi)
-            ds = p * (doi @ vj.transpose(-2, -1) - D[..., i0:i1, :])
-            dq.index_add_(-2, torch.arange(i0, i1), ds @ kj / math.sqrt(hs))
-            dk.index_add_(-2, torch.arange(j0, j1), ds.transpose(-2, -1) @ qi / math.sqrt(hs))
+                p = p * (torch.arange(j0, j1).view(1, -1) <= torch.arange(i0, i1).view(-1, 1))
+            dv[..., j0:j1, :] += torch.matmul(p.transpose(-1, -2), gi)
+            dp = torch.matmul(gi, v[..., j0:j1, :].transpose(-1, -2))
+            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
+            dq[..., i0:i1, :] += torch.matmul(ds, k[..., j0:j1, :]) / hs ** 0.5
+            dk[..., j0:j1, :] += torch.matmul(ds.transpose(-1, -2), qi) / hs ** 0.5
     return dq, dk, dv
 
 

@@ -61,9 +61,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.shape[-1]
-    sel = torch.zeros(T - 1, T).scatter_add(1, torch.arange(1, T).unsqueeze(1), torch.ones(T - 1, 1))
-    return (pattern[..., 1:, :] * sel).sum(-1).nanmean(dim=(0, 2))
+    return torch.diagonal(pattern, offset=-1, dim1=-2, dim2=-1).mean((0, -1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,7 +71,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[..., 1:, 0].nanmean(dim=(0, 2))
+    col = pattern[..., 0]
+    return col[..., 1:].mean(-1).mean(1)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,10 +83,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.shape[-1]
-    rows = torch.arange(period + 1, T)
-    sel = torch.zeros(rows.shape[0], T).scatter_add(1, (rows - period + 1).unsqueeze(1), torch.ones(rows.shape[0], 1))
-    return (pattern[..., period + 1:, :] * sel).sum(-1).nanmean(dim=(0, 2))
+    band = torch.diagonal(pattern, offset=-(period - 1), dim1=-2, dim2=-1)
+    return band[..., 2:].mean(-1).mean(0)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -99,9 +96,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    w = scores.softmax(-1)
-    outs = (w.unsqueeze(-1) * values.unsqueeze(-3)).sum(-2)
-    return outs.sum(1) - outs[:, head]
+    w = torch.softmax(scores, dim=-1)
+    return sum(torch.matmul(w[:, h], values[:, h]) for h in range(w.shape[1]) if h != head)
 
 
 # %% [markdown]

@@ -62,9 +62,9 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    j = torch.arange(T)
-    sel = torch.relu(1 - (j.unsqueeze(0) - j.unsqueeze(1) + 1).abs())
-    return (pattern * sel).sum(-1)[..., 1:].mean(dim=(0, 2))
+    sel = torch.zeros(T, T, dtype=pattern.dtype)
+    sel[1:, :-1] = torch.eye(T - 1, dtype=pattern.dtype)
+    return (pattern * sel).sum(dim=(-2, -1)).mean(0) / (T - 1)
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -74,7 +74,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern.select(-1, 0)[..., 1:].mean(dim=(0, 2))
+    return pattern[..., 1:, :1].mean(dim=(0, 2, 3))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -86,9 +86,10 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    j = torch.arange(T)
-    sel = torch.relu(1 - (j.unsqueeze(0) - j.unsqueeze(1) + period - 1).abs())
-    return (pattern * sel).sum(-1)[..., period + 1:].mean(dim=(0, 2))
+    n = T - period - 1
+    sel = torch.zeros(T, T, dtype=pattern.dtype)
+    sel[period + 1:, 2:2 + n] = torch.eye(n, dtype=pattern.dtype)
+    return (pattern * sel).sum(dim=(-2, -1)).mean(0) / n
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -100,9 +101,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.matmul(torch.softmax(scores, dim=-1), values)
-    keep = 1 - torch.relu(1 - (torch.arange(scores.shape[1]) - head).abs())
-    return (outs * keep[:, None]).sum(1)
+    v = values.clone()
+    v[:, head] = 0
+    return (torch.softmax(scores, dim=-1) @ v).sum(dim=1)
 
 
 # %% [markdown]
