@@ -6,6 +6,10 @@ term too early wrote `+ s` after it where it belonged on the call's last argumen
 `b.f(0, g(t) + s)`. The other way round, `f(x + s)` for `f(x) + s`: the bracket closed one term
 too late.
 
+`relu(1 - (i - j)).abs()` is the same slip with a method: `.abs()` written after `relu`'s bracket where it
+belonged on a term inside, `relu(1 - (i - j).abs())` (`method_later`: the method moved onto the last argument,
+or onto a term at the end of it, `arg` steps down its right side).
+
 Left out: a call with keyword arguments or a starred argument (no one place is "just before the
 bracket"), calls inside the last argument (`g(t + s)`: the term would then act on what `g`
 returns, not on what the expression ends with), and terms written before the call (`s + f(x)`).
@@ -18,10 +22,10 @@ import copy
 
 from attention_by_hand.lab.grouping import grouped
 
-__all__ = ["BRACKET_OPS", "BRACKET_TERMS", "GROUP_OP", "bracket_edit", "closing_call"]
+__all__ = ["BRACKET_OPS", "BRACKET_TERMS", "GROUP_OP", "bracket_edit", "closing_call", "method_spine"]
 
 GROUP_OP = "group_terms"  # brackets around a run of terms (grouping.py)
-BRACKET_OPS = ("close_later", "close_earlier", GROUP_OP)
+BRACKET_OPS = ("close_later", "close_earlier", GROUP_OP, "method_later")
 # the operators whose right side may belong inside or outside a bracket
 BRACKET_TERMS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv)  # `//` last: close_later's alone
 # a term written after a sum acts on its last term as on the whole (`a + f(x) - s` is `a + (f(x) - s)`),
@@ -47,6 +51,18 @@ def closing_call(node: ast.expr, after: type[ast.operator]) -> ast.Call | None:
     return node if _simple(node) else None
 
 
+def method_spine(node: ast.AST) -> list[ast.expr]:
+    """For `f(..., last).m(...)`: `last` and the terms at its end, down its right side (`1 - (i - j)`,
+    `(i - j)`, `j`), each a place the method may have been meant for; [] for another node."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _simple(node.func.value)):
+        return []
+    spine, term = [], node.func.value.args[-1]
+    while isinstance(term, (ast.BinOp, ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+        spine.append(term)
+        term = term.right if isinstance(term, ast.BinOp) else None
+    return spine
+
+
 def bracket_edit(node: ast.AST, op: str, arg=None) -> ast.expr | None:
     """close_later: `left <op> right` made `left` with `<op> right` inside the bracket of the call it
     ends with; close_earlier: `f(..., a <op> b)` made `f(..., a) <op> b`; group_terms: the run of
@@ -60,6 +76,16 @@ def bracket_edit(node: ast.AST, op: str, arg=None) -> ast.expr | None:
             return None
         call.args[-1] = ast.BinOp(call.args[-1], node.op, node.right)
         return left
+    if op == "method_later" and len(method_spine(node)) > arg:
+        call = copy.deepcopy(node.func.value)
+        term = method_spine(ast.Call(ast.Attribute(call, node.func.attr), [], []))[arg]
+        method = ast.Call(ast.Attribute(copy.deepcopy(term), node.func.attr, ast.Load()), node.args, node.keywords)
+        if arg == 0:
+            call.args[-1] = method
+            return call
+        parent = method_spine(ast.Call(ast.Attribute(call, node.func.attr), [], []))[arg - 1]
+        parent.right = method
+        return call
     if op == "close_earlier" and _simple(node) and isinstance(node.args[-1], ast.BinOp):
         inner = node.args[-1]
         return ast.BinOp(ast.Call(node.func, [*node.args[:-1], inner.left], []), inner.op, inner.right)

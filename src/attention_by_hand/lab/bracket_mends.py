@@ -9,6 +9,9 @@
 - `close_earlier`: `f(x + s)` for `f(x) + s`, the other way round: the term added inside the call
   where it belonged on what the call returns. Tried on every call whose last argument is such an
   operation.
+- `method_later`: `relu(1 - (i - j)).abs()` for `relu(1 - (i - j).abs())`: a method written after a
+  call's bracket where it belonged on a term at the end of its last argument (on the whole argument,
+  mutants.py's `nest` tries it, two steps in the other order). Tried on every method called on the result of a call.
 - `group_terms`: `c / var + eps ** 0.5` for `c / (var + eps) ** 0.5`: brackets left out, so Python's
   order of operations split a run of terms meant to be done first (grouping.py). Tried on every run
   of neighbouring terms of an arithmetic expression whose brackets change what it computes.
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.bracket_edits import BRACKET_OPS, BRACKET_TERMS, GROUP_OP, bracket_edit, closing_call
+from attention_by_hand.lab.bracket_edits import BRACKET_OPS, BRACKET_TERMS, GROUP_OP, bracket_edit, closing_call, method_spine
 from attention_by_hand.lab.code_layout import BINDING, call_name, parents, statement_lines
 from attention_by_hand.lab.grouping import flat_terms, grouped, spans, split_by
 from attention_by_hand.lab.mutant_edits import OPS, Change, quote
@@ -35,17 +38,19 @@ def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The `close_later` and `close_earlier` changes of `fdef` (the module's docstring)."""
     found, lines = [], statement_lines(fdef)
 
-    def add(node: ast.AST, op: str) -> None:
-        made = bracket_edit(node, op)
+    def add(node: ast.AST, op: str, arg=None) -> None:
+        made = bracket_edit(node, op, arg)
         if made is None:
             return
-        if op == "close_later":  # the call that takes the term in, before and after, not the whole sum
+        if op == "method_later":
+            said = f"`{quote(made)}` for `{quote(node)}`"
+        elif op == "close_later":  # the call that takes the term in, before and after, not the whole sum
             sign = OPS[type(node.op)]
             call, moved = closing_call(node.left, type(node.op)), closing_call(made, type(node.op))
             said = f"`{quote(moved)}` for `{quote(call)} {sign} {quote(node.right)}`"
         else:
             said = f"`{quote(made)}` for `{quote(node)}`"
-        found.append(Change(fdef.name, index[id(node)], op, None, "order", said, lines[id(node)]))
+        found.append(Change(fdef.name, index[id(node)], op, arg, "order", said, lines[id(node)]))
 
     for node in (n for n in ast.walk(fdef) if id(n) in lines):
         if isinstance(node, ast.BinOp) and isinstance(node.op, BRACKET_TERMS) and closing_call(node.left, type(node.op)):
@@ -53,6 +58,8 @@ def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if (isinstance(node, ast.Call) and node.args and isinstance(node.args[-1], ast.BinOp)
                 and isinstance(node.args[-1].op, BRACKET_TERMS[:4])):  # not `//`: `f(a // n)` is rarely `f(a) // n`
             add(node, "close_earlier")
+        for depth in range(1, len(method_spine(node))):  # on the whole last argument: mutants.py's `nest`
+            add(node, "method_later", depth)
     above = parents(fdef)
     for node in (n for n in ast.walk(fdef) if id(n) in lines and isinstance(n, ast.BinOp)):
         outer = above.get(id(node))
@@ -95,6 +102,10 @@ def bracket_words(node: ast.AST, change: Change) -> str | None:
         acted = f"what `{called}` returns" if call is node.left or sign != "//" else f"`{quote(node.left)}`"
         return (f"a bracket closed too early: `{sign} {term}` stands after the bracket of `{called}`, so `{term}` "
                 f"{_VERBS[sign]} {acted}, where it belongs inside, on `{inner}`")
+    if change.op == "method_later" and len(method_spine(node)) > change.arg:
+        called, method = _called(node.func.value), f".{node.func.attr}({', '.join(quote(a) for a in node.args)})"
+        return (f"a bracket closed too early: `{method}` stands after the bracket of `{called}`, so it acts on what "
+                f"`{called}` returns, where it belongs inside, on `{quote(method_spine(node)[change.arg])}`")
     if change.op == "close_earlier" and isinstance(node, ast.Call) and isinstance(node.args[-1], ast.BinOp):
         inner, sign, called = node.args[-1], OPS[type(node.args[-1].op)], _called(node)
         return (f"a bracket closed too late: `{sign} {quote(inner.right)}` stands inside `{called}`, on "

@@ -42,6 +42,7 @@ from attention_by_hand.lab.code_layout import call_name, parents
 from attention_by_hand.lab.input_relations import returned_unchanged
 from attention_by_hand.lab.mutants import Change, build, changes, definition
 from attention_by_hand.lab.pair_changes import moved_layers, next_lines, twins
+from attention_by_hand.lab.raised_halves import raised_half
 from attention_by_hand.lab.raised_lines import raised_at
 from attention_by_hand.lab.outcomes import (
     RAISED,
@@ -284,8 +285,9 @@ def _diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: 
             near.append((-gain, n, change))
         if len(scaled) < MAX_SCALED and _proportional(first_got, first):
             scaled.append(change)
-    if not wrong:  # only errors to go by: the change must raise them at the learner's step
+    if not wrong:  # only errors to go by: the change must raise them at the learner's step (of an exchange, the half they show)
         found = [c for c in found if _same_step(reference, c, tried, raised)]
+        found = [h for h in ((raised_half(reference, function, c[0], tried, raised),) for c in found) if h[0] is not None]
     # those that raise the learner's very words, where it raised, before those that raise alike;
     # where it only raised, a size error in other words is another error (its sizes are the evidence)
     exact = [c for c in found if _matches(build(reference, function, c), tried, order, single=False)[0]]
@@ -334,7 +336,8 @@ def _raised_alike(reference: ModuleType, function: str, tried: list[Tried],
         mutant = build(reference, function, (change,))
         if (mutant is not None and _matches(mutant, tried, list(range(len(tried))), single=False)[0]
                 and _same_step(reference, (change,), tried, list(range(len(tried))))):
-            found.append(change)
+            half = raised_half(reference, function, change, tried, list(range(len(tried))))
+            found += [half] if half is not None and half not in found else []
             if len(found) > 1:
                 return None
     return Diagnosis(_say((found[0],), function, reference), _mistake((found[0],)), changes=(found[0],)) if found else None

@@ -30,9 +30,13 @@ repair.py finds that it gives the reference's output on every input:
   lists every other index of that axis, `[i for i in range(x.shape[1]) if i != head]`.
 - `next_axis`: `means[0]`, meant as entry 0 of every row, as a column is picked in a spreadsheet;
   one index picks along the FIRST axis. The mend is `means[:, 0]`. Tried where a call's result or
-  a name is indexed by one number.
+  a name is indexed by one number, or by one of the function's arguments (`outs[head]`).
 - `one_slice`: `outs[:, h : h + 1]` (or `p[..., :1]`), a slice of one entry where the entry was meant:
   the slice keeps its axis, and what it meets then broadcasts against it. The mend is `outs[:, h]`.
+- `right_aligned`: `keep[:, None]`, a vector given one axis to line up with the heads of (B, heads, T, d),
+  as R recycles a vector from the left; torch broadcasts from the RIGHT, so (heads, 1) meets (T, d). The
+  mend adds an axis of size 1 for each axis after the one meant, `keep[:, None, None]`. Tried where a
+  subscript is `:` followed by `None`s alone.
 - `axis_last`: `e.sum(-1)[:, None]`, NumPy's way of turning row sums back into a column: the new
   axis goes after the first, right for a matrix's sums only (a vector's has no axis to keep, a
   batch's gets it in the middle). The mend puts it last, `e.sum(-1)[..., None]`. Tried where every
@@ -98,7 +102,7 @@ __all__ = ["HABIT_OPS", "habit_mends", "habit_words", "late_inside", "one_size_t
 
 HABIT_OPS = ("unfold_aug", "join", "factor_outside", "pad_before", "lead_colon", "comma_colon", "enumerate_order", "all_but",
              "next_axis", "one_slice", "axis_last", "pad_sides", "count_colon", "step_axis", "close_late", "fixed_count",
-             "one_index", "as_positions", "one_based", "keep_axis", "typed_number")
+             "one_index", "as_positions", "one_based", "keep_axis", "typed_number", "right_aligned")
 
 _JOIN_AXES = (-1, 0, 1, -2)
 _AUG_OPS = {ast.Mult: "*", ast.Div: "/", ast.Sub: "-"}
@@ -150,6 +154,7 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     body = {id(n) for statement in fdef.body for n in ast.walk(statement)}  # not the defaults of the arguments
     read = {n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     unread = [a.arg for a in fdef.args.args if a.arg not in read and a.arg != "self"]  # a number may stand for one
+    arguments = {a.arg for a in fdef.args.args}  # `outs[head]`, an argument that picks (next_axis)
     for node in ast.walk(fdef):
         at = index.get(id(node))
         if at is None:
@@ -222,7 +227,7 @@ def habit_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if _indexed_twice(node):  # `x[a][b]`, read or written: C's and nested lists' way to one entry
             found.append(Change(name, at, "one_index", None, "index",
                                 f"`{quote(mend_edit(node, Change(name, at, 'one_index', None, 'index', '')))}` for `{quote(node)}`", line))
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _one_number(node):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and _one_number(node, arguments):
             found.append(Change(name, at, "next_axis", None, "index",
                                 f"`{quote(node.value)}[:, {quote(node.slice)}]` for `{quote(node)}`", line))
         if (isinstance(node, ast.For) and isinstance(node.iter, ast.Call) and call_name(node.iter) == "enumerate"
@@ -250,6 +255,11 @@ def _subscript_habits(node: ast.Subscript, name: str, at: int, line: int | None)
         if _one_wide(p) and not (isinstance(node.value, ast.Attribute) and node.value.attr == "shape"):  # a tensor's, no size's
             found.append(Change(name, at, "one_slice", k, "slice",
                                 f"`{quote(p.lower or ast.Constant(0))}` for `{quote(p)}` in `{quote(node)}`", line))
+    bare = isinstance(parts[0], ast.Slice) and parts[0].lower is parts[0].upper is parts[0].step is None
+    if len(parts) >= 2 and bare and all(isinstance(p, ast.Constant) and p.value is None for p in parts[1:]):
+        for more in (1, 2):  # `keep[:, None]` lined up from the left (right_aligned)
+            made = ", ".join([":"] + ["None"] * (len(parts) - 1 + more))
+            found.append(Change(name, at, "right_aligned", made, "slice", f"`{quote(node.value)}[{made}]` for `{quote(node)}`", line))
     if not any(isinstance(p, ast.Constant) and p.value in (None, Ellipsis) for p in parts):  # axis k is the k-th part
         for k, p in enumerate(parts):
             if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Invert) and isinstance(p.operand, ast.Name):
@@ -289,12 +299,13 @@ def _indexed_twice(node: ast.AST) -> bool:
             and single(node.slice) and single(node.value.slice))
 
 
-def _one_number(node: ast.Subscript) -> bool:
-    """`f(x)[0]`, `outs[1]`: one number picks from a call's result or a name (never `.shape`'s)."""
+def _one_number(node: ast.Subscript, arguments: set[str] = frozenset()) -> bool:
+    """`f(x)[0]`, `outs[1]`, `outs[head]`: one number (or an argument of the function's) picks from a
+    call's result or a name (never `.shape`'s)."""
     number = node.slice
     if isinstance(number, ast.UnaryOp) and isinstance(number.op, ast.USub):
         number = number.operand
-    plain = isinstance(number, ast.Constant) and type(number.value) is int
+    plain = (isinstance(number, ast.Constant) and type(number.value) is int) or (isinstance(number, ast.Name) and number.id in arguments)
     return plain and (isinstance(node.value, ast.Name) or (isinstance(node.value, ast.Call) and call_name(node.value) not in ("size", "max", "min")))
 
 
@@ -409,6 +420,10 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
         part = subscript_parts(node)[change.arg]
         return (f"`{quote(part)}` is a slice: it keeps its axis, with one entry on it, and the axis then broadcasts "
                 f"against what it meets; `[{quote(part.lower or ast.Constant(0))}]` picks the entry and drops the axis")
+    if op == "right_aligned" and isinstance(node, ast.Subscript):
+        return (f"broadcasting lines axes up from the RIGHT, the last with the last (not from the left, as R recycles "
+                f"a vector): `{quote(node)}` meets the LAST axes of the other side; to line up with an earlier axis it "
+                f"needs one axis of size 1 for every axis after that one, `{quote(node.value)}[{change.arg}]`")
     if op == "axis_last" and isinstance(node, ast.Subscript):
         place = len(subscript_parts(node)) - 1
         after = "the first axis" if place == 1 else f"the first {place} axes"

@@ -113,7 +113,8 @@ from attention_by_hand.lab.size_locals import one_size, size_names
 __all__ = ["AXIS_MENDS", "FLAGS", "FLOW_MENDS", "NAMING_MENDS", "loop_names", "mend_changes"]
 
 # a call's name -> the flag it may have been meant to have (as `add_kw` adds it)
-FLAGS = {**dict.fromkeys(("sum", "mean", "amax", "amin", "max", "min", "logsumexp", "var", "std", "norm", "prod", "argmax"),
+FLAGS = {**dict.fromkeys(("sum", "mean", "amax", "amin", "max", "min", "logsumexp", "var", "std", "norm", "prod", "argmax",
+                          "kthvalue", "median", "nanmedian", "mode", "nansum", "nanmean", "argmin", "all", "any"),
                          ("keepdim", True)), "scaled_dot_product_attention": ("is_causal", True)}
 
 # a call's name -> how many positional arguments come before its `dim`, called as torch.<name>(x, ...)

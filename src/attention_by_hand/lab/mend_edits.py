@@ -247,14 +247,14 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.Call(ast.Attribute(node, "unbind", ast.Load()), [ast.Constant(-1)], [])
     if op == "unpack_axis":  # `a, b = u` made `a, b = u.unbind(-1)` (or -2): another axis unpacked (operand_mends.py)
         return ast.Call(ast.Attribute(node, "unbind", ast.Load()), [ast.UnaryOp(ast.USub(), ast.Constant(-arg))], [])
-    if op == "builtin_sum":  # `sum(t)` made `t.sum(dim=-1, keepdim=True)`, or without keepdim (operand_mends.py)
-        kept = [ast.keyword("keepdim", ast.Constant(True))] if arg else []
-        return ast.Call(ast.Attribute(node.args[0], "sum", ast.Load()), [], [ast.keyword("dim", ast.UnaryOp(ast.USub(), ast.Constant(1))), *kept])
+    if op == "builtin_sum":  # `sum(t)` made `t.sum(dim=-1, keepdim=True)` or without keepdim; `sum(a, b)` made `a + b`
+        kept = [ast.keyword("keepdim", ast.Constant(True))] if arg is True else []
+        return ast.BinOp(node.args[0], ast.Add(), node.args[1]) if arg == "start" else ast.Call(ast.Attribute(node.args[0], "sum", ast.Load()), [], [ast.keyword("dim", ast.UnaryOp(ast.USub(), ast.Constant(1))), *kept])
     if op == "named_whole":  # `a + (h := b)` made `(h := a + b)`: the name given the whole sum (reading_mends.py)
         named = node.right if isinstance(node.right, ast.NamedExpr) else node.left
         sides = (node.left, named.value) if named is node.right else (named.value, node.right)
         return ast.NamedExpr(named.target, ast.BinOp(sides[0], node.op, sides[1]))
-    if op in ("axis_place", "ellipsis_as_axes"):  # `x[None]` made `x[:, None]`, `x[..., :T]` made `x[:, :, :T]` (layout_mends.py)
+    if op in ("axis_place", "ellipsis_as_axes", "right_aligned"):  # `x[None]` made `x[:, None]`, `x[..., :T]` made `x[:, :, :T]` (layout_mends.py)
         return ast.Subscript(node.value, ast.parse(f"_[{arg}]", mode="eval").body.slice, node.ctx)
     if op == "one_bracket":  # `x[:, r][:, :, c]` made `x[:, r, c]` (layout_mends.py)
         return ast.Subscript(node.value.value, ast.parse(f"_[{arg}]", mode="eval").body.slice, node.ctx)
@@ -263,7 +263,7 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         if isinstance(owner, ast.Name) and owner.id == "torch":  # torch.reshape(t, ...)
             return ast.Call(node.func, [_last_two_swapped(node.args[0]), *node.args[1:]], node.keywords)
         return ast.Call(ast.Attribute(_last_two_swapped(owner), "reshape", ast.Load()), node.args, node.keywords)
-    if op in ("product_turned", "pre_norm", "unbind_kept"):  # new code written out whole (layout, residual, reading_mends.py)
+    if op in ("product_turned", "pre_norm", "unbind_kept", "count_from"):  # new code written whole (layout, residual, ...)
         return ast.parse(arg, mode="eval").body
     if op == "factor_transposed":  # `q @ k` made `q @ k.transpose(-2, -1)`: one factor transposed (layout_mends.py)
         return ast.Call(node.func, [_last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)

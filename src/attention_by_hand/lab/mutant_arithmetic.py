@@ -41,6 +41,8 @@ def arithmetic(finder, node: ast.AST) -> None:  # noqa: C901 - one branch per op
         finder.add(node, "binop", other.__name__, "sign", f"`{OPS[other]}` for `{sign}` (`{quote(node)}`)")
     if isinstance(node.op, ast.Add):
         finder.add(node, "binop", "Mult", "factor", f"`*` for `+` (`{quote(node)}`): multiplied, not added")
+    if isinstance(node.op, ast.Mult):  # a shift taken for a scale: `arange(T) * start` where `+ start` was meant
+        finder.add(node, "binop", "Add", "factor", f"`+` for `*` (`{quote(node)}`): added, not multiplied")
     if isinstance(node.op, ast.Add) and isinstance(node.left, ast.BinOp) and isinstance(node.left.op, ast.Mult):
         # a factor of one term bracketed around the added term too (a rescale of what was gathered
         # applied to the new tile as well): each operand of the product may be the factor

@@ -30,7 +30,9 @@ NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin"
               "xlogy": ("xlog1py",), "xlog1py": ("xlogy",), "atleast_1d": ("atleast_2d",), "atleast_2d": ("atleast_1d",),
               "clamp_min": ("clamp_max",), "clamp_max": ("clamp_min",), "any": ("all",), "all": ("any",),
               # a division that rounds for one that does not; a storage swapped for values written (`set_` is no setter)
-              "floor_divide": ("div",), "div": ("floor_divide",), "true_divide": ("floor_divide",), "set_": ("copy_",)}
+              "floor_divide": ("div",), "div": ("floor_divide",), "true_divide": ("floor_divide",), "set_": ("copy_",),
+              # a sign read as a step (relu's 0 for negatives); a root typed for a square, one word apart
+              "sign": ("relu",), "sqrt": ("square",), "square": ("sqrt",)}
 # (the neighbour, a keyword of the call renamed) -> that keyword's name in the neighbour ("": left out)
 KEYWORD_FOR = {("clamp_max", "min"): "max", ("clamp_min", "max"): "min", ("floor_divide", "rounding_mode"): ""}
 BUILTIN_NEIGHBOURS = {"max", "min"}  # Python's own functions renamed like torch's: `max(a, b)` for `min(a, b)`
@@ -83,6 +85,10 @@ NEIGHBOUR_WORDS = {
                     "-0.5 becomes -1; div and true_divide keep the fraction)"),
     ("copy_", "set_"): (" (set_ makes the tensor use another tensor's storage: a view (a slice, a `narrow`) then stops "
                         "being one, and nothing is written into what it viewed; copy_ writes the values into it)"),
+    ("relu", "sign"): (" (sign gives -1 for a negative entry, and -1, like every number but 0, is True as a bool; "
+                       "relu gives 0 there)"),
+    **dict.fromkeys((("square", "sqrt"), ("sqrt", "square")),
+                    " (sqrt is the square ROOT, nan for a negative entry; square multiplies each entry by itself)"),
     ("relu", "heaviside"): " (heaviside is a STEP, 1 for every d > 0 however large; relu, max(d, 0), grows with d)",
     ("sqrt", "isqrt"): " (math.isqrt is the INTEGER square root, rounded down: isqrt(8) is 2, not 2.83)",
     **dict.fromkeys((("zeros_like", "empty_like"), ("zeros", "empty"), ("new_zeros", "new_empty")),

@@ -30,7 +30,9 @@
   walks a tensor's first axis as a `for` does and adds what it gets, so a matrix gives its column
   totals. The mend totals each row with torch's own, `e.sum(dim=-1, keepdim=True)` (or without
   `keepdim`). Tried at every call of the bare name `sum` with one argument that may be a tensor
-  (a name, an attribute, an index or a call; not a list, a generator or a starred argument).
+  (a name, an attribute, an index or a call; not a list, a generator or a starred argument). With
+  two arguments, `sum(x, branch)` read as `x + branch`: the second is where the built-in STARTS, and it
+  adds x's slices along the first axis to it; the mend is `x + branch`.
 
 - `row_side`: `torch.matmul(p, dp.unsqueeze(-1))`, meant as each row of `p` times its own row of
   `dp`, one number per row. Only one side was shaped: the (..., n, 1) columns meet the whole (..., n)
@@ -108,6 +110,10 @@ def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             for keep in (True, False):
                 change = Change(fdef.name, index[id(node)], "builtin_sum", keep, "axis", "", node.lineno)
                 found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sum" and len(node.args) == 2 \
+                and not node.keywords and not any(isinstance(a, (ast.Starred, ast.Constant)) for a in node.args):
+            change = Change(fdef.name, index[id(node)], "builtin_sum", "start", "call", "", node.lineno)
+            found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
         compared = (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], _ORDERS)) or (
             isinstance(node, ast.Call) and call_name(node) in COMPARING and not node.keywords
             and len(node.args) == (2 if function_form(node) else 1))
@@ -158,6 +164,9 @@ def operand_words(node: ast.AST, change: Change) -> str | None:
     if change.op == "unpack_axis":
         return (f"the wrong axis unpacked: unpacking a tensor walks its FIRST axis as a `for` does; "
                 f"`{quote(node)}.unbind({change.arg})` splits it along axis {change.arg}")
+    if change.op == "builtin_sum" and change.arg == "start":
+        return ("Python's built-in `sum(a, b)` is no `a + b`: it walks `a`'s FIRST axis as a `for` does and adds each "
+                "slice to `b`, where it starts, so `a` is summed over that axis instead of added")
     if change.op == "builtin_sum":
         return ("Python's built-in `sum` walks a tensor's FIRST axis as a `for` does and adds what it gets (a matrix "
                 "gives its column totals); torch's `.sum(dim=-1)` totals each row")

@@ -49,6 +49,12 @@ are `ids[:-1]` (each pair's first, every entry but the last) with `ids[1:]` (eac
 every entry but the first); the two have the same length, so one taken for the other raises
 nothing. The mend puts the other side, tried at every `:-1` and every `1:`.
 
+An eighth, `count_from`: `torch.arange(j1 - j0)` where the positions `torch.arange(j0, j1)` were meant, a
+block's keys numbered from 0 inside the block where their places in the sequence were meant (the queries'
+`torch.arange(i0, i1)` beside it). The two have as many entries; only where the block starts at 0 do they
+agree. The mend makes the count's two terms the range's bounds, tried at every `arange(b - a)` and
+`range(b - a)` of one argument.
+
 Left out: a range with a step, and (for `range_for`) ranges written once in the function, which
 have nothing to take another range from.
 """
@@ -60,12 +66,12 @@ import dataclasses
 
 from attention_by_hand.lab.code_layout import count_side, number_of
 from attention_by_hand.lab.mend_edits import mend_edit
-from attention_by_hand.lab.mutant_edits import Change, quote
+from attention_by_hand.lab.mutant_edits import Change, call_name, quote
 from attention_by_hand.lab.size_locals import size_names
 
 __all__ = ["RANGE_OPS", "range_mends", "range_words"]
 
-RANGE_OPS = ("range_for", "stop_length", "other_end", "offset_by", "to_last", "next_start", "pair_side")
+RANGE_OPS = ("range_for", "stop_length", "other_end", "offset_by", "to_last", "next_start", "pair_side", "count_from")
 MAX_RANGES = 6  # the distinct ranges a function's slices are cut by, most of them: a tiled loop has two or three
 MAX_PIECES = 4  # the slices of one tensor at one place of its index, most of them: q, k and v cut from one are three
 
@@ -117,7 +123,21 @@ def range_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     first entries of a slice made the last (or back), a loop's index written after the entries before it."""
     pieces = _pieces(fdef)
     return (_stops_as_lengths(fdef, index) + _other_ranges(fdef, index) + _other_ends(fdef, index) + _offsets(fdef, index)
-            + _to_last(fdef, index) + _next_starts(fdef, index, pieces) + _pair_sides(fdef, index, pieces))
+            + _to_last(fdef, index) + _next_starts(fdef, index, pieces) + _pair_sides(fdef, index, pieces)
+            + _counts_from(fdef, index))
+
+
+def _counts_from(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `count_from` changes of `fdef`: `arange(b - a)` (or `range(b - a)`) made `arange(a, b)`."""
+    found = []
+    for call in (n for n in ast.walk(fdef) if isinstance(n, ast.Call) and id(n) in index):
+        if (call_name(call) in ("arange", "range") and len(call.args) == 1 and isinstance(call.args[0], ast.BinOp)
+                and isinstance(call.args[0].op, ast.Sub) and number_of(call.args[0].right) is None):
+            count = call.args[0]
+            made = ast.Call(call.func, [count.right, count.left], call.keywords)
+            found.append(Change(fdef.name, index[id(call)], "count_from", ast.unparse(made), "offset",
+                                f"`{quote(made)}` for `{quote(call)}`", call.lineno))
+    return found
 
 
 def pair_side(cut: ast.Slice) -> int | None:
@@ -271,6 +291,10 @@ def range_words(node: ast.AST, change: Change) -> str | None:
         taken, meant = ("first", "second") if side == 0 else ("second", "first")
         return (f"the slice `{quote(node)}` takes each neighbouring pair's {taken} entry (every entry but the {('last', 'first')[side]}); "
                 f"the {meant} is `{quote(mend_edit(node, change))}`")
+    if change.op == "count_from" and isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.BinOp):
+        start, stop = quote(node.args[0].right), quote(node.args[0].left)
+        return (f"`{quote(node)}` counts 0, 1, ... from 0: as many numbers as the range from `{start}` to `{stop}`, "
+                f"but not its numbers; places in the sequence start at `{start}`, `{quote(node.func)}({start}, {stop})`")
     if change.op == "next_start" and isinstance(node, ast.Slice) and node.lower is not None:
         stop, other = change.arg
         return (f"a piece that starts at `{quote(node.lower)}` where `{stop}` belongs: pieces of one tensor cut side by side "

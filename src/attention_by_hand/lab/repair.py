@@ -251,7 +251,10 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
               and (span[0] <= c.line <= span[1] if span is not None else c.line in near)]
     first = set(inside) | set(extra)
     rest = [c for c in allowed if c not in first]
-    ours = [c for c in inside if c in set(extra) and (c.op not in LATE or c.line in raising)]  # LATE: on the raising line
+    # LATE: on the raising line; one range for another also where the span is the whole function (it localises nothing)
+    fdef = definition(module, function)
+    whole = span is not None and span[0] <= _first_line(fdef) and span[1] >= fdef.end_lineno
+    ours = [c for c in inside if c in set(extra) and ((whole and c.op == "range_for") or c.op not in LATE or c.line in raising)]
     inside = ours + [c for c in inside if c not in set(ours)]
     regrouped = [c for c in extra if c.op in ("regroup", "group_terms") and c not in inside]
     extra = [c for c in extra if c.op not in ("regroup", "group_terms") and c not in inside]
@@ -262,6 +265,13 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     right = seens[wrong:] if wrong else []
     unlike = [c for c in ordered if c.line not in raising and seens and _unlike(c, seens[0]) and not (right and not any(_unlike(c, s) for s in right))]
     return [c for c in ordered if c not in set(unlike)] + unlike  # repair() tries the first MAX_CHANGES
+
+
+def _first_line(fdef: ast.FunctionDef) -> int:
+    """The line of the function's first statement after its docstring."""
+    first = fdef.body[0]
+    docstring = len(fdef.body) > 1 and isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+    return fdef.body[1 if docstring else 0].lineno
 
 
 def _axes_early(ordered: list[Change], first: int) -> list[Change]:
@@ -386,8 +396,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
 
 
 # learner-only changes not tried first on the span's lines (after the reference's changes there), except on
-# the line that raised: many in a function with many operations or slices, and each a reading seldom made
-# (brackets moved, one range for another, `*` for `@`); a stop written as a length is one per slice, early;
+# the line that raised (and one range for another where the span is the whole function, a tiled loop's):
+# many in a function with many operations or slices, and each a reading seldom made (brackets moved, one range for another, `*` for `@`); a stop written as a length is one per slice, early;
 # a number made a tensor mends only where it raised, and `...` made whole axes or a factor transposed (one per
 # factor of every product call) seldom where nothing raised
 LATE = ("regroup", "group_terms", "range_for", "matmul", "number_tensor", "ellipsis_as_axes", "factor_transposed",
