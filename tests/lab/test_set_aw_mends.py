@@ -244,3 +244,13 @@ def tiled_attention_backward(q, k, v, out, lse, d_out, block, causal):
 def test_a_key_blocks_slice_is_mended_where_the_span_is_the_whole_function(tmp_path):
     found = failed_hints(tmp_path, "lab-10-gradients.py", D_OF_THE_KEYS, "tiled_attention_backward")
     assert found and any("`D[..., q0:q1, :]` for `D[..., k0:k1, :]`" in h for h in found)
+
+
+def test_a_methods_keywords_are_quoted_in_its_words():
+    from attention_by_hand.lab.bracket_mends import bracket_mends, bracket_words
+
+    fdef = ast.parse("def f(p, dp):\n    return torch.mul(p, dp - p * dp).sum(dim=-1, keepdim=True)\n").body[0]
+    nodes = list(ast.walk(fdef))
+    found = [c for c in bracket_mends(fdef, {id(n): i for i, n in enumerate(nodes)}) if c.op == "method_later"]
+    assert found and all("`.sum(dim=-1, keepdim=True)` stands after the bracket of `mul(...)`" in bracket_words(nodes[c.index], c)
+                         for c in found)

@@ -103,7 +103,8 @@ def bracket_words(node: ast.AST, change: Change) -> str | None:
         return (f"a bracket closed too early: `{sign} {term}` stands after the bracket of `{called}`, so `{term}` "
                 f"{_VERBS[sign]} {acted}, where it belongs inside, on `{inner}`")
     if change.op == "method_later" and len(method_spine(node)) > change.arg:
-        called, method = _called(node.func.value), f".{node.func.attr}({', '.join(quote(a) for a in node.args)})"
+        called = _called(node.func.value)  # the method as written, its keywords too: `.sum(-1, keepdim=True)`
+        method = ast.unparse(ast.Call(ast.Attribute(ast.Name("_"), node.func.attr), node.args, node.keywords))[1:]
         return (f"a bracket closed too early: `{method}` stands after the bracket of `{called}`, so it acts on what "
                 f"`{called}` returns, where it belongs inside, on `{quote(method_spine(node)[change.arg])}`")
     if change.op == "close_earlier" and isinstance(node, ast.Call) and isinstance(node.args[-1], ast.BinOp):

@@ -95,7 +95,7 @@ CALLS = {
     "sigmoid": "squashes each entry on its own, 1 / (1 + exp(-x)): a row of them is no distribution",
     "relu": "sets every negative entry to 0",
     "abs": "drops every sign",
-    "sign": "gives -1, 0 or 1 by each entry's sign: -1 made a bool is True, as every number but 0 is",
+    "sign": "gives -1, 0 or 1 by each entry's sign (made a bool, -1 is True, as every number but 0 is)",
     "unbind": "removes the axis: each piece has one axis fewer, (...,) from (..., n) along the last (`split(1, dim)` "
               "keeps it, (..., 1))",
     "hardtanh": "clips into [-1, 1] unless given other bounds (`min_val`, `max_val`)",

@@ -398,7 +398,9 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
         return ("on an int, `~` is Python's bitwise not, `~h == -h - 1`: one index counted from the end, not every "
                 "index but h (`~` inverts a bool mask)")
     if op == "next_axis" and isinstance(node, ast.Subscript):
-        return (f"`{quote(node)}` picks along the FIRST axis, one whole slice of it; entry {quote(node.slice)} of every row "
+        picked = (f"index `{node.slice.id}` along the second axis" if isinstance(node.slice, ast.Name)
+                  else f"entry {quote(node.slice)} of every row")
+        return (f"`{quote(node)}` picks along the FIRST axis, one whole slice of it; {picked} "
                 f"is `{quote(node.value)}[:, {quote(node.slice)}]`")
     if op == "step_axis" and isinstance(node, ast.Subscript):
         where = "the second axis" if change.arg == ":" else "the last axis"

@@ -31,10 +31,8 @@ import copy
 from attention_by_hand.lab.bracket_edits import BRACKET_OPS, bracket_edit
 from attention_by_hand.lab.code_layout import call_name, function_form, is_method, log_of_sum, number_of, whole_slice
 
-__all__ = ["HALVES", "RADIANS", "is_half_cast", "edit_count_first", "entries_of", "matrix_sides",
-           "measured_by", "mend_edit", "moved_transpose", "negated", "other_index", "row_times_column", "subscript_parts",
-           "transposed_tensor"]
-
+__all__ = ["HALVES", "RADIANS", "is_half_cast", "edit_count_first", "entries_of", "matrix_sides", "measured_by", "mend_edit",
+           "moved_transpose", "negated", "other_index", "row_times_column", "subscript_parts", "transposed_tensor"]
 
 HALVES = ("half", "bfloat16")  # the casts to a float of half the width
 # an angle in degrees -> the same angle in radians, as a learner would write it (reading_mends.py)
@@ -247,9 +245,11 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.Call(ast.Attribute(node, "unbind", ast.Load()), [ast.Constant(-1)], [])
     if op == "unpack_axis":  # `a, b = u` made `a, b = u.unbind(-1)` (or -2): another axis unpacked (operand_mends.py)
         return ast.Call(ast.Attribute(node, "unbind", ast.Load()), [ast.UnaryOp(ast.USub(), ast.Constant(-arg))], [])
-    if op == "builtin_sum":  # `sum(t)` made `t.sum(dim=-1, keepdim=True)` or without keepdim; `sum(a, b)` made `a + b`
-        kept = [ast.keyword("keepdim", ast.Constant(True))] if arg is True else []
-        return ast.BinOp(node.args[0], ast.Add(), node.args[1]) if arg == "start" else ast.Call(ast.Attribute(node.args[0], "sum", ast.Load()), [], [ast.keyword("dim", ast.UnaryOp(ast.USub(), ast.Constant(1))), *kept])
+    if op == "builtin_sum" and arg == "start":  # `sum(a, b)` made `a + b`, b where the built-in starts (operand_mends.py)
+        return ast.BinOp(node.args[0], ast.Add(), node.args[1])
+    if op == "builtin_sum":  # `sum(t)` made `t.sum(dim=-1, keepdim=True)`, or without keepdim (operand_mends.py)
+        kept = [ast.keyword("keepdim", ast.Constant(True))] if arg else []
+        return ast.Call(ast.Attribute(node.args[0], "sum", ast.Load()), [], [ast.keyword("dim", ast.UnaryOp(ast.USub(), ast.Constant(1))), *kept])
     if op == "named_whole":  # `a + (h := b)` made `(h := a + b)`: the name given the whole sum (reading_mends.py)
         named = node.right if isinstance(node.right, ast.NamedExpr) else node.left
         sides = (node.left, named.value) if named is node.right else (named.value, node.right)

@@ -85,10 +85,11 @@ NEIGHBOUR_WORDS = {
                     "-0.5 becomes -1; div and true_divide keep the fraction)"),
     ("copy_", "set_"): (" (set_ makes the tensor use another tensor's storage: a view (a slice, a `narrow`) then stops "
                         "being one, and nothing is written into what it viewed; copy_ writes the values into it)"),
-    ("relu", "sign"): (" (sign gives -1 for a negative entry, and -1, like every number but 0, is True as a bool; "
-                       "relu gives 0 there)"),
+    ("relu", "sign"): (" (sign makes every negative entry -1 and every positive one 1; relu makes a negative entry 0 and "
+                       "keeps a positive one; made a bool, -1 is True, as every number but 0 is)"),
     **dict.fromkeys((("square", "sqrt"), ("sqrt", "square")),
-                    " (sqrt is the square ROOT, nan for a negative entry; square multiplies each entry by itself)"),
+                    " (sqrt is the square ROOT, nan for a negative entry of a tensor; torch's square multiplies each entry "
+                    "by itself, and `math` has no square: `x ** 2`)"),
     ("relu", "heaviside"): " (heaviside is a STEP, 1 for every d > 0 however large; relu, max(d, 0), grows with d)",
     ("sqrt", "isqrt"): " (math.isqrt is the INTEGER square root, rounded down: isqrt(8) is 2, not 2.83)",
     **dict.fromkeys((("zeros_like", "empty_like"), ("zeros", "empty"), ("new_zeros", "new_empty")),

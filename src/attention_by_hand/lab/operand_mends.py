@@ -111,7 +111,7 @@ def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                 change = Change(fdef.name, index[id(node)], "builtin_sum", keep, "axis", "", node.lineno)
                 found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sum" and len(node.args) == 2 \
-                and not node.keywords and not any(isinstance(a, (ast.Starred, ast.Constant)) for a in node.args):
+                and not node.keywords and not any(isinstance(a, (ast.Starred, ast.Constant, ast.UnaryOp)) for a in node.args):
             change = Change(fdef.name, index[id(node)], "builtin_sum", "start", "call", "", node.lineno)
             found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
         compared = (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], _ORDERS)) or (
