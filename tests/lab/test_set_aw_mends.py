@@ -1,5 +1,5 @@
 """Mistakes of the kinds the retired set AW held, each written here another way than set AW's file:
-an exchange whose error shows only its first half, a reduction without keepdim, a method after a
+an exchange whose error cannot tell it from its first half, a reduction without keepdim, a method after a
 bracket, a sign read as a step, a root typed for a square, a product for a sum, Python's
 `sum(a, b)`, an argument picking along the first axis, broadcasting read from the left, a count
 from 0 for positions, and a key block's slice in a loop whose span is the whole function."""
@@ -26,9 +26,10 @@ def multi_head_attention(x, query, key, value, proj, n_heads):
 '''
 
 
-def test_an_exchange_whose_error_shows_one_half_is_said_as_that_half(tmp_path):
+def test_an_exchange_whose_error_shows_one_half_is_said_with_that_half_beside_it(tmp_path):
     found = failed_hints(tmp_path, "lab-05-multihead.py", WEIGHTS_MERGED, "multi_head_attention")
-    assert found and all("`merge_heads(weights)` for `merge_heads(heads)`" in h and "exchanged" not in h for h in found)
+    assert found and all("or with only `merge_heads(weights)` for `merge_heads(heads)`" in h and "cannot tell the two apart" in h
+                         for h in found)
 
 
 def test_a_change_that_is_no_exchange_is_kept_as_it_is():

@@ -1,15 +1,18 @@
 """An exchange of two names that reproduces the learner's error: which half of it the error shows.
 
 `proj(merge_heads(weights)), heads` for `proj(merge_heads(heads)), weights` raises in `merge_heads` before
-the second name is ever read, so the error cannot tell the exchange from the first half alone,
-`merge_heads(weights)` with `weights` still returned: said as an exchange, a hint would claim a second
-mistake nobody can see (set AW's lab 05 file returned its weights rightly). Where exactly one half
-(one read of one name put for the other, on the exchange's line) raises the same error on every
-input that raised, that half is the change said; where none or both do, nothing is.
+the second name is ever read, so the error cannot tell the exchange from its first half alone,
+`merge_heads(weights)` with `weights` still returned. Said as an exchange, a hint would claim a second
+mistake nobody can see (set AW's lab 05 file returned its weights rightly); said as the half, it would
+miss one (set AV's lab 08 file had q and the keys exchanged, `keys @ q.T`, and `keys @ keys.T` raises
+alike). Where exactly one half (one read of one name put for the other, on the exchange's line) raises
+the same error on every input that raised, the change said is that half with the exchange beside it,
+either of them; where none or both do, nothing is.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from types import ModuleType
 
 from attention_by_hand.lab.mutants import Change, build, changes
@@ -31,4 +34,7 @@ def raised_half(reference: ModuleType, function: str, change: Change, tried: lis
         mutant = build(reference, function, (half,))
         if mutant is not None and all(agree(call(mutant, tried[i].args), tried[i].got) for i in raised):
             raising.append(half)
-    return raising[0] if len(raising) == 1 else None
+    if len(raising) != 1:
+        return None
+    said = f"{change.text}, or with only {raising[0].text}: the error is raised before the other half is read, so it cannot tell the two apart"
+    return dataclasses.replace(raising[0], said=said)
