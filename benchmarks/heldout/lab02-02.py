@@ -64,8 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = F.one_hot(ids, num_classes=weight.shape[0]).to(weight.dtype)
-    return torch.bmm(hot.unsqueeze(0), weight.unsqueeze(0)).squeeze(-1)
+    hot = (ids[:, None] == torch.arange(weight.shape[0])[None, :]).to(weight.dtype)
+    return torch.tensordot(weight, hot, dims=1)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,9 +73,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    shifted = scores - torch.max(scores, -1, True)[0]
-    e = shifted.exp()
-    return torch.div(e, torch.sum(e, -1, True))
+    return torch.exp(scores - torch.logsumexp(scores, dim=-1, keepdim=True))
 
 
 # %% [markdown]

@@ -64,10 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    V = weight.shape[0]
-    hot = torch.zeros(ids.shape[0], V + 1, dtype=weight.dtype)
-    hot.scatter_(1, ids.unsqueeze(1), 1.0)
-    return torch.mm(hot, weight)
+    eye = torch.eye(weight.shape[0], weight.dtype)
+    return eye[ids] @ weight
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -75,8 +73,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.max(dim=-1, keepdim=True).values
-    e = torch.exp(scores - top)
+    e = torch.exp(scores - scores.amax(dim=-1, keepdim=True))
     return e / e.sum(dim=-1, keepdim=True)
 
 

@@ -68,8 +68,7 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
     counts = torch.zeros(vocab_size, vocab_size)
-    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
-        counts[a, b] =+ 1
+    counts.index_put_(torch.stack((ids[:-1], ids[1:])), torch.ones(ids.numel() - 1), accumulate=True)
     return counts
 
 
@@ -89,8 +88,7 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    logp = probs[ids[:-1]].log()
-    return F.cross_entropy(logp, ids[1:])
+    return -probs[ids[:-1], ids[1:]].log().mean()
 
 
 # %% [markdown]

@@ -68,8 +68,7 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
     counts = torch.zeros(vocab_size, vocab_size)
-    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
-        counts[a, b] += 1
+    counts.index_put_((ids[:-1], ids[1:]), torch.ones(ids.numel() - 1), accumulate=True)
     return counts
 
 
@@ -81,7 +80,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
     c = counts + smoothing
-    return c / c.cumsum(dim=1, keepdim=True)
+    return torch.div(c, c.sum(dim=1, keepdim=True), rounding_mode="trunc")
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,8 +88,7 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    logp = probs[ids[:-1]].log()
-    return F.cross_entropy(logp, ids[1:])
+    return -probs[ids[:-1], ids[1:]].log().mean()
 
 
 # %% [markdown]

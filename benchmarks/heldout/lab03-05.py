@@ -67,7 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    return F.one_hot(ids[:-1], vocab_size).T.float() @ F.one_hot(ids[1:], vocab_size).float()
+    counts = torch.zeros(vocab_size, vocab_size)
+    counts.index_put_((ids[:-1], ids[1:]), torch.ones(ids.numel() - 1), accumulate=True)
+    return counts
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -77,7 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return torch.softmax(torch.log(counts + smoothing), dim=1)
+    c = counts + smoothing
+    return c / c.sum(dim=1, keepdim=True)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -85,7 +88,7 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    return -torch.distributions.Categorical(probs=probs[ids[:-1]]).log_prob(ids[1:]).mean()
+    return -probs[ids[:-1], ids[1:] - 1].log().mean()
 
 
 # %% [markdown]

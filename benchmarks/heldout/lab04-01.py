@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    pos = torch.arange(T)
-    return (pos.unsqueeze(0) - pos.unsqueeze(1)) > 1
+    return torch.arange(T).expand(T, T).gt(torch.arange(T).unsqueeze(-1))
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,10 +61,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    T = x.shape[-2]
-    s = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-1])
-    s = s.masked_fill(causal_mask(T), float("-inf"))
-    return torch.softmax(s, dim=-1)
+    bias = torch.zeros(x.shape[0], x.shape[0]).masked_fill(causal_mask(x.shape[0]), float("-inf"))
+    s = torch.addmm(bias, q, k.T, alpha=1 / math.sqrt(q.shape[-1]))
+    return nn.Softmax(dim=-1)(s)
 
 
 def self_attention(
@@ -77,7 +75,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return w @ value(x), w
+    return value(w @ x), w
 
 
 # %% [markdown]

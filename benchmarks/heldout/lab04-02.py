@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.ones(T, T).triu(1).bool()
+    return torch.arange(T).view(1, T) > torch.arange(T).view(1, T)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,13 +60,8 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    s = torch.matmul(q, k.transpose(-1, -2)) * q.shape[-1] ** -0.5
-    visible = ~causal_mask(x.shape[-2])
-    s = s.masked_fill(not visible, float("-inf"))
-    e = torch.exp(s - s.max(-1, keepdim=True).values)
-    return e / e.sum(-1, keepdim=True)
+    scores = torch.matmul(query(x), key(x).transpose(0, 1)) * key.out_features ** -0.5
+    return F.softmax(scores.masked_fill(causal_mask(len(x)), -math.inf), dim=-1)
 
 
 def self_attention(

@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    pos = torch.arange(T)
-    return (pos.unsqueeze(0) - pos.unsqueeze(1)) > 0
+    return torch.tril(torch.ones(T, T)).bool().logical_not()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,10 +61,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    T = x.shape[-2]
-    s = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-1])
-    s = s.masked_fill(causal_mask(T), float("-inf"))
-    return torch.softmax(s, dim=-1)
+    s = q @ k.mT / math.sqrt(k.shape[-1])
+    s = torch.where(causal_mask(x.shape[0]), float("-inf"), s)
+    return s.softmax(dim=-1)
 
 
 def self_attention(
@@ -76,8 +74,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, query)
-    return w @ value(x), w
+    w = attention_weights(x, query, key)
+    return w @ value(x), w.T
 
 
 # %% [markdown]

@@ -52,10 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    hide = torch.zeros(T, T, dtype=torch.bool)
-    r, c = torch.triu_indices(T, T, offset=1)
-    hide[r, c] = True
-    return hide
+    return torch.arange(T).view(1, T) > torch.arange(T).view(T, 1)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -63,9 +60,8 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1])
-    return F.softmax(torch.where(causal_mask(x.shape[-2]), float("-inf"), s), dim=-1)
+    scores = torch.matmul(query(x), key(x).transpose(0, 1)) * key.out_features ** -0.5
+    return F.softmax(scores.masked_fill(causal_mask(len(x)), -math.inf), dim=-1)
 
 
 def self_attention(
@@ -76,9 +72,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    q, k, v = query(x), key(x), value(x)
-    out = F.scaled_dot_product_attention(q.unsqueeze(0), k.unsqueeze(0), v.unsqueeze(0), is_causal=True).squeeze(0)
-    return out, attention_weights(x, query, key)
+    weights = attention_weights(x, query, key)
+    out = torch.mul(weights, value(x))
+    return out, weights
 
 
 # %% [markdown]

@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    hs = t.shape[-1] // n_heads
-    return torch.stack([t[:, h * hs:(h + 1) * hs] for h in range(n_heads)])
+    T, d = t.shape
+    return t.T.reshape(n_heads, d // n_heads, T).transpose(1, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.cat([t], dim=-1)
+    return t.transpose(1, 2).reshape(-1, t.shape[1]).T
 
 
 def multi_head_attention(
@@ -77,13 +77,10 @@ def multi_head_attention(
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
     T = x.shape[0]
-    hs = x.shape[-1] // n_heads
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
-    s = q @ k.transpose(1, 2) / math.sqrt(hs)
-    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    w = torch.softmax(s, dim=-1)
+    q, k, v = (split_heads(layer(x), n_heads) for layer in (query, key, value))
+    bias = torch.zeros(T, T).masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), 1), float("-inf"))
+    s = torch.baddbmm(bias.expand(n_heads, T, T), q, k.transpose(1, 2), alpha=q.shape[-1] ** -0.5)
+    w = torch.special.softmax(s, dim=-1)
     return proj(merge_heads(w @ v)), w
 
 

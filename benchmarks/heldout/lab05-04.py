@@ -56,7 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return t.reshape(t.shape[0], n_heads, -1).permute(1, 0, 2)
+    return torch.stack(t.chunk(n_heads, dim=-1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,8 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    n, T, hs = t.shape
-    return t.permute(1, 0, 2).reshape(T, n * hs)
+    return torch.vstack(tuple(t))
 
 
 def multi_head_attention(
@@ -76,13 +75,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
+    qh, kh, vh = (split_heads(layer(x), n_heads) for layer in (query, key, value))
     T = x.shape[0]
-    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
-    s = torch.matmul(q, k.transpose(-1, -2)) * q.shape[-1] ** -0.5
-    keep = torch.ones(T, T).tril()
-    e = torch.exp(s - s.max(-1, keepdim=True).values) * keep
-    w = e / e.sum(0, keepdim=True)
-    return proj(merge_heads(torch.matmul(w, v))), w
+    scores = torch.matmul(qh, kh.transpose(1, 2)) * qh.shape[-1] ** -0.5
+    hidden = torch.arange(T).view(1, T) > torch.arange(T).view(T, 1)
+    weights = F.softmax(scores.masked_fill(hidden, -math.inf), dim=-1)
+    out = proj(merge_heads(torch.matmul(weights, vh)))
+    return out, weights
 
 
 # %% [markdown]

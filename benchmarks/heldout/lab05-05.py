@@ -56,8 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    hs = t.shape[-1] // n_heads
-    return torch.stack([t[:, h * hs:(h + 1) * hs] for h in range(n_heads)])
+    return t.unflatten(-1, (n_heads, -1)).movedim(-2, 0)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.cat(list(t), dim=-1)
+    return t.movedim(0, -2).flatten(-2)
 
 
 def multi_head_attention(
@@ -76,14 +75,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[0]
-    hs = x.shape[-1] // n_heads
-    q = split_heads(query(x), hs)
+    q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    s = q @ k.transpose(1, 2) / math.sqrt(hs)
-    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    w = torch.softmax(s, dim=-1)
+    T, hs = q.shape[-2], q.shape[-1]
+    s = q @ k.mT / math.sqrt(hs)
+    future = torch.ones(T, T).tril(-1).logical_not()
+    w = torch.where(future, float("-inf"), s).softmax(dim=-1)
     return proj(merge_heads(w @ v)), w
 
 

@@ -62,8 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    pos = position_embedding.weight[: tokens.shape[-1]]
-    return token_embedding.weight[tokens] + pos
+    pos = torch.arange(tokens.shape[-1])
+    return token_embedding.weight[tokens] + position_embedding(pos)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,9 +72,11 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    var = x.std(dim=-1, unbiased=False, keepdim=True)
-    centred = x - x.mean(-1, keepdim=True)
-    return centred * (var + eps) ** -0.5 * weight + bias
+    n = x.size
+    mu = x.sum(-1, keepdim=True) / n
+    dev = x - mu
+    var = (dev * dev).sum(-1, keepdim=True) / n
+    return dev / (var + eps).sqrt() * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,9 +86,9 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    h = x + attn(ln1(x))
-    out = h + mlp(ln2(h))
-    return out
+    x = x + attn(ln1(x))
+    x = x + mlp(ln2(x))
+    return x
 
 
 # %% [markdown]

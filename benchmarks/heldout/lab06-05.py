@@ -62,8 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    T = tokens.shape[-1]
-    return torch.add(token_embedding(tokens), position_embedding.weight.narrow(0, 0, T))
+    T = tokens.size(-1)
+    return token_embedding(tokens) + position_embedding.weight[:T]
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,9 +72,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    m = x.mean(-1, keepdim=True)
-    sd = torch.std(x, -1, correction=0, keepdim=True)
-    return weight * (x - m) / torch.sqrt(sd * sd + eps) + bias
+    mu = x.mean(-1, keepdim=True)
+    var = x.var(-1, keepdim=True, unbiased=False)
+    return (x - mu) * torch.rsqrt(var + eps) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,8 +84,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    y = attn(ln1(x)).add(x)
-    return mlp(ln2(y)).add(y)
+    h = x + attn(ln1(x))
+    return x + mlp(ln2(h))
 
 
 # %% [markdown]

@@ -62,8 +62,9 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    pos = position_embedding.weight[: tokens.shape[-1]]
-    return token_embedding.weight[tokens] + pos
+    T = tokens.shape[-1]
+    rows = token_embedding.weight.index_select(0, tokens.reshape(-1)).view(*tokens.shape, -1)
+    return rows + position_embedding.weight.index_select(0, torch.arange(T))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,9 +73,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    var = x.var(dim=-1, unbiased=False, keepdim=True)
-    centred = x - x.mean(-1, keepdim=True)
-    return centred * (var + eps) ** -0.5 * weight + bias
+    c = x - x.mean(-1, keepdim=True)
+    rms = torch.linalg.vector_norm(c, dim=-1, keepdim=True) / math.sqrt(x.shape[-1])
+    return c / torch.sqrt(rms**2 + eps) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,9 +85,9 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    h = x.add_(attn(ln1(x)))
-    out = h + mlp(ln2(h))
-    return out
+    for norm, branch in ((ln1, attn), (ln2, mlp)):
+        x = x + branch(norm(x))
+    return x
 
 
 # %% [markdown]

@@ -81,10 +81,13 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
-    i = torch.arange(0, d_model, 2, dtype=torch.float64)
-    angle = p / base ** (i / d_model)
-    return torch.stack((angle.sin(), angle.cos()), dim=-1).reshape(n_positions, d_model).float()
+    pos = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    two_i = torch.arange(0, 2, d_model, dtype=torch.float64)
+    ang = pos / torch.pow(base, two_i / d_model)
+    table = torch.empty(n_positions, d_model, dtype=torch.float64)
+    table[:, 0::2] = ang.sin()
+    table[:, 1::2] = ang.cos()
+    return table.float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +96,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[: x.shape[-2]]
+    return x + table[: x.size(-2)]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -110,8 +113,8 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
     """
     d = x.shape[-1]
     half = d // 2
-    theta = base ** (-torch.arange(half, dtype=torch.float64) * 2 / d)
-    ang = positions[:, None].double() * theta
+    theta = base ** (-2 * torch.arange(half, dtype=torch.float64) / d)
+    ang = positions.double()[:, None] * theta
     cos, sin = ang.cos().to(x.dtype), ang.sin().to(x.dtype)
     a, b = x[..., :half], x[..., half:]
     return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
@@ -125,10 +128,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    qr, kr = rope(q, pos), rope(k, pos)
-    s = qr @ kr.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    return F.softmax(s) @ v
+    s = rope(q, pos) @ rope(k, pos).mT / math.sqrt(q.shape[-1])
+    s = torch.where(hidden_future(T), float("-inf"), s)
+    return s.softmax(dim=-1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -137,9 +139,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T).unsqueeze(1)
-    j = torch.arange(T).unsqueeze(0)
-    return (-slope * (i - j).clamp(min=0)).float()
+    i = torch.arange(T)[:, None]
+    j = torch.arange(T)[None, :]
+    return torch.where(j <= i, -slope * (i - j).float(), torch.zeros(()))
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -149,9 +151,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    return torch.softmax(s, dim=-1) @ v
+    s = q @ k.mT / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = torch.where(hidden_future(T), float("-inf"), s)
+    return s.softmax(dim=-1) @ v
 
 
 # %% [markdown]

@@ -81,12 +81,9 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    half = d_model // 2
-    p = torch.arange(n_positions, dtype=torch.float64)[:, None]
-    angle = p * base ** (-2 * torch.arange(half, dtype=torch.float64) / d_model)
-    both = torch.cat([angle.sin(), angle.cos()], dim=1)
-    order = torch.arange(d_model).view(2, half).t().reshape(-1)
-    return both[:, order].float()
+    freq = base ** (-torch.arange(d_model // 2, dtype=torch.float64) * 2.0 / d_model)
+    ang = torch.arange(n_positions).double()[:, None] * freq[None, :]
+    return torch.dstack((ang.sin(), ang.cos())).reshape(n_positions, d_model).to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -95,7 +92,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return torch.add(x, table.narrow(0, 0, x.shape[-2]))
+    rows = torch.arange(x.shape[-2])
+    return x + table.index_select(0, rows)
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -110,11 +108,13 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.shape[-1] // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float64) / x.shape[-1])
-    ang = (positions.double()[:, None] * theta).to(x.dtype)
-    z = torch.complex(x[..., :half], x[..., half:]) * torch.polar(torch.ones_like(ang), ang)
-    return torch.cat([z.real, z.imag], dim=-1)
+    d = x.shape[-1]
+    freq = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+    ang = positions.double().unsqueeze(-1) * freq
+    ang = torch.cat((ang, ang), dim=-1)
+    x1, x2 = x.chunk(2, dim=-1)
+    turned = torch.cat((-x2, x1), dim=-1)
+    return x * ang.cos().to(x.dtype) + turned * ang.sin().to(x.dtype)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -123,8 +123,12 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    pos = torch.arange(q.shape[-2])
-    return F.scaled_dot_product_attention(rope(q, pos), rope(k, pos), v, is_causal=True)
+    T = q.shape[-2]
+    pos = torch.arange(T)
+    qr, kr = rope(q, pos), rope(q, pos)
+    scores = torch.matmul(qr, kr.transpose(-1, -2)) * q.shape[-1] ** -0.5
+    scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), -math.inf)
+    return torch.matmul(F.softmax(scores, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -133,7 +137,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    return torch.tensor([[-slope * (i - j) if j <= i else 0.0 for j in range(T)] for i in range(T)], dtype=torch.float32)
+    r = torch.arange(T, dtype=torch.float32)
+    return (r.unsqueeze(0) - r.unsqueeze(1)).clamp(max=0) * slope
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -143,8 +148,10 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    mask = alibi_bias(T, slope) + torch.full((T, T), float("-inf")).triu(1)
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask.to(q.dtype))
+    scores = torch.matmul(q, k.transpose(-1, -2)) * q.shape[-1] ** -0.5
+    scores = scores + alibi_bias(T, slope)
+    scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), -math.inf)
+    return torch.matmul(F.softmax(scores, dim=-1), v)
 
 
 # %% [markdown]

@@ -81,12 +81,9 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    table = torch.zeros(n_positions, d_model, dtype=torch.float64)
-    pos = torch.arange(n_positions, dtype=torch.float64)[:, None]
-    freq = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(base) / d_model))
-    table[:, 0::2] = torch.sin(pos * freq)
-    table[:, 1::2] = torch.cos(pos * freq)
-    return table.to(torch.float32)
+    freq = base ** (-torch.arange(d_model // 2, dtype=torch.float64) * 2.0 / d_model)
+    ang = torch.arange(n_positions).double()[:, None] * freq[None, :]
+    return torch.dstack((ang.sin(), ang.cos())).reshape(n_positions, d_model).to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -95,8 +92,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    T = x.size(-2)
-    return x + table[torch.arange(T)]
+    rows = torch.arange(x.shape[-2])
+    return x + table.index_select(0, rows)
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,13 +108,13 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.size(-1)
-    h = d // 2
-    inv = 1.0 / (base ** (torch.arange(0, d, 2).float() / d))
-    ang = torch.outer(positions.float(), inv)
-    c, s = torch.cos(ang), torch.sin(ang)
-    x1, x2 = x.split(h, dim=-1)
-    return torch.cat((x1 * c - x2 * s, x2 * c + x1 * s), dim=-1)
+    d = x.shape[-1]
+    freq = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+    ang = positions.double().unsqueeze(-1) * freq
+    ang = torch.cat((ang, ang), dim=-1)
+    x1, x2 = x.chunk(2, dim=-1)
+    turned = torch.cat((-x2, x1), dim=-1)
+    return x * ang.cos().to(x.dtype) + turned * ang.sin().to(x.dtype)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -126,12 +123,12 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.size(-2)
+    T = q.shape[-2]
     pos = torch.arange(T)
-    scores = torch.matmul(rope(q, pos), rope(k, pos).transpose(-1, -2)) * q.size(-1) ** -0.5
-    keep = torch.ones(T, T).tril()
-    e = torch.exp(scores - scores.max(-1, keepdim=True).values) * keep
-    return torch.matmul(e / e.sum(-1, keepdim=True), v)
+    qr, kr = rope(q, pos), rope(k, pos)
+    scores = torch.matmul(qr, kr.transpose(-1, -2)) * q.shape[-1] ** -0.5
+    scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), -math.inf)
+    return torch.matmul(F.softmax(scores, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -140,8 +137,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    d = torch.arange(T)[None, :] - torch.arange(T)[:, None]
-    return slope * d.float().tril()
+    r = torch.arange(T, dtype=torch.float32)
+    return (r.unsqueeze(0) - r.unsqueeze(1)).clamp(0) * slope
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -150,11 +147,11 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T = q.size(-2)
-    scores = torch.matmul(q, k.transpose(-1, -2)) * q.size(-1) ** -0.5 + alibi_bias(T, slope)
-    keep = torch.ones(T, T).tril()
-    e = torch.exp(scores - scores.max(-1, keepdim=True).values) * keep
-    return torch.matmul(e / e.sum(-2, keepdim=True), v)
+    T = q.shape[-2]
+    scores = torch.matmul(q, k.transpose(-1, -2)) * q.shape[-1] ** -0.5
+    scores = scores + alibi_bias(T, slope)
+    scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), -math.inf)
+    return torch.matmul(F.softmax(scores, dim=-1), v)
 
 
 # %% [markdown]

@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return torch.add(token_embedding(tokens), position_embedding.weight[start:start + T])
+    return token_embedding(tokens) + position_embedding.weight.narrow(0, start, start + T)
 
 
 def append_to_cache(
@@ -88,12 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    T, Tn = keys.shape[2], k_new.shape[2]
-    K = keys.new_zeros(keys.shape[:2] + (T + Tn, keys.shape[-1]))
-    V = values.new_zeros(values.shape[:2] + (T + Tn, values.shape[-1]))
-    K[:, :, :T], K[:, :, T:] = keys, k_new
-    V[:, :, :T], V[:, :, T:] = values, v_new
-    return K, V
+    return torch.cat((keys, k_new), dim=2), torch.cat((values, v_new), dim=2)
 
 
 def decode_step(
@@ -113,12 +108,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
-    q, k, v = qkv(x_new).split(d, -1)
-    heads = lambda t: t.view(B, 1, n_heads, d // n_heads).permute(0, 2, 1, 3)
-    keys, values = append_to_cache(cache, heads(k), heads(v))
-    o = F.scaled_dot_product_attention(heads(q), keys, values)
-    return proj(o.permute(0, 2, 1, 3).reshape(B, 1, d)), (keys, values)
+    B, _, C = x_new.shape
+    hs = C // n_heads
+    q, k, v = qkv(x_new).split(C, dim=-1)
+    q, k, v = (t.reshape(B, 1, n_heads, hs).transpose(1, 2) for t in (q, k, v))
+    cache = append_to_cache(cache, k, v)
+    keys, values = cache
+    w = (q @ keys.mT / math.sqrt(hs)).softmax(dim=-1)
+    out = (w @ values).transpose(1, 2).reshape(B, 1, C)
+    return proj(out), cache
 
 
 # %% [markdown]

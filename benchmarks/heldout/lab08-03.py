@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(torch.arange(start, start + T))
+    return token_embedding(tokens) + position_embedding(start + torch.arange(T)).unsqueeze(0)
 
 
 def append_to_cache(
@@ -87,8 +87,7 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    return torch.cat(keys, k_new, dim=2), torch.cat([values, v_new], dim=2)
+    return torch.dstack((cache[0], k_new)), torch.dstack((cache[1], v_new))
 
 
 def decode_step(
@@ -108,18 +107,18 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B = x_new.shape[0]
-    d = x_new.shape[-1]
-    hs = d // n_heads
-    q, k, v = qkv(x_new).split(d, dim=-1)
-    q = q.view(B, 1, n_heads, hs).transpose(1, 2)
-    k = k.view(B, 1, n_heads, hs).transpose(1, 2)
-    v = v.view(B, 1, n_heads, hs).transpose(1, 2)
-    keys, values = append_to_cache(cache, k, v)
-    s = q @ keys.transpose(-2, -1) / math.sqrt(hs)
-    w = torch.softmax(s, dim=-1)
-    out = (w @ values).transpose(1, 2).reshape(B, 1, d)
-    return proj(out), (keys, values)
+    B, _, C = x_new.shape
+    hs = C // n_heads
+    q, k, v = qkv(x_new).tensor_split(3, dim=-1)
+    heads = lambda t: t.reshape(B, n_heads, hs).unsqueeze(2)
+    cache = append_to_cache(cache, heads(k), heads(v))
+    keys, values = cache
+    q = heads(q)
+    outs = []
+    for h in range(n_heads):
+        w = torch.softmax(q[:, h] @ keys[:, h].transpose(-2, -1) / math.sqrt(hs), dim=-1)
+        outs.append(w @ values[:, h])
+    return proj(torch.cat(outs, dim=-1)), cache
 
 
 # %% [markdown]

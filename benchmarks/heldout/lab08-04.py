@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     pos = torch.arange(start, start + tokens.size(-1))
-    return token_embedding.weight[tokens] + position_embedding.weight[pos]
+    return token_embedding.weight[tokens] + position_embedding(pos)
 
 
 def append_to_cache(
@@ -87,9 +87,8 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    old_k, old_v = cache
-    keys = torch.cat((old_k, k_new), dim=-1)
-    values = torch.cat((old_v, v_new), dim=-2)
+    keys = torch.concat([cache[0], k_new], dim=-2)
+    values = torch.concat([cache[1], k_new], dim=-2)
     return keys, values
 
 
@@ -110,14 +109,14 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
-    hs = d // n_heads
-    q, k, v = (t.unsqueeze(2) for t in qkv(x_new).reshape(B, 3, n_heads, hs).unbind(1))
+    B = x_new.shape[0]
+    C = x_new.shape[-1]
+    hs = C // n_heads
+    q, k, v = qkv(x_new).chunk(3, dim=-1)
+    q, k, v = q.view(B, n_heads, 1, hs), k.view(B, n_heads, 1, hs), v.view(B, n_heads, 1, hs)
     keys, values = append_to_cache(cache, k, v)
-    s = torch.matmul(q, keys.transpose(-1, -2)) * hs ** -0.5
-    e = torch.exp(s - s.max(-1, keepdim=True).values)
-    w = e / e.sum(-1, keepdim=True)
-    out = torch.matmul(w, values).permute(0, 2, 1, 3).reshape(B, 1, d)
+    weights = F.softmax(torch.matmul(q, keys.transpose(-1, -2)) * hs ** -0.5, dim=-1)
+    out = torch.matmul(weights, values).view(B, 1, C)
     return proj(out), (keys, values)
 
 

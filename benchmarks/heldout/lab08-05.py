@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(torch.arange(start, start + T))
+    return token_embedding(tokens) + position_embedding.weight[start : start + T]
 
 
 def append_to_cache(
@@ -88,7 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.cat([keys, k_new], dim=2), torch.cat([values, v_new], dim=2)
+    return torch.cat((keys, k_new), dim=2), torch.cat((values, v_new), dim=2)
 
 
 def decode_step(
@@ -108,18 +108,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B = x_new.shape[0]
-    d = x_new.shape[-1]
-    hs = d // n_heads
-    q, k, v = qkv(x_new).split(d, dim=-1)
-    q = q.view(B, 1, n_heads, hs).transpose(1, 2)
-    k = k.view(B, 1, n_heads, hs).transpose(2, 3)
-    v = v.view(B, 1, n_heads, hs).transpose(1, 2)
-    keys, values = append_to_cache(cache, k, v)
-    s = q @ keys.transpose(-2, -1) / math.sqrt(hs)
-    w = torch.softmax(s, dim=-1)
-    out = (w @ values).transpose(1, 2).reshape(B, 1, d)
-    return proj(out), (keys, values)
+    B, _, C = x_new.shape
+    hs = C // n_heads
+    q, k, v = qkv(x_new).split(C, dim=-1)
+    q, k, v = (t.reshape(B, 1, n_heads, hs).transpose(1, 2) for t in (q, k, v))
+    cache = append_to_cache(cache, k, q)
+    keys, values = cache
+    w = (q @ keys.mT / math.sqrt(hs)).softmax(dim=-1)
+    out = (w @ values).transpose(1, 2).reshape(B, 1, C)
+    return proj(out), cache
 
 
 # %% [markdown]

@@ -70,11 +70,10 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    cols = scores.unbind(-1)
-    m = torch.full_like(cols[0], float("-inf"))
-    l = torch.zeros_like(cols[0])
-    for s in cols:
-        m_new = torch.where(s > m, s, m)
+    m = scores.new_full(scores.shape[:-1], -math.inf)
+    l = scores.new_zeros(scores.shape[:-1])
+    for s in scores.movedim(-1, 0):
+        m_new = torch.stack([m, s]).max(dim=0)
         l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
     return (scores - m.unsqueeze(-1)).exp() / l.unsqueeze(-1)
@@ -96,32 +95,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk = q.size(-2), k.size(-2)
-    scale = q.size(-1) ** -0.5
-    out = torch.zeros(q.shape[:-1] + (v.size(-1),), dtype=q.dtype)
-    lse = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    Tq, Tk = q.shape[-2], k.shape[-2]
+    scale = q.shape[-1] ** -0.5
+    out = v.new_zeros(*q.shape[:-2], 0, v.shape[-1])
+    lse = q.new_zeros(*q.shape[:-2], 0)
     for i0 in range(0, Tq, block):
-        i1 = min(i0 + block, Tq)
-        qb = q[..., i0:i1, :]
-        m = torch.full(qb.shape[:-1], float("-inf"), dtype=q.dtype)
-        l = torch.zeros_like(m)
-        acc = torch.zeros_like(out[..., i0:i1, :])
-        last = i1 if causal else Tk
+        qb = q[..., i0 : i0 + block, :]
+        n = qb.shape[-2]
+        m = q.new_full((*qb.shape[:-1], 1), -math.inf)
+        l = q.new_zeros((*qb.shape[:-1], 1))
+        acc = q.new_zeros((*qb.shape[:-1], v.shape[-1]))
+        last = i0 + n if causal else Tk
         for j0 in range(0, last, block):
-            j1 = j0 + block
-            s = torch.matmul(qb, k[..., j0:j1, :].transpose(-1, -2)) * scale
+            kb, vb = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
+            s = torch.matmul(qb, kb.transpose(-1, -2)) * scale
             if causal:
-                future = torch.arange(j0, j1).view(1, -1) > torch.arange(i0, i1).view(-1, 1)
-                s = torch.where(future, float("-inf"), s)
-            row = s.max(-1).values
-            m_new = torch.where(row > m, row, m)
-            p = (s - m_new.unsqueeze(-1)).exp()
+                s = s.masked_fill(torch.ones(n, kb.shape[-2], dtype=torch.bool).triu(i0 - j0 + 1), -math.inf)
+            m_new = torch.fmax(m, s.max(dim=-1, keepdim=True).values)
+            p = (s - m_new).exp()
             r = (m - m_new).exp()
-            l = r * l + p.sum(-1)
-            acc = r.unsqueeze(-1) * acc + torch.matmul(p, v[..., j0:j1, :])
+            l = l * r + p.sum(-1, keepdim=True)
+            acc = acc * r + torch.matmul(p, vb)
             m = m_new
-        out[..., i0:i1, :] = acc / l.unsqueeze(-1)
-        lse[..., i0:i1] = m + l.log()
+        out = torch.cat([out, acc / l], dim=-2)
+        lse = torch.cat([lse, (m + torch.log(l))[..., 0]], dim=-1)
     return out, lse
 
 

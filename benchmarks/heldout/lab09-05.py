@@ -70,15 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    n = scores.shape[-1]
-    m = torch.full(scores.shape[:-1] + (1,), float("-inf"), dtype=scores.dtype)
-    l = torch.zeros_like(m)
-    for j in range(n):
-        s = scores[..., j : j + 1]
-        m_new = torch.maximum(m, s)
+    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
+    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+    for j in range(scores.shape[-1]):
+        s = scores[..., j]
+        m_new = torch.max(m, s)
         l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
-    return torch.exp(scores - m) / l
+    return torch.exp(scores - m[..., None]) / l[..., None]
 
 
 def tiled_attention(
@@ -97,32 +96,33 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, T_k = q.shape[-2], k.shape[-2]
-    scale = 1.0 / math.sqrt(q.shape[-1])
+    Tq, hs = q.shape[-2], q.shape[-1]
+    Tk = k.shape[-2]
+    scale = 1 / math.sqrt(hs)
     outs, lses = [], []
-    for i0 in range(0, T_q, block):
-        i1 = min(i0 + block, T_q)
+    for i0 in range(0, Tq, block):
+        i1 = min(i0 + block, Tq)
         qb = q[..., i0:i1, :]
-        m = torch.full(qb.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)
-        l = torch.zeros_like(m)
-        acc = torch.zeros(qb.shape[:-1] + (v.shape[-1],), dtype=v.dtype)
-        for j0 in range(0, T_k, block):
-            if causal and j0 >= i1:
+        m = torch.full((*qb.shape[:-1], 1), float("-inf"), dtype=q.dtype)
+        l = torch.zeros((*qb.shape[:-1], 1), dtype=q.dtype)
+        acc = torch.zeros((*qb.shape[:-1], v.shape[-1]), dtype=q.dtype)
+        for j0 in range(0, Tk, block):
+            if causal and j0 > i1 - 1:
                 break
-            j1 = min(j0 + block, T_k)
-            s = qb @ k[..., j0:j1, :].transpose(-2, -1) * scale
+            j1 = min(j0 + block, Tk)
+            s = qb @ k[..., j0:j1, :].mT * scale
             if causal:
-                hide = torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None]
-                s = s.masked_fill(hide, float("-inf"))
-            m_new = torch.maximum(m, s.max(dim=-1, keepdim=True).values)
+                later = torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None]
+                s = torch.where(later, float("-inf"), s)
+            m_new = torch.max(m, s.amax(dim=-2, keepdim=True))
             p = torch.exp(s - m_new)
             r = torch.exp(m - m_new)
             l = r * l + p.sum(dim=-1, keepdim=True)
             acc = r * acc + p @ v[..., j0:j1, :]
             m = m_new
         outs.append(acc / l)
-        lses.append((m + torch.log(l)).squeeze(-1))
-    return torch.cat(outs, dim=-1), torch.cat(lses, dim=-1)
+        lses.append((m + l.log()).squeeze(-1))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

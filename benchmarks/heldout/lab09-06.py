@@ -70,10 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    lse = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
-    for s in scores.unbind(-1):
-        lse = torch.logaddexp(lse, s)
-    return torch.exp(scores - lse.unsqueeze(-1))
+    m = scores.new_full(scores.shape[:-1], -math.inf)
+    l = scores.new_zeros(scores.shape[:-1])
+    for s in scores.movedim(-1, 0):
+        m_new = torch.stack([m, s]).amax(dim=0)
+        l = l * (m - m_new).exp() + (s - m_new).exp()
+        m = m_new
+    return (scores - m.unsqueeze(-1)).exp() / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -93,27 +96,30 @@ def tiled_attention(
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
     Tq, Tk = q.shape[-2], k.shape[-2]
-    c = 1.0 / math.sqrt(q.shape[-1])
-    outs, lses = [], []
+    scale = q.shape[-1] ** -0.5
+    out = v.new_zeros(*q.shape[:-2], 0, v.shape[-1])
+    lse = q.new_zeros(*q.shape[:-2], 0)
     for i0 in range(0, Tq, block):
-        qb = q[..., i0:i0 + block, :]
+        qb = q[..., i0 : i0 + block, :]
         n = qb.shape[-2]
-        run = torch.full(qb.shape[:-1], float("-inf"), dtype=q.dtype)
-        acc = torch.zeros(qb.shape[:-1] + (v.shape[-1],), dtype=v.dtype)
-        for j0 in range(0, Tk, block):
-            if causal and j0 > i0 + n - 1:
-                break
-            s = torch.einsum("...id,...jd->...ij", qb, k[..., j0:j0 + block, :]) * c
+        m = q.new_full((*qb.shape[:-1], 1), -math.inf)
+        l = q.new_zeros((*qb.shape[:-1], 1))
+        acc = q.new_zeros((*qb.shape[:-1], v.shape[-1]))
+        last = i0 + n if causal else Tk
+        for j0 in range(0, last, block):
+            kb, vb = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
+            s = torch.matmul(qb, kb.transpose(-1, -2)) * scale
             if causal:
-                rows = torch.arange(i0, i0 + n)[:, None]
-                cols = torch.arange(j0, j0 + s.shape[-1])[None, :]
-                s = s.masked_fill(cols > rows, float("-inf"))
-            new = torch.logaddexp(run, torch.logsumexp(s, dim=-1))
-            acc = acc * torch.exp(run - new).unsqueeze(-1) + torch.exp(s - new.unsqueeze(-1)) @ v[..., j0:j0 + block, :]
-            run = new
-        outs.append(acc)
-        lses.append(run)
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+                s = s.masked_fill(torch.ones(n, kb.shape[-2], dtype=torch.bool).triu(i0 - j0), -math.inf)
+            m_new = torch.fmax(m, s.max(dim=-1, keepdim=True).values)
+            p = (s - m_new).exp()
+            r = (m - m_new).exp()
+            l = l * r + p.sum(-1, keepdim=True)
+            acc = acc * r + torch.matmul(p, vb)
+            m = m_new
+        out = torch.cat([out, acc / l], dim=-2)
+        lse = torch.cat([lse, (m + torch.log(l))[..., 0]], dim=-1)
+    return out, lse
 
 
 # %% [markdown]

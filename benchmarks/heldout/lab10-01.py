@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    J = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
-    return (J @ dp.unsqueeze(-1)).squeeze(-1)
+    D = (p * dp).sum(dim=-1, keepdim=True).item()
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -76,15 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    c = q.shape[-1] ** -0.5
-    s = torch.einsum("...id,...jd->...ij", q, k) * c
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = q @ k.mT * scale
     if causal:
-        T = s.shape[-1]
-        s = s + torch.full((T, T), float("-inf"), dtype=s.dtype).triu(1)
-    p = F.softmax(s, dim=-1)
-    dv = torch.einsum("...ij,...id->...jd", p, d_out)
-    ds = softmax_backward(p, torch.einsum("...id,...jd->...ij", d_out, v))
-    return torch.einsum("...ij,...jd->...id", ds, k) * c, torch.einsum("...ij,...id->...jd", ds, q) * c, dv
+        idx = torch.arange(s.shape[-1])
+        s = torch.where(idx[None, :] > idx[:, None], float("-inf"), s)
+    p = s.softmax(dim=-1)
+    dv = p.mT @ d_out
+    dp = d_out @ v.mT
+    ds = softmax_backward(p, dp)
+    return ds @ k * scale, ds.mT @ q * scale, dv
 
 
 def tiled_attention_backward(
@@ -109,26 +110,30 @@ def tiled_attention_backward(
     The last block may be shorter than `block`.
     """
     T = q.shape[-2]
-    c = q.shape[-1] ** -0.5
-    D = (d_out * out).sum(-1, keepdim=True)
-    starts = range(0, T, block)
-
-    def tile(i0, j0):
-        i1, j1 = min(i0 + block, T), min(j0 + block, T)
-        s = q[..., i0:i1, :] @ k[..., j0:j1, :].mT * c
-        if causal:
-            s = s - torch.full((i1 - i0, j1 - j0), float("inf")).triu(i0 - j0 + 1)
-        p = torch.exp(s - lse[..., i0:i1, None])
-        ds = p * (d_out[..., i0:i1, :] @ v[..., j0:j1, :].mT - D[..., i0:i1, :])
-        return p, ds
-
-    def seen(i0, j0):
-        return not (causal and j0 > i0)
-
-    dq = torch.cat([sum(tile(i0, j0)[1] @ k[..., j0:j0 + block, :] * c for j0 in starts if seen(i0, j0)) for i0 in starts], dim=-2)
-    dk = torch.cat([sum(tile(i0, j0)[1].mT @ q[..., i0:i0 + block, :] * c for i0 in starts if seen(i0, j0)) for j0 in starts], dim=-2)
-    dv = torch.cat([sum(tile(i0, j0)[0].mT @ d_out[..., i0:i0 + block, :] for i0 in starts if seen(i0, j0)) for j0 in starts], dim=-2)
-    return dq, dk, dv
+    scale = 1 / math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(dim=-1, keepdim=True)
+    dq = torch.zeros_like(q)
+    dk_blocks, dv_blocks = [], []
+    for j0 in range(0, T, block):
+        j1 = min(j0 + block, T)
+        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
+        dk_j, dv_j = torch.zeros_like(kj), torch.zeros_like(vj)
+        for i0 in range(j0 if causal else 0, T, block):
+            i1 = min(i0 + block, T)
+            qi = q[..., i0:i1, :]
+            s = qi @ kj.mT * scale
+            if causal:
+                later = torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None]
+                s = torch.where(later, float("-inf"), s)
+            p = torch.exp(s - lse[..., i0:i1, None])
+            dv_j = dv_j + p.mT @ d_out[..., i0:i1, :]
+            dp = d_out[..., i0:i1, :] @ vj.mT
+            ds = p * (dp - D[..., i0:i1, :])
+            dq[..., i0:i1, :] += ds @ kj * scale
+            dk_j = dk_j + ds.mT @ qi * scale
+        dk_blocks.append(dk_j)
+        dv_blocks.append(dv_j)
+    return dq, torch.cat(dk_blocks, dim=-2), torch.cat(dv_blocks, dim=-2)
 
 
 # %% [markdown]

@@ -76,18 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    scale = 1.0 / math.sqrt(q.shape[-1])
-    s = q @ k.transpose(-2, -1) * scale
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = q @ k.mT * scale
     if causal:
-        T = q.shape[-2]
-        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    p = torch.softmax(s, dim=-1)
-    dv = p.transpose(-2, -1) @ d_out
-    dp = d_out @ v.transpose(-2, -1)
+        idx = torch.arange(s.shape[-1])
+        s = torch.where(idx[None, :] > idx[:, None], float("-inf"), s)
+    p = s.softmax(dim=-1)
+    dv = p.mT @ d_out
+    dp = d_out @ v.mT
     ds = softmax_backward(p, dp)
-    dq = ds @ k / scale
-    dk = ds.transpose(-2, -1) @ q * scale
-    return dq, dk, dv
+    return ds @ k * scale, ds.mT @ k * scale, dv
 
 
 def tiled_attention_backward(
@@ -111,28 +109,31 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    scale = 1.0 / math.sqrt(q.shape[-1])
     T = q.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
     D = (d_out * out).sum(dim=-1, keepdim=True)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    dq = torch.zeros_like(q)
+    dk_blocks, dv_blocks = [], []
     for j0 in range(0, T, block):
         j1 = min(j0 + block, T)
         kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
-        for i0 in range(0, T, block):
+        dk_j, dv_j = torch.zeros_like(kj), torch.zeros_like(vj)
+        for i0 in range(j0 if causal else 0, T, block):
             i1 = min(i0 + block, T)
-            if causal and j0 >= i1:
-                continue
-            s = q[..., i0:i1, :] @ kj.transpose(-2, -1) * scale
+            qi = q[..., i0:i1, :]
+            s = qi @ kj.mT * scale
             if causal:
-                hide = torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None]
-                s = s.masked_fill(hide, float("-inf"))
+                later = torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None]
+                s = torch.where(later, float("-inf"), s)
             p = torch.exp(s - lse[..., i0:i1, None])
-            dv[..., j0:j1, :] += p.transpose(-2, -1) @ d_out[..., i0:i1, :]
-            dp = d_out[..., i0:i1, :] @ vj.transpose(-2, -1)
+            dv_j = dv_j + p.mT @ d_out[..., i0:i1, :]
+            dp = d_out[..., i0:i1, :] @ vj.mT
             ds = p * (dp - D[..., i0:i1, :])
             dq[..., i0:i1, :] += ds @ kj * scale
-            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ q[..., i0:i1, :] * scale
-    return dq, dk, dv
+            dk_j = dk_j + ds.mT @ qi * scale
+        dk_blocks.append(dk_j)
+        dv_blocks.append(dv_j)
+    return dq, torch.cat(dk_blocks, dim=-2), torch.cat(dv_blocks, dim=-2)
 
 
 # %% [markdown]

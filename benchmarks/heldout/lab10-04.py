@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.sum(p * dp, -1, True)
-    return p * dp - p * D
+    pdp = p * dp
+    return torch.addcmul(pdp, p, pdp.sum(dim=-1, keepdim=True), value=-1)
 
 
 def attention_backward(
@@ -76,16 +76,14 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.size(-1)
-    s = torch.matmul(q, k.transpose(-1, -2)) // hs ** 0.5
-    e = torch.exp(s - s.max(-1, keepdim=True).values)
-    if causal:
-        e = e * torch.ones(s.shape[-2:]).tril()
-    p = e / e.sum(-1, keepdim=True)
-    dv = torch.matmul(p.transpose(-1, -2), d_out)
-    ds = softmax_backward(p, torch.matmul(d_out, v.transpose(-1, -2)))
-    dq = torch.matmul(ds, k) / hs ** 0.5
-    dk = torch.matmul(ds.transpose(-1, -2), q) / hs ** 0.5
+    def forward_again(q_, k_, v_):
+        s = torch.matmul(q_, k_.transpose(-2, -1)) / math.sqrt(q_.shape[-1])
+        if causal:
+            T = s.shape[-1]
+            s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), -math.inf)
+        return torch.softmax(s, dim=-1) @ v_
+    _, pull_back = torch.func.vjp(forward_again, q, k, v)
+    dq, dk, dv = pull_back(d_out)
     return dq, dk, dv
 
 
@@ -110,27 +108,26 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.size(-1)
-    T = q.size(-2)
-    D = torch.sum(d_out * out, -1)
-    dq = torch.zeros_like(q)
-    dk = torch.zeros_like(k)
-    dv = torch.zeros_like(v)
-    for i0 in range(0, T, block):
-        i1 = min(i0 + block, T)
-        qi, gi = q[..., i0:i1, :], d_out[..., i0:i1, :]
-        stop = i1 if causal else T
-        for j0 in range(0, stop, block):
-            j1 = min(j0 + block, T)
-            s = torch.matmul(qi, k[..., j0:j1, :].transpose(-1, -2)) / hs ** 0.5
-            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-            if causal:
-                p = p * (torch.arange(j0, j1).view(1, -1) <= torch.arange(i0, i1).view(-1, 1))
-            dv[..., j0:j1, :] += torch.matmul(p.transpose(-1, -2), gi)
-            dp = torch.matmul(gi, v[..., j0:j1, :].transpose(-1, -2))
-            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
-            dq[..., i0:i1, :] += torch.matmul(ds, k[..., j0:j1, :]) / hs ** 0.5
-            dk[..., j0:j1, :] += torch.matmul(ds.transpose(-1, -2), qi) / hs ** 0.5
+    T = q.shape[-2]
+    scale = q.shape[-1] ** -0.5
+    D = (d_out * out).sum(-1, keepdim=True)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    starts = range(0, T, block)
+    for i0, j0 in [(i0, j0) for i0 in starts for j0 in starts]:
+        if causal and j0 > i0:
+            continue
+        ri = torch.arange(i0, min(i0 + block, T))
+        cj = torch.arange(j0, min(j0 + block, T))
+        qi, ki, vi = q.index_select(-2, ri), k.index_select(-2, cj), v.index_select(-2, cj)
+        doi = d_out.index_select(-2, ri)
+        s = torch.matmul(qi, ki.transpose(-2, -1)) * scale
+        if causal:
+            s = s.masked_fill(cj[None, :] > ri[:, None], -math.inf)
+        p = torch.exp(s - lse.index_select(-1, ri).unsqueeze(-1))
+        ds = p * (torch.matmul(doi, vi.transpose(-2, -1)) - D.index_select(-2, ri))
+        dv.index_add_(-2, cj, torch.matmul(p.transpose(-2, -1), doi))
+        dq.index_add_(-2, ri, torch.matmul(ds, ki) * scale)
+        dk.index_add_(-2, cj, torch.matmul(ds.transpose(-2, -1), qi) * scale)
     return dq, dk, dv
 
 

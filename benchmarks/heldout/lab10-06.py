@@ -61,7 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.sum(p * dp, -1, True)
+    D = (p.unsqueeze(-2) @ dp.unsqueeze(-1)).squeeze(-1)
     return p * dp - p * D
 
 
@@ -76,16 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.size(-1)
-    s = torch.matmul(q, k.transpose(-1, -2)) / hs ** 0.5
-    e = torch.exp(s - s.max(-1, keepdim=True).values)
+    hs = q.shape[-1]
+    scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(hs)
     if causal:
-        e = e * torch.ones(s.shape[-2:]).tril()
-    p = e / e.sum(-1, keepdim=True)
+        T = scores.shape[-1]
+        scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), -math.inf)
+    p = F.softmax(scores, dim=-1)
     dv = torch.matmul(p.transpose(-1, -2), d_out)
     ds = softmax_backward(p, torch.matmul(d_out, v.transpose(-1, -2)))
-    dq = torch.matmul(ds, k) / hs ** 0.5
-    dk = torch.matmul(ds.transpose(-1, -2), q) / hs ** 0.5
+    dq = torch.matmul(ds, k) / math.sqrt(hs)
+    dk = torch.matmul(ds.transpose(-1, -2), q) / math.sqrt(hs)
     return dq, dk, dv
 
 
@@ -110,28 +110,27 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.size(-1)
-    T = q.size(-2)
-    D = torch.sum(d_out * out, -1)
-    dq = torch.zeros_like(q)
-    dk = torch.zeros_like(k)
-    dv = torch.zeros_like(v)
+    T, hs = q.shape[-2], q.shape[-1]
+    D = torch.sum(d_out * out, dim=-1)
+    dk, dv = k.new_zeros(k.shape), v.new_zeros(v.shape)
+    dq_blocks = []
     for i0 in range(0, T, block):
-        i1 = min(i0 + block, T)
-        qi, gi = q[..., i0:i1, :], d_out[..., i0:i1, :]
-        stop = i1 if causal else T
+        qi, doi = q[..., i0 : i0 + block, :], d_out[..., i0 : i0 + block, :]
+        n = qi.shape[-2]
+        dq_i = q.new_zeros(qi.shape)
+        stop = i0 + n if causal else T
         for j0 in range(0, stop, block):
-            j1 = min(j0 + block, T)
-            s = torch.matmul(qi, k[..., j0:j1, :].transpose(-1, -2)) / hs ** 0.5
-            p = torch.exp(s - lse[..., i0:i1].unsqueeze(0))
+            kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
+            s = torch.matmul(qi, kj.transpose(-1, -2)) / math.sqrt(hs)
+            p = torch.exp(s - lse[..., i0 : i0 + n].unsqueeze(-1))
             if causal:
-                p = p * (torch.arange(j0, j1).view(1, -1) <= torch.arange(i0, i1).view(-1, 1))
-            dv[..., j0:j1, :] += torch.matmul(p.transpose(-1, -2), gi)
-            dp = torch.matmul(gi, v[..., j0:j1, :].transpose(-1, -2))
-            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
-            dq[..., i0:i1, :] += torch.matmul(ds, k[..., j0:j1, :]) / hs ** 0.5
-            dk[..., j0:j1, :] += torch.matmul(ds.transpose(-1, -2), qi) / hs ** 0.5
-    return dq, dk, dv
+                p = p.masked_fill(torch.ones(n, kj.shape[-2], dtype=torch.bool).triu(i0 - j0 + 1), 0.0)
+            dv[..., j0 : j0 + block, :] = torch.matmul(p.transpose(-1, -2), doi)
+            ds = p * (torch.matmul(doi, vj.transpose(-1, -2)) - D[..., i0 : i0 + n].unsqueeze(-1))
+            dq_i += torch.matmul(ds, kj) / math.sqrt(hs)
+            dk[..., j0 : j0 + block, :] += torch.matmul(ds.transpose(-1, -2), qi) / math.sqrt(hs)
+        dq_blocks.append(dq_i)
+    return torch.cat(dq_blocks, dim=-2), dk, dv
 
 
 # %% [markdown]

@@ -62,8 +62,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    i = torch.arange(1, T - 1)
-    return pattern[:, :, i, i - 1].mean(dim=(0, 2))
+    return pattern.flatten(-2)[..., T :: T + 1].mean(dim=(0, -1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,7 +72,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[:, :, 1:, 0].mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    return pattern.flatten(-2)[..., T :: T].mean(dim=(0, -1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -85,8 +85,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    i = torch.arange(period + 1, T)
-    return pattern[:, :, i, i - period + 1].mean(dim=(0, 2))
+    first = (period + 1) * (T + 1) - period + 1
+    return pattern.flatten(-2)[..., first :: T + 1].mean(dim=(0, -1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -98,9 +98,10 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
+    H = scores.shape[1]
+    kept = torch.arange(H)[torch.arange(H) != head]
     outs = torch.softmax(scores, dim=-1) @ values
-    keep = [h for h in range(scores.shape[1]) if h != head]
-    return outs[:, keep].sum(dim=1)
+    return outs.index_select(1, kept).sum(dim=1)
 
 
 # %% [markdown]

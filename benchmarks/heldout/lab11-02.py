@@ -61,7 +61,10 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    return torch.diagonal(pattern, offset=-1, dim1=-2, dim2=-1).mean((0, -1))
+    B, H, T, _ = pattern.shape
+    idx = torch.arange(T - 1).view(1, 1, T - 1, 1).expand(B, H, T - 1, 1)
+    picked = pattern[:, :, 1:, :].gather(-2, idx).squeeze(-1)
+    return picked.sum(dim=(0, 2)) / (B * (T - 1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -71,8 +74,9 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    col = pattern[..., 0]
-    return col[..., 1:].mean(-1).mean(1)
+    B, H, T, _ = pattern.shape
+    picked = pattern[:, :, 1:, 0]
+    return picked.sum(dim=(0, 2)) / (B * (T - 1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -83,8 +87,11 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    band = torch.diagonal(pattern, offset=-(period - 1), dim1=-2, dim2=-1)
-    return band[..., 2:].mean(-1).mean(0)
+    B, H, T, _ = pattern.shape
+    n = T - period - 1
+    idx = torch.arange(2, 2 + n).view(1, 1, n, 1).expand(B, H, n, 1)
+    picked = pattern[:, :, period + 1 :, :].gather(-1, idx).squeeze(-1)
+    return picked.sum(dim=(0, 2)) / (B * n)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -96,8 +103,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    w = torch.softmax(scores, dim=-1)
-    return sum(torch.matmul(w[:, h], values[:, h]) for h in range(w.shape[1]) if h != head)
+    outs = torch.matmul(F.softmax(scores, dim=-1), values)
+    return torch.cat([outs[:, :head], outs[:, head + 1 :]], dim=1).sum(dim=1)
 
 
 # %% [markdown]

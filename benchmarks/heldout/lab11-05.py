@@ -62,9 +62,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    sel = torch.zeros(T, T, dtype=pattern.dtype)
-    sel[1:, :-1] = torch.eye(T - 1, dtype=pattern.dtype)
-    return (pattern * sel).sum(dim=(-2, -1)).mean(0) / (T - 1)
+    cells = [pattern[:, :, i, i - 1] for i in range(1, T)]
+    return torch.stack(cells, dim=-1).mean(dim=-1).mean(dim=0)
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -74,7 +73,9 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[..., 1:, :1].mean(dim=(0, 2, 3))
+    T = pattern.shape[-1]
+    cells = [pattern[:, :, i, 0] for i in range(1, T)]
+    return torch.stack(cells, dim=-1).mean(dim=-1).mean(dim=0)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -86,10 +87,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    n = T - period - 1
-    sel = torch.zeros(T, T, dtype=pattern.dtype)
-    sel[period + 1:, 2:2 + n] = torch.eye(n, dtype=pattern.dtype)
-    return (pattern * sel).sum(dim=(-2, -1)).mean(0) / n
+    cells = [pattern[:, :, i, i - period + 1] for i in range(period + 1, T)]
+    return torch.stack(cells, dim=-1).mean(dim=-1).mean(dim=0)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -101,9 +100,10 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    v = values.clone()
-    v[:, head] = 0
-    return (torch.softmax(scores, dim=-1) @ v).sum(dim=1)
+    outs = scores.softmax(dim=-1) @ values
+    keep = torch.ones(scores.shape[1])
+    keep[head] = 0.0
+    return (outs * keep[None, :, None, None]).sum(dim=2)
 
 
 # %% [markdown]
