@@ -53,3 +53,9 @@ def test_a_tensor_that_fails_when_asked_its_size_is_said_nothing():
     outs, keep = torch.ones(2, 3, 6, 4), torch.ones(3).as_subclass(Odd)
     error = _raised_here(lambda: outs * keep.as_subclass(torch.Tensor))
     assert misaligned_vector(error.__traceback__, Path(__file__).resolve(), str(error)) is None
+
+
+def test_names_that_only_index_the_operands_are_said_nothing():
+    weight, tokens, pos = torch.ones(7, 4), torch.zeros(2, 3, dtype=torch.long), torch.zeros(2, dtype=torch.long)
+    error = _raised_here(lambda: weight[tokens] + weight[pos])
+    assert misaligned_vector(error.__traceback__, Path(__file__).resolve(), str(error)) is None

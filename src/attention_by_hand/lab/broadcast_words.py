@@ -10,8 +10,9 @@ learner's line and its values where the error was raised, and the hint carries t
 
 Said only when the two sizes in the error are those of a 1-D tensor the line's statement reads and
 of the last axis of one other tensor it reads, which has exactly one other axis of the vector's
-size; either mistake may have been made (the vector's shape, or the other tensor's order of axes),
-so both are said.
+size, the two names being the two sides of one operation there (`w[tokens] + w[pos]` met what they
+index, not the names: a range one short raises alike); either mistake may have been made (the
+vector's shape, or the other tensor's order of axes), so both are said.
 """
 
 from __future__ import annotations
@@ -58,6 +59,15 @@ def _names_read(line: str) -> list[str]:
     return list(dict.fromkeys(n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)))
 
 
+def _met(line: str, a: str, b: str) -> bool:
+    """Whether the names `a` and `b` are the two sides of one operation of the line (`outs * keep`,
+    `x += g`), so that broadcasting met the two tensors themselves."""
+    tree = line_tree(line)
+    pairs = [(n.left, n.right) for n in ast.walk(tree) if isinstance(n, ast.BinOp)] if tree is not None else []
+    pairs += [(n.target, n.value) for n in ast.walk(tree) if isinstance(n, ast.AugAssign)] if tree is not None else []
+    return any({getattr(x, "id", None), getattr(y, "id", None)} == {a, b} for x, y in pairs)
+
+
 def misaligned_vector(tb, learner: Path, message: str) -> str | None:
     """Words for a broadcasting error raised on the learner's line by a 1-D tensor that met the last
     axis of another where one other axis has its size; None where the line does not show that for
@@ -95,6 +105,8 @@ def _misaligned_vector(tb, learner: Path, message: str) -> str | None:
     if len(wider) != 1:
         return None
     other, tensor = wider[0]
+    if not _met(line, name, other):
+        return None  # `w[tokens] + w[pos]`: the names are no operands of one operation, what they index met
     axis = list(tensor.shape).index(size)
     placed = [size if a == axis else 1 for a in range(axis, tensor.dim())]
     try:

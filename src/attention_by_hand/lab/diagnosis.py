@@ -184,10 +184,11 @@ def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: f
         # the reference's outputs, made once: both steps compare the learner's with them
         expected = [call(getattr(reference, function), t.args) for t in tried]
         found = _unchanged(reference, function, tried, expected, _diagnose(reference, function, tried, prefer, expected, sound))
-        # outputs wrong only where they hold nan (the rows of a mask whose every score became nan), or
-        # all zeros, fit any change of the reference that makes nan or zeros there, whatever made the learner's
+        # outputs wrong only where they hold nan (the rows of a mask whose every score became nan), all
+        # zeros, or no entry at all (an empty range of positions), fit any change of the reference that makes
+        # nan, zeros or nothing there, whatever made the learner's
         wrong = [(t.got, e) for t, e in zip(tried, expected) if not isinstance(t.got, Raised) and not agree(t.got, e)]
-        if found and wrong and all(apart_only_where(g, e, torch.isnan) or all_zeros(g) for g, e in wrong):
+        if found and wrong and all(apart_only_where(g, e, torch.isnan) or all_zeros(g) or _emptied(g, e) for g, e in wrong):
             found = dataclasses.replace(found, vacuous=True)
         # a change of the reference that zeroes the one part the learner got wrong (`out` of (out, lse))
         # fits whatever zeroed the learner's: a result thrown away as well as a sum that never grew
@@ -211,6 +212,12 @@ def _unchanged(reference: ModuleType, function: str, tried: list[Tried], expecte
     if not said:
         return found
     return dataclasses.replace(found, hint=f"{said}; {found.hint}") if found else Diagnosis(said, f"{function}: {said}")
+
+
+def _emptied(got, expected) -> bool:
+    """Whether `got` holds no number where `expected` holds some (`arange(5, 5)`: an empty range)."""
+    mine, theirs = flat(got), flat(expected)
+    return mine is not None and theirs is not None and mine.numel() == 0 < theirs.numel()
 
 
 def _parts(got) -> int:

@@ -42,6 +42,10 @@
   matrix product (`@`, `matmul`, `mm`, `bmm`) whose left factor is a `.weight` or a name that starts
   with a capital W; and where the product's layer's own `.bias` is added to it, the mend applies the
   layer, `proj(x)`, which adds a bias only where the layer has one.
+- `squeezed`: `lses.append(m + torch.log(l))` where `m` and `l` keep a last axis of size 1 (made with
+  `keepdim=True`): the pieces are joined later along their LAST axis, that axis of size 1, not the rows'.
+  The mend drops it before the piece is kept, `(m + torch.log(l)).squeeze(-1)`, tried at every
+  `.append(...)` of one argument.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: an index with two `None`, and `unsqueeze` (another axis number, mutants.py, mends that).
@@ -61,7 +65,7 @@ from attention_by_hand.lab.mutant_edits import TRANSPOSES, Change, quote
 __all__ = ["LAYOUT_OPS", "layout_mends", "layout_words", "leading_wholes"]
 
 LAYOUT_OPS = ("axis_place", "transpose_first", "ellipsis_for", "ellipsis_as_axes", "one_bracket", "factor_transposed",
-              "product_turned")
+              "product_turned", "squeezed")
 _REGROUPS = ("reshape",)
 _PRODUCTS = {"matmul": 0, "mm": 0, "bmm": 0, "addmm": 1, "baddbmm": 1, "addbmm": 1}  # -> where the two factors start
 _TRANSPOSES = (*TRANSPOSES, "mT", "T", "mH", "H", "adjoint", "swapaxes", "swapdims")  # calls, then attributes
@@ -205,6 +209,10 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             add(node, "ellipsis_as_axes", index_text, "index")
         if (product := turned(node)) is not None:
             add(node, "product_turned", product, "transpose")
+        if (isinstance(node, ast.Call) and call_name(node) == "append" and len(node.args) == 1 and not node.keywords
+                and not isinstance(node.args[0], ast.Starred)):
+            piece = node.args[0]
+            add(piece, "squeezed", f"({ast.unparse(piece)}).squeeze(-1)", "index")
         for place in _factors(node):
             change = Change(fdef.name, index[id(node)], "factor_transposed", place, "transpose", "", lines[id(node)])
             factor = quote(node.args[place])
@@ -242,6 +250,9 @@ def layout_words(node: ast.AST, change: Change) -> str | None:
         return (f"`{weight}` applied as the textbook's W x, to a column: here each token is a ROW, and a layer's weight "
                 "is (out, in), so `nn.Linear` computes x @ W^T + b" + (" (and adds its bias only where it has one)"
                                                                           if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) else ""))
+    if change.op == "squeezed":
+        return (f"`{quote(node)}` keeps a last axis of size 1, so the pieces are joined along THAT axis, not the one "
+                f"meant; `.squeeze(-1)` drops it before the piece is kept")
     if change.op == "transpose_first":
         return f"no transpose before `reshape`: `reshape` {CALLS['reshape']}, so the last two axes must be swapped first"
     return None

@@ -263,7 +263,7 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         if isinstance(owner, ast.Name) and owner.id == "torch":  # torch.reshape(t, ...)
             return ast.Call(node.func, [_last_two_swapped(node.args[0]), *node.args[1:]], node.keywords)
         return ast.Call(ast.Attribute(_last_two_swapped(owner), "reshape", ast.Load()), node.args, node.keywords)
-    if op in ("product_turned", "pre_norm", "unbind_kept", "count_from"):  # new code written whole (layout, residual, ...)
+    if op in ("product_turned", "pre_norm", "unbind_kept", "count_from", "squeezed"):  # new code written whole (layout, ...)
         return ast.parse(arg, mode="eval").body
     if op == "factor_transposed":  # `q @ k` made `q @ k.transpose(-2, -1)`: one factor transposed (layout_mends.py)
         return ast.Call(node.func, [_last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)

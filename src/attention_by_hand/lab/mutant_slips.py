@@ -296,8 +296,8 @@ def _new_axis_left_out(finder, node: ast.AST) -> None:
             if isinstance(part, ast.Constant) and part.value is None and i > 0 and len(parts) > 2:
                 kept = ast.Subscript(node.value, ast.Tuple(parts[:i] + parts[i + 1:], ast.Load()), ast.Load())
                 finder.add(node, "no_new_axis", i, "index",
-                           f"`{quote(kept)}` for `{quote(node)}` (the new axis, `None`, left out: what it lines up "
-                           f"broadcasts along another axis)")
+                           f"`{quote(kept)}` for `{quote(node)}` (the new axis, `None`, left out, or put first, where "
+                           f"broadcasting adds one anyway: what it lines up broadcasts along another axis)")
 
 
 def _typed_slices(finder, node: ast.AST) -> None:

@@ -44,8 +44,8 @@ def _judge_counts_to_probs(got, expected, args):
         ("divided by the total of all counts: divide each ROW by its own sum", lambda: (c + s) / (c + s).sum()),
         (
             "cell [a, b] was divided by row b's sum, not row a's: the (V,) row sums lined up with the COLUMNS (as "
-            "`sum(dim=1)` without keepdim=True does in a division); divide each row by its own sum, a column: "
-            "sum(dim=1, keepdim=True)",
+            "`sum(dim=1)` without keepdim=True does in a division, or a (V, 1) column of sums against the table "
+            "transposed); divide each row of the table as it stands by its own sum, a column: sum(dim=1, keepdim=True)",
             lambda: (c + s) / (c + s).sum(dim=1),
         ),
         (
