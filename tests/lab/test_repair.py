@@ -1708,10 +1708,11 @@ def test_a_name_set_and_read_on_one_line_is_mended_by_another_name_at_both_place
 
 def test_where_the_function_raised_the_lines_that_feed_that_line_are_tried_first(tmp_path, monkeypatch):
     # the slice's end, one short, empties the last tile: `amax` raises a line later; with room for
-    # only a few changes, those of the lines feeding the raising one come first
+    # only a few changes (90 of 316: the learner-only ones of the raising line, an appended piece
+    # squeezed among them, come first), those of the lines feeding the raising one come next
     import attention_by_hand.lab.repair as repair_module
 
-    monkeypatch.setattr(repair_module, "MAX_CHANGES", 80)
+    monkeypatch.setattr(repair_module, "MAX_CHANGES", 90)
     inputs = [(torch.randn(5, 3, generator=_g(55)), 4), (torch.randn(8, 2, generator=_g(56)), 4)]
     found = _extra(tmp_path, "slice_end_clamped", "tile_maxima", inputs)
     assert found is not None and "`min(j + block, T)` for `min(j + block, T - 1)`" in found.text
