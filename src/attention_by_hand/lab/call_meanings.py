@@ -90,6 +90,7 @@ CALLS = {
     "triu": "keeps the upper triangle, on and above the diagonal (moved by `diagonal=`)",
     "split": "cuts pieces of the size it is given (an int is a piece's size, not the number of pieces)",
     "chunk": "cuts at most the number of pieces it is given (not pieces of that size)",
+    "stack": "puts the tensors on a NEW axis, at the place `dim` names (its default, 0, makes it the first; -1 the last)",
     "view": "reads the entries in row-major order (the last axis fastest) and regroups them: it never moves an axis",
     "reshape": "reads the entries in row-major order (the last axis fastest) and regroups them: it never moves an axis",
     "sigmoid": "squashes each entry on its own, 1 / (1 + exp(-x)): a row of them is no distribution",

@@ -30,7 +30,7 @@ LAYOUT_CALLS = frozenset({"reshape", "view", "squeeze", "conj", "inner", "outer"
                           "flatten", "movedim", "diagonal", "diag", "unfold", "hstack", "vstack", "dstack", "column_stack",
                           "block_diag", "tensordot", "expand", "repeat", "repeat_interleave", "narrow", "rot90",
                           "unravel_index", "bmm", "mm", "dsplit", "hsplit", "vsplit", "take", "put", "linear",
-                          "permute"})
+                          "permute", "stack"})
 
 # a call given one of these keywords, or a True or False among its arguments, says how it counts:
 # nothing to misread

@@ -37,6 +37,9 @@ repair.py finds that it gives the reference's output on every input:
   as R recycles a vector from the left; torch broadcasts from the RIGHT, so (heads, 1) meets (T, d). The
   mend adds an axis of size 1 for each axis after the one meant, `keep[:, None, None]`. Tried where a
   subscript is `:` followed by `None`s alone.
+- `r_drop`: `pattern[:, :, -1, 0]`, R's `x[-1]`, every entry but the first; in Python `-1` picks the LAST
+  entry alone and drops the axis. The mend is the slice `1:` (for `-k`, `k:`). Tried on every negative
+  whole number in a subscript of two or more places.
 - `axis_last`: `e.sum(-1)[:, None]`, NumPy's way of turning row sums back into a column: the new
   axis goes after the first, right for a matrix's sums only (a vector's has no axis to keep, a
   batch's gets it in the middle). The mend puts it last, `e.sum(-1)[..., None]`. Tried where every
@@ -102,7 +105,7 @@ __all__ = ["HABIT_OPS", "habit_mends", "habit_words", "late_inside", "one_size_t
 
 HABIT_OPS = ("unfold_aug", "join", "factor_outside", "pad_before", "lead_colon", "comma_colon", "enumerate_order", "all_but",
              "next_axis", "one_slice", "axis_last", "pad_sides", "count_colon", "step_axis", "close_late", "fixed_count",
-             "one_index", "as_positions", "one_based", "keep_axis", "typed_number", "right_aligned")
+             "one_index", "as_positions", "one_based", "keep_axis", "typed_number", "right_aligned", "r_drop")
 
 _JOIN_AXES = (-1, 0, 1, -2)
 _AUG_OPS = {ast.Mult: "*", ast.Div: "/", ast.Sub: "-"}
@@ -255,6 +258,11 @@ def _subscript_habits(node: ast.Subscript, name: str, at: int, line: int | None)
         if _one_wide(p) and not (isinstance(node.value, ast.Attribute) and node.value.attr == "shape"):  # a tensor's, no size's
             found.append(Change(name, at, "one_slice", k, "slice",
                                 f"`{quote(p.lower or ast.Constant(0))}` for `{quote(p)}` in `{quote(node)}`", line))
+    for k, p in enumerate(parts if len(parts) >= 2 else ()):  # R's `x[-1]`, all but the first (r_drop)
+        if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.USub) and isinstance(p.operand, ast.Constant) and type(p.operand.value) is int:
+            made = ", ".join(f"{p.operand.value}:" if i == k else ast.unparse(q) for i, q in enumerate(parts))
+            found.append(Change(name, at, "r_drop", f"{ast.unparse(node.value)}[{made}]", "slice",
+                                f"`{quote(node.value)}[{made}]` for `{quote(node)}`", line))
     bare = isinstance(parts[0], ast.Slice) and parts[0].lower is parts[0].upper is parts[0].step is None
     if len(parts) >= 2 and bare and all(isinstance(p, ast.Constant) and p.value is None for p in parts[1:]):
         for more in (1, 2):  # `keep[:, None]` lined up from the left (right_aligned)
@@ -422,6 +430,9 @@ def habit_words(node: ast.AST, change: Change) -> str | None:
         part = subscript_parts(node)[change.arg]
         return (f"`{quote(part)}` is a slice: it keeps its axis, with one entry on it, and the axis then broadcasts "
                 f"against what it meets; `[{quote(part.lower or ast.Constant(0))}]` picks the entry and drops the axis")
+    if op == "r_drop" and isinstance(node, ast.Subscript):
+        return ("a negative index read as R's: in R `x[-1]` drops the first entry, in Python it picks the LAST entry alone "
+                "and drops its axis; every entry but the first is the slice `1:`")
     if op == "right_aligned" and isinstance(node, ast.Subscript):
         return (f"broadcasting lines axes up from the RIGHT, the last with the last (not from the left, as R recycles "
                 f"a vector): `{quote(node)}` meets the LAST axes of the other side; to line up with an earlier axis it "

@@ -128,7 +128,7 @@ DIMS = (-1, 0, 1, -2, -3)  # the axes a learner most often meant (-3: the time a
 MAX_SUBSCRIPTS = 54
 
 # a loop's control or its running values: said alone, even where a change of the reference fits (verdict.py)
-FLOW_MENDS = ("jump", "outdent", "once", "start_before", "carry", "accumulate")
+FLOW_MENDS = ("jump", "outdent", "once", "start_before", "carry", "accumulate", "add_into")
 # mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
 NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts", "factor_moved",

@@ -32,7 +32,9 @@ NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin"
               # a division that rounds for one that does not; a storage swapped for values written (`set_` is no setter)
               "floor_divide": ("div",), "div": ("floor_divide",), "true_divide": ("floor_divide",), "set_": ("copy_",),
               # a sign read as a step (relu's 0 for negatives); a root typed for a square, one word apart
-              "sign": ("relu",), "sqrt": ("square",), "square": ("sqrt",)}
+              "sign": ("relu",), "sqrt": ("square",), "square": ("sqrt",),
+              # "multiply" read as the matrix product
+              "mul": ("matmul",), "multiply": ("matmul",)}
 # (the neighbour, a keyword of the call renamed) -> that keyword's name in the neighbour ("": left out)
 KEYWORD_FOR = {("clamp_max", "min"): "max", ("clamp_min", "max"): "min", ("floor_divide", "rounding_mode"): ""}
 BUILTIN_NEIGHBOURS = {"max", "min"}  # Python's own functions renamed like torch's: `max(a, b)` for `min(a, b)`
@@ -90,6 +92,8 @@ NEIGHBOUR_WORDS = {
     **dict.fromkeys((("square", "sqrt"), ("sqrt", "square")),
                     " (sqrt is the square ROOT, nan for a negative entry of a tensor; torch's square multiplies each entry "
                     "by itself, and `math` has no square: `x ** 2`)"),
+    **dict.fromkeys((("matmul", "mul"), ("matmul", "multiply")),
+                    " (mul multiplies entry by entry, as `*` does, with broadcasting; matmul is the matrix product, `@`)"),
     ("relu", "heaviside"): " (heaviside is a STEP, 1 for every d > 0 however large; relu, max(d, 0), grows with d)",
     ("sqrt", "isqrt"): " (math.isqrt is the INTEGER square root, rounded down: isqrt(8) is 2, not 2.83)",
     **dict.fromkeys((("zeros_like", "empty_like"), ("zeros", "empty"), ("new_zeros", "new_empty")),

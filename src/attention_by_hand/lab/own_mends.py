@@ -8,7 +8,9 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - bracket_mends.py: where a call's bracket closes;
 - argument_mends.py: a name from outside the function where one of its arguments belongs;
 - number_mends.py: a plain number where a torch function takes a tensor;
-- residual_mends.py: where a residual block's norm goes.
+- residual_mends.py: where a residual block's norm goes;
+- pair_mends.py: a (values, indices) pair used as its values;
+- write_mends.py: a running total's slice written with `=` where `+=` belongs.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_mends, layout_
 from attention_by_hand.lab.mutant_edits import Change
 from attention_by_hand.lab.number_mends import NUMBER_OPS, number_mends, number_words
 from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_mends, operand_words
+from attention_by_hand.lab.pair_mends import PAIR_OPS, pair_mends, pair_words
 from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends, range_words
 from attention_by_hand.lab.reading_mends import READING_OPS, reading_mends, reading_words
 from attention_by_hand.lab.residual_mends import RESIDUAL_OPS, residual_mends, residual_words
+from attention_by_hand.lab.write_mends import WRITE_OPS, write_mends, write_words
 
 __all__ = ["OWN_OPS", "own_mends", "own_words"]
 
@@ -31,7 +35,8 @@ __all__ = ["OWN_OPS", "own_mends", "own_words"]
 _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends, operand_words),
              (READING_OPS, reading_mends, reading_words), (LAYOUT_OPS, layout_mends, layout_words),
              (BRACKET_OPS, bracket_mends, bracket_words), (ARGUMENT_OPS, argument_mends, argument_words),
-             (NUMBER_OPS, number_mends, number_words), (RESIDUAL_OPS, residual_mends, residual_words))
+             (NUMBER_OPS, number_mends, number_words), (RESIDUAL_OPS, residual_mends, residual_words),
+             (PAIR_OPS, pair_mends, pair_words), (WRITE_OPS, write_mends, write_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 

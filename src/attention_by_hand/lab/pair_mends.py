@@ -1,0 +1,69 @@
+"""A reduction that returns a (values, indices) pair, used as the tensor of its values; tried on a
+learner's code only.
+
+`torch.stack([m, s]).max(dim=0)`, read as NumPy's `np.max(a, axis=0)` or as torch's `amax`, which
+return the maxima alone: given a `dim`, torch's `max`, `min`, `median`, `mode`, `kthvalue`, `sort`,
+`topk` and `cummax` return a named pair (`values`, `indices`), and the next arithmetic on it raises
+("unsupported operand type(s) for -: 'Tensor' and 'torch.return_types.max'"). The mend (`pair_values`)
+takes the values, `torch.stack([m, s]).max(dim=0).values`. Tried at every such call given a `dim`
+(by keyword, or by position after the tensor) whose result is not already indexed, unpacked or
+asked for an attribute (`.values`, `[0]`).
+
+repair.py keeps a mend only where it gives the reference's output on every input the check tried.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from attention_by_hand.lab.code_layout import call_name, parents, statement_lines
+from attention_by_hand.lab.mutant_edits import Change, quote
+
+__all__ = ["PAIR_OPS", "pair_mends", "pair_words"]
+
+PAIR_OPS = ("pair_values",)
+# a call's name -> the positional arguments before its `dim` as a method (`x.kthvalue(k, dim)`)
+_PAIRS = {"max": 0, "min": 0, "median": 0, "mode": 0, "nanmedian": 0, "kthvalue": 1, "sort": 0, "topk": 1,
+          "cummax": 0, "cummin": 0}
+
+
+def _given_dim(call: ast.Call) -> bool:
+    """Whether a pair-returning call is given its axis, so that it returns a pair."""
+    name = call_name(call)
+    if name not in _PAIRS:
+        return False
+    if name in ("sort", "topk", "cummax", "cummin"):
+        return True  # a pair whatever the arguments
+    before = _PAIRS[name] + (0 if isinstance(call.func, ast.Attribute) and not _torch_module(call) else 1)
+    if any(k.arg == "dim" for k in call.keywords):
+        return True
+    # `torch.max(x, y)` compares two tensors: a dim by position is a number written out
+    return len(call.args) > before and isinstance(call.args[before], (ast.Constant, ast.UnaryOp))
+
+
+def _torch_module(call: ast.Call) -> bool:
+    return isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == "torch"
+
+
+def pair_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `pair_values` changes of `fdef` (the module's docstring)."""
+    found, lines, above = [], statement_lines(fdef), parents(fdef)
+    for node in ast.walk(fdef):
+        if not (isinstance(node, ast.Call) and id(node) in index and _given_dim(node)):
+            continue
+        parent = above.get(id(node))
+        if isinstance(parent, (ast.Attribute, ast.Subscript)) or (isinstance(parent, ast.Assign) and isinstance(parent.targets[0], ast.Tuple)):
+            continue  # the pair already taken apart (`.values`, `[0]`, `m, i = ...`)
+        made = f"{ast.unparse(node)}.values"
+        found.append(Change(fdef.name, index[id(node)], "pair_values", made, "call", f"`{quote(ast.parse(made, mode='eval').body)}` for "
+                            f"`{quote(node)}`", lines[id(node)]))
+    return found
+
+
+def pair_words(node: ast.AST, change: Change) -> str | None:
+    """The mistake a `pair_values` change mends, in words."""
+    if change.op != "pair_values" or not isinstance(node, ast.Call):
+        return None
+    name = call_name(node)
+    alone = f" (NumPy's `{name}` and torch's `a{name}` return the values alone)" if name in ("max", "min") else ""
+    return f"`{name}` given an axis returns a PAIR, (values, indices), not a tensor{alone}: `.values` takes them"
