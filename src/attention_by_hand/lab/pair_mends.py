@@ -66,4 +66,5 @@ def pair_words(node: ast.AST, change: Change) -> str | None:
         return None
     name = call_name(node)
     alone = f" (NumPy's `{name}` and torch's `a{name}` return the values alone)" if name in ("max", "min") else ""
-    return f"`{name}` given an axis returns a PAIR, (values, indices), not a tensor{alone}: `.values` takes them"
+    given = "" if name in ("sort", "topk", "cummax", "cummin") else " given an axis"  # those return a pair always
+    return f"`{name}`{given} returns a PAIR, (values, indices), not a tensor{alone}: `.values` takes them"
