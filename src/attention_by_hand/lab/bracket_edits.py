@@ -78,13 +78,12 @@ def bracket_edit(node: ast.AST, op: str, arg=None) -> ast.expr | None:
         return left
     if op == "method_later" and len(method_spine(node)) > arg:
         call = copy.deepcopy(node.func.value)
-        term = method_spine(ast.Call(ast.Attribute(call, node.func.attr), [], []))[arg]
-        method = ast.Call(ast.Attribute(copy.deepcopy(term), node.func.attr, ast.Load()), node.args, node.keywords)
+        spine = method_spine(ast.Call(ast.Attribute(call, node.func.attr), [], []))  # the copy's own terms
+        method = ast.Call(ast.Attribute(copy.deepcopy(spine[arg]), node.func.attr, ast.Load()), node.args, node.keywords)
         if arg == 0:
             call.args[-1] = method
-            return call
-        parent = method_spine(ast.Call(ast.Attribute(call, node.func.attr), [], []))[arg - 1]
-        parent.right = method
+        else:
+            spine[arg - 1].right = method
         return call
     if op == "close_earlier" and _simple(node) and isinstance(node.args[-1], ast.BinOp):
         inner = node.args[-1]

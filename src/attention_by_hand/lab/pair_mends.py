@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.code_layout import call_name, parents, statement_lines
+from attention_by_hand.lab.code_layout import call_name, function_form, parents, statement_lines
 from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["PAIR_OPS", "pair_mends", "pair_words"]
@@ -25,6 +25,7 @@ PAIR_OPS = ("pair_values",)
 # a call's name -> the positional arguments before its `dim` as a method (`x.kthvalue(k, dim)`)
 _PAIRS = {"max": 0, "min": 0, "median": 0, "mode": 0, "nanmedian": 0, "kthvalue": 1, "sort": 0, "topk": 1,
           "cummax": 0, "cummin": 0}
+_ALWAYS = ("sort", "topk", "cummax", "cummin")  # a pair whatever the arguments
 
 
 def _given_dim(call: ast.Call) -> bool:
@@ -32,17 +33,13 @@ def _given_dim(call: ast.Call) -> bool:
     name = call_name(call)
     if name not in _PAIRS:
         return False
-    if name in ("sort", "topk", "cummax", "cummin"):
-        return True  # a pair whatever the arguments
-    before = _PAIRS[name] + (0 if isinstance(call.func, ast.Attribute) and not _torch_module(call) else 1)
+    if name in _ALWAYS:
+        return True
+    before = _PAIRS[name] + (1 if function_form(call) else 0)
     if any(k.arg == "dim" for k in call.keywords):
         return True
     # `torch.max(x, y)` compares two tensors: a dim by position is a number written out
     return len(call.args) > before and isinstance(call.args[before], (ast.Constant, ast.UnaryOp))
-
-
-def _torch_module(call: ast.Call) -> bool:
-    return isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) and call.func.value.id == "torch"
 
 
 def pair_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -54,9 +51,9 @@ def pair_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         parent = above.get(id(node))
         if isinstance(parent, (ast.Attribute, ast.Subscript)) or (isinstance(parent, ast.Assign) and isinstance(parent.targets[0], ast.Tuple)):
             continue  # the pair already taken apart (`.values`, `[0]`, `m, i = ...`)
-        made = f"{ast.unparse(node)}.values"
-        found.append(Change(fdef.name, index[id(node)], "pair_values", made, "call", f"`{quote(ast.parse(made, mode='eval').body)}` for "
-                            f"`{quote(node)}`", lines[id(node)]))
+        made = ast.Attribute(node, "values", ast.Load())
+        found.append(Change(fdef.name, index[id(node)], "pair_values", ast.unparse(made), "call",
+                            f"`{quote(made)}` for `{quote(node)}`", lines[id(node)]))
     return found
 
 
@@ -66,5 +63,5 @@ def pair_words(node: ast.AST, change: Change) -> str | None:
         return None
     name = call_name(node)
     alone = f" (NumPy's `{name}` and torch's `a{name}` return the values alone)" if name in ("max", "min") else ""
-    given = "" if name in ("sort", "topk", "cummax", "cummin") else " given an axis"  # those return a pair always
+    given = "" if name in _ALWAYS else " given an axis"
     return f"`{name}`{given} returns a PAIR, (values, indices), not a tensor{alone}: `.values` takes them"
