@@ -64,8 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = (ids[:, None] == torch.arange(weight.shape[0])[None, :]).to(weight.dtype)
-    return torch.tensordot(weight, hot, dims=1)
+    hot = F.one_hot(ids, weight.size(0)).type_as(weight)
+    return torch.inner(hot, weight.T)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,7 +73,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    return torch.exp(scores - torch.logsumexp(scores, dim=-1, keepdim=True))
+    m = torch.cumsum(scores, dim=-1)[..., -1:]
+    e = (scores - m).exp()
+    return e * e.sum(-1, keepdim=True).reciprocal()
 
 
 # %% [markdown]

@@ -64,8 +64,10 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    eye = torch.eye(weight.shape[0], dtype=weight.dtype)
-    return eye[ids] * weight
+    n = ids.shape[0]
+    hot = weight.new_zeros(n, weight.shape[0])
+    hot[torch.arange(n), ids] = 1.0
+    return torch.einsum("nv,vd->nd", hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,8 +75,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    e = torch.exp(scores - scores.amax(dim=-1, keepdim=True))
-    return e / e.sum(dim=-1, keepdim=True)
+    top = scores.kthvalue(1, dim=-1, keepdim=True).values
+    e = torch.exp(scores - top)
+    return e / torch.sum(e, dim=-1, keepdim=True)
 
 
 # %% [markdown]

@@ -64,10 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    n, V = ids.shape[0], weight.shape[0]
-    where = torch.stack([torch.arange(n), ids])
-    hot = torch.sparse_coo_tensor(where, torch.ones(n, dtype=weight.dtype), (n, V))
-    return torch.sparse.mm(hot, weight)
+    hot = F.one_hot(ids, weight.size(0)).type_as(weight)
+    return torch.inner(weight.T, hot)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -75,7 +73,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    return F.softmin(scores.neg(), dim=-1)
+    m = torch.cummax(scores, dim=-1).values[..., -1:]
+    e = (scores - m).exp()
+    return e * e.sum(-1, keepdim=True).reciprocal()
 
 
 # %% [markdown]

@@ -64,8 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    eye = torch.eye(weight.shape[0], weight.dtype)
-    return eye[ids] @ weight
+    hot = F.one_hot(ids, num_classes=weight.shape[0]).to(weight.dtype)
+    return F.linear(hot, weight.t())
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,8 +73,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    e = torch.exp(scores - scores.amax(dim=-1, keepdim=True))
-    return e / e.sum(dim=-1, keepdim=True)
+    e = torch.exp(scores - torch.aminmax(scores, dim=-1, keepdim=True).max)
+    return e / torch.linalg.vector_norm(e, ord=1, dim=-1, keepdim=True)
 
 
 # %% [markdown]

@@ -67,11 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    pairs = torch.stack([ids[:-1], ids[1:]], dim=1)
-    seen, times = torch.unique(pairs, dim=0, return_counts=True)
-    counts = torch.zeros(vocab_size, vocab_size)
-    counts[seen[:, 0], seen[:, 1]] = times.float()
-    return counts
+    codes = ids[1:] + vocab_size * ids[:-1]
+    flat = torch.zeros(vocab_size * vocab_size)
+    flat.scatter_add_(0, codes, torch.ones(codes.shape[0]))
+    return flat.view(vocab_size, vocab_size)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -81,7 +80,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return F.normalize(counts + smoothing, p=1, dim=1)
+    c = torch.add(counts, smoothing)
+    return torch.einsum("ab,a->ab", c, 1.0 / c.sum(dim=1))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,8 +89,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    V = probs.shape[1]
-    return -probs.take(ids[:-1] * V + ids[1:]).log().mean()
+    picked = probs[ids[:-1], ids[1:]]
+    return torch.log(picked, math.e).mean().neg()
 
 
 # %% [markdown]

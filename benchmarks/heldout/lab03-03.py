@@ -67,9 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    counts = torch.zeros(vocab_size, vocab_size)
-    counts.index_put_((ids[:-1], ids[1:]), torch.ones(ids.numel() - 1), accumulate=True)
-    return counts
+    codes = ids[:-1] * vocab_size + ids[1:]
+    counts = torch.bincount(codes, minlength=vocab_size * vocab_size)
+    return counts.reshape(vocab_size, vocab_size).float()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,7 +80,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
     c = counts + smoothing
-    return torch.div(c, c.sum(dim=1, keepdim=True), rounding_mode="trunc")
+    return c / c.sum()
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,7 +88,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    return -probs[ids[:-1], ids[1:]].log().mean()
+    logp = probs.log()
+    return F.nll_loss(logp[ids[:-1]], ids[1:])
 
 
 # %% [markdown]

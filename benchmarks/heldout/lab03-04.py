@@ -67,9 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    flat = ids[:-1] * vocab_size + ids[1:]
-    table = torch.zeros(vocab_size * vocab_size).index_copy_(0, flat, torch.ones(flat.numel()))
-    return table.view(vocab_size, vocab_size)
+    where = torch.stack((ids[:-1], ids[1:]))
+    ones = torch.ones(where.shape[1])
+    return torch.sparse_coo_tensor(where, ones, (vocab_size, vocab_size)).to_dense()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,8 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = counts.add(smoothing)
-    return c.div(c.sum(1).unsqueeze(1))
+    c = counts + smoothing
+    return torch.diag(1.0 / c.sum(dim=1)) @ c
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +88,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    picked = probs[ids[:-1]].gather(1, ids[1:].unsqueeze(1)).squeeze(1)
-    return -(picked.log().sum() / (ids.numel() - 1))
+    rows = torch.distributions.Categorical(probs=probs[ids[:-1]])
+    return -rows.log_prob(ids[1:]).mean()
 
 
 # %% [markdown]

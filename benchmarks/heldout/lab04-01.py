@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.arange(T).expand(T, T).gt(torch.arange(T).unsqueeze(-1))
+    return torch.triu(torch.full((T, T), 1), diagonal=1)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,9 +61,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    bias = torch.zeros(x.shape[0], x.shape[0]).masked_fill(causal_mask(x.shape[0]), float("-inf"))
-    s = torch.addmm(bias, q, k.T, alpha=1 / math.sqrt(q.shape[-1]))
-    return nn.Softmax(dim=-1)(s)
+    T = x.shape[0]
+    s = torch.einsum("id,jd->ij", q, k) / math.sqrt(q.shape[-1])
+    s[causal_mask(T)] = float("-inf")
+    return torch.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -75,7 +76,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return value(w @ x), w
+    return torch.einsum("ij,jd->id", w, value(x)), w
 
 
 # %% [markdown]

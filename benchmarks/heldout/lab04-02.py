@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.arange(T).view(1, T) > torch.arange(T).view(1, T)
+    return torch.ones(T, T).tril().eq_(0)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,8 +60,12 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    scores = torch.matmul(query(x), key(x).transpose(0, 1)) * key.out_features ** -0.5
-    return F.softmax(scores.masked_fill(causal_mask(len(x)), -math.inf), dim=-1)
+    q = query(x)
+    k = key(x)
+    T = q.size(0)
+    bias = torch.full((T, T), float("-inf")).triu(1)
+    s = q @ k.transpose(0, 1) / math.sqrt(key.out_features) + bias
+    return F.softmax(s, dim=1)
 
 
 def self_attention(
@@ -72,9 +76,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)
-    out = torch.matmul(weights, value(x))
-    return out, weights
+    w = attention_weights(x, query, key)
+    out = (w.unsqueeze(-1) * value(x).unsqueeze(0)).sum(1)
+    return out, w
 
 
 # %% [markdown]

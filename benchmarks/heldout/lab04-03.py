@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.tril(torch.ones(T, T)).bool().logical_not()
+    return torch.eye(T).cumsum(0) == 0
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,9 +61,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = q @ k.mT / math.sqrt(k.shape[-1])
-    s = torch.where(causal_mask(x.shape[1]), float("-inf"), s)
-    return s.softmax(dim=-1)
+    s = torch.linalg.multi_dot([q, k.T]) / math.sqrt(q.shape[1])
+    s = torch.masked_fill(s, causal_mask(x.shape[0]), float("-inf"))
+    return F.log_softmax(s, dim=-1).exp()
 
 
 def self_attention(
@@ -75,7 +75,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return w @ value(x), w
+    return torch.linalg.multi_dot([w, value(x)]), w
 
 
 # %% [markdown]

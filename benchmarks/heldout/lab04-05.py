@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.tril(torch.ones(T, T)).bool().logical_not()
+    return torch.triu(torch.full((T, T), True), diagonal=1)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,9 +61,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = q @ k.mT / math.sqrt(k.shape[-1])
-    s = torch.where(causal_mask(x.shape[0]), float("-inf"), s)
-    return s.softmax(dim=-1)
+    T = x.shape[0]
+    s = torch.einsum("id,jd->ij", q, k) / math.sqrt(q.shape[-1])
+    s[causal_mask(T)] = float("nan")
+    return torch.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -75,7 +76,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return w @ value(x), w.T
+    return torch.einsum("ij,jd->id", w, value(x)), w
 
 
 # %% [markdown]

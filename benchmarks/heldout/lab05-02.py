@@ -56,7 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return torch.stack(t.chunk(n_heads, dim=-1), dim=-1)
+    T, d = t.shape
+    return t.reshape(T, n_heads, d // n_heads).swapaxes(1, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.hstack(tuple(t))
+    return t.swapaxes(0, 1).flatten(1)
 
 
 def multi_head_attention(
@@ -75,13 +76,16 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    qh, kh, vh = (split_heads(layer(x), n_heads) for layer in (query, key, value))
-    T = x.shape[0]
-    scores = torch.matmul(qh, kh.transpose(1, 2)) * qh.shape[-1] ** -0.5
-    hidden = torch.arange(T).view(1, T) > torch.arange(T).view(T, 1)
-    weights = F.softmax(scores.masked_fill(hidden, -math.inf), dim=-1)
-    out = proj(merge_heads(torch.matmul(weights, vh)))
-    return out, weights
+    q = split_heads(query(x), n_heads)
+    k = split_heads(key(x), n_heads)
+    v = split_heads(value(x), n_heads)
+    T = x.size(0)
+    hs = x.size(1) // n_heads
+    s = (q.unsqueeze(2) * k.unsqueeze(1)).sum(-1) / hs ** 0.5
+    s = s + torch.full((T, T), float("-inf")).triu(1)
+    w = F.softmax(s, dim=-1)
+    o = (w.unsqueeze(-1) * v.unsqueeze(1)).sum(2)
+    return proj(merge_heads(o)), w
 
 
 # %% [markdown]

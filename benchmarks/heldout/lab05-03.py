@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, d = t.shape
-    return t.T.reshape(n_heads, d // n_heads, T).transpose(1, 2)
+    T = t.shape[0]
+    return torch.einsum("thd->htd", t.view(T, n_heads, -1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.transpose(1, 2).reshape(-1, t.shape[1]).T
+    return torch.einsum("htd->thd", t).reshape(t.shape[1], -1)
 
 
 def multi_head_attention(
@@ -76,12 +76,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[0]
-    q, k, v = (split_heads(layer(x), n_heads) for layer in (query, key, value))
-    bias = torch.zeros(T, T).masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), 1), float("-inf"))
-    s = torch.baddbmm(bias.expand(n_heads, T, T), q, k.transpose(1, 2), alpha=q.shape[-1] ** -0.5)
-    w = torch.special.softmax(s, dim=-1)
-    return proj(merge_heads(w @ v)), w
+    q = split_heads(query(x), n_heads)
+    k = split_heads(key(x), n_heads)
+    v = split_heads(value(x), n_heads)
+    T, hs = x.shape[0], q.shape[-1]
+    s = torch.einsum("htd,hsd->hts", q, k) / math.sqrt(hs)
+    s[:, torch.ones(T, T, dtype=torch.bool).triu(1)] = float("-inf")
+    w = torch.softmax(s, dim=-1)
+    out = proj(merge_heads(torch.einsum("hts,hsd->hsd", w, v)))
+    return out, w
 
 
 # %% [markdown]

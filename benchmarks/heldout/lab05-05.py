@@ -56,7 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return t.unflatten(-1, (n_heads, -1)).movedim(-2, 0)
+    T = t.shape[0]
+    return torch.einsum("thd->htd", t.view(T, n_heads, -1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.movedim(0, -2).flatten(-2)
+    return torch.einsum("htd", t).reshape(t.shape[1], -1)
 
 
 def multi_head_attention(
@@ -78,11 +79,12 @@ def multi_head_attention(
     q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    T, hs = q.shape[-2], q.shape[-1]
-    s = q @ k.mT / math.sqrt(hs)
-    future = torch.ones(T, T).tril(-1).logical_not()
-    w = torch.where(future, float("-inf"), s).softmax(dim=-1)
-    return proj(merge_heads(w @ v)), w
+    T, hs = x.shape[0], q.shape[-1]
+    s = torch.einsum("htd,hsd->hts", q, k) / math.sqrt(hs)
+    s[:, torch.ones(T, T, dtype=torch.bool).triu(1)] = float("-inf")
+    w = torch.softmax(s, dim=-1)
+    out = proj(merge_heads(torch.einsum("hts,hsd->htd", w, v)))
+    return out, w
 
 
 # %% [markdown]

@@ -62,8 +62,9 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    T = tokens.size(-1)
-    return token_embedding(tokens) + position_embedding.weight[:T]
+    T = tokens.shape[-1]
+    rows = F.embedding(tokens, token_embedding.weight)
+    return rows + F.embedding(torch.arange(T), position_embedding.weight)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -73,8 +74,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
     mu = x.mean(-1, keepdim=True)
-    var = x.var(-1, keepdim=True, unbiased=False)
-    return (x - mu) * torch.sqrt(var + eps) * weight + bias
+    var = x.std(-1, keepdim=True, correction=0)
+    return (x - mu) / torch.sqrt(var + eps) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,8 +85,9 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    h = x + attn(ln1(x))
-    return h + mlp(ln2(h))
+    a = attn(ln1(x))
+    y = x + a
+    return y + mlp(ln2(y))
 
 
 # %% [markdown]

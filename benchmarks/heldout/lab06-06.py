@@ -62,9 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    T = tokens.shape[-1]
-    rows = token_embedding.weight.index_select(0, tokens.reshape(-1)).view(*tokens.shape, -1)
-    return rows + position_embedding.weight.index_select(0, torch.arange(T))
+    T = tokens.size(-1)
+    return token_embedding.weight[tokens] + position_embedding.weight.narrow(0, 0, T)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -73,9 +72,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    c = x - x.mean(-1, keepdim=True)
-    rms = torch.linalg.vector_norm(c, dim=-1, keepdim=True) / math.sqrt(x.shape[-1])
-    return c / torch.sqrt(rms**2 + eps) * weight + bias
+    var, mu = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
+    return (x - mu).div((var + 1e-3).sqrt()).mul(weight).add(bias)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -85,9 +83,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    for norm, branch in ((ln1, attn), (ln2, mlp)):
-        x = x + branch(norm(x))
-    return x
+    y = torch.add(x, attn(ln1(x)))
+    return torch.add(y, mlp(ln2(y)))
 
 
 # %% [markdown]

@@ -81,12 +81,12 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    pos = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
-    two_i = torch.arange(0, 2, d_model, dtype=torch.float64)
-    ang = pos / torch.pow(base, two_i / d_model)
-    table = torch.empty(n_positions, d_model, dtype=torch.float64)
-    table[:, 0::2] = ang.sin()
-    table[:, 1::2] = ang.cos()
+    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    i2 = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = p / base ^ (i2 / d_model)
+    table = torch.zeros(n_positions, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(angle)
+    table[:, 1::2] = torch.cos(angle)
     return table.float()
 
 
@@ -96,7 +96,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[: x.size(-2)]
+    return x + table[: x.shape[-2]]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,13 +111,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float64) / d)
-    ang = positions.double()[:, None] * theta
-    cos, sin = ang.cos().to(x.dtype), ang.sin().to(x.dtype)
-    a, b = x[..., :half], x[..., half:]
-    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+    half = x.shape[-1] // 2
+    theta = base ** (-2.0 * torch.arange(half, dtype=torch.float64) / x.shape[-1])
+    ang = positions.to(torch.float64)[:, None] * theta
+    z = torch.complex(x[..., :half], x[..., half:]).to(torch.complex128)
+    z = z * torch.polar(torch.ones_like(ang), ang)
+    return torch.cat([z.real, z.imag], dim=-1).to(x.dtype)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -128,9 +127,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    s = rope(q, pos) @ rope(k, pos).mT / math.sqrt(q.shape[-1])
-    s = torch.where(hidden_future(T), float("-inf"), s)
-    return s.softmax(dim=-1) @ v
+    qr, kr = rope(q, pos), rope(k, pos)
+    s = torch.einsum("...id,...jd->...ij", qr, kr) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.einsum("...ij,...jd->...id", torch.softmax(s, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -139,9 +139,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T)[:, None]
-    j = torch.arange(T)[None, :]
-    return torch.where(j <= i, -slope * (i - j).float(), torch.zeros(()))
+    i = torch.arange(T).unsqueeze(1)
+    j = torch.arange(T).unsqueeze(0)
+    return -slope * F.relu((i - j).to(torch.float32))
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -151,9 +151,10 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = q @ k.mT / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = torch.where(hidden_future(T), float("-inf"), s)
-    return s.softmax(dim=-1) @ v
+    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1])
+    s = s + alibi_bias(T, slope)
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.einsum("...ij,...jd->...id", torch.softmax(s, dim=-1), v)
 
 
 # %% [markdown]

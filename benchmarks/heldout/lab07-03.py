@@ -81,13 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    pos = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
-    ang = pos / torch.pow(base, two_i / d_model)
-    table = torch.empty(n_positions, d_model, dtype=torch.float64)
-    table[:, 0::2] = ang.sin()
-    table[:, 1::2] = ang.cos()
-    return table.float()
+    p = torch.arange(n_positions, dtype=torch.float64)[:, None]
+    angle = p / base ** (torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    z = torch.complex(torch.sin(angle), torch.cos(angle))
+    return torch.view_as_real(z).reshape(n_positions, d_model).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -96,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[: x.size(-2)]
+    return x + table.split(x.shape[-2])[0]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -113,11 +110,10 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
     """
     d = x.shape[-1]
     half = d // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float64) / d)
-    ang = positions.double()[:, None] * theta
-    cos, sin = ang.cos().to(x.dtype), ang.cos().to(x.dtype)
-    a, b = x[..., :half], x[..., half:]
-    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+    theta = base ** (-2.0 * torch.arange(half, dtype=torch.float64) / d)
+    ang = (positions.to(torch.float64)[:, None] * theta).repeat(1, 2)
+    sign = torch.cat((-torch.ones(half), torch.ones(half))).to(x.dtype)
+    return x * ang.cos().to(x.dtype) + torch.roll(x, half, dims=-1) * sign * ang.sin().to(x.dtype)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -126,11 +122,8 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.shape[-2]
-    pos = torch.arange(T)
-    s = rope(q, pos) @ rope(k, pos).mT / math.sqrt(q.shape[-1])
-    s = torch.where(hidden_future(T), float("-inf"), s)
-    return s.softmax(dim=-1) @ v
+    pos = torch.arange(q.shape[-2])
+    return F.scaled_dot_product_attention(rope(q, pos), rope(k, pos), v, is_causal=True)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -139,9 +132,10 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T)[:, None]
-    j = torch.arange(T)[None, :]
-    return torch.where(j <= i, -slope * (i - j).float(), torch.zeros(()))
+    bias = torch.zeros(T, T)
+    for d in range(1, T):
+        bias.diagonal(-d).fill_(-slope * d)
+    return bias
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -151,9 +145,8 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = q @ k.mT / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = torch.where(hidden_future(T), float("-inf"), s)
-    return s.softmax(dim=-1) @ v
+    hide = torch.zeros(T, T).masked_fill(hidden_future(T), float("-inf"))
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=alibi_bias(T, slope) + hide)
 
 
 # %% [markdown]

@@ -81,11 +81,13 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    col = torch.arange(d_model)
-    freq = base ** (-(col - col % 2).double() / d_model)
-    phase = (col % 2).double() * (math.pi / 2)
-    ang = torch.arange(n_positions, dtype=torch.float64)[:, None] * freq + phase
-    return torch.sin(ang).float()
+    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    i2 = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = p / base ** (i2 / d_model)
+    table = torch.zeros(n_positions, d_model, dtype=torch.float64)
+    table[:, 0::2] = torch.sin(angle)
+    table[:, 1::2] = torch.cos(angle)
+    return table.float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +96,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return table.tensor_split([x.shape[-2]])[0] + x
+    return x + table[: x.shape[-2]]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,13 +111,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float64) / d)
+    half = x.shape[-1] // 2
+    theta = base ** (-2.0 * torch.linspace(0, half, half, dtype=torch.float64) / x.shape[-1])
     ang = positions.to(torch.float64)[:, None] * theta
-    c, s = torch.diag_embed(ang.cos()), torch.diag_embed(ang.sin())
-    R = torch.cat([torch.cat([c, -s], dim=-1), torch.cat([s, c], dim=-1)], dim=-2).to(x.dtype)
-    return (R @ x.unsqueeze(-1)).squeeze(-1)
+    z = torch.complex(x[..., :half], x[..., half:]).to(torch.complex128)
+    z = z * torch.polar(torch.ones_like(ang), ang)
+    return torch.cat([z.real, z.imag], dim=-1).to(x.dtype)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -124,11 +125,12 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T, hs = q.shape[-2], q.shape[-1]
+    T = q.shape[-2]
     pos = torch.arange(T)
-    s = torch.matmul(rope(q, pos), rope(k, pos).transpose(-2, -1)).div(math.sqrt(hs))
-    keep = torch.ones(T, T, dtype=torch.bool).tril()
-    return torch.special.softmax(torch.where(keep, s, -math.inf), dim=-1) @ v
+    qr, kr = rope(q, pos), rope(k, pos)
+    s = torch.einsum("...id,...jd->...ij", qr, kr) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.einsum("...ij,...jd->...id", torch.softmax(s, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -137,8 +139,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    r = torch.arange(T, dtype=torch.float32)[:, None]
-    return torch.cdist(r, r, p=1).tril() * -slope
+    i = torch.arange(T).unsqueeze(1)
+    j = torch.arange(T).unsqueeze(0)
+    return -slope * F.relu((i - j).to(torch.float32))
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -147,10 +150,11 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T, hs = q.shape[-2], q.shape[-1]
-    keep = torch.ones(T, T, dtype=torch.bool).tril()
-    s = torch.matmul(q, k.transpose(-2, -1)).div(math.sqrt(hs)).add(alibi_bias(T, slope))
-    return torch.exp(torch.log_softmax(torch.where(keep, s, -math.inf), dim=-1)) @ v
+    T = q.shape[-2]
+    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1])
+    s = s + alibi_bias(T, slope)
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.einsum("...ij,...jd->...id", torch.softmax(s, dim=-1), v)
 
 
 # %% [markdown]

@@ -81,9 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    freq = base ** (-torch.arange(d_model // 2, dtype=torch.float64) * 2.0 / d_model)
-    ang = torch.arange(n_positions).double()[:, None] * freq[None, :]
-    return torch.dstack((ang.sin(), ang.cos())).reshape(n_positions, d_model).to(torch.float32)
+    p = torch.arange(n_positions, dtype=torch.float64)
+    i2 = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = p[:, None] * base ** (-i2 / d_model)
+    pairs = torch.cat((angle.sin().unsqueeze(-1), angle.cos().unsqueeze(-1)), -1)
+    return pairs.view(n_positions, d_model).to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -92,8 +94,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    rows = torch.arange(x.shape[-2])
-    return x + table.index_select(0, rows)
+    T = x.size(-2)
+    return x + table.narrow(0, 0, T)
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -108,13 +110,13 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    freq = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
-    ang = positions.double().unsqueeze(-1) * freq
-    ang = torch.cat((ang, ang), dim=-1)
-    x1, x2 = x.chunk(2, dim=-1)
-    turned = torch.cat((-x2, x1), dim=-1)
-    return x * ang.cos().to(x.dtype) + turned * ang.sin().to(x.dtype)
+    d = x.size(-1)
+    half = d // 2
+    theta = torch.pow(base, -2 * torch.arange(half, dtype=torch.float64) / d)
+    ang = positions.double().unsqueeze(-1) * theta
+    c, s = ang.cos().to(x.dtype), ang.sin().to(x.dtype)
+    a, b = x.split(half, dim=-1)
+    return torch.cat((a * c - b * s, b * c + a * s), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -123,12 +125,12 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.shape[-2]
-    pos = torch.arange(T)
-    qr, kr = rope(q, pos), rope(k, pos)
-    scores = torch.matmul(qr, kr.transpose(-1, -2)) * q.shape[-1] ** -0.5
-    scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), -math.inf)
-    return torch.matmul(F.softmax(scores, dim=-1), v)
+    T = q.size(-2)
+    qr = rope(q, torch.arange(T))
+    kr = rope(k, torch.arange(T))
+    s = qr @ kr.transpose(-2, -1) / math.sqrt(q.size(-1))
+    s = s + torch.full((T, T), float("-inf")).triu(1)
+    return F.softmax(s, dim=-1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -137,8 +139,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    r = torch.arange(T, dtype=torch.float32)
-    return (r.unsqueeze(0) - r.unsqueeze(1)).clamp(0) * slope
+    idx = torch.arange(T, dtype=torch.float32)
+    dist = idx[:, None] - idx[None, :]
+    return torch.minimum(dist * -slope, torch.zeros(()))
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -147,11 +150,10 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T = q.shape[-2]
-    scores = torch.matmul(q, k.transpose(-1, -2)) * q.shape[-1] ** -0.5
-    scores = scores + alibi_bias(T, slope)
-    scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), -math.inf)
-    return torch.matmul(F.softmax(scores, dim=-1), v)
+    T = q.size(-2)
+    s = k @ q.transpose(-2, -1) / math.sqrt(q.size(-1))
+    s = s + alibi_bias(T, slope) + torch.full((T, T), float("-inf")).triu(1)
+    return F.softmax(s, dim=-1) @ v
 
 
 # %% [markdown]

@@ -75,7 +75,8 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding.weight.narrow(0, start, start + T)
+    rows = F.embedding(tokens, token_embedding.weight)
+    return rows + position_embedding.weight[start :: T]
 
 
 def append_to_cache(
@@ -87,8 +88,7 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    return torch.cat((keys, k_new), dim=2), torch.cat((values, v_new), dim=2)
+    return tuple(torch.cat([old, new], dim=2) for old, new in zip(cache, (k_new, v_new)))
 
 
 def decode_step(
@@ -111,12 +111,15 @@ def decode_step(
     B, _, C = x_new.shape
     hs = C // n_heads
     q, k, v = qkv(x_new).split(C, dim=-1)
-    q, k, v = (t.reshape(B, 1, n_heads, hs).transpose(1, 2) for t in (q, k, v))
+    q = torch.einsum("bthd->bhtd", q.view(B, 1, n_heads, hs))
+    k = torch.einsum("bthd->bhtd", k.view(B, 1, n_heads, hs))
+    v = torch.einsum("bthd->bhtd", v.view(B, 1, n_heads, hs))
     cache = append_to_cache(cache, k, v)
     keys, values = cache
-    w = (q @ keys.mT / math.sqrt(hs)).softmax(dim=-1)
-    out = (w @ values).transpose(1, 2).reshape(B, 1, C)
-    return proj(out), cache
+    s = torch.einsum("bhqd,bhkd->bhqk", q, keys) / math.sqrt(hs)
+    o = torch.einsum("bhqk,bhkd->bhqd", torch.softmax(s, dim=-1), values)
+    out = proj(torch.einsum("bhtd->bthd", o).reshape(B, 1, C))
+    return out, cache
 
 
 # %% [markdown]

@@ -75,7 +75,8 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(start + torch.arange(T)).unsqueeze(0)
+    rows = F.embedding(tokens, token_embedding.weight)
+    return rows + position_embedding.weight[start : start + T]
 
 
 def append_to_cache(
@@ -87,7 +88,7 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    return torch.dstack((cache[0], k_new)), torch.dstack((cache[1], v_new))
+    return tuple(torch.cat([old, new], dim=2) for old, new in zip(cache, (k_new, v_new)))
 
 
 def decode_step(
@@ -109,16 +110,16 @@ def decode_step(
     """
     B, _, C = x_new.shape
     hs = C // n_heads
-    q, k, v = qkv(x_new).tensor_split(3, dim=-1)
-    heads = lambda t: t.reshape(B, n_heads, hs).unsqueeze(2)
-    cache = append_to_cache(cache, heads(k), heads(v))
+    q, k, v = qkv(x_new).split(C, dim=-1)
+    q = torch.einsum("bthd->bhtd", q.view(B, 1, n_heads, hs))
+    k = torch.einsum("bthd->bhtd", k.view(B, 1, n_heads, hs))
+    v = torch.einsum("bthd->bhtd", v.view(B, 1, n_heads, hs))
+    append_to_cache(cache, k, v)
     keys, values = cache
-    q = heads(q)
-    outs = []
-    for h in range(n_heads):
-        w = torch.softmax(q[:, h] @ keys[:, h].transpose(-2, -1) / math.sqrt(hs), dim=-1)
-        outs.append(w @ values[:, h])
-    return proj(torch.cat(outs, dim=-1)), cache
+    s = torch.einsum("bhqd,bhkd->bhqk", q, keys) / math.sqrt(hs)
+    o = torch.einsum("bhqk,bhkd->bhqd", torch.softmax(s, dim=-1), values)
+    out = proj(torch.einsum("bhtd->bthd", o).reshape(B, 1, C))
+    return out, cache
 
 
 # %% [markdown]

@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding.weight[start : start + T]
+    positions = start + torch.arange(tokens.shape[-1]).expand_as(tokens)
+    return token_embedding(tokens) + position_embedding(positions)
 
 
 def append_to_cache(
@@ -88,7 +88,15 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.cat((keys, k_new), dim=2), torch.cat((values, v_new), dim=2)
+    B, H, T, hs = keys.shape
+    T_new = k_new.shape[2]
+    new_keys = keys.new_empty(B, H, T + T_new, hs)
+    new_values = values.new_empty(B, H, T + T_new, values.shape[-1])
+    new_keys[:, :, :T] = keys
+    new_keys[:, :, T:] = k_new
+    new_values[:, :, :T] = values
+    new_values[:, :, T:] = v_new
+    return new_keys, new_values
 
 
 def decode_step(
@@ -110,13 +118,10 @@ def decode_step(
     """
     B, _, C = x_new.shape
     hs = C // n_heads
-    q, k, v = qkv(x_new).split(C, dim=-1)
-    q, k, v = (t.reshape(B, 1, n_heads, hs).transpose(1, 2) for t in (q, k, v))
-    cache = append_to_cache(cache, k, q)
-    keys, values = cache
-    w = (q @ keys.mT / math.sqrt(hs)).softmax(dim=-1)
-    out = (w @ values).transpose(1, 2).reshape(B, 1, C)
-    return proj(out), cache
+    q, k, v = qkv(x_new).view(B, 3, n_heads, 1, hs).transpose(0, 1)
+    keys, values = append_to_cache(cache, k, v)
+    o = F.scaled_dot_product_attention(q, keys, values)
+    return proj(o.reshape(B, 1, C)), (keys, values)
 
 
 # %% [markdown]

@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    pos = torch.arange(start, start + tokens.size(-1))
-    return token_embedding.weight[tokens] + position_embedding(pos)
+    T = tokens.size(-1)
+    return token_embedding(tokens) + position_embedding(torch.arange(T) + start)
 
 
 def append_to_cache(
@@ -87,9 +87,8 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys = torch.concat([cache[0], k_new], dim=-2)
-    values = torch.concat([cache[1], v_new], dim=-2)
-    return keys, values
+    keys, values = cache
+    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
 
 
 def decode_step(
@@ -109,15 +108,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B = x_new.shape[0]
-    C = x_new.shape[-1]
-    hs = C // n_heads
-    q, k, v = qkv(x_new).chunk(3, dim=-1)
-    q, k, v = q.view(B, n_heads, 1, hs), k.view(B, n_heads, 1, hs), v.view(B, 1, n_heads, hs)
-    keys, values = append_to_cache(cache, k, v)
-    weights = F.softmax(torch.matmul(q, keys.transpose(-1, -2)) * hs ** -0.5, dim=-1)
-    out = torch.matmul(weights, values).view(B, 1, C)
-    return proj(out), (keys, values)
+    B = x_new.size(0)
+    C = x_new.size(-1)
+    hs = C % n_heads
+    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, hs).permute(2, 0, 3, 1, 4)
+    cache = append_to_cache(cache, k, v)
+    keys, values = cache
+    s = q @ keys.transpose(-1, -2) / math.sqrt(hs)
+    o = F.softmax(s, dim=-1) @ values
+    return proj(o.transpose(1, 2).reshape(B, 1, C)), cache
 
 
 # %% [markdown]

@@ -70,14 +70,12 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
-    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
-    for j in range(scores.shape[-1]):
-        s = scores[..., j]
-        m_new = torch.max(m, s)
-        l = l * torch.exp(m - m_new) + torch.exp(s - m)
-        m = m_new
-    return torch.exp(scores - m[..., None]) / l[..., None]
+    m = torch.cummax(scores, dim=-1).values
+    l = torch.ones_like(scores[..., 0])
+    for j in range(1, scores.shape[-1]):
+        l = l * torch.exp(m[..., j - 1] - m[..., j]) + torch.exp(scores[..., j] - m[..., j])
+    top = m[..., -1:]
+    return torch.exp(scores - top) / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -96,32 +94,26 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, hs = q.shape[-2], q.shape[-1]
-    Tk = k.shape[-2]
-    scale = 1 / math.sqrt(hs)
+    T_q, T_k = q.shape[-2], k.shape[-2]
     outs, lses = [], []
-    for i0 in range(0, Tq, block):
-        i1 = min(i0 + block, Tq)
-        qb = q[..., i0:i1, :]
-        m = torch.full((*qb.shape[:-1], 1), float("-inf"), dtype=q.dtype)
-        l = torch.zeros((*qb.shape[:-1], 1), dtype=q.dtype)
-        acc = torch.zeros((*qb.shape[:-1], v.shape[-1]), dtype=q.dtype)
-        for j0 in range(0, Tk, block):
-            if causal and j0 > i1 - 1:
-                break
-            j1 = min(j0 + block, Tk)
-            s = qb @ k[..., j0:j1, :].mT * scale
+    for i0 in range(0, T_q, block):
+        qb = q[..., i0 : i0 + block, :]
+        nq = qb.shape[-2]
+        run_lse = torch.full(qb.shape[:-1], float("-inf"), dtype=q.dtype)
+        run_out = torch.zeros((*qb.shape[:-1], v.shape[-1]), dtype=v.dtype)
+        for j0 in range(0, min(T_k, i0 + nq) if causal else T_k, block):
+            kb = k[..., j0 : j0 + block, :]
+            s = qb @ kb.mT / math.sqrt(q.shape[-1])
             if causal:
-                later = torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None]
-                s = torch.where(later, float("-inf"), s)
-            m_new = torch.max(m, s.amax(dim=-1, keepdim=True))
-            p = torch.exp(s - m_new)
-            r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1, keepdim=True)
-            acc = r * acc + p @ v[..., j0:j1, :]
-            m = m_new
-        outs.append(acc / l)
-        lses.append((m + l.log()).squeeze(-1))
+                ahead = torch.arange(j0, j0 + kb.shape[-2]) > torch.arange(i0, i0 + nq).unsqueeze(1)
+                s = s.masked_fill(ahead, float("-inf"))
+            tile_lse = torch.logsumexp(s, dim=-1)
+            tile_out = torch.softmax(s, dim=-1) @ v[..., j0 : j0 + block, :]
+            new_lse = torch.logaddexp(run_lse, tile_lse)
+            run_out = run_out * torch.exp(run_lse - new_lse).unsqueeze(-1) + tile_out * torch.exp(tile_lse - new_lse).unsqueeze(-1)
+            run_lse = new_lse
+        outs.append(run_out)
+        lses.append(run_lse)
     return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 

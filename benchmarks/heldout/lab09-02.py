@@ -70,15 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    start = (scores.new_full(scores.shape[:-1], -math.inf), scores.new_zeros(scores.shape[:-1]))
-    def fold(state, s):
-        m, l = state
-        m_new = torch.where(s > m, s, m)
-        return m_new, l * torch.exp(m - m_new) + torch.exp(s - m_new)
-    m, l = start
-    for column in scores.split(1, dim=-1):
-        m, l = fold((m, l), column.squeeze(-1))
-    return torch.exp(scores - m[..., None]) / l[..., None]
+    m = scores.narrow(-1, 0, 1)
+    l = torch.zeros_like(m)
+    for j in range(1, scores.size(-1)):
+        s = scores.narrow(-1, j, 1)
+        m_new = torch.cat((m, s), -1).max(-1, keepdim=True).values
+        l = l * (m - m_new).exp() + (s - m_new).exp()
+        m = m_new
+    return (scores - m).exp() / l
 
 
 def tiled_attention(
@@ -97,28 +96,32 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
-    outs, lses = [], []
-    for i0 in range(0, Tq, block):
-        qb = q[..., i0 : i0 + block, :]
-        rows = torch.arange(i0, i0 + qb.shape[-2])
-        parts = []
-        for j0 in range(0, Tk, block):
-            if causal and j0 > rows[-1]:
-                continue
-            cols = torch.arange(j0, min(j0 + block, Tk))
-            s = torch.matmul(qb, k[..., j0 : j0 + block, :].transpose(-2, -1)) / math.sqrt(hs)
-            if causal:
-                s = s.masked_fill(cols[None, :] > rows[:, None], -math.inf)
-            mt = s.amax(dim=-1, keepdim=True)
-            pt = torch.exp(s - mt)
-            parts.append((mt, pt.sum(dim=-1, keepdim=True), torch.matmul(pt, v[..., j0 : j0 + block, :])))
-        M = torch.stack([mt for mt, _, _ in parts]).amax(dim=0)
-        l = sum(torch.exp(mt - M) * lt for mt, lt, _ in parts)
-        acc = sum(torch.exp(mt - M) * at for mt, _, at in parts)
-        outs.append(acc / l)
-        lses.append((M + torch.log(l)).squeeze(-1))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+    T_q = q.size(-2)
+    T_k = k.size(-2)
+    hs = q.size(-1)
+    out = q.new_empty((*q.shape[:-1], v.size(-1)))
+    lse = q.new_empty(q.shape[:-1])
+    for i0 in range(0, T_q, block):
+        i1 = min(i0 + block, T_q)
+        qb = q[..., i0:i1, :]
+        m = torch.full(qb.shape[:-1], float("-inf"))
+        l = torch.zeros(qb.shape[:-1])
+        acc = torch.zeros((*qb.shape[:-1], v.size(-1)))
+        stop = i1 if causal else T_k
+        for j0 in range(0, stop, block):
+            j1 = min(j0 + block, T_k)
+            s = qb @ k[..., j0:j1, :].transpose(-2, -1) / math.sqrt(hs)
+            if causal and j0 == i0:
+                s = s + torch.full((i1 - i0, j1 - j0), float("-inf")).triu(1)
+            m_new = torch.maximum(m, s.max(-1).values)
+            p = (s - m_new.unsqueeze(-1)).exp()
+            r = (m - m_new).exp()
+            l = r * l + p.sum(-1)
+            acc = r.unsqueeze(-1) * acc + p @ v[..., j0:j1, :]
+            m = m_new
+        out[..., i0:i1, :] = acc / l.unsqueeze(-1)
+        lse[..., i0:i1] = m + l.log()
+    return out, lse
 
 
 # %% [markdown]

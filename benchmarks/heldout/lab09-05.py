@@ -70,14 +70,15 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
-    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+    rows = scores.shape[:-1]
+    m = torch.full(rows, float("-inf"), dtype=scores.dtype)
+    l = torch.zeros(rows, dtype=scores.dtype)
     for j in range(scores.shape[-1]):
-        s = scores[..., j]
-        m_new = torch.max(m, s)
+        s = scores.select(-1, j)
+        m_new = m.clamp(min=s)
         l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
-    return torch.exp(scores - m[..., None]) / l[..., None]
+    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -96,29 +97,29 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, hs = q.shape[-2], q.shape[-1]
-    Tk = k.shape[-2]
-    scale = 1 / math.sqrt(hs)
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
     outs, lses = [], []
-    for i0 in range(0, Tq, block):
-        i1 = min(i0 + block, Tq)
-        qb = q[..., i0:i1, :]
+    for i0 in range(0, T_q, block):
+        qb = q[..., i0 : i0 + block, :]
+        nq = qb.shape[-2]
         m = torch.full((*qb.shape[:-1], 1), float("-inf"), dtype=q.dtype)
-        l = torch.zeros((*qb.shape[:-1], 1), dtype=q.dtype)
-        acc = torch.zeros((*qb.shape[:-1], v.shape[-1]), dtype=q.dtype)
-        for j0 in range(0, Tk, block):
-            if causal and j0 > i1 - 1:
+        l = torch.zeros_like(m)
+        acc = torch.zeros((*qb.shape[:-1], v.shape[-1]), dtype=v.dtype)
+        for j0 in range(0, T_k, block):
+            if causal and j0 > i0 + nq - 1:
                 break
-            j1 = min(j0 + block, Tk)
-            s = qb @ k[..., j0:j1, :].mT * scale
+            kb = k[..., j0 : j0 + block, :]
+            vb = v[..., j0 : j0 + block, :]
+            s = torch.einsum("...id,...jd->...ij", qb, kb) * scale
             if causal:
-                later = torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None]
-                s = torch.where(later, float("-inf"), s)
-            m_new = torch.max(m, s.amax(dim=-2, keepdim=True))
+                later = torch.arange(j0, j0 + kb.shape[-2])[None, :] > torch.arange(nq)[:, None]
+                s = s.masked_fill(later, float("-inf"))
+            m_new = torch.maximum(m, s.amax(-1, keepdim=True))
             p = torch.exp(s - m_new)
             r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1, keepdim=True)
-            acc = r * acc + p @ v[..., j0:j1, :]
+            l = r * l + p.sum(-1, keepdim=True)
+            acc = r * acc + torch.einsum("...ij,...jd->...id", p, vb)
             m = m_new
         outs.append(acc / l)
         lses.append((m + l.log()).squeeze(-1))

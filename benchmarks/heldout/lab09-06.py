@@ -70,13 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores.new_full(scores.shape[:-1], -math.inf)
-    l = scores.new_zeros(scores.shape[:-1])
-    for s in scores.movedim(-1, 0):
-        m_new = torch.stack([m, s]).amax(dim=0)
+    m = scores.narrow(-1, 0, 1)
+    l = torch.ones_like(m)
+    for j in range(1, scores.size(-1)):
+        s = scores.narrow(-1, j, 1)
+        m_new = torch.cat((m, s), -1).max(-1, keepdim=True).values
         l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
-    return (scores - m.unsqueeze(-1)).exp() / l.unsqueeze(-1)
+    return (scores - m).exp() / l
 
 
 def tiled_attention(
@@ -95,30 +96,31 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    scale = q.shape[-1] ** -0.5
-    out = v.new_zeros(*q.shape[:-2], 0, v.shape[-1])
-    lse = q.new_zeros(*q.shape[:-2], 0)
-    for i0 in range(0, Tq, block):
-        qb = q[..., i0 : i0 + block, :]
-        n = qb.shape[-2]
-        m = q.new_full((*qb.shape[:-1], 1), -math.inf)
-        l = q.new_zeros((*qb.shape[:-1], 1))
-        acc = q.new_zeros((*qb.shape[:-1], v.shape[-1]))
-        last = i0 + n if causal else Tk
-        for j0 in range(0, last, block):
-            kb, vb = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-            s = torch.matmul(qb, kb.transpose(-1, -2)) * scale
-            if causal:
-                s = s.masked_fill(torch.ones(n, kb.shape[-2], dtype=torch.bool).triu(i0 - j0), -math.inf)
-            m_new = torch.fmax(m, s.max(dim=-1, keepdim=True).values)
-            p = (s - m_new).exp()
+    T_q = q.size(-2)
+    T_k = k.size(-2)
+    hs = q.size(-1)
+    out = q.new_empty((*q.shape[:-1], v.size(-1)))
+    lse = q.new_empty(q.shape[:-1])
+    for i0 in range(0, T_q, block):
+        i1 = min(i0 + block, T_q)
+        qb = q[..., i0:i1, :]
+        m = torch.full(qb.shape[:-1], float("-inf"))
+        l = torch.zeros(qb.shape[:-1])
+        acc = torch.zeros((*qb.shape[:-1], v.size(-1)))
+        stop = i1 if causal else T_k
+        for j0 in range(0, stop, block):
+            j1 = min(j0 + block, T_k)
+            s = qb @ k[..., j0:j1, :].transpose(-2, -1) / math.sqrt(hs)
+            if causal and j0 == i0:
+                s = s + torch.full((i1 - i0, j1 - j0), float("-inf")).triu(1)
+            m_new = torch.maximum(m, s.max(-1).values)
+            p = (s - m_new.unsqueeze(-1)).exp()
             r = (m - m_new).exp()
-            l = l * r + p.sum(-1, keepdim=True)
-            acc = acc * r + torch.matmul(p, vb)
+            l = r * l + s.exp().sum(-1)
+            acc = r.unsqueeze(-1) * acc + p @ v[..., j0:j1, :]
             m = m_new
-        out = torch.cat([out, acc / l], dim=-2)
-        lse = torch.cat([lse, (m + torch.log(l))[..., 0]], dim=-1)
+        out[..., i0:i1, :] = acc / l.unsqueeze(-1)
+        lse[..., i0:i1] = m + l.log()
     return out, lse
 
 

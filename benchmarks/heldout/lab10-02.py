@@ -61,8 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p.unsqueeze(-2) @ dp.unsqueeze(1)).squeeze(-1)
-    return p * dp - p * D
+    return p * dp - p * torch.linalg.vecdot(p, dp).unsqueeze(-1)
 
 
 def attention_backward(
@@ -76,16 +75,10 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.shape[-1]
-    scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(hs)
-    if causal:
-        T = scores.shape[-1]
-        scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), -math.inf)
-    p = F.softmax(scores, dim=-1)
-    dv = torch.matmul(p.transpose(-1, -2), d_out)
-    ds = softmax_backward(p, torch.matmul(d_out, v.transpose(-1, -2)))
-    dq = torch.matmul(ds, k) / math.sqrt(hs)
-    dk = torch.matmul(ds.transpose(-1, -2), q) / math.sqrt(hs)
+    with torch.enable_grad():
+        leaves = [t.detach().requires_grad_() for t in (q, k, v)]
+        out = F.scaled_dot_product_attention(*leaves, is_causal=causal)
+        dq, dk, dv = torch.autograd.grad(out, leaves, d_out)
     return dq, dk, dv
 
 
@@ -110,27 +103,23 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, hs = q.shape[-2], q.shape[-1]
-    D = torch.sum(d_out * out, dim=-1)
-    dk, dv = k.new_zeros(k.shape), v.new_zeros(v.shape)
-    dq_blocks = []
-    for i0 in range(0, T, block):
-        qi, doi = q[..., i0 : i0 + block, :], d_out[..., i0 : i0 + block, :]
-        n = qi.shape[-2]
-        dq_i = q.new_zeros(qi.shape)
-        stop = i0 + n if causal else T
-        for j0 in range(0, stop, block):
-            kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-            s = torch.matmul(qi, kj.transpose(-1, -2)) / math.sqrt(hs)
-            p = torch.exp(s - lse[..., i0 : i0 + n].unsqueeze(-1))
-            if causal:
-                p = p.masked_fill(torch.ones(n, kj.shape[-2], dtype=torch.bool).triu(i0 - j0 + 1), 0.0)
-            dv[..., j0 : j0 + block, :] += torch.matmul(p.transpose(-1, -2), doi)
-            ds = p * (torch.matmul(doi, vj.transpose(-1, -2)) - D[..., i0 : i0 + n].unsqueeze(-1))
-            dq_i += torch.matmul(ds, kj) / math.sqrt(hs)
-            dk[..., j0 : j0 + block, :] += torch.matmul(ds.transpose(-1, -2), qi) / math.sqrt(hs)
-        dq_blocks.append(dq_i)
-    return torch.cat(dq_blocks, dim=-2), dk, dv
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    c = 1 / math.sqrt(q.shape[-1])
+    D = torch.linalg.vecdot(d_out, out).unsqueeze(-1)
+    rows = torch.arange(T_q).unsqueeze(1)
+    dq = torch.zeros_like(q)
+    dk_strips, dv_strips = [], []
+    for j0 in range(0, T_k, block):
+        kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
+        s = q @ kj.mT * c
+        if causal:
+            s = s.masked_fill(torch.arange(j0, j0 + kj.shape[-2]) > rows, float("-inf"))
+        p = torch.exp(s - lse.unsqueeze(-1))
+        ds = p * (d_out @ vj.mT - D)
+        dq = dq + ds @ kj * c
+        dk_strips.append(ds.mT @ q * c)
+        dv_strips.append(p.mT @ d_out)
+    return dq, torch.cat(dk_strips, dim=-2), torch.cat(dv_strips, dim=-2)
 
 
 # %% [markdown]

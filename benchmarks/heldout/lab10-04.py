@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    pdp = p * dp
-    return torch.addcmul(pdp, p, pdp.sum(dim=-1, keepdim=True), value=-1)
+    D = torch.sum(p * dp, dim=-1, keepdim=True)
+    return torch.mul(p, dp - D)
 
 
 def attention_backward(
@@ -76,14 +76,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    def forward_again(q_, k_, v_):
-        s = torch.matmul(q_, k_.transpose(-2, -1)) / math.sqrt(q_.shape[-1])
-        if causal:
-            T = s.shape[-1]
-            s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), -math.inf)
-        return torch.softmax(s, dim=-1) @ v_
-    _, pull_back = torch.func.vjp(forward_again, q, k, v)
-    dq, dk, dv = pull_back(d_out)
+    T = q.size(-2)
+    scale = math.sqrt(q.size(-1))
+    s = q @ k.transpose(-2, -1) / scale
+    if causal:
+        s = s + torch.full((T, T), float("-inf")).triu(1)
+    p = F.softmax(s, dim=-1)
+    dv = p.transpose(-2, -1) @ d_out
+    dp = d_out @ v.transpose(-2, -1)
+    ds = softmax_backward(p, dp)
+    dq = ds @ k / scale
+    dk = ds.T @ q / scale
     return dq, dk, dv
 
 
@@ -108,27 +111,30 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T = q.shape[-2]
-    scale = q.shape[-1] ** -0.5
-    D = (d_out * out).sum(-1, keepdim=True)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    starts = range(0, T, block)
-    for i0, j0 in [(i0, j0) for i0 in starts for j0 in starts]:
-        if causal and j0 > i0:
-            continue
-        ri = torch.arange(i0, min(i0 + block, T))
-        cj = torch.arange(j0, min(j0 + block, T))
-        qi, ki, vi = q.index_select(-2, ri), k.index_select(-2, cj), v.index_select(-2, cj)
-        doi = d_out.index_select(-2, ri)
-        s = torch.matmul(qi, ki.transpose(-2, -1)) * scale
-        if causal:
-            s = s.masked_fill(cj[None, :] > ri[:, None], -math.inf)
-        p = torch.exp(s - lse.index_select(-1, ri).unsqueeze(-1))
-        ds = p * (torch.matmul(doi, vi.transpose(-2, -1)) - D.index_select(-2, ri))
-        dv.index_add_(-2, cj, torch.matmul(p.transpose(-2, -1), doi))
-        dq.index_add_(-2, ri, torch.matmul(ds, ki) * scale)
-        dk.index_add_(-2, cj, torch.matmul(ds.transpose(-2, -1), qi) * scale)
-    return dq, dk, dv
+    T = q.size(-2)
+    scale = math.sqrt(q.size(-1))
+    D = (d_out * out).sum(-1)
+    dk = k.new_zeros(k.shape)
+    dv = v.new_zeros(v.shape)
+    dq_blocks = []
+    for i0 in range(0, T, block):
+        i1 = min(i0 + block, T)
+        qi = q[..., i0:i1, :]
+        doi = d_out[..., i0:i1, :]
+        dqi = torch.zeros_like(qi)
+        for j0 in range(0, i1 if causal else T, block):
+            j1 = min(j0 + block, T)
+            s = qi @ k[..., j0:j1, :].transpose(-2, -1) / scale
+            if causal and j0 == i0:
+                s = s + torch.full((i1 - i0, j1 - j0), float("-inf")).triu(1)
+            p = (s - lse[..., i0:i1].unsqueeze(-1)).exp()
+            dv[..., j0:j1, :] += p.transpose(-2, -1) @ doi
+            dp = doi @ v[..., j0:j1, :].transpose(-2, -1)
+            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
+            dqi = dqi + ds @ k[..., j0:j1, :] / scale
+            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ qi / scale
+        dq_blocks.append(dqi)
+    return torch.cat(dq_blocks, dim=-2), dk, dv
 
 
 # %% [markdown]

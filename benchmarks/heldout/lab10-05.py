@@ -61,7 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(dim=-1, keepdim=True)
+    D = torch.einsum("...n,...n->...", p, dp).unsqueeze(-1)
     return p * (dp - D)
 
 
@@ -76,16 +76,18 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    scale = 1 / math.sqrt(q.shape[-1])
-    s = q @ k.mT * scale
+    T = q.shape[-2]
+    c = 1 / math.sqrt(q.shape[-1])
+    s = torch.einsum("...id,...jd->...ij", q, k) * c
     if causal:
-        idx = torch.arange(s.shape[-1])
-        s = torch.where(idx[None, :] > idx[:, None], float("-inf"), s)
-    p = s.softmax(dim=-1)
-    dv = p.mT @ d_out
-    dp = d_out @ v.mT
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    p = torch.softmax(s, dim=-1)
+    dv = torch.einsum("...ij,...id->...jd", p, d_out)
+    dp = torch.einsum("...id,...jd->...ij", d_out, v)
     ds = softmax_backward(p, dp)
-    return ds @ k * scale, ds.mT @ q * scale, dv
+    dq = torch.einsum("...ij,...jd->...id", ds, k) * c
+    dk = torch.einsum("...ij,...id->...jd", ds, q) * c
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -110,30 +112,25 @@ def tiled_attention_backward(
     The last block may be shorter than `block`.
     """
     T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    D = (d_out * out).sum(dim=-1, keepdim=True)
-    dq = torch.zeros_like(q)
-    dk_blocks, dv_blocks = [], []
+    c = 1 / math.sqrt(q.shape[-1])
+    D = torch.einsum("...id,...id->...i", d_out, out)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
     for j0 in range(0, T, block):
         j1 = min(j0 + block, T)
         kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
-        dk_j, dv_j = torch.zeros_like(kj), torch.zeros_like(vj)
         for i0 in range(j0 if causal else 0, T, block):
             i1 = min(i0 + block, T)
-            qi = q[..., i0:i1, :]
-            s = qi @ kj.mT * scale
-            if causal:
-                later = torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None]
-                s = torch.where(later, float("-inf"), s)
-            p = torch.exp(s - lse[..., i0:i1, None])
-            dv_j = dv_j + p.mT @ d_out[..., i0:i1, :]
-            dp = d_out[..., i0:i1, :] @ vj.mT
-            ds = p * (dp - D[..., i0:i1, :])
-            dq[..., j0:j1, :] += ds @ kj * scale
-            dk_j = dk_j + ds.mT @ qi * scale
-        dk_blocks.append(dk_j)
-        dv_blocks.append(dv_j)
-    return dq, torch.cat(dk_blocks, dim=-2), torch.cat(dv_blocks, dim=-2)
+            qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
+            s = torch.einsum("...id,...jd->...ij", qi, kj) * c
+            if causal and i0 == j0:
+                s = s.masked_fill(torch.ones(i1 - i0, j1 - j0, dtype=torch.bool).triu(1), float("-inf"))
+            p = torch.exp(s - lse[..., j0:j1, None])
+            dv[..., j0:j1, :] += torch.einsum("...ij,...id->...jd", p, doi)
+            dp = torch.einsum("...id,...jd->...ij", doi, vj)
+            ds = p * (dp - D[..., i0:i1, None])
+            dq[..., i0:i1, :] += torch.einsum("...ij,...jd->...id", ds, kj) * c
+            dk[..., j0:j1, :] += torch.einsum("...ij,...id->...jd", ds, qi) * c
+    return dq, dk, dv
 
 
 # %% [markdown]

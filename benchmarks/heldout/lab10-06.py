@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p.unsqueeze(-2) @ dp.unsqueeze(-1)).squeeze(-1)
-    return p * dp - p * D
+    D = torch.sum(p * dp, dim=-1, keepdim=True)
+    return torch.mul(p, dp - D)
 
 
 def attention_backward(
@@ -76,16 +76,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.shape[-1]
-    scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(hs)
+    T = q.size(-2)
+    scale = math.sqrt(q.size(-1))
+    s = q @ k.transpose(-2, -1) / scale
     if causal:
-        T = scores.shape[-1]
-        scores = scores.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), -math.inf)
-    p = F.softmax(scores, dim=-1)
-    dv = torch.matmul(p.transpose(-1, -2), d_out)
-    ds = softmax_backward(p, torch.matmul(d_out, v.transpose(-1, -2)))
-    dq = torch.matmul(ds, k) / math.sqrt(hs)
-    dk = torch.matmul(ds.transpose(-1, -2), q) / math.sqrt(hs)
+        s = s + torch.full((T, T), float("-inf")).triu(1)
+    p = F.softmax(s, dim=-1)
+    dv = p.transpose(-2, -1) @ d_out
+    dp = d_out @ v.transpose(-2, -1)
+    ds = softmax_backward(p, dp)
+    dq = ds @ k / scale
+    dk = ds.transpose(-2, -1) @ q / scale
     return dq, dk, dv
 
 
@@ -110,26 +111,29 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, hs = q.shape[-2], q.shape[-1]
-    D = torch.sum(d_out * out, dim=-1)
-    dk, dv = k.new_zeros(k.shape), v.new_zeros(v.shape)
+    T = q.size(-2)
+    scale = math.sqrt(q.size(-1))
+    D = (d_out * out).sum(-1)
+    dk = k.new_zeros(k.shape)
+    dv = v.new_zeros(v.shape)
     dq_blocks = []
     for i0 in range(0, T, block):
-        qi, doi = q[..., i0 : i0 + block, :], d_out[..., i0 : i0 + block, :]
-        n = qi.shape[-2]
-        dq_i = q.new_zeros(qi.shape)
-        stop = i0 + n if causal else T
-        for j0 in range(0, stop, block):
-            kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-            s = torch.matmul(qi, kj.transpose(-1, -2)) / math.sqrt(hs)
-            p = torch.exp(s - lse[..., i0 : i0 + n].unsqueeze(-1))
-            if causal:
-                p = p.masked_fill(torch.ones(n, kj.shape[-2], dtype=torch.bool).triu(i0 - j0 + 1), 0.0)
-            dv[..., j0 : j0 + block, :] = torch.matmul(p.transpose(-1, -2), doi)
-            ds = p * (torch.matmul(doi, vj.transpose(-1, -2)) - D[..., i0 : i0 + n].unsqueeze(-1))
-            dq_i += torch.matmul(ds, kj) / math.sqrt(hs)
-            dk[..., j0 : j0 + block, :] += torch.matmul(ds.transpose(-1, -2), qi) / math.sqrt(hs)
-        dq_blocks.append(dq_i)
+        i1 = min(i0 + block, T)
+        qi = q[..., i0:i1, :]
+        doi = d_out[..., i0:i1, :]
+        dqi = torch.zeros_like(qi)
+        for j0 in range(0, i1 if causal else T, block):
+            j1 = min(j0 + block, T)
+            s = qi @ k[..., j0:j1, :].transpose(-2, -1) / scale
+            if causal and j0 == i0:
+                s = s + torch.full((i1 - i0, j1 - j0), float("-inf")).triu(1)
+            p = (s - lse[..., i0:i1]).exp()
+            dv[..., j0:j1, :] += p.transpose(-2, -1) @ doi
+            dp = doi @ v[..., j0:j1, :].transpose(-2, -1)
+            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
+            dqi = dqi + ds @ k[..., j0:j1, :] / scale
+            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ qi / scale
+        dq_blocks.append(dqi)
     return torch.cat(dq_blocks, dim=-2), dk, dv
 
 

@@ -61,10 +61,9 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    B, H, T, _ = pattern.shape
-    idx = torch.arange(T - 1).view(1, 1, T - 1, 1).expand(B, H, T - 1, 1)
-    picked = pattern[:, :, 1:, :].gather(-1, idx).squeeze(-1)
-    return picked.sum(dim=(0, 2)) / (B * (T - 1))
+    H, T = pattern.size(1), pattern.size(-1)
+    i = torch.arange(1, T)
+    return pattern[:, :, i, i - 1].transpose(0, 1).reshape(H, -1).mean(-1)
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -74,9 +73,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    B, H, T, _ = pattern.shape
-    picked = pattern[:, :, -1, 0]
-    return picked.sum(dim=(0, 2)) / (B * (T - 1))
+    H = pattern.size(1)
+    return pattern[:, :, 1:, 0].transpose(0, 1).reshape(H, -1).mean(-1)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -87,11 +85,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    B, H, T, _ = pattern.shape
-    n = T - period - 1
-    idx = torch.arange(2, 2 + n).view(1, 1, n, 1).expand(B, H, n, 1)
-    picked = pattern[:, :, period + 1 :, :].gather(-1, idx).squeeze(-1)
-    return picked.sum(dim=(0, 2)) / (B * n)
+    H, T = pattern.size(1), pattern.size(-1)
+    i = torch.arange(period + 1, T)
+    return pattern[:, :, i, i - period + 1].transpose(0, 1).reshape(H, -1).mean(-1)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -103,8 +99,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.matmul(F.softmax(scores, dim=-1), values)
-    return torch.cat([outs[:, :head], outs[:, head + 1 :]], dim=1).sum(dim=1)
+    outs = F.softmax(scores, dim=-1) @ values
+    return outs.sum(1) - outs[head]
 
 
 # %% [markdown]

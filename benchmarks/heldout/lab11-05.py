@@ -62,8 +62,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    cells = [pattern[:, :, i, i - 1] for i in range(1, T)]
-    return torch.stack(cells, dim=-1).mean(dim=-1).mean(dim=0)
+    sel = torch.diag(torch.ones(T - 1), -1)
+    return (pattern * sel).sum(dim=(0, 2, 3)) / (pattern.shape[0] * (T - 1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -74,8 +74,9 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
     T = pattern.shape[-1]
-    cells = [pattern[:, :, i, 0] for i in range(1, T)]
-    return torch.stack(cells, dim=-1).mean(dim=-1).mean(dim=0)
+    sel = torch.zeros(T, T)
+    sel[1:, 0] = 1.0
+    return (pattern * sel).sum(dim=(0, 2, 3)) / (pattern.shape[0] * (T - 1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -87,8 +88,10 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    cells = [pattern[:, :, i, i - period + 1] for i in range(period + 1, T)]
-    return torch.stack(cells, dim=-1).mean(dim=-1).mean(dim=0)
+    band = torch.ones(T - period + 1)
+    band[:2] = 0.0
+    sel = torch.diag(band, -(period - 1))
+    return (pattern * sel).sum(dim=(0, 2, 3)) / (pattern.shape[0] * (T - period - 1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -100,10 +103,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = scores.softmax(dim=-1) @ values
-    keep = torch.ones(scores.shape[1])
-    keep[head] = 0.0
-    return (outs * keep[None, :, None, None]).sum(dim=2)
+    outs = torch.einsum("bhij,bhjd->bhid", torch.softmax(scores, dim=-2), values)
+    keep = torch.arange(scores.shape[1]) != head
+    return outs[:, keep].sum(dim=1)
 
 
 # %% [markdown]

@@ -61,10 +61,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    B, H, T, _ = pattern.shape
-    idx = torch.arange(T - 1).view(1, 1, T - 1, 1).expand(B, H, T - 1, 1)
-    picked = pattern[:, :, 1:, :].gather(-1, idx).squeeze(-1)
-    return picked.sum(dim=(0, 2)) / (B * (T - 1))
+    return torch.einsum("bhii->bhi", pattern.roll(1, dims=-1))[..., 1:].mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -74,9 +71,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    B, H, T, _ = pattern.shape
-    picked = pattern[:, :, 1:, 0]
-    return picked.sum(dim=(0, 2)) / (B * (T - 1))
+    return pattern[..., 1:, :1].mean(dim=(0, 2, 3))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -87,11 +82,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    B, H, T, _ = pattern.shape
-    n = T - period - 1
-    idx = torch.arange(2, 2 + n).view(1, 1, n, 1).expand(B, H, n, 1)
-    picked = pattern[:, :, period + 1 :, :].gather(-1, idx).squeeze(-1)
-    return picked.sum(dim=(0, 2)) / (B * n)
+    diag = torch.einsum("bhii->bhi", pattern.roll(period - 1, dims=-1))
+    return diag[..., period + 1 :].mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -103,8 +95,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.matmul(F.softmax(scores, dim=-1), values)
-    return torch.cat([outs[:, :head], outs[:, head :]], dim=1).sum(dim=1)
+    silent = values.clone()
+    silent[:, head] = 0
+    return (torch.softmax(scores, dim=-1) @ silent).sum(dim=1)
 
 
 # %% [markdown]
