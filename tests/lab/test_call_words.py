@@ -146,6 +146,30 @@ def test_a_split_given_a_bare_name_is_described(tmp_path):
     assert said is not None and "not the number of pieces" in said
 
 
+def test_a_chunk_told_a_count_by_its_name_is_not_described(tmp_path):
+    # `chunk(n_heads)` counts pieces, as chunk reads it: its words would name a misreading not made
+    said = call_words(["return torch.stack(t.chunk(n_heads, dim=-1), dim=-1)"], _reference(tmp_path), "weights")
+    assert said is not None and "`stack`" in said and "`chunk`" not in said
+    assert call_words(["return torch.chunk(t, num_blocks, 1)"], _reference(tmp_path), "weights") is None
+
+
+def test_a_chunk_told_a_size_is_described(tmp_path):
+    said = call_words(["heads = t.chunk(head_size, dim=-1)"], _reference(tmp_path), "weights")
+    assert said is not None and "not pieces of that size" in said
+
+
+def test_a_chunk_told_a_bare_n_is_described(tmp_path):
+    # `n` may be a size (`n = d // n_heads`) as well as a count
+    said = call_words(["heads = t.chunk(n, dim=-1)"], _reference(tmp_path), "weights")
+    assert said is not None and "not pieces of that size" in said
+
+
+def test_the_call_a_mend_changes_is_described(tmp_path):
+    # the mend's quote drops the call's owner: `stack(...)` is read as a tensor's
+    said = call_words(["`dim=0` for `dim=-1` in `stack(...)` in `return ...`"], _reference(tmp_path), "weights")
+    assert said is not None and "`stack`, which the reference does not call, puts the tensors on a NEW axis" in said
+
+
 def test_the_first_line_of_a_call_over_several_lines_is_read(tmp_path):
     said = call_words(["`return F.scaled_dot_product_attention(` returns a wrong value"], _reference(tmp_path), "weights")
     assert said is not None and "reads a bool `attn_mask` as True = may attend" in said

@@ -21,9 +21,9 @@ from collections.abc import Iterable
 from types import ModuleType
 
 from attention_by_hand.lab.call_meanings import CALLS
-from attention_by_hand.lab.code_layout import call_name, count_side
+from attention_by_hand.lab.code_layout import call_name, count_side, function_form
 
-__all__ = ["LAYOUT_CALLS", "called", "call_words", "described", "kept_calls", "reference_makes"]
+__all__ = ["LAYOUT_CALLS", "called", "call_words", "described", "kept_calls", "mended_calls", "reference_makes"]
 
 # the calls that place, cut or join axes: said beside a change of the reference of where axes go (engine.py)
 LAYOUT_CALLS = frozenset({"reshape", "view", "squeeze", "conj", "inner", "outer", "tensor_split", "split", "chunk",
@@ -87,7 +87,7 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
             if as_learners and name in _SETTLED and ({k.arg for k in node.keywords} & _SETTLED[name] or flags
                                                      or _told_by_position(node, name)):
                 continue
-            if as_learners and (_sized_as_meant(node, name) or _not_as_described(node, name)):
+            if as_learners and (_sized_as_meant(node, name) or _counted_as_meant(node, name) or _not_as_described(node, name)):
                 continue
             if name and name not in names:
                 names.append(name)
@@ -127,18 +127,32 @@ def _told_by_position(node: ast.Call, name: str) -> bool:
     return len(node.args) + (0 if function_form else 1) > _TOLD_FROM[name]
 
 
+def _first_told(node: ast.Call, keywords: tuple[str, ...]) -> ast.AST | None:
+    """What a call is told right after its tensor (`x.split(2)`, `torch.split(x, 2)`), or by one of
+    `keywords`; None where it is told neither."""
+    at = 1 if function_form(node) else 0
+    return node.args[at] if len(node.args) > at else next((k.value for k in node.keywords if k.arg in keywords), None)
+
+
 def _sized_as_meant(node: ast.Call, name: str) -> bool:
     """A `split` given a size worked out (`d // 2`, `d / 2`) or a list of sizes: the learner counted
     a piece's size, as `split` reads it, so there is nothing to misread. A bare number or name
     (`split(2)`, `split(n_heads)`: meant as that many pieces?) is described."""
     if name != "split":
         return False
-    owner = node.func.value if isinstance(node.func, ast.Attribute) else None
-    at = 1 if isinstance(owner, ast.Name) and owner.id == "torch" else 0
-    given = node.args[at] if len(node.args) > at else next(
-        (k.value for k in node.keywords if k.arg in ("split_size_or_sections", "split_size")), None)
+    given = _first_told(node, ("split_size_or_sections", "split_size"))
     worked_out = isinstance(given, ast.BinOp) and isinstance(given.op, (ast.FloorDiv, ast.Div))
     return worked_out or isinstance(given, (ast.List, ast.Tuple))
+
+
+def _counted_as_meant(node: ast.Call, name: str) -> bool:
+    """A `chunk` given a count by a name that says it is one (`n_heads`, `num_blocks`): the learner
+    counted pieces, as `chunk` reads them, so its words (not pieces of that size) would name a
+    misreading not made. A number or another name (`chunk(2)`, `chunk(head_size)`, `chunk(n)`) is described."""
+    if name != "chunk":
+        return False
+    given = _first_told(node, ("chunks",))
+    return isinstance(given, ast.Name) and given.id.startswith(("n_", "num_"))
 
 
 def _not_as_described(node: ast.Call, name: str) -> bool:
@@ -230,6 +244,17 @@ def kept_calls(mend: str) -> set[str]:
     return {name for name, text in new if (name, text) in old}
 
 
+def mended_calls(mend: str) -> set[str]:
+    """The names of the calls a mend changes: the call it says it is in or takes an argument out of
+    (`dim=0` for `dim=-1` in `stack(...)`, `dim=-1` left out of `stack(...)`), or those the old code of
+    its "`new` for `old`" writes and its new code does not keep."""
+    inside = re.match(r"^`[^`]+` (?:for `[^`]+` in|left out of) `(\w+)\(\.\.\.\)`", mend)
+    if inside:
+        return {inside.group(1)}
+    found = re.match(r"^`([^`]+)` for `([^`]+)`", mend)
+    return {name for name, _ in _calls_written(found.group(2))} - kept_calls(mend) if found else set()
+
+
 def _calls_written(code: str) -> set[tuple[str, str]]:
     """(name, the call as written up to its closing bracket) of each call in a piece of code."""
     calls = set()
@@ -255,6 +280,10 @@ def described(quoted: Iterable[str], reference: ModuleType, function: str) -> di
     for text in quoted:
         # a mend's "`new` for `old`": the new code is the reference's way, not the learner's
         text = re.sub(r"^`[^`]+` for ", "", text)
+        # a mend's "in `stack(...)`" names the call it changes with its owner dropped: read as a tensor's
+        # where the call's words are about where its axis goes (a mend in it names the axis), never
+        # about a count its `...` hides (`chunk`, `split`: the mend left the count alone)
+        text = re.sub(r"in `(\w+)\(\.\.\.\)`", lambda m: f"in `_.{m[1]}(...)`" if "`dim`" in CALLS.get(m[1], "") else m[0], text)
         for code in re.findall(r"`([^`]+)`", text) or [text]:
             tree = _parsed(code)
             for name in called(tree, as_learners=True) if tree is not None else []:

@@ -13,7 +13,7 @@ import inspect
 from types import ModuleType
 
 from attention_by_hand.lab.api_mends import CAUSE_OPS
-from attention_by_hand.lab.call_words import LAYOUT_CALLS, call_words, kept_calls
+from attention_by_hand.lab.call_words import LAYOUT_CALLS, call_words, kept_calls, mended_calls, reference_makes
 from attention_by_hand.lab.diagnosis import diagnose, localise
 from attention_by_hand.lab.related import ends_of, worded_for
 from attention_by_hand.lab.relations import DIVIDED, MULTIPLIED
@@ -165,7 +165,15 @@ class Engine:
             # (`hs ** -0.5` for `n_heads ** -0.5`, where the reference's `q.shape[0]` for `q.shape[-1]` says it in its terms)
             # (one change at one place: one made at several, as `T` for `block` in every range, may mend by chance)
             other_kind = op in _OWN_OPS and not event.get("many") and bool(found.changes) and not any(c.op in _OWN_OPS for c in found.changes)
-            own = mended and alone and not found.relation and ((op in NAMING_MENDS and op not in _MIRRORED) or other_kind)
+            # a number, flag or name mended mirrors nothing where no change of the reference is said (a
+            # known mistake's words), or where the call it mends is one the reference never makes (`dim=0`
+            # for `dim=-1` in `stack(...)`, beside the reference's transpose changed); a rival in the same call
+            # (`dim=-1` left out of `stack(...)`) is said with it; not beside a change matched by its error
+            # alone, which the rivals would only blur (a change that also fits the values says more)
+            unmirrored = op in _MIRRORED and self.rival_beside(event) and not found.raised_only and (
+                not found.changes or self.foreign_mend(function, event))
+            own = mended and (alone or unmirrored) and not found.relation and (
+                (op in NAMING_MENDS and (op not in _MIRRORED or unmirrored)) or other_kind)
             after = after or (f"in your code, {mended}" if own else None)
             # what the outputs show, then what a call the reference never makes does on the line where they part
             parted = self.parted_at(function, check) if not after else None
@@ -223,6 +231,20 @@ class Engine:
             except Exception:  # noqa: BLE001 - it only adds to a hint; it never breaks a check
                 self.ended[function] = None
         return self.ended[function]
+
+    @staticmethod
+    def rival_beside(event: dict) -> bool:
+        """Whether the mend has no rival, or one that changes the same call on its line (`dim=-1` left out
+        of the `stack(...)` whose `dim=0` for `dim=-1` mends): another call's rival may be a coincidence
+        (`a / b` for `a - b`, beside `gt(0)` for `gt(1)`), which the words would offer as a cause."""
+        other = event.get("other")
+        return not isinstance(other, dict) or (other.get("line") == event.get("line") and bool(
+            mended_calls(str(other.get("text"))) & mended_calls(str(event.get("text")))))
+
+    def foreign_mend(self, function: str, event: dict) -> bool:
+        """Whether the mend changes only calls the reference's function never makes."""
+        calls = mended_calls(str(event.get("text")))
+        return bool(calls) and calls.isdisjoint(reference_makes(self.reference, function))
 
     def mended(self, function: str) -> tuple[str | None, str | None]:
         """The one change of the learner's own code that makes the function right on every input

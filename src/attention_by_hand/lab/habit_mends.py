@@ -38,8 +38,8 @@ repair.py finds that it gives the reference's output on every input:
   mend adds an axis of size 1 for each axis after the one meant, `keep[:, None, None]`. Tried where a
   subscript is `:` followed by `None`s alone.
 - `r_drop`: `pattern[:, :, -1, 0]`, R's `x[-1]`, every entry but the first; in Python `-1` picks the LAST
-  entry alone and drops the axis. The mend is the slice `1:` (for `-k`, `k:`). Tried on every negative
-  whole number in a subscript of two or more places.
+  entry alone and drops the axis. The mend is the slice `1:`. Tried on every `-1` in a subscript of two
+  or more places (R's `x[-k]` drops the k-th entry alone: no slice says that).
 - `axis_last`: `e.sum(-1)[:, None]`, NumPy's way of turning row sums back into a column: the new
   axis goes after the first, right for a matrix's sums only (a vector's has no axis to keep, a
   batch's gets it in the middle). The mend puts it last, `e.sum(-1)[..., None]`. Tried where every
@@ -259,7 +259,9 @@ def _subscript_habits(node: ast.Subscript, name: str, at: int, line: int | None)
             found.append(Change(name, at, "one_slice", k, "slice",
                                 f"`{quote(p.lower or ast.Constant(0))}` for `{quote(p)}` in `{quote(node)}`", line))
     for k, p in enumerate(parts if len(parts) >= 2 else ()):  # R's `x[-1]`, all but the first (r_drop)
-        if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.USub) and isinstance(p.operand, ast.Constant) and type(p.operand.value) is int:
+        # `-1` alone: R's `x[-k]` drops the k-th entry alone, which no slice from k says
+        if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.USub) and isinstance(p.operand, ast.Constant) \
+                and type(p.operand.value) is int and p.operand.value == 1:
             made = ", ".join(f"{p.operand.value}:" if i == k else ast.unparse(q) for i, q in enumerate(parts))
             found.append(Change(name, at, "r_drop", f"{ast.unparse(node.value)}[{made}]", "slice",
                                 f"`{quote(node.value)}[{made}]` for `{quote(node)}`", line))

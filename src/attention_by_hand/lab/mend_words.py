@@ -22,7 +22,9 @@ from attention_by_hand.lab.loop_starts import carry_words, start_words
 from attention_by_hand.lab.mutant_edits import CMP, OPS, TENSOR_MAKERS, Change, call_name, factor_parts, moved_text, number_of, quote_statement
 from attention_by_hand.lab.own_mends import OWN_OPS, own_words
 
-__all__ = ["mistake_words", "mend_said"]
+__all__ = ["WRONG_AXIS", "mistake_words", "mend_said"]
+
+WRONG_AXIS = "the wrong axis"  # the words of a number mended that names an axis
 
 # A comparison in words: a learner reads `>=` as "greater than or equal".
 _COMPARED = {">": "greater than", ">=": "greater than or equal", "<": "less than", "<=": "less than or equal",
@@ -244,7 +246,7 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
             return f"`{ast.unparse(dropped)}` added twice"
         return f"a term too many (`{ast.unparse(dropped)}`)"
     if kind == "axis" or (op == "const" and _shape_index(node, parents)):
-        return "the wrong axis"
+        return WRONG_AXIS
     if kind == "comparison" and op == "compare" and isinstance(node, ast.Compare):
         mine, theirs = CMP.get(type(node.ops[0])), CMP.get(getattr(ast, str(change.arg), type(None)))
         if mine and theirs:

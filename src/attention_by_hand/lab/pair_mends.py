@@ -2,12 +2,13 @@
 learner's code only.
 
 `torch.stack([m, s]).max(dim=0)`, read as NumPy's `np.max(a, axis=0)` or as torch's `amax`, which
-return the maxima alone: given a `dim`, torch's `max`, `min`, `median`, `mode`, `kthvalue`, `sort`,
-`topk` and `cummax` return a named pair (`values`, `indices`), and the next arithmetic on it raises
-("unsupported operand type(s) for -: 'Tensor' and 'torch.return_types.max'"). The mend (`pair_values`)
-takes the values, `torch.stack([m, s]).max(dim=0).values`. Tried at every such call given a `dim`
-(by keyword, or by position after the tensor) whose result is not already indexed, unpacked or
-asked for an attribute (`.values`, `[0]`).
+return the maxima alone: given a `dim`, torch's `max`, `min` and `median` return a named pair
+(`values`, `indices`), and `mode`, `kthvalue`, `sort`, `topk`, `cummax` and `cummin` return one
+whatever they are given; the next arithmetic on it raises ("unsupported operand type(s) for -:
+'Tensor' and 'torch.return_types.max'"). The mend (`pair_values`) takes the values,
+`torch.stack([m, s]).max(dim=0).values`. Tried at every such call that returns a pair (given a `dim`
+by keyword, or a whole number by position after the tensor) whose result is not already indexed,
+unpacked or asked for an attribute (`.values`, `[0]`).
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.code_layout import call_name, function_form, parents, statement_lines
+from attention_by_hand.lab.code_layout import call_name, function_form, number_of, parents, statement_lines
 from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["PAIR_OPS", "pair_mends", "pair_words"]
@@ -25,7 +26,7 @@ PAIR_OPS = ("pair_values",)
 # a call's name -> the positional arguments before its `dim` as a method (`x.kthvalue(k, dim)`)
 _PAIRS = {"max": 0, "min": 0, "median": 0, "mode": 0, "nanmedian": 0, "kthvalue": 1, "sort": 0, "topk": 1,
           "cummax": 0, "cummin": 0}
-_ALWAYS = ("sort", "topk", "cummax", "cummin")  # a pair whatever the arguments
+_ALWAYS = ("sort", "topk", "cummax", "cummin", "mode", "kthvalue")  # a pair whatever the arguments
 
 
 def _given_dim(call: ast.Call) -> bool:
@@ -39,7 +40,7 @@ def _given_dim(call: ast.Call) -> bool:
     if any(k.arg == "dim" for k in call.keywords):
         return True
     # `torch.max(x, y)` compares two tensors: a dim by position is a number written out
-    return len(call.args) > before and isinstance(call.args[before], (ast.Constant, ast.UnaryOp))
+    return len(call.args) > before and type(number_of(call.args[before])) is int
 
 
 def pair_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:

@@ -1,4 +1,4 @@
-"""Eleven mends of an operator, a number or a call read by another convention, tried on a learner's code only.
+"""Twelve mends of an operator, a number or a call read by another convention, tried on a learner's code only.
 
 - `div_mod`: `t[cols % hs, rows, cols // hs]`, a flat position split into (which block, where in
   it) with the two operators exchanged. `i // n` counts the whole blocks of n before i, `i % n` is
@@ -41,6 +41,10 @@
   `split(1, dim=-1)` gives it; `unbind` removes the axis, so each piece is (...,) and broadcasts
   against a column into a square. The mend is `scores.split(1, dim=-1)`. Tried at every `unbind`
   of a statement or a `for` header, as a method or `torch.unbind` (not with a starred argument).
+- `size_sliced`: `n = x.shape[-1:]`, the size of the last axis read with a slice, as a vector's last
+  entry is often cut out; a slice of a shape is a torch.Size, a tuple of one size, and a tensor
+  divided by it raises. The mend indexes, `x.shape[-1]`. Tried on every slice of `.shape` that
+  holds one entry (`-1:`, `k:k + 1`, `:1`).
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: `//` and `%` exchanged across two statements (`head = i % hs` on one line, `place = i // hs`
@@ -53,14 +57,14 @@ import ast
 import dataclasses
 
 from attention_by_hand.lab.axis_arguments import axis_argument
-from attention_by_hand.lab.code_layout import call_name, function_form, log_of_sum
+from attention_by_hand.lab.code_layout import call_name, function_form, log_of_sum, number_of
 from attention_by_hand.lab.mend_edits import RADIANS, mend_edit
 from attention_by_hand.lab.mutant_edits import Change, cut, quote
 
 __all__ = ["READING_OPS", "reading_mends", "reading_words"]
 
 READING_OPS = ("div_mod", "radians", "norm_squared", "named_whole", "log_inside", "true_div", "bool_not", "nested_order",
-               "sign_abs", "axes_from_one", "unbind_kept")
+               "sign_abs", "axes_from_one", "unbind_kept", "size_sliced")
 _TURNS = ("sin", "cos", "tan")
 _NORMS = ("vector_norm", "norm")
 _WHOLE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult)
@@ -153,6 +157,23 @@ def _bool_of_difference(node: ast.AST) -> bool:
             and not node.args and isinstance(node.func.value, ast.BinOp) and isinstance(node.func.value.op, ast.Sub))
 
 
+def _size_sliced(node: ast.AST) -> str | None:
+    """`x.shape[k]` for `x.shape[-1:]`, `x.shape[k:k + 1]` or `x.shape[:1]`: a slice of a shape that
+    holds one size; None for anything else."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+            and isinstance(node.slice, ast.Slice) and node.slice.step is None):
+        return None
+    lower, upper = node.slice.lower, node.slice.upper
+    if lower is None:
+        one = 0 if number_of(upper) == 1 else None
+    elif upper is None:
+        one = -1 if number_of(lower) == -1 else None
+    else:
+        low, high = number_of(lower), number_of(upper)
+        one = low if type(low) is int and type(high) is int and high == low + 1 else None
+    return None if one is None else f"{quote(node.value)}[{one}]"
+
+
 def _split_for(node: ast.AST) -> str | None:
     """`x.split(1, dim=d)` for `x.unbind(d)` or `torch.unbind(x, d)` (d 0 where not given), written out whole;
     None where an argument is starred or unpacked, or the method is called through its class."""
@@ -207,6 +228,8 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                     add(axes, "axes_from_one", "axis", statement.lineno)
             if (kept := _split_for(node)) is not None:
                 add(node, "unbind_kept", "axis", statement.lineno, kept)
+            if (size := _size_sliced(node)) is not None:
+                add(node, "size_sliced", "slice", statement.lineno, size)
             if isinstance(node, ast.Call) and call_name(node) == "sign" and (node.args or isinstance(node.func, ast.Attribute)):
                 add(node, "sign_abs", "sign", statement.lineno)
     for loop in (n for n in ast.walk(fdef) if isinstance(n, ast.For)):  # a loop's header: what it walks
@@ -223,6 +246,9 @@ def reading_words(node: ast.AST, change: Change) -> str | None:
         last = ", so a row's entries come out as (...,), not as (..., 1) columns" if axis == "-1" else ""
         return (f"`unbind` removes the axis it cuts along, {axis}: each piece has one axis fewer{last}; "
                 f"`split(1, dim={axis})` keeps that axis, of size 1")
+    if change.op == "size_sliced":
+        return (f"`{quote(node)}` is a slice of the shape, a torch.Size: a tuple holding one size, not the number; "
+                f"`{change.arg}` is the size itself")
     if change.op == "true_div" and isinstance(node, ast.BinOp):
         return (f"`//` is floor division: `{quote(node)}` rounds `{quote(node.left)} / {quote(node.right)}` down to a whole "
                 f"number (0 wherever 0 <= `{quote(node.left)}` < `{quote(node.right)}`); `/` divides")

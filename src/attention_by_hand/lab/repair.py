@@ -106,6 +106,9 @@ class Repair:
     many: bool = False
 
 
+_PRODUCTS = {"matmul", "mm", "bmm", "einsum", "linear", "tensordot"}  # the calls that make a matrix product
+
+
 def _right(got, expected) -> bool:
     """The reference's output: its numbers within the checker's tolerance, its shapes and dtypes."""
     if isinstance(got, Raised):
@@ -283,6 +286,12 @@ def _axes_early(ordered: list[Change], first: int) -> list[Change]:
     return ordered[:first] + [c for c in later if c.kind == "axis"] + [c for c in later if c.kind != "axis"]
 
 
+def _makes_product(reference: ModuleType, function: str) -> bool:
+    """Whether the reference's `function` (or what it calls) makes a matrix product: `@`, `matmul`, ..."""
+    return any((isinstance(n, ast.BinOp) and isinstance(n.op, ast.MatMult)) for f in reachable(reference, function)
+               for n in ast.walk(definition(reference, f))) or bool(reference_makes(reference, function) & _PRODUCTS)
+
+
 def _foreign_unwraps(module: ModuleType, reference: ModuleType, function: str, mends: list[Change]) -> list[Change]:
     """The mends that take away a call the reference (its `function` and what that calls) never
     makes (`w` for `torch.round(w, decimals=4)`, where `decimals=5` mends the line too)."""
@@ -325,6 +334,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     allowed = _candidates(module, function, checked, span, [inputs[i] for i in order], near, len(wrong), {line} if near else set())
     if not numbers_refused(got):  # a number made a tensor mends only a call that refused the number: not tried
         allowed = [c for c in allowed if c.op != "number_tensor"]
+    if not _makes_product(reference, function):  # `matmul` for `mul` where the lab has the product written by hand
+        allowed = [c for c in allowed if not (c.op == "rename" and c.arg == "matmul")]
     candidates = allowed[:MAX_CHANGES]
     for change in candidates:
         if deadline is not None and time.perf_counter() > deadline:

@@ -20,6 +20,7 @@ Left out: running the file (runner.py, child.py); the comparisons and the labs' 
 from __future__ import annotations
 
 import json
+import re
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -33,6 +34,7 @@ from attention_by_hand.lab.case_verdict import case_verdict
 from attention_by_hand.lab.engine import Engine
 from attention_by_hand.lab.judging import Check, Miss, Probe
 from attention_by_hand.lab.layout_mends import LAYOUT_OPS
+from attention_by_hand.lab.mend_words import WRONG_AXIS
 from attention_by_hand.lab.fatal_words import fatal_message
 from attention_by_hand.lab.helped import helped_words
 from attention_by_hand.lab.learner_notes import with_notes
@@ -48,6 +50,15 @@ from attention_by_hand.lab.wire import encode
 SAID_AFTER_EFFECT = (*CAUSE_OPS, "rename", "args", "walk_last", "unpack_axis", "builtin_sum", "named_whole", *LAYOUT_OPS)
 
 __all__ = ["CheckResult", "CheckRun", "Ending", "Plan", "plan", "check_run", "check_in_process", "load_reference", "report_lines"]
+
+
+def _said_after_effect(event: dict, effect: str) -> bool:
+    """Whether a mend is said after a catalogued mistake's `effect`: its op is one of SAID_AFTER_EFFECT,
+    or it puts one axis's number for another where the effect speaks of axes, a shape or a transpose
+    (`mean(dim=-2)` for `mean(dim=-1)` under "averaged over the wrong axes"): an axis mended under "the
+    mask is on the wrong side" (`cumsum(-2)` for `cumsum(1)`) may mend by another road than the slip made."""
+    axis = event.get("op") == "const" and event.get("words") == WRONG_AXIS and re.search(r"\bax[ie]s\b|shape|transpose", effect) is not None
+    return event.get("op") in SAID_AFTER_EFFECT or axis
 
 
 @dataclass(frozen=True)
@@ -223,7 +234,7 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
             # what was observed, and the mend of the learner's own code, which holds on every input
             said, mended = mutants.mended(check.function)
             hint, mistake = f"{first.prefix}{first.observed}; {said}", None
-        elif mistake is not None and mutants.repairs.get(check.function, {}).get("op") in SAID_AFTER_EFFECT:  # the catalogue's effect, the code's cause
+        elif mistake is not None and _said_after_effect(mutants.repairs.get(check.function, {}), hint):  # the catalogue's effect, the code's cause
             said, mended = mutants.mended(check.function)
             hint = f"{hint}; in your code, {said}"
         elif ask and any(isinstance(v, str) and v.startswith("raised ") for v in verdicts):
