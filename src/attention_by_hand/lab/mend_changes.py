@@ -87,7 +87,7 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - what a loop, a product or a comparison is given (operand_mends.py): a dict walked without `.items()`, the
   transpose on the other factor, a comparison's side without its axis of size 1, a tensor walked along its
   first axis, a vector of ones where a column was meant; read by another convention (reading_mends.py): `//` and `%` exchanged, an angle in degrees, a
-  norm for a sum of squares, a `:=` naming part of a sum, a sign for whether a value is 0, axes counted from 1; where an axis
+  norm for a sum of squares, a `:=` naming part of a sum, a sign for whether a value is 0, axes counted from 1, a shape's slice for a size; where an axis
   goes (layout_mends.py): an index's `None` in the wrong place, a reshape with no transpose before it, a
   cut after `...` meant for an earlier axis, two brackets for one, a matrix product's factor left untransposed; where a bracket closes
   (bracket_mends.py); an outside name where an unread argument belongs (argument_mends.py); a number where
