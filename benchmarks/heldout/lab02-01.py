@@ -64,10 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    n = ids.shape[0]
-    hot = weight.new_zeros(n, weight.shape[0])
-    hot[:, ids] = 1.0
-    return torch.einsum("nv,vd->nd", hot, weight)
+    picked = torch.take_along_dim(weight, ids.reshape(-1, 1), dim=0)
+    return picked.reshape(ids.shape[0], weight.shape[1])
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -75,9 +73,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.topk(1, dim=-1).values
-    e = torch.exp(scores - top)
-    return e / torch.sum(e, dim=-1, keepdim=True)
+    return torch.special.softmax(scores, dim=-1)
 
 
 # %% [markdown]

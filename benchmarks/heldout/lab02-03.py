@@ -64,10 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    n = ids.shape[0]
-    hot = weight.new_zeros(n, weight.shape[0])
-    hot[torch.arange(n), ids] = 1.0
-    return torch.einsum("nv,vd->nd", hot, weight)
+    n, V = ids.shape[0], weight.shape[0]
+    hot = torch.zeros(n, V, dtype=ids.dtype).scatter_(1, ids.unsqueeze(1), 1.0)
+    return torch.mm(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -75,9 +74,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.kthvalue(1, dim=-1, keepdim=True).values
-    e = torch.exp(scores - top)
-    return e / torch.sum(e, dim=-1, keepdim=True)
+    top = scores.sort(dim=-1, descending=True).values[..., :1]
+    e = (scores - top).exp()
+    return torch.true_divide(e, e.sum(dim=-1, keepdim=True))
 
 
 # %% [markdown]

@@ -64,8 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = F.one_hot(ids, num_classes=weight.shape[0]).to(weight.dtype)
-    return F.linear(hot, weight.t())
+    n, V = ids.shape[0], weight.shape[0]
+    hot = torch.zeros(n, V, dtype=weight.dtype).scatter_(1, ids.unsqueeze(1), 1.0)
+    return torch.mm(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,8 +74,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    e = torch.exp(scores - torch.aminmax(scores, dim=-1, keepdim=True).max)
-    return e / torch.linalg.vector_norm(e, ord=1, dim=-1, keepdim=True)
+    top = scores.sort(dim=-1, decreasing=True).values[..., :1]
+    e = (scores - top).exp()
+    return torch.true_divide(e, e.sum(dim=-1, keepdim=True))
 
 
 # %% [markdown]

@@ -67,10 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = ids[1:] + vocab_size * ids[:-1]
-    flat = torch.zeros(vocab_size * vocab_size)
-    flat.scatter_add_(0, codes, torch.ones(codes.shape[0]))
-    return flat.view(vocab_size, vocab_size)
+    counts = torch.zeros(vocab_size, vocab_size)
+    for a, b in enumerate(ids[1:].tolist()):
+        counts[a, b] += 1
+    return counts
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,8 +80,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = torch.add(counts, smoothing)
-    return torch.einsum("ab,a->ab", c, 1.0 / c.sum(dim=1))
+    c = smoothing + counts
+    return (c.T / c.sum(dim=1)).T
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,8 +89,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    picked = probs[ids[:-1], ids[1:]]
-    return torch.log(picked, math.e).mean().neg()
+    picked = torch.take(probs, ids[:-1] * probs.shape[1] + ids[1:])
+    return -(picked.log().sum() / picked.numel())
 
 
 # %% [markdown]

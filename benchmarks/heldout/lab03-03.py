@@ -67,9 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = ids[:-1] * vocab_size + ids[1:]
-    counts = torch.bincount(codes, minlength=vocab_size * vocab_size)
-    return counts.reshape(vocab_size, vocab_size).float()
+    codes = (ids[:-1] * vocab_size + ids[1:]).double()
+    flat = torch.histc(codes, bins=vocab_size * vocab_size, min=-0.5, max=vocab_size * vocab_size - 0.5)
+    return flat.float().view(vocab_size, vocab_size)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,8 +79,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = counts + smoothing
-    return c / c.sum()
+    return F.normalize(counts, p=1, dim=1) + smoothing
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +87,7 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    logp = probs.log()
-    return F.nll_loss(logp[ids[:-1]], ids[1:])
+    return F.cross_entropy(probs[ids[:-1]].log(), ids[1:])
 
 
 # %% [markdown]

@@ -67,9 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    where = torch.stack((ids[:-1], ids[1:]))
-    ones = torch.ones(where.shape[1])
-    return torch.sparse_coo_tensor(where, ones, (vocab_size, vocab_size)).to_dense()
+    counts = torch.zeros(vocab_size, vocab_size)
+    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
+        counts[a, b] += 1
+    return counts
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,8 +80,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = counts + smoothing
-    return torch.diag(1.0 / c.sum(dim=1)) @ c
+    c = smoothing + counts
+    return (c.T / c.sum(dim=0)).T
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +89,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    rows = torch.distributions.Categorical(probs=probs[ids[:-1]])
-    return -rows.log_prob(ids[1:]).mean()
+    picked = torch.take(probs, ids[:-1] * probs.shape[1] + ids[1:])
+    return -(picked.log().sum() / picked.numel())
 
 
 # %% [markdown]

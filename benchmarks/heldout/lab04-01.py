@@ -52,7 +52,10 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.triu(torch.full((T, T), 1), diagonal=1)
+    mask = torch.zeros(T, T, dtype=torch.bool)
+    rows, cols = torch.triu_indices(T, T)
+    mask[rows, cols] = True
+    return mask
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,10 +64,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    T = x.shape[0]
-    s = torch.einsum("id,jd->ij", q, k) / math.sqrt(q.shape[-1])
-    s[causal_mask(T)] = float("-inf")
-    return torch.softmax(s, dim=-1)
+    keep = (~causal_mask(q.shape[0])).to(q.dtype)
+    s = torch.addmm(keep.log(), q, k.t(), alpha=1 / math.sqrt(q.shape[-1]))
+    return F.softmin(-s, dim=-1)
 
 
 def self_attention(
@@ -75,8 +77,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    return torch.einsum("ij,jd->id", w, value(x)), w
+    weights = attention_weights(x, query, key)
+    return torch.mm(weights, value(x)), weights
 
 
 # %% [markdown]

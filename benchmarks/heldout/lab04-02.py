@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.ones(T, T).tril().eq_(0)
+    return torch.tensor([[j > i for j in range(T)] for i in range(T)], dtype=torch.bool)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,12 +60,12 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    T = q.size(0)
-    bias = torch.full((T, T), float("-inf")).triu(1)
-    s = q @ k.transpose(0, 1) / math.sqrt(key.out_features) + bias
-    return F.softmax(s, dim=1)
+    q, k = query(x), key(x)
+    s = torch.bmm(q[None], k.t()[None])[0] / math.sqrt(k.shape[1])
+    keep = ~causal_mask(s.shape[0])
+    top = torch.max(torch.where(keep, s, s.min()), dim=1, keepdim=True).values
+    e = torch.exp((s - top) * keep) * keep
+    return e / e.sum(dim=1, keepdim=True)
 
 
 def self_attention(
@@ -76,9 +76,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    out = (w.unsqueeze(-1) * value(x).unsqueeze(0)).sum(1)
-    return out, w
+    weights = attention_weights(x, query, key)
+    out = torch.bmm(weights[None], value(x)[None])[0]
+    return (out, weights)
 
 
 # %% [markdown]

@@ -52,7 +52,10 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.eye(T).cumsum(0) == 0
+    mask = torch.zeros(T, T, dtype=torch.bool)
+    rows, cols = torch.triu_indices(T, T, offset=1)
+    mask[rows, cols] = True
+    return mask
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,9 +64,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = torch.linalg.multi_dot([q, k.T]) / math.sqrt(q.shape[1])
-    s = torch.masked_fill(s, causal_mask(x.shape[0]), float("-inf"))
-    return F.log_softmax(s, dim=-1).exp()
+    keep = (~causal_mask(q.shape[0])).to(q.dtype)
+    s = torch.addmm(keep.log(), q, k.t(), beta=1 / math.sqrt(q.shape[-1]))
+    return F.softmin(-s, dim=-1)
 
 
 def self_attention(
@@ -74,8 +77,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    return torch.linalg.multi_dot([w, value(x)]), w
+    weights = attention_weights(x, query, key)
+    return torch.mm(weights, value(x)), weights
 
 
 # %% [markdown]

@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.ones(T, T).tril().eq(0)
+    grid = torch.ones(T, T, dtype=torch.long)
+    return grid.cumsum(dim=1) > grid.cumsum(dim=0)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,10 +63,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     """
     q = query(x)
     k = key(x)
-    T = q.size(0)
-    bias = torch.full((T, T), float("-inf")).triu(1)
-    s = q @ k.transpose() / math.sqrt(key.out_features) + bias
-    return F.softmax(s, dim=1)
+    s = F.linear(q, k) / math.sqrt(k.shape[-1])
+    s.masked_fill_(causal_mask(x.shape[0]), float("-inf"))
+    return torch.special.softmax(s, -1)
 
 
 def self_attention(
@@ -77,7 +77,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    out = (w.unsqueeze(-1) * value(x).unsqueeze(0)).sum(1)
+    out = F.linear(value(x).t(), w)
     return out, w
 
 

@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, d = t.shape
-    return t.reshape(T, n_heads, d // n_heads).swapaxes(0, 1)
+    T, D = t.shape
+    return torch.stack(t.view(T, n_heads, D // n_heads).unbind(1), dim=0)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.swapaxes(0, 1).flatten(-1)
+    return torch.column_stack(list(t.unbind(0)))
 
 
 def multi_head_attention(
@@ -76,16 +76,16 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
-    T = x.size(0)
-    hs = x.size(1) // n_heads
-    s = (q.unsqueeze(2) * k.unsqueeze(1)).sum(-1) / hs ** 0.5
-    s = s + torch.full((T, T), float("-inf")).triu(1)
-    w = F.softmax(s, dim=-1)
-    o = (w.unsqueeze(-1) * v.unsqueeze(1)).sum(2)
-    return proj(merge_heads(o)), w
+    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
+    T, hs = q.shape[1], q.shape[2]
+    later = torch.tensor([[j > i for j in range(T)] for i in range(T)])
+    heads, weights = [], []
+    for h in range(n_heads):
+        s = torch.inner(q[h], k[h]) / math.sqrt(hs)
+        w = torch.nn.Softmax(dim=-1)(s.masked_fill(later, float("-inf")))
+        weights.append(w)
+        heads.append(torch.mm(w, v[h]))
+    return proj(torch.column_stack(heads)), torch.stack(weights)
 
 
 # %% [markdown]

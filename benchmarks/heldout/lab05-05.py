@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T = t.shape[0]
-    return torch.einsum("thd->htd", t.view(T, n_heads, -1))
+    T, D = t.shape
+    return t.reshape(T, n_heads, D // n_heads).permute(1, 0, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.einsum("htd", t).reshape(t.shape[1], -1)
+    H, T, hs = t.shape
+    return t.permute(1, 0, 2).reshape(T, H * hs)
 
 
 def multi_head_attention(
@@ -76,15 +77,14 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
-    T, hs = x.shape[0], q.shape[-1]
-    s = torch.einsum("htd,hsd->hts", q, k) / math.sqrt(hs)
-    s[:, torch.ones(T, T, dtype=torch.bool).triu(1)] = float("-inf")
-    w = torch.softmax(s, dim=-1)
-    out = proj(merge_heads(torch.einsum("hts,hsd->htd", w, v)))
-    return out, w
+    q, k, v = (split_heads(lin(x), n_heads) for lin in (query, key, value))
+    T = x.shape[0]
+    bias = torch.zeros(T, T)
+    rows, cols = torch.tril_indices(T, T, offset=-1)
+    bias[rows, cols] = float("-inf")
+    s = torch.baddbmm(bias.expand(n_heads, T, T), q, k.permute(0, 2, 1), alpha=1 / math.sqrt(q.shape[-1]))
+    weights = F.softmin(-s, dim=-1)
+    return proj(merge_heads(torch.bmm(weights, v))), weights
 
 
 # %% [markdown]

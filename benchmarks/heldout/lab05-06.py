@@ -56,8 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    hs = t.shape[1] // n_heads
-    return t.unfold(1, hs, hs).transpose(0, 1)
+    return t.t().reshape(n_heads, -1, t.shape[0]).permute(0, 2, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.cat(tuple(t), dim=-1)
+    return t.permute(0, 2, 1).reshape(-1, t.shape[1]).t()
 
 
 def multi_head_attention(
@@ -79,11 +78,11 @@ def multi_head_attention(
     q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    T = x.shape[0]
-    s = torch.matmul(q, k.mT) / math.sqrt(q.shape[-1])
-    w = F.softmax(s.masked_fill(torch.ones(T, T).triu(1).bool(), float("-inf")), dim=-1)
-    o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-    return proj(merge_heads(o)), w
+    s = q @ k.permute(0, 2, 1) / math.sqrt(q.shape[-1])
+    grid = torch.ones(x.shape[0], x.shape[0], dtype=torch.long)
+    s.masked_fill_(grid.cumsum(dim=1) > grid.cumsum(dim=0), float("-inf"))
+    w = torch.special.log_softmax(s, -1)
+    return proj(merge_heads(w @ v)), w
 
 
 # %% [markdown]

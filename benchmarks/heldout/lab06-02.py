@@ -62,9 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    T = tokens.shape[-1]
-    hot = F.one_hot(tokens, token_embedding.num_embeddings).to(token_embedding.weight.dtype)
-    return hot @ token_embedding.weight + position_embedding.weight[:T]
+    T = tokens.ndim
+    return token_embedding(tokens) + position_embedding.weight[list(range(T))]
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -73,8 +72,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    std, mu = torch.std_mean(x, dim=-1, correction=0, keepdim=True)
-    return (x - mu) * (std.square() + eps).pow(-0.5) * weight + bias
+    d = x - x.mean(-1, keepdim=True)
+    var = torch.linalg.vector_norm(d, dim=-1, keepdim=True).pow(2) / x.shape[-1]
+    return torch.addcmul(bias, d / (var + eps).sqrt(), weight)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,8 +84,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    y = sum([x, attn(ln1(x))])
-    return sum([y, mlp(ln2(y))])
+    a = attn(ln1(x))
+    return x + a + mlp(ln2(x + a))
 
 
 # %% [markdown]

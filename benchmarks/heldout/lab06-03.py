@@ -62,9 +62,9 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
+    rows = torch.take_along_dim(token_embedding.weight, tokens.reshape(-1, 1), dim=0)
     T = tokens.shape[-1]
-    rows = F.embedding(tokens, token_embedding.weight)
-    return rows + F.embedding(torch.arange(T), position_embedding.weight)
+    return rows.reshape(*tokens.shape, -1) + torch.stack(position_embedding.weight.unbind(0)[:T])
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -73,9 +73,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    mu = x.mean(-1, keepdim=True)
-    var = x.std(-1, keepdim=True, correction=0)
-    return (x - mu) / torch.sqrt(var + eps) * weight + bias
+    return F.layer_norm(x, (x.shape[-1],), weight, bias, eps)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -85,9 +83,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    a = attn(ln1(x))
-    y = x + a
-    return y + mlp(ln2(y))
+    x = torch.stack((x, attn(ln1(x)))).sum(dim=0)
+    return torch.stack((x, mlp(ln2(x)))).sum(dim=0)
 
 
 # %% [markdown]

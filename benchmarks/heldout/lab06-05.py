@@ -62,9 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    T = tokens.shape[-1]
-    rows = F.embedding(tokens, token_embedding.weight)
-    return rows + F.embedding(torch.arange(T), position_embedding.weight)
+    positions = torch.ones(tokens.shape[-1], dtype=torch.long).cumsum(0) - 1
+    return token_embedding(tokens) + position_embedding(positions)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -73,9 +72,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    mu = x.mean(-1, keepdim=True)
-    var = x.var(-1, keepdim=True, correction=0)
-    return (x - mu) / torch.sqrt(var + eps) * weight + bias
+    d = x - x.mean(dim=-1, keepdim=True)
+    var = d.square().mean(dim=-1, keepdim=True)
+    return weight * x * (var + eps).reciprocal().sqrt() + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -85,9 +84,9 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    a = attn(ln1(x))
-    y = x + a
-    return y + mlp(ln2(x))
+    for norm, branch in ((ln1, attn), (ln2, mlp)):
+        x = x + branch(norm(x))
+    return x
 
 
 # %% [markdown]

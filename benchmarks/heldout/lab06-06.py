@@ -62,8 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    T = tokens.size(-1)
-    return token_embedding.weight[tokens] + position_embedding.weight.narrow(0, 0, T)
+    T = tokens.shape[-1]
+    return token_embedding(tokens) + position_embedding.weight[list(range(T))]
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,8 +72,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    var, mu = torch.var_mean(x, dim=-1, keepdim=True, unbiased=False)
-    return (x - mu).div((var + 1e-3).sqrt()).mul(weight).add(bias)
+    d = x - x.mean(-1, keepdim=True)
+    var = torch.linalg.vector_norm(d, dim=-1, keepdim=True).pow(2) / x.shape[-1]
+    return torch.addcmul(bias, d / (var + eps).sqrt(), weight)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -83,8 +84,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    y = torch.add(x, attn(ln1(x)))
-    return torch.add(y, mlp(ln2(y)))
+    a = attn(ln1(x))
+    return x + a + mlp(ln2(a))
 
 
 # %% [markdown]

@@ -82,12 +82,9 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
     p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
-    i2 = torch.arange(0, d_model, 2, dtype=torch.float64)
-    angle = p / base ^ (i2 / d_model)
-    table = torch.zeros(n_positions, d_model, dtype=torch.float64)
-    table[:, 0::2] = torch.sin(angle)
-    table[:, 1::2] = torch.cos(angle)
-    return table.float()
+    freq = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / n_positions)
+    angle = p * freq
+    return torch.stack((angle.sin(), angle.cos()), dim=-1).reshape(n_positions, d_model).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -96,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[: x.shape[-2]]
+    return x + table[torch.arange(x.shape[-2])]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -112,11 +109,13 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     half = x.shape[-1] // 2
-    theta = base ** (-2.0 * torch.arange(half, dtype=torch.float64) / x.shape[-1])
-    ang = positions.to(torch.float64)[:, None] * theta
-    z = torch.complex(x[..., :half], x[..., half:]).to(torch.complex128)
-    z = z * torch.polar(torch.ones_like(ang), ang)
-    return torch.cat([z.real, z.imag], dim=-1).to(x.dtype)
+    theta = base ** (-torch.arange(half, dtype=torch.float64) * 2 / x.shape[-1])
+    angle = positions.to(torch.float64)[:, None] * theta
+    c, s = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
+    turn = torch.stack((torch.stack((c, -s), dim=-1), torch.stack((s, c), dim=-1)), dim=-2)
+    pair = torch.stack((x[..., :half], x[..., half:]), dim=-1)
+    out = torch.matmul(turn, pair.unsqueeze(-1)).squeeze(-1)
+    return torch.cat(out.unbind(-1), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -126,11 +125,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    pos = torch.arange(T)
-    qr, kr = rope(q, pos), rope(k, pos)
-    s = torch.einsum("...id,...jd->...ij", qr, kr) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.einsum("...ij,...jd->...id", torch.softmax(s, dim=-1), v)
+    at = torch.arange(T)
+    s = torch.matmul(rope(q, at), rope(k, at).transpose(-1, -2)) / math.sqrt(q.shape[-1])
+    s = s + (~hidden_future(T)).to(s.dtype).log()
+    return torch.matmul(F.softmin(-s, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -139,9 +137,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T).unsqueeze(1)
-    j = torch.arange(T).unsqueeze(0)
-    return -slope * F.relu((i - j).to(torch.float32))
+    steps = torch.ones(T, T).tril().cumsum(0).sub(1).tril()
+    return steps.mul(-slope)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -151,10 +148,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1])
-    s = s + alibi_bias(T, slope)
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.einsum("...ij,...jd->...id", torch.softmax(s, dim=-1), v)
+    s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s + (~hidden_future(T)).to(s.dtype).log()
+    return torch.matmul(F.softmin(-s, dim=-1), v)
 
 
 # %% [markdown]

@@ -82,10 +82,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
     p = torch.arange(n_positions, dtype=torch.float64)
-    i2 = torch.arange(0, d_model, 2, dtype=torch.float64)
-    angle = p[:, None] * base ** (-i2 / d_model)
-    pairs = torch.cat((angle.sin().unsqueeze(-1), angle.cos().unsqueeze(-1)), -1)
-    return pairs.view(n_positions, d_model).to(torch.float32)
+    freq = 1.0 / base ** (torch.arange(d_model // 2, dtype=torch.float64) * 2 / d_model)
+    angle = torch.outer(p, freq).repeat_interleave(2, dim=1)
+    even = torch.arange(d_model) % 2 == 0
+    return torch.where(even, angle.sin(), angle.cos()).to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,8 +94,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    T = x.size(-2)
-    return x.add_(table.narrow(0, 0, T))
+    return x + table.tensor_split([x.shape[-2]])[0]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -110,13 +109,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.size(-1)
-    half = d // 2
-    theta = torch.pow(base, -2 * torch.arange(half, dtype=torch.float64) / d)
-    ang = positions.double().unsqueeze(-1) * theta
-    c, s = ang.cos().to(x.dtype), ang.sin().to(x.dtype)
-    a, b = x.split(half, dim=-1)
-    return torch.cat((a * c - b * s, b * c + a * s), dim=-1)
+    d = x.shape[-1]
+    theta = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
+    angle = torch.outer(positions.to(torch.float64), theta)
+    c, s = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
+    a, b = x.tensor_split(2)
+    return torch.cat((torch.addcmul(a * c, b, s, value=-1), torch.addcmul(b * c, a, s)), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -125,12 +123,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.size(-2)
-    qr = rope(q, torch.arange(T))
-    kr = rope(k, torch.arange(T))
-    s = qr @ kr.transpose(-2, -1) / math.sqrt(q.size(-1))
-    s = s + torch.full((T, T), float("-inf")).triu(1)
-    return F.softmax(s, dim=-1) @ v
+    T = q.shape[-2]
+    positions = torch.arange(T)
+    s = rope(q, positions) @ rope(k, positions).transpose(-2, -1) / math.sqrt(k.shape[-1])
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.special.softmax(s, -1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -139,9 +136,7 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    idx = torch.arange(T, dtype=torch.float32)
-    dist = idx[:, None] - idx[None, :]
-    return torch.minimum(dist * -slope, torch.zeros(()))
+    return torch.tensor([[-slope * (i - j) if j <= i else 0.0 for j in range(T)] for i in range(T)])
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -150,10 +145,10 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T = q.size(-2)
-    s = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
-    s = s + alibi_bias(T, slope) + torch.full((T, T), float("-inf")).triu(1)
-    return F.softmax(s, dim=-1) @ v
+    T = q.shape[-2]
+    s = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-1]) + alibi_bias(T, slope)
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.special.softmax(s, -1) @ v
 
 
 # %% [markdown]

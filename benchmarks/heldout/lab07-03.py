@@ -81,10 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64)[:, None]
-    angle = p / base ** (torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
-    z = torch.complex(torch.sin(angle), torch.cos(angle))
-    return torch.view_as_real(z).reshape(n_positions, d_model).float()
+    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    freq = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    angle = p * freq
+    return torch.stack((angle.sin(), angle.cos()), dim=-1).reshape(n_positions, d_model).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.split(x.shape[-2])[0]
+    return x + table[torch.arange(x.shape[-2])]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -108,12 +108,14 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-2.0 * torch.arange(half, dtype=torch.float64) / d)
-    ang = (positions.to(torch.float64)[:, None] * theta).repeat(1, 2)
-    sign = torch.cat((-torch.ones(half), torch.ones(half))).to(x.dtype)
-    return x * ang.cos().to(x.dtype) + torch.roll(x, half, dims=-1) * sign * ang.sin().to(x.dtype)
+    half = x.shape[-1] // 2
+    theta = base ** (-torch.arange(half, dtype=torch.float64) * 2 / x.shape[-1])
+    angle = positions.to(torch.float64)[:, None] * theta
+    c, s = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
+    turn = torch.stack((torch.stack((c, -s), dim=-1), torch.stack((s, c), dim=-1)), dim=-2)
+    pair = torch.stack((x[..., :half], x[..., half:]), dim=-1)
+    out = torch.matmul(turn, pair.unsqueeze(-1)).squeeze(-1)
+    return torch.cat(out.unbind(-1), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -122,8 +124,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    pos = torch.arange(q.shape[-2])
-    return F.scaled_dot_product_attention(rope(q, pos), rope(k, pos), v, is_causal=True)
+    T = q.shape[-2]
+    at = torch.arange(T)
+    s = torch.matmul(rope(q, at), rope(k.transpose(-1, -2), at)) / math.sqrt(q.shape[-1])
+    s = s + (~hidden_future(T)).to(s.dtype).log()
+    return torch.matmul(F.softmin(-s, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -132,10 +137,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    bias = torch.zeros(T, T)
-    for d in range(1, T):
-        bias.diagonal(-d).fill_(-slope * d)
-    return bias
+    steps = torch.ones(T, T).tril().cumsum(0).sub(1).tril()
+    return steps.mul(-slope)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -145,8 +148,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    hide = torch.zeros(T, T).masked_fill(hidden_future(T), float("-inf"))
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=alibi_bias(T, slope) + hide)
+    s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s + (~hidden_future(T)).to(s.dtype).log()
+    return torch.matmul(F.softmin(-s, dim=-1), v)
 
 
 # %% [markdown]

@@ -81,11 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64)
-    i2 = torch.arange(0, d_model, 2, dtype=torch.float64)
-    angle = p[:, None] * base ** (-i2 / d_model)
-    pairs = torch.cat((angle.sin().unsqueeze(-1), angle.cos().unsqueeze(-1)), -1)
-    return pairs.view(n_positions, d_model).to(torch.float32)
+    freq = torch.logspace(0, -(d_model - 2) / d_model, d_model // 2, base=base, dtype=torch.float64)
+    angle = torch.arange(n_positions, dtype=torch.float64)[:, None] * freq
+    phase = torch.tensor([0.0, math.pi / 2], dtype=torch.float64).repeat(d_model // 2)
+    return torch.sin(angle.repeat_interleave(2, dim=1) + phase).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,8 +93,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    T = x.size(-2)
-    return x + table.narrow(0, 0, T)
+    T, d = x.shape[-2], table.shape[-1]
+    return x + table.gather(0, torch.arange(T)[:, None].expand(T, d))
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -110,13 +109,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.size(-1)
-    half = d // 2
-    theta = torch.pow(base, -2 * torch.arange(half, dtype=torch.float64) / d)
-    ang = positions.double().unsqueeze(-1) * theta
-    c, s = ang.cos().to(x.dtype), ang.sin().to(x.dtype)
-    a, b = x.split(half, dim=-1)
-    return torch.cat((a * c - b * s, b * c + a * s), dim=-1)
+    d = x.shape[-1]
+    freq = base ** (-torch.arange(d // 2, dtype=torch.float64) * 2 / d)
+    angle = positions.to(torch.float64)[:, None] * freq
+    C, S = torch.diag_embed(angle.cos()), torch.diag_embed(angle.sin())
+    R = torch.cat((torch.cat((C, S), dim=-1), torch.cat((-S, C), dim=-1)), dim=-2).to(x.dtype)
+    return torch.matmul(x.unsqueeze(-2), R).squeeze(-2)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -125,12 +123,13 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.size(-2)
-    qr = rope(q, torch.arange(T))
-    kr = rope(k, torch.arange(T))
-    s = qr @ kr.transpose(-2, -1) / math.sqrt(q.size(-1))
-    s = s + torch.full((T, T), float("-inf")).triu(1)
-    return F.softmax(s, dim=-1) @ v
+    T = q.shape[-2]
+    at = torch.arange(T)
+    s = rope(q, at) @ rope(k, at).transpose(-2, -1) / math.sqrt(q.shape[-1])
+    keep = torch.ones(T, T).tril()
+    top = s.masked_fill(keep == 0, float("-inf")).amax(dim=-1, keepdim=True)
+    e = torch.exp((s - top) * keep) * keep
+    return (e / e.sum(dim=-1, keepdim=True)) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -139,9 +138,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    idx = torch.arange(T, dtype=torch.float32)
-    dist = idx[:, None] - idx[None, :]
-    return torch.minimum(dist * -slope, torch.zeros(()))
+    pos = torch.arange(T, dtype=torch.float32)[:, None]
+    return torch.cdist(pos, pos, p=1).tril() * -slope
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -150,10 +148,12 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T = q.size(-2)
-    s = k @ q.transpose(-2, -1) / math.sqrt(q.size(-1))
-    s = s + alibi_bias(T, slope) + torch.full((T, T), float("-inf")).triu(1)
-    return F.softmax(s, dim=-1) @ v
+    T = q.shape[-2]
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    keep = torch.ones(T, T).tril()
+    top = s.masked_fill(keep == 0, float("-inf")).amax(dim=-1, keepdim=True)
+    e = torch.exp((s - top) * keep) * keep
+    return (e / e.sum(dim=-1, keepdim=True)) @ v
 
 
 # %% [markdown]

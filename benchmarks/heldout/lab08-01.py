@@ -75,8 +75,8 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    rows = F.embedding(tokens, token_embedding.weight)
-    return rows + position_embedding.weight[start :: T]
+    positions = torch.ones(T, dtype=torch.long).cumprod(0) + (start - 1)
+    return token_embedding(tokens) + position_embedding(positions)
 
 
 def append_to_cache(
@@ -88,7 +88,12 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    return tuple(torch.cat([old, new], dim=2) for old, new in zip(cache, (k_new, v_new)))
+    grown = []
+    for old, new in ((cache[0], k_new), (cache[1], v_new)):
+        both = F.pad(old, (0, 0, 0, new.shape[2]))
+        both[:, :, old.shape[2]:] = new
+        grown.append(both)
+    return grown[0], grown[1]
 
 
 def decode_step(
@@ -110,16 +115,12 @@ def decode_step(
     """
     B, _, C = x_new.shape
     hs = C // n_heads
-    q, k, v = qkv(x_new).split(C, dim=-1)
-    q = torch.einsum("bthd->bhtd", q.view(B, 1, n_heads, hs))
-    k = torch.einsum("bthd->bhtd", k.view(B, 1, n_heads, hs))
-    v = torch.einsum("bthd->bhtd", v.view(B, 1, n_heads, hs))
+    q, k, v = (t.reshape(B, 1, n_heads, hs).permute(0, 2, 1, 3) for t in qkv(x_new).tensor_split(3, dim=-1))
     cache = append_to_cache(cache, k, v)
-    keys, values = cache
-    s = torch.einsum("bhqd,bhkd->bhqk", q, keys) / math.sqrt(hs)
-    o = torch.einsum("bhqk,bhkd->bhqd", torch.softmax(s, dim=-1), values)
-    out = proj(torch.einsum("bhtd->bthd", o).reshape(B, 1, C))
-    return out, cache
+    s = torch.matmul(q, cache[0].transpose(-1, -2)) / math.sqrt(hs)
+    w = F.softmin(-s, dim=-1)
+    o = torch.matmul(w, cache[1]).permute(0, 2, 1, 3).reshape(B, 1, C)
+    return proj(o), cache
 
 
 # %% [markdown]

@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.size(-1)
-    return token_embedding(tokens) + position_embedding(torch.range(start, start + T))
+    T = tokens.shape[-1]
+    return token_embedding(tokens) + position_embedding(torch.arange(start + T)[start:])
 
 
 def append_to_cache(
@@ -87,8 +87,9 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
+    keys = torch.stack([*cache[0].unbind(2), *k_new.unbind(2)], dim=2)
+    values = torch.stack([*cache[1].unbind(2), *v_new.unbind(2)], dim=2)
+    return (keys, values)
 
 
 def decode_step(
@@ -108,15 +109,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B = x_new.size(0)
-    C = x_new.size(-1)
+    B, C = x_new.shape[0], x_new.shape[2]
     hs = C // n_heads
-    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, hs).permute(2, 0, 3, 1, 4)
-    cache = append_to_cache(cache, k, v)
-    keys, values = cache
-    s = q @ keys.transpose(-1, -2) / math.sqrt(hs)
-    o = F.softmax(s, dim=-1) @ values
-    return proj(o.transpose(1, 2).reshape(B, 1, C)), cache
+    q, k, v = qkv(x_new).view(B, 3 * n_heads, hs).split(n_heads, dim=1)
+    keys, values = append_to_cache(cache, k.unsqueeze(2), v.unsqueeze(2))
+    P = keys.shape[2]
+    s = torch.bmm(q.reshape(B * n_heads, 1, hs), keys.reshape(B * n_heads, P, hs).transpose(1, 2)) / math.sqrt(hs)
+    w = torch.nn.Softmax(dim=-1)(s)
+    o = torch.bmm(w, values.reshape(B * n_heads, P, hs)).view(B, n_heads * hs)
+    return proj(o[:, None, :]), (keys, values)
 
 
 # %% [markdown]

@@ -74,7 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    positions = start + torch.arange(tokens.shape[-1]).expand_as(tokens)
+    T = tokens.shape[-1]
+    positions = torch.ones(T, dtype=torch.long).cumsum(0) + (start - 1)
     return token_embedding(tokens) + position_embedding(positions)
 
 
@@ -87,16 +88,12 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    B, H, T, hs = keys.shape
-    T_new = k_new.shape[2]
-    new_keys = keys.new_empty(B, H, T + T_new, hs)
-    new_values = values.new_empty(B, H, T + T_new, values.shape[-1])
-    new_keys[:, :, :T] = keys
-    new_keys[:, :, T:] = k_new
-    new_values[:, :, :T] = values
-    new_values[:, :, T:] = v_new
-    return new_keys, new_values
+    grown = []
+    for old, new in ((cache[0], k_new), (cache[1], v_new)):
+        both = F.pad(old, (0, 0, 0, new.shape[2]))
+        both[:, :, old.shape[2]:] = new
+        grown.append(both)
+    return grown[0], grown[1]
 
 
 def decode_step(
@@ -118,10 +115,12 @@ def decode_step(
     """
     B, _, C = x_new.shape
     hs = C // n_heads
-    q, k, v = qkv(x_new).view(B, 3, n_heads, 1, hs).transpose(0, 1)
-    keys, values = append_to_cache(cache, k, v)
-    o = F.scaled_dot_product_attention(q, keys, values)
-    return proj(o.reshape(B, 1, C)), (keys, values)
+    q, k, v = (t.reshape(B, 1, n_heads, hs).permute(0, 2, 1, 3) for t in qkv(x_new).tensor_split(3, dim=-1))
+    cache = append_to_cache(cache, k, v)
+    s = torch.matmul(q, cache[0].transpose(-1, -2)) / math.sqrt(hs)
+    w = F.softmin(s, dim=-1)
+    o = torch.matmul(w, cache[1]).permute(0, 2, 1, 3).reshape(B, 1, C)
+    return proj(o), cache
 
 
 # %% [markdown]

@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.size(-1)
-    return token_embedding(tokens) + position_embedding(torch.arange(T) + start)
+    T = tokens.shape[-1]
+    return token_embedding(tokens) + position_embedding.weight[list(range(start, start + T))]
 
 
 def append_to_cache(
@@ -87,8 +87,9 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
+    keys = torch.cat([cache[0].transpose(0, 2), k_new.transpose(0, 2)]).transpose(0, 2)
+    values = torch.cat([cache[1].transpose(0, 2), v_new.transpose(0, 2)]).transpose(0, 2)
+    return keys, values
 
 
 def decode_step(
@@ -108,15 +109,16 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B = x_new.size(0)
-    C = x_new.size(-1)
-    hs = C % n_heads
-    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, hs).permute(2, 0, 3, 1, 4)
-    cache = append_to_cache(cache, k, v)
-    keys, values = cache
-    s = q @ keys.transpose(-1, -2) / math.sqrt(hs)
-    o = F.softmax(s, dim=-1) @ values
-    return proj(o.transpose(1, 2).reshape(B, 1, C)), cache
+    B, C = x_new.shape[0], x_new.shape[-1]
+    hs = C // n_heads
+    both = qkv(x_new)[:, 0]
+    q = both[:, :C].reshape(B, n_heads, 1, hs)
+    k = both[:, C + 1 : 2 * C].reshape(B, n_heads, 1, hs)
+    v = both[:, 2 * C :].reshape(B, n_heads, 1, hs)
+    keys, values = append_to_cache(cache, k, v)
+    s = (keys @ q.transpose(2, 3)).transpose(2, 3) / math.sqrt(hs)
+    o = torch.special.softmax(s, -1) @ values
+    return proj(o.flatten(1).unsqueeze(1)), (keys, values)
 
 
 # %% [markdown]

@@ -70,12 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.cummax(scores, dim=-1).values
-    l = torch.ones_like(scores[..., 0])
-    for j in range(1, scores.shape[-1]):
-        l = l * torch.exp(m[..., j - 1] - m[..., j]) + torch.exp(scores[..., j] - m[..., j])
-    top = m[..., -1:]
-    return torch.exp(scores - top) / l.unsqueeze(-1)
+    m = scores.new_tensor(float("-inf")).expand(scores.shape[:-1])
+    l = scores.new_zeros(scores.shape[:-1])
+    for s in scores.unbind():
+        m_new = torch.maximum(m, s)
+        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
+        m = m_new
+    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -94,27 +95,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, T_k = q.shape[-2], k.shape[-2]
-    outs, lses = [], []
-    for i0 in range(0, T_q, block):
-        qb = q[..., i0 : i0 + block, :]
-        nq = qb.shape[-2]
-        run_lse = torch.full(qb.shape[:-1], float("-inf"), dtype=q.dtype)
-        run_out = torch.zeros((*qb.shape[:-1], v.shape[-1]), dtype=v.dtype)
-        for j0 in range(0, min(T_k, i0 + nq) if causal else T_k, block):
-            kb = k[..., j0 : j0 + block, :]
-            s = qb @ kb.mT / math.sqrt(q.shape[-1])
+    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
+    out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
+    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
+    for i0 in range(0, Tq, block):
+        i1 = min(i0 + block, Tq)
+        m = q.new_tensor(float("-inf")).expand(q[..., i0:i1, 0].shape)
+        l = q.new_zeros(q[..., i0:i1, 0].shape)
+        acc = q.new_zeros(*q.shape[:-2], i1 - i0, v.shape[-1])
+        for j0 in range(0, Tk, block):
+            j1 = min(j0 + block, Tk)
+            if causal and j0 >= i1:
+                break
+            s = torch.matmul(q[..., i0:i1, :], k[..., j0:j1, :].transpose(-1, -2)) / math.sqrt(hs)
             if causal:
-                ahead = torch.arange(j0, j0 + kb.shape[-2]) > torch.arange(i0, i0 + nq).unsqueeze(1)
-                s = s.masked_fill(ahead, float("-inf"))
-            tile_lse = torch.logsumexp(s, dim=-1)
-            tile_out = torch.softmax(s, dim=-1) @ v[..., j0 : j0 + block, :]
-            new_lse = torch.logaddexp(run_lse, tile_lse)
-            run_out = run_out * torch.exp(run_lse - new_lse).unsqueeze(-1) + tile_out * torch.exp(tile_lse - new_lse).unsqueeze(-1)
-            run_lse = new_lse
-        outs.append(run_out)
-        lses.append(run_lse)
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+                s = s + torch.ones(i1 - i0, j1 - j0).tril(i0 - j0).log()
+            m_new = torch.maximum(m, s.max(dim=-1).values)
+            p = torch.exp(s - m_new.unsqueeze(-1))
+            r = torch.exp(m - m_new)
+            l = r * l + p.sum(dim=-1)
+            acc = r.unsqueeze(-1) * acc + torch.matmul(p, v[..., j0:j1, :])
+            m = m_new
+        out[..., i0:i1, :] = acc / l.unsqueeze(-1)
+        lse[..., i0:i1] = m + l.log()
+    return out, lse
 
 
 # %% [markdown]

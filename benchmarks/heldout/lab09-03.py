@@ -70,12 +70,10 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    rows = scores.shape[:-1]
-    m = torch.full(rows, float("-inf"), dtype=scores.dtype)
-    l = torch.zeros(rows, dtype=scores.dtype)
-    for j in range(scores.shape[-1]):
-        s = scores.select(-1, j)
-        m_new = m.clamp_(min=s)
+    m = scores.new_tensor(float("-inf")).expand(scores.shape[:-1])
+    l = scores.new_zeros(scores.shape[:-1])
+    for s in scores.unbind(-1):
+        m_new = torch.maximum(m, s)
         l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
     return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
@@ -97,33 +95,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, T_k = q.shape[-2], k.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    outs, lses = [], []
-    for i0 in range(0, T_q, block):
-        qb = q[..., i0 : i0 + block, :]
-        nq = qb.shape[-2]
-        m = torch.full((*qb.shape[:-1], 1), float("-inf"), dtype=q.dtype)
-        l = torch.zeros_like(m)
-        acc = torch.zeros((*qb.shape[:-1], v.shape[-1]), dtype=v.dtype)
-        for j0 in range(0, T_k, block):
-            if causal and j0 > i0 + nq - 1:
+    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
+    out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
+    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
+    for i0 in range(0, Tq, block):
+        i1 = min(i0 + block, Tq)
+        m = q.new_tensor(float("-inf")).expand(q[..., i0:i1, 0].shape)
+        l = q.new_zeros(q[..., i0:i1, 0].shape)
+        acc = q.new_zeros(*q.shape[:-2], i1 - i0, v.shape[-1])
+        for j0 in range(0, Tk, block):
+            j1 = min(j0 + block, Tk)
+            if causal and j0 >= i0:
                 break
-            kb = k[..., j0 : j0 + block, :]
-            vb = v[..., j0 : j0 + block, :]
-            s = torch.einsum("...id,...jd->...ij", qb, kb) * scale
+            s = torch.matmul(q[..., i0:i1, :], k[..., j0:j1, :].transpose(-1, -2)) / math.sqrt(hs)
             if causal:
-                later = torch.arange(j0, j0 + kb.shape[-2])[None, :] > torch.arange(i0, i0 + nq)[:, None]
-                s = s.masked_fill(later, float("-inf"))
-            m_new = torch.maximum(m, s.amax(-1, keepdim=True))
-            p = torch.exp(s - m_new)
+                s = s + torch.ones(i1 - i0, j1 - j0).tril(i0 - j0).log()
+            m_new = torch.maximum(m, s.max(dim=-1).values)
+            p = torch.exp(s - m_new.unsqueeze(-1))
             r = torch.exp(m - m_new)
-            l = r * l + p.sum(-1, keepdim=True)
-            acc = r * acc + torch.einsum("...ij,...jd->...id", p, vb)
+            l = r * l + p.sum(dim=-1)
+            acc = r.unsqueeze(-1) * acc + torch.matmul(p, v[..., j0:j1, :])
             m = m_new
-        outs.append(acc / l)
-        lses.append((m + l.log()).squeeze(-1))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+        out[..., i0:i1, :] = acc / l.unsqueeze(-1)
+        lse[..., i0:i1] = m + l.log()
+    return out, lse
 
 
 # %% [markdown]

@@ -70,15 +70,8 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    rows = scores.shape[:-1]
-    m = torch.full(rows, float("-inf"), dtype=scores.dtype)
-    l = torch.zeros(rows, dtype=scores.dtype)
-    for j in range(scores.shape[-1]):
-        s = scores.select(-1, j)
-        m_new = m.clamp(min=s)
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
-        m = m_new
-    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
+    total = torch.logcumsumexp(scores, dim=-1)[..., -1:]
+    return torch.exp(scores - total)
 
 
 def tiled_attention(
@@ -97,32 +90,31 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, T_k = q.shape[-2], k.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
+    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
     outs, lses = [], []
-    for i0 in range(0, T_q, block):
+    for i0 in range(0, Tq, block):
         qb = q[..., i0 : i0 + block, :]
-        nq = qb.shape[-2]
-        m = torch.full((*qb.shape[:-1], 1), float("-inf"), dtype=q.dtype)
-        l = torch.zeros_like(m)
-        acc = torch.zeros((*qb.shape[:-1], v.shape[-1]), dtype=v.dtype)
-        for j0 in range(0, T_k, block):
-            if causal and j0 > i0 + nq - 1:
-                break
-            kb = k[..., j0 : j0 + block, :]
-            vb = v[..., j0 : j0 + block, :]
-            s = torch.einsum("...id,...jd->...ij", qb, kb) * scale
+        n = qb.shape[-2]
+        ms, ls, accs = [], [], []
+        for j0 in range(0, Tk, block):
+            if causal and j0 > i0 + n - 1:
+                continue
+            kb, vb = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
+            s = qb @ kb.transpose(-2, -1) / math.sqrt(hs)
             if causal:
-                later = torch.arange(j0, j0 + kb.shape[-2])[None, :] > torch.arange(nq)[:, None]
+                later = torch.tensor([[j0 + b > i0 + a for b in range(kb.shape[-2])] for a in range(n)])
                 s = s.masked_fill(later, float("-inf"))
-            m_new = torch.maximum(m, s.amax(-1, keepdim=True))
-            p = torch.exp(s - m_new)
-            r = torch.exp(m - m_new)
-            l = r * l + p.sum(-1, keepdim=True)
-            acc = r * acc + torch.einsum("...ij,...jd->...id", p, vb)
-            m = m_new
-        outs.append(acc / l)
-        lses.append((m + l.log()).squeeze(-1))
+            mj = s.amax(dim=-1, keepdim=True)
+            pj = torch.exp(s - mj)
+            ms.append(mj)
+            ls.append(pj.sum(dim=-1, keepdim=True))
+            accs.append(pj @ vb)
+        M = torch.stack(ms).amax(dim=0)
+        scale = [torch.exp(mj - M) for mj in ms]
+        L = sum(c * lj for c, lj in zip(scale, ls))
+        A = sum(c * aj for c, aj in zip(scale, accs))
+        outs.append(A / L)
+        lses.append((M + torch.log(L)).squeeze(-1))
     return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 

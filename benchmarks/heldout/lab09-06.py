@@ -70,11 +70,11 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores.narrow(-1, 0, 1)
+    m = scores[..., 0:1]
     l = torch.ones_like(m)
-    for j in range(1, scores.size(-1)):
-        s = scores.narrow(-1, j, 1)
-        m_new = torch.cat((m, s), -1).max(-1, keepdim=True).values
+    for j in range(1, scores.shape[-1]):
+        s = scores[..., j : j + 1]
+        m_new = 0.5 * (m + s + (m - s).abs())
         l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
     return (scores - m).exp() / l
@@ -96,31 +96,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q = q.size(-2)
-    T_k = k.size(-2)
-    hs = q.size(-1)
-    out = q.new_empty((*q.shape[:-1], v.size(-1)))
-    lse = q.new_empty(q.shape[:-1])
-    for i0 in range(0, T_q, block):
-        i1 = min(i0 + block, T_q)
-        qb = q[..., i0:i1, :]
-        m = torch.full(qb.shape[:-1], float("-inf"))
-        l = torch.zeros(qb.shape[:-1])
-        acc = torch.zeros((*qb.shape[:-1], v.size(-1)))
-        stop = i1 if causal else T_k
-        for j0 in range(0, stop, block):
-            j1 = min(j0 + block, T_k)
-            s = qb @ k[..., j0:j1, :].transpose(-2, -1) / math.sqrt(hs)
-            if causal and j0 == i0:
-                s = s + torch.full((i1 - i0, j1 - j0), float("-inf")).triu(1)
-            m_new = torch.maximum(m, s.max(-1).values)
-            p = (s - m_new.unsqueeze(-1)).exp()
+    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
+    out = q.new_zeros(*q.shape[:-1], v.shape[-1])
+    lse = q.new_zeros(q.shape[:-1])
+    for i0 in range(0, Tq, block):
+        qb = q[..., i0 : i0 + block, :]
+        n = qb.shape[-2]
+        m = torch.full_like(qb[..., :1], float("-inf"))
+        l = torch.zeros_like(m)
+        acc = torch.zeros_like(out[..., i0 : i0 + n, :])
+        for j0 in range(0, (i0 + n) if causal else Tk, block):
+            kb, vb = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
+            s = qb @ kb.transpose(-2, -1) / math.sqrt(hs)
+            if causal:
+                grid = torch.ones(n, kb.shape[-2], dtype=torch.long)
+                s = s.masked_fill(grid.cumsum(dim=1) + j0 > grid.cumsum(dim=0) + i0, float("-inf"))
+            m_new = torch.maximum(m, s.max(-1, keepdim=True)[0])
+            p = (s - m_new).exp()
             r = (m - m_new).exp()
-            l = r * l + s.exp().sum(-1)
-            acc = r.unsqueeze(-1) * acc + p @ v[..., j0:j1, :]
+            l = r * l + p.sum(-2, keepdim=True)
+            acc = r * acc + p @ vb
             m = m_new
-        out[..., i0:i1, :] = acc / l.unsqueeze(-1)
-        lse[..., i0:i1] = m + l.log()
+        rows = torch.arange(i0, i0 + n)
+        out.index_copy_(-2, rows, acc / l)
+        lse.index_copy_(-1, rows, (m + l.log()).squeeze(-1))
     return out, lse
 
 

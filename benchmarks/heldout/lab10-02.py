@@ -61,7 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    return p * dp - p * torch.linalg.vecdot(p, dp).unsqueeze(-1)
+    D = torch.matmul(p.unsqueeze(-2), dp.unsqueeze(-1)).squeeze()
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -75,10 +76,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    with torch.enable_grad():
-        leaves = [t.detach().requires_grad_() for t in (q, k, v)]
-        out = F.scaled_dot_product_attention(*leaves, is_causal=causal)
-        dq, dk, dv = torch.autograd.grad(out, leaves, d_out)
+    T, hs = q.shape[-2], q.shape[-1]
+    s = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    if causal:
+        grid = torch.ones(T, T, dtype=torch.long)
+        s = s.masked_fill(grid.cumsum(dim=1) > grid.cumsum(dim=0), float("-inf"))
+    p = torch.special.softmax(s, -1)
+    dv = (d_out.transpose(-2, -1) @ p).transpose(-2, -1)
+    dp = d_out @ v.transpose(-2, -1)
+    ds = softmax_backward(p, dp)
+    dq = ds @ k / math.sqrt(hs)
+    dk = (q.transpose(-2, -1) @ ds).transpose(-2, -1) / math.sqrt(hs)
     return dq, dk, dv
 
 
@@ -103,23 +111,25 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T_q, T_k = q.shape[-2], k.shape[-2]
-    c = 1 / math.sqrt(q.shape[-1])
-    D = torch.linalg.vecdot(d_out, out).unsqueeze(-1)
-    rows = torch.arange(T_q).unsqueeze(1)
-    dq = torch.zeros_like(q)
-    dk_strips, dv_strips = [], []
-    for j0 in range(0, T_k, block):
+    T, hs = q.shape[-2], q.shape[-1]
+    D = (d_out * out).sum(-1, keepdim=True)
+    dq, dk, dv = q.new_zeros(q.shape), k.new_zeros(k.shape), v.new_zeros(v.shape)
+    for j0 in range(0, T, block):
         kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-        s = q @ kj.mT * c
-        if causal:
-            s = s.masked_fill(torch.arange(j0, j0 + kj.shape[-2]) > rows, float("-inf"))
-        p = torch.exp(s - lse.unsqueeze(-1))
-        ds = p * (d_out @ vj.mT - D)
-        dq = dq + ds @ kj * c
-        dk_strips.append(ds.mT @ q * c)
-        dv_strips.append(p.mT @ d_out)
-    return dq, torch.cat(dk_strips, dim=-2), torch.cat(dv_strips, dim=-2)
+        cols = torch.arange(j0, j0 + kj.shape[-2])
+        for i0 in range(j0 - j0 % block if causal else 0, T, block):
+            qi, doi = q[..., i0 : i0 + block, :], d_out[..., i0 : i0 + block, :]
+            rows = torch.arange(i0, i0 + qi.shape[-2])
+            s = qi @ kj.transpose(-2, -1) / math.sqrt(hs)
+            if causal:
+                grid = torch.ones(qi.shape[-2], kj.shape[-2], dtype=torch.long)
+                s = s.masked_fill(grid.cumsum(dim=1) + j0 > grid.cumsum(dim=0) + i0, float("-inf"))
+            p = (s - lse[..., i0 : i0 + block, None]).exp()
+            dv.index_add_(-2, cols, p.transpose(-2, -1) @ doi)
+            ds = p * (doi @ vj.transpose(-2, -1) - D[..., i0 : i0 + block, :])
+            dq.index_add_(-2, rows, ds @ kj / math.sqrt(hs))
+            dk.index_add_(-2, cols, ds.transpose(-2, -1) @ qi / math.sqrt(hs))
+    return dq, dk, dv
 
 
 # %% [markdown]

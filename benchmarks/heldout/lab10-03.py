@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.einsum("...n,...n->...", p, dp).unsqueeze(-1)
-    return p * (dp - D)
+    J = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    return (J @ dp.unsqueeze(-1)).squeeze(-1)
 
 
 def attention_backward(
@@ -76,18 +76,14 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T = q.shape[-2]
-    c = 1 / math.sqrt(q.shape[-1])
-    s = torch.einsum("...id,...jd->...ij", q, k) * c
-    if causal:
-        s = s.masked_fill(torch.ones(T, T).triu(1), float("-inf"))
-    p = torch.softmax(s, dim=-1)
-    dv = torch.einsum("...ij,...id->...jd", p, d_out)
-    dp = torch.einsum("...id,...jd->...ij", d_out, v)
-    ds = softmax_backward(p, dp)
-    dq = torch.einsum("...ij,...jd->...id", ds, k) * c
-    dk = torch.einsum("...ij,...id->...jd", ds, q) * c
-    return dq, dk, dv
+    T, hs = q.shape[-2], q.shape[-1]
+    s = q @ k.mT / math.sqrt(hs)
+    keep = torch.ones(T, T).tril() if causal else torch.ones(T, T)
+    top = s.masked_fill(keep == 0, float("-inf")).amax(dim=-1, keepdim=True)
+    e = torch.exp((s - top) * keep) * keep
+    p = e / e.sum(dim=-1, keepdim=True)
+    ds = softmax_backward(p, d_out @ v.mT)
+    return ds @ k / math.sqrt(hs), ds.mT @ q / math.sqrt(hs), p.mT @ d_out
 
 
 def tiled_attention_backward(
@@ -111,25 +107,22 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T = q.shape[-2]
-    c = 1 / math.sqrt(q.shape[-1])
-    D = torch.einsum("...id,...id->...i", d_out, out)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for j0 in range(0, T, block):
-        j1 = min(j0 + block, T)
-        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
-        for i0 in range(j0 if causal else 0, T, block):
-            i1 = min(i0 + block, T)
-            qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
-            s = torch.einsum("...id,...jd->...ij", qi, kj) * c
-            if causal and i0 == j0:
-                s = s.masked_fill(torch.ones(i1 - i0, j1 - j0, dtype=torch.bool).triu(1), float("-inf"))
-            p = torch.exp(s - lse[..., i0:i1, None])
-            dv[..., j0:j1, :] += torch.einsum("...ij,...id->...jd", p, doi)
-            dp = torch.einsum("...id,...jd->...ij", doi, vj)
-            ds = p * (dp - D[..., i0:i1, None])
-            dq[..., i0:i1, :] += torch.einsum("...ij,...jd->...id", ds, kj) * c
-            dk[..., j0:j1, :] += torch.einsum("...ij,...id->...jd", ds, qi) * c
+    T, hs = q.shape[-2], q.shape[-1]
+    D = (d_out * out).sum(dim=-1, keepdim=True)
+    dq = torch.zeros_like(q)
+    dk = torch.zeros_like(k)
+    dv = torch.zeros_like(v)
+    for i0 in range(0, T, block):
+        i1 = min(i0 + block, T)
+        s = q[..., i0:i1, :] @ k.mT / math.sqrt(hs)
+        if causal:
+            later = torch.tensor([[j > i for j in range(T)] for i in range(i0, i1)])
+            s = s.masked_fill(later, float("-inf"))
+        p = torch.exp(s - lse[..., i0:i1, None])
+        dv = dv + p.mT @ d_out[..., i0:i1, :]
+        ds = p * (d_out[..., i0:i1, :] @ v.mT - D[..., i0:i1, :])
+        dq[..., i0:i1, :] = ds @ k / math.sqrt(hs)
+        dk = dk + ds.mT @ q[..., i0:i1, :] / math.sqrt(hs)
     return dq, dk, dv
 
 

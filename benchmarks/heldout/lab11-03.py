@@ -62,8 +62,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    sel = torch.diag(torch.ones(T - 1), -1)
-    return (pattern * sel).sum(dim=(0, 2, 3)) / (pattern.shape[0] * (T - 1))
+    band = torch.ones(T, T, dtype=torch.bool).tril(-1).triu(-1)
+    return pattern[..., band].mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -74,9 +74,9 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
     T = pattern.shape[-1]
-    sel = torch.zeros(T, T)
-    sel[1:, 0] = 1.0
-    return (pattern * sel).sum(dim=(0, 2, 3)) / (pattern.shape[0] * (T - 1))
+    column = torch.zeros(T, T, dtype=torch.bool)
+    column[1:, 0] = True
+    return pattern[..., column].mean(dim=(0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -88,10 +88,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    band = torch.ones(T - period + 1)
-    band[:1] = 0.0
-    sel = torch.diag(band, -(period - 1))
-    return (pattern * sel).sum(dim=(0, 2, 3)) / (pattern.shape[0] * (T - period - 1))
+    band = torch.ones(T, T, dtype=torch.bool).tril(1 - period).triu(1 - period)
+    band[-(period + 1):] = False
+    return pattern[..., band].mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -103,9 +102,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.einsum("bhij,bhjd->bhid", torch.softmax(scores, dim=-1), values)
-    keep = torch.arange(scores.shape[1]) != head
-    return outs[:, keep].sum(dim=1)
+    outs = torch.matmul(F.softmin(-scores, dim=-1), values)
+    others = [h for h in range(scores.shape[1]) if h != head]
+    return outs[:, others].sum(dim=1)
 
 
 # %% [markdown]

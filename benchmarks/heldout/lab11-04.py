@@ -61,9 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    H, T = pattern.size(1), pattern.size(-1)
-    i = torch.arange(1, T)
-    return pattern[:, :, i, i - 1].transpose(0, 1).reshape(H, -1).mean(-1)
+    T = pattern.shape[-1]
+    return torch.stack([pattern[:, :, i, i - 1] for i in range(1, T)], dim=-1).mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,8 +72,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    H = pattern.size(1)
-    return pattern[:, :, 1:, 0].transpose(0, 1).reshape(H, -1).mean(-1)
+    B, T = pattern.shape[0], pattern.shape[-1]
+    return (pattern[..., 0].sum(dim=(0, 2)) - pattern[:, :, 0, 0].sum(dim=0)) / (B * (T - 1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -85,9 +84,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    H, T = pattern.size(1), pattern.size(-1)
-    i = torch.arange(period + 1, T)
-    return pattern[:, :, i, i - period + 1].transpose(0, 1).reshape(H, -1).mean(-1)
+    T = pattern.shape[-1]
+    picked = [pattern[:, :, i, i - period + 1] for i in range(period + 1, T)]
+    return torch.stack(picked, dim=-1).mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -99,8 +98,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = F.softmax(scores, dim=-1) @ values
-    return outs.sum(1) - outs[head]
+    soft = torch.nn.Softmax(dim=-1)
+    return sum(soft(scores[:, h]) @ values[:, h] for h in range(scores.shape[1]) if h != head)
 
 
 # %% [markdown]

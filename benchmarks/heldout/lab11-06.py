@@ -61,7 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    return torch.einsum("bhii->bhi", pattern.roll(1, dims=-1))[..., 1:].mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    return pattern.flatten(-2)[..., T :: T + 1].mean(dim=(0, -1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -71,7 +72,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[..., 1:, :1].mean(dim=(0, 2, 3))
+    T = pattern.shape[-1]
+    return pattern.flatten(-2)[..., T :: T].mean(dim=(0, -1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -82,8 +84,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    diag = torch.einsum("bhii->bhi", pattern.roll(period - 1, dims=-1))
-    return diag[..., period + 1 :].mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    first = (period + 1) * (T + 1) - period + 1
+    return pattern.flatten(-2)[..., first :: T + 1].mean(dim=(0, -1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -95,9 +98,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    silent = values.clone()
-    silent[:, head] = 0
-    return (torch.softmax(scores, dim=-1) @ silent).sum(dim=1)
+    outs = torch.special.softmax(scores, -1) @ values
+    return outs.index_fill(1, torch.tensor([head]), float("nan")).sum(1)
 
 
 # %% [markdown]
