@@ -22,7 +22,8 @@ __all__ = ["AXIS_CALLS", "AXIS_FIRST", "axis_argument"]
 AXIS_CALLS = {
     "softmax", "log_softmax", "sum", "mean", "max", "min", "amax", "amin", "argmax", "var", "std",
     "cat", "stack", "split", "chunk", "transpose", "cumsum", "logsumexp", "norm", "unsqueeze", "squeeze",
-    "flip", "roll", "size",
+    "flip", "roll", "size", "swapaxes", "swapdims", "movedim", "moveaxis", "unbind", "cumprod", "logcumsumexp",
+    "cummax", "cummin",
 }
 # whose first argument alone is an axis (an in-place `_` variant alike)
 AXIS_FIRST = {"index_fill", "index_select", "index_add", "index_copy", "gather", "scatter", "scatter_add", "narrow"}

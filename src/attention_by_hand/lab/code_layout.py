@@ -147,6 +147,15 @@ def whole_slice(part: ast.expr) -> bool:
     return isinstance(part, ast.Slice) and part.lower is None and part.upper is None and part.step is None
 
 
+def picked_ids(sub: ast.Subscript) -> ast.expr | None:
+    """The name of the ids a subscript picks by, whole: rows (`hot[ids]`) or, in every row, columns
+    (`hot[:, ids]`); None for another subscript."""
+    index = sub.slice
+    if isinstance(index, ast.Tuple) and len(index.elts) == 2 and whole_slice(index.elts[0]):
+        index = index.elts[1]
+    return index if isinstance(index, ast.Name) else None
+
+
 def new_axes_only(index: ast.expr) -> bool:
     """An index that only adds axes of size 1: `None`s among bare `:` and `...` (`[:, None]`, `[None]`)."""
     parts = index.elts if isinstance(index, ast.Tuple) else [index]

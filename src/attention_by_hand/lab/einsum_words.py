@@ -3,18 +3,32 @@
 A mend of einsum's subscripts (mend_changes.py, `subscripts`) is a fact in code, `"ij,jd->id"` for
 `"ij,jd->jd"`; here it is said as what the letters mean: an operand read transposed (its letters
 swapped), an axis not matched one to one (a letter where it should share another operand's), the
-output's axes in another order, or a letter the output keeps where another is summed over.
+output's axes in another order, or a letter the output keeps where another is summed over; and
+subscripts written without `->`, whose output einsum spells in alphabetical order (`explicit`).
 
 Left out: which spelling mends (repair.py) and every other mend's words (mend_words.py).
 """
 
 from __future__ import annotations
 
-__all__ = ["subscripts_words"]
+__all__ = ["explicit", "subscripts_words"]
+
+
+def explicit(spec: str) -> str:
+    """einsum's subscripts with the output written out: without `->`, einsum keeps the letters that occur
+    once, in ALPHABETICAL order (`"htd"` is `"htd->dht"`); with `...` or an arrow, `spec` itself."""
+    if "->" in spec or "." in spec:
+        return spec
+    letters = spec.replace(" ", "")
+    return f"{letters}->{''.join(sorted(c for c in set(letters) - {','} if letters.count(c) == 1))}"
 
 
 def subscripts_words(spec: str, mended: str) -> str:
     """What einsum's subscripts `spec` did that `mended` does not, in words."""
+    if "->" not in spec and explicit(spec).split("->")[0] == mended.split("->")[0]:
+        return (f"einsum without `->` keeps the output's letters in ALPHABETICAL order, `\"{explicit(spec)}\"`, not in "
+                f"the order they are written; an arrow names the order, `\"{mended}\"`")
+    spec = explicit(spec)
     (inputs, output), (new_inputs, new_output) = spec.replace(" ", "").split("->"), mended.split("->")
     changed = [(k, a, b) for k, (a, b) in enumerate(zip(inputs.split(","), new_inputs.split(","))) if a != b]
     if len(changed) >= 2 and all(sorted(a) == sorted(b) for _, a, b in changed):

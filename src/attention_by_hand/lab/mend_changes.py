@@ -26,8 +26,7 @@ added or never lacked what the learner left out. Those are tried here, on the le
   rows it came from, or `is_causal=True` on the fused attention, so that it hides the future; or an axis
   left to its default (`dim`): `tensor_split`, `split`, `chunk`, `cat`, `stack` and `unbind` work along the
   first axis unless told, and `sum` or `mean` over every axis;
-- a factor on the wrong term of a sum (`factor_moved`): `acc + r * (p @ v)` where `r * acc + p @ v` was
-  meant, the rescale applied to the new term instead of the old one;
+- a factor on the wrong term of a sum (`factor_moved`): `acc + r * (p @ v)` where `r * acc + p @ v` was meant;
 - einsum's subscripts written otherwise (`subscripts`): the output's letters in another order or one of them
   another letter (`"ij,jd->jd"` where `"ij,jd->id"` was meant), two letters of an operand swapped (that
   operand read transposed), or of every operand alike (a layout read as another library keeps it), or an
@@ -57,7 +56,7 @@ added or never lacked what the learner left out. Those are tried here, on the le
 - a loop over `range(n)` that starts at 1 (`from_one`): its pass for 0 was already made before the loop (a
   sum started at the first score's 1, then every score added);
 - a tensor of indices that picks whole rows where one entry per row was meant (`each_row`): `hot[ids] = 1`
-  sets every row whose number is in `ids`; `hot[torch.arange(len(ids)), ids] = 1` sets row i's entry at
+  sets every row whose number is in `ids` (`hot[:, ids] = 1` those columns of every row); `hot[torch.arange(len(ids)), ids] = 1` sets row i's entry at
   column ids[i];
 - a sequence cut into windows that do not overlap where every window was meant (`overlap`):
   `ids.view(-1, 2)` gives the pairs (0, 1), (2, 3), ...; `ids.unfold(0, 2, 1)` gives each with the next;
@@ -102,7 +101,8 @@ import ast
 from itertools import combinations, permutations
 
 from attention_by_hand.lab.api_mends import API_OPS, api_mends
-from attention_by_hand.lab.code_layout import count_side, function_form
+from attention_by_hand.lab.code_layout import count_side, function_form, picked_ids
+from attention_by_hand.lab.einsum_words import explicit
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_mends
 from attention_by_hand.lab.loop_starts import loop_carries, loop_starts
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
@@ -183,7 +183,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Tuple):  # `q, v = ...`: a few names, few changes
             found += _rebinds(name, node, bound, loops, index[id(node)])
         if (isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Subscript)
-                and isinstance(node.targets[0].slice, ast.Name)):  # `hot[ids] = 1.0`: whole rows, by a tensor of ids
+                and picked_ids(node.targets[0]) is not None):  # `hot[ids] = 1.0`: whole rows (or columns), by a tensor of ids
             picked = edit(node.targets[0], Change(name, 0, "each_row", None, "index", ""))
             found.append(Change(name, index[id(node.targets[0])], "each_row", None, "index",
                                 f"`{quote(picked)}` for `{quote(node.targets[0])}`", node.lineno))
@@ -443,7 +443,8 @@ def _subscripts(name: str, node: ast.Call, index: dict[int, int], line: int) -> 
     letter of the operands it lacks, or two letters of one operand swapped."""
     if call_name(node) != "einsum" or not node.args or not isinstance(node.args[0], ast.Constant):
         return []
-    spec = node.args[0].value
+    written = node.args[0].value
+    spec = explicit(written) if isinstance(written, str) else written  # `"htd"`, read as einsum reads it: `"htd->dht"`
     if not isinstance(spec, str) or spec.count("->") != 1 or spec.replace("...", "").count("."):
         return []
     # `...` (the leading axes) is one token: spelled `0` while the letters move, `...` again after
@@ -452,7 +453,7 @@ def _subscripts(name: str, node: ast.Call, index: dict[int, int], line: int) -> 
     if not all(o.replace("0", "x").isalpha() for o in operands) or (output and not output.replace("0", "x").isalpha()):
         return []
     letters = set(inputs) - {",", "0"}
-    spelled: list[str] = []  # one letter first, then two swapped, then the output's orders (23 of four letters)
+    spelled: list[str] = [inputs + "->" + "".join(p) for p in permutations(c for c in inputs if c in output)] if written != spec else []  # with no `->`, the output's orders first (the written one first); then one letter, two swapped, the orders
     for i, letter in enumerate(output):
         for other in sorted(letters - set(output)):
             spelled.append(inputs + "->" + output[:i] + other + output[i + 1:])
@@ -468,7 +469,7 @@ def _subscripts(name: str, node: ast.Call, index: dict[int, int], line: int) -> 
     spelled += [inputs + "->" + "".join(p) for p in (permutations(output) if 2 <= len(output) <= 4 else ())]
     spelled += _layouts(operands, output)
     tried = [s.replace("0", "...") for s in dict.fromkeys(spelled) if s != inputs + "->" + output][:MAX_SUBSCRIPTS]
-    return [Change(name, index[id(node.args[0])], "subscripts", s, "subscripts", f'`"{s}"` for `"{spec}"`', line) for s in tried]
+    return [Change(name, index[id(node.args[0])], "subscripts", s, "subscripts", f'`"{s}"` for `"{written}"`', line) for s in tried]
 
 
 def _layouts(operands: list[str], output: str) -> list[str]:

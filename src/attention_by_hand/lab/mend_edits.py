@@ -29,7 +29,7 @@ import ast
 import copy
 
 from attention_by_hand.lab.bracket_edits import BRACKET_OPS, bracket_edit
-from attention_by_hand.lab.code_layout import call_name, function_form, is_method, log_of_sum, number_of, whole_slice
+from attention_by_hand.lab.code_layout import call_name, function_form, is_method, log_of_sum, number_of, picked_ids, whole_slice
 
 __all__ = ["HALVES", "RADIANS", "is_half_cast", "edit_count_first", "entries_of", "matrix_sides", "measured_by", "mend_edit",
            "moved_transpose", "negated", "other_index", "row_times_column", "subscript_parts", "transposed_tensor"]
@@ -263,7 +263,7 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         if isinstance(owner, ast.Name) and owner.id == "torch":  # torch.reshape(t, ...)
             return ast.Call(node.func, [_last_two_swapped(node.args[0]), *node.args[1:]], node.keywords)
         return ast.Call(ast.Attribute(_last_two_swapped(owner), "reshape", ast.Load()), node.args, node.keywords)
-    if op in ("product_turned", "pre_norm", "unbind_kept", "count_from", "squeezed", "pair_values", "add_into", "r_drop", "size_sliced"):  # whole
+    if op in ("product_turned", "pre_norm", "unbind_kept", "count_from", "squeezed", "pair_values", "add_into", "r_drop", "size_sliced", "bound_as_axis", "step_stop", "tile_start", "shifted_twin"):  # whole
         return ast.copy_location(ast.AugAssign(node.targets[0], ast.Add(), node.value), node) if op == "add_into" else ast.parse(arg, mode="eval").body
     if op == "factor_transposed":  # `q @ k` made `q @ k.transpose(-2, -1)`: one factor transposed (layout_mends.py)
         return ast.Call(node.func, [_last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)
@@ -352,10 +352,10 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
     if op == "into_exponent":  # `a / b ** e / d` made `a / b ** (e / d)` (mend_changes.py)
         power = node.left.right
         return ast.BinOp(node.left.left, node.left.op, ast.BinOp(power.left, ast.Pow(), ast.BinOp(power.right, node.op, node.right)))
-    if op == "each_row":  # `x[ids]` made `x[torch.arange(len(ids)), ids]`: one entry per row (mend_changes.py)
-        rows = ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "arange", ast.Load()),
-                        [ast.Call(ast.Name("len", ast.Load()), [node.slice], [])], [])
-        return ast.Subscript(node.value, ast.Tuple([rows, node.slice], ast.Load()), node.ctx)
+    if op == "each_row":  # `x[ids]` (or `x[:, ids]`) made `x[torch.arange(len(ids)), ids]`: one entry per row (mend_changes.py)
+        ids = picked_ids(node)
+        rows = ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "arange", ast.Load()), [ast.Call(ast.Name("len", ast.Load()), [ids], [])], [])
+        return ast.Subscript(node.value, ast.Tuple([rows, ids], ast.Load()), node.ctx)
     if op == "overlap":  # `x.view(-1, k)` made `x.unfold(0, k, 1)`: every window of k, each with the next (mend_changes.py)
         return ast.Call(ast.Attribute(node.func.value, "unfold", ast.Load()), [ast.Constant(0), node.args[1], ast.Constant(1)], [])
     if op == "from_one":  # `range(n)` made `range(1, n)` (mend_changes.py)

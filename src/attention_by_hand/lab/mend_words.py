@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 
 from attention_by_hand.lab.api_mends import API_OPS, FLATTENING, api_words
-from attention_by_hand.lab.code_layout import BINDING, a_factor, new_axes_only, parents as parents_in, whole_slice
+from attention_by_hand.lab.code_layout import BINDING, a_factor, new_axes_only, parents as parents_in, picked_ids, whole_slice
 from attention_by_hand.lab.einsum_words import subscripts_words
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_words
 from attention_by_hand.lab.loop_starts import carry_words, start_words
@@ -173,10 +173,10 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
     if op == "into_exponent" and isinstance(node, ast.BinOp):
         return (f"brackets: `{OPS[type(node.op)]} {_short(node.right)}` stands outside the power `{_short(node.left.right)}`, "
                 "where it belongs in its exponent")
-    if op == "each_row" and isinstance(node, ast.Subscript):
-        table, ids = _short(node.value), _short(node.slice)
-        return (f"`{table}[{ids}]` picks whole rows of `{table}`, those whose numbers are in `{ids}`, where one entry "
-                f"per row is meant: row i's at column {ids}[i]")
+    if op == "each_row" and isinstance(node, ast.Subscript) and (picked := picked_ids(node)) is not None:
+        table, ids = _short(node.value), _short(picked)
+        whole = f"whole rows of `{table}`, those" if picked is node.slice else f"in EVERY row of `{table}` the columns"
+        return f"`{_short(node)}` picks {whole} whose numbers are in `{ids}`, where one entry per row is meant: row i's at column {ids}[i]"
     if op == "overlap" and isinstance(node, ast.Call):
         k = _short(node.args[1])
         return (f"`{_short(node)}` cuts the sequence into windows of {k} that do not overlap (the first {k}, then the next {k}, ...), "

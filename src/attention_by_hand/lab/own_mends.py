@@ -10,7 +10,8 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - number_mends.py: a plain number where a torch function takes a tensor;
 - residual_mends.py: where a residual block's norm goes;
 - pair_mends.py: a (values, indices) pair used as its values;
-- write_mends.py: a running total's slice written with `=` where `+=` belongs.
+- write_mends.py: a running total's slice written with `=` where `+=` belongs;
+- shifted_mends.py: exponentials of the raw scores where their shifted twin was meant.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from attention_by_hand.lab.pair_mends import PAIR_OPS, pair_mends, pair_words
 from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends, range_words
 from attention_by_hand.lab.reading_mends import READING_OPS, reading_mends, reading_words
 from attention_by_hand.lab.residual_mends import RESIDUAL_OPS, residual_mends, residual_words
+from attention_by_hand.lab.shifted_mends import SHIFTED_OPS, shifted_mends, shifted_words
 from attention_by_hand.lab.write_mends import WRITE_OPS, write_mends, write_words
 
 __all__ = ["OWN_OPS", "own_mends", "own_words"]
@@ -36,7 +38,8 @@ _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends,
              (READING_OPS, reading_mends, reading_words), (LAYOUT_OPS, layout_mends, layout_words),
              (BRACKET_OPS, bracket_mends, bracket_words), (ARGUMENT_OPS, argument_mends, argument_words),
              (NUMBER_OPS, number_mends, number_words), (RESIDUAL_OPS, residual_mends, residual_words),
-             (PAIR_OPS, pair_mends, pair_words), (WRITE_OPS, write_mends, write_words))
+             (PAIR_OPS, pair_mends, pair_words), (WRITE_OPS, write_mends, write_words),
+             (SHIFTED_OPS, shifted_mends, shifted_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 

@@ -55,6 +55,16 @@ block's keys numbered from 0 inside the block where their places in the sequence
 agree. The mend makes the count's two terms the range's bounds, tried at every `arange(b - a)` and
 `range(b - a)` of one argument.
 
+A ninth, `step_stop`: `weight[start::T]`, a colon doubled, where the T entries from start were meant:
+the second colon makes T the slice's STEP, every T-th entry from start. The mend makes T a stop
+counted from the start, `weight[start:start + T]`, tried at every slice with a start that is no
+number, no stop, and a step that may be a count.
+
+A tenth, `tile_start`: `torch.arange(nq)` inside a loop over the tiles' starts `i0`, the tile's rows
+numbered from 0 where their places in the sequence were meant (to compare with the keys' places).
+The mend starts them at the tile's start, `torch.arange(i0, i0 + nq)`, tried at every `torch.arange` of
+one argument that is no number, once for each loop around it over one name.
+
 Left out: a range with a step, and (for `range_for`) ranges written once in the function, which
 have nothing to take another range from.
 """
@@ -71,7 +81,8 @@ from attention_by_hand.lab.size_locals import size_names
 
 __all__ = ["RANGE_OPS", "range_mends", "range_words"]
 
-RANGE_OPS = ("range_for", "stop_length", "other_end", "offset_by", "to_last", "next_start", "pair_side", "count_from")
+RANGE_OPS = ("range_for", "stop_length", "other_end", "offset_by", "to_last", "next_start", "pair_side", "count_from", "step_stop",
+             "tile_start")
 MAX_RANGES = 6  # the distinct ranges a function's slices are cut by, most of them: a tiled loop has two or three
 MAX_PIECES = 4  # the slices of one tensor at one place of its index, most of them: q, k and v cut from one are three
 
@@ -124,7 +135,45 @@ def range_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     pieces = _pieces(fdef)
     return (_stops_as_lengths(fdef, index) + _other_ranges(fdef, index) + _other_ends(fdef, index) + _offsets(fdef, index)
             + _to_last(fdef, index) + _next_starts(fdef, index, pieces) + _pair_sides(fdef, index, pieces)
-            + _counts_from(fdef, index))
+            + _counts_from(fdef, index) + _steps_as_stops(fdef, index) + _tile_starts(fdef, index))
+
+
+def _tile_starts(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `tile_start` changes of `fdef`: `torch.arange(n)` inside a loop over `i0` made
+    `torch.arange(i0, i0 + n)`, once for each loop around it whose variable is one name."""
+    found = []
+    for loop in (n for n in ast.walk(fdef) if isinstance(n, ast.For) and isinstance(n.target, ast.Name)):
+        start = loop.target.id
+        for call in (n for part in loop.body for n in ast.walk(part)):
+            if not (_arange(call) and len(call.args) == 1 and number_of(call.args[0]) is None and not call.keywords):
+                continue
+            made = f"torch.arange({start}, {start} + {quote(call.args[0])})"
+            found.append(Change(fdef.name, index[id(call)], "tile_start", made, "offset", f"`{made}` for `{quote(call)}`",
+                                call.lineno))
+    return found
+
+
+def _arange(node: ast.AST) -> bool:
+    """A call of torch's `arange`, `torch.arange(...)`."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "arange"
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch")
+
+
+def _steps_as_stops(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `step_stop` changes of `fdef`: `w[start::T]`, a colon doubled, made `w[start:start + T]` (the
+    subscript written out whole), where the step may be a count and the start is no number."""
+    found = []
+    for sub in (n for n in ast.walk(fdef) if isinstance(n, ast.Subscript)):
+        parts = list(sub.slice.elts) if isinstance(sub.slice, ast.Tuple) else [sub.slice]
+        for k, cut in enumerate(parts):
+            if not (isinstance(cut, ast.Slice) and cut.lower is not None and cut.upper is None and cut.step is not None
+                    and number_of(cut.lower) is None and _a_count(cut.step)):
+                continue
+            start = quote(cut.lower)
+            made = ", ".join(f"{start}:{start} + {quote(cut.step)}" if i == k else quote(p) for i, p in enumerate(parts))
+            found.append(Change(fdef.name, index[id(sub)], "step_stop", f"{quote(sub.value)}[{made}]", "offset",
+                                f"`{quote(sub.value)}[{made}]` for `{quote(sub)}`", sub.lineno))
+    return found
 
 
 def _counts_from(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -285,7 +334,7 @@ def _other_ranges(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 
 
 def range_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake a `range_for`, `stop_length`, `other_end`, `offset_by`, `to_last`, `next_start` or `pair_side`
+    """The mistake a `range_for`, `stop_length`, `step_stop`, `other_end`, `offset_by`, `to_last`, `next_start` or `pair_side`
     change mends, in words."""
     if change.op == "pair_side" and isinstance(node, ast.Slice) and (side := pair_side(node)) is not None:
         taken, meant = ("first", "second") if side == 0 else ("second", "first")
@@ -311,6 +360,12 @@ def range_words(node: ast.AST, change: Change) -> str | None:
         entries = "entry" if n == "1" else f"{n} entries"
         return (f"`{quote(node)}` takes the {taken} {entries} of that axis; the {meant} {entries} "
                 f"{'is' if n == '1' else 'are'} `{quote(mend_edit(node, change))}`")
+    if change.op == "tile_start" and isinstance(node, ast.Call):
+        return (f"`{quote(node)}` numbers a tile's entries from 0, where their places in the sequence were meant: they start "
+                f"at the tile's start, `{change.arg}`")
+    if change.op == "step_stop":
+        return ("a colon doubled: `start::n` is every n-th entry from start (n is the STEP), not the n entries from start, "
+                "which end at `start + n`")
     if change.op == "stop_length" and _ended(node):
         name, start, end = node.func.attr, quote(node.args[0]), quote(node.args[1])
         return (f"`{name}`'s end is a position, like its start, not how far to go from it: `{name}({start}, {end}, ...)` "

@@ -1,4 +1,4 @@
-"""Twelve mends of an operator, a number or a call read by another convention, tried on a learner's code only.
+"""Thirteen mends of an operator, a number or a call read by another convention, tried on a learner's code only.
 
 - `div_mod`: `t[cols % hs, rows, cols // hs]`, a flat position split into (which block, where in
   it) with the two operators exchanged. `i // n` counts the whole blocks of n before i, `i % n` is
@@ -45,6 +45,11 @@
   entry is often cut out; a slice of a shape is a torch.Size, a tuple of one size, and a tensor
   divided by it raises. The mend indexes, `x.shape[-1]`. Tried on every slice of `.shape` that
   holds one entry (`-1:`, `k:k + 1`, `:1`).
+- `bound_as_axis`: `torch.min(d * -slope, 0)`, MATLAB's `min(A, 0)` (or NumPy's `np.minimum`) read into
+  torch: the smaller of each entry and 0. torch's `min` and `max` read a number given after the tensor
+  as an AXIS and return each column's (values, indices). The mend bounds each entry,
+  `torch.clamp(d * -slope, max=0)` (`min=` for `max`). Tried on every `torch.min` and `torch.max` given a
+  tensor and a number by position, and nothing else.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: `//` and `%` exchanged across two statements (`head = i % hs` on one line, `place = i // hs`
@@ -64,7 +69,7 @@ from attention_by_hand.lab.mutant_edits import Change, cut, quote
 __all__ = ["READING_OPS", "reading_mends", "reading_words"]
 
 READING_OPS = ("div_mod", "radians", "norm_squared", "named_whole", "log_inside", "true_div", "bool_not", "nested_order",
-               "sign_abs", "axes_from_one", "unbind_kept", "size_sliced")
+               "sign_abs", "axes_from_one", "unbind_kept", "size_sliced", "bound_as_axis")
 _TURNS = ("sin", "cos", "tan")
 _NORMS = ("vector_norm", "norm")
 _WHOLE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult)
@@ -157,6 +162,15 @@ def _bool_of_difference(node: ast.AST) -> bool:
             and not node.args and isinstance(node.func.value, ast.BinOp) and isinstance(node.func.value.op, ast.Sub))
 
 
+def _bound_as_axis(node: ast.AST) -> str | None:
+    """`torch.clamp(x, max=0)` for `torch.min(x, 0)` (`min=` for `max`), written out; None for another node."""
+    if not (isinstance(node, ast.Call) and call_name(node) in ("min", "max") and function_form(node, ("torch",))
+            and len(node.args) == 2 and not node.keywords and number_of(node.args[1]) is not None):
+        return None
+    side = "max" if call_name(node) == "min" else "min"
+    return f"torch.clamp({quote(node.args[0])}, {side}={quote(node.args[1])})"
+
+
 def _size_sliced(node: ast.AST) -> str | None:
     """`x.shape[k]` for `x.shape[-1:]`, `x.shape[k:k + 1]` or `x.shape[:1]`: a slice of a shape that
     holds one size; None for anything else."""
@@ -228,6 +242,8 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                     add(axes, "axes_from_one", "axis", statement.lineno)
             if (kept := _split_for(node)) is not None:
                 add(node, "unbind_kept", "axis", statement.lineno, kept)
+            if (bound := _bound_as_axis(node)) is not None:
+                add(node, "bound_as_axis", "function", statement.lineno, bound)
             if (size := _size_sliced(node)) is not None:
                 add(node, "size_sliced", "slice", statement.lineno, size)
             if isinstance(node, ast.Call) and call_name(node) == "sign" and (node.args or isinstance(node.func, ast.Attribute)):
@@ -246,6 +262,10 @@ def reading_words(node: ast.AST, change: Change) -> str | None:
         last = ", so a row's entries come out as (...,), not as (..., 1) columns" if axis == "-1" else ""
         return (f"`unbind` removes the axis it cuts along, {axis}: each piece has one axis fewer{last}; "
                 f"`split(1, dim={axis})` keeps that axis, of size 1")
+    if change.op == "bound_as_axis" and isinstance(node, ast.Call):
+        name, number = call_name(node), quote(node.args[1])
+        return (f"`{name}` given a number after the tensor reads it as an AXIS and returns each slice's (values, indices), "
+                f"not the {'smaller' if name == 'min' else 'larger'} of each entry and {number}, as MATLAB's `{name}(A, {number})` is")
     if change.op == "size_sliced":
         return (f"`{quote(node)}` is a slice of the shape, a torch.Size: a tuple holding one size, not the number; "
                 f"`{change.arg}` is the size itself")

@@ -254,9 +254,10 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
               and (span[0] <= c.line <= span[1] if span is not None else c.line in near)]
     first = set(inside) | set(extra)
     rest = [c for c in allowed if c not in first]
-    # LATE: on the raising line; one range for another also where the span is the whole function (it localises nothing)
+    # LATE: on the raising line; one range for another also where the span is the whole function (it localises
+    # nothing) or where no span was found and the lines feeding the raising one stand for it (a tiled loop's)
     fdef = definition(module, function)
-    whole = span is not None and span[0] <= _first_line(fdef) and span[1] >= fdef.end_lineno
+    whole = span is None or (span[0] <= _first_line(fdef) and span[1] >= fdef.end_lineno)
     ours = [c for c in inside if c in set(extra) and ((whole and c.op == "range_for") or c.op not in LATE or c.line in raising)]
     inside = ours + [c for c in inside if c not in set(ours)]
     regrouped = [c for c in extra if c.op in ("regroup", "group_terms") and c not in inside]

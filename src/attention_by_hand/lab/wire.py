@@ -91,6 +91,8 @@ def encode(value, depth: int = 0) -> dict:
         return {"type": "scalar", "value": _number(value)}
     if isinstance(value, str):
         return {"type": "str", "value": value[:MAX_TEXT]}
+    if type(value).__module__ == "torch.return_types":  # `torch.min(x, 0)`'s pair: a tuple, named for its call
+        return {"type": "other", "name": f"(values, indices) pair, torch.return_types.{type(value).__name__}"}
     if isinstance(value, (tuple, list)) and depth < 3:
         return {"type": type(value).__name__, "length": len(value), "items": [encode(v, depth + 1) for v in value[:8]]}
     return {"type": "other", "name": type(value).__name__}

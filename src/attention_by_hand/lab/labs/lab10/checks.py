@@ -44,9 +44,8 @@ NO_D = (
     "the -D term is missing: ds = p * (dp - D) with D = rowsum(p * dp); p * dp alone is only the "
     "diagonal of the Jacobian diag(p) - p p^T"
 )
-D_FROM_DP = (
-    "D taken from the wrong tensors: D = rowsum(p * dp), dp weighted by p; rowsum(dp) leaves the weights out"
-)
+# said by its effect: the plain rowsum(dp) comes from `dp.sum(-1)` and from an einsum that sums p and dp apart alike
+D_FROM_DP = "D without the weights p: D = rowsum(p * dp), dp weighted by p; rowsum(dp) leaves the weights out"
 D_FROM_V = (
     "D taken from the wrong tensors: D = rowsum(d_out * out), the output's gradient times the output, "
     "not times v"
