@@ -183,3 +183,22 @@ def split_heads(t, n_heads):
 def test_the_wrong_axes_of_swapdims_are_mended(tmp_path):
     found = failed_hints(tmp_path, "lab-05-multihead.py", HEADS_SWAPPED_WITH_THE_SIZE, "split_heads")
     assert found and all("swapdims(1, 0)` for `" in h and "the wrong axis" in h for h in found)
+
+
+def test_einsum_is_said_alphabetical_only_where_that_moved_the_letters():
+    from attention_by_hand.lab.einsum_words import subscripts_words
+
+    # written d then i, which is the alphabetical order too: what is wrong is the order meant
+    assert "ALPHABETICAL" not in subscripts_words("jd,ij", "jd,ij->id")
+    assert "ALPHABETICAL" not in subscripts_words("ij,ij", "ij,ij->i")
+    assert "ALPHABETICAL" in subscripts_words("ntd", "ntd->tnd")
+
+
+def test_a_named_tuple_is_called_a_values_indices_pair_only_where_it_is_one():
+    import torch
+
+    from attention_by_hand.lab.wire import decode, encode
+
+    pair, other = torch.min(torch.ones(2, 2), 0), torch.aminmax(torch.ones(2, 2))
+    assert decode(encode(pair)).name == "(values, indices) pair, torch.return_types.min"
+    assert decode(encode(other)).name == "tuple, torch.return_types.aminmax"

@@ -25,9 +25,12 @@ def explicit(spec: str) -> str:
 
 def subscripts_words(spec: str, mended: str) -> str:
     """What einsum's subscripts `spec` did that `mended` does not, in words."""
-    if "->" not in spec and explicit(spec).split("->")[0] == mended.split("->")[0]:
-        return (f"einsum without `->` keeps the output's letters in ALPHABETICAL order, `\"{explicit(spec)}\"`, not in "
-                f"the order they are written; an arrow names the order, `\"{mended}\"`")
+    written = "".join(c for c in spec.replace(" ", "") if c.isalpha() and spec.count(c) == 1)  # the output, as written
+    alphabetical = explicit(spec).split("->")[1]
+    if ("->" not in spec and explicit(spec).split("->")[0] == mended.split("->")[0] and written != alphabetical
+            and sorted(mended.split("->")[1]) == sorted(alphabetical)):
+        return (f"einsum without `->` keeps the output's letters in ALPHABETICAL order, `\"{explicit(spec)}\"`, whatever "
+                f"order they are written in; an arrow names the order meant, `\"{mended}\"`")
     spec = explicit(spec)
     (inputs, output), (new_inputs, new_output) = spec.replace(" ", "").split("->"), mended.split("->")
     changed = [(k, a, b) for k, (a, b) in enumerate(zip(inputs.split(","), new_inputs.split(","))) if a != b]
@@ -52,6 +55,8 @@ def subscripts_words(spec: str, mended: str) -> str:
                 "axes come out in the order the output names them)")
     kept = "".join(c for c in output if c not in new_output)
     meant = "".join(c for c in new_output if c not in output)
+    if not kept:  # the output gains a letter it left out (`"ij,ij->"` for `"ij,ij->i"`)
+        return f"einsum's output leaves out `{meant}`, so yours sums over it; `->{new_output}` keeps it"
     if any(c not in inputs for c in kept):  # a letter no operand has: einsum raises, it sums nothing
         return f"einsum's output names `{kept}`, a letter no operand has, where `{meant}` is meant"
     return (f"einsum's output keeps `{kept}` where `{meant}` belongs: every letter the output leaves out is summed "

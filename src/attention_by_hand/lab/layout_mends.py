@@ -59,8 +59,9 @@ import dataclasses
 from attention_by_hand.lab.call_meanings import CALLS
 from attention_by_hand.lab.call_words import LAYOUT_CALLS
 from attention_by_hand.lab.code_layout import call_name, function_form, statement_lines
-from attention_by_hand.lab.mend_edits import matrix_sides, mend_edit
+from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import TRANSPOSES, Change, quote
+from attention_by_hand.lab.product_edits import matrix_sides
 
 __all__ = ["LAYOUT_OPS", "layout_mends", "layout_words", "leading_wholes"]
 

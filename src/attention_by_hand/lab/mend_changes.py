@@ -26,12 +26,11 @@ added or never lacked what the learner left out. Those are tried here, on the le
   rows it came from, or `is_causal=True` on the fused attention, so that it hides the future; or an axis
   left to its default (`dim`): `tensor_split`, `split`, `chunk`, `cat`, `stack` and `unbind` work along the
   first axis unless told, and `sum` or `mean` over every axis;
-- a factor on the wrong term of a sum (`factor_moved`): `acc + r * (p @ v)` where `r * acc + p @ v` was meant;
-- einsum's subscripts written otherwise (`subscripts`): the output's letters in another order or one of them
-  another letter (`"ij,jd->jd"` where `"ij,jd->id"` was meant), two letters of an operand swapped (that
-  operand read transposed), or of every operand alike (a layout read as another library keeps it), or an
-  operand's letter where it shares another operand's (`"bqd,ckd->bqk"` where `"bqd,bkd->bqk"` was meant);
-  `...` stays as it is;
+- a factor on the wrong term of a sum (`factor_moved`): `acc + r * (p @ v)` where `r * acc + p @ v` was
+  meant, the rescale applied to the new term instead of the old one;
+- einsum's subscripts written otherwise (`subscripts`, einsum_mends.py): the output's letters in another
+  order or one of them another letter, two letters of an operand swapped, or of every operand alike, or
+  an operand's letter where it shares another operand's; `...` stays as it is;
 - a name the function binds put for a whole number of a size-taking call (`size_for`):
   `unfold(-1, head_size, 1)`, whose step of 1 makes windows that overlap, where `head_size` was meant; or a
   name bound from a size for a number subtracted: `total - 1`, one taken away, where one per sequence,
@@ -98,11 +97,10 @@ Each is a `Change` that mutants.build makes like any other. Left out: which one 
 from __future__ import annotations
 
 import ast
-from itertools import combinations, permutations
 
 from attention_by_hand.lab.api_mends import API_OPS, api_mends
 from attention_by_hand.lab.code_layout import count_side, function_form, picked_ids
-from attention_by_hand.lab.einsum_words import explicit
+from attention_by_hand.lab.einsum_mends import einsum_spellings
 from attention_by_hand.lab.habit_mends import HABIT_OPS, habit_mends
 from attention_by_hand.lab.loop_starts import loop_carries, loop_starts
 from attention_by_hand.lab.mutant_edits import TENSOR_MAKERS, Change, call_name, edit, moved_text, number_of, quote, quote_statement
@@ -124,8 +122,6 @@ DIM_DEFAULTS = {"tensor_split": 2, "split": 2, "chunk": 2, "cat": 1, "concat": 1
                 "roll": 2, "repeat_interleave": 2, "vecdot": 3}
 _DIM_KEYWORD = {"roll": "dims"}  # the keyword of a call's axis, where it is not `dim`
 DIMS = (-1, 0, 1, -2, -3)  # the axes a learner most often meant (-3: the time axis of (..., T, d) read from (..., T, T, d))
-# einsum spellings tried per call: two operands and an output of four letters, all (47), and 6 layouts alike
-MAX_SUBSCRIPTS = 54
 
 # a loop's control or its running values: said alone, even where a change of the reference fits (verdict.py)
 FLOW_MENDS = ("jump", "outdent", "once", "start_before", "carry", "accumulate", "add_into")
@@ -224,7 +220,7 @@ def mend_changes(fdef: ast.FunctionDef) -> list[Change]:
         if isinstance(node, ast.Call):
             found += _dims(name, node, index[id(node)], statement_of[id(node)].lineno)
             found += _one_axis(name, node, index, statement_of[id(node)].lineno)
-            found += _subscripts(name, node, index, statement_of[id(node)].lineno)
+            found += einsum_spellings(name, node, index, statement_of[id(node)].lineno)
         if (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and isinstance(node.left, ast.Subscript)
                 and isinstance(node.right, ast.Constant) and type(node.right.value) is int
                 and not isinstance(node.left.slice, (ast.Slice, ast.Tuple))):
@@ -436,57 +432,6 @@ def _dims(name: str, node: ast.Call, at: int, line: int) -> list[Change]:
     return [Change(name, at, "add_kw", (keyword, d), "arguments",
                    f"`{quote(edit(node, Change(name, 0, 'add_kw', (keyword, d), 'arguments', '')))}` for `{quote(node)}`", line)
             for d in DIMS]
-
-
-def _subscripts(name: str, node: ast.Call, index: dict[int, int], line: int) -> list[Change]:
-    """einsum's subscripts spelled otherwise: the output's letters reordered or one replaced by a
-    letter of the operands it lacks, or two letters of one operand swapped."""
-    if call_name(node) != "einsum" or not node.args or not isinstance(node.args[0], ast.Constant):
-        return []
-    written = node.args[0].value
-    spec = explicit(written) if isinstance(written, str) else written  # `"htd"`, read as einsum reads it: `"htd->dht"`
-    if not isinstance(spec, str) or spec.count("->") != 1 or spec.replace("...", "").count("."):
-        return []
-    # `...` (the leading axes) is one token: spelled `0` while the letters move, `...` again after
-    inputs, output = spec.replace(" ", "").replace("...", "0").split("->")
-    operands = inputs.split(",")
-    if not all(o.replace("0", "x").isalpha() for o in operands) or (output and not output.replace("0", "x").isalpha()):
-        return []
-    letters = set(inputs) - {",", "0"}
-    spelled: list[str] = [inputs + "->" + "".join(p) for p in permutations(c for c in inputs if c in output)] if written != spec else []  # with no `->`, the output's orders first (the written one first); then one letter, two swapped, the orders
-    for i, letter in enumerate(output):
-        for other in sorted(letters - set(output)):
-            spelled.append(inputs + "->" + output[:i] + other + output[i + 1:])
-    for k, operand in enumerate(operands):  # an operand's letter for one the others use (`chkd` for `bhkd`)
-        for i, letter in enumerate(operand):
-            for other in sorted(letters - set(operand)) if letter != "0" else ():
-                spelled.append(",".join(operands[:k] + [operand[:i] + other + operand[i + 1:]] + operands[k + 1:]) + "->" + output)
-    for k, operand in enumerate(operands):
-        for i, j in combinations(range(len(operand)), 2):
-            swapped = list(operand)
-            swapped[i], swapped[j] = swapped[j], swapped[i]
-            spelled.append(",".join(operands[:k] + ["".join(swapped)] + operands[k + 1:]) + "->" + output)
-    spelled += [inputs + "->" + "".join(p) for p in (permutations(output) if 2 <= len(output) <= 4 else ())]
-    spelled += _layouts(operands, output)
-    tried = [s.replace("0", "...") for s in dict.fromkeys(spelled) if s != inputs + "->" + output][:MAX_SUBSCRIPTS]
-    return [Change(name, index[id(node.args[0])], "subscripts", s, "subscripts", f'`"{s}"` for `"{written}"`', line) for s in tried]
-
-
-def _layouts(operands: list[str], output: str) -> list[str]:
-    """The same two places swapped in every operand of as many letters: a layout read as another
-    library keeps it (`bqhd,bkhd`, JAX's (batch, length, heads, d), for tensors that are (batch,
-    heads, length, d)), said where two or more operands share it."""
-    spelled = []
-    for n in sorted({len(o) for o in operands}):
-        same = [k for k, o in enumerate(operands) if len(o) == n and "0" not in o]
-        for i, j in combinations(range(n), 2) if len(same) >= 2 else ():
-            swapped = list(operands)
-            for k in same:
-                letters = list(swapped[k])
-                letters[i], letters[j] = letters[j], letters[i]
-                swapped[k] = "".join(letters)
-            spelled.append(",".join(swapped) + "->" + output)
-    return spelled
 
 
 def _factor_moves(node: ast.BinOp) -> list[tuple[str, str]]:

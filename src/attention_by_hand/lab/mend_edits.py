@@ -29,10 +29,12 @@ import ast
 import copy
 
 from attention_by_hand.lab.bracket_edits import BRACKET_OPS, bracket_edit
-from attention_by_hand.lab.code_layout import call_name, function_form, is_method, log_of_sum, number_of, picked_ids, whole_slice
+from attention_by_hand.lab.code_layout import function_form, is_method, log_of_sum, picked_ids, whole_slice
+from attention_by_hand.lab.product_edits import last_two_swapped, matrix_sides, moved_transpose, row_times_column, transposed_tensor, unsqueezed
 
+# matrix_sides and transposed_tensor are product_edits.py's, named here too for api_mends.py
 __all__ = ["HALVES", "RADIANS", "is_half_cast", "edit_count_first", "entries_of", "matrix_sides", "measured_by", "mend_edit",
-           "moved_transpose", "negated", "other_index", "row_times_column", "subscript_parts", "transposed_tensor"]
+           "negated", "other_index", "subscript_parts", "transposed_tensor"]
 
 HALVES = ("half", "bfloat16")  # the casts to a float of half the width
 # an angle in degrees -> the same angle in radians, as a learner would write it (reading_mends.py)
@@ -154,84 +156,6 @@ def _read(target: ast.expr) -> ast.expr:
     return ast.copy_location(read, target)
 
 
-def transposed_tensor(node: ast.AST) -> ast.expr | None:
-    """x of `x.t()`, `x.transpose(0, 1)`, `torch.t(x)` or `torch.transpose(x, 0, 1)`: the FIRST two
-    axes exchanged, a matrix's transpose only where x has two; None for another node."""
-    if not (isinstance(node, ast.Call) and call_name(node) in ("t", "transpose") and not node.keywords):
-        return None
-    torch_form = isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
-    if not (is_method(node) or (torch_form and node.args)):
-        return None
-    owner, axes = (node.func.value, node.args) if is_method(node) else (node.args[0], node.args[1:])
-    axes = [number_of(a) for a in axes]
-    return owner if (call_name(node) == "t" and not axes) or (call_name(node) == "transpose" and axes in ([0, 1], [1, 0])) else None
-
-
-_MATRIX_PRODUCTS = ("matmul", "mm", "bmm")
-
-
-def matrix_sides(node: ast.AST) -> tuple[ast.expr, ast.expr] | None:
-    """(a, b) of `a @ b`, `torch.matmul(a, b)` (or `mm`, `bmm`) or `a.matmul(b)`; None for another node."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-        return node.left, node.right
-    if not (isinstance(node, ast.Call) and call_name(node) in _MATRIX_PRODUCTS and not node.keywords):
-        return None
-    if is_method(node):
-        return (node.func.value, node.args[0]) if len(node.args) == 1 else None
-    return (node.args[0], node.args[1]) if len(node.args) == 2 else None
-
-
-def row_times_column(node: ast.AST, side: str) -> ast.expr | None:
-    """`a @ b.unsqueeze(-1)` made `a.unsqueeze(-2) @ b.unsqueeze(-1)` (side "left"), or
-    `a.unsqueeze(-2) @ b` made `a.unsqueeze(-2) @ b.unsqueeze(-1)` (side "right"): operand_mends.py."""
-    a, b = matrix_sides(node)
-    a, b = (_unsqueezed(a, -2), b) if side == "left" else (a, _unsqueezed(b))
-    if isinstance(node, ast.BinOp):
-        return ast.BinOp(a, node.op, b)
-    return ast.Call(ast.Attribute(a, node.func.attr, ast.Load()), [b], []) if is_method(node) else ast.Call(node.func, [a, b], [])
-
-
-def _unsqueezed(node: ast.expr, axis: int = -1) -> ast.Call:
-    """`node.unsqueeze(-1)`: an axis of size 1 after its last (or at `axis`)."""
-    return ast.Call(ast.Attribute(node, "unsqueeze", ast.Load()), [ast.Constant(axis)], [])
-
-
-def _transposed(node: ast.expr) -> ast.expr | None:
-    """The matrix a transpose is taken of (`x` of `x.t()`, `x.T`, `x.mT`, `x.transpose(-2, -1)` or of
-    its first two axes), else None: a tensor's method, not NumPy's `np.transpose(x, ...)`."""
-    if isinstance(node, ast.Attribute) and node.attr in ("T", "mT"):
-        return node.value
-    if not (isinstance(node, ast.Call) and is_method(node) and not node.keywords):
-        return None
-    axes = sorted(number_of(a) for a in node.args) if all(number_of(a) is not None for a in node.args) else None
-    if (node.func.attr == "t" and not node.args) or (node.func.attr == "transpose" and axes in ([-2, -1], [0, 1])):
-        return node.func.value
-    return None
-
-
-def moved_transpose(node: ast.AST) -> ast.AST | None:
-    """A matrix product with its one transposed factor's transpose moved, as written, to the other
-    factor (`mm(a.t(), b)` for `mm(a, b.t())`, operand_mends.py); None where not one factor is transposed."""
-    sides = matrix_sides(node)
-    if sides is None or (_transposed(sides[0]) is None) == (_transposed(sides[1]) is None):
-        return None
-    at = 0 if _transposed(sides[0]) is not None else 1
-    wrapper, other = sides[at], sides[1 - at]
-    moved = (ast.Attribute(other, wrapper.attr, ast.Load()) if isinstance(wrapper, ast.Attribute)
-             else ast.Call(ast.Attribute(other, wrapper.func.attr, ast.Load()), list(wrapper.args), []))
-    new = [moved, moved]
-    new[at] = _transposed(wrapper)
-    if isinstance(node, ast.BinOp):
-        return ast.BinOp(new[0], ast.MatMult(), new[1])
-    if is_method(node):
-        return ast.Call(ast.Attribute(new[0], node.func.attr, ast.Load()), [new[1]], [])
-    return ast.Call(node.func, new, [])
-
-
-def _last_two_swapped(node: ast.expr) -> ast.Call:
-    return ast.Call(ast.Attribute(node, "transpose", ast.Load()), [ast.Constant(-2), ast.Constant(-1)], [])
-
-
 def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one branch per op
     """The node that takes `node`'s place for one of the learner-only changes."""
     op, arg = change.op, change.arg
@@ -261,12 +185,12 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
     if op == "transpose_first":  # `t.reshape(...)` made `t.transpose(-2, -1).reshape(...)` (layout_mends.py)
         owner = node.func.value
         if isinstance(owner, ast.Name) and owner.id == "torch":  # torch.reshape(t, ...)
-            return ast.Call(node.func, [_last_two_swapped(node.args[0]), *node.args[1:]], node.keywords)
-        return ast.Call(ast.Attribute(_last_two_swapped(owner), "reshape", ast.Load()), node.args, node.keywords)
+            return ast.Call(node.func, [last_two_swapped(node.args[0]), *node.args[1:]], node.keywords)
+        return ast.Call(ast.Attribute(last_two_swapped(owner), "reshape", ast.Load()), node.args, node.keywords)
     if op in ("product_turned", "pre_norm", "unbind_kept", "count_from", "squeezed", "pair_values", "add_into", "r_drop", "size_sliced", "bound_as_axis", "step_stop", "tile_start", "shifted_twin"):  # whole
         return ast.copy_location(ast.AugAssign(node.targets[0], ast.Add(), node.value), node) if op == "add_into" else ast.parse(arg, mode="eval").body
     if op == "factor_transposed":  # `q @ k` made `q @ k.transpose(-2, -1)`: one factor transposed (layout_mends.py)
-        return ast.Call(node.func, [_last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)
+        return ast.Call(node.func, [last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)
     if op == "axes_from_one":  # `(1, 3)` made `(0, 2)`: axes counted from 0 (reading_mends.py)
         return ast.Tuple([ast.Constant(e.value - 1) for e in node.elts], ast.Load())
     if op == "sign_abs":  # `d.sign()` made `d.sign().abs()` (reading_mends.py)
@@ -322,11 +246,11 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
     if op == "to_last":  # `x[a:b]` made `x[..., a:b]`, the slice moved to the last axis (range_mends.py)
         return ast.Subscript(node.value, ast.Tuple([ast.Constant(Ellipsis), node.slice], ast.Load()), node.ctx)
     if op == "outer" and isinstance(node, ast.Compare):  # `a == b` made `a.unsqueeze(-1) == b` (operand_mends.py)
-        return ast.Compare(_unsqueezed(node.left), node.ops, node.comparators)
+        return ast.Compare(unsqueezed(node.left), node.ops, node.comparators)
     if op == "outer" and isinstance(node, ast.Call):  # `torch.eq(a, b)` or `a.eq(b)`, the first side given an axis
         if function_form(node):
-            return ast.Call(node.func, [_unsqueezed(node.args[0]), *node.args[1:]], node.keywords)
-        return ast.Call(ast.Attribute(_unsqueezed(node.func.value), node.func.attr, ast.Load()), node.args, node.keywords)
+            return ast.Call(node.func, [unsqueezed(node.args[0]), *node.args[1:]], node.keywords)
+        return ast.Call(ast.Attribute(unsqueezed(node.func.value), node.func.attr, ast.Load()), node.args, node.keywords)
     if op == "items":  # a dict walked as pairs, made its `.items()` (operand_mends.py)
         return ast.Call(ast.Attribute(node, "items", ast.Load()), [], [])
     if op == "other_factor":  # the transpose moved to the other factor of a product (operand_mends.py)

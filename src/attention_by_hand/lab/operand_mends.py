@@ -57,8 +57,9 @@ import ast
 import dataclasses
 
 from attention_by_hand.lab.code_layout import function_form
-from attention_by_hand.lab.mend_edits import matrix_sides, mend_edit, moved_transpose
+from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
+from attention_by_hand.lab.product_edits import matrix_sides, moved_transpose
 
 __all__ = ["OPERAND_OPS", "operand_mends", "operand_words"]
 

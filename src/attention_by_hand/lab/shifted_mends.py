@@ -62,5 +62,6 @@ def shifted_words(node: ast.AST, change: Change) -> str | None:
     """The mistake a `shifted_twin` change mends, in words."""
     if change.op != "shifted_twin" or not isinstance(node, ast.Call):
         return None
-    return (f"`{quote(node)}` takes the exponentials unshifted, where `{change.arg}` holds them shifted by the running "
-            "maximum: a sum of the one beside the other counts on two scales (and the unshifted overflow for large scores)")
+    return (f"`{quote(node)}` takes the exponentials unshifted, where `{change.arg}`, made before it, holds them shifted "
+            "(the exp of the same values less something): the two differ by a factor on each row, and the unshifted "
+            "overflow for large values")

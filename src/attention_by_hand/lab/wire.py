@@ -62,6 +62,10 @@ def _encode_array(kind: str, dtype: str, shape: list[int], size: int, flatten) -
     return {"type": kind, "dtype": dtype, "shape": shape, "data": flat}
 
 
+# the calls whose named tuple is (values, indices); `aminmax`, `frexp` and `linalg.qr` return other pairs
+_VALUE_PAIRS = ("min", "max", "sort", "topk", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin")
+
+
 def encode(value, depth: int = 0) -> dict:
     """Any value -> a JSON-able dict. Tensors and NumPy arrays keep dtype, shape and numbers."""
     import torch
@@ -92,7 +96,8 @@ def encode(value, depth: int = 0) -> dict:
     if isinstance(value, str):
         return {"type": "str", "value": value[:MAX_TEXT]}
     if type(value).__module__ == "torch.return_types":  # `torch.min(x, 0)`'s pair: a tuple, named for its call
-        return {"type": "other", "name": f"(values, indices) pair, torch.return_types.{type(value).__name__}"}
+        kind = "(values, indices) pair" if type(value).__name__ in _VALUE_PAIRS else "tuple"
+        return {"type": "other", "name": f"{kind}, torch.return_types.{type(value).__name__}"}
     if isinstance(value, (tuple, list)) and depth < 3:
         return {"type": type(value).__name__, "length": len(value), "items": [encode(v, depth + 1) for v in value[:8]]}
     return {"type": "other", "name": type(value).__name__}

@@ -1,0 +1,77 @@
+"""einsum's subscripts spelled otherwise, tried on a learner's code only (mend_changes.py lists them
+with the other mends; einsum_words.py says them).
+
+`torch.einsum("ij,jd->jd", w, v)` where `"ij,jd->id"` was meant: the output's letters in another order or
+one of them another letter, two letters of an operand swapped (that operand read transposed), or of
+every operand alike (a layout read as another library keeps it), or an operand's letter where it
+shares another operand's (`"bqd,ckd->bqk"` where `"bqd,bkd->bqk"` was meant). Subscripts written
+without `->` are read as einsum reads them, their output in alphabetical order (`"htd"` is
+`"htd->dht"`), and the output's orders are tried first.
+
+repair.py keeps a mend only where it gives the reference's output on every input the check tried.
+"""
+
+from __future__ import annotations
+
+import ast
+from itertools import combinations, permutations
+
+from attention_by_hand.lab.einsum_words import explicit
+from attention_by_hand.lab.mutant_edits import Change, call_name
+
+__all__ = ["MAX_SUBSCRIPTS", "einsum_spellings"]
+
+# einsum spellings tried per call: two operands and an output of four letters, all (47), and 6 layouts alike
+MAX_SUBSCRIPTS = 54
+
+
+def einsum_spellings(name: str, node: ast.Call, index: dict[int, int], line: int) -> list[Change]:
+    """einsum's subscripts spelled otherwise: the output's letters reordered or one replaced by a
+    letter of the operands it lacks, or two letters of one operand swapped."""
+    if call_name(node) != "einsum" or not node.args or not isinstance(node.args[0], ast.Constant):
+        return []
+    written = node.args[0].value
+    spec = explicit(written) if isinstance(written, str) else written  # `"htd"`, read as einsum reads it: `"htd->dht"`
+    if not isinstance(spec, str) or spec.count("->") != 1 or spec.replace("...", "").count("."):
+        return []
+    # `...` (the leading axes) is one token: spelled `0` while the letters move, `...` again after
+    inputs, output = spec.replace(" ", "").replace("...", "0").split("->")
+    operands = inputs.split(",")
+    if not all(o.replace("0", "x").isalpha() for o in operands) or (output and not output.replace("0", "x").isalpha()):
+        return []
+    letters = set(inputs) - {",", "0"}
+    # with no `->`, the output's orders first (the written one first); then one letter, two swapped, the orders
+    spelled = [inputs + "->" + "".join(p) for p in permutations(c for c in inputs if c in output)] if written != spec else []
+    for i, letter in enumerate(output):
+        for other in sorted(letters - set(output)):
+            spelled.append(inputs + "->" + output[:i] + other + output[i + 1:])
+    for k, operand in enumerate(operands):  # an operand's letter for one the others use (`chkd` for `bhkd`)
+        for i, letter in enumerate(operand):
+            for other in sorted(letters - set(operand)) if letter != "0" else ():
+                spelled.append(",".join(operands[:k] + [operand[:i] + other + operand[i + 1:]] + operands[k + 1:]) + "->" + output)
+    for k, operand in enumerate(operands):
+        for i, j in combinations(range(len(operand)), 2):
+            swapped = list(operand)
+            swapped[i], swapped[j] = swapped[j], swapped[i]
+            spelled.append(",".join(operands[:k] + ["".join(swapped)] + operands[k + 1:]) + "->" + output)
+    spelled += [inputs + "->" + "".join(p) for p in (permutations(output) if 2 <= len(output) <= 4 else ())]
+    spelled += _layouts(operands, output)
+    tried = [s.replace("0", "...") for s in dict.fromkeys(spelled) if s != inputs + "->" + output][:MAX_SUBSCRIPTS]
+    return [Change(name, index[id(node.args[0])], "subscripts", s, "subscripts", f'`"{s}"` for `"{written}"`', line) for s in tried]
+
+
+def _layouts(operands: list[str], output: str) -> list[str]:
+    """The same two places swapped in every operand of as many letters: a layout read as another
+    library keeps it (`bqhd,bkhd`, JAX's (batch, length, heads, d), for tensors that are (batch,
+    heads, length, d)), said where two or more operands share it."""
+    spelled = []
+    for n in sorted({len(o) for o in operands}):
+        same = [k for k, o in enumerate(operands) if len(o) == n and "0" not in o]
+        for i, j in combinations(range(n), 2) if len(same) >= 2 else ():
+            swapped = list(operands)
+            for k in same:
+                letters = list(swapped[k])
+                letters[i], letters[j] = letters[j], letters[i]
+                swapped[k] = "".join(letters)
+            spelled.append(",".join(swapped) + "->" + output)
+    return spelled
