@@ -65,8 +65,8 @@ numbered from 0 where their places in the sequence were meant (to compare with t
 The mend starts them at the tile's start, `torch.arange(i0, i0 + nq)`, tried at every `torch.arange` of
 one argument that is no number, once for each loop around it over one name.
 
-Left out: a range with a step, and (for `range_for`) ranges written once in the function, which
-have nothing to take another range from.
+Left out: a range with a step (but `start::T`, the ninth), and (for `range_for`) ranges written once
+in the function, which have nothing to take another range from.
 """
 
 from __future__ import annotations

@@ -257,8 +257,8 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     # LATE: on the raising line; one range for another also where the span is the whole function (it localises
     # nothing) or where no span was found and the lines feeding the raising one stand for it (a tiled loop's)
     fdef = definition(module, function)
-    whole = span is None or (span[0] <= _first_line(fdef) and span[1] >= fdef.end_lineno)
-    ours = [c for c in inside if c in set(extra) and ((whole and c.op == "range_for") or c.op not in LATE or c.line in raising)]
+    unplaced = span is None or (span[0] <= _first_line(fdef) and span[1] >= fdef.end_lineno)
+    ours = [c for c in inside if c in set(extra) and ((unplaced and c.op == "range_for") or c.op not in LATE or c.line in raising)]
     inside = ours + [c for c in inside if c not in set(ours)]
     regrouped = [c for c in extra if c.op in ("regroup", "group_terms") and c not in inside]
     extra = [c for c in extra if c.op not in ("regroup", "group_terms") and c not in inside]
