@@ -2,7 +2,11 @@
 a one-hot row set in every row's columns, MATLAB's `min(A, 0)` read into torch, a colon doubled
 into a step, einsum's implicit output order, D summed from letters that never meet, a key block's
 range where the query block's belongs (found through the lines feeding the raise), a tile's rows
-numbered from 0, the raw exponentials beside their shifted twin, and a `swapdims` of the wrong axes."""
+numbered from 0, the raw exponentials beside their shifted twin, and a `swapdims` of the wrong axes; and
+what set BA's audit found, read after it was reported: a max-shift added, a NaN filled in as a missing value,
+a count of axes taken for a length, positions that met the batch size said by what met, two arguments
+exchanged said after a transposed output, a one-hot target where the class numbers belong, a branch given an
+earlier branch's output alone, and positions counted from 1."""
 
 from __future__ import annotations
 
@@ -202,3 +206,111 @@ def test_a_named_tuple_is_called_a_values_indices_pair_only_where_it_is_one():
     pair, other = torch.min(torch.ones(2, 2), 0), torch.aminmax(torch.ones(2, 2))
     assert decode(encode(pair)).name == "(values, indices) pair, torch.return_types.min"
     assert decode(encode(other)).name == "tuple, torch.return_types.aminmax"
+
+
+# a max-shift added where it is subtracted: softmax's values kept, its overflow not
+SHIFT_ADDED = '''
+def softmax(scores):
+    top = scores.amax(-1, keepdim=True)
+    e = torch.add(scores, top).exp()
+    return e / e.sum(-1, keepdim=True)
+'''
+
+
+def test_a_shift_added_is_mended_and_not_called_no_shift(tmp_path):
+    found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", SHIFT_ADDED, "softmax")
+    assert found and all("`sub(...)` for `add(...)`" in h and "no max-shift" not in h for h in found)
+
+
+# the removed head's outputs filled with NaN, as pandas' sums would skip them
+HEAD_FILLED_WITH_NAN = '''
+def ablate_head(scores, values, head):
+    outs = torch.softmax(scores, dim=-1) @ values
+    outs[:, head] = math.nan
+    return outs.sum(dim=1)
+'''
+
+
+def test_a_nan_filled_in_as_missing_is_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-11-induction-heads.py", HEAD_FILLED_WITH_NAN, "ablate_head")
+    assert found and all("`0.0` for `math.nan`" in h and "pandas" in h and "set to -inf" not in h for h in found)
+
+
+# the count of the tokens' axes taken for their length, as R's dim(x) gives the sizes
+LENGTH_AS_AXES_COUNT = '''
+def embed(tokens, token_embedding, position_embedding):
+    positions = torch.arange(tokens.dim())
+    return token_embedding(tokens) + position_embedding(positions)
+'''
+
+
+def test_a_count_of_axes_taken_for_a_length_is_named(tmp_path):
+    found = failed_hints(tmp_path, "lab-06-transformer.py", LENGTH_AS_AXES_COUNT, "embed")
+    assert found and all("`tokens.shape[-1]` for `tokens.dim()`" in h and "counts the tensor's AXES" in h for h in found)
+
+
+# the batch size taken for the positions' count: what met is said, not guessed at
+POSITIONS_BY_THE_BATCH = '''
+def embed(tokens, token_embedding, position_embedding):
+    return token_embedding(tokens) + position_embedding(torch.arange(len(tokens)))
+'''
+
+
+def test_positions_meeting_the_batch_size_are_said_by_what_met(tmp_path):
+    found = failed_hints(tmp_path, "lab-06-transformer.py", POSITIONS_BY_THE_BATCH, "embed")
+    assert any("position rows, as many as the batch size" in h for h in found)
+
+
+# F.linear given the blend's two factors the wrong way round: the output comes out transposed
+BLEND_ARGUMENTS_EXCHANGED = '''
+def self_attention(x, query, key, value):
+    w = attention_weights(x, query, key)
+    return F.linear(value(x).mT, w), w
+'''
+
+
+def test_two_arguments_exchanged_are_said_after_a_transposed_output(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", BLEND_ARGUMENTS_EXCHANGED, "self_attention")
+    assert found and all("axes in another order" in h and "`F.linear(w, value(x).mT)` for `F.linear(value(x).mT, w)`" in h
+                         for h in found)
+
+
+# a one-hot target where the loss takes the class numbers
+ONE_HOT_TARGET = '''
+def average_nll(probs, ids):
+    return F.nll_loss(probs.log()[ids[:-1]], F.one_hot(ids[1:]))
+'''
+
+
+def test_a_one_hot_target_is_mended_to_the_class_numbers(tmp_path):
+    found = failed_hints(tmp_path, "lab-03-bigram.py", ONE_HOT_TARGET, "average_nll")
+    assert found and all("`ids[1:]` for `F.one_hot(ids[1:])`" in h for h in found)
+
+
+# the MLP's branch given the attention branch's output alone, where the stream after it belongs
+MLP_READS_THE_BRANCH = '''
+def block_forward(x, ln1, attn, ln2, mlp):
+    branch = attn(ln1(x))
+    out = x + branch + mlp(ln2(branch))
+    return out
+'''
+
+
+def test_a_branch_given_the_earlier_branch_alone_is_mended_to_the_stream(tmp_path):
+    found = failed_hints(tmp_path, "lab-06-transformer.py", MLP_READS_THE_BRANCH, "block_forward")
+    assert found and all("`mlp(ln2(x + branch))` for `mlp(ln2(branch))`" in h and "running sum" in h for h in found)
+
+
+def test_only_a_later_terms_name_is_made_the_stream():
+    from attention_by_hand.lab.residual_mends import residual_mends
+
+    source = "def f(x, g, h):\n    a = g(x)\n    return x + a + h(a) + h(x)\n"
+    assert [c.arg for c in _changes(residual_mends, source, "stream_read")] == ["h(x + a)"]
+
+
+def test_only_a_range_from_one_to_a_number_plus_one_is_read_as_rs():
+    from attention_by_hand.lab.reading_mends import reading_mends
+
+    source = ("def f(T, n):\n    a = [i for i in range(1, T + 1)]\n    b = torch.arange(1, n + 1)\n"
+              "    c = range(1, T)\n    d = range(0, T + 1)\n    return a, b, c, d\n")
+    assert [c.arg for c in _changes(reading_mends, source, "one_based_range")] == ["range(T)", "torch.arange(n)"]

@@ -157,7 +157,8 @@ class Engine:
             # a call or a factor taken out says where a scale comes from: said after a relation of scale alone
             scaled = op in ("unwrap", "left", "right") and any(opening in found.hint for opening in _SCALES)
             after = mended if mended and (found.relation or op in CAUSE_OPS) and (
-                op in NAMING_MENDS or scaled or (op in AXIS_MENDS and "of size 1" in found.hint)) else None
+                op in NAMING_MENDS or scaled or (op in AXIS_MENDS and "of size 1" in found.hint)
+                or (found.relation and op == "args")) else None  # two arguments exchanged: what a relation's transpose or sign came from
             # a change of the reference is in its terms; the one mend of the learner's own line that names
             # a slip no change of the reference mirrors says where it is in theirs (`attn(ln1(x))` for
             # `attn(ln1(x))[0]`, where the reference's change put the `[0]` on its input)

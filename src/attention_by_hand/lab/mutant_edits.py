@@ -254,7 +254,7 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
         return ast.Call(ast.Attribute(torch_module, arg, ast.Load()), [node], [])
     if op == "unwrap":
         return node.func.value if isinstance(node.func, ast.Attribute) and not (
-            isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "math")
+            isinstance(node.func.value, ast.Name) and node.func.value.id in ("torch", "math", "F")
         ) else node.args[0]
     if op == "transpose":
         return ast.Call(ast.Attribute(node, "transpose", ast.Load()), [ast.Constant(-2), ast.Constant(-1)], [])

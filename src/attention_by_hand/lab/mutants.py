@@ -194,7 +194,7 @@ class _Finder:
                 told_axis = any(k.arg is None or k.arg in AXIS_KEYWORDS for k in node.keywords)
                 if len(node.args) == 1 and not told_axis and name not in ("sqrt",):
                     if isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
-                        if node.func.value.id in ("torch", "math"):
+                        if node.func.value.id in ("torch", "math", "F"):  # F: `F.one_hot(t)` where the class numbers `t` were meant
                             self.add(node, "unwrap", None, "call", f"`{quote(node.args[0])}` for `{quote(node)}`")
             positional = [a for a in node.args if not isinstance(a, ast.Starred)]
             if len(positional) == len(node.args):

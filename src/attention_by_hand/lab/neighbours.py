@@ -34,7 +34,9 @@ NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin"
               # a sign read as a step (relu's 0 for negatives); a root typed for a square, one word apart
               "sign": ("relu",), "sqrt": ("square",), "square": ("sqrt",),
               # "multiply" read as the matrix product
-              "mul": ("matmul",), "multiply": ("matmul",)}
+              "mul": ("matmul",), "multiply": ("matmul",),
+              # a sum for a difference, as `+` for `-` (a max-shift added: softmax's values kept, its overflow not)
+              "add": ("sub",), "sub": ("add",), "subtract": ("add",)}
 # (the neighbour, a keyword of the call renamed) -> that keyword's name in the neighbour ("": left out)
 KEYWORD_FOR = {("clamp_max", "min"): "max", ("clamp_min", "max"): "min", ("floor_divide", "rounding_mode"): ""}
 BUILTIN_NEIGHBOURS = {"max", "min"}  # Python's own functions renamed like torch's: `max(a, b)` for `min(a, b)`

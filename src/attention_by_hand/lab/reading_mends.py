@@ -1,4 +1,4 @@
-"""Thirteen mends of an operator, a number or a call read by another convention, tried on a learner's code only.
+"""Sixteen mends of an operator, a number or a call read by another convention, tried on a learner's code only.
 
 - `div_mod`: `t[cols % hs, rows, cols // hs]`, a flat position split into (which block, where in
   it) with the two operators exchanged. `i // n` counts the whole blocks of n before i, `i % n` is
@@ -50,6 +50,16 @@
   as an AXIS and return each column's (values, indices). The mend bounds each entry,
   `torch.clamp(d * -slope, max=0)` (`min=` for `max`). Tried on every `torch.min` and `torch.max` given a
   tensor and a number by position, and nothing else.
+- `nan_as_missing`: `x.index_fill(1, idx, float("nan")).sum(1)`, a NaN filled in as pandas reads it, a
+  missing value its sums skip; torch's `sum` skips nothing, and one NaN makes the whole sum NaN. The mend
+  fills 0.0, which leaves a sum alone. Tried at every NaN written out (`float("nan")`, `math.nan`,
+  `torch.nan`, `np.nan`).
+- `axes_counted`: `T = tokens.ndim`, the count of a tensor's axes read as the length of one (R's
+  `dim(x)` gives the sizes themselves; NumPy's and torch's `ndim` and `dim()` count the axes). The mend
+  reads a size, `tokens.shape[-1]` or `tokens.shape[0]`. Tried at every `.ndim`, `.dim()` and `.ndimension()`.
+- `one_based_range`: `for i in range(1, T + 1)`, R's and MATLAB's `1:T`, positions counted from 1; Python's and
+  torch's count from 0, so every position is one too far on. The mend is `range(T)` (`torch.arange(T)`).
+  Tried at every `range` and `torch.arange` from 1 to a number plus 1.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: `//` and `%` exchanged across two statements (`head = i % hs` on one line, `place = i // hs`
@@ -69,7 +79,8 @@ from attention_by_hand.lab.mutant_edits import Change, cut, quote
 __all__ = ["READING_OPS", "reading_mends", "reading_words"]
 
 READING_OPS = ("div_mod", "radians", "norm_squared", "named_whole", "log_inside", "true_div", "bool_not", "nested_order",
-               "sign_abs", "axes_from_one", "unbind_kept", "size_sliced", "bound_as_axis")
+               "sign_abs", "axes_from_one", "unbind_kept", "size_sliced", "bound_as_axis",
+               "nan_as_missing", "axes_counted", "one_based_range")
 _TURNS = ("sin", "cos", "tan")
 _NORMS = ("vector_norm", "norm")
 _WHOLE = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.MatMult)
@@ -162,6 +173,34 @@ def _bool_of_difference(node: ast.AST) -> bool:
             and not node.args and isinstance(node.func.value, ast.BinOp) and isinstance(node.func.value.op, ast.Sub))
 
 
+def _axes_count_of(node: ast.AST) -> ast.expr | None:
+    """x of `x.ndim`, `x.dim()` or `x.ndimension()`: the count of x's axes; None for another node."""
+    if isinstance(node, ast.Attribute) and node.attr == "ndim":
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("dim", "ndimension") \
+            and not node.args and not node.keywords:
+        return node.func.value
+    return None
+
+
+def _from_one(node: ast.AST) -> str | None:
+    """`range(T)` for `range(1, T + 1)` (`torch.arange` alike), written out; None for another node."""
+    if not (isinstance(node, ast.Call) and call_name(node) in ("range", "arange") and len(node.args) == 2 and not node.keywords):
+        return None
+    start, end = node.args
+    if not (number_of(start) == 1 and isinstance(end, ast.BinOp) and isinstance(end.op, ast.Add) and number_of(end.right) == 1):
+        return None
+    return f"{quote(node.func)}({quote(end.left)})"
+
+
+def _written_nan(node: ast.AST) -> bool:
+    """`float("nan")`, `math.nan`, `torch.nan` or `np.nan`: a NaN written out."""
+    if isinstance(node, ast.Attribute) and node.attr == "nan" and isinstance(node.value, ast.Name):
+        return node.value.id in ("math", "torch", "np", "numpy")
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float" and len(node.args) == 1
+            and isinstance(node.args[0], ast.Constant) and str(node.args[0].value).strip().lower() == "nan")
+
+
 def _bound_as_axis(node: ast.AST) -> str | None:
     """`torch.clamp(x, max=0)` for `torch.min(x, 0)` (`min=` for `max`), written out; None for another node."""
     if not (isinstance(node, ast.Call) and call_name(node) in ("min", "max") and function_form(node, ("torch",))
@@ -242,6 +281,13 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                     add(axes, "axes_from_one", "axis", statement.lineno)
             if (kept := _split_for(node)) is not None:
                 add(node, "unbind_kept", "axis", statement.lineno, kept)
+            if (owner := _axes_count_of(node)) is not None:
+                for axis in (-1, 0):
+                    add(node, "axes_counted", "axis", statement.lineno, f"{quote(owner)}.shape[{axis}]")
+            if (counted := _from_one(node)) is not None:
+                add(node, "one_based_range", "offset", statement.lineno, counted)
+            if _written_nan(node):
+                add(node, "nan_as_missing", "constant", statement.lineno, "0.0")
             if (bound := _bound_as_axis(node)) is not None:
                 add(node, "bound_as_axis", "function", statement.lineno, bound)
             if (size := _size_sliced(node)) is not None:
@@ -262,6 +308,14 @@ def reading_words(node: ast.AST, change: Change) -> str | None:
         last = ", so a row's entries come out as (...,), not as (..., 1) columns" if axis == "-1" else ""
         return (f"`unbind` removes the axis it cuts along, {axis}: each piece has one axis fewer{last}; "
                 f"`split(1, dim={axis})` keeps that axis, of size 1")
+    if change.op == "one_based_range" and isinstance(node, ast.Call):
+        return (f"`{quote(node)}` counts from 1, as R's and MATLAB's `1:n` do; Python's and torch's positions count from 0, "
+                "so each is one too far on")
+    if change.op == "axes_counted":
+        return f"`{quote(node)}` counts the tensor's AXES, not the length of one (R's `dim(x)` gives the sizes)"
+    if change.op == "nan_as_missing":
+        return ("a NaN filled in as a missing value, as pandas' sums skip it: torch's `sum` (and `mean`, `@`) skips "
+                "nothing, so one NaN makes the whole sum NaN (`nansum` skips them); 0.0 leaves a sum alone")
     if change.op == "bound_as_axis" and isinstance(node, ast.Call):
         name, number = call_name(node), quote(node.args[1])
         return (f"`{name}` given a number after the tensor reads it as an AXIS and returns each slice's (values, indices), "

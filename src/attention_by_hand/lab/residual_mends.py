@@ -1,4 +1,4 @@
-"""One mend of where a residual block's norm goes, tried on a learner's code only.
+"""Two mends of a residual block's stream, tried on a learner's code only.
 
 - `pre_norm`: `ln2(h + mlp(h))`, a block written post-norm, the order of the original Transformer
   (Vaswani et al., 2017, "Attention Is All You Need": LayerNorm(x + Sublayer(x))) and of BERT, which
@@ -8,6 +8,10 @@
   argument whose name says a norm (`ln`, `norm`: `ln2`, `self.norm1`, `F.layer_norm`'s kin) and whose
   argument is a sum of a name and a call (the branch, or an index of it, `attn(h)[0]`) whose first
   argument is that same name.
+- `stream_read`: `x + a + mlp(ln2(a))`, the second branch given the first branch's output `a` alone,
+  where the stream after it, `x + a`, belongs (each branch reads the running sum, and adds to it). The
+  mend puts the sum up to that term in its place, `mlp(ln2(x + a))`. Tried on every call that is a later
+  term of a sum and reads, inside it, a name that is an earlier term of that sum, not its first.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
@@ -22,7 +26,7 @@ from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["RESIDUAL_OPS", "pre_normed", "residual_mends", "residual_words"]
 
-RESIDUAL_OPS = ("pre_norm",)
+RESIDUAL_OPS = ("pre_norm", "stream_read")
 
 
 def _branch_call(side: ast.expr) -> ast.Call | None:
@@ -49,19 +53,60 @@ def pre_normed(node: ast.AST) -> str | None:
     return None
 
 
+def _terms(total: ast.expr) -> list[ast.expr]:
+    """The terms of a sum written `t0 + t1 + ...`, left to right (one term for anything else)."""
+    return _terms(total.left) + [total.right] if isinstance(total, ast.BinOp) and isinstance(total.op, ast.Add) else [total]
+
+
+def _streams_read(total: ast.BinOp) -> list[tuple[ast.expr, str]]:
+    """(a later term, that term with an earlier term's name inside it made the sum up to that name), for
+    each such name of `x + a + mlp(ln2(a))`: `mlp(ln2(x + a))`."""
+    terms, found = _terms(total), []
+    for j, term in enumerate(terms):
+        earlier = {t.id: i for i, t in enumerate(terms[1:j], start=1) if isinstance(t, ast.Name)}
+        for name in dict.fromkeys(n.id for n in ast.walk(term) if isinstance(n, ast.Name) and n.id in earlier):
+            so_far = ast.parse(" + ".join(quote(t) for t in terms[: earlier[name] + 1]), mode="eval").body
+            made = _Put(name, so_far).visit(copy.deepcopy(term))
+            found.append((term, ast.unparse(made)))
+    return found if isinstance(total, ast.BinOp) and isinstance(total.op, ast.Add) else []
+
+
+class _Put(ast.NodeTransformer):
+    """Puts an expression where a name is read (the sum up to a term, where the term's name stood)."""
+
+    def __init__(self, name: str, value: ast.expr):
+        self.name, self.value = name, value
+
+    def visit_Name(self, node: ast.Name) -> ast.expr:
+        return copy.deepcopy(self.value) if node.id == self.name else node
+
+
 def residual_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
-    """The `pre_norm` changes of `fdef` (the module's docstring)."""
+    """The `pre_norm` and `stream_read` changes of `fdef` (the module's docstring)."""
     found, lines = [], statement_lines(fdef)
     for node in ast.walk(fdef):
         made = pre_normed(node) if id(node) in index else None
         if made is not None:
             found.append(Change(fdef.name, index[id(node)], "pre_norm", made, "order", f"`{made}` for `{quote(node)}`",
                                 lines[id(node)]))
+        parent_sum = isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and id(node) in index
+        for term, made in _streams_read(node) if parent_sum and not _inside_sum(node, fdef) else ():
+            if isinstance(term, ast.Call) and id(term) in index:
+                found.append(Change(fdef.name, index[id(term)], "stream_read", made, "variable",
+                                    f"`{made}` for `{quote(term)}`", lines[id(term)]))
     return found
 
 
+def _inside_sum(node: ast.BinOp, fdef: ast.FunctionDef) -> bool:
+    """Whether a sum is the left side of a longer sum (`x + a` of `x + a + b`): the whole one is read."""
+    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and n.left is node for n in ast.walk(fdef))
+
+
 def residual_words(node: ast.AST, change: Change) -> str | None:
-    """The mistake a `pre_norm` change mends, in words."""
+    """The mistake a `pre_norm` or `stream_read` change mends, in words."""
+    if change.op == "stream_read":
+        return ("a branch given an earlier branch's output alone, where the stream after it (the sum up to that term) "
+                "belongs: each branch of a residual block reads the running sum, and adds to it")
     if change.op != "pre_norm" or pre_normed(node) is None:
         return None
     norm = quote(node.func)
