@@ -183,7 +183,7 @@ def _axes_count_of(node: ast.AST) -> ast.expr | None:
     return None
 
 
-def _from_one(node: ast.AST) -> str | None:
+def _one_based(node: ast.AST) -> str | None:
     """`range(T)` for `range(1, T + 1)` (`torch.arange` alike), written out; None for another node."""
     if not (isinstance(node, ast.Call) and call_name(node) in ("range", "arange") and len(node.args) == 2 and not node.keywords):
         return None
@@ -284,7 +284,7 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             if (owner := _axes_count_of(node)) is not None:
                 for axis in (-1, 0):
                     add(node, "axes_counted", "axis", statement.lineno, f"{quote(owner)}.shape[{axis}]")
-            if (counted := _from_one(node)) is not None:
+            if (counted := _one_based(node)) is not None:
                 add(node, "one_based_range", "offset", statement.lineno, counted)
             if _written_nan(node):
                 add(node, "nan_as_missing", "constant", statement.lineno, "0.0")

@@ -68,7 +68,7 @@ def _streams_read(total: ast.BinOp) -> list[tuple[ast.expr, str]]:
             so_far = ast.parse(" + ".join(quote(t) for t in terms[: earlier[name] + 1]), mode="eval").body
             made = _Put(name, so_far).visit(copy.deepcopy(term))
             found.append((term, ast.unparse(made)))
-    return found if isinstance(total, ast.BinOp) and isinstance(total.op, ast.Add) else []
+    return found
 
 
 class _Put(ast.NodeTransformer):
