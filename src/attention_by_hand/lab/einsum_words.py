@@ -19,15 +19,19 @@ def explicit(spec: str) -> str:
     once, in ALPHABETICAL order (`"htd"` is `"htd->dht"`); with `...` or an arrow, `spec` itself."""
     if "->" in spec or "." in spec:
         return spec
+    return f"{spec.replace(' ', '')}->{''.join(sorted(_once(spec)))}"
+
+
+def _once(spec: str) -> str:
+    """The letters of subscripts written without `->` that occur once, in the order written."""
     letters = spec.replace(" ", "")
-    return f"{letters}->{''.join(sorted(c for c in set(letters) - {','} if letters.count(c) == 1))}"
+    return "".join(c for c in letters if c.isalpha() and letters.count(c) == 1)
 
 
 def subscripts_words(spec: str, mended: str) -> str:
     """What einsum's subscripts `spec` did that `mended` does not, in words."""
-    written = "".join(c for c in spec.replace(" ", "") if c.isalpha() and spec.count(c) == 1)  # the output, as written
     alphabetical = explicit(spec).split("->")[1]
-    if ("->" not in spec and explicit(spec).split("->")[0] == mended.split("->")[0] and written != alphabetical
+    if ("->" not in spec and explicit(spec).split("->")[0] == mended.split("->")[0] and _once(spec) != alphabetical
             and sorted(mended.split("->")[1]) == sorted(alphabetical)):
         return (f"einsum without `->` keeps the output's letters in ALPHABETICAL order, `\"{explicit(spec)}\"`, whatever "
                 f"order they are written in; an arrow names the order meant, `\"{mended}\"`")

@@ -28,7 +28,7 @@ from pathlib import Path
 from attention_by_hand.lab.code_layout import code_only, parents
 from attention_by_hand.lab.wire import MAX_TEXT
 
-__all__ = ["has_nan", "first_nan", "written_nan", "inf_product"]
+__all__ = ["has_nan", "first_nan", "nan_literal", "written_nan", "inf_product"]
 
 # a nan typed into the code: float("nan"), math.nan, torch.nan, np.nan, numpy.nan
 _NAN_LITERAL = re.compile(r"""float\(\s*['"][+-]?nan['"]\s*\)|\b(?:math|torch|np|numpy)\.nan\b""", re.IGNORECASE)
@@ -47,6 +47,11 @@ def has_nan(value) -> bool:
 
 # calls that fill chosen entries of a tensor with the value given: a nan there marks those entries
 _FILLS = re.compile(r"\b(masked_fill_?|where|index_fill_?|fill_diagonal_|masked_scatter_?)\s*\(")
+
+
+def nan_literal(code: str) -> bool:
+    """Whether a piece of code is a NaN written out and nothing else: `float("nan")`, `math.nan`, ..."""
+    return _NAN_LITERAL.fullmatch(code.strip()) is not None
 
 
 def written_nan(code: str) -> str:

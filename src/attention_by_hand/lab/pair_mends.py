@@ -19,13 +19,13 @@ import ast
 
 from attention_by_hand.lab.code_layout import call_name, function_form, number_of, parents, statement_lines
 from attention_by_hand.lab.mutant_edits import Change, quote
+from attention_by_hand.lab.wire import VALUE_PAIRS
 
 __all__ = ["PAIR_OPS", "pair_mends", "pair_words"]
 
 PAIR_OPS = ("pair_values",)
 # a call's name -> the positional arguments before its `dim` as a method (`x.kthvalue(k, dim)`)
-_PAIRS = {"max": 0, "min": 0, "median": 0, "mode": 0, "nanmedian": 0, "kthvalue": 1, "sort": 0, "topk": 1,
-          "cummax": 0, "cummin": 0}
+_PAIRS = {name: 1 if name in ("kthvalue", "topk") else 0 for name in VALUE_PAIRS}
 _ALWAYS = ("sort", "topk", "cummax", "cummin", "mode", "kthvalue")  # a pair whatever the arguments
 
 

@@ -73,6 +73,7 @@ import dataclasses
 
 from attention_by_hand.lab.axis_arguments import axis_argument
 from attention_by_hand.lab.code_layout import call_name, function_form, log_of_sum, number_of
+from attention_by_hand.lab.first_nan import nan_literal
 from attention_by_hand.lab.mend_edits import RADIANS, mend_edit
 from attention_by_hand.lab.mutant_edits import Change, cut, quote
 
@@ -193,14 +194,6 @@ def _one_based(node: ast.AST) -> str | None:
     return f"{quote(node.func)}({quote(end.left)})"
 
 
-def _written_nan(node: ast.AST) -> bool:
-    """`float("nan")`, `math.nan`, `torch.nan` or `np.nan`: a NaN written out."""
-    if isinstance(node, ast.Attribute) and node.attr == "nan" and isinstance(node.value, ast.Name):
-        return node.value.id in ("math", "torch", "np", "numpy")
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float" and len(node.args) == 1
-            and isinstance(node.args[0], ast.Constant) and str(node.args[0].value).strip().lower() == "nan")
-
-
 def _bound_as_axis(node: ast.AST) -> str | None:
     """`torch.clamp(x, max=0)` for `torch.min(x, 0)` (`min=` for `max`), written out; None for another node."""
     if not (isinstance(node, ast.Call) and call_name(node) in ("min", "max") and function_form(node, ("torch",))
@@ -286,7 +279,7 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                     add(node, "axes_counted", "axis", statement.lineno, f"{quote(owner)}.shape[{axis}]")
             if (counted := _one_based(node)) is not None:
                 add(node, "one_based_range", "offset", statement.lineno, counted)
-            if _written_nan(node):
+            if isinstance(node, (ast.Call, ast.Attribute)) and nan_literal(ast.unparse(node)):
                 add(node, "nan_as_missing", "constant", statement.lineno, "0.0")
             if (bound := _bound_as_axis(node)) is not None:
                 add(node, "bound_as_axis", "function", statement.lineno, bound)

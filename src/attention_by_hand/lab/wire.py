@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["encode", "decode", "NumpyArray", "Oversized", "Foreign", "MAX_ELEMENTS", "MAX_TEXT"]
+__all__ = ["encode", "decode", "NumpyArray", "Oversized", "Foreign", "MAX_ELEMENTS", "MAX_TEXT", "VALUE_PAIRS"]
 
 # Enough for every output a lab function returns (the largest is a (30, 30) count table) and
 # small enough that a wrong output of a million numbers cannot flood the results file.
@@ -62,8 +62,9 @@ def _encode_array(kind: str, dtype: str, shape: list[int], size: int, flatten) -
     return {"type": kind, "dtype": dtype, "shape": shape, "data": flat}
 
 
-# the calls whose named tuple is (values, indices); `aminmax`, `frexp` and `linalg.qr` return other pairs
-_VALUE_PAIRS = ("min", "max", "sort", "topk", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin")
+# the calls whose named tuple is (values, indices) (pair_mends.py mends them used as a tensor);
+# `aminmax`, `frexp` and `linalg.qr` return other pairs
+VALUE_PAIRS = ("min", "max", "sort", "topk", "kthvalue", "mode", "median", "nanmedian", "cummax", "cummin")
 
 
 def encode(value, depth: int = 0) -> dict:
@@ -96,7 +97,7 @@ def encode(value, depth: int = 0) -> dict:
     if isinstance(value, str):
         return {"type": "str", "value": value[:MAX_TEXT]}
     if type(value).__module__ == "torch.return_types":  # `torch.min(x, 0)`'s pair: a tuple, named for its call
-        kind = "(values, indices) pair" if type(value).__name__ in _VALUE_PAIRS else "tuple"
+        kind = "(values, indices) pair" if type(value).__name__ in VALUE_PAIRS else "tuple"
         return {"type": "other", "name": f"{kind}, torch.return_types.{type(value).__name__}"}
     if isinstance(value, (tuple, list)) and depth < 3:
         return {"type": type(value).__name__, "length": len(value), "items": [encode(v, depth + 1) for v in value[:8]]}
