@@ -64,8 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    picked = torch.take_along_dim(weight, ids.reshape(-1, 1), dim=0)
-    return picked.reshape(ids.shape[0], weight.shape[1])
+    hot = (ids[:, None] == torch.arange(1, weight.shape[0] + 1)).to(weight.dtype)
+    return hot @ weight
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,7 +73,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    return torch.special.softmax(scores, dim=-1)
+    return (scores - scores.logsumexp(dim=-1, keepdim=True)).exp()
 
 
 # %% [markdown]

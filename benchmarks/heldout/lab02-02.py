@@ -64,10 +64,10 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    n, V = ids.shape[0], weight.shape[0]
-    hot = weight.new_zeros(n * V)
-    hot.put_(torch.arange(n) * n + ids, torch.ones(n, dtype=weight.dtype))
-    return F.linear(hot.view(n, V), weight.t())
+    hot = torch.zeros(len(ids), weight.shape[0], dtype=weight.dtype)
+    for i, r in enumerate(ids.tolist()):
+        hot[r, i] = 1.0
+    return torch.matmul(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -75,9 +75,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    m = scores.max(-1, keepdim=True)[0]
-    e = torch.exp(torch.sub(scores, m))
-    return e * e.sum(-1, keepdim=True).pow(-1)
+    top = scores.max(dim=-1, keepdim=True).values
+    e = (scores - top).exp()
+    return e / e.sum(dim=-1, keepdim=True)
 
 
 # %% [markdown]

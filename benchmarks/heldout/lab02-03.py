@@ -64,9 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    n, V = ids.shape[0], weight.shape[0]
-    hot = torch.zeros(n, V, dtype=ids.dtype).scatter_(1, ids.unsqueeze(1), 1.0)
-    return torch.mm(hot, weight)
+    picks = F.one_hot(ids, weight.shape[0]).to(weight.dtype)
+    return (picks.unsqueeze(-1) * weight.unsqueeze(0)).sum(dim=1)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +73,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.sort(dim=-1, descending=True).values[..., :1]
-    e = (scores - top).exp()
-    return torch.true_divide(e, e.sum(dim=-1, keepdim=True))
+    return torch.special.log_softmax(scores, dim=-1).exp()
 
 
 # %% [markdown]

@@ -68,8 +68,7 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
     counts = torch.zeros(vocab_size, vocab_size)
-    for a, b in enumerate(ids[1:].tolist()):
-        counts[a, b] += 1
+    counts.index_put_((ids[:-1], ids[1:]), torch.ones(len(ids) - 1))
     return counts
 
 
@@ -80,8 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = smoothing + counts
-    return (c.T / c.sum(dim=1)).T
+    rows = [(r + smoothing) / (r + smoothing).sum() for r in counts]
+    return torch.stack(rows)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,8 +88,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    picked = torch.take(probs, ids[:-1] * probs.shape[1] + ids[1:])
-    return -(picked.log().sum() / picked.numel())
+    picked = probs[ids[:-1]].gather(1, ids[1:].unsqueeze(1))
+    return picked.log().mean().mul(-1)
 
 
 # %% [markdown]

@@ -67,9 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = (ids[:-1] * vocab_size + ids[1:]).double()
-    flat = torch.histc(codes, bins=vocab_size * vocab_size, min=-0.5, max=vocab_size * vocab_size - 0.5)
-    return flat.float().view(vocab_size, vocab_size)
+    prev = F.one_hot(ids[:-1], vocab_size).float()
+    nxt = F.one_hot(ids[1:], vocab_size).float()
+    return prev.T @ nxt
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,7 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return F.normalize(counts, p=1, dim=1) + smoothing
+    s = counts + smoothing
+    return s.div(s.sum(dim=-1), axis=0)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -87,7 +88,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    return F.cross_entropy(probs[ids[:-1]].log(), ids[1:])
+    logp = probs.log()
+    return -logp[ids[:-1], ids[1:]].mean()
 
 
 # %% [markdown]

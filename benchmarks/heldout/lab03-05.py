@@ -67,9 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = (ids[:-1] * vocab_size + ids[1:]).double()
-    flat = torch.histc(codes, bins=vocab_size * vocab_size, min=-0.5, max=vocab_size * vocab_size - 0.5)
-    return flat.float().view(vocab_size, vocab_size)
+    where = torch.stack((ids[:-1], ids[1:]))
+    ones = torch.ones(where.shape[1])
+    return torch.sparse_coo_tensor(where, ones, (vocab_size, vocab_size)).to_dense()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,7 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return F.normalize(counts + smoothing, p=1, dim=1)
+    smoothed = counts + smoothing
+    return smoothed * smoothed.sum(1, keepdim=True).reciprocal()
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -87,7 +88,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    return F.cross_entropy(probs[ids[:-1]].log(), F.one_hot(ids[1:]))
+    flat = probs.reshape(-1).index_select(0, ids[:-1] * probs.shape[-1] + ids[1:])
+    return -flat.log().mean()
 
 
 # %% [markdown]

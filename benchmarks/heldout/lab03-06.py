@@ -67,9 +67,8 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    pairs, seen = torch.unique(torch.stack((ids[:-1], ids[1:]), dim=1), dim=0, return_counts=True)
     counts = torch.zeros(vocab_size, vocab_size)
-    counts[pairs[:, 0], pairs[:, 1]] = seen.float()
+    counts.index_put_((ids[:-1], ids[1:]), torch.ones(len(ids) - 1), accumulate=True)
     return counts
 
 
@@ -80,7 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return torch.softmax(torch.log(counts + smoothing), dim=1)
+    rows = [(r + smoothing) / (r + smoothing).sum() for r in counts]
+    return torch.stack(rows)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +88,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    nexts = F.one_hot(ids[1:], probs.shape[1]).to(probs.dtype)
-    return -(nexts * probs[ids[:-1]].log()).sum(dim=1).mean()
+    picked = probs[ids[:-1]].take_along_dim(ids[1:].unsqueeze(1))
+    return picked.log().mean().mul(-1)
 
 
 # %% [markdown]

@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.tensor([[j > i for j in range(T)] for i in range(T)], dtype=torch.bool)
+    return -torch.ones(T, T, dtype=torch.bool).tril()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,11 +61,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = torch.bmm(q[None], k.t()[None])[0] / math.sqrt(k.shape[1])
-    keep = ~causal_mask(s.shape[0])
-    top = torch.max(torch.where(keep, s, s.min()), dim=1, keepdim=True).values
-    e = torch.exp((s - top) * keep) * keep
-    return e / e.sum(dim=1, keepdim=True)
+    s = q.matmul(k.transpose(0, 1)) * k.shape[-1] ** -0.5
+    s = s.masked_fill(causal_mask(x.shape[0]), float("-inf"))
+    return s.softmax(dim=-1)
 
 
 def self_attention(
@@ -76,9 +74,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)
-    out = torch.bmm(weights[None], value(x)[None])[0]
-    return (out, weights)
+    w = attention_weights(x, query, key)
+    return torch.matmul(w, value(x)), w
 
 
 # %% [markdown]

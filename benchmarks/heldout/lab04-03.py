@@ -52,10 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    mask = torch.zeros(T, T, dtype=torch.bool)
-    rows, cols = torch.triu_indices(T, T, offset=1)
-    mask[rows, cols] = True
-    return mask
+    i = torch.arange(T)
+    return i[None, :] > i[:, None]
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -64,9 +62,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    keep = (~causal_mask(q.shape[0])).to(q.dtype)
-    s = torch.addmm(keep.log(), q, k.t(), beta=1 / math.sqrt(q.shape[-1]))
-    return F.softmin(-s, dim=-1)
+    s = q @ k.T / math.sqrt(k.shape[-1])
+    s = torch.where(causal_mask(x.shape[0]) == 0, float("-inf"), s)
+    return (s - s.logsumexp(dim=-1, keepdim=True)).exp()
 
 
 def self_attention(
@@ -77,8 +75,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)
-    return torch.mm(weights, value(x)), weights
+    w = attention_weights(x, query, key)
+    return w @ value(x), w
 
 
 # %% [markdown]

@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    grid = torch.ones(T, T, dtype=torch.long)
-    return grid.cumsum(dim=1) > grid.cumsum(dim=0)
+    return ~torch.ones(T, T, dtype=torch.bool).tril()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,11 +60,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    s = F.linear(q, k) / math.sqrt(k.shape[2])
-    s.masked_fill_(causal_mask(x.shape[0]), float("-inf"))
-    return torch.special.softmax(s, -1)
+    q, k = query(x), key(x)
+    s = q.matmul(k.transpose(0, 1)) * k.shape[-1] ^ -0.5
+    s = s.masked_fill(causal_mask(x.shape[0]), float("-inf"))
+    return s.softmax(dim=-1)
 
 
 def self_attention(
@@ -77,8 +75,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    out = F.linear(w, value(x).t())
-    return out, w
+    return torch.matmul(w, value(x)), w
 
 
 # %% [markdown]

@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    grid = torch.ones(T, T, dtype=torch.long)
-    return grid.cumsum(dim=1) > grid.cumsum(dim=0)
+    return torch.ones(T, T, dtype=torch.bool).tril(-1).T
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,11 +60,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    s = F.linear(q, k) / math.sqrt(k.shape[-1])
-    s.masked_fill_(causal_mask(x.shape[0]), float("-inf"))
-    return torch.special.softmax(s, -1)
+    q, k = query(x), key(x)
+    s = torch.tensordot(q, k, dims=([1], [1])) / math.sqrt(q.shape[1])
+    s = s.masked_fill(causal_mask(s.shape[0]), float("-inf"))
+    return F.log_softmax(s, dim=1).exp()
 
 
 def self_attention(
@@ -77,8 +75,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    out = F.linear(value(x).t(), w)
-    return out, w
+    return torch.tensordot(w, value(x), dims=1), w
 
 
 # %% [markdown]

@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, D = t.shape
-    return t.reshape(T, n_heads, D // T).permute(1, 0, 2)
+    size = t.shape[1] // n_heads
+    return torch.stack([t[:, h * size : (h + 1) * size] for h in range(n_heads)])
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    H, T, hs = t.shape
-    return t.permute(1, 0, 2).reshape(T, H * hs)
+    return torch.hstack(list(t))
 
 
 def multi_head_attention(
@@ -77,14 +76,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    q, k, v = (split_heads(lin(x), n_heads) for lin in (query, key, value))
     T = x.shape[0]
-    bias = torch.zeros(T, T)
-    rows, cols = torch.triu_indices(T, T, offset=1)
-    bias[rows, cols] = float("-inf")
-    s = torch.baddbmm(bias.expand(n_heads, T, T), q, k.permute(0, 2, 1), alpha=1 / math.sqrt(q.shape[-1]))
-    weights = F.softmin(-s, dim=-1)
-    return proj(merge_heads(torch.bmm(weights, v))), weights
+    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
+    s = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(q.shape[2])
+    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    w = F.softmax(s, dim=2)
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    return proj(merge_heads(out)), w
 
 
 # %% [markdown]

@@ -56,8 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, D = t.shape
-    return torch.stack(t.view(T, n_heads, D // n_heads).unbind(1), dim=0)
+    return torch.stack(t.split(t.shape[-1] // n_heads, dim=-1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.column_stack(list(t.unbind(0)))
+    return torch.cat(t.unbind(-1), dim=-1)
 
 
 def multi_head_attention(
@@ -76,16 +75,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
+    T, D = x.shape
+    hs = D // n_heads
     q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
-    T, hs = q.shape[1], q.shape[2]
-    later = torch.tensor([[j > i for j in range(T)] for i in range(T)])
-    heads, weights = [], []
-    for h in range(n_heads):
-        s = torch.inner(q[h], k[h]) / math.sqrt(hs)
-        w = torch.nn.Softmax(dim=-1)(s.masked_fill(later, float("-inf")))
-        weights.append(w)
-        heads.append(torch.mm(w, v[h]))
-    return proj(torch.column_stack(heads)), torch.stack(weights)
+    s = q.matmul(k.transpose(1, 2)) * hs ** -0.5
+    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    w = s.softmax(dim=-1)
+    return proj(merge_heads(w.matmul(v))), w
 
 
 # %% [markdown]

@@ -56,8 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, D = t.shape
-    return t.reshape(T, n_heads, D // n_heads).permute(1, 0, 2)
+    return t.unflatten(-1, (n_heads, -1)).movedim(-2, 0)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    H, T, hs = t.shape
-    return t.permute(1, 0, 2).reshape(T, H * hs)
+    return t.movedim(0, -2).flatten(-2)
 
 
 def multi_head_attention(
@@ -77,14 +75,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    q, k, v = (split_heads(lin(x), n_heads) for lin in (query, key, value))
     T = x.shape[0]
-    bias = torch.zeros(T, T)
-    rows, cols = torch.tril_indices(T, T, offset=-1)
-    bias[rows, cols] = float("-inf")
-    s = torch.baddbmm(bias.expand(n_heads, T, T), q, k.permute(0, 2, 1), alpha=1 / math.sqrt(q.shape[-1]))
-    weights = F.softmin(-s, dim=-1)
-    return proj(merge_heads(torch.bmm(weights, v))), weights
+    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    i = torch.arange(T)
+    s = s.where(i[None, :] > i[:, None], float("-inf"))
+    w = (s - s.logsumexp(dim=-1, keepdim=True)).exp()
+    return proj(merge_heads(w @ v)), w
 
 
 # %% [markdown]

@@ -56,7 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return t.t().reshape(n_heads, -1, t.shape[0]).permute(0, 2, 1)
+    return torch.stack(t.split(t.shape[-1] // n_heads, dim=-1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.permute(0, 2, 1).reshape(-1, t.shape[1]).t()
+    return torch.cat(t.unbind(0), dim=-1)
 
 
 def multi_head_attention(
@@ -75,14 +75,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
-    s = q @ k.permute(0, 2, 1) / math.sqrt(q.shape[-1])
-    grid = torch.ones(x.shape[0], x.shape[0], dtype=torch.long)
-    s.masked_fill_(grid.cumsum(dim=1) > grid.cumsum(dim=0), float("-inf"))
-    w = torch.special.log_softmax(s, -1)
-    return proj(merge_heads(w @ v)), w
+    T, D = x.shape
+    hs = D // n_heads
+    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
+    s = q.matmul(k.transpose(1, 2)) * hs ** -0.5
+    s = s.masked_fill(torch.ones(D, D, dtype=torch.bool).triu(1), float("-inf"))
+    w = s.softmax(dim=-1)
+    return proj(merge_heads(w.matmul(v))), w
 
 
 # %% [markdown]

@@ -62,8 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    T = tokens.ndim
-    return token_embedding(tokens) + position_embedding.weight[list(range(T))]
+    positions = torch.range(tokens.shape[-1])
+    return token_embedding(tokens) + position_embedding(positions)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,9 +72,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    d = x - x.mean(-1, keepdim=True)
-    var = torch.linalg.vector_norm(d, dim=-1, keepdim=True).pow(2) / x.shape[-1]
-    return torch.addcmul(bias, d / (var + eps).sqrt(), weight)
+    mean = x.mean(dim=-1, keepdim=True)
+    std = (x.var(dim=-1, unbiased=False, keepdim=True) + eps).sqrt()
+    return (x - mean) / std * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,8 +84,9 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    a = attn(ln1(x))
-    return x + a + mlp(ln2(x + a))
+    x = x + attn(ln1(x))
+    x = x + mlp(ln2(x))
+    return x
 
 
 # %% [markdown]

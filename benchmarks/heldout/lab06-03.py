@@ -62,9 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    rows = torch.take_along_dim(token_embedding.weight, tokens.reshape(-1, 1), dim=0)
     T = tokens.shape[-1]
-    return rows.reshape(*tokens.shape, -1) + torch.stack(position_embedding.weight.unbind(0)[:T])
+    return token_embedding(tokens) + position_embedding.weight.index_select(0, torch.arange(T))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -73,7 +72,10 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    return F.layer_norm(x, (x.shape[-1],), weight, bias, eps)
+    mu = x.mean(dim=-1, keepdim=True)
+    d = x - mu
+    var = (d @ d).mean(dim=-1, keepdim=True)
+    return d * torch.rsqrt(var + eps) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -83,8 +85,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    x = torch.stack((x, attn(ln1(x)))).sum(dim=0)
-    return torch.stack((x, mlp(ln2(x)))).sum(dim=0)
+    h = x + attn(ln1(x))
+    return h + mlp(ln2(h))
 
 
 # %% [markdown]

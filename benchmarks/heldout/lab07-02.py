@@ -81,11 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64)
-    freq = 1.0 / base ** (torch.arange(d_model // 2, dtype=torch.float64) * 2 / d_model)
-    angle = torch.outer(p, freq).repeat_interleave(2, dim=1)
-    even = torch.arange(d_model) % 2 == 0
-    return torch.where(even, angle.sin(), angle.cos()).to(torch.float32)
+    p = torch.arange(n_positions).float()
+    speeds = 1.0 / base ** (torch.arange(0, d_model, 2).float() / d_model)
+    angle = torch.outer(p, speeds)
+    order = torch.arange(d_model).view(2, -1).T.flatten()
+    return torch.cat((angle.sin(), angle.cos()), dim=1)[:, order]
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +94,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.tensor_split([x.shape[-2]])[0]
+    rows = x.shape[-2]
+    return x + table.T[:, :rows].T
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,12 +110,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    theta = 1.0 / base ** (torch.arange(0, d, 2, dtype=torch.float64) / d)
-    angle = torch.outer(positions.to(torch.float64), theta)
-    c, s = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
-    a, b = x.tensor_split(2)
-    return torch.cat((torch.addcmul(a * c, b, s, value=-1), torch.addcmul(b * c, a, s)), dim=-1)
+    half = x.shape[-1] // 2
+    theta = base ** (-torch.arange(half, dtype=x.dtype) * 2 / x.shape[-1])
+    angle = positions.to(x.dtype)[:, None] * theta
+    z = torch.complex(x[..., :half], x[..., half:]) * torch.complex(angle.cos(), angle.sin())
+    return torch.cat((z.real, z.imag), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -123,11 +123,8 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.shape[-2]
-    positions = torch.arange(T)
-    s = rope(q, positions) @ rope(k, positions).transpose(-2, -1) / math.sqrt(k.shape[-1])
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.special.softmax(s, -1) @ v
+    at = torch.arange(q.shape[-2])
+    return F.scaled_dot_product_attention(rope(q, at), rope(k, at), v, is_causal=True)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -136,7 +133,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    return torch.tensor([[-slope * (i - j) if j <= i else 0.0 for j in range(T)] for i in range(T)])
+    r = torch.arange(T)
+    return (-slope * (r[:, None] - r[None, :]).float()).tril()
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -146,9 +144,8 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = q @ k.transpose(-2, -1) / math.sqrt(k.shape[-1]) + alibi_bias(T, slope)
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.special.softmax(s, -1) @ v
+    bias = alibi_bias(T, slope).masked_fill(hidden_future(T), float("-inf"))
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
 
 
 # %% [markdown]

@@ -81,10 +81,13 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
-    freq = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
-    angle = p * freq
-    return torch.stack((angle.sin(), angle.cos()), dim=-1).reshape(n_positions, d_model).float()
+    p = torch.arange(n_positions, dtype=torch.float32)[:, None]
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float32)
+    angle = p * torch.exp(two_i * (-math.log(base) / d_model))
+    table = torch.zeros(n_positions, d_model)
+    table[:, 0::2] = angle.sin()
+    table[:, 1::2] = angle.cos()
+    return table
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +96,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[torch.arange(x.shape[-2])]
+    return x + table.index_select(0, torch.arange(x.shape[-2]))
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,13 +112,10 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     half = x.shape[-1] // 2
-    theta = base ** (-torch.arange(half, dtype=torch.float64) * 2 / x.shape[-1])
-    angle = positions.to(torch.float64)[:, None] * theta
-    c, s = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
-    turn = torch.stack((torch.stack((c, -s), dim=-1), torch.stack((s, c), dim=-1)), dim=-2)
-    pair = torch.stack((x[..., :half], x[..., half:]), dim=-1)
-    out = torch.matmul(turn, pair.unsqueeze(-1)).squeeze(-1)
-    return torch.cat(out.unbind(-1), dim=-1)
+    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
+    angle = positions[:, None].float() * theta
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat((a * angle.cos() - b * angle.sin(), a * angle.sin() + b * angle.cos()), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -126,9 +126,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     at = torch.arange(T)
-    s = torch.matmul(rope(q, at), rope(k, at).transpose(-1, -2)) / math.sqrt(q.shape[-1])
-    s = s + (~hidden_future(T)).to(s.dtype).log()
-    return torch.matmul(F.softmin(-s, dim=-1), v)
+    s = rope(q, at) @ rope(k, at).transpose(-2, -1) / math.sqrt(q.shape[-1])
+    s = torch.where(hidden_future(T), float("-inf"), s)
+    return (s - s.logsumexp(dim=-1, keepdim=True)).exp() @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -137,8 +137,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    steps = torch.ones(T, T).tril().cumsum(0).sub(1).tril()
-    return steps.mul(-slope)
+    i = torch.arange(T, dtype=torch.float32)
+    back = i[:, None] - i[None, :]
+    return torch.where(back >= 0, -slope ** back, torch.zeros(()))
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -148,9 +149,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(q.shape[-1]) + alibi_bias(q.shape[-1], slope)
-    s = s + (~hidden_future(T)).to(s.dtype).log()
-    return torch.matmul(F.softmin(-s, dim=-1), v)
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = torch.where(hidden_future(T), float("-inf"), s)
+    return (s - s.logsumexp(dim=-1, keepdim=True)).exp() @ v
 
 
 # %% [markdown]

@@ -81,10 +81,13 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    freq = torch.logspace(0, -(d_model - 2) / d_model, d_model // 2, base=base, dtype=torch.float64)
-    angle = torch.arange(n_positions, dtype=torch.float64)[:, None] * freq
-    phase = torch.tensor([0.0, math.pi / 2], dtype=torch.float64).repeat(d_model // 2)
-    return torch.sin(angle.repeat_interleave(2, dim=1) + phase).float()
+    table = torch.empty(n_positions, d_model)
+    p = torch.arange(n_positions).float()
+    for i in range(0, d_model, 2):
+        angle = p / base ** (i / d_model)
+        table[:, i] = angle.sin()
+        table[:, i + 1] = angle.cos()
+    return table
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,8 +96,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    T, d = x.shape[-2], table.shape[-1]
-    return x + table.gather(0, torch.arange(T)[:, None].expand(T, d))
+    return x + table.split(x.shape[-2])[0]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -110,11 +112,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     d = x.shape[-1]
-    freq = base ** (-torch.arange(d // 2, dtype=torch.float64) * 2 / d)
-    angle = positions.to(torch.float64)[:, None] * freq
-    C, S = torch.diag_embed(angle.cos()), torch.diag_embed(angle.sin())
-    R = torch.cat((torch.cat((C, S), dim=-1), torch.cat((-S, C), dim=-1)), dim=-2).to(x.dtype)
-    return torch.matmul(x.unsqueeze(-2), R).squeeze(-2)
+    theta = base ** (-torch.arange(0, d, 2).float() / d)
+    angle = positions.float().unsqueeze(-1) * theta
+    cos, sin = angle.cos(), angle.sin()
+    a, b = x.chunk(2, dim=-1)
+    return torch.cat((a * cos - b * sin, b * cos + a * sin), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -124,12 +126,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    at = torch.arange(T)
-    s = rope(q, at) @ rope(k, at).transpose(-2, -1) / math.sqrt(q.shape[-1])
-    keep = torch.ones(T, T).tril()
-    top = s.masked_fill(keep == 0, float("-inf")).amax(dim=-1, keepdim=True)
-    e = torch.exp((s - top) * keep) * keep
-    return (e / e.sum(dim=-1, keepdim=True)) @ v
+    pos = torch.arange(T)
+    s = rope(q, pos).matmul(rope(k, pos).transpose(-2, -1)) * q.shape[-1] ** -0.5
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return s.softmax(dim=-1).matmul(v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -138,8 +138,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    pos = torch.arange(T, dtype=torch.float32)[:, None]
-    return torch.cdist(pos, pos, p=1).tril() * -slope
+    i = torch.arange(T).unsqueeze(1)
+    j = torch.arange(T).unsqueeze(0)
+    return ((j - i).clamp(max=0) * slope).float()
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -149,11 +150,8 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    keep = torch.ones(T, T).tril()
-    top = s.masked_fill(keep == 0, float("-inf")).amax(dim=-1, keepdim=True)
-    e = torch.exp((s - top) * keep) * keep
-    return (e / e.sum(dim=-1, keepdim=True)) @ v
+    s = q.matmul(k.transpose(-2, -1)) * q.shape[-1] ** -0.5 + alibi_bias(T, slope).T
+    return s.masked_fill(hidden_future(T), float("-inf")).softmax(dim=-1).matmul(v)
 
 
 # %% [markdown]

@@ -75,8 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    positions = torch.ones(T, dtype=torch.long).cumprod(0) + (start - 1)
-    return token_embedding(tokens) + position_embedding(positions)
+    return token_embedding(tokens) + position_embedding.weight.index_select(0, torch.arange(start, T))
 
 
 def append_to_cache(
@@ -88,12 +87,8 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    grown = []
-    for old, new in ((cache[0], k_new), (cache[1], v_new)):
-        both = F.pad(old, (0, 0, 0, new.shape[2]))
-        both[:, :, old.shape[2]:] = new
-        grown.append(both)
-    return grown[0], grown[1]
+    keys, values = cache
+    return torch.cat((keys, k_new), dim=-2), torch.cat((values, v_new), dim=-2)
 
 
 def decode_step(
@@ -113,14 +108,14 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, C = x_new.shape
-    hs = C // n_heads
-    q, k, v = (t.reshape(B, 1, n_heads, hs).permute(0, 2, 1, 3) for t in qkv(x_new).tensor_split(3, dim=-1))
+    hs = x_new.shape[-1] // n_heads
+    q, k, v = (t.unflatten(-1, (n_heads, hs)).transpose(1, 2) for t in qkv(x_new).chunk(3, dim=-1))
     cache = append_to_cache(cache, k, v)
-    s = torch.matmul(q, cache[0].transpose(-1, -2)) / math.sqrt(hs)
-    w = F.softmin(-s, dim=-1)
-    o = torch.matmul(w, cache[1]).permute(0, 2, 1, 3).reshape(B, 1, C)
-    return proj(o), cache
+    keys, values = cache
+    s = q @ keys.transpose(-2, -1) / math.sqrt(hs)
+    w = (s - s.logsumexp(dim=-1, keepdim=True)).exp()
+    out = (w @ values).transpose(1, 2).flatten(-2)
+    return proj(out), cache
 
 
 # %% [markdown]

@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(torch.arange(start + T)[start:])
+    positions = torch.arange(tokens.shape[-1]) + start
+    return token_embedding(tokens) + position_embedding(positions)
 
 
 def append_to_cache(
@@ -87,9 +87,9 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys = torch.stack([*cache[0].unbind(2), *k_new.unbind(2)], dim=2)
-    values = torch.stack([*cache[1].unbind(2), *v_new.unbind(2)], dim=2)
-    return (keys, values)
+    keys = torch.cat([k_new, cache[0]], dim=2)
+    values = torch.cat([cache[1], v_new], dim=2)
+    return keys, values
 
 
 def decode_step(
@@ -109,15 +109,16 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, C = x_new.shape[0], x_new.shape[2]
-    hs = C // n_heads
-    q, k, v = qkv(x_new).view(B, 3 * n_heads, hs).split(n_heads, dim=1)
-    keys, values = append_to_cache(cache, k.unsqueeze(2), v.unsqueeze(2))
-    P = keys.shape[2]
-    s = torch.bmm(q.reshape(B * n_heads, 1, hs), keys.reshape(B * n_heads, P, hs).transpose(1, 2)) / math.sqrt(hs)
-    w = torch.nn.Softmax(dim=-1)(s)
-    o = torch.bmm(w, values.reshape(B * n_heads, P, hs)).view(B, n_heads * hs)
-    return proj(o[:, None, :]), (keys, values)
+    B, _, D = x_new.shape
+    hs = D // n_heads
+    q, k, v = qkv(x_new).split(D, dim=-1)
+    q = q.view(B, 1, n_heads, hs).transpose(1, 2)
+    k = k.view(B, 1, n_heads, hs).transpose(1, 2)
+    v = v.view(B, 1, n_heads, hs).transpose(1, 2)
+    keys, values = append_to_cache(cache, k, v)
+    w = (q.matmul(keys.transpose(-2, -1)) * hs ** -0.5).softmax(dim=-1)
+    out = w.matmul(values).transpose(1, 2).reshape(B, 1, D)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

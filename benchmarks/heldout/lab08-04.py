@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding.weight[list(range(start, start + T))]
+    positions = torch.arange(tokens.shape[-1]) + start
+    return token_embedding(tokens) + position_embedding(positions)
 
 
 def append_to_cache(
@@ -87,8 +87,8 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys = torch.cat([cache[0].transpose(0, 2), k_new.transpose(0, 2)]).transpose(0, 2)
-    values = torch.cat([cache[0].transpose(0, 2), v_new.transpose(0, 2)]).transpose(0, 2)
+    keys = torch.cat([cache[0], k_new], dim=2)
+    values = torch.cat([cache[1], v_new], dim=2)
     return keys, values
 
 
@@ -109,16 +109,16 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, C = x_new.shape[0], x_new.shape[-1]
-    hs = C // n_heads
-    both = qkv(x_new)[:, 0]
-    q = both[:, :C].reshape(B, n_heads, 1, hs)
-    k = both[:, C : 2 * C].reshape(B, n_heads, 1, hs)
-    v = both[:, 2 * C :].reshape(B, n_heads, 1, hs)
+    B, _, D = x_new.shape
+    hs = D // n_heads
+    q, k, v = qkv(x_new).split(D, dim=-1)
+    q = q.view(B, 1, n_heads, hs)
+    k = k.view(B, 1, n_heads, hs).transpose(1, 2)
+    v = v.view(B, 1, n_heads, hs).transpose(1, 2)
     keys, values = append_to_cache(cache, k, v)
-    s = (keys @ q.transpose(2, 3)).transpose(2, 3) / math.sqrt(hs)
-    o = torch.special.softmax(s, -1) @ values
-    return proj(o.flatten(1).unsqueeze(1)), (keys, values)
+    w = (q.matmul(keys.transpose(-2, -1)) * hs ** -0.5).softmax(dim=-1)
+    out = w.matmul(values).transpose(1, 2).reshape(B, 1, D)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

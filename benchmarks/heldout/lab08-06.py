@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding.weight[list(range(start, start + T))]
+    where = torch.full_like(tokens, start) + torch.arange(tokens.shape[-1])
+    return token_embedding(tokens) + position_embedding(where)
 
 
 def append_to_cache(
@@ -87,8 +87,12 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys = torch.cat([cache[0].transpose(0, 2), k_new.transpose(0, 2)]).transpose(0, 2)
-    values = torch.cat([cache[1].transpose(0, 2), v_new.transpose(0, 2)]).transpose(0, 2)
+    old_k, old_v = cache
+    T, T_new = old_k.shape[2], k_new.shape[2]
+    keys = torch.empty(*old_k.shape[:2], T + T_new, old_k.shape[3], dtype=old_k.dtype)
+    values = torch.empty(*old_v.shape[:2], T + T_new, old_v.shape[3], dtype=old_v.dtype)
+    keys[:, :, :T], keys[:, :, T:] = old_k, k_new
+    values[:, :, :T], values[:, :, T:] = old_v, v_new
     return keys, values
 
 
@@ -109,16 +113,12 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, C = x_new.shape[0], x_new.shape[-1]
-    hs = C // n_heads
-    both = qkv(x_new)[:, 0]
-    q = both[:, :C].reshape(B, n_heads, 1, hs)
-    k = both[:, C + 1 : 2 * C].reshape(B, n_heads, 1, hs)
-    v = both[:, 2 * C :].reshape(B, n_heads, 1, hs)
-    keys, values = append_to_cache(cache, k, v)
-    s = (keys @ q.transpose(2, 3)).transpose(2, 3) / math.sqrt(hs)
-    o = torch.special.softmax(s, -1) @ values
-    return proj(o.flatten(1).unsqueeze(1)), (keys, values)
+    B = x_new.shape[0]
+    hs = x_new.shape[-1] // n_heads
+    parts = qkv(x_new).unflatten(-1, (3, n_heads, hs)).permute(2, 0, 3, 1, 4)
+    keys, values = append_to_cache(cache, parts[1], parts[2])
+    out = F.scaled_dot_product_attention(parts[0], keys, values)
+    return proj(out.transpose(1, 2).reshape(B, 1, n_heads * hs)), (keys, values)
 
 
 # %% [markdown]

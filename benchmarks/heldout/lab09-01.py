@@ -70,13 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores.new_tensor(float("-inf")).expand(scores.shape[:-1])
-    l = scores.new_zeros(scores.shape[:-1])
-    for s in scores.unbind():
-        m_new = torch.maximum(m, s)
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
+    m = torch.full(scores.shape[-1:], float("-inf"), dtype=scores.dtype)
+    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+    for s in scores.movedim(-1, 0):
+        m_new = torch.where(s > m, s, m)
+        l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
-    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
+    return (scores - m[..., None]).exp() / l[..., None]
 
 
 def tiled_attention(
@@ -95,30 +95,33 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
-    out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
-    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
+    Tq, Tk = q.shape[-2], k.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    outs, lses = [], []
     for i0 in range(0, Tq, block):
-        i1 = min(i0 + block, Tq)
-        m = q.new_tensor(float("-inf")).expand(q[..., i0:i1, 0].shape)
-        l = q.new_zeros(q[..., i0:i1, 0].shape)
-        acc = q.new_zeros(*q.shape[:-2], i1 - i0, v.shape[-1])
-        for j0 in range(0, Tk, block):
-            j1 = min(j0 + block, Tk)
-            if causal and j0 >= i1:
-                break
-            s = torch.matmul(q[..., i0:i1, :], k[..., j0:j1, :].transpose(-1, -2)) / math.sqrt(hs)
+        qb = q[..., i0 : i0 + block, :]
+        n = qb.shape[-2]
+        m = torch.full(q.shape[:-2] + (n, 1), float("-inf"), dtype=q.dtype)
+        l = torch.zeros(q.shape[:-2] + (n, 1), dtype=q.dtype)
+        acc = torch.zeros(q.shape[:-2] + (n, v.shape[-1]), dtype=q.dtype)
+        stop = min(i0 + n, Tk) if causal else Tk
+        for j0 in range(0, stop, block):
+            kb, vb = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
+            s = qb @ kb.transpose(-2, -1) * scale
             if causal:
-                s = s + torch.ones(i1 - i0, j1 - j0).tril(i0 - j0).log()
-            m_new = torch.maximum(m, s.max(dim=-1).values)
-            p = torch.exp(s - m_new.unsqueeze(-1))
-            r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1)
-            acc = r.unsqueeze(-1) * acc + torch.matmul(p, v[..., j0:j1, :])
+                qi = torch.arange(i0, i0 + n)[:, None]
+                kj = torch.arange(j0, j0 + kb.shape[-2])[None, :]
+                s = torch.where(kj > qi, float("-inf"), s)
+            top = s.max(dim=-1, keepdim=True).values
+            m_new = torch.where(top > m, top, m)
+            p = (s - m_new).exp()
+            r = (m - m_new).exp()
+            l = r * l + p.sum(dim=-1, keepdim=True)
+            acc = r * acc + p @ vb
             m = m_new
-        out[..., i0:i1, :] = acc / l.unsqueeze(-1)
-        lse[..., i0:i1] = m + l.log()
-    return out, lse
+        outs.append(acc / l)
+        lses.append((m + l.log()).squeeze(-1))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

@@ -70,13 +70,10 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores.new_tensor(float("-inf")).expand(scores.shape[:-1])
-    l = scores.new_zeros(scores.shape[:-1])
-    for s in scores.unbind(-1):
-        m_new = torch.maximum(m, s)
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
-        m = m_new
-    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
+    total = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
+    for column in scores.unbind(-1):
+        total = torch.logaddexp(total, column)
+    return torch.exp(scores - total.unsqueeze(-1))
 
 
 def tiled_attention(
@@ -95,30 +92,17 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
-    out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
-    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
+    Tq, Tk = q.shape[-2], k.shape[-2]
+    outs, lses = [], []
     for i0 in range(0, Tq, block):
-        i1 = min(i0 + block, Tq)
-        m = q.new_tensor(float("-inf")).expand(q[..., i0:i1, 0].shape)
-        l = q.new_zeros(q[..., i0:i1, 0].shape)
-        acc = q.new_zeros(*q.shape[:-2], i1 - i0, v.shape[-1])
-        for j0 in range(0, Tk, block):
-            j1 = min(j0 + block, Tk)
-            if causal and j0 >= i0:
-                break
-            s = torch.matmul(q[..., i0:i1, :], k[..., j0:j1, :].transpose(-1, -2)) / math.sqrt(hs)
-            if causal:
-                s = s + torch.ones(i1 - i0, j1 - j0).tril(i0 - j0).log()
-            m_new = torch.maximum(m, s.max(dim=-1).values)
-            p = torch.exp(s - m_new.unsqueeze(-1))
-            r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1)
-            acc = r.unsqueeze(-1) * acc + torch.matmul(p, v[..., j0:j1, :])
-            m = m_new
-        out[..., i0:i1, :] = acc / l.unsqueeze(-1)
-        lse[..., i0:i1] = m + l.log()
-    return out, lse
+        rows = torch.arange(i0, min(i0 + block, Tq))
+        s = q[..., rows, :] @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            s = s.masked_fill(torch.arange(Tk)[None, :] > rows[:, None], float("-inf"))
+        row_lse = torch.logsumexp(s, dim=-1)
+        outs.append(torch.exp(s - row_lse.unsqueeze(-1)) @ v)
+        lses.append(row_lse)
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

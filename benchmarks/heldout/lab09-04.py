@@ -70,14 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores[..., 0:1]
-    l = torch.ones_like(m)
-    for j in range(1, scores.shape[-1]):
-        s = scores[..., j : j + 1]
-        m_new = 0.5 * (m + s + (m - s).abs())
-        l = l * (m - m_new).exp() + (s - m_new).exp()
+    m = torch.full_like(scores[..., 0], float("-inf"))
+    l = torch.zeros_like(scores[..., 0])
+    for j in range(scores.shape[-1]):
+        s = scores[..., j]
+        m_new = torch.fmax(m, s)
+        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
-    return (scores - m).exp() / l
+    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -96,30 +96,33 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
-    out = q.new_zeros(*q.shape[:-1], v.shape[-1])
-    lse = q.new_zeros(q.shape[:-1])
+    Tq, Tk = q.shape[-2], k.shape[-2]
+    scale = q.shape[-1] ** -0.5
+    out = torch.empty(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
+    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
     for i0 in range(0, Tq, block):
-        qb = q[..., i0 : i0 + block, :]
-        n = qb.shape[-2]
-        m = torch.full_like(qb[..., :1], float("-inf"))
-        l = torch.zeros_like(m)
-        acc = torch.zeros_like(out[..., i0 : i0 + n, :])
-        for j0 in range(0, (i0 + n) if causal else Tk, block):
-            kb, vb = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-            s = qb @ kb.transpose(-2, -1) / math.sqrt(hs)
+        n = min(block, Tq - i0)
+        qb = q.narrow(-2, i0, n)
+        m = torch.full(qb.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)
+        l = torch.zeros(qb.shape[:-1] + (1,), dtype=q.dtype)
+        acc = torch.zeros(qb.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
+        for j0 in range(0, Tk, block):
+            if causal and j0 > i0 + n - 1:
+                break
+            w = min(block, Tk - j0)
+            kb, vb = k.narrow(-2, j0, w), v.narrow(-2, j0, w)
+            s = qb.matmul(kb.transpose(-2, -1)) * scale
             if causal:
-                grid = torch.ones(n, kb.shape[-2], dtype=torch.long)
-                s = s.masked_fill(grid.cumsum(dim=1) + j0 > grid.cumsum(dim=0) + i0, float("-inf"))
-            m_new = torch.maximum(m, s.max(-1, keepdim=True)[0])
-            p = (s - m_new).exp()
-            r = (m - m_new).exp()
-            l = r * l + p.sum(-1, keepdim=True)
-            acc = r * acc + p @ vb
+                future = torch.arange(j0, j0 + w).unsqueeze(0) >= torch.arange(i0, i0 + n).unsqueeze(1)
+                s = s.masked_fill(future, float("-inf"))
+            m_new = torch.fmax(m, s.max(dim=-1, keepdim=True).values)
+            p = torch.exp(s - m_new)
+            r = torch.exp(m - m_new)
+            l = r * l + p.sum(dim=-1, keepdim=True)
+            acc = r * acc + p.matmul(vb)
             m = m_new
-        rows = torch.arange(i0, i0 + n)
-        out.index_copy_(-2, rows, acc / l)
-        lse.index_copy_(-1, rows, ((m + l).log()).squeeze(-1))
+        out[..., i0 : i0 + n, :] = acc / l
+        lse[..., i0 : i0 + n] = (m + torch.log(l)).squeeze(-1)
     return out, lse
 
 

@@ -70,8 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    total = torch.logcumsumexp(scores, dim=-1)[..., -1:]
-    return torch.exp(scores - total)
+    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
+    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+    for s in scores.movedim(-1, 0):
+        m_new = torch.where(s > m, s, m)
+        l = l * (m - m_new).exp() + (s - m_new).exp()
+        m = m_new
+    return (scores - m[..., None]).exp() / l[..., None]
 
 
 def tiled_attention(
@@ -90,32 +95,33 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
+    Tq, Tk = q.shape[-2], k.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
     outs, lses = [], []
     for i0 in range(0, Tq, block):
         qb = q[..., i0 : i0 + block, :]
         n = qb.shape[-2]
-        ms, ls, accs = [], [], []
-        for j0 in range(0, Tk, block):
-            if causal and j0 > i0 + n - 1:
-                continue
+        m = torch.full(q.shape[:-2] + (n, 1), float("-inf"), dtype=q.dtype)
+        l = torch.zeros(q.shape[:-2] + (n, 1), dtype=q.dtype)
+        acc = torch.zeros(q.shape[:-2] + (n, v.shape[-1]), dtype=q.dtype)
+        stop = min(i0 + n, Tk) if causal else Tk
+        for j0 in range(0, stop, block):
             kb, vb = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-            s = qb @ kb.transpose(-2, -1) / math.sqrt(hs)
+            s = qb @ kb.transpose(-2, -1) * scale
             if causal:
-                later = torch.tensor([[j0 + b > i0 + a for b in range(kb.shape[-2])] for a in range(n)])
-                s = s.masked_fill(later, float("-inf"))
-            mj = s.amax(dim=-1, keepdim=True)
-            pj = torch.exp(s - mj)
-            ms.append(mj)
-            ls.append(pj.sum(dim=-1, keepdim=True))
-            accs.append(pj @ vb)
-        M = torch.stack(ms).amax(dim=0)
-        scale = [torch.exp(mj - M) for mj in ms]
-        L = sum(c * lj for c, lj in zip(scale, ls))
-        A = sum(c * aj for c, aj in zip(scale, accs))
-        outs.append(A / L)
-        lses.append((M + torch.log(L)).squeeze(-1))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+                qi = torch.arange(i0, i0 + n)[:, None]
+                kj = torch.arange(j0, j0 + kb.shape[-2])[None, :]
+                s = torch.where(kj > qi, float("-inf"), s)
+            top = s.max(dim=-1, keepdim=True).values
+            m_new = torch.where(top > m, top, m)
+            p = (s - m_new).exp()
+            r = (m - m_new).exp()
+            l = r * l + p.sum(dim=-1, keepdim=True)
+            acc = r * acc + p @ vb
+            m = m_new
+        outs.append(acc / l)
+        lses.append((m + l.log()).squeeze(-1))
+    return torch.stack(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).mean(dim=-1, keepdim=True)
-    return p * dp - p * D
+    D = (p * dp).sum(dim=-1, keepdim=True)
+    return p * dp - D
 
 
 def attention_backward(
@@ -76,14 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T, hs = q.shape[-2], q.shape[-1]
-    s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(hs)
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = q @ k.transpose(-2, -1) * scale
     if causal:
-        s = s + torch.ones(T, T).tril().log()
-    p = F.softmin(-s, dim=-1)
-    dv = torch.matmul(p.transpose(-1, -2), d_out)
-    ds = softmax_backward(p, torch.matmul(d_out, v.transpose(-1, -2)))
-    return torch.matmul(ds, k) / math.sqrt(hs), torch.matmul(ds.transpose(-1, -2), q) / math.sqrt(hs), dv
+        i = torch.arange(q.shape[-2])
+        s = torch.where(i[None, :] > i[:, None], float("-inf"), s)
+    p = (s - s.logsumexp(dim=-1, keepdim=True)).exp()
+    dv = p.transpose(-2, -1) @ d_out
+    dp = d_out @ v.transpose(-2, -1)
+    ds = softmax_backward(p, dp)
+    return ds @ k * scale, ds.transpose(-2, -1) @ q * scale, dv
 
 
 def tiled_attention_backward(
@@ -107,22 +109,23 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, hs = q.shape[-2], q.shape[-1]
-    D = (d_out * out).sum(dim=-1)
-    dq, dk, dv = torch.empty_like(q).zero_(), torch.empty_like(k).zero_(), torch.empty_like(v).zero_()
-    tiles = [(i0, j0) for i0 in range(0, T, block) for j0 in range(0, T, block) if not causal or j0 < i0 + block]
-    for i0, j0 in tiles:
-        i1, j1 = min(i0 + block, T), min(j0 + block, T)
-        qi, kj, vj = q[..., i0:i1, :], k[..., j0:j1, :], v[..., j0:j1, :]
-        s = torch.matmul(qi, kj.transpose(-1, -2)) / math.sqrt(hs)
-        if causal:
-            s = s + torch.ones(i1 - i0, j1 - j0).tril(i0 - j0).log()
-        p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-        dv[..., j0:j1, :] += torch.matmul(p.transpose(-1, -2), d_out[..., i0:i1, :])
-        dp = torch.matmul(d_out[..., i0:i1, :], vj.transpose(-1, -2))
-        ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
-        dq[..., i0:i1, :] += torch.matmul(ds, kj) / math.sqrt(hs)
-        dk[..., j0:j1, :] += torch.matmul(ds.transpose(-1, -2), qi) / math.sqrt(hs)
+    scale = 1 / math.sqrt(q.shape[-1])
+    T = q.shape[-2]
+    D = (d_out * out).sum(dim=-1, keepdim=True)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    for j0 in range(0, T, block):
+        j1 = min(j0 + block, T)
+        for i0 in range(j0 if causal else 0, T, block):
+            i1 = min(i0 + block, T)
+            s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) * scale
+            if causal:
+                s = torch.where(torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None], float("-inf"), s)
+            p = (s - lse[..., i0:i1, None]).exp()
+            dv[..., j0:j1, :] += p.transpose(-2, -1) @ d_out[..., i0:i1, :]
+            dp = d_out[..., i0:i1, :] @ v[..., j0:j1, :].transpose(-2, -1)
+            ds = p * (dp - D[..., i0:i1, :])
+            dq[..., i0:i1, :] += ds @ k[..., j0:j1, :] * scale
+            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ q[..., i0:i1, :] * scale
     return dq, dk, dv
 
 

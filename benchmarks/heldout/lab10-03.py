@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    J = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
-    return (J @ dp.unsqueeze(-1)).squeeze(-1)
+    D = (p * dp).sum(dim=-1, keepdim=True)
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -76,14 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T, hs = q.shape[-2], q.shape[-1]
-    s = q @ k.mT / math.sqrt(hs)
-    keep = torch.ones(T, T).tril() if causal else torch.ones(T, T)
-    top = s.masked_fill(keep == 0, float("-inf")).amax(dim=-1, keepdim=True)
-    e = torch.exp((s - top) * keep) * keep
-    p = e / e.sum(dim=-1, keepdim=True)
-    ds = softmax_backward(p, d_out @ v.mT)
-    return ds @ k / math.sqrt(hs), ds.mT @ q / math.sqrt(hs), p.mT @ d_out
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = q @ k.transpose(-2, -1) * scale
+    if causal:
+        i = torch.arange(q.shape[-2])
+        s = torch.where(i[None, :] > i[:, None], float("-inf"), s)
+    p = (s - s.logsumexp(dim=-1, keepdim=True)).exp()
+    dv = p.transpose(-2, -1) @ d_out
+    dp = d_out @ v.transpose(-2, -1) * scale
+    ds = softmax_backward(p, dp)
+    return ds @ k * scale, ds.transpose(-2, -1) @ q * scale, dv
 
 
 def tiled_attention_backward(
@@ -107,22 +109,23 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, hs = q.shape[-2], q.shape[-1]
+    scale = 1 / math.sqrt(q.shape[-1])
+    T = q.shape[-2]
     D = (d_out * out).sum(dim=-1, keepdim=True)
-    dq = torch.zeros_like(q)
-    dk = torch.zeros_like(k)
-    dv = torch.zeros_like(v)
-    for i0 in range(0, T, block):
-        i1 = min(i0 + block, T)
-        s = q[..., i0:i1, :] @ k.mT / math.sqrt(hs)
-        if causal:
-            later = torch.tensor([[j > i for j in range(T)] for i in range(i0, i1)])
-            s = s.masked_fill(later, float("-inf"))
-        p = torch.exp(s - lse[..., i0:i1, None])
-        dv = dv + p.mT @ d_out[..., i0:i1, :]
-        ds = p * (d_out[..., i0:i1, :] @ v.mT - D[..., i0:i1, :])
-        dq[..., i0:i1, :] = ds @ k / math.sqrt(hs)
-        dk = dk + ds.mT @ q[..., i0:i1, :] / math.sqrt(hs)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    for j0 in range(0, T, block):
+        j1 = min(j0 + block, T)
+        for i0 in range(j0 if causal else 0, T, block):
+            i1 = min(i0 + block, T)
+            s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) * scale
+            if causal:
+                s = torch.where(torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None], float("-inf"), s)
+            p = (s - lse[..., i0:i1, None]).exp()
+            dv[..., j0:j1, :] += p.transpose(-2, -1) @ d_out[..., i0:i1, :]
+            dp = d_out[..., i0:i1, :] @ v[..., j0:j1, :].transpose(-2, -1)
+            ds = p * (dp - D[..., i0:i1, :])
+            dq[..., i0:i1, :] += ds @ k[..., j0:j1, :] * scale
+            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ q[..., i0:i1, :] * scale
     return dq, dk, dv
 
 

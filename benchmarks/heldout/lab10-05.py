@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(dim=-1, keepdim=True)
-    return p * dp - p * D
+    g = p * dp
+    return g - p * g.sum(-1, keepdim=True)
 
 
 def attention_backward(
@@ -76,14 +76,11 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T, hs = q.shape[-2], q.shape[-1]
-    s = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(hs)
-    if causal:
-        s = s + torch.ones(T, T).tril().exp()
-    p = F.softmin(-s, dim=-1)
-    dv = torch.matmul(p.transpose(-1, -2), d_out)
-    ds = softmax_backward(p, torch.matmul(d_out, v.transpose(-1, -2)))
-    return torch.matmul(ds, k) / math.sqrt(hs), torch.matmul(ds.transpose(-1, -2), q) / math.sqrt(hs), dv
+    with torch.enable_grad():
+        q_, k_, v_ = (t.detach().requires_grad_(True) for t in (q, k, v))
+        out = F.scaled_dot_product_attention(q_, k_, v_, is_causal=causal)
+        dq, dk, dv = torch.autograd.grad(out, (q_, k_, v_), d_out)
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -107,22 +104,21 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, hs = q.shape[-2], q.shape[-1]
-    D = (d_out * out).sum(dim=-1)
-    dq, dk, dv = torch.empty_like(q).zero_(), torch.empty_like(k).zero_(), torch.empty_like(v).zero_()
-    tiles = [(i0, j0) for i0 in range(0, T, block) for j0 in range(0, T, block) if not causal or j0 < i0 + block]
-    for i0, j0 in tiles:
-        i1, j1 = min(i0 + block, T), min(j0 + block, T)
-        qi, kj, vj = q[..., i0:i1, :], k[..., j0:j1, :], v[..., j0:j1, :]
-        s = torch.matmul(qi, kj.transpose(-1, -2)) / math.sqrt(hs)
+    T = q.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(-1)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    starts = range(0, T, block)
+    for i0, j0 in ((i0, j0) for i0 in starts for j0 in starts if not (causal and j0 > i0)):
+        rows, cols = torch.arange(i0, min(i0 + block, T)), torch.arange(j0, min(j0 + block, T))
+        s = q[..., rows, :] @ k[..., cols, :].transpose(-2, -1) * scale
         if causal:
-            s = s + torch.ones(i1 - i0, j1 - j0).tril(i0 - j0).log()
-        p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-        dv[..., j0:j1, :] += torch.matmul(p.transpose(-1, -2), d_out[..., i0:i1, :])
-        dp = torch.matmul(d_out[..., i0:i1, :], vj.transpose(-1, -2))
-        ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
-        dq[..., i0:i1, :] += torch.matmul(ds, kj) / math.sqrt(hs)
-        dk[..., j0:j1, :] += torch.matmul(ds.transpose(-1, -2), qi) / math.sqrt(hs)
+            s = s - torch.where(cols[None, :] > rows[:, None], float("inf"), 0.0)
+        p = torch.exp(s - lse[..., rows, None])
+        dv[..., cols, :] += p.transpose(-2, -1) @ d_out[..., rows, :]
+        ds = p * (d_out[..., rows, :] @ v[..., cols, :].transpose(-2, -1) - D[..., rows, None])
+        dq[..., rows, :] += ds @ k[..., cols, :] * scale
+        dk[..., cols, :] += ds.transpose(-2, -1) @ q[..., rows, :] * scale
     return dq, dk, dv
 
 

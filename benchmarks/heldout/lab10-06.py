@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.matmul(p.unsqueeze(-2), dp.unsqueeze(-1)).squeeze(-1)
-    return p * (dp - D)
+    D = torch.linalg.vecdot(p, dp).unsqueeze(-1)
+    return (dp - D) * p
 
 
 def attention_backward(
@@ -76,17 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T, hs = q.shape[-2], q.shape[-1]
-    s = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    T = q.shape[-2]
+    scale = q.shape[-1] ** -0.5
+    s = q.matmul(k.transpose(-2, -1)) * scale
     if causal:
-        grid = torch.ones(T, T, dtype=torch.long)
-        s = s.masked_fill(grid.cumsum(dim=1) > grid.cumsum(dim=0), float("-inf"))
-    p = torch.special.softmax(s, -1)
-    dv = (d_out.transpose(-2, -1) @ p).transpose(-2, -1)
-    dp = d_out @ v.transpose(-2, -1)
-    ds = softmax_backward(p, dp)
-    dq = ds @ k / math.sqrt(hs)
-    dk = (q.transpose(-2, -1) @ ds).transpose(-2, -1) / math.sqrt(hs)
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    p = s.softmax(dim=-1)
+    dv = p.transpose(-2, -1).matmul(d_out)
+    ds = softmax_backward(p, d_out.matmul(v.transpose(-2, -1)))
+    dq = ds.matmul(k) * scale
+    dk = ds.transpose(-2, -1).matmul(q) * scale
     return dq, dk, dv
 
 
@@ -111,24 +110,25 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, hs = q.shape[-2], q.shape[-1]
-    D = (d_out * out).sum(-1, keepdim=True)
-    dq, dk, dv = q.new_zeros(q.shape), k.new_zeros(k.shape), v.new_zeros(v.shape)
-    for j0 in range(0, T, block):
-        kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-        cols = torch.arange(j0, j0 + kj.shape[-2])
-        for i0 in range(j0 - j0 % block if causal else 0, T, block):
-            qi, doi = q[..., i0 : i0 + block, :], d_out[..., i0 : i0 + block, :]
-            rows = torch.arange(i0, i0 + qi.shape[-2])
-            s = qi @ kj.transpose(-2, -1) / math.sqrt(hs)
+    T = q.shape[-2]
+    scale = q.shape[-1] ** -0.5
+    D = torch.linalg.vecdot(d_out, out).unsqueeze(-1)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    for i0 in range(0, T, block):
+        i1 = min(i0 + block, T)
+        for j0 in range(0, T, block):
+            if causal and j0 >= i1:
+                break
+            j1 = min(j0 + block, T)
+            s = q[..., i0:i1, :].matmul(k[..., j0:j1, :].transpose(-2, -1)) * scale
             if causal:
-                grid = torch.ones(qi.shape[-2], kj.shape[-2], dtype=torch.long)
-                s = s.masked_fill(grid.cumsum(dim=1) + j0 > grid.cumsum(dim=0) + i0, float("-inf"))
-            p = (s - lse[..., i0 : i0 + block, None]).exp()
-            dv.index_add_(-1, cols, p.transpose(-2, -1) @ doi)
-            ds = p * (doi @ vj.transpose(-2, -1) - D[..., i0 : i0 + block, :])
-            dq.index_add_(-2, rows, ds @ kj / math.sqrt(hs))
-            dk.index_add_(-2, cols, ds.transpose(-2, -1) @ qi / math.sqrt(hs))
+                future = torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)
+                s = s.masked_fill(future, float("-inf"))
+            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
+            dv[..., j0:j1, :] += p.transpose(-2, -1).matmul(d_out[..., i0:i1, :])
+            ds = p * (d_out[..., i0:i1, :].matmul(v[..., j0:j1, :].transpose(-2, -1)) - D[..., i0:i1, :])
+            dq[..., i0:i1, :] += ds.matmul(k[..., j0:j1, :]) * scale
+            dk[..., j0:j1, :] = ds.transpose(-2, -1).matmul(q[..., i0:i1, :]) * scale
     return dq, dk, dv
 
 

@@ -61,9 +61,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.shape[-1]
-    band = torch.ones(T, T, dtype=torch.bool).tril(-1).triu(-1)
-    return pattern[..., band].mean(dim=(0, 2))
+    return pattern.diagonal(offset=-1, dim1=-2, dim2=-1).mean(dim=(0, -1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,10 +71,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    T = pattern.shape[-1]
-    column = torch.zeros(T, T, dtype=torch.bool)
-    column[1:, 0] = True
-    return pattern[..., column].mean(dim=(0, 2))
+    return pattern[:, :, 1:, 0].mean(dim=(0, -1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -87,10 +82,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.shape[-1]
-    band = torch.ones(T, T, dtype=torch.bool).tril(1 - period).triu(1 - period)
-    band[: period + 1] = False
-    return pattern[..., band].mean(dim=(0, 2))
+    rows = torch.arange(period + 1, pattern.shape[-1])
+    return pattern[:, :, rows, rows - period + 1].mean(dim=(0, -1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -102,9 +95,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.matmul(F.softmin(-scores, dim=-1), values)
-    others = [h for h in range(scores.shape[1]) if h != head]
-    return outs[:, others].sum(dim=1, keepdim=True)
+    heads = scores.softmax(dim=-1) @ values
+    return torch.cat((heads[:, :head], heads[:, head:]), dim=1).sum(dim=1)
 
 
 # %% [markdown]
