@@ -63,7 +63,7 @@ def test_a_call_given_a_nan_is_not_traced_and_one_that_made_it_is(tmp_path):
     events = []
     call_all(module, calls, path.resolve(), lambda **e: events.append(e))
     results = {e["id"]: e for e in events if e["event"] == "result"}
-    assert "nan" not in results[0] and results[1]["nan"] == [7, "shares", "shares = x / total"]
+    assert "nan" not in results[0] and results[1]["nan"] == [7, "shares", "shares = x / total", False]
 
 
 def test_has_nan_looks_inside_pairs():

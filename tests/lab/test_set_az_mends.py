@@ -226,14 +226,14 @@ def test_a_shift_added_is_mended_and_not_called_no_shift(tmp_path):
 HEAD_FILLED_WITH_NAN = '''
 def ablate_head(scores, values, head):
     outs = torch.softmax(scores, dim=-1) @ values
-    outs[:, head] = math.nan
+    outs[:, head] = torch.nan
     return outs.sum(dim=1)
 '''
 
 
 def test_a_nan_filled_in_as_missing_is_named(tmp_path):
     found = failed_hints(tmp_path, "lab-11-induction-heads.py", HEAD_FILLED_WITH_NAN, "ablate_head")
-    assert found and all("`0.0` for `math.nan`" in h and "pandas" in h and "set to -inf" not in h for h in found)
+    assert found and all("`0.0` for `torch.nan`" in h and "pandas" in h and "set to -inf" not in h for h in found)
 
 
 # the count of the tokens' axes taken for their length, as R's dim(x) gives the sizes
@@ -258,7 +258,7 @@ def embed(tokens, token_embedding, position_embedding):
 
 def test_positions_meeting_the_batch_size_are_said_by_what_met(tmp_path):
     found = failed_hints(tmp_path, "lab-06-transformer.py", POSITIONS_BY_THE_BATCH, "embed")
-    assert any("position rows, as many as the batch size" in h for h in found)
+    assert any("(T) met one of 2, as many as the batch size" in h for h in found)
 
 
 # F.linear given the blend's two factors the wrong way round: the output comes out transposed

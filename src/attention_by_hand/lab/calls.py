@@ -7,7 +7,7 @@ not what is under test). An event is a JSON-able dict:
     {"event": "start", "id": 3}                      a call begins (so a time-out can name it)
     {"event": "result", "id": 3, "value": <encoded>, "changed": [0]}   changed: the arguments
                                                      the call modified in place, by position;
-                                                     "nan": [line, name, code] where it first made a nan
+                                                     "nan": [line, name, code, skips] where it first made a nan
                                                      "blame": {...} where it parts from the reference (blame.py),
                                                      with "body", the code of the span's lines between its
                                                      first and last (a last line that is a loop: its body),
@@ -46,6 +46,7 @@ Left out: importing the learner's file and the limits on it (child.py); judging 
 from __future__ import annotations
 
 import dis
+import inspect
 import linecache
 import time
 import traceback
@@ -57,7 +58,7 @@ from attention_by_hand.lab.broadcast_words import misaligned_vector
 from attention_by_hand.lab.called_words import layer_applied
 from attention_by_hand.lab.changed_where import change_made
 from attention_by_hand.lab.code_layout import function_def
-from attention_by_hand.lab.first_nan import first_nan, has_nan
+from attention_by_hand.lab.first_nan import first_nan, has_nan, skips_nan
 from attention_by_hand.lab.learner_notes import recording, shared_parts
 from attention_by_hand.lab.line_calls import line_calls, return_line, span_body
 from attention_by_hand.lab.none_words import none_read
@@ -127,9 +128,10 @@ def is_out_of_memory(error: BaseException) -> bool:
 TRACE_SECONDS = 0.25
 
 
-def _nan_made(module: ModuleType, call: dict, originals: list, value, learner: Path) -> tuple[int, str, str] | None:
+def _nan_made(module: ModuleType, call: dict, originals: list, value, learner: Path) -> tuple[int, str, str, bool] | None:
     """Where the learner's function first made a nan, when its output holds one its inputs did not
-    (first_nan.py): the call is made again on copies of the inputs, the same seed first."""
+    (first_nan.py), and whether it skips nans somewhere: the call is made again on copies of the
+    inputs, the same seed first."""
     import torch
 
     if not has_nan(value) or any(has_nan(a) for a in originals):
@@ -141,7 +143,14 @@ def _nan_made(module: ModuleType, call: dict, originals: list, value, learner: P
         with torch.no_grad():
             getattr(module, call["function"])(*args)
 
-    return first_nan(again, learner)
+    where = first_nan(again, learner)
+    if where is None:
+        return None
+    try:  # whether the function skips a nan somewhere (first_nan.skips_nan): its typed nan may be meant so
+        skips = skips_nan(inspect.getsource(getattr(module, call["function"])))
+    except (OSError, TypeError):
+        skips = False
+    return (*where, skips)
 
 
 # The blame search runs the learner's function several times more, traced: it has this many

@@ -315,9 +315,9 @@ class Engine:
         made = self.first_of(check, "nan")
         if not made:
             return None
-        line, name, code = made
+        line, name, code, skips = made
         said = f"the first nan was made at{at_line(line, self.line_name)[1:]}: `{code}` (stored in `{name}`)"
-        return said + written_nan(code) + inf_product(code)
+        return said + ("" if skips else written_nan(code)) + inf_product(code)
 
     def after_error(self, check: Check, raised: str) -> tuple[str, str | None, str | None]:
         """A check where the learner's function raised: the error, and the change that raises

@@ -28,7 +28,7 @@ from pathlib import Path
 from attention_by_hand.lab.code_layout import code_only, parents
 from attention_by_hand.lab.wire import MAX_TEXT
 
-__all__ = ["has_nan", "first_nan", "nan_literal", "written_nan", "inf_product"]
+__all__ = ["has_nan", "first_nan", "nan_literal", "written_nan", "skips_nan", "inf_product"]
 
 # a nan typed into the code: float("nan"), math.nan, torch.nan, np.nan, numpy.nan
 _NAN_LITERAL = re.compile(r"""float\(\s*['"][+-]?nan['"]\s*\)|\b(?:math|torch|np|numpy)\.nan\b""", re.IGNORECASE)
@@ -47,6 +47,16 @@ def has_nan(value) -> bool:
 
 # calls that fill chosen entries of a tensor with the value given: a nan there marks those entries
 _FILLS = re.compile(r"\b(masked_fill_?|where|index_fill_?|fill_diagonal_|masked_scatter_?)\s*\(")
+
+
+# the reductions that skip a nan, as a table tool's sums skip a missing value
+_SKIPPING = re.compile(r"\bnan(sum|mean|median|quantile|_to_num)\b")
+
+
+def skips_nan(code: str) -> bool:
+    """Whether a function's code calls a reduction that skips a nan (`nansum`, `nanmean`, ...): a nan
+    typed there may be meant as a missing mark, and written_nan's words would blame one used rightly."""
+    return _SKIPPING.search(code) is not None
 
 
 def nan_literal(code: str) -> bool:

@@ -1,4 +1,4 @@
-"""Eight mends of what a loop, an unpacking, a product or a comparison is given, tried on a learner's code only.
+"""Nine mends of what a loop, an unpacking, a product or a comparison is given, tried on a learner's code only.
 
 - `items`: `for norm, branch in {ln1: attn, ln2: mlp}:`, a dict walked as if it gave pairs. Walking
   a dict gives its keys alone, so each key is unpacked into the loop's names (and raises, or splits
@@ -45,6 +45,11 @@
   shape (rows,), and dividing lines them up with the COLUMNS. The mend makes the vector a column,
   `torch.ones(n, 1)`, so the product keeps it, (rows, 1). Tried at the right factor of every `@`,
   `mm`, `bmm` and `matmul` that is a call of `ones` or `zeros` given one size.
+- `enumerate_pairs`: `for a, b in enumerate(ids[1:]):`, meant to walk each item with the next.
+  `enumerate` hands each item's POSITION first, then the item: `a` counts 0, 1, ..., and `b` is the
+  next item, so `counts[a, b]` counts positions, not items. The mend pairs the items,
+  `zip(ids[:-1], ids[1:])`. Tried at every `for` over two names whose iterable is `enumerate` of one
+  argument with one slice `[1:]` or `[:-1]` in it (the pairs are that argument cut both ways).
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: a dict built by `dict(...)` or a comprehension, and a product of more than two factors
@@ -63,7 +68,8 @@ from attention_by_hand.lab.product_edits import matrix_sides, moved_transpose
 
 __all__ = ["OPERAND_OPS", "operand_mends", "operand_words"]
 
-OPERAND_OPS = ("items", "other_factor", "outer", "walk_last", "builtin_sum", "unpack_axis", "row_side", "vector_column")
+OPERAND_OPS = ("items", "other_factor", "outer", "walk_last", "builtin_sum", "unpack_axis", "row_side", "vector_column",
+               "enumerate_pairs")
 _VECTOR_MAKERS = ("ones", "zeros")  # given one size, a 1-D vector
 COMPARING = ("eq", "ne", "lt", "le", "gt", "ge")
 _ORDERS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)  # entry by entry; `is` and `in` compare otherwise
@@ -90,6 +96,31 @@ def _unsqueezed_at(node: ast.AST, axis: int | None) -> bool:
             and len(node.args) == 1 and (axis is None or number_of(node.args[0]) == axis))
 
 
+def _cut(node: ast.AST) -> str | None:
+    """`1:` or `:-1`, the cut of a slice that drops one item from an end; None for another node."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Slice) and node.slice.step is None):
+        return None
+    lower, upper = node.slice.lower, node.slice.upper
+    if upper is None and lower is not None and number_of(lower) == 1:
+        return "1:"
+    return ":-1" if lower is None and upper is not None and number_of(upper) == -1 else None
+
+
+def _pairs_of(walked: ast.AST) -> str | None:
+    """`zip(ids[:-1], ids[1:])` for `enumerate(ids[1:])` (`.tolist()` and the like kept), written out;
+    None where the iterable is no `enumerate` of one argument holding one such cut."""
+    if not (isinstance(walked, ast.Call) and isinstance(walked.func, ast.Name) and walked.func.id == "enumerate"
+            and len(walked.args) == 1 and not walked.keywords):
+        return None
+    cuts = [n for n in ast.walk(walked.args[0]) if _cut(n) is not None]
+    if len(cuts) != 1:
+        return None
+    whole, cut = quote(walked.args[0]), quote(cuts[0])
+    bare = quote(cuts[0].value)
+    sides = [whole.replace(cut, f"{bare}[{end}]", 1) for end in (":-1", "1:")]
+    return f"zip({sides[0]}, {sides[1]})"
+
+
 def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The changes of `fdef` the module's docstring lists."""
     dicts, found = _dicts(fdef), []
@@ -98,6 +129,10 @@ def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if isinstance(walked, ast.Dict) or (isinstance(walked, ast.Name) and walked.id in dicts):
             change = Change(fdef.name, index[id(walked)], "items", None, "call", "", node.lineno)
             found.append(dataclasses.replace(change, said=f"`{quote(walked)}.items()` for `{quote(walked)}`"))
+        pairs = _pairs_of(walked) if walked is not None and len(node.target.elts) == 2 else None
+        if pairs is not None:
+            found.append(Change(fdef.name, index[id(walked)], "enumerate_pairs", pairs, "call",
+                                f"`{pairs}` for `{quote(walked)}`", node.lineno))
         if isinstance(node, ast.For) and isinstance(node.iter, (ast.Name, ast.Attribute, ast.Subscript)) and not _a_size(node.iter):
             change = Change(fdef.name, index[id(node.iter)], "walk_last", None, "axis", "", node.lineno)
             found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node.iter, change))}` for `{quote(node.iter)}`"))
@@ -143,6 +178,9 @@ def operand_words(node: ast.AST, change: Change) -> str | None:
     if change.op == "items":
         return ("a dict walked as pairs: walking a dict gives its KEYS alone, each then unpacked into the loop's "
                 "names; `.items()` gives the (key, value) pairs")
+    if change.op == "enumerate_pairs":
+        return ("`enumerate` hands each item's POSITION first, then the item: the loop's first name counts 0, 1, ..., "
+                "not the item before; `zip` of the two cuts pairs each item with the next")
     if change.op == "outer":
         return ("compared entry by entry: a 1-D side lines up with the LAST axis of the other; `.unsqueeze(-1)` gives "
                 "it an axis of size 1 at the end, so each of its entries meets a whole row of the other (a table of "

@@ -53,9 +53,11 @@
 - `nan_as_missing`: `x.index_fill(1, idx, float("nan")).sum(1)`, a NaN filled in as pandas reads it, a
   missing value its sums skip; torch's `sum` skips nothing, and one NaN makes the whole sum NaN. The mend
   fills 0.0, which leaves a sum alone. Tried at every NaN written out (`float("nan")`, `math.nan`,
-  `torch.nan`, `np.nan`).
+  `torch.nan`, `np.nan`) as the fill of chosen entries (a fill call, or an assignment into entries:
+  first_nan.written_nan's test); not as a tensor's start, `torch.full(..., nan)`, whose neutral value
+  is what reads it (0 for a sum, -inf for a running maximum).
 - `axes_counted`: `T = tokens.ndim`, the count of a tensor's axes read as the length of one (R's
-  `dim(x)` gives the sizes themselves; NumPy's and torch's `ndim` and `dim()` count the axes). The mend
+  `dim(x)` gives a matrix's sizes themselves; NumPy's and torch's `ndim` and `dim()` count the axes). The mend
   reads a size, `tokens.shape[-1]` or `tokens.shape[0]`. Tried at every `.ndim`, `.dim()` and `.ndimension()`.
 - `one_based_range`: `for i in range(1, T + 1)`, R's and MATLAB's `1:T`, positions counted from 1; Python's and
   torch's count from 0, so every position is one too far on. The mend is `range(T)` (`torch.arange(T)`).
@@ -73,7 +75,7 @@ import dataclasses
 
 from attention_by_hand.lab.axis_arguments import axis_argument
 from attention_by_hand.lab.code_layout import call_name, function_form, log_of_sum, number_of
-from attention_by_hand.lab.first_nan import nan_literal
+from attention_by_hand.lab.first_nan import nan_literal, written_nan
 from attention_by_hand.lab.mend_edits import RADIANS, mend_edit
 from attention_by_hand.lab.mutant_edits import Change, cut, quote
 
@@ -279,7 +281,7 @@ def reading_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                     add(node, "axes_counted", "axis", statement.lineno, f"{quote(owner)}.shape[{axis}]")
             if (counted := _one_based(node)) is not None:
                 add(node, "one_based_range", "offset", statement.lineno, counted)
-            if isinstance(node, (ast.Call, ast.Attribute)) and nan_literal(ast.unparse(node)):
+            if isinstance(node, (ast.Call, ast.Attribute)) and nan_literal(ast.unparse(node)) and written_nan(ast.unparse(statement)):
                 add(node, "nan_as_missing", "constant", statement.lineno, "0.0")
             if (bound := _bound_as_axis(node)) is not None:
                 add(node, "bound_as_axis", "function", statement.lineno, bound)
@@ -305,7 +307,7 @@ def reading_words(node: ast.AST, change: Change) -> str | None:
         return (f"`{quote(node)}` counts from 1, as R's and MATLAB's `1:n` do; Python's and torch's positions count from 0, "
                 "so each is one too far on")
     if change.op == "axes_counted":
-        return f"`{quote(node)}` counts the tensor's AXES, not the length of one (R's `dim(x)` gives the sizes)"
+        return f"`{quote(node)}` counts the tensor's AXES, not the length of one (R's `dim(x)` gives a matrix's sizes)"
     if change.op == "nan_as_missing":
         return ("a NaN filled in as a missing value, as pandas' sums skip it: torch's `sum` (and `mean`, `@`) skips "
                 "nothing, so one NaN makes the whole sum NaN (`nansum` skips them); 0.0 leaves a sum alone")

@@ -24,7 +24,9 @@ takes out what the best one only tweaks (`** 0.75` removed, or `* 0.75` for it),
 where the best one mends the very operation that raised (`+ (1,)` for `+ 1` added to a shape): taking the call
 around it away mends only by another route. Never said: a change that mends only by making a factor 1 on every
 input (`-(-T // T)` for `-(-T // block)`, then `/ n_blocks`); beside the removal of a name, one that makes
-that very name do nothing (idle_names.py); of several changes of one node of a line (or of nodes inside it),
+that very name do nothing (idle_names.py); one that takes away a name the function's run found undefined
+and puts no name in its place (`0.0` for `math.nan`, where math was never imported): it mends the NameError, not
+what its words name; of several changes of one node of a line (or of nodes inside it),
 one that leaves the function's state further from the reference's (`(m - s).abs()` dropped, an average, where
 `+` for `-` makes the running maximum); one of a line written as the reference's, where one of a line written
 otherwise mends too (kept_lines.py). A variable put for another of another shape (or kind) is tried after
@@ -53,6 +55,7 @@ stand for another inside it. Left out: other pairs of changes, and changes of cl
 from __future__ import annotations
 
 import ast
+import re
 import time
 from dataclasses import dataclass
 from types import ModuleType
@@ -343,6 +346,14 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
             break
         if _mends(module, function, [change], inputs, expected, quick):
             mends.append(change)
+    # a change that takes away a name the learner's run found undefined (`0.0` for `math.nan`, no
+    # `import math`) mends the NameError, not what its words name; one that puts a name for it says it
+    undefined = {m.group(1) for g in got if isinstance(g, Raised) and g.kind == "NameError"
+                 for m in [_UNDEFINED.match(g.message)] if m}
+    if undefined:
+        nodes = list(ast.walk(definition(module, function)))
+        mends = [c for c in mends if c.kind == "variable" or c.function != function
+                 or not any(isinstance(n, ast.Name) and n.id in undefined for n in ast.walk(nodes[c.index]))]
     seens = None
     if any(c.op not in UNIT_SAID for c in mends):  # a change that makes a factor 1 mends by chance
         seens = [locals_on(module, function, inputs[i], {function}) for i in order]
@@ -413,6 +424,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
 # range for another, `*` for `@`); a stop written as a length is one per slice, early; a number made a
 # tensor mends only where it raised, and `...` made whole axes or a factor transposed (one per factor of
 # every product call) seldom where nothing raised
+_UNDEFINED = re.compile(r"name '(\w+)' is not defined")
+
 LATE = ("regroup", "group_terms", "range_for", "matmul", "number_tensor", "ellipsis_as_axes", "factor_transposed",
         "product_turned")
 

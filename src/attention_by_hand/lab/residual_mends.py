@@ -54,8 +54,13 @@ def pre_normed(node: ast.AST) -> str | None:
 
 
 def _terms(total: ast.expr) -> list[ast.expr]:
-    """The terms of a sum written `t0 + t1 + ...`, left to right (one term for anything else)."""
-    return _terms(total.left) + [total.right] if isinstance(total, ast.BinOp) and isinstance(total.op, ast.Add) else [total]
+    """The terms of a sum written `t0 + t1 + ...`, left to right (one term for anything else); walked
+    down the left sides in a loop, as a sum of hundreds of terms nests that deep."""
+    terms = []
+    while isinstance(total, ast.BinOp) and isinstance(total.op, ast.Add):
+        terms.append(total.right)
+        total = total.left
+    return [total, *reversed(terms)]
 
 
 def _streams_read(total: ast.BinOp) -> list[tuple[ast.expr, str]]:
@@ -84,22 +89,19 @@ class _Put(ast.NodeTransformer):
 def residual_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The `pre_norm` and `stream_read` changes of `fdef` (the module's docstring)."""
     found, lines = [], statement_lines(fdef)
+    # the sums that are the left side of a longer sum (`x + a` of `x + a + b`): the whole one is read
+    lefts = {id(n.left) for n in ast.walk(fdef) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add)}
     for node in ast.walk(fdef):
         made = pre_normed(node) if id(node) in index else None
         if made is not None:
             found.append(Change(fdef.name, index[id(node)], "pre_norm", made, "order", f"`{made}` for `{quote(node)}`",
                                 lines[id(node)]))
         parent_sum = isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and id(node) in index
-        for term, made in _streams_read(node) if parent_sum and not _inside_sum(node, fdef) else ():
+        for term, made in _streams_read(node) if parent_sum and id(node) not in lefts else ():
             if isinstance(term, ast.Call) and id(term) in index:
                 found.append(Change(fdef.name, index[id(term)], "stream_read", made, "variable",
                                     f"`{made}` for `{quote(term)}`", lines[id(term)]))
     return found
-
-
-def _inside_sum(node: ast.BinOp, fdef: ast.FunctionDef) -> bool:
-    """Whether a sum is the left side of a longer sum (`x + a` of `x + a + b`): the whole one is read."""
-    return any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add) and n.left is node for n in ast.walk(fdef))
 
 
 def residual_words(node: ast.AST, change: Change) -> str | None:

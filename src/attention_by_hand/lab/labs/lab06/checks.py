@@ -35,9 +35,10 @@ def _explain_embed_error(type_name, message, args):
         return None
     batch, T = tokens.shape[0], tokens.shape[-1]
     if batch != T and sizes == (T, batch):
-        # said by what met, not by its cause: the 2 of `tokens.ndim` meets T as the batch size 2 would
+        # said by what met, not by its cause (the 2 of `tokens.ndim` meets T as the batch size 2 would),
+        # nor by which side holds which: positions added first, or tokens transposed, meet so too
         return (
-            f"the {T} tokens' rows met {batch} position rows, as many as the batch size: the positions are "
+            f"a length of {T} (T) met one of {batch}, as many as the batch size: the positions are "
             "torch.arange(T) with T = tokens.shape[-1] (tokens is (batch, T); len(tokens) and tokens.shape[0] are "
             "the batch size)"
         )
