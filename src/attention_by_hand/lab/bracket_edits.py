@@ -6,6 +6,10 @@ term too early wrote `+ s` after it where it belonged on the call's last argumen
 `b.f(0, g(t) + s)`. The other way round, `f(x + s)` for `f(x) + s`: the bracket closed one term
 too late.
 
+`d * rsqrt(var) + eps * w` is the bracket closed one NAME too early, before a product: `rsqrt(var + eps) * w`
+was meant (`close_after_first`: the bracket moved past the first factor of the term after it, in the text as
+written, whatever the call's place in the left side).
+
 `relu(1 - (i - j)).abs()` is the same slip with a method: `.abs()` written after `relu`'s bracket where it
 belonged on a term inside, `relu(1 - (i - j).abs())` (`method_later`: the method moved onto the last argument,
 or onto a term at the end of it, `arg` steps down its right side).
@@ -22,10 +26,10 @@ import copy
 
 from attention_by_hand.lab.grouping import grouped
 
-__all__ = ["BRACKET_OPS", "BRACKET_TERMS", "GROUP_OP", "bracket_edit", "closing_call", "method_spine"]
+__all__ = ["BRACKET_OPS", "BRACKET_TERMS", "GROUP_OP", "bracket_edit", "closing_call", "first_factor", "method_spine"]
 
 GROUP_OP = "group_terms"  # brackets around a run of terms (grouping.py)
-BRACKET_OPS = ("close_later", "close_earlier", GROUP_OP, "method_later")
+BRACKET_OPS = ("close_later", "close_earlier", GROUP_OP, "method_later", "close_after_first")
 # the operators whose right side may belong inside or outside a bracket
 BRACKET_TERMS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv)  # `//` last: close_later's alone
 # a term written after a sum acts on its last term as on the whole (`a + f(x) - s` is `a + (f(x) - s)`),
@@ -63,12 +67,42 @@ def method_spine(node: ast.AST) -> list[ast.expr]:
     return spine
 
 
+def first_factor(node: ast.AST) -> tuple[ast.Call, ast.expr] | None:
+    """(the call, the factor) of `... f(a) + b * c` (`-` for `+`, `/` for `*`): a call whose bracket
+    closes at the end of the left side's text, before a product whose first factor `b` may belong
+    inside it; None for another node."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)) and isinstance(node.right, ast.BinOp)
+            and isinstance(node.right.op, (ast.Mult, ast.Div))):
+        return None
+    spine = node.left
+    while isinstance(spine, ast.BinOp):
+        spine = spine.right
+    written = ast.unparse(node)
+    if not (_simple(spine) and ast.unparse(node.left).endswith(ast.unparse(spine)) and written.startswith(ast.unparse(node.left))):
+        return None
+    return spine, node.right.left
+
+
+def _after_first(node: ast.BinOp) -> ast.expr | None:
+    """`... f(a + b) * c` for `... f(a) + b * c`, the bracket moved past `b` in the text as written."""
+    left, right, first = (ast.unparse(n) for n in (node.left, node.right, node.right.left))
+    sign = ast.unparse(ast.BinOp(ast.Name("a"), node.op, ast.Name("b")))[1:-1]  # " + " or " - "
+    if not right.startswith(first):
+        return None
+    try:
+        return ast.parse(f"{left[:-1]}{sign}{first}){right[len(first):]}", mode="eval").body
+    except SyntaxError:
+        return None
+
+
 def bracket_edit(node: ast.AST, op: str, arg=None) -> ast.expr | None:
     """close_later: `left <op> right` made `left` with `<op> right` inside the bracket of the call it
     ends with; close_earlier: `f(..., a <op> b)` made `f(..., a) <op> b`; group_terms: the run of
     terms `arg` (first, last) bracketed."""
     if op == GROUP_OP and isinstance(node, ast.BinOp):
         return grouped(node, arg)
+    if op == "close_after_first" and first_factor(node) is not None:
+        return _after_first(node)
     if op == "close_later" and isinstance(node, ast.BinOp):
         left = copy.deepcopy(node.left)
         call = closing_call(left, type(node.op))

@@ -1,4 +1,4 @@
-"""Two mends of where a call's bracket closes, tried on a learner's code only.
+"""Mends of where a call's bracket closes, tried on a learner's code only.
 
 - `close_later`: `tok(ids) + pos.weight.index_select(0, torch.arange(T)) + start`, meant as the
   rows of positions start .. start + T - 1. The bracket closed before `+ start`, so the lookup
@@ -6,6 +6,11 @@
   the term after a call inside the bracket of each call the expression ends with, in turn
   (`index_select(0, torch.arange(T) + start)`, then `torch.arange(T + start)`). Tried on every
   `+`, `-`, `*`, `/` and `//` whose left side ends with a call (`math.sqrt(d) // n_heads`).
+- `close_after_first`: `d * rsqrt(var) + eps * w` for `d * rsqrt(var + eps) * w`: the bracket closed one
+  name too early, before a term that is the first factor of a product; as written, that term is
+  multiplied and added to the whole left side. The mend moves the bracket past that factor alone.
+  Tried on every `+` and `-` whose right side is a product or a quotient and whose left side's text
+  ends with a call's bracket.
 - `close_earlier`: `f(x + s)` for `f(x) + s`, the other way round: the term added inside the call
   where it belonged on what the call returns. Tried on every call whose last argument is such an
   operation.
@@ -24,7 +29,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.bracket_edits import BRACKET_OPS, BRACKET_TERMS, GROUP_OP, bracket_edit, closing_call, method_spine
+from attention_by_hand.lab.bracket_edits import BRACKET_OPS, BRACKET_TERMS, GROUP_OP, bracket_edit, closing_call, first_factor, method_spine
 from attention_by_hand.lab.code_layout import BINDING, call_name, parents, statement_lines
 from attention_by_hand.lab.grouping import flat_terms, grouped, spans, split_by
 from attention_by_hand.lab.mutant_edits import OPS, Change, quote
@@ -44,6 +49,10 @@ def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             return
         if op == "method_later":
             said = f"`{quote(made)}` for `{quote(node)}`"
+        elif op == "close_after_first":  # the call and the factor, before and after
+            call, factor = first_factor(node)
+            sign = OPS[type(node.op)]
+            said = f"`{quote(call)[:-1]} {sign} {quote(factor)})` for `{quote(call)} {sign} {quote(factor)}`"
         elif op == "close_later":  # the call that takes the term in, before and after, not the whole sum
             sign = OPS[type(node.op)]
             call, moved = closing_call(node.left, type(node.op)), closing_call(made, type(node.op))
@@ -55,6 +64,8 @@ def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     for node in (n for n in ast.walk(fdef) if id(n) in lines):
         if isinstance(node, ast.BinOp) and isinstance(node.op, BRACKET_TERMS) and closing_call(node.left, type(node.op)):
             add(node, "close_later")
+        if first_factor(node) is not None:
+            add(node, "close_after_first")
         if (isinstance(node, ast.Call) and node.args and isinstance(node.args[-1], ast.BinOp)
                 and isinstance(node.args[-1].op, BRACKET_TERMS[:4])):  # not `//`: `f(a // n)` is rarely `f(a) // n`
             add(node, "close_earlier")
@@ -107,6 +118,11 @@ def bracket_words(node: ast.AST, change: Change) -> str | None:
         method = ast.unparse(ast.Call(ast.Attribute(ast.Name("_"), node.func.attr), node.args, node.keywords))[1:]
         return (f"a bracket closed too early: `{method}` stands after the bracket of `{called}`, so it acts on what "
                 f"`{called}` returns, where it belongs inside, on `{quote(method_spine(node)[change.arg])}`")
+    if change.op == "close_after_first" and first_factor(node) is not None:
+        call, factor = first_factor(node)
+        called, product = _called(call), quote(node.right)
+        return (f"a bracket closed too early: `{quote(factor)}` stands after the bracket of `{called}`, where it "
+                f"belongs inside, on `{quote(call.args[-1])}`; as written, `{product}` is a term of its own")
     if change.op == "close_earlier" and isinstance(node, ast.Call) and isinstance(node.args[-1], ast.BinOp):
         inner, sign, called = node.args[-1], OPS[type(node.args[-1].op)], _called(node)
         return (f"a bracket closed too late: `{sign} {quote(inner.right)}` stands inside `{called}`, on "

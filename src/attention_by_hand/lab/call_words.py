@@ -66,6 +66,9 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
     that says how it counts (`var(..., unbiased=False)`), a bare function (not torch's: a learner's
     own helper), and a method of NumPy, math or `self`."""
     names = []
+    # the calls read as a pair (`.values`, `.indices`, `[0]`, `[1]`): `fmax` and `maximum` are said (no pair) only there
+    paired = {id(n.value) for n in ast.walk(tree) if (isinstance(n, ast.Attribute) and n.attr in ("values", "indices"))
+              or (isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and n.slice.value in (0, 1))}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             func = node.func
@@ -89,10 +92,15 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
                 continue
             if as_learners and (_sized_as_meant(node, name) or _counted_as_meant(node, name) or _not_as_described(node, name)):
                 continue
+            if as_learners and name in _NO_PAIR and id(node) not in paired:
+                continue
             if name and name not in names:
                 names.append(name)
     return names
 
+
+# calls whose words say they return no (values, indices) pair: said where the code reads one of them
+_NO_PAIR = ("fmax", "maximum")
 
 # the place, counting the tensor itself, from which a call's positional arguments say how it counts:
 # torch.diagonal(x, offset, dim1, dim2), torch.histc(x, bins, min, max), torch.squeeze(x, dim)

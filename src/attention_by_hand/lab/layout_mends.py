@@ -1,4 +1,4 @@
-"""Seven mends of where an axis goes, tried on a learner's code only.
+"""Eight mends of where an axis goes, tried on a learner's code only.
 
 - `axis_place`: `torch.arange(T)[None] - torch.arange(T)`, meant as the query numbers down a column
   minus the key numbers along a row. `None` in an index adds an axis of size 1 just where it stands,
@@ -46,6 +46,10 @@
   `keepdim=True`): the pieces are joined later along their LAST axis, that axis of size 1, not the rows'.
   The mend drops it before the piece is kept, `(m + torch.log(l)).squeeze(-1)`, tried at every
   `.append(...)` of one argument.
+- `colon_dropped`: `pattern[:, :, 1, 0]` for `pattern[:, :, 1:, 0]`, a colon left out: a whole number
+  in an index picks the one entry there and DROPS that axis, so the rows from 1 on become row 1 alone and
+  every axis after it moves down one. The mend puts the colon back, `1:`. Tried at every whole number
+  from 1 up written in an index that is read (not of a `.shape`).
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: an index with two `None`, and `unsqueeze` (another axis number, mutants.py, mends that).
@@ -66,7 +70,7 @@ from attention_by_hand.lab.product_edits import matrix_sides
 __all__ = ["LAYOUT_OPS", "layout_mends", "layout_words", "leading_wholes"]
 
 LAYOUT_OPS = ("axis_place", "transpose_first", "ellipsis_for", "ellipsis_as_axes", "one_bracket", "factor_transposed",
-              "product_turned", "squeezed")
+              "product_turned", "squeezed", "colon_dropped")
 _REGROUPS = ("reshape",)
 _PRODUCTS = {"matmul": 0, "mm": 0, "bmm": 0, "addmm": 1, "baddbmm": 1, "addbmm": 1}  # -> where the two factors start
 _TRANSPOSES = (*TRANSPOSES, "mT", "T", "mH", "H", "adjoint", "swapaxes", "swapdims")  # calls, then attributes
@@ -185,6 +189,17 @@ def _after_ellipsis(index: ast.expr) -> bool:
             and index.elts[0].value is Ellipsis and all(isinstance(e, ast.Slice) and not _whole(e) for e in index.elts[1:]))  # cuts only; `[..., i:j, :]` counts from the end on purpose
 
 
+def _colons(index: ast.expr) -> list[str]:
+    """The index written once with each whole number from 1 up in it made a slice from it (`1, 0` ->
+    `1:, 0`): a colon left out."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    made = []
+    for i, part in enumerate(parts):
+        if isinstance(part, ast.Constant) and type(part.value) is int and part.value >= 1:
+            made.append(", ".join(f"{p.value}:" if j == i else ast.unparse(p) for j, p in enumerate(parts)))
+    return made
+
+
 def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The changes of `fdef` the module's docstring lists."""
     found, lines = [], statement_lines(fdef)
@@ -197,6 +212,10 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
             for placing in _placings(node.slice):
                 add(node, "axis_place", placing, "index")
+        read = isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+        sizes = read and isinstance(node.value, ast.Attribute) and node.value.attr == "shape"  # a size, not entries
+        for colon in _colons(node.slice) if read and not sizes else ():
+            add(node, "colon_dropped", colon, "slice")
         if _regrouped(node) is not None:
             add(node, "transpose_first", None, "transpose")
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) and leading_wholes(node.slice):
@@ -251,6 +270,9 @@ def layout_words(node: ast.AST, change: Change) -> str | None:
         return (f"`{weight}` applied as the textbook's W x, to a column: here each token is a ROW, and a layer's weight "
                 "is (out, in), so `nn.Linear` computes x @ W^T + b" + (" (and adds its bias only where it has one)"
                                                                           if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) else ""))
+    if change.op == "colon_dropped" and isinstance(node, ast.Subscript):
+        return (f"a colon left out of `{_index_text(node)}`: a whole number in an index picks that one entry and DROPS "
+                f"its axis, so each axis after it moves down one; `[{change.arg}]` keeps the entries from it on")
     if change.op == "squeezed":
         return (f"`{quote(node)}` keeps a last axis of size 1, so the pieces are joined along THAT axis, not the one "
                 f"meant; `.squeeze(-1)` drops it before the piece is kept")

@@ -117,9 +117,10 @@ FLAGS = {**dict.fromkeys(("sum", "mean", "amax", "amin", "max", "min", "logsumex
 
 # a call's name -> how many positional arguments come before its `dim`, called as torch.<name>(x, ...)
 # (one fewer as a method, x.<name>(...)); without `dim` each works along its first axis, or all of them
-# (vecdot along its last; its `dim` is a keyword, and its 3 counts `torch.linalg.vecdot(x, y)` read as a method's call)
+# (vecdot along its last; its `dim` is a keyword, and its 3 counts `torch.linalg.vecdot(x, y)` read as a method's call;
+# take_along_dim flat)
 DIM_DEFAULTS = {"tensor_split": 2, "split": 2, "chunk": 2, "cat": 1, "concat": 1, "stack": 1, "unbind": 1, "sum": 1, "mean": 1,
-                "roll": 2, "repeat_interleave": 2, "vecdot": 3}
+                "roll": 2, "repeat_interleave": 2, "vecdot": 3, "take_along_dim": 2}
 _DIM_KEYWORD = {"roll": "dims"}  # the keyword of a call's axis, where it is not `dim`
 DIMS = (-1, 0, 1, -2, -3)  # the axes a learner most often meant (-3: the time axis of (..., T, d) read from (..., T, T, d))
 

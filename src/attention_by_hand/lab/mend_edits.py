@@ -178,7 +178,7 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         named = node.right if isinstance(node.right, ast.NamedExpr) else node.left
         sides = (node.left, named.value) if named is node.right else (named.value, node.right)
         return ast.NamedExpr(named.target, ast.BinOp(sides[0], node.op, sides[1]))
-    if op in ("axis_place", "ellipsis_as_axes", "right_aligned"):  # `x[None]` made `x[:, None]`, `x[..., :T]` made `x[:, :, :T]` (layout_mends.py)
+    if op in ("axis_place", "ellipsis_as_axes", "right_aligned", "colon_dropped"):  # `x[None]` made `x[:, None]`, `x[..., :T]` made `x[:, :, :T]` (layout_mends.py)
         return ast.Subscript(node.value, ast.parse(f"_[{arg}]", mode="eval").body.slice, node.ctx)
     if op == "one_bracket":  # `x[:, r][:, :, c]` made `x[:, r, c]` (layout_mends.py)
         return ast.Subscript(node.value.value, ast.parse(f"_[{arg}]", mode="eval").body.slice, node.ctx)
@@ -188,7 +188,7 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
             return ast.Call(node.func, [last_two_swapped(node.args[0]), *node.args[1:]], node.keywords)
         return ast.Call(ast.Attribute(last_two_swapped(owner), "reshape", ast.Load()), node.args, node.keywords)
     if op in ("product_turned", "pre_norm", "unbind_kept", "count_from", "squeezed", "pair_values", "add_into", "r_drop", "size_sliced", "bound_as_axis", "step_stop", "tile_start", "shifted_twin",
-              "nan_as_missing", "axes_counted", "stream_read", "one_based_range", "enumerate_pairs"):  # whole
+              "nan_as_missing", "axes_counted", "stream_read", "one_based_range", "enumerate_pairs", "values_of_tensor"):  # whole
         return ast.copy_location(ast.AugAssign(node.targets[0], ast.Add(), node.value), node) if op == "add_into" else ast.parse(arg, mode="eval").body
     if op == "factor_transposed":  # `q @ k` made `q @ k.transpose(-2, -1)`: one factor transposed (layout_mends.py)
         return ast.Call(node.func, [last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)

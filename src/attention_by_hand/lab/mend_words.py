@@ -203,6 +203,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         works = "along its default axis, the " + ("last (dim -1)" if called == "vecdot" else "first (dim 0)")
         if called in ("sum", "mean"):
             works = "along every axis at once, to one number"
+        elif called == "take_along_dim":  # NumPy's take_along_axis asks for its axis; torch's reads flat without one
+            works = "on the tensor flattened to one row: each index counts from the first entry of the whole tensor"
         elif called in FLATTENING:  # roll shifts across rows; repeat_interleave returns the one row
             works = "on the tensor flattened to one row" + (", so entries cross from one row into the next" if called == "roll"
                                                             else ", and returns that row")

@@ -45,8 +45,9 @@ SEES_ONLY_ITSELF = (
     "attention reads the new k and v instead of the cache's keys and values, or the mask hides the "
     "earlier words; hide only keys j > position, which for the new word hides none"
 )
+# said of keys and of values apart (under "keys: " or "values: "): only the tensor that shows it
 NEW_FIRST = (
-    "the new key and value went in front of the cached ones: the cache keeps the words in order, "
+    "the new word went in front of the cached ones: the cache keeps the words in order, "
     "place t for word t (attention cannot tell while it sees every word; a mask by place can); "
     "torch.cat([keys, k_new], dim=2)"
 )
