@@ -66,9 +66,9 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
     that says how it counts (`var(..., unbiased=False)`), a bare function (not torch's: a learner's
     own helper), and a method of NumPy, math or `self`."""
     names = []
-    # the calls read as a pair (`.values`, `.indices`, `[0]`, `[1]`): `fmax` and `maximum` are said (no pair) only there
-    paired = {id(n.value) for n in ast.walk(tree) if (isinstance(n, ast.Attribute) and n.attr in ("values", "indices"))
-              or (isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant) and n.slice.value in (0, 1))}
+    # the calls read as a pair (`.values`, `.indices`): `fmax` and `maximum` are said (no pair) only there; not
+    # `[0]`, which may as well pick a row of the one tensor they return
+    paired = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in ("values", "indices")}
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             func = node.func

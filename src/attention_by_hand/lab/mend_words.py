@@ -204,7 +204,8 @@ def mistake_words(fdef: ast.FunctionDef, change: Change) -> str | None:  # noqa:
         if called in ("sum", "mean"):
             works = "along every axis at once, to one number"
         elif called == "take_along_dim":  # NumPy's take_along_axis asks for its axis; torch's reads flat without one
-            works = "on the tensor flattened to one row: each index counts from the first entry of the whole tensor"
+            works = ("on the tensor flattened to one row: each index counts from the first entry of the whole tensor, "
+                     "and it returns one flat row")
         elif called in FLATTENING:  # roll shifts across rows; repeat_interleave returns the one row
             works = "on the tensor flattened to one row" + (", so entries cross from one row into the next" if called == "roll"
                                                             else ", and returns that row")

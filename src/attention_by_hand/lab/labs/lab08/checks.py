@@ -45,12 +45,18 @@ SEES_ONLY_ITSELF = (
     "attention reads the new k and v instead of the cache's keys and values, or the mask hides the "
     "earlier words; hide only keys j > position, which for the new word hides none"
 )
-# said of keys and of values apart (under "keys: " or "values: "): only the tensor that shows it
-NEW_FIRST = (
-    "the new word went in front of the cached ones: the cache keeps the words in order, "
-    "place t for word t (attention cannot tell while it sees every word; a mask by place can); "
-    "torch.cat([keys, k_new], dim=2)"
-)
+
+
+def new_first(name: str) -> str:
+    """Said of keys and of values apart (under "keys: " or "values: "), with that tensor's own line."""
+    added = {"keys": "k_new", "values": "v_new"}[name]
+    return (
+        "the new words went in front of the cached ones: the cache keeps the words in order, "
+        "place t for word t (attention cannot tell while it sees every word; a mask by place can); "
+        f"torch.cat([{name}, {added}], dim=2)"
+    )
+
+
 NOT_ADDED = (
     "the new word's key and value are missing from the cache returned: return the cache with them "
     "appended, so that the next step sees this word"
@@ -139,11 +145,12 @@ def _explain_embed_error(type_name, message, args):
 # --- append_to_cache --------------------------------------------------------------------------
 
 
-def _grown(old: torch.Tensor, new: torch.Tensor):
-    """The cache tensor as each usual mistake grows it.   old: (B, nh, T, hs); new: (B, nh, T_new, hs)"""
+def _grown(old: torch.Tensor, new: torch.Tensor, name: str):
+    """The cache tensor `name` ("keys" or "values") as each usual mistake grows it.
+    old: (B, nh, T, hs); new: (B, nh, T_new, hs)"""
     return [
         *((wrong_axis(dim), lambda dim=dim: torch.cat([old, new], dim=dim)) for dim in (0, 1, 3)),
-        (NEW_FIRST, lambda: torch.cat([new, old], dim=2)),
+        (new_first(name), lambda: torch.cat([new, old], dim=2)),
         (NOT_KEPT, lambda: new),
         (NOT_ADDED, lambda: old),
     ]
@@ -156,7 +163,7 @@ def _judge_cache(got, expected, old: tuple, new: tuple, grown: str = "(B, heads,
     if problem:
         return problem
     for name, i in (("keys", 0), ("values", 1)):
-        miss = judge_tensor(got[i], expected[i], grown, _grown(old[i], new[i]))
+        miss = judge_tensor(got[i], expected[i], grown, _grown(old[i], new[i], name))
         if miss:
             return miss.under(f"{name}: ")
     return None
