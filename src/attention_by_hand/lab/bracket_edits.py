@@ -77,8 +77,8 @@ def first_factor(node: ast.AST) -> tuple[ast.Call, ast.expr] | None:
     spine = node.left
     while isinstance(spine, ast.BinOp):
         spine = spine.right
-    written = ast.unparse(node)
-    if not (_simple(spine) and ast.unparse(node.left).endswith(ast.unparse(spine)) and written.startswith(ast.unparse(node.left))):
+    left = ast.unparse(node.left)  # the text as written: the call's bracket closes at its end, and the product follows
+    if not (_simple(spine) and left.endswith(ast.unparse(spine)) and ast.unparse(node).startswith(left)):
         return None
     return spine, node.right.left
 
