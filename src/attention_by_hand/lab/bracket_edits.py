@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import copy
 
+from attention_by_hand.lab.code_layout import OPS
 from attention_by_hand.lab.grouping import grouped
 
 __all__ = ["BRACKET_OPS", "BRACKET_TERMS", "GROUP_OP", "bracket_edit", "closing_call", "first_factor", "method_spine"]
@@ -86,7 +87,7 @@ def first_factor(node: ast.AST) -> tuple[ast.Call, ast.expr] | None:
 def _after_first(node: ast.BinOp) -> ast.expr | None:
     """`... f(a + b) * c` for `... f(a) + b * c`, the bracket moved past `b` in the text as written."""
     left, right, first = (ast.unparse(n) for n in (node.left, node.right, node.right.left))
-    sign = ast.unparse(ast.BinOp(ast.Name("a"), node.op, ast.Name("b")))[1:-1]  # " + " or " - "
+    sign = f" {OPS[type(node.op)]} "
     if not right.startswith(first):
         return None
     try:

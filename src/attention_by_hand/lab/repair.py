@@ -418,14 +418,15 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
                   other and Repair(other.line, _said(other), words[other], other.op))
 
 
+# the name in a NameError's message (`name 'math' is not defined`)
+_UNDEFINED = re.compile(r"name '(\w+)' is not defined")
+
 # learner-only changes not tried first on the span's lines (after the reference's changes there), except on
 # the line that raised (and one range for another where the span is the whole function, a tiled loop's):
 # many in a function with many operations or slices, and each a reading seldom made (brackets moved, one
 # range for another, `*` for `@`); a stop written as a length is one per slice, early; a number made a
 # tensor mends only where it raised, and `...` made whole axes or a factor transposed (one per factor of
 # every product call) seldom where nothing raised
-_UNDEFINED = re.compile(r"name '(\w+)' is not defined")
-
 LATE = ("regroup", "group_terms", "range_for", "matmul", "number_tensor", "ellipsis_as_axes", "factor_transposed",
         "product_turned")
 
