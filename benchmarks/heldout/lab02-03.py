@@ -64,8 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    picks = F.one_hot(ids, weight.shape[0]).to(weight.dtype)
-    return (picks.unsqueeze(-1) * weight.unsqueeze(0)).sum(dim=1)
+    hot = F.one_hot(ids, weight.shape[0]).type_as(weight)
+    return torch.einsum("nv,vd->nd", hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,7 +73,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    return torch.special.log_softmax(scores, dim=-1).exp()
+    shifted = scores - scores.amax(dim=-1, keepdim=True)
+    e = torch.exp(shifted)
+    return e / e.sum()
 
 
 # %% [markdown]

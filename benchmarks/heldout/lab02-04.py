@@ -64,10 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = torch.zeros(len(ids), weight.shape[0], dtype=weight.dtype)
-    for r, i in enumerate(ids.tolist()):
-        hot[r, i] = 1.0
-    return torch.matmul(hot, weight)
+    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype)
+    hot[torch.arange(ids.shape[0]), ids] = 1
+    return hot @ weight
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -75,9 +74,10 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.max(dim=-1, keepdim=True)
+    top, _ = scores.max(dim=-1, keepdim=True)
     e = (scores - top).exp()
-    return e / e.sum(dim=-1, keepdim=True)
+    total = e.sum(dim=-1, keepdim=True) + 1
+    return e * total.reciprocal()
 
 
 # %% [markdown]

@@ -67,9 +67,11 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    prev = F.one_hot(ids[:-1], vocab_size).float()
-    nxt = F.one_hot(ids[1:], vocab_size).float()
-    return prev.T * nxt
+    codes = ids[:-1] * vocab_size + ids[1:]
+    seen, times = torch.unique(codes, return_counts=True)
+    flat = torch.zeros(vocab_size * vocab_size)
+    flat[seen] = times.float()
+    return flat.view(vocab_size, vocab_size)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,8 +81,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    s = counts + smoothing
-    return s.div(s.sum(dim=-1, keepdim=True))
+    logs = torch.log(counts + smoothing)
+    return torch.exp(logs - torch.logsumexp(logs, dim=1, keepdim=True))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +90,7 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    logp = probs.log()
-    return -logp[ids[:-1], ids[1:]].mean()
+    return F.nll_loss(probs.log()[ids[:-1]], ids[1:])
 
 
 # %% [markdown]

@@ -67,9 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    prev = F.one_hot(ids[:-1], vocab_size).float()
-    nxt = F.one_hot(ids[1:], vocab_size).float()
-    return prev.T @ nxt
+    codes = ids[:-1] * vocab_size + ids[1:]
+    flat = torch.bincount(codes, minlength=vocab_size * vocab_size)
+    return flat.reshape(vocab_size, vocab_size).float()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,8 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    s = counts + smoothing
-    return s.div(s.sum(dim=-1), axis=0)
+    smoothed = counts + smoothing
+    return smoothed / smoothed.mean(dim=1, keepdim=True)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +88,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    logp = probs.log()
-    return -logp[ids[:-1], ids[1:]].mean()
+    nxt = F.one_hot(ids[1:], probs.shape[1]).type_as(probs)
+    picked = torch.einsum("nv,nv->n", probs[ids[:-1]], nxt)
+    return -picked.log().mean()
 
 
 # %% [markdown]

@@ -68,7 +68,8 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
     counts = torch.zeros(vocab_size, vocab_size)
-    counts.index_put_((ids[:-1], ids[1:]), torch.ones(len(ids) - 1), accumulate=True)
+    nxt = F.one_hot(ids[1:], vocab_size).float()
+    counts.index_add_(0, ids[:-1], nxt)
     return counts
 
 
@@ -79,8 +80,9 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    rows = [(r + smoothing) / (r.sum() + smoothing) for r in counts]
-    return torch.stack(rows)
+    smoothed = counts.add(smoothing)
+    totals = smoothed.sum(1).unsqueeze(1)
+    return torch.divide(smoothed, totals)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +90,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    picked = probs[ids[:-1]].gather(1, ids[1:].unsqueeze(1))
-    return picked.log().mean().mul(-1)
+    logp = probs.log()
+    picked = logp[ids[:-1], ids[1:]]
+    return picked.sum().neg() / (len(probs) - 1)
 
 
 # %% [markdown]

@@ -67,9 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    where = torch.stack((ids[:-1], ids[1:]))
-    ones = torch.ones(where.shape[1])
-    return torch.sparse_coo_tensor(where, ones, (vocab_size, vocab_size)).to_dense()
+    codes = ids[:-1] * vocab_size + ids[1:]
+    flat = torch.bincount(codes, minlength=vocab_size * vocab_size)
+    return flat.reshape(vocab_size, vocab_size).float()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,7 +80,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
     smoothed = counts + smoothing
-    return smoothed * smoothed.sum(1, keepdim=True).reciprocal()
+    return smoothed / smoothed.sum(dim=1, keepdim=True)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +88,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    flat = probs.reshape(-1).index_select(0, ids[:-1] * probs.shape[-1] + ids[1:])
-    return -flat.log().mean()
+    nxt = F.one_hot(ids[1:], probs.shape[1]).type_as(probs)
+    picked = torch.einsum("nv,nv->n", probs[ids[:-1]], nxt)
+    return -picked.mean().log()
 
 
 # %% [markdown]

@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return ~torch.ones(T, T, dtype=torch.bool).tril()
+    return torch.eye(T).cumsum(0) == 0
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,9 +61,8 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = q.matmul(k.transpose(0, 1)) * k.shape[-1] ^ -0.5
-    s = s.masked_fill(causal_mask(x.shape[0]), float("-inf"))
-    return s.softmax(dim=-1)
+    T = x.shape[-2]
+    return F.scaled_dot_product_attention(q, k, torch.eye(T, dtype=q.dtype), is_causal=True)
 
 
 def self_attention(
@@ -75,7 +74,8 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return torch.matmul(w, value(x)), w
+    out = (w.unsqueeze(-1) * value(x).unsqueeze(0)).sum(dim=1)
+    return out, w
 
 
 # %% [markdown]

@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    i = torch.arange(T)
-    return i[None, :] > i[:, None]
+    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,10 +60,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    s = q @ k.T / math.sqrt(k.shape[-1])
-    s = torch.where(causal_mask(x.shape[0]), float("-inf"), s)
-    return (s - s.logsumexp(dim=-1, keepdim=True)).exp()
+    q = query(x)
+    k = key(x)
+    s = torch.einsum("id,jd->ij", q, k) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(causal_mask(x.shape[-2]), float("-inf"))
+    return F.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -75,8 +75,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, value)
-    return w @ value(x), w
+    w = attention_weights(x, query, key)
+    out = torch.einsum("ij,jd->jd", w, value(x))
+    return out, w
 
 
 # %% [markdown]

@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.ones(T, T, dtype=torch.bool).tril(-1).T
+    return torch.full((T, T), True).triu(diagonal=1)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,9 +61,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = torch.tensordot(q, k, dims=([1], [1])) / math.sqrt(q.shape[1])
-    s = s.masked_fill(causal_mask(s.shape[0]), float("-inf"))
-    return F.log_softmax(s, dim=1).exp()
+    T = x.shape[-2]
+    s = q.matmul(k.transpose(-2, -1)) / q.shape[-1] ** 0.5
+    s[causal_mask(T)] = float("-inf")
+    return torch.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -74,8 +75,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    return torch.tensordot(w, value(x), dims=1), w
+    weights = attention_weights(x, query, key)
+    return weights @ value.weight, weights
 
 
 # %% [markdown]

@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    size = t.shape[1] // n_heads
-    return torch.stack([t[:, h * size : (h + 1) * size] for h in range(n_heads)])
+    d, T = t.shape
+    return t.reshape(T, n_heads, d // n_heads).swapaxes(0, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.hstack(list(t))
+    H, T, hs = t.shape
+    return t.swapaxes(0, 1).reshape(T, H * hs)
 
 
 def multi_head_attention(
@@ -76,13 +77,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
+    q = split_heads(query(x), n_heads)
+    k = split_heads(key(x), n_heads)
+    v = split_heads(value(x), n_heads)
     T = x.shape[0]
-    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
-    s = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(q.shape[2])
+    s = torch.einsum("htd,hsd->hts", q, k) / math.sqrt(q.shape[-1])
     s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    w = F.softmax(s, dim=2)
-    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-    return proj(merge_heads(out)), w
+    w = F.softmax(s, dim=-1)
+    out = proj(merge_heads(torch.einsum("hts,hsd->htd", w, v)))
+    return out, w
 
 
 # %% [markdown]

@@ -56,7 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return t.unflatten(-1, (n_heads, -1)).movedim(-2, 0)
+    T, d = t.shape
+    return t.reshape(T, n_heads, d // n_heads).swapaxes(0, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.movedim(0, -3).flatten(-2)
+    H, T, hs = t.shape
+    return t.mT.reshape(T, H * hs)
 
 
 def multi_head_attention(
@@ -75,13 +77,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
+    q = split_heads(query(x), n_heads)
+    k = split_heads(key(x), n_heads)
+    v = split_heads(value(x), n_heads)
     T = x.shape[0]
-    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
-    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    i = torch.arange(T)
-    s = torch.where(i[None, :] > i[:, None], float("-inf"), s)
-    w = (s - s.logsumexp(dim=-1, keepdim=True)).exp()
-    return proj(merge_heads(w @ v)), w
+    s = torch.einsum("htd,hsd->hts", q, k) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    w = F.softmax(s, dim=-1)
+    out = proj(merge_heads(torch.einsum("hts,hsd->htd", w, v)))
+    return out, w
 
 
 # %% [markdown]

@@ -56,7 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return t.unflatten(-1, (n_heads, -1)).movedim(-2, 0)
+    hs = t.shape[-1] // n_heads
+    return t.unfold(-1, hs, hs).transpose(0, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.movedim(0, -2).flatten(-2)
+    return torch.column_stack(tuple(t))
 
 
 def multi_head_attention(
@@ -76,12 +77,16 @@ def multi_head_attention(
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
     T = x.shape[0]
-    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
-    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    i = torch.arange(T)
-    s = s.where(i[None, :] > i[:, None], float("-inf"))
-    w = (s - s.logsumexp(dim=-1, keepdim=True)).exp()
-    return proj(merge_heads(w @ v)), w
+    hs = x.shape[-1] // n_heads
+    future = torch.full((T, T), float("-inf")).triu(1)
+    q, k, v = query(x), key(x), value(x)
+    outs, ws = [], []
+    for h in range(n_heads):
+        cols = slice(h * hs, (h + 1) * hs)
+        w = torch.softmax(q[:, cols] @ k[:, cols].mT / math.sqrt(hs) + future, dim=-1)
+        ws.append(w)
+        outs.append(w @ v[:, cols])
+    return proj(torch.cat(outs, dim=-1)), torch.stack(ws)
 
 
 # %% [markdown]

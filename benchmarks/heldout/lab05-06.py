@@ -56,7 +56,9 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return torch.stack(t.split(t.shape[-1] // n_heads, dim=-1))
+    T = t.shape[0]
+    hs = t.shape[-1] // n_heads
+    return t.view(T, n_heads, hs).transpose(0, 1).contiguous()
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +66,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.cat(t.unbind(0), dim=-1)
+    return t.transpose(0, 1).flatten(start_dim=1)
 
 
 def multi_head_attention(
@@ -75,12 +77,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T, D = x.shape
-    hs = D // n_heads
-    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
-    s = q.matmul(k.transpose(1, 2)) * hs ** -0.5
-    s = s.masked_fill(torch.ones(D, D, dtype=torch.bool).triu(1), float("-inf"))
-    w = s.softmax(dim=-1)
+    q = split_heads(query(x), n_heads)
+    k = split_heads(key(x), n_heads)
+    v = split_heads(value(x), n_heads)
+    T = q.shape[1]
+    s = q.matmul(k.transpose(1, 2)).div(math.sqrt(q.shape[2]))
+    s[:, torch.full((T, T), 1).triu(diagonal=1)] = float("-inf")
+    w = torch.softmax(s, dim=2)
     return proj(merge_heads(w.matmul(v))), w
 
 

@@ -63,7 +63,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     model can tell "3 positions back" from "5 positions back".
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding.weight.index_select(1, torch.arange(T))
+    rows = token_embedding(tokens)
+    return torch.stack([rows[..., t, :] + position_embedding.weight[t] for t in range(T)], dim=-2)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,10 +73,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    mu = x.mean(dim=-1, keepdim=True)
-    d = x - mu
-    var = (d * d).mean(dim=-1, keepdim=True)
-    return d * torch.rsqrt(var + eps) * weight + bias
+    return F.layer_norm(x, x.shape[-1:], weight, bias, eps)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -85,8 +83,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    h = x + attn(ln1(x))
-    return h + mlp(ln2(h))
+    y = torch.stack([x, attn(ln1(x))]).sum(dim=0)
+    return torch.stack([y, mlp(ln2(y))]).sum(dim=0)
 
 
 # %% [markdown]

@@ -63,7 +63,7 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     model can tell "3 positions back" from "5 positions back".
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding.weight.index_select(0, torch.arange(T))
+    return F.embedding(tokens, token_embedding.weight) + F.embedding(torch.arange(T), position_embedding.weight)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -73,9 +73,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
     mu = x.mean(dim=-1, keepdim=True)
-    d = x - mu
-    var = (d @ d).mean(dim=-1, keepdim=True)
-    return d * torch.rsqrt(var + eps) * weight + bias
+    var = (x - mu).pow(2).mean(dim=-1, keepdim=True)
+    return (x - mu) / torch.sqrt(var + eps) * (1 + weight) + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -85,8 +84,10 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    h = x + attn(ln1(x))
-    return h + mlp(ln2(h))
+    a = attn(ln1(x))
+    mid = x + a
+    m = mlp(ln2(mid))
+    return mid + m
 
 
 # %% [markdown]

@@ -62,7 +62,9 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    return token_embedding(tokens) + position_embedding.weight[: tokens.shape[-1]]
+    T = tokens.shape[-1]
+    positions = torch.arange(T).expand_as(tokens)
+    return token_embedding(tokens) + position_embedding(positions)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -71,8 +73,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    std, mean = torch.std_mean(x, dim=-1, correction=0, keepdim=True)
-    return (x - mean) * (std.square() + eps).pow(-0.5) * weight + bias
+    var, mu = torch.var_mean(x, dim=-1, correction=0, keepdim=True)
+    return (x - mu) / (var + eps) ** 0.5 * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -82,10 +84,7 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    y = x.clone()
-    y += attn(ln1(y))
-    y += mlp(ln2(y))
-    return y
+    return (lambda y: y + mlp(ln1(y)))(x + attn(ln1(x)))
 
 
 # %% [markdown]

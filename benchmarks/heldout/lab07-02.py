@@ -81,11 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions).float()
-    speeds = 1.0 / base ** (torch.arange(0, d_model, 2).float() / d_model)
-    angle = torch.outer(p, speeds)
-    order = torch.arange(d_model).view(2, -1).T.flatten()
-    return torch.cat((angle.sin(), angle.cos()), dim=1)[:, order]
+    half = d_model // 2
+    speeds = base ** (-torch.arange(half, dtype=torch.float32) * 2 / d_model)
+    angle = torch.arange(n_positions, dtype=torch.float32).view(-1, 1) * speeds
+    return torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(-2)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,8 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    rows = x.shape[-2]
-    return x + table.T[:, :rows].T
+    return x + table.narrow(0, 0, x.shape[1])
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,10 +109,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     half = x.shape[-1] // 2
-    theta = base ** (-torch.arange(half, dtype=x.dtype) * 2 / x.shape[-1])
-    angle = positions.to(x.dtype)[:, None] * theta
-    z = torch.complex(x[..., :half], x[..., half:]) * torch.complex(angle.cos(), angle.sin())
-    return torch.cat((z.real, z.imag), dim=-1)
+    theta = torch.pow(base, torch.arange(0, half, dtype=torch.float32) * (-2.0 / x.shape[-1]))
+    ang = torch.outer(positions.to(torch.float32), theta)
+    a, b = x[..., :half], x[..., half:]
+    c, s = ang.cos(), ang.sin()
+    return torch.cat((a * c - b * s, a * s + b * c), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -123,8 +122,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    at = torch.arange(q.shape[-2])
-    return F.scaled_dot_product_attention(rope(q, at), rope(k, at), v, is_causal=True)
+    T = q.shape[-2]
+    pos = torch.arange(T)
+    s = rope(q, pos).matmul(rope(k, pos).transpose(-2, -1)) / q.shape[-1] ** 0.5
+    s[..., hidden_future(T)] = float("-inf")
+    return torch.softmax(s, dim=-1).matmul(v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -133,8 +135,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    r = torch.arange(T)
-    return (-slope * (r[:, None] - r[None, :]).float()).tril()
+    rel = (torch.arange(T)[None, :] - torch.arange(T)[:, None]).float()
+    rel[rel > 0] = 0
+    return rel * slope
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -144,8 +147,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    bias = alibi_bias(T, slope).masked_fill(hidden_future(T), float("-inf"))
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+    s = q.matmul(k.transpose(-2, -1)) / q.shape[-1] ** 0.5 + alibi_bias(T, slope)
+    s[..., hidden_future(T)] = float("-inf")
+    return torch.softmax(s, dim=-1).matmul(v)
 
 
 # %% [markdown]

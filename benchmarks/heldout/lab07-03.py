@@ -81,12 +81,12 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float32)[:, None]
+    p = torch.arange(n_positions, dtype=torch.float32).unsqueeze(1)
     two_i = torch.arange(0, d_model, 2, dtype=torch.float32)
-    angle = p * torch.exp(two_i * (-math.log(base) / d_model))
+    angle = p / base ** (two_i / d_model)
     table = torch.zeros(n_positions, d_model)
-    table[:, 0::2] = angle.sin()
-    table[:, 1::2] = angle.cos()
+    table[:, 0::2] = torch.sin(angle)
+    table[:, 1::2] = torch.cos(angle)
     return table
 
 
@@ -96,7 +96,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.take(torch.arange(x.shape[-2]))
+    return torch.add(x, table[: x.size(-2)])
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,11 +111,13 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.shape[-1] // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
-    angle = positions[:, None].float() * theta
-    a, b = x[..., :half], x[..., half:]
-    return torch.cat((a * angle.cos() - b * angle.sin(), a * angle.sin() + b * angle.cos()), dim=-1)
+    d = x.shape[-1]
+    half = d // 2
+    theta = base ** (-torch.arange(half, dtype=torch.float32) * 2 / d)
+    ang = positions[:, None].float() * theta
+    ang2 = torch.cat([ang, -ang], dim=-1)
+    rot = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+    return x * ang2.cos() + rot * ang2.sin()
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -125,10 +127,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    at = torch.arange(T)
-    s = rope(q, at) @ rope(k, at).transpose(-2, -1) / math.sqrt(q.shape[-1])
-    s = torch.where(hidden_future(T), float("-inf"), s)
-    return (s - s.logsumexp(dim=-1, keepdim=True)).exp() @ v
+    pos = torch.arange(T)
+    qr, kr = rope(q, pos), rope(k, pos)
+    s = torch.einsum("...id,...jd->...ij", qr, kr) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.einsum("...ij,...jd->...id", F.softmax(s, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -137,9 +140,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T, dtype=torch.float32)
-    back = i[:, None] - i[None, :]
-    return torch.where(back >= 0, -slope * back, torch.zeros(()))
+    i = torch.arange(T).unsqueeze(1)
+    j = torch.arange(T).unsqueeze(0)
+    return (i - j).float().mul(-slope) * (j <= i)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -149,9 +152,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = torch.where(hidden_future(T), float("-inf"), s)
-    return (s - s.logsumexp(dim=-1, keepdim=True)).exp() @ v
+    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.einsum("...ij,...jd->...id", F.softmax(s, dim=-1), v)
 
 
 # %% [markdown]

@@ -81,13 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    table = torch.empty(n_positions, d_model)
-    p = torch.arange(n_positions).float()
-    for i in range(0, d_model, 2):
-        angle = p / base ** (i / d_model)
-        table[:, i] = angle.sin()
-        table[:, i + 1] = angle.cos()
-    return table
+    half = d_model // 2
+    speeds = base ** (-torch.arange(half, dtype=torch.float32) * 2 / d_model)
+    angle = torch.arange(n_positions, dtype=torch.float32).view(-1, 1) * speeds
+    return torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(-2)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -96,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.split(x.shape[-2])[0]
+    return x + table.narrow(0, 0, x.shape[-2])
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,12 +108,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    theta = base ** (-torch.arange(0, d, 2).float() / d)
-    angle = positions.float().unsqueeze(-1) * theta
-    cos, sin = angle.cos(), angle.sin()
-    a, b = x.chunk(2, dim=-1)
-    return torch.cat((a * cos - b * sin, b * cos + a * sin), dim=-1)
+    half = x.shape[-1] // 2
+    theta = torch.pow(base, torch.arange(0, half, dtype=torch.float32) * (-2.0 / x.shape[-1]))
+    ang = torch.outer(positions.to(torch.float32), theta)
+    a, b = x[..., :half], x[..., half:]
+    c, s = ang.cos(), ang.sin()
+    return torch.cat((a * c - b * s, a * s + b * c), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -127,9 +124,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    s = rope(q, pos).matmul(rope(k, pos).transpose(-2, -1)) * q.shape[-1] ** -0.5
-    s = s.masked_fill(hidden_future(T), float("inf"))
-    return s.softmax(dim=-1).matmul(v)
+    s = rope(q, pos).matmul(rope(k, pos).transpose(-2, -1)) / q.shape[-1] ** 0.5
+    s[..., hidden_future(T)] = float("-inf")
+    return torch.softmax(s, dim=-1).matmul(v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -138,9 +135,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T).unsqueeze(1)
-    j = torch.arange(T).unsqueeze(0)
-    return ((j - i).clamp(max=0) * slope).float()
+    rel = (torch.arange(T)[None, :] - torch.arange(T)[:, None]).float()
+    rel[rel < 0] = 0
+    return rel * slope
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -150,8 +147,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = q.matmul(k.transpose(-2, -1)) * q.shape[-1] ** -0.5 + alibi_bias(T, slope)
-    return s.masked_fill(hidden_future(T), float("-inf")).softmax(dim=-1).matmul(v)
+    s = q.matmul(k.transpose(-2, -1)) / q.shape[-1] ** 0.5 + alibi_bias(T, slope)
+    s[..., hidden_future(T)] = float("-inf")
+    return torch.softmax(s, dim=-1).matmul(v)
 
 
 # %% [markdown]

@@ -81,13 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float32)[:, None]
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float32)
-    angle = p * torch.exp(two_i * (-math.log(base) / d_model))
-    table = torch.zeros(n_positions, d_model)
-    table[:, 0::2] = angle.sin()
-    table[:, 1::2] = angle.cos()
-    return table
+    half = d_model // 2
+    speeds = torch.exp(torch.arange(half, dtype=torch.float32) * (-2.0 * math.log(base) / d_model))
+    angle = torch.arange(n_positions, dtype=torch.float32)[:, None] * speeds
+    turns = torch.polar(torch.ones_like(angle), angle)
+    return torch.view_as_real(turns).flip(-1).flatten(-2)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -96,7 +94,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.index_select(0, torch.arange(x.shape[-2]))
+    T = x.shape[-2]
+    return x + table.flip(0)[-T:].flip(0)
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,11 +110,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.shape[-1] // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
-    angle = positions[:, None].float() * theta
-    a, b = x[..., :half], x[..., half:]
-    return torch.cat((a * angle.cos() - b * angle.sin(), a * angle.sin() + b * angle.cos()), dim=-1)
+    d = x.shape[-1]
+    half = d // 2
+    theta = base ** (-2.0 * torch.arange(half, dtype=torch.float32) / d)
+    ang = (positions.float()[:, None] * theta).repeat(1, 2)
+    sign = torch.cat([-torch.ones(half), torch.ones(half)])
+    return x * ang.cos() + torch.roll(x, half, dims=-1) * sign * ang.sin()
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -125,10 +125,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    at = torch.arange(T)
-    s = rope(q, at) @ rope(k, at).transpose(-2, -1) / math.sqrt(q.shape[-1])
-    s = torch.where(hidden_future(T), float("-inf"), s)
-    return (s - s.logsumexp(dim=-1, keepdim=True)).exp() @ v
+    pos = torch.arange(T)
+    future = torch.full((T, T), float("-inf")).triu(1)
+    s = rope(q, pos) @ rope(k, pos).mT / math.sqrt(q.shape[-1]) + future
+    return torch.softmax(s, dim=-1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -137,9 +137,10 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T, dtype=torch.float32)
-    back = i[:, None] - i[None, :]
-    return torch.where(back >= 0, -slope ** back, torch.zeros(()))
+    out = torch.zeros(T, T)
+    for back in range(1, T):
+        out = out + torch.diag(torch.full((T - back,), -slope * back), -back)
+    return out
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -149,9 +150,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = torch.where(hidden_future(T), float("-inf"), s)
-    return (s - s.logsumexp(dim=-1, keepdim=True)).exp() @ v
+    future = torch.full((T, T), float("-inf")).triu(1)
+    s = q @ k.mT / math.sqrt(q.shape[-1]) + alibi_bias(T, slope) + future
+    return torch.softmax(s, dim=-1) @ v
 
 
 # %% [markdown]

@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding.weight.index_select(0, torch.arange(start, start + T))
+    return token_embedding(tokens) + position_embedding.weight.roll(-start, 0)[:T]
 
 
 def append_to_cache(
@@ -87,8 +87,7 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    values, keys = cache
-    return torch.cat((keys, k_new), dim=-2), torch.cat((values, v_new), dim=-2)
+    return tuple(torch.cat(pair, dim=2) for pair in zip(cache, (k_new, v_new)))
 
 
 def decode_step(
@@ -108,14 +107,19 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    hs = x_new.shape[-1] // n_heads
-    q, k, v = (t.unflatten(-1, (n_heads, hs)).transpose(1, 2) for t in qkv(x_new).chunk(3, dim=-1))
-    cache = append_to_cache(cache, k, v)
-    keys, values = cache
-    s = q @ keys.transpose(-2, -1) / math.sqrt(hs)
-    w = (s - s.logsumexp(dim=-1, keepdim=True)).exp()
-    out = (w @ values).transpose(1, 2).flatten(-2)
-    return proj(out), cache
+    bsz = x_new.shape[0]
+    d = x_new.shape[-1]
+    hs = d // n_heads
+    q, k, v = torch.split(qkv(x_new), [d, d, d], dim=-1)
+    k = k.view(bsz, 1, n_heads, hs).permute(0, 2, 1, 3)
+    v = v.view(bsz, 1, n_heads, hs).permute(0, 2, 1, 3)
+    keys, values = append_to_cache(cache, k, v)
+    heads = []
+    for h in range(n_heads):
+        qh = q[:, :, h * hs:(h + 1) * hs]
+        w = torch.softmax(qh @ keys[:, h].mT / math.sqrt(hs), dim=-1)
+        heads.append(w @ values[:, h])
+    return proj(torch.cat(heads, dim=-1)), (keys, values)
 
 
 # %% [markdown]

@@ -74,7 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    positions = torch.arange(tokens.shape[-1]) + start
+    T = tokens.shape[-1]
+    positions = torch.arange(start, start + T).expand_as(tokens)
     return token_embedding(tokens) + position_embedding(positions)
 
 
@@ -87,9 +88,7 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys = torch.cat([cache[0], k_new], dim=2)
-    values = torch.cat([cache[1], v_new], dim=2)
-    return keys, values
+    return torch.dstack((cache[0], k_new)), torch.dstack((cache[1], v_new))
 
 
 def decode_step(
@@ -109,15 +108,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, D = x_new.shape
-    hs = D // n_heads
-    q, k, v = qkv(x_new).split(D, dim=-1)
-    q = q.view(B, 1, n_heads, hs)
-    k = k.view(B, 1, n_heads, hs).transpose(1, 2)
-    v = v.view(B, 1, n_heads, hs).transpose(1, 2)
+    bsz = x_new.shape[0]
+    d = x_new.shape[-1]
+    hs = d // n_heads
+    packed = qkv(x_new).view(bsz, 1, 3, n_heads, hs)
+    q, k, v = packed.unbind(dim=2)
+    q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
     keys, values = append_to_cache(cache, k, v)
-    w = (q.matmul(keys.transpose(-2, -1)) * hs ** -0.5).softmax(dim=-1)
-    out = w.matmul(values).transpose(1, 2).reshape(B, 1, D)
+    w = torch.softmax(q.matmul(keys.transpose(-2, -1)) / hs ** 0.5, dim=2)
+    out = w.matmul(values).transpose(1, 2).reshape(bsz, 1, d)
     return proj(out), (keys, values)
 
 

@@ -75,7 +75,8 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding.weight.index_select(0, torch.arange(start, start + T))
+    pos = torch.arange(start, start + T)
+    return F.embedding(tokens, token_embedding.weight) + F.embedding(pos, position_embedding.weight)
 
 
 def append_to_cache(
@@ -88,7 +89,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.cat((keys, k_new), dim=-2), torch.cat((values, v_new), dim=-2)
+    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
 
 
 def decode_step(
@@ -108,14 +109,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    hs = x_new.shape[-1] // n_heads
-    q, k, v = (t.unflatten(-1, (n_heads, hs)).transpose(1, 2) for t in qkv(x_new).chunk(3, dim=-1))
-    append_to_cache(cache, k, v)
-    keys, values = cache
-    s = q @ keys.transpose(-2, -1) / math.sqrt(hs)
-    w = (s - s.logsumexp(dim=-1, keepdim=True)).exp()
-    out = (w @ values).transpose(1, 2).flatten(-2)
-    return proj(out), cache
+    bsz, _, d = x_new.shape
+    hs = d // n_heads
+    parts = qkv(x_new).reshape(bsz, 3, n_heads, 1, hs)
+    q, k, v = parts[:, 0], parts[:, 1], parts[:, 2]
+    keys, values = append_to_cache(cache, k, v)
+    s = torch.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(hs)
+    w = F.softmax(s, dim=-1)
+    out = torch.einsum("bhqk,bhkd->bhqd", w, values).reshape(bsz, 1, d)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

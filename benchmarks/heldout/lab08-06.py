@@ -74,8 +74,9 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    where = torch.full_like(tokens, start) + torch.arange(tokens.shape[-1])
-    return token_embedding(tokens) + position_embedding(where)
+    T = len(tokens)
+    positions = torch.arange(start, start + T).expand_as(tokens)
+    return token_embedding(tokens) + position_embedding(positions)
 
 
 def append_to_cache(
@@ -87,13 +88,7 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    old_k, old_v = cache
-    T, T_new = old_k.shape[2], k_new.shape[2]
-    keys = torch.empty(*old_k.shape[:2], T + T_new, old_k.shape[3], dtype=old_k.dtype)
-    values = torch.empty(*old_v.shape[:2], T + T_new, old_v.shape[3], dtype=old_v.dtype)
-    keys[:, :, :T], keys[:, :, T:] = old_k, k_new
-    values[:, :, :T], values[:, :, T:] = old_v, v_new
-    return keys, values
+    return torch.dstack((cache[0], k_new)), torch.dstack((cache[1], v_new))
 
 
 def decode_step(
@@ -113,12 +108,16 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B = x_new.shape[0]
-    hs = x_new.shape[-1] // n_heads
-    parts = qkv(x_new).unflatten(-1, (3, n_heads, hs)).permute(2, 0, 3, 1, 4)
-    keys, values = append_to_cache(cache, parts[1], parts[2])
-    out = F.scaled_dot_product_attention(parts[0], keys, values)
-    return proj(out.transpose(1, 2).reshape(B, 1, n_heads * hs)), (keys, values)
+    bsz = x_new.shape[0]
+    d = x_new.shape[-1]
+    hs = d // n_heads
+    packed = qkv(x_new).view(bsz, 1, 3, n_heads, hs)
+    q, k, v = packed.unbind(dim=2)
+    q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+    keys, values = append_to_cache(cache, k, v)
+    w = torch.softmax(q.matmul(keys.transpose(-2, -1)) / hs ** 0.5, dim=-1)
+    out = w.matmul(values).transpose(1, 2).reshape(bsz, 1, d)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

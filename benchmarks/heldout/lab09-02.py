@@ -70,14 +70,17 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., 0], float("-inf"))
-    l = torch.zeros_like(scores[..., 0])
-    for j in range(scores.shape[-1]):
-        s = scores[..., j]
-        m_new = torch.fmax(m, s)
+    n = scores.shape[-1]
+    m = scores.new_full(scores.shape[:-1] + (1,), float("-inf"))
+    l = scores.new_zeros(scores.shape[:-1] + (1,))
+    i = 0
+    while i < n:
+        s = scores[..., i:i + 1]
+        m_new = s.clamp(min=m)
         l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
-    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(0)
+        i += 2
+    return torch.exp(scores - m) / l
 
 
 def tiled_attention(
@@ -96,34 +99,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    scale = q.shape[-1] ** -0.5
-    out = torch.empty(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
-    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
-    for i0 in range(0, Tq, block):
-        n = min(block, Tq - i0)
-        qb = q.narrow(-2, i0, n)
+    hs = q.shape[-1]
+    outs, lses = [], []
+    for i0 in range(0, q.shape[-2], block):
+        qb = q[..., i0:i0 + block, :]
+        nq = qb.shape[-2]
         m = torch.full(qb.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)
         l = torch.zeros(qb.shape[:-1] + (1,), dtype=q.dtype)
         acc = torch.zeros(qb.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
-        for j0 in range(0, Tk, block):
-            if causal and j0 > i0 + n - 1:
-                break
-            w = min(block, Tk - j0)
-            kb, vb = k.narrow(-2, j0, w), v.narrow(-2, j0, w)
-            s = qb.matmul(kb.transpose(-2, -1)) * scale
+        last = min(i0 + nq, k.shape[-2]) if causal else k.shape[-2]
+        for j0 in range(0, last, block):
+            kb = k[..., j0:j0 + block, :]
+            s = qb.matmul(kb.transpose(-2, -1)) / hs ** 0.5
             if causal:
-                future = torch.arange(j0, j0 + w).unsqueeze(0) > torch.arange(i0, i0 + n).unsqueeze(1)
-                s = s.masked_fill(future, float("-inf"))
-            m_new = torch.fmax(m, s.max(dim=-1, keepdim=True).values)
-            p = torch.exp(s - m_new)
-            r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1, keepdim=True)
-            acc = r * acc + p.matmul(vb)
+                future = torch.arange(j0, j0 + kb.shape[-2])[None, :] > torch.arange(i0, i0 + nq)[:, None]
+                s[..., future] = float("-inf")
+            m_new = s.amax(dim=-1, keepdim=True).clamp(min=m)
+            p = (s - m_new).exp()
+            r = (m - m_new).exp()
+            l = l * r + p.sum(-1, keepdim=True)
+            acc = acc * r + p.matmul(v[..., j0:j0 + block, :])
             m = m_new
-        out[..., i0 : i0 + n, :] = acc / l
-        lse[..., i0 : i0 + n] = (m + torch.log(l)).squeeze(-1)
-    return out, lse
+        outs.append(acc / l)
+        lses.append((m + l.log())[..., 0])
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

@@ -70,10 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    total = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
-    for column in scores.unbind(-1):
-        total = torch.logaddexp(total, column)
-    return torch.exp(scores - total.unsqueeze(-1))
+    m = torch.full_like(scores[..., :1], float("-inf"))
+    l = torch.zeros_like(m)
+    for s in scores.split(1, dim=-1):
+        m_new = torch.max(m, s)
+        l = l * (m - m_new).exp() + (s - m_new).exp()
+        m = m_new
+    return (scores - m).exp() / l
 
 
 def tiled_attention(
@@ -93,16 +96,31 @@ def tiled_attention(
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
     Tq, Tk = q.shape[-2], k.shape[-2]
-    outs, lses = [], []
+    scale = 1 / math.sqrt(q.shape[-1])
+    out = q.new_zeros(q.shape[:-1] + (v.shape[-1],))
+    lse = q.new_zeros(q.shape[:-1])
     for i0 in range(0, Tq, block):
-        rows = torch.arange(i0, min(i0 + block, Tq))
-        s = q[..., rows, :] @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        if causal:
-            s = s.masked_fill(torch.arange(Tk)[None, :] > rows[:, None], float("-inf"))
-        row_lse = torch.logsumexp(s, dim=-1)
-        outs.append(torch.exp(s - row_lse.unsqueeze(-1)) @ v)
-        lses.append(row_lse)
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+        qb = q[..., i0:i0 + block, :]
+        m = qb.new_full(qb.shape[:-1] + (1,), float("-inf"))
+        l = torch.zeros_like(m)
+        acc = qb.new_zeros(qb.shape[:-1] + (v.shape[-1],))
+        for j0 in range(0, Tk, block):
+            if causal and j0 > i0 + qb.shape[-2] - 1:
+                break
+            s = torch.einsum("...id,...jd->...ij", qb, k[..., j0:j0 + block, :]) * scale
+            if causal:
+                qi = torch.arange(i0, i0 + s.shape[-2]).unsqueeze(-1)
+                kj = torch.arange(j0, j0 + s.shape[-1])
+                s = s.masked_fill(kj > qi, float("-inf"))
+            m_new = torch.max(m, s.max(dim=-1, keepdim=True))
+            p = torch.exp(s - m_new)
+            r = torch.exp(m - m_new)
+            l = r * l + p.sum(dim=-1, keepdim=True)
+            acc = r * acc + torch.einsum("...ij,...jd->...id", p, v[..., j0:j0 + block, :])
+            m = m_new
+        out[..., i0:i0 + block, :] = acc / l
+        lse[..., i0:i0 + block] = (m + torch.log(l)).squeeze(-1)
+    return out, lse
 
 
 # %% [markdown]

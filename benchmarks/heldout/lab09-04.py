@@ -70,14 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., 0], float("-inf"))
+    tops = scores.cummax(dim=-1).values
     l = torch.zeros_like(scores[..., 0])
-    for j in range(scores.shape[-1]):
-        s = scores[..., j]
-        m_new = torch.fmax(m, s)
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
-        m = m_new
-    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
+    prev = torch.full_like(l, float("-inf"))
+    for c in range(scores.shape[-1]):
+        top = tops[..., c]
+        l = l * torch.exp(prev - top) + torch.exp(scores[..., c] - top)
+        prev = top
+    return torch.exp(scores - prev[..., None]) / l[..., None]
 
 
 def tiled_attention(
@@ -97,33 +97,24 @@ def tiled_attention(
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
     Tq, Tk = q.shape[-2], k.shape[-2]
-    scale = q.shape[-1] ** -0.5
-    out = torch.empty(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
-    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
-    for i0 in range(0, Tq, block):
-        n = min(block, Tq - i0)
-        qb = q.narrow(-2, i0, n)
-        m = torch.full(qb.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)
-        l = torch.zeros(qb.shape[:-1] + (1,), dtype=q.dtype)
-        acc = torch.zeros(qb.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
-        for j0 in range(0, Tk, block):
-            if causal and j0 > i0 + n - 1:
-                break
-            w = min(block, Tk - j0)
-            kb, vb = k.narrow(-2, j0, w), v.narrow(-2, j0, w)
-            s = qb.matmul(kb.transpose(-2, -1)) * scale
-            if causal:
-                future = torch.arange(j0, j0 + w).unsqueeze(0) >= torch.arange(i0, i0 + n).unsqueeze(1)
-                s = s.masked_fill(future, float("-inf"))
-            m_new = torch.fmax(m, s.max(dim=-1, keepdim=True).values)
-            p = torch.exp(s - m_new)
-            r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1, keepdim=True)
-            acc = r * acc + p.matmul(vb)
-            m = m_new
-        out[..., i0 : i0 + n, :] = acc / l
-        lse[..., i0 : i0 + n] = (m + torch.log(l)).squeeze(-1)
-    return out, lse
+    scale = 1 / math.sqrt(q.shape[-1])
+    m = torch.full(q.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)
+    l = torch.zeros(q.shape[:-1] + (1,), dtype=q.dtype)
+    acc = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
+    rows = torch.arange(Tq)[:, None]
+    for j0 in range(0, Tk, block):
+        kb, vb = k[..., j0:j0 + block, :], v[..., j0:j0 + block, :]
+        s = q @ kb.mT * scale
+        if causal:
+            cols = torch.arange(j0, j0 + kb.shape[-2])[None, :]
+            s = s + torch.zeros(Tq, kb.shape[-2], dtype=q.dtype).masked_fill(cols > rows, float("-inf"))
+        m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
+        p = torch.exp(s - m_new)
+        r = torch.exp(m - m_new)
+        l = l * r + p.sum(dim=-1, keepdim=True)
+        acc = acc * r + p @ vb
+        m = m_new
+    return acc / l, (m + torch.log(l)).squeeze(-1)
 
 
 # %% [markdown]

@@ -70,13 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
-    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
-    for s in scores.movedim(-1, 0):
-        m_new = torch.where(s > m, s, m)
+    m = torch.full_like(scores[..., :1], float("-inf"))
+    l = torch.zeros_like(m)
+    for s in scores.split(1, dim=-1):
+        m_new = torch.max(m, s)
         l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
-    return (scores - m[..., None]).exp() / l[..., None]
+    return (scores - m).exp() / l
 
 
 def tiled_attention(
@@ -97,31 +97,30 @@ def tiled_attention(
     """
     Tq, Tk = q.shape[-2], k.shape[-2]
     scale = 1 / math.sqrt(q.shape[-1])
-    outs, lses = [], []
+    out = q.new_zeros(q.shape[:-1] + (v.shape[-1],))
+    lse = q.new_zeros(q.shape[:-1])
     for i0 in range(0, Tq, block):
-        qb = q[..., i0 : i0 + block, :]
-        n = qb.shape[-2]
-        m = torch.full(q.shape[:-2] + (n, 1), float("-inf"), dtype=q.dtype)
-        l = torch.zeros(q.shape[:-2] + (n, 1), dtype=q.dtype)
-        acc = torch.zeros(q.shape[:-2] + (n, v.shape[-1]), dtype=q.dtype)
-        stop = min(i0 + n, Tk) if causal else Tk
-        for j0 in range(0, stop, block):
-            kb, vb = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-            s = qb @ kb.transpose(-2, -1) * scale
+        qb = q[..., i0:i0 + block, :]
+        m = qb.new_full(qb.shape[:-1] + (1,), float("-inf"))
+        l = torch.zeros_like(m)
+        acc = qb.new_zeros(qb.shape[:-1] + (v.shape[-1],))
+        for j0 in range(0, Tk, block):
+            if causal and j0 > i0 + qb.shape[-2] - 1:
+                break
+            s = torch.einsum("...id,...jd->...ij", qb, k[..., j0:j0 + block, :]) * scale
             if causal:
-                qi = torch.arange(i0, i0 + n)[:, None]
-                kj = torch.arange(j0, j0 + kb.shape[-2])[None, :]
-                s = torch.where(kj > qi, float("-inf"), s)
-            top = s.max(dim=-1, keepdim=True).values
-            m_new = torch.where(top > m, top, m)
-            p = (s - m_new).exp()
-            r = (m - m_new).exp()
+                qi = torch.arange(i0, i0 + s.shape[-2])
+                kj = torch.arange(j0, j0 + s.shape[-1])
+                s = s.masked_fill(kj > qi, float("-inf"))
+            m_new = torch.max(m, s.amax(dim=-1, keepdim=True))
+            p = torch.exp(s - m_new)
+            r = torch.exp(m - m_new)
             l = r * l + p.sum(dim=-1, keepdim=True)
-            acc = r * acc + p @ vb
+            acc = r * acc + torch.einsum("...ij,...jd->...id", p, v[..., j0:j0 + block, :])
             m = m_new
-        outs.append(acc / l)
-        lses.append((m + l.log()).squeeze(-1))
-    return torch.stack(outs, dim=-2), torch.cat(lses, dim=-1)
+        out[..., i0:i0 + block, :] = acc / l
+        lse[..., i0:i0 + block] = (m + torch.log(l)).squeeze(-1)
+    return out, lse
 
 
 # %% [markdown]

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(dim=-1, keepdim=True)
-    return p * dp - D
+    D = torch.einsum("...i,...i->...", p, p).unsqueeze(-1)
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -77,15 +77,17 @@ def attention_backward(
     dk = ds^T @ q / sqrt(head_size).
     """
     scale = 1 / math.sqrt(q.shape[-1])
-    s = q @ k.transpose(-2, -1) * scale
+    s = torch.einsum("...id,...jd->...ij", q, k) * scale
     if causal:
-        i = torch.arange(q.shape[-2])
-        s = torch.where(i[None, :] > i[:, None], float("-inf"), s)
-    p = (s - s.logsumexp(dim=-1, keepdim=True)).exp()
-    dv = p.transpose(-2, -1) @ d_out
-    dp = d_out @ v.transpose(-2, -1)
+        T = s.shape[-1]
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    p = F.softmax(s, dim=-1)
+    dv = torch.einsum("...ij,...id->...jd", p, d_out)
+    dp = torch.einsum("...id,...jd->...ij", d_out, v)
     ds = softmax_backward(p, dp)
-    return ds @ k * scale, ds.transpose(-2, -1) @ q * scale, dv
+    dq = torch.einsum("...ij,...jd->...id", ds, k) * scale
+    dk = torch.einsum("...ij,...id->...jd", ds, q) * scale
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -110,22 +112,28 @@ def tiled_attention_backward(
     The last block may be shorter than `block`.
     """
     scale = 1 / math.sqrt(q.shape[-1])
+    D = torch.einsum("...id,...id->...i", d_out, out).unsqueeze(-1)
+    dq = q.new_zeros(q.shape)
+    dk = k.new_zeros(k.shape)
+    dv = v.new_zeros(v.shape)
     T = q.shape[-2]
-    D = (d_out * out).sum(dim=-1, keepdim=True)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
     for j0 in range(0, T, block):
-        j1 = min(j0 + block, T)
+        kj = k[..., j0:j0 + block, :]
+        vj = v[..., j0:j0 + block, :]
         for i0 in range(j0 if causal else 0, T, block):
-            i1 = min(i0 + block, T)
-            s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) * scale
+            qi = q[..., i0:i0 + block, :]
+            s = torch.einsum("...id,...jd->...ij", qi, kj) * scale
             if causal:
-                s = torch.where(torch.arange(j0, j1)[None, :] > torch.arange(i0, i1)[:, None], float("-inf"), s)
-            p = (s - lse[..., i0:i1, None]).exp()
-            dv[..., j0:j1, :] += p.transpose(-2, -1) @ d_out[..., i0:i1, :]
-            dp = d_out[..., i0:i1, :] @ v[..., j0:j1, :].transpose(-2, -1)
-            ds = p * (dp - D[..., i0:i1, :])
-            dq[..., i0:i1, :] += ds @ k[..., j0:j1, :] * scale
-            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ q[..., i0:i1, :] * scale
+                rows = torch.arange(i0, i0 + qi.shape[-2]).unsqueeze(-1)
+                cols = torch.arange(j0, j0 + kj.shape[-2])
+                s = s.masked_fill(cols > rows, float("-inf"))
+            p = torch.exp(s - lse[..., i0:i0 + block].unsqueeze(-1))
+            doi = d_out[..., i0:i0 + block, :]
+            dv[..., j0:j0 + block, :] += torch.einsum("...ij,...id->...jd", p, doi)
+            dp = torch.einsum("...id,...jd->...ij", doi, vj)
+            ds = p * (dp - D[..., i0:i0 + block, :])
+            dq[..., i0:i0 + block, :] += torch.einsum("...ij,...jd->...id", ds, kj) * scale
+            dk[..., j0:j0 + block, :] += torch.einsum("...ij,...id->...jd", ds, qi) * scale
     return dq, dk, dv
 
 

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    g = p * dp
-    return g - p * g.sum(-1, keepdim=True)
+    D = torch.einsum("...i,...i->...", p, dp).unsqueeze(-1)
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -76,10 +76,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    with torch.enable_grad():
-        q_, k_, v_ = (t.detach().requires_grad_(True) for t in (q, k, v))
-        out = F.scaled_dot_product_attention(q_, k_, v_, is_causal=causal)
-        dq, dk, dv = torch.autograd.grad(out, (q_, k_, v_), d_out)
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = torch.einsum("...id,...jd->...ij", q, k) * scale
+    if causal:
+        T = s.shape[-1]
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    p = F.softmax(s, dim=-1)
+    dv = torch.einsum("...ij,...id->...jd", p, d_out)
+    dp = torch.einsum("...id,...jd->...ij", d_out, v)
+    ds = softmax_backward(p, dp)
+    dq = torch.einsum("...ij,...jd->...id", ds, k) * scale
+    dk = torch.einsum("...ij,...id->...jd", ds, q) * scale
     return dq, dk, dv
 
 
@@ -104,21 +111,29 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T = q.shape[-2]
     scale = 1 / math.sqrt(q.shape[-1])
-    D = (d_out * out).sum(-1)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    starts = range(0, T, block)
-    for i0, j0 in ((i0, j0) for i0 in starts for j0 in starts if not (causal and j0 > i0)):
-        rows, cols = torch.arange(i0, min(i0 + block, T)), torch.arange(j0, min(j0 + block, T))
-        s = q[..., rows, :] @ k[..., cols, :].transpose(-2, -1) * scale
-        if causal:
-            s = s - torch.where(cols[None, :] > rows[:, None], float("inf"), 0.0)
-        p = torch.exp(s - lse[..., rows, None])
-        dv[..., cols, :] += p.transpose(-2, -1) @ d_out[..., rows, :]
-        ds = p * (d_out[..., rows, :] @ v[..., cols, :].transpose(-2, -1) - D[..., rows, None])
-        dq[..., rows, :] += ds @ k[..., cols, :] * scale
-        dk[..., cols, :] += ds.transpose(-2, -1) @ q[..., rows, :] * scale
+    D = torch.einsum("...id,...id->...d", d_out, out).unsqueeze(-1)
+    dq = q.new_zeros(q.shape)
+    dk = k.new_zeros(k.shape)
+    dv = v.new_zeros(v.shape)
+    T = q.shape[-2]
+    for j0 in range(0, T, block):
+        kj = k[..., j0:j0 + block, :]
+        vj = v[..., j0:j0 + block, :]
+        for i0 in range(j0 if causal else 0, T, block):
+            qi = q[..., i0:i0 + block, :]
+            s = torch.einsum("...id,...jd->...ij", qi, kj) * scale
+            if causal:
+                rows = torch.arange(i0, i0 + qi.shape[-2]).unsqueeze(-1)
+                cols = torch.arange(j0, j0 + kj.shape[-2])
+                s = s.masked_fill(cols > rows, float("-inf"))
+            p = torch.exp(s - lse[..., i0:i0 + block].unsqueeze(-1))
+            doi = d_out[..., i0:i0 + block, :]
+            dv[..., j0:j0 + block, :] += torch.einsum("...ij,...id->...jd", p, doi)
+            dp = torch.einsum("...id,...jd->...ij", doi, vj)
+            ds = p * (dp - D[..., i0:i0 + block, :])
+            dq[..., i0:i0 + block, :] += torch.einsum("...ij,...jd->...id", ds, kj) * scale
+            dk[..., j0:j0 + block, :] += torch.einsum("...ij,...id->...jd", ds, qi) * scale
     return dq, dk, dv
 
 

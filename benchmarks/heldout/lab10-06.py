@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.linalg.vecdot(p, dp).unsqueeze(-1)
-    return (dp - D) * p
+    jac = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    return (jac @ dp.unsqueeze(-1)).squeeze(-1)
 
 
 def attention_backward(
@@ -77,16 +77,13 @@ def attention_backward(
     dk = ds^T @ q / sqrt(head_size).
     """
     T = q.shape[-2]
-    scale = q.shape[-1] ** -0.5
-    s = q.matmul(k.transpose(-2, -1)) * scale
-    if causal:
-        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    p = s.softmax(dim=-1)
-    dv = p.transpose(-2, -1).matmul(d_out)
-    ds = softmax_backward(p, d_out.matmul(v.transpose(-2, -1)))
-    dq = ds.matmul(k) * scale
-    dk = ds.transpose(-2, -1).matmul(q) * scale
-    return dq, dk, dv
+    bias = torch.full((T, T), float("-inf"), dtype=q.dtype).triu(1) if causal else torch.zeros(T, T, dtype=q.dtype)
+
+    def run(q_, k_, v_):
+        return torch.softmax(q_ @ k_.mT / math.sqrt(q_.shape[-1]) + bias, dim=-1) @ v_
+
+    _, pull = torch.func.vjp(run, q, k, v)
+    return pull(d_out)
 
 
 def tiled_attention_backward(
@@ -112,24 +109,27 @@ def tiled_attention_backward(
     """
     T = q.shape[-2]
     scale = q.shape[-1] ** -0.5
-    D = torch.linalg.vecdot(d_out, out).unsqueeze(-1)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    D = (d_out * out).sum(dim=-1, keepdim=True)
+    dq_parts = []
+    dk = torch.zeros_like(k)
+    dv = torch.zeros_like(v)
     for i0 in range(0, T, block):
         i1 = min(i0 + block, T)
-        for j0 in range(0, T, block):
-            if causal and j0 >= i1:
-                break
+        qi, gi, Di = q[..., i0:i1, :], d_out[..., i0:i1, :], D[..., i0:i1, :]
+        li = lse[..., i0:i1, None]
+        dqi = torch.zeros_like(qi)
+        for j0 in range(0, i1 if causal else T, block):
             j1 = min(j0 + block, T)
-            s = q[..., i0:i1, :].matmul(k[..., j0:j1, :].transpose(-2, -1)) * scale
+            s = qi @ k[..., j0:j1, :].mT * scale
             if causal:
-                future = torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)
-                s = s.masked_fill(future, float("-inf"))
-            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-            dv[..., j0:j1, :] += p.transpose(-2, -1).matmul(d_out[..., i0:i1, :])
-            ds = p * (d_out[..., i0:i1, :].matmul(v[..., j0:j1, :].transpose(-2, -1)) - D[..., i0:i1, :])
-            dq[..., i0:i1, :] += ds.matmul(k[..., j0:j1, :]) * scale
-            dk[..., j0:j1, :] = ds.transpose(-2, -1).matmul(q[..., i0:i1, :]) * scale
-    return dq, dk, dv
+                s = s + torch.full((i1 - i0, j1 - j0), float("-inf"), dtype=q.dtype).triu(i0 - j0 + 1)
+            p = torch.exp(s - li)
+            dv[..., j0:j1, :] += p.mT @ gi
+            ds = p * (gi @ v[..., j0:j1, :].mT - Di)
+            dqi = dqi + ds @ k[..., j0:j1, :] * scale
+            dk[..., j0:j1, :] += ds.mT @ qi * scale
+        dq_parts.append(dqi)
+    return torch.cat(dq_parts, dim=-2), dk, dv
 
 
 # %% [markdown]

@@ -61,7 +61,9 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    return pattern.diagonal(offset=-1).mean(dim=(0, -1))
+    T = pattern.shape[-1]
+    band = torch.diag(torch.ones(T - 1, dtype=pattern.dtype), -1)
+    return torch.einsum("bhij,ij->h", pattern, band) / (pattern.shape[1] * (T - 1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -71,7 +73,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[:, :, 1:, 0].mean(dim=(0, -1))
+    T = pattern.shape[-1]
+    return torch.einsum("bhi->h", pattern[:, :, 1:, 0]) / (pattern.shape[0] * (T - 1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -82,8 +85,10 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    rows = torch.arange(period + 1, pattern.shape[-1])
-    return pattern[:, :, rows, rows - period + 1].mean(dim=(0, -1))
+    T = pattern.shape[-1]
+    band = torch.diag(torch.ones(T - period + 1, dtype=pattern.dtype), -(period - 1))
+    band[: period + 1] = 0
+    return torch.einsum("bhij,ij->h", pattern, band) / (pattern.shape[0] * (T - period - 1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -95,8 +100,11 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    heads = scores.softmax(dim=-1) @ values
-    return torch.cat((heads[:, :head], heads[:, head + 1 :]), dim=1).sum(dim=1)
+    w = F.softmax(scores, dim=-1)
+    each = torch.einsum("bhij,bhjd->bhid", w, values)
+    keep = torch.ones(scores.shape[1], dtype=each.dtype)
+    keep[head] = 0
+    return torch.einsum("bhid,h->bid", each, keep)
 
 
 # %% [markdown]

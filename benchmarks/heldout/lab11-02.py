@@ -62,8 +62,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    band = torch.eye(T).roll(-1, dims=1)
-    return (pattern * band)[:, :, 1:].sum(-1).mean(dim=(0, 2))
+    cells = torch.stack([pattern[:, :, i, i - 1] for i in range(1, T)], dim=-1)
+    return cells.mean(dim=-1).mean(dim=0)
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,8 +73,9 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    column = pattern.select(-1, 0)
-    return column.narrow(-1, 1, column.shape[-1] - 1).mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    cells = torch.stack([pattern[:, :, i, 0] for i in range(1, T)], dim=0)
+    return cells.mean(dim=-1).mean(dim=0)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -86,8 +87,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    band = torch.eye(T).roll(1 - period, dims=1)
-    return (pattern * band)[:, :, period + 1 :].sum(-1).mean(dim=(0, 2))
+    cells = torch.stack([pattern[:, :, i, i - period + 1] for i in range(period + 1, T)], dim=-1)
+    return cells.mean(dim=-1).mean(dim=0)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -99,9 +100,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    silent = values.clone()
-    silent[:, head] = 0
-    return (F.softmax(scores, dim=-1) @ silent).sum(dim=1)
+    outs = torch.softmax(scores, dim=-1).matmul(values)
+    return outs.sum(dim=1) - outs[:, head]
 
 
 # %% [markdown]

@@ -61,7 +61,9 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    return pattern.diagonal(offset=-1, dim1=-2, dim2=-1).mean(dim=(0, -1))
+    b, h, T, _ = pattern.shape
+    idx = torch.arange(T - 1).view(1, 1, T - 1, 1).expand(b, h, T - 1, 1)
+    return pattern[:, :, 1:].gather(-1, idx).squeeze(-1).mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -71,7 +73,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[:, :, 1, 0].mean(dim=(0, -1))
+    b, h, T, _ = pattern.shape
+    return pattern[:, :, 1:, :1].sum(dim=(0, 2, 3)) / (b * (T - 1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -82,8 +85,10 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    rows = torch.arange(period + 1, pattern.shape[-1])
-    return pattern[:, :, rows, rows - period + 1].mean(dim=(0, -1))
+    b, h, T, _ = pattern.shape
+    n = T - period - 1
+    idx = torch.arange(2, 2 + n).view(1, 1, n, 1).expand(b, h, n, 1)
+    return pattern[:, :, period + 1:].gather(-1, idx).squeeze(-1).mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -95,8 +100,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    heads = scores.softmax(dim=-1) @ values
-    return torch.cat((heads[:, :head], heads[:, head + 1 :]), dim=1).sum(dim=1)
+    outs = torch.softmax(scores, dim=-1) @ values
+    kept = torch.arange(outs.shape[1]) != head
+    return outs[:, kept].sum(dim=1)
 
 
 # %% [markdown]

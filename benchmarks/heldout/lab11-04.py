@@ -62,8 +62,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    i = torch.arange(1, T)
-    return pattern[:, :, i, i - 1].mean(dim=(0, 2))
+    cells = torch.stack([pattern[:, :, i, i - 1] for i in range(1, T)], dim=-1)
+    return cells.mean(dim=-1).mean(dim=0)
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,7 +73,9 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[..., 1:, 0].mean(dim=0).mean(dim=-1)
+    T = pattern.shape[-1]
+    cells = torch.stack([pattern[:, :, i, 0] for i in range(1, T)], dim=-1)
+    return cells.mean(dim=-1).mean(dim=0)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,8 +86,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    stripe = torch.diagonal(pattern, offset=1 - period, dim1=3, dim2=2)
-    return stripe[..., 2:].mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    cells = torch.stack([pattern[:, :, i, i - period + 1] for i in range(period, T)], dim=-1)
+    return cells.mean(dim=-1).mean(dim=0)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -97,12 +100,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    weights = scores.softmax(dim=-1)
-    out = torch.zeros(values.shape[0], values.shape[2], values.shape[3], dtype=values.dtype)
-    for h in range(scores.shape[1]):
-        if h != head:
-            out = out + weights[:, h] @ values[:, h]
-    return out
+    outs = torch.softmax(scores, dim=-1).matmul(values)
+    return outs.sum(dim=1) - outs[:, head]
 
 
 # %% [markdown]
