@@ -34,7 +34,7 @@ __all__ = ["Engine", "got_of"]
 
 # a mend whose words describe calls (api_mends.py) -> those calls
 _DESCRIBED_BY = {"flatten_span": ("flatten",), "norm_squared": ("norm", "vector_norm"), "transpose_first": ("reshape",),
-                 "unbind_kept": ("unbind",)}
+                 "unbind_kept": ("unbind",), "running_max": ("cumsum", "cumprod", "logcumsumexp")}
 # mends that mirror a change of the reference (another name, number, operator or flag): beside a
 # change of the reference, which already says as much, they add nothing
 _MIRRORED = ("rename", "add_kw", "const", "compare", "binop", "drop_kw", "nested_order")
@@ -43,6 +43,8 @@ _OWN_OPS = ("args", "name", "shape_of", "exchange", "elts")
 _LAYOUT_KINDS = ("axis", "transpose", "order", "arguments")  # a change of where axes go (layout_calls)
 # the openings of a relation of scale: the output, or each row, times a number (relations.py, row_factors.py)
 _SCALES = (DIVIDED, MULTIPLIED, ROWS_SCALED.split("{")[0])
+# the calls that only place, cut, join or move entries: right wherever each entry is the reference's times a number
+_PLACING = LAYOUT_CALLS | {"unbind", "cat", "concat", "concatenate", "unsqueeze", "transpose", "swapdims", "swapaxes", "flip", "roll"}
 
 
 class Engine:
@@ -105,6 +107,15 @@ class Engine:
             return None
         words = [text for name, text in parted.ending if name.partition("(")[0].rstrip("_") in LAYOUT_CALLS]
         return f"at {parted.ending_at}, where your values part, {'; '.join(words)}" if words else None
+
+    @staticmethod
+    def calls_beside(found, parted) -> str | None:
+        """Beside a relation, what each call the reference never makes does on the lines where the values part; but
+        beside a relation of scale, not the calls that place, cut or join axes: each entry of yours is the reference's
+        entry, in its place, times a number, so where the axes went is right (`stack` beside rows that sum wrong)."""
+        scaled = any(opening in found.hint for opening in _SCALES)
+        words = [text for name, text in parted.calls if not (scaled and name.partition("(")[0].rstrip("_") in _PLACING)]
+        return f"at the line where your values part, {'; '.join(words)}" if words else None
 
     def reaches(self, function: str) -> set[str]:
         """The function and the reference's functions it calls."""
@@ -178,8 +189,7 @@ class Engine:
             after = after or (f"in your code, {mended}" if own else None)
             # what the outputs show, then what a call the reference never makes does on the line where they part
             parted = self.parted_at(function, check) if not after else None
-            calls = None if not parted else self.layout_calls(found, parted) if not found.relation else (
-                f"at the line where your values part, {parted.described}" if parted.described else None)
+            calls = None if not parted else self.layout_calls(found, parted) if not found.relation else self.calls_beside(found, parted)
             return "; ".join(p for p in (self.said(check, found), after, calls) if p), found.mistake, words if after else None
         if mended:  # the mend, after where the first nan was made or what the value it changes was (a relation)
             parted = self.parted_at(function, check)

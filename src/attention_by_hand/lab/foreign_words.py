@@ -14,8 +14,11 @@ A call that got none of a required argument (`x.reshape(newshape=...)`, NumPy's 
 Two of NumPy's attributes read as torch's are said the same way: `x.size[0]` indexes a method (as
 any method indexed for called does), `x.shape()` calls a torch.Size.
 
+Where torch lists a call's forms ("invalid combination of arguments") and none of them names a keyword
+the call was given, that keyword is said; pandas' `axis` on `div` and its kin with what torch does instead.
+
 Left out: names torch accepts as NumPy's (`axis` in most reductions, `keepdims`, `np.newaxis`'s
-`torch.newaxis`), which raise nothing, and a call's forms, which judging.py reads from torch's
+`torch.newaxis`), which raise nothing, and a call's forms otherwise, which judging.py reads from torch's
 "invalid combination of arguments".
 """
 
@@ -100,11 +103,44 @@ _MISREAD = {
 }
 
 
+# torch's list of a call's forms: "div() received an invalid combination of arguments - got (Tensor, axis=int), but
+# expected one of:\n * (Tensor other)\n * (Tensor other, *, str rounding_mode)"
+_FORMS = re.compile(r"(\w+)\(\) received an invalid combination of arguments - got \(([^)]*)\)")
+_FORM = re.compile(r"^\s*\* \(([^)]*)\)", re.MULTILINE)
+# the entrywise functions of two tensors that pandas gives an `axis` (`df.div(s, axis=0)` divides each row by its own entry)
+_ENTRYWISE = ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide")
+
+
+def _keyword_no_form_takes(message: str) -> str:
+    """" (...)" where a call was given a keyword that none of the forms torch lists names: `s.div(t, axis=0)`."""
+    found = _FORMS.search(message)
+    forms = _FORM.findall(message)
+    if not found or not forms:
+        return ""
+    op = found.group(1)
+    given = re.findall(r"(\w+)=\w+", found.group(2))
+    named = {part.split()[-1] for form in forms for part in form.split(",") if part.strip() not in ("", "*")}
+    unknown = next((name for name in given if name not in named), None)
+    if unknown is None:
+        return ""
+    if unknown == "axis" and op in _ENTRYWISE:
+        return _pandas_axis(op)
+    return f" ({op}() takes no argument named `{unknown}` in any of its forms)"
+
+
+def _pandas_axis(op: str) -> str:
+    return (f" (`axis=` is pandas' `df.{op}(other, axis=0)`, which lines `other` up with the rows; torch's `{op}` "
+            f"takes no axis and lines two tensors up by their shapes, from the last axis back: give the one "
+            f"reduced a kept axis, `s.sum(dim=-1, keepdim=True)`, or `[:, None]`)")
+
+
 def foreign_words(message: str) -> str:
     """" (...)" for a name or a keyword torch's error says it lacks, where it is known; else ""."""
     misread = next((words for text, words in _MISREAD.items() if text in message), None)
     if misread:
         return misread
+    if unknown := _keyword_no_form_takes(message):
+        return unknown
     missing = _MISSING.search(message)
     if missing and missing.group(2) != '"dim"':  # no axis given at all: error_words.py says that
         call, names = missing.group(1), missing.group(2).replace('"', "`")
@@ -113,6 +149,8 @@ def foreign_words(message: str) -> str:
                 f"{'it' if one else 'them'} neither way: a keyword under another name, as NumPy's `newshape=` "
                 "or `axes=`, is not read as one)")
     keyword = _KEYWORD.search(message)
+    if keyword and keyword.group(2) == "axis" and keyword.group(1) in _ENTRYWISE:
+        return _pandas_axis(keyword.group(1))
     if keyword and keyword.group(1) in _KEYWORDS.get(keyword.group(2), ((), ""))[0]:
         return f" ({_KEYWORDS[keyword.group(2)][1]})"
     found = _MODULE.search(message) or _OBJECT.search(message)

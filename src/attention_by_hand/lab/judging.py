@@ -323,7 +323,7 @@ def hint_for_exception(type_name: str, message: str) -> str:
     if "boolean mask" in message or "to be a boolean tensor" in message:
         return " (a mask must be a bool tensor: made with a comparison, or converted with .bool())"
     if _COMBINATION.search(message):  # torch's list of a call's forms: it names dtypes of its own
-        return _argument_words(message) or error_words(message)
+        return foreign_words(message) or _argument_words(message) or error_words(message)
     if any(w in message for w in ("scalar type", "dtype", "used as indices", "can't be cast")):
         return _dtype_words(message)
     too_many = re.search(r"too many indices for tensor of dimension (\d+)", message)

@@ -1,4 +1,4 @@
-"""Eight mends of where an axis goes, tried on a learner's code only.
+"""Ten mends of where an axis goes, tried on a learner's code only.
 
 - `axis_place`: `torch.arange(T)[None] - torch.arange(T)`, meant as the query numbers down a column
   minus the key numbers along a row. `None` in an index adds an axis of size 1 just where it stands,
@@ -50,6 +50,13 @@
   in an index picks the one entry there and DROPS that axis, so the rows from 1 on become row 1 alone and
   every axis after it moves down one. The mend puts the colon back, `1:`. Tried at every whole number
   from 1 up written in an index that is read (not of a `.shape`).
+- `vector_transposed`: `i > i.T` for a vector `i = torch.arange(T)`, meant as the positions down a column against
+  the same along a row, as MATLAB's `i'` turns a row into a column. `.T` reverses a tensor's axes, and a vector
+  has one: it comes back as it was (NumPy's `.T` alike; torch warns). The mend makes the column, `i[:, None]`.
+  Tried at every `.T` and `.t()` but of `atleast_1d(...)` (its rename, neighbours.py, says that one's `.T`).
+- `transpose_dropped`: `scores + alibi_bias(T, slope).T`, a table transposed that already had its rows and
+  columns where they are used (rows the queries, as the scores'), so each entry meets the other's. The mend
+  takes the transpose away. Tried at every `.T` and `.mT`.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 Left out: an index with two `None`, and `unsqueeze` (another axis number, mutants.py, mends that).
@@ -70,7 +77,8 @@ from attention_by_hand.lab.product_edits import matrix_sides
 __all__ = ["LAYOUT_OPS", "layout_mends", "layout_words", "leading_wholes"]
 
 LAYOUT_OPS = ("axis_place", "transpose_first", "ellipsis_for", "ellipsis_as_axes", "one_bracket", "factor_transposed",
-              "product_turned", "squeezed", "colon_dropped")
+              "product_turned", "squeezed", "colon_dropped", "vector_transposed",
+              "transpose_dropped")
 _REGROUPS = ("reshape",)
 _PRODUCTS = {"matmul": 0, "mm": 0, "bmm": 0, "addmm": 1, "baddbmm": 1, "addbmm": 1}  # -> where the two factors start
 _TRANSPOSES = (*TRANSPOSES, "mT", "T", "mH", "H", "adjoint", "swapaxes", "swapdims")  # calls, then attributes
@@ -233,6 +241,11 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                 and not isinstance(node.args[0], ast.Starred)):
             piece = node.args[0]
             add(piece, "squeezed", f"({ast.unparse(piece)}).squeeze(-1)", "index")
+        # not of `atleast_1d(...)`: its rename to `atleast_2d` (neighbours.py) says that call's `.T` with it
+        if (owner := _transposed_vector(node)) is not None and not (isinstance(owner, ast.Call) and call_name(owner).startswith("atleast_")):
+            add(node, "vector_transposed", f"{ast.unparse(owner)}[:, None]", "transpose")
+        if isinstance(node, ast.Attribute) and (owner := _transposed_vector(node, "mT")) is not None:
+            add(node, "transpose_dropped", ast.unparse(owner), "transpose")
         for place in _factors(node):
             change = Change(fdef.name, index[id(node)], "factor_transposed", place, "transpose", "", lines[id(node)])
             factor = quote(node.args[place])
@@ -240,8 +253,25 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     return found
 
 
+def _transposed_vector(node: ast.AST, *also: str) -> ast.expr | None:
+    """What `x.T` or `x.t()` (or an attribute named in `also`, `x.mT`) transposes; else None."""
+    if isinstance(node, ast.Attribute) and node.attr in ("T", *also) and isinstance(node.ctx, ast.Load):
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "t" and not node.args \
+            and not node.keywords:
+        return node.func.value
+    return None
+
+
 def layout_words(node: ast.AST, change: Change) -> str | None:
     """The mistake a change of the module's docstring mends, in words."""
+    if change.op == "transpose_dropped" and isinstance(node, ast.Attribute) and (owner := _transposed_vector(node, "mT")) is not None:
+        return (f"a transpose too many: `{quote(owner)}` already has its rows and columns where they are used, and "
+                f"`.{node.attr}` swaps them, so what was meant for [i, j] lands at [j, i]")
+    if change.op == "vector_transposed" and _transposed_vector(node) is not None:
+        return (f"`{quote(node)}` of a vector is the vector as it was: a transpose reverses the axes, and a 1-D tensor has "
+                f"one (NumPy's `.T` alike; MATLAB's `'` is what turns a row into a column); a column is "
+                f"`{quote(_transposed_vector(node))}[:, None]`")
     if change.op == "ellipsis_for" and isinstance(node, ast.Subscript):
         return (f"`:` in an index stands for ONE axis, so in `{_index_text(node)}` the slices after it fall on the axes "
                 f"counted from the front; after `...`, which stands for every axis before them, they fall on the last "

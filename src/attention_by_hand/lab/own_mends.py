@@ -11,7 +11,8 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - residual_mends.py: where a residual block's norm goes;
 - pair_mends.py: a (values, indices) pair used as its values;
 - write_mends.py: a running total's slice written with `=` where `+=` belongs;
-- shifted_mends.py: exponentials of the raw scores where their shifted twin was meant.
+- shifted_mends.py: exponentials of the raw scores where their shifted twin was meant;
+- mean_mends.py: a row's sum written as its mean times a width.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import ast
 from attention_by_hand.lab.argument_mends import ARGUMENT_OPS, argument_mends, argument_words
 from attention_by_hand.lab.bracket_mends import BRACKET_OPS, bracket_mends, bracket_words
 from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_mends, layout_words
+from attention_by_hand.lab.mean_mends import MEAN_OPS, mean_mends, mean_words
 from attention_by_hand.lab.mutant_edits import Change
 from attention_by_hand.lab.number_mends import NUMBER_OPS, number_mends, number_words
 from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_mends, operand_words
@@ -39,7 +41,7 @@ _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends,
              (BRACKET_OPS, bracket_mends, bracket_words), (ARGUMENT_OPS, argument_mends, argument_words),
              (NUMBER_OPS, number_mends, number_words), (RESIDUAL_OPS, residual_mends, residual_words),
              (PAIR_OPS, pair_mends, pair_words), (WRITE_OPS, write_mends, write_words),
-             (SHIFTED_OPS, shifted_mends, shifted_words))
+             (SHIFTED_OPS, shifted_mends, shifted_words), (MEAN_OPS, mean_mends, mean_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 

@@ -47,6 +47,7 @@ class Parted:
     ending: tuple[tuple[str, str], ...] = ()
     ending_at: str = ""
     reads_right: bool = False  # every wrong call raised on one line whose every input equals a value the reference made
+    calls: tuple[tuple[str, str], ...] = ()  # (name, words) of each call `described` says, in its order
     line: int = 0  # the line `related` speaks of (the span's last)
 
 
@@ -145,7 +146,7 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
     ends = described_calls((code_start, code_end), reference, function)
     described = "; ".join(ends.values()) or None
     ending = {"ending": tuple(described_calls((code_end,), reference, function).items()) if code_end else (), "ending_at": at(end),
-              "reads_right": start == end and all(here)}
+              "reads_right": start == end and all(here), "calls": tuple(ends.items())}
     if described:  # a call the reference never makes, on a line quoted, is often the mistake
         where += f"; {described}"
     # and on the lines the span holds between them (a loop's body, where it ends at one): said with

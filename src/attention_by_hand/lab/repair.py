@@ -67,6 +67,7 @@ from attention_by_hand.lab.blame import output_close
 from attention_by_hand.lab.call_words import reference_makes
 from attention_by_hand.lab.api_mends import ANOTHER_ROUTE, API_OPS
 from attention_by_hand.lab.habit_mends import HABIT_OPS, one_size_throughout
+from attention_by_hand.lab.write_mends import SAYS_WHY
 from attention_by_hand.lab.mend_changes import loop_names, mend_changes
 from attention_by_hand.lab.idle_names import made_idle
 from attention_by_hand.lab.kept_lines import fresh_mends
@@ -392,8 +393,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
                                      c.kind in ("constant", "axis") and c.line in unwrapped,
                                      c.op != "ceil", _rank(c)))
     # a habit's mend of the very node another mend changes says why (`enumerate`'s pair read the other way round), but not api_mends.ANOTHER_ROUTE's
-    habits = [c for c in mends if c.op in (*HABIT_OPS, *API_OPS) and c.op not in ANOTHER_ROUTE and (c.function, c.index) == (best.function, best.index)]
-    best = best if best.op in (*HABIT_OPS, *API_OPS) or not habits else min(habits, key=_rank)
+    habits = [c for c in mends if c.op in (*HABIT_OPS, *API_OPS, *SAYS_WHY) and c.op not in ANOTHER_ROUTE and (c.function, c.index) == (best.function, best.index)]
+    best = best if best.op in (*HABIT_OPS, *API_OPS, *SAYS_WHY) or not habits else min(habits, key=_rank)
     nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
     # A change that takes out the very thing the best one tweaks (the power whose operation it
     # swaps, the transpose whose axes it makes one) names the learner's own element: said instead.
@@ -402,7 +403,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     # takes it out, with its call, only mends by another route, and is not said beside it either.
     around = [c for c in mends if c.op in REMOVALS and c.function == best.function
               and any(n is nodes[best.function][best.index] for n in ast.walk(nodes[c.function][c.index]))]
-    taken = [c for c in around if best.op not in REMOVALS and best.kind not in ("constant", "offset")] if best.op != "one_tuple" else []
+    taken = [c for c in around if best.op not in (*REMOVALS, *SAYS_WHY) and best.kind not in ("constant", "offset")] if best.op != "one_tuple" else []
     best, around = (min(taken, key=_rank), []) if taken else (best, around if best.op == "one_tuple" else [])
     words = {c: mistake_words(definition(module, c.function), c) for c in mends}
     # Two changes that each mend it and name different slips (`head:` for `head + 1:`, or the term

@@ -7,6 +7,12 @@ assignment of one subscript (a slice or an entry of a tensor) inside a `for` loo
 subscript never reads: there the same slice is written again on every pass (`out[..., t, :] = ...` in
 a loop over t writes each row once, and `=` overwrites no pass's share).
 
+An `index_add` whose source already holds the rows it adds into (`added_twice`): `dk.index_add(-2, cols,
+dk.index_select(-2, cols) + share)`, written as if it wrote the sum in place; it ADDS its source, so the old rows
+count twice. The mend gives it the share alone, `dk.index_add(-2, cols, share)`. Tried at every `index_add`
+(method or function, in place or not) whose source is a sum with the same tensor's `index_select` of the same
+rows as one term.
+
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
 
@@ -16,9 +22,10 @@ import ast
 
 from attention_by_hand.lab.mutant_edits import Change, quote
 
-__all__ = ["WRITE_OPS", "write_mends", "write_words"]
+__all__ = ["SAYS_WHY", "WRITE_OPS", "write_mends", "write_words"]
 
-WRITE_OPS = ("add_into",)
+WRITE_OPS = ("add_into", "added_twice")
+SAYS_WHY = ("added_twice",)  # said in place of taking the term out, the same edit at the same node
 
 
 def write_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -33,7 +40,53 @@ def write_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
                 made = ast.unparse(ast.AugAssign(node.targets[0], ast.Add(), node.value))
                 found.append(Change(fdef.name, index[id(node)], "add_into", made, "step",
                                     f"`{quote(node.targets[0])} += ...` for `{quote(node.targets[0])} = ...`", node.lineno))
+    return found + _added_twice(fdef, index)
+
+
+def _added_twice(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `added_twice` changes of `fdef`: an `index_add` given the old rows plus the share."""
+    found = []
+    for node in ast.walk(fdef):
+        parts = _index_add(node)
+        if parts is None or id(node) not in index:
+            continue
+        target, dim, rows, source = parts
+        for kept, other in ((source.right, source.left), (source.left, source.right)):
+            if _old_rows(other, target, dim, rows) and id(source) in index:
+                # at the source, where taking the term out is the same edit: this says why (repair.SAYS_WHY)
+                found.append(Change(fdef.name, index[id(source)], "added_twice", ast.unparse(kept), "term",
+                                    f"`{quote(kept)}` for `{quote(source)}`", node.lineno))
     return found
+
+
+def _index_add(node: ast.AST) -> tuple[ast.AST, ast.AST, ast.AST, ast.BinOp] | None:
+    """(target, dim, rows, source) of `t.index_add(dim, rows, a + b)`, `t.index_add_(...)` or
+    `torch.index_add(t, dim, rows, a + b)`, all by position; else None."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("index_add", "index_add_")
+            and not node.keywords):
+        return None
+    owner = node.func.value
+    args = node.args if not (isinstance(owner, ast.Name) and owner.id == "torch") else node.args[1:]
+    target = owner if args is node.args else (node.args[0] if node.args else None)
+    if target is None or len(args) != 3 or not (isinstance(args[2], ast.BinOp) and isinstance(args[2].op, ast.Add)):
+        return None
+    return target, args[0], args[1], args[2]
+
+
+def _old_rows(term: ast.AST, target: ast.AST, dim: ast.AST, rows: ast.AST) -> bool:
+    """Whether `term` is `target.index_select(dim, rows)` (or torch's function form): the rows added into, as they were."""
+    if not (isinstance(term, ast.Call) and isinstance(term.func, ast.Attribute) and term.func.attr == "index_select"
+            and not term.keywords):
+        return False
+    owner = term.func.value
+    args = term.args if not (isinstance(owner, ast.Name) and owner.id == "torch") else term.args[1:]
+    selected = owner if args is term.args else (term.args[0] if term.args else None)
+    same = [ast.dump(a) == ast.dump(b) for a, b in ((selected, target), *zip(args, (dim, rows)))] if selected is not None else [False]
+    return len(args) == 2 and all(same)
+
+
+def _selected(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "index_select"
 
 
 def _read(target: ast.Subscript) -> set[str]:
@@ -43,6 +96,10 @@ def _read(target: ast.Subscript) -> set[str]:
 
 def write_words(node: ast.AST, change: Change) -> str | None:
     """The mistake an `add_into` change mends, in words."""
+    old = [side for side in (node.left, node.right) if _selected(side)] if isinstance(node, ast.BinOp) else []
+    if change.op == "added_twice" and old:
+        return (f"`index_add` ADDS its source to the rows it names, and yours already holds those rows as they were "
+                f"(`{quote(old[0])}`), so each old value counts twice: the source is the new share alone")
     if change.op != "add_into" or not isinstance(node, ast.Assign):
         return None
     return (f"`=` writes each pass's share over the one before, so `{quote(node.targets[0])}` keeps the last pass's "
