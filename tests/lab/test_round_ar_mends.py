@@ -2,7 +2,9 @@
 way than the set's file: pandas' `axis=` given to an entrywise division; a joining call's words said beside
 rows that are only scaled; a pair read off a `max` given no axis; `index_add` given the old rows as well; a
 sum written as a mean times a tile's width; a vector transposed for a column; a transpose too many on a
-table added; `cumsum` typed for `cummax`."""
+table added; `cumsum` typed for `cummax`. And what a review of those found, each a hint that must not be
+said: pandas' words of a function of the learner's own, a keyword with a default called unknown, a joining
+call's words dropped where its result is summed, a running maximum offered where the whole running sum is used."""
 
 from __future__ import annotations
 
@@ -19,20 +21,34 @@ def counts_to_probs(counts, smoothing=1.0):
 
 def test_pandas_axis_given_to_an_entrywise_division_is_named(tmp_path):
     found = failed_hints(tmp_path, "lab-03-bigram.py", ROWS_DIVIDED_THE_PANDAS_WAY, "counts_to_probs")
-    assert found and all("`axis=` is pandas' `df.div(other, axis=0)`" in h and "takes no axis" in h for h in found)
+    assert found and all("`axis=` is pandas' `df.div(other, axis=...)`" in h and "takes no axis" in h for h in found)
 
 
 # each row's denominator short of the smoothing added to every entry, the rows joined by vstack rightly
 ROWS_JOINED_RIGHTLY_DIVIDED_WRONGLY = '''
 def counts_to_probs(counts, smoothing=1.0):
-    rows = [(c + smoothing) / (c.sum() + 1) for c in counts.unbind(0)]
+    rows = [(c + smoothing) / (c.sum() + 1) for c in counts]
     return torch.vstack(rows)
 '''
 
 
 def test_a_call_that_joins_axes_is_not_glossed_beside_rows_scaled(tmp_path):
     found = failed_hints(tmp_path, "lab-03-bigram.py", ROWS_JOINED_RIGHTLY_DIVIDED_WRONGLY, "counts_to_probs")
-    assert found and all("times a factor of its own" in h and "vstack" not in h and "unbind" not in h for h in found)
+    assert found and all("times a factor of its own" in h and "vstack" not in h for h in found)
+
+
+# the sum taken over the table joined to itself three times: the join, then summed, is what scales the rows
+SUM_OVER_A_JOIN = '''
+def counts_to_probs(counts, smoothing=1.0):
+    table = counts + smoothing
+    total = torch.cat([table, table.flip(1), table.roll(1, 1)], dim=1).sum(1, keepdim=True)
+    return table / total
+'''
+
+
+def test_a_joining_call_whose_result_is_summed_is_still_said_beside_a_scale(tmp_path):
+    found = failed_hints(tmp_path, "lab-03-bigram.py", SUM_OVER_A_JOIN, "counts_to_probs")
+    assert found and all("multiplied by 0.3333" in h and "`flip`" in h for h in found)
 
 
 # the pair's first entry read off a max given no axis: one number, a 0-d tensor, has no entry 0
@@ -140,3 +156,44 @@ def test_cumsum_typed_for_cummax_is_mended_to_the_running_maximum(tmp_path):
     found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", SHIFT_BY_A_RUNNING_SUM, "softmax")
     assert found and all("`scores.cummax(-1).values` for `scores.cumsum(-1)`" in h and "`cumsum` is a running sum" in h
                          for h in found)
+
+
+# pandas' axis on a division of the learner's own, whose divisor already keeps its axis: no pandas words
+OWN_DIV_GIVEN_AXIS = '''
+def counts_to_probs(counts, smoothing=1.0):
+    def div(a, b):
+        return a / b
+    table = counts + smoothing
+    return div(table, table.sum(1, keepdim=True), axis=0)
+'''
+
+
+def test_an_axis_given_to_a_function_of_the_learners_own_gets_no_pandas_words(tmp_path):
+    found = failed_hints(tmp_path, "lab-03-bigram.py", OWN_DIV_GIVEN_AXIS, "counts_to_probs")
+    assert found and all("unexpected keyword argument 'axis'" in h and "pandas" not in h for h in found)
+
+
+# a keyword with a default (`keepdim`), given where the axis is missing: no call lacks it
+KEEPDIM_WITHOUT_DIM = '''
+def softmax(scores):
+    top = scores.max(keepdim=True).values
+    e = torch.exp(scores - top)
+    return e / e.sum(-1, keepdim=True)
+'''
+
+
+def test_a_keyword_a_form_takes_with_a_default_is_not_called_unknown(tmp_path):
+    found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", KEEPDIM_WITHOUT_DIM, "softmax")
+    assert found and all("invalid combination" in h and "takes no argument named" not in h for h in found)
+
+
+# a running sum whose whole row is used (a count of places so far), compared with 1: no maximum was meant
+RUNNING_SUM_USED_WHOLE = '''
+def causal_mask(T):
+    return torch.ones(T, T).triu(1).cumsum(-1) == 1
+'''
+
+
+def test_a_running_sum_used_whole_is_not_mended_to_a_running_maximum(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", RUNNING_SUM_USED_WHOLE, "causal_mask")
+    assert found and all("cummax" not in h for h in found)

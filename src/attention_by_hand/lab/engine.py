@@ -43,8 +43,12 @@ _OWN_OPS = ("args", "name", "shape_of", "exchange", "elts")
 _LAYOUT_KINDS = ("axis", "transpose", "order", "arguments")  # a change of where axes go (layout_calls)
 # the openings of a relation of scale: the output, or each row, times a number (relations.py, row_factors.py)
 _SCALES = (DIVIDED, MULTIPLIED, ROWS_SCALED.split("{")[0])
-# the calls that only place, cut, join or move entries: right wherever each entry is the reference's times a number
-_PLACING = LAYOUT_CALLS | {"unbind", "cat", "concat", "concatenate", "unsqueeze", "transpose", "swapdims", "swapaxes", "flip", "roll"}
+# the calls that only place, cut or join entries, each kept once: where one makes the output itself, and each entry of
+# the output is the reference's times a number, it put every entry in its place (not so of one whose result is then
+# summed: `cat([t, t]).sum(0)` doubles)
+_PLACING = frozenset({"stack", "vstack", "hstack", "dstack", "column_stack", "cat", "concat", "concatenate", "unbind", "unsqueeze",
+                      "squeeze", "transpose", "swapdims", "swapaxes", "permute", "movedim", "reshape", "view", "flatten",
+                      "unflatten", "split", "chunk", "tensor_split", "narrow", "flip", "roll"})
 
 
 class Engine:
@@ -111,10 +115,12 @@ class Engine:
     @staticmethod
     def calls_beside(found, parted) -> str | None:
         """Beside a relation, what each call the reference never makes does on the lines where the values part; but
-        beside a relation of scale, not the calls that place, cut or join axes: each entry of yours is the reference's
-        entry, in its place, times a number, so where the axes went is right (`stack` beside rows that sum wrong)."""
+        beside a relation of scale, not a call that only places entries and whose result is returned as it is: each
+        entry of yours is the reference's, in its place, times a number, so that call put them right (`return
+        torch.stack(rows)` beside rows that sum wrong)."""
         scaled = any(opening in found.hint for opening in _SCALES)
-        words = [text for name, text in parted.calls if not (scaled and name.partition("(")[0].rstrip("_") in _PLACING)]
+        placed = {name for name in parted.returned if name in _PLACING} if scaled else set()
+        words = [text for name, text in parted.calls if name.partition("(")[0].rstrip("_") not in placed]
         return f"at the line where your values part, {'; '.join(words)}" if words else None
 
     def reaches(self, function: str) -> set[str]:

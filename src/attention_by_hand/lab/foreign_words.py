@@ -119,7 +119,8 @@ def _keyword_no_form_takes(message: str) -> str:
         return ""
     op = found.group(1)
     given = re.findall(r"(\w+)=\w+", found.group(2))
-    named = {part.split()[-1] for form in forms for part in form.split(",") if part.strip() not in ("", "*")}
+    # `bool keepdim = False`: the name stands before its default
+    named = {part.split("=")[0].split()[-1] for form in forms for part in form.split(",") if part.strip() not in ("", "*")}
     unknown = next((name for name in given if name not in named), None)
     if unknown is None:
         return ""
@@ -129,9 +130,9 @@ def _keyword_no_form_takes(message: str) -> str:
 
 
 def _pandas_axis(op: str) -> str:
-    return (f" (`axis=` is pandas' `df.{op}(other, axis=0)`, which lines `other` up with the rows; torch's `{op}` "
-            f"takes no axis and lines two tensors up by their shapes, from the last axis back: give the one "
-            f"reduced a kept axis, `s.sum(dim=-1, keepdim=True)`, or `[:, None]`)")
+    return (f" (`axis=` is pandas' `df.{op}(other, axis=...)`, which lines `other` up with the rows (0) or the columns "
+            f"(1); torch's `{op}` takes no axis and lines two tensors up by their shapes, from the last axis back: "
+            f"one value per row needs an axis of size 1 after it, `s.sum(dim=-1, keepdim=True)` or `[:, None]`)")
 
 
 def foreign_words(message: str) -> str:
@@ -149,9 +150,11 @@ def foreign_words(message: str) -> str:
                 f"{'it' if one else 'them'} neither way: a keyword under another name, as NumPy's `newshape=` "
                 "or `axes=`, is not read as one)")
     keyword = _KEYWORD.search(message)
-    if keyword and keyword.group(2) == "axis" and keyword.group(1) in _ENTRYWISE:
+    # `f.<locals>.div()`: a function of the learner's own, whatever its name
+    own = keyword is not None and message[max(0, keyword.start() - 1):keyword.start()] in (".", ">")
+    if keyword and not own and keyword.group(2) == "axis" and keyword.group(1) in _ENTRYWISE:
         return _pandas_axis(keyword.group(1))
-    if keyword and keyword.group(1) in _KEYWORDS.get(keyword.group(2), ((), ""))[0]:
+    if keyword and not own and keyword.group(1) in _KEYWORDS.get(keyword.group(2), ((), ""))[0]:
         return f" ({_KEYWORDS[keyword.group(2)][1]})"
     found = _MODULE.search(message) or _OBJECT.search(message)
     if not found:

@@ -53,5 +53,4 @@ def mean_words(node: ast.AST, change: Change) -> str | None:
         return None
     width = quote(parts[1])
     return (f"a mean times `{width}` is the sum only where the mean averaged exactly `{width}` entries: where it averaged "
-            f"another number (a last tile shorter than the others is one such place), the product is not their sum; `sum` "
-            f"adds what is there")
+            f"another number, the product is not their sum; `sum` adds what is there")

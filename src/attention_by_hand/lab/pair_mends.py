@@ -23,7 +23,8 @@ mend gives the call the last axis, `scores.max(dim=-1, keepdim=True).values` (or
 A running maximum typed as another running call (`running_max`): `torch.cumsum(scores, dim=-1)[..., -1:]` for a
 row's largest score, `cumsum` taken for `cummax` (neighbours in the completion list); its last entry is the
 row's total. The mend calls `cummax` and takes its values, `torch.cummax(scores, dim=-1).values`. Tried at every
-`cumsum`, `cumprod` and `logcumsumexp`.
+`cumsum`, `cumprod` and `logcumsumexp` whose last entry alone is read (`[..., -1:]`): where the whole running row
+is used, no maximum was meant.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
@@ -69,7 +70,8 @@ def pair_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             found.append(Change(fdef.name, index[id(node)], "values_of_tensor", ast.unparse(node.value), "call",
                                 f"`{quote(node.value)}` for `{quote(node)}`", lines[id(node)]))
         found += _axis_given(fdef, node, index, lines)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _RUNNING and id(node) in index:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _RUNNING and id(node) in index \
+                and _last_read(above.get(id(node)), node):
             made = ast.Attribute(ast.Call(ast.Attribute(node.func.value, "cummax", ast.Load()), node.args, node.keywords), "values", ast.Load())
             found.append(Change(fdef.name, index[id(node)], "running_max", ast.unparse(made), "call",
                                 f"`{quote(made)}` for `{quote(node)}`", lines[id(node)]))
@@ -82,6 +84,19 @@ def pair_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         found.append(Change(fdef.name, index[id(node)], "pair_values", ast.unparse(made), "call",
                             f"`{quote(made)}` for `{quote(node)}`", lines[id(node)]))
     return found
+
+
+def _last_read(parent: ast.AST | None, call: ast.Call) -> bool:
+    """Whether `parent` reads only the last entry of what `call` makes (`[..., -1]`, `[..., -1:]`, `[..., -1, None]`):
+    where a running call's whole row is used, no maximum was meant."""
+    if not (isinstance(parent, ast.Subscript) and parent.value is call):
+        return False
+    places = [p for p in (parent.slice.elts if isinstance(parent.slice, ast.Tuple) else [parent.slice])
+              if not (isinstance(p, ast.Constant) and p.value is None)]
+    last = places[-1] if places else None
+    if isinstance(last, ast.Slice):
+        return last.upper is None and last.step is None and last.lower is not None and number_of(last.lower) == -1
+    return last is not None and number_of(last) == -1
 
 
 def _pair_read(node: ast.AST) -> ast.Call | None:

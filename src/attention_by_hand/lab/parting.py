@@ -15,6 +15,7 @@ Left out: a span whose line calls one of the learner's own functions that failed
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from types import ModuleType
 
 from attention_by_hand.lab.blame import RETURNED, output_close
 from attention_by_hand.lab.call_words import call_words, described as described_calls
+from attention_by_hand.lab.code_layout import call_name
 from attention_by_hand.lab.intermediates import Step, steps
 from attention_by_hand.lab.outcomes import call, copy_input, known_numbers
 from attention_by_hand.lab.relations import relation
@@ -48,7 +50,21 @@ class Parted:
     ending_at: str = ""
     reads_right: bool = False  # every wrong call raised on one line whose every input equals a value the reference made
     calls: tuple[tuple[str, str], ...] = ()  # (name, words) of each call `described` says, in its order
+    returned: tuple[str, ...] = ()  # the calls the span's last line returns as they are: their results are the output
     line: int = 0  # the line `related` speaks of (the span's last)
+
+
+def _returned_calls(code: str) -> tuple[str, ...]:
+    """The names of the calls a `return` line hands back as they are: `stack` of `return torch.stack(rows)`, each
+    call of a returned tuple; () for another line (or one that does not parse alone)."""
+    try:
+        body = ast.parse(code.strip()).body
+    except SyntaxError:
+        return ()
+    if not body or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return ()
+    values = body[0].value.elts if isinstance(body[0].value, ast.Tuple) else [body[0].value]
+    return tuple(call_name(v) for v in values if isinstance(v, ast.Call) and call_name(v))
 
 
 def _source_line(module: ModuleType, line: int) -> str:
@@ -146,7 +162,7 @@ def parted(reference: ModuleType, function: str, blamed: list[tuple[tuple, dict 
     ends = described_calls((code_start, code_end), reference, function)
     described = "; ".join(ends.values()) or None
     ending = {"ending": tuple(described_calls((code_end,), reference, function).items()) if code_end else (), "ending_at": at(end),
-              "reads_right": start == end and all(here), "calls": tuple(ends.items())}
+              "reads_right": start == end and all(here), "calls": tuple(ends.items()), "returned": _returned_calls(code_end)}
     if described:  # a call the reference never makes, on a line quoted, is often the mistake
         where += f"; {described}"
     # and on the lines the span holds between them (a loop's body, where it ends at one): said with

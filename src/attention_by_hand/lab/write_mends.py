@@ -86,6 +86,7 @@ def _old_rows(term: ast.AST, target: ast.AST, dim: ast.AST, rows: ast.AST) -> bo
 
 
 def _selected(node: ast.AST) -> bool:
+    """Whether `node` is an `index_select` call: the old rows, in an `added_twice` source."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "index_select"
 
 
