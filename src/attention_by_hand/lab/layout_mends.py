@@ -242,9 +242,9 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             piece = node.args[0]
             add(piece, "squeezed", f"({ast.unparse(piece)}).squeeze(-1)", "index")
         # not of `atleast_1d(...)`: its rename to `atleast_2d` (neighbours.py) says that call's `.T` with it
-        if (owner := _transposed_vector(node)) is not None and not (isinstance(owner, ast.Call) and call_name(owner).startswith("atleast_")):
+        if (owner := _transposed(node)) is not None and not (isinstance(owner, ast.Call) and call_name(owner).startswith("atleast_")):
             add(node, "vector_transposed", f"{ast.unparse(owner)}[:, None]", "transpose")
-        if isinstance(node, ast.Attribute) and (owner := _transposed_vector(node, "mT")) is not None:
+        if isinstance(node, ast.Attribute) and (owner := _transposed(node, "mT")) is not None:
             add(node, "transpose_dropped", ast.unparse(owner), "transpose")
         for place in _factors(node):
             change = Change(fdef.name, index[id(node)], "factor_transposed", place, "transpose", "", lines[id(node)])
@@ -253,7 +253,7 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     return found
 
 
-def _transposed_vector(node: ast.AST, *also: str) -> ast.expr | None:
+def _transposed(node: ast.AST, *also: str) -> ast.expr | None:
     """What `x.T` or `x.t()` (or an attribute named in `also`, `x.mT`) transposes; else None."""
     if isinstance(node, ast.Attribute) and node.attr in ("T", *also) and isinstance(node.ctx, ast.Load):
         return node.value
@@ -265,13 +265,13 @@ def _transposed_vector(node: ast.AST, *also: str) -> ast.expr | None:
 
 def layout_words(node: ast.AST, change: Change) -> str | None:
     """The mistake a change of the module's docstring mends, in words."""
-    if change.op == "transpose_dropped" and isinstance(node, ast.Attribute) and (owner := _transposed_vector(node, "mT")) is not None:
+    if change.op == "transpose_dropped" and isinstance(node, ast.Attribute) and (owner := _transposed(node, "mT")) is not None:
         return (f"a transpose too many: `{quote(owner)}` already has its rows and columns where they are used, and "
                 f"`.{node.attr}` swaps them, so what was meant for [i, j] lands at [j, i]")
-    if change.op == "vector_transposed" and _transposed_vector(node) is not None:
+    if change.op == "vector_transposed" and _transposed(node) is not None:
         return (f"`{quote(node)}` of a vector is the vector as it was: a transpose reverses the axes, and a 1-D tensor has "
                 f"one (NumPy's `.T` alike; MATLAB's `'` is what turns a row into a column); a column is "
-                f"`{quote(_transposed_vector(node))}[:, None]`")
+                f"`{quote(_transposed(node))}[:, None]`")
     if change.op == "ellipsis_for" and isinstance(node, ast.Subscript):
         return (f"`:` in an index stands for ONE axis, so in `{_index_text(node)}` the slices after it fall on the axes "
                 f"counted from the front; after `...`, which stands for every axis before them, they fall on the last "

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 
+from attention_by_hand.lab.code_layout import call_name, function_form
 from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["SAYS_WHY", "WRITE_OPS", "write_mends", "write_words"]
@@ -62,12 +63,9 @@ def _added_twice(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 def _index_add(node: ast.AST) -> tuple[ast.AST, ast.AST, ast.AST, ast.BinOp] | None:
     """(target, dim, rows, source) of `t.index_add(dim, rows, a + b)`, `t.index_add_(...)` or
     `torch.index_add(t, dim, rows, a + b)`, all by position; else None."""
-    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("index_add", "index_add_")
-            and not node.keywords):
+    if not (isinstance(node, ast.Call) and call_name(node) in ("index_add", "index_add_") and not node.keywords):
         return None
-    owner = node.func.value
-    args = node.args if not (isinstance(owner, ast.Name) and owner.id == "torch") else node.args[1:]
-    target = owner if args is node.args else (node.args[0] if node.args else None)
+    target, args = _tensor_and_args(node)
     if target is None or len(args) != 3 or not (isinstance(args[2], ast.BinOp) and isinstance(args[2].op, ast.Add)):
         return None
     return target, args[0], args[1], args[2]
@@ -75,14 +73,18 @@ def _index_add(node: ast.AST) -> tuple[ast.AST, ast.AST, ast.AST, ast.BinOp] | N
 
 def _old_rows(term: ast.AST, target: ast.AST, dim: ast.AST, rows: ast.AST) -> bool:
     """Whether `term` is `target.index_select(dim, rows)` (or torch's function form): the rows added into, as they were."""
-    if not (isinstance(term, ast.Call) and isinstance(term.func, ast.Attribute) and term.func.attr == "index_select"
-            and not term.keywords):
+    if not (_selected(term) and not term.keywords):
         return False
-    owner = term.func.value
-    args = term.args if not (isinstance(owner, ast.Name) and owner.id == "torch") else term.args[1:]
-    selected = owner if args is term.args else (term.args[0] if term.args else None)
-    same = [ast.dump(a) == ast.dump(b) for a, b in ((selected, target), *zip(args, (dim, rows)))] if selected is not None else [False]
-    return len(args) == 2 and all(same)
+    selected, args = _tensor_and_args(term)
+    return selected is not None and len(args) == 2 and all(
+        ast.dump(a) == ast.dump(b) for a, b in ((selected, target), (args[0], dim), (args[1], rows)))
+
+
+def _tensor_and_args(call: ast.Call) -> tuple[ast.AST | None, list]:
+    """(the tensor, the other arguments) of `t.f(a, b)` or `torch.f(t, a, b)`."""
+    if function_form(call):
+        return (call.args[0] if call.args else None), call.args[1:]
+    return call.func.value, call.args
 
 
 def _selected(node: ast.AST) -> bool:
