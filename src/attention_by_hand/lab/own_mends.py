@@ -12,7 +12,9 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - pair_mends.py: a (values, indices) pair used as its values;
 - write_mends.py: a running total's slice written with `=` where `+=` belongs;
 - shifted_mends.py: exponentials of the raw scores where their shifted twin was meant;
-- mean_mends.py: a row's sum written as its mean times a width.
+- mean_mends.py: a row's sum written as its mean times a width;
+- power_mends.py: a power typed as a product (`* 0.5` for `** 0.5`);
+- layer_mends.py: a layer's weight read where its output belongs.
 """
 
 from __future__ import annotations
@@ -21,11 +23,13 @@ import ast
 
 from attention_by_hand.lab.argument_mends import ARGUMENT_OPS, argument_mends, argument_words
 from attention_by_hand.lab.bracket_mends import BRACKET_OPS, bracket_mends, bracket_words
+from attention_by_hand.lab.layer_mends import LAYER_OPS, layer_mends, layer_words
 from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_mends, layout_words
 from attention_by_hand.lab.mean_mends import MEAN_OPS, mean_mends, mean_words
 from attention_by_hand.lab.mutant_edits import Change
 from attention_by_hand.lab.number_mends import NUMBER_OPS, number_mends, number_words
 from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_mends, operand_words
+from attention_by_hand.lab.power_mends import POWER_OPS, power_mends, power_words
 from attention_by_hand.lab.pair_mends import PAIR_OPS, pair_mends, pair_words
 from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends, range_words
 from attention_by_hand.lab.reading_mends import READING_OPS, reading_mends, reading_words
@@ -41,7 +45,8 @@ _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends,
              (BRACKET_OPS, bracket_mends, bracket_words), (ARGUMENT_OPS, argument_mends, argument_words),
              (NUMBER_OPS, number_mends, number_words), (RESIDUAL_OPS, residual_mends, residual_words),
              (PAIR_OPS, pair_mends, pair_words), (WRITE_OPS, write_mends, write_words),
-             (SHIFTED_OPS, shifted_mends, shifted_words), (MEAN_OPS, mean_mends, mean_words))
+             (SHIFTED_OPS, shifted_mends, shifted_words), (MEAN_OPS, mean_mends, mean_words),
+             (POWER_OPS, power_mends, power_words), (LAYER_OPS, layer_mends, layer_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 

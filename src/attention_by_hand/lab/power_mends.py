@@ -1,0 +1,52 @@
+"""A power typed as a product, tried on a learner's code only.
+
+`q @ k.T / d * 0.5`, meant as the scores divided by the root of d: `*` typed where `**` belongs (one
+key apart). `* 0.5` halves; the root is `** 0.5`, and `** -0.5` its inverse. `**` binds tighter than
+`/` and `*`, so the meant line reads `q @ k.T / d ** 0.5`. The mend (`power_typed`) makes the `*` a
+`**` on the number's left neighbour: on the whole left side (`d * 0.5` made `d ** 0.5`) and, where
+that side is itself a product or a quotient, on its last factor alone (`a / d * 0.5` made
+`a / d ** 0.5`). Tried at every product whose right side is 0.5 or -0.5 written out.
+
+repair.py keeps a mend only where it gives the reference's output on every input the check tried.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from attention_by_hand.lab.code_layout import number_of
+from attention_by_hand.lab.mutant_edits import Change, quote
+
+__all__ = ["POWER_OPS", "power_mends", "power_words"]
+
+POWER_OPS = ("power_typed",)
+_ROOTS = (0.5, -0.5)  # the exponents a root is written with
+
+
+def _root_typed(node: ast.AST) -> bool:
+    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and type(number_of(node.right)) is float
+            and number_of(node.right) in _ROOTS)
+
+
+def power_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
+    """The `power_typed` changes of `fdef` (the module's docstring)."""
+    found = []
+    for node in ast.walk(fdef):
+        if not _root_typed(node) or id(node) not in index:
+            continue
+        left, exponent = node.left, node.right
+        made = [ast.BinOp(left, ast.Pow(), exponent)]
+        if isinstance(left, ast.BinOp) and isinstance(left.op, (ast.Div, ast.Mult)):
+            made.append(ast.BinOp(left.left, left.op, ast.BinOp(left.right, ast.Pow(), exponent)))
+        for new in made:
+            found.append(Change(fdef.name, index[id(node)], "power_typed", ast.unparse(new), "factor",
+                                f"`{quote(new)}` for `{quote(node)}`", node.lineno))
+    return found
+
+
+def power_words(node: ast.AST, change: Change) -> str | None:
+    """The mistake a `power_typed` change mends, in words."""
+    if change.op != "power_typed" or not _root_typed(node):
+        return None
+    return (f"`* {ast.unparse(node.right)}` multiplies by {ast.unparse(node.right)}; a root is a POWER, `** 0.5` (its "
+            f"inverse `** -0.5`), and `**` binds tighter than `/` and `*`, so `a / d ** 0.5` divides by the root of d")
