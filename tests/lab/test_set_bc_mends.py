@@ -1,6 +1,8 @@
 """What the reader of set BC found, read after it was reported, each written here another way than set
 BC's file: a root typed as a product (`* -0.5` for `** -0.5`), `sinc` typed for `sin`, a cast given to a
-mask call said as a cast, not as two steps in the wrong order, and a layer's weight read for its output."""
+mask call said as a cast, not as two steps in the wrong order, and a layer's weight read for its output. And
+what a review of those found: a cast given to a call that needs integers is still said as the order it is,
+and a norm's weight gets no words of a matrix."""
 
 from __future__ import annotations
 
@@ -67,4 +69,31 @@ def attention_weights(x, query, key):
 
 def test_a_layers_weight_read_for_its_output_is_named(tmp_path):
     found = failed_hints(tmp_path, "lab-04-attention.py", QUERY_AS_WEIGHT, "attention_weights")
-    assert found and all("`query(x)` for `query.weight`" in h and "is the layer's weight matrix" in h for h in found)
+    assert found and all("`query(x)` for `query.weight`" in h and "is a parameter of the layer" in h for h in found)
+
+
+# one_hot given float ids: here the order of the two steps is the slip (cast the one-hot rows, not the ids)
+ONE_HOT_OF_FLOAT_IDS = '''
+def one_hot_lookup(ids, weight):
+    return torch.matmul(F.one_hot(ids.float(), weight.shape[0]), weight)
+'''
+
+
+def test_a_cast_given_to_a_call_that_needs_integers_is_still_said_as_an_order(tmp_path):
+    found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", ONE_HOT_OF_FLOAT_IDS, "one_hot_lookup")
+    assert found and all("two steps in the wrong order" in h and "`F.one_hot(ids, weight.shape[0]).float()` for" in h
+                         for h in found)
+
+
+# the norm's scales fed to the attention branch where the normed stream belongs
+NORM_WEIGHT_FED = '''
+def block_forward(x, ln1, attn, ln2, mlp):
+    x = x + attn(ln1.weight)
+    return x + mlp(ln2(x))
+'''
+
+
+def test_a_norms_weight_read_for_its_output_gets_no_words_of_a_matrix(tmp_path):
+    found = failed_hints(tmp_path, "lab-06-transformer.py", NORM_WEIGHT_FED, "block_forward")
+    assert found and all("`ln1(x)` for `ln1.weight`" in h and "a parameter of the layer" in h and "out_features" not in h
+                         for h in found)

@@ -1,8 +1,8 @@
 """A layer's weight read where its output belongs, tried on a learner's code only.
 
-`weights @ value.weight`, meant as the weights blending the values: `value.weight` is the layer's
-weight matrix, (out_features, in_features), the same whatever the input; the values are what the
-layer makes of the input, `value(x)`. The mend (`layer_applied`) applies the layer to each of the
+`weights @ value.weight`, meant as the weights blending the values: `value.weight` is a parameter
+of the layer (a Linear's (out_features, in_features) matrix, a LayerNorm's scales, an Embedding's
+rows), the same whatever the input; the values are what the layer makes of the input, `value(x)`. The mend (`layer_applied`) applies the layer to each of the
 function's arguments in turn, `value(x)` for `value.weight`. Tried at every `.weight` read off a
 name, with each argument of the function but that name.
 
@@ -47,5 +47,5 @@ def layer_words(node: ast.AST, change: Change) -> str | None:
     layer = _weight_of(node)
     if change.op != "layer_applied" or layer is None:
         return None
-    return (f"`{layer}.weight` is the layer's weight matrix, (out_features, in_features), the same whatever the input; "
-            f"what the layer makes of its input is its output, `{change.arg}`")
+    return (f"`{layer}.weight` is a parameter of the layer, the same whatever the input; what the layer makes of its "
+            f"input is its output, `{change.arg}`")

@@ -66,8 +66,8 @@ __all__ = ["KINDS", "Change", "changes", "build", "reachable", "definition"]
 
 # Changes said in words first, then in code: the words name the concept ("q and k exchanged").
 CONCEPT_FIRST = ("exchange", "args", "shift_all", "invert")
-# casts never moved out of a call (`masked_fill(mask.float(), ...)`): after it one changes only a dtype (the cast was the slip)
-_CASTS = ("float", "double", "half", "long", "int", "bool", "to", "type")
+# a call -> the inner calls never moved out of it: a cast of a mask (`masked_fill(mask.float(), ...)`) is the slip itself
+_KEPT_IN = dict.fromkeys(("masked_fill", "masked_fill_", "where", "masked_select", "masked_scatter"), ("float", "double", "half", "long", "int", "bool", "to", "type"))
 
 
 class _Finder:
@@ -220,7 +220,7 @@ class _Finder:
                         for delta in (1, -1):
                             self.add(arg, "shift", delta, "offset", f"`{quote(arg)} {'+' if delta > 0 else '-'} 1` for `{quote(arg)}`")
             for i, arg in enumerate(node.args):
-                if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and name not in ("float",) and arg.func.attr not in _CASTS:
+                if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and name != "float" and arg.func.attr not in _KEPT_IN.get(name, ()):
                     # outer(x.inner(...)) -> outer(x).inner(...): the two steps in the other order
                     inner = arg.func.attr
                     self.add(node, "nest", i, "order", f"`.{inner}(...)` done after `{name}(...)`, not before, in `{quote(node)}`")

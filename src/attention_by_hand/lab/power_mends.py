@@ -49,4 +49,4 @@ def power_words(node: ast.AST, change: Change) -> str | None:
     if change.op != "power_typed" or not _root_typed(node):
         return None
     return (f"`* {ast.unparse(node.right)}` multiplies by {ast.unparse(node.right)}; a root is a POWER, `** 0.5` (its "
-            f"inverse `** -0.5`), and `**` binds tighter than `/` and `*`, so `a / d ** 0.5` divides by the root of d")
+            f"inverse `** -0.5`), and `**` binds tighter than `/` and `*`: `{change.arg}`")
