@@ -2,9 +2,10 @@
 
 `weights @ value.weight`, meant as the weights blending the values: `value.weight` is a parameter
 of the layer (a Linear's (out_features, in_features) matrix, a LayerNorm's scales, an Embedding's
-rows), the same whatever the input; the values are what the layer makes of the input, `value(x)`. The mend (`layer_applied`) applies the layer to each of the
-function's arguments in turn, `value(x)` for `value.weight`. Tried at every `.weight` read off a
-name, with each argument of the function but that name.
+rows), the same whatever the input; the values are what the layer makes of the input, `value(x)`.
+The mend (`layer_applied`) applies the layer to each of the function's arguments in turn, `value(x)`
+for `value.weight`. Tried at every `.weight` read off a name, with each argument of the function
+but that name.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
