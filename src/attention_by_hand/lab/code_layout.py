@@ -24,7 +24,8 @@ import tokenize
 from dataclasses import dataclass, field
 
 __all__ = ["FUNCTION_OWNERS", "LOOPS", "Layout", "a_factor", "call_name", "code_only", "count_side", "function_def", "function_form", "inlined",
-           "is_method", "layout_of", "log_of_sum", "new_axes_only", "number_of", "parents", "reads_of", "signed_int", "whole_slice"]
+           "is_method", "layout_of", "log_of_sum", "new_axes_only", "number_of", "parents", "reads_of", "signed_int", "tensor_and_args",
+           "whole_slice"]
 
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -226,6 +227,13 @@ def function_form(node: ast.Call, owners: tuple[str, ...] = FUNCTION_OWNERS) -> 
     owner = node.func.value if isinstance(node.func, ast.Attribute) else None
     return (isinstance(owner, ast.Name) and owner.id in owners) or (
         "torch" in owners and isinstance(owner, ast.Attribute) and ast.unparse(owner) in _NAMESPACES)
+
+
+def tensor_and_args(call: ast.Call) -> tuple[ast.expr | None, list[ast.expr]]:
+    """(the tensor, the other positional arguments) of `t.f(a, b)` or `torch.f(t, a, b)`."""
+    if function_form(call):
+        return (call.args[0] if call.args else None), call.args[1:]
+    return call.func.value, call.args
 
 
 def is_method(node: ast.Call) -> bool:

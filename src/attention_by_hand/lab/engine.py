@@ -51,6 +51,12 @@ _PLACING = frozenset({"stack", "vstack", "hstack", "dstack", "column_stack", "ca
                       "unflatten", "split", "chunk", "tensor_split", "narrow", "flip", "roll"})
 
 
+
+def _bare(name: str) -> str:
+    """A call's name as call_words gives it, without what follows a `(` nor an in-place `_`."""
+    return name.partition("(")[0].rstrip("_")
+
+
 class Engine:
     """The mutation engine (diagnosis.py), asked once per function when the hand-written judges
     named nothing: on every input that function was called on, its cases and its probes.
@@ -109,7 +115,7 @@ class Engine:
         change of another kind it points at a line the change does not."""
         if not found.changes or not all(c.kind in _LAYOUT_KINDS or "keepdim=" in c.text for c in found.changes):
             return None
-        words = [text for name, text in parted.ending if name.partition("(")[0].rstrip("_") in LAYOUT_CALLS]
+        words = [text for name, text in parted.ending if _bare(name) in LAYOUT_CALLS]
         return f"at {parted.ending_at}, where your values part, {'; '.join(words)}" if words else None
 
     @staticmethod
@@ -120,7 +126,7 @@ class Engine:
         torch.stack(rows)` beside rows that sum wrong)."""
         scaled = any(opening in found.hint for opening in _SCALES)
         placed = {name for name in parted.returned if name in _PLACING} if scaled else set()
-        words = [text for name, text in parted.calls if name.partition("(")[0].rstrip("_") not in placed]
+        words = [text for name, text in parted.calls if _bare(name) not in placed]
         return f"at the line where your values part, {'; '.join(words)}" if words else None
 
     def reaches(self, function: str) -> set[str]:

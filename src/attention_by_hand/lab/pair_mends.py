@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.code_layout import call_name, function_form, number_of, parents, statement_lines
+from attention_by_hand.lab.code_layout import call_name, function_form, number_of, parents, statement_lines, tensor_and_args
 from attention_by_hand.lab.mutant_edits import Change, quote
 from attention_by_hand.lab.wire import VALUE_PAIRS
 
@@ -110,7 +110,8 @@ def _pair_read(node: ast.AST) -> ast.Call | None:
         return None
     if not isinstance(call, ast.Call) or call_name(call) not in ("max", "min", "median") or call.keywords:
         return None
-    return call if len(call.args) == (1 if function_form(call) else 0) else None
+    tensor, rest = tensor_and_args(call)
+    return call if tensor is not None and not rest else None
 
 
 def _axis_given(fdef: ast.FunctionDef, node: ast.AST, index: dict[int, int], lines) -> list[Change]:

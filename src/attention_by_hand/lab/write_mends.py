@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.code_layout import call_name, function_form
+from attention_by_hand.lab.code_layout import call_name, tensor_and_args
 from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["SAYS_WHY", "WRITE_OPS", "write_mends", "write_words"]
@@ -65,7 +65,7 @@ def _index_add(node: ast.AST) -> tuple[ast.AST, ast.AST, ast.AST, ast.BinOp] | N
     `torch.index_add(t, dim, rows, a + b)`, all by position; else None."""
     if not (isinstance(node, ast.Call) and call_name(node) in ("index_add", "index_add_") and not node.keywords):
         return None
-    target, args = _tensor_and_args(node)
+    target, args = tensor_and_args(node)
     if target is None or len(args) != 3 or not (isinstance(args[2], ast.BinOp) and isinstance(args[2].op, ast.Add)):
         return None
     return target, args[0], args[1], args[2]
@@ -75,16 +75,9 @@ def _old_rows(term: ast.AST, target: ast.AST, dim: ast.AST, rows: ast.AST) -> bo
     """Whether `term` is `target.index_select(dim, rows)` (or torch's function form): the rows added into, as they were."""
     if not (_selected(term) and not term.keywords):
         return False
-    selected, args = _tensor_and_args(term)
+    selected, args = tensor_and_args(term)
     return selected is not None and len(args) == 2 and all(
         ast.dump(a) == ast.dump(b) for a, b in ((selected, target), (args[0], dim), (args[1], rows)))
-
-
-def _tensor_and_args(call: ast.Call) -> tuple[ast.AST | None, list]:
-    """(the tensor, the other arguments) of `t.f(a, b)` or `torch.f(t, a, b)`."""
-    if function_form(call):
-        return (call.args[0] if call.args else None), call.args[1:]
-    return call.func.value, call.args
 
 
 def _selected(node: ast.AST) -> bool:
