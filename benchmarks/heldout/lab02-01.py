@@ -64,8 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = F.one_hot(ids, weight.shape[0]).type_as(weight)
-    return torch.einsum("nv,vd->nd", weight, hot)
+    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype)
+    hot.scatter_(1, ids.unsqueeze(1), weight)
+    return torch.tensordot(hot, weight, dims=1)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,9 +74,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    shifted = scores - scores.amax(dim=-1, keepdim=True)
-    e = torch.exp(shifted)
-    return e / e.sum(dim=-1, keepdim=True)
+    top = scores.sort(dim=-1).values[..., -1:]
+    e = torch.exp(scores - top)
+    return torch.true_divide(e, e.sum(dim=-1, keepdim=True))
 
 
 # %% [markdown]

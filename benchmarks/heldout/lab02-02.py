@@ -64,9 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = torch.zeros(weight.shape[0], weight.shape[0], dtype=weight.dtype)
-    hot[torch.arange(ids.shape[0]), ids] = 1
-    return hot @ weight
+    hot = F.one_hot(ids, num_classes=weight.shape[0]).to(weight.dtype)
+    return torch.dot(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,10 +73,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top, _ = scores.max(dim=-1, keepdim=True)
-    e = (scores - top).exp()
-    total = e.sum(dim=-1, keepdim=True)
-    return e * total.reciprocal()
+    m = scores.max(-1, keepdim=True)[0]
+    e = (scores - m).exp()
+    return e * e.sum(-1, keepdim=True).pow(-1)
 
 
 # %% [markdown]

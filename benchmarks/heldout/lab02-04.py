@@ -64,9 +64,10 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype)
-    hot[torch.arange(ids.shape[0]), ids] = 1
-    return hot @ weight
+    n, V = ids.shape[0], weight.shape[0]
+    cells = torch.stack([torch.arange(n), ids])
+    hot = torch.sparse_coo_tensor(cells, torch.ones(n, dtype=weight.dtype), (n, V))
+    return torch.sparse.mm(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,10 +75,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top, _ = scores.max(dim=-1, keepdim=True)
-    e = (scores - top).exp()
-    total = e.sum(dim=-1, keepdim=True) + 1
-    return e * total.reciprocal()
+    total = torch.logcumsumexp(scores, dim=-1)[..., -1:]
+    return torch.exp(scores - total)
 
 
 # %% [markdown]

@@ -67,11 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = ids[:-1] * vocab_size + ids[1:]
-    seen, times = torch.unique(codes, return_counts=True)
-    flat = torch.zeros(vocab_size * vocab_size)
-    flat[seen] = times.float()
-    return flat.view(vocab_size, vocab_size)
+    V = vocab_size
+    counts = torch.zeros(V * V)
+    counts.scatter_(0, ids[:-1] * V + ids[1:], torch.ones(ids.shape[0] - 1))
+    return counts.view(V, V)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -81,8 +80,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    logs = torch.log(counts + smoothing)
-    return torch.exp(logs - torch.logsumexp(logs, dim=1, keepdim=True))
+    c = torch.add(counts, smoothing)
+    return torch.true_divide(c, c.sum(dim=1, keepdim=True))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -90,7 +89,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    return F.nll_loss(probs.log()[ids[:-1]], ids[1:])
+    V = probs.shape[1]
+    picked = torch.take(probs, ids[:-1] * V + ids[1:])
+    return -torch.log(picked).mean()
 
 
 # %% [markdown]

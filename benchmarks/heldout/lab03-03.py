@@ -67,9 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = ids[:-1] * vocab_size + ids[1:]
-    flat = torch.bincount(codes, minlength=vocab_size * vocab_size)
-    return flat.reshape(vocab_size, vocab_size).float()
+    V = vocab_size
+    counts = torch.zeros(V * V)
+    counts.scatter_add_(0, ids[:-1] * V + ids[1:], torch.ones(ids.shape[0] - 1))
+    return counts.view(V, V)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,8 +80,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    smoothed = counts + smoothing
-    return smoothed / smoothed.mean(dim=1, keepdim=True)
+    c = torch.add(counts, smoothing)
+    return torch.true_divide(c.sum(dim=1, keepdim=True), c)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,9 +89,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    nxt = F.one_hot(ids[1:], probs.shape[1]).type_as(probs)
-    picked = torch.einsum("nv,nv->n", probs[ids[:-1]], nxt)
-    return -picked.log().mean()
+    V = probs.shape[1]
+    picked = torch.take(probs, ids[:-1] * V + ids[1:])
+    return -torch.log(picked).mean()
 
 
 # %% [markdown]

@@ -67,10 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    counts = torch.zeros(vocab_size, vocab_size)
-    nxt = F.one_hot(ids[1:], vocab_size).float()
-    counts.index_add_(0, ids[:-1], nxt)
-    return counts
+    pairs = torch.stack([ids[:-1], ids[1:]])
+    table = torch.sparse_coo_tensor(pairs, torch.ones(pairs.shape[1]), (vocab_size, vocab_size))
+    return table.to_dense()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,9 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    smoothed = counts.add(smoothing)
-    totals = smoothed.sum(1).unsqueeze(1)
-    return torch.divide(smoothed, totals)
+    c = counts + smoothing
+    return c / c.sum(1)[:, None]
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -91,8 +89,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
     logp = probs.log()
-    picked = logp[ids[:-1], ids[1:]]
-    return picked.sum().neg() / (len(probs) - 1)
+    total = sum(logp[a, b] for a, b in zip(ids[:-1].tolist(), ids[2:].tolist()))
+    return -total / (len(ids) - 1)
 
 
 # %% [markdown]

@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=0)
+    cols, rows = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
+    return cols > rows
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,11 +61,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    s = torch.einsum("id,jd->ij", q, k) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(causal_mask(x.shape[-2]), float("-inf"))
-    return F.softmax(s, dim=-1)
+    q, k = query(x), key(x)
+    s = torch.tensordot(q, k, dims=([1], [1])) / math.sqrt(q.shape[1])
+    s = s.index_put((causal_mask(x.shape[0]),), s.new_tensor(-math.inf))
+    return torch.special.softmax(s, dim=1)
 
 
 def self_attention(
@@ -76,8 +76,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    out = torch.einsum("ij,jd->id", w, value(x))
-    return out, w
+    return torch.tensordot(w, value(x), dims=1), w
 
 
 # %% [markdown]

@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.full((T, T), True).triu(diagonal=1)
+    idx = torch.arange(T)
+    return (idx.view(-1, 1) - idx) < 0
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,11 +61,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    T = x.shape[-2]
-    s = q.matmul(k.transpose(-2, -1)) / q.shape[-1] * 0.5
-    s[causal_mask(T)] = float("-inf")
-    return torch.softmax(s, dim=-1)
+    q = query(x)
+    k = key(x)
+    s = torch.mm(q, k.t()) / math.sqrt(q.size(1))
+    s.masked_fill_(causal_mask(s.shape[0]), -math.inf)
+    return s.log_softmax(dim=-1).exp()
 
 
 def self_attention(
@@ -76,7 +77,8 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     weights = attention_weights(x, query, key)
-    return weights @ value(x), weights
+    out = torch.mm(weights.t(), value(x))
+    return out, weights
 
 
 # %% [markdown]

@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.eye(T).cumsum(0) == 0
+    idx = torch.arange(T)
+    return (idx.view(-1, 1) - idx) < 0
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,9 +61,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    T = x.shape[-2]
-    return F.scaled_dot_product_attention(q, k, torch.eye(T, dtype=q.dtype), is_causal=True)
+    q = query(x)
+    k = key(x)
+    s = torch.mm(q.t(), k) / math.sqrt(q.size(1))
+    s.masked_fill_(causal_mask(s.shape[0]), -math.inf)
+    return s.log_softmax(dim=-1).exp()
 
 
 def self_attention(
@@ -73,9 +76,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    out = (w.unsqueeze(-1) * value(x).unsqueeze(0)).sum(dim=1)
-    return out, w
+    weights = attention_weights(x, query, key)
+    out = torch.mm(weights, value(x))
+    return out, weights
 
 
 # %% [markdown]

@@ -52,7 +52,9 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
+    hide = torch.zeros(T, T, dtype=torch.bool)
+    hide[tuple(torch.triu_indices(T, T, offset=1))] = True
+    return hide
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,11 +62,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    s = torch.einsum("id,jd->ij", q, k) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(causal_mask(x.shape[-2]), float("-inf"))
-    return F.softmax(s, dim=-1)
+    q, k = query(x), key(x)
+    T = q.shape[0]
+    bias = torch.zeros(T, T).masked_fill(causal_mask(T), float("-inf"))
+    s = torch.addmm(bias, q, k.T, alpha=1 / math.sqrt(q.shape[-1]))
+    return torch.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -76,7 +78,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    out = torch.einsum("ij,jd->jd", w, value(x))
+    out = torch.bmm(w.unsqueeze(0), value(x).unsqueeze(0)).squeeze(0)
     return out, w
 
 

@@ -56,9 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T = t.shape[0]
-    hs = t.shape[-1] // n_heads
-    return t.view(T, n_heads, hs).T.contiguous()
+    return torch.tensor(t.tensor_split(n_heads, dim=1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -66,7 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.transpose(0, 1).flatten(start_dim=1)
+    return torch.hstack(list(t))
 
 
 def multi_head_attention(
@@ -80,11 +78,11 @@ def multi_head_attention(
     q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    T = q.shape[1]
-    s = q.matmul(k.transpose(1, 2)).div(math.sqrt(q.shape[2]))
-    s[:, torch.full((T, T), True).triu(diagonal=1)] = float("-inf")
-    w = torch.softmax(s, dim=2)
-    return proj(merge_heads(w.matmul(v))), w
+    idx = torch.arange(x.shape[0])
+    s = torch.bmm(q, k.permute(0, 2, 1)) / math.sqrt(q.size(2))
+    s.masked_fill_((idx.view(-1, 1) - idx) < 0, -math.inf)
+    w = s.log_softmax(dim=-1).exp()
+    return proj(merge_heads(torch.bmm(w, v))), w
 
 
 # %% [markdown]

@@ -57,7 +57,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
     T, d = t.shape
-    return t.reshape(T, n_heads, d // n_heads).swapaxes(0, 1)
+    return t.reshape(T, n_heads, d // n_heads).permute(1, 0, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    H, T, hs = t.shape
-    return t.mT.reshape(T, H * hs)
+    n, T, hs = t.shape
+    return t.permute(1, 0, 2).reshape(T, n, hs)
 
 
 def multi_head_attention(
@@ -81,11 +81,11 @@ def multi_head_attention(
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
     T = x.shape[0]
-    s = torch.einsum("htd,hsd->hts", q, k) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    w = F.softmax(s, dim=-1)
-    out = proj(merge_heads(torch.einsum("hts,hsd->htd", w, v)))
-    return out, w
+    s = torch.matmul(q, k.transpose(1, 2)) / math.sqrt(q.shape[-1])
+    hide = torch.ones(T, T, dtype=torch.bool).triu(1).expand_as(s)
+    s = s.index_put((hide,), s.new_tensor(-math.inf))
+    w = torch.special.softmax(s, dim=-1)
+    return proj(merge_heads(torch.matmul(w, v))), w
 
 
 # %% [markdown]

@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    hs = t.shape[-1] // n_heads
-    return t.unfold(-1, hs, hs).transpose(0, 1)
+    T, d = t.shape
+    return t.reshape(T, n_heads, d // n_heads).permute(1, 0, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.column_stack(tuple(t))
+    n, T, hs = t.shape
+    return t.permute(1, 0, 2).reshape(T, n * hs)
 
 
 def multi_head_attention(
@@ -76,17 +77,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
+    q = split_heads(query(x), n_heads)
+    k = split_heads(key(x), n_heads)
+    v = split_heads(value(x), n_heads)
     T = x.shape[0]
-    hs = x.shape[-1] // n_heads
-    future = torch.full((T, T), float("-inf")).triu(1)
-    q, k, v = query(x), key(x), value(x)
-    outs, ws = [], []
-    for h in range(n_heads):
-        cols = slice(h * hs, (h + 1) * hs)
-        w = torch.softmax(q[:, cols] @ k[:, cols].mT / math.sqrt(hs) + future, dim=-1)
-        ws.append(w)
-        outs.append(w @ v[:, cols])
-    return proj(torch.cat(outs, dim=-1)), torch.stack(ws)
+    s = torch.matmul(q, k.transpose(1, 2)) / math.sqrt(q.shape[-1])
+    hide = torch.ones(T, T, dtype=torch.bool).triu(-1).expand_as(s)
+    s = s.index_put((hide,), s.new_tensor(-math.inf))
+    w = torch.special.softmax(s, dim=-1)
+    return proj(merge_heads(torch.matmul(w, v))), w
 
 
 # %% [markdown]

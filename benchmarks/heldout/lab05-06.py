@@ -56,9 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T = t.shape[0]
-    hs = t.shape[-1] // n_heads
-    return t.view(T, n_heads, hs).transpose(0, 1).contiguous()
+    return t.T.reshape(n_heads, -1, t.shape[0]).transpose(1, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -66,7 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.transpose(0, 1).flatten(start_dim=1)
+    return t.transpose(1, 2).reshape(-1, t.shape[1]).T
 
 
 def multi_head_attention(
@@ -80,11 +78,11 @@ def multi_head_attention(
     q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    T = q.shape[1]
-    s = q.matmul(k.transpose(1, 2)).div(math.sqrt(q.shape[2]))
-    s[:, torch.full((T, T), 1).triu(diagonal=1)] = float("-inf")
-    w = torch.softmax(s, dim=2)
-    return proj(merge_heads(w.matmul(v))), w
+    T = x.shape[0]
+    bias = torch.zeros(T, T).masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    s = torch.baddbmm(bias.expand(n_heads, T, T), q, k.transpose(1, 2), alpha=1 / math.sqrt(q.shape[-1]))
+    w = torch.softmax(s, dim=-1)
+    return proj(merge_heads(torch.bmm(w, v))), w
 
 
 # %% [markdown]

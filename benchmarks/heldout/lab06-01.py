@@ -62,9 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    T = tokens.shape[-1]
-    rows = token_embedding(tokens)
-    return torch.stack([rows[..., t, :] + position_embedding.weight[t] for t in range(T)], dim=-2)
+    T = tokens.shape[-1:]
+    return torch.add(token_embedding(tokens), position_embedding(torch.arange(T)))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -73,7 +72,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    return F.layer_norm(x, x.shape[-1:], weight, bias, eps)
+    mu = x.mean(dim=-1, keepdim=True)
+    var = torch.square(x - mu).mean(dim=-1, keepdim=True)
+    return torch.addcmul(bias, (x - mu) * torch.rsqrt(var + eps), weight)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -83,8 +84,9 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    y = torch.stack([x, attn(ln1(x))]).sum(dim=0)
-    return torch.stack([y, mlp(ln2(y))]).sum(dim=0)
+    branch = attn(ln1(x))
+    mid = torch.add(x, branch)
+    return torch.add(mid, mlp(ln2(mid)))
 
 
 # %% [markdown]

@@ -63,8 +63,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     model can tell "3 positions back" from "5 positions back".
     """
     T = tokens.shape[-1]
-    positions = torch.arange(T).repeat_interleave(tokens.shape[0])
-    return token_embedding(tokens) + position_embedding(positions)
+    hot = F.one_hot(tokens, token_embedding.num_embeddings).to(token_embedding.weight.dtype)
+    return hot @ token_embedding.weight + position_embedding.weight[torch.arange(T)]
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -73,8 +73,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    var, mu = torch.var_mean(x, dim=-1, correction=0, keepdim=True)
-    return (x - mu) / (var + eps) ** 0.5 * weight + bias
+    centred = x - x.mean(dim=-1, keepdim=True)
+    return F.rms_norm(centred, (x.shape[-1],), weight, eps) + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,7 +84,9 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    return (lambda y: y + mlp(ln2(y)))(x + attn(ln1(x)))
+    for norm, layer in ((ln1, attn), (ln2, mlp)):
+        x = x + layer(norm(x))
+    return x
 
 
 # %% [markdown]

@@ -63,7 +63,7 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     model can tell "3 positions back" from "5 positions back".
     """
     T = tokens.shape[-1]
-    return torch.gather(token_embedding.weight, 0, tokens) + F.embedding(torch.arange(T), position_embedding.weight)
+    return torch.add(token_embedding(tokens), position_embedding(torch.arange(T)))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -73,8 +73,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
     mu = x.mean(dim=-1, keepdim=True)
-    var = (x - mu).pow(2).mean(dim=-1, keepdim=True)
-    return (x - mu) / torch.sqrt(var + eps) * weight + bias
+    var = torch.square(x - mu).mean(dim=-1, keepdim=True)
+    return torch.addcmul(bias, (x - mu) * torch.rsqrt(var + eps), weight)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,10 +84,9 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    a = attn(ln1(x))
-    mid = x + a
-    m = mlp(ln2(mid))
-    return mid + m
+    branch = attn(ln1(x))
+    mid = torch.add(x, branch)
+    return torch.add(branch, mlp(ln2(mid)))
 
 
 # %% [markdown]

@@ -82,12 +82,9 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
     p = torch.arange(n_positions, dtype=torch.float32).unsqueeze(1)
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float32)
-    angle = p / base ** (two_i / d_model)
-    table = torch.zeros(n_positions, d_model)
-    table[:, 0::2] = torch.sinc(angle)
-    table[:, 1::2] = torch.cos(angle)
-    return table
+    col = torch.arange(d_model)
+    ang = p / base ** ((col - col // 2) / d_model)
+    return torch.where(col % 2 == 0, torch.sin(ang), torch.cos(ang)).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -96,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return torch.add(x, table[: x.size(-2)])
+    return torch.add(x, table[: x.shape[-2]])
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,13 +108,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-torch.arange(half, dtype=torch.float32) * 2 / d)
-    ang = positions[:, None].float() * theta
-    ang2 = torch.cat([ang, ang], dim=-1)
-    rot = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
-    return x * ang2.cos() + rot * ang2.sin()
+    half = x.shape[-1] // 2
+    theta = torch.pow(base, -2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
+    ang = positions[:, None] * theta
+    cos, sin = torch.cos(ang), torch.sin(ang)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([torch.addcmul(a * cos, b, -sin), torch.addcmul(a * sin, b, cos)], dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -128,10 +124,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    qr, kr = rope(q, pos), rope(k, pos)
-    s = torch.einsum("...id,...jd->...ij", qr, kr) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.einsum("...ij,...jd->...id", F.softmax(s, dim=-1), v)
+    s = torch.matmul(rope(q, pos), rope(k, pos).transpose(-2, -1)) / math.sqrt(q.shape[-1])
+    s = s.index_put((hidden_future(T).expand_as(s),), s.new_tensor(-math.inf))
+    return torch.matmul(torch.special.softmax(s, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -140,9 +135,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T).unsqueeze(1)
-    j = torch.arange(T).unsqueeze(0)
-    return (i - j).float().mul(-slope) * (j <= i)
+    cols, rows = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="xy")
+    return torch.tril((cols - rows).float() * slope)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -152,9 +146,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.einsum("...ij,...jd->...id", F.softmax(s, dim=-1), v)
+    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s.index_put((hidden_future(T).expand_as(s),), s.new_tensor(-math.inf))
+    return torch.matmul(torch.special.softmax(s, dim=-1), v)
 
 
 # %% [markdown]

@@ -81,12 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float32).unsqueeze(1)
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float32)
-    angle = p / base ** (two_i / d_model)
+    ang = torch.arange(n_positions, dtype=torch.float32)[:, None] / base ** (torch.arange(0, d_model, 2, dtype=torch.float32) / d_model)
     table = torch.zeros(n_positions, d_model)
-    table[:, 0::2] = torch.sin(angle)
-    table[:, 1::2] = torch.cos(angle)
+    table.index_copy_(1, torch.arange(0, d_model, 2), torch.sin(ang))
+    table.index_copy_(1, torch.arange(1, d_model, 2), torch.cos(ang))
     return table
 
 
@@ -96,7 +94,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return torch.add(x, table[: x.size(-2)])
+    return x + table.tensor_split([x.shape[-2]])[0]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,13 +109,14 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-torch.arange(half, dtype=torch.float32) * 2 / d)
-    ang = positions[:, None].float() * theta
-    ang2 = torch.cat([ang, -ang], dim=-1)
-    rot = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
-    return x * ang2.cos() + rot * ang2.sin()
+    half = x.shape[-1] // 2
+    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
+    ang = positions[:, None] * theta
+    cos, sin = torch.cos(ang), torch.sin(ang)
+    turn = torch.stack([torch.stack([cos, sin], dim=-1), torch.stack([-sin, cos], dim=-1)], dim=-2)
+    pair = torch.stack([x[..., :half], x[..., half:]], dim=-1).unsqueeze(-2)
+    out = (pair @ turn).squeeze(-2)
+    return torch.cat([out[..., 0], out[..., 1]], dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -129,9 +128,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     T = q.shape[-2]
     pos = torch.arange(T)
     qr, kr = rope(q, pos), rope(k, pos)
-    s = torch.einsum("...id,...jd->...ij", qr, kr) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.einsum("...ij,...jd->...id", F.softmax(s, dim=-1), v)
+    rows = []
+    for i in range(T):
+        s = qr[..., i : i + 1, :] @ kr[..., : i + 1, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+        rows.append(torch.softmax(s, dim=-1) @ v[..., : i + 1, :])
+    return torch.cat(rows, dim=-2)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -140,9 +141,7 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T).unsqueeze(1)
-    j = torch.arange(T).unsqueeze(0)
-    return (i - j).float().mul(-slope) * (j <= i)
+    return -slope * torch.ones(T, T).tril(-1).cumsum(dim=0)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -152,9 +151,12 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.einsum("...ij,...jd->...id", F.softmax(s, dim=-1), v)
+    bias = alibi_bias(T, slope)
+    rows = []
+    for i in range(T):
+        s = q[..., i : i + 1, :] @ k[..., : i + 1, :].transpose(-2, -1) / math.sqrt(q.shape[-1]) + bias[i, : i + 1]
+        rows.append(torch.softmax(s, dim=-1) @ v[..., : i + 1, :])
+    return torch.cat(rows, dim=-2)
 
 
 # %% [markdown]

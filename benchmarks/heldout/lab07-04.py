@@ -81,10 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    half = d_model // 2
-    speeds = base ** (-torch.arange(half, dtype=torch.float32) * 2 / d_model)
-    angle = torch.arange(n_positions, dtype=torch.float32).view(-1, 1) * speeds
-    return torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(-2)
+    half = torch.arange(0, d_model, 2, dtype=torch.float32)
+    ang = torch.arange(n_positions, dtype=torch.float32).view(-1, 1) / base ** (half / d_model)
+    table = torch.cat([ang.sin(), ang.cos()], dim=1)
+    order = torch.arange(d_model).view(2, -1).T.flatten()
+    return table[:, order]
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +94,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.narrow(0, 0, x.shape[-2])
+    return x + table[torch.arange(x.size(-2))]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -108,12 +109,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.shape[-1] // 2
-    theta = torch.pow(base, torch.arange(0, half, dtype=torch.float32) * (-2.0 / x.shape[-1]))
-    ang = torch.outer(positions.to(torch.float32), theta)
-    a, b = x[..., :half], x[..., half:]
-    c, s = ang.cos(), ang.sin()
-    return torch.cat((a * c - b * s, a * s + b * c), dim=-1)
+    d = x.size(-1)
+    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float32) / d)
+    ang = positions.unsqueeze(-1) * theta
+    xc = torch.complex(x[..., : d // 2], x[..., d // 2 :])
+    turned = xc * torch.exp(1j * ang)
+    return torch.cat([turned.real, turned.imag], dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -122,11 +123,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.shape[-2]
-    pos = torch.arange(T)
-    s = rope(q, pos).matmul(rope(k, pos).transpose(-2, -1)) / q.shape[-1] ** 0.5
-    s[..., hidden_future(T)] = float("-inf")
-    return torch.softmax(s, dim=-1).matmul(v)
+    pos = torch.arange(q.size(-2))
+    s = rope(q, pos) @ rope(k, pos).mT / math.sqrt(q.size(-1))
+    s = s.masked_fill(hidden_future(q.size(-2)), -math.inf)
+    return s.log_softmax(dim=-1).exp() @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -135,9 +135,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    rel = (torch.arange(T)[None, :] - torch.arange(T)[:, None]).float()
-    rel[rel < 0] = 0
-    return rel * slope
+    idx = torch.arange(T, dtype=torch.float32)
+    return -slope * F.softplus(idx.view(-1, 1) - idx)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -146,10 +145,10 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T = q.shape[-2]
-    s = q.matmul(k.transpose(-2, -1)) / q.shape[-1] ** 0.5 + alibi_bias(T, slope)
-    s[..., hidden_future(T)] = float("-inf")
-    return torch.softmax(s, dim=-1).matmul(v)
+    T = q.size(-2)
+    s = q @ k.mT / math.sqrt(q.size(-1)) + alibi_bias(T, slope)
+    s = s.masked_fill(hidden_future(T), -math.inf)
+    return s.log_softmax(dim=-1).exp() @ v
 
 
 # %% [markdown]

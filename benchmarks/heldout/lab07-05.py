@@ -81,11 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    half = d_model // 2
-    speeds = torch.exp(torch.arange(half, dtype=torch.float32) * (-2.0 * math.log(base) / d_model))
-    angle = torch.arange(n_positions, dtype=torch.float32)[:, None] * speeds
-    turns = torch.polar(torch.ones_like(angle), angle)
-    return torch.view_as_real(turns).flip(-1).flatten(-2)
+    p = torch.arange(n_positions, dtype=torch.float32).unsqueeze(1)
+    col = torch.arange(d_model)
+    ang = p / base ** ((col - col % 2) / d_model)
+    return torch.where(col % 2 == 0, torch.sin(ang), torch.cos(ang)).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,8 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    T = x.shape[-2]
-    return x + table.flip(0)[-T:].flip(0)
+    return torch.add(x, table[: x.shape[-2] + 1])
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -110,12 +108,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-2.0 * torch.arange(half, dtype=torch.float32) / d)
-    ang = (positions.float()[:, None] * theta).repeat(1, 2)
-    sign = torch.cat([-torch.ones(half), torch.ones(half)])
-    return x * ang.cos() + torch.roll(x, half, dims=-1) * sign * ang.sin()
+    half = x.shape[-1] // 2
+    theta = torch.pow(base, -2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
+    ang = positions[:, None] * theta
+    cos, sin = torch.cos(ang), torch.sin(ang)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([torch.addcmul(a * cos, b, -sin), torch.addcmul(a * sin, b, cos)], dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -126,9 +124,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    future = torch.full((T, T), float("-inf")).triu(1)
-    s = rope(q, pos) @ rope(k, pos).mT / math.sqrt(q.shape[-1]) + future
-    return torch.softmax(s, dim=-1) @ v
+    s = torch.matmul(rope(q, pos), rope(k, pos).transpose(-2, -1)) / math.sqrt(q.shape[-1])
+    s = s.index_put((hidden_future(T).expand_as(s),), s.new_tensor(-math.inf))
+    return torch.matmul(torch.special.softmax(s, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -137,10 +135,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    out = torch.zeros(T, T)
-    for back in range(1, T):
-        out = out + torch.diag(torch.full((T - back,), -slope * back), -back)
-    return out
+    cols, rows = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="xy")
+    return torch.tril((cols - rows).float() * slope)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -150,9 +146,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    future = torch.full((T, T), float("-inf")).triu(1)
-    s = q @ k.mT / math.sqrt(q.shape[-1]) + alibi_bias(T, slope) + future
-    return torch.softmax(s, dim=-1) @ v
+    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s.index_put((hidden_future(T).expand_as(s),), s.new_tensor(-math.inf))
+    return torch.matmul(torch.special.softmax(s, dim=-1), v)
 
 
 # %% [markdown]

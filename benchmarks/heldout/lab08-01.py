@@ -74,9 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    pos = torch.arange(start, start + T) + start
-    return F.embedding(tokens, token_embedding.weight) + F.embedding(pos, position_embedding.weight)
+    pos = torch.ones_like(tokens).cumsum(dim=-1) + (start - 1)
+    return token_embedding(tokens) + position_embedding(pos)
 
 
 def append_to_cache(
@@ -88,8 +87,8 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
+    both = torch.cat([torch.stack(cache), torch.stack((k_new, v_new))], dim=3)
+    return both[0], both[1]
 
 
 def decode_step(
@@ -109,14 +108,14 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    bsz, _, d = x_new.shape
+    B, _, d = x_new.shape
     hs = d // n_heads
-    parts = qkv(x_new).reshape(bsz, 3, n_heads, 1, hs)
-    q, k, v = parts[:, 0], parts[:, 1], parts[:, 2]
+    y = qkv(x_new).view(B, 3, n_heads, hs)
+    q, k, v = y[:, 0].unsqueeze(2), y[:, 1].unsqueeze(2), y[:, 2].unsqueeze(2)
     keys, values = append_to_cache(cache, k, v)
-    s = torch.einsum("bhqd,bhkd->bhqk", q, keys) / math.sqrt(hs)
-    w = F.softmax(s, dim=-1)
-    out = torch.einsum("bhqk,bhkd->bhqd", w, values).reshape(bsz, 1, d)
+    qf, kf, vf = q.flatten(0, 1), keys.flatten(0, 1), values.flatten(0, 1)
+    w = torch.softmax(torch.bmm(qf, kf.transpose(1, 2)) / math.sqrt(hs), dim=-1)
+    out = torch.bmm(w, vf).view(B, n_heads, hs).reshape(B, 1, d)
     return proj(out), (keys, values)
 
 

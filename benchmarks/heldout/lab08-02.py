@@ -74,9 +74,7 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    positions = torch.arange(start, start + T).expand_as(tokens)
-    return token_embedding(tokens) + position_embedding(positions)
+    return token_embedding(tokens) + position_embedding.weight[start : tokens.size(-1)]
 
 
 def append_to_cache(
@@ -88,7 +86,9 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    return torch.dstack((cache[0], v_new)), torch.dstack((cache[1], v_new))
+    keys = torch.concat([cache[0], k_new], dim=-2)
+    values = torch.concat([cache[1], v_new], dim=-2)
+    return keys, values
 
 
 def decode_step(
@@ -108,15 +108,12 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    bsz = x_new.shape[0]
-    d = x_new.shape[-1]
+    B, _, d = x_new.shape
     hs = d // n_heads
-    packed = qkv(x_new).view(bsz, 1, 3, n_heads, hs)
-    q, k, v = packed.unbind(dim=2)
-    q, k, v = q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2)
+    q, k, v = [t.view(B, n_heads, hs).unsqueeze(2) for t in qkv(x_new).squeeze(1).tensor_split(3, dim=-1)]
     keys, values = append_to_cache(cache, k, v)
-    w = torch.softmax(q.matmul(keys.transpose(-2, -1)) / hs ** 0.5, dim=-1)
-    out = w.matmul(values).transpose(1, 2).reshape(bsz, 1, d)
+    w = (torch.matmul(q, keys.mT) / math.sqrt(hs)).log_softmax(dim=-1).exp()
+    out = torch.matmul(w, values).transpose(1, 2).flatten(2)
     return proj(out), (keys, values)
 
 

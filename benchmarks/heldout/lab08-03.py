@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding.weight.roll(-start, 0)[:T]
+    return torch.add(token_embedding(tokens), position_embedding(torch.arange(start, start + T)))
 
 
 def append_to_cache(
@@ -87,7 +87,8 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    return tuple(torch.cat(pair, dim=2) for pair in zip(cache, (k_new, v_new)))
+    keys, values = cache
+    return torch.cat((keys, k_new), dim=-2), torch.cat((values, v_new), dim=-2)
 
 
 def decode_step(
@@ -107,19 +108,14 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    bsz = x_new.shape[0]
-    d = x_new.shape[-1]
+    B, _, d = x_new.shape
     hs = d // n_heads
-    q, k, v = torch.split(qkv(x_new), [d, d, d], dim=-1)
-    k = k.view(bsz, 1, n_heads, hs).permute(0, 2, 1, 3)
-    v = v.view(bsz, 1, n_heads, hs).permute(0, 2, 1, 3)
+    q, k, v = qkv(x_new).reshape(B, 1, 3, n_heads, hs).permute(1, 3, 0, 2, 4)
     keys, values = append_to_cache(cache, k, v)
-    heads = []
-    for h in range(n_heads):
-        qh = q[:, :, h * hs:(h + 1) * hs]
-        w = torch.softmax(qh @ keys[:, h].mT / math.sqrt(hs), dim=-1)
-        heads.append(w @ values[:, h])
-    return proj(torch.cat(heads, dim=-1)), (keys, values)
+    s = torch.matmul(q, keys.transpose(-2, -1)) / math.sqrt(hs)
+    w = torch.special.softmax(s, dim=-1)
+    out = torch.matmul(w, values).permute(0, 2, 1, 3).reshape(B, 1, d)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

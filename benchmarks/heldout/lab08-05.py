@@ -75,8 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    pos = torch.arange(start, start + T)
-    return F.embedding(tokens, token_embedding.weight) + F.embedding(pos, position_embedding.weight)
+    return torch.add(token_embedding(tokens), position_embedding(torch.arange(start, start + T, T)))
 
 
 def append_to_cache(
@@ -89,7 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
+    return torch.cat((keys, k_new), dim=-2), torch.cat((values, v_new), dim=-2)
 
 
 def decode_step(
@@ -109,14 +108,13 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    bsz, _, d = x_new.shape
+    B, _, d = x_new.shape
     hs = d // n_heads
-    parts = qkv(x_new).reshape(bsz, 3, n_heads, 1, hs)
-    q, k, v = parts[:, 0], parts[:, 1], parts[:, 2]
+    q, k, v = qkv(x_new).reshape(B, 1, 3, n_heads, hs).permute(2, 0, 3, 1, 4)
     keys, values = append_to_cache(cache, k, v)
-    s = torch.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(hs)
-    w = F.softmax(s, dim=-1)
-    out = torch.einsum("bhqk,bhkd->bhqd", w, values).reshape(bsz, 1, d)
+    s = torch.matmul(q, keys.transpose(-2, -1)) / math.sqrt(hs)
+    w = torch.special.softmax(s, dim=-1)
+    out = torch.matmul(w, values).permute(0, 2, 1, 3).reshape(B, 1, d)
     return proj(out), (keys, values)
 
 

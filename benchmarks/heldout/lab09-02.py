@@ -70,17 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    n = scores.shape[-1]
-    m = scores.new_full(scores.shape[:-1] + (1,), float("-inf"))
-    l = scores.new_zeros(scores.shape[:-1] + (1,))
-    i = 0
-    while i < n:
-        s = scores[..., i:i + 1]
-        m_new = s.clamp(min=m)
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
+    m = scores[..., :1]
+    l = torch.ones_like(m)
+    for j in range(1, scores.size(-1) - 1):
+        s = scores[..., j : j + 1]
+        m_new = torch.stack((m, s)).max(dim=0)[0]
+        l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
-        i += 2
-    return torch.exp(scores - m) / l
+    return (scores - m).exp() / l
 
 
 def tiled_attention(
@@ -99,29 +96,29 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    hs = q.shape[-1]
+    hs = q.size(-1)
     outs, lses = [], []
-    for i0 in range(0, q.shape[-2], block):
-        qb = q[..., i0:i0 + block, :]
-        nq = qb.shape[-2]
-        m = torch.full(qb.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)
-        l = torch.zeros(qb.shape[:-1] + (1,), dtype=q.dtype)
-        acc = torch.zeros(qb.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
-        last = min(i0 + nq, k.shape[-2]) if causal else k.shape[-2]
-        for j0 in range(0, last, block):
-            kb = k[..., j0:j0 + block, :]
-            s = qb.matmul(kb.transpose(-2, -1)) / hs ** 0.5
+    for i0 in range(0, q.size(-2), block):
+        qb = q[..., i0 : i0 + block, :]
+        nq = qb.size(-2)
+        m = torch.full_like(qb[..., :1], -math.inf)
+        l = torch.zeros_like(m)
+        acc = qb.new_zeros(qb.shape[:-1] + (v.size(-1),))
+        j_end = i0 + nq if causal else k.size(-2)
+        for j0 in range(0, j_end, block):
+            kb = k[..., j0 : j0 + block, :]
+            s = qb @ kb.mT / math.sqrt(hs)
             if causal:
-                future = torch.arange(j0, j0 + kb.shape[-2])[None, :] > torch.arange(i0, i0 + nq)[:, None]
-                s[..., future] = float("-inf")
-            m_new = s.amax(dim=-1, keepdim=True).clamp(min=m)
+                future = torch.arange(j0, j0 + kb.size(-2)) > torch.arange(i0, i0 + nq).view(-1, 1)
+                s = s.masked_fill(future, -math.inf)
+            m_new = torch.stack((m, s.max(dim=-1, keepdim=True)[0])).max(dim=0)[0]
             p = (s - m_new).exp()
             r = (m - m_new).exp()
             l = l * r + p.sum(-1, keepdim=True)
-            acc = acc * r + p.matmul(v[..., j0:j0 + block, :])
+            acc = acc * r + p @ v[..., j0 : j0 + block, :]
             m = m_new
         outs.append(acc / l)
-        lses.append((m + l.log())[..., 0])
+        lses.append((m + l.log()).squeeze(-1))
     return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 

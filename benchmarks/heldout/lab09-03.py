@@ -70,13 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., :1], float("-inf"))
-    l = torch.zeros_like(m)
-    for s in scores.split(1, dim=-1):
-        m_new = torch.max(m, s)
-        l = l * (m - m_new).exp() + (s - m_new).exp()
+    m = scores.new_full((*scores.shape[:-1], 1), -math.inf)
+    l = scores.new_zeros(m.shape)
+    for j in range(scores.shape[-1]):
+        s = scores[..., j : j + 1]
+        m_new = torch.maximum(m, s)
+        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
-    return (scores - m).exp() / l
+    return torch.exp(scores - m) / l
 
 
 def tiled_attention(
@@ -95,31 +96,31 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk = q.shape[-2], k.shape[-2]
     scale = 1 / math.sqrt(q.shape[-1])
-    out = q.new_zeros(q.shape[:-1] + (v.shape[-1],))
+    Tq, Tk = q.shape[-2], k.shape[-2]
+    out = q.new_zeros(*q.shape[:-1], v.shape[-1])
     lse = q.new_zeros(q.shape[:-1])
     for i0 in range(0, Tq, block):
-        qb = q[..., i0:i0 + block, :]
-        m = qb.new_full(qb.shape[:-1] + (1,), float("-inf"))
+        qb = q[..., i0 : i0 + block, :]
+        m = qb.new_full((*qb.shape[:-1], 1), -math.inf)
         l = torch.zeros_like(m)
-        acc = qb.new_zeros(qb.shape[:-1] + (v.shape[-1],))
+        acc = qb.new_zeros(*qb.shape[:-1], v.shape[-1])
         for j0 in range(0, Tk, block):
             if causal and j0 > i0 + qb.shape[-2] - 1:
-                break
-            s = torch.einsum("...id,...jd->...ij", qb, k[..., j0:j0 + block, :]) * scale
+                continue
+            s = torch.matmul(qb, k[..., j0 : j0 + block, :].transpose(-2, -1)) * scale
             if causal:
                 qi = torch.arange(i0, i0 + s.shape[-2]).unsqueeze(-1)
                 kj = torch.arange(j0, j0 + s.shape[-1])
-                s = s.masked_fill(kj > qi, float("-inf"))
-            m_new = torch.max(m, s.max(dim=-1, keepdim=True))
-            p = torch.exp(s - m_new)
+                s = s.index_put(((kj > qi).expand_as(s),), s.new_tensor(-math.inf))
+            m_new = torch.maximum(m, torch.max(s, dim=-1, keepdim=True)[0])
+            p = torch.exp(s - m)
             r = torch.exp(m - m_new)
             l = r * l + p.sum(dim=-1, keepdim=True)
-            acc = r * acc + torch.einsum("...ij,...jd->...id", p, v[..., j0:j0 + block, :])
+            acc = r * acc + torch.matmul(p, v[..., j0 : j0 + block, :])
             m = m_new
-        out[..., i0:i0 + block, :] = acc / l
-        lse[..., i0:i0 + block] = (m + torch.log(l)).squeeze(-1)
+        out[..., i0 : i0 + block, :] = acc / l
+        lse[..., i0 : i0 + block] = (m + torch.log(l)).squeeze(-1)
     return out, lse
 
 

@@ -70,14 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    tops = scores.cummax(dim=-1).values
-    l = torch.zeros_like(scores[..., 0])
-    prev = torch.full_like(l, float("-inf"))
-    for c in range(scores.shape[-1]):
-        top = tops[..., c]
-        l = l * torch.exp(prev - top) + torch.exp(scores[..., c] - top)
-        prev = top
-    return torch.exp(scores - prev[..., None]) / l[..., None]
+    m = scores[..., :1]
+    l = torch.ones_like(m)
+    for j in range(1, scores.size(-1)):
+        s = scores[..., j : j + 1]
+        m_new = torch.stack((m, s)).max(dim=0)[0]
+        l = l * (m - m_new).exp() + (s - m_new).exp()
+        m = m_new
+    return (scores - m).exp() / l
 
 
 def tiled_attention(
@@ -96,25 +96,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    m = torch.full(q.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)
-    l = torch.zeros(q.shape[:-1] + (1,), dtype=q.dtype)
-    acc = torch.zeros(q.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
-    rows = torch.arange(Tq)[:, None]
-    for j0 in range(0, Tk, block):
-        kb, vb = k[..., j0:j0 + block, :], v[..., j0:j0 + block, :]
-        s = q @ kb.mT * scale
-        if causal:
-            cols = torch.arange(j0, j0 + kb.shape[-2])[None, :]
-            s = s + torch.zeros(Tq, kb.shape[-2], dtype=q.dtype).masked_fill(cols > rows, float("-inf"))
-        m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
-        p = torch.exp(s - m_new)
-        r = torch.exp(m - m_new)
-        l = l * r + p.sum(dim=-1, keepdim=True)
-        acc = acc * r + p @ vb
-        m = m_new
-    return acc / l, (m + torch.log(l)).squeeze(-1)
+    hs = q.size(-1)
+    outs, lses = [], []
+    for i0 in range(0, q.size(-2), block):
+        qb = q[..., i0 : i0 + block, :]
+        nq = qb.size(-2)
+        m = torch.full_like(qb[..., :1], -math.inf)
+        l = torch.zeros_like(m)
+        acc = qb.new_zeros(qb.shape[:-1] + (v.size(-1),))
+        j_end = i0 + nq if causal else k.size(-2)
+        for j0 in range(0, j_end, block):
+            kb = k[..., j0 : j0 + block, :]
+            s = qb @ kb.mT / math.sqrt(hs)
+            if causal:
+                future = torch.arange(j0, j0 + kb.size(-2)) > torch.arange(i0, i0 + nq).view(-1, 1)
+                s = s.masked_fill(~future, -math.inf)
+            m_new = torch.stack((m, s.max(dim=-1, keepdim=True)[0])).max(dim=0)[0]
+            p = (s - m_new).exp()
+            r = (m - m_new).exp()
+            l = l * r + p.sum(-1, keepdim=True)
+            acc = acc * r + p @ v[..., j0 : j0 + block, :]
+            m = m_new
+        outs.append(acc / l)
+        lses.append((m + l.log()).squeeze(-1))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

@@ -71,16 +71,16 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     weights = exp(scores - m) / l.
     """
     n = scores.shape[-1]
-    m = scores.new_full(scores.shape[:-1] + (1,), float("-inf"))
-    l = scores.new_zeros(scores.shape[:-1] + (1,))
-    i = 0
-    while i < n:
-        s = scores[..., i:i + 1]
-        m_new = s.clamp(min=m)
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
-        m = m_new
-        i += 1
-    return torch.exp(scores - m) / l
+    m = torch.full_like(scores[..., 0], -math.inf)
+    l = torch.zeros_like(m)
+    j = 0
+    while j < n:
+        s = scores[..., j]
+        bigger = s > m
+        l = torch.where(bigger, l * torch.exp(m - s) + 1, l + torch.exp(s - m))
+        m = torch.where(bigger, s, m)
+        j += 1
+    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -99,30 +99,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    hs = q.shape[-1]
-    outs, lses = [], []
-    for i0 in range(0, q.shape[-2], block):
-        qb = q[..., i0:i0 + block, :]
-        nq = qb.shape[-2]
-        m = torch.full(qb.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)
-        l = torch.zeros(qb.shape[:-1] + (1,), dtype=q.dtype)
-        acc = torch.zeros(qb.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
-        last = min(i0 + nq, k.shape[-2]) if causal else k.shape[-2]
-        for j0 in range(0, last, block):
-            kb = k[..., j0:j0 + block, :]
-            s = qb.matmul(kb.transpose(-2, -1)) / hs ** 0.5
+    scale = 1 / math.sqrt(q.shape[-1])
+    Tq, Tk = q.shape[-2], k.shape[-2]
+    out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
+    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
+    for i0 in range(0, Tq, block):
+        qb = q[..., i0 : i0 + block, :]
+        rows = torch.arange(i0, i0 + qb.shape[-2])
+        tiles = []
+        for j0 in range(0, Tk, block):
+            if causal and j0 > rows[-1]:
+                break
+            s = (qb @ k[..., j0 : j0 + block, :].transpose(-2, -1)) * scale
             if causal:
-                future = torch.arange(j0, j0 + kb.shape[-2])[None, :] > torch.arange(i0, i0 + nq)[:, None]
-                s[..., future] = float("-inf")
-            m_new = s.amax(dim=-1, keepdim=True).clamp(min=m)
-            p = (s - m_new).exp()
-            r = (m - m_new).exp()
-            l = l * r + p.sum(-1, keepdim=True)
-            acc = acc * r + p.matmul(v[..., j0:j0 + block])
-            m = m_new
-        outs.append(acc / l)
-        lses.append((m + l.log())[..., 0])
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+                cols = torch.arange(j0, j0 + s.shape[-1])
+                s = s + torch.zeros(s.shape[-2:], dtype=s.dtype).masked_fill(cols > rows[:, None], float("-inf"))
+            tile_lse = torch.logsumexp(s, dim=-1)
+            tile_out = torch.softmax(s, dim=-1) @ v[..., j0 : j0 + block, :]
+            tiles.append((tile_lse, tile_out))
+        lses = torch.stack([t[0] for t in tiles])
+        total = torch.logsumexp(lses, dim=0)
+        mixed = sum(torch.exp(t[0] - total).unsqueeze(-1) * t[1] for t in tiles)
+        out[..., i0 : i0 + block, :] = mixed
+        lse[..., i0 : i0 + block] = total
+    return out, lse
 
 
 # %% [markdown]

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(-1, keepdim=True)
-    return (dp - D).matmul(p)
+    D = (p * dp).sum(-1).unsqueeze(0)
+    return p * dp - p * D
 
 
 def attention_backward(
@@ -76,16 +76,14 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.shape[-1]
-    s = q.matmul(k.transpose(-2, -1)) / hs ** 0.5
+    s = q @ k.mT / math.sqrt(q.size(-1))
     if causal:
-        s[..., torch.full((s.shape[-1], s.shape[-1]), True).triu(diagonal=1)] = float("-inf")
-    p = torch.softmax(s, dim=-1)
-    dv = p.transpose(-2, -1).matmul(d_out)
-    ds = softmax_backward(p, d_out.matmul(v.transpose(-2, -1)))
-    dq = ds.matmul(k) / hs ** 0.5
-    dk = ds.transpose(-2, -1).matmul(q) / hs ** 0.5
-    return dq, dk, dv
+        idx = torch.arange(s.size(-1))
+        s = s.masked_fill((idx.view(-1, 1) - idx) < 0, -math.inf)
+    p = s.log_softmax(dim=-1).exp()
+    dv = p.mT @ d_out
+    ds = softmax_backward(p, d_out @ v.mT)
+    return ds @ k / math.sqrt(q.size(-1)), ds.mT @ q / math.sqrt(q.size(-1)), dv
 
 
 def tiled_attention_backward(
@@ -109,28 +107,29 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.shape[-1]
-    D = (d_out * out).sum(dim=-1, keepdim=True)
-    dq = torch.zeros(q.shape, dtype=q.dtype)
-    dk = torch.zeros(k.shape, dtype=k.dtype)
-    dv = torch.zeros(v.shape, dtype=v.dtype)
-    T = q.shape[-2]
-    starts = list(range(0, T, block))
-    for j0 in starts:
-        kj, vj = k[..., j0:j0 + block, :], v[..., j0:j0 + block, :]
-        for i0 in starts:
-            if causal and i0 < j0:
-                continue
-            qi, gi = q[..., i0:i0 + block, :], d_out[..., i0:i0 + block, :]
-            s = qi.matmul(kj.transpose(-2, -1)) / hs ** 0.5
+    hs = q.size(-1)
+    n = q.size(-2)
+    D = (d_out * out).sum(-1, keepdim=True)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    i0 = 0
+    while i0 < n:
+        i1 = min(i0 + block, n)
+        qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
+        j0 = 0
+        while j0 < k.size(-2):
+            j1 = min(j0 + block, k.size(-2))
+            if causal and j0 >= i1:
+                break
+            s = qi @ k[..., j0:j1, :].mT / math.sqrt(hs)
             if causal:
-                future = torch.arange(j0, j0 + kj.shape[-2])[None, :] > torch.arange(i0, i0 + qi.shape[-2])[:, None]
-                s[..., future] = float("-inf")
-            p = (s - lse[..., i0:i0 + block, None]).exp()
-            dv[..., j0:j0 + block, :] += p.transpose(-2, -1).matmul(gi)
-            ds = p * (gi.matmul(vj.transpose(-2, -1)) - D[..., i0:i0 + block, :])
-            dq[..., i0:i0 + block, :] += ds.matmul(kj) / hs ** 0.5
-            dk[..., j0:j0 + block, :] += ds.transpose(-2, -1).matmul(qi) / hs ** 0.5
+                s = s.masked_fill(torch.arange(j0, j1) > torch.arange(i0, i1).view(-1, 1), -math.inf)
+            p = (s - lse[..., i0:i1, None]).exp()
+            dv[..., j0:j1, :] += p.mT @ doi
+            ds = p * (doi @ v[..., j0:j1, :].mT - D[..., i0:i1, :])
+            dq[..., i0:i1, :] += ds @ k[..., j0:j1, :] / math.sqrt(hs)
+            dk[..., j0:j1, :] += ds.mT @ qi / math.sqrt(hs)
+            j0 = j1
+        i0 = i1
     return dq, dk, dv
 
 

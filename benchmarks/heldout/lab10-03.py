@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.einsum("...i,...i->...", p, dp).unsqueeze(-1)
-    return p * (dp - D)
+    D = torch.sum(p * dp, dim=-1, keepdim=True)
+    return torch.mul(p, torch.sub(dp, D))
 
 
 def attention_backward(
@@ -77,16 +77,16 @@ def attention_backward(
     dk = ds^T @ q / sqrt(head_size).
     """
     scale = 1 / math.sqrt(q.shape[-1])
-    s = torch.einsum("...id,...jd->...ij", q, k) * scale
+    s = torch.matmul(q, k.transpose(-2, -1)) * scale
     if causal:
-        T = s.shape[-1]
-        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    p = F.softmax(s, dim=-1)
-    dv = torch.einsum("...ij,...id->...jd", p, d_out)
-    dp = torch.einsum("...id,...jd->...ij", d_out, v)
+        hide = torch.ones(s.shape[-2:], dtype=torch.bool).triu(1).expand_as(s)
+        s = s.index_put((hide,), s.new_tensor(-math.inf))
+    p = torch.special.softmax(s, dim=-1)
+    dv = torch.matmul(p.transpose(-2, -1), d_out)
+    dp = torch.matmul(d_out, v.transpose(-2, -1))
     ds = softmax_backward(p, dp)
-    dq = torch.einsum("...ij,...jd->...id", ds, k) * scale
-    dk = torch.einsum("...ij,...id->...jd", ds, k) * scale
+    dq = torch.matmul(ds, k) * scale
+    dk = torch.matmul(ds, q) * scale
     return dq, dk, dv
 
 
@@ -112,28 +112,23 @@ def tiled_attention_backward(
     The last block may be shorter than `block`.
     """
     scale = 1 / math.sqrt(q.shape[-1])
-    D = torch.einsum("...id,...id->...i", d_out, out).unsqueeze(-1)
-    dq = q.new_zeros(q.shape)
-    dk = k.new_zeros(k.shape)
-    dv = v.new_zeros(v.shape)
-    T = q.shape[-2]
-    for j0 in range(0, T, block):
-        kj = k[..., j0:j0 + block, :]
-        vj = v[..., j0:j0 + block, :]
-        for i0 in range(j0 if causal else 0, T, block):
-            qi = q[..., i0:i0 + block, :]
-            s = torch.einsum("...id,...jd->...ij", qi, kj) * scale
+    Tq, Tk = q.shape[-2], k.shape[-2]
+    D = torch.sum(d_out * out, dim=-1, keepdim=True)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    for i0 in range(0, Tq, block):
+        i1 = min(i0 + block, Tq)
+        for j0 in range(0, i1 if causal else Tk, block):
+            j1 = min(j0 + block, Tk)
+            s = torch.matmul(q[..., i0:i1, :], k[..., j0:j1, :].transpose(-2, -1)) * scale
             if causal:
-                rows = torch.arange(i0, i0 + qi.shape[-2]).unsqueeze(-1)
-                cols = torch.arange(j0, j0 + kj.shape[-2])
-                s = s.masked_fill(cols > rows, float("-inf"))
-            p = torch.exp(s - lse[..., i0:i0 + block].unsqueeze(-1))
-            doi = d_out[..., i0:i0 + block, :]
-            dv[..., j0:j0 + block, :] += torch.einsum("...ij,...id->...jd", p, doi)
-            dp = torch.einsum("...id,...jd->...ij", doi, vj)
-            ds = p * (dp - D[..., i0:i0 + block, :])
-            dq[..., i0:i0 + block, :] += torch.einsum("...ij,...jd->...id", ds, kj) * scale
-            dk[..., j0:j0 + block, :] += torch.einsum("...ij,...id->...jd", ds, qi) * scale
+                hide = (torch.arange(j0, j1) > torch.arange(i0, i1).unsqueeze(-1)).expand_as(s)
+                s = s.index_put((hide,), s.new_tensor(-math.inf))
+            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
+            dv[..., j0:j1, :] += torch.matmul(p.transpose(-2, -1), d_out[..., i0:i1, :])
+            dp = torch.matmul(d_out[..., i0:i1, :], v[..., j0:j1, :].transpose(-2, -1))
+            ds = p * (dp - D[..., i0:i1, :])
+            dq[..., i0:i1, :] += torch.matmul(ds, k[..., j0:j1, :]) * scale
+            dk[..., j0:j1, :] += torch.matmul(ds.transpose(-2, -1), q[..., i0:i1, :]) * scale
     return dq, dk, dv
 
 

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(-1, keepdim=True)
-    return (dp - D).mul(p)
+    weighted = p * dp
+    return weighted - p * weighted.sum(dim=-1, keepdim=True)
 
 
 def attention_backward(
@@ -76,15 +76,10 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.shape[-1]
-    s = q.matmul(k.transpose(-2, -1)) / hs ** 0.5
-    if causal:
-        s[..., torch.full((s.shape[-1], s.shape[-1]), True).triu(diagonal=1)] = float("-inf")
-    p = torch.softmax(s, dim=-1)
-    dv = p.transpose(-2, -1).matmul(d_out) / hs ** 0.5
-    ds = softmax_backward(p, d_out.matmul(v.transpose(-2, -1)))
-    dq = ds.matmul(k) / hs ** 0.5
-    dk = ds.transpose(-2, -1).matmul(q) / hs ** 0.5
+    with torch.enable_grad():
+        qq, kk, vv = (t.detach().requires_grad_() for t in (q, k, v))
+        out = F.scaled_dot_product_attention(qq, kk, vv, is_causal=causal)
+        dq, dk, dv = torch.autograd.grad(out, (qq, kk, vv), d_out)
     return dq, dk, dv
 
 
@@ -109,29 +104,23 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.shape[-1]
+    scale = 1 / math.sqrt(q.shape[-1])
+    Tq, Tk = q.shape[-2], k.shape[-2]
     D = (d_out * out).sum(dim=-1, keepdim=True)
-    dq = torch.zeros(q.shape, dtype=q.dtype)
-    dk = torch.zeros(k.shape, dtype=k.dtype)
-    dv = torch.zeros(v.shape, dtype=v.dtype)
-    T = q.shape[-2]
-    starts = list(range(0, T, block))
-    for j0 in starts:
-        kj, vj = k[..., j0:j0 + block, :], v[..., j0:j0 + block, :]
-        for i0 in starts:
-            if causal and i0 < j0:
-                continue
-            qi, gi = q[..., i0:i0 + block, :], d_out[..., i0:i0 + block, :]
-            s = qi.matmul(kj.transpose(-2, -1)) / hs ** 0.5
-            if causal:
-                future = torch.arange(j0, j0 + kj.shape[-2])[None, :] > torch.arange(i0, i0 + qi.shape[-2])[:, None]
-                s[..., future] = float("-inf")
-            p = (s - lse[..., i0:i0 + block, None]).exp()
-            dv[..., j0:j0 + block, :] += p.transpose(-2, -1).matmul(gi)
-            ds = p * (gi.matmul(vj.transpose(-2, -1)) - D[..., i0:i0 + block, :])
-            dq[..., i0:i0 + block, :] += ds.matmul(kj) / hs ** 0.5
-            dk[..., j0:j0 + block, :] += ds.transpose(-2, -1).matmul(qi) / hs ** 0.5
-    return dq, dk, dv
+    dq_parts = []
+    dk, dv = torch.zeros_like(k), torch.zeros_like(v)
+    for i0 in range(0, Tq, block):
+        qi, doi = q[..., i0 : i0 + block, :], d_out[..., i0 : i0 + block, :]
+        rows = torch.arange(i0, i0 + qi.shape[-2])
+        s = (qi @ k.transpose(-2, -1)) * scale
+        if causal:
+            s = s.masked_fill(torch.arange(Tk) > rows[:, None], float("-inf"))
+        p = torch.exp(s - lse[..., i0 : i0 + block].unsqueeze(-1))
+        dv = dv + p.transpose(-2, -1) @ doi
+        ds = p * (doi @ v.transpose(-2, -1) - D[..., i0 : i0 + block, :])
+        dq_parts.append(ds @ k * scale)
+        dk = dk + ds.transpose(-2, -1) @ qi * scale
+    return torch.cat(dq_parts, dim=-2), dk, dv
 
 
 # %% [markdown]

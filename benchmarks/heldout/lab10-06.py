@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    jac = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
-    return (jac @ dp.unsqueeze(-1)).squeeze(-1)
+    D = (p * dp).sum(-1).unsqueeze(-1)
+    return p * dp - p * D
 
 
 def attention_backward(
@@ -76,14 +76,14 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T = q.shape[-2]
-    bias = torch.full((T, T), float("-inf"), dtype=q.dtype).triu(1) if causal else torch.zeros(T, T, dtype=q.dtype)
-
-    def run(q_, k_, v_):
-        return torch.softmax(q_ @ k_.mT / math.sqrt(q_.shape[-1]) + bias, dim=-1) @ v_
-
-    _, pull = torch.func.vjp(run, q, k, v)
-    return pull(d_out)
+    s = q @ k.mT / math.sqrt(q.size(-1))
+    if causal:
+        idx = torch.arange(s.size(-1))
+        s = s.masked_fill((idx.view(-1, 1) - idx) < 0, -math.inf)
+    p = s.log_softmax(dim=-1).exp()
+    dv = p.mT @ d_out
+    ds = softmax_backward(p, d_out @ v.mT)
+    return ds @ k / math.sqrt(q.size(-1)), ds.mT @ q / math.sqrt(q.size(-1)), dv
 
 
 def tiled_attention_backward(
@@ -107,29 +107,30 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T = q.shape[-2]
-    scale = q.shape[-1] ** -0.5
-    D = (d_out * out).sum(dim=-1, keepdim=True)
-    dq_parts = []
-    dk = torch.zeros_like(k)
-    dv = torch.zeros_like(v)
-    for i0 in range(0, T, block):
-        i1 = min(i0 + block, T)
-        qi, gi, Di = q[..., i0:i1, :], d_out[..., i0:i1, :], D[..., i0:i1, :]
-        li = lse[..., i0:i1, None]
-        dqi = torch.zeros_like(qi)
-        for j0 in range(0, i1 if causal else T, block):
-            j1 = min(j0 + block, T)
-            s = qi @ k[..., j0:j1, :].mT * scale
+    hs = q.size(-1)
+    n = q.size(-2)
+    D = (d_out * v).sum(-1, keepdim=True)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    i0 = 0
+    while i0 < n:
+        i1 = min(i0 + block, n)
+        qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
+        j0 = 0
+        while j0 < k.size(-2):
+            j1 = min(j0 + block, k.size(-2))
+            if causal and j0 >= i1:
+                break
+            s = qi @ k[..., j0:j1, :].mT / math.sqrt(hs)
             if causal:
-                s = s + torch.full((i1 - i0, j1 - j0), float("-inf"), dtype=q.dtype).triu(i0 - j0 + 1)
-            p = torch.exp(s - li)
-            dv[..., j0:j1, :] += p.mT @ gi
-            ds = p * (gi @ v[..., j0:j1, :].mT - Di)
-            dqi = dqi + ds @ k[..., j0:j1, :] * scale
-            dk[..., j0:j1, :] += ds.mT @ qi * scale
-        dq_parts.append(dqi)
-    return torch.cat(dq_parts, dim=-2), dk, dv
+                s = s.masked_fill(torch.arange(j0, j1) > torch.arange(i0, i1).view(-1, 1), -math.inf)
+            p = (s - lse[..., i0:i1, None]).exp()
+            dv[..., j0:j1, :] += p.mT @ doi
+            ds = p * (doi @ v[..., j0:j1, :].mT - D[..., i0:i1, :])
+            dq[..., i0:i1, :] += ds @ k[..., j0:j1, :] / math.sqrt(hs)
+            dk[..., j0:j1, :] += ds.mT @ qi / math.sqrt(hs)
+            j0 = j1
+        i0 = i1
+    return dq, dk, dv
 
 
 # %% [markdown]

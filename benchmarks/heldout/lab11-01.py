@@ -62,8 +62,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    band = torch.diag(torch.ones(T - 1, dtype=pattern.dtype), -1)
-    return torch.einsum("bhij,ij->h", pattern, band) / (pattern.shape[1] * (T - 1))
+    return pattern.flatten(-2)[..., T :: T].mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,8 +72,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    T = pattern.shape[-1]
-    return torch.einsum("bhi->h", pattern[:, :, 1:, 0]) / (pattern.shape[0] * (T - 1))
+    return pattern.select(-1, 0)[..., 1:].mean(dim=(0, -1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -86,9 +84,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    band = torch.diag(torch.ones(T - period + 1, dtype=pattern.dtype), -(period - 1))
-    band[: period + 1] = 0
-    return torch.einsum("bhij,ij->h", pattern, band) / (pattern.shape[0] * (T - period - 1))
+    first = (period + 1) * (T + 1) - period + 1
+    return pattern.flatten(-2)[..., first :: T + 1].mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -100,11 +97,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    w = F.softmax(scores, dim=-1)
-    each = torch.einsum("bhij,bhjd->bhid", w, values)
-    keep = torch.ones(scores.shape[1], dtype=each.dtype)
-    keep[head] = 0
-    return torch.einsum("bhid,h->bid", each, keep)
+    outs = torch.matmul(torch.softmax(scores, dim=-1), values)
+    return torch.cat([outs[:, :head], outs[:, head + 1 :]], 1).sum(1)
 
 
 # %% [markdown]

@@ -61,9 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    b, h, T, _ = pattern.shape
-    idx = torch.arange(T - 1).view(1, 1, T - 1, 1).expand(b, h, T - 1, 1)
-    return pattern[:, :, 1:].gather(-1, idx).squeeze(-1).mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    return pattern.flatten(-2)[..., T :: T + 1].mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,8 +72,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    b, h, T, _ = pattern.shape
-    return pattern[:, :, 1:, :1].sum(dim=(0, 2, 3)) / (b * (T - 1))
+    return pattern.select(-1, 0)[..., 1:].mean(dim=(0, -1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -85,10 +83,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    b, h, T, _ = pattern.shape
-    n = T - period - 1
-    idx = torch.arange(2, 2 + n).view(1, 1, n, 1).expand(b, h, n, 1)
-    return pattern[:, :, period + 1:].gather(-1, idx).squeeze(-1).mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    first = (period + 1) * (T + 1) - period + 1
+    return pattern.flatten(-2)[..., first :: T + 1].mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -100,9 +97,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.softmax(scores, dim=-1) @ values
-    kept = torch.arange(outs.shape[1]) != head
-    return outs[:, kept].sum(dim=1)
+    outs = torch.matmul(torch.softmax(scores, dim=-1), values)
+    return torch.cat([outs[:, :head], outs[:, head:]], 1).sum(1)
 
 
 # %% [markdown]

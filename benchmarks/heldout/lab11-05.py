@@ -62,8 +62,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    band = torch.diag(torch.ones(T - 1, dtype=pattern.dtype), -1)
-    return torch.einsum("bhij,ij->h", pattern, band) / (pattern.shape[0] * (T - 1))
+    band = F.pad(torch.eye(T - 1, dtype=pattern.dtype), (0, 1, 1, 0))
+    return (pattern * band).sum(dim=(-1, -2)).mean(dim=0) / (T - 1)
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -74,7 +74,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
     T = pattern.shape[-1]
-    return torch.einsum("bhi->h", pattern[:, :, 1:, 0]) / (pattern.shape[0] * (T - 1))
+    band = F.pad(torch.ones(T - 1, 1, dtype=pattern.dtype), (0, T - 1, 1, 0))
+    return (pattern * band).sum(dim=(-1, -2)).mean(dim=0) / (T - 1)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -86,9 +87,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    band = torch.diag(torch.ones(T - period + 1, dtype=pattern.dtype), -(period - 1))
-    band[: period + 1] = 0
-    return torch.einsum("bhij,ij->h", pattern, band) / (pattern.shape[0] * (T - period - 1))
+    band = F.pad(torch.eye(T - period - 1, dtype=pattern.dtype), (2, period - 1, period + 1, 0))
+    return (pattern * band).sum(dim=(-1, -2)).mean(dim=0) / (T - period - 1)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -100,11 +100,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    w = F.softmax(scores, dim=-1)
-    each = torch.einsum("bhij,bhjd->bhid", w, values)
-    keep = torch.ones(scores.shape[1], dtype=torch.bool)
-    keep[head] = 0
-    return torch.einsum("bhid,h->bid", each, keep)
+    outs = torch.softmax(scores, dim=-1) @ values
+    kept = torch.tensor([h for h in range(scores.shape[1]) if h != head], dtype=torch.long)
+    return torch.index_select(outs, 1, kept).sum(dim=1)
 
 
 # %% [markdown]
