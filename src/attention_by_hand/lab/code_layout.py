@@ -23,7 +23,7 @@ import sys
 import tokenize
 from dataclasses import dataclass, field
 
-__all__ = ["FUNCTION_OWNERS", "LOOPS", "Layout", "a_factor", "call_name", "code_only", "count_side", "function_def", "function_form", "inlined",
+__all__ = ["FUNCTION_OWNERS", "LOOPS", "Layout", "a_factor", "call_name", "code_only", "compared_sides", "count_side", "function_def", "function_form", "inlined",
            "is_method", "layout_of", "log_of_sum", "new_axes_only", "number_of", "parents", "reads_of", "signed_int", "tensor_and_args",
            "whole_slice"]
 
@@ -234,6 +234,14 @@ def tensor_and_args(call: ast.Call) -> tuple[ast.expr | None, list[ast.expr]]:
     if function_form(call):
         return (call.args[0] if call.args else None), call.args[1:]
     return call.func.value, call.args
+
+
+def compared_sides(node: ast.Compare | ast.Call) -> list[ast.expr]:
+    """The sides of `a < b`, `torch.lt(a, b)` or `a.lt(b)`, in their order."""
+    if isinstance(node, ast.Compare):
+        return [node.left, *node.comparators]
+    tensor, rest = tensor_and_args(node)
+    return [tensor, *rest]
 
 
 def is_method(node: ast.Call) -> bool:

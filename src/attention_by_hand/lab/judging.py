@@ -456,7 +456,9 @@ def _dtype_words(message: str) -> str:
     if "'indices'" in low:  # nn.Embedding, F.embedding, F.one_hot: the ids
         return " (the ids must be integers (int64), not floats: convert with .long())"
     if "used as indices" in low:
-        return " (a tensor used as an index must hold integers or bools, not floats: convert with .long())"
+        # integers pick entries by number, bools pick cells: a mask of 0s and 1s wants .bool(), not .long()
+        return (" (a tensor used as an index must hold integers or bools, not floats: .long() for positions, "
+                ".bool() for a mask of 0s and 1s)")
     if "target dtype" in low:
         return " (the targets must be integer class ids (int64): convert with .long())"
     if "for tensors with different dtypes" in low:  # heaviside's values of another dtype than its input

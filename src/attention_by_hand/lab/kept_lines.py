@@ -14,6 +14,11 @@ before it): for a `for`, its target and what it walks; for an `if` or a `while`,
 `with`, its items; any other compound statement (a `def`, a `try`) is never taken as kept. A line
 is kept only where every statement on it is. The function's nested statements count too.
 
+A call is compared alike (`kept_call`): a change of the reference's `softmax(scores, dim=-1)` that puts
+`dim=-2` gives a learner's outputs where the learner's own `F.softmax(s, dim=-1)` (its arguments but the
+tensor as the reference's) was right and another line was wrong; where a mend of the learner's own code
+mends too, the reference's change is no slip the learner made.
+
 Never set aside: a mend that moves, repeats or leaves out a whole statement (a line written twice,
 a start made inside a loop), since a kept line in the wrong place is just where such a slip is; nor
 any where the span in which the learner's values part from the reference's (blame.py) holds mends
@@ -25,10 +30,11 @@ from __future__ import annotations
 import ast
 from types import ModuleType
 
+from attention_by_hand.lab.code_layout import call_name, function_form
 from attention_by_hand.lab.mutant_edits import STATEMENT_OPS
 from attention_by_hand.lab.mutants import definition
 
-__all__ = ["kept_event", "kept_lines", "fresh_mends", "placed", "reference_lines_kept"]
+__all__ = ["call_signature", "kept_call", "kept_event", "kept_lines", "fresh_mends", "placed", "reference_lines_kept"]
 
 # mends of a statement's place or presence, besides mutant_edits.STATEMENT_OPS (mend_changes.py)
 _PLACES = ("jump", "in_place", "accumulate")
@@ -84,6 +90,39 @@ def reference_lines_kept(learner: ast.FunctionDef, reference: ast.FunctionDef) -
     return _kept(_heads(reference), _heads(learner))
 
 
+def _others(call: ast.Call) -> list[ast.AST]:
+    """A call's arguments but its tensor (`torch.f(t, ...)`'s first, unless written out; a method's owner)."""
+    given = list(call.args)
+    if function_form(call) and given and not isinstance(given[0], ast.Constant):
+        given = given[1:]
+    return [*given, *call.keywords]
+
+
+def call_signature(call: ast.Call) -> str:
+    """A call's name and its arguments but the tensor, as written: `softmax(dim=-1)`."""
+    keywords = sorted(ast.unparse(k) for k in call.keywords)
+    return f"{call_name(call)}({', '.join([*(ast.unparse(a) for a in _others(call) if not isinstance(a, ast.keyword)), *keywords])})"
+
+
+def kept_call(reference: ModuleType, change, signatures) -> bool:
+    """Whether a change of the reference's function is of an argument (not the tensor) of a call
+    whose signature every call of that name the learner wrote has (`signatures`: call_signature of
+    each of their calls): where one of them differs (`rope(k, positions + 1)` beside `rope(q,
+    positions)`), the change may be just that slip."""
+    try:
+        nodes = list(ast.walk(definition(reference, change.function)))
+    except (KeyError, OSError, SyntaxError, TypeError):
+        return False
+    if not 0 <= change.index < len(nodes):
+        return False
+    node = nodes[change.index]
+    def alike(call: ast.Call) -> bool:  # every learner's call of its name written as the reference's
+        return {s for s in signatures if s.partition("(")[0] == call_name(call)} == {call_signature(call)}
+
+    return any(alike(call) for call in nodes if isinstance(call, ast.Call)
+               and any(node is part or (isinstance(part, ast.keyword) and node is part.value) for part in _others(call)))
+
+
 def placed(change) -> bool:
     """Whether a change moves, repeats or leaves out a whole statement: its line may be a kept one
     in the wrong place, the very slip."""
@@ -119,4 +158,5 @@ def kept_event(module: ModuleType, reference: ModuleType, function: str, line: i
         mine, theirs = definition(module, function), definition(reference, function)
     except (KeyError, OSError, SyntaxError, TypeError):
         return {}
-    return {"kept": sorted(reference_lines_kept(mine, theirs)), "fresh": line not in kept_lines(mine, theirs)}
+    return {"kept": sorted(reference_lines_kept(mine, theirs)), "fresh": line not in kept_lines(mine, theirs),
+            "calls": sorted({call_signature(n) for n in ast.walk(mine) if isinstance(n, ast.Call)})}

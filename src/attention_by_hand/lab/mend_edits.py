@@ -29,7 +29,7 @@ import ast
 import copy
 
 from attention_by_hand.lab.bracket_edits import BRACKET_OPS, bracket_edit
-from attention_by_hand.lab.code_layout import function_form, is_method, log_of_sum, picked_ids, whole_slice
+from attention_by_hand.lab.code_layout import compared_sides, function_form, is_method, log_of_sum, picked_ids, whole_slice
 from attention_by_hand.lab.product_edits import last_two_swapped, matrix_sides, moved_transpose, row_times_column, transposed_tensor, unsqueezed
 
 # matrix_sides and transposed_tensor are product_edits.py's, named here too for api_mends.py
@@ -190,7 +190,7 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
     if op in ("product_turned", "pre_norm", "unbind_kept", "count_from", "squeezed", "pair_values", "add_into", "r_drop", "size_sliced", "bound_as_axis", "step_stop", "tile_start", "shifted_twin",
               "nan_as_missing", "axes_counted", "stream_read", "one_based_range", "enumerate_pairs", "values_of_tensor",
               "pair_axis", "added_twice", "mean_times_width",
-              "vector_transposed", "transpose_dropped", "running_max", "power_typed", "layer_applied"):  # whole
+              "vector_transposed", "transpose_dropped", "running_max", "power_typed", "layer_applied", "mask_bool"):  # whole
         return ast.copy_location(ast.AugAssign(node.targets[0], ast.Add(), node.value), node) if op == "add_into" else ast.parse(arg, mode="eval").body
     if op == "factor_transposed":  # `q @ k` made `q @ k.transpose(-2, -1)`: one factor transposed (layout_mends.py)
         return ast.Call(node.func, [last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)
@@ -248,12 +248,14 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.Slice(ast.parse(arg[0], mode="eval").body, node.upper, node.step)
     if op == "to_last":  # `x[a:b]` made `x[..., a:b]`, the slice moved to the last axis (range_mends.py)
         return ast.Subscript(node.value, ast.Tuple([ast.Constant(Ellipsis), node.slice], ast.Load()), node.ctx)
-    if op == "outer" and isinstance(node, ast.Compare):  # `a == b` made `a.unsqueeze(-1) == b` (operand_mends.py)
-        return ast.Compare(unsqueezed(node.left), node.ops, node.comparators)
-    if op == "outer" and isinstance(node, ast.Call):  # `torch.eq(a, b)` or `a.eq(b)`, the first side given an axis
+    if op == "outer":  # `a == b` made `a.unsqueeze(-1) == b` (arg None) or `a == b.unsqueeze(-1)` (arg 1), `torch.eq(a, b)` alike (operand_mends.py)
+        sides = compared_sides(node)
+        sides[arg or 0] = unsqueezed(sides[arg or 0])
+        if isinstance(node, ast.Compare):
+            return ast.Compare(sides[0], node.ops, sides[1:])
         if function_form(node):
-            return ast.Call(node.func, [unsqueezed(node.args[0]), *node.args[1:]], node.keywords)
-        return ast.Call(ast.Attribute(unsqueezed(node.func.value), node.func.attr, ast.Load()), node.args, node.keywords)
+            return ast.Call(node.func, sides, node.keywords)
+        return ast.Call(ast.Attribute(sides[0], node.func.attr, ast.Load()), sides[1:], node.keywords)
     if op == "items":  # a dict walked as pairs, made its `.items()` (operand_mends.py)
         return ast.Call(ast.Attribute(node, "items", ast.Load()), [], [])
     if op == "other_factor":  # the transpose moved to the other factor of a product (operand_mends.py)

@@ -13,9 +13,11 @@
   not.
 - `outer`: `torch.eq(ids, torch.arange(V))` taken to compare every id with every number, as a
   table; a comparison pairs entry i with entry i (and broadcasts only axes of size 1), so it raises
-  or gives one row. The mend gives the first side an axis of size 1 at the end,
-  `ids.unsqueeze(-1)`, which makes the (n, V) table. Tried at every comparison of two sides, written
-  with `==`, `!=`, `<`, `<=`, `>` or `>=` (not chained), or with `eq`, `ne`, `lt`, `le`, `gt` or `ge`.
+  or gives one row. The mend gives one side an axis of size 1 at the end, `ids.unsqueeze(-1)`,
+  which makes the (n, V) table; the second side where it is the one meant down the rows
+  (`kj > qi.unsqueeze(-1)`: each query position against every key position). Tried at every
+  comparison of two sides, written with `==`, `!=`, `<`, `<=`, `>` or `>=` (not chained), or with
+  `eq`, `ne`, `lt`, `le`, `gt` or `ge`, on each side.
 - `walk_last`: `for s in scores:`, meant to take the scores one column at a time, as a running
   softmax reads them. A `for` over a tensor walks its FIRST axis: a matrix gives whole rows. The
   mend walks `scores.unbind(-1)`, the last axis. Tried at every `for` over a name, an attribute or
@@ -61,7 +63,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from attention_by_hand.lab.code_layout import function_form
+from attention_by_hand.lab.code_layout import compared_sides, function_form
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
 from attention_by_hand.lab.product_edits import matrix_sides, moved_transpose
@@ -153,8 +155,8 @@ def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         compared = (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], _ORDERS)) or (
             isinstance(node, ast.Call) and call_name(node) in COMPARING and not node.keywords
             and len(node.args) == (2 if function_form(node) else 1))
-        if compared:
-            change = Change(fdef.name, index[id(node)], "outer", None, "axis", "", node.lineno)
+        for side in (None, 1) if compared else ():  # None: the first side, as before a second was tried
+            change = Change(fdef.name, index[id(node)], "outer", side, "axis", "", node.lineno)
             found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
         sides = matrix_sides(node)
         for side, bare, given in (("left", 0, (1, -1)), ("right", 1, (0, -2))):
@@ -182,9 +184,9 @@ def operand_words(node: ast.AST, change: Change) -> str | None:
         return ("`enumerate` hands each item's POSITION first, then the item: the loop's first name counts 0, 1, ..., "
                 "not the item before; `zip` of the two cuts pairs each item with the next")
     if change.op == "outer":
-        return ("compared entry by entry: a 1-D side lines up with the LAST axis of the other; `.unsqueeze(-1)` gives "
-                "it an axis of size 1 at the end, so each of its entries meets a whole row of the other (a table of "
-                "every pair, or one value per row)")
+        return ("compared entry by entry: a 1-D side lines up with the LAST axis of the other; "
+                f"`{quote(compared_sides(node)[change.arg or 0])}.unsqueeze(-1)` gives it an axis of size 1 at the end, so "
+                "each of its entries meets a whole row of the other (a table of every pair, or one value per row)")
     if change.op == "row_side" and matrix_sides(node) is not None:
         a, b = (quote(side) for side in matrix_sides(node))
         bare, shaped = (a, "-2") if change.arg == "left" else (b, "-1")

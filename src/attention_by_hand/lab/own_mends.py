@@ -14,7 +14,8 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - shifted_mends.py: exponentials of the raw scores where their shifted twin was meant;
 - mean_mends.py: a row's sum written as its mean times a width;
 - power_mends.py: a power typed as a product (`* 0.5` for `** 0.5`);
-- layer_mends.py: a layer's weight read where its output belongs.
+- layer_mends.py: a layer's weight read where its output belongs;
+- mask_mends.py: a mask of numbers used as an index, where a bool one picks cells.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from attention_by_hand.lab.argument_mends import ARGUMENT_OPS, argument_mends, a
 from attention_by_hand.lab.bracket_mends import BRACKET_OPS, bracket_mends, bracket_words
 from attention_by_hand.lab.layer_mends import LAYER_OPS, layer_mends, layer_words
 from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_mends, layout_words
+from attention_by_hand.lab.mask_mends import MASK_OPS, mask_mends, mask_words
 from attention_by_hand.lab.mean_mends import MEAN_OPS, mean_mends, mean_words
 from attention_by_hand.lab.mutant_edits import Change
 from attention_by_hand.lab.number_mends import NUMBER_OPS, number_mends, number_words
@@ -46,7 +48,8 @@ _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends,
              (NUMBER_OPS, number_mends, number_words), (RESIDUAL_OPS, residual_mends, residual_words),
              (PAIR_OPS, pair_mends, pair_words), (WRITE_OPS, write_mends, write_words),
              (SHIFTED_OPS, shifted_mends, shifted_words), (MEAN_OPS, mean_mends, mean_words),
-             (POWER_OPS, power_mends, power_words), (LAYER_OPS, layer_mends, layer_words))
+             (POWER_OPS, power_mends, power_words), (LAYER_OPS, layer_mends, layer_words),
+             (MASK_OPS, mask_mends, mask_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 

@@ -29,11 +29,20 @@ def _judge_embed(got, expected, args):
 
 
 def _explain_embed_error(type_name, message, args):
-    tokens = args[0]
+    tokens, _, position_embedding = args
     sizes = mismatched_sizes(message)
-    if tokens.dim() < 2 or not sizes:
+    if not sizes:
         return None
-    batch, T = tokens.shape[0], tokens.shape[-1]
+    T, rows = tokens.shape[-1], position_embedding.weight.shape[0]
+    if rows != T and sorted(sizes) == sorted((T, rows)):
+        # the whole table (or a lookup of every row) meets the tokens: said by what met, the table's rows
+        return (
+            f"a length of {T} (T) met one of {rows}, as many as the position table has rows (every position the "
+            "model can take, not the text's): the positions added are the first T, position_embedding(torch.arange(T))"
+        )
+    if tokens.dim() < 2:
+        return None
+    batch = tokens.shape[0]
     if batch != T and sizes == (T, batch):
         # said by what met, not by its cause (the 2 of `tokens.ndim` meets T as the batch size 2 would),
         # nor by which side holds which: positions added first, or tokens transposed, meet so too
@@ -139,6 +148,9 @@ def _embed_probes() -> tuple[Probe, ...]:
 
 def checks(seed: int) -> list[Check]:
     f, g = fixed(), seeded(seed)
+    # its own generator, so that the other checks' inputs stay as they were: the whole position table
+    # fits a text exactly as long as the table, and only a longer table tells it from the first T rows
+    longer = torch.Generator().manual_seed(23)
 
     def norm_case(gen, *shape):
         x = randn(gen, *shape)
@@ -177,6 +189,13 @@ def checks(seed: int) -> list[Check]:
             "embed",
             "a random batch of (2, 6) tokens",
             ((torch.randint(0, 9, (2, 6), generator=g), embedding(g, 9, 3), embedding(g, 6, 3)),),
+            _judge_embed,
+            _explain_embed_error,
+        ),
+        Check(
+            "embed",
+            "4 tokens, a table of 7 positions (a context longer than the text)",
+            ((torch.tensor([1, 4, 4, 0]), embedding(longer, 6, 3), embedding(longer, 7, 3)),),
             _judge_embed,
             _explain_embed_error,
         ),

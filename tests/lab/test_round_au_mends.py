@@ -1,0 +1,138 @@
+"""What the reader of set BC found and the last round left, each written here another way than set BC's
+file: a mask of whole numbers (or of floats) used as an index, where only a bool one picks cells; and a
+comparison of two position vectors whose SECOND side lacks the axis of size 1 (keys against queries),
+said also after the catalogued "the diagonal block is not masked"."""
+
+from __future__ import annotations
+
+from labhelpers import failed_hints
+
+
+# the future cells marked with a mask of int64 ones, bound to a name first: it indexes rows 0 and 1
+INT_MASK_BY_NAME = '''
+def multi_head_attention(x, query, key, value, proj, n_heads):
+    q, k, v = (split_heads(layer(x), n_heads) for layer in (query, key, value))
+    T = x.shape[0]
+    future = torch.triu(torch.full((T, T), 1), 1)
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    s[:, future] = float("-inf")
+    w = s.softmax(-1)
+    return proj(merge_heads(w @ v)), w
+'''
+
+
+def test_a_mask_of_whole_numbers_bound_to_a_name_is_mended_to_bools(tmp_path):
+    found = failed_hints(tmp_path, "lab-05-multihead.py", INT_MASK_BY_NAME, "multi_head_attention")
+    assert found and all("`future.bool()` for `future`" in h and "a mask picks cells only as a bool tensor" in h for h in found)
+
+
+# the mask written inside the index, of float ones: an index takes whole numbers or bools only
+FLOAT_MASK_IN_INDEX = '''
+def multi_head_attention(x, query, key, value, proj, n_heads):
+    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
+    n = x.size(0)
+    s = torch.einsum("hid,hjd->hij", q, k) * q.size(-1) ** -0.5
+    s[..., torch.ones(n, n).triu(1)] = -math.inf
+    w = torch.softmax(s, dim=-1)
+    return proj(merge_heads(torch.einsum("hij,hjd->hid", w, v))), w
+'''
+
+
+def test_a_mask_of_floats_in_an_index_is_said_as_floats(tmp_path):
+    found = failed_hints(tmp_path, "lab-05-multihead.py", FLOAT_MASK_IN_INDEX, "multi_head_attention")
+    assert found and all("`torch.ones(n, n).triu(1).bool()` for `torch.ones(n, n).triu(1)`" in h
+                         and "holds floats, not True and False" in h for h in found)
+
+
+# keys against queries, both 1-D: the queries need the axis of size 1 to run down the rows
+KEYS_AGAINST_FLAT_QUERIES = '''
+def causal_mask(T):
+    later = torch.arange(T)
+    now = torch.arange(T)
+    return later > now
+'''
+
+
+def test_a_comparison_whose_second_side_lacks_its_axis_is_mended_there(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", KEYS_AGAINST_FLAT_QUERIES, "causal_mask")
+    assert found and all("`later > now.unsqueeze(-1)` for `later > now`" in h and "`now.unsqueeze(-1)` gives it an axis" in h
+                         for h in found)
+
+
+# a tiled loop whose diagonal block compares the key positions with the query positions entry by entry
+TILED_FLAT_COMPARISON = '''
+def tiled_attention(q, k, v, block, causal):
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    outs, lses = [], []
+    for start in range(0, n_q, block):
+        qb = q[..., start:start + block, :] / math.sqrt(q.shape[-1])
+        best = torch.full(qb.shape[:-1], -math.inf)
+        total = torch.zeros(qb.shape[:-1])
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1])
+        for first in range(0, min(start + qb.shape[-2], n_k) if causal else n_k, block):
+            s = qb @ k[..., first:first + block, :].mT
+            if causal and first == start:
+                ahead = torch.arange(first, first + s.shape[-1]).gt(torch.arange(start, start + s.shape[-2]))
+                s = s.masked_fill(ahead, -math.inf)
+            new = torch.maximum(best, s.amax(-1))
+            p = (s - new.unsqueeze(-1)).exp()
+            shrink = (best - new).exp()
+            total = shrink * total + p.sum(-1)
+            acc = shrink.unsqueeze(-1) * acc + p @ v[..., first:first + block, :]
+            best = new
+        outs.append(acc / total.unsqueeze(-1))
+        lses.append(best + total.log())
+    return torch.cat(outs, -2), torch.cat(lses, -1)
+'''
+
+
+def test_a_flat_comparison_in_the_diagonal_block_is_mended_after_the_catalogued_effect(tmp_path):
+    found = failed_hints(tmp_path, "lab-09-flash-attention.py", TILED_FLAT_COMPARISON, "tiled_attention")
+    named = [h for h in found if "the diagonal block is not masked" in h]
+    assert named and all("torch.arange(start, start + s.shape[-2]).unsqueeze(-1)" in h and "compared entry by entry" in h
+                         for h in named)
+
+
+# rows picked by float ids: the error's note says which conversion fits which index
+ROWS_BY_FLOAT_IDS = '''
+def one_hot_lookup(ids, weight):
+    return weight[ids.to(torch.float32)]
+'''
+
+
+def test_the_note_on_a_float_index_tells_positions_from_masks(tmp_path):
+    found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", ROWS_BY_FLOAT_IDS, "one_hot_lookup")
+    assert found and all(".long() for positions, .bool() for a mask of 0s and 1s" in h for h in found)
+
+
+# the whole position table added: right only where the text is exactly as long as the table
+WHOLE_POSITION_TABLE = '''
+def embed(tokens, token_embedding, position_embedding):
+    table = position_embedding.weight
+    return token_embedding(tokens) + table
+'''
+
+
+def test_the_whole_position_table_added_fails_where_the_table_is_longer_than_the_text(tmp_path):
+    found = failed_hints(tmp_path, "lab-06-transformer.py", WHOLE_POSITION_TABLE, "embed")
+    assert found and all("as many as the position table has rows" in h for h in found)
+
+
+# the new word's key alone scored, not the cache's: one weight of 1, spread over every cached value,
+# which the reference's softmax taken over its axis of size 1 gives too; the learner's softmax is right
+NEW_KEY_ALONE = '''
+def decode_step(x_new, cache, position, qkv, proj, n_heads):
+    B, _, C = x_new.shape
+    hs = C // n_heads
+    q, k, v = (t.reshape(B, 1, n_heads, hs).permute(0, 2, 1, 3) for t in qkv(x_new).chunk(3, dim=-1))
+    keys, values = append_to_cache(cache, k, v)
+    scores = q @ k.transpose(-2, -1) * hs ** -0.5
+    weights = scores.softmax(dim=-1)
+    mixed = (weights.transpose(-2, -1) * values).sum(dim=2, keepdim=True)
+    return proj(mixed.permute(0, 2, 1, 3).reshape(B, 1, C)), (keys, values)
+'''
+
+
+def test_a_reference_change_in_a_call_the_learner_wrote_as_it_did_gives_way_to_their_own_mend(tmp_path):
+    found = failed_hints(tmp_path, "lab-08-kv-cache.py", NEW_KEY_ALONE, "decode_step")
+    assert found and all("the wrong variable" in h and "keys" in h and "dim=-2" not in h for h in found)
