@@ -1,7 +1,10 @@
 """What the reader of set BC found and the last round left, each written here another way than set BC's
 file: a mask of whole numbers (or of floats) used as an index, where only a bool one picks cells; and a
 comparison of two position vectors whose SECOND side lacks the axis of size 1 (keys against queries),
-said also after the catalogued "the diagonal block is not masked"."""
+said also after the catalogued "the diagonal block is not masked" (and, where both sides count positions,
+with the same table turned round). And a reference's change in a call the learner wrote as the reference
+did (`dim=-1` in softmax), which gives way to the learner's own mend, and the whole position table added,
+which now fails."""
 
 from __future__ import annotations
 
@@ -21,9 +24,10 @@ def multi_head_attention(x, query, key, value, proj, n_heads):
 '''
 
 
-def test_a_mask_of_whole_numbers_bound_to_a_name_is_mended_to_bools(tmp_path):
+def test_a_mask_of_whole_numbers_bound_to_a_name_is_mended_where_it_is_made(tmp_path):
     found = failed_hints(tmp_path, "lab-05-multihead.py", INT_MASK_BY_NAME, "multi_head_attention")
-    assert found and all("`future.bool()` for `future`" in h and "a mask picks cells only as a bool tensor" in h for h in found)
+    made = "torch.triu(torch.full((T, T), 1), 1)"
+    assert found and all(f"`{made}.bool()` for `{made}`" in h and "(line 77)" in h and "fills int64" in h for h in found)
 
 
 # the mask written inside the index, of float ones: an index takes whole numbers or bools only
@@ -41,7 +45,7 @@ def multi_head_attention(x, query, key, value, proj, n_heads):
 def test_a_mask_of_floats_in_an_index_is_said_as_floats(tmp_path):
     found = failed_hints(tmp_path, "lab-05-multihead.py", FLOAT_MASK_IN_INDEX, "multi_head_attention")
     assert found and all("`torch.ones(n, n).triu(1).bool()` for `torch.ones(n, n).triu(1)`" in h
-                         and "holds floats, not True and False" in h for h in found)
+                         and "holds floats (`ones` fills floats)" in h for h in found)
 
 
 # keys against queries, both 1-D: the queries need the axis of size 1 to run down the rows
@@ -57,6 +61,31 @@ def test_a_comparison_whose_second_side_lacks_its_axis_is_mended_there(tmp_path)
     found = failed_hints(tmp_path, "lab-04-attention.py", KEYS_AGAINST_FLAT_QUERIES, "causal_mask")
     assert found and all("`later > now.unsqueeze(-1)` for `later > now`" in h and "`now.unsqueeze(-1)` gives it an axis" in h
                          for h in found)
+
+
+# both sides count positions: one table either way round, so the words give the learner's roles too
+TWO_COUNTS_BY_CALL = '''
+def causal_mask(T):
+    return torch.gt(torch.arange(T), torch.arange(T))
+'''
+
+
+def test_two_position_counts_compared_are_said_either_way_round(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", TWO_COUNTS_BY_CALL, "causal_mask")
+    assert found and all("the same table is `torch.arange(T).unsqueeze(-1) < torch.arange(T)`" in h for h in found)
+
+
+# ids against every row number: the ids go down the rows, and they count no positions
+NUMBERS_AGAINST_FLAT_IDS = '''
+def one_hot_lookup(ids, weight):
+    picks = torch.arange(weight.shape[0]) == ids
+    return picks.to(weight.dtype) @ weight
+'''
+
+
+def test_a_second_side_that_counts_no_positions_is_mended_without_the_turned_table(tmp_path):
+    found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", NUMBERS_AGAINST_FLAT_IDS, "one_hot_lookup")
+    assert found and all("`ids.unsqueeze(-1)` gives it an axis" in h and "the same table" not in h for h in found)
 
 
 # a tiled loop whose diagonal block compares the key positions with the query positions entry by entry
@@ -136,3 +165,34 @@ def decode_step(x_new, cache, position, qkv, proj, n_heads):
 def test_a_reference_change_in_a_call_the_learner_wrote_as_it_did_gives_way_to_their_own_mend(tmp_path):
     found = failed_hints(tmp_path, "lab-08-kv-cache.py", NEW_KEY_ALONE, "decode_step")
     assert found and all("the wrong variable" in h and "keys" in h and "dim=-2" not in h for h in found)
+
+
+# the new key alone scored inside the softmax call itself: its row of ones is no sum the learner made
+NEW_KEY_INSIDE_SOFTMAX = '''
+def decode_step(x_new, cache, position, qkv, proj, n_heads):
+    B, _, C = x_new.shape
+    hs = C // n_heads
+    q, k, v = (t.reshape(B, 1, n_heads, hs).permute(0, 2, 1, 3) for t in qkv(x_new).chunk(3, dim=-1))
+    keys, values = append_to_cache(cache, k, v)
+    weights = torch.softmax(q @ k.transpose(-2, -1) * hs ** -0.5, dim=-1)
+    mixed = (weights.transpose(-2, -1) * values).sum(dim=2, keepdim=True)
+    return proj(mixed.permute(0, 2, 1, 3).reshape(B, 1, C)), (keys, values)
+'''
+
+
+def test_a_reference_change_given_way_leaves_no_relation_of_its_coincidence(tmp_path):
+    found = failed_hints(tmp_path, "lab-08-kv-cache.py", NEW_KEY_INSIDE_SOFTMAX, "decode_step")
+    assert found and all("the wrong variable" in h and "summed" not in h for h in found)
+
+
+# a vector "turned" with `.t()`, MATLAB's way to a column: the transpose is said, not an axis added beside it
+TURNED_VECTOR_FIRST = '''
+def causal_mask(T):
+    pos = torch.arange(T)
+    return pos.t() < pos
+'''
+
+
+def test_a_transposed_side_of_a_comparison_is_said_as_the_transpose_alone(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", TURNED_VECTOR_FIRST, "causal_mask")
+    assert found and all("`pos[:, None]` for `pos.t()`" in h and "either of two" not in h for h in found)

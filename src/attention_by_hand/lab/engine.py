@@ -170,9 +170,11 @@ class Engine:
         if found and mended and event.get("fresh") and found.changes and all(
                 c.function == function and c.line in event.get("kept", ()) and not placed(c) for c in found.changes):
             found = None  # the reference changed where the learner wrote its very line; their own line mends (kept_lines.py)
-        if found and mended and found.changes and all(
-                c.function == function and kept_call(self.reference, c, event.get("calls", ())) for c in found.changes):
-            found = None  # the reference changed an argument of a call the learner wrote as it did: their own line mends
+        # the reference changed an argument of a call the learner wrote as it did: their own line mends, and what
+        # the values show where they part (a softmax's ones read as a sum) is that change's coincidence, not said
+        coincidence = bool(found and mended and found.changes and all(
+            c.function == function and kept_call(self.reference, c, event.get("calls", ())) for c in found.changes))
+        found = None if coincidence else found
         if found and found.raised_only and id(check) in self.warned:
             found = None  # only an error matched, and PyTorch's warning at the learner's line is said: it is the evidence
         if found and found.vacuous and self.typed_nan(check):
@@ -212,7 +214,7 @@ class Engine:
             # makes the function right: the value was the learner's own way there, and what the relation
             # guesses at is no cause (a helper's line, wherever it stands in the file, may run after it)
             later = event.get("own") and parted is not None and parted.line < (event.get("line") or 0)
-            related = parted.related if parted and not later else None
+            related = parted.related if parted and not later and not coincidence else None
             parts = (observed, self.unused_words(function), self.first_nan(check) or related, mended)
             return "; ".join(part for part in parts if part), None, words
         made = self.first_nan(check) or self.parting(function, check) or self.line_calls(check, observed or "")

@@ -248,9 +248,9 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.Slice(ast.parse(arg[0], mode="eval").body, node.upper, node.step)
     if op == "to_last":  # `x[a:b]` made `x[..., a:b]`, the slice moved to the last axis (range_mends.py)
         return ast.Subscript(node.value, ast.Tuple([ast.Constant(Ellipsis), node.slice], ast.Load()), node.ctx)
-    if op == "outer":  # `a == b` made `a.unsqueeze(-1) == b` (arg None) or `a == b.unsqueeze(-1)` (arg 1), `torch.eq(a, b)` alike (operand_mends.py)
-        sides = compared_sides(node)
-        sides[arg or 0] = unsqueezed(sides[arg or 0])
+    if op == "outer":  # `a == b` made `a.unsqueeze(-1) == b` (arg None) or `a == b.unsqueeze(-1)` (any other), `torch.eq(a, b)` alike (operand_mends.py)
+        sides, at = compared_sides(node), 0 if arg is None else 1
+        sides[at] = unsqueezed(sides[at])
         if isinstance(node, ast.Compare):
             return ast.Compare(sides[0], node.ops, sides[1:])
         if function_form(node):

@@ -17,7 +17,10 @@
   which makes the (n, V) table; the second side where it is the one meant down the rows
   (`kj > qi.unsqueeze(-1)`: each query position against every key position). Tried at every
   comparison of two sides, written with `==`, `!=`, `<`, `<=`, `>` or `>=` (not chained), or with
-  `eq`, `ne`, `lt`, `le`, `gt` or `ge`, on each side.
+  `eq`, `ne`, `lt`, `le`, `gt` or `ge`, on each side. Where both sides count positions (`arange`),
+  they may hold the same numbers (a diagonal block): `rows > cols.unsqueeze(-1)` is then the same table
+  as `rows.unsqueeze(-1) < cols`, and the outputs cannot say which side the learner meant down the
+  rows, so the words give both.
 - `walk_last`: `for s in scores:`, meant to take the scores one column at a time, as a running
   softmax reads them. A `for` over a tensor walks its FIRST axis: a matrix gives whole rows. The
   mend walks `scores.unbind(-1)`, the last axis. Tried at every `for` over a name, an attribute or
@@ -66,7 +69,7 @@ import dataclasses
 from attention_by_hand.lab.code_layout import compared_sides, function_form
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
-from attention_by_hand.lab.product_edits import matrix_sides, moved_transpose
+from attention_by_hand.lab.product_edits import matrix_sides, moved_transpose, unsqueezed
 
 __all__ = ["OPERAND_OPS", "operand_mends", "operand_words"]
 
@@ -75,6 +78,40 @@ OPERAND_OPS = ("items", "other_factor", "outer", "walk_last", "builtin_sum", "un
 _VECTOR_MAKERS = ("ones", "zeros")  # given one size, a 1-D vector
 COMPARING = ("eq", "ne", "lt", "le", "gt", "ge")
 _ORDERS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)  # entry by entry; `is` and `in` compare otherwise
+
+
+_TURNED = {"Gt": "<", "GtE": "<=", "Lt": ">", "LtE": ">=", "Eq": "==", "NotEq": "!=",
+           "gt": "<", "ge": "<=", "lt": ">", "le": ">=", "eq": "==", "ne": "!="}  # a comparison read from the other side
+
+
+def _turned(node: ast.Compare | ast.Call, sides: list[ast.expr]) -> str:
+    """`a.unsqueeze(-1) < b` for `a > b` (or `torch.gt(a, b)`): the first side down the rows, the comparison turned."""
+    op = type(node.ops[0]).__name__ if isinstance(node, ast.Compare) else call_name(node)
+    return f"{ast.unparse(unsqueezed(sides[0]))} {_TURNED[op]} {ast.unparse(sides[1])}"
+
+
+def _counts(fdef: ast.FunctionDef) -> set[str]:
+    """The names `fdef` binds once, each to an expression that calls `arange` (a count of positions)."""
+    values: dict[str, list[ast.expr]] = {}
+    for node in ast.walk(fdef):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            values.setdefault(node.targets[0].id, []).append(node.value)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)) and isinstance(node.target, ast.Name):
+            values.setdefault(node.target.id, []).append(None)
+    return {name for name, made in values.items() if len(made) == 1 and made[0] is not None and _counted(made[0], set())}
+
+
+def _transposed_side(node: ast.AST) -> bool:
+    """`x.T`, `x.mT` or `x.t()`: a side the learner has turned already."""
+    return (isinstance(node, ast.Attribute) and node.attr in ("T", "mT")) or (
+        isinstance(node, ast.Call) and call_name(node) == "t" and not node.args and not node.keywords)
+
+
+def _counted(node: ast.AST, counts: set[str]) -> bool:
+    """Whether a side counts positions: it calls `arange`, or is a name bound once to what does."""
+    if isinstance(node, ast.Name):
+        return node.id in counts
+    return any(isinstance(n, ast.Call) and call_name(n) == "arange" for n in ast.walk(node))
 
 
 def _dicts(fdef: ast.FunctionDef) -> set[str]:
@@ -125,7 +162,7 @@ def _pairs_of(walked: ast.AST) -> str | None:
 
 def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The changes of `fdef` the module's docstring lists."""
-    dicts, found = _dicts(fdef), []
+    dicts, counts, found = _dicts(fdef), _counts(fdef), []
     for node in ast.walk(fdef):
         walked = node.iter if isinstance(node, ast.For) and isinstance(node.target, ast.Tuple) else None
         if isinstance(walked, ast.Dict) or (isinstance(walked, ast.Name) and walked.id in dicts):
@@ -155,7 +192,11 @@ def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         compared = (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], _ORDERS)) or (
             isinstance(node, ast.Call) and call_name(node) in COMPARING and not node.keywords
             and len(node.args) == (2 if function_form(node) else 1))
-        for side in (None, 1) if compared else ():  # None: the first side, as before a second was tried
+        # None: the first side; "positions": the second, where both count positions; 1: the second. Not a side
+        # transposed (`i > i.T`): the learner turned it already, and layout_mends says what the transpose does
+        sides = compared_sides(node) if compared else []
+        second = "positions" if all(_counted(s, counts) for s in sides) else 1
+        for side in [s for s, at in ((None, 0), (second, 1)) if sides and not _transposed_side(sides[at])]:
             change = Change(fdef.name, index[id(node)], "outer", side, "axis", "", node.lineno)
             found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
         sides = matrix_sides(node)
@@ -184,9 +225,16 @@ def operand_words(node: ast.AST, change: Change) -> str | None:
         return ("`enumerate` hands each item's POSITION first, then the item: the loop's first name counts 0, 1, ..., "
                 "not the item before; `zip` of the two cuts pairs each item with the next")
     if change.op == "outer":
-        return ("compared entry by entry: a 1-D side lines up with the LAST axis of the other; "
-                f"`{quote(compared_sides(node)[change.arg or 0])}.unsqueeze(-1)` gives it an axis of size 1 at the end, so "
+        sides = compared_sides(node)
+        said = ("compared entry by entry: a 1-D side lines up with the LAST axis of the other; "
+                f"`{quote(sides[0 if change.arg is None else 1])}.unsqueeze(-1)` gives it an axis of size 1 at the end, so "
                 "each of its entries meets a whole row of the other (a table of every pair, or one value per row)")
+        if change.arg != "positions":
+            return said
+        # two position counts that hold the same numbers (a diagonal block) give one table either way round:
+        # which side runs down the rows is the learner's to say
+        return (f"{said}; where the two sides hold the same numbers, the same table is `{_turned(node, sides)}`: the first "
+                "side down the rows and the comparison turned")
     if change.op == "row_side" and matrix_sides(node) is not None:
         a, b = (quote(side) for side in matrix_sides(node))
         bare, shaped = (a, "-2") if change.arg == "left" else (b, "-1")
