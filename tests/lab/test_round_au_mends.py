@@ -196,3 +196,105 @@ def causal_mask(T):
 def test_a_transposed_side_of_a_comparison_is_said_as_the_transpose_alone(tmp_path):
     found = failed_hints(tmp_path, "lab-04-attention.py", TURNED_VECTOR_FIRST, "causal_mask")
     assert found and all("`pos[:, None]` for `pos.t()`" in h and "either of two" not in h for h in found)
+
+
+# the angles' rates cut to whole numbers (1, then 0s): the reference with `/ x.shape[-1]` taken out makes its
+# rates tiny, near enough to 0 within tolerance, but the learner wrote that operation as the reference did
+RATES_CUT_TO_INTEGERS = '''
+def rope(x, positions, base=10000.0):
+    half = x.shape[-1] // 2
+    theta = (base ** (-torch.arange(half, dtype=torch.float32) * 2 / x.shape[-1])).int()
+    turn = torch.outer(positions.to(torch.float32), theta)
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat((a * turn.cos() - b * turn.sin(), a * turn.sin() + b * turn.cos()), -1)
+'''
+
+
+def test_a_reference_change_of_an_operation_the_learner_wrote_as_it_did_gives_way_to_their_own_mend(tmp_path):
+    found = failed_hints(tmp_path, "lab-07-positions.py", RATES_CUT_TO_INTEGERS, "rope")
+    assert found and all("a call too many" in h and "removed from" not in h for h in found)
+
+
+# the keys contracted along their positions: `dims=1` given, so the default's words (two axes) do not apply
+KEYS_UNTURNED_IN_TENSORDOT = '''
+def attention_weights(x, query, key):
+    q, k = query(x), key(x)
+    scores = torch.tensordot(q, k, dims=1) / k.shape[-1] ** 0.5
+    scores = scores.masked_fill(causal_mask(len(x)), -torch.inf)
+    return F.softmax(scores, -1)
+'''
+
+
+def test_tensordot_given_dims_gets_no_words_of_its_default(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", KEYS_UNTURNED_IN_TENSORDOT, "attention_weights")
+    assert found and not any("unless given `dims`" in h for h in found)
+
+
+# a one-hot row written with the ids as its values: no place is written twice, so scatter's "does not add"
+# names no fault of this code
+ONE_HOT_OF_IDS = '''
+def one_hot_lookup(ids, weight):
+    rows = torch.zeros(ids.numel(), weight.size(0)).scatter(-1, ids[:, None], ids[:, None].float())
+    return rows @ weight
+'''
+
+
+def test_scatter_is_not_said_not_to_add_where_the_reference_adds_nothing(tmp_path):
+    found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", ONE_HOT_OF_IDS, "one_hot_lookup")
+    assert found and not any("does not add" in h for h in found)
+
+
+# Python's identity test for a mask of heads: one True, so no head is removed
+HEADS_KEPT_BY_IDENTITY = '''
+def ablate_head(scores, values, head):
+    heads = torch.arange(scores.size(1))
+    weights = scores.softmax(-1) * (heads[:, None, None] is not head)
+    return (weights @ values).sum(1)
+'''
+
+
+def test_is_not_between_a_tensor_and_a_number_is_mended_to_a_comparison_of_entries(tmp_path):
+    found = failed_hints(tmp_path, "lab-11-induction-heads.py", HEADS_KEPT_BY_IDENTITY, "ablate_head")
+    assert found and all("`heads[:, None, None] != head` for `heads[:, None, None] is not head`" in h
+                         and "the same OBJECT" in h for h in found)
+
+
+# the log-odds taken for the log of the probability
+LOG_ODDS_FOR_LOG = '''
+def average_nll(probs, ids):
+    p = probs[ids[:-1], ids[1:]]
+    return p.logit().neg().mean()
+'''
+
+
+def test_logit_taken_for_the_log_is_described(tmp_path):
+    found = failed_hints(tmp_path, "lab-03-bigram.py", LOG_ODDS_FOR_LOG, "average_nll")
+    assert found and all("log-odds" in h for h in found)
+
+
+# the first T position rows cut with a `None` beside the cut: an axis too many, which broadcasts
+POSITIONS_WITH_A_NEW_AXIS = '''
+def embed(tokens, token_embedding, position_embedding):
+    n = tokens.shape[-1]
+    return token_embedding(tokens) + position_embedding.weight[None, :n]
+'''
+
+
+def test_a_none_beside_a_cut_is_taken_out(tmp_path):
+    found = failed_hints(tmp_path, "lab-06-transformer.py", POSITIONS_WITH_A_NEW_AXIS, "embed")
+    assert found and any("`position_embedding.weight[:n]` for `position_embedding.weight[None, :n]`" in h
+                         and "adds an axis of size 1" in h for h in found)
+
+
+# the heads merged with a comma where their sizes multiply
+HEADS_MERGED_WITH_A_COMMA = '''
+def merge_heads(t):
+    h, T, hs = t.shape
+    return t.permute(1, 0, 2).contiguous().view(T, h, hs)
+'''
+
+
+def test_a_comma_typed_for_a_product_of_sizes_is_joined(tmp_path):
+    found = failed_hints(tmp_path, "lab-05-multihead.py", HEADS_MERGED_WITH_A_COMMA, "merge_heads")
+    assert found and all("`t.permute(1, 0, 2).contiguous().view(T, h * hs)`" in h and "a comma where `*` belongs" in h
+                         for h in found)

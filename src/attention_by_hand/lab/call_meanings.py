@@ -199,6 +199,7 @@ CALLS = {
     "add": "given `alpha`, multiplies only the tensor being added, `a.add(b, alpha=c)` is `a + c * b`, not the sum",
     "sub": "given `alpha`, multiplies only the tensor being subtracted, `a.sub(b, alpha=c)` is `a - c * b`",
     "log2": "is the logarithm in base 2, not the natural log",
+    "logit": "is the log-odds, log(p / (1 - p)), not the log of p",
     "log10": "is the logarithm in base 10, not the natural log",
     "rsqrt": "is 1 / sqrt(x), the reciprocal of the square root",
     "softplus": "is log(1 + exp(x)), a smooth ReLU: each entry on its own, no distribution",

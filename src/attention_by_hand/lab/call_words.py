@@ -38,7 +38,14 @@ _SETTLED = {"var": {"unbiased", "correction"}, "std": {"unbiased", "correction"}
             "diagonal": {"dim1", "dim2"}, "histc": {"min", "max"}, "binary_cross_entropy": {"reduction"},
             "binary_cross_entropy_with_logits": {"reduction"}, "index_put": {"accumulate"}, "index_put_": {"accumulate"},
             "scatter": {"reduce"}, "scatter_": {"reduce"}, "histogramdd": {"range"}, "histogram": {"range"}, "nonzero": {"as_tuple"}, "squeeze": {"dim"},
-            "hardtanh": {"min_val", "max_val"}}
+            "hardtanh": {"min_val", "max_val"}, "tensordot": {"dims"}}
+
+# a call whose words are about adding into places (`scatter` writes, and does not add): described only
+# where the reference adds into places itself (a count); where it makes a one-hot row, say, no place
+# is written twice, and the words would name a fault not made
+_ADDING_WORDS = ("scatter",)
+_ADDS_INTO = {"index_put", "index_put_", "index_add", "index_add_", "bincount", "scatter_add", "scatter_add_",
+              "scatter_reduce", "scatter_reduce_", "histc"}
 
 # a call described only where given one of these keywords: its words are about that keyword alone
 _ONLY_WITH = {"addcdiv": {"value"}, "addcmul": {"value"}, "add": {"alpha"}, "sub": {"alpha"}}
@@ -103,8 +110,9 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
 _NO_PAIR = ("fmax", "maximum")
 
 # the place, counting the tensor itself, from which a call's positional arguments say how it counts:
-# torch.diagonal(x, offset, dim1, dim2), torch.histc(x, bins, min, max), torch.squeeze(x, dim)
-_TOLD_FROM = {"diagonal": 3, "histc": 3, "squeeze": 1}
+# torch.diagonal(x, offset, dim1, dim2), torch.histc(x, bins, min, max), torch.squeeze(x, dim),
+# torch.tensordot(a, b, dims)
+_TOLD_FROM = {"diagonal": 3, "histc": 3, "squeeze": 1, "tensordot": 2}
 
 
 def _flag_after_axis(node: ast.Call) -> bool | None:
@@ -284,6 +292,7 @@ def described(quoted: Iterable[str], reference: ModuleType, function: str) -> di
     reference_calls = reference_makes(reference, function, as_learners=True)
     told = reference_makes(reference, function) - reference_calls
     counts = _reference_counts(reference, function)
+    adds = bool(reference_makes(reference, function) & _ADDS_INTO)
     names: list[str] = []
     for text in quoted:
         # a mend's "`new` for `old`": the new code is the reference's way, not the learner's
@@ -297,7 +306,8 @@ def described(quoted: Iterable[str], reference: ModuleType, function: str) -> di
             for name in called(tree, as_learners=True) if tree is not None else []:
                 if FLAG in name and name not in names and counts is not None and str(counts) != name.partition(FLAG)[2]:
                     names.append(name)
-                elif _meant(name) in CALLS and {name, _meant(name)}.isdisjoint(reference_calls) and name not in names:
+                elif _meant(name) in CALLS and {name, _meant(name)}.isdisjoint(reference_calls) and name not in names \
+                        and (adds or _meant(name) not in _ADDING_WORDS):
                     names.append(name)
     how = {name: "calls only told how to count" if name in told else "does not call" for name in names}
     return {name: _flag_words(name.partition(FLAG)[0]) if FLAG in name

@@ -23,7 +23,7 @@ from attention_by_hand.lab.parting import Parted, parted
 from attention_by_hand.lab.judging import Check, Miss
 from attention_by_hand.lab.fatal_words import at_line
 from attention_by_hand.lab.first_nan import inf_product, written_nan
-from attention_by_hand.lab.kept_lines import kept_call, placed
+from attention_by_hand.lab.kept_lines import kept_change, placed
 from attention_by_hand.lab.mend_changes import AXIS_MENDS, FLOW_MENDS, NAMING_MENDS
 from attention_by_hand.lab.mend_words import mend_said
 from attention_by_hand.lab.unused import first_read, unused_words, well_formed
@@ -170,10 +170,10 @@ class Engine:
         if found and mended and event.get("fresh") and found.changes and all(
                 c.function == function and c.line in event.get("kept", ()) and not placed(c) for c in found.changes):
             found = None  # the reference changed where the learner wrote its very line; their own line mends (kept_lines.py)
-        # the reference changed an argument of a call the learner wrote as it did: their own line mends, and what
+        # the reference changed what the learner wrote as it did (kept_lines.py): their own line mends, and what
         # the values show where they part (a softmax's ones read as a sum) is that change's coincidence, not said
         coincidence = bool(found and mended and found.changes and all(
-            c.function == function and kept_call(self.reference, c, event.get("calls", ())) for c in found.changes))
+            c.function == function and kept_change(self.reference, c, event) for c in found.changes))
         found = None if coincidence else found
         if found and found.raised_only and id(check) in self.warned:
             found = None  # only an error matched, and PyTorch's warning at the learner's line is said: it is the evidence

@@ -356,6 +356,9 @@ def hint_for_exception(type_name: str, message: str) -> str:
                 "an in-place step on a tensor that overlaps what it reads; write the result into a new tensor "
                 "instead, or `.clone()` what is read)")
     if "contracted dimensions need to match" in message:  # torch.tensordot's own words
+        if "in dim -1 and" in message:  # one axis contracted (`dims=1`): the default's words would blame a default not left
+            return (" (torch.tensordot with `dims=1` pairs the LAST axis of the first tensor with the FIRST axis of "
+                    "the second, as a matrix product does: their sizes must agree)")
         return (" (torch.tensordot contracts, unless given `dims`, the last TWO axes of the first tensor with the "
                 "first two of the second; a matrix product is `a @ b`, or `dims=1`)")
     if "for sparse tensors" in message or "sparse tensors do not" in message.lower():

@@ -14,10 +14,12 @@ before it): for a `for`, its target and what it walks; for an `if` or a `while`,
 `with`, its items; any other compound statement (a `def`, a `try`) is never taken as kept. A line
 is kept only where every statement on it is. The function's nested statements count too.
 
-A call is compared alike (`kept_call`): a change of the reference's `softmax(scores, dim=-1)` that puts
+A change of the reference is compared alike (`kept_change`): one of `softmax(scores, dim=-1)` that puts
 `dim=-2` gives a learner's outputs where the learner's own `F.softmax(s, dim=-1)` (its arguments but the
-tensor as the reference's) was right and another line was wrong; where a mend of the learner's own code
-mends too, the reference's change is no slip the learner made.
+tensor as the reference's) was right and another line was wrong; so may `/ x.shape[-1]` taken out of an
+operation the learner wrote word for word (truncated angles that the reference's tiny ones match within
+tolerance). Where a mend of the learner's own code mends too, the reference's change is no slip the
+learner made.
 
 Never set aside: a mend that moves, repeats or leaves out a whole statement (a line written twice,
 a start made inside a loop), since a kept line in the wrong place is just where such a slip is; nor
@@ -34,7 +36,7 @@ from attention_by_hand.lab.code_layout import call_name, function_form
 from attention_by_hand.lab.mutant_edits import STATEMENT_OPS
 from attention_by_hand.lab.mutants import definition
 
-__all__ = ["call_signature", "kept_call", "kept_event", "kept_lines", "fresh_mends", "placed", "reference_lines_kept"]
+__all__ = ["call_signature", "kept_change", "kept_event", "kept_lines", "fresh_mends", "placed", "reference_lines_kept"]
 
 # mends of a statement's place or presence, besides mutant_edits.STATEMENT_OPS (mend_changes.py)
 _PLACES = ("jump", "in_place", "accumulate")
@@ -104,18 +106,28 @@ def call_signature(call: ast.Call) -> str:
     return f"{call_name(call)}({', '.join([*(ast.unparse(a) for a in _others(call) if not isinstance(a, ast.keyword)), *keywords])})"
 
 
-def kept_call(reference: ModuleType, change, signatures) -> bool:
-    """Whether a change of the reference's function is of an argument (not the tensor) of a call
-    whose signature every call of that name the learner wrote has (`signatures`: call_signature of
-    each of their calls): where one of them differs (`rope(k, positions + 1)` beside `rope(q,
-    positions)`), the change may be just that slip."""
+def _written(node: ast.AST) -> str | None:
+    """An operation or a call as written, to be found word for word in the learner's function; None for
+    a name, a number or an attribute, which any function may hold by chance."""
+    return ast.unparse(node) if isinstance(node, (ast.BinOp, ast.Call)) else None
+
+
+def kept_change(reference: ModuleType, change, event: dict) -> bool:
+    """Whether a change of the reference's function is of what the learner wrote as the reference did:
+    an operation or a call the learner wrote word for word (`event["texts"]`), or an argument (not the
+    tensor) of a call whose signature every call of that name the learner wrote has (`event["calls"]`:
+    call_signature of each). Where one of those calls differs (`rope(k, positions + 1)` beside
+    `rope(q, positions)`), the change may be just that slip."""
     try:
         nodes = list(ast.walk(definition(reference, change.function)))
     except (KeyError, OSError, SyntaxError, TypeError):
         return False
     if not 0 <= change.index < len(nodes):
         return False
-    node = nodes[change.index]
+    node, signatures = nodes[change.index], event.get("calls", ())
+    if _written(node) is not None and _written(node) in event.get("texts", ()):
+        return True
+
     def alike(call: ast.Call) -> bool:  # every learner's call of its name written as the reference's
         return {s for s in signatures if s.partition("(")[0] == call_name(call)} == {call_signature(call)}
 
@@ -159,4 +171,5 @@ def kept_event(module: ModuleType, reference: ModuleType, function: str, line: i
     except (KeyError, OSError, SyntaxError, TypeError):
         return {}
     return {"kept": sorted(reference_lines_kept(mine, theirs)), "fresh": line not in kept_lines(mine, theirs),
-            "calls": sorted({call_signature(n) for n in ast.walk(mine) if isinstance(n, ast.Call)})}
+            "calls": sorted({call_signature(n) for n in ast.walk(mine) if isinstance(n, ast.Call)}),
+            "texts": sorted({text for n in ast.walk(mine) if (text := _written(n)) is not None})}

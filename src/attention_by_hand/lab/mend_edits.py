@@ -190,7 +190,8 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
     if op in ("product_turned", "pre_norm", "unbind_kept", "count_from", "squeezed", "pair_values", "add_into", "r_drop", "size_sliced", "bound_as_axis", "step_stop", "tile_start", "shifted_twin",
               "nan_as_missing", "axes_counted", "stream_read", "one_based_range", "enumerate_pairs", "values_of_tensor",
               "pair_axis", "added_twice", "mean_times_width",
-              "vector_transposed", "transpose_dropped", "running_max", "power_typed", "layer_applied", "mask_bool"):  # whole
+              "vector_transposed", "transpose_dropped", "running_max", "power_typed", "layer_applied", "mask_bool",
+              "identity_compared", "none_dropped", "sizes_joined"):  # whole
         return ast.copy_location(ast.AugAssign(node.targets[0], ast.Add(), node.value), node) if op == "add_into" else ast.parse(arg, mode="eval").body
     if op == "factor_transposed":  # `q @ k` made `q @ k.transpose(-2, -1)`: one factor transposed (layout_mends.py)
         return ast.Call(node.func, [last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)

@@ -15,7 +15,9 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - mean_mends.py: a row's sum written as its mean times a width;
 - power_mends.py: a power typed as a product (`* 0.5` for `** 0.5`);
 - layer_mends.py: a layer's weight read where its output belongs;
-- mask_mends.py: a mask of numbers used as an index, where a bool one picks cells.
+- mask_mends.py: a mask of numbers used as an index, where a bool one picks cells;
+- identity_mends.py: Python's `is` or `is not` where entries are compared;
+- extra_axis_mends.py: an axis too many written into a shape (a `None` in an index, a comma for `*`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import ast
 
 from attention_by_hand.lab.argument_mends import ARGUMENT_OPS, argument_mends, argument_words
 from attention_by_hand.lab.bracket_mends import BRACKET_OPS, bracket_mends, bracket_words
+from attention_by_hand.lab.extra_axis_mends import EXTRA_AXIS_OPS, extra_axis_mends, extra_axis_words
+from attention_by_hand.lab.identity_mends import IDENTITY_OPS, identity_mends, identity_words
 from attention_by_hand.lab.layer_mends import LAYER_OPS, layer_mends, layer_words
 from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_mends, layout_words
 from attention_by_hand.lab.mask_mends import MASK_OPS, mask_mends, mask_words
@@ -49,7 +53,8 @@ _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends,
              (PAIR_OPS, pair_mends, pair_words), (WRITE_OPS, write_mends, write_words),
              (SHIFTED_OPS, shifted_mends, shifted_words), (MEAN_OPS, mean_mends, mean_words),
              (POWER_OPS, power_mends, power_words), (LAYER_OPS, layer_mends, layer_words),
-             (MASK_OPS, mask_mends, mask_words))
+             (MASK_OPS, mask_mends, mask_words), (IDENTITY_OPS, identity_mends, identity_words),
+             (EXTRA_AXIS_OPS, extra_axis_mends, extra_axis_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 

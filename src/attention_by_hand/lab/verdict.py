@@ -47,10 +47,11 @@ from attention_by_hand.lab.wire import encode
 # mends that say where an axis or a sum went (the built-in `sum(e)` under "the wrong axis", a tensor
 # walked or unpacked along its first axis, an index's `None` moved, a transpose before a reshape, a
 # `:=` given the whole sum), einsum's letters spelled otherwise (two operands' axes summed apart),
-# positions counted from 1 (R's `1:T`, under "the diagonal is not 0"), and a comparison given the axis
-# it lacked (`kj > qi.unsqueeze(-1)` under "the diagonal block is not masked")
+# positions counted from 1 (R's `1:T`, under "the diagonal is not 0"), a comparison given the axis
+# it lacked (`kj > qi.unsqueeze(-1)` under "the diagonal block is not masked"), and Python's `is not`
+# made `!=` (under "the head was not removed")
 SAID_AFTER_EFFECT = (*CAUSE_OPS, "rename", "args", "walk_last", "unpack_axis", "builtin_sum", "named_whole", "subscripts",
-                     "one_based_range", "outer", *LAYOUT_OPS)
+                     "one_based_range", "outer", "identity_compared", *LAYOUT_OPS)
 
 __all__ = ["CheckResult", "CheckRun", "Ending", "Plan", "plan", "check_run", "check_in_process", "load_reference", "report_lines"]
 
