@@ -298,3 +298,64 @@ def test_a_comma_typed_for_a_product_of_sizes_is_joined(tmp_path):
     found = failed_hints(tmp_path, "lab-05-multihead.py", HEADS_MERGED_WITH_A_COMMA, "merge_heads")
     assert found and all("`t.permute(1, 0, 2).contiguous().view(T, h * hs)`" in h and "a comma where `*` belongs" in h
                          for h in found)
+
+
+# the layers swapped where q and k are made; the scores' line is the reference's own, word for word, and the
+# learner's mend that rewrites it is no reason to set the reference's words aside
+LAYERS_SWAPPED_ABOVE_A_KEPT_LINE = '''
+def attention_weights(x, query, key):
+    k = query(x)
+    q = key(x)
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    return scores.masked_fill(causal_mask(len(x)), float("-inf")).softmax(-1)
+'''
+
+
+def test_a_mend_that_rewrites_the_word_for_word_text_does_not_set_the_reference_change_aside(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", LAYERS_SWAPPED_ABOVE_A_KEPT_LINE, "attention_weights")
+    assert found and all(h.startswith("yours equals the reference with q and k exchanged") for h in found)
+
+
+# a scatter that writes one place of each row (its index one wide), the rows then summed: the count is
+# made by the sum, and scatter's "does not add" names no fault of it
+ONE_PLACE_PER_ROW_THEN_SUMMED = '''
+def bigram_counts(ids, vocab_size):
+    flat = ids[1:] + ids[:-1] * vocab_size
+    hot = torch.zeros(flat.numel(), vocab_size ** 2).scatter_(1, flat.unsqueeze(-1) // 2, 1.0)
+    return hot.sum(dim=0).reshape(vocab_size, vocab_size)
+'''
+
+
+# the same, the places wrapped round a wrong count (no mend of the learner's line is found)
+ONE_PLACE_PER_ROW_WRAPPED = '''
+def bigram_counts(ids, vocab_size):
+    flat = ids[1:] + ids[:-1] * vocab_size
+    hot = torch.zeros(flat.numel(), vocab_size ** 2).scatter_(1, flat.unsqueeze(-1) % 7, 1.0)
+    return hot.sum(dim=0).reshape(vocab_size, vocab_size)
+'''
+
+
+def test_scatter_one_place_per_row_is_not_said_not_to_add(tmp_path):
+    found = failed_hints(tmp_path, "lab-03-bigram.py", ONE_PLACE_PER_ROW_WRAPPED, "bigram_counts")
+    assert found and not any("does not add" in h for h in found)
+
+
+# tensordot left at its default on 3-D tensors: the second pair of its two fails, not a `dims=1` pair
+DEFAULT_TENSORDOT_ON_HEADS = '''
+def multi_head_attention(x, query, key, value, proj, n_heads):
+    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
+    s = torch.tensordot(q, k.transpose(0, 1)) / math.sqrt(q.shape[-1])
+    w = s.masked_fill(torch.ones(len(x), len(x), dtype=torch.bool).triu(1), -math.inf).softmax(-1)
+    return proj(merge_heads(w @ v)), w
+'''
+
+
+def test_tensordot_at_its_default_is_not_said_to_have_dims_1(tmp_path):
+    found = failed_hints(tmp_path, "lab-05-multihead.py", DEFAULT_TENSORDOT_ON_HEADS, "multi_head_attention")
+    assert found and not any("with `dims=1`" in h for h in found) and any("unless given `dims`" in h for h in found)
+
+
+def test_a_bracket_moved_onto_a_number_it_leaves_as_it_is_is_not_said(tmp_path):
+    # `flat.unsqueeze(-1 // 2)` is `flat.unsqueeze(-1)`: the moved `// 2` mends only by doing nothing
+    found = failed_hints(tmp_path, "lab-03-bigram.py", ONE_PLACE_PER_ROW_THEN_SUMMED, "bigram_counts")
+    assert found and not any("a bracket closed too early" in h for h in found)

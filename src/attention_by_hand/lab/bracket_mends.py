@@ -30,7 +30,7 @@ from __future__ import annotations
 import ast
 
 from attention_by_hand.lab.bracket_edits import BRACKET_OPS, BRACKET_TERMS, GROUP_OP, bracket_edit, closing_call, first_factor, method_spine
-from attention_by_hand.lab.code_layout import BINDING, call_name, parents, statement_lines
+from attention_by_hand.lab.code_layout import BINDING, call_name, number_of, parents, statement_lines
 from attention_by_hand.lab.grouping import flat_terms, grouped, spans, split_by
 from attention_by_hand.lab.mutant_edits import OPS, Change, quote
 
@@ -45,7 +45,7 @@ def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 
     def add(node: ast.AST, op: str, arg=None) -> None:
         made = bracket_edit(node, op, arg)
-        if made is None:
+        if made is None or _idle_on_a_number(made):
             return
         if op == "method_later":
             said = f"`{quote(made)}` for `{quote(node)}`"
@@ -81,6 +81,25 @@ def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             said = f"`{quote(made)}` for `{quote(node)}`"
             found.append(Change(fdef.name, index[id(node)], GROUP_OP, span, "order", said, lines[id(node)]))
     return found
+
+
+_OPERATIONS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+               ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Pow: lambda a, b: a ** b}
+
+
+def _idle_on_a_number(made: ast.AST) -> bool:
+    """Whether the moved term lands on a number it leaves as it is (`unsqueeze(-1 // 2)`: -1 // 2 is -1): the
+    mend then mends only by taking the term away, and its words of a bracket would name a slip not made."""
+    for node in ast.walk(made):
+        left, right = (number_of(node.left), number_of(node.right)) if isinstance(node, ast.BinOp) else (None, None)
+        if left is None or right is None or type(node.op) not in _OPERATIONS:
+            continue
+        try:
+            if _OPERATIONS[type(node.op)](left, right) == left:
+                return True
+        except (ZeroDivisionError, OverflowError):
+            continue
+    return False
 
 
 def _inside_terms(node: ast.BinOp, outer: ast.AST | None) -> bool:

@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from types import ModuleType
 
 from attention_by_hand.lab.call_meanings import CALLS
-from attention_by_hand.lab.code_layout import call_name, count_side, function_form
+from attention_by_hand.lab.code_layout import call_name, count_side, function_form, number_of
 
 __all__ = ["LAYOUT_CALLS", "called", "call_words", "described", "kept_calls", "mended_calls", "reference_makes"]
 
@@ -171,14 +171,34 @@ def _counted_as_meant(node: ast.Call, name: str) -> bool:
     return isinstance(given, ast.Name) and given.id.startswith(("n_", "num_"))
 
 
+def _one_wide(index: ast.AST | None) -> bool:
+    """An index one wide along its last axis (`ids[:, None]`, `ids.unsqueeze(-1)`, `ids.view(-1, 1)`): a
+    scatter along it writes one place of each row, never one place twice. Arithmetic on one (`ids[:, None] % V`)
+    keeps it so."""
+    if isinstance(index, ast.BinOp):
+        return _one_wide(index.left) or _one_wide(index.right)
+    if isinstance(index, ast.Subscript) and isinstance(index.slice, ast.Tuple) and index.slice.elts:
+        last = index.slice.elts[-1]
+        return isinstance(last, ast.Constant) and last.value is None
+    if isinstance(index, ast.Call) and call_name(index) == "unsqueeze" and len(index.args) == 1:
+        return number_of(index.args[0]) in (-1, 1)
+    if isinstance(index, ast.Call) and call_name(index) in ("view", "reshape") and len(index.args) == 2:
+        return number_of(index.args[1]) == 1
+    return False
+
+
 def _not_as_described(node: ast.Call, name: str) -> bool:
-    """A call its words may not fit: a `combinations` given `with_replacement`, or an `r` that is not
+    """A call its words may not fit: a `scatter` whose index is one wide along its axis (_one_wide), so that
+    no place is written twice; a `combinations` given `with_replacement`, or an `r` that is not
     the number 2 (by keyword, or by position after the tensor), whose words say pairs, i < j; a
     `put` or `put_` not given a tensor's two (the index, the source): a queue's `put(item)` is no
     tensor's; a `new_tensor` given anything but one count (`new_tensor(T)`, read as a range):
     `new_tensor(float("-inf"))` is a number meant as one."""
     if _meant(name) == "put":
         return len(node.args) + len(node.keywords) != 2
+    if _meant(name) == "scatter":  # scatter(dim, index, src), or torch.scatter(t, dim, index, src)
+        at = 2 if function_form(node) else 1
+        return _one_wide(node.args[at] if len(node.args) > at else next((k.value for k in node.keywords if k.arg == "index"), None))
     if name == "new_tensor":
         one = node.args[0] if len(node.args) == 1 and not node.keywords else None
         return not (one is not None and (count_side(one) or (isinstance(one, ast.Call) and call_name(one) == "size")))

@@ -299,7 +299,7 @@ class _Mender:
                 code = getattr(self.module, name).__code__  # own: the mended line is the function's, no helper's
                 own = code.co_firstlineno <= found.line <= max((n for *_, n in code.co_lines() if n), default=0)
                 emit(event="repair", function=name, line=found.line, text=found.text[:MAX_TEXT], words=found.words, op=found.op,
-                     other=other, many=found.many, own=own, **kept_event(self.module, self.reference, name, found.line))
+                     other=other, many=found.many, own=own, **kept_event(self.module, self.reference, name, found.line, list(found.texts)))
 
 
 def missing_functions(module: ModuleType, names: list[str]) -> list[str]:

@@ -355,12 +355,17 @@ def hint_for_exception(type_name: str, message: str) -> str:
         return (" (the tensor written to is also read by the same step: an `out=` that names one of the inputs, or "
                 "an in-place step on a tensor that overlaps what it reads; write the result into a new tensor "
                 "instead, or `.clone()` what is read)")
-    if "contracted dimensions need to match" in message:  # torch.tensordot's own words
-        if "in dim -1 and" in message:  # one axis contracted (`dims=1`): the default's words would blame a default not left
-            return (" (torch.tensordot with `dims=1` pairs the LAST axis of the first tensor with the FIRST axis of "
-                    "the second, as a matrix product does: their sizes must agree)")
+    pair = re.search(r"contracted dimensions need to match, but first has size \d+ in dim (-?\d+) and second has size "
+                     r"\d+ in dim (-?\d+)", message)  # torch.tensordot's own words, naming the pair of axes that failed
+    if pair and pair.groups() == ("-1", "0"):  # one axis contracted, `dims=1`: the default's words would blame a default not left
+        return (" (torch.tensordot with `dims=1` pairs the LAST axis of the first tensor with the FIRST axis of "
+                "the second, as a matrix product does: their sizes must agree)")
+    if pair and pair.groups() in (("-2", "0"), ("-1", "1")):  # a pair of the default's two, `dims=2`
         return (" (torch.tensordot contracts, unless given `dims`, the last TWO axes of the first tensor with the "
                 "first two of the second; a matrix product is `a @ b`, or `dims=1`)")
+    if pair:  # axes named in `dims`
+        return (" (torch.tensordot pairs the axes its `dims` names, the first tensor's with the second's in order: "
+                "the sizes of each pair must agree)")
     if "for sparse tensors" in message or "sparse tensors do not" in message.lower():
         return " (a sparse tensor where an ordinary one is needed: `.to_dense()` makes it one)"
     shape_given = re.search(r"normalized_shape = \[([^\]]*)\]", message)

@@ -34,9 +34,10 @@ from types import ModuleType
 
 from attention_by_hand.lab.code_layout import call_name, function_form
 from attention_by_hand.lab.mutant_edits import STATEMENT_OPS
-from attention_by_hand.lab.mutants import definition
+from attention_by_hand.lab.mutants import applied, definition
 
-__all__ = ["call_signature", "kept_change", "kept_event", "kept_lines", "fresh_mends", "placed", "reference_lines_kept"]
+__all__ = ["call_signature", "kept_change", "kept_event", "kept_lines", "fresh_mends", "placed", "reference_lines_kept",
+           "texts_kept"]
 
 # mends of a statement's place or presence, besides mutant_edits.STATEMENT_OPS (mend_changes.py)
 _PLACES = ("jump", "in_place", "accumulate")
@@ -112,9 +113,25 @@ def _written(node: ast.AST) -> str | None:
     return ast.unparse(node) if isinstance(node, (ast.BinOp, ast.Call)) else None
 
 
+def texts_kept(module: ModuleType, function: str, mend) -> list[str]:
+    """The operations and calls of the learner's `function` that its `mend` leaves as they are: the text
+    a mend rewrites (`k @ q.T` for `q @ k.T`, where q and k were swapped on the lines above) is the
+    learner's word for word, but the mend names it as the slip, so no change of the reference there is
+    set aside for it."""
+    try:
+        mine = {text for n in ast.walk(definition(module, function)) if (text := _written(n)) is not None}
+        if mend.function != function:
+            return sorted(mine)
+        mended = applied(definition(module, function), [mend])
+    except (KeyError, OSError, SyntaxError, TypeError):
+        return []
+    return sorted(mine & {text for n in ast.walk(mended) if (text := _written(n)) is not None}) if mended else []
+
+
 def kept_change(reference: ModuleType, change, event: dict) -> bool:
     """Whether a change of the reference's function is of what the learner wrote as the reference did:
-    an operation or a call the learner wrote word for word (`event["texts"]`), or an argument (not the
+    an operation or a call the learner wrote word for word and the learner's mend leaves (`event["texts"]`:
+    texts_kept), or an argument (not the
     tensor) of a call whose signature every call of that name the learner wrote has (`event["calls"]`:
     call_signature of each). Where one of those calls differs (`rope(k, positions + 1)` beside
     `rope(q, positions)`), the change may be just that slip."""
@@ -162,14 +179,15 @@ def fresh_mends(module: ModuleType, reference: ModuleType, function: str, mends:
     return fresh if fresh and len(fresh) < len(mends) else mends
 
 
-def kept_event(module: ModuleType, reference: ModuleType, function: str, line: int) -> dict:
+def kept_event(module: ModuleType, reference: ModuleType, function: str, line: int, texts: list[str]) -> dict:
     """What the engine needs beside a mend of the learner's `function` at `line` (calls.py's
-    "repair" event): the reference's lines the learner wrote word for word, and whether the mended
-    line is one the learner wrote their own way."""
+    "repair" event): the reference's lines the learner wrote word for word, whether the mended line
+    is one the learner wrote their own way, the signatures of the learner's calls, and `texts`
+    (texts_kept)."""
     try:
         mine, theirs = definition(module, function), definition(reference, function)
     except (KeyError, OSError, SyntaxError, TypeError):
         return {}
     return {"kept": sorted(reference_lines_kept(mine, theirs)), "fresh": line not in kept_lines(mine, theirs),
             "calls": sorted({call_signature(n) for n in ast.walk(mine) if isinstance(n, ast.Call)}),
-            "texts": sorted({text for n in ast.walk(mine) if (text := _written(n)) is not None})}
+            "texts": texts}

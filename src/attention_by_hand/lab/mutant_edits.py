@@ -328,7 +328,7 @@ def edit(node: ast.AST, change: Change) -> ast.AST | None:  # noqa: C901 - one b
     if op == "scaled":  # a loop's counter made `counter * size` (mend_changes.py)
         return ast.BinOp(node, ast.Mult(), ast.Name(arg, ast.Load()))
     if op == "given":
-        return ast.Name(given_name(arg), ast.Load())  # kept by _apply (mutants.py) at the start
+        return ast.Name(given_name(arg), ast.Load())  # kept by applied (mutants.py) at the start
     if op == "inner_first":
         inner = node.func.value
         moved = ast.Call(ast.Attribute(inner.args[0], node.func.attr, ast.Load()), node.args, node.keywords)

@@ -62,7 +62,7 @@ from attention_by_hand.lab.mutant_edits import (
     step_name,
 )
 
-__all__ = ["KINDS", "Change", "changes", "build", "reachable", "definition"]
+__all__ = ["KINDS", "Change", "applied", "changes", "build", "reachable", "definition"]
 
 # Changes said in words first, then in code: the words name the concept ("q and k exchanged").
 CONCEPT_FIRST = ("exchange", "args", "shift_all", "invert")
@@ -358,7 +358,7 @@ def _is_outer(value: ast.expr) -> bool:
     return isinstance(value, ast.BinOp) and is_spread(value.left) and is_spread(value.right)
 
 
-def _apply(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | None:
+def applied(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | None:
     routes = routes_of(fdef)
     tree, found = copy_along(fdef, [routes[c.index] for c in chosen])
     parent = {id(node): holder for holder, node in found}
@@ -482,7 +482,7 @@ def _build(reference: types.ModuleType, path: str, function: str, chosen: tuple[
     reachable = _reachable_in(path, function)
     changed = {}
     for name in {c.function for c in chosen}:
-        tree = _apply(definitions[name], [c for c in chosen if c.function == name])
+        tree = applied(definitions[name], [c for c in chosen if c.function == name])
         if tree is None:
             return None
         changed[name] = tree

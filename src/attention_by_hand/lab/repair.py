@@ -70,7 +70,7 @@ from attention_by_hand.lab.habit_mends import HABIT_OPS, one_size_throughout
 from attention_by_hand.lab.write_mends import SAYS_WHY
 from attention_by_hand.lab.mend_changes import loop_names, mend_changes
 from attention_by_hand.lab.idle_names import made_idle
-from attention_by_hand.lab.kept_lines import fresh_mends
+from attention_by_hand.lab.kept_lines import fresh_mends, texts_kept
 from attention_by_hand.lab.loop_passes import cuts_to_one, loop_lines, passes, several
 from attention_by_hand.lab.mend_overlaps import REMOVALS, SIDE_REMOVALS, UNIT_SAID, inside_removed, names_removed, one_slip, undoes
 from attention_by_hand.lab.mend_words import mistake_words
@@ -108,6 +108,7 @@ class Repair:
     op: str | None = None  # the change's op: a loop's control (`jump`, `outdent`) is said alone (verdict.py)
     other: Repair | None = None  # another change that mends it too, whose words name another slip
     many: bool = False
+    texts: tuple[str, ...] = ()  # the learner's operations and calls the change leaves as they are (kept_lines.texts_kept)
 
 
 _PRODUCTS = {"matmul", "mm", "bmm", "einsum", "linear", "tensordot"}  # the calls that make a matrix product
@@ -416,7 +417,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     other = min(rivals, key=_rank) if rivals else None
     step = returned_step(definition(module, best.function), best)  # a name returned one step early: said as that
     return Repair(best.line, _said(best), step or words[best], RETURNED_STEP if step else best.op,
-                  other and Repair(other.line, _said(other), words[other], other.op))
+                  other and Repair(other.line, _said(other), words[other], other.op), texts=tuple(texts_kept(module, function, best)))
 
 
 # the name in a NameError's message (`name 'math' is not defined`)
