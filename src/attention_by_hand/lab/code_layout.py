@@ -23,7 +23,7 @@ import sys
 import tokenize
 from dataclasses import dataclass, field
 
-__all__ = ["FUNCTION_OWNERS", "LOOPS", "Layout", "a_factor", "call_name", "code_only", "compared_sides", "count_side", "function_def", "function_form", "inlined",
+__all__ = ["FUNCTION_OWNERS", "LOOPS", "Layout", "a_factor", "bound_once", "call_name", "code_only", "compared_sides", "count_side", "function_def", "function_form", "inlined",
            "is_method", "layout_of", "log_of_sum", "new_axes_only", "number_of", "parents", "reads_of", "signed_int", "tensor_and_args",
            "whole_slice"]
 
@@ -234,6 +234,14 @@ def tensor_and_args(call: ast.Call) -> tuple[ast.expr | None, list[ast.expr]]:
     if function_form(call):
         return (call.args[0] if call.args else None), call.args[1:]
     return call.func.value, call.args
+
+
+def bound_once(fdef: ast.FunctionDef) -> dict[str, ast.expr]:
+    """The names `fdef` binds once, by a plain `name = ...`, each to what it is bound to: no other store of
+    the name anywhere (a loop's variable, `+=`, `as`, `:=`, a tuple's part), so every read holds that value."""
+    stores = [n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
+    return {n.targets[0].id: n.value for n in ast.walk(fdef) if isinstance(n, ast.Assign) and len(n.targets) == 1
+            and isinstance(n.targets[0], ast.Name) and stores.count(n.targets[0].id) == 1}
 
 
 def compared_sides(node: ast.Compare | ast.Call) -> list[ast.expr]:

@@ -131,10 +131,9 @@ def texts_kept(module: ModuleType, function: str, mend) -> list[str]:
 def kept_change(reference: ModuleType, change, event: dict) -> bool:
     """Whether a change of the reference's function is of what the learner wrote as the reference did:
     an operation or a call the learner wrote word for word and the learner's mend leaves (`event["texts"]`:
-    texts_kept), or an argument (not the
-    tensor) of a call whose signature every call of that name the learner wrote has (`event["calls"]`:
-    call_signature of each). Where one of those calls differs (`rope(k, positions + 1)` beside
-    `rope(q, positions)`), the change may be just that slip."""
+    texts_kept), or an argument (not the tensor) of a call whose signature every call of that name the
+    learner wrote has (`event["calls"]`: call_signature of each). Where one of those calls differs
+    (`rope(k, positions + 1)` beside `rope(q, positions)`), the change may be just that slip."""
     try:
         nodes = list(ast.walk(definition(reference, change.function)))
     except (KeyError, OSError, SyntaxError, TypeError):

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.code_layout import call_name, function_form, tensor_and_args
+from attention_by_hand.lab.code_layout import bound_once, call_name, function_form, tensor_and_args
 from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["MASK_OPS", "mask_mends", "mask_words"]
@@ -37,13 +37,7 @@ def _filled(node: ast.AST) -> ast.Call | None:
 def _bound_once(fdef: ast.FunctionDef) -> dict[str, ast.expr]:
     """The names `fdef` binds once, each to the mask expression it is bound to (a filling call, as
     `_filled` reads it)."""
-    bound: dict[str, list[ast.AST]] = {}
-    for node in ast.walk(fdef):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            bound.setdefault(node.targets[0].id, []).append(node.value)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)) and isinstance(node.target, ast.Name):
-            bound.setdefault(node.target.id, []).append(None)  # bound another way: not once
-    return {name: values[0] for name, values in bound.items() if len(values) == 1 and _filled(values[0]) is not None}
+    return {name: value for name, value in bound_once(fdef).items() if _filled(value) is not None}
 
 
 def mask_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:

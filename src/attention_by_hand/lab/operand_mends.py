@@ -66,7 +66,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from attention_by_hand.lab.code_layout import compared_sides, function_form
+from attention_by_hand.lab.code_layout import bound_once, compared_sides, function_form
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
 from attention_by_hand.lab.product_edits import matrix_sides, moved_transpose, unsqueezed
@@ -92,13 +92,7 @@ def _turned(node: ast.Compare | ast.Call, sides: list[ast.expr]) -> str:
 
 def _counts(fdef: ast.FunctionDef) -> set[str]:
     """The names `fdef` binds once, each to an expression that calls `arange` (a count of positions)."""
-    values: dict[str, list[ast.expr]] = {}
-    for node in ast.walk(fdef):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            values.setdefault(node.targets[0].id, []).append(node.value)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For)) and isinstance(node.target, ast.Name):
-            values.setdefault(node.target.id, []).append(None)
-    return {name for name, made in values.items() if len(made) == 1 and made[0] is not None and _counted(made[0], set())}
+    return {name for name, value in bound_once(fdef).items() if _counted(value, set())}
 
 
 def _transposed_side(node: ast.AST) -> bool:
@@ -116,11 +110,7 @@ def _counted(node: ast.AST, counts: set[str]) -> bool:
 
 def _dicts(fdef: ast.FunctionDef) -> set[str]:
     """The names `fdef` binds once, each to a dict written out (`{a: b, ...}`)."""
-    written = {n.targets[0].id for n in ast.walk(fdef) if isinstance(n, ast.Assign) and len(n.targets) == 1
-               and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Dict)}
-    # bound once: no other store of the name anywhere (a loop's variable, `+=`, `as`, `:=`, a tuple's part)
-    stores = [n.id for n in ast.walk(fdef) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)]
-    return {name for name in written if stores.count(name) == 1}
+    return {name for name, value in bound_once(fdef).items() if isinstance(value, ast.Dict)}
 
 
 def _a_size(node: ast.AST) -> bool:
