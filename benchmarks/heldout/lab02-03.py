@@ -64,9 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype)
-    hot.scatter_(1, ids.unsqueeze(1), 1.0)
-    return torch.tensordot(hot, weight, dims=1)
+    table = torch.eye(weight.shape[0], dtype=weight.dtype)
+    hot = table[ids]
+    return torch.matmul(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +74,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.sort(dim=-1).values[..., -1:]
-    e = torch.exp(scores) - top
-    return torch.true_divide(e, e.sum(dim=-1, keepdim=True))
+    total = torch.logsumexp(scores, dim=-1, keepdim=True)
+    return torch.exp(scores) / total
 
 
 # %% [markdown]

@@ -64,10 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    n, V = ids.shape[0], weight.shape[0]
-    cells = torch.stack([torch.arange(n), ids])
-    hot = torch.sparse_coo_tensor(cells, torch.ones(n, dtype=weight.dtype), (n, V))
-    return torch.sparse.mm(hot, weight)
+    hot = (ids.unsqueeze(0) == torch.arange(weight.size(0))).to(weight.dtype)
+    return hot @ weight
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -75,8 +73,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    total = torch.logcumsumexp(scores, dim=-1)[..., -1:]
-    return torch.exp(scores - total)
+    top = scores.cummax(dim=-1).values[..., -1:]
+    e = (scores - top).exp()
+    return e / e.sum(dim=-1, keepdim=True)
 
 
 # %% [markdown]

@@ -67,9 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    V = vocab_size
-    codes = (ids[:-1] * V + ids[1:]).float()
-    return torch.histc(codes, bins=V * V, min=0, max=V * V - 1).view(V, V)
+    pairs, seen = torch.unique(torch.stack((ids[:-1], ids[1:])), dim=1, return_counts=True)
+    counts = torch.zeros(vocab_size, vocab_size)
+    counts[pairs] = seen.float()
+    return counts
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,7 +80,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return F.normalize(counts + smoothing, p=1, dim=1)
+    smoothed = counts.add(smoothing)
+    return smoothed.div(smoothed.sum(dim=1, keepdim=True))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -87,7 +89,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    return F.cross_entropy(probs.log()[ids[:-1]], ids[1:])
+    logp = probs.log()
+    return -logp[ids[:-1], ids[1:]].mean()
 
 
 # %% [markdown]

@@ -67,9 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    pairs = torch.stack([ids[:-1], ids[1:]])
-    table = torch.sparse_coo_tensor(pairs, torch.ones(pairs.shape[1]), (vocab_size, vocab_size))
-    return table.to_dense()
+    points = torch.stack((ids[:-1], ids[1:]), dim=1).double()
+    hist = torch.histogramdd(points, bins=[vocab_size, vocab_size], range=[0.0, float(vocab_size), 0.0, float(vocab_size)]).hist
+    return hist.float()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,8 +79,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = counts + smoothing
-    return c / c.sum(1)[:, None]
+    return F.softmax(torch.log(counts + smoothing), dim=1)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,9 +87,7 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    logp = probs.log()
-    total = sum(logp[a, b] for a, b in zip(ids[:-1].tolist(), ids[2:].tolist()))
-    return -total / (len(ids) - 1)
+    return F.nll_loss(torch.log(probs[ids[:-1]]), ids[1:])
 
 
 # %% [markdown]

@@ -67,10 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    V = vocab_size
-    counts = torch.zeros(V * V)
-    counts.scatter_add_(0, ids[:-1] * V + ids[1:], torch.ones(ids.shape[0] - 1))
-    return counts.view(V, V)
+    table = torch.eye(vocab_size)
+    now, after = table[ids[:-1]], table[ids[1:]]
+    return torch.matmul(torch.transpose(now, 0, 1), after)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,8 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = torch.add(counts, smoothing)
-    return torch.true_divide(c, c.sum(dim=1, keepdim=True))
+    smoothed = counts + smoothing
+    return torch.div(smoothed, torch.sum(smoothed, dim=1, keepdim=True))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,9 +88,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    V = probs.shape[1]
-    picked = torch.take(probs, ids[:-1] * V + ids[1:])
-    return -torch.special.logit(picked).mean()
+    rows = torch.index_select(probs, 0, ids[:-1])
+    picked = torch.gather(rows, 1, ids[1:])
+    return -torch.log(picked).mean()
 
 
 # %% [markdown]

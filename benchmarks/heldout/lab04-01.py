@@ -52,8 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    cols, rows = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="ij")
-    return cols > rows
+    idx = torch.arange(T)
+    return torch.gt.outer(idx, idx)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,9 +62,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = torch.tensordot(q, k, dims=([1], [1])) / math.sqrt(q.shape[1])
-    s = s.index_put((causal_mask(x.shape[0]),), s.new_tensor(-math.inf))
-    return torch.special.softmax(s, dim=1)
+    scores = torch.matmul(q, torch.transpose(k, 0, 1)) / math.sqrt(q.shape[-1])
+    scores = torch.where(causal_mask(x.shape[0]), float("-inf"), scores)
+    return torch.exp(scores - torch.logsumexp(scores, dim=-1, keepdim=True))
 
 
 def self_attention(
@@ -75,8 +75,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    return torch.tensordot(w, value(x), dims=1), w
+    weights = attention_weights(x, query, key)
+    return torch.matmul(weights, value(x)), weights
 
 
 # %% [markdown]

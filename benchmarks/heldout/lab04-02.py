@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    idx = torch.arange(T)
-    return (idx.view(-1, 1) - idx) < 0
+    return torch.tri(T, T) == 0
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -63,9 +62,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     """
     q = query(x)
     k = key(x)
-    s = torch.mm(q, k.t()) / math.sqrt(q.size(1))
-    s.masked_fill_(causal_mask(s.shape[0]), -math.inf)
-    return s.log_softmax(dim=-1).exp()
+    s = q.matmul(k.transpose(-2, -1)).div(q.size(-1) ** 0.5)
+    s = s.masked_fill(causal_mask(s.size(0)), float("-inf"))
+    return s.softmax(dim=-1)
 
 
 def self_attention(
@@ -76,9 +75,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)
-    out = torch.mm(weights.t(), value(x))
-    return out, weights
+    w = attention_weights(x, query, key)
+    out = w.matmul(value(x))
+    return out, w
 
 
 # %% [markdown]

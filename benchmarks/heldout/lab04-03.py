@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    cols, rows = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="xy")
-    return cols > rows
+    return torch.arange(T).expand(T, T) > torch.arange(T).view(T, 1)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,9 +61,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = torch.tensordot(q, k, dims=1) / math.sqrt(q.shape[1])
-    s = s.index_put((causal_mask(x.shape[0]),), s.new_tensor(-math.inf))
-    return torch.special.softmax(s, dim=1)
+    T = x.shape[0]
+    bias = torch.full((T, T), float("-inf")).triu(1)
+    return F.softmax(q @ k.T * (1.0 / math.sqrt(k.shape[-1])) + bias, dim=-1)
 
 
 def self_attention(
@@ -75,8 +74,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    return torch.tensordot(w, value(x), dims=1), w
+    q, k, v = query(x), key(x), value(x)
+    out = F.scaled_dot_product_attention(q[None], k[None], v[None], is_causal=True)[0]
+    return out, attention_weights(x, query, key)
 
 
 # %% [markdown]

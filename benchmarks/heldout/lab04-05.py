@@ -52,9 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    hide = torch.zeros(T, T, dtype=torch.bool)
-    hide[tuple(torch.triu_indices(T, T, offset=1))] = True
-    return hide
+    idx = torch.arange(T)
+    return torch.gt(idx.unsqueeze(0), idx.unsqueeze(1))
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,11 +61,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    T = q.shape[0]
-    bias = torch.zeros(T, T).masked_fill(causal_mask(T), float("-inf"))
-    s = torch.addmm(bias, q, k.T, alpha=1 / math.sqrt(q.shape[-1]))
-    return torch.softmax(s, dim=-1)
+    q, k = query(x), key
+    scores = torch.matmul(q, torch.transpose(k, 0, 1)) / math.sqrt(q.shape[-1])
+    scores = torch.where(causal_mask(x.shape[0]), float("-inf"), scores)
+    return torch.exp(scores - torch.logsumexp(scores, dim=-1, keepdim=True))
 
 
 def self_attention(
@@ -77,9 +75,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    out = torch.bmm(w.unsqueeze(0), value(x).unsqueeze(0)).squeeze(0)
-    return out, w
+    weights = attention_weights(x, query, key)
+    return torch.matmul(weights, value(x)), weights
 
 
 # %% [markdown]

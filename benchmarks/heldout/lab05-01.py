@@ -56,8 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, d = t.shape
-    return t.reshape(T, n_heads, d // n_heads).permute(2, 1, 3)
+    return torch.transpose(t.unflatten(-2, (n_heads, -1)), 0, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    n, T, hs = t.shape
-    return t.permute(1, 0, 2).reshape(T, n * hs)
+    return torch.flatten(torch.transpose(t, 0, 1), -2)
 
 
 def multi_head_attention(
@@ -77,15 +75,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
+    T = x.shape[0]
     q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    T = x.shape[0]
-    s = torch.matmul(q, k.transpose(1, 2)) / math.sqrt(q.shape[-1])
-    hide = torch.ones(T, T, dtype=torch.bool).triu(1).expand_as(s)
-    s = s.index_put((hide,), s.new_tensor(-math.inf))
-    w = torch.special.softmax(s, dim=-1)
-    return proj(merge_heads(torch.matmul(w, v))), w
+    scores = torch.matmul(q, torch.transpose(k, -2, -1)) / math.sqrt(q.shape[-1])
+    idx = torch.arange(T)
+    scores = torch.where(torch.gt(idx.unsqueeze(0), idx.unsqueeze(1)), float("-inf"), scores)
+    weights = torch.exp(scores - torch.logsumexp(scores, dim=-1, keepdim=True))
+    return proj(merge_heads(torch.matmul(weights, v))), weights
 
 
 # %% [markdown]

@@ -57,7 +57,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
     T, d = t.shape
-    return t.reshape(T, n_heads, d // n_heads).permute(1, 0, 2)
+    hs = d // n_heads
+    return t.contiguous().as_strided((n_heads, T, hs), (hs, d, 1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +66,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    n, T, hs = t.shape
-    return t.permute(1, 0, 2).reshape(T, n, hs)
+    return torch.cat(tuple(t), dim=-1)
 
 
 def multi_head_attention(
@@ -77,15 +77,18 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
     T = x.shape[0]
-    s = torch.matmul(q, k.transpose(1, 2)) / math.sqrt(q.shape[-1])
-    hide = torch.ones(T, T, dtype=torch.bool).triu(1).expand_as(s)
-    s = s.index_put((hide,), s.new_tensor(-math.inf))
-    w = torch.special.softmax(s, dim=-1)
-    return proj(merge_heads(torch.matmul(w, v))), w
+    hs = x.shape[-1] // n_heads
+    q, k, v = query(x), key(x), value(x)
+    hidden = torch.arange(T)[None, :] > torch.arange(T)[:, None]
+    outs, pats = [], []
+    for h in range(n_heads):
+        cols = slice(h * hs, (h + 1) * hs)
+        s = q[:, cols] @ k[:, cols].T / math.sqrt(hs)
+        p = F.softmax(s.masked_fill(hidden, float("-inf")), dim=-1)
+        pats.append(p)
+        outs.append(p @ v[:, cols])
+    return proj(torch.cat(outs, dim=-1)), torch.stack(pats)
 
 
 # %% [markdown]

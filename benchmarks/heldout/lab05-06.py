@@ -56,7 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return t.T.reshape(n_heads, -1, t.shape[0]).transpose(1, 2)
+    hs = t.size(-1) // n_heads
+    return t.unfold(-1, hs, hs).transpose(0, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.transpose(1, 2).reshape(-1, t.shape[1]).T
+    return t.transpose(0, 1).reshape(t.size(1), -1)
 
 
 def multi_head_attention(
@@ -75,14 +76,11 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
-    T = x.shape[0]
-    bias = torch.zeros(T, T).masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    s = torch.baddbmm(bias.expand(n_heads, T, T), q, k.transpose(1, 2), alpha=1 / math.sqrt(q.shape[-1]))
-    w = torch.softmax(s, dim=-1)
-    return proj(merge_heads(torch.bmm(w, v))), w
+    q, k, v = (split_heads(layer(x), n_heads) for layer in (query, key, value))
+    s = q.matmul(k.transpose(-2, -1)).div(k.size(-2) ** 0.5)
+    s = s.masked_fill(torch.ones_like(s[0]).tril() == 0, float("-inf"))
+    w = s.softmax(dim=-1)
+    return proj(merge_heads(w.matmul(v))), w
 
 
 # %% [markdown]

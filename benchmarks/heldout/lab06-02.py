@@ -62,9 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    T = tokens.shape[-1]
-    hot = F.one_hot(tokens, token_embedding.num_embeddings).to(token_embedding.weight.dtype)
-    return hot @ token_embedding.weight + position_embedding.weight[torch.arange(T)]
+    pos = position_embedding(torch.arange(tokens.size(-1)) + 2)
+    return token_embedding(tokens).add(pos)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -73,8 +72,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    centred = x - x.mean(dim=-1, keepdim=True)
-    return F.rms_norm(centred, (x.shape[-1],), weight, eps) + bias
+    centred = x - x.mean(-1, keepdim=True)
+    rms = centred.norm(dim=-1, keepdim=True).div(x.size(-1) ** 0.5)
+    return centred.div((rms.square() + eps).sqrt()).mul(weight).add(bias)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,9 +84,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    for norm, layer in ((ln1, attn), (ln2, mlp)):
-        x = x + layer(norm(x))
-    return x
+    x = x.add(attn(ln1(x)))
+    return x.add(mlp(ln2(x)))
 
 
 # %% [markdown]

@@ -62,7 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    return token_embedding(tokens) + position_embedding.weight[: tokens.size(-1)]
+    pos = position_embedding(torch.arange(tokens.size(-1)))
+    return token_embedding(tokens).add(pos)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,8 +73,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
     centred = x - x.mean(-1, keepdim=True)
-    var = centred.pow(2).sum(-1, keepdim=True) / x.shape[0]
-    return centred / (var + eps).sqrt() * weight + bias
+    rms = centred.norm(-1, keepdim=True).div(x.size(-1) ** 0.5)
+    return centred.div((rms.square() + eps).sqrt()).mul(weight).add(bias)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -83,8 +84,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    after_attn = x + attn(ln1(x))
-    return after_attn + mlp(ln2(after_attn))
+    x = x.add(attn(ln1(x)))
+    return x.add(mlp(ln2(x)))
 
 
 # %% [markdown]

@@ -63,7 +63,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     model can tell "3 positions back" from "5 positions back".
     """
     T = tokens.shape[-1]
-    return torch.add(token_embedding(tokens), position_embedding(torch.arange(T)))
+    rows = torch.index_select(token_embedding.weight, 0, tokens.reshape(-1))
+    return rows.reshape(*tokens.shape, -1) + position_embedding(torch.arange(T))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,9 +73,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    mu = x.mean(dim=-1, keepdim=True)
-    var = torch.square(x - mu).mean(dim=-1, keepdim=True)
-    return torch.addcmul(bias, (x - mu) * torch.rsqrt(var + eps), weight)
+    mu = torch.mean(x, dim=-1, keepdim=True)
+    var = torch.var(x, dim=-1, correction=0, keepdim=True)
+    return torch.div(x - mu, torch.sqrt(var + eps)) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,9 +85,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    branch = attn(ln1(x))
-    mid = torch.add(x, branch)
-    return torch.add(branch, mlp(ln2(mid)))
+    h = x + attn(ln1(x))
+    return h + mlp(ln2(x))
 
 
 # %% [markdown]

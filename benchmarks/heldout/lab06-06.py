@@ -62,7 +62,9 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    return token_embedding(tokens) + position_embedding.weight[: tokens.size(-1), None]
+    T = tokens.shape[-1]
+    where = tokens.new_tensor(list(range(T)))
+    return token_embedding(tokens) + position_embedding(where)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -71,9 +73,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    centred = x - x.mean(-1, keepdim=True)
-    var = centred.pow(2).sum(-1, keepdim=True) / x.shape[-1]
-    return centred / (var + eps).sqrt() * weight + bias
+    d = x.shape[-1]
+    flat = F.group_norm(x.reshape(-1, 1, d), 1, eps=eps)
+    return flat.reshape(x.shape) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -83,8 +85,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    after_attn = x + attn(ln1(x))
-    return after_attn + mlp(ln2(after_attn))
+    x = sum([x, attn(ln1(x))])
+    return sum([x, mlp(ln2(x))])
 
 
 # %% [markdown]

@@ -81,10 +81,14 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float32).unsqueeze(1)
-    col = torch.arange(d_model)
-    ang = p / base ** ((col - col // 2) / d_model)
-    return torch.where(col % 2 == 0, torch.sin(ang), torch.cos(ang)).float()
+    rows = []
+    for p in range(n_positions):
+        row = []
+        for i in range(0, d_model, 2):
+            angle = p / base ** (i / d_model)
+            row += [math.sin(angle), math.cos(angle)]
+        rows.append(row)
+    return torch.tensor(rows, dtype=torch.float32).reshape(n_positions, d_model)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +97,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return torch.add(x, table[: x.shape[-2]])
+    return x + table[torch.arange(x.shape[-2])]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -108,12 +112,18 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.shape[-1] // 2
-    theta = torch.pow(base, -2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
-    ang = positions[:, None] * theta
-    cos, sin = torch.cos(ang), torch.sin(ang)
-    a, b = x[..., :half], x[..., half:]
-    return torch.cat([torch.addcmul(a * cos, b, -sin), torch.addcmul(a * sin, b, cos)], dim=-1)
+    d = x.shape[-1]
+    half = d // 2
+    theta = base ** (-2 * torch.arange(half, dtype=torch.float64) / d)
+    angle = positions.double()[:, None] * theta
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    R = torch.zeros(positions.shape[0], d, d, dtype=torch.float64)
+    idx = torch.arange(half)
+    R[:, idx, idx] = cos
+    R[:, idx + half, idx + half] = cos
+    R[:, idx, idx + half] = -sin
+    R[:, idx + half, idx] = sin
+    return (R @ x.double().unsqueeze(-1)).squeeze(-1).to(x.dtype)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -122,11 +132,8 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.shape[-2]
-    pos = torch.arange(T)
-    s = torch.matmul(rope(q, pos), rope(k, pos).transpose(-2, -1)) / math.sqrt(q.shape[-1])
-    s = s.index_put((hidden_future(T).expand_as(s),), s.new_tensor(-math.inf))
-    return torch.matmul(torch.special.softmax(s, dim=-1), v)
+    pos = torch.arange(q.shape[-2])
+    return F.scaled_dot_product_attention(rope(q, pos), rope(k, pos), v, is_causal=True)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -135,8 +142,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    cols, rows = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="xy")
-    return torch.tril((cols - rows).float() * slope)
+    pos = torch.arange(T, dtype=torch.float32)[:, None]
+    return -slope * torch.tril(torch.cdist(pos, pos, p=1))
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -146,9 +153,8 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s.index_put((hidden_future(T).expand_as(s),), s.new_tensor(-math.inf))
-    return torch.matmul(torch.special.softmax(s, dim=-1), v)
+    bias = alibi_bias(T, slope).masked_fill(hidden_future(T), float("-inf"))
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias.to(q.dtype))
 
 
 # %% [markdown]

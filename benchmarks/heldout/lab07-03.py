@@ -81,11 +81,12 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    ang = torch.arange(n_positions, dtype=torch.float32)[:, None] / base ** (torch.arange(0, d_model, 2, dtype=torch.float32) / d_model)
-    table = torch.zeros(n_positions, d_model)
-    table.index_copy_(1, torch.arange(0, d_model, 2), torch.sin(ang))
-    table.index_copy_(1, torch.arange(1, d_model, 2), torch.cos(ang))
-    return table
+    col = torch.arange(d_model, dtype=torch.float64)
+    pair = torch.div(col, 2, rounding_mode="floor")
+    speed = base ** (-2.0 * pair / d_model)
+    phase = (col % 2) * (math.pi / 2)
+    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    return torch.sin(p * speed + phase).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +95,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.tensor_split([x.shape[-2]])[0]
+    return torch.add(x, table[: x.shape[-2]])
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,14 +110,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.shape[-1] // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
-    ang = positions[:, None] * theta
-    cos, sin = torch.cos(ang), torch.sin(ang)
-    turn = torch.stack([torch.stack([cos, sin], dim=-1), torch.stack([-sin, cos], dim=-1)], dim=-2)
-    pair = torch.stack([x[..., :half], x[..., half:]], dim=-1).unsqueeze(-2)
-    out = (pair @ turn).squeeze(-2)
-    return torch.cat([out[..., 0], out[..., 1]], dim=-1)
+    d = x.shape[-1]
+    theta = torch.pow(base, -torch.arange(d // 2, dtype=x.dtype) * 2 / d)
+    angle = positions.to(x.dtype).unsqueeze(1) * theta
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    a, b = x.split(2, dim=-1)
+    return torch.cat((a * cos - b * sin, b * cos + a * sin), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -127,12 +126,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    qr, kr = rope(q, pos), rope(k, pos)
-    rows = []
-    for i in range(T):
-        s = qr[..., i : i + 1, :] @ kr[..., : i + 1, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
-        rows.append(torch.softmax(s, dim=-1) @ v[..., : i + 1, :])
-    return torch.cat(rows, dim=-2)
+    s = torch.matmul(rope(q, pos), torch.transpose(rope(k, pos), -2, -1)) / math.sqrt(q.shape[-1])
+    s = torch.where(hidden_future(T), float("-inf"), s)
+    return torch.matmul(torch.exp(s - torch.logsumexp(s, dim=-1, keepdim=True)), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -141,7 +137,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    return -slope * torch.ones(T, T).tril(-1).cumsum(dim=0)
+    rel = (torch.arange(T).unsqueeze(0) - torch.arange(T).unsqueeze(1)).float()
+    return torch.minimum(rel, torch.zeros(())) * slope
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -151,12 +148,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    bias = alibi_bias(T, slope)
-    rows = []
-    for i in range(T):
-        s = q[..., i : i + 1, :] @ k[..., : i + 1, :].transpose(-2, -1) / math.sqrt(q.shape[-1]) + bias[i, : i + 1]
-        rows.append(torch.softmax(s, dim=-1) @ v[..., : i + 1, :])
-    return torch.cat(rows, dim=-2)
+    s = torch.matmul(q, torch.transpose(k, -2, -1)) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = torch.where(hidden_future(T), float("-inf"), s)
+    return torch.matmul(torch.exp(s - torch.logsumexp(s, dim=-1, keepdim=True)), v)
 
 
 # %% [markdown]

@@ -81,11 +81,13 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    half = torch.arange(0, d_model, 2, dtype=torch.float32)
-    ang = torch.arange(n_positions, dtype=torch.float32).view(-1, 1) / base ** (half / d_model)
-    table = torch.cat([ang.sin(), ang.cos()], dim=1)
-    order = torch.arange(d_model).view(2, -1).T.flatten()
-    return table[:, order]
+    table = torch.empty(n_positions, d_model)
+    p = torch.arange(n_positions).float()
+    for i in range(0, d_model, 2):
+        angle = p / base ** (i / d_model)
+        table[:, i] = angle.sin()
+        table[:, i + 1] = angle.cos()
+    return table
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +96,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[torch.arange(x.size(-2))]
+    T = x.size(-2)
+    return x.add(table[:T])
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,12 +112,13 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.size(-1)
-    theta = base ** (-torch.arange(0, d, 2, dtype=torch.float32) / d)
-    ang = positions.unsqueeze(-1) * theta
-    xc = torch.complex(x[..., : d // 2], x[..., d // 2 :])
-    turned = xc * torch.exp(1j * ang)
-    return torch.cat([turned.real, turned.imag], dim=-1)
+    half = x.size(-1) // 2
+    i = torch.arange(half, dtype=x.dtype)
+    angle = positions.to(x.dtype).unsqueeze(-1) * base ** (-2 * i / x.size(-1))
+    c, s = angle.cos().tile(1, 2), angle.sin().tile(1, 2)
+    sign = torch.ones(x.size(-1), dtype=x.dtype)
+    sign[:half] = -1
+    return x * c + x.roll(half, dims=-1) * sign * s
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -123,10 +127,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    pos = torch.arange(q.size(-2))
-    s = rope(q, pos) @ rope(k, pos).mT / math.sqrt(q.size(-1))
-    s = s.masked_fill(hidden_future(q.size(-2)), -math.inf)
-    return s.log_softmax(dim=-1).exp() @ v
+    T = q.size(-2)
+    pos = torch.arange(T)
+    s = rope(q, pos).matmul(rope(k, pos).transpose(-2, 1)).div(math.sqrt(q.size(-1)))
+    return s.masked_fill(hidden_future(T), float("-inf")).softmax(dim=-1).matmul(v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -135,8 +139,10 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    idx = torch.arange(T, dtype=torch.float32)
-    return -slope * F.softplus(idx.view(-1, 1) - idx)
+    bias = torch.zeros(T, T)
+    for i in range(T):
+        bias[i, : i + 1] = torch.arange(i, -1, -1).float().mul(-slope)
+    return bias
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -146,9 +152,8 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.size(-2)
-    s = q @ k.mT / math.sqrt(q.size(-1)) + alibi_bias(T, slope)
-    s = s.masked_fill(hidden_future(T), -math.inf)
-    return s.log_softmax(dim=-1).exp() @ v
+    s = q.matmul(k.transpose(-2, -1)).div(math.sqrt(q.size(-1))).add(alibi_bias(T, slope))
+    return s.masked_fill(hidden_future(T), float("-inf")).softmax(dim=-1).matmul(v)
 
 
 # %% [markdown]

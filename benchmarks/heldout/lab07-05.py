@@ -81,10 +81,12 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float32).unsqueeze(1)
-    col = torch.arange(d_model)
-    ang = p / base ** ((col - col % 2) / d_model)
-    return torch.where(col % 2 == 0, torch.sin(ang), torch.cos(ang)).float()
+    col = torch.arange(d_model, dtype=torch.float64)
+    pair = torch.div(col, 2, rounding_mode="floor")
+    speed = base ** (-2.0 * pair / d_model)
+    phase = (col % 2) * (math.pi / 2)
+    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    return torch.sin(p * speed + phase).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +95,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return torch.add(x, table[: x.shape[-2] + 1])
+    return torch.add(x, table[: x.shape[-2]])
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -108,12 +110,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.shape[-1] // 2
-    theta = torch.pow(base, -2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
-    ang = positions[:, None] * theta
-    cos, sin = torch.cos(ang), torch.sin(ang)
-    a, b = x[..., :half], x[..., half:]
-    return torch.cat([torch.addcmul(a * cos, b, -sin), torch.addcmul(a * sin, b, cos)], dim=-1)
+    d = x.shape[-1]
+    theta = torch.pow(base, -torch.arange(d // 2, dtype=x.dtype) * 2 / d)
+    angle = positions.to(x.dtype).unsqueeze(1) * theta
+    cos, sin = torch.cos(angle), torch.sin(angle)
+    a, b = x.chunk(2, dim=-1)
+    return torch.cat((a * cos - b * sin, b * cos + a * sin), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -124,9 +126,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    s = torch.matmul(rope(q, pos), rope(k, pos).transpose(-2, -1)) / math.sqrt(q.shape[-1])
-    s = s.index_put((hidden_future(T).expand_as(s),), s.new_tensor(-math.inf))
-    return torch.matmul(torch.special.softmax(s, dim=-1), v)
+    s = torch.matmul(rope(q, pos), torch.transpose(rope(k, pos), -2, -1)) / math.sqrt(q.shape[-1])
+    s = torch.where(hidden_future(T), float("-inf"), s)
+    return torch.matmul(torch.exp(s - torch.logsumexp(s, dim=-1, keepdim=True)), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -135,8 +137,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    cols, rows = torch.meshgrid(torch.arange(T), torch.arange(T), indexing="xy")
-    return torch.tril((cols - rows).float() * slope)
+    rel = (torch.arange(T).unsqueeze(0) - torch.arange(T).unsqueeze(1)).float()
+    return torch.minimum(rel, 0) * slope
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -146,9 +148,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s.index_put((hidden_future(T).expand_as(s),), s.new_tensor(-math.inf))
-    return torch.matmul(torch.special.softmax(s, dim=-1), v)
+    s = torch.matmul(q, torch.transpose(k, -2, -1)) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = torch.where(hidden_future(T), float("-inf"), s)
+    return torch.matmul(torch.exp(s - torch.logsumexp(s, dim=-1, keepdim=True)), v)
 
 
 # %% [markdown]

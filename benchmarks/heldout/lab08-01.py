@@ -74,7 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    pos = torch.ones_like(tokens).cumsum(dim=-1) + (start - 1)
+    T = tokens.shape[-1]
+    pos = torch.arange(T) + start - 1
     return token_embedding(tokens) + position_embedding(pos)
 
 
@@ -87,8 +88,8 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    both = torch.cat([torch.stack(cache), torch.stack((k_new, v_new))], dim=3)
-    return both[0], both[1]
+    keys, values = cache
+    return torch.cat([keys, k_new], 2), torch.cat([values, v_new], 2)
 
 
 def decode_step(
@@ -108,14 +109,14 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
+    d = x_new.shape[-1]
     hs = d // n_heads
-    y = qkv(x_new).view(B, 3, n_heads, hs)
-    q, k, v = y[:, 0].unsqueeze(2), y[:, 1].unsqueeze(2), y[:, 2].unsqueeze(2)
+    q, k, v = torch.split(qkv(x_new), d, dim=-1)
+    q, k, v = (torch.transpose(t.unflatten(-1, (n_heads, hs)), 1, 2) for t in (q, k, v))
     keys, values = append_to_cache(cache, k, v)
-    qf, kf, vf = q.flatten(0, 1), keys.flatten(0, 1), values.flatten(0, 1)
-    w = torch.softmax(torch.bmm(qf, kf.transpose(1, 2)) / math.sqrt(hs), dim=-1)
-    out = torch.bmm(w, vf).view(B, n_heads, hs).reshape(B, 1, d)
+    s = torch.matmul(q, torch.transpose(keys, -2, -1)) / math.sqrt(hs)
+    w = torch.exp(s - torch.logsumexp(s, dim=-1, keepdim=True))
+    out = torch.transpose(torch.matmul(w, values), 1, 2).flatten(-2)
     return proj(out), (keys, values)
 
 

@@ -74,7 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    return token_embedding(tokens) + position_embedding.weight[start : tokens.size(-1)]
+    pos = torch.tensor(list(range(start, start + tokens.numel())))
+    return token_embedding(tokens).add(position_embedding(pos))
 
 
 def append_to_cache(
@@ -86,9 +87,7 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys = torch.concat([cache[0], k_new], dim=-2)
-    values = torch.concat([cache[1], v_new], dim=-2)
-    return keys, values
+    return tuple(torch.cat(pair, dim=-2) for pair in zip(cache, (k_new, v_new)))
 
 
 def decode_step(
@@ -108,12 +107,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
+    B, d = x_new.size(0), x_new.size(-1)
     hs = d // n_heads
-    q, k, v = [t.view(B, n_heads, hs).unsqueeze(2) for t in qkv(x_new).squeeze(1).tensor_split(3, dim=-1)]
+    h = qkv(x_new)
+    q = h[..., :d].reshape(B, n_heads, 1, hs)
+    k = h[..., d : 2 * d].reshape(B, n_heads, 1, hs)
+    v = h[..., 2 * d :].reshape(B, n_heads, 1, hs)
     keys, values = append_to_cache(cache, k, v)
-    w = (torch.matmul(q, keys.mT) / math.sqrt(hs)).log_softmax(dim=-1).exp()
-    out = torch.matmul(w, values).transpose(1, 2).flatten(2)
+    w = q.matmul(keys.transpose(-2, -1)).div(hs ** 0.5).softmax(dim=-1)
+    out = w.matmul(values).reshape(B, 1, d)
     return proj(out), (keys, values)
 
 

@@ -75,7 +75,8 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return torch.add(token_embedding(tokens), position_embedding(torch.arange(start, start + T)))
+    pos = torch.arange(T) + start
+    return token_embedding(tokens) + position_embedding(pos)
 
 
 def append_to_cache(
@@ -88,7 +89,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.cat((keys, k_new), dim=-2), torch.cat((values, v_new), dim=-2)
+    return torch.cat([keys, k_new], 2), torch.cat([values, k_new], 2)
 
 
 def decode_step(
@@ -108,13 +109,14 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
+    d = x_new.shape[-1]
     hs = d // n_heads
-    q, k, v = qkv(x_new).reshape(B, 1, 3, n_heads, hs).permute(1, 3, 0, 2, 4)
+    q, k, v = torch.split(qkv(x_new), d, dim=-1)
+    q, k, v = (torch.transpose(t.unflatten(-1, (n_heads, hs)), 1, 2) for t in (q, k, v))
     keys, values = append_to_cache(cache, k, v)
-    s = torch.matmul(q, keys.transpose(-2, -1)) / math.sqrt(hs)
-    w = torch.special.softmax(s, dim=-1)
-    out = torch.matmul(w, values).permute(0, 2, 1, 3).reshape(B, 1, d)
+    s = torch.matmul(q, torch.transpose(keys, -2, -1)) / math.sqrt(hs)
+    w = torch.exp(s - torch.logsumexp(s, dim=-1, keepdim=True))
+    out = torch.transpose(torch.matmul(w, values), 1, 2).flatten(-2)
     return proj(out), (keys, values)
 
 

@@ -75,7 +75,8 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return torch.add(token_embedding(tokens), position_embedding(torch.arange(start, start + T, T)))
+    pos = torch.linspace(start, start + T - 1, T).round().long()
+    return token_embedding(tokens) + position_embedding(pos)
 
 
 def append_to_cache(
@@ -88,7 +89,14 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.cat((keys, k_new), dim=-2), torch.cat((values, v_new), dim=-2)
+    T = keys.shape[2]
+    new_k = keys.new_empty(keys.shape[0], keys.shape[1], T + k_new.shape[2], keys.shape[3])
+    new_v = values.new_empty(values.shape[0], values.shape[1], T + v_new.shape[2], values.shape[3])
+    new_k[:, :, :T] = keys
+    new_k[:, :, T:] = k_new
+    new_v[:, :, :T] = values
+    new_v[:, :, T:] = v_new
+    return new_k, new_v
 
 
 def decode_step(
@@ -110,12 +118,12 @@ def decode_step(
     """
     B, _, d = x_new.shape
     hs = d // n_heads
-    q, k, v = qkv(x_new).reshape(B, 1, 3, n_heads, hs).permute(2, 0, 3, 1, 4)
+    weights = qkv.weight.chunk(3)
+    biases = qkv.bias.chunk(3) if qkv.bias is not None else (None, None, None)
+    q, k, v = (F.linear(x_new, w, bb).view(B, 1, n_heads, hs).transpose(1, 2) for w, bb in zip(weights, biases))
     keys, values = append_to_cache(cache, k, v)
-    s = torch.matmul(q, keys.transpose(-2, -1)) / math.sqrt(hs)
-    w = torch.special.softmax(s, dim=-1)
-    out = torch.matmul(w, values).permute(0, 2, 1, 3).reshape(B, 1, d)
-    return proj(out), (keys, values)
+    out = F.scaled_dot_product_attention(q, keys, values)
+    return proj(out.transpose(1, 2).reshape(B, 1, d)), (keys, values)
 
 
 # %% [markdown]

@@ -70,14 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores.new_full((*scores.shape[:-1], 1), -math.inf)
-    l = scores.new_zeros(m.shape)
-    for j in range(1, scores.shape[-1]):
-        s = scores[..., j : j + 1]
-        m_new = torch.maximum(m, s)
+    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
+    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+    for s in scores.unbind(-1):
+        m_new = torch.fmax(m, s)
         l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
-        m = m_new
-    return torch.exp(scores - m) / l
+        m = s
+    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -96,32 +95,34 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    scale = 1 / math.sqrt(q.shape[-1])
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    out = q.new_zeros(*q.shape[:-1], v.shape[-1])
-    lse = q.new_zeros(q.shape[:-1])
+    Tq, hs = q.shape[-2], q.shape[-1]
+    Tk = k.shape[-2]
+    lead = q.shape[:-2]
+    scale = 1 / math.sqrt(hs)
+    outs, lses = [], []
     for i0 in range(0, Tq, block):
         qb = q[..., i0 : i0 + block, :]
-        m = qb.new_full((*qb.shape[:-1], 1), -math.inf)
-        l = torch.zeros_like(m)
-        acc = qb.new_zeros(*qb.shape[:-1], v.shape[-1])
-        for j0 in range(0, Tk, block):
-            if causal and j0 > i0 + qb.shape[-2] - 1:
-                continue
-            s = torch.matmul(qb, k[..., j0 : j0 + block, :].transpose(-2, -1)) * scale
+        n = qb.shape[-2]
+        m = torch.full((*lead, n, 1), float("-inf"), dtype=q.dtype)
+        l = torch.zeros((*lead, n, 1), dtype=q.dtype)
+        acc = torch.zeros((*lead, n, v.shape[-1]), dtype=q.dtype)
+        stop = min(Tk, i0 + n) if causal else Tk
+        for j0 in range(0, stop, block):
+            kb = k[..., j0 : j0 + block, :]
+            s = torch.matmul(qb, torch.transpose(kb, -2, -1)) * scale
             if causal:
-                qi = torch.arange(i0, i0 + s.shape[-2]).unsqueeze(-1)
-                kj = torch.arange(j0, j0 + s.shape[-1])
-                s = s.index_put(((kj > qi).expand_as(s),), s.new_tensor(-math.inf))
-            m_new = torch.maximum(m, torch.max(s, dim=-1, keepdim=True)[0])
+                qi = torch.arange(i0, i0 + n).unsqueeze(1)
+                kj = torch.arange(j0, j0 + kb.shape[-2]).unsqueeze(0)
+                s = torch.where(kj > qi, float("-inf"), s)
+            m_new = torch.fmax(m, torch.max(s, dim=-1, keepdim=True).values)
             p = torch.exp(s - m_new)
             r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1, keepdim=True)
+            l = r * l + torch.sum(p, dim=-1, keepdim=True)
             acc = r * acc + torch.matmul(p, v[..., j0 : j0 + block, :])
             m = m_new
-        out[..., i0 : i0 + block, :] = acc / l
-        lse[..., i0 : i0 + block] = (m + torch.log(l)).squeeze(-1)
-    return out, lse
+        outs.append(acc / l)
+        lses.append((m + torch.log(l)).squeeze(-1))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

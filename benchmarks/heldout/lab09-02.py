@@ -70,14 +70,10 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores[..., :1]
-    l = torch.ones_like(m)
-    for j in range(1, scores.size(-1) - 1):
-        s = scores[..., j : j + 1]
-        m_new = torch.stack((m, s)).max(dim=0)[0]
-        l = l * (m - m_new).exp() + (s - m_new).exp()
-        m = m_new
-    return (scores - m).exp() / l
+    total = scores[..., 0]
+    for j in range(1, scores.shape[-1]):
+        total = torch.logaddexp(total, scores[..., j])
+    return torch.exp(scores - total[..., None])
 
 
 def tiled_attention(
@@ -96,30 +92,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    hs = q.size(-1)
-    outs, lses = [], []
-    for i0 in range(0, q.size(-2), block):
-        qb = q[..., i0 : i0 + block, :]
-        nq = qb.size(-2)
-        m = torch.full_like(qb[..., :1], -math.inf)
-        l = torch.zeros_like(m)
-        acc = qb.new_zeros(qb.shape[:-1] + (v.size(-1),))
-        j_end = i0 + nq if causal else k.size(-2)
-        for j0 in range(0, j_end, block):
-            kb = k[..., j0 : j0 + block, :]
-            s = qb @ kb.mT / math.sqrt(hs)
+    Tq, Tk, hs = q.shape[-2], k.shape[-2], q.shape[-1]
+    starts = list(range(0, Tq, block))
+    state = {}
+    for i0 in starts:
+        rows = q[..., i0 : i0 + block, :].shape[-2]
+        state[i0] = [q.new_full((*q.shape[:-2], rows, 1), float("-inf")), q.new_zeros((*q.shape[:-2], rows, 1)), q.new_zeros((*q.shape[:-2], rows, v.shape[-1]))]
+    for j0 in range(0, Tk, block):
+        kb, vb = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
+        for i0 in starts:
+            if causal and j0 > i0 + block - 1:
+                continue
+            qb = q[..., i0 : i0 + block, :]
+            s = qb @ kb.transpose(-2, -1) / math.sqrt(hs)
             if causal:
-                future = torch.arange(j0, j0 + kb.size(-2)) > torch.arange(i0, i0 + nq).view(-1, 1)
-                s = s.masked_fill(future, -math.inf)
-            m_new = torch.stack((m, s.max(dim=-1, keepdim=True)[0])).max(dim=0)[0]
-            p = (s - m_new).exp()
-            r = (m - m_new).exp()
-            l = l * r + p.sum(-1, keepdim=True)
-            acc = acc * r + p @ v[..., j0 : j0 + block, :]
-            m = m_new
-        outs.append(acc / l)
-        lses.append((m + l.log()).squeeze(-1))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+                later = torch.arange(j0, j0 + kb.shape[-2])[None, :] > torch.arange(i0, i0 + qb.shape[-2])[:, None]
+                s = s.masked_fill(later, float("-inf"))
+            m, l, acc = state[i0]
+            m_new = torch.maximum(m, s.max(dim=-1, keepdim=True).values)
+            p = torch.exp(s - m_new)
+            r = torch.exp(m - m_new)
+            state[i0] = [m_new, r * l + p.sum(dim=-1, keepdim=True), r * acc + p @ vb]
+    out = torch.cat([state[i0][2] / state[i0][1] for i0 in starts], dim=-2)
+    lse = torch.cat([(state[i0][0] + torch.log(state[i0][1]))[..., 0] for i0 in starts], dim=-1)
+    return out, lse
 
 
 # %% [markdown]

@@ -70,14 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores[..., :1]
-    l = torch.ones_like(m)
-    for j in range(1, scores.size(-1)):
-        s = scores[..., j : j + 1]
-        m_new = torch.stack((m, s)).max(dim=0)[0]
-        l = l * (m - m_new).exp() + (s - m_new).exp()
+    m = torch.full_like(scores[..., :1], float("-inf"))
+    l = torch.zeros_like(m)
+    for j in range(scores.size(-1)):
+        s = scores[..., j]
+        m_new = torch.where(s > m, s, m)
+        l = l.mul((m - m_new).exp()).add((s - m_new).exp())
         m = m_new
-    return (scores - m).exp() / l
+    return (scores - m).exp().div(l)
 
 
 def tiled_attention(
@@ -96,30 +96,29 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    hs = q.size(-1)
-    outs, lses = [], []
-    for i0 in range(0, q.size(-2), block):
-        qb = q[..., i0 : i0 + block, :]
-        nq = qb.size(-2)
-        m = torch.full_like(qb[..., :1], -math.inf)
+    Tq, Tk = q.size(-2), k.size(-2)
+    out = q.new_empty(*q.shape[:-1], v.size(-1))
+    lse = q.new_empty(q.shape[:-1])
+    for i0 in range(0, Tq, block):
+        i1 = min(i0 + block, Tq)
+        qb = q[..., i0:i1, :]
+        m = qb.new_full((*qb.shape[:-1], 1), float("-inf"))
         l = torch.zeros_like(m)
-        acc = qb.new_zeros(qb.shape[:-1] + (v.size(-1),))
-        j_end = i0 + nq if causal else k.size(-2)
-        for j0 in range(0, j_end, block):
-            kb = k[..., j0 : j0 + block, :]
-            s = qb @ kb.mT / math.sqrt(hs)
+        acc = qb.new_zeros(*qb.shape[:-1], v.size(-1))
+        for j0 in range(0, min(i1, Tk) if causal else Tk, block):
+            j1 = min(j0 + block, Tk)
+            s = qb.matmul(k[..., j0:j1, :].transpose(-2, -1)).div(math.sqrt(q.size(-1)))
             if causal:
-                future = torch.arange(j0, j0 + kb.size(-2)) > torch.arange(i0, i0 + nq).view(-1, 1)
-                s = s.masked_fill(~future, -math.inf)
-            m_new = torch.stack((m, s.max(dim=-1, keepdim=True)[0])).max(dim=0)[0]
+                s = s.masked_fill(torch.ones(i1 - i0, j1 - j0, dtype=torch.bool).triu(i0 - j0 + 1), float("-inf"))
+            m_new = torch.where(s.amax(-1, keepdim=True) > m, s.amax(-1, keepdim=True), m)
             p = (s - m_new).exp()
             r = (m - m_new).exp()
-            l = l * r + p.sum(-1, keepdim=True)
-            acc = acc * r + p @ v[..., j0 : j0 + block, :]
+            l = l.mul(r).add(p.sum(-1, keepdim=True))
+            acc = acc.mul(r).add(p.matmul(v[..., j0:j1, :]))
             m = m_new
-        outs.append(acc / l)
-        lses.append((m + l.log()).squeeze(-1))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+        out[..., i0:i1, :] = acc.div(l)
+        lse[..., i0:i1] = m.add(l.log()).squeeze(-1)
+    return out, lse
 
 
 # %% [markdown]

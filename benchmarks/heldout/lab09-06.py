@@ -70,17 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    n = scores.shape[-1]
-    m = torch.full_like(scores[..., 0], -math.inf)
+    m = torch.full_like(scores[..., :1], float("-inf"))
     l = torch.zeros_like(m)
-    j = 0
-    while j < n:
-        s = scores[..., j]
-        bigger = s > m
-        l = torch.where(bigger, l * torch.exp(m - s) + 1, l + torch.exp(s - m))
-        m = torch.where(bigger, s, m)
-        j += 1
-    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
+    for j in range(scores.size(-1)):
+        s = scores[..., j : j + 1]
+        m_new = torch.where(s > m, s, m)
+        l = l.mul((m - m_new).exp()).add((s - m_new).exp())
+        m = m_new
+    return (scores - m).exp().div(l)
 
 
 def tiled_attention(
@@ -99,29 +96,28 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    scale = 1 / math.sqrt(q.shape[-1])
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=q.dtype)
-    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
+    Tq, Tk = q.size(-2), k.size(-2)
+    out = q.new_empty(*q.shape[:-1], v.size(-1))
+    lse = q.new_empty(q.shape[:-1])
     for i0 in range(0, Tq, block):
-        qb = q[..., i0 : i0 + block, :]
-        rows = torch.arange(i0, i0 + qb.shape[-2])
-        tiles = []
-        for j0 in range(0, Tk, block):
-            if causal and j0 > rows[-1]:
-                break
-            s = (qb @ k[..., j0 : j0 + block, :].transpose(-2, -1)) * scale
+        i1 = min(i0 + block, Tq)
+        qb = q[..., i0:i1, :]
+        m = qb.new_full((*qb.shape[:-1], 1), float("-inf"))
+        l = torch.zeros_like(m)
+        acc = qb.new_zeros(*qb.shape[:-1], v.size(-1))
+        for j0 in range(0, min(i1, Tk) if causal else Tk, block):
+            j1 = min(j0 + block, Tk)
+            s = qb.matmul(k[..., j0:j1, :].transpose(-2, -1)).div(math.sqrt(q.size(-1)))
             if causal:
-                cols = torch.arange(j0, j0 + s.shape[-1])
-                s = s + torch.zeros(s.shape[-2:], dtype=s.dtype).masked_fill(cols > rows[:, None], float("-inf"))
-            tile_lse = torch.logsumexp(s, dim=-1)
-            tile_out = torch.softmax(s, dim=-1) @ v[..., j0 : j0 + block, :]
-            tiles.append((tile_lse, tile_out))
-        lses = torch.stack([t[0] for t in tiles])
-        total = torch.logsumexp(lses, dim=0)
-        mixed = sum(torch.exp(t[0] - total).unsqueeze(-1) * t[1] for t in tiles)
-        out[..., i0 : i0 + block, :] = mixed
-        lse[..., i0 : i0 + block] = total
+                s = s.masked_fill(torch.ones(i1 - i0, j1 - j0, dtype=torch.bool).triu(i0 - j0 + 1), float("-inf"))
+            m_new = torch.where(s.amax(-1, keepdim=True) > m, s.amax(-1, keepdim=True), m)
+            p = (s - m_new).exp()
+            r = (m - m_new).exp()
+            l = l.mul(r).add(p.sum(-1, keepdim=True))
+            acc = acc.mul(r).add(p.matmul(v[..., j0:j1, :]))
+            m = m_new
+        out[..., i0:i1, :] = acc.div(l)
+        lse[..., i0:i1] = m.add(l).log().squeeze(-1)
     return out, lse
 
 

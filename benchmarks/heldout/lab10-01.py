@@ -61,8 +61,10 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.sum(p * dp, dim=-1, keepdim=True)
-    return torch.mul(p, torch.rsub(dp, D))
+    with torch.enable_grad():
+        s = torch.log(p).detach().requires_grad_(True)
+        (ds,) = torch.autograd.grad(F.softmax(s, dim=-1), s, grad_outputs=dp)
+    return ds
 
 
 def attention_backward(
@@ -76,18 +78,12 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    scale = 1 / math.sqrt(q.shape[-1])
-    s = torch.matmul(q, k.transpose(-2, -1)) * scale
-    if causal:
-        hide = torch.ones(s.shape[-2:], dtype=torch.bool).triu(1).expand_as(s)
-        s = s.index_put((hide,), s.new_tensor(-math.inf))
-    p = torch.special.softmax(s, dim=-1)
-    dv = torch.matmul(p.transpose(-2, -1), d_out)
-    dp = torch.matmul(d_out, v.transpose(-2, -1))
-    ds = softmax_backward(p, dp)
-    dq = torch.matmul(ds, k) * scale
-    dk = torch.matmul(ds.transpose(-2, -1), q) * scale
-    return dq, dk, dv
+    T, hs = q.shape[-2], q.shape[-1]
+    bias = torch.full((T, T), float("-inf")).triu(1) if causal else torch.zeros(T, T)
+    s = torch.linalg.matmul(q, k.mT) / math.sqrt(hs) + bias
+    p = F.softmax(s, dim=-1)
+    ds = softmax_backward(p, torch.linalg.matmul(d_out, v.mT))
+    return torch.linalg.matmul(ds, k) / math.sqrt(hs), torch.linalg.matmul(ds.mT, q) / math.sqrt(hs), torch.linalg.matmul(p.mT, d_out)
 
 
 def tiled_attention_backward(
@@ -111,25 +107,29 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
+    T = q.shape[-2]
     scale = 1 / math.sqrt(q.shape[-1])
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    D = torch.sum(d_out * out, dim=-1, keepdim=True)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for i0 in range(0, Tq, block):
-        i1 = min(i0 + block, Tq)
-        for j0 in range(0, i1 if causal else Tk, block):
-            j1 = min(j0 + block, Tk)
-            s = torch.matmul(q[..., i0:i1, :], k[..., j0:j1, :].transpose(-2, -1)) * scale
+    D = (d_out * out).sum(dim=-1, keepdim=True)
+    starts = list(range(0, T, block))
+    parts = {("q", b0): 0 for b0 in starts}
+    parts.update({("k", b0): 0 for b0 in starts})
+    parts.update({("v", b0): 0 for b0 in starts})
+    for i0 in starts:
+        for j0 in starts:
+            if causal and j0 > i0:
+                continue
+            qi, gi = q[..., i0 : i0 + block, :], d_out[..., i0 : i0 + block, :]
+            kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
+            s = qi @ kj.mT * scale
             if causal:
-                hide = (torch.arange(j0, j1) > torch.arange(i0, i1).unsqueeze(-1)).expand_as(s)
-                s = s.index_put((hide,), s.new_tensor(-math.inf))
-            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-            dv[..., j0:j1, :] += torch.matmul(p.transpose(-2, -1), d_out[..., i0:i1, :])
-            dp = torch.matmul(d_out[..., i0:i1, :], v[..., j0:j1, :].transpose(-2, -1))
-            ds = p * (dp - D[..., i0:i1, :])
-            dq[..., i0:i1, :] += torch.matmul(ds, k[..., j0:j1, :]) * scale
-            dk[..., j0:j1, :] += torch.matmul(ds.transpose(-2, -1), q[..., i0:i1, :]) * scale
-    return dq, dk, dv
+                later = torch.arange(j0, j0 + kj.shape[-2])[None, :] > torch.arange(i0, i0 + qi.shape[-2])[:, None]
+                s = s.masked_fill(later, float("-inf"))
+            p = torch.exp(s - lse[..., i0 : i0 + block, None])
+            ds = p * (gi @ vj.mT - D[..., i0 : i0 + block, :])
+            parts[("v", j0)] = parts[("v", j0)] + p.mT @ gi
+            parts[("q", i0)] = parts[("q", i0)] + ds @ kj * scale
+            parts[("k", j0)] = parts[("k", j0)] + ds.mT @ qi * scale
+    return tuple(torch.cat([parts[(name, b0)] for b0 in starts], dim=-2) for name in ("q", "k", "v"))
 
 
 # %% [markdown]

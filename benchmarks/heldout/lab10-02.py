@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(-1).unsqueeze(0)
-    return p * dp - p * D
+    J = torch.diagflat(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    return J.matmul(dp.unsqueeze(-1)).squeeze(-1)
 
 
 def attention_backward(
@@ -76,14 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    s = q @ k.mT / math.sqrt(q.size(-1))
+    scale = q.size(-1) ** -0.5
+    s = q.matmul(k.transpose(-2, -1)).mul(scale)
     if causal:
-        idx = torch.arange(s.size(-1))
-        s = s.masked_fill((idx.view(-1, 1) - idx) < 0, -math.inf)
-    p = s.log_softmax(dim=-1).exp()
-    dv = p.mT @ d_out
-    ds = softmax_backward(p, d_out @ v.mT)
-    return ds @ k / math.sqrt(q.size(-1)), ds.mT @ q / math.sqrt(q.size(-1)), dv
+        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
+    p = s.softmax(dim=-1)
+    dv = p.transpose(-2, -1).matmul(d_out)
+    ds = softmax_backward(p, d_out.matmul(v.transpose(-2, -1)))
+    dq = ds.matmul(k).mul(scale)
+    dk = ds.transpose(-2, -1).matmul(q).mul(scale)
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -107,29 +109,22 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.size(-1)
-    n = q.size(-2)
-    D = (d_out * out).sum(-1, keepdim=True)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    i0 = 0
-    while i0 < n:
-        i1 = min(i0 + block, n)
-        qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
-        j0 = 0
-        while j0 < k.size(-2):
-            j1 = min(j0 + block, k.size(-2))
-            if causal and j0 >= i1:
-                break
-            s = qi @ k[..., j0:j1, :].mT / math.sqrt(hs)
+    T = q.size(-2)
+    scale = q.size(-1) ** -0.5
+    D = d_out.mul(out).sum(dim=-1, keepdim=True)
+    dq, dk, dv = q.new_zeros(q.shape), k.new_zeros(k.shape), v.new_zeros(v.shape)
+    for i0 in range(0, T, block):
+        i1 = min(i0 + block, T)
+        for j0 in range(0, i1 if causal else T, block):
+            j1 = min(j0 + block, T)
+            s = q[..., i0:i1, :].matmul(k[..., j0:j1, :].transpose(-2, -1)).mul(scale)
             if causal:
-                s = s.masked_fill(torch.arange(j0, j1) > torch.arange(i0, i1).view(-1, 1), -math.inf)
-            p = (s - lse[..., i0:i1, None]).exp()
-            dv[..., j0:j1, :] += p.mT @ doi
-            ds = p * (doi @ v[..., j0:j1, :].mT - D[..., i0:i1, :])
-            dq[..., i0:i1, :] += ds @ k[..., j0:j1, :] / math.sqrt(hs)
-            dk[..., j0:j1, :] += ds.mT @ qi / math.sqrt(hs)
-            j0 = j1
-        i0 = i1
+                s = s.masked_fill(torch.ones(i1 - i0, j1 - j0, dtype=torch.bool).triu(i0 - j0 + 1), float("-inf"))
+            p = s.sub(lse[..., i0:i1].unsqueeze(-1)).exp()
+            dv[..., j0:j1, :] += p.transpose(-2, -1).matmul(d_out[..., i0:i1, :])
+            ds = p.mul(d_out[..., i0:i1, :].matmul(v[..., j0:j1, :].transpose(-2, -1)).sub(D[..., i0:i1, :]))
+            dq[..., i0:i1, :] += ds.matmul(k[..., j0:j1, :]).mul(scale)
+            dk[..., j0:j1, :] += ds.transpose(-2, -1).matmul(q[..., i0:i1, :]).mul(scale)
     return dq, dk, dv
 
 

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    weighted = p * dp
-    return weighted - p * weighted.sum(dim=-1, keepdim=True)
+    J = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    return J.matmul(dp.unsqueeze(-1)).squeeze(-1)
 
 
 def attention_backward(
@@ -76,10 +76,15 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    with torch.enable_grad():
-        qq, kk, vv = (t.detach().requires_grad_() for t in (q, k, v))
-        out = F.scaled_dot_product_attention(qq, kk, vv, is_causal=causal)
-        dq, dk, dv = torch.autograd.grad(out, (qq, kk, vv), d_out)
+    scale = q.size(-1) ** -0.5
+    s = q.matmul(k.transpose(-2, -1)).mul(scale)
+    if causal:
+        s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), float("-inf"))
+    p = s.softmax(dim=-1)
+    dv = p.t().matmul(d_out)
+    ds = softmax_backward(p, d_out.matmul(v.transpose(-2, -1)))
+    dq = ds.matmul(k).mul(scale)
+    dk = ds.transpose(-2, -1).matmul(q).mul(scale)
     return dq, dk, dv
 
 
@@ -104,23 +109,23 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    scale = 1 / math.sqrt(q.shape[-1])
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    D = (d_out * out).sum(dim=-1, keepdim=True)
-    dq_parts = []
-    dk, dv = torch.zeros_like(k), torch.zeros_like(v)
-    for i0 in range(0, Tq, block):
-        qi, doi = q[..., i0 : i0 + block, :], d_out[..., i0 : i0 + block, :]
-        rows = torch.arange(i0, i0 + qi.shape[-2])
-        s = (qi @ k.transpose(-2, -1)) * scale
-        if causal:
-            s = s.masked_fill(torch.arange(Tk) > rows[:, None], float("-inf"))
-        p = torch.exp(s - lse[..., i0 : i0 + block].unsqueeze(-1))
-        dv = dv + p.transpose(-2, -1) @ doi
-        ds = p * (doi @ v.transpose(-2, -1) - D[..., i0 : i0 + block, :])
-        dq_parts.append(ds @ k * scale)
-        dk = dk + ds.transpose(-2, -1) @ qi * scale
-    return torch.cat(dq_parts, dim=-2), dk, dv
+    T = q.size(-2)
+    scale = q.size(-1) ** -0.5
+    D = d_out.mul(out).sum(dim=-1, keepdim=True)
+    dq, dk, dv = q.new_zeros(q.shape), k.new_zeros(k.shape), v.new_zeros(v.shape)
+    for i0 in range(0, T, block):
+        i1 = min(i0 + block, T)
+        for j0 in range(0, i1 if causal else T, block):
+            j1 = min(j0 + block, T)
+            s = q[..., i0:i1, :].matmul(k[..., j0:j1, :].transpose(-2, -1)).mul(scale)
+            if causal:
+                s = s.masked_fill(torch.ones(i1 - i0, j1 - j0, dtype=torch.bool).triu(i0 - j0 + 1), float("-inf"))
+            p = s.sub(lse[..., i0:i1].unsqueeze(-1)).exp()
+            dv[..., j0:j1, :] += p.transpose(-2, -1).matmul(d_out[..., i0:i1, :])
+            ds = p.mul(d_out[..., i0:i1, :].matmul(v[..., j0:j1, :].transpose(-2, -1)).sub(D[..., i0:i1, :]))
+            dq[..., i0:i1, :] += ds.matmul(k[..., j0:j1, :]).mul(scale)
+            dk[..., j0:j1, :] += ds.transpose(-2, -1).matmul(q[..., i0:i1, :]).mul(scale)
+    return dq, dk, dv
 
 
 # %% [markdown]

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.sum(p * dp, dim=-1, keepdim=True)
-    return torch.mul(p, torch.sub(dp, D))
+    D = torch.matmul(p.unsqueeze(-2), dp.unsqueeze(-1)).squeeze(-1)
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -76,17 +76,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    scale = 1 / math.sqrt(q.shape[-1])
-    s = torch.matmul(q, k.transpose(-2, -1)) * scale
+    hs, T = q.shape[-1], q.shape[-2]
+    s = torch.matmul(q, torch.transpose(k, -2, -1)) / math.sqrt(hs)
     if causal:
-        hide = torch.ones(s.shape[-2:], dtype=torch.bool).triu(1).expand_as(s)
-        s = s.index_put((hide,), s.new_tensor(-math.inf))
-    p = torch.special.softmax(s, dim=-1)
-    dv = torch.matmul(p.transpose(-2, -1), d_out)
-    dp = torch.matmul(d_out, v.transpose(-2, -1))
+        idx = torch.arange(T)
+        s = torch.where(torch.gt(idx.unsqueeze(0), idx.unsqueeze(1)), float("-inf"), s)
+    p = torch.exp(s - torch.logsumexp(s, dim=-1, keepdim=True))
+    dv = torch.matmul(torch.transpose(p, -2, -1), d_out)
+    dp = torch.matmul(d_out, torch.transpose(v, -2, -1))
     ds = softmax_backward(p, dp)
-    dq = torch.matmul(ds, k) * scale
-    dk = torch.matmul(ds.transpose(-2, -1), q) * scale
+    dq = torch.matmul(ds, k) / math.sqrt(hs)
+    dk = torch.matmul(torch.transpose(ds, -2, -1), q) / math.sqrt(hs)
     return dq, dk, dv
 
 
@@ -111,24 +111,25 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
+    T = q.shape[-2]
     scale = 1 / math.sqrt(q.shape[-1])
-    Tq, Tk = q.shape[-2], k.shape[-2]
     D = torch.sum(d_out * out, dim=-1, keepdim=True)
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for i0 in range(0, Tq, block):
-        i1 = min(i0 + block, Tq)
-        for j0 in range(0, i1 if causal else Tk, block):
-            j1 = min(j0 + block, Tk)
-            s = torch.matmul(q[..., i0:i1, :], k[..., j0:j1, :].transpose(-2, -1)) * scale
+    for j0 in range(0, T, block):
+        j1 = min(j0 + block, T)
+        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
+        for i0 in range(0 if causal else j0, T, block):
+            i1 = min(i0 + block, T)
+            qi, gi = q[..., i0:i1, :], d_out[..., i0:i1, :]
+            s = torch.matmul(qi, torch.transpose(kj, -2, -1)) * scale
             if causal:
-                hide = (torch.arange(j0, j1) > torch.arange(i0, i1).unsqueeze(-1)).expand_as(s)
-                s = s.index_put((hide,), s.new_tensor(-math.inf))
+                s = torch.where(torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1), float("-inf"), s)
             p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-            dv[..., j0:j1, :] += torch.matmul(p.transpose(-2, -1), d_out[..., i0:i1, :])
-            dp = torch.matmul(d_out[..., i0:i1, :], v[..., j0:j1, :].transpose(-2, -1))
+            dv[..., j0:j1, :] += torch.matmul(torch.transpose(p, -2, -1), gi)
+            dp = torch.matmul(gi, torch.transpose(vj, -2, -1))
             ds = p * (dp - D[..., i0:i1, :])
-            dq[..., i0:i1, :] += torch.matmul(ds, k[..., j0:j1, :]) * scale
-            dk[..., i0:i1, :] += torch.matmul(ds.transpose(-2, -1), q[..., i0:i1, :]) * scale
+            dq[..., i0:i1, :] += torch.matmul(ds, kj) * scale
+            dk[..., j0:j1, :] += torch.matmul(torch.transpose(ds, -2, -1), qi) * scale
     return dq, dk, dv
 
 

@@ -61,8 +61,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.shape[-1]
-    return pattern.flatten(-2)[..., T :: T + 1].mean(dim=(0, 2))
+    return torch.diagonal(pattern, offset=-1, dim1=-2, dim2=-1).mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -72,7 +71,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern.select(-1, 0)[..., 1:].mean(dim=(0, -1))
+    return torch.mean(pattern[..., 1:, 0], dim=(0, -1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -83,9 +82,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.shape[-1]
-    first = (period + 1) * (T + 1) - period + 1
-    return pattern.flatten(-2)[..., first :: T + 1].mean(dim=(0, 2))
+    band = torch.diagonal(pattern, offset=1 - period, dim1=-2, dim2=-1)
+    return band[..., period + 1 :].mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -97,8 +95,10 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.matmul(torch.softmax(scores, dim=-1), values)
-    return torch.cat([outs[:, :head], outs[:, head:]], 1).sum(1)
+    weights = torch.exp(scores - torch.logsumexp(scores, dim=-1, keepdim=True))
+    out = torch.matmul(weights, values)
+    keep = torch.arange(scores.shape[1]) != head
+    return out[:, keep].sum(dim=1)
 
 
 # %% [markdown]

@@ -61,8 +61,9 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    band = pattern.tril(-1) - pattern.tril(-2)
-    return band.sum(dim=(-1, -2)).mean(0) / (pattern.shape[-1] - 1)
+    B, H, T, _ = pattern.shape
+    cols = torch.arange(T - 1).view(1, 1, T - 1, 1).expand(B, H, T - 1, 1)
+    return torch.gather(pattern[:, :, 1:, :], -1, cols).squeeze(-1).mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -72,7 +73,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[:, :, 1:, 0].sum(dim=(0, 2)) / (pattern.shape[0] * (pattern.shape[2] - 1))
+    B, T = pattern.shape[0], pattern.shape[-1]
+    return pattern[:, :, 1:, 0].sum(dim=(0, 2)) / (B * (T - 1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -83,9 +85,10 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    B, _, T, _ = pattern.shape
-    band = pattern.tril(1 - period) - pattern.tril(-period)
-    return band[..., period + 1 :, :].sum(dim=(0, 2, 3)) / (B * (T - period))
+    B, H, T, _ = pattern.shape
+    n = T - period - 1
+    cols = (torch.arange(period + 1, T) - period + 1).view(1, 1, n, 1).expand(B, H, n, 1)
+    return torch.gather(pattern[:, :, period + 1 :, :], -1, cols).squeeze(-1).mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -97,9 +100,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    w = scores.softmax(-1)
-    w = w * (torch.arange(scores.size(1)) != head).view(1, -1, 1, 1)
-    return (w @ values).sum(1)
+    silent = values.clone()
+    silent[:, head] = 0
+    return (F.softmax(scores, dim=-1) @ silent).sum(dim=1)
 
 
 # %% [markdown]

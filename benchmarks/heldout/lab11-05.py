@@ -61,9 +61,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.shape[-1]
-    band = F.pad(torch.eye(T - 1, dtype=pattern.dtype), (0, 1, 1, 0))
-    return (pattern * band).sum(dim=(-1, -2)).mean(dim=0) / (T - 1)
+    return torch.diagonal(pattern, offset=-1, dim1=-2, dim2=-1).mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,9 +71,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    T = pattern.shape[-1]
-    band = F.pad(torch.ones(T - 1, 1, dtype=pattern.dtype), (0, T - 1, 1, 0))
-    return (pattern * band).sum(dim=(-1, -2)).mean(dim=0) / (T - 1)
+    return torch.mean(pattern[..., 1:, 0], dim=(0, -1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -86,9 +82,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.shape[-1]
-    band = F.pad(torch.eye(T - period - 1, dtype=pattern.dtype), (2, period - 1, period + 1, 0))
-    return (pattern * band).sum(dim=(-1, -2)).mean(dim=0) / (T - period - 1)
+    band = torch.diagonal(pattern, offset=1 - period, dim1=-2, dim2=-1)
+    return band[..., 2:].mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -100,9 +95,10 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.softmax(scores, dim=-1) @ values
-    kept = torch.tensor([h for h in range(scores.shape[1]) if h != head], dtype=torch.long)
-    return torch.index_select(outs, 1, kept).sum(dim=1)
+    weights = torch.exp(scores - torch.logsumexp(scores, dim=-1, keepdim=True))
+    out = torch.matmul(weights, values)
+    keep = torch.arange(scores.shape[1]) != head
+    return out[:, -head].sum(dim=1)
 
 
 # %% [markdown]
