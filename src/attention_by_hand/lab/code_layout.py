@@ -3,11 +3,12 @@ on each line, the statement after it, which names a statement reads the numbers 
 lines a loop holds. A loop is one statement at its first line: blame.py reads its values as it
 ends, never on its way.
 
-Small readings of written code that several readers share sit here too: a whole `:` in a
-subscript (`whole_slice`), an int as written, a minus sign taken with it (`signed_int`), a
-line without its comment (`code_only`), a side of a count (`count_side`: a name or a size,
-not a number), a name read as a factor or a divisor (`a_factor`), and whether a call takes its
-tensor as its first argument (`function_form`: `torch.f(x)`, `torch.linalg.f(x)`) or is a
+Small readings of written code that several readers share sit here too: a whole `:` in a subscript
+(`whole_slice`), a `None` and a part that keeps its axis whole (`none_part`, `kept_part`), what
+`.T`, `.t()` or `.mT` turns (`transposed_of`), an int as written, a minus sign taken with it
+(`signed_int`), a line without its comment (`code_only`), a side of a count (`count_side`: a name
+or a size, not a number), a name read as a factor or a divisor (`a_factor`), and whether a call
+takes its tensor as its first argument (`function_form`: `torch.f(x)`, `torch.linalg.f(x)`) or is a
 tensor's method (`is_method`), and the sum a `log` takes (`log_of_sum`).
 
 Left out: running anything (blame.py); the reference's values (intermediates.py).
@@ -24,8 +25,8 @@ import tokenize
 from dataclasses import dataclass, field
 
 __all__ = ["FUNCTION_OWNERS", "LOOPS", "Layout", "a_factor", "bound_once", "call_name", "code_only", "compared_sides", "count_side", "function_def", "function_form", "inlined",
-           "is_method", "layout_of", "log_of_sum", "new_axes_only", "number_of", "parents", "reads_of", "signed_int", "tensor_and_args",
-           "whole_slice"]
+           "is_method", "kept_part", "layout_of", "log_of_sum", "new_axes_only", "none_part", "number_of", "parents", "reads_of", "signed_int",
+           "tensor_and_args", "transposed_of", "whole_slice"]
 
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -148,6 +149,26 @@ def whole_slice(part: ast.expr) -> bool:
     return isinstance(part, ast.Slice) and part.lower is None and part.upper is None and part.step is None
 
 
+def none_part(part: ast.AST) -> bool:
+    """A part of an index that is `None`: a new axis of size 1."""
+    return isinstance(part, ast.Constant) and part.value is None
+
+
+def kept_part(part: ast.AST) -> bool:
+    """A part of an index that keeps its axis or axes as they are: a bare `:` or `...`."""
+    return whole_slice(part) or (isinstance(part, ast.Constant) and part.value is Ellipsis)
+
+
+def transposed_of(node: ast.AST, *also: str) -> ast.expr | None:
+    """What `x.T` or `x.t()` (or an attribute named in `also`, `x.mT`) transposes; else None."""
+    if isinstance(node, ast.Attribute) and node.attr in ("T", *also) and isinstance(node.ctx, ast.Load):
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "t" and not node.args \
+            and not node.keywords:
+        return node.func.value
+    return None
+
+
 def picked_ids(sub: ast.Subscript) -> ast.expr | None:
     """The name of the ids a subscript picks by, whole: rows (`hot[ids]`) or, in every row, columns
     (`hot[:, ids]`); None for another subscript."""
@@ -160,8 +181,7 @@ def picked_ids(sub: ast.Subscript) -> ast.expr | None:
 def new_axes_only(index: ast.expr) -> bool:
     """An index that only adds axes of size 1: `None`s among bare `:` and `...` (`[:, None]`, `[None]`)."""
     parts = index.elts if isinstance(index, ast.Tuple) else [index]
-    nones = [p for p in parts if isinstance(p, ast.Constant) and p.value is None]
-    return bool(nones) and all(p in nones or whole_slice(p) or (isinstance(p, ast.Constant) and p.value is Ellipsis) for p in parts)
+    return any(map(none_part, parts)) and all(none_part(p) or kept_part(p) for p in parts)
 
 
 def signed_int(value: ast.expr) -> int | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.code_layout import call_name
+from attention_by_hand.lab.code_layout import call_name, kept_part, none_part
 from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["EXTRA_AXIS_OPS", "extra_axis_mends", "extra_axis_words"]
@@ -26,22 +26,12 @@ EXTRA_AXIS_OPS = ("none_dropped", "sizes_joined")
 _RESHAPES = ("reshape", "view")
 
 
-def _none(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
-def _placing(node: ast.AST) -> bool:
-    """`:` or `...`: a part of an index that keeps its axis whole."""
-    whole = isinstance(node, ast.Slice) and node.lower is None and node.upper is None and node.step is None
-    return whole or (isinstance(node, ast.Constant) and node.value is Ellipsis)
-
-
 def _one_none(node: ast.AST) -> list[ast.expr] | None:
     """The parts of an index holding one `None` beside a part that cuts or picks; else None."""
     if not isinstance(node, ast.Subscript) or not isinstance(node.slice, ast.Tuple):
         return None
     parts = node.slice.elts
-    if sum(map(_none, parts)) != 1 or all(_none(p) or _placing(p) for p in parts):
+    if sum(map(none_part, parts)) != 1 or all(none_part(p) or kept_part(p) for p in parts):
         return None
     return parts
 
@@ -63,7 +53,7 @@ def extra_axis_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Chang
         if id(node) not in index:
             continue
         if (parts := _one_none(node)) is not None:
-            kept = [p for p in parts if not _none(p)]
+            kept = [p for p in parts if not none_part(p)]
             made = ast.Subscript(node.value, ast.Tuple(kept, ast.Load()) if len(kept) > 1 else kept[0], node.ctx)
             found.append(Change(fdef.name, index[id(node)], "none_dropped", ast.unparse(made), "index",
                                 f"`{quote(made)}` for `{quote(node)}`", node.lineno))

@@ -69,7 +69,7 @@ import dataclasses
 
 from attention_by_hand.lab.call_meanings import CALLS
 from attention_by_hand.lab.call_words import LAYOUT_CALLS
-from attention_by_hand.lab.code_layout import call_name, function_form, statement_lines
+from attention_by_hand.lab.code_layout import call_name, function_form, kept_part, none_part, statement_lines, transposed_of
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import TRANSPOSES, Change, quote
 from attention_by_hand.lab.product_edits import matrix_sides
@@ -84,25 +84,14 @@ _PRODUCTS = {"matmul": 0, "mm": 0, "bmm": 0, "addmm": 1, "baddbmm": 1, "addbmm":
 _TRANSPOSES = (*TRANSPOSES, "mT", "T", "mH", "H", "adjoint", "swapaxes", "swapdims")  # calls, then attributes
 
 
-def _whole(node: ast.AST) -> bool:
-    """`:` (nothing cut) or `...`: the places an index keeps as they are."""
-    if isinstance(node, ast.Slice):
-        return node.lower is None and node.upper is None and node.step is None
-    return isinstance(node, ast.Constant) and node.value is Ellipsis
-
-
-def _none(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
-
-
 def _placings(index: ast.expr) -> list[str]:
     """The same index with its one `None` moved to each other place (`[None]` also made `[:, None]`),
     as source; none where the index holds anything but one `None`, `:` and `...`."""
     parts = list(index.elts) if isinstance(index, ast.Tuple) else [index]
-    if sum(_none(p) for p in parts) != 1 or not all(_none(p) or _whole(p) for p in parts):
+    if sum(none_part(p) for p in parts) != 1 or not all(none_part(p) or kept_part(p) for p in parts):
         return []
-    kept = [ast.unparse(p) if not isinstance(p, ast.Slice) else ":" for p in parts if not _none(p)]
-    at = next(i for i, p in enumerate(parts) if _none(p))
+    kept = [ast.unparse(p) if not isinstance(p, ast.Slice) else ":" for p in parts if not none_part(p)]
+    at = next(i for i, p in enumerate(parts) if none_part(p))
     placings = [kept[:i] + ["None"] + kept[i:] for i in range(len(kept) + 1) if i != at]
     if not kept:  # `[None]`: the axis after the first one
         placings.append([":", "None"])
@@ -114,7 +103,7 @@ def leading_wholes(index: ast.expr) -> int:
     parts = index.elts if isinstance(index, ast.Tuple) else []
     if len(parts) < 2 or not all(isinstance(p, ast.Slice) for p in parts):
         return 0
-    count = next((i for i, p in enumerate(parts) if not _whole(p)), len(parts))
+    count = next((i for i, p in enumerate(parts) if not kept_part(p)), len(parts))
     return count if count < len(parts) else 0
 
 
@@ -181,7 +170,7 @@ def joined(node: ast.AST) -> str | None:
     if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Subscript)):
         return None
     first, second = (s.elts if isinstance(s, ast.Tuple) else [s] for s in (node.value.slice, node.slice))
-    if len(second) != len(first) + 1 or not all(_whole(e) and not isinstance(e, ast.Constant) for e in second[:-1]):
+    if len(second) != len(first) + 1 or not all(kept_part(e) and not isinstance(e, ast.Constant) for e in second[:-1]):
         return None
     if isinstance(second[-1], ast.Slice) or all(isinstance(e, ast.Slice) for e in first):
         return None
@@ -194,7 +183,7 @@ def _after_ellipsis(index: ast.expr) -> bool:
     """An index that starts with `...` followed by cuts alone (no `:`, no `None`, int or tensor, which
     add, pick or gather where the words speak of cuts): `[..., :T]`."""
     return (isinstance(index, ast.Tuple) and len(index.elts) > 1 and isinstance(index.elts[0], ast.Constant)
-            and index.elts[0].value is Ellipsis and all(isinstance(e, ast.Slice) and not _whole(e) for e in index.elts[1:]))  # cuts only; `[..., i:j, :]` counts from the end on purpose
+            and index.elts[0].value is Ellipsis and all(isinstance(e, ast.Slice) and not kept_part(e) for e in index.elts[1:]))  # cuts only; `[..., i:j, :]` counts from the end on purpose
 
 
 def _colons(index: ast.expr) -> list[str]:
@@ -242,9 +231,9 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
             piece = node.args[0]
             add(piece, "squeezed", f"({ast.unparse(piece)}).squeeze(-1)", "index")
         # not of `atleast_1d(...)`: its rename to `atleast_2d` (neighbours.py) says that call's `.T` with it
-        if (owner := _transposed(node)) is not None and not (isinstance(owner, ast.Call) and call_name(owner).startswith("atleast_")):
+        if (owner := transposed_of(node)) is not None and not (isinstance(owner, ast.Call) and call_name(owner).startswith("atleast_")):
             add(node, "vector_transposed", f"{ast.unparse(owner)}[:, None]", "transpose")
-        if isinstance(node, ast.Attribute) and (owner := _transposed(node, "mT")) is not None:
+        if isinstance(node, ast.Attribute) and (owner := transposed_of(node, "mT")) is not None:
             add(node, "transpose_dropped", ast.unparse(owner), "transpose")
         for place in _factors(node):
             change = Change(fdef.name, index[id(node)], "factor_transposed", place, "transpose", "", lines[id(node)])
@@ -253,25 +242,15 @@ def layout_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     return found
 
 
-def _transposed(node: ast.AST, *also: str) -> ast.expr | None:
-    """What `x.T` or `x.t()` (or an attribute named in `also`, `x.mT`) transposes; else None."""
-    if isinstance(node, ast.Attribute) and node.attr in ("T", *also) and isinstance(node.ctx, ast.Load):
-        return node.value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "t" and not node.args \
-            and not node.keywords:
-        return node.func.value
-    return None
-
-
 def layout_words(node: ast.AST, change: Change) -> str | None:
     """The mistake a change of the module's docstring mends, in words."""
-    if change.op == "transpose_dropped" and isinstance(node, ast.Attribute) and (owner := _transposed(node, "mT")) is not None:
+    if change.op == "transpose_dropped" and isinstance(node, ast.Attribute) and (owner := transposed_of(node, "mT")) is not None:
         return (f"a transpose too many: `{quote(owner)}` already has its rows and columns where they are used, and "
                 f"`.{node.attr}` swaps them, so what was meant for [i, j] lands at [j, i]")
-    if change.op == "vector_transposed" and _transposed(node) is not None:
+    if change.op == "vector_transposed" and transposed_of(node) is not None:
         return (f"`{quote(node)}` of a vector is the vector as it was: a transpose reverses the axes, and a 1-D tensor has "
                 f"one (NumPy's `.T` alike; MATLAB's `'` is what turns a row into a column); a column is "
-                f"`{quote(_transposed(node))}[:, None]`")
+                f"`{quote(transposed_of(node))}[:, None]`")
     if change.op == "ellipsis_for" and isinstance(node, ast.Subscript):
         return (f"`:` in an index stands for ONE axis, so in `{_index_text(node)}` the slices after it fall on the axes "
                 f"counted from the front; after `...`, which stands for every axis before them, they fall on the last "

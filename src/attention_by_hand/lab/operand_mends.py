@@ -66,7 +66,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 
-from attention_by_hand.lab.code_layout import bound_once, compared_sides, function_form
+from attention_by_hand.lab.code_layout import bound_once, compared_sides, function_form, transposed_of
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import Change, call_name, number_of, quote
 from attention_by_hand.lab.product_edits import matrix_sides, moved_transpose, unsqueezed
@@ -93,12 +93,6 @@ def _turned(node: ast.Compare | ast.Call, sides: list[ast.expr]) -> str:
 def _counts(fdef: ast.FunctionDef) -> set[str]:
     """The names `fdef` binds once, each to an expression that calls `arange` (a count of positions)."""
     return {name for name, value in bound_once(fdef).items() if _counted(value, set())}
-
-
-def _transposed_side(node: ast.AST) -> bool:
-    """`x.T`, `x.mT` or `x.t()`: a side the learner has turned already."""
-    return (isinstance(node, ast.Attribute) and node.attr in ("T", "mT")) or (
-        isinstance(node, ast.Call) and call_name(node) == "t" and not node.args and not node.keywords)
 
 
 def _counted(node: ast.AST, counts: set[str]) -> bool:
@@ -186,7 +180,7 @@ def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         # transposed (`i > i.T`): the learner turned it already, and layout_mends says what the transpose does
         sides = compared_sides(node) if compared else []
         second = "positions" if all(_counted(s, counts) for s in sides) else 1
-        for side in [s for s, at in ((None, 0), (second, 1)) if sides and not _transposed_side(sides[at])]:
+        for side in [s for s, at in ((None, 0), (second, 1)) if sides and transposed_of(sides[at], "mT") is None]:
             change = Change(fdef.name, index[id(node)], "outer", side, "axis", "", node.lineno)
             found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
         sides = matrix_sides(node)
