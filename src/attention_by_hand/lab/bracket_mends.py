@@ -16,7 +16,9 @@
   operation.
 - `method_later`: `relu(1 - (i - j)).abs()` for `relu(1 - (i - j).abs())`: a method written after a
   call's bracket where it belonged on a term at the end of its last argument (on the whole argument,
-  mutants.py's `nest` tries it, two steps in the other order). Tried on every method called on the result of a call.
+  mutants.py's `nest` tries it, two steps in the other order). Tried on every method called on the result of a call;
+  on the whole last argument too where that call is an operation written as a method: `m.add(l).log()` for
+  `m.add(l.log())`, the log of the sum where the sum of `m` and the log was meant.
 - `group_terms`: `c / var + eps ** 0.5` for `c / (var + eps) ** 0.5`: brackets left out, so Python's
   order of operations split a run of terms meant to be done first (grouping.py). Tried on every run
   of neighbouring terms of an arithmetic expression whose brackets change what it computes.
@@ -69,7 +71,9 @@ def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         if (isinstance(node, ast.Call) and node.args and isinstance(node.args[-1], ast.BinOp)
                 and isinstance(node.args[-1].op, BRACKET_TERMS[:4])):  # not `//`: `f(a // n)` is rarely `f(a) // n`
             add(node, "close_earlier")
-        for depth in range(1, len(method_spine(node))):  # on the whole last argument: mutants.py's `nest`
+        # on the whole last argument mutants.py's `nest` tries it, except after an operation written as a method
+        # (`m.add(l).log()` for `m.add(l.log())`), whose argument is one term, no call of the reference's
+        for depth in range(0 if _operation_method(node) else 1, len(method_spine(node))):
             add(node, "method_later", depth)
     above = parents(fdef)
     for node in (n for n in ast.walk(fdef) if id(n) in lines and isinstance(n, ast.BinOp)):
@@ -83,6 +87,7 @@ def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     return found
 
 
+_OPERATION_METHODS = ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide")
 _OPERATIONS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
                ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Pow: lambda a, b: a ** b}
 
@@ -100,6 +105,13 @@ def _idle_on_a_number(made: ast.AST) -> bool:
         except (ZeroDivisionError, OverflowError):
             continue
     return False
+
+
+def _operation_method(node: ast.AST) -> bool:
+    """`a.add(b).f()`: a method called on an arithmetic operation written as a method with one argument."""
+    inner = node.func.value if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) else None
+    return (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and len(inner.args) == 1
+            and not inner.keywords and inner.func.attr in _OPERATION_METHODS)
 
 
 def _inside_terms(node: ast.BinOp, outer: ast.AST | None) -> bool:

@@ -66,6 +66,8 @@ CALLS = {
     "eye": "is the identity: ones on the diagonal, zeros everywhere else",
     "diag": "makes a diagonal matrix of a 1-D tensor but returns the diagonal of a 2-D one; given an offset k, "
             "n entries make an (n + |k|, n + |k|) matrix",
+    "diagflat": "flattens its input first and lays every entry on one diagonal: a batch of rows gives ONE (N, N) "
+                "matrix of all N entries, not a diagonal matrix per row (that is `torch.diag_embed`)",
     "diagonal": "returns a diagonal's entries, not a matrix, and takes it across the FIRST two axes "
                 "unless `dim1=` and `dim2=` say otherwise",
     "median": "is the middle value (the lower of the two middle ones for an even count), not the mean",

@@ -88,6 +88,8 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
             owner = getattr(func, "value", None)
             if as_learners and getattr(owner, "attr", getattr(owner, "id", None)) in _NOT_OF.get(name, ()):
                 continue
+            if as_learners and _of_a_function(owner):  # `torch.gt.outer(a, b)`: NumPy's ufunc method, no torch call
+                continue
             if as_learners and _meant(name) in _ONLY_WITH and not {k.arg for k in node.keywords} & _ONLY_WITH[_meant(name)]:
                 continue
             flags = any(isinstance(a, ast.Constant) and isinstance(a.value, bool) for a in node.args)
@@ -104,6 +106,14 @@ def called(tree: ast.AST, as_learners: bool = False) -> list[str]:
             if name and name not in names:
                 names.append(name)
     return names
+
+
+def _of_a_function(owner: ast.AST | None) -> bool:
+    """`torch.gt` in `torch.gt.outer(...)`: a method asked of one of torch's functions, as of NumPy's ufuncs."""
+    import torch
+
+    return (isinstance(owner, ast.Attribute) and isinstance(owner.value, ast.Name) and owner.value.id == "torch"
+            and callable(getattr(torch, owner.attr, None)) and not isinstance(getattr(torch, owner.attr), type))
 
 
 # calls whose words say they return no (values, indices) pair: said where the code reads one of them
@@ -280,15 +290,21 @@ def kept_calls(mend: str) -> set[str]:
     return {name for name, text in new if (name, text) in old}
 
 
-def mended_calls(mend: str) -> set[str]:
+def mended_calls(mend: str, innermost: bool = False) -> set[str]:
     """The names of the calls a mend changes: the call it says it is in or takes an argument out of
     (`dim=0` for `dim=-1` in `stack(...)`, `dim=-1` left out of `stack(...)`), or those the old code of
-    its "`new` for `old`" writes and its new code does not keep."""
+    its "`new` for `old`" writes and its new code does not keep. innermost: of the latter, only those
+    that hold no other changed call (`size` of `reshape(t.size(-1), -1)`: the reshape changes through it)."""
     inside = re.match(r"^`[^`]+` (?:for `[^`]+` in|left out of) `(\w+)\(\.\.\.\)`", mend)
     if inside:
         return {inside.group(1)}
     found = re.match(r"^`([^`]+)` for `([^`]+)`", mend)
-    return {name for name, _ in _calls_written(found.group(2))} - kept_calls(mend) if found else set()
+    if not found:
+        return set()
+    kept = kept_calls(mend)
+    changed = {(name, text) for name, text in _calls_written(found.group(2)) if name not in kept}
+    return {name for name, text in changed if not innermost or not any(
+        inner != text and inner in text[len(name):] for _, inner in changed)}
 
 
 def _calls_written(code: str) -> set[tuple[str, str]]:

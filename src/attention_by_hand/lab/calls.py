@@ -259,10 +259,14 @@ class _Mender:
         self.first_wrong: dict[str, dict] = {}  # function -> its first call that was wrong
         self.slow: set[str] = set()
         self.spans: dict[str, set] = {}
+        self.nans: dict[str, set[int]] = {}  # function -> the lines where its calls first made a nan
 
-    def saw(self, call: dict, found, took: float) -> None:
-        """found: what _Blamer said of the call (RIGHT, a span, or None); took: its seconds."""
+    def saw(self, call: dict, found, took: float, nan_line: int | None = None) -> None:
+        """found: what _Blamer said of the call (RIGHT, a span, or None); took: its seconds; nan_line:
+        where the call first made a nan (first_nan.py), which stands for a span where none was found."""
         name = call["function"]
+        if nan_line is not None:
+            self.nans.setdefault(name, set()).add(nan_line)
         if took >= TRACE_SECONDS:
             self.slow.add(name)
         if found == _Blamer.RIGHT:
@@ -291,7 +295,7 @@ class _Mender:
                 spans = self.spans[name]
                 span = next(iter(spans)) if len(spans) == 1 else None
                 inputs = [tuple(decode(a) for a in call["args"]) for call in self.calls if call["function"] == name]
-                found = repair(self.module, self.reference, name, inputs, checked, span, deadline)
+                found = repair(self.module, self.reference, name, inputs, checked, span, deadline, self.nans.get(name, set()))
             except (Exception, SystemExit):  # noqa: BLE001 - a mend only adds to a hint; it never breaks a check
                 found = None
             if found is not None:
@@ -386,7 +390,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
         changed = [i for i, (before, after) in enumerate(zip(originals, args)) if not same(before, after)]
         where = _nan_made(module, call, originals, value, learner) if took < TRACE_SECONDS else None
         found = None if where or changed else blamer(call, value, took)
-        mender.saw(call, found, took)
+        mender.saw(call, found, took, where[0] if where else None)
         extra = {"nan": list(where)} if where else {} if found == _Blamer.RIGHT else {"blame": found}
         if changed and took < TRACE_SECONDS:  # the line that changed it (changed_where.py)
             at = change_made(getattr(module, call["function"]), lambda: [decode(a) for a in call["args"]], changed, same, learner)

@@ -270,8 +270,9 @@ class Engine:
             mended_calls(str(other.get("text"))) & mended_calls(str(event.get("text")))))
 
     def foreign_mend(self, function: str, event: dict) -> bool:
-        """Whether the mend changes only calls the reference's function never makes."""
-        calls = mended_calls(str(event.get("text")))
+        """Whether the mend changes only calls the reference's function never makes (the innermost it changes:
+        `t.size(-2)` for `t.size(-1)` inside a `reshape` the reference makes too changes `size`)."""
+        calls = mended_calls(str(event.get("text")), innermost=True)
         return bool(calls) and calls.isdisjoint(reference_makes(self.reference, function))
 
     def mended(self, function: str) -> tuple[str | None, str | None]:

@@ -58,6 +58,8 @@ _NAMES = {
 _TOP_NAMES = {
     "identity": ("NumPy's `np.identity`", "`torch.eye(n)`"),
     "tri": ("NumPy's `np.tri`", "`torch.tril(torch.ones(n, n))`, ones on and below the diagonal"),
+    "delete": ("NumPy's `np.delete`", "indexing by what is kept, `x[:, keep]` with `keep = torch.arange(n) != i`, or "
+               "`torch.cat` of the slices before and after `i`"),
     "average": ("NumPy's `np.average`", "`x.mean(dim=...)`; with weights, `(x * w).sum(dim) / w.sum(dim)`"),
     "array_split": ("NumPy's `np.array_split`", "`torch.tensor_split(x, n, dim=...)` for n pieces, or `torch.split(x, "
                     "size, dim=...)` for pieces of one size"),
@@ -67,7 +69,16 @@ _TOP_NAMES = {
 
 # a name meant otherwise of a module than of a tensor: `torch.append` is NumPy's, `x.append` a list's
 _MODULE_NAMES = {"append": ("NumPy's `np.append`", "`torch.cat([a, b], dim=...)`")}
-_TENSOR_NAMES = {"append": ("a Python list's `append`", "a list of pieces joined once by `torch.cat`: a tensor never grows")}
+_TENSOR_NAMES = {"append": ("a Python list's `append`", "a list of pieces joined once by `torch.cat`: a tensor never grows"),
+                 "mask": ("pandas' `DataFrame.mask(cond, other)`, which puts `other` where `cond` holds",
+                          "`x.masked_fill(cond, value)`, or `torch.where(cond, value, x)`")}
+
+# a method of NumPy's ufuncs asked of one of torch's functions: `torch.gt.outer(a, b)` as `np.greater.outer`
+_UFUNC = re.compile(r"'builtin_function_or_method' object has no attribute '(outer|reduce|accumulate|reduceat)'")
+_UFUNC_WAYS = {"outer": "every pair is a column against a row, `torch.gt(a[:, None], b[None, :])` (or `a[:, None] > b`)",
+               "reduce": "the reduction itself along an axis, `x.sum(dim=...)`, `x.amax(dim=...)`",
+               "accumulate": "the running version, `torch.cumsum(x, dim=...)`, `torch.cummax(x, dim=...).values`",
+               "reduceat": "a reduction of each slice, `torch.segment_reduce` or a loop over `tensor_split`"}
 
 # a keyword a torch call does not take -> (the calls it is said of, what torch calls it); a call of
 # the learner's own with that name says nothing of torch's, so only torch's calls are named here
@@ -102,6 +113,10 @@ _MISREAD = {
     "'torch.Size' object is not callable": " (`shape` is no method in torch: `x.shape`, or the method `x.size()`)",
 }
 
+
+# a string given where a reduction takes its axis: `x.mean("all")`, as MATLAB's `mean(A, 'all')`
+_STRING_AXIS = re.compile(r"(\w+)\(\) received an invalid combination of arguments - got \(str[,)]")
+_REDUCTIONS = ("mean", "sum", "amax", "amin", "max", "min", "prod", "std", "var", "median", "all", "any", "logsumexp")
 
 # torch's list of a call's forms: "div() received an invalid combination of arguments - got (Tensor, axis=int), but
 # expected one of:\n * (Tensor other)\n * (Tensor other, *, str rounding_mode)"
@@ -140,6 +155,13 @@ def foreign_words(message: str) -> str:
     misread = next((words for text, words in _MISREAD.items() if text in message), None)
     if misread:
         return misread
+    if ufunc := _UFUNC.search(message):
+        method = ufunc.group(1)
+        return (f" (`.{method}` is a method of NumPy's ufuncs, `np.greater.{method}(...)`; torch's functions have none: "
+                f"{_UFUNC_WAYS[method]})")
+    if (named := _STRING_AXIS.search(message)) and named.group(1) in _REDUCTIONS:
+        return (f" (a string where an axis belongs: torch reads it as a dimension's NAME, not as MATLAB's "
+                f"`{named.group(1)}(A, 'all')`; over every entry is the call without an axis, `x.{named.group(1)}()`)")
     if unknown := _keyword_no_form_takes(message):
         return unknown
     missing = _MISSING.search(message)

@@ -124,8 +124,9 @@ DIM_DEFAULTS = {"tensor_split": 2, "split": 2, "chunk": 2, "cat": 1, "concat": 1
 _DIM_KEYWORD = {"roll": "dims"}  # the keyword of a call's axis, where it is not `dim`
 DIMS = (-1, 0, 1, -2, -3)  # the axes a learner most often meant (-3: the time axis of (..., T, d) read from (..., T, T, d))
 
-# a loop's control or its running values: said alone, even where a change of the reference fits (verdict.py)
-FLOW_MENDS = ("jump", "outdent", "once", "start_before", "carry", "accumulate", "add_into")
+# a loop's control or its running values, or which arm of a conditional: said alone, even where a change of the
+# reference fits (verdict.py)
+FLOW_MENDS = ("jump", "outdent", "once", "start_before", "carry", "accumulate", "add_into", "arms_swapped")
 # mends said after a relation between outputs (verdict.py): each names a function, a flag, a number
 # or an operator; another variable that happens to mend it (`m` of every score) is no such name
 NAMING_MENDS = ("rename", "add_kw", "const", "wrap", "regroup", "compare", "binop", "drop_kw", "subscripts", "factor_moved",

@@ -180,6 +180,10 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.NamedExpr(named.target, ast.BinOp(sides[0], node.op, sides[1]))
     if op in ("axis_place", "ellipsis_as_axes", "right_aligned", "colon_dropped"):  # `x[None]` made `x[:, None]`, `x[..., :T]` made `x[:, :, :T]` (layout_mends.py)
         return ast.Subscript(node.value, ast.parse(f"_[{arg}]", mode="eval").body.slice, node.ctx)
+    if op == "pairs_split":  # `c[pairs]` made `c[tuple(pairs)]`, written to as read (picked_mends.py)
+        return ast.Subscript(node.value, ast.Call(ast.Name("tuple", ast.Load()), [node.slice], []), node.ctx)
+    if op == "step_shift":  # `x[T::T]` made `x[T::T + 1]`: the step one off (step_mends.py)
+        return ast.Slice(node.lower, node.upper, ast.parse(arg, mode="eval").body)
     if op == "one_bracket":  # `x[:, r][:, :, c]` made `x[:, r, c]` (layout_mends.py)
         return ast.Subscript(node.value.value, ast.parse(f"_[{arg}]", mode="eval").body.slice, node.ctx)
     if op == "transpose_first":  # `t.reshape(...)` made `t.transpose(-2, -1).reshape(...)` (layout_mends.py)
@@ -191,7 +195,8 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
               "nan_as_missing", "axes_counted", "stream_read", "one_based_range", "enumerate_pairs", "values_of_tensor",
               "pair_axis", "added_twice", "mean_times_width",
               "vector_transposed", "transpose_dropped", "running_max", "power_typed", "layer_applied", "mask_bool",
-              "identity_compared", "none_dropped", "sizes_joined"):  # whole
+              "identity_compared", "none_dropped", "sizes_joined", "arms_swapped",
+              "count_for_ids", "inferred_moved"):  # whole
         return ast.copy_location(ast.AugAssign(node.targets[0], ast.Add(), node.value), node) if op == "add_into" else ast.parse(arg, mode="eval").body
     if op == "factor_transposed":  # `q @ k` made `q @ k.transpose(-2, -1)`: one factor transposed (layout_mends.py)
         return ast.Call(node.func, [last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)

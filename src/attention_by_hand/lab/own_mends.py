@@ -17,7 +17,11 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - layer_mends.py: a layer's weight read where its output belongs;
 - mask_mends.py: a mask of numbers used as an index, where a bool one picks cells;
 - identity_mends.py: Python's `is` or `is not` where entries are compared;
-- extra_axis_mends.py: an axis too many written into a shape (a `None` in an index, a comma for `*`).
+- extra_axis_mends.py: an axis too many written into a shape (a `None` in an index, a comma for `*`);
+- conditional_mends.py: a conditional expression's two arms the other way round;
+- picked_mends.py: a slice as long as a tensor where the tensor itself picks, a (2, K) index as one;
+- step_mends.py: a slice's step one off;
+- inferred_mends.py: the `-1` of a reshape at the wrong end.
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ import ast
 
 from attention_by_hand.lab.argument_mends import ARGUMENT_OPS, argument_mends, argument_words
 from attention_by_hand.lab.bracket_mends import BRACKET_OPS, bracket_mends, bracket_words
+from attention_by_hand.lab.conditional_mends import CONDITIONAL_OPS, conditional_mends, conditional_words
 from attention_by_hand.lab.extra_axis_mends import EXTRA_AXIS_OPS, extra_axis_mends, extra_axis_words
 from attention_by_hand.lab.identity_mends import IDENTITY_OPS, identity_mends, identity_words
+from attention_by_hand.lab.inferred_mends import INFERRED_OPS, inferred_mends, inferred_words
 from attention_by_hand.lab.layer_mends import LAYER_OPS, layer_mends, layer_words
 from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_mends, layout_words
 from attention_by_hand.lab.mask_mends import MASK_OPS, mask_mends, mask_words
@@ -35,12 +41,14 @@ from attention_by_hand.lab.mean_mends import MEAN_OPS, mean_mends, mean_words
 from attention_by_hand.lab.mutant_edits import Change
 from attention_by_hand.lab.number_mends import NUMBER_OPS, number_mends, number_words
 from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_mends, operand_words
+from attention_by_hand.lab.picked_mends import PICKED_OPS, picked_mends, picked_words
 from attention_by_hand.lab.power_mends import POWER_OPS, power_mends, power_words
 from attention_by_hand.lab.pair_mends import PAIR_OPS, pair_mends, pair_words
 from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends, range_words
 from attention_by_hand.lab.reading_mends import READING_OPS, reading_mends, reading_words
 from attention_by_hand.lab.residual_mends import RESIDUAL_OPS, residual_mends, residual_words
 from attention_by_hand.lab.shifted_mends import SHIFTED_OPS, shifted_mends, shifted_words
+from attention_by_hand.lab.step_mends import STEP_OPS, step_mends, step_words
 from attention_by_hand.lab.write_mends import WRITE_OPS, write_mends, write_words
 
 __all__ = ["OWN_OPS", "own_mends", "own_words"]
@@ -54,7 +62,9 @@ _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends,
              (SHIFTED_OPS, shifted_mends, shifted_words), (MEAN_OPS, mean_mends, mean_words),
              (POWER_OPS, power_mends, power_words), (LAYER_OPS, layer_mends, layer_words),
              (MASK_OPS, mask_mends, mask_words), (IDENTITY_OPS, identity_mends, identity_words),
-             (EXTRA_AXIS_OPS, extra_axis_mends, extra_axis_words))
+             (EXTRA_AXIS_OPS, extra_axis_mends, extra_axis_words), (CONDITIONAL_OPS, conditional_mends, conditional_words),
+             (PICKED_OPS, picked_mends, picked_words), (STEP_OPS, step_mends, step_words),
+             (INFERRED_OPS, inferred_mends, inferred_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 

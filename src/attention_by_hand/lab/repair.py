@@ -65,6 +65,7 @@ import torch
 from attention_by_hand.lab.agreeing_mends import agreeing
 from attention_by_hand.lab.blame import output_close
 from attention_by_hand.lab.call_words import reference_makes
+from attention_by_hand.lab.conditional_mends import inside_swapped
 from attention_by_hand.lab.api_mends import ANOTHER_ROUTE, API_OPS
 from attention_by_hand.lab.habit_mends import HABIT_OPS, one_size_throughout
 from attention_by_hand.lab.write_mends import SAYS_WHY
@@ -236,7 +237,8 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     rest, then brackets moved (many, and most of them give the same numbers); another axis anywhere comes right
     after the span's learner-only changes (`_axes_early`). A span can be the whole function
     (a loop's values part at its end): its own changes alone can then fill the budget. Without a span, the lines
-    `near` (where the function raised, and the lines feeding it: raised_lines.py) take its place. In that order,
+    `near` (where the function raised, or where its calls first made a nan, and the lines feeding it:
+    raised_lines.py) take its place. In that order,
     a variable put for another of another shape comes after all the rest (not on the line that raised), and one
     that can mend only by chance is never tried. inputs: the inputs yours is wrong on first, `wrong` of them,
     then the others. raising: the line where the function raised, whose LATE changes come first among the near
@@ -311,9 +313,10 @@ def _foreign_unwraps(module: ModuleType, reference: ModuleType, function: str, m
 
 
 def repair(module: ModuleType, reference: ModuleType, function: str, inputs: list[tuple], checked: set[str],
-           span: tuple[int, int] | None = None, deadline: float | None = None) -> Repair | None:
+           span: tuple[int, int] | None = None, deadline: float | None = None, nans: set[int] = frozenset()) -> Repair | None:
     """The change of the learner's `function` (in `module`) that mends it on every one of `inputs`,
-    or None. checked: the functions the checker calls (their changes are not tried)."""
+    or None. checked: the functions the checker calls (their changes are not tried). nans: the lines
+    where its calls first made a nan: with the lines feeding them, tried first where no span was found."""
     expected = [call(getattr(reference, function), args) for args in inputs]
     if any(isinstance(e, Raised) for e in expected):
         return None  # where the reference raises, "right" means nothing
@@ -337,7 +340,10 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         left = CALL_SECONDS if deadline is None else min(CALL_SECONDS, max(0.0, deadline - time.perf_counter()))
         line = raised_at(getattr(module, function), inputs[next(i for i, g in enumerate(got) if isinstance(g, Raised))], left)
         near = feeding_lines(definition(module, function), line) if line is not None else set()
-    allowed = _candidates(module, function, checked, span, [inputs[i] for i in order], near, len(wrong), {line} if near else set())
+    raising = {line} if near else set()
+    if span is None and not near and nans and _is_the_def(module, function):  # where a nan was first made, as a raised line
+        near = set().union(*(feeding_lines(definition(module, function), at) for at in nans))
+    allowed = _candidates(module, function, checked, span, [inputs[i] for i in order], near, len(wrong), raising)
     if not numbers_refused(got):  # a number made a tensor mends only a call that refused the number: not tried
         allowed = [c for c in allowed if c.op != "number_tensor"]
     if not _makes_product(reference, function):  # `matmul` for `mul` where the lab has the product written by hand
@@ -388,6 +394,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     # another constant in a call the reference never makes reads as a slip of the constant, where
     # taking the call away mends the line too: the call is said, not the constant
     unwrapped = {c.line for c in _foreign_unwraps(module, reference, function, mends)}
+    mends = inside_swapped(mends, {c.function: list(ast.walk(definition(module, c.function))) for c in mends})
     # a count rounded up that mends is that very slip; a range made longer some other way (`// block`
     # removed, `+ 1`) mends it too, but only because the passes it adds find nothing to do
     best = min(mends, key=lambda c: (span is not None and not span[0] <= c.line <= span[1],
