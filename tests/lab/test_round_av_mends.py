@@ -206,3 +206,70 @@ def test_the_minus_one_of_a_reshape_at_the_wrong_end_is_moved(tmp_path):
     found = failed_hints(tmp_path, "lab-06-transformer.py", INFERRED_FIRST, "embed")
     assert found and all("the `-1` at the wrong end" in h and "`flat.reshape(*tokens.shape, -1)` for `flat.reshape(-1, *tokens.shape)`" in h
                          for h in found)
+
+
+# a step written as a size plus one: taking the term away mends it, and no step mend stands beside that
+STEP_PLUS_ONE = '''
+def sinusoidal_table(n_positions, d_model, base=10000.0):
+    at = torch.arange(n_positions, dtype=torch.float32).unsqueeze(1)
+    pairs = torch.arange(0, d_model, 2, dtype=torch.float32)
+    angles = at / base ** (pairs / d_model)
+    out = torch.zeros(n_positions, d_model)
+    every = 2
+    out[:, 0::every] = torch.sin(angles)
+    out[:, 1::every + 1] = torch.cos(angles)
+    return out
+'''
+
+
+def test_a_step_plus_one_is_mended_by_dropping_the_term_alone(tmp_path):
+    found = failed_hints(tmp_path, "lab-07-positions.py", STEP_PLUS_ONE, "sinusoidal_table")
+    assert found and all("with the term `1` dropped" in h and "step one too" not in h and "either of two" not in h for h in found)
+
+
+# the old maximum, a running maximum without its last axis: the first nan is made at different lines on
+# different checks (the exponentials on some, the blend on others)
+OLD_MAX_WITHOUT_AXIS = '''
+def tiled_attention(q, k, v, block, causal):
+    n_q, n_k = q.shape[-2], k.shape[-2]
+    outs, lses = [], []
+    for a in range(0, n_q, block):
+        qa = q[..., a:a + block, :]
+        m = torch.full(qa.shape[:-1], -math.inf)
+        l = torch.zeros(qa.shape[:-1])
+        acc = torch.zeros(*qa.shape[:-1], v.shape[-1])
+        for c in range(0, min(a + qa.shape[-2], n_k) if causal else n_k, block):
+            s = qa @ k[..., c:c + block, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal and c == a:
+                later = torch.arange(c, c + s.shape[-1])[None, :] > torch.arange(a, a + s.shape[-2])[:, None]
+                s = s.masked_fill(later, -math.inf)
+            m_new = torch.maximum(m, s.amax(dim=-1))
+            p = torch.exp(s - m[..., None])
+            fade = torch.exp(m - m_new)
+            l = fade * l + p.sum(dim=-1)
+            acc = fade[..., None] * acc + p @ v[..., c:c + block, :]
+            m = m_new
+        outs.append(acc / l[..., None])
+        lses.append(m + torch.log(l))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+'''
+
+
+def test_the_old_maximum_is_found_where_the_checks_disagree_on_the_first_nan(tmp_path):
+    found = failed_hints(tmp_path, "lab-09-flash-attention.py", OLD_MAX_WITHOUT_AXIS, "tiled_attention")
+    assert found and any("got nan" in h for h in found)
+    assert all("the wrong variable (line 97): with `m_new[..., None]` for `m[..., None]`" in h for h in found)
+
+
+# a string where an axis belongs, not MATLAB's 'all': the words hold for any string
+STRING_AXIS = '''
+def layer_norm(x, weight, bias, eps=1e-5):
+    mu = x.mean("-1").unsqueeze(-1)
+    var = ((x - mu) ** 2).mean(-1, keepdim=True)
+    return (x - mu) / torch.sqrt(var + eps) * weight + bias
+'''
+
+
+def test_a_string_axis_that_is_not_all_is_said_as_an_int_wanted(tmp_path):
+    found = failed_hints(tmp_path, "lab-06-transformer.py", STRING_AXIS, "layer_norm")
+    assert found and all("a string where an axis belongs" in h and "an axis is an int, `dim=-1`" in h for h in found)

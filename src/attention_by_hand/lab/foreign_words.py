@@ -75,7 +75,7 @@ _TENSOR_NAMES = {"append": ("a Python list's `append`", "a list of pieces joined
 
 # a method of NumPy's ufuncs asked of one of torch's functions: `torch.gt.outer(a, b)` as `np.greater.outer`
 _UFUNC = re.compile(r"'builtin_function_or_method' object has no attribute '(outer|reduce|accumulate|reduceat)'")
-_UFUNC_WAYS = {"outer": "every pair is a column against a row, `torch.gt(a[:, None], b[None, :])` (or `a[:, None] > b`)",
+_UFUNC_WAYS = {"outer": "every pair is a column against a row, the same function given `a[:, None]` and `b[None, :]`",
                "reduce": "the reduction itself along an axis, `x.sum(dim=...)`, `x.amax(dim=...)`",
                "accumulate": "the running version, `torch.cumsum(x, dim=...)`, `torch.cummax(x, dim=...).values`",
                "reduceat": "a reduction of each slice, `torch.segment_reduce` or a loop over `tensor_split`"}
@@ -114,7 +114,7 @@ _MISREAD = {
 }
 
 
-# a string given where a reduction takes its axis: `x.mean("all")`, as MATLAB's `mean(A, 'all')`
+# a string given where a reduction takes its axis: `x.mean("all")` (MATLAB's `mean(A, 'all')`), `x.mean("-1")`
 _STRING_AXIS = re.compile(r"(\w+)\(\) received an invalid combination of arguments - got \(str[,)]")
 _REDUCTIONS = ("mean", "sum", "amax", "amin", "max", "min", "prod", "std", "var", "median", "all", "any", "logsumexp")
 
@@ -157,11 +157,12 @@ def foreign_words(message: str) -> str:
         return misread
     if ufunc := _UFUNC.search(message):
         method = ufunc.group(1)
-        return (f" (`.{method}` is a method of NumPy's ufuncs, `np.greater.{method}(...)`; torch's functions have none: "
+        return (f" (`.{method}` is a method of NumPy's ufuncs, as in `np.less.{method}(...)`; torch's functions have none: "
                 f"{_UFUNC_WAYS[method]})")
     if (named := _STRING_AXIS.search(message)) and named.group(1) in _REDUCTIONS:
-        return (f" (a string where an axis belongs: torch reads it as a dimension's NAME, not as MATLAB's "
-                f"`{named.group(1)}(A, 'all')`; over every entry is the call without an axis, `x.{named.group(1)}()`)")
+        return (f" (a string where an axis belongs: torch reads it as a dimension's NAME (of a named tensor), never "
+                f"as an axis number or as MATLAB's `{named.group(1)}(A, 'all')`; an axis is an int, `dim=-1`, and over "
+                f"every entry is the call without one, `x.{named.group(1)}()`)")
     if unknown := _keyword_no_form_takes(message):
         return unknown
     missing = _MISSING.search(message)

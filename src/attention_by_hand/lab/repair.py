@@ -237,8 +237,8 @@ def _candidates(module: ModuleType, function: str, checked: set[str], span: tupl
     rest, then brackets moved (many, and most of them give the same numbers); another axis anywhere comes right
     after the span's learner-only changes (`_axes_early`). A span can be the whole function
     (a loop's values part at its end): its own changes alone can then fill the budget. Without a span, the lines
-    `near` (where the function raised, or where its calls first made a nan, and the lines feeding it:
-    raised_lines.py) take its place. In that order,
+    `near` (where the function raised and the lines feeding it, raised_lines.py, or where its calls first
+    made a nan) take its place. In that order,
     a variable put for another of another shape comes after all the rest (not on the line that raised), and one
     that can mend only by chance is never tried. inputs: the inputs yours is wrong on first, `wrong` of them,
     then the others. raising: the line where the function raised, whose LATE changes come first among the near
@@ -316,7 +316,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
            span: tuple[int, int] | None = None, deadline: float | None = None, nans: set[int] = frozenset()) -> Repair | None:
     """The change of the learner's `function` (in `module`) that mends it on every one of `inputs`,
     or None. checked: the functions the checker calls (their changes are not tried). nans: the lines
-    where its calls first made a nan: with the lines feeding them, tried first where no span was found."""
+    where its calls first made a nan, tried first where no span was found."""
     expected = [call(getattr(reference, function), args) for args in inputs]
     if any(isinstance(e, Raised) for e in expected):
         return None  # where the reference raises, "right" means nothing
@@ -341,8 +341,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         line = raised_at(getattr(module, function), inputs[next(i for i, g in enumerate(got) if isinstance(g, Raised))], left)
         near = feeding_lines(definition(module, function), line) if line is not None else set()
     raising = {line} if near else set()
-    if span is None and not near and nans and _is_the_def(module, function):  # where a nan was first made, as a raised line
-        near = set().union(*(feeding_lines(definition(module, function), at) for at in nans))
+    if span is None and not near and nans and _is_the_def(module, function):
+        near = set(nans)  # the lines alone (what feeds a late one can push the slip past the budget)
     allowed = _candidates(module, function, checked, span, [inputs[i] for i in order], near, len(wrong), raising)
     if not numbers_refused(got):  # a number made a tensor mends only a call that refused the number: not tried
         allowed = [c for c in allowed if c.op != "number_tensor"]

@@ -4,7 +4,8 @@
 flat: in the flat row, cell [i, j] sits at i * T + j, so a step of T stays in one column, a step of
 T + 1 moves one row down and one column right (a diagonal), and T - 1 one row down and one column
 left. The mend (`step_shift`) writes the step plus or minus one: tried at every slice whose step is
-written and is no plain number (`T`, `T + 1`, `n - 1`: a step counted from a size).
+written as one term that is no plain number (`T`, `x.size(-1)`: a step counted from a size). A step
+already plus or minus a number (`T + 1`) is left to mend_changes.py, which takes that term away.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
@@ -21,19 +22,14 @@ STEP_OPS = ("step_shift",)
 
 
 def _counted_step(node: ast.AST) -> bool:
-    """A slice whose step is written and is no plain number."""
-    return isinstance(node, ast.Slice) and node.step is not None and not isinstance(node.step, ast.Constant) and not (
-        isinstance(node.step, ast.UnaryOp) and isinstance(node.step.operand, ast.Constant))
+    """A slice whose step is written as one term that is no plain number: a name, a size (`T`, `x.size(-1)`);
+    a step already plus or minus a number (`T + 1`) is mended by taking that term away (mend_changes.py)."""
+    step = node.step if isinstance(node, ast.Slice) else None
+    return isinstance(step, (ast.Name, ast.Attribute, ast.Call, ast.Subscript))
 
 
 def _shifted(step: ast.expr, by: int) -> ast.expr:
-    """`step + 1` or `step - 1`, folded where the step already ends in a number (`T + 1` - 1 -> `T`)."""
-    if isinstance(step, ast.BinOp) and isinstance(step.op, (ast.Add, ast.Sub)) and isinstance(step.right, ast.Constant) \
-            and type(step.right.value) is int:
-        value = step.right.value * (1 if isinstance(step.op, ast.Add) else -1) + by
-        if value == 0:
-            return step.left
-        return ast.BinOp(step.left, ast.Add() if value > 0 else ast.Sub(), ast.Constant(abs(value)))
+    """`step + 1` or `step - 1`."""
     return ast.BinOp(step, ast.Add() if by > 0 else ast.Sub(), ast.Constant(1))
 
 
@@ -56,7 +52,6 @@ def step_words(node: ast.AST, change: Change) -> str | None:
     if change.op != "step_shift" or not _counted_step(node):
         return None
     larger = change.arg == ast.unparse(_shifted(node.step, 1))
-    step, meant = (s if isinstance(n, ast.Name) else f"({s})" for s, n in ((quote(node.step), node.step), (change.arg, ast.parse(change.arg, mode="eval").body)))
+    step = quote(node.step) if isinstance(node.step, ast.Name) else f"({quote(node.step)})"
     return (f"the slice's step one too {'small' if larger else 'large'}: `::{quote(node.step)}` takes every "
-            f"{step}-th entry, where every {meant}-th was meant (of a square table laid flat, a "
-            f"step of its side stays in one column, one more moves along a diagonal)")
+            f"{step}-th entry, where every ({change.arg})-th was meant")
