@@ -273,3 +273,44 @@ def layer_norm(x, weight, bias, eps=1e-5):
 def test_a_string_axis_that_is_not_all_is_said_as_an_int_wanted(tmp_path):
     found = failed_hints(tmp_path, "lab-06-transformer.py", STRING_AXIS, "layer_norm")
     assert found and all("a string where an axis belongs" in h and "an axis is an int, `dim=-1`" in h for h in found)
+
+
+# After set BF's audit (read once set BF was measured): an einsum without `->`, whose output is its
+# letters in alphabetical order, said in the learner's letters; a square typed as a product; pandas' drop
+NO_ARROW = '''
+def one_hot_lookup(ids, weight):
+    hot = torch.nn.functional.one_hot(ids, weight.shape[0]).to(weight.dtype)
+    return torch.einsum("nv,vd", hot, weight)
+'''
+
+
+def test_an_einsum_without_its_arrow_is_mended_in_its_own_letters(tmp_path):
+    found = failed_hints(tmp_path, "lab-02-embeddings-softmax.py", NO_ARROW, "one_hot_lookup")
+    assert found and all("in your code, einsum without `->` keeps the output's letters in ALPHABETICAL order" in h
+                         and '`"nv,vd->nd"` for `"nv,vd"`' in h for h in found)
+
+
+SQUARE_AS_PRODUCT = '''
+def layer_norm(x, weight, bias, eps=1e-5):
+    centred = x - x.mean(-1, keepdim=True)
+    var = (centred * 2).mean(-1, keepdim=True)
+    return centred / torch.sqrt(var + eps) * weight + bias
+'''
+
+
+def test_a_square_typed_as_a_product_by_two_is_mended_to_a_power(tmp_path):
+    found = failed_hints(tmp_path, "lab-06-transformer.py", SQUARE_AS_PRODUCT, "layer_norm")
+    assert found and all("`* 2` multiplies by 2; a square is a POWER, `** 2`" in h and "`centred ** 2` for `centred * 2`" in h
+                         for h in found)
+
+
+PANDAS_DROP = '''
+def ablate_head(scores, values, head):
+    writes = torch.softmax(scores, dim=-1) @ values
+    return writes.drop(head, axis=1).sum(1)
+'''
+
+
+def test_pandas_drop_asked_of_a_tensor_is_said_with_torchs_way(tmp_path):
+    found = failed_hints(tmp_path, "lab-11-induction-heads.py", PANDAS_DROP, "ablate_head")
+    assert found and all("pandas' `DataFrame.drop(labels, axis=...)`" in h for h in found)

@@ -6,7 +6,9 @@ one of them another letter, two letters of an operand swapped (that operand read
 every operand alike (a layout read as another library keeps it), or an operand's letter where it
 shares another operand's (`"bqd,ckd->bqk"` where `"bqd,bkd->bqk"` was meant). Subscripts written
 without `->` are read as einsum reads them, their output in alphabetical order (`"htd"` is
-`"htd->dht"`), and the output's orders are tried first.
+`"htd->dht"`), and the output's orders are tried first. Where a spelling mends the very call that another
+mend transposes, or gives its operands swapped, the spelling is said first (`spelled_first`): the letters
+are where an einsum says its order.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
@@ -19,7 +21,7 @@ from itertools import combinations, permutations
 from attention_by_hand.lab.einsum_words import explicit
 from attention_by_hand.lab.mutant_edits import Change, call_name
 
-__all__ = ["MAX_SUBSCRIPTS", "einsum_spellings"]
+__all__ = ["MAX_SUBSCRIPTS", "einsum_spellings", "spelled_first"]
 
 # einsum spellings tried per call: two operands and an output of four letters, all (47), and 6 layouts alike
 MAX_SUBSCRIPTS = 54
@@ -75,3 +77,17 @@ def _layouts(operands: list[str], output: str) -> list[str]:
                 swapped[k] = "".join(letters)
             spelled.append(",".join(swapped) + "->" + output)
     return spelled
+
+
+def spelled_first(best: Change, mends: list[Change], nodes: dict[str, list[ast.AST]]) -> tuple[Change, list[Change]]:
+    """(An einsum's own spelling that mends, the mends but those that transpose that very call or swap its
+    operands) where `best` does either: one slip, which the letters say; else (best, mends). nodes: per
+    function, its nodes in ast.walk order (a change's index counts them)."""
+    if best.op not in ("transpose", "args"):
+        return best, mends
+    inside = {id(n) for n in ast.walk(nodes[best.function][best.index])}
+    spelled = [c for c in mends if c.op == "subscripts" and c.function == best.function and id(nodes[c.function][c.index]) in inside]
+    if not spelled:
+        return best, mends
+    at = (best.function, best.index)
+    return spelled[0], [c for c in mends if not (c.op in ("transpose", "args") and (c.function, c.index) == at)]

@@ -71,7 +71,9 @@ _TOP_NAMES = {
 _MODULE_NAMES = {"append": ("NumPy's `np.append`", "`torch.cat([a, b], dim=...)`")}
 _TENSOR_NAMES = {"append": ("a Python list's `append`", "a list of pieces joined once by `torch.cat`: a tensor never grows"),
                  "mask": ("pandas' `DataFrame.mask(cond, other)`, which puts `other` where `cond` holds",
-                          "`x.masked_fill(cond, value)`, or `torch.where(cond, value, x)`")}
+                          "`x.masked_fill(cond, value)`, or `torch.where(cond, value, x)`"),
+                 "drop": ("pandas' `DataFrame.drop(labels, axis=...)`, which leaves the named rows or columns out",
+                          "indexing by what is kept, `x[:, keep]` with `keep = torch.arange(n) != i`")}
 
 # a method of NumPy's ufuncs asked of one of torch's functions: `torch.gt.outer(a, b)` as `np.greater.outer`
 _UFUNC = re.compile(r"'builtin_function_or_method' object has no attribute '(outer|reduce|accumulate|reduceat)'")

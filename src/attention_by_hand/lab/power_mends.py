@@ -5,7 +5,8 @@ key apart). `* 0.5` halves; the root is `** 0.5`, and `** -0.5` its inverse. `**
 `/` and `*`, so the meant line reads `q @ k.T / d ** 0.5`. The mend (`power_typed`) makes the `*` a
 `**` on the number's left neighbour: on the whole left side (`d * 0.5` made `d ** 0.5`) and, where
 that side is itself a product or a quotient, on its last factor alone (`a / d * 0.5` made
-`a / d ** 0.5`). Tried at every product whose right side is 0.5 or -0.5 written out.
+`a / d ** 0.5`). Tried at every product whose right side is 0.5 or -0.5 written out, and 2: `(x - mu) * 2`
+for the square `(x - mu) ** 2`.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
@@ -21,11 +22,13 @@ __all__ = ["POWER_OPS", "power_mends", "power_words"]
 
 POWER_OPS = ("power_typed",)
 _ROOTS = (0.5, -0.5)  # the exponents a root is written with
+_SQUARE = 2  # and a square's: `(x - mu) * 2` for `(x - mu) ** 2`
 
 
 def _root_typed(node: ast.AST) -> bool:
-    return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and type(number_of(node.right)) is float
-            and number_of(node.right) in _ROOTS)
+    """`x * 0.5`, `x * -0.5` or `x * 2`: a product by a root's or a square's exponent written out."""
+    number = number_of(node.right) if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) else None
+    return (type(number) is float and number in _ROOTS) or (type(number) is int and number == _SQUARE)
 
 
 def power_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -48,5 +51,6 @@ def power_words(node: ast.AST, change: Change) -> str | None:
     """The mistake a `power_typed` change mends, in words."""
     if change.op != "power_typed" or not _root_typed(node):
         return None
-    return (f"`* {ast.unparse(node.right)}` multiplies by {ast.unparse(node.right)}; a root is a POWER, `** 0.5` (its "
-            f"inverse `** -0.5`), and `**` binds tighter than `/` and `*`: `{change.arg}`")
+    power = "a square is a POWER, `** 2`" if number_of(node.right) == _SQUARE else "a root is a POWER, `** 0.5` (its inverse `** -0.5`)"
+    return (f"`* {ast.unparse(node.right)}` multiplies by {ast.unparse(node.right)}; {power}, and `**` binds tighter "
+            f"than `/` and `*`: `{change.arg}`")

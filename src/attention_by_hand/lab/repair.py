@@ -66,6 +66,7 @@ from attention_by_hand.lab.agreeing_mends import agreeing
 from attention_by_hand.lab.blame import output_close
 from attention_by_hand.lab.call_words import reference_makes
 from attention_by_hand.lab.conditional_mends import inside_swapped
+from attention_by_hand.lab.einsum_mends import spelled_first
 from attention_by_hand.lab.api_mends import ANOTHER_ROUTE, API_OPS
 from attention_by_hand.lab.habit_mends import HABIT_OPS, one_size_throughout
 from attention_by_hand.lab.write_mends import SAYS_WHY
@@ -404,6 +405,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     habits = [c for c in mends if c.op in (*HABIT_OPS, *API_OPS, *SAYS_WHY) and c.op not in ANOTHER_ROUTE and (c.function, c.index) == (best.function, best.index)]
     best = best if best.op in (*HABIT_OPS, *API_OPS, *SAYS_WHY) or not habits else min(habits, key=_rank)
     nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
+    best, mends = spelled_first(best, mends, nodes)
     # A change that takes out the very thing the best one tweaks (the power whose operation it
     # swaps, the transpose whose axes it makes one) names the learner's own element: said instead.
     # A number made the one that does nothing (`// 1`, `** 1`) already says which, in its words.
