@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.code_layout import call_name, signed_int
+from attention_by_hand.lab.code_layout import call_name, is_method, signed_int
 from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["INFERRED_OPS", "inferred_mends", "inferred_words"]
@@ -27,8 +27,7 @@ def _sizes(node: ast.AST) -> list[ast.expr] | None:
     """The sizes a `reshape` or `view` is given, two or more with one `-1` at an end; else None."""
     if not isinstance(node, ast.Call) or call_name(node) not in _RESHAPES or node.keywords:
         return None
-    method = isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "torch")
-    if method:
+    if is_method(node):
         sizes = node.args[0].elts if len(node.args) == 1 and isinstance(node.args[0], (ast.Tuple, ast.List)) else node.args
     else:
         sizes = node.args[1].elts if len(node.args) == 2 and isinstance(node.args[1], (ast.Tuple, ast.List)) else []
@@ -42,8 +41,7 @@ def _moved(node: ast.Call) -> ast.Call:
     """The call with its `-1` at the other end of its sizes."""
     sizes = _sizes(node)
     moved = sizes[1:] + sizes[:1] if signed_int(sizes[0]) == -1 else sizes[-1:] + sizes[:-1]
-    method = isinstance(node.func, ast.Attribute) and not (isinstance(node.func.value, ast.Name) and node.func.value.id == "torch")
-    if method:
+    if is_method(node):
         args = [ast.Tuple(moved, ast.Load())] if len(node.args) == 1 and isinstance(node.args[0], (ast.Tuple, ast.List)) else moved
     else:
         args = [node.args[0], ast.Tuple(moved, ast.Load())]

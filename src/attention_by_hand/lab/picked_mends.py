@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.code_layout import call_name, kept_part
+from attention_by_hand.lab.code_layout import kept_part
 from attention_by_hand.lab.mutant_edits import Change, quote
+from attention_by_hand.lab.size_locals import one_size
 
 __all__ = ["PICKED_OPS", "picked_mends", "picked_words"]
 
@@ -28,16 +29,13 @@ PICKED_OPS = ("count_for_ids", "pairs_split")
 
 
 def _counted(stop: ast.AST | None) -> ast.Name | None:
-    """The name whose count `stop` is: `len(n)`, `n.numel()`, `n.shape[k]`, `n.size(k)`; else None."""
-    if isinstance(stop, ast.Call) and isinstance(stop.func, ast.Name) and stop.func.id == "len" and len(stop.args) == 1:
-        owner = stop.args[0]
-    elif isinstance(stop, ast.Call) and isinstance(stop.func, ast.Attribute) and call_name(stop) in ("numel", "size") \
-            and len(stop.args) <= 1 and not stop.keywords and (call_name(stop) == "size") == bool(stop.args):
-        owner = stop.func.value
-    elif isinstance(stop, ast.Subscript) and isinstance(stop.value, ast.Attribute) and stop.value.attr == "shape":
+    """The name whose count `stop` is (size_locals.one_size: `len(n)`, `n.numel()`, `n.shape[k]`, `n.size(k)`); else None."""
+    if stop is None or not one_size(stop):
+        return None
+    if isinstance(stop, ast.Subscript):
         owner = stop.value.value
     else:
-        return None
+        owner = (stop.args[0] if stop.args else None) if isinstance(stop.func, ast.Name) else stop.func.value
     return owner if isinstance(owner, ast.Name) else None
 
 

@@ -395,7 +395,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     # another constant in a call the reference never makes reads as a slip of the constant, where
     # taking the call away mends the line too: the call is said, not the constant
     unwrapped = {c.line for c in _foreign_unwraps(module, reference, function, mends)}
-    mends = inside_swapped(mends, {c.function: list(ast.walk(definition(module, c.function))) for c in mends})
+    nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
+    mends = inside_swapped(mends, nodes)
     # a count rounded up that mends is that very slip; a range made longer some other way (`// block`
     # removed, `+ 1`) mends it too, but only because the passes it adds find nothing to do
     best = min(mends, key=lambda c: (span is not None and not span[0] <= c.line <= span[1],
@@ -404,7 +405,6 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     # a habit's mend of the very node another mend changes says why (`enumerate`'s pair read the other way round), but not api_mends.ANOTHER_ROUTE's
     habits = [c for c in mends if c.op in (*HABIT_OPS, *API_OPS, *SAYS_WHY) and c.op not in ANOTHER_ROUTE and (c.function, c.index) == (best.function, best.index)]
     best = best if best.op in (*HABIT_OPS, *API_OPS, *SAYS_WHY) or not habits else min(habits, key=_rank)
-    nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
     best, mends = spelled_first(best, mends, nodes)
     # A change that takes out the very thing the best one tweaks (the power whose operation it
     # swaps, the transpose whose axes it makes one) names the learner's own element: said instead.
