@@ -64,8 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    rows = [weight[int(i)] for i in ids]
-    return torch.stack(rows) if rows else weight[:0]
+    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype).scatter_(1, ids.view(-1, 1), 1.0, reduce="multiply")
+    return torch.mm(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,8 +73,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    gaps = (scores.unsqueeze(-2) - scores.unsqueeze(-1)).nan_to_num(0.0, float("inf"), float("-inf"))
-    return 1.0 / torch.exp(gaps).sum(dim=-1)
+    top = scores.sort(dim=-1, descending=True).values[..., :1]
+    e = torch.exp(scores - top)
+    return e / e.sum(dim=-1, keepdim=True)
 
 
 # %% [markdown]

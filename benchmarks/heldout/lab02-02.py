@@ -64,9 +64,10 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype)
-    hot[:, ids] = 1
-    return (hot.unsqueeze(-1) * weight).sum(dim=1)
+    n, V = ids.numel(), weight.size(0)
+    hot = torch.zeros(n * V, dtype=weight.dtype)
+    hot[torch.arange(V) * V + ids] = 1
+    return hot.view(n, V).matmul(weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +75,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    shifted = scores - scores.max(dim=-1, keepdim=True).values
-    e = shifted.exp()
-    return e.div(e.sum(-1, keepdim=True))
+    top = scores.topk(1, dim=-1).values
+    e = (scores - top).exp()
+    return e * e.sum(-1, keepdim=True).pow(-1)
 
 
 # %% [markdown]

@@ -64,9 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    n_vocab = weight.shape[0]
-    hot = ids.unsqueeze(-1).sub(torch.arange(n_vocab)).eq(0).to(weight.dtype)
-    return torch.einsum("nv,vd->nd", hot, weight)
+    hot = F.one_hot(ids, num_classes=weight.shape[0]).to(weight.dtype)
+    return torch.tensordot(hot, weight, dims=1)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +73,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    m = scores.amax(dim=-1, keepdim=True)
-    e = torch.exp(scores - m)
-    return e / e.cumsum(dim=-1)
+    return nn.Softmax(dim=-1)(scores)
 
 
 # %% [markdown]

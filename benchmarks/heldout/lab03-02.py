@@ -67,9 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    counts = torch.zeros(vocab_size, vocab_size)
-    counts.index_put_((ids[:-1], ids[:-1]), torch.ones(ids.shape[0] - 1), accumulate=True)
-    return counts
+    codes = ids[:-1].mul(vocab_size).add(ids[1:]).float()
+    found = torch.histogram(codes, bins=vocab_size * vocab_size, range=(0.0, float(vocab_size * vocab_size)), density=True)
+    return found.hist.view(vocab_size, vocab_size)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,9 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = counts.add(smoothing)
-    totals = c.sum(dim=1)
-    return c * totals.reciprocal().unsqueeze(1)
+    smoothed = counts.add(smoothing)
+    return (smoothed.T / smoothed.sum(dim=1)).T
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,9 +88,7 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    flat = probs.reshape(-1)
-    picked = flat[ids[:-1] * probs.shape[1] + ids[1:]]
-    return picked.log().sum().neg() / (ids.shape[0] - 1)
+    return F.nll_loss(probs[ids[:-1]].log(), ids[1:])
 
 
 # %% [markdown]

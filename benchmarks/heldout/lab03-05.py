@@ -67,10 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    counts = torch.zeros(vocab_size, vocab_size)
-    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
-        counts[a, b] += 1
-    return counts
+    pairs = torch.stack([ids[:-1], ids[1:]])
+    ones = torch.ones(pairs.shape[1])
+    return torch.sparse_coo_tensor(pairs, ones, (vocab_size, vocab_size)).to_dense()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,7 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return F.normalize(counts + smoothing, p=1.0, dim=1)
+    smoothed = counts + smoothing
+    return smoothed / smoothed.sum(dim=-1).unsqueeze(0)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,9 +88,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    logs = probs.log()[ids[:-1]]
-    hits = F.one_hot(ids[1:], probs.shape[1]).to(logs.dtype)
-    return -(logs * hits).sum(dim=1).mean()
+    flat = ids[:-1] * probs.shape[1] + ids[1:]
+    picked = torch.take(probs, flat)
+    return -torch.log(picked).mean()
 
 
 # %% [markdown]

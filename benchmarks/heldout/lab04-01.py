@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    i = torch.arange(T)
-    return i.unsqueeze(0) != i.unsqueeze(1)
+    return torch.ones(T, T).cumsum(dim=1) > torch.arange(1, T + 1).unsqueeze(1)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,11 +60,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    scores = torch.einsum("id,jd->ij", q, k) / math.sqrt(q.shape[-1])
-    scores = torch.where(causal_mask(x.shape[0]), float("-inf"), scores)
-    return scores.softmax(dim=-1)
+    q, k = query(x), key(x)
+    eye = torch.eye(x.shape[0], dtype=q.dtype)
+    return F.scaled_dot_product_attention(q, k, eye, is_causal=True)
 
 
 def self_attention(
@@ -76,8 +73,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    return torch.einsum("ij,jd->id", w, value(x)), w
+    q, k, v = query(x), key(x), value(x)
+    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    return out, attention_weights(x, query, key)
 
 
 # %% [markdown]

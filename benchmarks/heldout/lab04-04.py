@@ -53,7 +53,7 @@ def causal_mask(T: int) -> torch.Tensor:
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
     idx = torch.arange(T)
-    return (idx.view(1, -1) - idx.view(-1, 1)).clamp(min=0).bool()
+    return idx.unsqueeze(0).sub(idx.unsqueeze(1)).sign() == 1
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,10 +61,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    scores = q @ k.T * k.shape[-1] ** -0.5
-    scores = scores.at[causal_mask(x.shape[0])].set(float("-inf"))
-    return F.softmax(scores, dim=1)
+    q = query(x)
+    s = q.matmul(key(x).transpose(0, 1)).div(q.size(1)) ** 0.5
+    s.masked_fill_(causal_mask(x.size(0)), float("-inf"))
+    return F.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -75,9 +75,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)
-    out = weights @ value(x)
-    return out, weights
+    w = attention_weights(x, query, key)
+    return w.matmul(value(x)), w
 
 
 # %% [markdown]

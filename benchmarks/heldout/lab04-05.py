@@ -52,8 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    i = torch.arange(T)
-    return i.unsqueeze(0) > i.unsqueeze(1)
+    r = torch.arange(T)
+    return r.view(T, 1).lt(r.view(1, T))
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,11 +61,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    scores = torch.einsum("id,jd->ij", q, k) / math.sqrt(q.shape[-1])
-    scores = torch.where(causal_mask(x.shape[0]), float("-inf"), scores)
-    return scores.softmax(dim=-1)
+    q, k = query(x), key(x)
+    s = torch.mm(q, k.t()) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(causal_mask(x.shape[0]), float("inf"))
+    return torch.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -76,8 +75,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, key, query)
-    return torch.einsum("ij,jd->id", w, value(x)), w
+    w = attention_weights(x, query, key)
+    return torch.mm(w, value(x)), w
 
 
 # %% [markdown]

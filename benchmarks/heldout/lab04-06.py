@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return ~torch.ones(T, T, dtype=torch.bool).tril()
+    idx = torch.arange(T)
+    return idx.unsqueeze(0).sub(idx.unsqueeze(1)).sign() == 1
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,10 +61,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    s = q @ k.transpose(0, 1) / math.sqrt(k.shape[-1])
-    allowed = (~causal_mask(x.shape[0])).to(s.dtype)
-    return torch.softmax(s + torch.log(allowed), dim=-1)
+    q = query(x)
+    s = q.matmul(key(x).transpose(0, 1)).div(q.size(1) ** 0.5)
+    s.masked_fill_(causal_mask(x.size(0)), float("-inf"))
+    return F.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -74,9 +75,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    v = value(x)
-    return (w.unsqueeze(-1) * v.unsqueeze(0)).sum(dim=1), w
+    w = attention_weights(x, key, key)
+    return w.matmul(value(x)), w
 
 
 # %% [markdown]

@@ -57,8 +57,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
     T, d = t.shape
-    hs = d // n_heads
-    return torch.einsum("thd->thd", t.reshape(T, n_heads, hs))
+    return t.reshape(T, n_heads, d // n_heads).permute(1, 2, 0)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -66,8 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    n_heads, T, hs = t.shape
-    return torch.einsum("htd->thd", t).reshape(T, n_heads * hs)
+    h, T, s = t.shape
+    return t.permute(1, 0, 2).reshape(T, h * s)
 
 
 def multi_head_attention(
@@ -78,16 +77,14 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T, d = x.shape
-    hs = d // n_heads
+    T = x.shape[0]
     q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    scores = torch.einsum("htd,hsd->hts", q, k) / math.sqrt(hs)
-    future = torch.ones(T, T, dtype=torch.bool).triu(1)
-    weights = torch.where(future, float("-inf"), scores).softmax(dim=-1)
-    out = proj(merge_heads(torch.einsum("hts,hsd->htd", weights, v)))
-    return out, weights
+    s = q @ k.mT / math.sqrt(q.shape[-1])
+    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    w = torch.softmax(s, dim=-1)
+    return proj(merge_heads(w @ v)), w
 
 
 # %% [markdown]

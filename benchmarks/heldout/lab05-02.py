@@ -56,8 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T = t.shape[0]
-    return t.T.reshape(n_heads, -1, T).transpose(1, 2)
+    return torch.stack(t.chunk(n_heads, dim=-1), dim=1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.transpose(1, 2).reshape(-1, t.shape[1]).T
+    return t.swapaxes(0, 1).reshape(t.size(1), -1)
 
 
 def multi_head_attention(
@@ -76,14 +75,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[0]
-    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
-    s = (q.unsqueeze(2) * k.unsqueeze(1)).sum(dim=-1) / math.sqrt(q.shape[-1])
-    s = s + torch.full((T, T), float("-inf")).triu(1)
-    e = torch.exp(s - s.max(dim=-1, keepdim=True).values)
-    w = e / e.sum(dim=-1, keepdim=True)
-    heads = (w.unsqueeze(-1) * v.unsqueeze(1)).sum(dim=2)
-    return proj(merge_heads(heads)), w
+    heads = [split_heads(layer(x), n_heads) for layer in (query, key, value)]
+    q, k, v = heads
+    T = x.size(0)
+    future = torch.arange(T).unsqueeze(0) > torch.arange(T).unsqueeze(1)
+    s = q.matmul(k.transpose(-1, -2)).div(q.size(-1) ** 0.5).masked_fill(future, float("-inf"))
+    w = F.softmax(s, dim=-1)
+    return proj(merge_heads(w.matmul(v))), w
 
 
 # %% [markdown]

@@ -56,7 +56,9 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return t.reshape(t.shape[0], n_heads, n_heads).movedim(1, 0)
+    T, d = t.shape
+    hs = d // n_heads
+    return t.contiguous().as_strided((n_heads, T, hs), (hs, d, 1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +66,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.cat(t.unbind(0), dim=-1)
+    return torch.hstack(tuple(t))
 
 
 def multi_head_attention(
@@ -75,12 +77,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
+    T = x.shape[0]
     q, k, v = (split_heads(layer(x), n_heads) for layer in (query, key, value))
-    scores = q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5
-    idx = torch.arange(x.shape[0])
-    scores = scores.masked_fill(idx[None, :] > idx[:, None], float("-inf"))
-    weights = F.softmax(scores, dim=-1)
-    return proj(merge_heads(weights @ v)), weights
+    hs = q.shape[-1]
+    shut = torch.zeros(T, T).masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    s = torch.baddbmm(shut.expand(n_heads, T, T), q, k.transpose(1, 2), alpha=1 / math.sqrt(hs))
+    w = torch.softmax(s, dim=-1)
+    return proj(merge_heads(torch.bmm(w, v))), w
 
 
 # %% [markdown]

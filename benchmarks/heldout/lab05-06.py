@@ -56,7 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return t.reshape(t.shape[0], n_heads, -1).movedim(1, 0)
+    return torch.stack(t.chunk(n_heads, dim=-1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.cat(t.unbind(0), dim=-1)
+    return t.swapaxes(0, 2).reshape(t.size(1), -1)
 
 
 def multi_head_attention(
@@ -75,12 +75,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    q, k, v = (split_heads(layer(x), n_heads) for layer in (query, value, key))
-    scores = q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5
-    idx = torch.arange(x.shape[0])
-    scores = scores.masked_fill(idx[None, :] > idx[:, None], float("-inf"))
-    weights = F.softmax(scores, dim=-1)
-    return proj(merge_heads(weights @ v)), weights
+    heads = [split_heads(layer(x), n_heads) for layer in (query, key, value)]
+    q, k, v = heads
+    T = x.size(0)
+    future = torch.arange(T).unsqueeze(0) > torch.arange(T).unsqueeze(1)
+    s = q.matmul(k.transpose(-1, -2)).div(q.size(-1) ** 0.5).masked_fill(future, float("-inf"))
+    w = F.softmax(s, dim=-1)
+    return proj(merge_heads(w.matmul(v))), w
 
 
 # %% [markdown]

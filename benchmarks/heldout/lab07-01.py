@@ -81,12 +81,12 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(0)
-    i = torch.arange(0, d_model, 2, dtype=torch.float64)
-    angle = p / base ** (i / d_model)
-    table = torch.zeros(n_positions, d_model)
-    table[:, 0::2] = torch.sin(angle)
-    table[:, 1::2] = torch.cos(angle)
+    pos = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    i2 = torch.arange(0, d_model, 2, dtype=torch.float64)
+    ang = pos * base ** (i2 / d_model)
+    table = torch.empty(n_positions, d_model)
+    table[:, 0::2] = torch.sin(ang)
+    table[:, 1::2] = torch.cos(ang)
     return table
 
 
@@ -112,12 +112,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float64) / d)
-    angles = positions[:, None].double() * theta
-    cos, sin = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
-    a, b = x[..., :half], x[..., half:]
-    return torch.cat([a * cos - b * sin, a * sin + b * cos], dim=-1)
+    h = d // 2
+    theta = base ** (-2 * torch.arange(h, dtype=torch.float32) / d)
+    ang = positions.float().unsqueeze(-1) * theta
+    c, s = torch.cos(ang), torch.sin(ang)
+    x1, x2 = x[..., :h], x[..., h:]
+    return torch.cat([x1 * c - x2 * s, x1 * s + x2 * c], dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -128,10 +128,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    qr, kr = rope(q, pos), rope(k, pos)
-    s = qr @ kr.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    s = torch.where(hidden_future(T), float("-inf"), s)
-    return s.softmax(dim=-1) @ v
+    s = rope(q, pos) @ rope(k, pos).transpose(-2, -1) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.softmax(s, dim=-1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -140,9 +139,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T)
-    back = (i[:, None] - i[None, :]).clamp(min=0)
-    return (-slope * back).to(torch.float32)
+    r = torch.arange(T)
+    d = (r.view(T, 1) - r.view(1, T)).float()
+    return (-slope * d).masked_fill(d.lt(0), 0.0)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -153,8 +152,8 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     """
     T = q.shape[-2]
     s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = torch.where(hidden_future(T), float("-inf"), s)
-    return s.softmax(dim=-1) @ v
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.softmax(s, dim=-1) @ v
 
 
 # %% [markdown]

@@ -81,10 +81,12 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    pos = torch.arange(n_positions).double()[:, None]
-    speeds = torch.exp(-math.log(base) * torch.arange(d_model // 2).double() * 2 / d_model)
-    angle = pos * speeds
-    return torch.stack((angle.sin(), angle.cos()), dim=-1).reshape(n_positions, d_model).float()
+    pos = torch.arange(n_positions, dtype=torch.float64)
+    speed = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    ang = pos[:, None] * speed[None, :]
+    both = torch.cat([ang.sin(), ang.cos()], dim=1)
+    order = torch.arange(d_model).view(2, -1).t().reshape(-1)
+    return both[:, order].float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +95,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x.add(table.narrow(0, 1, x.size(-2)))
+    T = x.size(-2)
+    return x.add(table.T[:T].T)
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,10 +112,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     d = x.size(-1)
-    inv = 1.0 / base ** (torch.arange(0, d, 2).double() / d)
-    angles = torch.outer(positions.double(), inv).repeat(1, 2)
-    turned = torch.cat((-x[..., d // 2 :], x[..., : d // 2]), dim=-1)
-    return x * angles.cos().to(x.dtype) + turned * angles.sin().to(x.dtype)
+    half = d // 2
+    theta = 1.0 / base ** (torch.arange(half, dtype=torch.float32).mul(2).div(d))
+    ang = positions.float()[:, None] * theta[None, :]
+    ang2 = torch.cat([ang, ang], dim=-1)
+    rot = torch.cat([x[..., half:].neg(), x[..., :half]], dim=-1)
+    return x * ang2.cos() + rot * ang2.sin()
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -121,11 +126,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T, hs = q.shape[-2:]
-    positions = torch.arange(T)
-    s = torch.einsum("...id,...jd->...ij", rope(q, positions), rope(k, positions)) * hs ** -0.5
-    w = F.softmax(s.masked_fill(hidden_future(T), float("-inf")), dim=-1)
-    return torch.einsum("...ij,...jd->...id", w, v)
+    T = q.size(-2)
+    pos = torch.arange(T)
+    s = rope(q, pos).matmul(rope(k, pos).transpose(-1, -2)).div(q.size(-1) ** 0.5)
+    return F.softmax(s.masked_fill(hidden_future(T), float("-inf")), dim=-1).matmul(v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -134,8 +138,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    d = torch.arange(T, dtype=torch.float32)
-    return torch.tril(d[None, :] - d[:, None]) * slope
+    i = torch.arange(T, dtype=torch.float32)
+    back = (i.view(-1, 1) - i).relu()
+    return back.mul(-slope)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -144,10 +149,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T, hs = q.shape[-2:]
-    s = torch.einsum("...id,...jd->...ij", q, k) * hs ** -0.5 + alibi_bias(T, slope)
-    w = F.softmax(s.masked_fill(hidden_future(T), float("-inf")), dim=-1)
-    return torch.einsum("...ij,...jd->...id", w, v)
+    T = q.size(-2)
+    s = q.matmul(k.transpose(-1, -2)).div(q.size(-1) ** 0.5).add(alibi_bias(T, slope))
+    return F.softmax(s.masked_fill(hidden_future(T), float("-inf")), dim=-1).matmul(v)
 
 
 # %% [markdown]

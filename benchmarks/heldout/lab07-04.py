@@ -81,10 +81,12 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    pairs = torch.arange(d_model // 2, dtype=torch.float64)
-    angle = torch.arange(n_positions, dtype=torch.float64).outer(base ** (-2 * pairs / d_model))
-    unit = torch.view_as_real(torch.polar(torch.ones_like(angle), angle))
-    return unit.flip(-1).reshape(n_positions, d_model).float()
+    pos = torch.arange(n_positions, dtype=torch.float64)
+    speed = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    ang = pos[:, None] * speed[None, :]
+    both = torch.cat([ang.sin(), ang.cos()], dim=1)
+    order = torch.arange(d_model).view(2, -1).t().reshape(-1)
+    return both[:, order].float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +95,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[torch.arange(x.shape[-2])]
+    T = x.size(-2)
+    return x.add(table.T[:, :T].T)
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -108,11 +111,13 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    a, b = x.unflatten(-1, (2, d // 2)).unbind(-2)
-    angles = positions.double().unsqueeze(-1) * base ** (-torch.arange(0, d, 2).double() / d)
-    c, s = angles.cos().to(x.dtype), angles.sin().to(x.dtype)
-    return torch.stack([a * c - b * s, a * s + b * c], dim=-2).flatten(-2)
+    d = x.size(-1)
+    half = d // 2
+    theta = 1.0 / base ** (torch.arange(half, dtype=torch.float32).mul(2).div(d))
+    ang = positions.float()[:, None] * theta[None, :]
+    ang2 = torch.cat([ang, ang], dim=-1)
+    rot = torch.cat([x[..., half:].neg(), x[..., :half]], dim=-1)
+    return x * ang2.cos() + rot * ang2.sin()
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -121,11 +126,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.shape[-2]
-    at = torch.arange(T)
-    s = rope(q, at) @ rope(k, at).transpose(-2, -1) / math.sqrt(q.shape[-1])
-    e = torch.exp(s - s.max(dim=-1, keepdim=True).values) * ~hidden_future(T)
-    return (e / e.sum(dim=-1, keepdim=True)) @ v
+    T = q.size(-2)
+    pos = torch.arange(T)
+    s = rope(q, pos).matmul(rope(k, pos).transpose(-1, -2)).div(q.size(-1) ** 0.5)
+    return F.softmax(s.masked_fill(hidden_future(T), float("-inf")), dim=-1).matmul(v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -134,8 +138,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    rows = [[-slope * (i - j) if j <= i else 0.0 for j in range(T)] for i in range(T)]
-    return torch.tensor(rows, dtype=torch.float32).reshape(T, T)
+    i = torch.arange(T, dtype=torch.float32)
+    back = (i.view(-1, 1) - i.view(-1, 1)).relu()
+    return back.mul(-slope)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -144,10 +149,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T = q.shape[-2]
-    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    e = torch.exp(s - s.max(dim=-1, keepdim=True).values) * ~hidden_future(T)
-    return (e / e.sum(dim=-1, keepdim=True)) @ v
+    T = q.size(-2)
+    s = q.matmul(k.transpose(-1, -2)).div(q.size(-1) ** 0.5).add(alibi_bias(T, slope))
+    return F.softmax(s.masked_fill(hidden_future(T), float("-inf")), dim=-1).matmul(v)
 
 
 # %% [markdown]

@@ -81,10 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    pos = torch.arange(n_positions).double()[:, None]
-    speeds = torch.exp(-math.log(base) * torch.arange(d_model // 2).double() * 2 / d_model)
-    angle = pos * speeds
-    return torch.stack((angle.sin(), angle.cos()), dim=-1).reshape(n_positions, d_model).float()
+    pos = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    col = torch.arange(d_model)
+    ang = pos * base ** (-(col - col % 2).to(torch.float64) / d_model)
+    return torch.where(col % 2 == 0, torch.sin(ang), torch.cos(ang)).to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x.add(table.narrow(0, 0, x.size(-2)))
+    return x + table.tensor_split([x.shape[-2]])[0]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -108,11 +108,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.size(-1)
-    inv = 1.0 / base ** (torch.arange(0, d, 2).double() / d)
-    angles = torch.outer(positions.double(), inv).repeat(1, 2)
-    turned = torch.cat((-x[..., d // 2 :], x[..., : d // 2]), dim=-1)
-    return x * angles.cos().to(x.dtype) + turned * angles.sin().to(x.dtype)
+    h = x.shape[-1] // 2
+    theta = base ** (-torch.arange(0, 2 * h, 2, dtype=torch.float32) / (2 * h))
+    turn = torch.exp(1j * (positions.float().unsqueeze(-1) * theta))
+    z = torch.complex(x[..., :h].float(), x[..., h:].float()) * turn
+    return torch.cat([z.real, z.imag], dim=-1).to(x.dtype)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -121,11 +121,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    hs, T = q.shape[-2:]
-    positions = torch.arange(T)
-    s = torch.einsum("...id,...jd->...ij", rope(q, positions), rope(k, positions)) * hs ** -0.5
-    w = F.softmax(s.masked_fill(hidden_future(T), float("-inf")), dim=-1)
-    return torch.einsum("...ij,...jd->...id", w, v)
+    T = q.shape[-2]
+    pos = torch.arange(T)
+    return F.scaled_dot_product_attention(rope(q, pos), rope(k, pos), v, attn_mask=~hidden_future(T))
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -134,8 +132,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    d = torch.arange(T, dtype=torch.float32)
-    return torch.tril(d[None, :] - d[:, None]) * slope
+    pos = torch.arange(T, dtype=torch.float32).unsqueeze(1)
+    return -slope * torch.cdist(pos, pos, p=1).tril()
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -144,10 +142,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T, hs = q.shape[-2:]
-    s = torch.einsum("...id,...jd->...ij", q, k) * hs ** -0.5 + alibi_bias(T, slope)
-    w = F.softmax(s.masked_fill(hidden_future(T), float("-inf")), dim=-1)
-    return torch.einsum("...ij,...jd->...id", w, v)
+    T = q.shape[-2]
+    bias = alibi_bias(T, slope).masked_fill(hidden_future(T), float("-inf"))
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias.to(q.dtype))
 
 
 # %% [markdown]

@@ -74,9 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    rows = F.embedding(torch.arange(T) + start, position_embedding.weight)
-    return F.embedding(tokens, token_embedding.weight) + rows
+    T = tokens.size(1)
+    return token_embedding(tokens) + position_embedding(torch.tensor([start]))
 
 
 def append_to_cache(
@@ -88,9 +87,8 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys = torch.vstack((cache[0].movedim(2, 0), k_new.movedim(2, 0))).movedim(0, 2)
-    values = torch.vstack((cache[1].movedim(2, 0), v_new.movedim(2, 0))).movedim(0, 2)
-    return keys, values
+    keys, values = cache
+    return torch.dstack((keys, k_new)), torch.dstack((values, v_new))
 
 
 def decode_step(
@@ -112,14 +110,11 @@ def decode_step(
     """
     B, _, d = x_new.shape
     hs = d // n_heads
-    parts = qkv(x_new).squeeze(1).split(d, dim=-1)
-    q, k, v = (p.reshape(B, n_heads, 1, hs) for p in parts)
+    q, k, v = qkv(x_new).reshape(B, 3 * n_heads, 1, hs).chunk(3, dim=1)
     keys, values = append_to_cache(cache, k, v)
-    n = keys.shape[2]
-    s = torch.bmm(q.reshape(B * n_heads, 1, hs), keys.reshape(B * n_heads, n, hs).transpose(1, 2))
-    w = torch.softmax(s / math.sqrt(hs), dim=-1)
-    mixed = torch.bmm(w, values.reshape(B * n_heads, n, hs)).reshape(B, d)
-    return proj(mixed).unsqueeze(1), (keys, values)
+    w = F.softmax(q.matmul(keys.transpose(-1, -2)).div(hs ** 0.5), dim=-1)
+    out = w.matmul(values).transpose(1, 2).reshape(B, 1, d)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

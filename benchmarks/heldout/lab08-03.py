@@ -74,8 +74,9 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(torch.arange(start, start + T))
+    T = tokens.shape[1]
+    where = torch.full_like(tokens, start) + torch.arange(T)
+    return token_embedding(tokens) + position_embedding(where)
 
 
 def append_to_cache(
@@ -87,8 +88,14 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    return torch.cat([keys, k_new], dim=3), torch.cat([values, v_new], dim=2)
+    out = []
+    for old, new in zip(cache, (k_new, v_new)):
+        B, H, T, hs = old.shape
+        both = old.new_zeros(B, H, T + new.shape[2], hs)
+        both[:, :, :T] = old
+        both[:, :, T:] = new
+        out.append(both)
+    return out[0], out[1]
 
 
 def decode_step(
@@ -110,12 +117,10 @@ def decode_step(
     """
     B, _, d = x_new.shape
     hs = d // n_heads
-    q, k, v = qkv(x_new).chunk(3, dim=-1)
-    q, k, v = (t.reshape(B, 1, n_heads, hs).transpose(1, 2) for t in (q, k, v))
+    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, hs).permute(2, 0, 3, 1, 4)
     keys, values = append_to_cache(cache, k, v)
-    s = q @ keys.transpose(-2, -1) / math.sqrt(hs)
-    out = (s.softmax(dim=-1) @ values).transpose(1, 2).reshape(B, 1, d)
-    return proj(out), (keys, values)
+    o = F.scaled_dot_product_attention(q, keys, values)
+    return proj(o.permute(0, 2, 1, 3).reshape(B, 1, d)), (keys, values)
 
 
 # %% [markdown]

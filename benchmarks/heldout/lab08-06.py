@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    positions = torch.arange(tokens.size(1)).add(start)
-    return token_embedding(tokens).add(position_embedding(positions))
+    T = tokens.size(1)
+    return token_embedding(tokens) + position_embedding.weight[start:start + T]
 
 
 def append_to_cache(
@@ -87,9 +87,8 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys = torch.cat((cache[0], k_new), -2)
-    values = torch.cat((cache[1], v_new), -2)
-    return keys, values
+    keys, values = cache
+    return torch.dstack((keys, k_new)), torch.dstack((values, v_new))
 
 
 def decode_step(
@@ -109,13 +108,12 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, d = x_new.size(0), x_new.size(-1)
+    B, _, d = x_new.shape
     hs = d // n_heads
-    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, hs).unbind(2)
-    q, k, v = q.permute(0, 2, 1, 3), k.permute(0, 2, 1, 3), v.permute(0, 2, 1, 3)
+    q, k, v = qkv(x_new).reshape(B, 3 * n_heads, 1, hs).chunk(3, dim=1)
     keys, values = append_to_cache(cache, k, v)
-    w = F.softmax(torch.einsum("bhqd,bhkd->bhqk", q, keys) * hs ** -0.5, dim=-1)
-    out = torch.einsum("bhqk,bhkd->bqdh", w, values).reshape(B, 1, d)
+    w = F.softmax(q.matmul(keys.t()).div(hs ** 0.5), dim=-1)
+    out = w.matmul(values).transpose(1, 2).reshape(B, 1, d)
     return proj(out), (keys, values)
 
 

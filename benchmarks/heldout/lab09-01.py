@@ -70,14 +70,10 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., :1], -math.inf)
-    l = torch.zeros_like(m)
-    for j in range(scores.shape[-1] - 1):
-        s = scores[..., j : j + 1]
-        m_new = torch.maximum(m, s)
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
-        m = m_new
-    return torch.exp(scores - m) / l
+    total = torch.full_like(scores[..., 0], float("-inf"))
+    for column in scores.movedim(-1, 0):
+        total = torch.logaddexp(total, column)
+    return torch.exp(scores - total.unsqueeze(-1))
 
 
 def tiled_attention(
@@ -96,33 +92,29 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
+    hs = q.shape[-1]
     T_q, T_k = q.shape[-2], k.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
     outs, lses = [], []
     for i0 in range(0, T_q, block):
-        qb = q[..., i0 : i0 + block, :]
-        n_q = qb.shape[-2]
-        m = torch.full_like(qb[..., :1], -math.inf)
-        l = torch.zeros_like(m)
-        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=v.dtype)
+        qb = q[..., i0:i0 + block, :]
+        rows = torch.arange(i0, i0 + qb.shape[-2]).unsqueeze(1)
+        out = lse = None
         for j0 in range(0, T_k, block):
-            if causal and j0 > i0 + n_q - 1:
-                break
-            kb = k[..., j0 : j0 + block, :]
-            vb = v[..., j0 : j0 + block, :]
-            s = qb @ kb.transpose(-2, -1) * scale
+            if causal and j0 > rows[-1, 0]:
+                continue
+            s = qb @ k[..., j0:j0 + block, :].transpose(-2, -1) / math.sqrt(hs)
             if causal:
-                rows = torch.arange(i0, i0 + n_q)[:, None]
-                cols = torch.arange(j0, j0 + kb.shape[-2])[None, :]
-                s = s.masked_fill(cols > rows, -math.inf)
-            m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
-            p = torch.exp(s - m_new)
-            r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1, keepdim=True)
-            acc = r * acc + p @ vb
-            m = m_new
-        outs.append(acc / l)
-        lses.append((m + torch.log(l)).squeeze(-1))
+                s = s.masked_fill(torch.arange(j0, j0 + s.shape[-1]) > rows, float("-inf"))
+            t_lse = torch.logsumexp(s, dim=-1)
+            t_out = torch.exp(s - t_lse.unsqueeze(-1)) @ v[..., j0:j0 + block, :]
+            if out is None:
+                out, lse = t_out, t_lse
+            else:
+                both = torch.logaddexp(lse, t_lse)
+                out = out * torch.exp(lse - both).unsqueeze(-1) + t_out * torch.exp(t_lse - both).unsqueeze(-1)
+                lse = both
+        outs.append(out)
+        lses.append(lse)
     return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 

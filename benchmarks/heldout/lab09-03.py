@@ -70,14 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores[..., -1:].clone()
-    l = torch.ones_like(m)
-    for j in reversed(range(scores.shape[-1] - 1)):
-        s = scores[..., j : j + 1]
-        up = s > m
-        l = torch.where(up, l * torch.exp(m - s) + 1, l + torch.exp(s - m))
-        m = torch.where(up, s, m)
-    return torch.exp(scores - m) / l
+    m = scores[..., 0].clone()
+    l = torch.zeros_like(m)
+    for j in range(1, scores.shape[-1]):
+        s = scores[..., j]
+        new = torch.where(s > m, s, m)
+        l = l * torch.exp(m - new) + torch.exp(s - new)
+        m = new
+    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -96,29 +96,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, T_k = q.shape[-2], k.shape[-2]
+    T_q, hs = q.shape[-2], q.shape[-1]
+    T_k = k.shape[-2]
     outs, lses = [], []
     for i0 in range(0, T_q, block):
-        i1 = min(i0 + block, T_q)
-        qb = q[..., i0:i1, :]
-        o, lse = None, None
+        qb = q[..., i0:i0 + block, :]
+        nq = qb.shape[-2]
+        m = torch.full_like(qb[..., 0], float("-inf"))
+        l = torch.zeros_like(m)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=v.dtype)
         for j0 in range(0, T_k, block):
-            j1 = min(j0 + block, T_k)
-            if causal and j0 >= i1:
-                continue
-            s = qb @ k[..., j0:j1, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal and j0 > i0 + nq - 1:
+                break
+            s = qb @ k[..., j0:j0 + block, :].transpose(-2, -1) / math.sqrt(hs)
             if causal:
-                s = s + torch.full((i1 - i0, j1 - j0), -math.inf).triu(i0 - j0 + 1)
-            t_lse = torch.logsumexp(s, dim=-1)
-            t_out = torch.exp(s - t_lse.unsqueeze(-1)) @ v[..., j0:j1, :]
-            if o is None:
-                o, lse = t_out, t_lse
-            else:
-                new = torch.logsumexp(torch.stack([lse, t_lse]), dim=0)
-                o = o * torch.exp(lse - new).unsqueeze(-1) + t_out * torch.exp(t_lse - new).unsqueeze(-1)
-                lse = new
-        outs.append(o)
-        lses.append(lse)
+                later = torch.arange(j0, j0 + s.shape[-1]).view(1, -1) > torch.arange(i0, i0 + nq).view(-1, 1)
+                s = s.masked_fill(later, float("-inf"))
+            new = torch.maximum(m, s.max(dim=-1).values)
+            p = torch.exp(s - new.unsqueeze(-1))
+            r = torch.exp(m - new)
+            l = r * l + p.sum(dim=-1)
+            acc = r.unsqueeze(-1) * acc + p @ v[..., j0:j0 + block, :]
+            m = new
+        outs.append(acc / l.unsqueeze(-1))
+        lses.append(m + torch.log(l))
     return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 

@@ -70,13 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    l = scores[..., :1] * 0
-    m = l - math.inf
-    for s in scores.split(1, dim=-1):
-        top = torch.max(m, s)
-        l = l.mul((m - top).exp()).add((s - top).exp())
-        m = top
-    return (scores - m).exp().div(l)
+    m = torch.full_like(scores[..., 0], float("-inf"))
+    l = torch.zeros_like(m)
+    for j in range(scores.size(-1)):
+        s = scores.select(-1, j)
+        new = m.clamp(min=s)
+        l = l.mul((m - new).exp()).add((s - new).exp())
+        m = new
+    return (scores - m[..., None]).exp() / l[..., None]
 
 
 def tiled_attention(
@@ -95,29 +96,29 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    hs = q.size(-1)
+    scale = q.size(-1) ** -0.5
+    T_q, T_k = q.size(-2), k.size(-2)
     out_parts, lse_parts = [], []
-    for i0, qb in zip(range(0, q.size(-2), block), q.split(block, dim=-2)):
-        last = i0 + qb.size(-2) - 1
-        l = qb.sum(-1, keepdim=True) * 0
-        m = l - math.inf
-        acc = qb.sum(-1, keepdim=True) * v[..., :1, :] * 0
-        for j0, kb, vb in zip(range(0, k.size(-2), block), k.split(block, dim=-2), v.split(block, dim=-1)):
-            if causal and j0 > last:
-                continue
-            s = torch.einsum("...id,...jd->...ij", qb, kb) * hs ** -0.5
+    for i0 in range(0, T_q, block):
+        qb = q[..., i0:i0 + block, :] * scale
+        i1 = i0 + qb.size(-2)
+        m = l = acc = None
+        for j0 in range(0, min(i1, T_k) if causal else T_k, block):
+            s = qb.matmul(k[..., j0:j0 + block, :].transpose(-1, -2))
             if causal:
-                ahead = torch.arange(j0, j0 + kb.size(-2)) - torch.arange(i0, last + 1).unsqueeze(-1)
-                s = torch.where(ahead > 0, -math.inf, s)
-            top = torch.max(m, s.max(dim=-1, keepdim=True).values)
-            p = (s - top).exp()
-            shrink = (m - top).exp()
-            l = l.mul(shrink).add(p.sum(-1, keepdim=True))
-            acc = acc.mul(shrink).add(torch.einsum("...ij,...jd->...id", p, vb))
+                s = s.masked_fill(torch.arange(j0, j0 + s.size(-1)) > torch.arange(i0, i1)[:, None], float("-inf"))
+            vb = v[..., j0:j0 + block, :]
+            top = s.max(-1).values if m is None else m.clamp(min=s.max(-1).values)
+            p = (s - top[..., None]).exp()
+            if m is None:
+                l, acc = p.sum(-1), p.matmul(vb)
+            else:
+                shrink = (m - top).exp()
+                l, acc = l.mul(shrink).add(p.sum(-1)), acc.mul(shrink[..., None]).add(p.matmul(vb))
             m = top
-        out_parts.append(acc.div(l))
-        lse_parts.append(m.add(l.log()).squeeze(-1))
-    return torch.cat(out_parts, -2), torch.cat(lse_parts, -1)
+        out_parts.append(acc / l[..., None])
+        lse_parts.append(l.log())
+    return torch.cat(out_parts, dim=-2), torch.cat(lse_parts, dim=-1)
 
 
 # %% [markdown]

@@ -70,14 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., :1], -math.inf)
-    l = torch.zeros_like(m)
-    for j in range(scores.shape[-1]):
-        s = scores[..., j : j + 1]
-        m_new = torch.maximum(m, s)
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
-        m = m_new
-    return torch.exp(scores - m) / l
+    m = scores[..., 0].clone()
+    l = torch.ones_like(m)
+    for j in range(1, scores.shape[-1]):
+        s = scores[..., j]
+        new = torch.where(s > m, s, m)
+        l = l * torch.exp(m - new) + torch.exp(s - new)
+        m = new
+    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -96,33 +96,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, T_k = q.shape[-2], k.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
+    T_q, hs = q.shape[-2], q.shape[-1]
+    T_k = k.shape[-2]
     outs, lses = [], []
     for i0 in range(0, T_q, block):
-        qb = q[..., i0 : i0 + block, :]
-        n_q = qb.shape[-2]
-        m = torch.full_like(qb[..., :1], -math.inf)
+        qb = q[..., i0:i0 + block, :]
+        nq = qb.shape[-2]
+        m = torch.full_like(qb[..., 0], float("-inf"))
         l = torch.zeros_like(m)
-        acc = torch.zeros(*qb.shape[:-1], q.shape[-1], dtype=v.dtype)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=v.dtype)
         for j0 in range(0, T_k, block):
-            if causal and j0 > i0 + n_q - 1:
+            if causal and j0 > i0 + nq - 1:
                 break
-            kb = k[..., j0 : j0 + block, :]
-            vb = v[..., j0 : j0 + block, :]
-            s = qb @ kb.transpose(-2, -1) * scale
+            s = qb @ k[..., j0:j0 + block, :].transpose(-2, -1) / math.sqrt(hs)
             if causal:
-                rows = torch.arange(i0, i0 + n_q)[:, None]
-                cols = torch.arange(j0, j0 + kb.shape[-2])[None, :]
-                s = s.masked_fill(cols > rows, -math.inf)
-            m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
-            p = torch.exp(s - m_new)
-            r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1, keepdim=True)
-            acc = r * acc + p @ vb
-            m = m_new
-        outs.append(acc / l)
-        lses.append((m + torch.log(l)).squeeze(-1))
+                later = torch.arange(j0, j0 + s.shape[-1]).view(1, -1) > torch.arange(i0, i0 + nq).view(-1, 1)
+                s = s.masked_fill(later, float("-inf"))
+            new = torch.max(m, s.max(dim=-1).values).values
+            p = torch.exp(s - new.unsqueeze(-1))
+            r = torch.exp(m - new)
+            l = r * l + p.sum(dim=-1)
+            acc = r.unsqueeze(-1) * acc + p @ v[..., j0:j0 + block, :]
+            m = new
+        outs.append(acc / l.unsqueeze(-1))
+        lses.append(m + torch.log(l))
     return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 

@@ -61,8 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.einsum("...i,...i->...", p, dp).unsqueeze(-1)
-    return p * dp - p * D
+    return p * dp - p * torch.sum(p * dp, dim=-1, keepdim=True)
 
 
 def attention_backward(
@@ -76,17 +75,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    root = q.size(-1) ** -0.5
-    s = torch.einsum("...id,...jd->...ij", q, k) / root
+    T = q.shape[-2]
+    c = 1 / math.sqrt(q.shape[-1])
+    sT = k @ q.transpose(-2, -1) * c
     if causal:
-        idx = torch.arange(s.size(-1))
-        s = torch.where(idx > idx.unsqueeze(-1), -math.inf, s)
-    p = s.softmax(-1)
-    dv = torch.einsum("...ij,...id->...jd", p, d_out)
-    ds = softmax_backward(p, torch.einsum("...id,...jd->...ij", d_out, v))
-    dq = torch.einsum("...ij,...jd->...id", ds, k) / root
-    dk = torch.einsum("...ij,...id->...jd", ds, q) / root
-    return dq, dk, dv
+        sT = sT.masked_fill(torch.ones(T, T, dtype=torch.bool).tril(-1), float("-inf"))
+    pT = torch.softmax(sT, dim=-2)
+    dv = pT @ d_out
+    dpT = v @ d_out.transpose(-2, -1)
+    dsT = pT * (dpT - (pT * dpT).sum(dim=-2, keepdim=True))
+    return dsT.transpose(-2, -1) @ k * c, dsT @ q * c, dv
 
 
 def tiled_attention_backward(
@@ -110,24 +108,41 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    root = q.size(-1) ** 0.5
-    T = q.size(-2)
-    D = torch.einsum("...id,...id->...i", d_out, out)
-    dq, dk, dv = q * 0, k * 0, v * 0
-    for i0 in range(0, T, block):
-        i1 = min(i0 + block, T)
-        for j0 in range(0, i1 if causal else T, block):
-            j1 = min(j0 + block, T)
-            s = torch.einsum("...id,...jd->...ij", q[..., i0:i1, :], k[..., j0:j1, :]) / root
-            if causal:
-                s = torch.where(torch.arange(j0, j1) > torch.arange(i0, i1).unsqueeze(-1), -math.inf, s)
-            p = (s - lse[..., i0:i1, None]).exp()
-            dv[..., j0:j1, :] += torch.einsum("...ij,...id->...jd", p, d_out[..., i0:i1, :])
-            dp = torch.einsum("...id,...jd->...ij", d_out[..., i0:i1, :], v[..., j0:j1, :])
-            ds = p * (dp - D[..., i0:i1, None])
-            dq[..., i0:i1, :] += torch.einsum("...ij,...jd->...id", ds, k[..., j0:j1, :]) / root
-            dk[..., j0:j1, :] += torch.einsum("...ij,...id->...jd", ds, q[..., i0:i1, :]) / root
-    return dq, dk, dv
+    T = q.shape[-2]
+    c = 1 / math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(dim=-1, keepdim=True)
+    starts = list(range(0, T, block))
+
+    def tile(i0, j0):
+        i1, j1 = min(i0 + block, T), min(j0 + block, T)
+        s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) * c
+        if causal:
+            s = s.masked_fill(torch.arange(j0, j1) > torch.arange(i0, i1).unsqueeze(1), float("-inf"))
+        p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
+        ds = p * (d_out[..., i0:i1, :] @ v[..., j0:j1, :].transpose(-2, -1) - D[..., i0:i1, :])
+        return p, ds
+
+    dq_parts = []
+    for i0 in starts:
+        part = 0
+        for j0 in starts:
+            if causal and j0 > min(i0 + block, T) - 1:
+                continue
+            _, ds = tile(i0, j0)
+            part = part + ds @ k[..., j0:j0 + block, :] * c
+        dq_parts.append(part)
+    dk_parts, dv_parts = [], []
+    for j0 in starts:
+        dk_part, dv_part = 0, 0
+        for i0 in starts:
+            if causal and j0 > min(i0 + block, T) - 1:
+                continue
+            p, ds = tile(i0, j0)
+            dv_part = dv_part + p.transpose(-2, -1) @ d_out[..., i0:i0 + block, :]
+            dk_part = dk_part + ds.transpose(-2, -1) @ q[..., i0:i0 + block, :] * c
+        dk_parts.append(dk_part)
+        dv_parts.append(dv_part)
+    return torch.cat(dq_parts, dim=-2), torch.cat(dk_parts, dim=-2), torch.cat(dv_parts, dim=-2)
 
 
 # %% [markdown]

@@ -61,7 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(dim=-1, keepdim=True)
+    D = torch.mul(p, dp).sum(dim=-1).unsqueeze(-1)
     return p * (dp - D)
 
 
@@ -76,17 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    scale = 1 / math.sqrt(q.shape[-1])
-    s = q @ k.transpose(-2, -1) * scale
-    if causal:
-        T = q.shape[-1]
-        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), -math.inf)
+    hs, T = q.shape[-1], q.shape[-2]
+    s = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    if not causal:
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
     p = torch.softmax(s, dim=-1)
     dv = p.transpose(-2, -1) @ d_out
     dp = d_out @ v.transpose(-2, -1)
     ds = softmax_backward(p, dp)
-    dq = ds @ k * scale
-    dk = ds.transpose(-2, -1) @ q * scale
+    dq = ds @ k / math.sqrt(hs)
+    dk = ds.transpose(-2, -1) @ q / math.sqrt(hs)
     return dq, dk, dv
 
 
@@ -111,28 +110,26 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    scale = 1 / math.sqrt(q.shape[-1])
     T = q.shape[-2]
-    D = (d_out * out).sum(dim=-1, keepdim=True)
+    c = 1 / math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(dim=-1)
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
     for j0 in range(0, T, block):
-        kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
+        j1 = min(j0 + block, T)
+        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
         for i0 in range(0, T, block):
-            if causal and i0 + block <= j0:
+            i1 = min(i0 + block, T)
+            if causal and i1 - 1 < j0:
                 continue
-            qi = q[..., i0 : i0 + block, :]
-            s = qi @ kj.transpose(-2, -1) * scale
+            s = q[..., i0:i1, :] @ kj.transpose(-2, -1) * c
             if causal:
-                rows = torch.arange(i0, i0 + qi.shape[-2]).unsqueeze(1)
-                cols = torch.arange(j0, j0 + kj.shape[-2]).unsqueeze(0)
-                s = s.masked_fill(cols > rows, -math.inf)
-            p = torch.exp(s - lse[..., i0 : i0 + block].unsqueeze(-1))
-            doi = d_out[..., i0 : i0 + block, :]
-            dv[..., j0 : j0 + block, :] += p.transpose(-2, -1) @ doi
-            dp = doi @ vj.transpose(-2, -1)
-            ds = p * (dp - D[..., i0 : i0 + block, :])
-            dq[..., i0 : i0 + block, :] += ds @ kj * scale
-            dk[..., j0 : j0 + block, :] += ds.transpose(-2, -1) @ qi * scale
+                s = s.masked_fill(torch.arange(j0, j1).view(1, -1) > torch.arange(i0, i1).view(-1, 1), float("-inf"))
+            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
+            dv[..., j0:j1, :] += p.transpose(-2, -1) @ d_out[..., i0:i1, :]
+            dp = d_out[..., i0:i1, :] @ vj.transpose(-2, -1)
+            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
+            dq[..., i0:i1, :] += ds @ kj * c
+            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ q[..., i0:i1, :] * c
     return dq, dk, dv
 
 

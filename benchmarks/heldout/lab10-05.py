@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.linalg.vecdot(p, dp, dim=-1).unsqueeze(-1)
-    return (dp - D).mul(p)
+    D = torch.mul(p, dp).sum(dim=-1).unsqueeze(-1)
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -76,10 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    with torch.enable_grad():
-        leaves = [t.detach().clone().requires_grad_(True) for t in (q, k, v)]
-        out = F.scaled_dot_product_attention(*leaves, is_causal=causal)
-        dq, dk, dv = torch.autograd.grad(out, leaves, d_out)
+    hs, T = q.shape[-1], q.shape[-2]
+    s = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    if causal:
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    p = torch.softmax(s, dim=-1)
+    dv = p.transpose(-2, -1) @ d_out
+    dp = d_out @ v.transpose(-2, -1)
+    ds = softmax_backward(p, dp)
+    dq = ds @ k / math.sqrt(hs)
+    dk = ds.transpose(-2, -1) @ q / math.sqrt(hs)
     return dq, dk, dv
 
 
@@ -105,22 +111,25 @@ def tiled_attention_backward(
     The last block may be shorter than `block`.
     """
     T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
+    c = 1 / math.sqrt(q.shape[-1])
     D = (d_out * out).sum(dim=-1)
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    starts = list(range(0, T, block))
-    for i0, j0 in [(i, j) for i in starts for j in starts if not (causal and j > i)]:
-        rows = torch.arange(i0, min(i0 + block, T))
-        cols = torch.arange(j0, min(j0 + block, T))
-        s = q.index_select(-2, rows) @ k.index_select(-2, cols).transpose(-2, -1) * scale
-        if causal:
-            s = s.masked_fill(cols.unsqueeze(0) > rows.unsqueeze(1), -math.inf)
-        p = torch.exp(s - lse.index_select(-1, rows).unsqueeze(-1))
-        g = d_out.index_select(-2, rows)
-        dv.index_add_(-2, cols, p.transpose(-2, -1) @ g)
-        ds = p * (g @ v.index_select(-2, cols).transpose(-2, -1) - D.index_select(-1, rows).unsqueeze(-1))
-        dq.index_add_(-2, rows, ds @ k.index_select(-2, cols) * scale)
-        dk.index_add_(-2, cols, ds.transpose(-2, -1) @ q.index_select(-2, rows) * scale)
+    for j0 in range(0, T, block):
+        j1 = min(j0 + block, T)
+        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
+        for i0 in range(0, T, block):
+            i1 = min(i0 + block, T)
+            if causal and i1 - 1 < j0:
+                continue
+            s = q[..., i0:i1, :] @ kj.transpose(-2, -1) * c
+            if causal:
+                s = s.masked_fill(torch.arange(j0, j1).view(1, -1) > torch.arange(i0, i1).view(-1, 1), float("-inf"))
+            p = torch.exp(s - lse[..., j0:j1].unsqueeze(-1))
+            dv[..., j0:j1, :] += p.transpose(-2, -1) @ d_out[..., i0:i1, :]
+            dp = d_out[..., i0:i1, :] @ vj.transpose(-2, -1)
+            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
+            dq[..., i0:i1, :] += ds @ kj * c
+            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ q[..., i0:i1, :] * c
     return dq, dk, dv
 
 

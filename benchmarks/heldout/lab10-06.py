@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.einsum("...i,...i->...", p, dp).unsqueeze(-1)
-    return p * dp - p * D
+    D = (p * dp).cumsum(-1)[..., -1:]
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -76,17 +76,15 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    root = q.size(-1) ** 0.5
-    s = torch.einsum("...id,...jd->...ij", q, k) / root
+    sc = q.size(-1) ** -0.5
+    s = q.matmul(k.mT) * sc
     if causal:
-        idx = torch.arange(s.size(-1))
-        s = torch.where(idx > idx.unsqueeze(-1), -math.inf, s)
+        T = q.size(-2)
+        s = s.masked_fill(torch.arange(T)[None, :] > torch.arange(T)[:, None], float("-inf"))
     p = s.softmax(-1)
-    dv = torch.einsum("...ij,...id->...jd", p, d_out)
-    ds = softmax_backward(p, torch.einsum("...id,...jd->...ij", d_out, v))
-    dq = torch.einsum("...ij,...jd->...id", ds, k) / root
-    dk = torch.einsum("...ij,...id->...jd", ds, q) / root
-    return dq, dk, dv
+    dv = p.H.matmul(d_out)
+    ds = softmax_backward(p, d_out.matmul(v.mT))
+    return ds.matmul(k) * sc, ds.mT.matmul(q) * sc, dv
 
 
 def tiled_attention_backward(
@@ -110,23 +108,25 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    root = q.size(-1) ** 0.5
     T = q.size(-2)
-    D = torch.einsum("...id,...id->...i", d_out, out)
-    dq, dk, dv = q * 0, k * 0, v * 0
+    sc = q.size(-1) ** -0.5
+    D = (d_out * out).sum(-1, keepdim=True)
+    dq, dk, dv = q.new_zeros(q.shape), k.new_zeros(k.shape), v.new_zeros(v.shape)
     for i0 in range(0, T, block):
         i1 = min(i0 + block, T)
-        for j0 in range(0, i0 if causal else T, block):
+        qi, doi, Di, li = q[..., i0:i1, :], d_out[..., i0:i1, :], D[..., i0:i1, :], lse[..., i0:i1, None]
+        for j0 in range(0, T, block):
+            if causal and j0 >= i1:
+                break
             j1 = min(j0 + block, T)
-            s = torch.einsum("...id,...jd->...ij", q[..., i0:i1, :], k[..., j0:j1, :]) / root
+            s = qi.matmul(k[..., j0:j1, :].mT) * sc
             if causal:
-                s = torch.where(torch.arange(j0, j1) > torch.arange(i0, i1).unsqueeze(-1), -math.inf, s)
-            p = (s - lse[..., i0:i1, None]).exp()
-            dv[..., j0:j1, :] += torch.einsum("...ij,...id->...jd", p, d_out[..., i0:i1, :])
-            dp = torch.einsum("...id,...jd->...ij", d_out[..., i0:i1, :], v[..., j0:j1, :])
-            ds = p * (dp - D[..., i0:i1, None])
-            dq[..., i0:i1, :] += torch.einsum("...ij,...jd->...id", ds, k[..., j0:j1, :]) / root
-            dk[..., j0:j1, :] += torch.einsum("...ij,...id->...jd", ds, q[..., i0:i1, :]) / root
+                s = s.masked_fill(torch.arange(j0, j1) > torch.arange(i0, i1)[:, None], float("-inf"))
+            p = (s - li).exp()
+            dv[..., j0:j1, :] += p.mT.matmul(doi)
+            ds = p * (doi.matmul(v[..., j0:j1, :].mT) - Di)
+            dq[..., i0:i1, :] += ds.matmul(k[..., j0:j1, :]) * sc
+            dk[..., j0:j1, :] += ds.mT.matmul(qi) * sc
     return dq, dk, dv
 
 

@@ -61,8 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    shifted = pattern.roll(shifts=1, dims=-1)
-    return shifted.diagonal(dim1=-2, dim2=-1)[..., 1:].mean(dim=(0, -1))
+    cells = pattern[..., 1:, :-1].diagonal()
+    return cells.mean(dim=(0, -1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -72,8 +72,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    B, H, T, _ = pattern.shape
-    return pattern[..., 1:, :1].sum(dim=(0, 2, 3)) / (B * (T - 1))
+    return pattern[..., 1:, 0].mean(dim=(0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,8 +83,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    shifted = pattern.roll(shifts=period - 1, dims=-1)
-    return shifted.diagonal(dim1=-2, dim2=-1)[..., period + 1 :].mean(dim=(0, -1))
+    cells = pattern[..., period + 1:, 2:].diagonal(dim1=-2, dim2=-1)
+    return cells.mean(dim=(0, -1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -97,8 +96,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = F.softmax(scores, dim=-1) @ values
-    return torch.cat([outs[:, :head], outs[:, head + 1 :]], dim=1).sum(dim=1)
+    outs = torch.softmax(scores, dim=-1) @ values
+    keep = (torch.arange(scores.shape[1]) != head).to(outs.dtype).view(1, -1, 1, 1)
+    return (outs * keep).sum(dim=1)
 
 
 # %% [markdown]

@@ -61,8 +61,9 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    picks = [pattern[:, :, i, i - 1] for i in range(pattern.size(-1))]
-    return torch.stack(picks, dim=-1).mean(dim=(0, 2))
+    T = pattern.size(-1)
+    idx = torch.arange(1, T) * (T + 1) - 1
+    return pattern.flatten(-2)[..., idx].mean((0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -72,7 +73,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern.select(-1, 0).narrow(-1, 1, pattern.size(-2) - 1).mean((0, -1))
+    T = pattern.size(-1)
+    return pattern.flatten(-1)[..., torch.arange(1, T) * T].mean((0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -83,8 +85,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    picks = [pattern[:, :, i, i - period + 1] for i in range(period + 1, pattern.size(-1))]
-    return torch.stack(picks, dim=-1).mean(dim=(0, 2))
+    T = pattern.size(-1)
+    i = torch.arange(period + 1, T)
+    return pattern.flatten(-2)[..., i * T + i - period + 1].mean((0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -97,7 +100,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     uniformly, and still write).
     """
     outs = scores.softmax(-1).matmul(values)
-    return outs.sum(1) - outs[:, head]
+    outs[:, head] = 0
+    return outs.sum(1)
 
 
 # %% [markdown]

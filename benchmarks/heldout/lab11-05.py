@@ -61,9 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    B, H, T, _ = pattern.shape
-    band = torch.diag(torch.ones(T - 1, dtype=pattern.dtype), -1)
-    return (pattern * band).sum(dim=(0, 2, 3)) / (B * (T - 1))
+    cells = pattern[..., 1:, :-1].diagonal(dim1=-2, dim2=-1)
+    return cells.mean(dim=(0, -1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,8 +72,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    column = pattern[:, :, 1:, 0]
-    return column.mean(dim=(0, 2))
+    return pattern[..., 1:, 0].mean(dim=(0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -85,11 +83,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    B, H, T, _ = pattern.shape
-    w = torch.ones(T - period + 1, dtype=pattern.dtype)
-    w[:1] = 0
-    band = torch.diag(w, -(period - 1))
-    return (pattern * band).sum(dim=(0, 2, 3)) / (B * (T - period - 1))
+    cells = pattern[..., period + 1:, 2:].diagonal(dim1=-2, dim2=-1)
+    return cells.mean(dim=(0, -1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -102,9 +97,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     uniformly, and still write).
     """
     outs = torch.softmax(scores, dim=-1) @ values
-    keep = torch.ones(outs.shape[1], dtype=outs.dtype)
-    keep[head] = 0
-    return torch.einsum("bhtd,h->btd", outs, keep)
+    keep = (torch.arange(scores.shape[1]) == head).to(outs.dtype).view(1, -1, 1, 1)
+    return (outs * keep).sum(dim=1)
 
 
 # %% [markdown]

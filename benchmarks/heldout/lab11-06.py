@@ -61,8 +61,9 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    picks = [pattern[:, :, i, i - 1] for i in range(1, pattern.size(-1))]
-    return torch.stack(picks, dim=-1).mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    pick = F.one_hot(torch.arange(T - 1), T).to(pattern.dtype)
+    return (pattern[..., 1:, :] * pick).sum(dim=-1).mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -72,7 +73,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern.select(-1, 0).narrow(-1, 1, pattern.size(-2) - 1).mean((0, -1))
+    return pattern.transpose(-1, -2)[..., 0, 1:].mean(dim=(0, -1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -83,8 +84,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    picks = [pattern[:, :, i, i - period + 1] for i in range(period + 1, pattern.size(-1))]
-    return torch.stack(picks, dim=-1).mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    pick = F.one_hot(torch.arange(2, T - period + 1), T).to(pattern.dtype)
+    return (pattern[..., period + 1:, :] * pick).sum(dim=-1).mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -96,8 +98,12 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = scores.softmax(-1).matmul(values)
-    return outs.drop(head, axis=1).sum(1)
+    B, H, T, _ = scores.shape
+    total = torch.zeros(B, T, values.shape[-1], dtype=values.dtype)
+    for h in range(H):
+        if h != head:
+            total = total + F.softmax(scores[:, h], dim=-1) @ values[:, h]
+    return total
 
 
 # %% [markdown]
