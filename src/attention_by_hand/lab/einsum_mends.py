@@ -6,9 +6,12 @@ one of them another letter, two letters of an operand swapped (that operand read
 every operand alike (a layout read as another library keeps it), or an operand's letter where it
 shares another operand's (`"bqd,ckd->bqk"` where `"bqd,bkd->bqk"` was meant). Subscripts written
 without `->` are read as einsum reads them, their output in alphabetical order (`"htd"` is
-`"htd->dht"`), and the output's orders are tried first. Where a spelling mends the very call that another
-mend transposes, or gives its operands swapped, the spelling is said first (`spelled_first`): the letters
-are where an einsum says its order.
+`"htd->dht"`), and the output's orders are tried first. Of one operand, only the output's letters
+move: two of the operand's swapped give what the output's swapped give, and the output is where the
+order meant is written. Where a spelling mends the very call that another mend transposes, gives its
+operands swapped (or two of its variables exchanged), or transposes before a `reshape`, the spelling
+is said first and the other is no rival (`spelled_first`): the letters are where an einsum says its
+order.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
@@ -51,7 +54,7 @@ def einsum_spellings(name: str, node: ast.Call, index: dict[int, int], line: int
         for i, letter in enumerate(operand):
             for other in sorted(letters - set(operand)) if letter != "0" else ():
                 spelled.append(",".join(operands[:k] + [operand[:i] + other + operand[i + 1:]] + operands[k + 1:]) + "->" + output)
-    for k, operand in enumerate(operands):
+    for k, operand in enumerate(operands if len(operands) > 1 else ()):  # one operand: its output's letters move
         for i, j in combinations(range(len(operand)), 2):
             swapped = list(operand)
             swapped[i], swapped[j] = swapped[j], swapped[i]
@@ -79,15 +82,24 @@ def _layouts(operands: list[str], output: str) -> list[str]:
     return spelled
 
 
+# a call's result or operands moved, or two variables exchanged, where an einsum's letters say the order
+_UNSPELLED = ("transpose", "args", "exchange", "transpose_first")
+
+
 def spelled_first(best: Change, mends: list[Change], nodes: dict[str, list[ast.AST]]) -> tuple[Change, list[Change]]:
-    """(An einsum's own spelling that mends, the mends but those that transpose that very call or swap its
-    operands) where `best` does either: one slip, which the letters say; else (best, mends). nodes: per
-    function, its nodes in ast.walk order (a change's index counts them)."""
-    if best.op not in ("transpose", "args"):
+    """(An einsum's own spelling that mends, the mends but those that transpose that very call, swap its
+    operands or variables, or transpose it before a `reshape`) where `best` is either: one slip, which the letters say;
+    else (best, mends). nodes: per function, its nodes in ast.walk order (a change's index counts them)."""
+    if best.op == "subscripts":
+        spelled = best
+    elif best.op in _UNSPELLED:
+        inside = {id(n) for n in ast.walk(nodes[best.function][best.index])}
+        spelled = next((c for c in mends if c.op == "subscripts" and c.function == best.function
+                        and id(nodes[c.function][c.index]) in inside), None)
+    else:
+        spelled = None
+    if spelled is None:
         return best, mends
-    inside = {id(n) for n in ast.walk(nodes[best.function][best.index])}
-    spelled = [c for c in mends if c.op == "subscripts" and c.function == best.function and id(nodes[c.function][c.index]) in inside]
-    if not spelled:
-        return best, mends
-    at = (best.function, best.index)
-    return spelled[0], [c for c in mends if not (c.op in ("transpose", "args") and (c.function, c.index) == at)]
+    at = nodes[spelled.function][spelled.index]
+    return spelled, [c for c in mends if not (c.op in _UNSPELLED and c.function == spelled.function
+                                              and any(n is at for n in ast.walk(nodes[c.function][c.index])))]

@@ -21,7 +21,9 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - conditional_mends.py: a conditional expression's two arms the other way round;
 - picked_mends.py: a slice as long as a tensor where the tensor itself picks, a (2, K) index as one;
 - step_mends.py: a slice's step one off;
-- inferred_mends.py: the `-1` of a reshape at the wrong end.
+- inferred_mends.py: the `-1` of a reshape at the wrong end, or a size typed where `-1` belongs;
+- order_mends.py: `!=` where an order (`>`, `<`, ...) was meant;
+- spread_mends.py: a shape spread into `arange` (`arange(*x.shape)`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from attention_by_hand.lab.mean_mends import MEAN_OPS, mean_mends, mean_words
 from attention_by_hand.lab.mutant_edits import Change
 from attention_by_hand.lab.number_mends import NUMBER_OPS, number_mends, number_words
 from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_mends, operand_words
+from attention_by_hand.lab.order_mends import ORDER_OPS, order_mends, order_words
 from attention_by_hand.lab.picked_mends import PICKED_OPS, picked_mends, picked_words
 from attention_by_hand.lab.power_mends import POWER_OPS, power_mends, power_words
 from attention_by_hand.lab.pair_mends import PAIR_OPS, pair_mends, pair_words
@@ -48,6 +51,7 @@ from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends, range_word
 from attention_by_hand.lab.reading_mends import READING_OPS, reading_mends, reading_words
 from attention_by_hand.lab.residual_mends import RESIDUAL_OPS, residual_mends, residual_words
 from attention_by_hand.lab.shifted_mends import SHIFTED_OPS, shifted_mends, shifted_words
+from attention_by_hand.lab.spread_mends import SPREAD_OPS, spread_mends, spread_words
 from attention_by_hand.lab.step_mends import STEP_OPS, step_mends, step_words
 from attention_by_hand.lab.write_mends import WRITE_OPS, write_mends, write_words
 
@@ -64,7 +68,8 @@ _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends,
              (MASK_OPS, mask_mends, mask_words), (IDENTITY_OPS, identity_mends, identity_words),
              (EXTRA_AXIS_OPS, extra_axis_mends, extra_axis_words), (CONDITIONAL_OPS, conditional_mends, conditional_words),
              (PICKED_OPS, picked_mends, picked_words), (STEP_OPS, step_mends, step_words),
-             (INFERRED_OPS, inferred_mends, inferred_words))
+             (INFERRED_OPS, inferred_mends, inferred_words), (ORDER_OPS, order_mends, order_words),
+             (SPREAD_OPS, spread_mends, spread_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 
