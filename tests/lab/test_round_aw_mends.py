@@ -1,7 +1,8 @@
 """What the reading of set BF left unnamed or said beside a rival, each written here another way than
 its files: `!=` where an order was meant; a size typed where `-1` belongs in a reshape; a shape spread
 into `arange`; an einsum of one operand whose output letters were left as its input's; an einsum's
-output letters beside the two variables exchanged, or a transpose before `reshape`, that mend it too;
+output letters beside a transpose before `reshape` that mends it too (but not blamed where two
+variables exchanged mend as well); a size worked out wrongly upstream, not said as a `-1` in the view;
 a loop's range ending one block early beside its condition taken as never true; and a tile's mask
 named by hand where other checks raised, with the mend of the learner's own line said on each."""
 
@@ -62,7 +63,7 @@ def embed(tokens, token_embedding, position_embedding):
 def test_a_shape_spread_into_arange_is_mended_to_its_last_size(tmp_path):
     found = failed_hints(tmp_path, "lab-06-transformer.py", SPREAD_SHAPE, "embed")
     assert found and all("a shape spread into `arange`" in h
-                         and "`torch.arange(tokens.size()[-1])` for `torch.arange(*tokens.size())`" in h for h in found)
+                         and "`torch.arange(tokens.size(-1))` for `torch.arange(*tokens.size())`" in h for h in found)
 
 
 # one operand, its output letters left as written for the input: nothing moves
@@ -90,24 +91,38 @@ def test_an_einsums_output_letters_are_said_without_the_transpose_before_reshape
     assert found and all('`"htd->thd"` for `"htd->tdh"`' in h and "no transpose before `reshape`" not in h for h in found)
 
 
-# each head's scores written with the keys first: (key, query) where (query, key) belongs
-KEYS_FIRST = '''
+# the right letters, with the queries made by the key layer and the keys by the query layer: the
+# scores come out transposed as if the letters were, and the outputs cannot tell the two slips apart
+LAYERS_EXCHANGED = '''
 def multi_head_attention(x, query, key, value, proj, n_heads):
     T = x.shape[0]
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
+    q = split_heads(key(x), n_heads)
+    k = split_heads(query(x), n_heads)
     v = split_heads(value(x), n_heads)
-    scores = torch.einsum("hqc,hkc->hkq", q, k) / math.sqrt(q.shape[-1])
+    scores = torch.einsum("hqc,hkc->hqk", q, k) / math.sqrt(q.shape[-1])
     later = torch.ones(T, T, dtype=torch.bool).triu(1)
     weights = scores.masked_fill(later, float("-inf")).softmax(-1)
     return proj(merge_heads(weights @ v)), weights
 '''
 
 
-def test_an_einsums_output_letters_are_said_in_the_learners_code_beside_the_variables_exchanged(tmp_path):
-    found = failed_hints(tmp_path, "lab-05-multihead.py", KEYS_FIRST, "multi_head_attention")
-    assert found and all("in your code, einsum's output letters in another order" in h
-                         and '`"hqc,hkc->hqk"` for `"hqc,hkc->hkq"`' in h for h in found)
+def test_right_einsum_letters_are_not_blamed_where_two_variables_exchanged_mend_as_well(tmp_path):
+    found = failed_hints(tmp_path, "lab-05-multihead.py", LAYERS_EXCHANGED, "multi_head_attention")
+    assert found and not any("einsum's output letters" in h for h in found)
+
+
+# the head's size worked out from the wrong count two lines up: the variable, not the view, is the slip
+SIZE_FROM_T = '''
+def split_heads(t, n_heads):
+    T, d = t.shape
+    hs = d // T
+    return t.view(T, n_heads, hs).transpose(0, 1)
+'''
+
+
+def test_a_size_worked_out_wrongly_upstream_is_named_there_and_not_as_minus_one(tmp_path):
+    found = failed_hints(tmp_path, "lab-05-multihead.py", SIZE_FROM_T, "split_heads")
+    assert found and all("`d // n_heads` for `d // T`" in h and "a size typed for another" not in h for h in found)
 
 
 # a tiled forward; `stop` is where a query block's walk over the key blocks ends, `rows` its positions

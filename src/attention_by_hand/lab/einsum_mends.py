@@ -9,9 +9,9 @@ without `->` are read as einsum reads them, their output in alphabetical order (
 `"htd->dht"`), and the output's orders are tried first. Of one operand, only the output's letters
 move: two of the operand's swapped give what the output's swapped give, and the output is where the
 order meant is written. Where a spelling mends the very call that another mend transposes, gives its
-operands swapped (or two of its variables exchanged), or transposes before a `reshape`, the spelling
-is said first and the other is no rival (`spelled_first`): the letters are where an einsum says its
-order.
+operands swapped, or transposes before a `reshape`, the spelling is said first and the other is no
+rival (`spelled_first`): the letters are where an einsum says its order. Two variables exchanged stay
+a rival: `q` made from `key(x)` is a slip the letters cannot tell from theirs.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
@@ -82,24 +82,30 @@ def _layouts(operands: list[str], output: str) -> list[str]:
     return spelled
 
 
-# a call's result or operands moved, or two variables exchanged, where an einsum's letters say the order
-_UNSPELLED = ("transpose", "args", "exchange", "transpose_first")
+# a call's result or operands moved, where an einsum's letters say the order
+_UNSPELLED = ("transpose", "args", "transpose_first")
+# beside a spelling that is the best mend already, the rivals that move that call's result alone: two
+# variables or operands exchanged may be the slip as well (`q` made from `key(x)`), and stay rivals
+_RESULT_MOVED = ("transpose", "transpose_first")
 
 
 def spelled_first(best: Change, mends: list[Change], nodes: dict[str, list[ast.AST]]) -> tuple[Change, list[Change]]:
-    """(An einsum's own spelling that mends, the mends but those that transpose that very call, swap its
-    operands or variables, or transpose it before a `reshape`) where `best` is either: one slip, which the letters say;
-    else (best, mends). nodes: per function, its nodes in ast.walk order (a change's index counts them)."""
+    """(The einsum spelling said, the mends without the rivals it stands for), in three cases: `best` is
+    a spelling (rivals that transpose that very call's result dropped); `best` transposes the call,
+    swaps its operands or transposes it before a `reshape`, and a spelling of that call mends too (it is
+    said, and those rivals dropped); else (best, mends). nodes: per function, its nodes in ast.walk order
+    (a change's index counts them)."""
     if best.op == "subscripts":
-        spelled = best
+        spelled, dropped = best, _RESULT_MOVED
     elif best.op in _UNSPELLED:
         inside = {id(n) for n in ast.walk(nodes[best.function][best.index])}
         spelled = next((c for c in mends if c.op == "subscripts" and c.function == best.function
                         and id(nodes[c.function][c.index]) in inside), None)
+        dropped = _UNSPELLED
     else:
         spelled = None
     if spelled is None:
         return best, mends
     at = nodes[spelled.function][spelled.index]
-    return spelled, [c for c in mends if not (c.op in _UNSPELLED and c.function == spelled.function
+    return spelled, [c for c in mends if not (c.op in dropped and c.function == spelled.function
                                               and any(n is at for n in ast.walk(nodes[c.function][c.index])))]

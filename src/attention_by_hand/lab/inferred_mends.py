@@ -28,16 +28,19 @@ INFERRED_OPS = ("inferred_moved", "inferred_for")
 _RESHAPES = ("reshape", "view")
 
 
+def _one_tuple(node: ast.Call) -> bool:
+    """Whether a tensor's `reshape` or `view` is given its sizes as one tuple or list (`x.view((a, b))`)."""
+    return len(node.args) == 1 and isinstance(node.args[0], (ast.Tuple, ast.List))
+
+
 def _given(node: ast.AST) -> list[ast.expr]:
     """The sizes a `reshape` or `view` is given, as written (a spread shape, `*x.shape`, as one); none where it
     is no such call, or takes a keyword."""
     if not isinstance(node, ast.Call) or call_name(node) not in _RESHAPES or node.keywords:
         return []
     if is_method(node):
-        sizes = node.args[0].elts if len(node.args) == 1 and isinstance(node.args[0], (ast.Tuple, ast.List)) else node.args
-    else:
-        sizes = node.args[1].elts if len(node.args) == 2 and isinstance(node.args[1], (ast.Tuple, ast.List)) else []
-    return list(sizes)
+        return list(node.args[0].elts if _one_tuple(node) else node.args)
+    return list(node.args[1].elts) if len(node.args) == 2 and isinstance(node.args[1], (ast.Tuple, ast.List)) else []
 
 
 def _sizes(node: ast.AST) -> list[ast.expr] | None:
@@ -61,7 +64,7 @@ def _typed(node: ast.AST) -> list[int]:
 def _with_sizes(node: ast.Call, sizes: list[ast.expr]) -> ast.Call:
     """The call given `sizes`, written as it wrote its own (spread, or one tuple)."""
     if is_method(node):
-        args = [ast.Tuple(sizes, ast.Load())] if len(node.args) == 1 and isinstance(node.args[0], (ast.Tuple, ast.List)) else sizes
+        args = [ast.Tuple(sizes, ast.Load())] if _one_tuple(node) else sizes
     else:
         args = [node.args[0], ast.Tuple(sizes, ast.Load())]
     return ast.Call(node.func, args, [])
@@ -81,8 +84,8 @@ def inferred_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]
             made = ast.unparse(_moved(node))
             found.append(Change(fdef.name, index[id(node)], "inferred_moved", made, "arguments",
                                 f"`{made}` for `{quote(node)}`", node.lineno))
+        sizes = _given(node)
         for i in _typed(node) if id(node) in index else ():
-            sizes = _given(node)
             made = ast.unparse(_with_sizes(node, sizes[:i] + [ast.Constant(-1)] + sizes[i + 1:]))
             found.append(Change(fdef.name, index[id(node)], "inferred_for", made, "arguments",
                                 f"`{made}` for `{quote(node)}`", node.lineno))
@@ -96,6 +99,10 @@ def inferred_words(node: ast.AST, change: Change) -> str | None:
     if change.op != "inferred_moved" or (sizes := _sizes(node)) is None:
         return None
     where = "first" if signed_int(sizes[0]) == -1 else "last"
+    if len(sizes) == 2 and 1 in (signed_int(s) for s in sizes):  # `view(1, -1)` for `view(-1, 1)`: one axis of entries
+        made, meant = ("a row", "a column") if where == "last" else ("a column", "a row")
+        return (f"{made} where {meant} was meant: the `-1` holds the entries and the `1` is an axis of size 1, so "
+                f"`{quote(node)}` makes {made} (`-1` {where}); the other end makes {meant}")
     return (f"the `-1` at the wrong end: it stands for the size `{call_name(node)}` works out, and that axis goes where "
             f"the `-1` is written, here {where}; the entries are dealt out in memory's order, the last axis fastest, so "
             f"what was meant as one axis is cut across the others")

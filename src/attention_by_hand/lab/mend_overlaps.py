@@ -8,6 +8,9 @@ the slip and never two that say one slip.
 - What a removal takes out (`taken_out`): the line, the side of an operation that goes, the part of
   `a | b` not kept, the arguments of a call taken away; the names it takes out (`names_removed`).
 - A change that undoes a removal (`undoes`): a transpose of the very transpose taken away cancels it.
+- A mend that mends any slip of its kind wherever it was made (`alone_if_catch_all`): a size written
+  `-1`, which reshape works out whatever wrong size was computed on the way (`d // T` for
+  `d // n_heads` two lines up), is kept only where no other mend holds.
 
 Left out: changes of two functions, which are never one slip.
 """
@@ -20,13 +23,14 @@ from types import ModuleType
 from attention_by_hand.lab.mutant_edits import TRANSPOSES, call_name, edit
 from attention_by_hand.lab.mutants import Change, definition
 
-__all__ = ["REMOVALS", "SIDE_REMOVALS", "UNIT_SAID", "inside_removed", "names_removed", "one_slip", "taken_out", "undoes"]
+__all__ = ["CATCH_ALLS", "REMOVALS", "SIDE_REMOVALS", "UNIT_SAID", "alone_if_catch_all", "inside_removed", "names_removed", "one_slip", "taken_out", "undoes"]
 
 _NUMBERS = {"constant", "offset", "factor", "term"}
 REMOVALS = ("left", "right", "drop", "unwrap")  # a term or factor dropped, a line left out, a call taken away
 # a removal says what it takes out, and a number made 1 says "a factor too many" (mend_words._made_one)
 UNIT_SAID = (*REMOVALS, "const")
 SIDE_REMOVALS = ("left", "right", "keep_part")  # a factor, a term or a part of a condition taken out
+CATCH_ALLS = ("inferred_for",)  # mends of any slip of their kind (inferred_mends.py)
 
 
 def one_slip(a: Change, b: Change, nodes: dict[str, list[ast.AST]]) -> bool:
@@ -90,3 +94,9 @@ def undoes(change: Change, removal: Change, nodes: list[ast.AST]) -> bool:
     node = nodes[removal.index]
     return (removal.op == "unwrap" and change.op == "transpose" and nodes[change.index] is node
             and isinstance(node, ast.Call) and call_name(node) in TRANSPOSES)
+
+
+def alone_if_catch_all(mends: list[Change]) -> list[Change]:
+    """The mends, without the catch-alls where any other mend holds (the module's docstring)."""
+    others = [c for c in mends if c.op not in CATCH_ALLS]
+    return others or mends

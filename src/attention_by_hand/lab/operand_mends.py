@@ -20,7 +20,8 @@
   `eq`, `ne`, `lt`, `le`, `gt` or `ge`, on each side. Where both sides count positions (`arange`),
   they may hold the same numbers (a diagonal block): `rows > cols.unsqueeze(-1)` is then the same table
   as `rows.unsqueeze(-1) < cols`, and the outputs cannot say which side the learner meant down the
-  rows, so the words give both.
+  rows, so the words give both. Not on a side given an axis already (`rows = x.unsqueeze(0)`): it
+  is no 1-D side, and another axis mends it, where it does, by another road.
 - `walk_last`: `for s in scores:`, meant to take the scores one column at a time, as a running
   softmax reads them. A `for` over a tensor walks its FIRST axis: a matrix gives whole rows. The
   mend walks `scores.unbind(-1)`, the last axis. Tried at every `for` over a name, an attribute or
@@ -95,6 +96,18 @@ def _counts(fdef: ast.FunctionDef) -> set[str]:
     return {name for name, value in bound_once(fdef).items() if _counted(value, set())}
 
 
+def _axes_given(node: ast.AST, bound: dict[str, ast.expr]) -> bool:
+    """Whether a side is given an axis already, as written or where a name is bound once: `x.unsqueeze(0)`,
+    `x[None]`, `x.view(1, -1)`. Such a side is no 1-D one lined up with the other's last axis, and an
+    axis added to it mends, where it does, by another road than the slip."""
+    node = bound.get(node.id, node) if isinstance(node, ast.Name) else node
+    if isinstance(node, ast.Subscript):
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return any(isinstance(p, ast.Constant) and p.value is None for p in parts)
+    return isinstance(node, ast.Call) and (call_name(node) == "unsqueeze" or (
+        call_name(node) in ("view", "reshape") and len(node.args) >= 2))
+
+
 def _counted(node: ast.AST, counts: set[str]) -> bool:
     """Whether a side counts positions: it calls `arange`, or is a name bound once to what does."""
     if isinstance(node, ast.Name):
@@ -146,7 +159,7 @@ def _pairs_of(walked: ast.AST) -> str | None:
 
 def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The changes of `fdef` the module's docstring lists."""
-    dicts, counts, found = _dicts(fdef), _counts(fdef), []
+    dicts, counts, bound, found = _dicts(fdef), _counts(fdef), bound_once(fdef), []
     for node in ast.walk(fdef):
         walked = node.iter if isinstance(node, ast.For) and isinstance(node.target, ast.Tuple) else None
         if isinstance(walked, ast.Dict) or (isinstance(walked, ast.Name) and walked.id in dicts):
@@ -180,7 +193,8 @@ def operand_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         # transposed (`i > i.T`): the learner turned it already, and layout_mends says what the transpose does
         sides = compared_sides(node) if compared else []
         second = "positions" if all(_counted(s, counts) for s in sides) else 1
-        for side in [s for s, at in ((None, 0), (second, 1)) if sides and transposed_of(sides[at], "mT") is None]:
+        for side in [s for s, at in ((None, 0), (second, 1)) if sides and transposed_of(sides[at], "mT") is None
+                     and not _axes_given(sides[at], bound)]:
             change = Change(fdef.name, index[id(node)], "outer", side, "axis", "", node.lineno)
             found.append(dataclasses.replace(change, said=f"`{quote(mend_edit(node, change))}` for `{quote(node)}`"))
         sides = matrix_sides(node)

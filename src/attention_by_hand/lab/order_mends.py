@@ -20,15 +20,15 @@ __all__ = ["ORDER_OPS", "order_mends", "order_words"]
 ORDER_OPS = ("order_for_unequal",)
 # each order: as an operator, and as torch's call
 _ORDERS = ((ast.Gt, "gt"), (ast.Lt, "lt"), (ast.GtE, "ge"), (ast.LtE, "le"))
-_SAID = {"Gt": ">", "Lt": "<", "GtE": ">=", "LtE": "<="}
+_SAID = {ast.Gt: ">", ast.Lt: "<", ast.GtE: ">=", ast.LtE: "<="}
 
 
 def _unequal(node: ast.AST) -> bool:
     """`a != b`, `torch.ne(a, b)` or `a.ne(b)`: one comparison of inequality between two sides."""
     if isinstance(node, ast.Compare):
         return len(node.ops) == 1 and isinstance(node.ops[0], ast.NotEq)
-    return (isinstance(node, ast.Call) and call_name(node) in ("ne", "not_equal") and not node.keywords
-            and len(compared_sides(node)) == 2)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and call_name(node) in ("ne", "not_equal")
+            and not node.keywords and len(compared_sides(node)) == 2)  # `torch.ne`, `a.ne`: a bare `ne` has no owner to keep
 
 
 def _ordered(node: ast.Compare | ast.Call, order: type, called: str) -> ast.expr:
@@ -56,7 +56,8 @@ def order_words(node: ast.AST, change: Change) -> str | None:
     if change.op != "order_for_unequal" or not _unequal(node):
         return None
     made = ast.parse(change.arg, mode="eval").body
-    order = _SAID[type(made.ops[0]).__name__] if isinstance(made, ast.Compare) else f".{call_name(made)}"
-    return (f"inequality where an order was meant: `!=` is true wherever the two sides differ, on both sides "
-            f"(left smaller or larger alike), and `{order}` on one side only; in a mask of positions, `!=` "
-            f"takes in the past as well as the future")
+    order = _SAID[type(made.ops[0])] if isinstance(made, ast.Compare) else ast.unparse(made.func)
+    unequal = "!=" if isinstance(node, ast.Compare) else ast.unparse(node.func)
+    return (f"inequality where an order was meant: `{unequal}` is true wherever the two sides differ, the left one "
+            f"smaller or larger alike, and `{order}` on one side only (a mask of positions made with `{unequal}` "
+            f"hides the past as well as the future)")

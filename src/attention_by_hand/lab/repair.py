@@ -74,7 +74,7 @@ from attention_by_hand.lab.mend_changes import loop_names, mend_changes
 from attention_by_hand.lab.idle_names import made_idle
 from attention_by_hand.lab.kept_lines import fresh_mends, texts_kept
 from attention_by_hand.lab.loop_passes import cuts_to_one, loop_lines, passes, several
-from attention_by_hand.lab.mend_overlaps import REMOVALS, SIDE_REMOVALS, UNIT_SAID, inside_removed, names_removed, one_slip, undoes
+from attention_by_hand.lab.mend_overlaps import REMOVALS, SIDE_REMOVALS, UNIT_SAID, alone_if_catch_all, inside_removed, names_removed, one_slip, undoes
 from attention_by_hand.lab.mend_words import mistake_words
 from attention_by_hand.lab.mutant_edits import call_name
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
@@ -101,8 +101,8 @@ PREFERRED = ("term", "comparison", "constant", "axis", "transpose", "arguments",
 class Repair:
     """A change of the learner's function that gives the reference's output on every input tried.
 
-    line: the learner's line it changes; text: the change in the learner's code; words: the mistake it
-    mends, in words (mend_words.py), or None; many: made at several places at once (_repeated_mend)."""
+    line: the learner's line it changes; text: the change in the learner's code; words: the mistake it mends,
+    in words (mend_words.py), or None; many: made at several places at once (_repeated_mend)."""
 
     line: int
     text: str
@@ -396,7 +396,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     # taking the call away mends the line too: the call is said, not the constant
     unwrapped = {c.line for c in _foreign_unwraps(module, reference, function, mends)}
     nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
-    mends = inside_swapped(mends, nodes)
+    mends = alone_if_catch_all(inside_swapped(mends, nodes))
     # a count rounded up that mends is that very slip; a range made longer some other way (`// block`
     # removed, `+ 1`) mends it too, but only because the passes it adds find nothing to do
     best = min(mends, key=lambda c: (span is not None and not span[0] <= c.line <= span[1],

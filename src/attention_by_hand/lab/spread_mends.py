@@ -3,8 +3,8 @@
 `torch.arange(*tokens.shape)`, meant as the positions 0 .. T - 1 of a (B, T) batch, as
 `torch.zeros(*tokens.shape)` makes a tensor of that shape: `arange` reads its numbers as a start, an
 end and a step, so the spread shape is `arange(B, T)`, the numbers B .. T - 1. The mend
-(`shape_spread`) gives `arange` one size of that shape, the last or the first: tried at every
-`arange` or `range` given a spread shape (`*x.shape`, `*x.size()`).
+(`shape_spread`) gives `arange` one size of that shape, the last, the one before it or the first:
+tried at every `arange` or `range` given a spread shape (`*x.shape`, `*x.size()`).
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
@@ -41,8 +41,10 @@ def spread_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     for node in ast.walk(fdef):
         if id(node) not in index or (shape := _spread_shape(node)) is None:
             continue
-        for axis in (-1, 0):
-            size = ast.Subscript(shape, ast.parse(str(axis), mode="eval").body, ast.Load())
+        for axis in (-1, -2, 0):
+            number = ast.UnaryOp(ast.USub(), ast.Constant(-axis)) if axis < 0 else ast.Constant(axis)
+            # `x.size()` asked for one axis is `x.size(-1)`; a shape is indexed, `x.shape[-1]`
+            size = ast.Call(shape.func, [number], []) if isinstance(shape, ast.Call) else ast.Subscript(shape, number, ast.Load())
             made = ast.Call(node.func, [size], node.keywords)
             found.append(Change(fdef.name, index[id(node)], "shape_spread", ast.unparse(made), "arguments",
                                 f"`{quote(made)}` for `{quote(node)}`", node.lineno))
@@ -54,6 +56,6 @@ def spread_words(node: ast.AST, change: Change) -> str | None:
     if change.op != "shape_spread" or (shape := _spread_shape(node)) is None:
         return None
     name = call_name(node)
-    return (f"a shape spread into `{name}`: `{name}` reads its numbers as a start, an end and a step, so "
-            f"`{quote(node)}` of a two-axis shape counts from the first size up to the second; it takes no shape "
-            f"(as `zeros(*{quote(shape)})` does), only the count of numbers wanted")
+    return (f"a shape spread into `{name}`: `{name}` reads the sizes it is given as a start, an end and a step "
+            f"(two sizes: from the first up to the second), not as a shape to fill (as `zeros(*{quote(shape)})` "
+            f"does); it takes the count of numbers wanted")

@@ -217,9 +217,11 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
     # So is one that calls it (matmul_by_loops raising where the dot it calls is wrong).
     named_by_hand = {check.function for check, _, _, mistake in combined if mistake is not None}
     mutants.failed = {check.function for check, _, hint, _ in combined if hint is not None}
-    # a function named by hand that raised on another check: a mend of its own code that holds on every
-    # input, where it raised and where the named effect showed, is that mistake's cause in its code
-    raised_in = {check.function for check, _, hint, _ in combined if hint is not None and hint.startswith("raised ")}
+    # a function named by hand that raised on another check: the one mend of its own code that holds on
+    # every input, where it raised and where the named effect showed, is that mistake's cause in its code
+    # (where two mend, one may by another road: neither is said)
+    raised_in = {check.function for check, _, hint, _ in combined if hint is not None and hint.startswith("raised ")
+                 and (event := mutants.repairs.get(check.function)) and not event.get("other")}
     helped = {e["function"]: tuple(e["helpers"]) for e in events if e.get("event") == "helped" and isinstance(e.get("function"), str)
               and isinstance(e.get("helpers"), list) and all(isinstance(h, str) for h in e["helpers"])}
     for (check, verdicts, hint, mistake), (_, ids, _) in zip(combined, judged):
@@ -242,11 +244,11 @@ def _check_run(events, the_plan: Plan, reference: ModuleType, ending: Ending | N
             said, mended = mutants.mended(check.function)
             hint, mistake = f"{first.prefix}{first.observed}; {said}", None
         elif mistake is not None and mutants.repairs.get(check.function) and (
-                _said_after_effect(mutants.repairs[check.function], hint) or check.function in raised_in):  # the catalogue's effect, the code's cause
-            said, mended = mutants.mended(check.function)
+                check.function in raised_in or _said_after_effect(mutants.repairs[check.function], hint)):
+            said, mended = mutants.mended(check.function)  # the catalogue's effect, the code's cause
             hint = f"{hint}; in your code, {said}"
-        elif (mistake is None and hint is not None and hint.startswith("raised ") and check.function in named_by_hand
-              and mutants.repairs.get(check.function)):  # the error, and the mend said where the effect was named
+        elif mistake is None and hint is not None and hint.startswith("raised ") and check.function in named_by_hand & raised_in:
+            # the error, and the mend said where the effect was named
             said, mended = mutants.mended(check.function)
             hint = f"{hint}; {said}" if said else hint
         elif ask and any(isinstance(v, str) and v.startswith("raised ") for v in verdicts):
