@@ -64,8 +64,7 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype).scatter_(1, ids.view(-1, 1), 1.0)
-    return torch.mm(hot, weight)
+    return torch.index_select(weight, 0, ids)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,9 +72,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.sort(dim=-1, descending=True).values[:1]
-    e = torch.exp(scores - top)
-    return e / e.sum(dim=-1, keepdim=True)
+    return F.log_softmax(scores, dim=-1).exp()
 
 
 # %% [markdown]

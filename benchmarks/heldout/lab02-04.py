@@ -64,10 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    n, V = ids.numel(), weight.size(0)
-    hot = torch.zeros(n * V, dtype=weight.dtype)
-    hot[torch.arange(n) * V + ids] = 1
-    return hot.view(n, V).matmul(weight)
+    vocab = torch.arange(weight.size(0)).view(1, -1)
+    hot = ids.view(-1, 1).eq(vocab).type_as(weight)
+    return hot.mm(weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -75,9 +74,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.topk(1, dim=-1).values.squeeze()
+    top = scores.cummax(dim=-1)[0][..., 1:]
     e = (scores - top).exp()
-    return e * e.sum(-1, keepdim=True).pow(-1)
+    return e.div(e.sum(-1, keepdim=True))
 
 
 # %% [markdown]

@@ -67,9 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = ids[:-1].mul(vocab_size).add(ids[1:]).float()
-    found = torch.histogram(codes, bins=vocab_size * vocab_size, range=(0.0, float(vocab_size * vocab_size)), density=True)
-    return found.hist.view(vocab_size, vocab_size)
+    counts = torch.zeros((vocab_size, vocab_size))
+    for a, b in zip(ids[:-1].item(), ids[1:].tolist()):
+        counts[a, b] += 1
+    return counts
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,7 +81,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
     smoothed = counts.add(smoothing)
-    return (smoothed.T / smoothed.sum(dim=1)).T
+    return F.normalize(smoothed, p=1, dim=1)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,7 +89,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    return F.nll_loss(probs[ids[:-1]].log(), ids[1:])
+    logp = probs.log()
+    chosen = F.one_hot(ids[1:], probs.shape[1]).bool()
+    return -logp[ids[:-1]][chosen].mean()
 
 
 # %% [markdown]

@@ -67,9 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    points = torch.stack([ids[:-1], ids[1:]], dim=1).to(torch.float64)
-    edges = [torch.arange(vocab_size + 1, dtype=torch.float64)] * 2
-    return torch.histogramdd(points, bins=edges).hist.to(torch.float32)
+    rows = F.one_hot(ids[1:], vocab_size).float()
+    counts = torch.zeros(vocab_size, vocab_size)
+    counts.index_add_(0, ids[:-1], rows)
+    return counts
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,7 +80,9 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return torch.softmax(torch.log(counts + smoothing), dim=1)
+    smoothed = counts + smoothing
+    totals = torch.sum(smoothed, dim=1, keepdim=True)
+    return torch.div(totals, smoothed)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -87,7 +90,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    return F.cross_entropy(torch.log(probs[ids[:-1]]), ids[1:])
+    rows = probs[ids[:-1]]
+    picked = torch.gather(rows, 1, ids[1:].unsqueeze(1))
+    return -torch.log(picked).mean()
 
 
 # %% [markdown]

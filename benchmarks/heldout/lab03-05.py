@@ -67,9 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    pairs = torch.stack([ids[:-1], ids[1:]])
-    ones = torch.ones(pairs.shape[1])
-    return torch.sparse_coo_tensor(pairs, ones, (vocab_size, vocab_size)).to_dense()
+    rows = F.one_hot(ids[1:], vocab_size).float()
+    counts = torch.zeros(vocab_size, vocab_size)
+    counts.index_add_(0, ids[:-1], rows)
+    return counts
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,7 +81,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
     smoothed = counts + smoothing
-    return smoothed / smoothed.sum(dim=-1).unsqueeze(0)
+    totals = torch.sum(smoothed, dim=1, keepdim=True)
+    return torch.div(smoothed, totals)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +90,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    flat = ids[:-1] * probs.shape[1] + ids[1:]
-    picked = torch.take(probs, flat)
+    rows = probs[ids[:-1]]
+    picked = torch.gather(rows, 1, ids[1:].unsqueeze(0))
     return -torch.log(picked).mean()
 
 

@@ -67,9 +67,11 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = ids[:-1].mul(vocab_size).add(ids[1:]).float()
-    found = torch.histogram(codes, bins=vocab_size * vocab_size, range=(0.0, float(vocab_size * vocab_size)))
-    return found.hist.view(vocab_size, vocab_size)
+    pairs = torch.stack((ids[:-1], ids[1:]), dim=1)
+    seen, times = torch.unique(pairs, dim=0, return_counts=True)
+    counts = torch.zeros(vocab_size, vocab_size)
+    counts[seen[:, 0], seen[:, 1]] = times.float()
+    return counts
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,8 +81,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    smoothed = counts.add(smoothing)
-    return (smoothed.T / smoothed.sum(dim=1)).T
+    smoothed = counts + smoothing
+    return smoothed / (smoothed @ torch.ones_like(smoothed))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,7 +90,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    return -F.nll_loss(probs[ids[:-1]].log(), ids[1:])
+    picks = [probs[a, b] for a, b in zip(ids[:-1].tolist(), ids[1:].tolist())]
+    return -torch.stack(picks).log().mean()
 
 
 # %% [markdown]

@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.ones(T, T).cumsum(dim=1) > torch.arange(1, T + 1).unsqueeze(1)
+    return not torch.tril(torch.ones(T, T)).bool()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,9 +60,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    eye = torch.eye(x.shape[0], dtype=q.dtype)
-    return F.scaled_dot_product_attention(q, k, eye, is_causal=True)
+    q = query(x)
+    k = key(x)
+    s = torch.matmul(q, k.T) / math.sqrt(q.shape[-1])
+    s = torch.where(causal_mask(x.shape[0]), float("-inf"), s)
+    return torch.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -73,9 +75,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    q, k, v = query(x), key(x), value(x)
-    out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-    return out, attention_weights(x, query, key)
+    w = attention_weights(x, query, key)
+    return torch.matmul(w, value(x)), w
 
 
 # %% [markdown]

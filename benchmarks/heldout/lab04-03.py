@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    r = torch.arange(T)
-    return r.view(T, 1).lt_(r.view(1, T))
+    return ~torch.tril(torch.ones(T, T)).bool()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,9 +60,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    s = torch.mm(q, k.t()) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(causal_mask(x.shape[0]), float("-inf"))
+    q = query(x)
+    k = key(x)
+    s = torch.matmul(q, k.T) / math.sqrt(q.shape[-1])
+    s = torch.where(causal_mask(x.shape[1]), float("-inf"), s)
     return torch.softmax(s, dim=-1)
 
 
@@ -76,7 +76,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return torch.mm(w, value(x)), w
+    return torch.matmul(w, value(x)), w
 
 
 # %% [markdown]

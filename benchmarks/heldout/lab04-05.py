@@ -52,8 +52,10 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    r = torch.arange(T)
-    return r.view(T, 1).lt(r.view(1, T))
+    mask = torch.zeros(T, T, dtype=torch.bool)
+    r, c = torch.triu_indices(T, T, 1)
+    mask[r, c] = True
+    return mask
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,9 +64,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = torch.mm(q, k.t()) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(causal_mask(x.shape[0]), float("inf"))
-    return torch.softmax(s, dim=-1)
+    hidden = torch.zeros(len(x), len(x)).masked_fill(causal_mask(len(x)), -math.inf)
+    s = torch.addmm(hidden, q, k.T, alpha=1 / math.sqrt(k.shape[1]))
+    return torch.exp(s - torch.logsumexp(s, dim=1, keepdim=True))
 
 
 def self_attention(
@@ -75,8 +77,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    return torch.mm(w, value(x)), w
+    weights = attention_weights(x, query, key)
+    return F.linear(weights, value(x).T), weights
 
 
 # %% [markdown]

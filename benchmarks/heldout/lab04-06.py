@@ -52,8 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    idx = torch.arange(T)
-    return idx.unsqueeze(0).sub(idx.unsqueeze(1)).sign() == 1
+    idx = torch.arange(T * T).view(T, T)
+    return idx % T > idx // T
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,9 +61,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    s = q.matmul(key(x).transpose(0, 1)).div(q.size(1) ** 0.5)
-    s.masked_fill_(causal_mask(x.size(0)), float("-inf"))
+    q = query(x) * query.out_features ** -0.5
+    s = q @ key(x).transpose(-2, -1)
+    s[causal_mask(len(x))] = float("-inf")
     return F.softmax(s, dim=-1)
 
 
@@ -75,8 +75,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, key, key)
-    return w.matmul(value(x)), w
+    weights = attention_weights(x, query, key)
+    out = (weights.unsqueeze(-1) * value(x).unsqueeze(0)).sum(0)
+    return out, weights
 
 
 # %% [markdown]

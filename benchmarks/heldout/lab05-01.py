@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, d = t.shape
-    return t.reshape(T, n_heads, d // n_heads).permute(1, 2, 0)
+    hs = t.shape[1] // n_heads
+    return torch.stack([t[:, h * hs:(h + 1) * hs] for h in range(n_heads)])
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +65,11 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    h, T, s = t.shape
-    return t.permute(1, 0, 2).reshape(T, h * s)
+    n, T, hs = t.shape
+    out = t.new_empty(T, n * hs)
+    for h in range(n):
+        out[:, h * hs:(h + 1) * hs] = t[h]
+    return out
 
 
 def multi_head_attention(
@@ -77,14 +80,20 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
+    hs = x.shape[1] // n_heads
+    Q, K, V = query(x), key(x), value(x)
     T = x.shape[0]
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
-    s = q @ k.mT / math.sqrt(q.shape[-1])
-    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    w = torch.softmax(s, dim=-1)
-    return proj(merge_heads(w @ v)), w
+    keep = torch.ones(T, T).tril()
+    heads, weights = [], []
+    for h in range(n_heads):
+        cols = slice(h * hs, (h + 1) * hs)
+        s = (Q[:, cols] @ K[:, cols].T) / math.sqrt(hs)
+        s = s - s.max(dim=1, keepdim=True).values
+        e = torch.exp(s) * keep
+        w = e / e.sum(dim=1, keepdim=True)
+        weights.append(w)
+        heads.append(w @ V[:, cols])
+    return proj(torch.cat(heads, dim=1)), torch.stack(weights)
 
 
 # %% [markdown]

@@ -56,7 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return torch.stack(t.chunk(n_heads, dim=-1), dim=1)
+    T, d = t.shape
+    return t.T.reshape(n_heads, d // n_heads, T).transpose(1, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.swapaxes(0, 1).reshape(t.size(1), -1)
+    n, T, hs = t.shape
+    return t.reshape(n * hs, T).T
 
 
 def multi_head_attention(
@@ -75,13 +77,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    heads = [split_heads(layer(x), n_heads) for layer in (query, key, value)]
-    q, k, v = heads
-    T = x.size(0)
-    future = torch.arange(T).unsqueeze(0) > torch.arange(T).unsqueeze(1)
-    s = q.matmul(k.transpose(-1, -2)).div(q.size(-1) ** 0.5).masked_fill(future, float("-inf"))
-    w = F.softmax(s, dim=-1)
-    return proj(merge_heads(w.matmul(v))), w
+    hs = x.size(1) // n_heads
+    q = split_heads(query(x), n_heads) * hs ** -0.5
+    k = split_heads(key(x), n_heads)
+    v = split_heads(value(x), n_heads)
+    idx = torch.arange(len(x) ** 2).view(len(x), len(x))
+    s = q @ k.transpose(-2, -1)
+    s[:, idx % len(x) > idx // len(x)] = float("-inf")
+    weights = F.softmax(s, dim=-1)
+    return proj(merge_heads(weights @ v)), weights
 
 
 # %% [markdown]

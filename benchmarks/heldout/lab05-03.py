@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, d = t.shape
-    return t.reshape(T, n_heads, d // n_heads).permute(1, 0, 2)
+    hs = t.shape[-1] // n_heads
+    return t.unflatten(-1, (n_heads, hs)).transpose(0, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    h, T, s = t.shape
-    return t.permute(1, 0, 2).reshape(T, h * T)
+    return t.transpose(1, 2).flatten(1)
 
 
 def multi_head_attention(
@@ -77,14 +76,14 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[0]
     q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    s = q @ k.mT / math.sqrt(q.shape[-1])
-    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    T = x.shape[0]
+    s = torch.matmul(q, k.transpose(1, 2)) / math.sqrt(q.shape[-1])
+    s = torch.where(~torch.tril(torch.ones(T, T)).bool(), float("-inf"), s)
     w = torch.softmax(s, dim=-1)
-    return proj(merge_heads(w @ v)), w
+    return proj(merge_heads(torch.matmul(w, v))), w
 
 
 # %% [markdown]

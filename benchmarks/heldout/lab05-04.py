@@ -57,8 +57,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
     T, d = t.shape
-    hs = d // n_heads
-    return t.contiguous().as_strided((n_heads, T, hs), (hs, d, 1))
+    return t.T.reshape(n_heads, d // n_heads, T).permute(1, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -66,7 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.hstack(tuple(t))
+    n, T, hs = t.shape
+    return t.transpose(1, 2).reshape(n * hs, T).T
 
 
 def multi_head_attention(
@@ -77,13 +77,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[0]
-    q, k, v = (split_heads(layer(x), n_heads) for layer in (query, key, value))
-    hs = q.shape[-1]
-    shut = torch.zeros(T, T).masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    s = torch.baddbmm(shut.expand(n_heads, T, T), q, k.transpose(1, 2), alpha=1 / math.sqrt(hs))
-    w = torch.softmax(s, dim=-1)
-    return proj(merge_heads(torch.bmm(w, v))), w
+    hs = x.size(1) // n_heads
+    q = split_heads(query(x), n_heads) * hs ** -0.5
+    k = split_heads(key(x), n_heads)
+    v = split_heads(value(x), n_heads)
+    idx = torch.arange(len(x) ** 2).view(len(x), len(x))
+    s = q @ k.transpose(-2, -1)
+    s[:, idx % len(x) > idx // len(x)] = float("-inf")
+    weights = F.softmax(s, dim=-1)
+    return proj(merge_heads(weights @ v)), weights
 
 
 # %% [markdown]

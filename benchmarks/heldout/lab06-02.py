@@ -62,8 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    rows = position_embedding.weight[tokens.size(-1) :]
-    return token_embedding(tokens).add(rows)
+    positions = torch.ones_like(tokens).cumsum(-1) - 1
+    return token_embedding(tokens) + position_embedding(positions)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,8 +72,7 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    var, mu = torch.var_mean(x, dim=-1, keepdim=True, correction=0)
-    return (x - mu).div((var + eps).sqrt()).mul(weight).add(bias)
+    return F.layer_norm(x, weight.shape, weight, bias, eps)
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -83,8 +82,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    y = x.add(attn(ln1(x)))
-    return y.add(mlp(ln2(y)))
+    y = torch.add(x, attn(ln1(x)))
+    return torch.add(y, mlp(ln2(y)))
 
 
 # %% [markdown]

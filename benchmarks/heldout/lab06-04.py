@@ -62,8 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    rows = position_embedding.weight[: tokens.size(-1)]
-    return token_embedding(tokens).add(rows)
+    positions = torch.arange(tokens.size(-1)).expand_as(tokens)
+    return token_embedding(tokens) + position_embedding(positions)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,8 +72,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    var, mu = torch.var_mean(x, dim=-1, keepdim=True, correction=1)
-    return (x - mu).div((var + eps).sqrt()).mul(weight).add(bias)
+    mean = torch.mean(x, -1, keepdim=True)
+    var = torch.var(x, -1, keepdim=True, correction=0)
+    return (mean - x) / torch.sqrt(var + eps) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -83,8 +84,9 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    y = x.add(attn(ln1(x)))
-    return y.add(mlp(ln2(y)))
+    for norm, branch in ((ln1, attn), (ln2, mlp)):
+        x = x + branch(norm(x))
+    return x
 
 
 # %% [markdown]

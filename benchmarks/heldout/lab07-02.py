@@ -81,12 +81,12 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    pos = torch.arange(n_positions, dtype=torch.float64)
-    speed = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
-    ang = pos[:, None] * speed[None, :]
-    both = torch.cat([ang.sin(), ang.cos()], dim=1)
-    order = torch.arange(d_model).view(2, -1).t().reshape(-1)
-    return both[:, order].float()
+    speeds = torch.exp(-math.log(base) * torch.arange(0, d_model, 2).double() / d_model)
+    angle = torch.outer(torch.arange(n_positions).double(), speeds)
+    table = torch.empty(n_positions, d_model // 2, 2, dtype=torch.float64)
+    table[..., 0] = angle.sin()
+    table[..., 1] = angle.cos()
+    return table.view(n_positions, d_model).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -95,8 +95,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    T = x.size(-2)
-    return x.add(table.T[:T].T)
+    return x + torch.split(table, x.size(-2))[1]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,13 +110,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.size(-1)
-    half = d // 2
-    theta = 1.0 / base ** (torch.arange(half, dtype=torch.float32).mul(2).div(d))
-    ang = positions.float()[:, None] * theta[None, :]
-    ang2 = torch.cat([ang, ang], dim=-1)
-    rot = torch.cat([x[..., half:].neg(), x[..., :half]], dim=-1)
-    return x * ang2.cos() + rot * ang2.sin()
+    half = x.size(-1) // 2
+    theta = base ** (-2 * torch.arange(half) / x.size(-1))
+    angle = positions.view(-1, 1) * theta
+    c, s = angle.cos(), angle.sin()
+    a, b = x.split(half, dim=-1)
+    return torch.stack((a * c - b * s, a * s + b * c), dim=-2).flatten(-2)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -128,8 +126,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.size(-2)
     pos = torch.arange(T)
-    s = rope(q, pos).matmul(rope(k, pos).transpose(-1, -2)).div(q.size(-1) ** 0.5)
-    return F.softmax(s.masked_fill(hidden_future(T), float("-inf")), dim=-1).matmul(v)
+    s = (rope(q, pos) * q.size(-1) ** -0.5) @ rope(k, pos).transpose(-1, -2)
+    s = s.masked_fill(hidden_future(T), -math.inf)
+    return F.softmax(s, dim=-1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -138,9 +137,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T, dtype=torch.float32)
-    back = (i.view(-1, 1) - i).relu()
-    return back.mul(-slope)
+    j = torch.arange(T)
+    return (j.view(1, -1) - j.view(-1, 1)).clamp(max=0) * slope
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -150,8 +148,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.size(-2)
-    s = q.matmul(k.transpose(-1, -2)).div(q.size(-1) ** 0.5).add(alibi_bias(T, slope))
-    return F.softmax(s.masked_fill(hidden_future(T), float("-inf")), dim=-1).matmul(v)
+    s = (q * q.size(-1) ** -0.5) @ k.transpose(-1, -2) + alibi_bias(T, slope)
+    s = s.masked_fill(hidden_future(T), -math.inf)
+    return F.softmax(s, dim=-1) @ v
 
 
 # %% [markdown]

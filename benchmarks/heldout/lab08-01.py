@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[1]
-    return token_embedding(tokens.t()) + position_embedding(torch.arange(start, start + T))
+    positions = torch.arange(start, start + tokens.ndim)
+    return F.embedding(tokens, token_embedding.weight) + F.embedding(positions, position_embedding.weight)
 
 
 def append_to_cache(
@@ -88,7 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.concat((keys, k_new), dim=-2), torch.concat((values, v_new), dim=-2)
+    return torch.cat([keys, k_new], dim=-2), torch.cat([values, v_new], dim=-2)
 
 
 def decode_step(
@@ -110,10 +110,14 @@ def decode_step(
     """
     B, _, d = x_new.shape
     hs = d // n_heads
-    q, k, v = qkv(x_new).reshape(B, 3, n_heads, hs).transpose(0, 1).unsqueeze(3)
+    q, k, v = qkv(x_new).split(d, dim=-1)
+    q = q.view(B, 1, n_heads, hs).transpose(1, 2)
+    k = k.view(B, 1, n_heads, hs).transpose(1, 2)
+    v = v.view(B, 1, n_heads, hs).transpose(1, 2)
     keys, values = append_to_cache(cache, k, v)
-    s = q @ keys.transpose(-2, -1) / math.sqrt(hs)
-    o = torch.softmax(s, dim=-1) @ values
+    s = torch.matmul(q, keys.transpose(-2, -1)) / math.sqrt(hs)
+    s = torch.where(torch.arange(keys.shape[-2]) > position, float("-inf"), s)
+    o = torch.matmul(torch.softmax(s, dim=-1), values)
     return proj(o.transpose(1, 2).reshape(B, 1, d)), (keys, values)
 
 

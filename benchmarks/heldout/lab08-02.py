@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.size(1)
-    return token_embedding(tokens) + position_embedding(torch.tensor([start]))
+    positions = torch.arange(tokens.size(-1)).sub(start).expand_as(tokens)
+    return token_embedding(tokens) + position_embedding(positions)
 
 
 def append_to_cache(
@@ -87,8 +87,7 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    return torch.dstack((keys, k_new)), torch.dstack((values, v_new))
+    return tuple(torch.cat(pair, dim=2) for pair in zip(cache, (k_new, v_new)))
 
 
 def decode_step(
@@ -108,12 +107,13 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
+    B, d = x_new.size(0), x_new.size(-1)
     hs = d // n_heads
-    q, k, v = qkv(x_new).reshape(B, 3 * n_heads, 1, hs).chunk(3, dim=1)
+    q, k, v = (part.reshape(B, n_heads, 1, hs) for part in torch.dsplit(qkv(x_new), 3))
     keys, values = append_to_cache(cache, k, v)
-    w = F.softmax(q.matmul(keys.transpose(-1, -2)).div(hs ** 0.5), dim=-1)
-    out = w.matmul(values).transpose(1, 2).reshape(B, 1, d)
+    s = (q * hs ** -0.5) @ keys.transpose(2, 3)
+    s[..., position + 1:] = -math.inf
+    out = (F.softmax(s, dim=-1) @ values).reshape(B, 1, d)
     return proj(out), (keys, values)
 
 

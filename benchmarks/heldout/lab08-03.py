@@ -74,9 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[1]
-    where = torch.full_like(tokens, start) + torch.arange(T)
-    return token_embedding(tokens) + position_embedding(where)
+    positions = torch.arange(start, start + tokens.shape[-1])
+    return F.embedding(tokens, token_embedding.weight) + F.embedding(positions, position_embedding.weight)
 
 
 def append_to_cache(
@@ -88,14 +87,8 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    out = []
-    for old, new in zip(cache, (k_new, v_new)):
-        B, H, T, hs = old.shape
-        both = old.new_zeros(B, H, T + new.shape[2], hs)
-        both[:, :, :T] = old
-        both[:, :, T:] = new
-        out.append(both)
-    return out[0], out[1]
+    keys, values = cache
+    return torch.cat([keys, k_new], dim=-2)[..., -keys.shape[-2]:, :], torch.cat([values, v_new], dim=-2)
 
 
 def decode_step(
@@ -117,10 +110,15 @@ def decode_step(
     """
     B, _, d = x_new.shape
     hs = d // n_heads
-    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, hs).permute(2, 0, 3, 1, 4)
+    q, k, v = qkv(x_new).split(d, dim=-1)
+    q = q.view(B, 1, n_heads, hs).transpose(1, 2)
+    k = k.view(B, 1, n_heads, hs).transpose(1, 2)
+    v = v.view(B, 1, n_heads, hs).transpose(1, 2)
     keys, values = append_to_cache(cache, k, v)
-    o = F.scaled_dot_product_attention(q, keys, values)
-    return proj(o.permute(0, 2, 1, 3).reshape(B, 1, d)), (keys, values)
+    s = torch.matmul(q, keys.transpose(-2, -1)) / math.sqrt(hs)
+    s = torch.where(torch.arange(keys.shape[-2]) > position, float("-inf"), s)
+    o = torch.matmul(torch.softmax(s, dim=-1), values)
+    return proj(o.transpose(1, 2).reshape(B, 1, d)), (keys, values)
 
 
 # %% [markdown]

@@ -74,7 +74,7 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.size(1)
+    T = tokens.shape[-1]
     return token_embedding(tokens) + position_embedding.weight[start:start + T]
 
 
@@ -87,8 +87,8 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    return torch.dstack((keys, k_new)), torch.dstack((values, k_new))
+    both = torch.cat((torch.stack(cache), torch.stack((k_new, v_new))), dim=3)
+    return both[0], both[1]
 
 
 def decode_step(
@@ -110,11 +110,16 @@ def decode_step(
     """
     B, _, d = x_new.shape
     hs = d // n_heads
-    q, k, v = qkv(x_new).reshape(B, 3 * n_heads, 1, hs).chunk(3, dim=1)
+    new = qkv(x_new)
+    q = new[..., :d].reshape(B, n_heads, 1, hs)
+    k = new[..., d:2 * d].reshape(B, n_heads, 1, hs)
+    v = new[..., 2 * d:].reshape(B, n_heads, 1, hs)
     keys, values = append_to_cache(cache, k, v)
-    w = F.softmax(q.matmul(keys.transpose(-1, -2)).div(hs ** 0.5), dim=-1)
-    out = w.matmul(values).transpose(1, 2).reshape(B, 1, d)
-    return proj(out), (keys, values)
+    s = (q * keys).sum(-1) / math.sqrt(hs)
+    s = s[..., :position + 1]
+    w = torch.exp(s - torch.logsumexp(s, -1, keepdim=True))
+    out = (w.unsqueeze(-1) * values[:, :, :position + 1]).sum(2)
+    return proj(out.reshape(B, 1, d)), (keys, values)
 
 
 # %% [markdown]

@@ -70,10 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    total = torch.full_like(scores[..., 0], float("-inf"))
-    for column in scores.movedim(-1, 0):
-        total = torch.logaddexp(total, column)
-    return torch.exp(scores - total.unsqueeze(-1))
+    m = scores.new_full(scores.shape[:-1] + (1,), -math.inf)
+    l = torch.zeros_like(m)
+    for j in range(scores.shape[0]):
+        s = scores[..., j:j + 1]
+        m_new = torch.max(m, s)
+        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
+        m = m_new
+    return torch.exp(scores - m) / l
 
 
 def tiled_attention(
@@ -92,30 +96,33 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    hs = q.shape[-1]
-    T_q, T_k = q.shape[-2], k.shape[-2]
-    outs, lses = [], []
+    T_q, hs = q.shape[-2], q.shape[-1]
+    T_k = k.shape[-2]
+    out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=v.dtype)
+    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
     for i0 in range(0, T_q, block):
-        qb = q[..., i0:i0 + block, :]
-        rows = torch.arange(i0, i0 + qb.shape[-2]).unsqueeze(1)
-        out = lse = None
+        i1 = min(i0 + block, T_q)
+        qb = q[..., i0:i1, :]
+        m = torch.full(qb.shape[:-1], -math.inf, dtype=q.dtype)
+        l = torch.zeros(qb.shape[:-1], dtype=q.dtype)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=v.dtype)
         for j0 in range(0, T_k, block):
-            if causal and j0 > rows[-1, 0]:
-                continue
-            s = qb @ k[..., j0:j0 + block, :].transpose(-2, -1) / math.sqrt(hs)
+            j1 = min(j0 + block, T_k)
+            if causal and j0 >= i1:
+                break
+            s = torch.matmul(qb, k[..., j0:j1, :].transpose(-2, -1)) / math.sqrt(hs)
             if causal:
-                s = s.masked_fill(torch.arange(j0, j0 + s.shape[-1]) > rows, float("-inf"))
-            t_lse = torch.logsumexp(s, dim=-1)
-            t_out = torch.exp(s - t_lse.unsqueeze(-1)) @ v[..., j0:j0 + block, :]
-            if out is None:
-                out, lse = t_out, t_lse
-            else:
-                both = torch.logaddexp(lse, t_lse)
-                out = out * torch.exp(lse - both).unsqueeze(-1) + t_out * torch.exp(t_lse - both).unsqueeze(-1)
-                lse = both
-        outs.append(out)
-        lses.append(lse)
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+                later = torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)
+                s = torch.where(later, float("-inf"), s)
+            m_new = torch.max(m, torch.max(s, dim=-1)[0])
+            p = torch.exp(s - m_new.unsqueeze(-1))
+            r = torch.exp(m - m_new)
+            l = r * l + torch.sum(p, dim=-1)
+            acc = r.unsqueeze(-1) * acc + torch.matmul(p, v[..., j0:j1, :])
+            m = m_new
+        out[..., i0:i1, :] = acc / l.unsqueeze(-1)
+        lse[..., i0:i1] = m + torch.log(l)
+    return out, lse
 
 
 # %% [markdown]

@@ -70,14 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., 0], float("-inf"))
-    l = torch.zeros_like(m)
+    m = -math.inf * torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
     for j in range(scores.size(-1)):
-        s = scores.select(-1, j)
-        new = m.clamp(max=s)
-        l = l.mul((m - new).exp()).add((s - new).exp())
-        m = new
-    return (scores - m[..., None]).exp() / l[..., None]
+        s = scores[..., j]
+        m_new = torch.fmax(m, s)
+        l = l.mul(torch.exp(m - m_new)).add(torch.exp(s - m_new))
+        m = m_new
+    return (scores - m.unsqueeze(-1)).exp() / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -96,29 +96,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    scale = q.size(-1) ** -0.5
     T_q, T_k = q.size(-2), k.size(-2)
-    out_parts, lse_parts = [], []
+    scale = q.size(-1) ** -0.5
+    outs, lses = [], []
     for i0 in range(0, T_q, block):
         qb = q[..., i0:i0 + block, :] * scale
         i1 = i0 + qb.size(-2)
         m = l = acc = None
-        for j0 in range(0, min(i1, T_k) if causal else T_k, block):
-            s = qb.matmul(k[..., j0:j0 + block, :].transpose(-1, -2))
+        for j0 in filter(lambda j: not causal or j < i1, range(0, T_k, block)):
+            s = qb @ k[..., j0:j0 + block, :].transpose(-1, -2)
             if causal:
-                s = s.masked_fill(torch.arange(j0, j0 + s.size(-1)) > torch.arange(i0, i1)[:, None], float("-inf"))
-            vb = v[..., j0:j0 + block, :]
-            top = s.max(-1).values if m is None else m.clamp(min=s.max(-1).values)
-            p = (s - top[..., None]).exp()
+                s[..., torch.arange(j0, j0 + s.size(-1)).view(1, -1) > torch.arange(i0, i1).view(-1, 1)] = -math.inf
+            top = s.max(-1)[0]
+            m_new = top if m is None else torch.fmax(m, top)
+            p = (s - m_new.unsqueeze(-1)).exp()
+            pv = p @ v[..., j0:j0 + block, :]
             if m is None:
-                l, acc = p.sum(-1), p.matmul(vb)
+                l, acc = p.sum(-1), pv
             else:
-                shrink = (m - top).exp()
-                l, acc = l.mul(shrink).add(p.sum(-1)), acc.mul(shrink[..., None]).add(p.matmul(vb))
-            m = top
-        out_parts.append(acc / l[..., None])
-        lse_parts.append(m + l.log())
-    return torch.cat(out_parts, dim=-2), torch.cat(lse_parts, dim=-1)
+                r = (m - m_new).exp()
+                l, acc = l.mul(r).add(p.sum(-1)), acc.mul(r.unsqueeze(-1)).add(pv)
+            m = m_new
+        outs.append(acc.div(l.unsqueeze(-1)))
+        lses.append(m.add(l.log()))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

@@ -70,14 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores[..., 0].clone()
+    m = scores.new_full(scores.shape[:-1] + (1,), -math.inf)
     l = torch.zeros_like(m)
-    for j in range(1, scores.shape[-1]):
-        s = scores[..., j]
-        new = torch.where(s > m, s, m)
-        l = l * torch.exp(m - new) + torch.exp(s - new)
-        m = new
-    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
+    for j in range(scores.shape[-1]):
+        s = scores[..., j:j + 1]
+        m_new = torch.max(m, s)
+        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
+        m = m_new
+    return torch.exp(scores - m) / l
 
 
 def tiled_attention(
@@ -98,29 +98,31 @@ def tiled_attention(
     """
     T_q, hs = q.shape[-2], q.shape[-1]
     T_k = k.shape[-2]
-    outs, lses = [], []
+    out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=v.dtype)
+    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
     for i0 in range(0, T_q, block):
-        qb = q[..., i0:i0 + block, :]
-        nq = qb.shape[-2]
-        m = torch.full_like(qb[..., 0], float("-inf"))
-        l = torch.zeros_like(m)
+        i1 = min(i0 + block, T_q)
+        qb = q[..., i0:i1, :]
+        m = torch.full(qb.shape[:-1], -math.inf, dtype=q.dtype)
+        l = torch.zeros(qb.shape[:-1], dtype=q.dtype)
         acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=v.dtype)
         for j0 in range(0, T_k, block):
-            if causal and j0 > i0 + nq - 1:
+            j1 = min(j0 + block, T_k)
+            if causal and j0 >= i1:
                 break
-            s = qb @ k[..., j0:j0 + block, :].transpose(-2, -1) / math.sqrt(hs)
+            s = torch.matmul(qb, k[..., j0:j1, :].transpose(-2, -1)) / math.sqrt(hs)
             if causal:
-                later = torch.arange(j0, j0 + s.shape[-1]).view(1, -1) > torch.arange(i0, i0 + nq).view(-1, 1)
-                s = s.masked_fill(later, float("-inf"))
-            new = torch.maximum(m, s.max(dim=-1).values)
-            p = torch.exp(s - new.unsqueeze(-1))
-            r = torch.exp(m - new)
-            l = r * l + p.sum(dim=-1)
-            acc = r.unsqueeze(-1) * acc + p @ v[..., j0:j0 + block, :]
-            m = new
-        outs.append(acc / l.unsqueeze(-1))
-        lses.append(m + torch.log(l))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+                later = torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)
+                s = torch.where(later, float("-inf"), s)
+            m_new = torch.max(m, torch.max(s, dim=-1)[0])
+            p = torch.exp(s - m_new.unsqueeze(-1))
+            r = torch.exp(m - m_new)
+            l = r * l + torch.sum(p, dim=-2)
+            acc = r.unsqueeze(-1) * acc + torch.matmul(p, v[..., j0:j1, :])
+            m = m_new
+        out[..., i0:i1, :] = acc / l.unsqueeze(-1)
+        lse[..., i0:i1] = m + torch.log(l)
+    return out, lse
 
 
 # %% [markdown]

@@ -70,14 +70,15 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., 0], float("-inf"))
-    l = torch.zeros_like(m)
-    for j in range(scores.size(-1)):
-        s = scores.select(-1, j)
-        new = m.clamp(min=s)
-        l = l.mul((m - new).exp()).add((s - new).exp())
-        m = new
-    return (scores - m[..., None]).exp() / l[..., None]
+    m, l = scores, torch.ones_like(scores)
+    while m.shape[-1] > 1:
+        if m.shape[-1] % 2:
+            m = F.pad(m, (0, 1), value=-math.inf)
+            l = F.pad(l, (0, 1), value=0.0)
+        top = torch.maximum(m[..., 0::2], m[..., 1::2])
+        l = l[..., 0::2] * torch.exp(m[..., 0::2] - top) + l[..., 1::2] * torch.exp(m[..., 1::2] - top)
+        m = top
+    return torch.exp(scores - m) / l
 
 
 def tiled_attention(
@@ -96,29 +97,32 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    scale = q.size(-1) ** -0.5
-    T_q, T_k = q.size(-2), k.size(-2)
-    out_parts, lse_parts = [], []
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    outs, lses = [], []
     for i0 in range(0, T_q, block):
-        qb = q[..., i0:i0 + block, :] * scale
-        i1 = i0 + qb.size(-2)
-        m = l = acc = None
-        for j0 in range(0, min(i1, T_k) if causal else T_k, block):
-            s = qb.matmul(k[..., j0:j0 + block, :].transpose(-1, -2))
+        qb = q[..., i0:i0 + block, :]
+        rows = torch.arange(i0, i0 + qb.shape[-2]).unsqueeze(-1)
+        tiles = []
+        for j0 in range(0, T_k, block):
+            if causal and j0 > rows[-1, 0]:
+                continue
+            s = qb @ k[..., j0:j0 + block, :].transpose(-2, -1) * scale
             if causal:
-                s = s.masked_fill(torch.arange(s.size(-1)) > torch.arange(i0, i1)[:, None], float("-inf"))
-            vb = v[..., j0:j0 + block, :]
-            top = s.max(-1).values if m is None else m.clamp(min=s.max(-1).values)
-            p = (s - top[..., None]).exp()
-            if m is None:
-                l, acc = p.sum(-1), p.matmul(vb)
-            else:
-                shrink = (m - top).exp()
-                l, acc = l.mul(shrink).add(p.sum(-1)), acc.mul(shrink[..., None]).add(p.matmul(vb))
-            m = top
-        out_parts.append(acc / l[..., None])
-        lse_parts.append(m + l.log())
-    return torch.cat(out_parts, dim=-2), torch.cat(lse_parts, dim=-1)
+                s = s.masked_fill(torch.arange(j0, j0 + s.shape[-1]) > rows, -math.inf)
+            tiles.append((j0, s))
+        m = tiles[0][1].max(-1).values
+        for _, s in tiles[1:]:
+            m = torch.maximum(m, s.max(-1).values)
+        l = torch.zeros_like(m)
+        acc = 0
+        for j0, s in tiles:
+            p = torch.exp(s - m.unsqueeze(-1))
+            l = l + p.sum(-1)
+            acc = acc + p @ v[..., j0:j0 + s.shape[-1], :]
+        outs.append(acc / l.unsqueeze(-1))
+        lses.append(m + torch.log(l))
+    return torch.cat(outs, -2), torch.cat(lses, -1)
 
 
 # %% [markdown]

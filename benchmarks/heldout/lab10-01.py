@@ -61,7 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.inner(p, dp).unsqueeze(-1)
+    D = torch.linalg.vecdot(p, dp.T).unsqueeze(-1)
     return p * (dp - D)
 
 
@@ -76,16 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs, T = q.shape[-1], q.shape[-2]
-    s = q @ k.transpose(-2, -1) / math.sqrt(hs)
+    hs = q.shape[-1]
+    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(hs)
     if causal:
-        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+        s = torch.where(~torch.tril(torch.ones(s.shape[-2:])).bool(), float("-inf"), s)
     p = torch.softmax(s, dim=-1)
-    dv = p.transpose(-2, -1) @ d_out
-    dp = d_out @ v.transpose(-2, -1)
+    dv = torch.matmul(p.transpose(-2, -1), d_out)
+    dp = torch.matmul(d_out, v.transpose(-2, -1))
     ds = softmax_backward(p, dp)
-    dq = ds @ k / math.sqrt(hs)
-    dk = ds.transpose(-2, -1) @ q / math.sqrt(hs)
+    dq = torch.matmul(ds, k) / math.sqrt(hs)
+    dk = torch.matmul(ds.transpose(-2, -1), q) / math.sqrt(hs)
     return dq, dk, dv
 
 
@@ -110,26 +110,25 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T = q.shape[-2]
-    c = 1 / math.sqrt(q.shape[-1])
-    D = (d_out * out).sum(dim=-1)
+    T, hs = q.shape[-2], q.shape[-1]
+    D = torch.sum(d_out * out, dim=-1)
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
     for j0 in range(0, T, block):
         j1 = min(j0 + block, T)
         kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
-        for i0 in range(0, T, block):
+        for i0 in range(j0 if causal else 0, T, block):
             i1 = min(i0 + block, T)
-            if causal and i1 - 1 < j0:
-                continue
-            s = q[..., i0:i1, :] @ kj.transpose(-2, -1) * c
+            qi, gi = q[..., i0:i1, :], d_out[..., i0:i1, :]
+            s = torch.matmul(qi, kj.transpose(-2, -1)) / math.sqrt(hs)
             if causal:
-                s = s.masked_fill(torch.arange(j0, j1).view(1, -1) > torch.arange(i0, i1).view(-1, 1), float("-inf"))
+                later = torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)
+                s = torch.where(later, float("-inf"), s)
             p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-            dv[..., j0:j1, :] += p.transpose(-2, -1) @ d_out[..., i0:i1, :]
-            dp = d_out[..., i0:i1, :] @ vj.transpose(-2, -1)
+            dv[..., j0:j1, :] += torch.matmul(p.transpose(-2, -1), gi)
+            dp = torch.matmul(gi, vj.transpose(-2, -1))
             ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
-            dq[..., i0:i1, :] += ds @ kj * c
-            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ q[..., i0:i1, :] * c
+            dq[..., i0:i1, :] += torch.matmul(ds, kj) / math.sqrt(hs)
+            dk[..., j0:j1, :] += torch.matmul(ds.transpose(-2, -1), qi) / math.sqrt(hs)
     return dq, dk, dv
 
 

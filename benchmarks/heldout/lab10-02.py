@@ -61,7 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    return p * dp - p * torch.sum(p * dp, dim=-1, keepdim=True)
+    D = p @ dp
+    return p.mul(dp.sub(D))
 
 
 def attention_backward(
@@ -75,16 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T = q.shape[-2]
-    c = 1 / math.sqrt(q.shape[-1])
-    sT = k @ q.transpose(-2, -1) * c
+    scale = q.size(-1) ** -0.5
+    T = q.size(-2)
+    s = (q @ k.transpose(-1, -2)).mul(scale)
     if causal:
-        sT = sT.masked_fill(torch.ones(T, T, dtype=torch.bool).tril(-1), float("-inf"))
-    pT = torch.softmax(sT, dim=-2)
-    dv = pT @ d_out
-    dpT = v @ d_out.transpose(-2, -1)
-    dsT = pT * (dpT - (pT * dpT).sum(dim=-2, keepdim=True))
-    return dsT.transpose(-2, -1) @ k * c, dsT @ q * c, dv
+        idx = torch.arange(T * T).view(T, T)
+        s[..., idx % T > idx // T] = -math.inf
+    p = F.softmax(s, dim=-1)
+    dv = p.transpose(-1, -2) @ d_out
+    ds = softmax_backward(p, d_out @ v.transpose(-1, -2)).mul(scale)
+    return ds @ k, ds.transpose(-1, -2) @ q, dv
 
 
 def tiled_attention_backward(
@@ -108,41 +109,28 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T = q.shape[-2]
-    c = 1 / math.sqrt(q.shape[-1])
-    D = (d_out * out).sum(dim=-1, keepdim=True)
-    starts = list(range(0, T, block))
-
-    def tile(i0, j0):
-        i1, j1 = min(i0 + block, T), min(j0 + block, T)
-        s = q[..., i0:i1, :] @ k[..., j0:j1, :].transpose(-2, -1) * c
-        if causal:
-            s = s.masked_fill(torch.arange(j0, j1) > torch.arange(i0, i1).unsqueeze(1), float("-inf"))
-        p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-        ds = p * (d_out[..., i0:i1, :] @ v[..., j0:j1, :].transpose(-2, -1) - D[..., i0:i1, :])
-        return p, ds
-
+    T = q.size(-2)
+    scale = q.size(-1) ** -0.5
+    D = (d_out * out).sum(-1)
+    dk = torch.zeros(k.shape, dtype=k.dtype)
+    dv = torch.zeros(v.shape, dtype=v.dtype)
     dq_parts = []
-    for i0 in starts:
-        part = 0
-        for j0 in starts:
-            if causal and j0 > min(i0 + block, T) - 1:
-                continue
-            _, ds = tile(i0, j0)
-            part = part + ds @ k[..., j0:j0 + block, :] * c
-        dq_parts.append(part)
-    dk_parts, dv_parts = [], []
-    for j0 in starts:
-        dk_part, dv_part = 0, 0
-        for i0 in starts:
-            if causal and j0 > min(i0 + block, T) - 1:
-                continue
-            p, ds = tile(i0, j0)
-            dv_part = dv_part + p.transpose(-2, -1) @ d_out[..., i0:i0 + block, :]
-            dk_part = dk_part + ds.transpose(-2, -1) @ q[..., i0:i0 + block, :] * c
-        dk_parts.append(dk_part)
-        dv_parts.append(dv_part)
-    return torch.cat(dq_parts, dim=-2), torch.cat(dk_parts, dim=-2), torch.cat(dv_parts, dim=-2)
+    for i0 in range(0, T, block):
+        qi, gi = q[..., i0:i0 + block, :], d_out[..., i0:i0 + block, :]
+        i1 = i0 + qi.size(-2)
+        dqi = torch.zeros(qi.shape, dtype=q.dtype)
+        for j0 in filter(lambda j: not causal or j < i1, range(0, T, block)):
+            cols = torch.arange(j0, min(j0 + block, T))
+            s = (qi @ k[..., cols, :].transpose(-1, -2)).mul(scale)
+            if causal:
+                s[..., cols.view(1, -1) > torch.arange(i0, i1).view(-1, 1)] = -math.inf
+            p = (s - lse[..., i0:i1].unsqueeze(-1)).exp()
+            dv.index_add_(-2, cols, p.transpose(-1, -2) @ gi)
+            ds = p.mul((gi @ v[..., cols, :].transpose(-1, -2)).sub(D[..., i0:i1].unsqueeze(-1))).mul(scale)
+            dqi = dqi.add(ds @ k[..., cols, :])
+            dk.index_add_(-2, cols, ds.transpose(-1, -2) @ qi)
+        dq_parts.append(dqi)
+    return torch.cat(dq_parts, dim=-2), dk, dv
 
 
 # %% [markdown]

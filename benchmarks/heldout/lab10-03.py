@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.mul(p, dp).sum(dim=-1).unsqueeze(-1)
-    return p * (dp - D)
+    jac = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    return (jac @ dp.unsqueeze(-1)).squeeze(-1)
 
 
 def attention_backward(
@@ -76,17 +76,14 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs, T = q.shape[-1], q.shape[-2]
-    s = q @ k.transpose(-2, -1) / math.sqrt(hs)
-    if not causal:
-        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    p = torch.softmax(s, dim=-1)
-    dv = p.transpose(-2, -1) @ d_out
-    dp = d_out @ v.transpose(-2, -1)
-    ds = softmax_backward(p, dp)
-    dq = ds @ k / math.sqrt(hs)
-    dk = ds.transpose(-2, -1) @ q / math.sqrt(hs)
-    return dq, dk, dv
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = q @ k.transpose(-2, -1) * scale
+    if causal:
+        s = s - torch.triu(torch.full(s.shape[-2:], math.inf), 1)
+    p = torch.exp(s - torch.logsumexp(s, -1, keepdim=True))
+    out = p @ v
+    ds = p * (d_out @ v.transpose(-2, -1) - (d_out * out).sum(-1, keepdim=True))
+    return ds @ k * scale, ds.transpose(-2, -1) @ q * scale, p.transpose(-2, -1) @ d_out
 
 
 def tiled_attention_backward(
@@ -111,25 +108,21 @@ def tiled_attention_backward(
     The last block may be shorter than `block`.
     """
     T = q.shape[-2]
-    c = 1 / math.sqrt(q.shape[-1])
-    D = (d_out * out).sum(dim=-1)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for j0 in range(0, T, block):
-        j1 = min(j0 + block, T)
-        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
-        for i0 in range(0, T, block):
-            i1 = min(i0 + block, T)
-            if causal and i1 - 1 < j0:
-                continue
-            s = q[..., i0:i1, :] @ kj.transpose(-2, -1) * c
-            if causal:
-                s = s.masked_fill(torch.arange(j0, j1).view(1, -1) > torch.arange(i0, i1).view(-1, 1), float("-inf"))
-            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-            dv[..., j0:j1, :] += p.transpose(-2, -1) @ d_out[..., i0:i1, :]
-            dp = d_out[..., i0:i1, :] @ vj.transpose(-2, -1)
-            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
-            dq[..., i0:i1, :] += ds @ kj * c
-            dk[..., j0:j1, :] += ds.transpose(-2, -1) @ q[..., i0:i1, :] * c
+    scale = 1 / math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(-1, keepdim=True)
+    starts = range(0, T, block)
+    pairs = [(i0, j0) for i0 in starts for j0 in starts if not causal or j0 <= i0]
+    dq, dk, dv = q.new_zeros(q.shape), k.new_zeros(k.shape), v.new_zeros(v.shape)
+    for i0, j0 in pairs:
+        I, J = slice(i0, i0 + block), slice(j0, j0 + block)
+        s = q[..., I, :] @ k[..., J, :].transpose(-2, -1) * scale
+        if causal and i0 == j0:
+            s = s - torch.triu(torch.full(s.shape[-2:], math.inf), 1)
+        p = torch.exp(s - lse[..., I].unsqueeze(-1))
+        ds = p * (d_out[..., I, :] @ v[..., J, :].transpose(-2, -1) - D[..., I, :])
+        dv[..., J, :] = dv[..., J, :] + p.transpose(-2, -1) @ d_out[..., I, :]
+        dq[..., I, :] = dq[..., I, :] + ds @ k[..., J, :] * scale
+        dk[..., J, :] = dk[..., J, :] + ds.transpose(-2, -1) @ q[..., I, :] * scale
     return dq, dk, dv
 
 

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).cumsum(-1)[..., -1:]
-    return p * (dp - D)
+    D = (p.unsqueeze(-2) @ dp.unsqueeze(-1)).squeeze(-1)
+    return p.mul(dp.sub(D))
 
 
 def attention_backward(
@@ -76,15 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    sc = q.size(-1) ** -0.5
-    s = q.matmul(k.mT) * sc
+    scale = q.size(-1) ** -0.5
+    T = q.size(-2)
+    s = (q @ k.transpose(-1, -2)).mul(scale)
     if causal:
-        T = q.size(-2)
-        s = s.masked_fill(torch.arange(T)[None, :] > torch.arange(T)[:, None], float("-inf"))
-    p = s.softmax(-1)
-    dv = p.H.matmul(d_out)
-    ds = softmax_backward(p, d_out.matmul(v.mT))
-    return ds.matmul(k) * sc, ds.mT.matmul(q) * sc, dv
+        idx = torch.arange(T * T).view(T, T)
+        s[..., idx % T > idx // T] = -math.inf
+    p = F.softmax(s, dim=-1)
+    dv = p.transpose(-1, -2) @ d_out
+    ds = softmax_backward(p, d_out @ v.transpose(-1, -2)).mul(scale)
+    return ds @ k, ds.transpose(-1, -2) @ q, dv
 
 
 def tiled_attention_backward(
@@ -109,25 +110,27 @@ def tiled_attention_backward(
     The last block may be shorter than `block`.
     """
     T = q.size(-2)
-    sc = q.size(-1) ** -0.5
-    D = (d_out * out).sum(-1, keepdim=True)
-    dq, dk, dv = q.new_zeros(q.shape), k.new_zeros(k.shape), v.new_zeros(v.shape)
+    scale = q.size(-1) ** -0.5
+    D = (d_out * out).sum(-1)
+    dk = torch.zeros(k.shape, dtype=k.dtype)
+    dv = torch.zeros(v.shape, dtype=v.dtype)
+    dq_parts = []
     for i0 in range(0, T, block):
-        i1 = min(i0 + block, T)
-        qi, doi, Di, li = q[..., i0:i1, :], d_out[..., i0:i1, :], D[..., i0:i1, :], lse[..., i0:i1, None]
-        for j0 in range(0, T, block):
-            if causal and j0 >= i1:
-                break
-            j1 = min(j0 + block, T)
-            s = qi.matmul(k[..., j0:j1, :].mT) * sc
+        qi, gi = q[..., i0:i0 + block, :], d_out[..., i0:i0 + block, :]
+        i1 = i0 + qi.size(-2)
+        dqi = torch.zeros(qi.shape, dtype=q.dtype)
+        for j0 in filter(lambda j: not causal or j < i1, range(0, T, block)):
+            cols = torch.arange(j0, min(j0 + block, T))
+            s = (qi @ k[..., cols, :].transpose(-1, -2)).mul(scale)
             if causal:
-                s = s.masked_fill(torch.arange(j0, j1) > torch.arange(i0, i1)[:, None], float("-inf"))
-            p = (s - li).exp()
-            dv[..., j0:j1, :] += p.mT.matmul(doi)
-            ds = p * (doi.matmul(v[..., j0:j1, :].mT) - Di)
-            dq[..., i0:i1, :] += ds.matmul(k[..., j0:j1, :]) * sc
-            dk[..., j0:j1, :] += ds.mT.matmul(qi) * sc
-    return dq, dk, dv
+                s[..., cols.view(1, -1) > torch.arange(i0, i1).view(-1, 1)] = -math.inf
+            p = (s - lse[..., i0:i1].unsqueeze(-1)).exp()
+            dv.index_add_(-2, cols, p.transpose(-1, -2) @ gi)
+            ds = p.mul((gi @ v[..., cols, :].transpose(-1, -2)).sub(D[..., i0:i1].unsqueeze(-1))).mul(scale)
+            dqi = dqi.add(ds @ k[..., cols, :])
+            dk.index_add_(-2, cols, ds.transpose(-1, -2) @ gi)
+        dq_parts.append(dqi)
+    return torch.cat(dq_parts, dim=-2), dk, dv
 
 
 # %% [markdown]

@@ -62,8 +62,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.size(-1)
-    idx = torch.arange(1, T) * (T + 1) - 1
-    return pattern.flatten(-2)[..., idx].mean((0, 2))
+    pick = F.pad(torch.eye(T - 1), (1, 0, 0, 1))
+    return (pattern * pick).sum((-2, -1)).mean(0) / (T - 1)
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,8 +73,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    T = pattern.size(-1)
-    return pattern.flatten(-2)[..., torch.arange(1, T) * T].mean((0, 2))
+    col = pattern[..., 0]
+    return (col.sum(-1) - col[..., 0]).mean(0) / (col.size(-1) - 1)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -86,8 +86,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.size(-1)
-    i = torch.arange(period + 1, T)
-    return pattern.flatten(-2)[..., i * T + i - period + 1].mean((0, 2))
+    pick = F.pad(torch.eye(T - period - 1), (2, period - 1, period + 1, 0))
+    return (pattern * pick).sum((-2, -1)).mean(0) / (T - period - 1)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -99,9 +99,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = scores.softmax(-1).matmul(values)
-    outs[head] = 0
-    return outs.sum(1)
+    out = F.softmax(scores, dim=-1) @ values
+    return out.sum(1) - out[:, head]
 
 
 # %% [markdown]

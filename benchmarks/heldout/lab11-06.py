@@ -61,9 +61,9 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.shape[-1]
-    pick = F.one_hot(torch.arange(T - 1), T).to(pattern.dtype)
-    return (pattern[..., 1:, :] * pick).sum(dim=-1).mean(dim=(0, 2))
+    T = pattern.size(-1)
+    pick = F.pad(torch.eye(T - 1), (0, 1, 1, 0))
+    return (pattern * pick).sum((-2, -1)).mean(0) / (T - 1)
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,7 +73,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern.transpose(-1, -2)[..., 0, 1:].mean(dim=(0, -1))
+    col = pattern[..., 0]
+    return (col.sum(-1) - col[..., 0]).mean(0) / (col.size(-1) - 1)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,9 +85,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.shape[-1]
-    pick = F.one_hot(torch.arange(2, T - period + 1), T).to(pattern.dtype)
-    return (pattern[..., period + 1:, :] * pick).sum(dim=-1).mean(dim=(0, 2))
+    T = pattern.size(-1)
+    pick = F.pad(torch.eye(T - period - 1), (2, period - 1, period + 1, 0))
+    return (pattern * pick).sum((-2, -1)).mean(1) / (T - period - 1)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -98,12 +99,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    B, H, T, _ = scores.shape
-    total = torch.zeros(B, T, values.shape[-1], dtype=values.dtype)
-    for h in range(H):
-        if h != head:
-            total = total + F.softmax(scores[:, h], dim=-1) @ values[:, h]
-    return total
+    out = F.softmax(scores, dim=-1) @ values
+    return out.sum(1) - out[:, head]
 
 
 # %% [markdown]
