@@ -32,7 +32,8 @@ __all__ = ["BRACKET_OPS", "BRACKET_TERMS", "GROUP_OP", "bracket_edit", "closing_
 GROUP_OP = "group_terms"  # brackets around a run of terms (grouping.py)
 BRACKET_OPS = ("close_later", "close_earlier", GROUP_OP, "method_later", "close_after_first")
 # the operators whose right side may belong inside or outside a bracket
-BRACKET_TERMS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv)  # `//` last: close_later's alone
+# `//` and `**` last: close_later's alone (`x.div(d) ** 0.5` for `x.div(d ** 0.5)`)
+BRACKET_TERMS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow)
 # a term written after a sum acts on its last term as on the whole (`a + f(x) - s` is `a + (f(x) - s)`),
 # and a factor after a product on its last factor; not after a difference or a quotient (`a - f(x) + s`
 # is `a - (f(x) - s)`), nor across operators (`(a + f(x)) * s`)

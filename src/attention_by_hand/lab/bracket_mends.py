@@ -5,7 +5,8 @@
   reads rows 0 .. T - 1 and the number `start` is added to every value it returns. The mend moves
   the term after a call inside the bracket of each call the expression ends with, in turn
   (`index_select(0, torch.arange(T) + start)`, then `torch.arange(T + start)`). Tried on every
-  `+`, `-`, `*`, `/` and `//` whose left side ends with a call (`math.sqrt(d) // n_heads`).
+  `+`, `-`, `*`, `/`, `//` and `**` whose left side ends with a call (`math.sqrt(d) // n_heads`,
+  `s.div(q.size(1)) ** 0.5`: the root of the divided scores, where the root of the size was meant).
 - `close_after_first`: `d * rsqrt(var) + eps * w` for `d * rsqrt(var + eps) * w`: the bracket closed one
   name too early, before a term that is the first factor of a product; as written, that term is
   multiplied and added to the whole left side. The mend moves the bracket past that factor alone.
@@ -38,7 +39,8 @@ from attention_by_hand.lab.mutant_edits import OPS, Change, quote
 
 __all__ = ["BRACKET_OPS", "bracket_mends", "bracket_words"]
 
-_VERBS = {"+": "is added to", "-": "is subtracted from", "*": "multiplies", "/": "divides", "//": "floor-divides"}
+_VERBS = {"+": "is added to", "-": "is subtracted from", "*": "multiplies", "/": "divides", "//": "floor-divides",
+          "**": "is the power taken of"}
 
 
 def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:

@@ -23,7 +23,9 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - step_mends.py: a slice's step one off;
 - inferred_mends.py: the `-1` of a reshape at the wrong end, or a size typed where `-1` belongs;
 - order_mends.py: `!=` where an order (`>`, `<`, ...) was meant;
-- spread_mends.py: a shape spread into `arange` (`arange(*x.shape)`).
+- spread_mends.py: a shape spread into `arange` (`arange(*x.shape)`);
+- in_place_mends.py: an in-place method used for its value on a tensor made on the spot;
+- clamp_mends.py: a clamp's bound read as the other one (`max=` for `min=`).
 """
 
 from __future__ import annotations
@@ -32,9 +34,11 @@ import ast
 
 from attention_by_hand.lab.argument_mends import ARGUMENT_OPS, argument_mends, argument_words
 from attention_by_hand.lab.bracket_mends import BRACKET_OPS, bracket_mends, bracket_words
+from attention_by_hand.lab.clamp_mends import CLAMP_OPS, clamp_mends, clamp_words
 from attention_by_hand.lab.conditional_mends import CONDITIONAL_OPS, conditional_mends, conditional_words
 from attention_by_hand.lab.extra_axis_mends import EXTRA_AXIS_OPS, extra_axis_mends, extra_axis_words
 from attention_by_hand.lab.identity_mends import IDENTITY_OPS, identity_mends, identity_words
+from attention_by_hand.lab.in_place_mends import IN_PLACE_OPS, in_place_mends, in_place_words
 from attention_by_hand.lab.inferred_mends import INFERRED_OPS, inferred_mends, inferred_words
 from attention_by_hand.lab.layer_mends import LAYER_OPS, layer_mends, layer_words
 from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_mends, layout_words
@@ -69,7 +73,8 @@ _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends,
              (EXTRA_AXIS_OPS, extra_axis_mends, extra_axis_words), (CONDITIONAL_OPS, conditional_mends, conditional_words),
              (PICKED_OPS, picked_mends, picked_words), (STEP_OPS, step_mends, step_words),
              (INFERRED_OPS, inferred_mends, inferred_words), (ORDER_OPS, order_mends, order_words),
-             (SPREAD_OPS, spread_mends, spread_words))
+             (SPREAD_OPS, spread_mends, spread_words), (IN_PLACE_OPS, in_place_mends, in_place_words),
+             (CLAMP_OPS, clamp_mends, clamp_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 
