@@ -1,6 +1,7 @@
 """What the reading of set BG left only observed, each written here another way than its files: an
 in-place comparison used for its value on a tensor made on the spot; a power written after the
-bracket of the call whose argument it belonged on; and a clamp's bound read as the other one."""
+bracket of the call whose argument it belonged on (never onto a number); and a clamp's bound read as the
+other one."""
 
 from __future__ import annotations
 
@@ -59,3 +60,19 @@ def test_a_clamps_ceiling_where_its_floor_was_meant_is_mended_to_the_floor(tmp_p
     found = failed_hints(tmp_path, "lab-09-flash-attention.py", ceiling, "online_softmax")
     assert found and all("the other bound of a clamp: `max=` is a ceiling" in h
                          and "`torch.clamp(run, min=col)` for `torch.clamp(run, max=col)`" in h for h in found)
+
+
+# the weights squared: the power belongs outside, and put on the axis it reads the same axis by chance
+SQUARED_WEIGHTS = '''
+def attention_weights(x, query, key):
+    q, k = query(x), key(x)
+    scores = torch.mm(q, k.t()).div(k.shape[-1] ** 0.5)
+    T = x.shape[0]
+    hidden = torch.ones(T, T).triu(1).bool()
+    return scores.masked_fill(hidden, float("-inf")).softmax(-1) ** 2
+'''
+
+
+def test_a_power_is_never_moved_onto_a_number_inside_the_bracket(tmp_path):
+    found = failed_hints(tmp_path, "lab-04-attention.py", SQUARED_WEIGHTS, "attention_weights")
+    assert found and not any("a bracket closed too early" in h for h in found)

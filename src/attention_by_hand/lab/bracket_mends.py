@@ -6,7 +6,8 @@
   the term after a call inside the bracket of each call the expression ends with, in turn
   (`index_select(0, torch.arange(T) + start)`, then `torch.arange(T + start)`). Tried on every
   `+`, `-`, `*`, `/`, `//` and `**` whose left side ends with a call (`math.sqrt(d) // n_heads`,
-  `s.div(q.size(1)) ** 0.5`: the root of the divided scores, where the root of the size was meant).
+  `s.div(q.size(1)) ** 0.5`: the root of the divided scores, where the root of the size was meant; a
+  power never onto a number, `softmax(-1) ** 2`).
 - `close_after_first`: `d * rsqrt(var) + eps * w` for `d * rsqrt(var + eps) * w`: the bracket closed one
   name too early, before a term that is the first factor of a product; as written, that term is
   multiplied and added to the whole left side. The mend moves the bracket past that factor alone.
@@ -39,8 +40,7 @@ from attention_by_hand.lab.mutant_edits import OPS, Change, quote
 
 __all__ = ["BRACKET_OPS", "bracket_mends", "bracket_words"]
 
-_VERBS = {"+": "is added to", "-": "is subtracted from", "*": "multiplies", "/": "divides", "//": "floor-divides",
-          "**": "is the power taken of"}
+_VERBS = {"+": "is added to", "-": "is subtracted from", "*": "multiplies", "/": "divides", "//": "floor-divides"}
 
 
 def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -66,12 +66,14 @@ def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         found.append(Change(fdef.name, index[id(node)], op, arg, "order", said, lines[id(node)]))
 
     for node in (n for n in ast.walk(fdef) if id(n) in lines):
-        if isinstance(node, ast.BinOp) and isinstance(node.op, BRACKET_TERMS) and closing_call(node.left, type(node.op)):
+        call = closing_call(node.left, type(node.op)) if isinstance(node, ast.BinOp) and isinstance(node.op, BRACKET_TERMS) else None
+        # a power never goes onto a number (`softmax(-1) ** 2`: `(-1) ** 2` reads the same axis on a matrix, by chance)
+        if call is not None and not (isinstance(node.op, ast.Pow) and number_of(call.args[-1]) is not None):
             add(node, "close_later")
         if first_factor(node) is not None:
             add(node, "close_after_first")
         if (isinstance(node, ast.Call) and node.args and isinstance(node.args[-1], ast.BinOp)
-                and isinstance(node.args[-1].op, BRACKET_TERMS[:4])):  # not `//`: `f(a // n)` is rarely `f(a) // n`
+                and isinstance(node.args[-1].op, BRACKET_TERMS[:4])):  # not `//` nor `**`: `f(a // n)` is rarely `f(a) // n`
             add(node, "close_earlier")
         # on the whole last argument mutants.py's `nest` tries it, except after an operation written as a method
         # (`m.add(l).log()` for `m.add(l.log())`), whose argument is one term, no call of the reference's
@@ -144,8 +146,9 @@ def bracket_words(node: ast.AST, change: Change) -> str | None:
             return None
         term, inner, called = quote(node.right), quote(call.args[-1]), _called(call)
         acted = f"what `{called}` returns" if call is node.left or sign != "//" else f"`{quote(node.left)}`"
-        return (f"a bracket closed too early: `{sign} {term}` stands after the bracket of `{called}`, so `{term}` "
-                f"{_VERBS[sign]} {acted}, where it belongs inside, on `{inner}`")
+        done = f"{acted} is raised to `{term}`" if sign == "**" else f"`{term}` {_VERBS[sign]} {acted}"
+        return (f"a bracket closed too early: `{sign} {term}` stands after the bracket of `{called}`, so {done}, where it "
+                f"belongs inside, on `{inner}`")
     if change.op == "method_later" and len(method_spine(node)) > change.arg:
         called = _called(node.func.value)  # the method as written, its keywords too: `.sum(-1, keepdim=True)`
         method = ast.unparse(ast.Call(ast.Attribute(ast.Name("_"), node.func.attr), node.args, node.keywords))[1:]

@@ -3,9 +3,9 @@
 `new = m.clamp(max=s)`, meant as the running maximum of `m` and `s`: `max=` reads as "the maximum",
 but it is the CEILING clamp puts on each entry, so the entry kept is the smaller of the two; the
 larger is kept by the FLOOR, `min=` (`torch.maximum(m, s)` says it outright). The mend
-(`clamp_side`) gives the bound to the other keyword (`max=` for `min=` and back), or calls the
-other of `clamp_max` and `clamp_min`: tried at every `clamp` or `clip` given one bound by keyword,
-and every `clamp_min` and `clamp_max`.
+(`clamp_side`) gives the bound to the other keyword (`max=` for `min=` and back): tried at every
+`clamp` or `clip` given one bound by keyword. `clamp_max` for `clamp_min` is another name of a
+call, which the reference's changes already try (and catalogued hints name).
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
@@ -20,22 +20,18 @@ from attention_by_hand.lab.mutant_edits import Change, quote
 __all__ = ["CLAMP_OPS", "clamp_mends", "clamp_words"]
 
 CLAMP_OPS = ("clamp_side",)
-_OTHER = {"min": "max", "max": "min", "clamp_min": "clamp_max", "clamp_max": "clamp_min"}
+_OTHER = {"min": "max", "max": "min"}
 # what each bound is, and what it keeps of an entry and the bound
 _IS = {"min": "a floor", "max": "a ceiling"}
 _KEEPS = {"min": "the larger", "max": "the smaller"}
 
 
 def _bound(node: ast.AST) -> str | None:
-    """The bound a clamp is given, "min" or "max": one keyword of `clamp` or `clip`, or the call's name
-    (`clamp_min`); None for anything else."""
+    """The bound a clamp is given by keyword, "min" or "max", where it is its one keyword; None for anything else."""
     if not isinstance(node, ast.Call):
         return None
-    name = call_name(node)
-    if name in ("clamp_min", "clamp_max") and not node.keywords:
-        return name[len("clamp_"):]
     given = [k.arg for k in node.keywords]
-    return given[0] if name in ("clamp", "clip") and len(given) == 1 and given[0] in ("min", "max") else None
+    return given[0] if call_name(node) in ("clamp", "clip") and len(given) == 1 and given[0] in ("min", "max") else None
 
 
 def clamp_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -44,12 +40,7 @@ def clamp_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     for node in ast.walk(fdef):
         if id(node) not in index or (bound := _bound(node)) is None:
             continue
-        if node.keywords:
-            made = ast.Call(node.func, node.args, [ast.keyword(_OTHER[bound], node.keywords[0].value)])
-        else:
-            other = _OTHER[call_name(node)]
-            func = ast.Attribute(node.func.value, other, ast.Load()) if isinstance(node.func, ast.Attribute) else ast.Name(other, ast.Load())
-            made = ast.Call(func, node.args, [])
+        made = ast.Call(node.func, node.args, [ast.keyword(_OTHER[bound], node.keywords[0].value)])
         found.append(Change(fdef.name, index[id(node)], "clamp_side", ast.unparse(made), "function",
                             f"`{quote(made)}` for `{quote(node)}`", node.lineno))
     return found
@@ -60,7 +51,7 @@ def clamp_words(node: ast.AST, change: Change) -> str | None:
     if change.op != "clamp_side" or (bound := _bound(node)) is None:
         return None
     other = _OTHER[bound]
-    written, meant = (f"`{bound}=`", f"`{other}=`") if node.keywords else (f"`clamp_{bound}`", f"`clamp_{other}`")
+    written, meant = f"`{bound}=`", f"`{other}=`"
     both = "maximum" if other == "min" else "minimum"
     return (f"the other bound of a clamp: {written} is {_IS[bound]}, which keeps of each entry and the bound "
             f"{_KEEPS[bound]}, where {_KEEPS[other]} was meant, which {meant} keeps (`torch.{both}` says it outright)")

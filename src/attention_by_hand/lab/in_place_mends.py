@@ -6,8 +6,9 @@ tensor keeps its own shape and dtype, so the (T, 1) column has no room for the (
 error), and a comparison's answers are stored as its numbers (int64 0 and 1, not bools). The mend
 (`in_place_value`) calls the twin without `_`, which returns a new tensor: tried at every method
 named with one trailing `_` whose value is used (not a call alone on its line, meant in place), on
-a tensor that is no plain name (api_mends' `out_of_place` takes those, for its own methods), or of a
-comparison (`lt_`, `eq_`, ...), whatever it is called on.
+a tensor that is no plain name, or of a comparison (`lt_`, `eq_`, ...) on a name too. Another
+method on a name changes what every later read of that name sees, which is another slip (api_mends'
+`out_of_place` and made_pitfalls say it).
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.made_pitfalls import in_place_call
 from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["IN_PLACE_OPS", "in_place_mends", "in_place_words"]
@@ -32,7 +32,7 @@ def _in_place(node: ast.AST) -> bool:
     name = node.func.attr
     if not name.endswith("_") or name.endswith("__") or len(name) < 2:
         return False
-    return name in _COMPARED or in_place_call(node) is None
+    return name in _COMPARED or not isinstance(node.func.value, ast.Name)
 
 
 def in_place_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -53,6 +53,7 @@ def in_place_words(node: ast.AST, change: Change) -> str | None:
         return None
     name, owner = node.func.attr, quote(node.func.value)
     kept = ("its answers are stored as that tensor's numbers, not as bools, and it has no room for a larger table"
-            if name in _COMPARED else "it has no room for a larger result, and every later reader of it sees the change")
+            if name in _COMPARED else "it has no room for a larger result")
+    later = f", and `{owner}` itself is changed for every later read" if isinstance(node.func.value, ast.Name) else ""
     return (f"`{name}` works in place: it writes its answer into the tensor it is called on, `{owner}`, which keeps "
-            f"its own shape and dtype ({kept}); `{name[:-1]}` returns a new tensor")
+            f"its own shape and dtype ({kept}){later}; `{name[:-1]}` returns a new tensor")
