@@ -66,7 +66,8 @@ def bracket_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
         found.append(Change(fdef.name, index[id(node)], op, arg, "order", said, lines[id(node)]))
 
     for node in (n for n in ast.walk(fdef) if id(n) in lines):
-        call = closing_call(node.left, type(node.op)) if isinstance(node, ast.BinOp) and isinstance(node.op, BRACKET_TERMS) else None
+        termed = isinstance(node, ast.BinOp) and isinstance(node.op, BRACKET_TERMS)
+        call = closing_call(node.left, type(node.op)) if termed else None
         # a power never goes onto a number (`softmax(-1) ** 2`: `(-1) ** 2` reads the same axis on a matrix, by chance)
         if call is not None and not (isinstance(node.op, ast.Pow) and number_of(call.args[-1]) is not None):
             add(node, "close_later")

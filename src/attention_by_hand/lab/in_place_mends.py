@@ -7,8 +7,8 @@ error), and a comparison's answers are stored as its numbers (int64 0 and 1, not
 (`in_place_value`) calls the twin without `_`, which returns a new tensor: tried at every method
 named with one trailing `_` whose value is used (not a call alone on its line, meant in place), on
 a tensor that is no plain name, or of a comparison (`lt_`, `eq_`, ...) on a name too. Another
-method on a name changes what every later read of that name sees, which is another slip (api_mends'
-`out_of_place` and made_pitfalls say it).
+method on a name changes what every later read of that name sees, which is another slip: for the
+methods made_pitfalls lists, api_mends' `out_of_place` mends it; the others are left.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
