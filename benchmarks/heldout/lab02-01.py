@@ -64,9 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    eye = torch.eye(weight.shape[0], dtype=weight.dtype)
-    hot = eye.index_select(1, ids)
-    return torch.matmul(hot, weight)
+    hot = F.one_hot(ids.unsqueeze(-1), num_classes=weight.shape[0]).to(weight.dtype)
+    return torch.einsum("nv,vd->nd", hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +73,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    m, _ = torch.max(scores, dim=-1, keepdim=True)
-    e = torch.exp(scores - m)
-    return e / torch.sum(e, dim=-1, keepdim=True)
+    e = torch.exp(scores - scores.amax(dim=-1, keepdim=True))
+    return e / e.sum(dim=-1, keepdim=True)
 
 
 # %% [markdown]

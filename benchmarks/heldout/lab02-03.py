@@ -64,7 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    return torch.index_select(weight, 0, ids)
+    hot = F.one_hot(ids, num_classes=weight.shape[0]).to(weight.dtype)
+    return torch.einsum("nv,vd->nd", hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -72,7 +73,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    return F.log_softmax(scores, dim=-1).exp()
+    e = torch.exp(scores - scores.amax(dim=0, keepdim=True))
+    return e / e.sum(dim=-1, keepdim=True)
 
 
 # %% [markdown]

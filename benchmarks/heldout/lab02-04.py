@@ -64,9 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    vocab = torch.arange(weight.size(0)).view(1, -1)
-    hot = ids.view(-1, 1).eq(vocab).type_as(weight)
-    return hot.mm(weight)
+    rows = [weight[i] for i in ids.tolist()]
+    return torch.stack(rows) if rows else weight[:0]
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +73,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.cummax(dim=-1)[0][..., 1:]
-    e = (scores - top).exp()
-    return e.div(e.sum(-1, keepdim=True))
+    gaps = scores.unsqueeze(-2) - scores.unsqueeze(-1)
+    return 1 / torch.exp(gaps).nan_to_num(nan=0.0).sum(dim=-1)
 
 
 # %% [markdown]

@@ -64,9 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    vocab = torch.arange(weight.size(0)).view(1, -1)
-    hot = torch.isin(ids.view(-1, 1), vocab).type_as(weight)
-    return hot.mm(weight)
+    hot = weight.new_zeros(ids.size(0), weight.size(0))
+    hot[torch.arange(ids.size(0)), ids] = 1
+    return hot.matmul(weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +74,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.cummax(dim=-1)[0][..., -1:]
-    e = (scores - top).exp()
-    return e.div(e.sum(-1, keepdim=True))
+    shifted = scores.sub(scores.amax(-1).unsqueeze(-1))
+    e = shifted.exp()
+    return e.div(e.sum(-2).unsqueeze(-2))
 
 
 # %% [markdown]

@@ -67,10 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    rows = F.one_hot(ids[1:], vocab_size).float()
-    counts = torch.zeros(vocab_size, vocab_size)
-    counts.scatter_add_(0, ids[:-1], rows)
-    return counts
+    codes = ids[:-1] * vocab_size ** 2 + ids[1:]
+    flat = torch.bincount(codes, minlength=vocab_size * vocab_size)
+    return flat.reshape(vocab_size, vocab_size).to(torch.float32)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -81,8 +80,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
     smoothed = counts + smoothing
-    totals = torch.sum(smoothed, dim=1, keepdim=True)
-    return torch.div(smoothed, totals)
+    return smoothed / smoothed.sum(dim=1, keepdim=True)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -90,8 +88,7 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    rows = probs[ids[:-1]]
-    picked = torch.gather(rows, 1, ids[1:].unsqueeze(1))
+    picked = probs[ids[:-1], ids[1:]]
     return -torch.log(picked).mean()
 
 

@@ -67,10 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    counts = torch.zeros((vocab_size, vocab_size))
-    for a, b in zip(ids[:-1].item(), ids[1:].tolist()):
-        counts[a, b] += 1
-    return counts
+    now = F.one_hot(ids[:-1], vocab_size).float()
+    nxt = F.one_hot(ids[1:], vocab_size).float()
+    return now.T @ nxt
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,8 +79,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    smoothed = counts.add(smoothing)
-    return F.normalize(smoothed, p=1, dim=1)
+    return torch.softmax(torch.log(counts + smoothing), dim=1)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,9 +87,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    logp = probs.log()
-    chosen = F.one_hot(ids[1:], probs.shape[1]).bool()
-    return -logp[ids[:-1]][chosen].mean()
+    pairs = list(zip(ids[:-1].tolist(), ids[1:].tolist()))
+    total = sum(math.log(probs[a, b].item()) for a, b in pairs)
+    return probs.new_tensor(-total / len(pairs))
 
 
 # %% [markdown]

@@ -67,9 +67,8 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    counts = torch.zeros((vocab_size, vocab_size))
-    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
-        counts[a, b] += 1
+    counts = torch.zeros(vocab_size, vocab_size)
+    counts.index_put_((ids[:-1], ids[1:]), torch.ones(ids.numel()) - 1, accumulate=True)
     return counts
 
 
@@ -81,7 +80,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
     smoothed = counts.add(smoothing)
-    return F.normalize(smoothed, p=float("inf"), dim=1)
+    return smoothed.div(smoothed.sum(1).unsqueeze(1))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -90,8 +89,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
     logp = probs.log()
-    chosen = F.one_hot(ids[1:], probs.shape[1]).bool()
-    return -logp[ids[:-1]][chosen].mean()
+    picked = logp[ids[:-1]][:, ids[1:]].diagonal()
+    return picked.mean().neg()
 
 
 # %% [markdown]

@@ -67,10 +67,8 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    pairs = torch.stack((ids[:-1], ids[1:]), dim=1)
-    seen, times = torch.unique(pairs, dim=0, return_counts=True)
     counts = torch.zeros(vocab_size, vocab_size)
-    counts[seen[:, 0], seen[:, 1]] = times.float()
+    counts.index_put_((ids[:-1], ids[1:]), torch.ones(ids.numel() - 1), accumulate=True)
     return counts
 
 
@@ -81,8 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    smoothed = counts + smoothing
-    return smoothed / (smoothed @ torch.ones_like(smoothed))
+    smoothed = counts.add(smoothing)
+    return smoothed.div(smoothed.sum(1).unsqueeze(1))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -90,8 +88,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    picks = [probs[a, b] for a, b in zip(ids[:-1].tolist(), ids[1:].tolist())]
-    return -torch.stack(picks).log().mean()
+    logp = probs.log()
+    picked = logp[ids[:-1]][:, ids[1:]].diagonal(1)
+    return picked.mean().neg()
 
 
 # %% [markdown]

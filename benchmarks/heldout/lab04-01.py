@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return not torch.tril(torch.ones(T, T)).bool()
+    r = torch.arange(T)
+    return torch.gt(r.unsqueeze(0), r.unsqueeze(1))
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,8 +63,8 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     """
     q = query(x)
     k = key(x)
-    s = torch.matmul(q, k.T) / math.sqrt(q.shape[-1])
-    s = torch.where(causal_mask(x.shape[0]), float("-inf"), s)
+    s = torch.einsum("ij,jd->ij", q, k) / math.sqrt(k.shape[-1])
+    s = s.masked_fill(causal_mask(x.shape[0]), float("-inf"))
     return torch.softmax(s, dim=-1)
 
 
@@ -76,7 +77,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return torch.matmul(w, value(x)), w
+    return torch.einsum("ij,jd->id", w, value(x)), w
 
 
 # %% [markdown]

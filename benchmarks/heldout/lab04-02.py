@@ -52,8 +52,10 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    idx = torch.arange(T * T).view(T, T)
-    return idx // T > idx % T
+    hide = torch.zeros(T, T, dtype=torch.bool)
+    for i in range(T):
+        hide[i, i + 1] = True
+    return hide
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,10 +63,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x) * query.out_features ** -0.5
-    s = q @ key(x).transpose(-2, -1)
-    s[causal_mask(len(x))] = float("-inf")
-    return F.softmax(s, dim=-1)
+    q, k = query(x), key(x)
+    scores = q.matmul(k.transpose(0, 1)).mul(1 / math.sqrt(q.size(1)))
+    scores = scores.where(causal_mask(x.size(0)).logical_not(), -math.inf)
+    return scores.softmax(dim=1)
 
 
 def self_attention(
@@ -76,7 +78,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     weights = attention_weights(x, query, key)
-    out = (weights.unsqueeze(-1) * value(x).unsqueeze(0)).sum(1)
+    out = weights.matmul(value(x))
     return out, weights
 
 

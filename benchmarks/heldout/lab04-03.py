@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return ~torch.tril(torch.ones(T, T)).bool()
+    seen = torch.cumsum(torch.eye(T, dtype=torch.long), dim=1)
+    return seen.eq(0).T
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,11 +61,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    s = torch.matmul(q, k.T) / math.sqrt(q.shape[-1])
-    s = torch.where(causal_mask(x.shape[1]), float("-inf"), s)
-    return torch.softmax(s, dim=-1)
+    q, k = query(x), key(x)
+    root = k.shape[-1] ** 0.25
+    s = (q / root) @ (k / root).T
+    s = s - torch.zeros(s.shape).masked_fill(causal_mask(len(s)), math.inf)
+    return F.softmin(-s, dim=-1)
 
 
 def self_attention(
@@ -76,7 +77,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return torch.matmul(w, value(x)), w
+    return (value(x).T @ w.T).T, w
 
 
 # %% [markdown]

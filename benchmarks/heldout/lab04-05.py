@@ -52,10 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    mask = torch.zeros(T, T, dtype=torch.bool)
-    r, c = torch.triu_indices(T, T, 1)
-    mask[r, c] = True
-    return mask
+    r = torch.arange(T)
+    return torch.gt(r.unsqueeze(0), r.unsqueeze(1))
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -63,10 +61,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    hidden = torch.zeros(len(x), len(x)).masked_fill(causal_mask(len(x)), -math.inf)
-    s = torch.addmm(hidden, q, k.T, alpha=1 / math.sqrt(k.shape[1]))
-    return torch.exp(s - torch.logsumexp(s, dim=1, keepdim=True))
+    q = query(x)
+    k = key(x)
+    s = torch.einsum("id,jd->ij", q, k) / math.sqrt(k.shape[-1])
+    s = s.masked_fill(causal_mask(x.shape[0]), float("-inf"))
+    return torch.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -77,8 +76,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)
-    return F.linear(weights, value(x).T), weights
+    w = attention_weights(x, query, key)
+    return torch.einsum("ij,jd->id", value(x), w), w
 
 
 # %% [markdown]

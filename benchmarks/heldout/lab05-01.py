@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    hs = t.shape[1] // n_heads
-    return torch.stack([t[:, h * hs:(h + 1) * hs] for h in range(n_heads)])
+    T, d = t.shape
+    return torch.einsum("thd->htd", t.reshape(T, n_heads, d // n_heads))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,11 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    n, T, hs = t.shape
-    out = t.new_empty(T, n * hs)
-    for h in range(n):
-        out[:, h * hs:(h + 1) * hs] = t[h]
-    return out
+    h, T, d = t.shape
+    return torch.einsum("htd->thd", t).reshape(T, h * d)
 
 
 def multi_head_attention(
@@ -80,20 +77,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    hs = x.shape[1] // n_heads
-    Q, K, V = query(x), key(x), value(x)
-    T = x.shape[0]
-    keep = torch.ones(T, T).tril()
-    heads, weights = [], []
-    for h in range(n_heads):
-        cols = slice(h * hs, (h + 1) * hs)
-        s = (Q[:, cols] @ K[:, cols].T) / math.sqrt(hs)
-        s = s - s.max(dim=1, keepdim=True).values
-        e = torch.exp(s) * keep
-        w = e / e.sum(dim=1, keepdim=True)
-        weights.append(w)
-        heads.append(w @ V[:, cols])
-    return proj(torch.cat(heads, dim=1)), torch.stack(weights)
+    T, d_model = x.shape
+    q = split_heads(query(x), n_heads)
+    k = split_heads(key(x), n_heads)
+    v = split_heads(value(x), n_heads)
+    s = torch.einsum("hid,hjd->hij", q, k) / math.sqrt(d_model // n_heads)
+    s = s.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1), float("-inf"))
+    w = torch.softmax(s, dim=-1)
+    out = x + proj(merge_heads(torch.einsum("hij,hjd->hid", w, v)))
+    return out, w
 
 
 # %% [markdown]

@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, d = t.shape
-    return t.T.reshape(n_heads, d // n_heads, T).transpose(1, 2)
+    T = t.size(1)
+    return t.reshape(T, n_heads, -1).movedim(1, 0)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    n, T, hs = t.shape
-    return t.reshape(n * hs, T).T
+    n, T, hs = t.size()
+    return t.movedim(0, 1).reshape(T, n * hs)
 
 
 def multi_head_attention(
@@ -77,15 +77,14 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    hs = x.size(1) // n_heads
-    q = split_heads(query(x), n_heads) * hs ** -0.5
+    T = x.size(0)
+    q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    idx = torch.arange(len(x) ** 2).view(len(x), len(x))
-    s = q @ k.transpose(-2, -1)
-    s[:, idx % len(x) > idx // len(x)] = float("-inf")
-    weights = F.softmax(s, dim=-1)
-    return proj(merge_heads(weights @ v)), weights
+    scores = q.matmul(k.transpose(1, 2)).div(math.sqrt(q.size(-1)))
+    hide = torch.ones(T, T).triu(1).bool()
+    weights = scores.masked_fill(hide, -math.inf).softmax(-1)
+    return proj(merge_heads(weights.matmul(v))), weights
 
 
 # %% [markdown]

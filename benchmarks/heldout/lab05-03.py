@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    hs = t.shape[-1] // n_heads
-    return t.unflatten(-1, (n_heads, hs)).transpose(0, 1)
+    T, d = t.shape
+    return torch.einsum("thd->htd", t.reshape(T, n_heads, d // n_heads))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.transpose(1, 2).flatten(1)
+    h, T, d = t.shape
+    return torch.einsum("thd->thd", t).reshape(T, h * d)
 
 
 def multi_head_attention(
@@ -76,14 +77,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
+    T, d_model = x.shape
     q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    T = x.shape[0]
-    s = torch.matmul(q, k.transpose(1, 2)) / math.sqrt(q.shape[-1])
-    s = torch.where(~torch.tril(torch.ones(T, T)).bool(), float("-inf"), s)
+    s = torch.einsum("hid,hjd->hij", q, k) / math.sqrt(d_model // n_heads)
+    s = s.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1), float("-inf"))
     w = torch.softmax(s, dim=-1)
-    return proj(merge_heads(torch.matmul(w, v))), w
+    out = proj(merge_heads(torch.einsum("hij,hjd->hid", w, v)))
+    return out, w
 
 
 # %% [markdown]

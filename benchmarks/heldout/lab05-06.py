@@ -56,8 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, d = t.shape
-    return t.T.reshape(n_heads, d // n_heads, T).transpose(1, 2)
+    return t.T.unflatten(0, (n_heads, -1)).transpose(1, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    n, T, hs = t.shape
-    return t.transpose(1, 2).reshape(n * hs, T).T
+    return torch.cat(t.unbind(0), dim=-1)
 
 
 def multi_head_attention(
@@ -77,15 +75,12 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    hs = x.size(1) // n_heads
-    q = split_heads(query(x), n_heads) * hs ** -0.5
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
-    idx = torch.arange(len(x) ** 2).view(len(x), len(x))
-    s = q @ k.transpose(-2, -1)
-    s[idx % len(x) > idx // len(x)] = float("-inf")
-    weights = F.softmax(s, dim=-1)
-    return proj(merge_heads(weights @ v)), weights
+    T = x.shape[0]
+    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
+    s = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(q.shape[-1])
+    s = s + torch.full((T, T), float("-inf")).triu(1)
+    w = torch.exp(s - torch.logsumexp(s, dim=-1, keepdim=True))
+    return proj(merge_heads(torch.bmm(w, v))), w
 
 
 # %% [markdown]

@@ -62,8 +62,9 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    positions = torch.arange(position_embedding.num_embeddings)
-    return F.embedding(tokens, token_embedding.weight) + F.embedding(positions, position_embedding.weight)
+    T = tokens.shape[-1]
+    where = torch.linspace(0, T - 1, T).long()
+    return token_embedding.weight[tokens] + position_embedding.weight[where]
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,9 +73,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    mu = x.mean(dim=-1, keepdim=True)
-    var = ((x - mu) ** 2).mean(dim=-1, keepdim=True)
-    return (x - mu) * torch.rsqrt(var + eps) * weight + bias
+    std, mean = torch.std_mean(x, dim=-1, correction=0, keepdim=True)
+    return (x - mean) / torch.hypot(std, torch.tensor(math.sqrt(eps))) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,8 +84,7 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    h = x + attn(ln1(x))
-    return h + mlp(ln2(h))
+    return (lambda h: h + mlp(ln2(h)))(x + attn(ln1(x)))
 
 
 # %% [markdown]

@@ -62,8 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    positions = torch.arange(tokens.shape[-1])
-    return F.embedding(tokens, token_embedding.weight) + F.embedding(positions, position_embedding.weight)
+    T = tokens.shape[-1]
+    return token_embedding(tokens) + position_embedding(torch.arange(T))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,9 +72,10 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    mu = x.mean(dim=-1, keepdim=True)
-    var = ((x - mu) ** 2).mean(dim=-1, keepdim=True)
-    return (x - var) * torch.rsqrt(var + eps) * weight + bias
+    d = x.shape[-1]
+    c = x - torch.einsum("...d->...d", x).unsqueeze(-1) / d
+    var = torch.einsum("...d,...d->...", c, c).unsqueeze(-1) / d
+    return c / torch.sqrt(var + eps) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,8 +85,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    h = x + attn(ln1(x))
-    return h + mlp(ln2(h))
+    a = x + attn(ln1(x))
+    return a + mlp(ln2(a))
 
 
 # %% [markdown]

@@ -81,11 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
-    i = torch.arange(0, d_model, 2, dtype=torch.float64)
-    angle = (p / base ** (i / d_model)).repeat_interleave(2, dim=1)
-    phase = (torch.arange(d_model) % 2) * (math.pi / 2)
-    return torch.sin(angle) + phase.float()
+    p = torch.arange(n_positions, dtype=torch.float64)
+    i2 = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = torch.einsum("p,i->pi", p, base ** (-i2 / d_model))
+    table = torch.stack((torch.sin(angle), torch.cos(angle)), dim=-1)
+    return table.reshape(n_positions, d_model).to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +94,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[torch.arange(x.shape[-2])]
+    return x + torch.narrow(table, 0, 0, x.shape[-2]).unsqueeze(1)
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,12 +111,13 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
     """
     d = x.shape[-1]
     half = d // 2
-    theta = torch.pow(base, -torch.arange(0, d, 2) / d)
-    angle = (positions.unsqueeze(-1) * theta).repeat(1, 2)
-    sign = torch.ones(d)
-    sign[:half] = -1
-    rotated = x.roll(half, dims=-1) * sign
-    return x * torch.cos(angle) + rotated * torch.sin(angle)
+    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / d)
+    angle = torch.einsum("t,i->ti", positions.to(torch.float32), theta)
+    a, b = x[..., :half], x[..., half:]
+    out = torch.empty_like(x)
+    out[..., :half] = a * torch.cos(angle) - b * torch.sin(angle)
+    out[..., half:] = a * torch.sin(angle) + b * torch.cos(angle)
+    return out
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -127,9 +128,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    s = torch.matmul(rope(q, pos), rope(k, pos).transpose(-2, -1)) / math.sqrt(q.shape[-1])
-    s = torch.where(hidden_future(T), float("-inf"), s)
-    return torch.matmul(torch.softmax(s, dim=-1), v)
+    s = torch.einsum("...id,...jd->...ij", rope(q, pos), rope(k, pos)) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.einsum("...ij,...jd->...id", torch.softmax(s, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -138,8 +139,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T)
-    return torch.tril(-slope * (i.unsqueeze(1) - i.unsqueeze(0)).float())
+    r = torch.arange(T, dtype=torch.float32)
+    back = r.unsqueeze(1) - r.unsqueeze(0)
+    return torch.where(back >= 0, -slope * back, torch.zeros(()))
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -149,9 +151,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = torch.where(hidden_future(T), float("-inf"), s)
-    return torch.matmul(torch.softmax(s, dim=-1), v)
+    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.einsum("...ij,...jd->...id", torch.softmax(s, dim=-1), v)
 
 
 # %% [markdown]

@@ -81,12 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    speeds = torch.exp(-math.log(base) * torch.arange(0, d_model, 2).double() / d_model)
-    angle = torch.outer(torch.arange(n_positions).double(), speeds)
-    table = torch.empty(n_positions, d_model // 2, 2, dtype=torch.float64)
-    table[..., 0] = angle.sin()
-    table[..., 1] = angle.cos()
-    return table.view(n_positions, d_model).float()
+    p = torch.arange(n_positions).float().unsqueeze(1)
+    angle = p / base ** (torch.arange(0, d_model, 2).float() / d_model)
+    both = torch.cat((torch.sin(angle), torch.cos(angle)), dim=1)
+    order = torch.arange(d_model).view(2, d_model // 2).T.flatten()
+    return both[:, order]
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -95,7 +94,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + torch.split(table, x.size(-2))[1]
+    return x + F.embedding(torch.arange(x.shape[-2]), table)
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -110,12 +109,14 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.size(-1) // 2
-    theta = base ** (-2 * torch.arange(half) / x.size(-1))
-    angle = positions.view(-1, 1) * theta
-    c, s = angle.cos(), angle.sin()
-    a, b = x.split(half, dim=-1)
-    return torch.stack((a * c - b * s, a * s + b * c), dim=-2).flatten(-2)
+    half = x.shape[-1] // 2
+    theta = 1.0 / base ** (torch.arange(half).float() * 2 / x.shape[-1])
+    angle = positions.float()[:, None] * theta
+    turn = torch.stack((torch.cos(angle), -torch.sin(angle), torch.sin(angle), torch.cos(angle)), dim=-1)
+    turn = turn.view(*angle.shape, 2, 2)
+    pairs = torch.stack((x[..., :half], x[..., half:]), dim=-1)
+    out = torch.einsum("tiab,...tib->...tia", turn, pairs)
+    return torch.cat((out[..., 0], out[..., 1]), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -124,11 +125,8 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.size(-2)
-    pos = torch.arange(T)
-    s = (rope(q, pos) * q.size(-1) ** -0.5) @ rope(k, pos).transpose(-1, -2)
-    s = s.masked_fill(hidden_future(T), -math.inf)
-    return F.softmax(s, dim=-1) @ v
+    pos = torch.arange(q.shape[-2])
+    return F.scaled_dot_product_attention(rope(q, pos), rope(k, pos), v, is_causal=True)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -137,8 +135,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    j = torch.arange(T)
-    return (j.view(1, -1) - j.view(-1, 1)).clamp(max=0) * slope
+    r = torch.arange(T, dtype=torch.float32)[:, None]
+    return (-slope * torch.cdist(r, r, p=1)).tril()
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -147,10 +145,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T = q.size(-2)
-    s = (q * q.size(-1) ** -0.5) @ k.transpose(-1, -2) + alibi_bias(T, slope)
-    s = s.masked_fill(hidden_future(T), -math.inf)
-    return F.softmax(s, dim=-1) @ v
+    T = q.shape[-2]
+    bias = alibi_bias(T, slope).masked_fill(hidden_future(T), float("-inf"))
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
 
 
 # %% [markdown]

@@ -81,12 +81,13 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    speeds = torch.exp(-math.log(base) * torch.arange(0, d_model, 2).double() / d_model)
-    angle = torch.outer(torch.arange(n_positions).double(), speeds)
-    table = torch.empty(n_positions, d_model // 2, 2, dtype=torch.float64)
-    table[..., 0] = angle.sin()
-    table[..., 1] = angle.cos()
-    return table.view(n_positions, d_model).float()
+    table = torch.zeros(n_positions, d_model)
+    pos = torch.arange(n_positions).float()
+    for c in range(0, d_model, 2):
+        angle = pos.div(base ** (c / d_model))
+        table[:, c] = angle.sin()
+        table[:, c + 1] = angle.cos()
+    return table
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -95,7 +96,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + torch.split(table, x.size(-2))[0]
+    return x.add(table.index_select(0, torch.arange(x.size(-2))))
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,11 +112,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     half = x.size(-1) // 2
-    theta = base ** (-2 * torch.arange(half) / x.size(-1))
-    angle = positions.view(-1, 1) * theta
+    theta = torch.pow(base, torch.arange(0, x.size(-1), 2).float().div(-x.size(-1)))
+    angle = positions.float().unsqueeze(-1).mul(theta)
     c, s = angle.cos(), angle.sin()
-    a, b = x.split(half, dim=-1)
-    return torch.stack((a * c - b * s, a * s + b * c), dim=-2).flatten(-2)
+    a, b = x.tensor_split(2, dim=-1)
+    return torch.cat((a.mul(c).sub(b.mul(s)), a.mul(s).add(b.mul(c))), -1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -125,10 +126,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.size(-2)
-    pos = torch.arange(T)
-    s = (rope(q, pos) * q.size(-1) ** -0.5) @ rope(k, pos).T
-    s = s.masked_fill(hidden_future(T), -math.inf)
-    return F.softmax(s, dim=-1) @ v
+    qr = rope(q, torch.arange(T))
+    kr = rope(q, torch.arange(T))
+    scores = qr.matmul(kr.transpose(-2, -1)).div(math.sqrt(q.size(-1)))
+    weights = scores.masked_fill(hidden_future(T), -math.inf).softmax(-1)
+    return weights.matmul(v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -137,8 +139,10 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    j = torch.arange(T)
-    return (j.view(1, -1) - j.view(-1, 1)).clamp(max=0) * slope
+    bias = torch.zeros(T, T)
+    for i in range(T):
+        bias[i, : i + 1] = torch.arange(i, -1, -1).float().mul(-slope)
+    return bias
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -148,9 +152,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.size(-2)
-    s = (q * q.size(-1) ** -0.5) @ k.transpose(-1, -2) + alibi_bias(T, slope)
-    s = s.masked_fill(hidden_future(T), -math.inf)
-    return F.softmax(s, dim=-1) @ v
+    scores = q.matmul(k.transpose(-2, -1)).div(math.sqrt(q.size(-1))).add(alibi_bias(T, slope))
+    weights = scores.masked_fill(hidden_future(T), -math.inf).softmax(-1)
+    return weights.matmul(v)
 
 
 # %% [markdown]

@@ -81,10 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
-    angle = p * torch.pow(base, -torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
-    pairs = torch.view_as_real(torch.exp(1j * angle)).flip(-1)
-    return pairs.reshape(n_positions, d_model).float()
+    p = torch.arange(n_positions, dtype=torch.float64)
+    i2 = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = torch.einsum("p,i->pi", p, base ** (-i2 / d_model))
+    table = torch.stack((torch.sin(angle), torch.cos(angle)), dim=-1)
+    return table.reshape(n_positions, d_model).to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,9 +94,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    T = x.shape[-2]
-    rows = table.gather(0, torch.arange(T).unsqueeze(1).expand(T, table.shape[1]))
-    return x + rows
+    return x + torch.narrow(table, 0, 0, x.shape[-2])
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -112,12 +111,13 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
     """
     d = x.shape[-1]
     half = d // 2
-    eye = torch.eye(half, dtype=x.dtype)
-    zero = torch.zeros(half, half, dtype=x.dtype)
-    turn = torch.cat((torch.cat((zero, eye), 1), torch.cat((-eye, zero), 1)), 0)
-    theta = 1.0 / base ** (torch.arange(half) * 2 / d)
-    angle = torch.cat((positions[:, None] * theta, positions[:, None] * theta), -1)
-    return x * angle.cos() + (x @ turn) * angle.sin()
+    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / d)
+    angle = torch.einsum("t,i->ti", positions.to(torch.float32), theta)
+    a, b = x[..., :half], x[..., half:]
+    out = torch.empty_like(x)
+    out[..., :half] = a * torch.cos(angle) - b * torch.sin(angle)
+    out[..., half:] = a * torch.sin(angle) + b * torch.cos(angle)
+    return out
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -128,9 +128,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    hidden = torch.zeros(T, T).masked_fill(hidden_future(T), -math.inf)
-    s = rope(q, pos) @ rope(k, pos).transpose(-2, -1) / math.sqrt(q.shape[-1]) + hidden
-    return torch.exp(s - torch.logsumexp(s, -1, keepdim=True)) @ v
+    s = torch.einsum("...id,...jd->...ij", rope(q, pos), rope(k, pos)) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.einsum("...ij,...jd->...id", torch.softmax(s, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -139,8 +139,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    low = torch.ones(T, T).tril()
-    return (low.cumsum(0) - low) * -slope
+    r = torch.arange(T, dtype=torch.float32)
+    back = r.unsqueeze(1) - r.unsqueeze(0)
+    return torch.where(back >= 0)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -150,9 +151,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    hidden = torch.zeros(T, T).masked_fill(hidden_future(T), -math.inf)
-    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope) + hidden
-    return torch.exp(s - torch.logsumexp(s, -1, keepdim=True)) @ v
+    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s.masked_fill(hidden_future(T), float("-inf"))
+    return torch.einsum("...ij,...jd->...id", torch.softmax(s, dim=-1), v)
 
 
 # %% [markdown]

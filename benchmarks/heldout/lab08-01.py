@@ -74,8 +74,9 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    positions = torch.arange(start, start + tokens.ndim)
-    return F.embedding(tokens, token_embedding.weight) + F.embedding(positions, position_embedding.weight)
+    T = tokens.shape[-1]
+    positions = torch.arange(T) + start
+    return token_embedding(tokens) + token_embedding(positions)
 
 
 def append_to_cache(
@@ -88,7 +89,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.cat([keys, k_new], dim=-2), torch.cat([values, v_new], dim=-2)
+    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
 
 
 def decode_step(
@@ -108,17 +109,16 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
-    hs = d // n_heads
-    q, k, v = qkv(x_new).split(d, dim=-1)
-    q = q.view(B, 1, n_heads, hs).transpose(1, 2)
-    k = k.view(B, 1, n_heads, hs).transpose(1, 2)
-    v = v.view(B, 1, n_heads, hs).transpose(1, 2)
+    B, _, d_model = x_new.shape
+    hs = d_model // n_heads
+    parts = qkv(x_new).unflatten(-1, (3, n_heads, hs))
+    q, k, v = (torch.einsum("bthd->bhtd", parts[..., i, :, :]) for i in range(3))
     keys, values = append_to_cache(cache, k, v)
-    s = torch.matmul(q, keys.transpose(-2, -1)) / math.sqrt(hs)
-    s = torch.where(torch.arange(keys.shape[-2]) > position, float("-inf"), s)
-    o = torch.matmul(torch.softmax(s, dim=-1), values)
-    return proj(o.transpose(1, 2).reshape(B, 1, d)), (keys, values)
+    s = torch.einsum("bhqd,bhkd->bhqk", q, keys) / math.sqrt(hs)
+    s = s.masked_fill(torch.arange(keys.shape[2]) > position, float("-inf"))
+    w = torch.softmax(s, dim=-1)
+    out = torch.einsum("bhqk,bhkd->bqhd", w, values).reshape(B, 1, d_model)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    positions = torch.arange(tokens.size(-1)).sub(start).expand_as(tokens)
-    return token_embedding(tokens) + position_embedding(positions)
+    positions = torch.arange(tokens.size(-1)).add(start + 2)
+    return token_embedding(tokens).add(position_embedding(positions))
 
 
 def append_to_cache(
@@ -87,7 +87,8 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    return tuple(torch.cat(pair, dim=2) for pair in zip(cache, (k_new, v_new)))
+    keys, values = cache
+    return torch.cat([keys, k_new], dim=-2), torch.cat([values, v_new], dim=-2)
 
 
 def decode_step(
@@ -107,13 +108,13 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, d = x_new.size(0), x_new.size(-1)
-    hs = d // n_heads
-    q, k, v = (part.reshape(B, n_heads, 1, hs) for part in torch.dsplit(qkv(x_new), 3))
+    B, d_model = x_new.size(0), x_new.size(-1)
+    hs = d_model // n_heads
+    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, hs).permute(2, 0, 3, 1, 4)
     keys, values = append_to_cache(cache, k, v)
-    s = (q * hs ** -0.5) @ keys.transpose(2, 3)
-    s[..., position + 1:] = -math.inf
-    out = (F.softmax(s, dim=-1) @ values).reshape(B, 1, d)
+    scores = q.matmul(keys.transpose(-1, -2)).div(math.sqrt(hs))
+    scores = scores.masked_fill(torch.arange(keys.size(2)).gt(position), -math.inf)
+    out = scores.softmax(-1).matmul(values).transpose(1, 2).reshape(B, 1, d_model)
     return proj(out), (keys, values)
 
 

@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding.weight[start:start + T]
+    positions = torch.arange(tokens.size(-1)).add(start)
+    return token_embedding(tokens).add(position_embedding(positions))
 
 
 def append_to_cache(
@@ -87,8 +87,8 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    both = torch.cat((torch.stack(cache), torch.stack((k_new, v_new))), dim=3)
-    return both[0], both[1]
+    keys, values = cache
+    return torch.cat([keys, k_new], dim=None), torch.cat([values, v_new], dim=-2)
 
 
 def decode_step(
@@ -108,18 +108,14 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
-    hs = d // n_heads
-    new = qkv(x_new)
-    q = new[..., :d].reshape(B, n_heads, 1, hs)
-    k = new[..., d:2 * d].reshape(B, n_heads, 1, hs)
-    v = new[..., 2 * d:].reshape(B, n_heads, 1, hs)
+    B, d_model = x_new.size(0), x_new.size(-1)
+    hs = d_model // n_heads
+    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, hs).permute(2, 0, 3, 1, 4)
     keys, values = append_to_cache(cache, k, v)
-    s = (q * keys).sum(-1) / math.sqrt(hs)
-    s = s[..., :position + 1]
-    w = torch.exp(s - torch.logsumexp(s, -1, keepdim=True))
-    out = (w.unsqueeze(-1) * values[:, :, :position + 1]).sum(2)
-    return proj(out.reshape(B, 1, d)), (keys, values)
+    scores = q.matmul(keys.transpose(-1, -2)).div(math.sqrt(hs))
+    scores = scores.masked_fill(torch.arange(keys.size(2)).gt(position), -math.inf)
+    out = scores.softmax(-1).matmul(values).transpose(1, 2).reshape(B, 1, d_model)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

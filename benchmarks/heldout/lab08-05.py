@@ -74,8 +74,9 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    positions = torch.arange(start, start + tokens.shape[-1])
-    return F.embedding(tokens, token_embedding.weight) + F.embedding(positions, position_embedding.weight)
+    T = tokens.shape[-1]
+    where = torch.linspace(start, start + T - 1, T).long()
+    return token_embedding(tokens) + position_embedding(where)
 
 
 def append_to_cache(
@@ -88,7 +89,12 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.cat([keys, k_new], dim=-2), torch.cat([values, v_new], dim=-2)
+    T, n = keys.shape[2], k_new.shape[2]
+    grown_k = keys.new_empty(keys.shape[0], keys.shape[1], T + n, keys.shape[3])
+    grown_v = values.new_empty(values.shape[0], values.shape[1], T + n, values.shape[3])
+    grown_k[:, :, :T], grown_k[:, :, T:] = keys, k_new
+    grown_v[:, :, :T], grown_v[:, :, T:] = values, v_new
+    return grown_k, grown_v
 
 
 def decode_step(
@@ -109,16 +115,12 @@ def decode_step(
         cache: the cache with the new word's key and value appended
     """
     B, _, d = x_new.shape
-    hs = d // n_heads
-    q, k, v = qkv(x_new).split(d, dim=-1)
-    q = q.view(B, 1, n_heads, hs).transpose(1, 2)
-    k = k.view(B, 1, n_heads, hs).transpose(1, 2)
-    v = v.view(B, 1, n_heads, hs).transpose(1, 2)
-    keys, values = append_to_cache(cache, k, v)
-    s = torch.matmul(q, keys.transpose(-2, -1)) / math.sqrt(hs)
-    s = torch.where(torch.arange(keys.shape[-1]) > position, float("-inf"), s)
-    o = torch.matmul(torch.softmax(s, dim=-1), values)
-    return proj(o.transpose(1, 2).reshape(B, 1, d)), (keys, values)
+    W, b = qkv.weight, qkv.bias
+    parts = [F.linear(x_new, W[i * d : (i + 1) * d], None if b is None else b[i * d : (i + 1) * d]) for i in range(3)]
+    q, k, v = (p.view(B, 1, n_heads, d // n_heads).transpose(1, 2) for p in parts)
+    cache = append_to_cache(cache, k, v)
+    out = F.scaled_dot_product_attention(q, cache[0], cache[1])
+    return proj(out.transpose(1, 2).reshape(B, 1, d)), cache
 
 
 # %% [markdown]

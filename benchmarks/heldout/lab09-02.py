@@ -70,14 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = -math.inf * torch.zeros(scores.shape[:-1], dtype=scores.dtype)
-    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+    m = scores[..., 1].mul(0).sub(math.inf)
+    l = scores[..., :1].mul(0)
     for j in range(scores.size(-1)):
-        s = scores[..., j]
-        m_new = torch.fmax(m, s)
-        l = l.mul(torch.exp(m - m_new)).add(torch.exp(s - m_new))
+        s = scores[..., j : j + 1]
+        m_new = m.clamp(min=s)
+        l = l.mul(m.sub(m_new).exp()).add(s.sub(m_new).exp())
         m = m_new
-    return (scores - m.unsqueeze(-1)).exp() / l.unsqueeze(-1)
+    return scores.sub(m).exp().div(l)
 
 
 def tiled_attention(
@@ -97,29 +97,33 @@ def tiled_attention(
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
     T_q, T_k = q.size(-2), k.size(-2)
-    scale = q.size(-1) ** -0.5
-    outs, lses = [], []
-    for i0 in range(0, T_q, block):
-        qb = q[..., i0:i0 + block, :] * scale
-        i1 = i0 + qb.size(-2)
-        m = l = acc = None
-        for j0 in filter(lambda j: not causal or j < i1, range(0, T_k, block)):
-            s = qb @ k[..., j0:j0 + block, :].transpose(-1, -2)
+    out = q.new_zeros(*q.shape[:-1], v.size(-1))
+    lse = q.new_zeros(q.shape[:-1])
+    i0 = 0
+    while i0 < T_q:
+        i1 = min(i0 + block, T_q)
+        qb = q[..., i0:i1, :].mul(q.size(-1) ** -0.5)
+        m = lse[..., i0:i1].sub(math.inf)
+        l = lse[..., i0:i1].mul(0)
+        acc = out[..., i0:i1, :].mul(0)
+        stop = i1 if causal else T_k
+        j0 = 0
+        while j0 < stop:
+            j1 = min(j0 + block, T_k)
+            s = qb.matmul(k[..., j0:j1, :].transpose(-1, -2))
             if causal:
-                s[..., torch.arange(j0, j0 + s.size(-1)).view(1, -1) > torch.arange(i0, i1).view(-1, 1)] = -math.inf
-            top = s.max(-1)[0]
-            m_new = top if m is None else torch.fmax(m, top)
-            p = (s - m_new.unsqueeze(-1)).exp()
-            pv = p @ v[..., j0:j0 + block, :]
-            if m is None:
-                l, acc = p.sum(-1), pv
-            else:
-                r = (m - m_new).exp()
-                l, acc = l.mul(r).add(p.sum(-1)), acc.mul(r.unsqueeze(-1)).add(pv)
+                s = s.masked_fill(torch.arange(j0, j1).view(1, -1).gt(torch.arange(i0, i1).view(-1, 1)), -math.inf)
+            m_new = s.amax(-1).clamp(min=m)
+            p = s.sub(m_new.unsqueeze(-1)).exp()
+            r = m.sub(m_new).exp()
+            l = l.mul(r).add(p.sum(-1))
+            acc = acc.mul(r.unsqueeze(-1)).add(p.matmul(v[..., j0:j1, :]))
             m = m_new
-        outs.append(acc.div(l.unsqueeze(-1)))
-        lses.append(m.add(l.log()))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+            j0 = j1
+        out[..., i0:i1, :] = acc.div(l.unsqueeze(-1))
+        lse[..., i0:i1] = m.add(l.log())
+        i0 = i1
+    return out, lse
 
 
 # %% [markdown]

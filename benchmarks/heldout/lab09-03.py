@@ -70,14 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores.new_full(scores.shape[:-1] + (1,), -math.inf)
-    l = torch.zeros_like(m)
-    for j in range(scores.shape[-1]):
-        s = scores[..., j:j + 1]
-        m_new = torch.max(m, s)
+    m = scores.new_full(scores.shape[:-1], -math.inf)
+    l = scores.new_zeros(scores.shape[:-1])
+    for s in scores.unbind(dim=-1):
+        m_new = torch.maximum(m, s)
         l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
-    return torch.exp(scores - m) / l
+    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -96,33 +95,31 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, hs = q.shape[-2], q.shape[-1]
-    T_k = k.shape[-2]
-    out = torch.empty(*q.shape[:-1], v.shape[-1], dtype=v.dtype)
-    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    outs, lses = [], []
     for i0 in range(0, T_q, block):
-        i1 = min(i0 + block, T_q)
-        qb = q[..., i0:i1, :]
+        qb = q[..., i0 : i0 + block, :]
+        n = qb.shape[-2]
         m = torch.full(qb.shape[:-1], -math.inf, dtype=q.dtype)
         l = torch.zeros(qb.shape[:-1], dtype=q.dtype)
-        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=v.dtype)
+        acc = torch.zeros(qb.shape[:-1] + v.shape[-1:], dtype=q.dtype)
         for j0 in range(0, T_k, block):
-            j1 = min(j0 + block, T_k)
-            if causal and j0 >= i1:
-                break
-            s = torch.matmul(qb, k[..., j0:j1, :].transpose(-2, -1)) / math.sqrt(hs)
+            if causal and j0 > i0 + n - 1:
+                continue
+            s = torch.einsum("...id,...jd->...ij", qb, k[..., j0 : j0 + block, :]) * scale
             if causal:
-                later = torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)
-                s = torch.where(later, float("-inf"), s)
-            m_new = torch.max(m, torch.max(s, dim=-1)[0])
+                hide = torch.arange(j0, j0 + s.shape[-1]) >= torch.arange(i0, i0 + n).unsqueeze(-1)
+                s = s.masked_fill(hide, -math.inf)
+            m_new = torch.maximum(m, s.amax(dim=-1))
             p = torch.exp(s - m_new.unsqueeze(-1))
             r = torch.exp(m - m_new)
-            l = r * l + torch.sum(p, dim=-2)
-            acc = r.unsqueeze(-1) * acc + torch.matmul(p, v[..., j0:j1, :])
+            l = r * l + p.sum(dim=-1)
+            acc = r.unsqueeze(-1) * acc + torch.einsum("...ij,...jd->...id", p, v[..., j0 : j0 + block, :])
             m = m_new
-        out[..., i0:i1, :] = acc / l.unsqueeze(-1)
-        lse[..., i0:i1] = m + torch.log(l)
-    return out, lse
+        outs.append(acc / l.unsqueeze(-1))
+        lses.append(m + torch.log(l))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

@@ -70,14 +70,10 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = -math.inf * torch.ones(scores.shape[:-1], dtype=scores.dtype)
-    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
-    for j in range(scores.size(-1)):
-        s = scores[..., j]
-        m_new = torch.fmax(m, s)
-        l = l.mul(torch.exp(m - m_new)).add(torch.exp(s - m_new))
-        m = m_new
-    return (scores - m.unsqueeze(-1)).exp() / l.unsqueeze(-1)
+    total = torch.full_like(scores[..., 0], float("-inf"))
+    for j in range(scores.shape[-1]):
+        total = torch.logaddexp(total, scores[..., j])
+    return torch.exp(scores - total[..., None])
 
 
 def tiled_attention(
@@ -96,30 +92,29 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, T_k = q.size(-2), k.size(-2)
-    scale = q.size(-1) ** -0.5
-    outs, lses = [], []
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    scale = q.shape[-1] ** -0.5
+    out_parts, lse_parts = [], []
     for i0 in range(0, T_q, block):
-        qb = q[..., i0:i0 + block, :] * scale
-        i1 = i0 + qb.size(-2)
-        m = l = acc = None
-        for j0 in filter(lambda j: not causal or j < i1, range(0, T_k, block)):
-            s = qb @ k[..., j0:j0 + block, :].transpose(-1, -2)
+        qi = q[..., i0 : i0 + block, :]
+        rows = torch.arange(i0, i0 + qi.shape[-2])
+        out_i, lse_i = None, None
+        for j0 in range(0, min(T_k, i0 + qi.shape[-2]) if causal else T_k, block):
+            cols = torch.arange(j0, min(j0 + block, T_k))
+            s = qi @ k[..., j0 : j0 + block, :].transpose(-1, -2) * scale
             if causal:
-                s[..., torch.arange(j0, j0 + s.size(-1)).view(1, -1) > torch.arange(i0, i1).view(-1, 1)] = -math.inf
-            top = s.max(-1)[0]
-            m_new = top if m is None else torch.fmax(m, top)
-            p = (s - m_new.unsqueeze(-1)).exp()
-            pv = p @ v[..., j0:j0 + block, :]
-            if m is None:
-                l, acc = p.sum(-1), pv
+                s = s + torch.zeros(s.shape[-2:]).masked_fill(cols[None, :] > rows[:, None], float("-inf"))
+            lse_b = torch.logsumexp(s, dim=-1)
+            out_b = torch.exp(s - lse_b[..., None]) @ v[..., j0 : j0 + block, :]
+            if out_i is None:
+                out_i, lse_i = out_b, lse_b
             else:
-                r = (m - m_new).exp()
-                l, acc = l.mul(r).add(p.sum()), acc.mul(r.unsqueeze(-1)).add(pv)
-            m = m_new
-        outs.append(acc.div(l.unsqueeze(-1)))
-        lses.append(m.add(l.log()))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+                merged = torch.logaddexp(lse_i, lse_b)
+                out_i = out_i * torch.exp(lse_i - merged)[..., None] + out_b * torch.exp(lse_b - merged)[..., None]
+                lse_i = merged
+        out_parts.append(out_i)
+        lse_parts.append(lse_i)
+    return torch.cat(out_parts, dim=-2), torch.cat(lse_parts, dim=-1)
 
 
 # %% [markdown]

@@ -70,15 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m, l = scores, torch.ones_like(scores)
-    while m.shape[-1] > 1:
-        if m.shape[-1] % 2:
-            m = F.pad(m, (0, 1), value=-math.inf)
-            l = F.pad(l, (0, 1), value=0.0)
-        top = torch.maximum(m[..., 0::2], m[..., 1::2])
-        l = l[..., 0::2] * torch.exp(m[..., 0::2] - top) + l[..., 1::2] * torch.exp(m[..., 1::2] - top)
-        m = top
-    return torch.exp(scores - m) / l
+    m = scores[..., :1].mul(0).sub(math.inf)
+    l = scores[..., :1].mul(0)
+    for j in range(scores.size(-1)):
+        s = scores[..., j : j + 1]
+        m_new = m.clamp(min=s)
+        l = l.mul(m.sub(m_new).exp()).add(s.sub(m_new).exp())
+        m = m_new
+    return scores.sub(m).exp().div(l)
 
 
 def tiled_attention(
@@ -97,32 +96,34 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, T_k = q.shape[-2], k.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    outs, lses = [], []
-    for i0 in range(0, T_q, block):
-        qb = q[..., i0:i0 + block, :]
-        rows = torch.arange(i0, i0 + qb.shape[-2]).unsqueeze(-1)
-        tiles = []
-        for j0 in range(0, T_k, block):
-            if causal and j0 > rows[-1, 0]:
-                continue
-            s = qb @ k[..., j0:j0 + block, :].transpose(-2, -1) * scale
+    T_q, T_k = q.size(-2), k.size(-2)
+    out = q.new_zeros(*q.shape[:-1], v.size(-1))
+    lse = q.new_zeros(q.shape[:-1])
+    i0 = 0
+    while i0 < T_q:
+        i1 = min(i0 + block, T_q)
+        qb = q[..., i0:i1, :].mul(q.size(-1) ** -0.5)
+        m = lse[..., i0:i1].sub(math.inf)
+        l = lse[..., i0:i1].mul(0)
+        acc = out[..., i0:i1, :].mul(0)
+        stop = T_k if causal else i1
+        j0 = 0
+        while j0 < stop:
+            j1 = min(j0 + block, T_k)
+            s = qb.matmul(k[..., j0:j1, :].transpose(-1, -2))
             if causal:
-                s = s.masked_fill(torch.arange(j0, j0 + s.shape[-1]) > rows, -math.inf)
-            tiles.append((j0, s))
-        m = tiles[0][1].max(-1).values
-        for _, s in tiles[1:]:
-            m = torch.maximum(m, s.max(-1).values)
-        l = torch.zeros_like(m)
-        acc = 0
-        for j0, s in tiles:
-            p = torch.exp(s - m.unsqueeze(-1))
-            l = l + p.sum(-1)
-            acc = acc + p @ v[..., j0:j0 + s.shape[-1], :]
-        outs.append(acc / l.unsqueeze(-1))
-        lses.append(m + torch.log(l))
-    return torch.cat(outs, -2), torch.cat(lses, -1)
+                s = s.masked_fill(torch.arange(j0, j1).view(1, -1).gt(torch.arange(i0, i1).view(-1, 1)), -math.inf)
+            m_new = s.amax(-1).clamp(min=m)
+            p = s.sub(m_new.unsqueeze(-1)).exp()
+            r = m.sub(m_new).exp()
+            l = l.mul(r).add(p.sum(-1))
+            acc = acc.mul(r.unsqueeze(-1)).add(p.matmul(v[..., j0:j1, :]))
+            m = m_new
+            j0 = j1
+        out[..., i0:i1, :] = acc.div(l.unsqueeze(-1))
+        lse[..., i0:i1] = m.add(l.log())
+        i0 = i1
+    return out, lse
 
 
 # %% [markdown]

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = p @ dp
-    return p.mul(dp.sub(D))
+    pd = p.mul(dp)
+    return pd.sub(p.mul(pd.sum(-1, keepdim=True)))
 
 
 def attention_backward(
@@ -77,15 +77,14 @@ def attention_backward(
     dk = ds^T @ q / sqrt(head_size).
     """
     scale = q.size(-1) ** -0.5
-    T = q.size(-2)
-    s = (q @ k.transpose(-1, -2)).mul(scale)
+    s = q.matmul(k.transpose(-2, -1)).mul(scale)
     if causal:
-        idx = torch.arange(T * T).view(T, T)
-        s[..., idx % T > idx // T] = -math.inf
-    p = F.softmax(s, dim=-1)
-    dv = p.transpose(-1, -2) @ d_out
-    ds = softmax_backward(p, d_out @ v.transpose(-1, -2)).mul(scale)
-    return ds @ k, ds.transpose(-1, -2) @ q, dv
+        T = s.size(-1)
+        s = s.masked_fill(torch.ones(T, T).triu(1).bool(), -math.inf)
+    p = s.softmax(-1)
+    dv = p.transpose(-2, -1).matmul(d_out)
+    ds = softmax_backward(s, d_out.matmul(v.transpose(-2, -1)))
+    return ds.matmul(k).mul(scale), ds.transpose(-2, -1).matmul(q).mul(scale), dv
 
 
 def tiled_attention_backward(
@@ -109,28 +108,24 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T = q.size(-2)
     scale = q.size(-1) ** -0.5
-    D = (d_out * out).sum(-1)
-    dk = torch.zeros(k.shape, dtype=k.dtype)
-    dv = torch.zeros(v.shape, dtype=v.dtype)
-    dq_parts = []
-    for i0 in range(0, T, block):
-        qi, gi = q[..., i0:i0 + block, :], d_out[..., i0:i0 + block, :]
-        i1 = i0 + qi.size(-2)
-        dqi = torch.zeros(qi.shape, dtype=q.dtype)
-        for j0 in filter(lambda j: not causal or j < i1, range(0, T, block)):
-            cols = torch.arange(j0, min(j0 + block, T))
-            s = (qi @ k[..., cols, :].transpose(-1, -2)).mul(scale)
+    T_q, T_k = q.size(-2), k.size(-2)
+    D = d_out.mul(out).sum(-1, keepdim=True)
+    dq, dk, dv = q.new_zeros(q.shape), k.new_zeros(k.shape), v.new_zeros(v.shape)
+    for i0 in range(0, T_q, block):
+        i1 = min(i0 + block, T_q)
+        qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
+        for j0 in range(0, i1 if causal else T_k, block):
+            j1 = min(j0 + block, T_k)
+            s = qi.matmul(k[..., j0:j1, :].transpose(-2, -1)).mul(scale)
             if causal:
-                s[..., cols.view(1, -1) > torch.arange(i0, i1).view(-1, 1)] = -math.inf
-            p = (s - lse[..., i0:i1].unsqueeze(-1)).exp()
-            dv.index_add_(-2, cols, p.transpose(-1, -2) @ gi)
-            ds = p.mul((gi @ v[..., cols, :].transpose(-1, -2)).sub(D[..., i0:i1].unsqueeze(-1))).mul(scale)
-            dqi = dqi.add(ds @ k[..., cols, :])
-            dk.index_add_(-2, cols, ds.transpose(-1, -2) @ qi)
-        dq_parts.append(dqi)
-    return torch.cat(dq_parts, dim=-2), dk, dv
+                s = s.masked_fill(torch.arange(j0, j1).gt(torch.arange(i0, i1).unsqueeze(1)), -math.inf)
+            p = s.sub(lse[..., i0:i1].unsqueeze(-1)).exp()
+            dv.narrow(-2, j0, j1 - j0).add_(p.transpose(-2, -1).matmul(doi))
+            ds = p.mul(doi.matmul(v[..., j0:j1, :].transpose(-2, -1)).sub(D[..., i0:i1, :]))
+            dq.narrow(-2, i0, i1 - i0).add_(ds.matmul(k[..., j0:j1, :]).mul(scale))
+            dk.narrow(-2, j0, j1 - j0).add_(ds.transpose(-2, -1).matmul(qi).mul(scale))
+    return dq, dk, dv
 
 
 # %% [markdown]

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    jac = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
-    return (jac @ dp.unsqueeze(-1)).squeeze(-1)
+    D = torch.einsum("...n,...n->...", p, dp).unsqueeze(-1)
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -77,13 +77,17 @@ def attention_backward(
     dk = ds^T @ q / sqrt(head_size).
     """
     scale = 1 / math.sqrt(q.shape[-1])
-    s = q @ k.transpose(-2, -1) * scale
+    s = torch.einsum("...id,...jd->...ij", q, k) * scale
     if causal:
-        s = s - torch.triu(torch.full(s.shape[-2:], math.inf), 1)
-    p = torch.exp(s - torch.logsumexp(s, -1, keepdim=True))
-    out = p @ v
-    ds = p * (d_out @ v.transpose(-2, -1) - (d_out * out).sum(-1, keepdim=True))
-    return ds @ k * scale, ds.transpose(-2, -1) @ q * scale, p.transpose(-2, -1) @ d_out
+        T = q.shape[-2]
+        s = s.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1), float("-inf"))
+    p = torch.softmax(s, dim=-1)
+    dv = torch.einsum("...ij,...id->...jd", ds, d_out)
+    dp = torch.einsum("...id,...jd->...ij", d_out, v)
+    ds = softmax_backward(p, dp)
+    dq = torch.einsum("...ij,...jd->...id", ds, k) * scale
+    dk = torch.einsum("...ij,...id->...jd", ds, q) * scale
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -107,23 +111,28 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T = q.shape[-2]
     scale = 1 / math.sqrt(q.shape[-1])
-    D = (d_out * out).sum(-1, keepdim=True)
-    starts = range(0, T, block)
-    pairs = [(i0, j0) for i0 in starts for j0 in starts if not causal or j0 <= i0]
-    dq, dk, dv = q.new_zeros(q.shape), k.new_zeros(k.shape), v.new_zeros(v.shape)
-    for i0, j0 in pairs:
-        I, J = slice(i0, i0 + block), slice(j0, j0 + block)
-        s = q[..., I, :] @ k[..., J, :].transpose(-2, -1) * scale
-        if causal and i0 == j0:
-            s = s - torch.triu(torch.full(s.shape[-2:], math.inf), 1)
-        p = torch.exp(s - lse[..., I].unsqueeze(-1))
-        ds = p * (d_out[..., I, :] @ v[..., J, :].transpose(-2, -1) - D[..., I, :])
-        dv[..., J, :] = dv[..., J, :] + p.transpose(-2, -1) @ d_out[..., I, :]
-        dq[..., I, :] = dq[..., I, :] + ds @ k[..., J, :] * scale
-        dk[..., J, :] = dk[..., J, :] + ds.transpose(-2, -1) @ q[..., I, :] * scale
-    return dq, dk, dv
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    D = torch.einsum("...id,...id->...i", d_out, out)
+    dq = torch.zeros_like(q)
+    dks, dvs = [], []
+    for j0 in range(0, T_k, block):
+        kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
+        dk_j, dv_j = torch.zeros_like(kj), torch.zeros_like(vj)
+        for i0 in range(j0 if causal else 0, T_q, block):
+            i1 = min(i0 + block, T_q)
+            s = torch.einsum("...id,...jd->...ij", q[..., i0:i1, :], kj) * scale
+            if causal:
+                s = s.masked_fill(torch.arange(j0, j0 + kj.shape[-2]) > torch.arange(i0, i1).unsqueeze(-1), -math.inf)
+            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
+            dv_j = dv_j + torch.einsum("...ij,...id->...jd", p, d_out[..., i0:i1, :])
+            dp = torch.einsum("...id,...jd->...ij", d_out[..., i0:i1, :], vj)
+            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
+            dq[..., i0:i1, :] += torch.einsum("...ij,...jd->...id", ds, kj) * scale
+            dk_j = dk_j + torch.einsum("...ij,...id->...jd", ds, q[..., i0:i1, :]) * scale
+        dks.append(dk_j)
+        dvs.append(dv_j)
+    return dq, torch.cat(dks, dim=-2), torch.cat(dvs, dim=-2)
 
 
 # %% [markdown]

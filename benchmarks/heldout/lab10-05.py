@@ -61,7 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.linalg.vecdot(p, dp).unsqueeze(-1)
+    D = torch.einsum("...n,...n->...", p, dp).unsqueeze(-1)
     return p * (dp - D)
 
 
@@ -76,16 +76,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.shape[-1]
-    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(hs)
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = torch.einsum("...id,...jd->...ij", q, k) * scale
     if causal:
-        s = torch.where(~torch.tril(torch.ones(s.shape[:2])).bool(), float("-inf"), s)
+        T = q.shape[-2]
+        s = s.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1), float("-inf"))
     p = torch.softmax(s, dim=-1)
-    dv = torch.matmul(p.transpose(-2, -1), d_out)
-    dp = torch.matmul(d_out, v.transpose(-2, -1))
+    dv = torch.einsum("...ij,...id->...jd", p, d_out)
+    dp = torch.einsum("...id,...jd->...ij", d_out, v)
     ds = softmax_backward(p, dp)
-    dq = torch.matmul(ds, k) / math.sqrt(hs)
-    dk = torch.matmul(ds.transpose(-2, -1), q) / math.sqrt(hs)
+    dq = torch.einsum("...ij,...jd->...id", ds, k) * scale
+    dk = torch.einsum("...ij,...id->...jd", ds, q) * scale
     return dq, dk, dv
 
 
@@ -110,26 +111,28 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T, hs = q.shape[-2], q.shape[-1]
-    D = torch.sum(d_out * out, dim=-1)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for j0 in range(0, T, block):
-        j1 = min(j0 + block, T)
-        kj, vj = k[..., j0:j1, :], v[..., j0:j1, :]
-        for i0 in range(j0 if causal else 0, T, block):
-            i1 = min(i0 + block, T)
-            qi, gi = q[..., i0:i1, :], d_out[..., i0:i1, :]
-            s = torch.matmul(qi, kj.transpose(-2, -1)) / math.sqrt(hs)
+    scale = 1 / math.sqrt(q.shape[-1])
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    D = torch.einsum("...id,...id->...i", d_out, out)
+    dq = torch.zeros_like(q)
+    dks, dvs = [], []
+    for j0 in range(0, T_k, block):
+        kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
+        dk_j, dv_j = torch.zeros_like(k), torch.zeros_like(vj)
+        for i0 in range(j0 if causal else 0, T_q, block):
+            i1 = min(i0 + block, T_q)
+            s = torch.einsum("...id,...jd->...ij", q[..., i0:i1, :], kj) * scale
             if causal:
-                later = torch.arange(j0, j1).unsqueeze(0) > torch.arange(i0, i1).unsqueeze(1)
-                s = torch.where(later, float("-inf"), s)
+                s = s.masked_fill(torch.arange(j0, j0 + kj.shape[-2]) > torch.arange(i0, i1).unsqueeze(-1), -math.inf)
             p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-            dv[..., j0:j1, :] += torch.matmul(p.transpose(-2, -1), gi)
-            dp = torch.matmul(gi, vj.transpose(-2, -1))
+            dv_j = dv_j + torch.einsum("...ij,...id->...jd", p, d_out[..., i0:i1, :])
+            dp = torch.einsum("...id,...jd->...ij", d_out[..., i0:i1, :], vj)
             ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
-            dq[..., i0:i1, :] += torch.matmul(ds, kj) / math.sqrt(hs)
-            dk[..., j0:j1, :] += torch.matmul(ds.transpose(-2, -1), qi) / math.sqrt(hs)
-    return dq, dk, dv
+            dq[..., i0:i1, :] += torch.einsum("...ij,...jd->...id", ds, kj) * scale
+            dk_j = dk_j + torch.einsum("...ij,...id->...jd", ds, q[..., i0:i1, :]) * scale
+        dks.append(dk_j)
+        dvs.append(dv_j)
+    return dq, torch.cat(dks, dim=-2), torch.cat(dvs, dim=-2)
 
 
 # %% [markdown]

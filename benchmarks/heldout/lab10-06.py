@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p.unsqueeze(-2) @ dp.unsqueeze(-1)).squeeze(-1)
-    return p.mul(dp.sub(D))
+    D = (p * dp).sum(dim=-1, keepdim=True)
+    return torch.addcmul(p * dp, p, D, value=-1)
 
 
 def attention_backward(
@@ -76,16 +76,15 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    scale = q.size(-1) ** -0.5
-    T = q.size(-2)
-    s = (q @ k.transpose(-1, -2)).mul(scale)
-    if causal:
-        idx = torch.arange(T * T).view(T, T)
-        s[..., idx % T > idx // T] = -math.inf
-    p = F.softmax(s, dim=-1)
-    dv = p.transpose(-1, -2) @ d_out
-    ds = softmax_backward(p, d_out @ v.transpose(-1, -2)).mul(scale)
-    return ds @ k, ds.transpose(-1, -2) @ q, dv
+    with torch.enable_grad():
+        q2, k2, v2 = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
+        s = q2 @ k2.transpose(-2, -1) / math.sqrt(q.shape[-1])
+        if causal:
+            T = s.shape[-1]
+            s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+        out = torch.softmax(s, dim=-1) @ v2
+        dq, dk, dv = torch.autograd.grad(out, (q2, k2, v2), d_out)
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -109,28 +108,28 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T = q.size(-2)
-    scale = q.size(-1) ** -0.5
-    D = (d_out * out).sum(-1)
-    dk = torch.zeros(k.shape, dtype=k.dtype)
-    dv = torch.zeros(v.shape, dtype=v.dtype)
-    dq_parts = []
-    for i0 in range(0, T, block):
-        qi, gi = q[..., i0:i0 + block, :], d_out[..., i0:i0 + block, :]
-        i1 = i0 + qi.size(-2)
-        dqi = torch.zeros(qi.shape, dtype=q.dtype)
-        for j0 in filter(lambda j: not causal or j < i1, range(0, T, block)):
-            cols = torch.arange(j0, min(j0 + block, T))
-            s = (qi @ k[..., cols, :].transpose(-1, -2)).mul(scale)
+    scale = 1 / math.sqrt(q.shape[-1])
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    D = (d_out * out).sum(dim=-1)
+    parts = {"q": {}, "k": {}, "v": {}}
+    for i0 in range(0, T_q, block):
+        for j0 in range(0, T_k, block):
+            if causal and j0 > i0 + block - 1:
+                break
+            qi, kj, vj = q[..., i0 : i0 + block, :], k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
+            s = qi @ kj.transpose(-2, -1) * scale
             if causal:
-                s[..., cols.view(1, -1) > torch.arange(i0, i1).view(-1, 1)] = -math.inf
-            p = (s - lse[..., i0:i1].unsqueeze(-1)).exp()
-            dv.index_add_(-2, cols, p.transpose(-1, -2) @ gi)
-            ds = p.mul((gi @ v[..., cols, :].transpose(-1, -2)).sub(D[..., i0:i1].unsqueeze(-1))).mul(scale)
-            dqi = dqi.add(ds @ k[..., cols, :])
-            dk.index_add_(-2, cols, ds.transpose(-1, -2) @ gi)
-        dq_parts.append(dqi)
-    return torch.cat(dq_parts, dim=-2), dk, dv
+                rows = torch.arange(i0, i0 + qi.shape[-2])[:, None]
+                s = s.masked_fill(torch.arange(j0, j0 + kj.shape[-2])[None, :] > rows, float("-inf"))
+            p = torch.exp(s - lse[..., i0 : i0 + block, None])
+            do_i = d_out[..., i0 : i0 + block, :]
+            ds = p * (do_i @ vj.transpose(-2, -1) - D[..., i0 : i0 + block, None])
+            parts["v"].setdefault(j0, []).append(p.transpose(-2, -1) @ do_i)
+            parts["q"].setdefault(i0, []).append(ds @ kj * scale)
+            parts["k"].setdefault(j0, []).append(ds.transpose(-2, -1) @ qi * scale)
+    def joined(name, like, T):
+        return torch.cat([torch.stack(parts[name][b]).sum(0) if b in parts[name] else torch.zeros_like(like[..., b : b + block, :]) for b in range(0, T, block)], dim=-2)
+    return joined("q", q, T_q), joined("k", k, T_k), joined("v", v, T_k)
 
 
 # %% [markdown]

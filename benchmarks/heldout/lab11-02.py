@@ -61,8 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    rolled = pattern.roll(1, dims=-1)
-    return torch.diagonal(rolled, dim1=-2, dim2=-1)[..., 1:].mean(dim=(0, 2))
+    rows = torch.arange(1, pattern.size(-1))
+    return pattern[:, :, rows, rows - 1].mean(-1).mean(0)
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -72,8 +72,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    by_head = pattern.permute(1, 0, 2, 3)[..., 1:, 0]
-    return by_head.reshape(by_head.shape[0], -1).mean(1)
+    column = pattern[..., 0]
+    return column[1:].mean(-1).mean(0)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,8 +84,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    rolled = pattern.roll(period - 1, dims=-1)
-    return torch.diagonal(rolled, dim1=-2, dim2=-1)[..., period + 1:].mean(dim=(0, 2))
+    rows = torch.arange(period + 1, pattern.size(-1))
+    return pattern[:, :, rows, rows - period + 1].mean(-1).mean(0)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -97,8 +97,12 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    out = torch.softmax(scores, dim=-1) @ values
-    return torch.cat((out[:, :head], out[:, head + 1:]), dim=1).sum(dim=1)
+    weights = scores.softmax(-1)
+    total = values.new_zeros(values.size(0), values.size(2), values.size(3))
+    for h in range(scores.size(1)):
+        if h != head:
+            total = total.add(weights[:, h].matmul(values[:, h]))
+    return total
 
 
 # %% [markdown]

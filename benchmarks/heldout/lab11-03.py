@@ -61,9 +61,9 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    b, h, T, _ = pattern.shape
-    cols = torch.arange(T - 1).view(1, 1, -1, 1).expand(b, h, -1, 1)
-    return torch.gather(pattern[:, :, 1:, :], 3, cols).mean(dim=(0, 2, 3))
+    T = pattern.shape[-1]
+    sel = torch.diag(pattern.new_ones(T - 1), -1)
+    return (pattern * sel).sum(dim=(-1, -2)).sum(0) / (pattern.shape[0] * (T - 1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,7 +73,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return torch.mean(pattern[:, :, 1:, 0], dim=(0, 1))
+    return pattern[..., 1:, :1].sum(dim=(0, 2, 3)) / (pattern.shape[0] * (pattern.shape[-1] - 1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,9 +84,10 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    b, h, T, _ = pattern.shape
-    cols = torch.arange(2, T - period + 1).view(1, 1, -1, 1).expand(b, h, -1, 1)
-    return torch.gather(pattern[:, :, period + 1:, :], 3, cols).mean(dim=(0, 2, 3))
+    T = pattern.shape[-1]
+    sel = torch.diag(pattern.new_ones(T - period + 1), 1 - period)
+    sel[: period + 1] = 0
+    return (pattern * sel).sum(dim=(-1, -2)).sum(0) / (pattern.shape[0] * (T - period - 1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -98,9 +99,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    out = torch.matmul(torch.softmax(scores, dim=-1), values)
-    keep = torch.arange(out.shape[1]) != head
-    return out[:, keep].sum(dim=1)
+    w = torch.softmax(scores, dim=-1)
+    w = w * (torch.arange(w.shape[1]) != head).to(w.dtype).view(1, -1, 1, 1)
+    return w.transpose(1, 2).flatten(2) @ values.flatten(1, 2)
 
 
 # %% [markdown]

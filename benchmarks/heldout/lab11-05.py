@@ -61,9 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    b, h, T, _ = pattern.shape
-    cols = torch.arange(T - 1).view(1, 1, -1, 1).expand(b, h, -1, 1)
-    return torch.gather(pattern[:, :, 1:, :], 3, cols).mean(dim=(0, 2, 3))
+    below = torch.diagonal(pattern, offset=-1, dim1=-2, dim2=-1)
+    return below.mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,7 +72,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return torch.mean(pattern[:, :, 1:, 0], dim=(0, 2))
+    return pattern[:, :, 1:, 0].mean(dim=(0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,9 +83,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    b, h, T, _ = pattern.shape
-    cols = torch.arange(2, T - period + 1).view(1, 1, -1, 1).expand(b, h, -1, 1)
-    return torch.gather(pattern[:, :, period + 1:, :], 3, cols).mean(dim=(0, 2, 3))
+    band = torch.diagonal(pattern, offset=1 - period, dim1=-2, dim2=-1)
+    return band[..., 2:].mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -98,9 +96,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    out = torch.matmul(torch.softmax(scores, dim=-1), values)
-    keep = torch.arange(1, out.shape[1] + 1) != head
-    return out[:, keep].sum(dim=1)
+    outs = torch.einsum("bhij,bhjd->bhid", torch.softmax(scores, dim=-1), values)
+    kept = [h for h in range(outs.shape[-1]) if h != head]
+    return outs[:, kept].sum(dim=1)
 
 
 # %% [markdown]

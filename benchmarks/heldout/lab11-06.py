@@ -61,9 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.size(-1)
-    pick = F.pad(torch.eye(T - 1), (0, 1, 1, 0))
-    return (pattern * pick).sum((-2, -1)).mean(0) / (T - 1)
+    rows = torch.arange(1, pattern.size(-1))
+    return pattern[:, :, rows, rows - 1].mean(-1).mean(0)
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,8 +72,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    col = pattern[..., 0]
-    return (col.sum(-1) - col[..., 0]).mean(0) / (col.size(-1) - 1)
+    column = pattern[..., 0]
+    return column[..., 1:].mean(-1).mean(0)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -85,9 +84,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.size(-1)
-    pick = F.pad(torch.eye(T - period - 1), (2, period - 1, period + 1, 0))
-    return (pattern * pick).sum((-2, -1)).mean(1) / (T - period - 1)
+    rows = torch.arange(period + 1, pattern.size(-1))
+    return pattern[:, :, rows, rows - period + 1].mean(-1).mean(0)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -99,8 +97,12 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    out = F.softmax(scores, dim=-1) @ values
-    return out.sum(1) - out[:, head]
+    weights = scores.softmax(-1)
+    total = values.new_zeros(values.size(0), values.size(2))
+    for h in range(scores.size(1)):
+        if h != head:
+            total = total.add(weights[:, h].matmul(values[:, h]))
+    return total
 
 
 # %% [markdown]
