@@ -72,6 +72,10 @@ def tripled(x):
 def tripled(x):
     return x.double() / 2.0
 ''',
+    "tripled_half": '''
+def tripled(x):
+    return x.half() / 2.0
+''',
     "spread": '''
 def spread(x):
     n = x.shape[0]
@@ -122,8 +126,14 @@ def test_a_change_that_mends_one_input_only_is_not_said(tmp_path):
 def test_a_mend_must_give_the_reference_dtype_too(tmp_path):
     x = torch.arange(6.0).reshape(2, 3)
     assert "`x * 2.0` for `x / 2.0`" in _mend(tmp_path, "tripled", "tripled", [(x,)]).text
-    # the same numbers in float64 are not the reference's float32 output
-    assert _mend(tmp_path, "tripled_double", "tripled", [(x,)]) is None
+    # the same numbers in float16 are not the reference's float32 output: the judges name the cast
+    assert _mend(tmp_path, "tripled_half", "tripled", [(x,)]) is None
+
+
+def test_a_mend_giving_a_float_of_more_digits_counts_as_right(tmp_path):
+    # float64 where the reference makes float32: the judges accept it, so the mend makes every check pass
+    x = torch.arange(6.0).reshape(2, 3)
+    assert "`x.double() * 2.0` for `x.double() / 2.0`" in _mend(tmp_path, "tripled_double", "tripled", [(x,)]).text
 
 
 def test_a_loop_variable_left_at_its_last_value_is_never_said_as_the_mend(tmp_path):

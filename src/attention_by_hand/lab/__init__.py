@@ -37,6 +37,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     running_relations.py  each entry the reference's on the entries up to it (a running total for the row's)
     related.py        the explanations that are no change of the code, tried in turn
     diagnosis.py      the change or relation that gives a learner's outputs on every input tried
+    error_kinds.py    a change that raises the learner's error with other numbers in it (it fits some inputs by chance)
     pair_changes.py   which pairs of changes are tried together (a slip made twice, a layer moved, the next line)
     first_nan.py      the line of the learner's file that made its first nan
     changed_where.py  the line of the learner's file that changed an input in place, and what on it writes
@@ -44,6 +45,8 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     code_layout.py    how a learner's function is read line by line (statements, reads, a loop as one)
     parting.py        saying that span, when every wrong call of a function agrees on it
     repair.py         one change of the learner's own code that makes it right on every input (run in the child)
+    mend_right.py     when a mended function's output counts as the reference's (a finer float too)
+    constant_tensors.py  mends that reach the reference's numbers through zeros or ones by chance (dropped)
     repeated_mends.py  one slip made at several places: the changes repair.py tries together
     mend_changes.py   the changes tried on a learner's code only (a line left out, an exp put in, a count +1)
     mend_words.py     the mistake such a change mends, in words (a term too many, the loop starts one step late)
@@ -73,6 +76,7 @@ each, and a checker that runs a learner's file safely and names the mistake it s
     none_words.py     which name on the line that raised is None (a layer made with bias=False), or a number
     called_words.py   a layer's `apply(x)` taken for running it, on the line that raised (the tensor called)
     unit_slice.py     a slice with bounds on an axis of length 1, on the line that raised (`D[..., i0:i1]`)
+    read_shapes.py    the shapes of the tensors the line that raised reads, for a lab's words on its error
     unused.py         the arguments whose values never reach a wrong function's output (run in the child)
     room.py           `lab check N --room FOLDER`: every learner's file in a folder, one table
     sandbox.py        bubblewrap around other people's files in a room check

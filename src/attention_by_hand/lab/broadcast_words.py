@@ -23,7 +23,7 @@ from pathlib import Path
 
 from attention_by_hand.lab.judging import mismatched_sizes
 
-__all__ = ["learner_frame_and_line", "line_tree", "misaligned_vector", "quietly"]
+__all__ = ["learner_frame_and_line", "line_tree", "misaligned_vector", "names_read", "quietly"]
 
 
 def learner_frame_and_line(tb, learner: Path):
@@ -50,7 +50,7 @@ def line_tree(line: str) -> ast.AST | None:
     return None
 
 
-def _names_read(line: str) -> list[str]:
+def names_read(line: str) -> list[str]:
     """The names the line's statement reads (not attributes, not words in a comment); [] when the
     line is no whole statement."""
     tree = line_tree(line)
@@ -94,7 +94,7 @@ def _misaligned_vector(tb, learner: Path, message: str) -> str | None:
     if got is None:
         return None
     frame, line = got
-    tensors = {n: frame.f_locals[n] for n in _names_read(line) if isinstance(frame.f_locals.get(n), torch.Tensor)}
+    tensors = {n: frame.f_locals[n] for n in names_read(line) if isinstance(frame.f_locals.get(n), torch.Tensor)}
     vectors = [(n, t) for n, t in tensors.items() if t.dim() == 1 and t.shape[0] in sizes]
     if len(vectors) != 1:
         return None

@@ -113,8 +113,15 @@ CALLS = {
              "left as they are (negatives stay negative), with `min` alone, values above",
     "clip": "cuts the values off at its bounds, only at those it is given: with `max` alone, values below are "
             "left as they are (negatives stay negative), with `min` alone, values above",
-    "normalize": "divides each vector along `dim` (1 by default, not the last axis) by its length (2-norm by default); "
-                 "a second argument given by position is `p`, the norm's order, not the axis",
+    "normalize": "divides each vector along `dim` (1 by default, not the last axis) by its length (2-norm by default; "
+                 "`p=1` the sum of absolute values, `p=inf` the LARGEST absolute entry); a second argument given by "
+                 "position is `p`, the norm's order, not the axis",
+    "isin": "asks of each entry of its first argument whether it occurs ANYWHERE among the second's entries: one True "
+            "or False per entry, never a row per entry (a one-hot row compares with `==` against `arange(V)`)",
+    "scatter_add": "adds each entry of `src` at the place its OWN entry of `index` names along `dim`: `index` has as "
+                   "many axes as `src` (one target per entry); whole rows added at row numbers are `index_add`",
+    "scatter_add_": "adds each entry of `src` at the place its OWN entry of `index` names along `dim`: `index` has as "
+                    "many axes as `src` (one target per entry); whole rows added at row numbers are `index_add_`",
     "hypot": "is sqrt(a ** 2 + b ** 2): it squares BOTH arguments, so `hypot(std, eps)` adds eps ** 2, not eps",
     "nansum": "skips every nan as if it were 0",
     "nanmean": "skips every nan, averaging the rest",

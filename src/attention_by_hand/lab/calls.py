@@ -27,6 +27,7 @@ not what is under test). An event is a JSON-able dict:
                                                      (raised_where.py)
                                                      "line_calls": {call: words} for the calls on the raising
                                                      line the reference never makes (line_calls.py)
+                                                     "shapes": {name: shape} of the tensors it reads (read_shapes.py)
     {"event": "fatal", "reason": "exit" | "memory" | "missing", ...}   nothing more is called
     {"event": "done"}                                every call was made; what follows only adds to hints:
     {"event": "unused", "function": "dot", "arguments": [[1, -1]], "tried": [0, 1], "random": false}
@@ -62,6 +63,7 @@ from attention_by_hand.lab.first_nan import first_nan, has_nan, skips_nan
 from attention_by_hand.lab.learner_notes import recording, shared_parts
 from attention_by_hand.lab.line_calls import line_calls, return_line, span_body
 from attention_by_hand.lab.none_words import none_read
+from attention_by_hand.lab.read_shapes import read_shapes
 from attention_by_hand.lab.raised_where import (assigned_around, assigned_at, assigned_names, called_names, checked_line,
                                                  raised_in_loop, written_integers)
 from attention_by_hand.lab.size_locals import sizes_apart
@@ -361,6 +363,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
             called = called_names(str(learner), [step, line])
             own = raised_by_a_raise(error.__traceback__, learner) if kind == "NotImplementedError" else None
             cut = unit_slice(error.__traceback__, learner, message) if kind == "RuntimeError" else None
+            shapes = read_shapes(error.__traceback__, learner) if kind == "RuntimeError" else {}
             seen = ((misaligned_vector(error.__traceback__, learner, message) or cut) if kind == "RuntimeError"
                     else (none_read(error.__traceback__, learner, message) or layer_applied(error.__traceback__, learner, message))
                     if kind == "TypeError" else None)
@@ -383,6 +386,7 @@ def call_all(module: ModuleType, calls: list[dict], learner: Path, emit: Emit, o
                 **({"line_words": seen} if seen else {}),  # broadcast_words.py, none_words.py
                 **({"line_cause": True} if seen and seen == cut else {}),  # unit_slice.py: the line's slice is the cause
                 **({"line_calls": calls_said} if calls_said else {}),  # line_calls.py, of the raising line
+                **({"shapes": shapes} if shapes else {}),  # read_shapes.py: the tensors the raising line reads
                 **({} if found == _Blamer.RIGHT else {"blame": found}),
                 **({"warned": warned} if warned else {}),
             )

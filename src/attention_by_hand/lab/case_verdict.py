@@ -29,7 +29,7 @@ def case_verdict(check: Check, args: tuple, event: dict, reference: ModuleType, 
             who = f"{other}() is " if other and other != check.function else ""
             return f"{who}not written yet: {event['message']}"
         where = f" ({at_line(event.get('line'), line_name)[2:]})" if event.get("line") else ""
-        known = check.explain_error(event["type"], event["message"], args) if check.explain_error else None
+        known = check.explain_error(event["type"], event["message"], args, event.get("shapes", {})) if check.explain_error else None
         said = f": {known}" if known else hint_for_exception(event["type"], event["message"])
         seen = f"; {event['line_words']}" if isinstance(event.get("line_words"), str) else ""
         whole = event["message"]  # torch's list of a call's forms, where its words are said: its first line

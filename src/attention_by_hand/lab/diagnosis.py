@@ -39,31 +39,15 @@ from types import ModuleType
 import torch
 
 from attention_by_hand.lab.code_layout import call_name, parents
+from attention_by_hand.lab.error_kinds import other_numbers
 from attention_by_hand.lab.input_relations import returned_unchanged
 from attention_by_hand.lab.mutants import Change, build, changes, definition
 from attention_by_hand.lab.pair_changes import moved_layers, next_lines, twins
 from attention_by_hand.lab.raised_halves import raised_half
 from attention_by_hand.lab.raised_lines import raised_at
-from attention_by_hand.lab.outcomes import (
-    RAISED,
-    all_zeros,
-    zeroed_where_wrong,
-    Diagnosis,
-    Raised,
-    Tried,
-    agree,
-    alike,
-    apart_only_where,
-    call,
-    family,
-    flat,
-    fresh,
-    known_numbers,
-    locals_on,
-    near,
-    nothing_finite,
-    size_of,
-)
+from attention_by_hand.lab.outcomes import (RAISED, Diagnosis, Raised, Tried, agree, alike, all_zeros, apart_only_where, call,
+                                            family, flat, fresh, known_numbers, locals_on, near, nothing_finite, size_of,
+                                            zeroed_where_wrong)
 from attention_by_hand.lab.related import related
 from attention_by_hand.lab.relations import known_factor, scale_of
 from attention_by_hand.lab.triangle_words import diagonal_words
@@ -194,6 +178,8 @@ def diagnose(reference: ModuleType, function: str, tried: list[Tried], prefer: f
         # fits whatever zeroed the learner's: a result thrown away as well as a sum that never grew
         if found and found.changes and wrong and all(zeroed_where_wrong(g, e) for g, e in wrong):
             found = None
+        if found and wrong and not found.relation and other_numbers(reference, function, found.changes, tried):
+            found = dataclasses.replace(found, partly_raised=True)
         if found and not wrong and not found.relation:
             later = _raises_later(reference, function, found.changes, [t.args for t in tried if isinstance(t.got, Raised)])
             found = dataclasses.replace(found, raised_only=True, raised_later=later)

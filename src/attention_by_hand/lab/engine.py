@@ -165,7 +165,8 @@ class Engine:
         mended, words = self.mended(function)
         event = self.repairs.get(function, {})
         op, alone = event.get("op"), not event.get("other")  # alone: no rival mend
-        if found and mended and ((found.compound and op not in ("left", "right")) or found.vacuous or found.pair or (found.raised_only and alone)):
+        if found and mended and ((found.compound and op not in ("left", "right")) or found.vacuous or found.pair
+                                 or ((found.raised_only or found.partly_raised) and alone)):
             found = None  # the learner's line mended says it in one step (a factor taken off: the move says more), or more than nan, zeros or an error matched
         if found and mended and event.get("fresh") and found.changes and all(
                 c.function == function and c.line in event.get("kept", ()) and not placed(c) for c in found.changes):

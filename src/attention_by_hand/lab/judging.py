@@ -89,8 +89,9 @@ class Miss:
 
 # judge(got, expected, args) -> None when got is right, a Miss (or a plain hint) when it is not.
 Judge = Callable[[object, object, tuple], "Miss | str | None"]
-# explain_error(type_name, message, args) -> a hint for an exception on these inputs, or None.
-ExplainError = Callable[[str, str, tuple], "str | None"]
+# explain_error(type_name, message, args, shapes) -> a hint for an exception on these inputs, or None;
+# shapes: {name: shape} of the tensors the raising line read (read_shapes.py), {} where not known.
+ExplainError = Callable[[str, str, tuple, dict], "str | None"]
 
 
 @dataclass(frozen=True)

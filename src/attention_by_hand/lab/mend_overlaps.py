@@ -8,6 +8,10 @@ the slip and never two that say one slip.
 - What a removal takes out (`taken_out`): the line, the side of an operation that goes, the part of
   `a | b` not kept, the arguments of a call taken away; the names it takes out (`names_removed`).
 - A change that undoes a removal (`undoes`): a transpose of the very transpose taken away cancels it.
+- A size read off another axis inside a line whose removal mends too (`size_read_first`): `arange(keys.shape[-1])`
+  for `arange(keys.shape[-2])` in a mask a decode step needs none of (every cached key is in the past). Read
+  right, the line hides nothing, so taking it out mends alike; but the learner meant the step, and the axis
+  read is the slip, so the size is said, not the removal.
 - A mend that mends any slip of its kind wherever it was made (`alone_if_catch_all`): a size written
   `-1`, which reshape works out whatever wrong size was computed on the way (`d // T` for
   `d // n_heads` two lines up), is kept only where no other mend holds.
@@ -23,14 +27,15 @@ from types import ModuleType
 from attention_by_hand.lab.mutant_edits import TRANSPOSES, call_name, edit
 from attention_by_hand.lab.mutants import Change, definition
 
-__all__ = ["CATCH_ALLS", "REMOVALS", "SIDE_REMOVALS", "UNIT_SAID", "alone_if_catch_all", "inside_removed", "names_removed", "one_slip", "taken_out", "undoes"]
+__all__ = ["CATCH_ALLS", "REMOVALS", "SIDE_REMOVALS", "UNIT_SAID", "alone_if_catch_all", "inside_removed", "names_removed", "one_slip",
+           "size_read_first", "taken_out", "undoes"]
 
 _NUMBERS = {"constant", "offset", "factor", "term"}
 REMOVALS = ("left", "right", "drop", "unwrap")  # a term or factor dropped, a line left out, a call taken away
 # a removal says what it takes out, and a number made 1 says "a factor too many" (mend_words._made_one)
 UNIT_SAID = (*REMOVALS, "const")
 SIDE_REMOVALS = ("left", "right", "keep_part")  # a factor, a term or a part of a condition taken out
-CATCH_ALLS = ("inferred_for",)  # mends of any slip of their kind (inferred_mends.py)
+CATCH_ALLS = ("inferred_for", "slice_taken")  # mends of any slip of their kind (inferred_mends.py, slice_taken_mends.py)
 
 
 def one_slip(a: Change, b: Change, nodes: dict[str, list[ast.AST]]) -> bool:
@@ -100,3 +105,27 @@ def alone_if_catch_all(mends: list[Change]) -> list[Change]:
     """The mends, without the catch-alls where any other mend holds (the module's docstring)."""
     others = [c for c in mends if c.op not in CATCH_ALLS]
     return others or mends
+
+
+def _size_index(node: ast.AST, statement: ast.AST) -> bool:
+    """Whether `node` is the axis of a size read in `statement`: `x.shape[node]` or `x.size(node)`."""
+    for outer in ast.walk(statement):
+        if isinstance(outer, ast.Subscript) and isinstance(outer.value, ast.Attribute) and outer.value.attr == "shape":
+            inside = [outer.slice]
+        elif isinstance(outer, ast.Call) and isinstance(outer.func, ast.Attribute) and outer.func.attr == "size":
+            inside = outer.args
+        else:
+            continue
+        if any(n is node for part in inside for n in ast.walk(part)):
+            return True
+    return False
+
+
+def size_read_first(best: Change, mends: list[Change], nodes: dict[str, list[ast.AST]]) -> Change:
+    """The mend said of `mends` where `best` leaves a line out (the module's docstring): a size read off another
+    axis inside that line, where one mends; else `best`."""
+    if best.op != "drop":
+        return best
+    line = nodes[best.function][best.index]
+    return next((c for c in mends if c.op == "const" and c.function == best.function
+                 and _size_index(nodes[c.function][c.index], line)), best)

@@ -21,6 +21,7 @@ NEIGHBOURS = {"max": ("min",), "min": ("max",), "amax": ("amin", "mean"), "amin"
               "log1p": ("log",), "expm1": ("exp",), "cat": ("stack",), "stack": ("cat",), "softmax": ("exp", "sigmoid"),
               "empty_like": ("zeros_like",), "empty": ("zeros",), "new_empty": ("new_zeros",), "eye": ("zeros",),
               "ones_like": ("zeros_like",), "zeros_like": ("ones_like",), "ones": ("zeros", "eye"), "zeros": ("ones",),
+              "new_zeros": ("new_ones",), "new_ones": ("new_zeros",),
               # one letter or one word apart, each the other's mirror: rows for columns, largest for smallest
               "vstack": ("hstack",), "hstack": ("vstack",), "argmax": ("argmin",), "argmin": ("argmax",),
               "maximum": ("minimum",), "minimum": ("maximum",), "floor": ("ceil",), "ceil": ("floor",),
@@ -64,7 +65,8 @@ NEIGHBOUR_WORDS = {
     ("log1p", "log"): " (log1p(x) is log(1 + x), not a more accurate log(x))",
     ("expm1", "exp"): " (expm1(x) is exp(x) - 1, not a more accurate exp(x))",
     # said of a change of the reference and of a mend of the learner's code alike: no side is the slip
-    **dict.fromkeys((("zeros_like", "ones_like"), ("zeros", "ones"), ("ones_like", "zeros_like"), ("ones", "zeros")),
+    **dict.fromkeys((("zeros_like", "ones_like"), ("zeros", "ones"), ("ones_like", "zeros_like"), ("ones", "zeros"),
+                     ("new_zeros", "new_ones"), ("new_ones", "new_zeros")),
                     " (zeros start a sum or a count at 0; ones start it at 1)"),
     **dict.fromkeys((("tril", "triu"), ("triu", "tril")),
                     " (tril keeps the LOWER triangle and triu the UPPER, each on and beyond the diagonal its `diagonal=` "

@@ -70,6 +70,9 @@ class Diagnosis:
     # (with raised_only) the change raises on a later line than its own, with the wrong value it made:
     # no fit for a learner whose raising line read only values the reference made (parting.py)
     raised_later: bool = False
+    # the change matches the learner's wrong values, and raises somewhere the learner's error with other numbers
+    # in it (error_kinds.py: `T + 1` for `T` fits `ndim` where T = 1, and raises with other sizes elsewhere)
+    partly_raised: bool = False
     changes: tuple = ()  # the Changes (mutant_edits.py) of the reference it names (diagnosis.py): their lines say where
 
 

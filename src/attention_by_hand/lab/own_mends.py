@@ -13,7 +13,7 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - write_mends.py: a running total's slice written with `=` where `+=` belongs;
 - shifted_mends.py: exponentials of the raw scores where their shifted twin was meant;
 - mean_mends.py: a row's sum written as its mean times a width;
-- power_mends.py: a power typed as a product (`* 0.5` for `** 0.5`);
+- power_mends.py: a power typed as a product (`* 0.5` for `** 0.5`) or with `^`;
 - layer_mends.py: a layer's weight read where its output belongs;
 - mask_mends.py: a mask of numbers used as an index, where a bool one picks cells;
 - identity_mends.py: Python's `is` or `is not` where entries are compared;
@@ -25,7 +25,10 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - order_mends.py: `!=` where an order (`>`, `<`, ...) was meant;
 - spread_mends.py: a shape spread into `arange` (`arange(*x.shape)`);
 - in_place_mends.py: an in-place method used for its value on a tensor made on the spot;
-- clamp_mends.py: a clamp's bound read as the other one (`max=` for `min=`).
+- clamp_mends.py: a clamp's bound read as the other one (`max=` for `min=`);
+- slice_sign_mends.py: a slice's number bound without its minus sign (`1:` for `-1:`), or with one;
+- truth_mends.py: Python's `not`, `and`, `or` where `~`, `&`, `|` act on each entry;
+- slice_taken_mends.py: a slice that keeps the last entries alone, where the reference takes none.
 """
 
 from __future__ import annotations
@@ -55,8 +58,11 @@ from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends, range_word
 from attention_by_hand.lab.reading_mends import READING_OPS, reading_mends, reading_words
 from attention_by_hand.lab.residual_mends import RESIDUAL_OPS, residual_mends, residual_words
 from attention_by_hand.lab.shifted_mends import SHIFTED_OPS, shifted_mends, shifted_words
+from attention_by_hand.lab.slice_sign_mends import SLICE_SIGN_OPS, slice_sign_mends, slice_sign_words
+from attention_by_hand.lab.slice_taken_mends import SLICE_TAKEN_OPS, slice_taken_mends, slice_taken_words
 from attention_by_hand.lab.spread_mends import SPREAD_OPS, spread_mends, spread_words
 from attention_by_hand.lab.step_mends import STEP_OPS, step_mends, step_words
+from attention_by_hand.lab.truth_mends import TRUTH_OPS, truth_mends, truth_words
 from attention_by_hand.lab.write_mends import WRITE_OPS, write_mends, write_words
 
 __all__ = ["OWN_OPS", "own_mends", "own_words"]
@@ -74,7 +80,8 @@ _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends,
              (PICKED_OPS, picked_mends, picked_words), (STEP_OPS, step_mends, step_words),
              (INFERRED_OPS, inferred_mends, inferred_words), (ORDER_OPS, order_mends, order_words),
              (SPREAD_OPS, spread_mends, spread_words), (IN_PLACE_OPS, in_place_mends, in_place_words),
-             (CLAMP_OPS, clamp_mends, clamp_words))
+             (CLAMP_OPS, clamp_mends, clamp_words), (SLICE_SIGN_OPS, slice_sign_mends, slice_sign_words),
+             (TRUTH_OPS, truth_mends, truth_words), (SLICE_TAKEN_OPS, slice_taken_mends, slice_taken_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 

@@ -63,18 +63,20 @@ from types import ModuleType
 import torch
 
 from attention_by_hand.lab.agreeing_mends import agreeing
-from attention_by_hand.lab.blame import output_close
 from attention_by_hand.lab.call_words import reference_makes
 from attention_by_hand.lab.conditional_mends import inside_swapped
 from attention_by_hand.lab.einsum_mends import spelled_first
 from attention_by_hand.lab.api_mends import ANOTHER_ROUTE, API_OPS
 from attention_by_hand.lab.habit_mends import HABIT_OPS, one_size_throughout
 from attention_by_hand.lab.write_mends import SAYS_WHY
+from attention_by_hand.lab.constant_tensors import by_constant_tensor
 from attention_by_hand.lab.mend_changes import loop_names, mend_changes
 from attention_by_hand.lab.idle_names import made_idle
 from attention_by_hand.lab.kept_lines import fresh_mends, texts_kept
 from attention_by_hand.lab.loop_passes import cuts_to_one, loop_lines, passes, several
-from attention_by_hand.lab.mend_overlaps import REMOVALS, SIDE_REMOVALS, UNIT_SAID, alone_if_catch_all, inside_removed, names_removed, one_slip, undoes
+from attention_by_hand.lab.mend_right import mend_right
+from attention_by_hand.lab.mend_overlaps import (REMOVALS, SIDE_REMOVALS, UNIT_SAID, alone_if_catch_all, inside_removed, names_removed,
+                                                one_slip, size_read_first, undoes)
 from attention_by_hand.lab.mend_words import mistake_words
 from attention_by_hand.lab.mutant_edits import call_name
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
@@ -114,21 +116,6 @@ class Repair:
 
 
 _PRODUCTS = {"matmul", "mm", "bmm", "einsum", "linear", "tensordot"}  # the calls that make a matrix product
-
-
-def _right(got, expected) -> bool:
-    """The reference's output: its numbers within the checker's tolerance, its shapes and dtypes."""
-    if isinstance(got, Raised):
-        return False
-    if isinstance(expected, torch.Tensor):
-        return isinstance(got, torch.Tensor) and got.dtype == expected.dtype and output_close(got, expected)
-    if isinstance(expected, (tuple, list)):
-        return (isinstance(got, (tuple, list)) and len(got) == len(expected)
-                and all(_right(g, e) for g, e in zip(got, expected)))
-    try:
-        return output_close(got, expected)
-    except (RuntimeError, TypeError, ValueError):  # a tensor against a plain bool: no truth value, not the same
-        return False
 
 
 def _in_its_loops(change: Change, names: set[str], scopes: dict[str, tuple[dict, dict]]) -> bool:
@@ -328,7 +315,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         took.append(time.perf_counter() - started)
     if any(g is RAISED for g in got) or (deadline is not None and time.perf_counter() > deadline):
         return None  # a call that ran out of time says nothing of what it returns
-    wrong = [i for i, g in enumerate(got) if not _right(g, expected[i])]
+    wrong = [i for i, g in enumerate(got) if not mend_right(g, expected[i])]
     if not wrong:
         return None
     order = wrong + [i for i in range(len(inputs)) if i not in wrong]  # a change fails fastest where yours does
@@ -363,6 +350,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         nodes = list(ast.walk(definition(module, function)))
         mends = [c for c in mends if c.kind == "variable" or c.function != function
                  or not any(isinstance(n, ast.Name) and n.id in undefined for n in ast.walk(nodes[c.index]))]
+    mends = [c for c in mends if not by_constant_tensor(c, list(ast.walk(definition(module, c.function))))]
     seens = None
     if any(c.op not in UNIT_SAID for c in mends):  # a change that makes a factor 1 mends by chance
         seens = [locals_on(module, function, inputs[i], {function}) for i in order]
@@ -415,6 +403,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
               and any(n is nodes[best.function][best.index] for n in ast.walk(nodes[c.function][c.index]))]
     taken = [c for c in around if best.op not in (*REMOVALS, *SAYS_WHY) and best.kind not in ("constant", "offset")] if best.op != "one_tuple" else []
     best, around = (min(taken, key=_rank), []) if taken else (best, around if best.op == "one_tuple" else [])
+    best = size_read_first(best, mends, nodes)  # an axis read inside a line that mends when left out
     words = {c: mistake_words(definition(module, c.function), c) for c in mends}
     # Two changes that each mend it and name different slips (`head:` for `head + 1:`, or the term
     # `- writes[:, head]` dropped): the outputs cannot tell which was made, so both are said.
@@ -484,7 +473,7 @@ def _repeated_mend(module: ModuleType, function: str, inputs: list[tuple], expec
 def _mends(module: ModuleType, function: str, twins: list[Change], inputs: list[tuple], expected: list, order: list[int]) -> bool:
     """Whether the changes made together give the reference's output on every input."""
     built = build(module, function, tuple(twins))
-    return built is not None and all(_right(call(built, inputs[i], CALL_SECONDS), expected[i]) for i in order)
+    return built is not None and all(mend_right(call(built, inputs[i], CALL_SECONDS), expected[i]) for i in order)
 
 
 def _needed(module: ModuleType, function: str, twins: list[Change], inputs: list[tuple], expected: list,

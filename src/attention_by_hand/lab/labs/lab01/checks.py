@@ -60,7 +60,7 @@ def _judge_matmul(got, expected, args):
 _INTO_A_CELL = re.compile(r"expand\(torch\.\w+\{\[([\d, ]*)\]\}, size=\[\]\)")
 
 
-def _explain_matmul_error(type_name, message, args):
+def _explain_matmul_error(type_name, message, args, shapes):
     found = _INTO_A_CELL.search(message)
     if not found:
         return None

@@ -17,7 +17,7 @@ def _judge_one_hot_lookup(got, expected, args):
     return judge_tensor(got, expected, "(n, d_model)", variants)
 
 
-def _explain_one_hot_error(type_name, message, args):
+def _explain_one_hot_error(type_name, message, args, shapes):
     ids, weight = args
     sizes = matmul_sizes(message)
     if sizes and sizes[1] == int(ids.max()) + 1 and sizes[2] == weight.shape[0]:
@@ -65,13 +65,16 @@ def softmax_variants(scores: torch.Tensor):
     )
 
 
-def _explain_softmax_error(type_name, message, args):
+def _explain_softmax_error(type_name, message, args, shapes):
     (scores,) = args
     sizes = mismatched_sizes(message)
     if scores.dim() < 2 or not sizes:
         return None
     rows, columns = scores.shape[-2], scores.shape[-1]
-    if rows != columns and sizes == (columns, rows):
+    # a row's max or sum that lost its axis is the one tensor of (rows,) the line may read beside the scores';
+    # a tensor of any other shape read there (n - 1 columns of a running maximum) met the columns otherwise
+    lost_axis = all(shape in (list(scores.shape), [rows], []) for shape in shapes.values())
+    if rows != columns and sizes == (columns, rows) and lost_axis:
         return (
             f"a tensor of size {rows}, the number of rows, met the {columns} columns: a sum or max over "
             f"dim=-1 has shape ({rows},) and lines up with the columns; keepdim=True keeps it ({rows}, 1), "

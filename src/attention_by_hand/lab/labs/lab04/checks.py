@@ -37,7 +37,7 @@ def _judge_attention_weights(got, expected, args):
     return judge_weights(got, expected, query(x), key(x), x.shape[-1], "(T, T)")
 
 
-def _explain_error(type_name, message, args):
+def _explain_error(type_name, message, args, shapes):
     x, query = args[0], args[1]
     return explain_size_error(message, x.shape[-2], x.shape[-1], others=(query.out_features,))
 

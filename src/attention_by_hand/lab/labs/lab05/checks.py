@@ -90,7 +90,7 @@ def _judge_multi_head_attention(got, expected, args):
     return miss.under("out: ") if miss else None
 
 
-def _explain_error(type_name, message, args):
+def _explain_error(type_name, message, args, shapes):
     x, n_heads = args[0], args[5]
     return explain_size_error(message, x.shape[-2], x.shape[-1], others=(x.shape[-1] // n_heads,))
 

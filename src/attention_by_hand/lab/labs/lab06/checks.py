@@ -28,7 +28,7 @@ def _judge_embed(got, expected, args):
     return judge_tensor(got, expected, "(..., T, d_model)", variants)
 
 
-def _explain_embed_error(type_name, message, args):
+def _explain_embed_error(type_name, message, args, shapes):
     tokens, _, position_embedding = args
     sizes = mismatched_sizes(message)
     if not sizes:

@@ -133,7 +133,7 @@ def _judge_add_positions(got, expected, args):
     return judge_tensor(got, expected, "the shape of x", variants)
 
 
-def _explain_add_positions_error(type_name, message, args):
+def _explain_add_positions_error(type_name, message, args, shapes):
     x, table = args
     sizes = mismatched_sizes(message)
     T, d, rows = x.shape[-2], x.shape[-1], table.shape[0]

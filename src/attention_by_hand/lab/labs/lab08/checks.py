@@ -98,7 +98,7 @@ def _lengths(args) -> set[int]:
     return {args[1][0].shape[2], args[0].shape[-2]}
 
 
-def _explain_cat_error(type_name, message, args):
+def _explain_cat_error(type_name, message, args, shapes):
     """torch.cat's "Sizes of tensors must match except in dimension 3. Expected size 4 but got size 1":
     the axis the cache grew on, where the sizes that disagree are the cache's length and the new
     words' (both tensors laid out alike, joined on another axis). Sizes of two other axes (a batch of
@@ -136,7 +136,7 @@ def _judge_embed_at(got, expected, args):
     return judge_tensor(got, expected, "(B, T, d_model)", variants)
 
 
-def _explain_embed_error(type_name, message, args):
+def _explain_embed_error(type_name, message, args, shapes):
     if "must be Tensor, not int" in message:
         return "an nn.Embedding looks up a tensor of positions: position_embedding(torch.arange(start, start + T))"
     return None
@@ -228,13 +228,13 @@ def _judge_decode_step(got, expected, args, uncached: dict):
     return miss.under("cache: ") if miss else None
 
 
-def _explain_decode_error(type_name, message, args):
+def _explain_decode_error(type_name, message, args, shapes):
     x_new, cache, position = args[:3]
     found = re.search(r"shape '\[(\d+), 1, (\d+)\]' is invalid for input of size (\d+)", message)
     B, _, C = x_new.shape
     if found and position > 0 and int(found.group(3)) == B * (position + 1) * C:
         return T_ROWS
-    return _explain_cat_error(type_name, message, args)
+    return _explain_cat_error(type_name, message, args, shapes)
 
 
 def _decode_check(label: str, g: torch.Generator, B: int, positions, d_model: int, n_heads: int) -> Check:
