@@ -1,9 +1,10 @@
 """What the reading of set BH found false or only observed, each written here another way than its files:
 a size error read as a dropped `keepdim` where the line read no such vector; a slice's bound without its
 minus sign; Python's `not` and `and` on tensors; `^` for a power; a slice that keeps the last entries
-where the reference takes none; a bracket mend of a float64 table; a size read off another axis inside
-a mask that a decode step could leave out; a catalogued change that fits by its error alone where the
-learner's line mends; a tensor of zeros that a product made nan; what `isin` and `scatter_add_` do."""
+where the reference takes none; a norm of order 2 where a sum was meant; a bracket mend of a float64
+table; a size read off another axis inside a mask that a decode step could leave out; a catalogued change
+that raises the learner's error with other numbers, where the learner's line mends; a tensor of zeros that
+a product made nan; what `isin` and `scatter_add_` do."""
 
 from __future__ import annotations
 
@@ -213,3 +214,16 @@ def embed_at(tokens, start, token_embedding, position_embedding):
 def test_a_change_matching_other_inputs_by_the_kind_of_error_alone_yields_to_the_learners_mend(tmp_path):
     found = failed_hints(tmp_path, LAB08, AXES_COUNTED, "embed_at")
     assert found and all("`tokens.dim()` counts the tensor's AXES" in h and "off by one" not in h for h in found)
+
+
+# each row brought to length 1 (normalize's default, p=2), where its total was meant
+ROWS_OF_LENGTH_ONE = '''
+def counts_to_probs(counts, smoothing=1.0):
+    return F.normalize(counts.add(smoothing), dim=-1)
+'''
+
+
+def test_a_norm_of_order_two_where_a_rows_sum_was_meant_is_mended_to_order_one(tmp_path):
+    found = failed_hints(tmp_path, "lab-03-bigram.py", ROWS_OF_LENGTH_ONE, "counts_to_probs")
+    assert found and all("here the default p=2, the vector's length" in h
+                         and "`F.normalize(counts.add(smoothing), p=1, dim=-1)` for" in h for h in found)

@@ -28,7 +28,8 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - clamp_mends.py: a clamp's bound read as the other one (`max=` for `min=`);
 - slice_sign_mends.py: a slice's number bound without its minus sign (`1:` for `-1:`), or with one;
 - truth_mends.py: Python's `not`, `and`, `or` where `~`, `&`, `|` act on each entry;
-- slice_taken_mends.py: a slice that keeps the last entries alone, where the reference takes none.
+- slice_taken_mends.py: a slice that keeps the last entries alone, where the reference takes none;
+- norm_order_mends.py: a norm of another order where a row's sum was meant (`normalize(..., p=inf)`).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_mends, layout_
 from attention_by_hand.lab.mask_mends import MASK_OPS, mask_mends, mask_words
 from attention_by_hand.lab.mean_mends import MEAN_OPS, mean_mends, mean_words
 from attention_by_hand.lab.mutant_edits import Change
+from attention_by_hand.lab.norm_order_mends import NORM_ORDER_OPS, norm_order_mends, norm_order_words
 from attention_by_hand.lab.number_mends import NUMBER_OPS, number_mends, number_words
 from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_mends, operand_words
 from attention_by_hand.lab.order_mends import ORDER_OPS, order_mends, order_words
@@ -81,7 +83,8 @@ _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends,
              (INFERRED_OPS, inferred_mends, inferred_words), (ORDER_OPS, order_mends, order_words),
              (SPREAD_OPS, spread_mends, spread_words), (IN_PLACE_OPS, in_place_mends, in_place_words),
              (CLAMP_OPS, clamp_mends, clamp_words), (SLICE_SIGN_OPS, slice_sign_mends, slice_sign_words),
-             (TRUTH_OPS, truth_mends, truth_words), (SLICE_TAKEN_OPS, slice_taken_mends, slice_taken_words))
+             (TRUTH_OPS, truth_mends, truth_words), (SLICE_TAKEN_OPS, slice_taken_mends, slice_taken_words),
+             (NORM_ORDER_OPS, norm_order_mends, norm_order_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 
