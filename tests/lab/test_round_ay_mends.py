@@ -227,3 +227,78 @@ def test_a_norm_of_order_two_where_a_rows_sum_was_meant_is_mended_to_order_one(t
     found = failed_hints(tmp_path, "lab-03-bigram.py", ROWS_OF_LENGTH_ONE, "counts_to_probs")
     assert found and all("here the default p=2, the vector's length" in h
                          and "`F.normalize(counts.add(smoothing), p=1, dim=-1)` for" in h for h in found)
+
+
+# the diagonal key block left out of a causal tile loop, every block masked: a flag read with Python's `not`
+FLAG_NOT = '''
+def tiled_attention(q, k, v, block, causal):
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    outs, lses = [], []
+    for i in range(0, T_q, block):
+        qb = q[..., i : i + block, :]
+        m = torch.full(qb.shape[:-1], -math.inf, dtype=q.dtype)
+        l = torch.zeros_like(m)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
+        stop = T_k if not causal else i
+        for j in range(0, stop, block):
+            s = qb @ k[..., j : j + block, :].transpose(-2, -1) / math.sqrt(q.shape[-1])
+            if causal:
+                later = torch.arange(j, j + s.shape[-1])[None, :] > torch.arange(i, i + s.shape[-2])[:, None]
+                s = s.masked_fill(later, -math.inf)
+            top = torch.maximum(m, s.amax(dim=-1))
+            p = torch.exp(s - top[..., None])
+            factor = torch.exp(m - top)
+            l = factor * l + p.sum(dim=-1)
+            acc = factor[..., None] * acc + p @ v[..., j : j + block, :]
+            m = top
+        outs.append(acc / l[..., None])
+        lses.append(m + torch.log(l))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+'''
+
+
+def test_pythons_not_on_a_flag_is_never_read_as_a_tensors(tmp_path):
+    found = failed_hints(tmp_path, LAB09, FLAG_NOT, "tiled_attention")
+    assert found and not any("Python's `not`" in h or "`~causal`" in h for h in found)
+
+
+# a crop the reference never makes, its width read off the head size: taking the line away says the slip
+NEEDLESS_CROP = '''
+def attention_weights(x, query, key):
+    q, k = query(x), key(x)
+    w = torch.softmax((q @ k.T / q.size(1) ** 0.5).masked_fill(causal_mask(x.size(0)), -math.inf), dim=-1)
+    w = w[:, : q.size(1)]
+    return w
+'''
+
+
+def test_a_size_inside_a_line_the_reference_has_no_such_step_for_is_not_said_over_its_removal(tmp_path):
+    found = failed_hints(tmp_path, LAB04, NEEDLESS_CROP, "attention_weights")
+    assert found and all("left out" in h and "`q.size(0)` for" not in h for h in found)
+
+
+# each row's total without keepdim, beside a right (rows, 1) maximum on the same line
+TOTAL_WITHOUT_KEEPDIM = '''
+def softmax(scores):
+    top = scores.amax(dim=-1, keepdim=True)
+    return (scores - top).exp() / (scores - top).exp().sum(-1)
+'''
+
+
+def test_a_dropped_keepdim_beside_a_kept_one_is_still_read_as_one(tmp_path):
+    found = failed_hints(tmp_path, LAB02, TOTAL_WITHOUT_KEEPDIM, "softmax")
+    assert any(KEEPDIM_WORDS in h for h in found)
+
+
+# the batch size for the number of positions, the two sides of the sum written the other way round: the
+# reference's change raises the same sizes in the other order, which is no other number
+BATCH_COUNTED_TURNED = '''
+def embed_at(tokens, start, token_embedding, position_embedding):
+    where = torch.arange(start, start + tokens.shape[0])
+    return position_embedding(where) + token_embedding(tokens)
+'''
+
+
+def test_a_change_raising_the_learners_sizes_in_the_other_order_is_still_said(tmp_path):
+    found = failed_hints(tmp_path, LAB08, BATCH_COUNTED_TURNED, "embed_at")
+    assert found and all("yours equals the reference with `tokens.shape[-2]` for `tokens.shape[-1]`" in h for h in found)

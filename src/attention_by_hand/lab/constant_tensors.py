@@ -4,8 +4,9 @@
 0 * inf is nan, so every entry is nan (first_nan.py says so). Ones were meant, `torch.ones` (or
 `torch.full(rows, -math.inf)`), and `ones(...)` for `zeros(...)` mends it (neighbours.py's words). Two
 other changes mend it by chance, and said beside that one they name what the learner never meant:
-- the product made another operation (`binop`), one side a tensor of zeros: -inf / 0 and -inf + 0 are
-  -inf, but nobody divides by zeros, or adds them, to make an infinity: the zeros then only carry a shape;
+- the product made another operation (`binop`: `/` or `+`, the two tried for a `*`), one side a tensor of
+  zeros: -inf / 0 and -inf + 0 are -inf, but nobody divides by zeros, or adds them, to make an infinity: the
+  zeros then only carry a shape;
 - an exp put around a tensor of zeros, or a log around one of ones (`wrap`): exp(0) = 1 and log(1) = 0 are the
   other maker's tensor reached by a function of a constant, no step anyone takes. Not a log of zeros: -inf is
   the start a running maximum or log-sum needs, and mend_words.py says it so ("started at 0 where it starts

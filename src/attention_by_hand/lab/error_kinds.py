@@ -26,9 +26,11 @@ _NUMBER = re.compile(r"-?\d+")
 
 
 def _apart(made: object, learner: Raised) -> bool:
-    """Two errors in the same words but for their numbers, and the numbers differ."""
-    return (isinstance(made, Raised) and made.kind == learner.kind and made.message != learner.message
-            and _NUMBER.sub("#", made.message) == _NUMBER.sub("#", learner.message))
+    """Two errors in the same words but for their numbers, and other numbers: not the same ones in another
+    order (the sum's two sides written the other way round, "a (2) ... b (3)" against "a (3) ... b (2)")."""
+    return (isinstance(made, Raised) and made.kind == learner.kind
+            and _NUMBER.sub("#", made.message) == _NUMBER.sub("#", learner.message)
+            and sorted(_NUMBER.findall(made.message)) != sorted(_NUMBER.findall(learner.message)))
 
 
 def other_numbers(reference: ModuleType, function: str, chosen: tuple[Change, ...], tried: list[Tried]) -> bool:

@@ -11,7 +11,9 @@ the slip and never two that say one slip.
 - A size read off another axis inside a line whose removal mends too (`size_read_first`): `arange(keys.shape[-1])`
   for `arange(keys.shape[-2])` in a mask a decode step needs none of (every cached key is in the past). Read
   right, the line hides nothing, so taking it out mends alike; but the learner meant the step, and the axis
-  read is the slip, so the size is said, not the removal.
+  read is the slip, so the size is said, not the removal. Only where the line calls what the reference calls
+  too (`arange`, a mask's step it takes): a crop the reference never makes, `w[:, :k.shape[-1]]`, read off
+  the other axis only does nothing, and the removal says the slip.
 - A mend that mends any slip of its kind wherever it was made (`alone_if_catch_all`): a size written
   `-1`, which reshape works out whatever wrong size was computed on the way (`d // T` for
   `d // n_heads` two lines up), is kept only where no other mend holds.
@@ -121,11 +123,17 @@ def _size_index(node: ast.AST, statement: ast.AST) -> bool:
     return False
 
 
-def size_read_first(best: Change, mends: list[Change], nodes: dict[str, list[ast.AST]]) -> Change:
+# calls that read a size or make a number: no step of their own
+_NO_STEP = {"size", "float", "int", "len", "math.sqrt", "sqrt"}
+
+
+def size_read_first(best: Change, mends: list[Change], nodes: dict[str, list[ast.AST]], made: set[str]) -> Change:
     """The mend said of `mends` where `best` leaves a line out (the module's docstring): a size read off another
-    axis inside that line, where one mends; else `best`."""
+    axis inside that line, where one mends and the line calls one of `made` (the reference's calls); else `best`."""
     if best.op != "drop":
         return best
     line = nodes[best.function][best.index]
+    if not {call_name(n) for n in ast.walk(line) if isinstance(n, ast.Call)} & (made - _NO_STEP):
+        return best
     return next((c for c in mends if c.op == "const" and c.function == best.function
                  and _size_index(nodes[c.function][c.index], line)), best)

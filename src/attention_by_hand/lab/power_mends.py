@@ -59,8 +59,9 @@ def power_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
 def power_words(node: ast.AST, change: Change) -> str | None:
     """The mistake a `power_typed` or `power_caret` change mends, in words."""
     if change.op == "power_caret" and _caret(node):
-        return ("`^` is the power in R and MATLAB, but in Python the bitwise exclusive or, which floats do not have; "
-                "a power is `**`, which binds tighter than `/` and `*`")
+        return ("`^` is the power in R and MATLAB, but in Python the bitwise exclusive or, which floats do not have "
+                "(on whole numbers it gives another number: `3 ^ 2` is 1); a power is `**`, which binds tighter than "
+                "`/` and `*`")
     if change.op != "power_typed" or not _root_typed(node):
         return None
     power = "a square is a POWER, `** 2`" if number_of(node.right) == _SQUARE else "a root is a POWER, `** 0.5` (its inverse `** -0.5`)"

@@ -85,6 +85,7 @@ from attention_by_hand.lab.outcomes import RAISED, Raised, call, locals_on
 from attention_by_hand.lab.raised_lines import feeding_lines, raised_at
 from attention_by_hand.lab.repeated_mends import innermost_subscripts, subscript_of, twin_groups
 from attention_by_hand.lab.returned_steps import RETURNED_STEP, returned_step
+from attention_by_hand.lab.truth_mends import plain_truth
 
 __all__ = ["Repair", "repair", "MAX_CHANGES", "SECONDS", "PREFERRED"]
 
@@ -183,8 +184,11 @@ def _by_chance(change: Change, seens: list[dict[str, dict[str, object]]], nodes:
     - a whole number that is 0 or 1 on every input (`/ _` for `/ t_gen`, where `_` from `B, _, C = x.shape` is 1);
     - a size replaced by what is not a whole number;
     - two variables exchanged where one is sliced and the two differ in shape: the slice then reads other entries,
-      or none (`[heads[:, :, :-1], values]` is right only because the slice of the one-row `heads` is empty)."""
+      or none (`[heads[:, :, :-1], values]` is right only because the slice of the one-row `heads` is empty);
+    - `~flag` for `not flag`, where the flag holds no tensor (truth_mends.plain_truth)."""
     values = [seen.get(change.function, {}) for seen in seens]
+    if change.op == "truth_entrywise":
+        return plain_truth(nodes[change.function][change.index], values)
     if change.op == "fixed_count":
         return one_size_throughout(change.arg, values)
     if change.op == "typed_number":
@@ -403,7 +407,7 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
               and any(n is nodes[best.function][best.index] for n in ast.walk(nodes[c.function][c.index]))]
     taken = [c for c in around if best.op not in (*REMOVALS, *SAYS_WHY) and best.kind not in ("constant", "offset")] if best.op != "one_tuple" else []
     best, around = (min(taken, key=_rank), []) if taken else (best, around if best.op == "one_tuple" else [])
-    best = size_read_first(best, mends, nodes)  # an axis read inside a line that mends when left out
+    best = size_read_first(best, mends, nodes, reference_makes(reference, function))  # an axis read in a line left out
     words = {c: mistake_words(definition(module, c.function), c) for c in mends}
     # Two changes that each mend it and name different slips (`head:` for `head + 1:`, or the term
     # `- writes[:, head]` dropped): the outputs cannot tell which was made, so both are said.

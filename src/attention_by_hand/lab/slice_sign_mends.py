@@ -4,7 +4,8 @@
 `1:` starts after the FIRST entry and keeps every one after it (n - 1 of them); the last entry alone
 is `-1:`. The minus sign is one key, and both read as "one" at the end of a slice. The mend
 (`slice_sign`) negates one bound written as a whole number other than 0 (`:2` made `:-2`, and `-1:`
-made `1:`): tried at every such bound of a slice with no step, but not in a shape's slice (`x.shape[:-1]`,
+made `1:`): tried at every slice with that one bound and no step (a slice with two bounds keeps what both
+say, which the words of one would misstate), but not in a shape's slice (`x.shape[:-1]`,
 written in nearly every long function, whose sizes other mends take: repair.py tries a bounded number).
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
@@ -24,14 +25,14 @@ SLICE_SIGN_OPS = ("slice_sign",)
 
 
 def _bounds(node: ast.AST) -> list[tuple[int, str, int]]:
-    """(the part's place in the subscript, "lower" or "upper", the number) of each bound of `node`'s slices
-    written as a whole number other than 0; [] for a node that is no subscript."""
+    """(the part's place in the subscript, "lower" or "upper", the number) of each slice of `node` with one bound,
+    written as a whole number other than 0; [] for a node that is no subscript, or a shape's."""
     if not isinstance(node, ast.Subscript) or _a_shape(node.value):
         return []
     parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     found = []
     for place, part in enumerate(parts):
-        if not isinstance(part, ast.Slice) or part.step is not None:
+        if not isinstance(part, ast.Slice) or part.step is not None or (part.lower is None) == (part.upper is None):
             continue
         for end in ("lower", "upper"):
             number = number_of(getattr(part, end))

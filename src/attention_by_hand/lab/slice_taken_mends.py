@@ -58,7 +58,9 @@ def slice_taken_words(node: ast.AST, change: Change) -> str | None:
     """The mistake a `slice_taken` change mends, in words."""
     if change.op != "slice_taken" or (kept := _last_kept(node)) is None:
         return None
-    count = abs(number_of(kept)) if number_of(kept) is not None else f"`{quote(kept)}`"
+    number = number_of(kept)
+    last = "the LAST entry" if number in (1, -1) else f"the LAST {abs(number)} entries" if number is not None else (
+        f"the LAST `{quote(kept)}` entries")
     subscript = ast.unparse(node)[len(ast.unparse(node.value)):]  # `[..., -n:, :]`, as written
-    return (f"a slice the reference does not take: `{cut(subscript)}` keeps only the LAST {count} entries "
-            "of its axis, and the ones before them are lost")
+    return (f"a slice the reference does not take: `{cut(subscript)}` keeps only {last} of its axis, and the ones "
+            "before them are lost")

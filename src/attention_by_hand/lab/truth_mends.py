@@ -6,7 +6,9 @@ value of Tensor with more than one value is ambiguous") and for one entry answer
 R's `!` and MATLAB's `~` turn each entry over; in torch that is `~` (or `torch.logical_not`). `a and b`
 and `a or b` ask alike, and give one of the two sides whole; `&` and `|` combine entry by entry.
 The mends (`truth_entrywise`) put `~x` for `not x`, and `a & b` for `a and b` (`|` for `or`): tried at
-every `not`, `and` and `or` of the function.
+every `not`, `and` and `or` of the function, but never said where what `not` reads, or the first side of
+`and` or `or`, is a name that holds no tensor on some input (`plain_truth`): `not causal` of a flag is
+Python's own `not`, and `~causal` of a bool is -1 or -2, always true, which mends a condition by chance.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
@@ -15,9 +17,11 @@ from __future__ import annotations
 
 import ast
 
+import torch
+
 from attention_by_hand.lab.mutant_edits import Change, quote
 
-__all__ = ["TRUTH_OPS", "truth_mends", "truth_words"]
+__all__ = ["TRUTH_OPS", "plain_truth", "truth_mends", "truth_words"]
 
 TRUTH_OPS = ("truth_entrywise",)
 _ENTRYWISE = {ast.And: ast.BitAnd, ast.Or: ast.BitOr}
@@ -34,6 +38,13 @@ def _entrywise(node: ast.AST) -> ast.expr | None:
             made = ast.BinOp(made, _ENTRYWISE[type(node.op)](), value)
         return made
     return None
+
+
+def plain_truth(node: ast.AST, values: list[dict[str, object]]) -> bool:
+    """Whether what `node`'s `not` reads, or the first side of its `and` or `or`, is a name that holds no tensor as
+    the function ends on some input (values: its locals on each input, repair.py's `seens`)."""
+    read = node.operand if isinstance(node, ast.UnaryOp) else node.values[0] if isinstance(node, ast.BoolOp) else None
+    return isinstance(read, ast.Name) and any(read.id in v and not isinstance(v[read.id], torch.Tensor) for v in values)
 
 
 def truth_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:

@@ -71,9 +71,10 @@ def _explain_softmax_error(type_name, message, args, shapes):
     if scores.dim() < 2 or not sizes:
         return None
     rows, columns = scores.shape[-2], scores.shape[-1]
-    # a row's max or sum that lost its axis is the one tensor of (rows,) the line may read beside the scores';
-    # a tensor of any other shape read there (n - 1 columns of a running maximum) met the columns otherwise
-    lost_axis = all(shape in (list(scores.shape), [rows], []) for shape in shapes.values())
+    # a row's max or sum that lost its axis is a (rows,) vector; another tensor the line reads whose last size is
+    # the rows' (n - 1 columns of a running maximum, 2 of them for 2 rows) met the columns otherwise
+    lost_axis = not any(shape and shape[-1] == rows and shape not in (list(scores.shape), [rows])
+                        for shape in shapes.values())
     if rows != columns and sizes == (columns, rows) and lost_axis:
         return (
             f"a tensor of size {rows}, the number of rows, met the {columns} columns: a sum or max over "
