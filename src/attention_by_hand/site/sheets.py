@@ -41,7 +41,7 @@ from attention_by_hand.run.world import RIVER_BANK, World, dump_world, load_worl
 from attention_by_hand.site import worksheet
 from attention_by_hand.site.printing import PAPERS, Printer
 
-__all__ = ["MAX_ROOM", "WORKSHEET_PAGES", "Choice", "Written", "choose", "papers_of", "check_out", "run_index", "make_sheet",
+__all__ = ["MAX_ROOM", "PAPERS", "WORKSHEET_PAGES", "Choice", "Written", "choose", "papers_of", "check_out", "run_index", "make_sheet",
            "canonical_files", "room_seeds", "write_one", "write_room"]
 
 MAX_ROOM = 500  # a room, not a school: 500 sheets already take minutes to print
