@@ -8,8 +8,8 @@ transposed. So the same changes (mutants.py) are made to the learner's function,
 learner's code needs (mend_changes.py: a line left out, an exp put in, a count one more), in the child
 (the learner's code runs nowhere else), and each is run on every input the check called that function on.
 A change is said only when, with it, the function returns the reference's output on EVERY input (its
-dtype too): the hint is then a fact the learner can test, "with `range(0, T)` for `range(1, T)` (line 56)
-yours gives the reference's values".
+dtype too, or a float of more digits, which the judges accept: mend_right.py): the hint is then a fact the
+learner can test, "with `range(0, T)` for `range(1, T)` (line 56) yours gives the reference's values".
 
 Which changes: those of the function's own lines, and of the learner's helpers the checker does not check (a
 checked helper has its own checks; a change there would name the wrong function). Where blame.py found one
