@@ -64,9 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = weight.new_zeros(ids.size(0), weight.size(0))
-    hot[torch.arange(ids.size(0)), ids] = ids
-    return hot.matmul(weight)
+    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype)
+    torch.scatter(hot, 1, ids.view(-1, 1), 1.0)
+    return torch.tensordot(hot, weight, dims=1)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +74,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    shifted = scores.sub(scores.amax(-1).unsqueeze(-1))
-    e = shifted.exp()
-    return e.div(e.sum(-1).unsqueeze(-1))
+    top = torch.max(scores, -1, True).values
+    e = torch.exp(torch.sub(scores, top))
+    return torch.true_divide(e, torch.sum(e, -1, True))
 
 
 # %% [markdown]

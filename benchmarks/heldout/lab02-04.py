@@ -64,8 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    rows = [weight[i] for i in ids.tolist()]
-    return torch.stack(rows) if rows else weight[:0]
+    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype)
+    hot = torch.scatter(hot, 1, ids.view(-1, 1), 1.0)
+    return torch.tensordot(hot, weight, dims=1)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,8 +74,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    gaps = scores.unsqueeze(-2) - scores.unsqueeze(-1)
-    return 1 / torch.exp(gaps).nan_to_num(nan=0.0).sum(dim=-1)
+    top = torch.max(scores, -1, True).values
+    e = torch.exp(torch.sub(scores, top))
+    return torch.true_divide(e, torch.sum(e, 1, True))
 
 
 # %% [markdown]

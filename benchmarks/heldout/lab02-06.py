@@ -64,9 +64,7 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = weight.new_zeros(ids.size(0), weight.size(0))
-    hot[torch.arange(ids.size(0)), ids] = 1
-    return hot.matmul(weight)
+    return torch.take_along_dim(weight, ids.unsqueeze(1), dim=0)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +72,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    shifted = scores.sub(scores.amax(-1).unsqueeze(-1))
-    e = shifted.exp()
-    return e.div(e.sum(-2).unsqueeze(-2))
+    return torch.exp(F.log_softmax(scores, dim=-1))
 
 
 # %% [markdown]

@@ -52,10 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    hide = torch.zeros(T, T, dtype=torch.bool)
-    for i in range(T):
-        hide[i, i + 1] = True
-    return hide
+    return torch.ones(T, T).tril(-1).T.bool()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -64,9 +61,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    scores = q.matmul(k.transpose(0, 1)).mul(1 / math.sqrt(q.size(1)))
-    scores = scores.where(causal_mask(x.size(0)).logical_not(), -math.inf)
-    return scores.softmax(dim=1)
+    T = q.shape[-2]
+    bias = torch.zeros(T, T).masked_fill(causal_mask(T), -math.inf)
+    s = torch.addmm(bias, q, k.T, alpha=1 / math.sqrt(q.shape[-1]))
+    return torch.exp(F.log_softmax(s, dim=-1))
 
 
 def self_attention(
@@ -77,9 +75,8 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)
-    out = weights.matmul(value(x))
-    return out, weights
+    w = attention_weights(x, query, key)
+    return torch.linalg.multi_dot([w, value(x)]), w
 
 
 # %% [markdown]

@@ -52,8 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    seen = torch.cumsum(torch.eye(T, dtype=torch.long), dim=1)
-    return seen.eq(0).T
+    grid = torch.cartesian_prod(torch.arange(T), torch.arange(T))
+    return (grid[:, 1] > grid[:, 0]).view(T, T)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,10 +62,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    root = k.shape[-1] ** 0.25
-    s = (q / root) @ (k / root).T
-    s = s - torch.zeros(s.shape).masked_fill(causal_mask(len(s)), math.inf)
-    return F.softmin(-s, dim=-1)
+    s = q @ k.mT / math.sqrt(q.shape[-1])
+    s = s.masked_fill(causal_mask(x.shape[-2]), math.nan)
+    return F.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -77,7 +76,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return (value(x).T @ w.T).T, w
+    return w @ value(x), w
 
 
 # %% [markdown]

@@ -52,10 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    hide = torch.zeros(T, T, dtype=torch.bool)
-    for i in range(T):
-        hide[i, i + 1 :] = True
-    return hide
+    return torch.triu(torch.full((T, T), True), diagonal=1)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -63,10 +60,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    scores = q.matmul(k.transpose(0, 1)).mul(1 / math.sqrt(q.size(1)))
-    scores = scores.where(causal_mask(x.size(0)).logical_not(), -math.inf)
-    return scores.softmax(dim=1)
+    q = query(x)
+    k = key(x)
+    s = torch.tensordot(q, k, dims=([1], [1])) / q.size(1) ** 0.5
+    s = torch.masked_fill(s, causal_mask(q.size(0)), float("-inf"))
+    return torch.special.softmax(s, -1)
 
 
 def self_attention(
@@ -77,9 +75,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    weights = attention_weights(x, query, key)
-    out = value(x).matmul(weights)
-    return out, weights
+    w = attention_weights(x, query, key)
+    out = torch.tensordot(w, value(x), dims=([1], [1]))
+    return out, w
 
 
 # %% [markdown]

@@ -57,7 +57,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
     T, d = t.shape
-    return torch.einsum("thd->htd", t.reshape(T, n_heads, d // n_heads))
+    return t.reshape(T, n_heads, d // n_heads).swapaxes(0, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    h, T, d = t.shape
-    return torch.einsum("htd->thd", t).reshape(T, h * d)
+    H, T, hs = t.shape
+    return t.swapaxes(0, 2).reshape(T, H * hs)
 
 
 def multi_head_attention(
@@ -77,15 +77,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T, d_model = x.shape
     q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    s = torch.einsum("hid,hjd->hij", q, k) / math.sqrt(d_model // n_heads)
-    s = s.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1), float("-inf"))
-    w = torch.softmax(s, dim=-1)
-    out = x + proj(merge_heads(torch.einsum("hij,hjd->hid", w, v)))
-    return out, w
+    s = q @ k.mT / math.sqrt(q.shape[-1])
+    hide = torch.ones_like(s[0], dtype=torch.bool).triu(1)
+    w = F.softmax(s.masked_fill(hide, -math.inf), dim=-1)
+    return proj(merge_heads(w @ v)), w
 
 
 # %% [markdown]

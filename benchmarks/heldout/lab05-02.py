@@ -56,8 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T = t.size(1)
-    return t.reshape(T, n_heads, -1).movedim(1, 0)
+    return torch.vstack(torch.chunk(t, n_heads, dim=1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    n, T, hs = t.size()
-    return t.movedim(0, 1).reshape(T, n * hs)
+    return torch.hstack(list(t))
 
 
 def multi_head_attention(
@@ -77,14 +75,14 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.size(0)
     q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    scores = q.matmul(k.transpose(1, 2)).div(math.sqrt(q.size(-1)))
-    hide = torch.ones(T, T).triu(1).bool()
-    weights = scores.masked_fill(hide, -math.inf).softmax(-1)
-    return proj(merge_heads(weights.matmul(v))), weights
+    T = x.size(0)
+    bias = torch.full((T, T), float("-inf")).triu(1)
+    s = torch.baddbmm(bias, q, k.transpose(1, 2), alpha=1 / math.sqrt(q.size(-1)))
+    w = torch.special.softmax(s, -1)
+    return proj(merge_heads(torch.bmm(w, v))), w
 
 
 # %% [markdown]

@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    d, T = t.shape
-    return torch.einsum("thd->htd", t.reshape(T, n_heads, d // n_heads))
+    hs = t.shape[-1] // n_heads
+    return torch.stack(t.unfold(1, hs, hs).unbind(1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    h, T, d = t.shape
-    return torch.einsum("htd->thd", t).reshape(T, h * d)
+    return t.permute(1, 0, 2).flatten(1)
 
 
 def multi_head_attention(
@@ -77,15 +76,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T, d_model = x.shape
     q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    s = torch.einsum("hid,hjd->hij", q, k) / math.sqrt(d_model // n_heads)
-    s = s.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1), float("-inf"))
-    w = torch.softmax(s, dim=-1)
-    out = proj(merge_heads(torch.einsum("hij,hjd->hid", w, v)))
-    return out, w
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    e = torch.exp(s - s.amax(-1, keepdim=True)) * torch.ones_like(s[0]).tril()
+    w = e / e.sum(-1, keepdim=True)
+    return proj(merge_heads(w @ v)), w
 
 
 # %% [markdown]

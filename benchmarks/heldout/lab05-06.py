@@ -56,7 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return t.T.unflatten(0, (n_heads, -1)).transpose(1, 2)
+    return torch.stack(torch.chunk(t, n_heads, dim=1)).transpose(0, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.cat(t.unbind(0), dim=-1)
+    return torch.hstack(list(t))
 
 
 def multi_head_attention(
@@ -75,11 +75,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    T = x.shape[0]
-    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
-    s = torch.bmm(q, k.transpose(1, 2)) / math.sqrt(q.shape[-1])
-    s = s + torch.full((T, T), float("-inf")).triu(1)
-    w = torch.exp(s - torch.logsumexp(s, dim=-1, keepdim=True))
+    q = split_heads(query(x), n_heads)
+    k = split_heads(key(x), n_heads)
+    v = split_heads(value(x), n_heads)
+    T = x.size(0)
+    bias = torch.full((T, T), float("-inf")).triu(1)
+    s = torch.baddbmm(bias, q, k.transpose(1, 2), alpha=1 / math.sqrt(q.size(-1)))
+    w = torch.special.softmax(s, -1)
     return proj(merge_heads(torch.bmm(w, v))), w
 
 

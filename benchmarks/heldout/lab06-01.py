@@ -63,8 +63,7 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     model can tell "3 positions back" from "5 positions back".
     """
     T = tokens.shape[-1]
-    where = torch.linspace(0, T - 1, T).long()
-    return token_embedding.weight[tokens] + position_embedding.weight[where]
+    return token_embedding(tokens) + position_embedding(torch.arange(T))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -73,8 +72,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    std, mean = torch.std_mean(x, dim=-1, correction=0, keepdim=True)
-    return (x - mean) / torch.hypot(std, torch.tensor(math.sqrt(eps))) * weight + bias
+    mu = x.mean(-1, keepdim=True)
+    var = ((x - mu) ** 2).mean(-1, keepdim=True)
+    return (x - mu) / torch.sqrt(var + eps).clamp(min=1) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -84,7 +84,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    return (lambda h: h + mlp(ln2(h)))(x + attn(ln1(x)))
+    h = x + attn(ln1(x))
+    return h + mlp(ln2(h))
 
 
 # %% [markdown]

@@ -62,8 +62,7 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(torch.arange(T))
+    return token_embedding(tokens) + position_embedding(torch.ones_like(tokens).cumsum(-1) - 1)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,10 +71,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    d = x.shape[-1]
-    c = x - torch.einsum("...d->...d", x).unsqueeze(-1) / d
-    var = torch.einsum("...d,...d->...", c, c).unsqueeze(-1) / d
-    return c / torch.sqrt(var + eps) * weight + bias
+    c = x - x.mean(-1, keepdim=True)
+    std = torch.linalg.vector_norm(c, dim=-1, keepdim=True) / math.sqrt(x.shape[-1])
+    return c / torch.sqrt(std * std + eps) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -85,8 +83,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    a = x + attn(ln1(x))
-    return a + mlp(ln2(a))
+    h = torch.stack((x, attn(ln1(x)))).sum(0)
+    return torch.stack((h, mlp(ln2(h)))).sum(0)
 
 
 # %% [markdown]

@@ -63,7 +63,7 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     model can tell "3 positions back" from "5 positions back".
     """
     T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(torch.arange(T))
+    return token_embedding(tokens) + position_embedding(torch.arange(T).flip(0))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,10 +72,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    d = x.shape[-1]
-    c = x - torch.einsum("...d->...", x).unsqueeze(-1) / d
-    var = torch.einsum("...d,...d->...", c, c).unsqueeze(-1) / d
-    return c / torch.sqrt(var + eps) * weight + bias
+    mu = x.mean(-1, keepdim=True)
+    var = ((x - mu) ** 2).mean(-1, keepdim=True)
+    return (x - mu) / torch.sqrt(var + eps) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -85,8 +84,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    a = x + attn(ln1(x))
-    return (a + mlp(ln2(a)),)
+    h = x + attn(ln1(x))
+    return h + mlp(ln2(h))
 
 
 # %% [markdown]

@@ -81,11 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64)
-    i2 = torch.arange(0, d_model, 2, dtype=torch.float64)
-    angle = torch.einsum("p,i->pi", p, base ** (-i2 / d_model))
-    table = torch.stack((torch.sin(angle), torch.cos(angle)), dim=-1)
-    return table.reshape(n_positions, d_model).to(torch.float32)
+    col = torch.arange(d_model, dtype=torch.float64)
+    p = torch.arange(n_positions, dtype=torch.float64).view(-1, 1)
+    angle = p / base ** ((col - col % 2) / d_model)
+    return torch.where(col % 2 == 0, torch.sin(angle), torch.cos(angle)).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + torch.narrow(table, 0, 0, x.shape[-2]).unsqueeze(1)
+    return x + table[range(x.shape[-2])]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,15 +108,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / d)
-    angle = torch.einsum("t,i->ti", positions.to(torch.float32), theta)
-    a, b = x[..., :half], x[..., half:]
-    out = torch.empty_like(x)
-    out[..., :half] = a * torch.cos(angle) - b * torch.sin(angle)
-    out[..., half:] = a * torch.sin(angle) + b * torch.cos(angle)
-    return out
+    half = x.shape[-1] // 2
+    theta = base ** (-torch.arange(0, x.shape[-1], 2, dtype=torch.float32) / x.shape[-1])
+    turn = torch.polar(torch.ones(len(positions), half), positions[:, None] * theta)
+    z = torch.complex(x[..., :half], x[..., half:]) * turn
+    return torch.cat((z.real, z.imag), -1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -128,9 +123,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    s = torch.einsum("...id,...jd->...ij", rope(q, pos), rope(k, pos)) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.einsum("...ij,...jd->...id", torch.softmax(s, dim=-1), v)
+    s = rope(q, pos) @ rope(k, pos).transpose(-2, -1) / math.sqrt(q.shape[-1])
+    e = torch.exp(s - s.amax(-1, keepdim=True)) * hidden_future(T).logical_not()
+    return (e / e.sum(-1, keepdim=True)) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -139,9 +134,7 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    r = torch.arange(T, dtype=torch.float32)
-    back = r.unsqueeze(1) - r.unsqueeze(0)
-    return torch.where(back >= 0, -slope * back, torch.zeros(()))
+    return torch.ones(T, T).tril(-1).cumsum(0) * -slope
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -151,9 +144,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.einsum("...ij,...jd->...id", torch.softmax(s, dim=-1), v)
+    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    e = torch.exp(s - s.amax(-1, keepdim=True)) * hidden_future(T).logical_not()
+    return (e / e.sum(-1, keepdim=True)) @ v
 
 
 # %% [markdown]

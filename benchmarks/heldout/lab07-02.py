@@ -81,11 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions).float().unsqueeze(1)
-    angle = p / base ** (torch.arange(0, d_model, 2).float() / d_model)
-    both = torch.cat((torch.sin(angle), torch.cos(angle)), dim=1)
-    order = torch.arange(d_model).view(2, d_model // 2).T.flatten()
-    return both[:, order]
+    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    speed = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(base, d_model)))
+    angle = torch.mul(p, speed)
+    return torch.dstack((torch.sin(angle), torch.cos(angle))).flatten(1).to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + F.embedding(torch.arange(x.shape[-2]), table)
+    return torch.add(x, table.narrow(0, 0, x.shape[-2]))
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,14 +108,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.shape[-1] // 2
-    theta = 1.0 / base ** (torch.arange(half).float() * 2 / x.shape[-1])
-    angle = positions.float()[:, None] * theta
-    turn = torch.stack((torch.cos(angle), -torch.sin(angle), torch.sin(angle), torch.cos(angle)), dim=-1)
-    turn = turn.view(*angle.shape, 2, 2)
-    pairs = torch.stack((x[..., :half], x[..., half:]), dim=-1)
-    out = torch.einsum("tiab,...tib->...tia", turn, pairs)
-    return torch.cat((out[..., 0], out[..., 1]), dim=-1)
+    half = x.size(-1) // 2
+    theta = torch.exp(torch.arange(half, dtype=torch.float64) * (-2 * math.log(base) / x.size(-1))).float()
+    ang = torch.mul(positions.unsqueeze(1), theta)
+    ang = torch.cat((ang, ang), -1)
+    turned = torch.cat((torch.neg(x[..., half:]), x[..., :half]), -1)
+    return torch.add(torch.mul(x, torch.cos(ang)), torch.mul(turned, torch.sin(ang)))
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -125,8 +122,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    pos = torch.arange(q.shape[-2])
-    return F.scaled_dot_product_attention(rope(q, pos), rope(k, pos), v, is_causal=True)
+    T = q.size(-2)
+    pos = torch.arange(T)
+    s = torch.linalg.matmul(rope(q, pos), rope(k, pos).transpose(-2, -1)) / math.sqrt(q.size(-1))
+    s = torch.masked_fill(s, hidden_future(T), float("-inf"))
+    return torch.linalg.matmul(torch.special.softmax(s, -1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -135,8 +135,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    r = torch.arange(T, dtype=torch.float32)[:, None]
-    return (-slope * torch.cdist(r, r, p=1)).tril()
+    d = torch.arange(T, dtype=torch.float32)
+    back = torch.relu(d.unsqueeze(1) - d.unsqueeze(0))
+    return torch.mul(back, -slope)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -145,9 +146,10 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T = q.shape[-2]
-    bias = alibi_bias(T, slope).masked_fill(hidden_future(T), float("-inf"))
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+    T = q.size(-2)
+    s = torch.linalg.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.size(-1))
+    s = torch.masked_fill(torch.add(s, alibi_bias(T, slope)), hidden_future(T), float("-inf"))
+    return torch.linalg.matmul(torch.special.softmax(s, -1), v)
 
 
 # %% [markdown]

@@ -81,11 +81,13 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64)
-    i2 = torch.arange(0, d_model, 2, dtype=torch.float64)
-    angle = torch.einsum("p,i->pi", p, base ** (-i2 / d_model))
-    table = torch.stack((torch.sin(angle), torch.cos(angle)), dim=-1)
-    return table.reshape(n_positions, d_model).to(torch.float32)
+    p = torch.arange(n_positions, dtype=torch.float64)[:, None]
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = p / base ** (two_i / d_model)
+    table = torch.zeros(n_positions, d_model, dtype=torch.float64)
+    table[:, 0::2] = angle.sin()
+    table[:, 1::2] = angle.cos()
+    return table.float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +96,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + torch.narrow(table, 0, 0, x.shape[-2])
+    return x + table[: x.size(-2)]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,15 +111,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / d)
-    angle = torch.einsum("t,i->ti", positions.to(torch.float32), theta)
+    half = x.shape[-1] // 2
+    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
+    ang = positions[:, None] * theta / (2 * math.pi)
+    cos, sin = ang.cos(), ang.sin()
     a, b = x[..., :half], x[..., half:]
-    out = torch.empty_like(x)
-    out[..., :half] = a * torch.cos(angle) - b * torch.sin(angle)
-    out[..., :half] = a * torch.sin(angle) + b * torch.cos(angle)
-    return out
+    return torch.cat((a * cos - b * sin, a * sin + b * cos), -1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -128,9 +127,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    s = torch.einsum("...id,...jd->...ij", rope(q, pos), rope(k, pos)) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.einsum("...ij,...jd->...id", torch.softmax(s, dim=-1), v)
+    s = rope(q, pos) @ rope(k, pos).mT / math.sqrt(q.shape[-1])
+    s = s.masked_fill(hidden_future(T), -math.inf)
+    return F.softmax(s, dim=-1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -139,9 +138,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    r = torch.arange(T, dtype=torch.float32)
-    back = r.unsqueeze(1) - r.unsqueeze(0)
-    return torch.where(back >= 0, -slope * back, torch.zeros(()))
+    i = torch.arange(T)[:, None]
+    j = torch.arange(T)[None, :]
+    return (-slope * (i - j)).tril().float()
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -151,9 +150,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.einsum("...id,...jd->...ij", q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s.masked_fill(hidden_future(T), float("-inf"))
-    return torch.einsum("...ij,...jd->...id", torch.softmax(s, dim=-1), v)
+    s = q @ k.mT / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s.masked_fill(hidden_future(T), -math.inf)
+    return F.softmax(s, dim=-1) @ v
 
 
 # %% [markdown]

@@ -81,13 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    table = torch.zeros(n_positions, d_model)
-    pos = torch.arange(n_positions).float()
-    for c in range(0, d_model, 2):
-        angle = pos.div(base ** (c / d_model))
-        table[:, c] = angle.sin()
-        table[:, c + 1] = angle.cos()
-    return table
+    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    speed = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(base) / d_model))
+    angle = torch.mul(p, speed)
+    return torch.dstack((torch.sin(angle), torch.cos(angle))).flatten(1).to(torch.float32)
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -96,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x.add(table.index_select(0, torch.arange(x.size(-2))))
+    return torch.add(x, table.narrow(0, 0, x.dim()))
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -112,11 +109,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     half = x.size(-1) // 2
-    theta = torch.pow(base, torch.arange(0, x.size(-1), 2).float().div(-x.size(-1)))
-    angle = positions.float().unsqueeze(-1).mul(theta)
-    c, s = angle.cos(), angle.sin()
-    a, b = x.tensor_split(2, dim=-1)
-    return torch.cat((a.mul(c).sub(b.mul(s)), a.mul(s).add(b.mul(c))), -1)
+    theta = torch.exp(torch.arange(half, dtype=torch.float64) * (-2 * math.log(base) / x.size(-1))).float()
+    ang = torch.mul(positions.unsqueeze(1), theta)
+    ang = torch.cat((ang, ang), -1)
+    turned = torch.cat((torch.neg(x[..., half:]), x[..., :half]), -1)
+    return torch.add(torch.mul(x, torch.cos(ang)), torch.mul(turned, torch.sin(ang)))
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -126,11 +123,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.size(-2)
-    qr = rope(q, torch.arange(T))
-    kr = rope(q, torch.arange(T))
-    scores = qr.matmul(kr.transpose(-2, -1)).div(math.sqrt(q.size(-1)))
-    weights = scores.masked_fill(hidden_future(T), -math.inf).softmax(-1)
-    return weights.matmul(v)
+    pos = torch.arange(T)
+    s = torch.linalg.matmul(rope(q, pos), rope(k, pos).transpose(-2, -1)) / math.sqrt(q.size(-1))
+    s = torch.masked_fill(s, hidden_future(T), float("-inf"))
+    return torch.linalg.matmul(torch.special.softmax(s, -1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -139,10 +135,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    bias = torch.zeros(T, T)
-    for i in range(T):
-        bias[i, : i + 1] = torch.arange(i, -1, -1).float().mul(-slope)
-    return bias
+    d = torch.arange(T, dtype=torch.float32)
+    back = torch.relu(d.unsqueeze(1) - d.unsqueeze(0))
+    return torch.mul(back, -slope)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -152,9 +147,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.size(-2)
-    scores = q.matmul(k.transpose(-2, -1)).div(math.sqrt(q.size(-1))).add(alibi_bias(T, slope))
-    weights = scores.masked_fill(hidden_future(T), -math.inf).softmax(-1)
-    return weights.matmul(v)
+    s = torch.linalg.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.size(-1))
+    s = torch.masked_fill(torch.add(s, alibi_bias(T, slope)), hidden_future(T), float("-inf"))
+    return torch.linalg.matmul(torch.special.softmax(s, -1), v)
 
 
 # %% [markdown]

@@ -75,8 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    positions = torch.arange(T) + start
-    return token_embedding(tokens) + token_embedding(positions)
+    return token_embedding(tokens) + position_embedding(torch.arange(start, start + T) % T)
 
 
 def append_to_cache(
@@ -89,7 +88,9 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
+    keys = torch.concat((keys, k_new), dim=2)
+    values = torch.concat((values, v_new), dim=2)
+    return keys, values
 
 
 def decode_step(
@@ -109,15 +110,13 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d_model = x_new.shape
-    hs = d_model // n_heads
-    parts = qkv(x_new).unflatten(-1, (3, n_heads, hs))
-    q, k, v = (torch.einsum("bthd->bhtd", parts[..., i, :, :]) for i in range(3))
+    B, _, d = x_new.shape
+    hs = d // n_heads
+    q, k, v = (part.reshape(B, n_heads, 1, hs) for part in qkv(x_new).chunk(3, -1))
     keys, values = append_to_cache(cache, k, v)
-    s = torch.einsum("bhqd,bhkd->bhqk", q, keys) / math.sqrt(hs)
-    s = s.masked_fill(torch.arange(keys.shape[2]) > position, float("-inf"))
-    w = torch.softmax(s, dim=-1)
-    out = torch.einsum("bhqk,bhkd->bqhd", w, values).reshape(B, 1, d_model)
+    s = q @ keys.mT / math.sqrt(hs)
+    w = F.softmax(s, dim=-1)
+    out = (w @ values).reshape(B, 1, d)
     return proj(out), (keys, values)
 
 

@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    positions = torch.arange(tokens.size(-1)).add(start)
-    return token_embedding(tokens).add(position_embedding(positions))
+    rows = position_embedding.weight[start : start + tokens.size(-1)]
+    return torch.add(token_embedding(tokens), rows)
 
 
 def append_to_cache(
@@ -88,7 +88,10 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.cat([keys, k_new], dim=None), torch.cat([values, v_new], dim=-2)
+    old, new = keys.size(2), k_new.size(2)
+    keys = torch.add(F.pad(keys, (0, 0, 0, new)), F.pad(k_new, (0, 0, old, 0)))
+    values = torch.add(F.pad(values, (0, 0, 0, new)), F.pad(v_new, (0, 0, old, 0)))
+    return keys, values
 
 
 def decode_step(
@@ -108,13 +111,13 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, d_model = x_new.size(0), x_new.size(-1)
-    hs = d_model // n_heads
-    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, hs).permute(2, 0, 3, 1, 4)
+    B = x_new.size(0)
+    hs = x_new.size(-1) // n_heads
+    q, k, v = torch.unbind(qkv(x_new).view(B, n_heads, 3, 1, hs), 1)
     keys, values = append_to_cache(cache, k, v)
-    scores = q.matmul(keys.transpose(-1, -2)).div(math.sqrt(hs))
-    scores = scores.masked_fill(torch.arange(keys.size(2)).gt(position), -math.inf)
-    out = scores.softmax(-1).matmul(values).transpose(1, 2).reshape(B, 1, d_model)
+    s = torch.linalg.matmul(q, keys.transpose(2, 3)) / math.sqrt(hs)
+    w = torch.special.softmax(s, -1)
+    out = torch.linalg.matmul(w, values).view(B, 1, -1)
     return proj(out), (keys, values)
 
 

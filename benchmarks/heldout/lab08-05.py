@@ -75,8 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    where = torch.linspace(start, start + T - 1, T).long()
-    return token_embedding(tokens) + position_embedding(where)
+    return token_embedding(tokens) + position_embedding(torch.arange(start, start + T))
 
 
 def append_to_cache(
@@ -89,12 +88,9 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    T, n = keys.shape[2], k_new.shape[2]
-    grown_k = keys.new_empty(keys.shape[0], keys.shape[1], T + n, keys.shape[3])
-    grown_v = values.new_empty(values.shape[0], values.shape[1], T + n, values.shape[3])
-    grown_k[:, :, :T], grown_k[:, :, T:] = keys, k_new
-    grown_v[:, :, :T], grown_v[:, :, T:] = values, v_new
-    return grown_k, grown_v
+    keys = torch.concat((keys, k_new), dim=2)[..., -keys.size(2):, :]
+    values = torch.concat((values, v_new), dim=2)
+    return keys, values
 
 
 def decode_step(
@@ -115,12 +111,13 @@ def decode_step(
         cache: the cache with the new word's key and value appended
     """
     B, _, d = x_new.shape
-    W, b = qkv.weight, qkv.bias
-    parts = [F.linear(x_new, W[i * d : (i + 1) * d], None if b is None else b[i * d : (i + 1) * d]) for i in range(3)]
-    q, k, v = (p.view(B, 1, n_heads, d // n_heads).transpose(1, 2) for p in parts)
-    cache = append_to_cache(cache, k, v)
-    out = F.scaled_dot_product_attention(q, cache[0], cache[1])
-    return proj(out.transpose(1, 2).reshape(B, 1, d)), cache
+    hs = d // n_heads
+    q, k, v = (part.reshape(B, n_heads, 1, hs) for part in qkv(x_new).chunk(3, -1))
+    keys, values = append_to_cache(cache, k, v)
+    s = q @ keys.mT / math.sqrt(hs)
+    w = F.softmax(s, dim=-1)
+    out = (w @ values).reshape(B, 1, d)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

@@ -74,8 +74,7 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    positions = torch.arange(tokens.size(-1)).add(start)
-    return token_embedding(tokens).add(position_embedding(positions))
+    return token_embedding(tokens) + position_embedding(torch.ones_like(tokens).cumsum(-1) + (start - 1))
 
 
 def append_to_cache(
@@ -88,7 +87,9 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.cat([keys, k_new], dim=-2), torch.cat([values, v_new], dim=-2)
+    keys = torch.stack([*keys.unbind(2), *k_new.unbind(2)], dim=2)
+    values = torch.stack([*values.unbind(2), *v_new.unbind(2)], dim=2)
+    return keys, values
 
 
 def decode_step(
@@ -108,14 +109,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, d_model = x_new.size(0), x_new.size(-1)
-    hs = d_model // n_heads
-    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, hs).permute(2, 0, 3, 1, 4)
+    B, _, d = x_new.shape
+    hs = d // n_heads
+    parts = qkv(x_new).view(B, 3, n_heads, hs).transpose(0, 1)
+    q, k, v = parts[0], parts[1].unsqueeze(2), parts[2].unsqueeze(2)
     keys, values = append_to_cache(cache, k, v)
-    scores = q.matmul(keys.transpose(-1, -2)).div(math.sqrt(hs))
-    scores = scores.masked_fill(torch.arange(keys.size(2)).gt(position), -math.inf)
-    out = scores.softmax(-1).matmul(values).transpose(1, 2).reshape(B, 1, d_model)
-    return proj(out), cache
+    s = (q.unsqueeze(2) * keys).sum(-1) / math.sqrt(hs)
+    w = torch.exp(s - torch.logsumexp(s, -1, keepdim=True))
+    out = (w.unsqueeze(-1) * values).sum(2)
+    return proj(out.reshape(B, 1, d)), (keys, values)
 
 
 # %% [markdown]

@@ -70,10 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    total = torch.full_like(scores[..., 0], float("-inf"))
-    for j in range(scores.shape[-1]):
-        total = torch.logaddexp(total, scores[..., j])
-    return torch.exp(scores - total[..., None])
+    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
+    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+    for s in scores.movedim(-1, 0):
+        m_new = torch.stack((m, s)).amax(0)
+        l = torch.add(torch.mul(l, torch.exp(torch.sub(m, m_new))), torch.exp(torch.sub(s, m_new)))
+        m = m_new
+    return torch.true_divide(torch.exp(torch.sub(scores, m.unsqueeze(-1))), l.unsqueeze(-1))
 
 
 def tiled_attention(
@@ -92,29 +95,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, T_k = q.shape[-2], k.shape[-2]
-    scale = q.shape[-1] ** -0.5
-    out_parts, lse_parts = [], []
-    for i0 in range(0, T_q, block):
-        qi = q[..., i0 : i0 + block, :]
-        rows = torch.arange(i0, i0 + qi.shape[-2])
-        out_i, lse_i = None, None
-        for j0 in range(0, min(T_k, i0 + qi.shape[-2]) if causal else T_k, block):
-            cols = torch.arange(j0, min(j0 + block, T_k))
-            s = qi @ k[..., j0 : j0 + block, :].transpose(-1, -2) * scale
+    Tq, Tk = q.size(-2), k.size(-2)
+    scale = 1 / math.sqrt(q.size(-1))
+    out = torch.zeros(q.shape[:-1] + v.shape[-1:], dtype=v.dtype)
+    lse = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    for a in range(0, Tq, block):
+        n = min(block, Tq - a)
+        qb = q.narrow(-2, a, a + n)
+        m = torch.full(qb.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)
+        l = torch.zeros_like(m)
+        acc = torch.zeros(qb.shape[:-1] + v.shape[-1:], dtype=v.dtype)
+        for c in range(0, Tk, block)[: a // block + 1 if causal else None]:
+            w = min(block, Tk - c)
+            s = torch.linalg.matmul(qb, k.narrow(-2, c, w).transpose(-2, -1)) * scale
             if causal:
-                s = s + torch.zeros(s.shape[-2:]).masked_fill(cols[None, :] > rows[:, None], float("-inf"))
-            lse_b = torch.logsumexp(s, dim=-1)
-            out_b = torch.exp(s - lse_b[..., None]) @ v[..., j0 : j0 + block, :]
-            if out_i is None:
-                out_i, lse_i = out_b, lse_b
-            else:
-                merged = torch.logaddexp(lse_i, lse_b)
-                out_i = out_i * torch.exp(lse_i - merged)[..., None] + out_b * torch.exp(lse_b - merged)[..., None]
-                lse_i = merged
-        out_parts.append(out_i)
-        lse_parts.append(lse_i)
-    return torch.cat(out_parts, dim=-2), torch.cat(lse_parts, dim=-1)
+                s = torch.masked_fill(s, torch.ones(n, w, dtype=torch.bool).triu(a - c + 1), float("-inf"))
+            m_new = torch.stack((m, s.amax(-1, keepdim=True))).amax(0)
+            p = torch.exp(torch.sub(s, m_new))
+            r = torch.exp(torch.sub(m, m_new))
+            l = torch.add(torch.mul(r, l), p.sum(-1, keepdim=True))
+            acc = torch.add(torch.mul(r, acc), torch.linalg.matmul(p, v.narrow(-2, c, w)))
+            m = m_new
+        out[..., a : a + n, :] = torch.true_divide(acc, l)
+        lse[..., a : a + n] = torch.add(m, torch.log(l)).squeeze(-1)
+    return out, lse
 
 
 # %% [markdown]

@@ -70,13 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores.new_full(scores.shape[:-1], -math.inf)
-    l = scores.new_zeros(scores.shape[:-1])
-    for s in scores.unbind(dim=-1):
-        m_new = torch.maximum(m, s)
-        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
+    m = torch.full_like(scores[..., 0], -math.inf)
+    l = torch.zeros_like(m)
+    for j in range(scores.shape[-1]):
+        s = scores[..., j]
+        m_new = torch.where(s > m, s, m)
+        l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
-    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
+    return (scores - m[..., None]).exp() / l[..., None]
 
 
 def tiled_attention(
@@ -95,31 +96,31 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, T_k = q.shape[-2], k.shape[-2]
+    Tq, Tk = q.shape[-2], k.shape[-2]
     scale = 1 / math.sqrt(q.shape[-1])
     outs, lses = [], []
-    for i0 in range(0, T_q, block):
-        qb = q[..., i0 : i0 + block, :]
-        n = qb.shape[-2]
+    for a in range(0, Tq, block):
+        rows = slice(a, min(block, Tq - a))
+        qb = q[..., rows, :]
         m = torch.full(qb.shape[:-1], -math.inf, dtype=q.dtype)
-        l = torch.zeros(qb.shape[:-1], dtype=q.dtype)
-        acc = torch.zeros(qb.shape[:-1] + v.shape[-1:], dtype=q.dtype)
-        for j0 in range(0, T_k, block):
-            if causal and j0 > i0 + n - 1:
-                continue
-            s = torch.einsum("...id,...jd->...ij", qb, k[..., j0 : j0 + block, :]) * scale
+        l = torch.zeros_like(m)
+        acc = torch.zeros(qb.shape[:-1] + v.shape[-1:], dtype=v.dtype)
+        stop = rows.stop if causal else Tk
+        for c in range(0, stop, block):
+            cols = slice(c, min(c + block, Tk))
+            s = qb @ k[..., cols, :].mT * scale
             if causal:
-                hide = torch.arange(j0, j0 + s.shape[-1]) > torch.arange(i0, i0 + n).unsqueeze(-1)
-                s = s.masked_fill(hide, -math.inf)
-            m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
-            p = torch.exp(s - m_new.unsqueeze(-1))
-            r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1)
-            acc = r.unsqueeze(-1) * acc + torch.einsum("...ij,...jd->...id", p, v[..., j0 : j0 + block, :])
+                s = s.masked_fill(torch.arange(Tk)[cols] > torch.arange(Tq)[rows, None], -math.inf)
+            top = s.amax(-1)
+            m_new = torch.where(top > m, top, m)
+            p = (s - m_new[..., None]).exp()
+            r = (m - m_new).exp()
+            l = r * l + p.sum(-1)
+            acc = r[..., None] * acc + p @ v[..., cols, :]
             m = m_new
-        outs.append(acc / l.unsqueeze(-1))
-        lses.append(m + torch.log(l))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+        outs.append(acc / l[..., None])
+        lses.append(m + l.log())
+    return torch.cat(outs, -2), torch.cat(lses, -1)
 
 
 # %% [markdown]

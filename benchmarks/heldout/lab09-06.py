@@ -70,14 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores[..., :1].mul(0).sub(math.inf)
-    l = scores[..., :1].mul(0)
-    for j in range(scores.size(-1)):
-        s = scores[..., j : j + 1]
-        m_new = m.clamp(min=s)
-        l = l.mul(m.sub(m_new).exp()).add(s.sub(m_new).exp())
+    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
+    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+    for s in scores.movedim(-1, 0):
+        m_new = torch.stack((m, s)).amax(0)
+        l = torch.add(torch.mul(l, torch.exp(torch.sub(m, m_new))), torch.exp(torch.sub(s, m_new)))
         m = m_new
-    return scores.sub(m).exp().div(l)
+    return torch.true_divide(torch.exp(torch.sub(scores, m.unsqueeze(-1))), l.unsqueeze(-1))
 
 
 def tiled_attention(
@@ -96,33 +95,29 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    T_q, T_k = q.size(-2), k.size(-2)
-    out = q.new_zeros(*q.shape[:-1], v.size(-1))
-    lse = q.new_zeros(q.shape[:-1])
-    i0 = 0
-    while i0 < T_q:
-        i1 = min(i0 + block, T_q)
-        qb = q[..., i0:i1, :].mul(q.size(-1) ** -0.5)
-        m = lse[..., i0:i1].sub(math.inf)
-        l = lse[..., i0:i1].mul(0)
-        acc = out[..., i0:i1, :].mul(0)
-        stop = T_k if causal else i1
-        j0 = 0
-        while j0 < stop:
-            j1 = min(j0 + block, T_k)
-            s = qb.matmul(k[..., j0:j1, :].transpose(-1, -2))
+    Tq, Tk = q.size(-2), k.size(-2)
+    scale = 1 / math.sqrt(q.size(-1))
+    out = torch.zeros(q.shape[:-1] + v.shape[-1:], dtype=v.dtype)
+    lse = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    for a in range(0, Tq, block):
+        n = min(block, Tq - a)
+        qb = q.narrow(-2, a, n)
+        m = torch.full(qb.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)
+        l = torch.zeros_like(m)
+        acc = torch.zeros(qb.shape[:-1] + v.shape[-1:], dtype=v.dtype)
+        for c in range(0, Tk, block)[: a // block + 1 if causal else None]:
+            w = min(block, Tk - c)
+            s = torch.linalg.matmul(qb, k.narrow(-2, c, w).transpose(-2, -1)) * scale
             if causal:
-                s = s.masked_fill(torch.arange(j0, j1).view(1, -1).gt(torch.arange(i0, i1).view(-1, 1)), -math.inf)
-            m_new = s.amax(-1).clamp(min=m)
-            p = s.sub(m_new.unsqueeze(-1)).exp()
-            r = m.sub(m_new).exp()
-            l = l.mul(r).add(p.sum(-1))
-            acc = acc.mul(r.unsqueeze(-1)).add(p.matmul(v[..., j0:j1, :]))
+                s = torch.masked_fill(s, torch.ones(n, w, dtype=torch.bool).triu(a - c + 1), float("-inf"))
+            m_new = torch.stack((m, s.amax(-1, keepdim=True))).amax(0)
+            p = torch.exp(torch.sub(s, m_new))
+            r = torch.exp(torch.sub(m, m_new))
+            l = torch.add(torch.mul(r, l), p.sum(-1, keepdim=True))
+            acc = torch.add(torch.mul(r, acc), torch.linalg.matmul(p, v.narrow(-2, c, w)))
             m = m_new
-            j0 = j1
-        out[..., i0:i1, :] = acc.div(l.unsqueeze(-1))
-        lse[..., i0:i1] = m.add(l.log())
-        i0 = i1
+        out[..., a : a + n, :] = torch.true_divide(acc, l)
+        lse[..., a : a + n] = torch.add(m, torch.log(l))
     return out, lse
 
 

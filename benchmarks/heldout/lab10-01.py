@@ -61,7 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.einsum("n,n->", p, dp).unsqueeze(-1)
+    D = (p * dp).sum(-1)[..., None]
     return p * (dp - D)
 
 
@@ -76,18 +76,15 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
+    T = q.shape[-2]
     scale = 1 / math.sqrt(q.shape[-1])
-    s = torch.einsum("...id,...jd->...ij", q, k) * scale
+    s = q @ k.mT * scale
     if causal:
-        T = q.shape[-2]
-        s = s.masked_fill(torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1), float("-inf"))
-    p = torch.softmax(s, dim=-1)
-    dv = torch.einsum("...ij,...id->...jd", p, d_out)
-    dp = torch.einsum("...id,...jd->...ij", d_out, v)
-    ds = softmax_backward(p, dp)
-    dq = torch.einsum("...ij,...jd->...id", ds, k) * scale
-    dk = torch.einsum("...ij,...id->...jd", ds, q) * scale
-    return dq, dk, dv
+        s = s.masked_fill(torch.arange(T)[None, :] > torch.arange(T)[:, None], -math.inf)
+    p = F.softmax(s, dim=-1)
+    dv = p.mT @ d_out
+    ds = softmax_backward(p, d_out @ v.mT)
+    return ds @ k * scale, ds.mT @ q * scale, dv
 
 
 def tiled_attention_backward(
@@ -111,28 +108,29 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
+    T = q.shape[-2]
     scale = 1 / math.sqrt(q.shape[-1])
-    T_q, T_k = q.shape[-2], k.shape[-2]
-    D = torch.einsum("...id,...id->...i", d_out, out)
+    D = (d_out * out).sum(-1)
+    pos = torch.arange(T)
+    spans = [slice(a, min(a + block, T)) for a in range(0, T, block)]
     dq = torch.zeros_like(q)
     dks, dvs = [], []
-    for j0 in range(0, T_k, block):
-        kj, vj = k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-        dk_j, dv_j = torch.zeros_like(kj), torch.zeros_like(vj)
-        for i0 in range(j0 if causal else 0, T_q, block):
-            i1 = min(i0 + block, T_q)
-            s = torch.einsum("...id,...jd->...ij", q[..., i0:i1, :], kj) * scale
+    for j, cols in enumerate(spans):
+        kj, vj = k[..., cols, :], v[..., cols, :]
+        dk = torch.zeros_like(kj)
+        dv = torch.zeros_like(vj)
+        for rows in spans[j:] if causal else spans:
+            s = q[..., rows, :] @ kj.mT * scale
             if causal:
-                s = s.masked_fill(torch.arange(j0, j0 + kj.shape[-2]) > torch.arange(i0, i1).unsqueeze(-1), -math.inf)
-            p = torch.exp(s - lse[..., i0:i1].unsqueeze(-1))
-            dv_j = dv_j + torch.einsum("...ij,...id->...jd", p, d_out[..., i0:i1, :])
-            dp = torch.einsum("...id,...jd->...ij", d_out[..., i0:i1, :], vj)
-            ds = p * (dp - D[..., i0:i1].unsqueeze(-1))
-            dq[..., i0:i1, :] += torch.einsum("...ij,...jd->...id", ds, kj) * scale
-            dk_j = dk_j + torch.einsum("...ij,...id->...jd", ds, q[..., i0:i1, :]) * scale
-        dks.append(dk_j)
-        dvs.append(dv_j)
-    return dq, torch.cat(dks, dim=-2), torch.cat(dvs, dim=-2)
+                s = s.masked_fill(pos[cols] > pos[rows, None], -math.inf)
+            p = (s - lse[..., rows, None]).exp()
+            dv = dv + p.mT @ d_out[..., rows, :]
+            ds = p * (d_out[..., rows, :] @ vj.mT - D[..., rows, None])
+            dq[..., rows, :] += ds @ vj * scale
+            dk = dk + ds.mT @ q[..., rows, :] * scale
+        dks.append(dk)
+        dvs.append(dv)
+    return dq, torch.cat(dks, -2), torch.cat(dvs, -2)
 
 
 # %% [markdown]

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    pd = p.mul(dp)
-    return pd.sub(p.mul(pd.sum(-1, keepdim=True)))
+    D = torch.sum(torch.mul(p, dp), -1, True)
+    return torch.mul(p, torch.sub(dp, D))
 
 
 def attention_backward(
@@ -76,15 +76,18 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    scale = q.size(-1) ** -0.5
-    s = q.matmul(k.transpose(-2, -1)).mul(scale)
+    T = q.size(-2)
+    scale = 1 / math.sqrt(q.size(-1))
+    s = torch.linalg.matmul(q, k.transpose(-2, -1)) * scale
     if causal:
-        T = s.size(-1)
-        s = s.masked_fill(torch.ones(T, T).triu(1).bool(), -math.inf)
-    p = s.softmax(-1)
-    dv = p.transpose(-2, -1).matmul(d_out)
-    ds = softmax_backward(s, d_out.matmul(v.transpose(-2, -1)))
-    return ds.matmul(k).mul(scale), ds.transpose(-2, -1).matmul(q).mul(scale), dv
+        s = torch.masked_fill(s, torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    p = torch.special.softmax(s, -1)
+    dv = torch.linalg.matmul(p.transpose(0, 1), d_out)
+    dp = torch.linalg.matmul(d_out, v.transpose(-2, -1))
+    ds = softmax_backward(p, dp)
+    dq = torch.linalg.matmul(ds, k) * scale
+    dk = torch.linalg.matmul(ds.transpose(-2, -1), q) * scale
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -108,23 +111,25 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    scale = q.size(-1) ** -0.5
-    T_q, T_k = q.size(-2), k.size(-2)
-    D = d_out.mul(out).sum(-1, keepdim=True)
-    dq, dk, dv = q.new_zeros(q.shape), k.new_zeros(k.shape), v.new_zeros(v.shape)
-    for i0 in range(0, T_q, block):
-        i1 = min(i0 + block, T_q)
-        qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
-        for j0 in range(0, i1 if causal else T_k, block):
-            j1 = min(j0 + block, T_k)
-            s = qi.matmul(k[..., j0:j1, :].transpose(-2, -1)).mul(scale)
-            if causal:
-                s = s.masked_fill(torch.arange(j0, j1).gt(torch.arange(i0, i1).unsqueeze(1)), -math.inf)
-            p = s.sub(lse[..., i0:i1].unsqueeze(-1)).exp()
-            dv.narrow(-2, j0, j1 - j0).add_(p.transpose(-2, -1).matmul(doi))
-            ds = p.mul(doi.matmul(v[..., j0:j1, :].transpose(-2, -1)).sub(D[..., i0:i1, :]))
-            dq.narrow(-2, i0, i1 - i0).add_(ds.matmul(k[..., j0:j1, :]).mul(scale))
-            dk.narrow(-2, j0, j1 - j0).add_(ds.transpose(-2, -1).matmul(qi).mul(scale))
+    T = q.size(-2)
+    scale = 1 / math.sqrt(q.size(-1))
+    D = torch.sum(torch.mul(d_out, out), -1, True)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    starts = range(0, T, block)
+    pairs = [(a, c) for c in starts for a in starts if a >= c or not causal]
+    for a, c in pairs:
+        n, w = min(block, T - a), min(block, T - c)
+        qi, kj = q.narrow(-2, a, n), k.narrow(-2, c, w)
+        s = torch.linalg.matmul(qi, kj.transpose(-2, -1)) * scale
+        if causal:
+            s = torch.masked_fill(s, torch.ones(n, w, dtype=torch.bool).triu(a - c + 1), float("-inf"))
+        p = torch.exp(torch.sub(s, lse.narrow(-1, a, n).unsqueeze(-1)))
+        gi = d_out.narrow(-2, a, n)
+        dv[..., c : c + w, :] += torch.linalg.matmul(p.transpose(-2, -1), gi)
+        dp = torch.linalg.matmul(gi, v.narrow(-2, c, w).transpose(-2, -1))
+        ds = torch.mul(p, torch.sub(dp, D.narrow(-2, a, n)))
+        dq[..., a : a + n, :] += torch.linalg.matmul(ds, kj) * scale
+        dk[..., c : c + w, :] += torch.linalg.matmul(ds.transpose(-2, -1), qi) * scale
     return dq, dk, dv
 
 

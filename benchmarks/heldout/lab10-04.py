@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    pd = p.mul(dp)
-    return pd.sub(pd.mul(pd.sum(-1, keepdim=True)))
+    jac = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    return (dp.unsqueeze(-2) @ jac).squeeze(-2)
 
 
 def attention_backward(
@@ -76,15 +76,14 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    scale = q.size(-1) ** -0.5
-    s = q.matmul(k.transpose(-2, -1)).mul(scale)
+    T = q.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = q @ k.transpose(-2, -1) * scale
     if causal:
-        T = s.size(-1)
-        s = s.masked_fill(torch.ones(T, T).triu(1).bool(), -math.inf)
-    p = s.softmax(-1)
-    dv = p.transpose(-2, -1).matmul(d_out)
-    ds = softmax_backward(p, d_out.matmul(v.transpose(-2, -1)))
-    return ds.matmul(k).mul(scale), ds.transpose(-2, -1).matmul(q).mul(scale), dv
+        s = s + torch.ones(T, T).tril().log()
+    lse = torch.logsumexp(s, -1)
+    out = torch.exp(s - lse[..., None]) @ v
+    return tiled_attention_backward(q, k, v, out, lse, d_out, T, causal)
 
 
 def tiled_attention_backward(
@@ -108,24 +107,26 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    scale = q.size(-1) ** -0.5
-    T_q, T_k = q.size(-2), k.size(-2)
-    D = d_out.mul(out).sum(-1, keepdim=True)
-    dq, dk, dv = q.new_zeros(q.shape), k.new_zeros(k.shape), v.new_zeros(v.shape)
-    for i0 in range(0, T_q, block):
-        i1 = min(i0 + block, T_q)
-        qi, doi = q[..., i0:i1, :], d_out[..., i0:i1, :]
-        for j0 in range(0, i1 if causal else T_k, block):
-            j1 = min(j0 + block, T_k)
-            s = qi.matmul(k[..., j0:j1, :].transpose(-2, -1)).mul(scale)
-            if causal:
-                s = s.masked_fill(torch.arange(j0, j1).gt(torch.arange(i0, i1).unsqueeze(1)), -math.inf)
-            p = s.sub(lse[..., i0:i1].unsqueeze(-1)).exp()
-            dv.narrow(-2, j0, j1 - j0).add_(p.transpose(-2, -1).matmul(doi))
-            ds = p.mul(doi.matmul(v[..., j0:j1, :].transpose(-2, -1)).sub(D[..., i0:i1, :]))
-            dq.narrow(-2, i0, i1 - i0).add_(ds.matmul(k[..., j0:j1, :]).mul(scale))
-            dk.narrow(-2, j0, j1 - j0).add_(ds.transpose(-2, -1).matmul(qi).mul(scale))
-    return dq, dk, dv
+    T = q.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(-1, keepdim=True)
+    nb = -(-T // block)
+    dq, dk, dv = [0] * nb, [0] * nb, [0] * nb
+    for t in range(nb * nb):
+        j, i = divmod(t, nb)
+        if causal and i < j:
+            continue
+        qi, gi = q[..., i * block : (i + 1) * block, :], d_out[..., i * block : (i + 1) * block, :]
+        kj, vj = k[..., j * block : (j + 1) * block, :], v[..., j * block : (j + 1) * block, :]
+        s = qi @ kj.transpose(-2, -1) * scale
+        if causal and i == j:
+            s = s + torch.ones(s.shape[-2:]).tril().log()
+        p = torch.exp(s - lse[..., i * block : (i + 1) * block, None])
+        ds = p * (gi @ vj.transpose(-2, -1) - D[..., i * block : (i + 1) * block, :])
+        dv[j] = dv[j] + p.transpose(-2, -1) @ gi
+        dq[i] = dq[i] + ds @ kj * scale
+        dk[j] = dk[j] + ds.transpose(-2, -1) @ qi * scale
+    return torch.cat(dq, -2), torch.cat(dk, -2), torch.cat(dv, -2)
 
 
 # %% [markdown]

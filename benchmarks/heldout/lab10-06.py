@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(dim=-1, keepdim=True)
-    return torch.addcmul(p * dp, p, D, value=-1)
+    D = torch.sum(torch.mul(p, dp), -1, True)
+    return torch.mul(p, torch.sub(dp, D, alpha=-1))
 
 
 def attention_backward(
@@ -76,14 +76,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    with torch.enable_grad():
-        q2, k2, v2 = (t.detach().clone().requires_grad_(True) for t in (q, k, v))
-        s = q2 @ k2.transpose(-2, -1) / math.sqrt(q.shape[-1])
-        if causal:
-            T = s.shape[-1]
-            s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-        out = torch.softmax(s, dim=-1) @ v2
-        dq, dk, dv = torch.autograd.grad(out, (q2, k2, v2), d_out)
+    T = q.size(-2)
+    scale = 1 / math.sqrt(q.size(-1))
+    s = torch.linalg.matmul(q, k.transpose(-2, -1)) * scale
+    if causal:
+        s = torch.masked_fill(s, torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
+    p = torch.special.softmax(s, -1)
+    dv = torch.linalg.matmul(p.transpose(-2, -1), d_out)
+    dp = torch.linalg.matmul(d_out, v.transpose(-2, -1))
+    ds = softmax_backward(p, dp)
+    dq = torch.linalg.matmul(ds, k) * scale
+    dk = torch.linalg.matmul(ds.transpose(-2, -1), q) * scale
     return dq, dk, dv
 
 
@@ -108,28 +111,26 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    scale = 1 / math.sqrt(q.shape[-1])
-    T_q, T_k = q.shape[-2], k.shape[-2]
-    D = (d_out * out).sum(dim=-1)
-    parts = {"q": {}, "k": {}, "v": {}}
-    for i0 in range(0, T_q, block):
-        for j0 in range(0, T_k, block):
-            if causal and j0 > i0 + block - 1:
-                break
-            qi, kj, vj = q[..., i0 : i0 + block, :], k[..., j0 : j0 + block, :], v[..., j0 : j0 + block, :]
-            s = qi @ kj.transpose(-2, -1) * scale
-            if causal:
-                rows = torch.arange(i0, i0 + qi.shape[-2])[:, None]
-                s = s.masked_fill(torch.arange(j0, j0 + kj.shape[-2])[None, :] > rows, float("-inf"))
-            p = torch.exp(s - lse[..., i0 : i0 + block, None])
-            do_i = d_out[..., i0 : i0 + block, :]
-            ds = p * (do_i @ vj.transpose(-2, -1) - D[..., i0 : i0 + block, None])
-            parts["v"].setdefault(j0, []).append(p.transpose(-2, -1) @ do_i)
-            parts["q"].setdefault(i0, []).append(ds @ kj * scale)
-            parts["k"].setdefault(j0, []).append(ds.transpose(-2, -1) @ qi * scale)
-    def joined(name, like, T):
-        return torch.cat([torch.stack(parts[name][b]).sum(0) if b in parts[name] else torch.zeros_like(like[..., b : b + block, :]) for b in range(0, T, block)], dim=-2)
-    return joined("q", q, T_q), joined("k", k, T_k), joined("v", v, T_k)
+    T = q.size(-2)
+    scale = 1 / math.sqrt(q.size(-1))
+    D = torch.sum(torch.mul(d_out, out), -1, True)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    starts = range(0, T, block)
+    pairs = [(a, c) for c in starts for a in starts if a >= c or not causal]
+    for a, c in pairs:
+        n, w = min(block, T - a), min(block, T - c)
+        qi, kj = q.narrow(-2, a, n), k.narrow(-2, c, w)
+        s = torch.linalg.matmul(qi, kj.transpose(-2, -1)) * scale
+        if causal:
+            s = torch.masked_fill(s, torch.ones(n, w, dtype=torch.bool).triu(a - c + 1), float("-inf"))
+        p = torch.exp(torch.sub(s, lse.narrow(-1, a, n).unsqueeze(-1)))
+        gi = d_out.narrow(-2, a, n)
+        dv[..., c : c + w, :] += torch.linalg.matmul(p.transpose(-2, -1), gi)
+        dp = torch.linalg.matmul(gi, v.narrow(-2, c, w).transpose(-2, -1))
+        ds = torch.mul(p, torch.sub(dp, D.narrow(-2, a, n)))
+        dq[..., a : a + n, :] += torch.linalg.matmul(ds, kj) * scale
+        dk[..., c : c + w, :] += torch.linalg.matmul(ds.transpose(-2, -1), qi) * scale
+    return dq, dk, dv
 
 
 # %% [markdown]

@@ -61,8 +61,9 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    rows = torch.arange(1, pattern.size(-1))
-    return pattern[:, :, rows, rows - 1].mean(-1).mean(0)
+    T = pattern.size(-1)
+    grid = torch.arange(T).unsqueeze(1) - torch.arange(T)
+    return torch.mean(pattern[:, :, grid == 1], dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -72,8 +73,10 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    column = pattern[..., 0]
-    return column[1:].mean(-1).mean(0)
+    T = pattern.size(-1)
+    pick = torch.zeros(T, T, dtype=torch.bool)
+    pick[1:, 0] = True
+    return torch.mean(pattern[:, :, pick.nonzero()], dim=(0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,8 +87,10 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    rows = torch.arange(period + 1, pattern.size(-1))
-    return pattern[:, :, rows, rows - period + 1].mean(-1).mean(0)
+    T = pattern.size(-1)
+    rows = torch.arange(T).unsqueeze(1)
+    pick = (rows - torch.arange(T) == period - 1) & (rows > period)
+    return torch.mean(pattern[:, :, pick], dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -97,12 +102,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    weights = scores.softmax(-1)
-    total = values.new_zeros(values.size(0), values.size(2), values.size(3))
-    for h in range(scores.size(1)):
-        if h != head:
-            total = total.add(weights[:, h].matmul(values[:, h]))
-    return total
+    outs = torch.linalg.matmul(torch.special.softmax(scores, -1), values)
+    others = torch.arange(outs.size(1)) != head
+    return torch.sum(outs[:, others], 1)
 
 
 # %% [markdown]

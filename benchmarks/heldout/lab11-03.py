@@ -62,8 +62,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.shape[-1]
-    sel = torch.diag(pattern.new_ones(T - 1), -1)
-    return (pattern * sel).sum(dim=(-1, -2)).sum(0) / (pattern.shape[0] * (T - 1))
+    flat = pattern.flatten(-2)
+    return flat[..., T :: T + 1].mean(2).mean(0)
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,7 +73,9 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[..., 1:, :1].sum(dim=(0, 2, 3)) / (pattern.shape[0] * (pattern.shape[-1] - 1))
+    T = pattern.shape[-1]
+    flat = pattern.flatten(-2)
+    return flat[..., T :: T].mean(2).mean(0)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -85,9 +87,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.shape[-1]
-    sel = torch.diag(pattern.new_ones(T - period + 1), 1 - period)
-    sel[: period + 1] = 0
-    return (pattern * sel).sum(dim=(-1, -2)).sum(0) / (pattern.shape[0] * (T - period - 1))
+    flat = pattern.flatten(-2)
+    start = (period + 1) * (T + 1) - period + 1
+    return flat[..., start :: T].mean(2).mean(0)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -99,9 +101,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    w = torch.softmax(scores, dim=-1)
-    w = w * (torch.arange(w.shape[1]) != head).to(w.dtype).view(1, -1, 1, 1)
-    return w.transpose(1, 2).flatten(2) @ values.flatten(1, 2)
+    outs = F.softmax(scores, dim=-1) @ values
+    kept = torch.cat((outs[:, :head], outs[:, head + 1 :]), 1)
+    return kept.sum(1)
 
 
 # %% [markdown]

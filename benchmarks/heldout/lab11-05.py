@@ -61,8 +61,9 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    below = torch.diagonal(pattern, offset=-1, dim1=-2, dim2=-1)
-    return below.mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    back = (torch.arange(T) - 1).clamp(min=0).view(1, 1, T, 1)
+    return torch.take_along_dim(pattern, back, dim=-1)[..., 1:, 0].mean(dim=(0, -1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -72,7 +73,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[:, :, 1:, 0].mean(dim=(0, 2))
+    return pattern.select(-1, 0).narrow(-1, 1, pattern.shape[-1] - 1).mean(dim=(0, -1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -83,8 +84,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    band = torch.diagonal(pattern, offset=1 - period, dim1=-2, dim2=-1)
-    return band[..., 2:].mean(dim=(0, 2))
+    T = pattern.shape[-1]
+    back = (torch.arange(T) - period + 1).clamp(min=0).view(1, 1, T, 1)
+    return torch.take_along_dim(pattern, back, dim=-1)[..., period + 1 :, 0].mean(dim=(0, -1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -96,9 +98,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.einsum("bhij,bhjd->bhid", torch.softmax(scores, dim=-1), values)
-    kept = [h for h in range(outs.shape[-1]) if h != head]
-    return outs[:, kept].sum(dim=1)
+    silenced = values.index_fill(1, torch.tensor([head]), 0.0)
+    return (torch.softmax(scores, -1) @ silenced).sum(1)
 
 
 # %% [markdown]
