@@ -359,5 +359,6 @@ def rope_attention(q, k, v):
 
 
 def test_a_checked_function_that_passed_its_checks_is_not_offered_as_where_the_mistake_may_be(tmp_path):
+    # `rope` passed its own checks, and `hidden_future` is the lab's own, left as given (given_helpers.py)
     found = failed_hints(tmp_path, "lab-07-positions.py", ROPE_ATTENTION_FLOAT_MASK, "rope_attention")
-    assert found and all("(it calls your `hidden_future`: the mistake may be in there)" in h and "`rope`" not in h for h in found)
+    assert found and all("the mistake may be in there" not in h and "`rope`" not in h for h in found)

@@ -146,6 +146,8 @@ CALLS = {
     "count_nonzero": "counts the entries that are not 0, not their sum",
     "linspace": "spaces `steps` points from `start` to `end`, both ends included",
     "log_softmax": "is the log of the softmax, not the softmax",
+    "softmax": "takes the exp of each entry before dividing by the row's sum: from counts or weights already >= 0 "
+               "that is exp(c) / sum(exp(c)), not c / sum(c)",
     "log1p": "is log(1 + x), not log(x)",
     "group_norm": "takes axis 1 as the channels, not the last axis: it normalises each group over its channels and "
                   "every axis after them, with one weight per channel (axis 1)",

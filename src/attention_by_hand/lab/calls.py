@@ -60,6 +60,7 @@ from attention_by_hand.lab.called_words import layer_applied
 from attention_by_hand.lab.changed_where import change_made
 from attention_by_hand.lab.code_layout import function_def
 from attention_by_hand.lab.first_nan import first_nan, has_nan, skips_nan
+from attention_by_hand.lab.given_helpers import as_given
 from attention_by_hand.lab.learner_notes import recording, shared_parts
 from attention_by_hand.lab.line_calls import line_calls, return_line, span_body
 from attention_by_hand.lab.none_words import none_read
@@ -218,7 +219,7 @@ class _Blamer:
         body = [linecache.getline(file, line).split("#")[0].strip()[:MAX_TEXT] for line in span_body(file, found.start, found.end)]
         sizes = self.sizes(name, reference, make_args, expected)
         return {"start": found.start, "end": found.end, "name": found.name, "step": step, "code": code,
-                "calls": list(found.calls), "got": encode(found.got), "raised": raised, **({"body": body} if body else {}),
+                "calls": [c for c in found.calls if not as_given(self.module, self.reference, c)], "got": encode(found.got), "raised": raised, **({"body": body} if body else {}),
                 **({"sizes": sizes} if sizes else {})}
 
     def sizes(self, name: str, reference, make_args, expected) -> list:

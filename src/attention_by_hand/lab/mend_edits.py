@@ -34,7 +34,7 @@ from attention_by_hand.lab.product_edits import last_two_swapped, matrix_sides, 
 
 # matrix_sides and transposed_tensor are product_edits.py's, named here too for api_mends.py
 __all__ = ["HALVES", "RADIANS", "is_half_cast", "edit_count_first", "entries_of", "matrix_sides", "measured_by", "mend_edit",
-           "negated", "other_index", "subscript_parts", "transposed_tensor"]
+           "negated", "other_index", "subscript_parts", "tailed", "transposed_tensor"]
 
 HALVES = ("half", "bfloat16")  # the casts to a float of half the width
 # an angle in degrees -> the same angle in radians, as a learner would write it (reading_mends.py)
@@ -73,6 +73,13 @@ def subscript_parts(node: ast.Subscript) -> list[ast.expr]:
 def _subscript(node: ast.Subscript, parts: list[ast.expr]) -> ast.Subscript:
     """`node`'s tensor indexed by `parts` (one part alone, not a tuple of one)."""
     return ast.Subscript(node.value, parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load()), node.ctx)
+
+
+def tailed(node: ast.Subscript, place: int) -> ast.Subscript:
+    """`node` with its index at `place` made a slice from there to the end (tail_slice_mends.py)."""
+    parts = subscript_parts(node)
+    parts[place] = ast.Slice(parts[place], None, None)
+    return _subscript(node, parts)
 
 
 def other_index(name: str) -> str:
@@ -182,6 +189,12 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.Subscript(node.value, ast.parse(f"_[{arg}]", mode="eval").body.slice, node.ctx)
     if op == "pairs_split":  # `c[pairs]` made `c[tuple(pairs)]`, written to as read (picked_mends.py)
         return ast.Subscript(node.value, ast.Call(ast.Name("tuple", ast.Load()), [node.slice], []), node.ctx)
+    if op == "one_item_tuple":  # `(x,)` made `x` (trailing_comma_mends.py)
+        return node.elts[0]
+    if op == "tail_slice":  # `x[i, i + 1] = v` made `x[i, i + 1:] = v` (tail_slice_mends.py)
+        return tailed(node, arg)
+    if op == "assign_turned":  # `m_new = m` made `m = m_new` (turned_assign_mends.py)
+        return ast.Assign([ast.Name(node.value.id, ast.Store())], ast.Name(node.targets[0].id, ast.Load()), lineno=node.lineno)
     if op == "step_shift":  # `x[T::T]` made `x[T::T + 1]`: the step one off (step_mends.py)
         return ast.Slice(node.lower, node.upper, ast.parse(arg, mode="eval").body)
     if op == "one_bracket":  # `x[:, r][:, :, c]` made `x[:, r, c]` (layout_mends.py)
@@ -198,7 +211,7 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
               "identity_compared", "none_dropped", "sizes_joined", "arms_swapped",
               "count_for_ids", "inferred_moved", "inferred_for", "order_for_unequal", "shape_spread",
               "in_place_value", "clamp_side", "slice_sign", "truth_entrywise", "power_caret", "slice_taken",
-              "norm_order"):  # whole
+              "norm_order", "minus_outside"):  # whole
         return ast.copy_location(ast.AugAssign(node.targets[0], ast.Add(), node.value), node) if op == "add_into" else ast.parse(arg, mode="eval").body
     if op == "factor_transposed":  # `q @ k` made `q @ k.transpose(-2, -1)`: one factor transposed (layout_mends.py)
         return ast.Call(node.func, [last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)

@@ -381,7 +381,7 @@ def applied(fdef: ast.FunctionDef, chosen: list[Change]) -> ast.FunctionDef | No
             continue
         try:
             new = edit(node, change)
-        except (AttributeError, IndexError, TypeError):
+        except (AttributeError, IndexError, TypeError, SyntaxError, ValueError):  # one change that cannot be made: none
             return None
         if new is None:
             return None

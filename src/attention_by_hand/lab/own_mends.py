@@ -29,7 +29,11 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - slice_sign_mends.py: a slice's number bound without its minus sign (`1:` for `-1:`), or with one;
 - truth_mends.py: Python's `not`, `and`, `or` where `~`, `&`, `|` act on each entry;
 - slice_taken_mends.py: a slice that keeps the last entries alone, where the reference takes none;
-- norm_order_mends.py: a norm of another order where a row's sum was meant (`normalize(..., p=inf)`).
+- norm_order_mends.py: a norm of another order where a row's sum was meant (`normalize(..., p=inf)`);
+- minus_inside_mends.py: a minus sign inside a log or a root (`log(-p)` for `-log(p)`);
+- trailing_comma_mends.py: a tuple of one item made by a trailing comma;
+- turned_assign_mends.py: an assignment the wrong way round (`m_new = m` for `m = m_new`);
+- tail_slice_mends.py: one cell written where every cell from there on was meant (`[i, j]` for `[i, j:]`).
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from attention_by_hand.lab.layer_mends import LAYER_OPS, layer_mends, layer_word
 from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_mends, layout_words
 from attention_by_hand.lab.mask_mends import MASK_OPS, mask_mends, mask_words
 from attention_by_hand.lab.mean_mends import MEAN_OPS, mean_mends, mean_words
+from attention_by_hand.lab.minus_inside_mends import MINUS_INSIDE_OPS, minus_inside_mends, minus_inside_words
 from attention_by_hand.lab.mutant_edits import Change
 from attention_by_hand.lab.norm_order_mends import NORM_ORDER_OPS, norm_order_mends, norm_order_words
 from attention_by_hand.lab.number_mends import NUMBER_OPS, number_mends, number_words
@@ -64,7 +69,10 @@ from attention_by_hand.lab.slice_sign_mends import SLICE_SIGN_OPS, slice_sign_me
 from attention_by_hand.lab.slice_taken_mends import SLICE_TAKEN_OPS, slice_taken_mends, slice_taken_words
 from attention_by_hand.lab.spread_mends import SPREAD_OPS, spread_mends, spread_words
 from attention_by_hand.lab.step_mends import STEP_OPS, step_mends, step_words
+from attention_by_hand.lab.tail_slice_mends import TAIL_SLICE_OPS, tail_slice_mends, tail_slice_words
+from attention_by_hand.lab.trailing_comma_mends import TRAILING_COMMA_OPS, trailing_comma_mends, trailing_comma_words
 from attention_by_hand.lab.truth_mends import TRUTH_OPS, truth_mends, truth_words
+from attention_by_hand.lab.turned_assign_mends import TURNED_ASSIGN_OPS, turned_assign_mends, turned_assign_words
 from attention_by_hand.lab.write_mends import WRITE_OPS, write_mends, write_words
 
 __all__ = ["OWN_OPS", "own_mends", "own_words"]
@@ -84,7 +92,9 @@ _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends,
              (SPREAD_OPS, spread_mends, spread_words), (IN_PLACE_OPS, in_place_mends, in_place_words),
              (CLAMP_OPS, clamp_mends, clamp_words), (SLICE_SIGN_OPS, slice_sign_mends, slice_sign_words),
              (TRUTH_OPS, truth_mends, truth_words), (SLICE_TAKEN_OPS, slice_taken_mends, slice_taken_words),
-             (NORM_ORDER_OPS, norm_order_mends, norm_order_words))
+             (NORM_ORDER_OPS, norm_order_mends, norm_order_words), (MINUS_INSIDE_OPS, minus_inside_mends, minus_inside_words),
+             (TRAILING_COMMA_OPS, trailing_comma_mends, trailing_comma_words),
+             (TURNED_ASSIGN_OPS, turned_assign_mends, turned_assign_words), (TAIL_SLICE_OPS, tail_slice_mends, tail_slice_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 
