@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 __all__ = ["FUNCTION_OWNERS", "LOOPS", "Layout", "a_factor", "bound_once", "call_name", "code_only", "compared_sides", "count_side", "function_def", "function_form", "inlined",
            "is_method", "kept_part", "layout_of", "log_of_sum", "new_axes_only", "none_part", "number_of", "parents", "reads_of", "signed_int",
-           "tensor_and_args", "transposed_of", "whole_slice"]
+           "size_read", "subscript_parts", "tensor_and_args", "transposed_of", "whole_slice"]
 
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -142,6 +142,17 @@ def inlined(statements: dict[int, ast.stmt], version: tuple = sys.version_info[:
 def parents(tree: ast.AST) -> dict[int, ast.AST]:
     """Each node's parent in `tree`, by the child's id."""
     return {id(child): node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+
+
+def subscript_parts(node: ast.Subscript) -> list[ast.expr]:
+    """The parts of a subscript, one per axis it names (`x[a, b]`: a and b; `x[a]`: a)."""
+    return list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+
+
+def size_read(node: ast.AST) -> bool:
+    """`x.shape` or a call `x.size(...)`: a tensor's sizes read, whose axes no mend of a step's axis should take."""
+    return ((isinstance(node, ast.Attribute) and node.attr == "shape")
+            or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"))
 
 
 def whole_slice(part: ast.expr) -> bool:

@@ -96,8 +96,8 @@ import ast
 
 import torch
 
-from attention_by_hand.lab.code_layout import whole_slice
-from attention_by_hand.lab.mend_edits import mend_edit, other_index, subscript_parts
+from attention_by_hand.lab.code_layout import subscript_parts, whole_slice
+from attention_by_hand.lab.mend_edits import mend_edit, other_index
 from attention_by_hand.lab.mutant_edits import Change, call_name, quote
 from attention_by_hand.lab.size_locals import size_names
 

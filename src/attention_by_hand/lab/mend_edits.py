@@ -29,12 +29,12 @@ import ast
 import copy
 
 from attention_by_hand.lab.bracket_edits import BRACKET_OPS, bracket_edit
-from attention_by_hand.lab.code_layout import compared_sides, function_form, is_method, log_of_sum, picked_ids, whole_slice
+from attention_by_hand.lab.code_layout import compared_sides, function_form, is_method, log_of_sum, picked_ids, subscript_parts, whole_slice
 from attention_by_hand.lab.product_edits import last_two_swapped, matrix_sides, moved_transpose, row_times_column, transposed_tensor, unsqueezed
 
 # matrix_sides and transposed_tensor are product_edits.py's, named here too for api_mends.py
 __all__ = ["HALVES", "RADIANS", "is_half_cast", "edit_count_first", "entries_of", "matrix_sides", "measured_by", "mend_edit",
-           "negated", "other_index", "subscript_parts", "tailed", "transposed_tensor"]
+           "negated", "other_index", "tailed", "transposed_tensor"]
 
 HALVES = ("half", "bfloat16")  # the casts to a float of half the width
 # an angle in degrees -> the same angle in radians, as a learner would write it (reading_mends.py)
@@ -63,11 +63,6 @@ class _Uncast(ast.NodeTransformer):
     def visit_Call(self, call: ast.Call) -> ast.AST:
         self.generic_visit(call)
         return call.func.value if is_half_cast(call) else call
-
-
-def subscript_parts(node: ast.Subscript) -> list[ast.expr]:
-    """The parts of a subscript, one per axis it names (`x[a, b]`: a and b; `x[a]`: a)."""
-    return list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
 
 
 def _subscript(node: ast.Subscript, parts: list[ast.expr]) -> ast.Subscript:

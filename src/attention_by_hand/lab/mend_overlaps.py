@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 from types import ModuleType
 
+from attention_by_hand.lab.code_layout import size_read
 from attention_by_hand.lab.mutant_edits import TRANSPOSES, call_name, edit
 from attention_by_hand.lab.mutants import Change, definition
 
@@ -112,9 +113,9 @@ def alone_if_catch_all(mends: list[Change]) -> list[Change]:
 def _size_index(node: ast.AST, statement: ast.AST) -> bool:
     """Whether `node` is the axis of a size read in `statement`: `x.shape[node]` or `x.size(node)`."""
     for outer in ast.walk(statement):
-        if isinstance(outer, ast.Subscript) and isinstance(outer.value, ast.Attribute) and outer.value.attr == "shape":
+        if isinstance(outer, ast.Subscript) and size_read(outer.value):
             inside = [outer.slice]
-        elif isinstance(outer, ast.Call) and isinstance(outer.func, ast.Attribute) and outer.func.attr == "size":
+        elif isinstance(outer, ast.Call) and size_read(outer):
             inside = outer.args
         else:
             continue

@@ -354,7 +354,8 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
         nodes = list(ast.walk(definition(module, function)))
         mends = [c for c in mends if c.kind == "variable" or c.function != function
                  or not any(isinstance(n, ast.Name) and n.id in undefined for n in ast.walk(nodes[c.index]))]
-    mends = [c for c in mends if not by_constant_tensor(c, list(ast.walk(definition(module, c.function))))]
+    walked = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
+    mends = [c for c in mends if not by_constant_tensor(c, walked[c.function])]
     seens = None
     if any(c.op not in UNIT_SAID for c in mends):  # a change that makes a factor 1 mends by chance
         seens = [locals_on(module, function, inputs[i], {function}) for i in order]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import copy
 
-from attention_by_hand.lab.code_layout import number_of
+from attention_by_hand.lab.code_layout import number_of, size_read, subscript_parts
 from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["SLICE_SIGN_OPS", "slice_sign_mends", "slice_sign_words"]
@@ -27,9 +27,9 @@ SLICE_SIGN_OPS = ("slice_sign",)
 def _bounds(node: ast.AST) -> list[tuple[int, str, int]]:
     """(the part's place in the subscript, "lower" or "upper", the number) of each slice of `node` with one bound,
     written as a whole number other than 0; [] for a node that is no subscript, or a shape's."""
-    if not isinstance(node, ast.Subscript) or _a_shape(node.value):
+    if not isinstance(node, ast.Subscript) or size_read(node.value):
         return []
-    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    parts = subscript_parts(node)
     found = []
     for place, part in enumerate(parts):
         if not isinstance(part, ast.Slice) or part.step is not None or (part.lower is None) == (part.upper is None):
@@ -41,15 +41,9 @@ def _bounds(node: ast.AST) -> list[tuple[int, str, int]]:
     return found
 
 
-def _a_shape(node: ast.AST) -> bool:
-    """`x.shape` or `x.size()`."""
-    return ((isinstance(node, ast.Attribute) and node.attr == "shape")
-            or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size"))
-
-
 def _negated(node: ast.Subscript, place: int, end: str, number: int) -> ast.Subscript:
     made = copy.deepcopy(node)
-    parts = made.slice.elts if isinstance(made.slice, ast.Tuple) else [made.slice]
+    parts = subscript_parts(made)
     setattr(parts[place], end, ast.UnaryOp(ast.USub(), ast.Constant(number)) if number > 0 else ast.Constant(-number))
     return made
 

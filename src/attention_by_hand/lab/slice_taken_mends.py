@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.code_layout import number_of
+from attention_by_hand.lab.code_layout import number_of, subscript_parts
 from attention_by_hand.lab.mutant_edits import Change, cut, quote
 
 __all__ = ["SLICE_TAKEN_OPS", "slice_taken_mends", "slice_taken_words"]
@@ -28,7 +28,7 @@ def _last_kept(node: ast.AST) -> ast.expr | None:
     and all of every other (the module's docstring); None for another node."""
     if not isinstance(node, ast.Subscript) or isinstance(node.ctx, ast.Store):
         return None
-    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    parts = subscript_parts(node)
     whole = [p for p in parts if isinstance(p, ast.Constant) and p.value is Ellipsis]
     slices = [p for p in parts if isinstance(p, ast.Slice)]
     if len(whole) + len(slices) != len(parts):
