@@ -64,9 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype)
-    torch.scatter(hot, 1, ids.view(-1, 1), 1.0)
-    return torch.tensordot(hot, weight, dims=1)
+    hot = (ids.unsqueeze(-1) == torch.arange(weight.size(0))).to(weight.dtype)
+    return (hot.unsqueeze(-1) * weight).sum(-2, keepdim=True)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,9 +73,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = torch.max(scores, -1, True).values
-    e = torch.exp(torch.sub(scores, top))
-    return torch.true_divide(e, torch.sum(e, -1, True))
+    big = scores.sort(dim=-1).values[..., -1:]
+    e = (scores - big).exp()
+    return e * e.sum(-1, keepdim=True).reciprocal()
 
 
 # %% [markdown]

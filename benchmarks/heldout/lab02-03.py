@@ -64,8 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = F.one_hot(ids, weight.size(0)).type_as(weight)
-    return hot @ weight
+    hot = torch.eye(weight.shape[0], dtype=weight.dtype)[ids]
+    return torch.matmul(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,9 +73,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.max(-1, keepdim=True).values.item()
-    e = (scores - top).exp()
-    return e / e.sum(-1, keepdim=True)
+    top = scores.aminmax(dim=-1, keepdim=True)[0]
+    e = torch.exp(scores - top)
+    return e / e.sum(dim=-1, keepdim=True)
 
 
 # %% [markdown]

@@ -64,8 +64,7 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = F.one_hot(ids, weight.size(0)).type_as(weight)
-    return hot @ weight
+    return F.embedding(ids, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,9 +72,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.max(-1, keepdim=True).values
-    e = (scores - top).exp().softmax(-1)
-    return e / e.sum(-1, keepdim=True)
+    return F.softmin(-scores, dim=-1)
 
 
 # %% [markdown]

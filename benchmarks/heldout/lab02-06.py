@@ -64,7 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    return torch.take_along_dim(weight, ids.unsqueeze(1), dim=0)
+    hot = (ids.unsqueeze(-1) == torch.arange(weight.size(0))).to(weight.dtype)
+    return (hot.unsqueeze(-1) * weight).sum(-2)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -72,7 +73,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    return torch.exp(F.log_softmax(scores, dim=-1))
+    big = scores.sort(dim=-1).values[..., scores.shape[-1]:]
+    e = (scores - big).exp()
+    return e * e.sum(-1, keepdim=True).reciprocal()
 
 
 # %% [markdown]

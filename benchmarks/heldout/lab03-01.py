@@ -67,9 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    pairs = torch.stack((ids[:-1], ids[1:]))
-    ones = torch.ones(pairs.shape[1])
-    return torch.sparse_coo_tensor(pairs, ones).to_dense()
+    pairs, seen = torch.unique(torch.stack((ids[:-1], ids[1:]), dim=1), dim=0, return_counts=True)
+    counts = torch.zeros(vocab_size, vocab_size)
+    counts[pairs[:, 0], pairs[:, 1]] = seen.float()
+    return counts
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,8 +80,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    grown = counts + smoothing
-    return grown / grown.sum(1)[:, None]
+    return torch.log(counts + smoothing).log_softmax(dim=1).exp()
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +88,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    picked = probs.take(ids[:-1] * probs.size(1) + ids[1:])
-    return -picked.log().mean()
+    each = [probs[a, b] for a, b in zip(ids[:-1].tolist(), ids[1:].tolist())]
+    return -torch.stack(each).log().sum() / len(each)
 
 
 # %% [markdown]

@@ -67,10 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = torch.add(torch.mul(ids[:-1], vocab_size), ids[1:])
-    flat = torch.zeros(vocab_size, vocab_size)
-    flat = torch.scatter_add(flat, 0, codes, torch.ones(codes.shape[0]))
-    return flat.view(vocab_size, vocab_size)
+    now = F.one_hot(ids[:-1], vocab_size).float
+    then = F.one_hot(ids[1:], vocab_size).float()
+    return now.t().mm(then)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,8 +79,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    grown = torch.add(counts, smoothing)
-    return torch.true_divide(grown, torch.sum(grown, 1, True))
+    return F.normalize(counts + smoothing, p=1.0, dim=1)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,8 +87,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    rows = torch.log(probs[ids[:-1]])
-    return F.nll_loss(rows, ids[1:])
+    rows = probs[ids[:-1]]
+    got = rows.gather(1, ids[1:].unsqueeze(1))
+    return got.log().mean().neg()
 
 
 # %% [markdown]

@@ -67,9 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    pairs = torch.stack((ids[:-1], ids[1:]))
-    ones = torch.ones(pairs.shape[1])
-    return torch.sparse_coo_tensor(pairs, ones, (vocab_size, vocab_size)).to_dense()
+    flat = torch.zeros(vocab_size * vocab_size)
+    flat.index_add_(0, ids[:-1] * vocab_size + ids[1:], torch.ones(len(ids) - 1))
+    return flat.view(vocab_size, vocab_size)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,7 +80,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
     grown = counts + smoothing
-    return grown / grown.sum(1)[:, ...]
+    totals = grown.count_nonzero(dim=1)
+    return grown / totals
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +89,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    picked = probs.take(ids[:-1] * probs.size(1) + ids[1:])
-    return -picked.log().mean()
+    picked = probs[ids[:-1], ids[1:]]
+    return -torch.log(picked).mean()
 
 
 # %% [markdown]

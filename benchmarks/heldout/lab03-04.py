@@ -67,9 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    pairs = torch.stack((ids[:-1], ids[1:]), 1).float()
-    edges = [0.0, float(vocab_size), 0.0, float(vocab_size)]
-    return torch.histogramdd(pairs, bins=[vocab_size, vocab_size], range=edges).hist
+    now = F.one_hot(ids[:-1], vocab_size).float()
+    then = F.one_hot(ids[1:], vocab_size).float()
+    return now.t().mm(then)
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,7 +79,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return (counts + smoothing) / (counts.sum(1, keepdim=True) + smoothing * counts.shape[1])
+    return F.normalize(counts + smoothing, p=1.0, axis=1)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -87,9 +87,9 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    hot = F.one_hot(ids[1:], probs.shape[1]).bool()
-    logs = torch.where(hot, probs[ids[:-1]].log(), 0.0)
-    return -logs.sum() / (ids.numel() - 1)
+    rows = probs[ids[:-1]]
+    got = rows.gather(1, ids[1:].unsqueeze(1))
+    return got.log().mean().neg()
 
 
 # %% [markdown]

@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.ones(T, T).tril(-1).T.bool()
+    d = torch.arange(T)
+    return torch.sub(d.view(1, -1), d.view(-1, 1)) > 0
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,10 +62,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    T = q.shape[-2]
-    bias = torch.zeros(T, T).masked_fill(causal_mask(T), -math.inf)
-    s = torch.addmm(bias, q, k.T, alpha=1 / math.sqrt(q.shape[-1]))
-    return torch.exp(F.log_softmax(s, dim=-1))
+    s = q.dot(k.t()) * q.size(1) ** -0.5
+    s[causal_mask(s.size(0))] = -math.inf
+    e = (s - s.max(-1, keepdim=True)[0]).exp()
+    return e / e.sum(-1, keepdim=True)
 
 
 def self_attention(
@@ -76,7 +77,8 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return torch.linalg.multi_dot([w, value(x)]), w
+    out = w.mm(value(x))
+    return out, w
 
 
 # %% [markdown]

@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    grid = torch.cartesian_prod(torch.arange(T), torch.arange(T))
-    return (grid[:, 1] > grid[:, 0]).view(T, T)
+    return torch.ones(T, T, dtype=torch.bool).tril().logical_not()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -61,10 +60,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    s = q @ k.mT / math.sqrt(q.shape[-1])
-    s = s.masked_fill(causal_mask(x.shape[-2]), math.nan)
-    return F.softmax(s, dim=-1)
+    q = query(x)
+    k = key(x)
+    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) ** 0.5
+    s = s.masked_fill(causal_mask(x.shape[0]), float('-inf'))
+    return F.softmin(-s, dim=-1)
 
 
 def self_attention(
@@ -76,7 +76,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return w @ value(x), w
+    return torch.matmul(w, value(x)), w
 
 
 # %% [markdown]

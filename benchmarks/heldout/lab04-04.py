@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.triu(torch.full((T, T), True), diagonal=1)
+    d = torch.arange(T)
+    return torch.sub(d.view(1, -1), d.view(-1, 1)) > 0
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,11 +61,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    s = torch.tensordot(q, k, dims=([1], [1])) / q.size(1) ** 0.5
-    s = torch.masked_scatter(s, causal_mask(q.size(0)), float("-inf"))
-    return torch.special.softmax(s, -1)
+    q, k = query(x), key(x)
+    s = q.mm(k.t()) * q.size(1) ** -0.5
+    s[causal_mask(s.size(0))] = -math.inf
+    e = (s - s.max(-1, keepdim=True)[0]).exp()
+    return e / e.sum(-1, keepdim=True)
 
 
 def self_attention(
@@ -76,7 +77,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    out = torch.tensordot(w, value(x), dims=1)
+    out = w.mv(value(x))
     return out, w
 
 

@@ -52,7 +52,8 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.triu(torch.full((T, T), True), diagonal=1)
+    eye = torch.eye(T)
+    return (eye.cumsum(1) - eye).bool()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,11 +61,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    s = torch.tensordot(q, k, dims=([1], [1])) / q.size(1) ** 0.5
-    s = torch.masked_fill(s, causal_mask(q.size(0)), float("-inf"))
-    return torch.special.softmax(s, -1)
+    q, k = query(x), key(x)
+    s = (q.unsqueeze(1) * k.unsqueeze(0)).sum(-1) / math.sqrt(q.shape[1])
+    s = s - 1e30 * causal_mask(x.shape[0])
+    return torch.exp(s - s.logsumexp(-1, keepdim=True))
 
 
 def self_attention(
@@ -76,8 +76,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    out = torch.tensordot(w, value(x), dims=([1], [1]))
-    return out, w
+    return (w.unsqueeze(-1) * value(x).unsqueeze(0)).sum(1), w
 
 
 # %% [markdown]

@@ -57,7 +57,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
     T, d = t.shape
-    return t.reshape(T, n_heads, d // n_heads).swapaxes(0, 1)
+    return t.reshape(T, n_heads, d // n_heads).permute(1, 0, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,8 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    H, T, hs = t.shape
-    return t.swapaxes(0, 1).reshape(T, H * hs)
+    n, T, hs = t.shape
+    return t.permute(1, 0, 2).reshape(T, n * hs)
 
 
 def multi_head_attention(
@@ -80,10 +80,11 @@ def multi_head_attention(
     q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    s = q @ k.mT / math.sqrt(q.shape[-1])
-    hide = torch.ones_like(s[0], dtype=torch.bool).triu(1)
-    w = F.softmax(s.masked_fill(hide[0], -math.inf), dim=-1)
-    return proj(merge_heads(w @ v)), w
+    T = x.shape[-1]
+    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).tril().logical_not(), float('-inf'))
+    w = F.softmin(-s, dim=-1)
+    return proj(merge_heads(torch.matmul(w, v))), w
 
 
 # %% [markdown]

@@ -56,7 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return torch.stack(torch.chunk(t, n_heads, dim=1))
+    T, d = t.shape
+    return t.T.reshape(n_heads, d // n_heads, T).transpose(1, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.hstack(list(t))
+    return torch.column_stack(tuple(t))
 
 
 def multi_head_attention(
@@ -75,14 +76,16 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
-    T = x.size(0)
-    bias = torch.full((T, T), float("-inf")).triu(1)
-    s = torch.baddbmm(bias, q, k.transpose(1, 2), alpha=1 / math.sqrt(q.size(-1)))
-    w = torch.special.softmax(s, -1)
-    return proj(merge_heads(torch.bmm(w, v))), s
+    q, k, v = split_heads(query(x), n_heads), split_heads(key(x), n_heads), split_heads(value(x), n_heads)
+    T = x.shape[0]
+    outs, ws = [], []
+    for h in range(n_heads):
+        s = q[h] @ k[h].T / math.sqrt(q.shape[-1])
+        s = s.masked_fill(torch.ones(T, T).triu(1) > 0, -math.inf)
+        w = torch.exp(s - torch.logsumexp(s, dim=1, keepdim=True))
+        ws.append(w)
+        outs.append(w @ v[h])
+    return proj(merge_heads(torch.stack(outs))), torch.stack(ws)
 
 
 # %% [markdown]

@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    hs = t.shape[-1] // n_heads
-    return torch.stack(t.unfold(1, hs, hs).unbind(1))
+    T, d = t.shape
+    return t.reshape(T, n_heads, d // n_heads).permute(1, 0, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.permute(1, 0, 2).flatten(1)
+    n, T, hs = t.shape
+    return t.permute(0, 1, 2).reshape(T, n * hs)
 
 
 def multi_head_attention(
@@ -79,10 +80,11 @@ def multi_head_attention(
     q = split_heads(query(x), n_heads)
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
-    s = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
-    e = torch.exp(s - s.amax(-1, keepdim=True)) * torch.ones_like(s[0]).tril()
-    w = e / e.sum(-1, keepdim=True)
-    return proj(merge_heads(w @ v)), w
+    T = x.shape[0]
+    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).tril().logical_not(), float('-inf'))
+    w = F.softmin(-s, dim=-1)
+    return proj(merge_heads(torch.matmul(w, v))), w
 
 
 # %% [markdown]

@@ -56,7 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return torch.stack(torch.chunk(t, n_heads, dim=1)).transpose(0, 1)
+    hs = t.size(-1) // n_heads
+    return torch.stack([t[:, h * hs:(h + 1) * hs] for h in range(n_heads)])
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.hstack(list(t))
+    return torch.cat(tuple(t), dim=-1)
 
 
 def multi_head_attention(
@@ -75,14 +76,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
+    q, k, v = (split_heads(lin(x), n_heads) for lin in (query, key, value))
     T = x.size(0)
-    bias = torch.full((T, T), float("-inf")).triu(1)
-    s = torch.baddbmm(bias, q, k.transpose(1, 2), alpha=1 / math.sqrt(q.size(-1)))
-    w = torch.special.softmax(s, -1)
-    return proj(merge_heads(torch.bmm(w, v))), w
+    s = q.bmm(k.permute(0, 2, 1)) * q.size(-1) ** -0.5
+    s[torch.arange(T)[:, None] < torch.arange(T)] = -math.inf
+    e = (s - s.max(-1, keepdim=True)[0]).exp()
+    w = e / e.sum(-1, keepdim=True)
+    return proj(merge_heads(w.bmm(v))), w
 
 
 # %% [markdown]

@@ -62,7 +62,7 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    return token_embedding(tokens) + position_embedding(torch.ones_like(tokens).cumsum(-1) - 1)
+    return token_embedding(tokens) + F.embedding(torch.arange(tokens.size(-1)), position_embedding.weight)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -71,9 +71,9 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    c = x - x.mean(-1, keepdim=True)
-    std = torch.linalg.vector_norm(c, dim=-1, keepdim=True) / math.sqrt(x.shape[-1])
-    return c / torch.sqrt(std * std + eps) * weight + bias
+    mu = x.mean(dim=-1, keepdim=True)
+    var = x.var(dim=-1, keepdim=True, unbiased=False)
+    return (x - mu) / torch.sqrt(var + eps) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -83,8 +83,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    h = torch.stack((x, attn(ln1(x)))).sum(0)
-    return torch.stack((h, mlp(ln2(h)))).sum(0)
+    h = x + attn(ln1(x))[0]
+    return h + mlp(ln2(h))
 
 
 # %% [markdown]

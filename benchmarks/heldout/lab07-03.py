@@ -82,12 +82,9 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
     p = torch.arange(n_positions, dtype=torch.float64)[:, None]
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
-    angle = p / base ** (two_i / d_model)
-    table = torch.zeros(n_positions, d_model, dtype=torch.float64)
-    table[:, 0::2] = angle.sin()
-    table[:, 1::2] = angle.cos()
-    return table.float()
+    col = torch.arange(d_model)
+    angle = p / base ** ((col - col % 2) / d_model)
+    return torch.sin(angle + (col % 2) * (math.pi / 2)).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -96,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[: x.size(-2)]
+    return x + table.split(x.shape[-2])[0]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -112,11 +109,13 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     half = x.shape[-1] // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
-    ang = positions[:, None] * theta / (2 * math.pi)
-    cos, sin = ang.cos(), ang.sin()
-    a, b = x[..., :half], x[..., half:]
-    return torch.cat((a * cos - b * sin, a * sin + b * cos), -1)
+    theta = base ** (-torch.arange(half) * 2 / x.shape[-1])
+    ang = positions[:, None] * theta
+    c, s = ang.cos(), ang.sin()
+    rot = torch.stack((torch.stack((c, -s), -1), torch.stack((s, c), -1)), -2)
+    pairs = torch.stack((x[..., :half], x[..., half:]), -1)
+    turned = (rot @ pairs.unsqueeze(-1)).squeeze(-1)
+    return torch.cat((turned[..., 0], turned[..., 1]), -1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -126,10 +125,8 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    pos = torch.arange(T)
-    s = rope(q, pos) @ rope(k, pos).mT / math.sqrt(q.shape[-1])
-    s = s.masked_fill(hidden_future(T), -math.inf)
-    return F.softmax(s, dim=-1) @ v
+    where = torch.arange(T)
+    return F.scaled_dot_product_attention(rope(q, where), rope(k, where), v, is_causal=True)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -138,9 +135,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T)[:, None]
-    j = torch.arange(T)[None, :]
-    return (-slope * (i - j)).tril().float()
+    r = torch.arange(T, dtype=torch.float32)[:, None]
+    return -slope * torch.cdist(r, r, p=1).tril()
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -150,9 +146,8 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = q @ k.mT / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s.masked_fill(hidden_future(T), -math.inf)
-    return F.softmax(s, dim=-1) @ v
+    bias = alibi_bias(T, slope).masked_fill(hidden_future(T), -math.inf)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
 
 
 # %% [markdown]

@@ -81,10 +81,13 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
-    speed = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float64) * (-math.log(base) / d_model))
-    angle = torch.mul(p, speed)
-    return torch.dstack((torch.sin(angle), torch.cos(angle))).flatten(1).to(torch.float32)
+    pos = torch.arange(n_positions).double()
+    speed = base ** (-torch.arange(0, d_model, 2).double() / d_model)
+    angle = torch.outer(pos, speed)
+    table = torch.zeros(n_positions, d_model // 2, 2, dtype=torch.float64)
+    table[..., 0] = angle.sin()
+    table[..., 1] = angle.cos()
+    return table.flatten(1).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +96,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return torch.add(x, table.narrow(0, 0, x.dim()))
+    T = x.size(-2)
+    return x + table[range(T)]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,11 +113,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     half = x.size(-1) // 2
-    theta = torch.exp(torch.arange(half, dtype=torch.float64) * (-2 * math.log(base) / x.size(-1))).float()
-    ang = torch.mul(positions.unsqueeze(1), theta)
-    ang = torch.cat((ang, ang), -1)
-    turned = torch.cat((torch.neg(x[..., half:]), x[..., :half]), -1)
-    return torch.add(torch.mul(x, torch.cos(ang)), torch.mul(turned, torch.sin(ang)))
+    theta = torch.pow(base, torch.arange(half) * (-2.0 / x.size(-1)))
+    ang = torch.outer(positions.float(), theta)
+    x1, x2 = x.split(half, dim=-1)
+    cos, sin = ang.cos(), ang.sin()
+    return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], -1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -123,10 +127,12 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.size(-2)
-    pos = torch.arange(T)
-    s = torch.linalg.matmul(rope(q, pos), rope(k, pos).transpose(-2, -1)) / math.sqrt(q.size(-1))
-    s = torch.masked_fill(s, hidden_future(T), float("-inf"))
-    return torch.linalg.matmul(torch.special.softmax(s, -1), v)
+    qr = rope(q, torch.arange(T), T)
+    kr = rope(k, torch.arange(T))
+    s = qr @ kr.transpose(-1, -2) * q.size(-1) ** -0.5
+    s[..., hidden_future(T)] = -math.inf
+    e = (s - s.max(-1, keepdim=True)[0]).exp()
+    return (e / e.sum(-1, keepdim=True)) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -135,9 +141,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    d = torch.arange(T, dtype=torch.float32)
-    back = torch.relu(d.unsqueeze(1) - d.unsqueeze(0))
-    return torch.mul(back, -slope)
+    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing='ij')
+    return ((j - i).clamp(max=0) * slope).float()
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -147,9 +152,10 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.size(-2)
-    s = torch.linalg.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.size(-1))
-    s = torch.masked_fill(torch.add(s, alibi_bias(T, slope)), hidden_future(T), float("-inf"))
-    return torch.linalg.matmul(torch.special.softmax(s, -1), v)
+    s = q @ k.transpose(-1, -2) * q.size(-1) ** -0.5 + alibi_bias(T, slope)
+    s[..., hidden_future(T)] = -math.inf
+    e = (s - s.max(-1, keepdim=True)[0]).exp()
+    return (e / e.sum(-1, keepdim=True)) @ v
 
 
 # %% [markdown]

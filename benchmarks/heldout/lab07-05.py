@@ -81,13 +81,10 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64)[:, None]
-    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
-    angle = p / base ** (two_i / d_model)
-    table = torch.zeros(n_positions, d_model, dtype=torch.float64)
-    table[:, 0::2] = angle.sin()
-    table[:, 1::2] = angle.cos()
-    return table.float()
+    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
+    i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = p / base ** (i / d_model)
+    return torch.stack((angle.sin(), angle.cos()), dim=-1).reshape(n_positions, d_model).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -96,7 +93,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[: x.size(-2)]
+    return x + table[: x.shape[-2]]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -111,12 +108,13 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.shape[-1] // 2
-    theta = base ** (-2 * torch.arange(half, dtype=torch.float32) / x.shape[-1])
+    d = x.shape[-1]
+    half = d // 2
+    theta = base ** (-torch.arange(0, d, 2) / d)
     ang = positions[:, None] * theta
-    cos, sin = ang.cos(), ang.sin()
     a, b = x[..., :half], x[..., half:]
-    return torch.cat((a * cos - b * sin, a * sin + b * cos), -1)
+    c, s = ang.cos(), ang.sin()
+    return torch.cat((a * c - b * s, a * s + b * c), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -127,9 +125,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    s = rope(q, pos) @ rope(k, pos).mT / math.sqrt(q.shape[-1])
-    s = s.masked_fill(hidden_future(T), -math.inf)
-    return F.softmax(s, dim=-1) @ v
+    s = torch.matmul(rope(q, pos), rope(k, pos).transpose(-2, -1)) / math.sqrt(q.shape[-1])
+    s = s.masked_fill(hidden_future(T), float('-inf'))
+    return torch.matmul(F.softmin(-s, dim=-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -138,9 +136,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i = torch.arange(T)[:, None]
-    j = torch.arange(T)[None, :]
-    return (-slope ** (i - j)).tril().float()
+    r = torch.arange(T, dtype=torch.float32)
+    return -slope * (r.unsqueeze(1) - r.unsqueeze(1)).clamp(min=0)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -150,9 +147,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = q @ k.mT / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s.masked_fill(hidden_future(T), -math.inf)
-    return F.softmax(s, dim=-1) @ v
+    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s.masked_fill(hidden_future(T), float('-inf'))
+    return torch.matmul(F.softmin(-s, dim=-1), v)
 
 
 # %% [markdown]

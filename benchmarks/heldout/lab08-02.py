@@ -74,8 +74,7 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    rows = position_embedding.weight[start : start + tokens.size(-1)]
-    return torch.add(token_embedding(tokens), rows)
+    return token_embedding(tokens) + position_embedding(torch.full_like(tokens, start) + torch.arange(tokens.shape[-1]))
 
 
 def append_to_cache(
@@ -87,11 +86,13 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    old, new = k_new.size(2), keys.size(2)
-    keys = torch.add(F.pad(keys, (0, 0, 0, new)), F.pad(k_new, (0, 0, old, 0)))
-    values = torch.add(F.pad(values, (0, 0, 0, new)), F.pad(v_new, (0, 0, old, 0)))
-    return keys, values
+    joined = []
+    for old, new in zip(cache, (k_new, v_new)):
+        both = new.new_empty(old.shape[0], old.shape[1], old.shape[2] + new.shape[2], old.shape[3])
+        both[:, :, : old.shape[2]] = old
+        both[:, :, old.shape[2] :] = new
+        joined.append(both)
+    return joined[0], joined[1]
 
 
 def decode_step(
@@ -111,14 +112,11 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B = x_new.size(0)
-    hs = x_new.size(-1) // n_heads
-    q, k, v = torch.unbind(qkv(x_new).view(B, 3, n_heads, 1, hs), 1)
+    B, _, d = x_new.shape
+    q, k, v = (t.unflatten(-1, (n_heads, d // n_heads)).transpose(1, 2) for t in qkv(x_new).chunk(3, dim=-1))
     keys, values = append_to_cache(cache, k, v)
-    s = torch.linalg.matmul(q, keys.transpose(2, 3)) / math.sqrt(hs)
-    w = torch.special.softmax(s, -1)
-    out = torch.linalg.matmul(w, values).view(B, 1, -1)
-    return proj(out), (keys, values)
+    out = F.scaled_dot_product_attention(q, keys, values)
+    return proj(out.transpose(1, 2).flatten(2)), (keys, values)
 
 
 # %% [markdown]

@@ -74,8 +74,7 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    T = tokens.shape[-1]
-    return token_embedding(tokens) + position_embedding(torch.arange(start, start + T))
+    return token_embedding(tokens) + position_embedding.weight[start:start + tokens.shape[-1]]
 
 
 def append_to_cache(
@@ -88,9 +87,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    keys = torch.concat((keys, k_new), dim=2)
-    values = torch.concat((values, v_new), dim=2)
-    return keys, values
+    return torch.cat((keys, k_new), dim=1), torch.cat((values, v_new), dim=1)
 
 
 def decode_step(
@@ -110,13 +107,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
+    B = x_new.shape[0]
+    d = x_new.shape[-1]
     hs = d // n_heads
-    q, k, v = (part.reshape(B, n_heads, 1, hs) for part in qkv(x_new).chunk(3, -1))
+    q, k, v = qkv(x_new).split(d, dim=-1)
+    q, k, v = (t.reshape(B, 1, n_heads, hs).transpose(1, 2) for t in (q, k, v))
     keys, values = append_to_cache(cache, k, v)
-    s = q @ keys[..., :position, :].mT / math.sqrt(hs)
-    w = F.softmax(s, dim=-1)
-    out = (w @ values).reshape(B, 1, d)
+    s = torch.matmul(q, keys.transpose(-2, -1)) / math.sqrt(hs)
+    w = F.softmin(-s, dim=-1)
+    out = torch.matmul(w, values).transpose(1, 2).reshape(B, 1, d)
     return proj(out), (keys, values)
 
 

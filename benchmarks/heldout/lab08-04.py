@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    rows = position_embedding.weight[start : start + tokens.size(-1)]
-    return torch.add(token_embedding(tokens), rows)
+    pos = torch.arange(tokens.shape[-1]) + start
+    return torch.add(token_embedding(tokens), F.embedding(pos, position_embedding.weight))
 
 
 def append_to_cache(
@@ -87,11 +87,7 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    old, new = keys.size(2), k_new.size(2)
-    keys = torch.add(F.pad(keys, (0, 0, 0, new)), F.pad(k_new, (0, 0, old, 0)))
-    values = torch.add(F.pad(values, (0, 0, 0, new)), F.pad(v_new, (0, 0, old, 0)))
-    return keys, values
+    return tuple(torch.cat([old, new], -2) for old, new in zip(cache, (k_new, v_new)))
 
 
 def decode_step(
@@ -111,14 +107,15 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B = x_new.size(0)
-    hs = x_new.size(-1) // n_heads
-    q, k, v = torch.unbind(qkv(x_new).view(B, n_heads, 3, 1, hs), 1)
-    keys, values = append_to_cache(cache, k, v)
-    s = torch.linalg.matmul(q, keys.transpose(2, 3)) / math.sqrt(hs)
-    w = torch.special.softmax(s, -1)
-    out = torch.linalg.matmul(w, values).view(B, 1, -1)
-    return proj(out), (keys, values)
+    B, _, d = x_new.shape
+    hs = d // n_heads
+    parts = qkv(x_new).view(B, 3, n_heads, hs)
+    q, k, v = parts[:, 0, :, None], parts[:, 1, :, None], parts[:, 2, :, None]
+    cache = append_to_cache(cache, k, v)
+    s = q @ cache[0].transpose(-1, -2) * hs ** -0.5
+    e = (s - s.max(-1, keepdim=True)[0]).exp()
+    out = (e / e.sum(-1, keepdim=True)) @ v
+    return proj(out.permute(0, 2, 1, 3).reshape(B, 1, d)), cache
 
 
 # %% [markdown]

@@ -74,7 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    return token_embedding(tokens) + position_embedding(torch.ones_like(tokens).cumsum(-1) + (start - 1))
+    pos = torch.arange(tokens.shape[-1]) + start
+    return torch.add(token_embedding(tokens), F.embedding(pos, position_embedding.weight))
 
 
 def append_to_cache(
@@ -86,10 +87,7 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    keys = torch.stack([*keys.unbind(2), *k_new.unbind(2)], dim=2)
-    values = torch.stack([*values.unbind(2), *v_new.unbind(2)], dim=2)
-    return keys, values
+    return tuple(torch.cat([old, new], -2) for old, new in zip(cache, k_new, v_new))
 
 
 def decode_step(
@@ -111,13 +109,13 @@ def decode_step(
     """
     B, _, d = x_new.shape
     hs = d // n_heads
-    parts = qkv(x_new).view(B, 3, n_heads, hs).transpose(0, 1)
-    q, k, v = parts[0], parts[1].unsqueeze(2), parts[2].unsqueeze(2)
-    keys, values = append_to_cache(cache, k, v)
-    s = (q.unsqueeze(2) * keys).sum(-1) / math.sqrt(hs)
-    w = torch.exp(s - torch.logsumexp(s, -1, keepdim=True))
-    out = (w.unsqueeze(-1) * values).sum(2)
-    return proj(out.reshape(B, 1, d)), (keys, values)
+    parts = qkv(x_new).view(B, 3, n_heads, hs)
+    q, k, v = parts[:, 0, :, None], parts[:, 1, :, None], parts[:, 2, :, None]
+    cache = append_to_cache(cache, k, v)
+    s = q @ cache[0].transpose(-1, -2) * hs ** -0.5
+    e = (s - s.max(-1, keepdim=True)[0]).exp()
+    out = (e / e.sum(-1, keepdim=True)) @ cache[1]
+    return proj(out.permute(0, 2, 1, 3).reshape(B, 1, d)), cache
 
 
 # %% [markdown]

@@ -70,14 +70,7 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., 0], -math.inf)
-    l = torch.zeros_like(m)
-    for j in range(scores.shape[-1]):
-        s = scores[..., j:]
-        m_new = torch.where(s > m, s, m)
-        l = l * (m - m_new).exp() + (s - m_new).exp()
-        m = m_new
-    return (scores - m[..., None]).exp() / l[..., None]
+    return torch.exp(scores - torch.logcumsumexp(scores, dim=-1)[..., -1:])
 
 
 def tiled_attention(
@@ -96,31 +89,25 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk = q.shape[-2], k.shape[-2]
     scale = 1 / math.sqrt(q.shape[-1])
-    outs, lses = [], []
-    for a in range(0, Tq, block):
-        rows = slice(a, min(a + block, Tq))
-        qb = q[..., rows, :]
-        m = torch.full(qb.shape[:-1], -math.inf, dtype=q.dtype)
-        l = torch.zeros_like(m)
-        acc = torch.zeros(qb.shape[:-1] + v.shape[-1:], dtype=v.dtype)
-        stop = rows.stop if causal else Tk
-        for c in range(0, stop, block):
-            cols = slice(c, min(c + block, Tk))
-            s = qb @ k[..., cols, :].mT * scale
+    rows = []
+    for qb, a in zip(q.split(block, dim=-2), range(0, q.shape[-2], block)):
+        run = None
+        for kb, vb, c in zip(k.split(block, dim=-2), v.split(block, dim=-2), range(0, k.shape[-2], block)):
+            if causal and c > a + qb.shape[-2] - 1:
+                break
+            s = qb @ kb.transpose(-2, -1) * scale
             if causal:
-                s = s.masked_fill(torch.arange(Tk)[cols] > torch.arange(Tq)[rows, None], -math.inf)
-            top = s.amax(-1)
-            m_new = torch.where(top > m, top, m)
-            p = (s - m_new[..., None]).exp()
-            r = (m - m_new).exp()
-            l = r * l + p.sum(-1)
-            acc = r[..., None] * acc + p @ v[..., cols, :]
-            m = m_new
-        outs.append(acc / l[..., None])
-        lses.append(m + l.log())
-    return torch.cat(outs, -2), torch.cat(lses, -1)
+                s = s.masked_fill(~torch.ones(s.shape[-2:], dtype=torch.bool).tril(a - c), -math.inf)
+            part = torch.logsumexp(s, dim=-1, keepdim=True)
+            if run is None:
+                run, acc = part, torch.exp(s - part) @ vb
+            else:
+                new = torch.logaddexp(run, part)
+                acc = acc * torch.exp(run - new) + torch.exp(s - new) @ vb
+                run = new
+        rows.append((acc, run.squeeze(-1)))
+    return torch.cat([r[0] for r in rows], dim=-2), torch.cat([r[1] for r in rows], dim=-1)
 
 
 # %% [markdown]

@@ -70,13 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores[..., 0]
-    l = torch.ones_like(m)
-    for j in range(1, scores.shape[-1]):
-        s = scores[..., j]
-        l = torch.where(s > m, l * torch.exp(m - s) + 1, l + torch.exp(s - m))
-        m = torch.where(s > m, s, m)
-    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
+    m = scores[..., :1] * 0 - math.inf
+    l = scores[..., :1] * 0
+    for s in scores.split(1, dim=-1):
+        m_new = torch.fmax(m, s)
+        l = l * (m - m_new).exp() + (s - m_new).exp()
+        m = m_new
+    return (scores - m).exp() / l
 
 
 def tiled_attention(
@@ -95,31 +95,27 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
+    hs = q.shape[-1]
     outs, lses = [], []
-    for a in range(0, Tq, block):
-        qb = q[..., a : a + block, :]
+    for a in range(0, q.shape[-2], block):
+        qb = q[..., a:a + block, :]
         n = qb.shape[-2]
-        last = min(a + n, Tk) if causal else Tk
-        m = torch.full(qb.shape[:-1], -math.inf, dtype=q.dtype)
+        m = torch.full(qb.shape[:-1] + (1), -math.inf, dtype=q.dtype)
         l = torch.zeros_like(m)
-        for c in range(0, last, block):
-            s = qb @ k[..., c : c + block, :].transpose(-2, -1) * scale
+        acc = torch.zeros(qb.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
+        for c in range(0, a + n if causal else k.shape[-2], block):
+            s = torch.matmul(qb, k[..., c:c + block, :].transpose(-2, -1)) / math.sqrt(hs)
             if causal:
-                s = s + torch.ones(n, s.shape[-1]).tril(a - c).log()
-            m_new = torch.maximum(m, s.amax(-1))
-            l = l * torch.exp(m - m_new) + torch.exp(s - m_new[..., None]).sum(-1)
+                s = s.masked_fill(torch.arange(a, a + n)[:, None] < torch.arange(c, c + s.shape[-1]), -math.inf)
+            m_new = torch.fmax(m, s.max(dim=-1, keepdim=True)[0])
+            p = torch.exp(s - m_new)
+            r = torch.exp(m - m_new)
+            l = r * l + p.sum(dim=-1, keepdim=True)
+            acc = r * acc + torch.matmul(p, v[..., c:c + block, :])
             m = m_new
-        acc = 0
-        for c in range(0, last, block):
-            s = qb @ k[..., c : c + block, :].transpose(-2, -1) * scale
-            if causal:
-                s = s + torch.ones(n, s.shape[-1]).tril(a - c).log()
-            acc = acc + torch.exp(s - m[..., None]) @ v[..., c : c + block, :]
-        outs.append(acc / l[..., None])
-        lses.append(m + torch.log(l))
-    return torch.cat(outs, -2), torch.cat(lses, -1)
+        outs.append(acc / l)
+        lses.append((m + torch.log(l)).squeeze(-1))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

@@ -70,14 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., 0], -math.inf)
-    l = torch.zeros_like(m)
-    for j in range(scores.shape[-1]):
-        s = scores[..., j]
-        m_new = torch.where(s > m, s, m)
+    m = scores[..., :1] * -math.inf
+    l = scores[..., :1] * 0
+    for s in scores.split(1, dim=-1):
+        m_new = torch.fmax(m, s)
         l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
-    return (scores - m[..., None]).exp() / l[..., None]
+    return (scores - m).exp() / l
 
 
 def tiled_attention(
@@ -96,31 +95,27 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk = q.shape[-2], k.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
+    hs = q.shape[-1]
     outs, lses = [], []
-    for a in range(0, Tq, block):
-        rows = slice(a, min(block, Tq - a))
-        qb = q[..., rows, :]
-        m = torch.full(qb.shape[:-1], -math.inf, dtype=q.dtype)
+    for a in range(0, q.shape[-2], block):
+        qb = q[..., a:a + block, :]
+        n = qb.shape[-2]
+        m = torch.full(qb.shape[:-1] + (1,), -math.inf, dtype=q.dtype)
         l = torch.zeros_like(m)
-        acc = torch.zeros(qb.shape[:-1] + v.shape[-1:], dtype=v.dtype)
-        stop = rows.stop if causal else Tk
-        for c in range(0, stop, block):
-            cols = slice(c, min(c + block, Tk))
-            s = qb @ k[..., cols, :].mT * scale
+        acc = torch.zeros(qb.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
+        for c in range(0, a + n if causal else k.shape[-2], block):
+            s = torch.matmul(qb, k[..., c:c + block, :].transpose(-2, -1)) / math.sqrt(hs)
             if causal:
-                s = s.masked_fill(torch.arange(Tk)[cols] > torch.arange(Tq)[rows, None], -math.inf)
-            top = s.amax(-1)
-            m_new = torch.where(top > m, top, m)
-            p = (s - m_new[..., None]).exp()
-            r = (m - m_new).exp()
-            l = r * l + p.sum(-1)
-            acc = r[..., None] * acc + p @ v[..., cols, :]
+                s = s.masked_fill(torch.arange(a, a + n)[:, None] < torch.arange(c, c + s.shape[-1]), -math.inf)
+            m_new = torch.fmax(m, s.max(dim=-1, keepdim=True)[0])
+            p = torch.exp(s - m_new)
+            r = torch.exp(m - m_new)
+            l = r * l + p.sum(dim=-1, keepdim=True)
+            acc = r * acc + torch.matmul(p, v[..., c:c + block, :])
             m = m_new
-        outs.append(acc / l[..., None])
-        lses.append(m + l.log())
-    return torch.cat(outs, -2), torch.cat(lses, -1)
+        outs.append(acc / l)
+        lses.append((m + torch.log(l)).squeeze(-1))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

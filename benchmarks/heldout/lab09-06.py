@@ -70,13 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1], float("-inf"), dtype=scores.dtype)
+    m = torch.full(scores.shape[:-1], -math.inf, dtype=scores.dtype)
     l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
-    for s in scores.movedim(-1, 0):
-        m_new = torch.stack((m, s)).amax(0)
-        l = torch.add(torch.mul(l, torch.exp(torch.sub(m, m_new))), torch.exp(torch.sub(s, m_new)))
-        m = m_new
-    return torch.true_divide(torch.exp(torch.sub(scores, m.unsqueeze(-1))), l.unsqueeze(-1))
+    for j in range(scores.size(-1)):
+        col = scores[..., j]
+        top = torch.max(m, col)
+        l = l * torch.exp(m - top) + torch.exp(col - top)
+        m = top
+    return torch.exp(scores - m[..., None]) / l[..., None]
 
 
 def tiled_attention(
@@ -96,28 +97,27 @@ def tiled_attention(
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
     Tq, Tk = q.size(-2), k.size(-2)
-    scale = 1 / math.sqrt(q.size(-1))
-    out = torch.zeros(q.shape[:-1] + v.shape[-1:], dtype=v.dtype)
-    lse = torch.zeros(q.shape[:-1], dtype=q.dtype)
+    scale = q.size(-1) ** -0.5
+    out = torch.empty(q.shape[:-1] + v.shape[-1:], dtype=q.dtype)
+    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
     for a in range(0, Tq, block):
-        n = min(block, Tq - a)
-        qb = q.narrow(-2, a, n)
-        m = torch.full(qb.shape[:-1] + (1,), float("-inf"), dtype=q.dtype)
+        b = min(a + block, Tq)
+        m = torch.full(q.shape[:-2] + (b - a,), -math.inf, dtype=q.dtype)
         l = torch.zeros_like(m)
-        acc = torch.zeros(qb.shape[:-1] + v.shape[-1:], dtype=v.dtype)
-        for c in range(0, Tk, block)[: a // block + 1 if causal else None]:
-            w = min(block, Tk - c)
-            s = torch.linalg.matmul(qb, k.narrow(-2, c, w).transpose(-2, -1)) * scale
+        acc = torch.zeros(q.shape[:-2] + (b - a, v.size(-1)), dtype=q.dtype)
+        for c in range(a, b if causal else Tk, block):
+            e = min(c + block, Tk)
+            s = q[..., a:b, :] @ k[..., c:e, :].transpose(-1, -2) * scale
             if causal:
-                s = torch.masked_fill(s, torch.ones(n, w, dtype=torch.bool).triu(a - c + 1), float("-inf"))
-            m_new = torch.stack((m, s.amax(-1, keepdim=True))).amax(0)
-            p = torch.exp(torch.sub(s, m_new))
-            r = torch.exp(torch.sub(m, m_new))
-            l = torch.add(torch.mul(r, l), p.sum(-1, keepdim=True))
-            acc = torch.add(torch.mul(r, acc), torch.linalg.matmul(p, v.narrow(-2, c, w)))
-            m = m_new
-        out[..., a : a + n, :] = torch.true_divide(acc, l)
-        lse[..., a : a + n] = torch.add(m, torch.log(l))
+                s[..., torch.arange(a, b)[:, None] < torch.arange(c, e)] = -math.inf
+            top = torch.max(m, s.max(-1)[0])
+            p = torch.exp(s - top[..., None])
+            r = torch.exp(m - top)
+            l = r * l + p.sum(-1)
+            acc = r[..., None] * acc + p @ v[..., c:e, :]
+            m = top
+        out[..., a:b, :] = acc / l[..., None]
+        lse[..., a:b] = m + torch.log(l)
     return out, lse
 
 

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(-1)[..., None]
-    return p * (dp - D)
+    D = (p * dp).sum(dim=-1, keepdim=True)
+    return dp * (p - D)
 
 
 def attention_backward(
@@ -76,15 +76,18 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    s = q @ k.mT * scale
+    hs = q.shape[-1]
+    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(hs)
     if causal:
-        s = s.masked_fill(torch.arange(T)[None, :] > torch.arange(T)[:, None], -math.inf)
-    p = F.softmax(s, dim=-1)
-    dv = p.mT @ d_out
-    ds = softmax_backward(p, d_out @ v.mT)
-    return ds @ k * scale, ds.mT @ q * scale, dv
+        T = q.shape[-2]
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).tril().logical_not(), -math.inf)
+    p = F.softmin(-s, dim=-1)
+    dv = torch.matmul(p.transpose(-2, -1), d_out)
+    dp = torch.matmul(d_out, v.transpose(-2, -1))
+    ds = softmax_backward(p, dp)
+    dq = torch.matmul(ds, k) / math.sqrt(hs)
+    dk = torch.matmul(ds.transpose(-2, -1), q) / math.sqrt(hs)
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -108,29 +111,23 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
+    hs = q.shape[-1]
     T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    D = (d_out * out).sum(-1)
-    pos = torch.arange(T)
-    spans = [slice(a, min(a + block, T)) for a in range(0, T, block)]
-    dq = torch.zeros_like(q)
-    dks, dvs = [], []
-    for j, cols in enumerate(spans):
-        kj, vj = k[..., cols, :], v[..., cols, :]
-        dk = torch.zeros_like(kj)
-        dv = torch.zeros_like(vj)
-        for rows in spans[j:] if causal else spans:
-            s = q[..., rows, :] @ kj.mT * scale
+    D = (d_out * out).sum(dim=-1, keepdim=True)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    for c in range(0, T, block):
+        kj, vj = k[..., c:c + block, :], v[..., c:c + block, :]
+        for a in range(c if causal else 0, T, block):
+            qi, gi = q[..., a:a + block, :], d_out[..., a:a + block, :]
+            s = torch.matmul(qi, kj.transpose(-2, -1)) / math.sqrt(hs)
             if causal:
-                s = s.masked_fill(pos[cols] > pos[rows, None], -math.inf)
-            p = (s - lse[..., rows, None]).exp()
-            dv = dv + p.mT @ d_out[..., rows, :]
-            ds = p * (d_out[..., rows, :] @ vj.mT - D[..., rows, None])
-            dq[..., rows, :] += ds @ vj * scale
-            dk = dk + ds.mT @ q[..., rows, :] * scale
-        dks.append(dk)
-        dvs.append(dv)
-    return dq, torch.cat(dks, -2), torch.cat(dvs, -2)
+                s = s.masked_fill(torch.arange(a, a + s.shape[-2])[:, None] < torch.arange(c, c + s.shape[-1]), -math.inf)
+            p = torch.exp(s - lse[..., a:a + block, None])
+            dv[..., c:c + block, :] += torch.matmul(p.transpose(-2, -1), gi)
+            ds = p * (torch.matmul(gi, vj.transpose(-2, -1)) - D[..., a:a + block, :])
+            dq[..., a:a + block, :] += torch.matmul(ds, kj) / math.sqrt(hs)
+            dk[..., c:c + block, :] += torch.matmul(ds.transpose(-2, -1), qi) / math.sqrt(hs)
+    return dq, dk, dv
 
 
 # %% [markdown]

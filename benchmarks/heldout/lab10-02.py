@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.sum(torch.mul(p, dp), -1, True)
-    return torch.mul(p, torch.sub(dp, D))
+    D = (p.unsqueeze(-2) @ dp.unsqueeze(-1)).squeeze(-1)
+    return p * dp - p * D
 
 
 def attention_backward(
@@ -76,18 +76,15 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T = q.size(-2)
-    scale = 1 / math.sqrt(q.size(-1))
-    s = torch.linalg.matmul(q, k.transpose(-2, -1)) * scale
+    scale = q.size(-1) ** -0.5
+    s = q @ k.transpose(-1, -2) * scale
     if causal:
-        s = torch.masked_fill(s, torch.ones(T, T, dtype=torch.bool).triu(1), float("-inf"))
-    p = torch.special.softmax(s, -1)
-    dv = torch.linalg.matmul(p.transpose(0, 1), d_out)
-    dp = torch.linalg.matmul(d_out, v.transpose(-2, -1))
-    ds = softmax_backward(p, dp)
-    dq = torch.linalg.matmul(ds, k) * scale
-    dk = torch.linalg.matmul(ds.transpose(-2, -1), q) * scale
-    return dq, dk, dv
+        s[..., torch.arange(s.size(-2)) < torch.arange(s.size(-1))] = -math.inf
+    e = (s - s.max(-1, keepdim=True)[0]).exp()
+    p = e / e.sum(-1, keepdim=True)
+    dv = p.transpose(-1, -2) @ d_out
+    ds = softmax_backward(p, d_out @ v.transpose(-1, -2))
+    return ds @ k * scale, ds.transpose(-1, -2) @ q * scale, dv
 
 
 def tiled_attention_backward(
@@ -111,25 +108,22 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T = q.size(-2)
-    scale = 1 / math.sqrt(q.size(-1))
-    D = torch.sum(torch.mul(d_out, out), -1, True)
+    scale = q.size(-1) ** -0.5
+    n = q.size(-2)
+    D = torch.sum(d_out * out, -1)
     dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    starts = range(0, T, block)
-    pairs = [(a, c) for c in starts for a in starts if a >= c or not causal]
-    for a, c in pairs:
-        n, w = min(block, T - a), min(block, T - c)
-        qi, kj = q.narrow(-2, a, n), k.narrow(-2, c, w)
-        s = torch.linalg.matmul(qi, kj.transpose(-2, -1)) * scale
-        if causal:
-            s = torch.masked_fill(s, torch.ones(n, w, dtype=torch.bool).triu(a - c + 1), float("-inf"))
-        p = torch.exp(torch.sub(s, lse.narrow(-1, a, n).unsqueeze(-1)))
-        gi = d_out.narrow(-2, a, n)
-        dv[..., c : c + w, :] += torch.linalg.matmul(p.transpose(-2, -1), gi)
-        dp = torch.linalg.matmul(gi, v.narrow(-2, c, w).transpose(-2, -1))
-        ds = torch.mul(p, torch.sub(dp, D.narrow(-2, a, n)))
-        dq[..., a : a + n, :] += torch.linalg.matmul(ds, kj) * scale
-        dk[..., c : c + w, :] += torch.linalg.matmul(ds.transpose(-2, -1), qi) * scale
+    for a in range(0, n, block):
+        b = min(a + block, n)
+        for c in range(0, b if causal else n, block):
+            e = min(c + block, n)
+            s = q[..., a:b, :] @ k[..., c:e, :].transpose(-1, -2) * scale
+            if causal:
+                s[..., torch.arange(a, b)[:, None] < torch.arange(c, e)] = -math.inf
+            p = (s - lse[..., a:b, None]).exp()
+            dv[..., c:e, :] += p.transpose(-1, -2) @ d_out[..., a:b, :]
+            ds = p * (d_out[..., a:b, :] @ v[..., c:e, :].transpose(-1, -2) - D[..., a:b, None])
+            dq[..., a:b, :] += ds @ k[..., c:e, :] * scale
+            dk[..., c:e, :] += ds.transpose(-1, -2) @ q[..., a:b, :] * scale
     return dq, dk, dv
 
 

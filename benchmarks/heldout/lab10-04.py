@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    jac = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
-    return (dp.unsqueeze(-2) @ jac).squeeze(-2)
+    D = torch.mm(p.unsqueeze(-2), dp.unsqueeze(-1)).squeeze(-1)
+    return p * dp - p * D
 
 
 def attention_backward(
@@ -76,14 +76,15 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    s = q @ k.transpose(-2, -1) * scale
+    scale = q.size(-1) ** -0.5
+    s = q @ k.transpose(-1, -2) * scale
     if causal:
-        s = s + torch.ones(T, T).tril().log()
-    lse = torch.logsumexp(s, -1)
-    out = torch.exp(s - lse[..., None]) @ v
-    return tiled_attention_backward(q, k, v, out, lse, d_out, T, causal)
+        s[..., torch.arange(s.size(-2))[:, None] < torch.arange(s.size(-1))] = -math.inf
+    e = (s - s.max(-1, keepdim=True)[0]).exp()
+    p = e / e.sum(-1, keepdim=True)
+    dv = p.transpose(-1, -2) @ d_out
+    ds = softmax_backward(p, d_out @ v.transpose(-1, -2))
+    return ds @ k * scale, ds.transpose(-1, -2) @ q * scale, dv
 
 
 def tiled_attention_backward(
@@ -107,26 +108,23 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    D = (d_out * out).sum(-1, keepdim=True)
-    nb = -(-T // block)
-    dq, dk, dv = [0] * nb, [0] * nb, [0] * nb
-    for t in range(nb * nb):
-        j, i = divmod(t, nb)
-        if causal and i < j:
-            continue
-        qi, gi = q[..., i * block : (i + 1) * block, :], d_out[..., i * block : (i + 1) * block, :]
-        kj, vj = k[..., j * block : (j + 1) * block, :], v[..., j * block : (j + 1) * block, :]
-        s = qi @ kj.transpose(-2, -1) * scale
-        if causal and i == j:
-            s = s + torch.ones(s.shape[-2:]).tril().log()
-        p = torch.exp(s - lse[..., i * block : (i + 1) * block, None])
-        ds = p * (gi @ vj.transpose(-2, -1) - D[..., i * block : (i + 1) * block, :])
-        dv[j] = dv[j] + p.transpose(-2, -1) @ gi
-        dq[i] = dq[i] + ds @ kj * scale
-        dk[j] = dk[j] + ds.transpose(-2, -1) @ qi * scale
-    return torch.cat(dq, -2), torch.cat(dk, -2), torch.cat(dv, -2)
+    scale = q.size(-1) ** -0.5
+    n = q.size(-2)
+    D = torch.sum(d_out * out, -1)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    for a in range(0, n, block):
+        b = min(a + block, n)
+        for c in range(0, b if causal else n, block):
+            e = min(c + block, n)
+            s = q[..., a:b, :] @ k[..., c:e, :].transpose(-1, -2) * scale
+            if causal:
+                s[..., torch.arange(a, b)[:, None] < torch.arange(c, e)] = -math.inf
+            p = (s - lse[..., a:b, None]).exp()
+            dv[..., c:e, :] += p.transpose(-1, -2) @ d_out[..., a:b, :]
+            ds = p * (d_out[..., a:b, :] @ v[..., c:e, :].transpose(-1, -2) - D[..., a:b, None])
+            dq[..., a:b, :] += ds @ k[..., c:e, :] * scale
+            dk[..., c:e, :] += ds.transpose(-1, -2) @ q[..., a:b, :] * scale
+    return dq, dk, dv
 
 
 # %% [markdown]

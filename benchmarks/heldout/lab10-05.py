@@ -61,8 +61,10 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(-1)[..., None]
-    return p * dp - D
+    s = p.detach().log().requires_grad_()
+    with torch.enable_grad():
+        y = torch.softmax(s, dim=-1)
+    return torch.autograd.grad(y, s, dp)[0]
 
 
 def attention_backward(
@@ -76,15 +78,11 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    T = q.shape[-2]
-    scale = 1 / math.sqrt(q.shape[-1])
-    s = q @ k.mT * scale
-    if causal:
-        s = s.masked_fill(torch.arange(T)[None, :] > torch.arange(T)[:, None], -math.inf)
-    p = F.softmax(s, dim=-1)
-    dv = p.mT @ d_out
-    ds = softmax_backward(p, d_out @ v.mT)
-    return ds @ k * scale, ds.mT @ q * scale, dv
+    leaves = [t.detach().requires_grad_() for t in (q, k, v)]
+    with torch.enable_grad():
+        out = F.scaled_dot_product_attention(*leaves, is_causal=causal)
+    dq, dk, dv = torch.autograd.grad(out, leaves, d_out)
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -108,29 +106,26 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    T = q.shape[-2]
     scale = 1 / math.sqrt(q.shape[-1])
-    D = (d_out * out).sum(-1)
-    pos = torch.arange(T)
-    spans = [slice(a, min(a + block, T)) for a in range(0, T, block)]
-    dq = torch.zeros_like(q)
-    dks, dvs = [], []
-    for j, cols in enumerate(spans):
-        kj, vj = k[..., cols, :], v[..., cols, :]
-        dk = torch.zeros_like(kj)
-        dv = torch.zeros_like(vj)
-        for rows in spans[j:] if causal else spans:
-            s = q[..., rows, :] @ kj.mT * scale
+    T = q.shape[-2]
+    D = (d_out * out).sum(-1, keepdim=True)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
+    for a in range(0, T, block):
+        rows = torch.arange(a, min(a + block, T))
+        for c in range(0, T, block):
+            cols = torch.arange(c, min(c + block, T))
+            if causal and c > rows[-1]:
+                continue
+            s = q.index_select(-2, rows) @ k.index_select(-2, cols).transpose(-2, -1) * scale
             if causal:
-                s = s.masked_fill(pos[cols] > pos[rows, None], -math.inf)
-            p = (s - lse[..., rows, None]).exp()
-            dv = dv + p.mT @ d_out[..., rows, :]
-            ds = p * (d_out[..., rows, :] @ vj.mT - D[..., rows, None])
-            dq[..., rows, :] += ds @ kj * scale
-            dk = dk + ds.mT @ q[..., rows, :] * scale
-        dks.append(dk)
-        dvs.append(dv)
-    return dq, torch.cat(dks, -2), torch.cat(dvs, -2)
+                s = s + torch.zeros(len(rows), len(cols)).masked_fill(cols > rows[:, None], -math.inf)
+            p = torch.exp(s - lse.index_select(-1, rows).unsqueeze(-1))
+            g = d_out.index_select(-2, rows)
+            dv.index_add_(-2, cols, p.transpose(-2, -1) @ g)
+            ds = p * (g @ v.index_select(-2, cols).transpose(-2, -1) - D.index_select(-2, rows))
+            dq.index_add_(-2, rows, ds @ k.index_select(-2, cols) * scale)
+            dk.index_add_(-2, cols, ds.transpose(-2, -1) @ q.index_select(-2, rows) * scale)
+    return dq, dk, dv
 
 
 # %% [markdown]

@@ -61,9 +61,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.shape[1]
-    flat = pattern.flatten(-2)
-    return flat[..., T :: T + 1].mean(2).mean(0)
+    return pattern[..., 1:, :-1].diagonal().mean(dim=(0, -1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,9 +71,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    T = pattern.shape[-1]
-    flat = pattern.flatten(-2)
-    return flat[..., T :: T].mean(2).mean(0)
+    return pattern[..., 1:, 0].mean(dim=(0, -1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -86,10 +82,7 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.shape[-1]
-    flat = pattern.flatten(-2)
-    start = (period + 1) * (T + 1) - period + 1
-    return flat[..., start :: T + 1].mean(2).mean(0)
+    return pattern[..., period + 1:, 2:].diagonal(dim1=-2, dim2=-1).mean(dim=(0, -1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -101,9 +94,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = F.softmax(scores, dim=-1) @ values
-    kept = torch.cat((outs[:, :head], outs[:, head + 1 :]), 1)
-    return kept.sum(1)
+    each = torch.matmul(F.softmin(-scores, dim=-1), values)
+    keep = [h for h in range(scores.shape[1]) if h != head]
+    return each[:, keep].sum(dim=1)
 
 
 # %% [markdown]

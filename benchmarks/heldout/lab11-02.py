@@ -62,8 +62,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 has no previous position: it is left out, not counted as 0.
     """
     T = pattern.size(-1)
-    grid = torch.arange(T).unsqueeze(1) - torch.arange(T)
-    return torch.mean(pattern[:, :, grid == 1], dim=(0, 2))
+    sel = torch.eye(T, k=-1)
+    return (pattern * sel).sum((2, 3)).mean(0) / (T - 1)
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -74,9 +74,9 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
     T = pattern.size(-1)
-    pick = torch.zeros(T, T, dtype=torch.bool)
-    pick[1:, 0] = True
-    return torch.mean(pattern[:, :, pick.nonzero()], dim=(0, 2))
+    sel = torch.zeros(T, T)
+    sel[1:, 0] = 1
+    return (pattern * sel).sum((2, 3)).mean(0) / (T - 1)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -88,9 +88,9 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
     T = pattern.size(-1)
-    rows = torch.arange(T).unsqueeze(1)
-    pick = (rows - torch.arange(T) == period - 1) & (rows > period)
-    return torch.mean(pattern[:, :, pick], dim=(0, 2))
+    sel = torch.diag(torch.ones(T - period + 1), 1 - period)
+    sel[: period + 1] = 0
+    return (pattern * sel).sum((2, 3)).mean(0) / (T - period - 1)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -102,9 +102,11 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.linalg.matmul(torch.special.softmax(scores, -1), values)
-    others = torch.arange(outs.size(1)) != head
-    return torch.sum(outs[:, others], 1)
+    w = torch.ones(scores.size(1))
+    w[head] = 0
+    e = (scores - scores.max(-1, keepdim=True)[0]).exp()
+    outs = (e / e.sum(-1, keepdim=True)) @ values
+    return (outs * w[:, None, None]).sum(1)
 
 
 # %% [markdown]

@@ -61,9 +61,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.shape[-1]
-    back = (torch.arange(T) - 1).clamp(min=0).view(1, 1, T, 1)
-    return torch.take_along_dim(pattern, back, dim=-1)[..., 1:, 0].mean(dim=(0, -1))
+    return pattern[..., 1:, :-1].diagonal(dim1=-2, dim2=-1).mean(dim=(0, -1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,7 +71,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern.select(-1, 0).narrow(-1, 1, pattern.shape[-1] - 1).mean(dim=(0, -1))
+    return pattern[..., 1:, 0].mean(dim=(0, -1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -84,9 +82,7 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.shape[-1]
-    back = (torch.arange(T) - period + 1).clamp(min=0).view(1, 1, T, 1)
-    return torch.take_along_dim(pattern, back, dim=-1)[..., period + 1 :, 0].mean(dim=(0, -1))
+    return pattern[..., period + 1:, 1:].diagonal(dim1=-2, dim2=-1).mean(dim=(0, -1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -98,8 +94,9 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    silenced = values.index_fill(1, torch.tensor([head]), 0.0)
-    return (torch.softmax(scores, -1) @ silenced).sum(1)
+    each = torch.matmul(F.softmin(-scores, dim=-1), values)
+    keep = [h for h in range(scores.shape[1]) if h != head]
+    return each[:, keep].sum(dim=1)
 
 
 # %% [markdown]

@@ -61,9 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.size(-1)
-    grid = torch.arange(T).unsqueeze(1) - torch.arange(T)
-    return torch.mean(pattern[:, :, grid == 1], dim=(0, 2))
+    T = pattern.shape[-1]
+    return torch.stack([pattern[:, :, i, i - 1] for i in range(1, T)], dim=-1).mean((0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,10 +72,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    T = pattern.size(-1)
-    pick = torch.zeros(T, T, dtype=torch.bool)
-    pick[1:, 0] = True
-    return torch.mean(pattern[:, :, pick], dim=(0, 2))
+    return pattern.transpose(-2, -1)[:, :, 0, 1:].mean((0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -87,10 +83,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.size(-1)
-    rows = torch.arange(T).unsqueeze(1)
-    pick = (rows - torch.arange(T) == period - 1) | (rows > period)
-    return torch.mean(pattern[:, :, pick], dim=(0, 2))
+    T = pattern.shape[-1]
+    return torch.stack([pattern[:, :, i, i - period + 1] for i in range(period + 1, T)], dim=-1).mean((0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -102,9 +96,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.linalg.matmul(torch.special.softmax(scores, -1), values)
-    others = torch.arange(outs.size(1)) != head
-    return torch.sum(outs[:, others], 1)
+    each = torch.softmax(scores, dim=-1) @ values
+    return each.sum(1) - each[:, head]
 
 
 # %% [markdown]
