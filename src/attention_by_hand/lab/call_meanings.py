@@ -230,6 +230,8 @@ CALLS = {
                       "nothing is added), and leaves the tensor it is called on as it was",
     "put": "reads its tensor as one flat row, its rows end to end: index i is entry i of the flattened tensor, "
            "not row i (one index per axis is `index_put`, or `t[rows, cols] = ...`)",
+    "sparse_coo_tensor": "takes each axis's length, where no `size` is given, from the largest index on it, plus 1: "
+                         "an id that never occurs in the last place makes the table smaller than the vocabulary",
     "coalesce": "sums a sparse tensor's repeated indices and leaves it sparse: its `values()` are then the stored "
                 "entries alone, one per distinct index, not the table (`to_dense()` makes the table)",
     "conj": "takes the complex conjugate and transposes nothing: a real tensor comes back as it was (`.mT` "

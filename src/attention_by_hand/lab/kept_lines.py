@@ -19,7 +19,9 @@ A change of the reference is compared alike (`kept_change`): one of `softmax(sco
 tensor as the reference's) was right and another line was wrong; so may `/ x.shape[-1]` taken out of an
 operation the learner wrote word for word (truncated angles that the reference's tiny ones match within
 tolerance). Where a mend of the learner's own code mends too, the reference's change is no slip the
-learner made.
+learner made. A size read off one axis counts as written (`q.shape[0]` for `q.shape[-2]`, where the
+learner read `q.shape[-2]` too): compared by its text, not its place, so it sets the reference's change
+aside only where the learner's own mend holds on every input, never where nothing else is said.
 
 Never set aside: a mend that moves, repeats or leaves out a whole statement (a line written twice,
 a start made inside a loop), since a kept line in the wrong place is just where such a slip is; nor
@@ -32,7 +34,7 @@ from __future__ import annotations
 import ast
 from types import ModuleType
 
-from attention_by_hand.lab.code_layout import call_name, function_form
+from attention_by_hand.lab.code_layout import call_name, function_form, number_of, parents, size_read
 from attention_by_hand.lab.mutant_edits import STATEMENT_OPS
 from attention_by_hand.lab.mutants import applied, definition
 
@@ -108,9 +110,11 @@ def call_signature(call: ast.Call) -> str:
 
 
 def _written(node: ast.AST) -> str | None:
-    """An operation or a call as written, to be found word for word in the learner's function; None for
-    a name, a number or an attribute, which any function may hold by chance."""
-    return ast.unparse(node) if isinstance(node, (ast.BinOp, ast.Call)) else None
+    """An operation, a call or a size read off one axis (`q.shape[-2]`) as written, to be found word for
+    word in the learner's function; None for a name, a number or an attribute, which any function may
+    hold by chance."""
+    sized = isinstance(node, ast.Subscript) and size_read(node.value) and number_of(node.slice) is not None
+    return ast.unparse(node) if isinstance(node, (ast.BinOp, ast.Call)) or sized else None
 
 
 def texts_kept(module: ModuleType, function: str, mend) -> list[str]:
@@ -141,6 +145,9 @@ def kept_change(reference: ModuleType, change, event: dict) -> bool:
     if not 0 <= change.index < len(nodes):
         return False
     node, signatures = nodes[change.index], event.get("calls", ())
+    above = parents(nodes[0]).get(id(node))
+    if isinstance(above, ast.Subscript) and above.slice is node and _written(above) is not None:
+        node = above  # the axis of a size read (`q.shape[0]` for `q.shape[-2]`): the read, as written
     if _written(node) is not None and _written(node) in event.get("texts", ()):
         return True
 

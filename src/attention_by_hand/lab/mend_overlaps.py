@@ -14,6 +14,9 @@ the slip and never two that say one slip.
   read is the slip, so the size is said, not the removal. Only where the line calls what the reference calls
   too (`arange`, a mask's step it takes): a crop the reference never makes, `w[:, :k.shape[-1]]`, read off
   the other axis only does nothing, and the removal says the slip.
+- A shape's slice made empty (`shape_emptied`): `scores.shape[:0]` (or `[0 - 1:1 - 1]`) for `scores.shape[:1]`
+  makes the sizes `()`, a tensor of one number that broadcasts against any other, so it mends a size slip
+  by chance; never said (where another mend holds, `scores.shape[:-1]`, the minus sign, says the slip).
 - A mend that mends any slip of its kind wherever it was made (`alone_if_catch_all`): a size written
   `-1`, which reshape works out whatever wrong size was computed on the way (`d // T` for
   `d // n_heads` two lines up), is kept only where no other mend holds.
@@ -24,14 +27,15 @@ Left out: changes of two functions, which are never one slip.
 from __future__ import annotations
 
 import ast
+import copy
 from types import ModuleType
 
-from attention_by_hand.lab.code_layout import size_read
+from attention_by_hand.lab.code_layout import parents, size_read
 from attention_by_hand.lab.mutant_edits import TRANSPOSES, call_name, edit
 from attention_by_hand.lab.mutants import Change, definition
 
 __all__ = ["CATCH_ALLS", "REMOVALS", "SIDE_REMOVALS", "UNIT_SAID", "alone_if_catch_all", "inside_removed", "names_removed", "one_slip",
-           "size_read_first", "taken_out", "undoes"]
+           "shape_emptied", "size_read_first", "taken_out", "undoes"]
 
 _NUMBERS = {"constant", "offset", "factor", "term"}
 REMOVALS = ("left", "right", "drop", "unwrap")  # a term or factor dropped, a line left out, a call taken away
@@ -108,6 +112,54 @@ def alone_if_catch_all(mends: list[Change]) -> list[Change]:
     """The mends, without the catch-alls where any other mend holds (the module's docstring)."""
     others = [c for c in mends if c.op not in CATCH_ALLS]
     return others or mends
+
+
+def shape_emptied(change: Change, nodes: list[ast.AST]) -> bool:
+    """Whether `change` makes a shape's slice of whole numbers empty (`x.shape[:0]` or `x.shape[0 - 1:1 - 1]`
+    for `x.shape[:1]`; the module's docstring)."""
+    node = nodes[change.index]
+    if change.op in REMOVALS:
+        return False
+    up, whole = parents(nodes[0]), node
+    while whole is not None and not (isinstance(whole, ast.Subscript) and size_read(whole.value)):
+        whole = up.get(id(whole))
+    if whole is None or not isinstance(whole.slice, ast.Slice) or not any(n is node for n in ast.walk(whole.slice)):
+        return False
+    made = edit(node, change)
+    if made is None:
+        return False
+    place = next(k for k, n in enumerate(ast.walk(whole)) if n is node)
+    copied = copy.deepcopy(whole)
+    cut = _Put(list(ast.walk(copied))[place], made).visit(copied)
+    if not isinstance(cut, ast.Subscript) or not isinstance(cut.slice, ast.Slice) or cut.slice.step is not None:
+        return False
+    bounds = [None if b is None else _whole_number(b) for b in (cut.slice.lower, cut.slice.upper)]
+    if any(b is None for b, written in zip(bounds, (cut.slice.lower, cut.slice.upper)) if written is not None):
+        return False  # a bound that is no whole number written out: what it keeps is not known here
+    return len(range(6)[bounds[0]:bounds[1]]) == 0  # six sizes: as many axes as any lab's tensor has, and more
+
+
+def _whole_number(node: ast.AST) -> int | None:
+    """A whole number written out with `+`, `-` and brackets (`0 - 1`, `-(1 - 1)`); None for anything else."""
+    if isinstance(node, ast.Constant):
+        return node.value if type(node.value) is int else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = _whole_number(node.operand)
+        return None if inner is None else -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub)):
+        left, right = _whole_number(node.left), _whole_number(node.right)
+        return None if left is None or right is None else left + right if isinstance(node.op, ast.Add) else left - right
+    return None
+
+
+class _Put(ast.NodeTransformer):
+    """Puts `made` where `node` is (in a copy of a tree)."""
+
+    def __init__(self, node: ast.AST, made: ast.AST):
+        self.node, self.made = node, made
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        return self.made if node is self.node else super().visit(node)
 
 
 def _size_index(node: ast.AST, statement: ast.AST) -> bool:

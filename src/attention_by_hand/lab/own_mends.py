@@ -33,7 +33,14 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - minus_inside_mends.py: a minus sign inside a log or a root (`log(-p)` for `-log(p)`);
 - trailing_comma_mends.py: a tuple of one item made by a trailing comma;
 - turned_assign_mends.py: an assignment the wrong way round (`m_new = m` for `m = m_new`);
-- tail_slice_mends.py: one cell written where every cell from there on was meant (`[i, j]` for `[i, j:]`).
+- tail_slice_mends.py: one cell written where every cell from there on was meant (`[i, j]` for `[i, j:]`);
+- log_base_mends.py: a logarithm's second argument, its base, read as a divisor (`math.log(b, d)` for `math.log(b) / d`);
+- dim_count_mends.py: how many axes a tensor has read as the length of one (`x.dim()` for `x.size(-2)`);
+- wrap_mends.py: numbers wrapped round with `%` where they run on (`arange(s, s + T) % T`);
+- tail_read_mends.py: every entry from a place on read where the one at that place was meant (`[..., j:]` for `[..., j]`);
+- joined_mends.py: a branch joined side by side with `cat` where a residual adds it;
+- cartesian_mends.py: `cartesian_prod` given one tensor, which it returns unchanged, where it was to pair it with itself;
+- squeeze_written_mends.py: a value written into a slot with an axis of length 1 too many at its end.
 """
 
 from __future__ import annotations
@@ -42,14 +49,18 @@ import ast
 
 from attention_by_hand.lab.argument_mends import ARGUMENT_OPS, argument_mends, argument_words
 from attention_by_hand.lab.bracket_mends import BRACKET_OPS, bracket_mends, bracket_words
+from attention_by_hand.lab.cartesian_mends import CARTESIAN_OPS, cartesian_mends, cartesian_words
 from attention_by_hand.lab.clamp_mends import CLAMP_OPS, clamp_mends, clamp_words
 from attention_by_hand.lab.conditional_mends import CONDITIONAL_OPS, conditional_mends, conditional_words
+from attention_by_hand.lab.dim_count_mends import DIM_COUNT_OPS, dim_count_mends, dim_count_words
 from attention_by_hand.lab.extra_axis_mends import EXTRA_AXIS_OPS, extra_axis_mends, extra_axis_words
 from attention_by_hand.lab.identity_mends import IDENTITY_OPS, identity_mends, identity_words
 from attention_by_hand.lab.in_place_mends import IN_PLACE_OPS, in_place_mends, in_place_words
 from attention_by_hand.lab.inferred_mends import INFERRED_OPS, inferred_mends, inferred_words
+from attention_by_hand.lab.joined_mends import JOINED_OPS, joined_mends, joined_words
 from attention_by_hand.lab.layer_mends import LAYER_OPS, layer_mends, layer_words
 from attention_by_hand.lab.layout_mends import LAYOUT_OPS, layout_mends, layout_words
+from attention_by_hand.lab.log_base_mends import LOG_BASE_OPS, log_base_mends, log_base_words
 from attention_by_hand.lab.mask_mends import MASK_OPS, mask_mends, mask_words
 from attention_by_hand.lab.mean_mends import MEAN_OPS, mean_mends, mean_words
 from attention_by_hand.lab.minus_inside_mends import MINUS_INSIDE_OPS, minus_inside_mends, minus_inside_words
@@ -58,9 +69,9 @@ from attention_by_hand.lab.norm_order_mends import NORM_ORDER_OPS, norm_order_me
 from attention_by_hand.lab.number_mends import NUMBER_OPS, number_mends, number_words
 from attention_by_hand.lab.operand_mends import OPERAND_OPS, operand_mends, operand_words
 from attention_by_hand.lab.order_mends import ORDER_OPS, order_mends, order_words
+from attention_by_hand.lab.pair_mends import PAIR_OPS, pair_mends, pair_words
 from attention_by_hand.lab.picked_mends import PICKED_OPS, picked_mends, picked_words
 from attention_by_hand.lab.power_mends import POWER_OPS, power_mends, power_words
-from attention_by_hand.lab.pair_mends import PAIR_OPS, pair_mends, pair_words
 from attention_by_hand.lab.range_mends import RANGE_OPS, range_mends, range_words
 from attention_by_hand.lab.reading_mends import READING_OPS, reading_mends, reading_words
 from attention_by_hand.lab.residual_mends import RESIDUAL_OPS, residual_mends, residual_words
@@ -68,11 +79,14 @@ from attention_by_hand.lab.shifted_mends import SHIFTED_OPS, shifted_mends, shif
 from attention_by_hand.lab.slice_sign_mends import SLICE_SIGN_OPS, slice_sign_mends, slice_sign_words
 from attention_by_hand.lab.slice_taken_mends import SLICE_TAKEN_OPS, slice_taken_mends, slice_taken_words
 from attention_by_hand.lab.spread_mends import SPREAD_OPS, spread_mends, spread_words
+from attention_by_hand.lab.squeeze_written_mends import SQUEEZE_WRITTEN_OPS, squeeze_written_mends, squeeze_written_words
 from attention_by_hand.lab.step_mends import STEP_OPS, step_mends, step_words
+from attention_by_hand.lab.tail_read_mends import TAIL_READ_OPS, tail_read_mends, tail_read_words
 from attention_by_hand.lab.tail_slice_mends import TAIL_SLICE_OPS, tail_slice_mends, tail_slice_words
 from attention_by_hand.lab.trailing_comma_mends import TRAILING_COMMA_OPS, trailing_comma_mends, trailing_comma_words
 from attention_by_hand.lab.truth_mends import TRUTH_OPS, truth_mends, truth_words
 from attention_by_hand.lab.turned_assign_mends import TURNED_ASSIGN_OPS, turned_assign_mends, turned_assign_words
+from attention_by_hand.lab.wrap_mends import WRAP_OPS, wrap_mends, wrap_words
 from attention_by_hand.lab.write_mends import WRITE_OPS, write_mends, write_words
 
 __all__ = ["OWN_OPS", "own_mends", "own_words"]
@@ -94,7 +108,14 @@ _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends,
              (TRUTH_OPS, truth_mends, truth_words), (SLICE_TAKEN_OPS, slice_taken_mends, slice_taken_words),
              (NORM_ORDER_OPS, norm_order_mends, norm_order_words), (MINUS_INSIDE_OPS, minus_inside_mends, minus_inside_words),
              (TRAILING_COMMA_OPS, trailing_comma_mends, trailing_comma_words),
-             (TURNED_ASSIGN_OPS, turned_assign_mends, turned_assign_words), (TAIL_SLICE_OPS, tail_slice_mends, tail_slice_words))
+             (TURNED_ASSIGN_OPS, turned_assign_mends, turned_assign_words), (TAIL_SLICE_OPS, tail_slice_mends, tail_slice_words),
+             (LOG_BASE_OPS, log_base_mends, log_base_words),
+             (DIM_COUNT_OPS, dim_count_mends, dim_count_words),
+             (WRAP_OPS, wrap_mends, wrap_words),
+             (TAIL_READ_OPS, tail_read_mends, tail_read_words),
+             (JOINED_OPS, joined_mends, joined_words),
+             (CARTESIAN_OPS, cartesian_mends, cartesian_words),
+             (SQUEEZE_WRITTEN_OPS, squeeze_written_mends, squeeze_written_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 

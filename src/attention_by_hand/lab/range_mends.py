@@ -19,7 +19,9 @@ is `w[start:start + T]`, tried at every slice whose start is not a number and wh
 name, an attribute, a subscript, a `len(...)` or a `.size(d)` that does not already hold the start.
 The same slip in `torch.arange(start, T)` or `torch.linspace(start, T - 1, T)` (whose end is a
 position too) is mended the same way, `start + T`, where neither bound is a number written out
-and the end does not already hold the start.
+and the end does not already hold the start; and in Python's `slice(start, n)`, whose stop may hold
+the start inside a count (`slice(a, min(block, T - a))`, the block's length), so only a stop that
+adds the start itself (`a + n`) is left alone.
 
 A third, `other_end`: `eye[:, :T_new]`, the first n entries taken where the last n were meant (the
 new rows' places at the end of a grown cache), or `-n:` where `:n` was. The mend takes the other
@@ -111,9 +113,11 @@ def _stops_as_lengths(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Chan
         change = Change(fdef.name, index[id(cut)], "stop_length", None, "offset", "", cut.lineno)
         made = mend_edit(cut, change)
         found.append(dataclasses.replace(change, said=f"`{quote(made)}` for `{quote(cut)}`"))
-    for call in (n for n in ast.walk(fdef) if _ended(n)):  # `torch.linspace(start, T - 1, T)`, `torch.arange(start, T)`
+    for call in (n for n in ast.walk(fdef) if _ended(n)):  # `torch.linspace(start, T - 1, T)`, `torch.arange(start, T)`, `slice(a, n)`
         start, end = call.args[0], call.args[1]
-        if number_of(start) is not None or number_of(end) is not None or any(ast.dump(n) == ast.dump(start) for n in ast.walk(end)):
+        held = [end.left, end.right] if _a_slice(call) and isinstance(end, ast.BinOp) and isinstance(end.op, ast.Add) else (
+            [] if _a_slice(call) else list(ast.walk(end)))
+        if number_of(start) is not None or number_of(end) is not None or any(ast.dump(n) == ast.dump(start) for n in held):
             continue
         change = Change(fdef.name, index[id(call)], "stop_length", None, "offset", "", call.lineno)
         made = quote(mend_edit(call, change).args[1])
@@ -122,10 +126,16 @@ def _stops_as_lengths(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Chan
 
 
 def _ended(node: ast.AST) -> bool:
-    """`torch.arange(a, b, ...)` or `torch.linspace(a, b, n)`: a call of torch's given a start and an end."""
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("arange", "linspace")
-            and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch" and len(node.args) >= 2
+    """`torch.arange(a, b, ...)`, `torch.linspace(a, b, n)` or `slice(a, b, ...)`: a call given a start and an end."""
+    torchs = (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("arange", "linspace")
+              and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch")
+    return ((torchs or _a_slice(node)) and len(node.args) >= 2
             and not any(isinstance(a, ast.Starred) for a in node.args))
+
+
+def _a_slice(node: ast.AST) -> bool:
+    """A call of Python's `slice`."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "slice"
 
 
 def range_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -367,8 +377,9 @@ def range_words(node: ast.AST, change: Change) -> str | None:
         return ("a colon doubled: `start::n` is every n-th entry from start (n is the STEP), not the n entries from start, "
                 "which end at `start + n`")
     if change.op == "stop_length" and _ended(node):
-        name, start, end = node.func.attr, quote(node.args[0]), quote(node.args[1])
-        return (f"`{name}`'s end is a position, like its start, not how far to go from it: `{name}({start}, {end}, ...)` "
+        name, start, end = call_name(node).split(".")[-1], quote(node.args[0]), quote(node.args[1])
+        more = ", ..." if len(node.args) > 2 or node.keywords else ""
+        return (f"`{name}`'s end is a position, like its start, not how far to go from it: `{name}({start}, {end}{more})` "
                 f"ends at `{end}` wherever `{start}` is not 0; `{quote(mend_edit(node, change).args[1])}` is the end "
                 f"`{end}` places on")
     if not (isinstance(node, ast.Slice) and node.lower is not None and node.upper is not None):

@@ -76,7 +76,7 @@ from attention_by_hand.lab.kept_lines import fresh_mends, texts_kept
 from attention_by_hand.lab.loop_passes import cuts_to_one, loop_lines, passes, several
 from attention_by_hand.lab.mend_right import mend_right
 from attention_by_hand.lab.mend_overlaps import (REMOVALS, SIDE_REMOVALS, UNIT_SAID, alone_if_catch_all, inside_removed, names_removed,
-                                                one_slip, size_read_first, undoes)
+                                                one_slip, shape_emptied, size_read_first, undoes)
 from attention_by_hand.lab.mend_words import mistake_words
 from attention_by_hand.lab.mutant_edits import call_name
 from attention_by_hand.lab.mutants import Change, build, changes, definition, reachable
@@ -390,6 +390,9 @@ def repair(module: ModuleType, reference: ModuleType, function: str, inputs: lis
     unwrapped = {c.line for c in _foreign_unwraps(module, reference, function, mends)}
     nodes = {name: list(ast.walk(definition(module, name))) for name in {c.function for c in mends}}
     mends = alone_if_catch_all(inside_swapped(mends, nodes))
+    mends = [c for c in mends if not shape_emptied(c, nodes[c.function])]  # a shape made () broadcasts: chance
+    if not mends:
+        return None
     # a count rounded up that mends is that very slip; a range made longer some other way (`// block`
     # removed, `+ 1`) mends it too, but only because the passes it adds find nothing to do
     best = min(mends, key=lambda c: (span is not None and not span[0] <= c.line <= span[1],

@@ -5,8 +5,10 @@
 is `-1:`. The minus sign is one key, and both read as "one" at the end of a slice. The mend
 (`slice_sign`) negates one bound written as a whole number other than 0 (`:2` made `:-2`, and `-1:`
 made `1:`): tried at every slice with that one bound and no step (a slice with two bounds keeps what both
-say, which the words of one would misstate), but not in a shape's slice (`x.shape[:-1]`,
-written in nearly every long function, whose sizes other mends take: repair.py tries a bounded number).
+say, which the words of one would misstate). In a shape's slice only a bound of 1, the minus sign
+dropped: `x.shape[:1]` typed for `x.shape[:-1]`, every size but the last, keeps the FIRST size alone,
+which a batch of rows notices. The right `x.shape[:-1]` is written in nearly every long function, and
+repair.py tries a bounded number of changes: it is not made `[:1]`.
 
 repair.py keeps a mend only where it gives the reference's output on every input the check tried.
 """
@@ -26,9 +28,10 @@ SLICE_SIGN_OPS = ("slice_sign",)
 
 def _bounds(node: ast.AST) -> list[tuple[int, str, int]]:
     """(the part's place in the subscript, "lower" or "upper", the number) of each slice of `node` with one bound,
-    written as a whole number other than 0; [] for a node that is no subscript, or a shape's."""
-    if not isinstance(node, ast.Subscript) or size_read(node.value):
+    written as a whole number other than 0 (only 1 in a shape's slice); [] for a node that is no subscript."""
+    if not isinstance(node, ast.Subscript):
         return []
+    shape = size_read(node.value)
     parts = subscript_parts(node)
     found = []
     for place, part in enumerate(parts):
@@ -36,7 +39,7 @@ def _bounds(node: ast.AST) -> list[tuple[int, str, int]]:
             continue
         for end in ("lower", "upper"):
             number = number_of(getattr(part, end))
-            if type(number) is int and number != 0:
+            if type(number) is int and number != 0 and not (shape and number != 1):
                 found.append((place, end, number))
     return found
 

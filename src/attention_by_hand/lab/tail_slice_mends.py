@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.code_layout import number_of
+from attention_by_hand.lab.code_layout import number_of, subscript_parts
 from attention_by_hand.lab.mend_edits import tailed
 from attention_by_hand.lab.mutant_edits import Change, quote
 
@@ -22,15 +22,11 @@ __all__ = ["TAIL_SLICE_OPS", "tail_slice_mends", "tail_slice_words"]
 TAIL_SLICE_OPS = ("tail_slice",)
 
 
-def _parts(node: ast.Subscript) -> list[ast.expr]:
-    return list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
-
-
 def _indices(node: ast.AST) -> list[int]:
     """The places of the indices of a subscript written to that are no slice, no `...` and no plain number."""
     if not (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)):
         return []
-    return [k for k, p in enumerate(_parts(node)) if not isinstance(p, (ast.Slice, ast.Starred))
+    return [k for k, p in enumerate(subscript_parts(node)) if not isinstance(p, (ast.Slice, ast.Starred))
             and not (isinstance(p, ast.Constant) and p.value is Ellipsis) and number_of(p) is None]
 
 
@@ -50,6 +46,6 @@ def tail_slice_words(node: ast.AST, change: Change) -> str | None:
     """The mistake a `tail_slice` change mends, in words."""
     if change.op != "tail_slice" or change.arg not in _indices(node):
         return None
-    index = quote(_parts(node)[change.arg])
+    index = quote(subscript_parts(node)[change.arg])
     return (f"one cell where a run of cells was meant: `{quote(node)}` writes the ONE entry at `{index}`; every entry "
             f"from `{index}` on is `{index}:`, a slice (the colon)")

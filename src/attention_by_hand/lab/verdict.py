@@ -59,10 +59,13 @@ __all__ = ["CheckResult", "CheckRun", "Ending", "Plan", "plan", "check_run", "ch
 def _said_after_effect(event: dict, effect: str) -> bool:
     """Whether a mend is said after a catalogued mistake's `effect`: its op is one of SAID_AFTER_EFFECT,
     or it puts one axis's number for another where the effect speaks of axes, a shape or a transpose
-    (`mean(dim=-2)` for `mean(dim=-1)` under "averaged over the wrong axes"): an axis mended under "the
-    mask is on the wrong side" (`cumsum(-2)` for `cumsum(1)`) may mend by another road than the slip made."""
-    axis = event.get("op") == "const" and event.get("words") == WRONG_AXIS and re.search(r"\bax[ie]s\b|shape|transpose", effect) is not None
-    return event.get("op") in SAID_AFTER_EFFECT or axis
+    (`mean(dim=-2)` for `mean(dim=-1)` under "averaged over the wrong axes"), or takes a call away where it
+    does (`torch.stack(...)` for `torch.stack(...).transpose(0, 1)`): an axis mended under "the mask is on the
+    wrong side" (`cumsum(-2)` for `cumsum(1)`) may mend by another road than the slip made."""
+    axes = re.search(r"\bax[ie]s\b|shape|transpose", effect) is not None
+    axis = event.get("op") == "const" and event.get("words") == WRONG_AXIS and axes
+    # a call taken away (a transpose too many) where the effect is of axes: the effect's own words may read as one missing
+    return event.get("op") in SAID_AFTER_EFFECT or axis or (event.get("op") == "unwrap" and axes)
 
 
 @dataclass(frozen=True)

@@ -33,7 +33,10 @@ def _judge_split_heads(got, expected, args):
     t, n_heads = args
     T, d = t.shape
     variants = [
-        ("transpose(0, 1) to put the heads first", lambda: t.reshape(T, n_heads, d // n_heads)),
+        # the effect, not a cause: a transpose left out and one too many (after `stack`, which already
+        # puts the heads first) both give it
+        ("the first two axes the other way round: the tokens first and the heads second, (T, n_heads, head_size), "
+         "where the heads' axis goes first, (n_heads, T, head_size)", lambda: t.reshape(T, n_heads, d // n_heads)),
         (
             "cut each token's vector, not the sequence: view as (T, n_heads, head_size) first, then transpose(0, 1)",
             lambda: t.reshape(n_heads, T, d // n_heads),
