@@ -146,6 +146,14 @@ def untimed():
         yield
 
 
+def check_untimed(module: ModuleType, lab):
+    """check_in_process with the searches' time guards lifted (untimed()): for a test of what a hint says."""
+    from attention_by_hand.lab.verdict import check_in_process
+
+    with untimed():
+        return check_in_process(module, lab)
+
+
 def failed_hints(tmp_path: Path, filename: str, patch: str, function: str) -> list[str]:
     """The hints of failed_checks, in order."""
     return list(failed_checks(tmp_path, filename, patch, function).values())

@@ -7,7 +7,7 @@ import importlib.util
 
 from attention_by_hand.lab.call_words import call_words
 from attention_by_hand.lab.registry import LABS
-from labhelpers import REFERENCES, load_lab, patch_lab
+from labhelpers import REFERENCES, check_untimed, load_lab, patch_lab
 
 REFERENCE = '''
 import torch
@@ -74,8 +74,6 @@ def test_code_that_does_not_parse_describes_nothing(tmp_path):
 
 
 def test_a_check_whose_blamed_line_calls_cumsum_says_what_it_does(tmp_path):
-    from attention_by_hand.lab.verdict import check_in_process
-
     patch = '''
 def softmax(scores):
     e = torch.exp(scores - scores.max(dim=-1, keepdim=True).values)
@@ -83,7 +81,7 @@ def softmax(scores):
 '''
     path = tmp_path / "lab-02-embeddings-softmax.py"
     path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), patch), encoding="utf-8")
-    failed = [r for r in check_in_process(load_lab(path), LABS[1]).results if not r.passed]
+    failed = [r for r in check_untimed(load_lab(path), LABS[1]).results if not r.passed]
     assert failed and all("`cumsum`, which the reference does not call, is a running" in r.hint
                           for r in failed if r.label.startswith("softmax"))
 
@@ -201,15 +199,13 @@ def test_a_running_log_sum_exp_is_described_as_running(tmp_path):
 
 
 def test_a_running_total_found_by_the_engine_is_followed_by_what_the_learners_call_does(tmp_path):
-    from attention_by_hand.lab.verdict import check_in_process
-
     patch = '''
 def softmax(scores):
     return (scores - torch.logcumsumexp(scores, dim=-1)).exp()
 '''
     path = tmp_path / "lab-02-embeddings-softmax.py"
     path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), patch), encoding="utf-8")
-    failed = [r for r in check_in_process(load_lab(path), LABS[1]).results if not r.passed and r.label.startswith("softmax")]
+    failed = [r for r in check_untimed(load_lab(path), LABS[1]).results if not r.passed and r.label.startswith("softmax")]
     assert failed and all("a running total, where the whole row's was meant" in r.hint
                           and "`logcumsumexp`, which the reference does not call, is a running log-sum-exp" in r.hint
                           for r in failed)

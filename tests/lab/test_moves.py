@@ -11,8 +11,7 @@ import torch
 
 from attention_by_hand.lab.outcomes import RAISED, Tried, agree, raised
 from attention_by_hand.lab.registry import LABS
-from attention_by_hand.lab.verdict import check_in_process
-from labhelpers import REFERENCES, failed_checks, failed_hints, load_lab
+from labhelpers import REFERENCES, check_untimed, failed_checks, failed_hints, load_lab
 
 
 POST_NORM_BRANCHES = '''
@@ -100,7 +99,7 @@ def test_keys_transposed_with_dot_t_on_a_batch_are_mended_with_dot_mt(tmp_path):
     path.write_text(reference.replace(line, "    scores = torch.matmul(q, k.T) * head_size ** -0.5\n"), encoding="utf-8")
     with warnings.catch_warnings():  # torch warns of .T on a batch; a learner's run does not stop for it
         warnings.simplefilter("ignore", UserWarning)
-        run = check_in_process(load_lab(path), LABS[6])
+        run = check_untimed(load_lab(path), LABS[6])
     found = [r.hint for r in run.results if not r.passed and r.label.startswith("rope_attention:")]
     assert found and all("`k.mT` for `k.T`" in h and "reverses the order of EVERY axis" in h for h in found)
 
@@ -227,7 +226,7 @@ def test_every_tile_visited_under_causal_is_named_as_the_condition_taken_as_neve
     assert reference.count(line) == 1
     path = tmp_path / "lab-10-gradients.py"
     path.write_text(reference.replace(line, "for i in range(0, T, block):"), encoding="utf-8")
-    run = check_in_process(load_lab(path), LABS[9])
+    run = check_untimed(load_lab(path), LABS[9])
     found = [r.hint for r in run.results if not r.passed]
     assert found and all("the condition `causal` taken as never true" in h for h in found)
 
@@ -320,7 +319,7 @@ def test_keys_rotated_one_position_later_are_named_in_that_call_only(tmp_path):
     assert reference.count(line) == 1
     path = tmp_path / "lab-07-positions.py"
     path.write_text(reference.replace(line, "    q, k = rope(q, positions), rope(k, positions + 1)\n"), encoding="utf-8")
-    run = check_in_process(load_lab(path), LABS[6])
+    run = check_untimed(load_lab(path), LABS[6])
     found = [r.hint for r in run.results if not r.passed and r.label.startswith("rope_attention:")]
     assert found and all("off by one there" in h and ("`positions + 1` for `positions` in `rope(k, positions)`" in h
                                                       or "`positions - 1` for `positions` in `rope(q, positions)`" in h)

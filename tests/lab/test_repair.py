@@ -13,7 +13,7 @@ from attention_by_hand.lab.mend_words import _brackets, _one_axis_cut, mend_said
 from attention_by_hand.lab.mutant_edits import Change
 from attention_by_hand.lab.repair import repair
 from attention_by_hand.lab.registry import LABS
-from labhelpers import REFERENCES, failed_hints, load_lab, patch_lab
+from labhelpers import REFERENCES, check_untimed, failed_hints, load_lab, patch_lab
 
 REFERENCE = '''
 import torch
@@ -1135,11 +1135,9 @@ def test_a_difference_taken_the_other_way_round_is_no_arguments_swapped(tmp_path
 
 
 def test_a_check_that_said_a_mend_carries_its_words_for_the_room(tmp_path):
-    from attention_by_hand.lab.verdict import check_in_process
-
     path = tmp_path / "lab-04-attention.py"
     path.write_text(patch_lab(REFERENCES[path.name].read_text(encoding="utf-8"), LATE_ROWS), encoding="utf-8")
-    failed = [r for r in check_in_process(load_lab(path), LABS[3]).results if not r.passed]
+    failed = [r for r in check_untimed(load_lab(path), LABS[3]).results if not r.passed]
     assert failed and {r.mended for r in failed if r.label.startswith("causal_mask")} == {
         "off by one: the loop starts one step late, so its first step is never made"}
 

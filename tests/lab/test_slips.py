@@ -12,8 +12,7 @@ import torch
 
 from attention_by_hand.lab.intermediates import intermediate
 from attention_by_hand.lab.registry import LABS
-from attention_by_hand.lab.verdict import check_in_process
-from labhelpers import REFERENCES, failed_checks, failed_hints, load_lab
+from labhelpers import REFERENCES, check_untimed, failed_checks, failed_hints, load_lab
 
 
 LAYER_NORM_OVER_EVERYTHING = '''
@@ -111,7 +110,7 @@ def test_tiles_scaled_by_their_width_are_named_as_another_size(tmp_path):
     assert reference.count("1 / math.sqrt(q.shape[-1])") == 1
     path = tmp_path / "lab-09-flash-attention.py"
     path.write_text(reference.replace("1 / math.sqrt(q.shape[-1])", "block ** -0.5"), encoding="utf-8")
-    run = check_in_process(load_lab(path), LABS[8])
+    run = check_untimed(load_lab(path), LABS[8])
     found = [r.hint for r in run.results if not r.passed]
     assert found and all("`block` for `q.shape[-1]` (a wrong size" in h for h in found)
 
