@@ -64,8 +64,7 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = torch.eye(weight.shape[0], dtype=weight.dtype)[:, ids]
-    return torch.matmul(hot, weight)
+    return weight.index_select(0, ids)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,8 +72,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    top = scores.max(dim=-1, keepdim=True)[0]
-    e = torch.exp(scores - top)
+    e = (scores - scores.nanquantile(1.0, dim=-1, keepdim=True)).exp()
     return e / e.sum(dim=-1, keepdim=True)
 
 

@@ -64,8 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = (ids.unsqueeze(-1) == torch.arange(weight.size(0))).to(weight.dtype)
-    return (hot.unsqueeze(-1) * weight).sum(-2)
+    hot = F.one_hot(ids, num_classes=weight.size(0)).to(dtype='float32')
+    return torch.linalg.matmul(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,9 +73,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    big = scores.sort(dim=-1).values[..., scores.shape[-1]:]
-    e = (scores - big).exp()
-    return e * e.sum(-1, keepdim=True).reciprocal()
+    e = (scores - scores.amax(-1, True)).exp()
+    return e.div(e.sum(-1, True))
 
 
 # %% [markdown]

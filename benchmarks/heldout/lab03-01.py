@@ -67,10 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    pairs, seen = torch.unique(torch.stack((ids[:-1], ids[1:]), dim=1), dim=0, return_counts=True)
-    counts = torch.zeros(vocab_size, vocab_size)
-    counts[pairs[:, 0], pairs[:, 1]] = seen.float()
-    return counts
+    codes = torch.add(torch.mul(ids[:-1], vocab_size), ids[1:])
+    flat = torch.bincount(codes, minlength=vocab_size * vocab_size - 1)
+    return torch.reshape(flat, (vocab_size, vocab_size)).float()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -80,7 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return torch.log(counts + smoothing).log_softmax(dim=1).exp()
+    smoothed = torch.add(counts, smoothing)
+    return torch.div(smoothed, torch.sum(smoothed, dim=1, keepdim=True))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +88,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    each = [probs[a, b] for a, b in zip(ids[:-1].tolist(), ids[1:].tolist())]
-    return -torch.stack(each).log().sum() / len(each)
+    picked = probs[ids[:-1], ids[1:]]
+    return torch.neg(torch.mean(torch.log(picked)))
 
 
 # %% [markdown]

@@ -67,9 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    now = F.one_hot(ids[:-1], vocab_size).float
-    then = F.one_hot(ids[1:], vocab_size).float()
-    return now.t().mm(then)
+    counts = torch.zeros(vocab_size, vocab_size)
+    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
+        counts[a:b] += 1
+    return counts
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,7 +80,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return F.normalize(counts + smoothing, p=1.0, dim=1)
+    c = counts + smoothing
+    return c.div(c.sum(1, True))
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -87,9 +89,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    rows = probs[ids[:-1]]
-    got = rows.gather(1, ids[1:].unsqueeze(1))
-    return got.log().mean().neg()
+    picked = probs[ids[:-1]].mul(F.one_hot(ids[1:], probs.size(1))).sum(1)
+    return picked.log().mean().neg()
 
 
 # %% [markdown]

@@ -67,9 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    now = F.one_hot(ids[:-1], vocab_size).float()
-    then = F.one_hot(ids[1:], vocab_size).float()
-    return now.t().mm(then)
+    pairs = torch.stack((ids[:-1], ids[1:]), dim=1).double()
+    edges = [0.0, float(vocab_size), 0.0, float(vocab_size)]
+    return torch.histogramdd(pairs, bins=[vocab_size, vocab_size], range=edges).hist.float()
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,7 +79,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    return F.normalize(counts + smoothing, p=1.0, dim=1)
+    c = counts + smoothing
+    return torch.diag(1.0 / c.sum(dim=1)) @ c
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -87,9 +88,7 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    rows = probs[ids[:-1]]
-    got = rows.scatter(1, ids[1:].unsqueeze(1))
-    return got.log().mean().neg()
+    return F.cross_entropy(probs[ids[:-1]].log(), ids[1:])
 
 
 # %% [markdown]

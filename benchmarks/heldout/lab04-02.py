@@ -52,8 +52,10 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    d = torch.arange(T)
-    return torch.sub(d.view(1, -1), d.view(-1, 1)) > 0
+    m = torch.zeros(T, T, dtype=torch.bool)
+    idx = torch.triu_indices(T, T, 1)
+    m[idx] = True
+    return m
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,10 +64,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = q.dot(k.t()) * q.size(1) ** -0.5
-    s[causal_mask(s.size(0))] = -math.inf
-    e = (s - s.max(-1, keepdim=True)[0]).exp()
-    return e / e.sum(-1, keepdim=True)
+    s = torch.linalg.matmul(q, k.T).div(math.sqrt(k.size(-1)))
+    s = s + (~causal_mask(x.size(0))).float().log()
+    return s.softmax(-1)
 
 
 def self_attention(
@@ -77,8 +78,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    out = w.mm(value(x))
-    return out, w
+    return torch.linalg.matmul(w, value(x)), w
 
 
 # %% [markdown]

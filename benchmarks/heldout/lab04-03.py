@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.ones(T, T, dtype=torch.bool).tril().logical_not()
+    return torch.ones(T, T).tril().eq(0)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,9 +62,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     """
     q = query(x)
     k = key(x)
-    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) ** 0.5
-    s = s.masked_fill(causal_mask(x.shape[0]), float('-inf'))
-    return F.softmin(-s, dim=-1)
+    s = torch.einsum('id,jd->ij', q, k) / math.sqrt(q.shape[-1])
+    s = torch.where(causal_mask(s.shape[-1]), float('-inf'), s)
+    e = torch.exp(s - torch.amin(s, dim=-1, keepdim=True))
+    return torch.div(e, torch.sum(e, dim=-1, keepdim=True))
 
 
 def self_attention(
@@ -76,7 +77,8 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return torch.matmul(w, value(x)), w
+    out = torch.einsum('ij,jd->id', w, value(x))
+    return out, w
 
 
 # %% [markdown]

@@ -52,8 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    d = torch.arange(T)
-    return torch.sub(d.view(1, -1), d.view(-1, 1)) > 0
+    return torch.ones(T, T, dtype=torch.bool).tril(-1).t()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,10 +61,8 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = q.mm(k.t()) * q.size(1) ** -0.5
-    s[causal_mask(s.size(0))] = -math.inf
-    e = (s - s.max(-1, keepdim=True)[0]).exp()
-    return e / e.sum(-1, keepdim=True)
+    eye = torch.eye(x.shape[0], dtype=q.dtype)
+    return F.scaled_dot_product_attention(q, k, eye, is_causal=True)
 
 
 def self_attention(
@@ -77,8 +74,8 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    out = w.mv(value(x))
-    return out, w
+    v = value(x)
+    return torch.addmm(v.new_zeros(w.shape[0], v.shape[1]), w, v), w
 
 
 # %% [markdown]

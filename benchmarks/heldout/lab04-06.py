@@ -52,8 +52,10 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    eye = torch.eye(T)
-    return (eye.cumsum(1) - eye).bool()
+    m = torch.zeros(T, T, dtype=torch.bool)
+    idx = torch.triu_indices(T, T, 1)
+    m[idx[0], idx[1]] = True
+    return m
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -62,9 +64,9 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
     q, k = query(x), key(x)
-    s = (q.unsqueeze(1) * k.unsqueeze(0)).sum(-1) / math.sqrt(q.shape[1])
-    s = s - 1e30 * causal_mask(x.shape[0])
-    return torch.exp(s - s.logsumexp(-1, keepdim=True))
+    s = torch.linalg.matmul(q, k.T).div(math.sqrt(k.size(-1)))
+    s = s + (-causal_mask(x.size(0))).float().log()
+    return s.softmax(-1)
 
 
 def self_attention(
@@ -76,7 +78,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    return (w.unsqueeze(-1) * value(x).unsqueeze(0)).sum(1), w
+    return torch.linalg.matmul(w, value(x)), w
 
 
 # %% [markdown]

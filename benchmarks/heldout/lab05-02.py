@@ -56,8 +56,9 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    hs = t.size(-1) // n_heads
-    return torch.stack([t[:, h * hs:(h + 1) * hs] for h in range(n_heads)])
+    T, d = t.shape
+    hs = d // n_heads
+    return t.contiguous().as_strided((n_heads, T, hs), (hs, d, 1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +66,11 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.cat(tuple(t), dim=-2)
+    n_heads, T, hs = t.shape
+    out = t.new_empty(T, n_heads * hs)
+    for h in range(n_heads):
+        out[:, h * hs:(h + 1) * hs] = t[h]
+    return out
 
 
 def multi_head_attention(
@@ -76,13 +81,13 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    q, k, v = (split_heads(lin(x), n_heads) for lin in (query, key, value))
-    T = x.size(0)
-    s = q.bmm(k.permute(0, 2, 1)) * q.size(-1) ** -0.5
-    s[:, torch.arange(T)[:, None] < torch.arange(T)] = -math.inf
-    e = (s - s.max(-1, keepdim=True)[0]).exp()
-    w = e / e.sum(-1, keepdim=True)
-    return proj(merge_heads(w.bmm(v))), w
+    q = split_heads(query(x), n_heads)
+    k = split_heads(key(x), n_heads)
+    v = split_heads(value(x), n_heads)
+    T = x.shape[0]
+    eye = torch.eye(T, dtype=q.dtype).expand(n_heads, T, T)
+    w = F.scaled_dot_product_attention(q, k, eye, is_causal=True)
+    return proj(merge_heads(w @ v)), w
 
 
 # %% [markdown]

@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    hs = t.size(-1) // n_heads
-    return torch.stack([t[:, h * hs:(h + 1) * hs] for h in range(n_heads)])
+    size = t.size(1) // n_heads
+    return t.unfold(1, size, size).transpose(0, 1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.cat(tuple(t), dim=-1)
+    return t.transpose(0, 1).contiguous().view(t.size(0), -1)
 
 
 def multi_head_attention(
@@ -76,13 +76,12 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    q, k, v = (split_heads(lin(x), n_heads) for lin in (query, key, value))
+    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
     T = x.size(0)
-    s = q.bmm(k.permute(0, 2, 1)) * q.size(-1) ** -0.5
-    s[torch.arange(T)[:, None] < torch.arange(T)] = -math.inf
-    e = (s - s.max(-1, keepdim=True)[0]).exp()
-    w = e / e.sum(-1, keepdim=True)
-    return proj(merge_heads(w.bmm(v))), w
+    s = torch.linalg.matmul(q, k.transpose(1, 2)).div(math.sqrt(q.size(-1)))
+    s = s + torch.ones(T, T).tril().log()
+    w = s.softmax(-1)
+    return proj(merge_heads(torch.linalg.matmul(w, v))), w
 
 
 # %% [markdown]

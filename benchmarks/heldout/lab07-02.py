@@ -81,13 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    pos = torch.arange(n_positions).double()
-    speed = base ** (-torch.arange(0, d_model, 2).double() / d_model)
-    angle = torch.outer(pos, speed)
-    table = torch.zeros(n_positions, d_model // 2, 2, dtype=torch.float64)
-    table[..., 0] = angle.sin()
-    table[..., 1] = angle.cos()
-    return table.flatten(1).float()
+    p = torch.arange(n_positions).double()[:, None]
+    theta = base ** (-torch.arange(0, d_model, 2).double() / d_model)
+    angle = p * theta.repeat(2)
+    odd_column = torch.arange(d_model) % 2 == 1
+    return torch.where(odd_column, angle.cos(), angle.sin()).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -96,8 +94,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    T = x.size(-2)
-    return x + table[range(T)]
+    return x.add(table.index_select(0, torch.arange(x.size(-2))))
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -112,12 +109,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.size(-1) // 2
-    theta = torch.pow(base, torch.arange(half) * (-2.0 / x.size(-1)))
-    ang = torch.kron(positions.float(), theta)
-    x1, x2 = x.split(half, dim=-1)
-    cos, sin = ang.cos(), ang.sin()
-    return torch.cat([x1 * cos - x2 * sin, x2 * cos + x1 * sin], -1)
+    d = x.size(-1)
+    h = d // 2
+    angle = positions[:, None].double() * base ** (torch.arange(h).double() * -2 / d)
+    c, s = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
+    a, b = x[..., :h], x[..., h:]
+    return torch.cat((a * c - b * s, a * s + b * c), -1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -127,12 +124,10 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.size(-2)
-    qr = rope(q, torch.arange(T))
-    kr = rope(k, torch.arange(T))
-    s = qr @ kr.transpose(-1, -2) * q.size(-1) ** -0.5
-    s[..., hidden_future(T)] = -math.inf
-    e = (s - s.max(-1, keepdim=True)[0]).exp()
-    return (e / e.sum(-1, keepdim=True)) @ v
+    pos = torch.arange(T)
+    s = torch.linalg.matmul(rope(q, pos), rope(k, pos).transpose(-2, -1)).div(math.sqrt(q.size(-1)))
+    s = s + (~hidden_future(T)).float().log()
+    return torch.linalg.matmul(s.softmax(-1), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -141,8 +136,7 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    i, j = torch.meshgrid(torch.arange(T), torch.arange(T), indexing='ij')
-    return ((j - i).clamp(max=0) * slope).float()
+    return torch.ones(T, T).tril(-1).cumsum(0).mul(-slope)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -152,10 +146,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.size(-2)
-    s = q @ k.transpose(-1, -2) * q.size(-1) ** -0.5 + alibi_bias(T, slope)
-    s[..., hidden_future(T)] = -math.inf
-    e = (s - s.max(-1, keepdim=True)[0]).exp()
-    return (e / e.sum(-1, keepdim=True)) @ v
+    s = torch.linalg.matmul(q, k.transpose(-2, -1)).div(math.sqrt(q.size(-1))).add(alibi_bias(T, slope))
+    s = s + (~hidden_future(T)).float().log()
+    return torch.linalg.matmul(s.softmax(-1), v)
 
 
 # %% [markdown]

@@ -81,10 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64)[:, None]
-    col = torch.arange(d_model)
-    angle = p / base ** ((col - col % 2) / d_model)
-    return torch.sin(angle + (col % 2) * (math.pi / 2)).float()
+    p = torch.arange(n_positions, dtype=torch.float64)
+    theta = torch.pow(base, -torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    angle = torch.einsum('p,i->pi', p, theta)
+    z = torch.polar(torch.ones_like(angle), angle)
+    return torch.view_as_real(z).flip(-1).flatten(1).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +94,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.split(x.shape[-2])[0]
+    return torch.add(x, table[: x.shape[-2]])
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,13 +110,10 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     half = x.shape[-1] // 2
-    theta = base ** (-torch.arange(half) * 2 / x.shape[-1])
-    ang = positions[:, None] * theta
-    c, s = ang.cos(), ang.sin()
-    rot = torch.stack((torch.stack((c, -s), -1), torch.stack((s, c), -1)), -2)
-    pairs = torch.stack((x[..., :half], x[..., half:]), -1)
-    turned = (rot @ pairs.unsqueeze(-1)).squeeze(-1)
-    return torch.cat((turned[..., 0], turned[..., 1]), -1)
+    theta = torch.pow(base, -torch.arange(half, dtype=torch.float64) * 2 / x.shape[-1])
+    angle = torch.einsum('t,i->ti', positions.double(), theta)
+    z = torch.complex(x[..., :half].double(), x[..., half:].double()) * torch.polar(torch.ones_like(angle), angle)
+    return torch.cat((z.real, z.imag), dim=-1).to(positions.dtype)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -125,8 +123,12 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
     T = q.shape[-2]
-    where = torch.arange(T)
-    return F.scaled_dot_product_attention(rope(q, where), rope(k, where), v, is_causal=True)
+    pos = torch.arange(T)
+    s = torch.einsum('...id,...jd->...ij', rope(q, pos), rope(k, pos)) / math.sqrt(q.shape[-1])
+    s = torch.where(hidden_future(T), float('-inf'), s)
+    e = torch.exp(s - torch.amax(s, dim=-1, keepdim=True))
+    w = torch.div(e, torch.sum(e, dim=-1, keepdim=True))
+    return torch.einsum('...ij,...jd->...id', w, v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -135,8 +137,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    r = torch.arange(T, dtype=torch.float32)[:, None]
-    return -slope * torch.cdist(r, r, p=1).tril()
+    r = torch.arange(T, dtype=torch.float32)
+    return torch.mul(torch.tril(r.unsqueeze(1) - r.unsqueeze(0)), -slope)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -146,8 +148,11 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    bias = alibi_bias(T, slope).masked_fill(hidden_future(T), -math.inf)
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+    s = torch.einsum('...id,...jd->...ij', q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = torch.where(hidden_future(T), float('-inf'), s)
+    e = torch.exp(s - torch.amax(s, dim=-1, keepdim=True))
+    w = torch.div(e, torch.sum(e, dim=-1, keepdim=True))
+    return torch.einsum('...ij,...jd->...id', w, v)
 
 
 # %% [markdown]

@@ -81,10 +81,11 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)
-    i = torch.arange(0, d_model, 2, dtype=torch.float64)
-    angle = p / base ** (i / d_model)
-    return torch.stack((angle.sin(), angle.cos()), dim=-1).reshape(n_positions, d_model).float()
+    p = torch.arange(n_positions, dtype=torch.float64)[:, None]
+    theta = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
+    both = torch.cat((torch.sin(p * theta), torch.cos(p * theta)), dim=1)
+    order = torch.arange(d_model).view(2, d_model // 2).t().flatten()
+    return both[:, order].float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -93,7 +94,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table[: x.shape[-2]]
+    return x + table.t()[:, : x.shape[-2]].t()
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,12 +110,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     d = x.shape[-1]
-    half = d // 2
-    theta = base ** (-torch.arange(0, d, 2) / d)
-    ang = positions[:, None] * theta
-    a, b = x[..., :half], x[..., half:]
-    c, s = ang.cos(), ang.sin()
-    return torch.cat((a * c - b * s, a * s + b * c), dim=-1)
+    h = d // 2
+    angle = positions[:, None].double() * base ** (-2 * torch.arange(h).double() / d)
+    cos = torch.cat((angle.cos(), angle.cos()), dim=-1).to(x.dtype)
+    sin = torch.cat((-angle.sin(), angle.sin()), dim=-1).to(x.dtype)
+    return x * cos + x.roll(h, dims=-1) * sin
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -125,9 +125,12 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    s = torch.matmul(rope(q, pos), rope(k, pos).transpose(-2, -1)) / math.sqrt(q.shape[-1])
-    s = s.masked_fill(hidden_future(T), float('-inf'))
-    return torch.matmul(F.softmin(-s, dim=-1), v)
+    qr, kr = rope(q, pos), rope(k, pos)
+    rows = []
+    for i in range(T):
+        w = torch.softmax((qr[..., i:i + 1, :] @ kr[..., : i + 1, :].transpose(-2, -1)) / math.sqrt(q.shape[-1]), dim=-1)
+        rows.append(w @ v[..., : i + 1, :])
+    return torch.cat(rows, dim=-2)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -136,8 +139,10 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    r = torch.arange(T, dtype=torch.float32)
-    return -slope * (r.unsqueeze(1) - r.unsqueeze(1)).clamp(min=0)
+    b = torch.zeros(T, T)
+    for n in range(1, T):
+        b = b + torch.diag(torch.full((T - n,), float(n)), -n)
+    return b * -slope
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -147,9 +152,12 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = s.masked_fill(hidden_future(T), float('-inf'))
-    return torch.matmul(F.softmin(-s, dim=-1), v)
+    bias = alibi_bias(T, slope)
+    rows = []
+    for i in range(T):
+        s = (q[..., i:i + 1, :] @ k[..., : i + 1, :].transpose(-2, -1)) / math.sqrt(q.shape[-1]) + bias[i, : i + 1]
+        rows.append(torch.softmax(s, dim=-1) @ v[..., : i + 1, :])
+    return torch.cat(rows, dim=-2)
 
 
 # %% [markdown]

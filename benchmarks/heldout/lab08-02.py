@@ -74,7 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    return token_embedding(tokens) + position_embedding(torch.full_like(tokens, start) + torch.arange(tokens.shape[-1]))
+    pos = torch.arange(tokens.size(-1)).add(start)
+    return token_embedding(tokens).add(position_embedding(pos))
 
 
 def append_to_cache(
@@ -86,13 +87,10 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    joined = []
-    for old, new in zip(cache, (k_new, v_new)):
-        both = new.new_empty(old.shape[0], old.shape[1], old.shape[2] + new.shape[2], old.shape[3])
-        both[:, :, : old.shape[2]] = old
-        both[:, :, old.shape[2] :] = new
-        joined.append(both)
-    return joined[0], joined[1]
+    keys, values = cache
+    keys = torch.cat([keys, k_new[..., -1:, :]], -2)
+    values = torch.cat([values, v_new], -2)
+    return keys, values
 
 
 def decode_step(
@@ -113,10 +111,12 @@ def decode_step(
         cache: the cache with the new word's key and value appended
     """
     B, _, d = x_new.shape
-    q, k, v = (t.unflatten(-1, (n_heads, d // n_heads)).transpose(1, 2) for t in qkv(x_new).chunk(3, dim=-1))
-    keys, values = append_to_cache(cache, k, v)
-    out = F.scaled_dot_product_attention(q, keys, values)
-    return proj(out.transpose(1, 2).flatten(2)), (keys, values)
+    hs = d // n_heads
+    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, hs).permute(2, 0, 3, 1, 4)
+    cache = append_to_cache(cache, k, v)
+    s = torch.linalg.matmul(q, cache[0].transpose(-2, -1)).div(math.sqrt(hs))
+    out = torch.linalg.matmul(s.softmax(-1), cache[1]).transpose(1, 2).reshape(B, 1, d)
+    return proj(out), cache
 
 
 # %% [markdown]

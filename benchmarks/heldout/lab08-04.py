@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    pos = torch.arange(tokens.shape[-1]) + start
-    return torch.add(token_embedding(tokens), F.embedding(pos, position_embedding.weight))
+    pos = torch.arange(tokens.size(-1)).add(start)
+    return token_embedding(tokens).add(position_embedding(pos))
 
 
 def append_to_cache(
@@ -87,7 +87,10 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    return tuple(torch.cat([old, new], -2) for old, new in zip(cache, (k_new, v_new)))
+    keys, values = cache[0]
+    keys = torch.cat([keys, k_new], -2)
+    values = torch.cat([values, v_new], -2)
+    return keys, values
 
 
 def decode_step(
@@ -109,13 +112,11 @@ def decode_step(
     """
     B, _, d = x_new.shape
     hs = d // n_heads
-    parts = qkv(x_new).view(B, 3, n_heads, hs)
-    q, k, v = parts[:, 0, :, None], parts[:, 1, :, None], parts[:, 2, :, None]
+    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, hs).permute(2, 0, 3, 1, 4)
     cache = append_to_cache(cache, k, v)
-    s = q @ cache[0].transpose(-1, -2) * hs ** -0.5
-    e = (s - s.max(-1, keepdim=True)[0]).exp()
-    out = (e / e.sum(-1, keepdim=True)) @ v
-    return proj(out.permute(0, 2, 1, 3).reshape(B, 1, d)), cache
+    s = torch.linalg.matmul(q, cache[0].transpose(-2, -1)).div(math.sqrt(hs))
+    out = torch.linalg.matmul(s.softmax(-1), cache[1]).transpose(1, 2).reshape(B, 1, d)
+    return proj(out), cache
 
 
 # %% [markdown]

@@ -74,7 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    return token_embedding(tokens) + position_embedding.weight[start:start + tokens.shape[-1]]
+    T = tokens.shape[-1]
+    return torch.add(token_embedding(tokens), position_embedding(torch.arange(start, start + T)))
 
 
 def append_to_cache(
@@ -87,7 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.cat((keys, k_new), dim=2), torch.cat((values, v_new), dim=2)
+    return torch.dstack((keys, k_new)), torch.dstack((values, v_new))
 
 
 def decode_step(
@@ -107,16 +108,16 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B = x_new.shape[0]
     d = x_new.shape[-1]
-    hs = d / n_heads
-    q, k, v = qkv(x_new).split(d, dim=-1)
-    q, k, v = (t.reshape(B, 1, n_heads, hs).transpose(1, 2) for t in (q, k, v))
-    keys, values = append_to_cache(cache, k, v)
-    s = torch.matmul(q, keys.transpose(-2, -1)) / math.sqrt(hs)
-    w = F.softmin(-s, dim=-1)
-    out = torch.matmul(w, values).transpose(1, 2).reshape(B, 1, d)
-    return proj(out), (keys, values)
+    hs = d // n_heads
+    q, k, v = (torch.transpose(torch.unflatten(t, -1, (n_heads, hs)), 1, 2) for t in torch.tensor_split(qkv(x_new), 3, dim=1))
+    cache = append_to_cache(cache, k, v)
+    keys, values = cache
+    s = torch.einsum('bhqd,bhkd->bhqk', q, keys) / math.sqrt(hs)
+    e = torch.exp(s - torch.amax(s, dim=-1, keepdim=True))
+    w = torch.div(e, torch.sum(e, dim=-1, keepdim=True))
+    out = torch.flatten(torch.transpose(torch.einsum('bhqk,bhkd->bhqd', w, values), 1, 2), start_dim=2)
+    return proj(out), cache
 
 
 # %% [markdown]

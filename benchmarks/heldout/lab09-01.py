@@ -70,7 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    return torch.exp(scores - torch.logcumsumexp(scores, dim=-1)[..., -1:])
+    m = torch.full_like(scores[..., 0], float('-inf'))
+    l = torch.zeros_like(scores[..., 0])
+    for s in torch.unbind(scores, dim=0):
+        m_new = torch.maximum(m, s)
+        l = torch.add(torch.mul(l, torch.exp(m - m_new)), torch.exp(s - m_new))
+        m = m_new
+    return torch.div(torch.exp(scores - m.unsqueeze(-1)), l.unsqueeze(-1))
 
 
 def tiled_attention(
@@ -89,25 +95,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
+    T_q, T_k = q.shape[-2], k.shape[-2]
     scale = 1 / math.sqrt(q.shape[-1])
-    rows = []
-    for qb, a in zip(q.split(block, dim=-2), range(0, q.shape[-2], block)):
-        run = None
-        for kb, vb, c in zip(k.split(block, dim=-2), v.split(block, dim=-2), range(0, k.shape[-2], block)):
-            if causal and c > a + qb.shape[-2] - 1:
-                break
-            s = qb @ kb.transpose(-2, -1) * scale
+    outs, lses = [], []
+    for a in range(0, T_q, block):
+        qb = q[..., a:a + block, :]
+        m = torch.full(qb.shape[:-1], float('-inf'), dtype=q.dtype)
+        l = torch.zeros_like(m)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
+        stop = min(a + block, T_k) if causal else T_k
+        for c in range(0, stop, block):
+            s = torch.einsum('...id,...jd->...ij', qb, k[..., c:c + block, :]) * scale
             if causal:
-                s = s.masked_fill(~torch.ones(s.shape[-2:], dtype=torch.bool).tril(a - c), -math.inf)
-            part = torch.logsumexp(s, dim=-1, keepdim=True)
-            if run is None:
-                run, acc = part, torch.exp(s - part) @ vb
-            else:
-                new = torch.logaddexp(run, part)
-                acc = acc * torch.exp(run - new) + torch.exp(s - new) @ vb
-                run = new
-        rows.append((acc, run.squeeze(-1)))
-    return torch.cat([r[0] for r in rows], dim=-2), torch.cat([r[1] for r in rows], dim=-1)
+                i = torch.arange(a, a + qb.shape[-2]).unsqueeze(-1)
+                j = torch.arange(c, c + s.shape[-1])
+                s = torch.where(j > i, float('-inf'), s)
+            m_new = torch.maximum(m, torch.amax(s, dim=-1))
+            p = torch.exp(s - m_new.unsqueeze(-1))
+            r = torch.exp(m - m_new)
+            l = r * l + torch.sum(p, dim=-1)
+            acc = r.unsqueeze(-1) * acc + torch.einsum('...ij,...jd->...id', p, v[..., c:c + block, :])
+            m = m_new
+        outs.append(acc / l.unsqueeze(-1))
+        lses.append(m + torch.log(l))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

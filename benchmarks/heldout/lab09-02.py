@@ -70,14 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1], -math.inf, dtype=scores.dtype)
-    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
+    m = scores.new_full(scores.shape[:-1] + (1,), float('-inf'))
+    l = scores.new_zeros(scores.shape[:-1] + (1,))
     for j in range(scores.size(-1)):
-        col = scores[..., j]
-        top = torch.max(m, col)[0]
-        l = l * torch.exp(m - top) + torch.exp(col - top)
-        m = top
-    return torch.exp(scores - m[..., None]) / l[..., None]
+        s = scores[..., j, None]
+        m_new = m.clip(lower=s)
+        l = l.mul(m.sub(m_new).exp()).add(s.sub(m_new).exp())
+        m = m_new
+    return scores.sub(m).exp().div(l)
 
 
 def tiled_attention(
@@ -96,28 +96,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk = q.size(-2), k.size(-2)
-    scale = q.size(-1) ** -0.5
-    out = torch.empty(q.shape[:-1] + v.shape[-1:], dtype=q.dtype)
-    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
-    for a in range(0, Tq, block):
-        b = min(a + block, Tq)
-        m = torch.full(q.shape[:-2] + (b - a,), -math.inf, dtype=q.dtype)
-        l = torch.zeros_like(m)
-        acc = torch.zeros(q.shape[:-2] + (b - a, v.size(-1)), dtype=q.dtype)
-        for c in range(0, b if causal else Tk, block):
-            e = min(c + block, Tk)
-            s = q[..., a:b, :] @ k[..., c:e, :].transpose(-1, -2) * scale
+    *lead, T_q, hs = q.shape
+    T_k = k.size(-2)
+    out = q.new_zeros(*lead, T_q, v.size(-1))
+    lse = q.new_zeros(*lead, T_q)
+    for a in range(0, T_q, block):
+        qb = q[..., a:a + block, :]
+        bq = qb.size(-2)
+        m = qb.new_full((*lead, bq, 1), float('-inf'))
+        l = qb.new_zeros((*lead, bq, 1))
+        acc = qb.new_zeros((*lead, bq, v.size(-1)))
+        for c in range(0, a + bq if causal else T_k, block):
+            kb, vb = k[..., c:c + block, :], v[..., c:c + block, :]
+            s = torch.linalg.matmul(qb, kb.transpose(-2, -1)).div(math.sqrt(hs))
             if causal:
-                s[..., torch.arange(a, b)[:, None] < torch.arange(c, e)] = -math.inf
-            top = torch.max(m, s.max(-1)[0])
-            p = torch.exp(s - top[..., None])
-            r = torch.exp(m - top)
-            l = r * l + p.sum(-1)
-            acc = r[..., None] * acc + p @ v[..., c:e, :]
-            m = top
-        out[..., a:b, :] = acc / l[..., None]
-        lse[..., a:b] = m + torch.log(l)
+                hide = torch.arange(c, c + kb.size(-2)) > torch.arange(a, a + bq)[:, None]
+                s = s + (~hide).float().log()
+            m_new = m.clamp(min=s.amax(-1, True))
+            p = s.sub(m_new).exp()
+            r = m.sub(m_new).exp()
+            l = l.mul(r).add(p.sum(-1, True))
+            acc = acc.mul(r).add(torch.linalg.matmul(p, vb))
+            m = m_new
+        out[..., a:a + bq, :] = acc.div(l)
+        lse[..., a:a + bq] = m.add(l.log()).squeeze(-1)
     return out, lse
 
 

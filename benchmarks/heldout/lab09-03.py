@@ -70,13 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores[..., :1] * 0 - math.inf
-    l = scores[..., :1] * 0
-    for s in scores.split(1, dim=-1):
-        m_new = torch.fmax(m, s)
-        l = l * (m - m_new).exp() + (s - m_new).exp()
+    m = torch.full_like(scores[..., 0], float('-inf'))
+    l = torch.zeros_like(scores[..., 0])
+    for s in torch.unbind(scores, dim=-1):
+        m_new = torch.maximum(m, s)
+        l = torch.add(torch.mul(l, torch.exp(m - m_new)), torch.exp(s - m_new))
         m = m_new
-    return (scores - m).exp() / l
+    return torch.div(torch.exp(scores - m.unsqueeze(-1)), l.unsqueeze(-1))
 
 
 def tiled_attention(
@@ -95,27 +95,30 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    hs = q.shape[-1]
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    scale = 1 / math.sqrt(q.shape[-1])
     outs, lses = [], []
-    for a in range(0, q.shape[-2], block):
+    for a in range(0, T_q, block):
         qb = q[..., a:a + block, :]
-        n = qb.shape[-2]
-        m = torch.full(qb.shape[:-1] + (1), -math.inf, dtype=q.dtype)
+        m = torch.full(qb.shape[:-1], float('-inf'), dtype=q.dtype)
         l = torch.zeros_like(m)
-        acc = torch.zeros(qb.shape[:-1] + (v.shape[-1],), dtype=q.dtype)
-        for c in range(0, a + n if causal else k.shape[-2], block):
-            s = torch.matmul(qb, k[..., c:c + block, :].transpose(-2, -1)) / math.sqrt(hs)
+        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
+        stop = min(a + block, T_k) if causal else T_k
+        for c in range(0, stop, block):
+            s = torch.einsum('...id,...jd->...ij', qb, k[..., c:c + block, :]) * scale
             if causal:
-                s = s.masked_fill(torch.arange(a, a + n)[:, None] < torch.arange(c, c + s.shape[-1]), -math.inf)
-            m_new = torch.fmax(m, s.max(dim=-1, keepdim=True)[0])
-            p = torch.exp(s - m_new)
+                i = torch.arange(a, a + qb.shape[-2]).unsqueeze(-1)
+                j = torch.arange(c, c + s.shape[-1])
+                s = torch.where(j > i, float('-inf'), s)
+            m_new = torch.maximum(m, torch.amax(s, dim=-1))
+            p = torch.exp(s - m_new.unsqueeze(-1))
             r = torch.exp(m - m_new)
-            l = r * l + p.sum(dim=-1, keepdim=True)
-            acc = r * acc + torch.matmul(p, v[..., c:c + block, :])
+            l = r * l + torch.sum(p, dim=-1)
+            acc = r.unsqueeze(-1) * acc + torch.einsum('...ij,...jd->...id', p, v[..., c:c + block, :])
             m = m_new
-        outs.append(acc / l)
-        lses.append((m + torch.log(l)).squeeze(-1))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
+        outs.append(acc / l.unsqueeze(-1))
+        lses.append(m + torch.log(l))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-2)
 
 
 # %% [markdown]

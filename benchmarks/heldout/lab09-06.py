@@ -70,14 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full(scores.shape[:-1], -math.inf, dtype=scores.dtype)
-    l = torch.zeros(scores.shape[:-1], dtype=scores.dtype)
-    for j in range(scores.size(-1)):
-        col = scores[..., j]
-        top = torch.max(m, col)
-        l = l * torch.exp(m - top) + torch.exp(col - top)
-        m = top
-    return torch.exp(scores - m[..., None]) / l[..., None]
+    m = scores[..., :2].amax(dim=-1, keepdim=True)
+    l = torch.zeros_like(m)
+    for piece in scores.split(2, dim=-1):
+        m_new = torch.maximum(m, piece.amax(dim=-1, keepdim=True))
+        l = l * (m - m_new).exp() + (piece - m_new).exp().sum(dim=-1, keepdim=True)
+        m = m_new
+    return (scores - m).exp() / l
 
 
 def tiled_attention(
@@ -96,28 +95,29 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    Tq, Tk = q.size(-2), k.size(-2)
-    scale = q.size(-1) ** -0.5
-    out = torch.empty(q.shape[:-1] + v.shape[-1:], dtype=q.dtype)
-    lse = torch.empty(q.shape[:-1], dtype=q.dtype)
-    for a in range(0, Tq, block):
-        b = min(a + block, Tq)
-        m = torch.full(q.shape[:-2] + (b - a,), -math.inf, dtype=q.dtype)
-        l = torch.zeros_like(m)
-        acc = torch.zeros(q.shape[:-2] + (b - a, v.size(-1)), dtype=q.dtype)
-        for c in range(a, b if causal else Tk, block):
-            e = min(c + block, Tk)
-            s = q[..., a:b, :] @ k[..., c:e, :].transpose(-1, -2) * scale
+    scale = q.shape[-1] ** -0.5
+    qs = q.split(block, dim=-2)
+    ms = [torch.full(x.shape[:-1], float('-inf'), dtype=q.dtype) for x in qs]
+    ls = [torch.zeros(x.shape[:-1], dtype=q.dtype) for x in qs]
+    accs = [torch.zeros(*x.shape[:-1], v.shape[-1], dtype=q.dtype) for x in qs]
+    for c in range(0, k.shape[-2], block):
+        kb, vb = k[..., c:c + block, :], v[..., c:c + block, :]
+        for n, qb in enumerate(qs):
+            a = n * block
+            if causal and c > a + qb.shape[-2] - 1:
+                continue
+            s = (qb @ kb.transpose(-1, -2)) * scale
             if causal:
-                s[..., torch.arange(a, b)[:, None] < torch.arange(c, e)] = -math.inf
-            top = torch.max(m, s.max(-1)[0])
-            p = torch.exp(s - top[..., None])
-            r = torch.exp(m - top)
-            l = r * l + p.sum(-1)
-            acc = r[..., None] * acc + p @ v[..., c:e, :]
-            m = top
-        out[..., a:b, :] = acc / l[..., None]
-        lse[..., a:b] = m + torch.log(l)
+                future = torch.arange(c, c + kb.shape[-2]) > torch.arange(a, a + qb.shape[-2]).unsqueeze(1)
+                s = s.masked_fill(future, float('-inf'))
+            m_new = torch.max(ms[n], s.max(dim=-1).values)
+            r = (ms[n] - m_new).exp()
+            p = (s - m_new.unsqueeze(-1)).exp()
+            ls[n] = ls[n] * r + p.sum(dim=-1)
+            accs[n] = accs[n] * r.unsqueeze(-1) + p @ vb
+            ms[n] = m_new
+    out = torch.cat([acc / l.unsqueeze(-1) for acc, l in zip(accs, ls)], dim=-2)
+    lse = torch.cat([m + l.log() for m, l in zip(ms, ls)], dim=-1)
     return out, lse
 
 

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(dim=-1, keepdim=True)
-    return dp * (p - D)
+    J = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
+    return (J @ dp.unsqueeze(-1)).squeeze(-1)
 
 
 def attention_backward(
@@ -76,18 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.shape[-1]
-    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(hs)
+    scale = q.shape[-1] ** -0.5
+    s = (q @ k.transpose(-1, -2)) * scale
     if causal:
-        T = q.shape[-2]
-        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).tril().logical_not(), -math.inf)
-    p = F.softmin(-s, dim=-1)
-    dv = torch.matmul(p.transpose(-2, -1), d_out)
-    dp = torch.matmul(d_out, v.transpose(-2, -1))
-    ds = softmax_backward(p, dp)
-    dq = torch.matmul(ds, k) / math.sqrt(hs)
-    dk = torch.matmul(ds.transpose(-2, -1), q) / math.sqrt(hs)
-    return dq, dk, dv
+        T = s.shape[-1]
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float('-inf'))
+    p = torch.softmax(s, dim=-1)
+    out = p @ v
+    D = (d_out * out).sum(dim=-1, keepdim=True)
+    ds = p * (d_out @ v.transpose(-1, -2) - D)
+    return (ds @ k) * scale, (ds.transpose(-1, -2) @ q) * scale, p.transpose(-1, -2) @ d_out
 
 
 def tiled_attention_backward(
@@ -111,23 +109,25 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.shape[-1]
-    T = q.shape[-2]
+    scale = q.shape[-1] ** -0.5
     D = (d_out * out).sum(dim=-1, keepdim=True)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for c in range(0, T, block):
-        kj, vj = k[..., c:c + block, :], v[..., c:c + block, :]
-        for a in range(c if causal else 0, T, block):
-            qi, gi = q[..., a:a + block, :], d_out[..., a:a + block, :]
-            s = torch.matmul(qi, kj.transpose(-2, -1)) / math.sqrt(hs)
-            if causal:
-                s = s.masked_fill(torch.arange(a, a + s.shape[-2])[:, None] < torch.arange(c, c + s.shape[-1]), -math.inf)
-            p = torch.exp(s - lse[..., a:a + block, None])
-            dv[..., c:c + block, :] += torch.matmul(p.transpose(-2, -1), gi)
-            ds = p * (torch.matmul(gi, vj.transpose(-2, -1)) - D[..., a:a + block, :])
-            dq[..., a:a + block, :] += torch.matmul(ds, kj) / math.sqrt(hs)
-            dk[..., c:c + block, :] += torch.matmul(ds.transpose(-2, -1), qi) / math.sqrt(hs)
-    return dq, dk, dv
+    T = q.shape[-2]
+    starts = list(range(0, T, block))
+    tiles = [(a, c) for a in starts for c in starts if not (causal and c > a)]
+    dq = {a: torch.zeros_like(q[..., a:a + block, :]) for a in starts}
+    dk = {c: torch.zeros_like(k[..., c:c + block, :]) for c in starts}
+    dv = {c: torch.zeros_like(v[..., c:c + block, :]) for c in starts}
+    for a, c in tiles:
+        qb, kb, vb, gb = q[..., a:a + block, :], k[..., c:c + block, :], v[..., c:c + block, :], d_out[..., a:a + block, :]
+        s = (qb @ kb.transpose(-1, -2)) * scale
+        if causal and a == c:
+            s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), float('-inf'))
+        p = (s - lse[..., a:a + block].unsqueeze(-1)).exp()
+        ds = p * (gb @ vb.transpose(-1, -2) - D[..., a:a + block, :])
+        dv[c] = dv[c] + p.transpose(-1, -2) @ gb
+        dq[a] = dq[a] + (ds @ kb) * scale
+        dk[c] = dk[c] + (ds.transpose(-1, -2) @ qb) * scale
+    return torch.cat([dq[a] for a in starts], -2), torch.cat([dk[c] for c in starts], -2), torch.cat([dv[c] for c in starts], -2)
 
 
 # %% [markdown]

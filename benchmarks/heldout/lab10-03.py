@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = (p * dp).sum(dim=-1, keepdim=True)
-    return p * (dp - D)
+    D = torch.sum(torch.mul(p, dp), dim=-1, keepdim=True)
+    return torch.mul(p, dp - D)
 
 
 def attention_backward(
@@ -76,17 +76,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.shape[-1]
-    s = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(hs)
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = torch.einsum('...id,...jd->...ij', q, k) * scale
     if causal:
-        T = q.shape[-2]
-        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).tril().logical_not(), -math.inf)
-    p = F.softmin(-s, dim=-1)
-    dv = torch.matmul(p.transpose(-2, -1), d_out)
-    dp = torch.matmul(d_out, v.transpose(-2, -1))
-    ds = softmax_backward(p, dp)
-    dq = torch.matmul(ds, k) / math.sqrt(hs)
-    dk = torch.matmul(ds.transpose(-2, -1), q) / math.sqrt(hs)
+        T = s.shape[-1]
+        s = torch.where(torch.ones(T, T).tril().eq(0), float('-inf'), s)
+    e = torch.exp(s - torch.amax(s, dim=-1, keepdim=True))
+    p = torch.div(e, torch.sum(e, dim=-1, keepdim=True))
+    dv = torch.einsum('ij,id->jd', p, d_out)
+    ds = softmax_backward(p, torch.einsum('...id,...jd->...ij', d_out, v))
+    dq = torch.einsum('...ij,...jd->...id', ds, k) * scale
+    dk = torch.einsum('...ij,...id->...jd', ds, q) * scale
     return dq, dk, dv
 
 
@@ -111,23 +111,31 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.shape[-1]
+    scale = 1 / math.sqrt(q.shape[-1])
+    D = torch.sum(d_out * out, dim=-1, keepdim=True)
     T = q.shape[-2]
-    D = (d_out * out).sum(dim=-1, keepdim=True)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for c in range(0, T, block):
-        kj, vj = k[..., c:c + block, :], v[..., c:c + block]
-        for a in range(c if causal else 0, T, block):
-            qi, gi = q[..., a:a + block, :], d_out[..., a:a + block, :]
-            s = torch.matmul(qi, kj.transpose(-2, -1)) / math.sqrt(hs)
+    dq_parts = [torch.zeros_like(q[..., a:a + block, :]) for a in range(0, T, block)]
+    dk_parts, dv_parts = [], []
+    for c in range(0, k.shape[-2], block):
+        kb, vb = k[..., c:c + block, :], v[..., c:c + block, :]
+        dk_b, dv_b = torch.zeros_like(kb), torch.zeros_like(vb)
+        for n, a in enumerate(range(0, T, block)):
+            if causal and a + block <= c:
+                continue
+            qb, gb = q[..., a:a + block, :], d_out[..., a:a + block, :]
+            s = torch.einsum('...id,...jd->...ij', qb, kb) * scale
             if causal:
-                s = s.masked_fill(torch.arange(a, a + s.shape[-2])[:, None] < torch.arange(c, c + s.shape[-1]), -math.inf)
-            p = torch.exp(s - lse[..., a:a + block, None])
-            dv[..., c:c + block, :] += torch.matmul(p.transpose(-2, -1), gi)
-            ds = p * (torch.matmul(gi, vj.transpose(-2, -1)) - D[..., a:a + block, :])
-            dq[..., a:a + block, :] += torch.matmul(ds, kj) / math.sqrt(hs)
-            dk[..., c:c + block, :] += torch.matmul(ds.transpose(-2, -1), qi) / math.sqrt(hs)
-    return dq, dk, dv
+                i = torch.arange(a, a + qb.shape[-2]).unsqueeze(-1)
+                j = torch.arange(c, c + kb.shape[-2])
+                s = torch.where(j > i, float('-inf'), s)
+            p = torch.exp(s - lse[..., a:a + block].unsqueeze(-1))
+            dv_b = dv_b + torch.einsum('...ij,...id->...jd', p, gb)
+            ds = p * (torch.einsum('...id,...jd->...ij', gb, vb) - D[..., a:a + block, :])
+            dq_parts[n] = dq_parts[n] + torch.einsum('...ij,...jd->...id', ds, kb) * scale
+            dk_b = dk_b + torch.einsum('...ij,...id->...jd', ds, qb) * scale
+        dk_parts.append(dk_b)
+        dv_parts.append(dv_b)
+    return torch.cat(dq_parts, dim=-2), torch.cat(dk_parts, dim=-2), torch.cat(dv_parts, dim=-2)
 
 
 # %% [markdown]

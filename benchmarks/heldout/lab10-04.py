@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.mm(p.unsqueeze(-2), dp.unsqueeze(-1)).squeeze(-1)
-    return p * dp - p * D
+    D = torch.linalg.vecdot(p, dp).unsqueeze(-1)
+    return p.mul(dp.sub(D))
 
 
 def attention_backward(
@@ -76,15 +76,16 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    scale = q.size(-1) ** -0.5
-    s = q @ k.transpose(-1, -2) * scale
+    hs = q.size(-1)
+    s = torch.linalg.matmul(q, k.transpose(-2, -1)).div(math.sqrt(hs))
     if causal:
-        s[..., torch.arange(s.size(-2))[:, None] < torch.arange(s.size(-1))] = -math.inf
-    e = (s - s.max(-1, keepdim=True)[0]).exp()
-    p = e / e.sum(-1, keepdim=True)
-    dv = p.transpose(-1, -2) @ d_out
-    ds = softmax_backward(p, d_out @ v.transpose(-1, -2))
-    return ds @ k * scale, ds.transpose(-1, -2) @ q * scale, dv
+        s = s + torch.ones(s.shape[-2:]).tril().log()
+    p = s.softmax(-1)
+    dv = torch.linalg.matmul(p.transpose(-2, -1), d_out).div(math.sqrt(hs))
+    ds = softmax_backward(p, torch.linalg.matmul(d_out, v.transpose(-2, -1)))
+    dq = torch.linalg.matmul(ds, k).div(math.sqrt(hs))
+    dk = torch.linalg.matmul(ds.transpose(-2, -1), q).div(math.sqrt(hs))
+    return dq, dk, dv
 
 
 def tiled_attention_backward(
@@ -108,22 +109,25 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    scale = q.size(-1) ** -0.5
-    n = q.size(-2)
-    D = torch.sum(d_out * out, -1)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for a in range(0, n, block):
-        b = min(a + block, n)
-        for c in range(0, b if causal else n, block):
-            e = min(c + block, n)
-            s = q[..., a:b, :] @ k[..., c:e, :].transpose(-1, -2) * scale
+    hs = q.size(-1)
+    D = d_out.mul(out).sum(-1, True)
+    dq, dk, dv = q.new_zeros(q.shape), k.new_zeros(k.shape), v.new_zeros(v.shape)
+    T = q.size(-2)
+    for a in range(0, T, block):
+        qb, gb, Db = q[..., a:a + block, :], d_out[..., a:a + block, :], D[..., a:a + block, :]
+        lb = lse[..., a:a + block, None]
+        bq = qb.size(-2)
+        for c in range(0, a + bq if causal else k.size(-2), block):
+            kb, vb = k[..., c:c + block, :], v[..., c:c + block, :]
+            s = torch.linalg.matmul(qb, kb.transpose(-2, -1)).div(math.sqrt(hs))
             if causal:
-                s[..., torch.arange(a, b)[:, None] < torch.arange(c, e)] = -math.inf
-            p = (s - lse[..., a:b, None]).exp()
-            dv[..., c:e, :] += p.transpose(-1, -2) @ d_out[..., a:b, :]
-            ds = p * (d_out[..., a:b, :] @ v[..., c:e, :].transpose(-1, -2) - D[..., a:b, None])
-            dq[..., a:b, :] += ds @ k[..., c:e, :] * scale
-            dk[..., c:e, :] += ds.transpose(-1, -2) @ q[..., a:b, :] * scale
+                hide = torch.arange(c, c + kb.size(-2)) > torch.arange(a, a + bq)[:, None]
+                s = s + (~hide).float().log()
+            p = s.sub(lb).exp()
+            dv[..., c:c + block, :] += torch.linalg.matmul(p.transpose(-2, -1), gb)
+            ds = p.mul(torch.linalg.matmul(gb, vb.transpose(-2, -1)).sub(Db))
+            dq[..., a:a + block, :] += torch.linalg.matmul(ds, kb).div(math.sqrt(hs))
+            dk[..., c:c + block, :] += torch.linalg.matmul(ds.transpose(-2, -1), qb).div(math.sqrt(hs))
     return dq, dk, dv
 
 

@@ -61,10 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    s = p.detach().log().requires_grad_()
-    with torch.enable_grad():
-        y = torch.softmax(s, dim=-1)
-    return torch.autograd.grad(y, s, dp)[0]
+    D = torch.sum(torch.mul(p, dp), dim=-1, keepdim=True)
+    return torch.mul(p, dp - D)
 
 
 def attention_backward(
@@ -78,10 +76,17 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    leaves = [t.detach().requires_grad_() for t in (q, k, v)]
-    with torch.enable_grad():
-        out = F.scaled_dot_product_attention(*leaves, is_causal=causal)
-    dq, dk, dv = torch.autograd.grad(out, leaves, d_out)
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = torch.einsum('...id,...jd->...ij', q, k) * scale
+    if causal:
+        T = s.shape[-1]
+        s = torch.where(torch.ones(T, T).tril().eq(0), float('-inf'), s)
+    e = torch.exp(s - torch.amax(s, dim=-1, keepdim=True))
+    p = torch.div(e, torch.sum(e, dim=-1, keepdim=True))
+    dv = torch.einsum('...ij,...id->...jd', p, d_out)
+    ds = softmax_backward(p, torch.einsum('...id,...jd->...ij', d_out, v))
+    dq = torch.einsum('...ij,...jd->...id', ds, k) * scale
+    dk = torch.einsum('...ij,...id->...jd', ds, q) * scale
     return dq, dk, dv
 
 
@@ -107,25 +112,30 @@ def tiled_attention_backward(
     The last block may be shorter than `block`.
     """
     scale = 1 / math.sqrt(q.shape[-1])
+    D = torch.sum(d_out * out, dim=-1, keepdim=True)
     T = q.shape[-2]
-    D = (d_out * out).sum(-1, keepdim=True)
-    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
-    for a in range(0, T, block):
-        rows = torch.arange(a, min(a + block, T))
-        for c in range(0, T, block):
-            cols = torch.arange(c, min(c + block, T))
-            if causal and c > rows[-1]:
+    dq_parts = [torch.zeros_like(q[..., a:a + block, :]) for a in range(0, T, block)]
+    dk_parts, dv_parts = [], []
+    for c in range(0, k.shape[-2], block):
+        kb, vb = k[..., c:c + block, :], v[..., c:c + block, :]
+        dk_b, dv_b = torch.zeros_like(kb), torch.zeros_like(vb)
+        for n, a in enumerate(range(0, T, block)):
+            if causal and a <= c:
                 continue
-            s = q.index_select(-2, rows) @ k.index_select(-2, cols).transpose(-2, -1) * scale
+            qb, gb = q[..., a:a + block, :], d_out[..., a:a + block, :]
+            s = torch.einsum('...id,...jd->...ij', qb, kb) * scale
             if causal:
-                s = s + torch.zeros(len(rows), len(cols)).masked_fill(cols > rows[:, None], -math.inf)
-            p = torch.exp(s - lse.index_select(-1, rows).unsqueeze(-1))
-            g = d_out.index_select(-2, rows)
-            dv.index_add_(-2, cols, p.transpose(-2, -1) @ g)
-            ds = p * (g @ v.index_select(-2, cols).transpose(-2, -1) - D.index_select(-2, rows))
-            dq.index_add_(-2, rows, ds @ k.index_select(-2, cols) * scale)
-            dk.index_add_(-2, cols, ds.transpose(-2, -1) @ q.index_select(-2, rows) * scale)
-    return dq, dk, dv
+                i = torch.arange(a, a + qb.shape[-2]).unsqueeze(-1)
+                j = torch.arange(c, c + kb.shape[-2])
+                s = torch.where(j > i, float('-inf'), s)
+            p = torch.exp(s - lse[..., a:a + block].unsqueeze(-1))
+            dv_b = dv_b + torch.einsum('...ij,...id->...jd', p, gb)
+            ds = p * (torch.einsum('...id,...jd->...ij', gb, vb) - D[..., a:a + block, :])
+            dq_parts[n] = dq_parts[n] + torch.einsum('...ij,...jd->...id', ds, kb) * scale
+            dk_b = dk_b + torch.einsum('...ij,...id->...jd', ds, qb) * scale
+        dk_parts.append(dk_b)
+        dv_parts.append(dv_b)
+    return torch.cat(dq_parts, dim=-2), torch.cat(dk_parts, dim=-2), torch.cat(dv_parts, dim=-2)
 
 
 # %% [markdown]

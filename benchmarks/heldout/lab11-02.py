@@ -61,9 +61,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.size(-1)
-    sel = torch.eye(T, k=-1)
-    return (pattern * sel).sum((2, 3)).mean(0) / (T - 1)
+    return torch.einsum('bhii->bhi', pattern[..., 1:, :-1]).mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -73,10 +71,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    T = pattern.size(-1)
-    sel = torch.zeros(T, T)
-    sel[1:, 0] = 1
-    return (pattern * sel).sum((2, 3)).mean(0) / (T - 1)
+    B, H, T, _ = pattern.shape
+    return pattern[..., 1:, 0].sum(dim=(0, 2)) / (B * (T - 1))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -87,10 +83,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.size(-1)
-    sel = torch.diag(torch.ones(T - period + 1), 1 - period)
-    sel[: period + 1] = 0
-    return (pattern * sel).sum((2, 3)).mean(0) / (T - period - 1)
+    T = pattern.shape[-1]
+    return torch.einsum('bhii->bhi', pattern[..., period + 1:, 2:T - period + 1]).mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -102,11 +96,11 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    w = torch.ones(scores.size(1))
-    w[head] = 0
-    e = (scores - scores.max(-1, keepdim=True)[0]).exp()
-    outs = (e / e.sum(-1, keepdim=True)) @ values
-    return (outs * w[:, None, None]).sum(1)
+    total = values.new_zeros(values.shape[0], values.shape[2], values.shape[3])
+    for h in range(scores.shape[1]):
+        if h != head:
+            total = total + torch.softmax(scores[:, h], dim=-1) @ values[:, h]
+    return total
 
 
 # %% [markdown]

@@ -61,7 +61,8 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    return pattern[..., 1:, :-1].diagonal(dim1=-2, dim2=-1).mean(dim=(0, -1))
+    i = torch.arange(1, pattern.shape[-1])
+    return torch.mean(pattern[:, :, i, i - 1], dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -71,7 +72,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern[..., 1:, :1].mean(dim=(0, -1))
+    return torch.mean(pattern[:, :, 1:, 0], dim=(0, -2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -82,7 +83,8 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    return pattern[..., period + 1:, 2:].diagonal(dim1=-2, dim2=-1).mean(dim=(0, -1))
+    i = torch.arange(period + 1, pattern.shape[-1])
+    return torch.mean(pattern[:, :, i, i - period + 1], dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -94,9 +96,11 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    each = torch.matmul(F.softmin(-scores, dim=-1), values)
-    keep = [h for h in range(scores.shape[1]) if h != head]
-    return each[:, keep].sum(dim=1)
+    e = torch.exp(scores - torch.amax(scores, dim=-1, keepdim=True))
+    w = torch.div(e, torch.sum(e, dim=-1, keepdim=True))
+    outs = torch.einsum('bhij,bhjd->bhid', w, values)
+    keep = torch.arange(scores.shape[1]) != head
+    return torch.einsum('bhid,h->bid', outs, keep.to(outs.dtype))
 
 
 # %% [markdown]

@@ -61,8 +61,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    T = pattern.shape[-1]
-    return torch.stack([pattern[:, :, i, i - 1] for i in range(1, T)], dim=-1).mean((0, 2))
+    return pattern.tril(-1).triu(-1).sum(-1)[..., 1:].mean(-1).mean(0)
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -72,7 +71,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern.transpose(-2, -1)[:, :, 0, 1:].mean((0, 2))
+    return pattern.select(-1, 0)[..., 1:].mean(-1).mean(0)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -83,8 +82,7 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.shape[-1]
-    return torch.stack([pattern[:, :, i, i - period + 1] for i in range(period + 1, T)], dim=-1).mean((0, 2))
+    return pattern.tril(1 - period).triu(1 - period).sum(-1)[..., period + 1:].mean(-1).mean(0)
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -96,8 +94,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    each = torch.softmax(scores, dim=-1) @ values
-    return each.sum(1) - each[:, head]
+    outs = torch.linalg.matmul(scores.softmax(-1), values)
+    return torch.cat((outs[:, :head], outs[:, head + 1:]), 0).sum(1)
 
 
 # %% [markdown]
