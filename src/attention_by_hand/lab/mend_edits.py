@@ -207,7 +207,7 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
               "count_for_ids", "inferred_moved", "inferred_for", "order_for_unequal", "shape_spread",
               "in_place_value", "clamp_side", "slice_sign", "truth_entrywise", "power_caret", "slice_taken",
               "norm_order", "minus_outside", "log_base", "dim_for_size", "wrap_dropped", "tail_read", "cat_for_sum",
-              "cartesian_self", "squeeze_written"):  # whole
+              "cartesian_self", "squeeze_written", "called"):  # whole
         return ast.copy_location(ast.AugAssign(node.targets[0], ast.Add(), node.value), node) if op == "add_into" else ast.parse(arg, mode="eval").body
     if op == "factor_transposed":  # `q @ k` made `q @ k.transpose(-2, -1)`: one factor transposed (layout_mends.py)
         return ast.Call(node.func, [last_two_swapped(a) if i == arg else a for i, a in enumerate(node.args)], node.keywords)

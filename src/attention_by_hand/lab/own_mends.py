@@ -40,7 +40,8 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - tail_read_mends.py: every entry from a place on read where the one at that place was meant (`[..., j:]` for `[..., j]`);
 - joined_mends.py: a branch joined side by side with `cat` where a residual adds it;
 - cartesian_mends.py: `cartesian_prod` given one tensor, which it returns unchanged, where it was to pair it with itself;
-- squeeze_written_mends.py: a value written into a slot with an axis of length 1 too many at its end.
+- squeeze_written_mends.py: a value written into a slot with an axis of length 1 too many at its end;
+- uncalled_mends.py: a tensor's method named without its brackets (`x.float` for `x.float()`).
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ from attention_by_hand.lab.tail_slice_mends import TAIL_SLICE_OPS, tail_slice_me
 from attention_by_hand.lab.trailing_comma_mends import TRAILING_COMMA_OPS, trailing_comma_mends, trailing_comma_words
 from attention_by_hand.lab.truth_mends import TRUTH_OPS, truth_mends, truth_words
 from attention_by_hand.lab.turned_assign_mends import TURNED_ASSIGN_OPS, turned_assign_mends, turned_assign_words
+from attention_by_hand.lab.uncalled_mends import UNCALLED_OPS, uncalled_mends, uncalled_words
 from attention_by_hand.lab.wrap_mends import WRAP_OPS, wrap_mends, wrap_words
 from attention_by_hand.lab.write_mends import WRITE_OPS, write_mends, write_words
 
@@ -115,7 +117,8 @@ _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends,
              (TAIL_READ_OPS, tail_read_mends, tail_read_words),
              (JOINED_OPS, joined_mends, joined_words),
              (CARTESIAN_OPS, cartesian_mends, cartesian_words),
-             (SQUEEZE_WRITTEN_OPS, squeeze_written_mends, squeeze_written_words))
+             (SQUEEZE_WRITTEN_OPS, squeeze_written_mends, squeeze_written_words),
+             (UNCALLED_OPS, uncalled_mends, uncalled_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 
