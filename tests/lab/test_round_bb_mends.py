@@ -17,7 +17,7 @@ def attention_weights(x, query, key):
 
 def test_a_size_named_without_its_brackets_is_called_with_its_axis(tmp_path):
     found = failed_hints(tmp_path, LAB04, SIZE_UNCALLED, "attention_weights")
-    assert found and all("the brackets left off: `x.size` is the method itself" in h and "`x.size(0)` for `x.size`" in h
+    assert found and all("the brackets left off: `x.size` is the method itself" in h and "`x.size(0)`, the length of its axis 0, calls it" in h
                          for h in found)
 
 
@@ -45,5 +45,5 @@ def attention_weights(x, query, key):
 
 def test_what_dot_refuses_is_said(tmp_path):
     found = failed_hints(tmp_path, LAB04, SCORES_BY_DOT, "attention_weights")
-    assert found and all("`dot`, which the reference does not call, is the dot product of two 1-D vectors alone" in h
+    assert found and all("`dot`, which the reference does not call, is, on torch's tensors, the dot product of two 1-D vectors alone" in h
                          for h in found)
