@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 __all__ = ["FUNCTION_OWNERS", "LOOPS", "Layout", "a_factor", "bound_once", "call_name", "code_only", "compared_sides", "count_side", "function_def", "function_form", "inlined",
            "is_method", "kept_part", "layout_of", "log_of_sum", "new_axes_only", "none_part", "number_of", "parents", "reads_of", "signed_int",
-           "size_read", "subscript_parts", "tensor_and_args", "transposed_of", "whole_slice"]
+           "size_read", "subscript_of", "subscript_parts", "tensor_and_args", "transposed_of", "whole_slice"]
 
 
 LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -147,6 +147,11 @@ def parents(tree: ast.AST) -> dict[int, ast.AST]:
 def subscript_parts(node: ast.Subscript) -> list[ast.expr]:
     """The parts of a subscript, one per axis it names (`x[a, b]`: a and b; `x[a]`: a)."""
     return list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+
+
+def subscript_of(node: ast.Subscript, parts: list[ast.expr]) -> ast.Subscript:
+    """`node`'s tensor indexed by `parts` (one part alone, not a tuple of one)."""
+    return ast.Subscript(node.value, parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load()), node.ctx)
 
 
 def size_read(node: ast.AST) -> bool:

@@ -29,7 +29,7 @@ import ast
 import copy
 
 from attention_by_hand.lab.bracket_edits import BRACKET_OPS, bracket_edit
-from attention_by_hand.lab.code_layout import compared_sides, function_form, is_method, log_of_sum, picked_ids, subscript_parts, whole_slice
+from attention_by_hand.lab.code_layout import compared_sides, function_form, is_method, log_of_sum, picked_ids, subscript_of, subscript_parts, whole_slice
 from attention_by_hand.lab.product_edits import last_two_swapped, matrix_sides, moved_transpose, row_times_column, transposed_tensor, unsqueezed
 
 # matrix_sides and transposed_tensor are product_edits.py's, named here too for api_mends.py
@@ -65,16 +65,11 @@ class _Uncast(ast.NodeTransformer):
         return call.func.value if is_half_cast(call) else call
 
 
-def _subscript(node: ast.Subscript, parts: list[ast.expr]) -> ast.Subscript:
-    """`node`'s tensor indexed by `parts` (one part alone, not a tuple of one)."""
-    return ast.Subscript(node.value, parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load()), node.ctx)
-
-
 def tailed(node: ast.Subscript, place: int) -> ast.Subscript:
     """`node` with its index at `place` made a slice from there to the end (tail_slice_mends.py)."""
     parts = subscript_parts(node)
     parts[place] = ast.Slice(parts[place], None, None)
-    return _subscript(node, parts)
+    return subscript_of(node, parts)
 
 
 def other_index(name: str) -> str:
@@ -334,11 +329,11 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         sides = [elts[i + 1 - i % 2 * 2] for i in range(len(elts))]
         return ast.Call(node.func, [node.args[0], type(node.args[1])(sides, ast.Load()), *node.args[2:]], node.keywords)
     if op == "lead_colon":  # `x[:, :T]` made `x[:T]` (habit_mends.py)
-        return _subscript(node, subscript_parts(node)[1:])
+        return subscript_of(node, subscript_parts(node)[1:])
     if op == "comma_colon":  # `w[a, b]` made `w[a : b]`: entries arg and arg + 1 one slice (habit_mends.py)
         parts = subscript_parts(node)
         parts[arg:arg + 2] = [ast.Slice(parts[arg], parts[arg + 1], None)]
-        return _subscript(node, parts)
+        return subscript_of(node, parts)
     if op == "enumerate_order":  # `for x, i in enumerate(...)` made `for i, x in ...`: the target's pair (habit_mends.py)
         return ast.Tuple(node.elts[::-1], ast.Store())
     if op == "all_but":  # `x[:, ~h]` made `x[:, [i for i in range(x.shape[1]) if i != h]]` (habit_mends.py)
@@ -348,7 +343,7 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         for made in ast.walk(others):  # the new nodes take the line of what they replace
             ast.copy_location(made, parts[arg])
         parts[arg] = others
-        return _subscript(node, parts)
+        return subscript_of(node, parts)
     if op == "as_positions":  # `x[mask]` made `x[mask.long()]` (habit_mends.py)
         return ast.Subscript(node.value, ast.Call(ast.Attribute(node.slice, "long", ast.Load()), [], []), node.ctx)
     if op == "one_index":  # `x[a][b]` made `x[a, b]` (habit_mends.py)
@@ -356,7 +351,7 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
     if op == "next_axis":  # `x[0]` made `x[:, 0]` (habit_mends.py)
         return ast.Subscript(node.value, ast.Tuple([ast.Slice(), node.slice], ast.Load()), node.ctx)
     if op == "axis_last":  # `x[:, None]` made `x[..., None]` (habit_mends.py)
-        return _subscript(node, [ast.Constant(Ellipsis), ast.Constant(None)])
+        return subscript_of(node, [ast.Constant(Ellipsis), ast.Constant(None)])
     if op == "close_late":  # `f(a - b / c)` made `f(a - b) / c`, `(a - b.div(c)).f()` made `(a - b).f().div(c)` (habit_mends.py)
         inner = node.args[0] if node.args else node.func.value
         term = inner.right
@@ -367,17 +362,17 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         return ast.Call(ast.Attribute(called, term.func.attr, ast.Load()), term.args, [])
     if op == "step_axis":  # `x[0::2]` made `x[:, 0::2]` or `x[..., 0::2]` (habit_mends.py)
         lead = ast.Slice(None, None, None) if arg == ":" else ast.Constant(Ellipsis)
-        return _subscript(node, [lead, node.slice])
+        return subscript_of(node, [lead, node.slice])
     if op == "fixed_count":  # `2` made `x.shape[-1]` (habit_mends.py)
         return ast.Subscript(ast.Attribute(ast.Name(arg[0], ast.Load()), "shape", ast.Load()), ast.Constant(arg[1]), ast.Load())
     if op == "count_colon":  # `x[T]` made `x[:T]` (habit_mends.py)
         parts = subscript_parts(node)
         parts[arg] = ast.Slice(None, parts[arg], None)
-        return _subscript(node, parts)
+        return subscript_of(node, parts)
     if op == "one_based":  # `x[:, 1::2]` made `x[:, 0::2]`: the start counted from 0 (habit_mends.py)
         parts = subscript_parts(node)
         parts[arg] = ast.Slice(ast.Constant(parts[arg].lower.value - 1), parts[arg].upper, parts[arg].step)
-        return _subscript(node, parts)
+        return subscript_of(node, parts)
     if op == "accumulate":  # `total = x` in a loop made `total = total + x` (loop_starts.py)
         return ast.BinOp(ast.Name(arg, ast.Load()), ast.Add(), node)
     if op == "typed_number":  # `1e-3` made the argument's name (habit_mends.py)
@@ -388,11 +383,11 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         after = (ast.Constant(last.value + 1) if isinstance(last, ast.Constant)
                  else ast.BinOp(last, ast.Add(), ast.Constant(1)))
         parts[-1] = ast.Slice(last, after, None)
-        return _subscript(node, parts)
+        return subscript_of(node, parts)
     if op == "one_slice":  # `x[:, h : h + 1]` made `x[:, h]` (habit_mends.py)
         parts = subscript_parts(node)
         parts[arg] = parts[arg].lower or ast.Constant(0)  # `:1` picks entry 0
-        return _subscript(node, parts)
+        return subscript_of(node, parts)
     return _api_edit(node, change)
 
 

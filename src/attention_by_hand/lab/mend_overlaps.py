@@ -31,7 +31,7 @@ import copy
 from types import ModuleType
 
 from attention_by_hand.lab.code_layout import parents, size_read
-from attention_by_hand.lab.mutant_edits import TRANSPOSES, call_name, edit
+from attention_by_hand.lab.mutant_edits import TRANSPOSES, call_name, edit, replace_node
 from attention_by_hand.lab.mutants import Change, definition
 
 __all__ = ["CATCH_ALLS", "REMOVALS", "SIDE_REMOVALS", "UNIT_SAID", "alone_if_catch_all", "inside_removed", "names_removed", "one_slip",
@@ -129,9 +129,10 @@ def shape_emptied(change: Change, nodes: list[ast.AST]) -> bool:
     if made is None:
         return False
     place = next(k for k, n in enumerate(ast.walk(whole)) if n is node)
-    copied = copy.deepcopy(whole)
-    cut = _Put(list(ast.walk(copied))[place], made).visit(copied)
-    if not isinstance(cut, ast.Subscript) or not isinstance(cut.slice, ast.Slice) or cut.slice.step is not None:
+    cut = copy.deepcopy(whole)  # the node replaced in a copy, where its place in the walk is the same
+    old = list(ast.walk(cut))[place]
+    replace_node(parents(cut)[id(old)], old, made)
+    if not isinstance(cut.slice, ast.Slice) or cut.slice.step is not None:
         return False
     bounds = [None if b is None else _whole_number(b) for b in (cut.slice.lower, cut.slice.upper)]
     if any(b is None for b, written in zip(bounds, (cut.slice.lower, cut.slice.upper)) if written is not None):
@@ -150,16 +151,6 @@ def _whole_number(node: ast.AST) -> int | None:
         left, right = _whole_number(node.left), _whole_number(node.right)
         return None if left is None or right is None else left + right if isinstance(node.op, ast.Add) else left - right
     return None
-
-
-class _Put(ast.NodeTransformer):
-    """Puts `made` where `node` is (in a copy of a tree)."""
-
-    def __init__(self, node: ast.AST, made: ast.AST):
-        self.node, self.made = node, made
-
-    def visit(self, node: ast.AST) -> ast.AST:
-        return self.made if node is self.node else super().visit(node)
 
 
 def _size_index(node: ast.AST, statement: ast.AST) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 
-from attention_by_hand.lab.code_layout import number_of, subscript_parts
+from attention_by_hand.lab.code_layout import number_of, subscript_of, subscript_parts
 from attention_by_hand.lab.mutant_edits import Change, quote
 
 __all__ = ["TAIL_READ_OPS", "tail_read_mends", "tail_read_words"]
@@ -35,7 +35,7 @@ def _tails(node: ast.AST) -> list[int]:
 def _one(node: ast.Subscript, place: int) -> ast.Subscript:
     parts = subscript_parts(node)
     parts[place] = parts[place].lower
-    return ast.Subscript(node.value, parts[0] if len(parts) == 1 else ast.Tuple(parts, ast.Load()), node.ctx)
+    return subscript_of(node, parts)
 
 
 def tail_read_mends(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
