@@ -64,7 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    return weight.index_select(0, ids)
+    rows = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype)
+    rows.scatter_(1, ids.unsqueeze(1), 1.0)
+    return rows @ weight[ids]
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -72,7 +74,8 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    e = (scores - scores.nanquantile(1.0, dim=-1, keepdim=True)).exp()
+    m, _ = scores.max(dim=-1, keepdim=True)
+    e = torch.exp(scores - m)
     return e / e.sum(dim=-1, keepdim=True)
 
 

@@ -64,8 +64,8 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = F.one_hot(ids, num_classes=weight.size(0)).to(weight)
-    return torch.linalg.vecdot(hot, weight)
+    picked = ids.unsqueeze(-1).expand(-1, weight.shape[1])
+    return torch.gather(weight, 0, picked)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,8 +73,7 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    e = (scores - scores.amax(-1, True)).exp()
-    return e.div(e.sum(-1, True))
+    return torch.exp(scores - torch.logsumexp(scores, dim=-1, keepdim=True))
 
 
 # %% [markdown]

@@ -64,9 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype)
-    hot[torch.arange(ids.shape[0]), ids] = 1
-    return torch.einsum('nv,vd->vd', hot, weight)
+    rows = torch.zeros(ids.shape[0], weight.shape[0], dtype=weight.dtype)
+    rows.scatter_(1, ids.unsqueeze(1), 1.0)
+    return rows @ weight
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -74,8 +74,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    e = torch.exp(scores - torch.amax(scores, dim=-1, keepdim=True))
-    return torch.div(e, torch.sum(e, dim=-1, keepdim=True))
+    m, _ = scores.max(dim=-1, keepdim=True)[0]
+    e = torch.exp(scores - m)
+    return e / e.sum(dim=-1, keepdim=True)
 
 
 # %% [markdown]

@@ -64,8 +64,9 @@ def one_hot_lookup(ids: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
     A one-hot row has a single 1, so the product picks exactly one row of the table: this is
     why an embedding layer is a linear layer that skips the multiplications.
     """
-    hot = F.one_hot(ids, num_classes=weight.size(0)).to(weight)
-    return torch.linalg.matmul(hot, weight)
+    eye = torch.eye(weight.size(0), dtype=weight.dtype)
+    hot = eye[ids - 1]
+    return torch.mm(hot, weight)
 
 
 def softmax(scores: torch.Tensor) -> torch.Tensor:
@@ -73,8 +74,9 @@ def softmax(scores: torch.Tensor) -> torch.Tensor:
 
     scores: (..., n)  ->  weights: (..., n); a matrix is softmaxed row by row.
     """
-    e = (scores - scores.amax(-1, True)).exp()
-    return e.div(e.sum(-1, True).T)
+    top = scores.sort(dim=-1).values[..., -1:]
+    e = (scores - top).exp()
+    return e * e.sum(-1, keepdim=True).reciprocal()
 
 
 # %% [markdown]

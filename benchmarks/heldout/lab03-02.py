@@ -67,9 +67,10 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
+    pairs = torch.stack([ids[:-1], ids[1:]], dim=1)
+    seen, times = torch.unique(pairs, dim=0, return_counts=True)
     counts = torch.zeros(vocab_size, vocab_size)
-    for a, b in zip(ids[:-1].tolist(), ids[1:].tolist()):
-        counts[a:b] += 1
+    counts[seen[0], seen[1]] = times.float()
     return counts
 
 
@@ -80,8 +81,8 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    c = counts + smoothing
-    return c.div(c.sum(1, True))
+    c = torch.add(counts, smoothing)
+    return F.normalize(c, p=1, dim=1)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -89,8 +90,8 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    picked = probs[ids[:-1]].mul(F.one_hot(ids[1:], probs.size(1))).sum(1)
-    return picked.log().mean().neg()
+    flat = probs.flatten()[ids[:-1] * probs.shape[1] + ids[1:]]
+    return flat.log().sum().div(-(ids.numel() - 1))
 
 
 # %% [markdown]

@@ -67,9 +67,9 @@ def bigram_counts(ids: torch.Tensor, vocab_size: int) -> torch.Tensor:
     ids: (N,) integers in [0, vocab_size)  ->  counts: (vocab_size, vocab_size), float
     ROW = the current character, COLUMN = the next one; the N - 1 pairs are (ids[i], ids[i+1]).
     """
-    codes = torch.add(torch.mul(ids[:-1], vocab_size), ids[1:])
-    flat = torch.bincount(codes, minlength=vocab_size * vocab_size)
-    return torch.reshape(flat, (vocab_size, vocab_size)).float()
+    now = F.one_hot(ids[:-1], vocab_size).float()
+    after = F.one_hot(ids[1:], vocab_size).float()
+    return now.T @ after
 
 
 def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tensor:
@@ -79,8 +79,7 @@ def counts_to_probs(counts: torch.Tensor, smoothing: float = 1.0) -> torch.Tenso
     The smoothing pretends each pair was seen `smoothing` extra times, so no probability is 0
     (log 0 = -inf) and a character never seen before anything still has a row that sums to 1.
     """
-    smoothed = torch.add(counts, smoothing)
-    return torch.div(smoothed, torch.sum(smoothed, dim=1, keepdim=True))
+    return torch.softmax(torch.log(counts + smoothing), dim=1)
 
 
 def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
@@ -88,8 +87,7 @@ def average_nll(probs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
 
     probs: (V, V), rows = current character; ids: (N,)  ->  ()
     """
-    picked = probs[ids[:-1], ids[1:]]
-    return torch.neg(torch.mean(torch.log(picked).sum()))
+    return torch.diagonal(probs[ids[:-1]][:, ids[1:]]).log().mean().neg()
 
 
 # %% [markdown]

@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.ones(T, T).trunc().eq(0)
+    return torch.full(T, T, True).triu(1)
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,12 +60,10 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q = query(x)
-    k = key(x)
-    s = torch.einsum('id,jd->ij', q, k) / math.sqrt(q.shape[-1])
-    s = torch.where(causal_mask(s.shape[-1]), float('-inf'), s)
-    e = torch.exp(s - torch.amax(s, dim=-1, keepdim=True))
-    return torch.div(e, torch.sum(e, dim=-1, keepdim=True))
+    q, k = query(x), key(x)
+    s = q @ k.mT / math.sqrt(q.shape[-1])
+    s = s.masked_fill(causal_mask(x.shape[-2]), float('-inf'))
+    return torch.softmax(s, dim=-1)
 
 
 def self_attention(
@@ -77,8 +75,7 @@ def self_attention(
     ->  out: (T, head_size), weights: (T, T)
     """
     w = attention_weights(x, query, key)
-    out = torch.einsum('ij,jd->id', w, value(x))
-    return out, w
+    return w @ value(x), w
 
 
 # %% [markdown]

@@ -52,7 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    return torch.ones(T, T, dtype=torch.bool).tril(-1).t()
+    return ~torch.ones(T, T, dtype=torch.bool).tril()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -60,9 +60,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    eye = torch.eye(x.shape[0], dtype=q.dtype)
-    return F.scaled_dot_product_attention(q, k, eye, is_causal=True)
+    q = query(x)
+    k = key(x)
+    s = torch.mm(q, k.t()) * q.size(-1) ** -0.5
+    s[causal_mask(len(x[0]))] = -math.inf
+    return F.log_softmax(s, dim=-1).exp()
 
 
 def self_attention(
@@ -73,9 +75,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    v = value(x)
-    return torch.addmm(v.new_zeros(w.shape[0], v.shape[1]), w, v), w
+    weights = attention_weights(x, query, key)
+    out = torch.mm(weights, value(x))
+    return out, weights
 
 
 # %% [markdown]

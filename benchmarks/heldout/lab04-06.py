@@ -52,10 +52,7 @@ def causal_mask(T: int) -> torch.Tensor:
 
     The same convention as `attention_by_hand.math.mechanism.causal_mask`: True means hidden.
     """
-    m = torch.zeros(T, T, dtype=torch.bool)
-    idx = torch.triu_indices(T, T, 1)
-    m[idx[0], idx[1]] = True
-    return m
+    return ~torch.ones(T, T, dtype=torch.bool).tril()
 
 
 def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torch.Tensor:
@@ -63,10 +60,11 @@ def attention_weights(x: torch.Tensor, query: nn.Linear, key: nn.Linear) -> torc
 
     x: (T, d_model); query, key: nn.Linear(d_model, head_size)  ->  weights: (T, T), rows sum to 1
     """
-    q, k = query(x), key(x)
-    s = torch.linalg.matmul(q, k.T).div(math.sqrt(k.size(-1)))
-    s = s + (-causal_mask(x.size(0))).float().log()
-    return s.softmax(-1)
+    q = query(x)
+    k = key(x)
+    s = torch.mm(q, k.t()) * q.size(-1) ** -0.5
+    s[causal_mask(len(x))] = math.log(0)
+    return F.log_softmax(s, dim=-1).exp()
 
 
 def self_attention(
@@ -77,8 +75,9 @@ def self_attention(
     x: (T, d_model); query, key, value: nn.Linear(d_model, head_size)
     ->  out: (T, head_size), weights: (T, T)
     """
-    w = attention_weights(x, query, key)
-    return torch.linalg.matmul(w, value(x)), w
+    weights = attention_weights(x, query, key)
+    out = torch.mm(weights, value(x))
+    return out, weights
 
 
 # %% [markdown]

@@ -56,9 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    T, d = t.shape
-    hs = d // n_heads
-    return t.contiguous().as_strided((n_heads, T, hs), (hs, d, 1))
+    return torch.stack(t.chunk(n_heads, dim=-1), dim=1)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -66,11 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    n_heads, T, hs = t.shape
-    out = t.new_empty(T, n_heads * hs)
-    for h in range(n_heads):
-        out[:, h * hs:(h + 1) * hs] = t[h]
-    return out
+    return torch.cat(t.unbind(0), dim=-1)
 
 
 def multi_head_attention(
@@ -81,13 +75,11 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    q = split_heads(query(x), n_heads)
-    k = split_heads(key(x), n_heads)
-    v = split_heads(value(x), n_heads)
-    T = x.shape[0]
-    eye = torch.eye(T, dtype=q.dtype).expand(n_heads, T, T)
-    w = F.scaled_dot_product_attention(q, k, eye, is_causal=True)
-    return proj(merge_heads(w @ v)), w
+    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
+    s = torch.bmm(q, k.transpose(1, 2)) * q.size(-1) ** -0.5
+    s = s + torch.full_like(s[0], -math.inf).triu(1)
+    w = F.log_softmax(s, dim=-1).exp()
+    return proj(merge_heads(torch.bmm(w, v))), w
 
 
 # %% [markdown]

@@ -56,7 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    return torch.transpose(torch.unflatten(t, 1, (n_heads, t.shape[1] // n_heads)), 0, 1)
+    T, d = t.shape
+    return t.reshape(T, n_heads, d // n_heads).permute(1, 0, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -64,7 +65,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return torch.flatten(torch.transpose(t, 0, 2), start_dim=1)
+    return t.permute(1, 0, 2).reshape(t.shape[-1], -1)
 
 
 def multi_head_attention(
@@ -79,12 +80,10 @@ def multi_head_attention(
     k = split_heads(key(x), n_heads)
     v = split_heads(value(x), n_heads)
     T = x.shape[0]
-    s = torch.einsum('htd,hsd->hts', q, k) / math.sqrt(q.shape[-1])
-    s = torch.where(torch.ones(T, T).tril().eq(0), float('-inf'), s)
-    e = torch.exp(s - torch.amax(s, dim=-1, keepdim=True))
-    w = torch.div(e, torch.sum(e, dim=-1, keepdim=True))
-    out = proj(merge_heads(torch.einsum('hts,hsd->htd', w, v)))
-    return out, w
+    s = q @ k.mT / math.sqrt(q.shape[-1])
+    s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float('-inf'))
+    w = torch.softmax(s, dim=-1)
+    return proj(merge_heads(w @ v)), w
 
 
 # %% [markdown]

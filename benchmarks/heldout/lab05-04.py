@@ -56,8 +56,7 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    size = t.size(1) // n_heads
-    return t.unfold(1, size, size).transpose(0, -1)
+    return torch.stack(t.chunk(n_heads, dim=-1))
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +64,7 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.transpose(0, 1).contiguous().view(t.size(1), -1)
+    return torch.cat(t.unbind(-1), dim=-1)
 
 
 def multi_head_attention(
@@ -77,11 +76,10 @@ def multi_head_attention(
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
     q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
-    T = x.size(0)
-    s = torch.linalg.matmul(q, k.transpose(1, 2)).div(math.sqrt(q.size(-1)))
-    s = s + torch.ones(T, T).tril().log()
-    w = s.softmax(-1)
-    return proj(merge_heads(torch.linalg.matmul(w, v))), w
+    s = torch.bmm(q, k.transpose(1, 2)) * q.size(-1) ** -0.5
+    s = s + torch.full_like(s[0], -math.inf).triu(1)
+    w = F.log_softmax(s, dim=-1).exp()
+    return proj(merge_heads(torch.bmm(w, v))), w
 
 
 # %% [markdown]

@@ -56,8 +56,8 @@ def split_heads(t: torch.Tensor, n_heads: int) -> torch.Tensor:
     t: (T, d_model)  ->  (n_heads, T, head_size), head_size = d_model // n_heads
     Head h gets columns h * head_size ... (h + 1) * head_size - 1 of every token.
     """
-    size = t.size(1) // n_heads
-    return t.unfold(1, size, size).transpose(0, 1)
+    T, d = t.shape
+    return t.T.reshape(n_heads, d // n_heads, T).transpose(1, 2)
 
 
 def merge_heads(t: torch.Tensor) -> torch.Tensor:
@@ -65,7 +65,8 @@ def merge_heads(t: torch.Tensor) -> torch.Tensor:
 
     t: (n_heads, T, head_size)  ->  (T, n_heads * head_size)
     """
-    return t.transpose(0, 1).contiguous().view(t.size(0), -1)
+    n_heads, T, hs = t.shape
+    return t.transpose(1, 2).reshape(n_heads * hs, T).T
 
 
 def multi_head_attention(
@@ -76,12 +77,15 @@ def multi_head_attention(
     x: (T, d_model); query, key, value, proj: nn.Linear(d_model, d_model)
     ->  out: (T, d_model), weights: (n_heads, T, T)
     """
-    q, k, v = (split_heads(f(x), n_heads) for f in (query, key, value))
-    T = x.size(0)
-    s = torch.linalg.matmul(q, k.transpose(1, 2)).div(math.sqrt(q.size(-1)))
-    s = s + torch.ones(T, T).tril().log()
-    w = s.softmax(-1)
-    return proj(merge_heads(torch.linalg.matmul(w, v))), w
+    T = x.shape[0]
+    hidden = torch.ones(T, T, dtype=torch.bool).triu(1)
+    outs, ws = [], []
+    for q, k, v in zip(*(split_heads(f(x), n_heads) for f in (query, key, value))):
+        s = (q @ k.T / math.sqrt(q.shape[-1])).masked_fill(hidden, -math.inf)
+        w = torch.exp(s - s.logsumexp(-1, keepdim=True))
+        outs.append(w @ v)
+        ws.append(w)
+    return proj(merge_heads(torch.stack(outs))), torch.stack(ws)
 
 
 # %% [markdown]

@@ -62,7 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    return torch.add(token_embedding(tokens), position_embedding.weight[:: tokens.shape[-1]])
+    T = tokens.shape[-1]
+    return F.embedding(tokens, token_embedding.weight) + F.embedding(torch.arange(T), position_embedding.weight)
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -71,9 +72,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    mu = torch.mean(x, dim=-1, keepdim=True)
-    var = torch.var(x, dim=-1, keepdim=True, correction=0)
-    return torch.addcmul(bias, (x - mu) / torch.sqrt(var + eps), weight)
+    std = torch.std(x, -1, keepdim=True, correction=0)
+    return weight * (x - x.mean(-1, keepdim=True)) / torch.sqrt(std ** 2 + eps) + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -83,8 +83,9 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    h = torch.add(x, attn(ln1(x)))
-    return torch.add(h, mlp(ln2(h)))
+    for norm, branch in ((ln1, attn), (ln2, mlp)):
+        x = x + branch(norm(x))
+    return x
 
 
 # %% [markdown]

@@ -62,8 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    positions = torch.ones_like(tokens).cumsum(-1) - 1
-    return token_embedding(tokens) + position_embedding(positions)
+    positions = torch.arange(tokens.size(-1)).expand_as(tokens)
+    return torch.add(token_embedding(tokens), position_embedding(positions))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -72,7 +72,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    return F.layer_norm(x, (x.shape[-1],), weight, bias, eps)
+    var, mu = torch.var_mean(x, dim=(-1, -2), correction=0, keepdim=True)
+    return (x - mu) * torch.rsqrt(var + eps) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -82,7 +83,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    return (lambda h: h + mlp(ln2(h)))(x + attn(ln1(x)))
+    mid = torch.add(x, attn(ln1(x)))
+    return torch.add(mid, mlp(ln2(mid)))
 
 
 # %% [markdown]

@@ -62,7 +62,8 @@ def embed(tokens: torch.Tensor, token_embedding: nn.Embedding, position_embeddin
     Attention itself is blind to order (it is a weighted sum); the position rows are how the
     model can tell "3 positions back" from "5 positions back".
     """
-    return token_embedding(tokens).add(position_embedding(torch.arange(tokens.size(-1)).unsqueeze(-1)))
+    positions = torch.arange(tokens.size(-1)).expand_as(tokens)
+    return torch.add(token_embedding(tokens), position_embedding(positions))
 
 
 def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
@@ -71,9 +72,8 @@ def layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, eps: f
     x: (..., d_model); weight, bias: (d_model,)  ->  (..., d_model)
         y = (x - mean) / sqrt(var + eps) * weight + bias,  mean and var over the LAST axis
     """
-    c = x - x.mean(-1, True)
-    var = c.pow(2).mean(-1, True)
-    return c.mul((var + eps).pow(-0.5)).mul(weight).add(bias)
+    var, mu = torch.var_mean(x, dim=-1, correction=0, keepdim=True)
+    return (x - mu) * torch.rsqrt(var + eps) * weight + bias
 
 
 def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Module, mlp: nn.Module) -> torch.Tensor:
@@ -83,8 +83,8 @@ def block_forward(x: torch.Tensor, ln1: nn.Module, attn: nn.Module, ln2: nn.Modu
         x = x + attn(ln1(x))     tokens talk to each other
         x = x + mlp(ln2(x))      each token thinks on its own
     """
-    y = x.add(attn(ln1(x)))
-    return y.add(mlp(ln2(y)))
+    mid = torch.add(x, attn(ln1(x)))
+    return torch.add(x, mlp(ln2(mid)))
 
 
 # %% [markdown]

@@ -81,11 +81,13 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64)
-    theta = torch.pow(base, -torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
-    angle = torch.einsum('p,i->pi', p, theta)
-    z = torch.polar(torch.ones_like(angle), angle)
-    return torch.view_as_real(z).flip(-1).flatten(1).float()
+    p = torch.arange(n_positions, dtype=torch.float32)[:, None]
+    i = torch.arange(0, d_model, 2, dtype=torch.float32)
+    angle = p / base ** (i / d_model)
+    table = torch.zeros(n_positions, d_model).half()
+    table[:, 0::2] = torch.sin(angle)
+    table[:, 1::2] = torch.cos(angle)
+    return table
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +96,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return torch.add(x[: x.shape[-2]], table)
+    return x + table[: x.shape[-2]]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,11 +111,12 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    half = x.shape[-1] // 2
-    theta = torch.pow(base, -torch.arange(half, dtype=torch.float64) * 2 / x.shape[-1])
-    angle = torch.einsum('t,i->ti', positions.double(), theta)
-    z = torch.complex(x[..., :half].double(), x[..., half:].double()) * torch.polar(torch.ones_like(angle), angle)
-    return torch.cat((z.real, z.imag), dim=-1).to(x.dtype)
+    d = x.shape[-1]
+    half = d // 2
+    theta = base ** (-torch.arange(half, dtype=x.dtype) * 2 / d)
+    ang = positions[:, None] * theta
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * ang.cos() - b * ang.sin(), a * ang.sin() + b * ang.cos()], dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -124,11 +127,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    s = torch.einsum('...id,...jd->...ij', rope(q, pos), rope(k, pos)) / math.sqrt(q.shape[-1])
-    s = torch.where(hidden_future(T), float('-inf'), s)
-    e = torch.exp(s - torch.amax(s, dim=-1, keepdim=True))
-    w = torch.div(e, torch.sum(e, dim=-1, keepdim=True))
-    return torch.einsum('...ij,...jd->...id', w, v)
+    s = rope(q, pos) @ rope(k, pos).mT / math.sqrt(q.shape[-1])
+    s = s.masked_fill(hidden_future(T), float('-inf'))
+    return torch.softmax(s, dim=-1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -137,8 +138,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    r = torch.arange(T, dtype=torch.float32)
-    return torch.mul(torch.tril(r.unsqueeze(1) - r.unsqueeze(0)), -slope)
+    i = torch.arange(T)
+    back = (i[:, None] - i[None, :]).clamp(min=0)
+    return -slope * back.float()
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -148,11 +150,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    s = torch.einsum('...id,...jd->...ij', q, k) / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
-    s = torch.where(hidden_future(T), float('-inf'), s)
-    e = torch.exp(s - torch.amax(s, dim=-1, keepdim=True))
-    w = torch.div(e, torch.sum(e, dim=-1, keepdim=True))
-    return torch.einsum('...ij,...jd->...id', w, v)
+    s = q @ k.mT / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s.masked_fill(hidden_future(T), float('-inf'))
+    return torch.softmax(s, dim=-1) @ v
 
 
 # %% [markdown]

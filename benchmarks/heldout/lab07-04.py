@@ -81,11 +81,9 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions).double()[:, None]
-    theta = base ** (-torch.arange(0, d_model, 2).double() / d_model)
-    angle = p * theta.repeat_interleave(2)
-    odd_column = torch.arange(d_model) % 2 == 1
-    return torch.where(odd_column, angle.cos(), angle.sin()).float()
+    col = torch.arange(d_model)
+    angle = torch.arange(n_positions).double()[:, None] / base ** ((col // 2 * 2).double() / d_model)
+    return torch.sin(angle + (col % 2) * (math.pi / 2)).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +92,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x.add(table.index_select(0, torch.arange(x.size(-2))))
+    T = x.shape[-2]
+    return x + table.gather(0, torch.arange(T)[:, None].expand(T, table.shape[1]))
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,12 +108,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.size(-1)
-    h = d // 2
-    angle = positions[:, None].double() * base ** (torch.arange(h).double() * -2 / d)
-    c, s = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
-    a, b = x[..., :h], x[..., h:]
-    return torch.cat((a * c - b * s, a * s + b * c), -1)
+    a, b = x.chunk(2, dim=-1)
+    theta = base ** (-torch.arange(a.shape[-1], dtype=x.dtype) / a.shape[-1])
+    ang = torch.outer(positions.to(x.dtype), theta)
+    c, s = torch.cos(ang), torch.sin(ang)
+    return torch.cat((torch.addcmul(a * c, b, s, value=-1), torch.addcmul(a * s, b, c)), dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -123,11 +121,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.size(-2)
-    pos = torch.range(0, T)
-    s = torch.linalg.matmul(rope(q, pos), rope(k, pos).transpose(-2, -1)).div(math.sqrt(q.size(-1)))
-    s = s + (~hidden_future(T)).float().log()
-    return torch.linalg.matmul(s.softmax(-1), v)
+    pos = torch.arange(q.shape[-2])
+    seen = ~hidden_future(q.shape[-2])
+    return F.scaled_dot_product_attention(rope(q, pos), rope(k, pos), v, attn_mask=seen)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -136,7 +132,8 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    return torch.ones(T, T).tril(-1).cumsum(0).mul(-slope)
+    rows = [F.pad(torch.arange(i, -1, -1, dtype=torch.float32), (0, T - 1 - i)) for i in range(T)]
+    return torch.stack(rows) * -slope
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -145,10 +142,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
-    T = q.size(-2)
-    s = torch.linalg.matmul(q, k.transpose(-2, -1)).div(math.sqrt(q.size(-1))).add(alibi_bias(T, slope))
-    s = s + (~hidden_future(T)).float().log()
-    return torch.linalg.matmul(s.softmax(-1), v)
+    T = q.shape[-2]
+    bias = alibi_bias(T, slope).masked_fill(hidden_future(T), -math.inf)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)
 
 
 # %% [markdown]

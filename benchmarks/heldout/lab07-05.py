@@ -81,11 +81,13 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions, dtype=torch.float64)[:, None]
-    theta = base ** (-torch.arange(0, d_model, 2, dtype=torch.float64) / d_model)
-    both = torch.cat((torch.sin(p * theta), torch.cos(p * theta)), dim=1)
-    order = torch.arange(d_model).view(2, d_model // 2).t().flatten()
-    return both[:, order].float()
+    p = torch.arange(n_positions, dtype=torch.float32)[:, None]
+    i = torch.arange(0, d_model, 2, dtype=torch.float32)
+    angle = p / base ** (i / d_model)
+    table = torch.zeros(n_positions, d_model)
+    table[:, 0::2] = torch.sin(angle)
+    table[:, 1::2] = torch.cos(angle)
+    return table
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +96,7 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x + table.t()[:, : x.shape[-2]].t()
+    return x + table[: x.shape[-2]]
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -110,11 +112,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
     d = x.shape[-1]
-    h = d // 2
-    angle = positions[:, None].double() * base ** (-2 * torch.arange(h).double() / d)
-    cos = torch.cat((angle.cos(), angle.cos()), dim=-1).to(x.dtype)
-    sin = torch.cat((-angle.sin(), angle.sin()), dim=-1).to(x.dtype)
-    return x * cos + x.roll(h, dims=-1) * sin
+    half = d // 2
+    theta = base ** (-torch.arange(half, dtype=x.dtype) * 2 / d)
+    ang = positions[:, None] * theta
+    a, b = x[..., :half], x[..., half:]
+    return torch.cat([a * ang.cos() - b * ang.sin(), a * ang.sin() + b * ang.cos()], dim=-1)
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -125,12 +127,9 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     """
     T = q.shape[-2]
     pos = torch.arange(T)
-    qr, kr = rope(q, pos), rope(k, pos)
-    rows = []
-    for i in range(T):
-        w = torch.softmax((qr[..., i:i + 1, :] @ kr[..., : i + 1, :].transpose(-2, -1)) / math.sqrt(q.shape[-1]), dim=-1)
-        rows.append(w @ v[..., : i + 1, :])
-    return torch.cat(rows, dim=-2)
+    s = rope(q, pos) @ rope(k, pos).mT / math.sqrt(q.shape[-1])
+    s = s.masked_fill(hidden_future(T), float('-inf'))
+    return torch.softmax(s, dim=-1) @ v
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -139,10 +138,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    b = torch.zeros(T, T)
-    for n in range(1, T):
-        b = b + torch.diag(torch.full((T - n,), float(n)), -n)
-    return b * -slope
+    i = torch.arange(T)
+    back = (i[:, None] - i[None, :]).clamp(min=0)
+    return -slope * back.float().unsqueeze(0)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -152,12 +150,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.shape[-2]
-    bias = alibi_bias(T, slope)
-    rows = []
-    for i in range(T):
-        s = (q[..., i:i + 1, :] @ k[..., : i + 1, :].transpose(-2, -1)) / math.sqrt(q.shape[-1]) + bias[i, : i + 1]
-        rows.append(torch.softmax(s, dim=-1) @ v[..., : i + 1, :])
-    return torch.cat(rows, dim=-2)
+    s = q @ k.mT / math.sqrt(q.shape[-1]) + alibi_bias(T, slope)
+    s = s.masked_fill(hidden_future(T), float('-inf'))
+    return torch.softmax(s, dim=-1) @ v
 
 
 # %% [markdown]

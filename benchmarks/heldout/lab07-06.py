@@ -81,11 +81,9 @@ def sinusoidal_table(n_positions: int, d_model: int, base: float = 10000.0) -> t
     Column pair i turns with position p at its own speed, from one radian per position (i = 0)
     down to almost nothing: every position gets a different row, and every value is in [-1, 1].
     """
-    p = torch.arange(n_positions).double()[:, None]
-    theta = base ** (-torch.arange(0, d_model, 2).double() / d_model)
-    angle = p * theta.repeat_interleave(2)
-    odd_column = torch.arange(d_model) % 2 == 1
-    return torch.where(odd_column, angle.cos(), angle.sin()).float()
+    speeds = torch.exp(torch.arange(0, d_model, 2).double() * (-math.log(base) / d_model))
+    angle = torch.outer(torch.arange(n_positions).double(), speeds)
+    return torch.stack([angle.sin(), angle.cos()], dim=-1).reshape(n_positions, d_model).float()
 
 
 def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
@@ -94,7 +92,8 @@ def add_positions(x: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
     x: (..., T, d_model); table: (n_positions, d_model), n_positions >= T  ->  (..., T, d_model)
     Token t gets row t. The table may have more rows than there are tokens, never fewer.
     """
-    return x.add(table.index_select(0, torch.arange(x.size(-2))))
+    rows = table[torch.arange(x.size(-2))]
+    return x + rows
 
 
 def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> torch.Tensor:
@@ -109,12 +108,11 @@ def rope(x: torch.Tensor, positions: torch.Tensor, base: float = 10000.0) -> tor
         out[i]         = x[i] cos(angle) - x[i + d/2] sin(angle)
         out[i + d/2]   = x[i] sin(angle) + x[i + d/2] cos(angle)
     """
-    d = x.size(-1)
-    h = d // 2
-    angle = positions[:, None].double() * base ** (torch.arange(h).double() * -2 / d)
-    c, s = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
-    a, b = x[..., :h], x[..., h:]
-    return torch.cat((a * c - b * s, a * s + b * c), -1)
+    half = x.size(-1) // 2
+    theta = base ** (-2 * torch.arange(half, dtype=x.dtype) / x.size(-1))
+    ang = torch.cat([positions[:, None] * theta] * 2, dim=-1)
+    turned = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+    return x * ang.cos() + turned * ang.sin()
 
 
 def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
@@ -123,11 +121,11 @@ def rope_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.T
     q, k, v: (..., T, head_size)  ->  out: (..., T, head_size)
         out = softmax(causal_mask(rope(q) @ rope(k)^T / sqrt(head_size))) @ v,  positions 0 .. T-1
     """
-    T = q.size(-2)
-    pos = torch.arange(T)
-    s = torch.linalg.matmul(rope(q, pos), rope(k, pos).transpose(-2, -1)).div(math.sqrt(q.size(-1)))
-    s = s + (~hidden_future(T)).float().log()
-    return torch.linalg.matmul(s.softmax(-1), v)
+    pos = torch.arange(q.size(-2))
+    qr, kr = rope(q, pos), rope(k, pos)
+    s = torch.matmul(qr, kr.transpose(-1, -2)) * q.size(-1) ** -0.5
+    s = s + torch.full_like(s, -math.inf).masked_fill(~hidden_future(q.size(-2)), 0.0)
+    return torch.matmul(F.log_softmax(s, dim=-1).exp(), v)
 
 
 def alibi_bias(T: int, slope: float) -> torch.Tensor:
@@ -136,7 +134,9 @@ def alibi_bias(T: int, slope: float) -> torch.Tensor:
         bias[i, j] = -slope * (i - j)   for j <= i   (0 on the diagonal, more negative farther back)
     Above the diagonal (j > i) the causal mask hides the scores whatever is added; this one is 0 there.
     """
-    return torch.ones(T, T).tril(-1).cumsum().mul(-slope)
+    d = torch.arange(T, dtype=torch.float32)
+    dist = torch.relu(d.unsqueeze(1) - d)
+    return dist.mul(-slope)
 
 
 def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: float) -> torch.Tensor:
@@ -146,9 +146,9 @@ def alibi_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, slope: fl
         out = softmax(causal_mask(q @ k^T / sqrt(head_size) + alibi_bias(T, slope))) @ v
     """
     T = q.size(-2)
-    s = torch.linalg.matmul(q, k.transpose(-2, -1)).div(math.sqrt(q.size(-1))).add(alibi_bias(T, slope))
-    s = s + (~hidden_future(T)).float().log()
-    return torch.linalg.matmul(s.softmax(-1), v)
+    s = torch.matmul(q, k.transpose(-1, -2)) * q.size(-1) ** -0.5
+    s = s + alibi_bias(T, slope) * torch.full_like(s, -math.inf).masked_fill(~hidden_future(T), 0.0)
+    return torch.matmul(F.log_softmax(s, dim=-1).exp(), v)
 
 
 # %% [markdown]

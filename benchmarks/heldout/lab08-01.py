@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return torch.add(token_embedding(tokens[..., start:]), position_embedding(torch.arange(start, start + T)))
+    return token_embedding(tokens) + position_embedding(torch.arange(start + T))
 
 
 def append_to_cache(
@@ -88,7 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    return torch.dstack((keys, k_new)), torch.dstack((values, v_new))
+    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
 
 
 def decode_step(
@@ -108,15 +108,16 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    d = x_new.shape[-1]
-    hs = d // n_heads
-    q, k, v = (torch.transpose(torch.unflatten(t, -1, (n_heads, hs)), 1, 2) for t in torch.tensor_split(qkv(x_new), 3, dim=-1))
+    B, _, C = x_new.shape
+    hs = C // n_heads
+    q, k, v = qkv(x_new).split(C, dim=-1)
+    q, k, v = (t.reshape(B, 1, n_heads, hs).transpose(1, 2) for t in (q, k, v))
     cache = append_to_cache(cache, k, v)
     keys, values = cache
-    s = torch.einsum('bhqd,bhkd->bhqk', q, keys) / math.sqrt(hs)
-    e = torch.exp(s - torch.amax(s, dim=-1, keepdim=True))
-    w = torch.div(e, torch.sum(e, dim=-1, keepdim=True))
-    out = torch.flatten(torch.transpose(torch.einsum('bhqk,bhkd->bhqd', w, values), 1, 2), start_dim=2)
+    s = q @ keys.mT / math.sqrt(hs)
+    s = s.masked_fill(torch.arange(keys.shape[-2]) > position, float('-inf'))
+    w = torch.softmax(s, dim=-1)
+    out = (w @ values).transpose(1, 2).reshape(B, 1, C)
     return proj(out), cache
 
 

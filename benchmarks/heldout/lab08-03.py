@@ -74,7 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    return token_embedding(tokens) + position_embedding.weight[start:][: tokens.shape[-1]]
+    T = tokens.shape[-1]
+    return token_embedding(tokens) + position_embedding(torch.arange(start, start + T))
 
 
 def append_to_cache(
@@ -87,9 +88,7 @@ def append_to_cache(
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
     keys, values = cache
-    keys = torch.cat((keys.transpose(2, 3), k_new.transpose(2, 3)), dim=-1).transpose(2, 3)
-    values = torch.cat((values.transpose(2, 3), v_new.transpose(2, 3)), dim=-1).transpose(2, 3)
-    return keys, values
+    return torch.concatenate((keys, k_new), axis=2), torch.concatenate((values, v_new), axis=2)
 
 
 def decode_step(
@@ -109,17 +108,16 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
-    hs = d // n_heads
-    parts = []
-    for n in range(3):
-        bias = None if qkv.bias is None else qkv.bias[n * d:(n + 1) * d]
-        parts.append(F.linear(x_new, qkv.weight[n * d:(n + 1) * d], bias).reshape(B, n_heads, hs))
-    q, k, v = parts
-    cache = append_to_cache(cache, k.unsqueeze(2), v.unsqueeze(2))
+    B, C, _ = x_new.shape
+    hs = C // n_heads
+    q, k, v = qkv(x_new).split(C, dim=-1)
+    q, k, v = (t.reshape(B, 1, n_heads, hs).transpose(1, 2) for t in (q, k, v))
+    cache = append_to_cache(cache, k, v)
     keys, values = cache
-    w = torch.softmax((q.unsqueeze(2) * keys).sum(-1) / math.sqrt(hs), dim=-1)
-    out = (w.unsqueeze(-1) * values).sum(-2).reshape(B, 1, d)
+    s = q @ keys.mT / math.sqrt(hs)
+    s = s.masked_fill(torch.arange(keys.shape[-2]) > position, float('-inf'))
+    w = torch.softmax(s, dim=-1)
+    out = (w @ values).transpose(1, 2).reshape(B, 1, C)
     return proj(out), cache
 
 

@@ -75,7 +75,7 @@ def embed_at(
     start = its position in the sequence.
     """
     T = tokens.shape[-1]
-    return torch.add(token_embedding(tokens), position_embedding(torch.arange(start, start + T)))
+    return token_embedding.weight[tokens] + position_embedding.weight[start:start + T]
 
 
 def append_to_cache(
@@ -87,8 +87,9 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    return torch.dstack((keys, k_new)), torch.dstack((values, v_new))
+    both = torch.cat((torch.stack(cache), torch.stack((k_new, v_new))), dim=3)
+    keys, values = both.unbind(0)
+    return keys, values
 
 
 def decode_step(
@@ -108,16 +109,11 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    d = x_new.shape[-1]
-    hs = d // n_heads
-    q, k, v = (torch.transpose(torch.unflatten(t, -1, (n_heads, hs)), 1, 2) for t in torch.tensor_split(qkv(x_new), 3, dim=1))
+    B, _, C = x_new.shape
+    q, k, v = qkv(x_new).reshape(B, 1, 3, n_heads, C // n_heads).movedim(2, 0).transpose(2, 3)
     cache = append_to_cache(cache, k, v)
-    keys, values = cache
-    s = torch.einsum('bhqd,bhkd->bhqk', q, keys) / math.sqrt(hs)
-    e = torch.exp(s - torch.amax(s, dim=-1, keepdim=True))
-    w = torch.div(e, torch.sum(e, dim=-1, keepdim=True))
-    out = torch.flatten(torch.transpose(torch.einsum('bhqk,bhkd->bhqd', w, values), 1, 2), start_dim=2)
-    return proj(out), cache
+    out = F.scaled_dot_product_attention(q, cache[0], cache[1])
+    return proj(out.transpose(1, 2).reshape(B, 1, C)), cache
 
 
 # %% [markdown]

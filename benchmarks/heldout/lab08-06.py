@@ -74,8 +74,8 @@ def embed_at(
     Lab 06's `embed` with a start: the whole sequence is start = 0; one new word is T = 1 at
     start = its position in the sequence.
     """
-    pos = torch.arange(tokens.size(-1)).add(start)
-    return token_embedding(tokens).add(position_embedding(pos))
+    positions = torch.arange(tokens.size(-1)) + start + 1
+    return torch.add(token_embedding(tokens), position_embedding(positions))
 
 
 def append_to_cache(
@@ -87,9 +87,8 @@ def append_to_cache(
     k_new, v_new: (B, heads, T_new, head_size)
     ->  (keys, values), each (B, heads, T + T_new, head_size)
     """
-    keys, values = cache
-    keys = torch.cat([keys, k_new], -2)
-    values = torch.cat([values, v_new], -2)
+    keys = torch.cat((cache[0], k_new), dim=2)
+    values = torch.cat((cache[1], v_new), dim=2)
     return keys, values
 
 
@@ -110,13 +109,16 @@ def decode_step(
     ->  out: (B, 1, d_model), the same as row `position` of the layer run on all position + 1 words;
         cache: the cache with the new word's key and value appended
     """
-    B, _, d = x_new.shape
-    hs = d // n_heads
-    q, k, v = qkv(x_new).view(B, 1, 3, n_heads, hs).permute(2, 0, 1, 3, 4)
-    cache = append_to_cache(cache, k, v)
-    s = torch.linalg.matmul(q, cache[0].transpose(-2, -1)).div(math.sqrt(hs))
-    out = torch.linalg.matmul(s.softmax(-1), cache[1]).transpose(1, 2).reshape(B, 1, d)
-    return proj(out), cache
+    B, C = x_new.size(0), x_new.size(-1)
+    hs = C // n_heads
+    q, k, v = qkv(x_new).chunk(3, dim=-1)
+    q, k, v = (t.unflatten(-1, (n_heads, hs)).permute(0, 2, 1, 3) for t in (q, k, v))
+    keys, values = append_to_cache(cache, k, v)
+    s = torch.matmul(q, keys.transpose(-1, -2)) * hs ** -0.5
+    s = s.masked_fill(torch.arange(keys.size(2)).gt(position), -math.inf)
+    w = F.log_softmax(s, dim=-1).exp()
+    out = torch.matmul(w, values).permute(0, 2, 1, 3).flatten(2)
+    return proj(out), (keys, values)
 
 
 # %% [markdown]

@@ -70,14 +70,10 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores.new_full(scores.shape[:-1] + (1,), float('-inf'))
-    l = scores.new_zeros(scores.shape[:-1] + (1,))
-    for j in range(scores.size(-1)):
-        s = scores[..., j, None]
-        m_new = m.clip(lower=s)
-        l = l.mul(m.sub(m_new).exp()).add(s.sub(m_new).exp())
-        m = m_new
-    return scores.sub(m).exp().div(l)
+    lse = torch.full_like(scores[..., 0], -math.inf)
+    for j in range(scores.shape[-1]):
+        lse = torch.logaddexp(lse, scores[..., j])
+    return torch.exp(scores - lse[..., None])
 
 
 def tiled_attention(
@@ -96,30 +92,20 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    *lead, T_q, hs = q.shape
-    T_k = k.size(-2)
-    out = q.new_zeros(*lead, T_q, v.size(-1))
-    lse = q.new_zeros(*lead, T_q)
+    T_q, T_k = q.shape[-2], k.shape[-2]
+    out = q.new_zeros(q.shape[:-1] + (v.shape[-1],))
+    lse = q.new_full(q.shape[:-1], -math.inf)
     for a in range(0, T_q, block):
-        qb = q[..., a:a + block, :]
-        bq = qb.size(-2)
-        m = qb.new_full((*lead, bq, 1), float('-inf'))
-        l = qb.new_zeros((*lead, bq, 1))
-        acc = qb.new_zeros((*lead, bq, v.size(-1)))
-        for c in range(0, a + bq if causal else T_k, block):
-            kb, vb = k[..., c:c + block, :], v[..., c:c + block, :]
-            s = torch.linalg.matmul(qb, kb.transpose(-2, -1)).div(math.sqrt(hs))
+        for c in range(0, min(a + block, T_k) if causal else T_k, block):
+            s = q[..., a:a + block, :] @ k[..., c:c + block, :].transpose(-1, -2) / math.sqrt(q.shape[-1])
             if causal:
-                hide = torch.arange(c, c + kb.size(-2)) > torch.arange(a, a + bq)[:, None]
-                s = s + (~hide).float().log()
-            m_new = m.clamp(min=s.amax(-1, True))
-            p = s.sub(m_new).exp()
-            r = m.sub(m_new).exp()
-            l = l.mul(r).add(p.sum(-1, True))
-            acc = acc.mul(r).add(torch.linalg.matmul(p, vb))
-            m = m_new
-        out[..., a:a + bq, :] = acc.div(l)
-        lse[..., a:a + bq] = m.add(l.log()).squeeze(-1)
+                s = s.masked_fill(torch.arange(c, c + s.shape[-1]) > torch.arange(a, a + s.shape[-2])[:, None], -math.inf)
+            tile_lse = torch.logsumexp(s, dim=-1)
+            tile_out = torch.exp(s - tile_lse[..., None]) @ v[..., c:c + block, :]
+            new_lse = torch.logaddexp(lse[..., a:a + block], tile_lse)
+            out[..., a:a + block, :] = (out[..., a:a + block, :] * torch.exp(lse[..., a:a + block] - new_lse)[..., None]
+                                        + tile_out * torch.exp(tile_lse - new_lse)[..., None])
+            lse[..., a:a + block] = new_lse
     return out, lse
 
 

@@ -70,13 +70,14 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = torch.full_like(scores[..., 0], float('-inf'))
-    l = torch.zeros_like(scores[..., 0])
-    for s in torch.unbind(scores, dim=-1):
-        m_new = torch.maximum(m, s)
-        l = torch.add(torch.mul(l, torch.exp(m - m_new)), torch.exp(s - m_new))
+    m = torch.full_like(scores[..., :1], -math.inf)
+    l = torch.zeros_like(m)
+    for j in range(scores.shape[-1]):
+        s = scores[..., j:j + 1]
+        m_new = torch.where(s > m, s, m)
+        l = l * (m - m_new).exp() + (s - m_new).exp()
         m = m_new
-    return torch.div(torch.exp(scores - m.unsqueeze(-1)), l.unsqueeze(-1))
+    return (scores - m).exp() / l
 
 
 def tiled_attention(
@@ -100,25 +101,24 @@ def tiled_attention(
     outs, lses = [], []
     for a in range(0, T_q, block):
         qb = q[..., a:a + block, :]
-        m = torch.full(qb.shape[:-1], float('-inf'), dtype=q.dtype)
+        m = qb.new_full(qb.shape[:-1] + (1,), -math.inf)
         l = torch.zeros_like(m)
-        acc = torch.zeros(*qb.shape[:-1], v.shape[-1], dtype=q.dtype)
-        stop = min(a + block, T_k) if causal else T_k
-        for c in range(0, stop, block):
-            s = torch.einsum('...id,...jd->...ij', qb, k[..., c:c + block, :]) * scale
+        acc = qb.new_zeros(qb.shape[:-1] + (v.shape[-1],))
+        for c in range(0, T_k, block):
+            if causal and c >= a + block:
+                break
+            s = qb @ k[..., c:c + block, :].mT * scale
             if causal:
-                i = torch.arange(a, a + qb.shape[-2]).unsqueeze(-1)
-                j = torch.arange(c, c + s.shape[-1])
-                s = torch.where(j > i, float('-inf'), s)
-            m_new = torch.maximum(m, torch.amax(s, dim=-1))
-            p = torch.exp(s - m_new.unsqueeze(-1))
+                s = s.masked_fill(~torch.ones(s.shape[-2:], dtype=torch.bool).tril(a - c), -math.inf)
+            m_new = torch.maximum(m, s.amax(-1, keepdim=True))
+            p = torch.exp(s - m_new).tril()
             r = torch.exp(m - m_new)
-            l = r * l + torch.sum(p, dim=-1)
-            acc = r.unsqueeze(-1) * acc + torch.einsum('...ij,...jd->...id', p, v[..., c:c + block, :])
+            l = r * l + p.sum(-1, keepdim=True)
+            acc = r * acc + p @ v[..., c:c + block, :]
             m = m_new
-        outs.append(acc / l.unsqueeze(-1))
-        lses.append(m + torch.log(l))
-    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-2)
+        outs.append(acc / l)
+        lses.append((m + l.log()).squeeze(-1))
+    return torch.cat(outs, dim=-2), torch.cat(lses, dim=-1)
 
 
 # %% [markdown]

@@ -70,14 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores.new_full(scores.shape[:-1] + (1,), float('-inf'))
-    l = scores.new_zeros(scores.shape[:-1] + (1,))
-    for j in range(scores.size(-1)):
-        s = scores[..., j, None]
-        m_new = m.clamp(min=s)
-        l = l.mul(m.sub(m_new).exp()).add(s.sub(m_new).exp())
+    m = scores.new_tensor(-math.inf).expand(scores.shape[1:])
+    l = 0.0
+    for s in scores.movedim(-1, 0):
+        m_new = torch.max(m, s)
+        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
-    return scores.sub(m).exp().div(l)
+    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -96,31 +95,26 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    *lead, T_q, hs = q.shape
-    T_k = k.size(-2)
-    out = q.new_zeros(*lead, T_q, v.size(-1))
-    lse = q.new_zeros(*lead, T_q)
-    for a in range(0, T_q, block):
-        qb = q[..., a:a + block, :]
-        bq = qb.size(-2)
-        m = qb.new_full((*lead, bq, 1), float('-inf'))
-        l = qb.new_zeros((*lead, bq, 1))
-        acc = qb.new_zeros((*lead, bq, v.size(-1)))
-        for c in range(0, a + bq if causal else T_k, block):
-            kb, vb = k[..., c:c + block, :], v[..., c:c + block, :]
-            s = torch.linalg.matmul(qb, kb.transpose(-2, -1)).div(math.sqrt(hs))
+    T_q, T_k = q.size(-2), k.size(-2)
+    m = q.new_full(q.shape[:-1] + (1,), -math.inf)
+    l = torch.zeros_like(m)
+    acc = q.new_zeros(q.shape[:-1] + (v.size(-1),))
+    for c in range(0, T_k, block):
+        kb, vb = k[..., c:c + block, :], v[..., c:c + block, :]
+        for a in range(0, T_q, block):
+            if causal and c >= a + block:
+                continue
+            s = torch.matmul(q[..., a:a + block, :], kb.transpose(-1, -2)) * q.size(-1) ** -0.5
             if causal:
-                hide = torch.arange(c, c + kb.size(-2)) > torch.arange(a, a + bq)[:, None]
-                s = s + (~hide).float().log()
-            m_new = m.clamp(max=s.amax(-1, True))
-            p = s.sub(m_new).exp()
-            r = m.sub(m_new).exp()
-            l = l.mul(r).add(p.sum(-1, True))
-            acc = acc.mul(r).add(torch.linalg.matmul(p, vb))
-            m = m_new
-        out[..., a:a + bq, :] = acc.div(l)
-        lse[..., a:a + bq] = m.add(l.log()).squeeze(-1)
-    return out, lse
+                s = s + torch.full_like(s, -math.inf).triu(a - c + 1)
+            m_old = m[..., a:a + block, :]
+            m_new = torch.max(m_old, s.max(-1, keepdim=True).values)
+            p = (s - m_new).exp()
+            r = (m_old - m_new).exp()
+            l[..., a:a + block, :] = r * l[..., a:a + block, :] + p.sum(-1, keepdim=True)
+            acc[..., a:a + block, :] = r * acc[..., a:a + block, :] + torch.matmul(p, vb)
+            m[..., a:a + block, :] = m_new
+    return acc / l, (m + l.log()).squeeze(-1)
 
 
 # %% [markdown]

@@ -70,13 +70,13 @@ def online_softmax(scores: torch.Tensor) -> torch.Tensor:
     old one: rescale it by exp(m_old - m_new) before adding exp(score - m_new). At the end,
     weights = exp(scores - m) / l.
     """
-    m = scores[..., :2].amax(dim=-1, keepdim=True)
-    l = torch.zeros_like(m)
-    for piece in scores.split(2, dim=-1):
-        m_new = torch.maximum(m, piece.amax(dim=-1, keepdim=True))
-        l = l * (m - m_new).exp() + (piece - m_new).exp().sum(dim=-1, keepdim=True)
+    m = scores.new_tensor(-math.inf).expand(scores.shape[:-1])
+    l = 0.0
+    for s in scores.movedim(-1, 0):
+        m_new = torch.max(m, s)
+        l = l * torch.exp(m - m_new) + torch.exp(s - m_new)
         m = m_new
-    return (scores - m).exp() / l
+    return torch.exp(scores - m.unsqueeze(-1)) / l.unsqueeze(-1)
 
 
 def tiled_attention(
@@ -95,30 +95,26 @@ def tiled_attention(
     causal: key blocks that start after the query block's last query are all future: skipped;
     the diagonal block (it holds both past and future keys) is masked, key j > query i -> -inf.
     """
-    scale = q.shape[-1] ** -0.5
-    qs = q.split(block, dim=-2)
-    ms = [torch.full(x.shape[:-1], float('-inf'), dtype=q.dtype) for x in qs]
-    ls = [torch.zeros(x.shape[:-1], dtype=q.dtype) for x in qs]
-    accs = [torch.zeros(*x.shape[:-1], v.shape[-1], dtype=q.dtype) for x in qs]
-    for c in range(0, k.shape[-2], block):
+    T_q, T_k = q.size(-2), k.size(-2)
+    m = q.new_full(q.shape[:-1] + (1,), -math.inf)
+    l = torch.zeros_like(m)
+    acc = q.new_zeros(q.shape[:-1] + (v.size(-1),))
+    for c in range(0, T_k, block):
         kb, vb = k[..., c:c + block, :], v[..., c:c + block, :]
-        for n, qb in enumerate(qs):
-            a = n * block
-            if causal and c > a + qb.shape[-2] - 1:
+        for a in range(0, T_q, block):
+            if causal and c >= a + block:
                 continue
-            s = (qb @ kb.transpose(-1, -2)) * scale
+            s = torch.matmul(q[..., a:a + block, :], kb.transpose(-1, -2)) * q.size(-1) ** -0.5
             if causal:
-                future = torch.arange(c, c + kb.shape[-2]) > torch.arange(a, a + qb.shape[-2]).unsqueeze(1)
-                s = s.masked_fill(future, float('-inf'))
-            m_new = torch.max(ms[n], s.max(dim=-1).values)
-            r = (ms[n] - m_new).exp()
-            p = (s - m_new.unsqueeze(-1)).exp()
-            ls[n] = ls[n] * r + p.sum(dim=-1)
-            accs[n] = accs[n] * r.unsqueeze(-1) + p @ vb
-            ms[n] = m_new
-    out = torch.cat([acc / l.unsqueeze(-1) for acc, l in zip(accs, ls)], dim=-2)
-    lse = torch.cat([m + l.log() for m, l in zip(ms, ls)], dim=-1)
-    return out, lse
+                s = s + torch.full_like(s, -math.inf).triu(a - c + 1)
+            m_old = m[..., a:a + block, :]
+            m_new = torch.max(m_old, s.max(-1, keepdim=True).values)
+            p = (s - m_new).exp()
+            r = (m_old - m_new).exp()
+            l[..., a:a + block, :] = r * l[..., a:a + block, :] + p.sum(-1, keepdim=True)
+            acc[..., a:a + block, :] += r * acc[..., a:a + block, :] + torch.matmul(p, vb)
+            m[..., a:a + block, :] = m_new
+    return acc / l, (m + l.log()).squeeze(-1)
 
 
 # %% [markdown]

@@ -61,8 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    J = torch.diag_embed(p) - p.unsqueeze(-1) * p.unsqueeze(-2)
-    return (J @ dp.unsqueeze(-1)).squeeze(-1)
+    return p * dp + p * (p * dp).sum(-1, keepdim=True)
 
 
 def attention_backward(
@@ -76,16 +75,15 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    scale = q.shape[-1] ** -0.5
-    s = (q @ k.transpose(-1, -2)) * scale
+    scale = 1 / math.sqrt(q.shape[-1])
+    s = q @ k.mT * scale
     if causal:
         T = s.shape[-1]
         s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float('-inf'))
     p = torch.softmax(s, dim=-1)
-    out = p @ v
-    D = (d_out * out).sum(dim=-1, keepdim=True)
-    ds = p * (d_out @ v.transpose(-1, -2) - D)
-    return (ds @ k) * scale, (ds.transpose(-1, -2) @ q) * scale, p.transpose(-1, -2) @ d_out
+    dv = p.mT @ d_out
+    ds = softmax_backward(p, d_out @ v.mT)
+    return ds @ k * scale, ds.mT @ q * scale, dv
 
 
 def tiled_attention_backward(
@@ -109,25 +107,25 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    scale = q.shape[-1] ** -0.5
-    D = (d_out * out).sum(dim=-1, keepdim=True)
+    scale = 1 / math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(-1, keepdim=True)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(v)
     T = q.shape[-2]
-    starts = list(range(0, T, block))
-    tiles = [(a, c) for a in starts for c in starts if not (causal and c > a)]
-    dq = {a: torch.zeros_like(q[..., a:a + block, :]) for a in starts}
-    dk = {c: torch.zeros_like(k[..., c:c + block, :]) for c in starts}
-    dv = {c: torch.zeros_like(v[..., c:c + block, :]) for c in starts}
-    for a, c in tiles:
-        qb, kb, vb, gb = q[..., a:a + block, :], k[..., c:c + block, :], v[..., c:c + block, :], d_out[..., a:a + block, :]
-        s = (qb @ kb.transpose(-1, -2)) * scale
-        if causal and a == c:
-            s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), float('-inf'))
-        p = (s - lse[..., a:a + block].unsqueeze(-1)).exp()
-        ds = p * (gb @ vb.transpose(-1, -2) - D[..., a:a + block, :])
-        dv[c] = dv[c] + p.transpose(-1, -2) @ gb
-        dq[a] = dq[a] + (ds @ kb) * scale
-        dk[c] = dk[c] + (ds.transpose(-1, -2) @ qb) * scale
-    return torch.cat([dq[a] for a in starts], -2), torch.cat([dk[c] for c in starts], -2), torch.cat([dv[c] for c in starts], -2)
+    for c in range(0, T, block):
+        kb, vb = k[..., c:c + block, :], v[..., c:c + block, :]
+        for a in range(0, T, block):
+            if causal and a + block <= c:
+                continue
+            qb = q[..., a:a + block, :]
+            s = qb @ kb.mT * scale
+            if causal:
+                s = s.masked_fill(~torch.ones(s.shape[-2:], dtype=torch.bool).tril(a - c), float('-inf'))
+            p = torch.exp(s - lse[..., a:a + block, None])
+            dv[..., c:c + block, :] += p.mT @ d_out[..., a:a + block, :]
+            ds = p * (d_out[..., a:a + block, :] @ vb.mT - D[..., a:a + block, :])
+            dq[..., a:a + block, :] += ds @ kb * scale
+            dk[..., c:c + block, :] += ds.mT @ qb * scale
+    return dq, dk, dv
 
 
 # %% [markdown]

@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.linalg.vecdot(p, dp).unsqueeze(-1)
-    return p.mul(dp.sub(D))
+    D = (p.unsqueeze(-2) @ dp.unsqueeze(-1)).squeeze(-1)
+    return p * (dp - D)
 
 
 def attention_backward(
@@ -77,14 +77,14 @@ def attention_backward(
     dk = ds^T @ q / sqrt(head_size).
     """
     hs = q.size(-1)
-    s = torch.linalg.matmul(q, k.transpose(-2, -1)).div(math.sqrt(hs))
+    s = torch.matmul(q, k.transpose(-1, -2)) * hs ** -0.5
     if causal:
-        s = s + torch.ones(s.shape[-2:]).tril().log()
-    p = s.softmax(-1)
-    dv = torch.linalg.matmul(p.transpose(-2, -1), d_out).div(math.sqrt(hs))
-    ds = softmax_backward(p, torch.linalg.matmul(d_out, v.transpose(-2, -1)))
-    dq = torch.linalg.matmul(ds, k).div(math.sqrt(hs))
-    dk = torch.linalg.matmul(ds.transpose(-2, -1), q).div(math.sqrt(hs))
+        s = s + torch.full_like(s, -math.inf).triu(1)
+    p = F.log_softmax(s, dim=-1).exp()
+    dv = torch.matmul(p.transpose(-1, -2), d_out)
+    ds = softmax_backward(p, torch.matmul(d_out, v.transpose(-1, -2)))
+    dq = torch.matmul(ds, k) * hs ** -0.5
+    dk = torch.matmul(ds.transpose(-1, -2), q) * hs ** -0.5
     return dq, dk, dv
 
 
@@ -110,24 +110,21 @@ def tiled_attention_backward(
     The last block may be shorter than `block`.
     """
     hs = q.size(-1)
-    D = d_out.mul(out).sum(-1, True)
+    D = torch.sum(d_out * out, dim=-1).unsqueeze(-1)
     dq, dk, dv = q.new_zeros(q.shape), k.new_zeros(k.shape), v.new_zeros(v.shape)
     T = q.size(-2)
     for a in range(0, T, block):
-        qb, gb, Db = q[..., a:a + block, :], d_out[..., a:a + block, :], D[..., a:a + block, :]
-        lb = lse[..., a:a + block, None]
-        bq = qb.size(-2)
-        for c in range(0, a + bq if causal else k.size(-2), block):
+        qb, ob = q[..., a:a + block, :], out[..., a:a + block, :]
+        for c in range(0, min(a + block, T) if causal else T, block):
             kb, vb = k[..., c:c + block, :], v[..., c:c + block, :]
-            s = torch.linalg.matmul(qb, kb.transpose(-2, -1)).div(math.sqrt(hs))
+            s = torch.matmul(qb, kb.transpose(-1, -2)) * hs ** -0.5
             if causal:
-                hide = torch.arange(c, c + kb.size(-2)) > torch.arange(a, a + bq)[:, None]
-                s = s + (~hide).float().log()
-            p = s.sub(lb).exp()
-            dv[..., c:c + block, :] += torch.linalg.matmul(p.transpose(-2, -1), gb)
-            ds = p.mul(torch.linalg.matmul(gb, vb.transpose(-2, -1)).sub(Db))
-            dq[..., a:a + block, :] += torch.linalg.matmul(ds, kb).div(math.sqrt(hs))
-            dk[..., c:c + block, :] += torch.linalg.matmul(ds.transpose(-2, -1), qb).div(math.sqrt(hs))
+                s = s + torch.full_like(s, -math.inf).triu(a - c + 1)
+            p = (s - lse[..., a:a + block].unsqueeze(-1)).exp()
+            dv[..., c:c + block, :].add_(torch.matmul(p.transpose(-1, -2), ob))
+            ds = p * (torch.matmul(ob, vb.transpose(-1, -2)) - D[..., a:a + block, :])
+            dq[..., a:a + block, :].add_(torch.matmul(ds, kb) * hs ** -0.5)
+            dk[..., c:c + block, :].add_(torch.matmul(ds.transpose(-1, -2), qb) * hs ** -0.5)
     return dq, dk, dv
 
 

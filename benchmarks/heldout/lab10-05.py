@@ -61,8 +61,7 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.sum(torch.mul(p, dp), dim=-1, keepdim=True)
-    return torch.mul(p, dp - D)
+    return p * dp - p * (p * dp).sum(-1, keepdim=True)
 
 
 def attention_backward(
@@ -77,17 +76,14 @@ def attention_backward(
     dk = ds^T @ q / sqrt(head_size).
     """
     scale = 1 / math.sqrt(q.shape[-1])
-    s = torch.einsum('...id,...jd->...ij', q, k) * scale
+    s = q @ k.mT * scale
     if causal:
         T = s.shape[-1]
-        s = torch.where(torch.ones(T, T).tril().eq(0), float('-inf'), s)
-    e = torch.exp(s - torch.amax(s, dim=-1, keepdim=True))
-    p = torch.div(e, torch.sum(e, dim=-1, keepdim=True))
-    dv = torch.einsum('...ij,...id->...jd', p, d_out)
-    ds = softmax_backward(p, torch.einsum('...id,...jd->...ij', d_out, v))
-    dq = torch.einsum('...ij,...jd->...id', ds, k) * scale
-    dk = torch.einsum('...ij,...id->...jd', ds, q) * scale
-    return dq, dk, dv
+        s = s.masked_fill(torch.ones(T, T, dtype=torch.bool).triu(1), float('-inf'))
+    p = torch.softmax(s, dim=-1)
+    dv = p.mT @ d_out
+    ds = softmax_backward(p, d_out @ v.mT)
+    return ds @ k * scale, ds.mT @ q * scale, dv
 
 
 def tiled_attention_backward(
@@ -112,30 +108,24 @@ def tiled_attention_backward(
     The last block may be shorter than `block`.
     """
     scale = 1 / math.sqrt(q.shape[-1])
-    D = torch.sum(d_out * out, dim=-1, keepdim=True)
+    D = (d_out * out).sum(-1, keepdim=True)
+    dq, dk, dv = torch.zeros_like(q), torch.zeros_like(k), torch.zeros_like(k)
     T = q.shape[-2]
-    dq_parts = [torch.zeros_like(q[..., a:a + block, :]) for a in range(0, T, block)]
-    dk_parts, dv_parts = [], []
-    for c in range(0, k.shape[-2], block):
+    for c in range(0, T, block):
         kb, vb = k[..., c:c + block, :], v[..., c:c + block, :]
-        dk_b, dv_b = torch.zeros_like(kb), torch.zeros_like(vb)
-        for n, a in enumerate(range(0, T, block)):
-            if causal and a <= c:
+        for a in range(0, T, block):
+            if causal and a + block <= c:
                 continue
-            qb, gb = q[..., a:a + block, :], d_out[..., a:a + block, :]
-            s = torch.einsum('...id,...jd->...ij', qb, kb) * scale
+            qb = q[..., a:a + block, :]
+            s = qb @ kb.mT * scale
             if causal:
-                i = torch.arange(a, a + qb.shape[-2]).unsqueeze(-1)
-                j = torch.arange(c, c + kb.shape[-2])
-                s = torch.where(j > i, float('-inf'), s)
-            p = torch.exp(s - lse[..., a:a + block].unsqueeze(-1))
-            dv_b = dv_b + torch.einsum('...ij,...id->...jd', p, gb)
-            ds = p * (torch.einsum('...id,...jd->...ij', gb, vb) - D[..., a:a + block, :])
-            dq_parts[n] = dq_parts[n] + torch.einsum('...ij,...jd->...id', ds, kb) * scale
-            dk_b = dk_b + torch.einsum('...ij,...id->...jd', ds, qb) * scale
-        dk_parts.append(dk_b)
-        dv_parts.append(dv_b)
-    return torch.cat(dq_parts, dim=-2), torch.cat(dk_parts, dim=-2), torch.cat(dv_parts, dim=-2)
+                s = s.masked_fill(~torch.ones(s.shape[-2:], dtype=torch.bool).tril(a - c), float('-inf'))
+            p = torch.exp(s - lse[..., a:a + block, None])
+            dv[..., c:c + block, :] += p.mT @ d_out[..., a:a + block, :]
+            ds = p * (d_out[..., a:a + block, :] @ vb.mT - D[..., a:a + block, :])
+            dq[..., a:a + block, :] += ds @ kb * scale
+            dk[..., c:c + block, :] += ds.mT @ qb * scale
+    return dq, dk, dv
 
 
 # %% [markdown]

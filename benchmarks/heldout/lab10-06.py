@@ -61,8 +61,8 @@ def softmax_backward(p: torch.Tensor, dp: torch.Tensor) -> torch.Tensor:
     Through the Jacobian, ds_j = sum_i dp_i p_i (1[i = j] - p_j); without it, one number per
     row is enough: D = sum_i p_i dp_i, and ds = p * (dp - D).
     """
-    D = torch.linalg.vecdot(p, dp).unsqueeze(-1)
-    return p.mul(dp.sub(D))
+    ds = p * dp
+    return ds - p * ds.sum(dim=-1, keepdim=True)
 
 
 def attention_backward(
@@ -76,15 +76,15 @@ def attention_backward(
     dp = d_out @ v^T, ds = softmax_backward(p, dp), dq = ds @ k / sqrt(head_size),
     dk = ds^T @ q / sqrt(head_size).
     """
-    hs = q.size(-1)
-    s = torch.linalg.matmul(q, k.transpose(-2, -1)).div(math.sqrt(hs))
+    scale = math.sqrt(q.shape[-1])
+    s = q @ k.transpose(-1, -2) / scale
     if causal:
-        s = s + torch.ones(s.shape[-2:]).tril().log()
-    p = s.softmax(-1)
-    dv = torch.linalg.matmul(p.transpose(-2, -1), d_out)
-    ds = softmax_backward(p, torch.linalg.matmul(d_out, v.transpose(-2, -1)))
-    dq = torch.linalg.matmul(ds, k).div(math.sqrt(hs))
-    dk = torch.linalg.matmul(ds.transpose(-2, -1), q).div(math.sqrt(hs))
+        s = s.masked_fill(torch.arange(s.shape[-1]) > torch.arange(s.shape[-2])[:, None], -math.inf)
+    p = torch.exp(s - torch.logsumexp(s, dim=-1, keepdim=True))
+    ds = softmax_backward(p, d_out @ v.transpose(-1, -2))
+    dq = (k.transpose(-1, -2) @ ds.transpose(-1, -2)).transpose(-1, -2) / scale
+    dk = (q.transpose(-1, -2) @ ds).transpose(-1, -2) / scale
+    dv = (d_out.transpose(-1, -2) @ p).transpose(-1, -2)
     return dq, dk, dv
 
 
@@ -109,26 +109,26 @@ def tiled_attention_backward(
         dq_i += ds @ k_j / sqrt(head_size);  dk_j += ds^T @ q_i / sqrt(head_size)
     The last block may be shorter than `block`.
     """
-    hs = q.size(-1)
-    D = d_out.mul(out).sum(-1, True)
-    dq, dk, dv = q.new_zeros(q.shape), k.new_zeros(k.shape), v.new_zeros(v.shape)
-    T = q.size(-2)
-    for a in range(0, T, block):
-        qb, gb, Db = q[..., a:a + block, :], d_out[..., a:a + block, :], D[..., a:a + block, :]
-        lb = lse[..., None, a:a + block]
-        bq = qb.size(-2)
-        for c in range(0, a + bq if causal else k.size(-2), block):
-            kb, vb = k[..., c:c + block, :], v[..., c:c + block, :]
-            s = torch.linalg.matmul(qb, kb.transpose(-2, -1)).div(math.sqrt(hs))
-            if causal:
-                hide = torch.arange(c, c + kb.size(-2)) > torch.arange(a, a + bq)[:, None]
-                s = s + (~hide).float().log()
-            p = s.sub(lb).exp()
-            dv[..., c:c + block, :] += torch.linalg.matmul(p.transpose(-2, -1), gb)
-            ds = p.mul(torch.linalg.matmul(gb, vb.transpose(-2, -1)).sub(Db))
-            dq[..., a:a + block, :] += torch.linalg.matmul(ds, kb).div(math.sqrt(hs))
-            dk[..., c:c + block, :] += torch.linalg.matmul(ds.transpose(-2, -1), qb).div(math.sqrt(hs))
-    return dq, dk, dv
+    root = math.sqrt(q.shape[-1])
+    D = (d_out * out).sum(dim=-1)
+    qs, ks, vs = q.split(block, dim=-2), k.split(block, dim=-2), v.split(block, dim=-2)
+    os, ls, Ds = d_out.split(block, dim=-2), lse.split(block, dim=-1), D.split(block, dim=-1)
+    dqs = [torch.zeros_like(t) for t in qs]
+    dks = [torch.zeros_like(t) for t in ks]
+    dvs = [torch.zeros_like(t) for t in vs]
+    for i in range(len(qs)):
+        for j in range(len(ks)):
+            if causal and j > i:
+                continue
+            s = qs[i] @ ks[j].transpose(-1, -2) / root
+            if causal and i == j:
+                s = s.masked_fill(torch.ones(s.shape[-2:], dtype=torch.bool).triu(1), -math.inf)
+            p = torch.exp(s - ls[i].unsqueeze(-1))
+            dvs[j] = dvs[j] + p.transpose(-1, -2) @ os[i]
+            ds = p * (os[i] @ vs[j].transpose(-1, -2) - Ds[i].unsqueeze(-1))
+            dqs[i] = dqs[i] + ds @ ks[j] / root
+            dks[j] = dks[j] + ds.transpose(-1, -2) @ qs[i] / root
+    return torch.cat(dqs, dim=-2), torch.cat(dks, dim=-2), torch.cat(dvs, dim=-2)
 
 
 # %% [markdown]

@@ -61,7 +61,10 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    return torch.einsum('bhii->bhi', pattern[..., 1:, :-1]).mean(dim=(0, 2))
+    rows = pattern[..., 1:, :]
+    idx = torch.arange(rows.size(-2)).view(-1, 1).expand(*rows.shape[:-1], 1)
+    picked = rows.gather(-1, idx).squeeze(-1)
+    return picked.mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -71,8 +74,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    B, H, T, _ = pattern.shape
-    return pattern[..., 1:, 0].sum(dim=(0, 2)) / (B * (T - 1))
+    col = pattern.select(-1, 0)[..., 1:]
+    return col.transpose(1, 2).flatten(1).mean(-1)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -83,8 +86,10 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    T = pattern.shape[-1]
-    return torch.einsum('bhii->bhi', pattern[..., period + 1:, 2:T - period + 1]).mean(dim=(0, 2))
+    rows = pattern[..., period + 1:, :]
+    idx = (torch.arange(rows.size(-2)) + 2).view(-1, 1).expand(*rows.shape[:-1], 1)
+    picked = rows.gather(-1, idx).squeeze(-1)
+    return picked.mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -96,11 +101,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    total = values.new_zeros(values.shape[0], values.shape[2], values.shape[3])
-    for h in range(scores.shape[1]):
-        if h != head:
-            total = total + torch.softmax(scores[:, h], dim=-1) @ values[:, h]
-    return total
+    out = F.log_softmax(scores, dim=-1).exp().matmul(values)
+    return out.sum(1) - out[:, head]
 
 
 # %% [markdown]

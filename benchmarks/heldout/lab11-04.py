@@ -61,7 +61,10 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    return pattern.tril(-1).triu(-1).sum(-1)[..., 1:].mean(-1).mean(0)
+    rows = pattern[..., 1:, :]
+    idx = torch.arange(rows.size(-2)).view(-1, 1).expand(*rows.shape[:-1], 1)
+    picked = rows.gather(-1, idx).squeeze(-1)
+    return picked.mean(dim=(0, 2))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -71,7 +74,8 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return pattern.select(-1, 0)[..., 1:].mean(-1).mean(0)
+    col = pattern.select(-1, 0)[..., 1:]
+    return col.transpose(0, 1).flatten(1).mean(-1)
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -82,7 +86,10 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    return pattern.tril(1 - period).triu(1 - period).sum(-2)[..., period + 1:].mean(-1).mean(0)
+    rows = pattern[..., period + 1:, :]
+    idx = (torch.arange(rows.size(-2)) + 2).view(-1, 1).expand(*rows.shape[:-1], 1)
+    picked = rows.gather(-2, idx).squeeze(-1)
+    return picked.mean(dim=(0, 2))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -94,8 +101,8 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    outs = torch.linalg.matmul(scores.softmax(-1), values)
-    return torch.cat((outs[:, :head], outs[:, head + 1:]), 1).sum(1)
+    out = F.log_softmax(scores, dim=-1).exp().matmul(values)
+    return out.sum(1) - out[:, head]
 
 
 # %% [markdown]

@@ -61,8 +61,7 @@ def previous_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, i - 1]
     Row 0 has no previous position: it is left out, not counted as 0.
     """
-    i = torch.arange(1, pattern.shape[-1])
-    return torch.mean(pattern[:, :, i, i - 1], dim=(0, 2))
+    return torch.diagonal(pattern[..., 1:, :-1], dim1=-2, dim2=-1).mean(dim=(0, -1))
 
 
 def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
@@ -72,7 +71,7 @@ def first_token_score(pattern: torch.Tensor) -> torch.Tensor:
         mean over b and over rows i = 1 .. T-1 of pattern[b, h, i, 0]
     Row 0 can only look at itself: its weight on position 0 is always 1, and says nothing.
     """
-    return torch.mean(pattern[:, :, 1:, 0], dim=(0, 2))
+    return pattern[:, :, 1:, 0].mean(dim=(0, 2))
 
 
 def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
@@ -83,8 +82,7 @@ def induction_score(pattern: torch.Tensor, period: int) -> torch.Tensor:
         mean over b and over rows i = period + 1 .. T-1 of pattern[b, h, i, i - period + 1]
     The token at i appeared before at i - period; the one that followed it is at i - period + 1.
     """
-    i = torch.arange(period + 1, pattern.shape[-1])
-    return torch.mean(pattern[:, :, i, i - period + 1], dim=(0, 2))
+    return torch.diagonal(pattern[..., period + 1:, 2:], dim1=-2, dim2=-1).mean(dim=(0, -1))
 
 
 def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.Tensor:
@@ -96,11 +94,10 @@ def ablate_head(scores: torch.Tensor, values: torch.Tensor, head: int) -> torch.
     The head's output is removed; its scores are not touched (zero scores would make it attend
     uniformly, and still write).
     """
-    e = torch.exp(scores - torch.amax(scores, dim=-1, keepdim=True))
-    w = torch.div(e, torch.sum(e, dim=-1, keepdim=True))
-    outs = torch.einsum('bhij,bhjd->bhid', e, values)
-    keep = torch.arange(scores.shape[1]) != head
-    return torch.einsum('bhid,h->bid', outs, keep.to(outs.dtype))
+    out = torch.softmax(scores, dim=-1) @ values
+    keep = torch.ones(scores.shape[1], dtype=torch.float)
+    keep[head] = False
+    return out[:, keep].sum(dim=1)
 
 
 # %% [markdown]
