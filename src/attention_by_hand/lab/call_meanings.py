@@ -190,6 +190,8 @@ CALLS = {
     "bmm": "multiplies batches of matrices, both exactly 3-D, (b, n, m) and (b, m, p), with no broadcasting (`@` broadcasts)",
     "dot": "is, on torch's tensors, the dot product of two 1-D vectors alone, one number: it refuses a matrix "
            "(a matrix product is `@` or `matmul`)",
+    "vecdot": "is the dot product of matching VECTORS along one axis (the last, or `dim=`), the other axes broadcast "
+              "against each other: one number per pair of vectors, never a matrix product (`@` or `matmul`)",
     "mv": "multiplies a MATRIX by a VECTOR, 2-D by 1-D: a second matrix is refused (`@` or `mm` multiplies two)",
     "mm": "multiplies two matrices, both exactly 2-D, with no broadcasting (`@` takes batches)",
     "baddbmm": "is `beta * input + alpha * (batch1 @ batch2)` for batches of matrices: `batch1` and `batch2` must be "

@@ -2,7 +2,8 @@
 with the other mends; einsum_words.py says them).
 
 `torch.einsum("ij,jd->jd", w, v)` where `"ij,jd->id"` was meant: the output's letters in another order or
-one of them another letter, two letters of an operand swapped (that operand read transposed), or of
+one of them another letter, a letter of two operands left out of the output (`"htd,hsd->ts"`, the heads
+summed, where `"htd,hsd->hts"` was meant), two letters of an operand swapped (that operand read transposed), or of
 every operand alike (a layout read as another library keeps it), or an operand's letter where it
 shares another operand's (`"bqd,ckd->bqk"` where `"bqd,bkd->bqk"` was meant). Subscripts written
 without `->` are read as einsum reads them, their output in alphabetical order (`"htd"` is
@@ -26,13 +27,14 @@ from attention_by_hand.lab.mutant_edits import Change, call_name
 
 __all__ = ["MAX_SUBSCRIPTS", "einsum_spellings", "spelled_first"]
 
-# einsum spellings tried per call: two operands and an output of four letters, all (47), and 6 layouts alike
-MAX_SUBSCRIPTS = 54
+# einsum spellings tried per call: two operands of four letters and an output of four, all (47), the 5 places
+# of the one letter the output leaves out, and 6 layouts alike
+MAX_SUBSCRIPTS = 58
 
 
 def einsum_spellings(name: str, node: ast.Call, index: dict[int, int], line: int) -> list[Change]:
-    """einsum's subscripts spelled otherwise: the output's letters reordered or one replaced by a
-    letter of the operands it lacks, or two letters of one operand swapped."""
+    """einsum's subscripts spelled otherwise: the output's letters reordered, one replaced by a letter
+    of the operands it lacks or such a letter added, or two letters of one operand swapped."""
     if call_name(node) != "einsum" or not node.args or not isinstance(node.args[0], ast.Constant):
         return []
     written = node.args[0].value
@@ -50,6 +52,8 @@ def einsum_spellings(name: str, node: ast.Call, index: dict[int, int], line: int
     for i, letter in enumerate(output):
         for other in sorted(letters - set(output)):
             spelled.append(inputs + "->" + output[:i] + other + output[i + 1:])
+    for other in sorted(letters - set(output)) if len(operands) > 1 else ():  # a letter left out: summed over
+        spelled += [inputs + "->" + output[:i] + other + output[i:] for i in range(len(output) + 1)]
     for k, operand in enumerate(operands):  # an operand's letter for one the others use (`chkd` for `bhkd`)
         for i, letter in enumerate(operand):
             for other in sorted(letters - set(operand)) if letter != "0" else ():

@@ -4,7 +4,8 @@
   minus the key numbers along a row. `None` in an index adds an axis of size 1 just where it stands,
   so `[None]` adds it in front, a (1, T) row, and the difference is a row of zeros; `[:, None]`
   adds it after the first axis, a (T, 1) column. The mend moves the one `None` of an index made
-  only of `None`, `:` and `...` to each other place in it, and turns `[None]` into `[:, None]`.
+  only of `None`, slices and `...` to each other place in it, and turns `[None]` into `[:, None]`:
+  `lse[..., None, a:b]` is a (1, b - a) row where `lse[..., a:b, None]`, a column, was meant.
 - `transpose_first`: `t.reshape(n_heads, d // n_heads, T)` on a (T, d) tensor, meant as its columns
   cut into heads with the tokens last. `reshape` reads the entries in row-major order (the last
   axis fastest) and regroups them: it never moves an axis, so each piece mixes several tokens. The
@@ -69,7 +70,7 @@ import dataclasses
 
 from attention_by_hand.lab.call_meanings import CALLS
 from attention_by_hand.lab.call_words import LAYOUT_CALLS
-from attention_by_hand.lab.code_layout import call_name, function_form, kept_part, none_part, statement_lines, transposed_of
+from attention_by_hand.lab.code_layout import call_name, function_form, kept_part, none_part, statement_lines, transposed_of, whole_slice
 from attention_by_hand.lab.mend_edits import mend_edit
 from attention_by_hand.lab.mutant_edits import TRANSPOSES, Change, quote
 from attention_by_hand.lab.product_edits import matrix_sides
@@ -86,11 +87,12 @@ _TRANSPOSES = (*TRANSPOSES, "mT", "T", "mH", "H", "adjoint", "swapaxes", "swapdi
 
 def _placings(index: ast.expr) -> list[str]:
     """The same index with its one `None` moved to each other place (`[None]` also made `[:, None]`),
-    as source; none where the index holds anything but one `None`, `:` and `...`."""
+    as source; none where the index holds anything but one `None`, slices (`:`, `a:b`) and `...`: a
+    whole number or a tensor in it drops or gathers an axis, and the places no longer count alike."""
     parts = list(index.elts) if isinstance(index, ast.Tuple) else [index]
-    if sum(none_part(p) for p in parts) != 1 or not all(none_part(p) or kept_part(p) for p in parts):
+    if sum(none_part(p) for p in parts) != 1 or not all(none_part(p) or kept_part(p) or isinstance(p, ast.Slice) for p in parts):
         return []
-    kept = [ast.unparse(p) if not isinstance(p, ast.Slice) else ":" for p in parts if not none_part(p)]
+    kept = [ast.unparse(p) if not whole_slice(p) else ":" for p in parts if not none_part(p)]
     at = next(i for i, p in enumerate(parts) if none_part(p))
     placings = [kept[:i] + ["None"] + kept[i:] for i in range(len(kept) + 1) if i != at]
     if not kept:  # `[None]`: the axis after the first one

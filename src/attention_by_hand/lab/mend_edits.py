@@ -438,4 +438,8 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
         return ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "tensor", ast.Load()), [node], [])
     if op in BRACKET_OPS:  # a term moved inside a call's bracket, or out of it (bracket_mends.py)
         return bracket_edit(node, op, arg)
+    if op == "comma_for_colon":  # `[a:b]` made `[a, b]`: the slice's bounds a pair (colon_mends.py)
+        return ast.Tuple([node.lower, node.upper], ast.Load())
+    if op == "step_for_stop":  # `[::n]` made `[:n]`: the step the stop (colon_mends.py)
+        return ast.Slice(None, node.step, None)
     raise ValueError(op)

@@ -41,7 +41,8 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - joined_mends.py: a branch joined side by side with `cat` where a residual adds it;
 - cartesian_mends.py: `cartesian_prod` given one tensor, which it returns unchanged, where it was to pair it with itself;
 - squeeze_written_mends.py: a value written into a slot with an axis of length 1 too many at its end;
-- uncalled_mends.py: a tensor's method named without its brackets (`x.float` for `x.float()`).
+- uncalled_mends.py: a tensor's method named without its brackets (`x.float` for `x.float()`);
+- colon_mends.py: a colon typed where a comma belonged (`[a:b]` for `[a, b]`), or a second one (`[::n]` for `[:n]`).
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ import ast
 from attention_by_hand.lab.argument_mends import ARGUMENT_OPS, argument_mends, argument_words
 from attention_by_hand.lab.bracket_mends import BRACKET_OPS, bracket_mends, bracket_words
 from attention_by_hand.lab.cartesian_mends import CARTESIAN_OPS, cartesian_mends, cartesian_words
+from attention_by_hand.lab.colon_mends import COLON_OPS, colon_mends, colon_words
 from attention_by_hand.lab.clamp_mends import CLAMP_OPS, clamp_mends, clamp_words
 from attention_by_hand.lab.conditional_mends import CONDITIONAL_OPS, conditional_mends, conditional_words
 from attention_by_hand.lab.dim_count_mends import DIM_COUNT_OPS, dim_count_mends, dim_count_words
@@ -118,7 +120,8 @@ _FAMILIES = ((RANGE_OPS, range_mends, range_words), (OPERAND_OPS, operand_mends,
              (JOINED_OPS, joined_mends, joined_words),
              (CARTESIAN_OPS, cartesian_mends, cartesian_words),
              (SQUEEZE_WRITTEN_OPS, squeeze_written_mends, squeeze_written_words),
-             (UNCALLED_OPS, uncalled_mends, uncalled_words))
+             (UNCALLED_OPS, uncalled_mends, uncalled_words),
+             (COLON_OPS, colon_mends, colon_words))
 OWN_OPS = tuple(op for ops, _, _ in _FAMILIES for op in ops)
 
 
