@@ -4,7 +4,12 @@ einsum's output, `trunc` typed for `tril`, and what `vecdot` computes."""
 
 from __future__ import annotations
 
+import ast
+
 from labhelpers import failed_hints
+
+from attention_by_hand.lab.colon_mends import colon_mends
+from attention_by_hand.lab.range_mends import range_mends
 
 LAB02, LAB03, LAB04 = "lab-02-embeddings-softmax.py", "lab-03-bigram.py", "lab-04-attention.py"
 LAB05, LAB06, LAB10 = "lab-05-multihead.py", "lab-06-transformer.py", "lab-10-gradients.py"
@@ -22,8 +27,8 @@ def bigram_counts(ids, vocab_size):
 
 def test_a_colon_typed_for_the_comma_is_named(tmp_path):
     found = failed_hints(tmp_path, LAB03, PAIR_AS_SLICE, "bigram_counts")
-    assert found and all("a colon typed for the comma: `[row:col]` is a slice" in h and "with `[row, col]` for `[row:col]`" in h
-                         for h in found)
+    assert found and all("a colon typed for the comma: `[row:col]` is a slice, which cuts the FIRST axis" in h
+                         and "with `counts[row, col]` for `counts[row:col]`" in h for h in found)
 
 
 # the first T rows of the position table read with a second colon: every T-th row
@@ -34,9 +39,27 @@ def embed(tokens, token_embedding, position_embedding):
 '''
 
 
+def _ops(source: str, mends) -> list[str]:
+    """The ops of the changes `mends` makes of the one function in `source`."""
+    fdef = ast.parse(source).body[0]
+    return [c.op for c in mends(fdef, {id(n): i for i, n in enumerate(ast.walk(fdef))})]
+
+
+def test_slices_that_cut_on_purpose_get_no_comma():
+    # a bound worked out, numbers, a step, a slice beside another in a tuple: no pair was meant
+    source = "def f(x, a, b):\n    return x[a:a + b] + x[0:2] + x[a:b:2] + x[:, a:b]\n"
+    assert _ops(source, colon_mends) == []
+
+
+def test_a_reversing_step_is_not_taken_for_a_stop():
+    source = "def f(x, T):\n    return x[::-1] + x[::T]\n"
+    assert _ops(source, range_mends).count("step_stop") == 1
+
+
 def test_a_second_colon_that_makes_a_step_is_named(tmp_path):
     found = failed_hints(tmp_path, LAB06, POSITIONS_STEPPED, "embed")
-    assert found and all("a colon too many: in `[::T]`, `T` is the STEP" in h and "with `[:T]` for `[::T]`" in h for h in found)
+    assert found and all("a colon doubled: in `::T`, `T` is the STEP" in h
+                         and "with `position_embedding.weight[:T]` for `position_embedding.weight[::T]`" in h for h in found)
 
 
 # D's new axis put before the rows' cut, where each query's row needs it after
@@ -97,7 +120,7 @@ def causal_mask(T):
 
 def test_trunc_typed_for_tril_is_named(tmp_path):
     found = failed_hints(tmp_path, LAB04, TRUNC_FOR_TRIL, "causal_mask")
-    assert found and all("with `tril(...)` for `trunc(...)` (trunc rounds each entry toward 0" in h for h in found)
+    assert found and all("with `tril(...)` for `trunc(...)` (trunc rounds every entry toward 0" in h for h in found)
 
 
 # the one-hot rows and the table given to vecdot, taken for a matrix product

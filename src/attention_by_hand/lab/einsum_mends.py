@@ -2,8 +2,8 @@
 with the other mends; einsum_words.py says them).
 
 `torch.einsum("ij,jd->jd", w, v)` where `"ij,jd->id"` was meant: the output's letters in another order or
-one of them another letter, a letter of two operands left out of the output (`"htd,hsd->ts"`, the heads
-summed, where `"htd,hsd->hts"` was meant), two letters of an operand swapped (that operand read transposed), or of
+one of them another letter, a letter of the operands (or their `...`) left out of the output where two or
+more are multiplied (`"htd,hsd->ts"`, the heads summed, where `"htd,hsd->hts"` was meant), two letters of an operand swapped (that operand read transposed), or of
 every operand alike (a layout read as another library keeps it), or an operand's letter where it
 shares another operand's (`"bqd,ckd->bqk"` where `"bqd,bkd->bqk"` was meant). Subscripts written
 without `->` are read as einsum reads them, their output in alphabetical order (`"htd"` is
@@ -52,7 +52,9 @@ def einsum_spellings(name: str, node: ast.Call, index: dict[int, int], line: int
     for i, letter in enumerate(output):
         for other in sorted(letters - set(output)):
             spelled.append(inputs + "->" + output[:i] + other + output[i + 1:])
-    for other in sorted(letters - set(output)) if len(operands) > 1 else ():  # a letter left out: summed over
+    # a letter (or the `...`) left out of the output, which einsum sums over
+    left_out = sorted(letters - set(output)) + (["0"] if "0" in inputs and "0" not in output else [])
+    for other in left_out if len(operands) > 1 else ():
         spelled += [inputs + "->" + output[:i] + other + output[i:] for i in range(len(output) + 1)]
     for k, operand in enumerate(operands):  # an operand's letter for one the others use (`chkd` for `bhkd`)
         for i, letter in enumerate(operand):

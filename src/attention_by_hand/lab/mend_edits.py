@@ -388,6 +388,8 @@ def mend_edit(node: ast.AST, change) -> ast.AST | None:  # noqa: C901 - one bran
         parts = subscript_parts(node)
         parts[arg] = parts[arg].lower or ast.Constant(0)  # `:1` picks entry 0
         return subscript_of(node, parts)
+    if op == "comma_for_colon":  # `[a:b]` made `[a, b]`: the slice's bounds a pair (colon_mends.py)
+        return ast.Tuple([node.lower, node.upper], ast.Load())
     return _api_edit(node, change)
 
 
@@ -438,8 +440,4 @@ def _api_edit(node: ast.AST, change) -> ast.AST:
         return ast.Call(ast.Attribute(ast.Name("torch", ast.Load()), "tensor", ast.Load()), [node], [])
     if op in BRACKET_OPS:  # a term moved inside a call's bracket, or out of it (bracket_mends.py)
         return bracket_edit(node, op, arg)
-    if op == "comma_for_colon":  # `[a:b]` made `[a, b]`: the slice's bounds a pair (colon_mends.py)
-        return ast.Tuple([node.lower, node.upper], ast.Load())
-    if op == "step_for_stop":  # `[::n]` made `[:n]`: the step the stop (colon_mends.py)
-        return ast.Slice(None, node.step, None)
     raise ValueError(op)

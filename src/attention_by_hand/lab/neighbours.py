@@ -84,7 +84,7 @@ NEIGHBOUR_WORDS = {
     **dict.fromkeys((("xlogy", "xlog1py"), ("xlog1py", "xlogy")),
                     " (xlogy(x, y) is x * log(y); xlog1py(x, y) is x * log(1 + y), so 0 at y = 0; both are 0 where x is 0)"),
     ("sin", "sinc"): " (sinc(x) is sin(pi x) / (pi x), the normalised sinc, 1 at 0: not the sine)",
-    ("tril", "trunc"): " (trunc rounds each entry toward 0, dropping its fraction: a table of ones comes back whole, no triangle)",
+    ("tril", "trunc"): " (trunc rounds every entry toward 0, dropping its fraction; it zeroes no triangle, as tril does above the diagonal)",
     **dict.fromkeys((("atleast_1d", "atleast_2d"), ("atleast_2d", "atleast_1d")),
                     " (atleast_1d leaves a tensor of one axis as it is, so its `.T` is itself; atleast_2d makes a "
                     "1-D tensor of n entries a (1, n) row, whose `.T` is an (n, 1) column)"),

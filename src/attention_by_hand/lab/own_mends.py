@@ -42,7 +42,7 @@ mend_changes.py tries them all and mend_words.py says each in its module's words
 - cartesian_mends.py: `cartesian_prod` given one tensor, which it returns unchanged, where it was to pair it with itself;
 - squeeze_written_mends.py: a value written into a slot with an axis of length 1 too many at its end;
 - uncalled_mends.py: a tensor's method named without its brackets (`x.float` for `x.float()`);
-- colon_mends.py: a colon typed where a comma belonged (`[a:b]` for `[a, b]`), or a second one (`[::n]` for `[:n]`).
+- colon_mends.py: a colon typed where a comma belonged (`[a:b]` for `[a, b]`).
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ import ast
 from attention_by_hand.lab.argument_mends import ARGUMENT_OPS, argument_mends, argument_words
 from attention_by_hand.lab.bracket_mends import BRACKET_OPS, bracket_mends, bracket_words
 from attention_by_hand.lab.cartesian_mends import CARTESIAN_OPS, cartesian_mends, cartesian_words
-from attention_by_hand.lab.colon_mends import COLON_OPS, colon_mends, colon_words
 from attention_by_hand.lab.clamp_mends import CLAMP_OPS, clamp_mends, clamp_words
+from attention_by_hand.lab.colon_mends import COLON_OPS, colon_mends, colon_words
 from attention_by_hand.lab.conditional_mends import CONDITIONAL_OPS, conditional_mends, conditional_words
 from attention_by_hand.lab.dim_count_mends import DIM_COUNT_OPS, dim_count_mends, dim_count_words
 from attention_by_hand.lab.extra_axis_mends import EXTRA_AXIS_OPS, extra_axis_mends, extra_axis_words

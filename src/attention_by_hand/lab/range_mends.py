@@ -59,8 +59,8 @@ agree. The mend makes the count's two terms the range's bounds, tried at every `
 
 A ninth, `step_stop`: `weight[start::T]`, a colon doubled, where the T entries from start were meant:
 the second colon makes T the slice's STEP, every T-th entry from start. The mend makes T a stop
-counted from the start, `weight[start:start + T]`, tried at every slice with a start that is no
-number, no stop, and a step that may be a count.
+counted from the start, `weight[start:start + T]`, tried at every slice with no stop and a step that
+may be a count, its start no number, or none or 0 (`weight[::T]` made `weight[:T]`, the first T).
 
 A tenth, `tile_start`: `torch.arange(nq)` inside a loop over the tiles' starts `i0`, the tile's rows
 numbered from 0 where their places in the sequence were meant (to compare with the keys' places).
@@ -171,19 +171,27 @@ def _arange(node: ast.AST) -> bool:
 
 def _steps_as_stops(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
     """The `step_stop` changes of `fdef`: `w[start::T]`, a colon doubled, made `w[start:start + T]` (the
-    subscript written out whole), where the step may be a count and the start is no number."""
+    subscript written out whole), where the step may be a count and the start is no number; `w[::T]`
+    and `w[0::T]` made `w[:T]` and `w[0:T]`."""
     found = []
     for sub in (n for n in ast.walk(fdef) if isinstance(n, ast.Subscript)):
         parts = list(sub.slice.elts) if isinstance(sub.slice, ast.Tuple) else [sub.slice]
         for k, cut in enumerate(parts):
-            if not (isinstance(cut, ast.Slice) and cut.lower is not None and cut.upper is None and cut.step is not None
-                    and number_of(cut.lower) is None and _a_count(cut.step)):
+            if not (isinstance(cut, ast.Slice) and cut.upper is None and cut.step is not None and _a_count(cut.step)
+                    and (cut.lower is None or number_of(cut.lower) in (None, 0))):
                 continue
-            start = quote(cut.lower)
-            made = ", ".join(f"{start}:{start} + {quote(cut.step)}" if i == k else quote(p) for i, p in enumerate(parts))
+            start, step = ("" if cut.lower is None else quote(cut.lower)), quote(cut.step)
+            stop = step if number_of(cut.lower) == 0 or cut.lower is None else f"{start} + {step}"
+            made = ", ".join(f"{start}:{stop}" if i == k else quote(p) for i, p in enumerate(parts))
             found.append(Change(fdef.name, index[id(sub)], "step_stop", f"{quote(sub.value)}[{made}]", "offset",
                                 f"`{quote(sub.value)}[{made}]` for `{quote(sub)}`", sub.lineno))
     return found
+
+
+def _doubled(node: ast.AST) -> ast.Slice | None:
+    """The first cut of a subscript `node` with a step and no stop (`start::n`, `::n`); else None."""
+    parts = (node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]) if isinstance(node, ast.Subscript) else []
+    return next((p for p in parts if isinstance(p, ast.Slice) and p.upper is None and p.step is not None), None)
 
 
 def _counts_from(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -373,7 +381,11 @@ def range_words(node: ast.AST, change: Change) -> str | None:
     if change.op == "tile_start" and isinstance(node, ast.Call):
         return (f"`{quote(node)}` numbers a tile's entries from 0, where their places in the sequence were meant: they start "
                 f"at the tile's start, `{change.arg}`")
-    if change.op == "step_stop":
+    if change.op == "step_stop" and (cut := _doubled(node)) is not None:
+        step = quote(cut.step)
+        if cut.lower is None or number_of(cut.lower) == 0:
+            return (f"a colon doubled: in `{quote(cut)}`, `{step}` is the STEP, every `{step}`-th entry from the first, not "
+                    f"the first `{step}` entries, which stop before `{step}`")
         return ("a colon doubled: `start::n` is every n-th entry from start (n is the STEP), not the n entries from start, "
                 "which end at `start + n`")
     if change.op == "stop_length" and _ended(node):
