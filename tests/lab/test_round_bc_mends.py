@@ -9,7 +9,7 @@ import ast
 from labhelpers import failed_hints
 
 from attention_by_hand.lab.colon_mends import colon_mends
-from attention_by_hand.lab.range_mends import range_mends
+from attention_by_hand.lab.range_mends import range_mends, range_words
 
 LAB02, LAB03, LAB04 = "lab-02-embeddings-softmax.py", "lab-03-bigram.py", "lab-04-attention.py"
 LAB05, LAB06, LAB10 = "lab-05-multihead.py", "lab-06-transformer.py", "lab-10-gradients.py"
@@ -54,6 +54,15 @@ def test_slices_that_cut_on_purpose_get_no_comma():
 def test_a_reversing_step_is_not_taken_for_a_stop():
     source = "def f(x, T):\n    return x[::-1] + x[::T]\n"
     assert _ops(source, range_mends).count("step_stop") == 1
+
+
+def test_a_doubled_colons_words_read_the_cut_the_mend_changes():
+    # `::-1` reverses on purpose and comes first: the words are of `::T`, which the mend makes `:T`
+    fdef = ast.parse("def f(x, T):\n    return x[::-1, ::T]\n").body[0]
+    nodes = list(ast.walk(fdef))
+    change = next(c for c in range_mends(fdef, {id(n): i for i, n in enumerate(nodes)}) if c.op == "step_stop")
+    assert change.arg == "x[::-1, :T]"
+    assert range_words(nodes[change.index], change).startswith("a colon doubled: in `::T`, `T` is the STEP")
 
 
 def test_a_second_colon_that_makes_a_step_is_named(tmp_path):

@@ -78,7 +78,7 @@ import dataclasses
 
 from attention_by_hand.lab.code_layout import count_side, number_of
 from attention_by_hand.lab.mend_edits import mend_edit
-from attention_by_hand.lab.mutant_edits import Change, call_name, quote
+from attention_by_hand.lab.mutant_edits import Change, call_name, cut as cut_text, quote
 from attention_by_hand.lab.size_locals import size_names
 
 __all__ = ["RANGE_OPS", "range_mends", "range_words"]
@@ -177,21 +177,32 @@ def _steps_as_stops(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change
     for sub in (n for n in ast.walk(fdef) if isinstance(n, ast.Subscript)):
         parts = list(sub.slice.elts) if isinstance(sub.slice, ast.Tuple) else [sub.slice]
         for k, cut in enumerate(parts):
-            if not (isinstance(cut, ast.Slice) and cut.upper is None and cut.step is not None and _a_count(cut.step)
-                    and (cut.lower is None or number_of(cut.lower) in (None, 0))):
+            if not _doubled_count(cut):
                 continue
-            start, step = ("" if cut.lower is None else quote(cut.lower)), quote(cut.step)
+            # written out whole (ast.unparse, never cut short): mend_edits.py parses it
+            start, step = ("" if cut.lower is None else ast.unparse(cut.lower)), ast.unparse(cut.step)
             stop = step if number_of(cut.lower) == 0 or cut.lower is None else f"{start} + {step}"
-            made = ", ".join(f"{start}:{stop}" if i == k else quote(p) for i, p in enumerate(parts))
-            found.append(Change(fdef.name, index[id(sub)], "step_stop", f"{quote(sub.value)}[{made}]", "offset",
-                                f"`{quote(sub.value)}[{made}]` for `{quote(sub)}`", sub.lineno))
+            made = f"{ast.unparse(sub.value)}[{', '.join(f'{start}:{stop}' if i == k else ast.unparse(p) for i, p in enumerate(parts))}]"
+            found.append(Change(fdef.name, index[id(sub)], "step_stop", made, "offset",
+                                f"`{cut_text(made)}` for `{quote(sub)}`", sub.lineno))
     return found
 
 
-def _doubled(node: ast.AST) -> ast.Slice | None:
-    """The first cut of a subscript `node` with a step and no stop (`start::n`, `::n`); else None."""
-    parts = (node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]) if isinstance(node, ast.Subscript) else []
-    return next((p for p in parts if isinstance(p, ast.Slice) and p.upper is None and p.step is not None), None)
+def _doubled_count(cut: ast.AST) -> bool:
+    """`start::n`: a cut with a step that may be a count and no stop, its start no number, or none or 0."""
+    return (isinstance(cut, ast.Slice) and cut.upper is None and cut.step is not None and _a_count(cut.step)
+            and (cut.lower is None or number_of(cut.lower) in (None, 0)))
+
+
+def _doubled(node: ast.AST, made: str) -> ast.Slice | None:
+    """The cut of a subscript `node` that a `step_stop` change's `made` (the subscript as source) writes
+    otherwise; else None."""
+    if not isinstance(node, ast.Subscript):
+        return None
+    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    mended = ast.parse(made, mode="eval").body
+    new = mended.slice.elts if isinstance(mended.slice, ast.Tuple) else [mended.slice]
+    return next((p for p, q in zip(parts, new) if _doubled_count(p) and ast.dump(p) != ast.dump(q)), None)
 
 
 def _counts_from(fdef: ast.FunctionDef, index: dict[int, int]) -> list[Change]:
@@ -381,7 +392,7 @@ def range_words(node: ast.AST, change: Change) -> str | None:
     if change.op == "tile_start" and isinstance(node, ast.Call):
         return (f"`{quote(node)}` numbers a tile's entries from 0, where their places in the sequence were meant: they start "
                 f"at the tile's start, `{change.arg}`")
-    if change.op == "step_stop" and (cut := _doubled(node)) is not None:
+    if change.op == "step_stop" and (cut := _doubled(node, change.arg)) is not None:
         step = quote(cut.step)
         if cut.lower is None or number_of(cut.lower) == 0:
             return (f"a colon doubled: in `{quote(cut)}`, `{step}` is the STEP, every `{step}`-th entry from the first, not "
